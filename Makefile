@@ -1,0 +1,151 @@
+# gpurec build. Quiet by default (V=1 shows commands), out-of-tree objects in build/,
+# warnings are errors, SAN=1 builds with ASan+UBSan.
+#
+#   make            ./gpurec (+ BPF objects, skeletons, vmlinux.h in build/)
+#   make deps       install the Debian packages the build needs (when missing)
+#   make test       everything that needs no GPU; last line "N passed, N failed"
+#   make bench      benchmarks as ratios measured in one run
+#   make fuzz       libFuzzer targets in build/fuzz/
+
+.DELETE_ON_ERROR:
+.SUFFIXES:
+
+O	?= build
+CC	?= cc
+CLANG	?= clang
+BPFTOOL	?= bpftool
+NVCC	?= $(firstword $(wildcard /usr/local/cuda/bin/nvcc) nvcc)
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+CFLAGS	?= -O2 -g
+WARN	:= -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wformat=2
+CFLAGS	+= $(WARN) -std=gnu11 -fno-omit-frame-pointer -D_GNU_SOURCE -I. -I$(O)
+LDLIBS	:=
+ifeq ($(SAN),1)
+CFLAGS	+= -fsanitize=address,undefined -fno-sanitize-recover=undefined
+LDFLAGS	+= -fsanitize=address,undefined
+endif
+
+ARCH	:= $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+
+FORMAT_SRCS	:= $(wildcard format/*.c)
+ANALYZE_SRCS	:= $(wildcard analyze/*.c)
+RECORD_SRCS	:= $(wildcard record/*.c)
+BPF_SRCS	:= $(wildcard bpf/*.bpf.c)
+SKELS		:= $(patsubst bpf/%.bpf.c,$(O)/bpf/%.skel.h,$(BPF_SRCS))
+
+FORMAT_OBJS	:= $(patsubst %.c,$(O)/%.o,$(FORMAT_SRCS))
+ANALYZE_OBJS	:= $(patsubst %.c,$(O)/%.o,$(ANALYZE_SRCS))
+RECORD_OBJS	:= $(patsubst %.c,$(O)/%.o,$(RECORD_SRCS))
+
+FORMAT_LIB	:= $(O)/libgrformat.a
+ANALYZE_LIB	:= $(O)/libgranalyze.a
+RECORD_LIB	:= $(O)/libgrrecord.a
+
+FORMAT_LIBS	:= -lzstd -lz
+ANALYZE_LIBS	:= -ldw -lelf -lunwind-generic -lunwind -lstdc++ $(FORMAT_LIBS)
+RECORD_LIBS	:= -lbpf -lelf $(ANALYZE_LIBS)
+
+UNIT_SRCS	:= $(wildcard tests/unit/test_*.c)
+UNIT_BINS	:= $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRCS))
+FUZZ_SRCS	:= $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_REPLAY	:= $(patsubst tests/fuzz/%.c,$(O)/tests/%_replay,$(FUZZ_SRCS))
+FUZZ_BINS	:= $(patsubst tests/fuzz/%.c,$(O)/fuzz/%,$(FUZZ_SRCS))
+
+.PHONY: all deps test bench fuzz clean check-deps format-check samples sim
+
+all: gpurec
+
+deps:
+	$(Q)./tests/install-deps.sh
+
+# --- BPF: vmlinux.h from the running kernel's BTF, CO-RE objects, skeletons ---
+$(O)/vmlinux.h:
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
+
+$(O)/bpf/%.bpf.o: bpf/%.bpf.c bpf/*.h $(O)/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(O) -Ibpf -c $< -o $@
+	$(Q)llvm-strip -g $@ 2>/dev/null || true
+
+$(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+# --- C objects ---
+$(O)/%.o: %.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(RECORD_OBJS) $(O)/gpurec.o: $(SKELS)
+
+$(FORMAT_LIB): $(FORMAT_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+$(ANALYZE_LIB): $(ANALYZE_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+$(RECORD_LIB): $(RECORD_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+gpurec: $(O)/gpurec.o $(RECORD_LIB) $(ANALYZE_LIB) $(FORMAT_LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(RECORD_LIBS)
+
+# --- tests ---
+# Unit tests link every library; test_format.c must only use format/ (check-deps enforces it).
+$(O)/tests/test_%: $(O)/tests/unit/test_%.o $(RECORD_LIB) $(ANALYZE_LIB) $(FORMAT_LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(RECORD_LIBS)
+
+# Fuzz targets also build without libFuzzer, as a replay driver over their corpus.
+$(O)/tests/fuzz_%_replay: $(O)/tests/fuzz/fuzz_%.o $(O)/tests/fuzz/replay_main.o $(ANALYZE_LIB) $(FORMAT_LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(ANALYZE_LIBS)
+
+$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FORMAT_SRCS) $(ANALYZE_SRCS)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -fsanitize=fuzzer,address,undefined \
+		-o $@ $^ $(ANALYZE_LIBS)
+
+fuzz: $(FUZZ_BINS)
+
+test-bins: gpurec $(UNIT_BINS) $(FUZZ_REPLAY)
+	$(Q)$(MAKE) -s -C samples O=$(abspath $(O))/samples NVCC=$(NVCC)
+
+test: test-bins check-deps
+	$(Q)O=$(O) ./tests/run.sh
+
+bench: test-bins
+	$(Q)O=$(O) ./tests/bench/run.sh
+
+samples:
+	$(Q)$(MAKE) -s -C samples O=$(abspath $(O))/samples NVCC=$(NVCC)
+
+# format/ never links libbpf nor includes record/, analyze/ or bpf/; analyze/ never sees bpf/.
+check-deps:
+	$(Q)! grep -nE '#include *"(\.\./)?(bpf|record|analyze)/|<bpf/|libbpf' format/*.[ch] \
+		|| { echo "format/ must depend on libc, zstd and zlib only" >&2; exit 1; }
+	$(Q)! grep -nE '#include *"(\.\./)?(bpf|record)/|<bpf/|\.skel\.h' analyze/*.[ch] \
+		|| { echo "analyze/ must not include bpf/ or record/" >&2; exit 1; }
+
+format-check:
+	$(Q)clang-format --dry-run -Werror $$(git ls-files '*.c' '*.h')
+
+clean:
+	$(Q)rm -rf $(O) gpurec
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

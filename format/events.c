@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: MIT */
+/* The schema gpurec writes (see events.h) and the names of its enum values. */
+#include "events.h"
+
+#define N(x) (sizeof(x) / sizeof((x)[0]))
+#define V GR_CODEC_VARINT
+#define D GR_CODEC_DELTA
+#define T GR_CODEC_DICT
+#define B GR_CODEC_BYTES
+static const char *const api_names[GR_API_COUNT] = {
+	[GR_API_UNKNOWN] = "unknown",
+	[GR_API_cudaLaunchKernel] = "cudaLaunchKernel",
+	[GR_API_cudaLaunchKernel_ptsz] = "cudaLaunchKernel_ptsz",
+	[GR_API_cudaLaunchKernelExC] = "cudaLaunchKernelExC",
+	[GR_API_cudaLaunchKernelExC_ptsz] = "cudaLaunchKernelExC_ptsz",
+	[GR_API_cudaLaunchCooperativeKernel] = "cudaLaunchCooperativeKernel",
+	[GR_API_cudaLaunchCooperativeKernel_ptsz] = "cudaLaunchCooperativeKernel_ptsz",
+	[GR_API_cudaGraphLaunch] = "cudaGraphLaunch",
+	[GR_API_cudaGraphLaunch_ptsz] = "cudaGraphLaunch_ptsz",
+	[GR_API_cuLaunchKernel] = "cuLaunchKernel",
+	[GR_API_cuLaunchKernel_ptsz] = "cuLaunchKernel_ptsz",
+	[GR_API_cuLaunchKernelEx] = "cuLaunchKernelEx",
+	[GR_API_cuLaunchKernelEx_ptsz] = "cuLaunchKernelEx_ptsz",
+	[GR_API_cuLaunchCooperativeKernel] = "cuLaunchCooperativeKernel",
+	[GR_API_cuLaunchCooperativeKernel_ptsz] = "cuLaunchCooperativeKernel_ptsz",
+	[GR_API_cuGraphLaunch] = "cuGraphLaunch",
+	[GR_API_cuGraphLaunch_ptsz] = "cuGraphLaunch_ptsz",
+	[GR_API_cudaMemcpy] = "cudaMemcpy",
+	[GR_API_cudaMemcpy_ptds] = "cudaMemcpy_ptds",
+	[GR_API_cudaMemcpyAsync] = "cudaMemcpyAsync",
+	[GR_API_cudaMemcpyAsync_ptsz] = "cudaMemcpyAsync_ptsz",
+	[GR_API_cudaMemcpy2D] = "cudaMemcpy2D",
+	[GR_API_cudaMemcpy2D_ptds] = "cudaMemcpy2D_ptds",
+	[GR_API_cudaMemcpy2DAsync] = "cudaMemcpy2DAsync",
+	[GR_API_cudaMemcpy2DAsync_ptsz] = "cudaMemcpy2DAsync_ptsz",
+	[GR_API_cudaMemcpy3D] = "cudaMemcpy3D",
+	[GR_API_cudaMemcpy3D_ptds] = "cudaMemcpy3D_ptds",
+	[GR_API_cudaMemcpy3DAsync] = "cudaMemcpy3DAsync",
+	[GR_API_cudaMemcpy3DAsync_ptsz] = "cudaMemcpy3DAsync_ptsz",
+	[GR_API_cudaMemcpyPeer] = "cudaMemcpyPeer",
+	[GR_API_cudaMemcpyPeerAsync] = "cudaMemcpyPeerAsync",
+	[GR_API_cudaMemcpyToSymbol] = "cudaMemcpyToSymbol",
+	[GR_API_cudaMemcpyToSymbol_ptds] = "cudaMemcpyToSymbol_ptds",
+	[GR_API_cudaMemcpyFromSymbol] = "cudaMemcpyFromSymbol",
+	[GR_API_cudaMemcpyFromSymbol_ptds] = "cudaMemcpyFromSymbol_ptds",
+	[GR_API_cudaMemcpyToSymbolAsync] = "cudaMemcpyToSymbolAsync",
+	[GR_API_cudaMemcpyToSymbolAsync_ptsz] = "cudaMemcpyToSymbolAsync_ptsz",
+	[GR_API_cudaMemcpyFromSymbolAsync] = "cudaMemcpyFromSymbolAsync",
+	[GR_API_cudaMemcpyFromSymbolAsync_ptsz] = "cudaMemcpyFromSymbolAsync_ptsz",
+	[GR_API_cuMemcpyHtoD] = "cuMemcpyHtoD",
+	[GR_API_cuMemcpyDtoH] = "cuMemcpyDtoH",
+	[GR_API_cuMemcpyDtoD] = "cuMemcpyDtoD",
+	[GR_API_cuMemcpyHtoDAsync] = "cuMemcpyHtoDAsync",
+	[GR_API_cuMemcpyDtoHAsync] = "cuMemcpyDtoHAsync",
+	[GR_API_cuMemcpyDtoDAsync] = "cuMemcpyDtoDAsync",
+	[GR_API_cuMemcpy] = "cuMemcpy",
+	[GR_API_cuMemcpyAsync] = "cuMemcpyAsync",
+	[GR_API_cudaMemset] = "cudaMemset",
+	[GR_API_cudaMemset_ptds] = "cudaMemset_ptds",
+	[GR_API_cudaMemsetAsync] = "cudaMemsetAsync",
+	[GR_API_cudaMemsetAsync_ptsz] = "cudaMemsetAsync_ptsz",
+	[GR_API_cuMemsetD8] = "cuMemsetD8",
+	[GR_API_cuMemsetD32] = "cuMemsetD32",
+	[GR_API_cuMemsetD8Async] = "cuMemsetD8Async",
+	[GR_API_cuMemsetD32Async] = "cuMemsetD32Async",
+	[GR_API_cudaMalloc] = "cudaMalloc",
+	[GR_API_cudaMallocAsync] = "cudaMallocAsync",
+	[GR_API_cudaMallocAsync_ptsz] = "cudaMallocAsync_ptsz",
+	[GR_API_cudaMallocManaged] = "cudaMallocManaged",
+	[GR_API_cudaMallocHost] = "cudaMallocHost",
+	[GR_API_cudaHostAlloc] = "cudaHostAlloc",
+	[GR_API_cudaHostRegister] = "cudaHostRegister",
+	[GR_API_cudaFree] = "cudaFree",
+	[GR_API_cudaFreeAsync] = "cudaFreeAsync",
+	[GR_API_cudaFreeAsync_ptsz] = "cudaFreeAsync_ptsz",
+	[GR_API_cudaFreeHost] = "cudaFreeHost",
+	[GR_API_cudaHostUnregister] = "cudaHostUnregister",
+	[GR_API_cuMemAlloc] = "cuMemAlloc",
+	[GR_API_cuMemFree] = "cuMemFree",
+	[GR_API_cuMemAllocHost] = "cuMemAllocHost",
+	[GR_API_cuMemFreeHost] = "cuMemFreeHost",
+	[GR_API_cuMemHostAlloc] = "cuMemHostAlloc",
+	[GR_API_cuMemHostRegister] = "cuMemHostRegister",
+	[GR_API_cuMemHostUnregister] = "cuMemHostUnregister",
+	[GR_API_cuMemAllocAsync] = "cuMemAllocAsync",
+	[GR_API_cuMemFreeAsync] = "cuMemFreeAsync",
+	[GR_API_cudaDeviceSynchronize] = "cudaDeviceSynchronize",
+	[GR_API_cudaStreamSynchronize] = "cudaStreamSynchronize",
+	[GR_API_cudaStreamSynchronize_ptsz] = "cudaStreamSynchronize_ptsz",
+	[GR_API_cudaEventSynchronize] = "cudaEventSynchronize",
+	[GR_API_cudaStreamWaitEvent] = "cudaStreamWaitEvent",
+	[GR_API_cudaStreamWaitEvent_ptsz] = "cudaStreamWaitEvent_ptsz",
+	[GR_API_cudaEventRecord] = "cudaEventRecord",
+	[GR_API_cudaEventRecord_ptsz] = "cudaEventRecord_ptsz",
+	[GR_API_cuCtxSynchronize] = "cuCtxSynchronize",
+	[GR_API_cuStreamSynchronize] = "cuStreamSynchronize",
+	[GR_API_cuEventSynchronize] = "cuEventSynchronize",
+	[GR_API_cuStreamWaitEvent] = "cuStreamWaitEvent",
+	[GR_API_cuEventRecord] = "cuEventRecord",
+	[GR_API_cudaStreamBeginCapture] = "cudaStreamBeginCapture",
+	[GR_API_cudaStreamBeginCapture_ptsz] = "cudaStreamBeginCapture_ptsz",
+	[GR_API_cudaStreamEndCapture] = "cudaStreamEndCapture",
+	[GR_API_cudaStreamEndCapture_ptsz] = "cudaStreamEndCapture_ptsz",
+	[GR_API_cudaGraphInstantiate] = "cudaGraphInstantiate",
+	[GR_API_cudaGraphInstantiateWithFlags] = "cudaGraphInstantiateWithFlags",
+	[GR_API_cuStreamBeginCapture] = "cuStreamBeginCapture",
+	[GR_API_cuStreamEndCapture] = "cuStreamEndCapture",
+	[GR_API_cuGraphInstantiate] = "cuGraphInstantiate",
+};
+
+const char *gr_api_name(unsigned api)
+{
+	if (api >= GR_API_COUNT || !api_names[api])
+		return "unknown";
+	return api_names[api];
+}
+
+static const char *name_of(const char *const *names, unsigned n, unsigned v)
+{
+	return v < n && names[v] ? names[v] : "unknown";
+}
+
+const char *gr_copy_kind_name(unsigned ckind)
+{
+	static const char *const names[] = {"H2H", "H2D", "D2H", "D2D", "default"};
+	return name_of(names, N(names), ckind);
+}
+
+const char *gr_alloc_kind_name(unsigned akind)
+{
+	static const char *const names[] = {"device", "device-async", "managed", "host-pinned",
+					    "host-registered"};
+	return name_of(names, N(names), akind);
+}
+
+const char *gr_sync_kind_name(unsigned skind)
+{
+	static const char *const names[] = {"device", "stream", "event", "stream-wait-event",
+					    "event-record"};
+	return name_of(names, N(names), skind);
+}
+
+const char *gr_graph_kind_name(unsigned gkind)
+{
+	static const char *const names[] = {"begin-capture", "end-capture", "instantiate",
+					    "launch"};
+	return name_of(names, N(names), gkind);
+}
+
+const char *gr_loss_source_name(unsigned src)
+{
+	static const char *const names[] = {"ringbuf", "stack", "attach", "pending"};
+	return name_of(names, N(names), src);
+}
+
+/*
+ * Codecs: timestamps DELTA; values that repeat (pids, streams, configs, sizes) DICT; values that
+ * are different every time (durations) VARINT. zstd then removes what the columns leave.
+ */
+static const struct gr_column_def launch_cols[GR_LAUNCH_NCOLS] = {
+	{"ts", D}, {"dur", V}, {"pid", T}, {"tid", T}, {"cpu", T}, {"api", T}, {"func", T},
+	{"grid_x", T}, {"grid_y", T}, {"grid_z", T}, {"block_x", T}, {"block_y", T},
+	{"block_z", T}, {"shmem", T}, {"stream", T}, {"stack", T},
+};
+static const struct gr_column_def copy_cols[GR_COPY_NCOLS] = {
+	{"ts", D}, {"dur", V}, {"pid", T}, {"tid", T}, {"cpu", T}, {"api", T}, {"dst", T},
+	{"src", T}, {"bytes", T}, {"kind", T}, {"stream", T}, {"flags", T}, {"stack", T},
+};
+static const struct gr_column_def memset_cols[GR_MEMSET_NCOLS] = {
+	{"ts", D}, {"dur", V}, {"pid", T}, {"tid", T}, {"cpu", T}, {"api", T}, {"dst", T},
+	{"bytes", T}, {"value", T}, {"stream", T}, {"flags", T}, {"stack", T},
+};
+static const struct gr_column_def alloc_cols[GR_ALLOC_NCOLS] = {
+	{"ts", D}, {"dur", V}, {"pid", T}, {"tid", T}, {"api", T}, {"addr", V}, {"bytes", T},
+	{"kind", T}, {"stream", T},
+};
+static const struct gr_column_def free_cols[GR_FREE_NCOLS] = {
+	{"ts", D}, {"dur", V}, {"pid", T}, {"tid", T}, {"api", T}, {"addr", V}, {"kind", T},
+};
+static const struct gr_column_def sync_cols[GR_SYNC_NCOLS] = {
+	{"ts", D}, {"dur", V}, {"pid", T}, {"tid", T}, {"cpu", T}, {"api", T}, {"kind", T},
+	{"handle", T}, {"handle2", T}, {"stack", T},
+};
+static const struct gr_column_def graph_cols[GR_GRAPH_NCOLS] = {
+	{"ts", D}, {"dur", V}, {"pid", T}, {"tid", T}, {"api", T}, {"kind", T}, {"stream", T},
+	{"graph", T}, {"exec", T}, {"stack", T},
+};
+static const struct gr_column_def sched_cols[GR_SCHED_NCOLS] = {
+	{"ts", D}, {"cpu", T}, {"type", T}, {"prev_pid", T}, {"prev_tid", T}, {"prev_state", T},
+	{"next_pid", T}, {"next_tid", T}, {"target_cpu", T},
+};
+static const struct gr_column_def proc_cols[GR_PROC_NCOLS] = {
+	{"ts", D}, {"type", T}, {"pid", T}, {"tid", T}, {"value", V}, {"text", B},
+};
+static const struct gr_column_def name_cols[GR_NAME_NCOLS] = {
+	{"ts", D}, {"class", T}, {"pid", T}, {"key", V}, {"text", B},
+};
+static const struct gr_column_def map_cols[GR_MAP_NCOLS] = {
+	{"ts", D}, {"pid", T}, {"start", V}, {"end", V}, {"pgoff", V}, {"path", B}, {"build_id", B},
+};
+static const struct gr_column_def sym_cols[GR_SYM_NCOLS] = {
+	{"ts", D}, {"pid", T}, {"addr", V}, {"start", V}, {"size", V}, {"name", B},
+};
+static const struct gr_column_def stack_cols[GR_STACK_NCOLS] = {
+	{"ts", D}, {"id", V}, {"pid", T}, {"frames", B},
+};
+static const struct gr_column_def loss_cols[GR_LOSS_NCOLS] = {
+	{"ts", D}, {"ts_end", V}, {"source", T}, {"count", V},
+};
+static const struct gr_column_def raw_cols[GR_RAW_NCOLS] = {
+	{"ts", D}, {"pid", T}, {"tid", T}, {"regs", B}, {"stack", B},
+};
+static const struct gr_column_def sess_cols[GR_SESS_NCOLS] = {
+	{"ts", D}, {"key", T}, {"value", V}, {"text", B},
+};
+
+#define KIND(id, name, cols) {id, name, N(cols), cols}
+static const struct gr_kind_def kinds[] = {
+	KIND(GR_K_LAUNCH, "launch", launch_cols),   KIND(GR_K_COPY, "copy", copy_cols),
+	KIND(GR_K_MEMSET, "memset", memset_cols),   KIND(GR_K_ALLOC, "alloc", alloc_cols),
+	KIND(GR_K_FREE, "free", free_cols),	    KIND(GR_K_SYNC, "sync", sync_cols),
+	KIND(GR_K_GRAPH, "graph", graph_cols),	    KIND(GR_K_SCHED, "sched", sched_cols),
+	KIND(GR_K_PROC, "proc", proc_cols),	    KIND(GR_K_NAME, "name", name_cols),
+	KIND(GR_K_MAPPING, "mapping", map_cols),    KIND(GR_K_SYMBOL, "symbol", sym_cols),
+	KIND(GR_K_STACK, "stack", stack_cols),	    KIND(GR_K_LOSS, "loss", loss_cols),
+	KIND(GR_K_RAWSTACK, "rawstack", raw_cols), KIND(GR_K_SESSION, "session", sess_cols),
+};
+
+static const struct gr_schema schema = {N(kinds), kinds};
+
+const struct gr_schema *gr_events_schema(void)
+{
+	return &schema;
+}
