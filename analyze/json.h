@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A tiny streaming JSON writer to a FILE*, for every --json output. The caller emits values in
+ * document order; the writer places commas, colons, indentation and escapes. Containers opened
+ * with the _flat variants print on one line ("grid": [1, 2, 3]) inside an indented document.
+ *
+ * Errors (nesting deeper than GR_JSON_MAX_DEPTH, a value where a key is due, unbalanced ends) are
+ * latched: the first one is kept and everything after it is ignored, so callers check once, at
+ * gr_json_end(). Strings are written as valid UTF-8: invalid bytes become U+FFFD. Doubles that
+ * are not finite become null.
+ */
+#ifndef GR_ANALYZE_JSON_H
+#define GR_ANALYZE_JSON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define GR_JSON_MAX_DEPTH 32
+
+struct gr_json {
+	FILE *f;
+	int indent; /* spaces per level; 0 = the whole document on one line */
+	int depth;
+	int err;
+	int want_key;	/* inside an object, the next item must be a key */
+	int flat_depth; /* depth at which a flat container was opened, 0 = none */
+	uint8_t count[GR_JSON_MAX_DEPTH + 1]; /* items so far at each depth (saturated at 1) */
+	uint8_t is_object[GR_JSON_MAX_DEPTH + 1];
+};
+
+/* Start a document on @f, indenting nested containers by @indent spaces (0: one line). */
+void gr_json_begin(struct gr_json *j, FILE *f, int indent);
+
+/* Finish the document (newline after the top value). Returns 0, GR_ERR_STATE for misuse, or
+ * -EIO when the stream has an error. */
+int gr_json_end(struct gr_json *j);
+
+void gr_json_object(struct gr_json *j);
+void gr_json_object_flat(struct gr_json *j);
+void gr_json_object_end(struct gr_json *j);
+void gr_json_array(struct gr_json *j);
+void gr_json_array_flat(struct gr_json *j);
+void gr_json_array_end(struct gr_json *j);
+
+/* The key of the next member of the current object. */
+void gr_json_key(struct gr_json *j, const char *key);
+
+void gr_json_str(struct gr_json *j, const char *s); /* NULL writes null */
+void gr_json_strn(struct gr_json *j, const char *s, size_t n);
+void gr_json_u64(struct gr_json *j, uint64_t v);
+void gr_json_i64(struct gr_json *j, int64_t v);
+void gr_json_double(struct gr_json *j, double v);
+void gr_json_bool(struct gr_json *j, int v);
+void gr_json_null(struct gr_json *j);
+
+/* key + value in one call */
+void gr_json_kv_str(struct gr_json *j, const char *key, const char *s);
+void gr_json_kv_u64(struct gr_json *j, const char *key, uint64_t v);
+void gr_json_kv_i64(struct gr_json *j, const char *key, int64_t v);
+void gr_json_kv_double(struct gr_json *j, const char *key, double v);
+void gr_json_kv_bool(struct gr_json *j, const char *key, int v);
+
+#endif
