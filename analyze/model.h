@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A whole trace in memory, for the reports: one pass over the file's chunks fills one array per
+ * event kind (compact structs, each sorted by ts, stable), dense tables that the events index
+ * (kernels, launch configs, threads, streams), and the metadata (names, processes, stacks,
+ * symbols, mappings, losses, session facts, header, integrity).
+ *
+ * Ownership: everything returned by a gr_model_*() accessor belongs to the model and stays valid
+ * and unchanged until gr_model_free(); callers never free it. Strings are NUL-terminated and
+ * never NULL unless a comment says so. The model is immutable after load: any number of readers
+ * may share it.
+ *
+ * Columns are looked up by name in the file's own schema, so files from builds with extra columns
+ * load; a record kind of this vocabulary that lacks one of its columns fails the load with
+ * GR_ERR_SCHEMA. A kind absent from the file's schema just has no records.
+ *
+ * Indexes: struct gr_launch.kernel indexes gr_model_kernels(), .config gr_model_configs(),
+ * .thread gr_model_threads(), .stream gr_model_streams(); gr_kernel.name_id indexes
+ * gr_model_kernel_names(); gr_thread.process indexes gr_model_processes(). All dense u32 indexes
+ * from 0. Stack ids are the file's raw ids (0 = none): resolve with gr_model_stack().
+ */
+#ifndef GR_ANALYZE_MODEL_H
+#define GR_ANALYZE_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/events.h"
+#include "format/trace.h"
+
+struct gr_model;
+
+/* ---- event kinds: ts (CLOCK_MONOTONIC ns at API entry) first, dur 0 = not measured ---- */
+
+struct gr_launch {
+	uint64_t ts;
+	uint64_t dur;
+	uint64_t stack;	 /* stack id, 0 = none */
+	uint32_t kernel; /* gr_model_kernels() index: (pid, func) */
+	uint32_t config; /* gr_model_configs() index: grid, block, shared memory */
+	uint32_t thread; /* gr_model_threads() index: (pid, tid) */
+	uint32_t stream; /* gr_model_streams() index: (pid, stream handle) */
+	uint16_t cpu;	 /* saturated at 65535 */
+	uint16_t api;	 /* enum gr_api */
+};
+
+struct gr_copy {
+	uint64_t ts;
+	uint64_t dur;
+	uint64_t dst, src;
+	uint64_t bytes;
+	uint64_t stack;
+	uint32_t thread, stream;
+	uint16_t cpu, api;
+	uint16_t flags; /* GR_COPY_F_* */
+	uint8_t
+	    kind; /* enum gr_copy_kind; values above GR_COPY_DEFAULT are kept as read (<= 255) */
+};
+
+struct gr_memset {
+	uint64_t ts;
+	uint64_t dur;
+	uint64_t dst;
+	uint64_t bytes;
+	uint64_t stack;
+	uint32_t value;
+	uint32_t thread, stream;
+	uint16_t cpu, api;
+	uint16_t flags;
+};
+
+struct gr_alloc {
+	uint64_t ts;
+	uint64_t dur;
+	uint64_t addr; /* 0: the call failed */
+	uint64_t bytes;
+	uint32_t thread, stream;
+	uint16_t api;
+	uint16_t kind; /* enum gr_alloc_kind */
+};
+
+struct gr_free {
+	uint64_t ts;
+	uint64_t dur;
+	uint64_t addr;
+	uint32_t thread;
+	uint16_t api;
+	uint16_t kind; /* enum gr_alloc_kind */
+};
+
+struct gr_sync {
+	uint64_t ts;
+	uint64_t dur;
+	uint64_t handle;  /* stream or event */
+	uint64_t handle2; /* the event of a stream wait */
+	uint64_t stack;
+	uint32_t thread;
+	uint16_t cpu, api;
+	uint16_t kind; /* enum gr_sync_kind */
+};
+
+struct gr_graph {
+	uint64_t ts;
+	uint64_t dur;
+	uint64_t graph, exec;
+	uint64_t stack;
+	uint32_t thread, stream;
+	uint16_t api;
+	uint16_t kind; /* enum gr_graph_kind */
+};
+
+/* Scheduler events keep raw ids: they involve threads outside the traced set. */
+struct gr_sched {
+	uint64_t ts;
+	uint64_t prev_state;
+	uint32_t cpu, target_cpu;
+	uint32_t prev_pid, prev_tid;
+	uint32_t next_pid, next_tid;
+	uint8_t type; /* enum gr_sched_type */
+};
+
+struct gr_proc_event {
+	uint64_t ts;
+	uint64_t value;	  /* START: parent pid; EXIT: wait status */
+	const char *text; /* EXEC: path; "" otherwise */
+	uint32_t pid, tid;
+	uint8_t type; /* enum gr_proc_type */
+};
+
+struct gr_loss {
+	uint64_t ts, ts_end;
+	uint64_t count;
+	uint32_t source; /* enum gr_loss_source */
+};
+
+/* ---- dense tables ---- */
+
+struct gr_kernel {
+	uint64_t func; /* launch func value in pid */
+	uint32_t pid;
+	uint32_t name_id;    /* gr_model_kernel_names() index: equal names, equal ids */
+	const char *name;    /* demangled; "func 0x<hex>" when the trace names it nowhere */
+	const char *mangled; /* the mangled name when known, else NULL */
+	int named;	     /* 0 when name is the "func 0x..." fallback */
+};
+
+struct gr_config {
+	uint32_t grid[3];
+	uint32_t block[3];
+	uint32_t shmem; /* dynamic shared memory bytes */
+};
+
+struct gr_thread {
+	uint32_t pid, tid;
+	uint32_t process; /* gr_model_processes() index */
+	const char *comm; /* "" when unknown */
+};
+
+struct gr_stream {
+	uint64_t handle; /* 0 = the legacy default stream */
+	uint32_t pid;
+};
+
+struct gr_process {
+	uint32_t pid;
+	uint32_t ppid;	  /* 0 when unknown */
+	const char *comm; /* comm of the main thread, else the exec basename, else "" */
+	const char *exe;  /* last EXEC path, "" when none */
+	uint64_t start_ts, exec_ts, exit_ts; /* 0 when not seen */
+	uint64_t exit_status;		     /* wait status, valid when has_exit */
+	int has_exit;
+	int attached; /* recorded with -p: registrations before the attach may be missing */
+};
+
+struct gr_mapping {
+	uint64_t start, end, pgoff;
+	uint32_t pid;
+	uint32_t build_id_len;
+	const char *path;
+	const uint8_t *build_id;
+};
+
+struct gr_symbol {
+	uint64_t addr; /* the referenced address */
+	uint64_t start, size;
+	uint32_t pid;
+	const char *name; /* demangled when it was mangled */
+};
+
+struct gr_stack {
+	uint64_t id;
+	uint32_t pid;
+	uint32_t nframes;
+	const uint64_t *frames; /* innermost first */
+};
+
+struct gr_session_fact {
+	uint64_t value;
+	const char *text; /* "" when none */
+	uint32_t key;	  /* enum gr_session_key */
+};
+
+/* ---- loading ---- */
+
+/*
+ * Read the trace at @path completely. Returns 0 and sets *@out, or a negative error (-errno,
+ * GR_ERR_*) with *@out NULL and the file offset and reason in @diag (may be NULL). A damaged file
+ * that the reader recovers loads: gr_model_integrity() says what was lost.
+ */
+int gr_model_load(struct gr_model **out, const char *path, struct gr_diag *diag);
+
+/*
+ * Same, from a buffer the caller keeps alive during the call (not after). @max_records caps the
+ * number of records of all kinds together (GR_ERR_LIMIT past it; 0 = no cap), so fuzzers bound
+ * memory on highly compressible input.
+ */
+int gr_model_load_mem(struct gr_model **out, const void *buf, size_t len, uint64_t max_records,
+		      struct gr_diag *diag);
+
+/* Free the model and everything it returned (NULL is accepted). */
+void gr_model_free(struct gr_model *m);
+
+/* ---- accessors: arrays of *n entries (n may be NULL), sorted by ts unless said otherwise ---- */
+
+/* The file header; strings are copies owned by the model ("" when absent, never NULL). */
+const struct gr_trace_header *gr_model_header(const struct gr_model *m);
+/* Final integrity of the read. */
+const struct gr_integrity *gr_model_integrity(const struct gr_model *m);
+/* Records of @kind (enum gr_kind) in the file, all kinds counted, including metadata. */
+uint64_t gr_model_record_count(const struct gr_model *m, unsigned kind);
+
+const struct gr_launch *gr_model_launches(const struct gr_model *m, size_t *n);
+const struct gr_copy *gr_model_copies(const struct gr_model *m, size_t *n);
+const struct gr_memset *gr_model_memsets(const struct gr_model *m, size_t *n);
+const struct gr_alloc *gr_model_allocs(const struct gr_model *m, size_t *n);
+const struct gr_free *gr_model_frees(const struct gr_model *m, size_t *n);
+const struct gr_sync *gr_model_syncs(const struct gr_model *m, size_t *n);
+const struct gr_graph *gr_model_graphs(const struct gr_model *m, size_t *n);
+const struct gr_sched *gr_model_scheds(const struct gr_model *m, size_t *n);
+const struct gr_proc_event *gr_model_proc_events(const struct gr_model *m, size_t *n);
+const struct gr_loss *gr_model_losses(const struct gr_model *m, size_t *n);
+
+/* Kernels in order of first launch (then kernels named but never launched are absent). */
+const struct gr_kernel *gr_model_kernels(const struct gr_model *m, size_t *n);
+/* Distinct kernel names, indexed by gr_kernel.name_id, in order of first launch. */
+const char *const *gr_model_kernel_names(const struct gr_model *m, size_t *n);
+/* Launch configs in order of first use. */
+const struct gr_config *gr_model_configs(const struct gr_model *m, size_t *n);
+/* Threads in order of first API call, then threads known only from PROC records. */
+const struct gr_thread *gr_model_threads(const struct gr_model *m, size_t *n);
+/* Streams in order of first use, per pid. */
+const struct gr_stream *gr_model_streams(const struct gr_model *m, size_t *n);
+/* Processes sorted by pid: every pid of a thread, an event or a PROC record. */
+const struct gr_process *gr_model_processes(const struct gr_model *m, size_t *n);
+/* Paths/versions of the CUDA libraries the recorder probed (NAME class LIBRARY), file order. */
+const char *const *gr_model_libraries(const struct gr_model *m, size_t *n);
+/* Mappings sorted by (pid, start); symbols by (pid, addr); stacks by (id, pid). */
+const struct gr_mapping *gr_model_mappings(const struct gr_model *m, size_t *n);
+const struct gr_symbol *gr_model_symbols(const struct gr_model *m, size_t *n);
+const struct gr_stack *gr_model_stacks(const struct gr_model *m, size_t *n);
+
+/* Comm of @tid from the NAME records, or NULL when the trace has none. */
+const char *gr_model_comm(const struct gr_model *m, uint32_t tid);
+
+/* Stack @id of @pid (a stack recorded with pid 0 matches any pid), or NULL. */
+const struct gr_stack *gr_model_stack(const struct gr_model *m, uint32_t pid, uint64_t id);
+
+/* Symbol for @addr in @pid: the one recorded for that address, else one whose [start,
+ * start+size) holds it; NULL when none. */
+const struct gr_symbol *gr_model_symbol(const struct gr_model *m, uint32_t pid, uint64_t addr);
+
+/* Mapping of @pid that holds @addr, or NULL. */
+const struct gr_mapping *gr_model_mapping(const struct gr_model *m, uint32_t pid, uint64_t addr);
+
+/* Session fact @key (enum gr_session_key): 1 and *value, *text set when present, else 0. The
+ * last record for a key wins. value and text may be NULL. */
+int gr_model_session(const struct gr_model *m, unsigned key, uint64_t *value, const char **text);
+
+/* Total events lost over all LOSS records. */
+uint64_t gr_model_lost_events(const struct gr_model *m);
+
+/*
+ * Time span of the recording: *first = the header's monotonic clock anchor (else the earliest
+ * event), *last = the latest ts of any record (ts_end of losses included). Both 0 for an empty
+ * trace without anchor.
+ */
+void gr_model_time_span(const struct gr_model *m, uint64_t *first, uint64_t *last);
+
+#endif
