@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: MIT */
+/* gpurec info: text and --json output of synthetic traces with exactly known content. */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "test.h"
+#include "synth.h"
+
+static char dir[] = "/tmp/gr_test_info.XXXXXX";
+
+static const char *tmp_path(const char *name)
+{
+	static char buf[4][256];
+	static int n;
+	char *p = buf[n++ % 4];
+
+	snprintf(p, sizeof(buf[0]), "%s/%s", dir, name);
+	return p;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0;
+	long size;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	rewind(f);
+	buf = calloc(1, size + 1);
+	if (buf)
+		len = fread(buf, 1, size, f);
+	fclose(f);
+	if (buf)
+		buf[len] = 0;
+	return buf;
+}
+
+/* Run cmd_info with @args (NULL-terminated), capturing stdout and stderr. Returns its status. */
+static int run_info(const char *const *args, char **out, char **err)
+{
+	char *argv[16], out_path[300], err_path[300];
+	int argc = 0, so, se, fo, fe, rc;
+
+	argv[argc++] = "info";
+	for (; *args && argc < 15; args++)
+		argv[argc++] = (char *)*args;
+	argv[argc] = NULL;
+	fflush(stdout);
+	fflush(stderr);
+	so = dup(1);
+	se = dup(2);
+	snprintf(out_path, sizeof(out_path), "%s/out.txt", dir);
+	snprintf(err_path, sizeof(err_path), "%s/err.txt", dir);
+	fo = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	fe = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	dup2(fo, 1);
+	dup2(fe, 2);
+	rc = cmd_info(argc, argv);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(so, 1);
+	dup2(se, 2);
+	close(so);
+	close(se);
+	close(fo);
+	close(fe);
+	*out = slurp(out_path);
+	*err = slurp(err_path);
+	return rc;
+}
+
+/* ---- a JSON syntax checker: returns the end of the value at s, or NULL ---- */
+
+static const char *ws(const char *s)
+{
+	while (*s == ' ' || *s == '\n' || *s == '\t' || *s == '\r')
+		s++;
+	return s;
+}
+
+static const char *jvalue(const char *s, int depth);
+
+static const char *jstring(const char *s)
+{
+	if (*s++ != '"')
+		return NULL;
+	while (*s && *s != '"') {
+		if ((unsigned char)*s < 0x20)
+			return NULL;
+		if (*s == '\\') {
+			s++;
+			if (*s == 'u') {
+				for (int i = 1; i <= 4; i++)
+					if (!strchr("0123456789abcdefABCDEF", s[i]) || !s[i])
+						return NULL;
+				s += 4;
+			} else if (!*s || !strchr("\"\\/bfnrt", *s)) {
+				return NULL;
+			}
+		}
+		s++;
+	}
+	return *s == '"' ? s + 1 : NULL;
+}
+
+static const char *jnumber(const char *s)
+{
+	char *end;
+
+	if (*s != '-' && (*s < '0' || *s > '9'))
+		return NULL;
+	strtod(s, &end);
+	return end > s ? end : NULL;
+}
+
+static const char *jvalue(const char *s, int depth)
+{
+	s = ws(s);
+	if (depth > 64)
+		return NULL;
+	if (*s == '{' || *s == '[') {
+		char close = *s == '{' ? '}' : ']';
+		int obj = *s == '{';
+
+		s = ws(s + 1);
+		if (*s == close)
+			return s + 1;
+		for (;;) {
+			if (obj) {
+				s = jstring(ws(s));
+				if (!s)
+					return NULL;
+				s = ws(s);
+				if (*s++ != ':')
+					return NULL;
+			}
+			s = jvalue(s, depth + 1);
+			if (!s)
+				return NULL;
+			s = ws(s);
+			if (*s == close)
+				return s + 1;
+			if (*s++ != ',')
+				return NULL;
+		}
+	}
+	if (*s == '"')
+		return jstring(s);
+	if (!strncmp(s, "true", 4))
+		return s + 4;
+	if (!strncmp(s, "false", 5))
+		return s + 5;
+	if (!strncmp(s, "null", 4))
+		return s + 4;
+	return jnumber(s);
+}
+
+static int json_valid(const char *s)
+{
+	s = s ? jvalue(s, 0) : NULL;
+	return s && *ws(s) == 0;
+}
+
+#define CHECK_HAS(hay, needle)                                                                     \
+	do {                                                                                       \
+		const char *h_ = (hay), *n_ = (needle);                                            \
+		if (!h_ || !strstr(h_, n_)) {                                                      \
+			printf("#   %s:%d: output lacks: %s\n", __FILE__, __LINE__, n_);           \
+			test_failed_checks++;                                                      \
+			test_case_failed = 1;                                                      \
+		}                                                                                  \
+	} while (0)
+
+static const char *std_path;
+
+static void test_json(void)
+{
+	const char *args[] = {std_path, "--json", NULL};
+	char *out = NULL, *err = NULL, expect[300];
+	const char *a, *b, *c, *d, *e;
+	uint64_t sb_dur = 1;
+
+	CHECK_EQ_U64(run_info(args, &out, &err), 0);
+	CHECK(json_valid(out));
+	CHECK_STR(err, "");
+	CHECK_HAS(out, "\"complete\": true,\n");
+	CHECK_HAS(out, "\"lost_events\": 17,\n");
+	CHECK_HAS(out, "\"launches\": 1024,\n");
+	CHECK_HAS(out, "\"events_by_kind\": {\"launch\": 1024, \"copy\": 19, \"memset\": 2, "
+		       "\"alloc\": 2, \"free\": 1, \"sync\": 4, \"sched\": 5, \"stack\": 110, "
+		       "\"graph\": 0},\n");
+	for (uint64_t i = 0; i < 1000; i++)
+		sb_dur += i % 5 < 3 ? 2000 + i : 0;
+	snprintf(
+	    expect, sizeof(expect),
+	    "{\n      \"name\": \"scale_bias(float*, float, int)\",\n      \"count\": 601,\n"
+	    "      \"api_ns\": %" PRIu64 ",\n      \"configs\": [\n        {\"grid\": [70000, "
+	    "3, 2], \"block\": [32, 4, 2], \"shared_mem\": 128, \"count\": 601}\n      ]\n    }",
+	    sb_dur);
+	CHECK_HAS(out, expect);
+	CHECK_HAS(out, "\"name\": \"gemm(float const*, float const*, float*, int, int, int)\",\n"
+		       "      \"count\": 401,");
+	CHECK_HAS(out, "{\"grid\": [1, 1, 1], \"block\": [64, 1, 1], \"shared_mem\": 0, "
+		       "\"count\": 10}");
+	CHECK_HAS(out, "{\"grid\": [4, 1, 1], \"block\": [32, 1, 1], \"shared_mem\": 0, "
+		       "\"count\": 7}");
+	/* kernels by count, descending */
+	a = strstr(out, "\"name\": \"scale_bias");
+	b = strstr(out, "\"name\": \"gemm");
+	c = strstr(out, "\"name\": \"func 0xccc0\"");
+	d = strstr(out, "\"name\": \"softmax(float*)\"");
+	e = strstr(out, "\"name\": \"vecAdd(float*, float*, float*, int)\"");
+	CHECK(a && b && c && d && e && a < b && b < c && c < d && d < e);
+	CHECK_HAS(out, "{\"kind\": \"H2H\", \"count\": 1, \"bytes\": 100, \"dur_ns\": 10000}");
+	CHECK_HAS(out,
+		  "{\"kind\": \"H2D\", \"count\": 12, \"bytes\": 50331648, \"dur_ns\": 120000}");
+	CHECK_HAS(out, "{\"kind\": \"D2H\", \"count\": 3, \"bytes\": 3000, \"dur_ns\": 30000}");
+	CHECK_HAS(out, "{\"kind\": \"D2D\", \"count\": 2, \"bytes\": 128, \"dur_ns\": 20000}");
+	CHECK_HAS(out, "{\"kind\": \"default\", \"count\": 1, \"bytes\": 7, \"dur_ns\": 10000}");
+	CHECK_HAS(out, "{\"kind\": \"device\", \"count\": 3, \"dur_ns\": 3000}");
+	CHECK_HAS(out, "{\"kind\": \"stream\", \"count\": 1, \"dur_ns\": 500}");
+	CHECK_HAS(out, "{\"kind\": \"host-pinned\", \"count\": 1, \"bytes\": 4096, \"dur_ns\": 0}");
+	CHECK_HAS(out, "\"processes\": [\n    {\"pid\": 100, \"comm\": \"train\", \"launches\": "
+		       "1017, \"ppid\": 1, \"exe\": \"/usr/bin/train\", \"exit_status\": 256},\n"
+		       "    {\"pid\": 200, \"comm\": \"worker\", \"launches\": 7, \"ppid\": 100, "
+		       "\"exe\": \"\", \"exit_status\": 0}\n  ]");
+	CHECK_HAS(out,
+		  "\"threads\": [\n"
+		  "    {\"pid\": 100, \"tid\": 100, \"comm\": \"train\", \"launches\": 0},\n"
+		  "    {\"pid\": 100, \"tid\": 101, \"comm\": \"train\", \"launches\": 512},\n"
+		  "    {\"pid\": 100, \"tid\": 102, \"comm\": \"loader\", \"launches\": 505},\n"
+		  "    {\"pid\": 200, \"tid\": 200, \"comm\": \"worker\", \"launches\": 7}\n  ]");
+	CHECK_HAS(out, "\"losses\": [\n    {\"source\": \"ringbuf\", \"count\": 17, \"ts_ns\": "
+		       "1000000300000, \"ts_end_ns\": 1000000400000}\n  ]");
+	CHECK_HAS(out, "\"command\": \"./train --steps 10\",");
+	CHECK_HAS(out, "\"host\": \"testhost\",");
+	CHECK_HAS(out, "\"start_time\": \"2023-11-14T22:13:20.123Z\",");
+	CHECK_HAS(out, "\"session_id\": \"deadbeef000000000000000000000000\",");
+	CHECK_HAS(out, "\"duration_ns\": 2000000,\n");
+	CHECK_HAS(out, "\"exit_status\": 256,\n  \"stop_reason\": \"exit\",\n  \"call_graph\": "
+		       "\"fp\",\n  \"attached\": false,\n");
+	CHECK_HAS(out, "\"cuda_libraries\": [\n    \"/usr/local/cuda/lib64/libcudart.so.13\"\n  ]");
+	CHECK_HAS(out, "\"integrity\": {\n    \"complete\": true,\n    \"footer_present\": true,");
+	CHECK_HAS(out, "\"first_problem\": null\n  }\n}\n");
+	free(out);
+	free(err);
+}
+
+static void test_text(void)
+{
+	const char *args[] = {std_path, NULL};
+	char *out = NULL, *err = NULL;
+
+	CHECK_EQ_U64(run_info(args, &out, &err), 0);
+	CHECK_STR(err, "");
+	CHECK_HAS(out, "  command      ./train --steps 10\n");
+	CHECK_HAS(out, "  host         testhost, kernel 6.18.0-test\n");
+	CHECK_HAS(out, "  duration     0.002 s\n");
+	CHECK_HAS(out, "  exit status  256\n");
+	CHECK_HAS(out, "  CUDA libs    /usr/local/cuda/lib64/libcudart.so.13\n");
+	CHECK_HAS(out, "  launch           1024\n");
+	CHECK_HAS(out, "  stack             110  (events with a stack)\n");
+	CHECK_HAS(out, "kernels: 5 distinct\n");
+	CHECK_HAS(out, "         601   58.7%  scale_bias(float*, float, int)\n");
+	CHECK_HAS(out, "(70000,3,2) (32,4,2) 128: 601\n");
+	CHECK_HAS(
+	    out, "  H2D                        12 calls     48.0 MiB        0.120 ms in the API\n");
+	CHECK_HAS(
+	    out,
+	    "losses: 17 events lost\n  ringbuf          17 events  0.000300 s .. 0.000400 s\n");
+	CHECK_HAS(out, "\nintegrity: complete\n");
+	free(out);
+	free(err);
+}
+
+static void test_truncated(void)
+{
+	const char *path = tmp_path("trunc.trc");
+	const char *targs[] = {path, NULL}, *jargs[] = {path, "--json", NULL};
+	char *out = NULL, *err = NULL;
+	struct stat sb;
+
+	CHECK(synth_write(path, 4096) == 0);
+	CHECK(stat(path, &sb) == 0);
+	CHECK(truncate(path, sb.st_size * 2 / 3) == 0);
+	CHECK_EQ_U64(run_info(targs, &out, &err), 0);
+	CHECK_HAS(out, "\nintegrity: recovered ");
+	CHECK_HAS(out, "  launch ");
+	free(out);
+	free(err);
+	CHECK_EQ_U64(run_info(jargs, &out, &err), 0);
+	CHECK(json_valid(out));
+	CHECK_HAS(out, "\"complete\": false,\n");
+	CHECK_HAS(out, "\"footer_present\": false,");
+	free(out);
+	free(err);
+}
+
+static void test_errors(void)
+{
+	const char *junk = tmp_path("junk.trc"), *missing = tmp_path("missing.trc");
+	const char *a1[] = {junk, NULL}, *a2[] = {missing, "--json", NULL};
+	const char *a3[] = {"--bogus", NULL}, *a4[] = {junk, junk, NULL};
+	char *out = NULL, *err = NULL, prefix[300];
+	FILE *f = fopen(junk, "w");
+
+	CHECK(f != NULL);
+	if (f) {
+		fputs("not a trace at all, just text that is long enough to hold a header\n", f);
+		fclose(f);
+	}
+	CHECK_EQ_U64(run_info(a1, &out, &err), 1);
+	CHECK_STR(out, "");
+	snprintf(prefix, sizeof(prefix), "gpurec info: %s: ", junk);
+	CHECK(err && !strncmp(err, prefix, strlen(prefix)));
+	CHECK_HAS(err, " (offset ");
+	CHECK(err && strchr(err, '\n') == err + strlen(err) - 1); /* one line */
+	free(out);
+	free(err);
+
+	CHECK_EQ_U64(run_info(a2, &out, &err), 1);
+	CHECK_STR(out, "");
+	snprintf(prefix, sizeof(prefix), "gpurec info: %s: ", missing);
+	CHECK(err && !strncmp(err, prefix, strlen(prefix)));
+	CHECK_HAS(err, "(offset 0)\n");
+	free(out);
+	free(err);
+
+	CHECK_EQ_U64(run_info(a3, &out, &err), 2);
+	free(out);
+	free(err);
+	CHECK_EQ_U64(run_info(a4, &out, &err), 2);
+	free(out);
+	free(err);
+}
+
+int main(void)
+{
+	char cmd[300];
+
+	if (!mkdtemp(dir)) {
+		printf("not ok - mkdtemp\n");
+		return 1;
+	}
+	std_path = strdup(tmp_path("std.trc"));
+	if (synth_write(std_path, 4096)) {
+		printf("not ok - writing the synthetic trace\n");
+		return 1;
+	}
+	RUN_TEST(test_json);
+	RUN_TEST(test_text);
+	RUN_TEST(test_truncated);
+	RUN_TEST(test_errors);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		printf("# could not remove %s\n", dir);
+	free((char *)std_path);
+	TEST_EXIT();
+}
