@@ -9,6 +9,7 @@
 
 .DELETE_ON_ERROR:
 .SUFFIXES:
+.SECONDARY:
 
 O	?= build
 CC	?= cc
@@ -59,7 +60,7 @@ FUZZ_SRCS	:= $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_REPLAY	:= $(patsubst tests/fuzz/%.c,$(O)/tests/%_replay,$(FUZZ_SRCS))
 FUZZ_BINS	:= $(patsubst tests/fuzz/%.c,$(O)/fuzz/%,$(FUZZ_SRCS))
 
-.PHONY: all deps test bench fuzz clean check-deps format-check samples sim
+.PHONY: all deps test test-bins bench fuzz clean check-deps format-check samples progs
 
 all: gpurec
 
@@ -75,7 +76,7 @@ $(O)/vmlinux.h:
 $(O)/bpf/%.bpf.o: bpf/%.bpf.c bpf/*.h $(O)/vmlinux.h
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(O) -Ibpf -c $< -o $@
+	$(Q)$(CLANG) -g -O2 -target bpf -Wall -Werror -D__TARGET_ARCH_$(ARCH) -I$(O) -Ibpf -c $< -o $@
 	$(Q)llvm-strip -g $@ 2>/dev/null || true
 
 $(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
@@ -123,8 +124,10 @@ $(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FORMAT_SRCS) $(ANALYZE_SRCS)
 
 fuzz: $(FUZZ_BINS)
 
-test-bins: gpurec $(UNIT_BINS) $(FUZZ_REPLAY)
-	$(Q)$(MAKE) -s -C samples O=$(abspath $(O))/samples NVCC=$(NVCC)
+test-bins: gpurec $(UNIT_BINS) $(FUZZ_REPLAY) progs samples
+
+progs:
+	$(Q)$(MAKE) -s -C tests/progs O=$(abspath $(O))/progs NVCC=$(NVCC)
 
 test: test-bins check-deps
 	$(Q)O=$(O) ./tests/run.sh
@@ -149,3 +152,16 @@ clean:
 	$(Q)rm -rf $(O) gpurec
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
+
+# Benchmark programs: tests/bench/bench_*.c, linked like unit tests.
+BENCH_SRCS	:= $(wildcard tests/bench/bench_*.c)
+BENCH_BINS	:= $(patsubst tests/bench/%.c,$(O)/tests/%,$(BENCH_SRCS))
+$(O)/tests/bench_%: $(O)/tests/bench/bench_%.o $(RECORD_LIB) $(ANALYZE_LIB) $(FORMAT_LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(RECORD_LIBS)
+$(O)/tests/bench/bench_uprobe.o: $(SKELS)
+bench: $(BENCH_BINS)
+# The format benchmark needs only the format library.
+$(O)/tests/bench_format: $(O)/tests/bench/bench_format.o $(FORMAT_LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(FORMAT_LIBS)

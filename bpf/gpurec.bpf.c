@@ -1,0 +1,647 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gpurec's kernel side: capture CUDA API calls of the traced process tree with uprobes, the
+ * tree itself and its scheduler context with tp_btf, and hold a process that maps an unknown
+ * executable file (SIGSTOP) until the recorder has attached its probes.
+ *
+ * Transport: one ring buffer, written without wakeups; the recorder drains it on a timer and is
+ * woken only past a fill threshold or for events it must act on at once (a stopped process).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "gpurec.h"
+
+#define SIGSTOP	  19
+#define PROT_EXEC 4
+#define NR_MMAP	  9
+/* A runtime launch reaches its driver call within microseconds; older marks are stale. */
+#define LAUNCH_MARK_NS 1000000ULL
+
+const volatile __u32 targ_recorder_pid = 0;	  /* never trace ourselves */
+const volatile __u64 targ_wakeup_bytes = 1 << 20; /* wake the recorder past this fill */
+const volatile __u32 targ_stack_frames = GR_MAX_FRAMES;
+const volatile bool targ_sched = true;
+const volatile bool targ_hold_mappings = true;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 << 20); /* resized by the recorder */
+} events SEC(".maps");
+
+/*
+ * The traced process tree: one bit per tgid, in .bss so the recorder sets bits through its
+ * mmap and the hot path tests one word (a hash lookup would cost more than the rest of an
+ * event). PID_MAX_LIMIT on 64-bit is 4M: 512 KiB.
+ */
+#define GR_PID_LIMIT (4u << 20)
+__u64 traced_bits[GR_PID_LIMIT / 64];
+
+/* Set by the recorder once a driver library (libcuda) is probed: runtime launches then mark
+ * their thread so that the driver launch they make is not counted twice. */
+bool driver_probed;
+
+struct file_key {
+	__u64 dev, ino;
+};
+
+/* Executable files the recorder has examined (probes attached when CUDA): no need to hold. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct file_key);
+	__type(value, __u8);
+} known_files SEC(".maps");
+
+/* Per thread: the entry state of the call whose return probe is pending, and the time of the
+ * last entry-only runtime launch (consumed by the driver launch it makes). */
+struct thread_state {
+	struct gr_ev_call pending;
+	__u64 launch_mark;
+	__u64 pending_cookie; /* 0: none */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct thread_state);
+} thread_states SEC(".maps");
+
+struct scratch {
+	struct gr_ev_call call;
+	__u64 frames[GR_MAX_FRAMES];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch_map SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, C_COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+static __always_inline void count(__u32 idx)
+{
+	__u64 *c = bpf_map_lookup_elem(&counters, &idx);
+
+	if (c)
+		*c += 1;
+}
+
+static __always_inline bool is_traced(__u32 tgid)
+{
+	__u32 word = tgid / 64;
+
+	/* the barrier keeps clang from folding the bound into a shift the verifier can't follow */
+	asm volatile("" : "+r"(word));
+	if (word >= GR_PID_LIMIT / 64)
+		return false;
+	return traced_bits[word] & (1ull << (tgid % 64));
+}
+
+static __always_inline void set_traced(__u32 tgid)
+{
+	__u32 word = tgid / 64;
+
+	asm volatile("" : "+r"(word));
+	if (word < GR_PID_LIMIT / 64)
+		__sync_fetch_and_or(&traced_bits[word], 1ull << (tgid % 64));
+}
+
+static __always_inline struct thread_state *thread_state(bool create)
+{
+	return bpf_task_storage_get(&thread_states, bpf_get_current_task_btf(), NULL,
+				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+}
+
+/* Wake the consumer only when the buffer fills: a wakeup per event costs 2-3 us in a VM. */
+static __always_inline __u64 wake_flags(void)
+{
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > targ_wakeup_bytes
+		       ? BPF_RB_FORCE_WAKEUP
+		       : BPF_RB_NO_WAKEUP;
+}
+
+static __always_inline void fill_hdr(struct gr_ev_hdr *h, __u8 type, __u64 pid_tgid)
+{
+	h->type = type;
+	h->cpu = bpf_get_smp_processor_id();
+	h->pid = pid_tgid >> 32;
+	h->tid = (__u32)pid_tgid;
+	h->ts = bpf_ktime_get_ns();
+	h->stack_len = 0;
+	h->dur = 0;
+}
+
+static __always_inline __u8 event_type(__u8 layout)
+{
+	switch (layout) {
+	case L_RT_LAUNCH:
+	case L_RT_LAUNCH_EXC:
+	case L_CU_LAUNCH:
+	case L_CU_LAUNCH_EX:
+		return EV_LAUNCH;
+	case L_GRAPH_LAUNCH:
+	case L_CAPTURE_BEGIN:
+	case L_CAPTURE_END:
+	case L_GRAPH_INSTANTIATE:
+		return EV_GRAPH;
+	case L_MEMSET:
+	case L_CU_MEMSET_D8:
+	case L_CU_MEMSET_D32:
+		return EV_MEMSET;
+	case L_MALLOC_OUT:
+	case L_HOST_REGISTER:
+		return EV_ALLOC;
+	case L_FREE:
+		return EV_FREE;
+	case L_SYNC_NONE:
+	case L_SYNC_HANDLE:
+	case L_SYNC_HANDLE2:
+		return EV_SYNC;
+	case L_REGISTER_FUNCTION:
+	case L_GET_KERNEL:
+	case L_CU_GET_FUNCTION:
+	case L_CU_LIBRARY_GET_KERNEL:
+	case L_CU_KERNEL_GET_FUNCTION:
+		return EV_ALIAS;
+	default:
+		return EV_COPY;
+	}
+}
+
+/* Read what a layout passes by pointer, while the caller's memory still holds it. */
+static __always_inline void read_entry_structs(struct gr_ev_call *e, __u8 layout)
+{
+	const void *p = (const void *)e->r[0];
+
+	switch (layout) {
+	case L_RT_LAUNCH_EXC:
+	case L_CU_LAUNCH_EX:
+		/* cudaLaunchConfig_t / CUlaunchConfig: dims, shared mem, stream in 40 bytes */
+		bpf_probe_read_user(&e->x[0], 40, p);
+		break;
+	case L_MEMCPY_3D:
+	case L_MEMCPY_3D_ASYNC:
+		/* cudaMemcpy3DParms: srcArray@0 srcPtr.ptr@32 dstArray@64 dstPtr.ptr@96
+		 * extent@128 (w, h, d) kind@152 */
+		bpf_probe_read_user(&e->x[0], 8, p + 32);
+		bpf_probe_read_user(&e->x[1], 8, p + 96);
+		bpf_probe_read_user(&e->x[2], 24, p + 128);
+		bpf_probe_read_user(&e->x[5], 4, p + 152);
+		bpf_probe_read_user(&e->x[6], 8, p);
+		bpf_probe_read_user(&e->x[7], 8, p + 64);
+		break;
+	}
+}
+
+/*
+ * The user stack by frame pointers, walked here rather than with bpf_get_stack(): the perf
+ * callchain machinery costs ~4x more per event. At a function's entry (the uprobe), [sp] holds
+ * the return address into the caller and rbp is still the caller's frame; at a return probe,
+ * ip is the return address and rbp the caller's frame. Frames are return addresses, innermost
+ * first.
+ */
+static __always_inline __u32 walk_stack(struct pt_regs *ctx, __u64 *frames, bool at_entry)
+{
+	__u64 fp = PT_REGS_FP(ctx), pair[2];
+	__u32 n = 0;
+
+	if (at_entry) {
+		if (bpf_probe_read_user(&frames[0], 8, (void *)PT_REGS_SP(ctx)))
+			return 0;
+	} else {
+		frames[0] = PT_REGS_IP(ctx);
+	}
+	n = 1;
+	for (int i = 1; i < GR_MAX_FRAMES; i++) {
+		if (i >= targ_stack_frames || !fp || (fp & 7))
+			break;
+		/* pair[0]: the caller's saved rbp, pair[1]: the return address */
+		if (bpf_probe_read_user(pair, sizeof(pair), (void *)fp) || pair[1] < 4096)
+			break;
+		frames[i] = pair[1];
+		n = i + 1;
+		/* frames grow towards higher addresses; anything else is not a frame chain */
+		if (pair[0] <= fp)
+			break;
+		fp = pair[0];
+	}
+	return n;
+}
+
+/* Submit a call event built in @sc (the return path), with its stack. */
+static __always_inline int emit_call(struct pt_regs *ctx, struct scratch *sc, __u32 flags)
+{
+	struct gr_ev_call *e = &sc->call;
+	__u64 size = sizeof(*e);
+
+	if ((flags & GR_CF_STACK) && targ_stack_frames) {
+		__u32 n = walk_stack(ctx, sc->frames, false);
+
+		if (n > GR_MAX_FRAMES)
+			n = GR_MAX_FRAMES;
+		e->h.stack_len = n;
+		size += (__u64)n * 8;
+		if (!n)
+			count(C_STACK_LOST);
+	}
+	if (size > sizeof(*sc))
+		size = sizeof(*sc);
+	if (bpf_ringbuf_output(&events, sc, size, wake_flags()))
+		count(C_RINGBUF_LOST);
+	return 0;
+}
+
+static __always_inline struct scratch *get_scratch(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&scratch_map, &zero);
+}
+
+/* Registers and stack arguments at entry, plus what the layout passes by pointer. */
+static __always_inline void capture_args(struct pt_regs *ctx, struct gr_ev_call *e, __u8 layout)
+{
+	e->r[0] = PT_REGS_PARM1(ctx);
+	e->r[1] = PT_REGS_PARM2(ctx);
+	e->r[2] = PT_REGS_PARM3(ctx);
+	e->r[3] = PT_REGS_PARM4(ctx);
+	e->r[4] = PT_REGS_PARM5(ctx);
+	e->r[5] = ctx->r9; /* PT_REGS_PARM6 is missing from libbpf 1.1 */
+	/* at entry [sp] is the return address; stack arguments start at sp+8 */
+	if (bpf_probe_read_user(e->s, sizeof(e->s), (void *)(PT_REGS_SP(ctx) + 8)))
+		__builtin_memset(e->s, 0, sizeof(e->s));
+	read_entry_structs(e, layout);
+	e->ret = 0;
+}
+
+/*
+ * The hot path: one entry-only event (a launch) written straight into the ring buffer, stack
+ * included, without a staging copy. The slot has room for the deepest stack; the consumer
+ * reads stack_len frames.
+ */
+static __always_inline int emit_entry(struct pt_regs *ctx, __u64 cookie, __u64 pid_tgid)
+{
+	__u32 flags = GR_CK_FLAGS(cookie);
+	__u8 layout = GR_CK_LAYOUT(cookie);
+	struct scratch *e;
+
+	if ((flags & GR_CF_STACK) && targ_stack_frames)
+		e = bpf_ringbuf_reserve(&events, sizeof(struct scratch), 0);
+	else
+		e = bpf_ringbuf_reserve(&events, sizeof(struct gr_ev_call), 0);
+	if (!e) {
+		count(C_RINGBUF_LOST);
+		return 0;
+	}
+	fill_hdr(&e->call.h, event_type(layout), pid_tgid);
+	e->call.h.layout = layout;
+	e->call.h.api = GR_CK_API(cookie);
+	capture_args(ctx, &e->call, layout);
+	if ((flags & GR_CF_STACK) && targ_stack_frames) {
+		e->call.h.stack_len = walk_stack(ctx, e->frames, true);
+		if (!e->call.h.stack_len)
+			count(C_STACK_LOST);
+	}
+	bpf_ringbuf_submit(e, wake_flags());
+	return 0;
+}
+
+SEC("uprobe")
+int BPF_KPROBE(api_entry)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 flags = GR_CK_FLAGS(cookie);
+	__u8 layout = GR_CK_LAYOUT(cookie);
+	struct thread_state *ts = NULL;
+
+	if (!is_traced(pid_tgid >> 32))
+		return 0;
+	if (flags & GR_CF_DRIVER) {
+		ts = thread_state(false);
+		/* a runtime call in progress on this thread: it is recorded already */
+		if (ts && ts->pending_cookie && !(GR_CK_FLAGS(ts->pending_cookie) & GR_CF_DRIVER))
+			return 0;
+		if (ts && (event_type(layout) == EV_LAUNCH || layout == L_GRAPH_LAUNCH) &&
+		    ts->launch_mark && bpf_ktime_get_ns() - ts->launch_mark < LAUNCH_MARK_NS) {
+			ts->launch_mark = 0;
+			return 0;
+		}
+	}
+	if (flags & GR_CF_RET) {
+		ts = thread_state(true);
+		if (!ts) {
+			count(C_PENDING_LOST);
+			return 0;
+		}
+		fill_hdr(&ts->pending.h, event_type(layout), pid_tgid);
+		ts->pending.h.layout = layout;
+		ts->pending.h.api = GR_CK_API(cookie);
+		__builtin_memset(ts->pending.x, 0, sizeof(ts->pending.x));
+		capture_args(ctx, &ts->pending, layout);
+		ts->pending_cookie = cookie;
+		return 0;
+	}
+	if ((flags & GR_CF_LAUNCH) && driver_probed) {
+		ts = thread_state(true);
+		if (ts)
+			ts->launch_mark = bpf_ktime_get_ns();
+	}
+	return emit_entry(ctx, cookie, pid_tgid);
+}
+
+SEC("uretprobe")
+int BPF_KRETPROBE(api_return)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct thread_state *ts;
+	struct gr_ev_call *e;
+	struct scratch *sc;
+	__u64 out = 0;
+
+	if (!is_traced(pid_tgid >> 32))
+		return 0;
+	ts = thread_state(false);
+	/* not ours: e.g. a driver call returning inside the runtime call that is pending */
+	if (!ts || ts->pending_cookie != cookie)
+		return 0;
+	sc = get_scratch();
+	if (!sc)
+		return 0;
+	e = &sc->call;
+	__builtin_memcpy(e, &ts->pending, sizeof(*e));
+	ts->pending_cookie = 0;
+
+	e->h.dur = bpf_ktime_get_ns() - e->h.ts;
+	e->h.cpu = bpf_get_smp_processor_id();
+	e->ret = PT_REGS_RC(ctx);
+	switch (e->h.layout) {
+	case L_MALLOC_OUT:
+	case L_GET_KERNEL:
+	case L_CU_GET_FUNCTION:
+	case L_CU_LIBRARY_GET_KERNEL:
+	case L_CU_KERNEL_GET_FUNCTION:
+	case L_GRAPH_INSTANTIATE:
+		bpf_probe_read_user(&out, sizeof(out), (void *)e->r[0]);
+		e->x[0] = out;
+		break;
+	case L_CAPTURE_END:
+		bpf_probe_read_user(&out, sizeof(out), (void *)e->r[1]);
+		e->x[0] = out;
+		break;
+	}
+	return emit_call(ctx, sc, GR_CK_FLAGS(cookie));
+}
+
+/*
+ * Kernel names at registration (often in constructors, before main): the strings may sit in
+ * pages not faulted in yet, so this program is sleepable and copies with page faults allowed.
+ */
+extern int bpf_copy_from_user_str(void *dst, __u32 dst__sz, const void *unsafe_ptr__ign,
+				  __u64 flags) __weak __ksym;
+
+SEC("uprobe.s")
+int BPF_KPROBE(name_entry)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u8 layout = GR_CK_LAYOUT(cookie);
+	struct gr_ev_name *e;
+	__u64 host_fun, name3, name4;
+	const void *str;
+	long n = -1;
+
+	if (!is_traced(pid_tgid >> 32))
+		return 0;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count(C_RINGBUF_LOST);
+		return 0;
+	}
+	fill_hdr(&e->h, EV_NAME, pid_tgid);
+	e->h.layout = layout;
+	e->h.api = GR_CK_API(cookie);
+	/* read ctx fields unconditionally: the verifier rejects a ctx load at a computed offset */
+	host_fun = PT_REGS_PARM2(ctx);
+	name3 = PT_REGS_PARM3(ctx);
+	name4 = PT_REGS_PARM4(ctx);
+	asm volatile("" : "+r"(host_fun), "+r"(name3), "+r"(name4));
+	if (layout == L_REGISTER_FUNCTION) {
+		e->key = host_fun;
+		str = (const void *)name4;
+	} else {
+		e->key = 0; /* paired with this thread's return event by the recorder */
+		str = (const void *)name3;
+	}
+	if (bpf_copy_from_user_str)
+		n = bpf_copy_from_user_str(e->name, sizeof(e->name), str, 0);
+	if (n < 0) {
+		n = bpf_copy_from_user(e->name, sizeof(e->name) - 1, str);
+		e->name[sizeof(e->name) - 1] = 0;
+		if (n < 0)
+			e->name[0] = 0;
+	}
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+/* ---- the process tree ---- */
+
+static __always_inline int emit_proc(__u8 type, struct task_struct *task, __u64 flags,
+				     struct gr_ev_proc **out)
+{
+	struct gr_ev_proc *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e) {
+		count(C_RINGBUF_LOST);
+		return -1;
+	}
+	__builtin_memset(e, 0, sizeof(*e));
+	e->h.type = type;
+	e->h.cpu = bpf_get_smp_processor_id();
+	e->h.pid = BPF_CORE_READ(task, tgid);
+	e->h.tid = BPF_CORE_READ(task, pid);
+	e->h.ts = bpf_ktime_get_ns();
+	BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
+	*out = e;
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+	struct gr_ev_proc *e;
+
+	if (!is_traced(ptgid) || ptgid == targ_recorder_pid)
+		return 0;
+	/* the whole tree is traced: children (and threads) inherit */
+	set_traced(ctgid);
+	if (emit_proc(EV_FORK, parent, 0, &e))
+		return 0;
+	e->child_pid = ctgid;
+	e->child_tid = child->pid;
+	BPF_CORE_READ_STR_INTO(&e->comm, child, comm);
+	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	struct gr_ev_proc *e;
+
+	if (!is_traced(p->tgid))
+		return 0;
+	if (emit_proc(EV_EXEC, p, 0, &e))
+		return 0;
+	/* hold the new image before its first instruction: static cudart lives in it */
+	if (targ_hold_mappings && !bpf_send_signal(SIGSTOP)) {
+		e->stopped = 1;
+		count(C_STOP_SENT);
+	}
+	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit, struct task_struct *p)
+{
+	__u32 tgid = p->tgid;
+	struct gr_ev_proc *e;
+
+	if (!is_traced(tgid))
+		return 0;
+	if (emit_proc(EV_EXIT, p, 0, &e))
+		return 0;
+	e->exit_code = p->exit_code;
+	if (p->pid == tgid)
+		e->exit_code = BPF_CORE_READ(p, signal, group_exit_code) ?: p->exit_code;
+	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+	return 0;
+}
+
+/*
+ * A new executable mapping of a file nobody examined yet: hold the process (all its threads) so
+ * that no constructor or call in that file runs before the recorder has attached its probes.
+ */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
+{
+	struct task_struct *task;
+	struct file_key key = {};
+	struct file **fds, *file;
+	struct gr_ev_proc *e;
+	__u64 prot, fd;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	if (!targ_hold_mappings || ret < 0 || ret > -4096UL)
+		return 0;
+	if (BPF_CORE_READ(regs, orig_ax) != NR_MMAP || !is_traced(tgid))
+		return 0;
+	prot = BPF_CORE_READ(regs, dx);
+	fd = BPF_CORE_READ(regs, r8);
+	if (!(prot & PROT_EXEC) || (int)fd < 0)
+		return 0;
+	task = bpf_get_current_task_btf();
+	fds = BPF_CORE_READ(task, files, fdt, fd);
+	if (bpf_probe_read_kernel(&file, sizeof(file), &fds[(int)fd]) || !file)
+		return 0;
+	key.ino = BPF_CORE_READ(file, f_inode, i_ino);
+	key.dev = BPF_CORE_READ(file, f_inode, i_sb, s_dev);
+	if (bpf_map_lookup_elem(&known_files, &key))
+		return 0;
+	if (emit_proc(EV_MMAP, task, 0, &e))
+		return 0;
+	e->dev = key.dev;
+	e->ino = key.ino;
+	e->addr = ret;
+	e->len = BPF_CORE_READ(regs, si);
+	if (!bpf_send_signal(SIGSTOP)) {
+		e->stopped = 1;
+		count(C_STOP_SENT);
+	}
+	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+	return 0;
+}
+
+/* ---- scheduler context of traced threads ---- */
+
+static __always_inline int emit_sched(__u8 sub, struct task_struct *prev, struct task_struct *next,
+				      __u32 prev_state, __u32 target_cpu)
+{
+	struct gr_ev_sched *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e) {
+		count(C_RINGBUF_LOST);
+		return 0;
+	}
+	e->h.type = EV_SCHED;
+	e->h.layout = 0;
+	e->h.api = 0;
+	e->h.stack_len = 0;
+	e->h.cpu = bpf_get_smp_processor_id();
+	e->h.pid = prev->tgid;
+	e->h.tid = prev->pid;
+	e->h.ts = bpf_ktime_get_ns();
+	e->h.dur = 0;
+	e->next_pid = next->tgid;
+	e->next_tid = next->pid;
+	e->prev_state = prev_state;
+	e->target_cpu = target_cpu;
+	e->sub = sub;
+	__builtin_memset(e->pad, 0, sizeof(e->pad));
+	BPF_CORE_READ_STR_INTO(&e->prev_comm, prev, comm);
+	BPF_CORE_READ_STR_INTO(&e->next_comm, next, comm);
+	bpf_ringbuf_submit(e, wake_flags());
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	if (!targ_sched)
+		return 0;
+	/* idle (pid 0) and kernel threads are not traced; only switches touching ours */
+	if (!is_traced(prev->tgid) && !is_traced(next->tgid))
+		return 0;
+	/* preempted while runnable reads as state 0, as in perf sched */
+	return emit_sched(0, prev, next, preempt ? 0 : prev_state, bpf_get_smp_processor_id());
+}
+
+static __always_inline int wakeup(__u8 sub, struct task_struct *p)
+{
+	struct task_struct *cur;
+
+	if (!targ_sched || !is_traced(p->tgid))
+		return 0;
+	cur = bpf_get_current_task_btf();
+	return emit_sched(sub, cur, p, 0, BPF_CORE_READ(p, thread_info.cpu));
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(on_wakeup, struct task_struct *p)
+{
+	return wakeup(1, p);
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(on_wakeup_new, struct task_struct *p)
+{
+	return wakeup(2, p);
+}
+
+char LICENSE[] SEC("license") = "GPL";

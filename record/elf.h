@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the recorder needs from an ELF file (through libelf): function symbols by name (to place
+ * uprobes) and by address (to name kernels and frames), load segments (address <-> file
+ * offset), the build-id.
+ */
+#ifndef GR_RECORD_ELF_H
+#define GR_RECORD_ELF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct gr_elf;
+
+/* Read the symbols and segments of the ELF file open at @fd (the caller keeps @fd). */
+int gr_elf_open(struct gr_elf **out, int fd);
+void gr_elf_free(struct gr_elf *e);
+
+/* Position-independent (ET_DYN): addresses are relative to a load bias. */
+int gr_elf_is_dyn(const struct gr_elf *e);
+
+/* File offset of the function @name (for a uprobe), or a negative error when absent. */
+int gr_elf_func_offset(const struct gr_elf *e, const char *name, uint64_t *offset);
+
+/* Virtual address (as linked) of file offset @off, or a negative error outside any segment. */
+int gr_elf_offset_to_vaddr(const struct gr_elf *e, uint64_t off, uint64_t *vaddr);
+
+/*
+ * The function symbol containing link-time address @vaddr: returns 0 and sets @name (owned by
+ * @e, valid until gr_elf_free), @start and @size; a negative error when none does.
+ */
+int gr_elf_symbolize(const struct gr_elf *e, uint64_t vaddr, const char **name, uint64_t *start,
+		     uint64_t *size);
+
+/* The GNU build-id: number of bytes (0 when the file has none); *id points into @e. */
+size_t gr_elf_build_id(const struct gr_elf *e, const uint8_t **id);
+
+/* Call @fn for every function symbol name (each distinct address once). */
+void gr_elf_for_each_func(const struct gr_elf *e, void (*fn)(const char *name, void *arg),
+			  void *arg);
+
+/* Demangle a C++ name into @buf; copies @name unchanged when it is not mangled. */
+const char *gr_demangle(const char *name, char *buf, size_t size);
+
+#endif

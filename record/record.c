@@ -1,0 +1,540 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpurec record: load the BPF side, start (or attach to) the traced processes, drain the ring
+ * buffer into the trace writer on a timer, and at the end embed names and mappings.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "cmd.h"
+#include "bpf/gpurec.h"
+#include "bpf/gpurec.skel.h"
+#include "format/events.h"
+#include "child.h"
+#include "elf.h"
+#include "session.h"
+
+#define DRAIN_MS 20
+
+struct record_opts {
+	const char *output;
+	char *pids; /* -p list */
+	double duration;
+	int stacks;
+	int launch_time;
+	int sched;
+	int verbose;
+	unsigned ringbuf_mb;
+	char **argv; /* the command */
+	int argc;
+};
+
+static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t forward_signal;
+
+static void on_signal(int sig, siginfo_t *info, void *uctx)
+{
+	stop_signal = sig;
+	/* a terminal's Ctrl-C already reached the command (same process group); kill(1)'s didn't */
+	if (info->si_code <= 0)
+		forward_signal = sig;
+}
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: gpurec record [options] -- COMMAND [ARGS...]\n"
+		"       gpurec record [options] -p PID[,PID...]\n\n"
+		"  -o, --output FILE     trace file (default gpurec.trc; an old one becomes .old)\n"
+		"  -p, --pid PIDS        attach to running processes (and their new children)\n"
+		"  -d, --duration SECS   stop recording after SECS seconds\n"
+		"      --call-graph MODE fp (default: frame-pointer user stacks) or none\n"
+		"      --launch-time     also time every launch call (return probes: ~2x cost)\n"
+		"      --no-sched        no scheduler events\n"
+		"      --ringbuf-mb N    BPF ring buffer size (default 64)\n"
+		"  -v, --verbose         say which libraries are probed\n");
+}
+
+static int parse_opts(int argc, char **argv, struct record_opts *o)
+{
+	static const struct option longopts[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"pid", required_argument, NULL, 'p'},
+		{"duration", required_argument, NULL, 'd'},
+		{"call-graph", required_argument, NULL, 'g'},
+		{"launch-time", no_argument, NULL, 'L'},
+		{"no-sched", no_argument, NULL, 'S'},
+		{"ringbuf-mb", required_argument, NULL, 'R'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	char *end;
+	int c;
+
+	*o = (struct record_opts){.output = "gpurec.trc", .stacks = 1, .sched = 1,
+				  .ringbuf_mb = 64};
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+o:p:d:vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'p':
+			o->pids = optarg;
+			break;
+		case 'd':
+			o->duration = strtod(optarg, &end);
+			if (*end || o->duration <= 0) {
+				fprintf(stderr, "gpurec record: -d wants seconds > 0, not '%s'\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case 'g':
+			if (!strcmp(optarg, "none")) {
+				o->stacks = 0;
+			} else if (!strcmp(optarg, "fp")) {
+				o->stacks = 1;
+			} else {
+				fprintf(stderr,
+					"gpurec record: --call-graph '%s' is not supported: use fp or "
+					"none\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case 'L':
+			o->launch_time = 1;
+			break;
+		case 'S':
+			o->sched = 0;
+			break;
+		case 'R':
+			o->ringbuf_mb = strtoul(optarg, &end, 10);
+			if (*end || !o->ringbuf_mb || o->ringbuf_mb > 4096 ||
+			    (o->ringbuf_mb & (o->ringbuf_mb - 1))) {
+				fprintf(stderr, "gpurec record: --ringbuf-mb wants a power of two\n");
+				return -1;
+			}
+			break;
+		case 'v':
+			o->verbose = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	o->argv = argv + optind;
+	o->argc = argc - optind;
+	if (!o->argc == !o->pids) {
+		fprintf(stderr, "gpurec record: give a command after -- or -p PID, not %s\n",
+			o->argc ? "both" : "neither");
+		usage(stderr);
+		return -1;
+	}
+	return 0;
+}
+
+/* Environment worth keeping with a recording: how CUDA was configured, nothing personal. */
+static char *collect_env(void)
+{
+	static const char *const prefixes[] = {"CUDA_", "NCCL_", "PYTORCH_", "TORCH_",
+					       "OMP_NUM_THREADS=", "CUBLAS_", "TRITON_"};
+	extern char **environ;
+	size_t len = 0, cap = 1;
+	char *buf;
+
+	for (char **e = environ; *e; e++)
+		cap += strlen(*e) + 1;
+	buf = calloc(1, cap);
+	if (!buf)
+		return NULL;
+	for (char **e = environ; *e; e++)
+		for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+			if (!strncmp(*e, prefixes[i], strlen(prefixes[i]))) {
+				len += sprintf(buf + len, "%s\n", *e);
+				break;
+			}
+	return buf;
+}
+
+static char *join_args(int argc, char **argv)
+{
+	size_t len = 1;
+	char *s;
+
+	for (int i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	s = calloc(1, len);
+	if (!s)
+		return NULL;
+	for (int i = 0; i < argc; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+/*
+ * Create the output: an existing file becomes FILE.old; the new one is created exclusively
+ * (no symlink followed), mode 0600, owned by the sudo user.
+ */
+static int open_output(const char *path)
+{
+	char old[4096];
+	uid_t uid;
+	gid_t gid;
+	int fd;
+
+	snprintf(old, sizeof(old), "%s.old", path);
+	if (rename(path, old) && errno != ENOENT)
+		return -errno;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (gr_child_sudo_ids(&uid, &gid) && fchown(fd, uid, gid)) {
+		int err = -errno;
+
+		close(fd);
+		unlink(path);
+		return err;
+	}
+	return fd;
+}
+
+static int check_privileges(void)
+{
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		fprintf(stderr, "gpurec record: this kernel has no BTF (/sys/kernel/btf/vmlinux): "
+				"gpurec needs CONFIG_DEBUG_INFO_BTF=y (kernel 5.8+ built with BTF)\n");
+		return -1;
+	}
+	if (geteuid() != 0) {
+		fprintf(stderr,
+			"gpurec record: not enough privilege to load BPF programs: run it as root "
+			"(sudo gpurec record ...) or grant CAP_BPF and CAP_PERFMON "
+			"(sudo setcap cap_bpf,cap_perfmon,cap_sys_admin+ep gpurec)\n");
+		return -1;
+	}
+	return 0;
+}
+
+static int load_bpf(struct gr_session *s, const struct record_opts *o)
+{
+	struct gpurec_bpf *skel;
+	int err;
+
+	skel = gpurec_bpf__open();
+	if (!skel) {
+		err = -errno;
+		fprintf(stderr, "gpurec record: cannot open the BPF object: %s\n", strerror(-err));
+		return err;
+	}
+	skel->rodata->targ_recorder_pid = getpid();
+	skel->rodata->targ_stack_frames = o->stacks ? GR_MAX_FRAMES : 0;
+	skel->rodata->targ_sched = o->sched;
+	skel->rodata->targ_wakeup_bytes = (uint64_t)o->ringbuf_mb << 18; /* a quarter full */
+	bpf_map__set_max_entries(skel->maps.events, o->ringbuf_mb << 20);
+	err = gpurec_bpf__load(skel);
+	if (err) {
+		fprintf(stderr,
+			"gpurec record: the kernel refused the BPF programs (%s): it needs BTF, "
+			"uprobes and tp_btf (Linux 5.17+); run 'gpurec check' for details\n",
+			strerror(-err));
+		gpurec_bpf__destroy(skel);
+		return err;
+	}
+	err = gpurec_bpf__attach(skel);
+	if (err) {
+		fprintf(stderr, "gpurec record: cannot attach the tracepoints: %s\n",
+			strerror(-err));
+		gpurec_bpf__destroy(skel);
+		return err;
+	}
+	s->skel = skel;
+	return 0;
+}
+
+/* Set the pid's bit in the BPF side's traced set (its .bss is mapped into our memory). */
+static int trace_pid(struct gr_session *s, uint32_t pid)
+{
+	if (pid / 64 >= sizeof(s->skel->bss->traced_bits) / 8)
+		return -ERANGE;
+	__atomic_fetch_or(&s->skel->bss->traced_bits[pid / 64], 1ull << (pid % 64),
+			  __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+static int drain(struct gr_session *s, int timeout_ms)
+{
+	int n = ring_buffer__poll(s->rb, timeout_ms);
+
+	/* events written without a wakeup are consumed on this timer */
+	if (n >= 0)
+		n = ring_buffer__consume(s->rb);
+	if (n < 0 && n != -EINTR)
+		return n;
+	gr_translate_losses(s, now_ns(CLOCK_MONOTONIC));
+	s->last_drain_ns = now_ns(CLOCK_MONOTONIC);
+	return 0;
+}
+
+static int write_session(struct gr_session *s, unsigned key, uint64_t value, const char *text)
+{
+	uint64_t v[GR_SESS_NCOLS] = {now_ns(CLOCK_MONOTONIC), key, value, 0};
+	struct gr_bytes b = {(const uint8_t *)text, (uint32_t)strlen(text)};
+
+	return gr_trace_writer_append(s->w, GR_K_SESSION, v, &b);
+}
+
+/* Attach to running processes: trace them, probe what they map, say what was missed. */
+static int attach_pids(struct gr_session *s, char *list)
+{
+	for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+		char *end;
+		long pid = strtol(tok, &end, 10);
+		uint64_t v[GR_PROC_NCOLS] = {now_ns(CLOCK_MONOTONIC), GR_PROC_ATTACH, 0, 0, 0, 0};
+		struct gr_bytes b = {(const uint8_t *)"", 0};
+
+		if (*end || pid <= 0 || kill(pid, 0)) {
+			fprintf(stderr, "gpurec record: no process %s\n", tok);
+			return -ESRCH;
+		}
+		trace_pid(s, pid);
+		gr_discover_scan(s, pid);
+		v[GR_PROC_PID] = v[GR_PROC_TID] = pid;
+		gr_trace_writer_append(s->w, GR_K_PROC, v, &b);
+	}
+	return 0;
+}
+
+static int exit_status(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 1;
+}
+
+static int pids_alive(struct gr_session *s)
+{
+	for (size_t i = 0; i < s->procs.cap; i++)
+		if (s->procs.keys && s->procs.keys[i] && !kill(s->procs.keys[i], 0))
+			return 1;
+	return 0;
+}
+
+static void session_free(struct gr_session *s)
+{
+	ring_buffer__free(s->rb);
+	gr_discover_free(s);
+	gpurec_bpf__destroy(s->skel);
+	gr_u64map_free(&s->stacks);
+	gr_u64map_free(&s->comms);
+	gr_u64map_free(&s->named);
+	for (size_t i = 0; i < s->kernel_names.cap; i++)
+		if (s->kernel_names.keys && s->kernel_names.keys[i])
+			free((char *)(uintptr_t)s->kernel_names.vals[i]);
+	gr_u64map_free(&s->kernel_names);
+	gr_u64map_free(&s->pending_name);
+	for (size_t i = 0; i < s->nnames_pending; i++)
+		free(s->names_pending[i]);
+	free(s->names_pending);
+	gr_addr_set_free(&s->funcs);
+	gr_addr_set_free(&s->frames);
+}
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return level == LIBBPF_WARN && getenv("GPUREC_DEBUG") ? vfprintf(stderr, fmt, ap) : 0;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct gr_session s = {.self_pid = getpid()};
+	struct gr_trace_header hdr = {0};
+	struct gr_child child = {.pid = 0, .go_fd = -1, .report_fd = -1};
+	struct record_opts o;
+	struct sigaction sa = {.sa_sigaction = on_signal, .sa_flags = SA_SIGINFO};
+	struct utsname uts;
+	char exe[4096];
+	uint64_t deadline = 0;
+	int fd = -1, err, status = 0, ret = 1, child_done = 0, stop_reason = 0;
+
+	if (parse_opts(argc, argv, &o))
+		return 2;
+	if (o.argc && (err = gr_child_resolve(o.argv[0], exe, sizeof(exe)))) {
+		fprintf(stderr, "gpurec record: %s: %s\n", o.argv[0],
+			err == -ENOENT ? "command not found" : strerror(-err));
+		return 127;
+	}
+	if (check_privileges())
+		return 1;
+	libbpf_set_print(libbpf_quiet);
+	setrlimit(RLIMIT_MEMLOCK, &(struct rlimit){RLIM_INFINITY, RLIM_INFINITY});
+
+	s.popts.stacks = o.stacks;
+	s.popts.launch_time = o.launch_time;
+	s.verbose = o.verbose;
+	if (load_bpf(&s, &o))
+		goto out;
+	s.rb = ring_buffer__new(bpf_map__fd(s.skel->maps.events), gr_translate_event, &s, NULL);
+	if (!s.rb) {
+		fprintf(stderr, "gpurec record: cannot map the ring buffer: %s\n", strerror(errno));
+		goto out;
+	}
+
+	fd = open_output(o.output);
+	if (fd < 0) {
+		fprintf(stderr, "gpurec record: cannot create %s: %s\n", o.output, strerror(-fd));
+		goto out;
+	}
+	uname(&uts);
+	hdr.host = uts.nodename;
+	hdr.kernel = uts.release;
+	hdr.tool_version = "gpurec " GPUREC_VERSION;
+	hdr.cmdline = o.argc ? join_args(o.argc, o.argv) : join_args(1, &o.pids);
+	hdr.env = collect_env();
+	if (getrandom(hdr.session_id, sizeof(hdr.session_id), 0) != sizeof(hdr.session_id))
+		memset(hdr.session_id, 0, sizeof(hdr.session_id));
+	hdr.clock_monotonic_ns = now_ns(CLOCK_MONOTONIC);
+	hdr.clock_realtime_ns = now_ns(CLOCK_REALTIME);
+	err = gr_trace_writer_open(&s.w, fd, &hdr, gr_events_schema(), NULL);
+	free((char *)hdr.cmdline);
+	free((char *)hdr.env);
+	if (err) {
+		fprintf(stderr, "gpurec record: cannot write %s: %s\n", o.output, gr_strerror(err));
+		close(fd);
+		goto out;
+	}
+	s.last_drain_ns = now_ns(CLOCK_MONOTONIC);
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	if (o.pids) {
+		if (attach_pids(&s, o.pids))
+			goto finish;
+		write_session(&s, GR_SESS_ATTACHED, 1, "");
+	} else {
+		err = gr_child_start(&child, exe, o.argv);
+		if (!err)
+			err = trace_pid(&s, child.pid);
+		if (!err) {
+			s.root_pid = child.pid;
+			err = gr_child_release(&child);
+		}
+		if (err) {
+			fprintf(stderr, "gpurec record: cannot run %s: %s\n", o.argv[0],
+				strerror(-err));
+			if (child.pid > 0)
+				waitpid(child.pid, &status, 0);
+			ret = 127;
+			goto finish;
+		}
+	}
+	if (o.duration > 0)
+		deadline = now_ns(CLOCK_MONOTONIC) + (uint64_t)(o.duration * 1e9);
+
+	while (!s.err) {
+		if (drain(&s, DRAIN_MS))
+			break;
+		if (forward_signal && child.pid > 0 && !child_done) {
+			kill(child.pid, forward_signal);
+			forward_signal = 0;
+		}
+		if (child.pid > 0 && !child_done && waitpid(child.pid, &status, WNOHANG) > 0)
+			child_done = 1;
+		if (child_done) {
+			stop_reason = 0;
+			break;
+		}
+		if (o.pids && (stop_signal || !pids_alive(&s))) {
+			stop_reason = stop_signal ? 1 : 0;
+			break;
+		}
+		if (deadline && now_ns(CLOCK_MONOTONIC) >= deadline) {
+			stop_reason = 2;
+			break;
+		}
+	}
+	/* what the last process wrote before exiting is still in the buffer */
+	drain(&s, 0);
+
+finish:
+	if (s.err)
+		fprintf(stderr, "gpurec record: writing %s failed: %s\n", o.output,
+			gr_strerror(s.err));
+	gr_symbols_embed(&s);
+	write_session(&s, GR_SESS_STOP, stop_reason, "");
+	write_session(&s, GR_SESS_CUDA_SEEN, s.cuda_files, "");
+	write_session(&s, GR_SESS_CALL_GRAPH, 0, o.stacks ? "fp" : "none");
+	if (child.pid > 0 && child_done)
+		write_session(&s, GR_SESS_EXIT_STATUS, exit_status(status), "");
+	err = gr_trace_writer_close(s.w);
+	s.w = NULL;
+	if (err) {
+		fprintf(stderr, "gpurec record: writing %s failed: %s\n", o.output,
+			gr_strerror(err));
+		ret = 1;
+	}
+	if (!s.cuda_files)
+		fprintf(stderr, "gpurec record: no CUDA library was loaded by the traced processes "
+				"(nothing to probe); the trace holds process and scheduler events "
+				"only\n");
+	/* probes off before we wait: the command runs on untraced */
+	session_free(&s);
+	memset(&s, 0, sizeof(s));
+	if (child.pid > 0 && !child_done) {
+		if (stop_reason == 2)
+			fprintf(stderr,
+				"gpurec record: stopped recording after %g s; waiting for %s (pid %d)"
+				" to exit\n",
+				o.duration, o.argv[0], child.pid);
+		while (waitpid(child.pid, &status, 0) < 0 && errno == EINTR)
+			if (forward_signal) {
+				kill(child.pid, forward_signal);
+				forward_signal = 0;
+			}
+		child_done = 1;
+	}
+	if (child.pid > 0 && child_done && ret != 127)
+		ret = err ? 1 : exit_status(status);
+	else if (o.pids)
+		ret = err ? 1 : 0;
+out:
+	session_free(&s);
+	return ret;
+}

@@ -1,0 +1,697 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * BPF events -> trace records. The BPF side captures raw argument registers; the meaning of
+ * each register for each entry point (enum gr_layout) is decoded here, so the kernel side stays
+ * small and the file format never depends on it.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpf/gpurec.h"
+#include "format/events.h"
+#include "bpf/gpurec.skel.h"
+#include "elf.h"
+#include "session.h"
+
+#define LO32(v) ((uint64_t)(uint32_t)(v))
+#define HI32(v) ((uint64_t)((v) >> 32))
+
+int gr_addr_set_add(struct gr_addr_set *set, uint32_t pid, uint64_t addr)
+{
+	uint64_t key = gr_u64_key2(pid, addr);
+
+	if (gr_u64map_get(&set->seen, key))
+		return 0;
+	if (set->len == set->cap) {
+		size_t cap = set->cap ? set->cap * 2 : 256;
+		void *n = realloc(set->items, cap * sizeof(*set->items));
+
+		if (!n)
+			return -ENOMEM;
+		set->items = n;
+		set->cap = cap;
+	}
+	set->items[set->len].pid = pid;
+	set->items[set->len].addr = addr;
+	set->len++;
+	return gr_u64map_put(&set->seen, key, 1);
+}
+
+void gr_addr_set_free(struct gr_addr_set *set)
+{
+	gr_u64map_free(&set->seen);
+	free(set->items);
+	*set = (struct gr_addr_set){0};
+}
+
+static uint64_t hash_bytes(uint64_t h, const void *data, size_t len)
+{
+	const uint8_t *p = data;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static int write_name(struct gr_session *s, uint64_t ts, unsigned cls, uint32_t pid, uint64_t key,
+		      const char *text)
+{
+	uint64_t v[GR_NAME_NCOLS] = {ts, cls, pid, key, 0};
+	struct gr_bytes b = {(const uint8_t *)text, (uint32_t)strlen(text)};
+
+	return gr_trace_writer_append(s->w, GR_K_NAME, v, &b);
+}
+
+static int note_comm(struct gr_session *s, uint64_t ts, uint32_t pid, uint32_t tid,
+		     const char *comm, size_t maxlen)
+{
+	char buf[GR_COMM_LEN + 1];
+	uint64_t h, *old;
+
+	if (!tid)
+		return 0;
+	snprintf(buf, sizeof(buf), "%.*s", (int)maxlen, comm);
+	h = hash_bytes(0xcbf29ce484222325ull, buf, strlen(buf)) | 1;
+	old = gr_u64map_get(&s->comms, tid);
+	if (old && *old == h)
+		return 0;
+	gr_u64map_put(&s->comms, tid, h);
+	return write_name(s, ts, GR_NAME_COMM, pid, tid, buf);
+}
+
+/* Call events carry no comm: read it once per thread, while the thread most likely lives. */
+static int note_thread(struct gr_session *s, uint64_t ts, uint32_t pid, uint32_t tid)
+{
+	char path[64], comm[GR_COMM_LEN + 1] = "";
+	FILE *f;
+
+	if (gr_u64map_get(&s->comms, tid))
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pid, tid);
+	f = fopen(path, "re");
+	if (f) {
+		if (fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n")] = 0;
+		fclose(f);
+	}
+	if (!*comm)
+		snprintf(comm, sizeof(comm), "%u", tid);
+	return note_comm(s, ts, pid, tid, comm, GR_COMM_LEN);
+}
+
+static uint64_t stack_id(struct gr_session *s, const struct gr_ev_hdr *h, const uint64_t *frames)
+{
+	uint64_t key, *id, v[GR_STACK_NCOLS];
+	struct gr_bytes b;
+
+	if (!h->stack_len)
+		return 0;
+	key = hash_bytes(hash_bytes(0xcbf29ce484222325ull, &h->pid, sizeof(h->pid)), frames,
+			 h->stack_len * 8ull) | 1;
+	id = gr_u64map_get(&s->stacks, key);
+	if (id)
+		return *id;
+	v[GR_STACK_TS] = h->ts;
+	v[GR_STACK_ID] = ++s->next_stack_id;
+	v[GR_STACK_PID] = h->pid;
+	b.data = (const uint8_t *)frames;
+	b.len = h->stack_len * 8;
+	if (gr_u64map_put(&s->stacks, key, v[GR_STACK_ID]) ||
+	    gr_trace_writer_append(s->w, GR_K_STACK, v, &b))
+		return 0;
+	for (unsigned i = 0; i < h->stack_len; i++)
+		gr_addr_set_add(&s->frames, h->pid, frames[i]);
+	return v[GR_STACK_ID];
+}
+
+static int is_async(unsigned api)
+{
+	return strstr(gr_api_name(api), "Async") != NULL;
+}
+
+static int on_launch(struct gr_session *s, const struct gr_ev_call *e, uint64_t stack)
+{
+	uint64_t v[GR_LAUNCH_NCOLS] = {0};
+
+	v[GR_LAUNCH_TS] = e->h.ts;
+	v[GR_LAUNCH_DUR] = e->h.dur;
+	v[GR_LAUNCH_PID] = e->h.pid;
+	v[GR_LAUNCH_TID] = e->h.tid;
+	v[GR_LAUNCH_CPU] = e->h.cpu;
+	v[GR_LAUNCH_API] = e->h.api;
+	v[GR_LAUNCH_STACK] = stack;
+	switch (e->h.layout) {
+	case L_RT_LAUNCH: /* dim3 by value: x|y<<32 in one register, z in the next */
+		v[GR_LAUNCH_FUNC] = e->r[0];
+		v[GR_LAUNCH_GX] = LO32(e->r[1]);
+		v[GR_LAUNCH_GY] = HI32(e->r[1]);
+		v[GR_LAUNCH_GZ] = LO32(e->r[2]);
+		v[GR_LAUNCH_BX] = LO32(e->r[3]);
+		v[GR_LAUNCH_BY] = HI32(e->r[3]);
+		v[GR_LAUNCH_BZ] = LO32(e->r[4]);
+		v[GR_LAUNCH_SHMEM] = e->s[0];
+		v[GR_LAUNCH_STREAM] = e->s[1];
+		break;
+	case L_CU_LAUNCH:
+		v[GR_LAUNCH_FUNC] = e->r[0];
+		v[GR_LAUNCH_GX] = LO32(e->r[1]);
+		v[GR_LAUNCH_GY] = LO32(e->r[2]);
+		v[GR_LAUNCH_GZ] = LO32(e->r[3]);
+		v[GR_LAUNCH_BX] = LO32(e->r[4]);
+		v[GR_LAUNCH_BY] = LO32(e->r[5]);
+		v[GR_LAUNCH_BZ] = LO32(e->s[0]);
+		v[GR_LAUNCH_SHMEM] = LO32(e->s[1]);
+		v[GR_LAUNCH_STREAM] = e->s[2];
+		break;
+	case L_RT_LAUNCH_EXC:
+	case L_CU_LAUNCH_EX: /* config struct: 3+3 u32 dims, shared mem, stream at 32 */
+		v[GR_LAUNCH_FUNC] = e->r[1];
+		v[GR_LAUNCH_GX] = LO32(e->x[0]);
+		v[GR_LAUNCH_GY] = HI32(e->x[0]);
+		v[GR_LAUNCH_GZ] = LO32(e->x[1]);
+		v[GR_LAUNCH_BX] = HI32(e->x[1]);
+		v[GR_LAUNCH_BY] = LO32(e->x[2]);
+		v[GR_LAUNCH_BZ] = HI32(e->x[2]);
+		v[GR_LAUNCH_SHMEM] = e->h.layout == L_CU_LAUNCH_EX ? LO32(e->x[3]) : e->x[3];
+		v[GR_LAUNCH_STREAM] = e->x[4];
+		break;
+	}
+	gr_addr_set_add(&s->funcs, e->h.pid, v[GR_LAUNCH_FUNC]);
+	return gr_trace_writer_append(s->w, GR_K_LAUNCH, v, NULL);
+}
+
+static int on_copy(struct gr_session *s, const struct gr_ev_call *e, uint64_t stack)
+{
+	uint64_t v[GR_COPY_NCOLS] = {0}, flags = is_async(e->h.api) ? GR_COPY_F_ASYNC : 0;
+	uint64_t dst = e->r[0], src = e->r[1], bytes = e->r[2], kind = e->r[3], stream = 0;
+
+	switch (e->h.layout) {
+	case L_MEMCPY_ASYNC:
+		stream = e->r[4];
+		break;
+	case L_MEMCPY_2D_ASYNC:
+		stream = e->s[1];
+		/* fallthrough */
+	case L_MEMCPY_2D:
+		src = e->r[2];
+		bytes = e->r[4] * e->r[5];
+		kind = e->s[0];
+		flags |= GR_COPY_F_2D;
+		break;
+	case L_MEMCPY_3D_ASYNC:
+		stream = e->r[1];
+		/* fallthrough */
+	case L_MEMCPY_3D:
+		src = e->x[0];
+		dst = e->x[1];
+		bytes = e->x[2] * e->x[3] * e->x[4];
+		kind = LO32(e->x[5]);
+		flags |= GR_COPY_F_3D;
+		break;
+	case L_MEMCPY_PEER_ASYNC:
+		stream = e->r[5];
+		/* fallthrough */
+	case L_MEMCPY_PEER:
+		src = e->r[2];
+		bytes = e->r[4];
+		kind = GR_COPY_D2D;
+		flags |= GR_COPY_F_PEER;
+		break;
+	case L_MEMCPY_TO_SYM_ASYNC:
+	case L_MEMCPY_FROM_SYM_ASYNC:
+		stream = e->r[5];
+		/* fallthrough */
+	case L_MEMCPY_TO_SYM:
+	case L_MEMCPY_FROM_SYM:
+		kind = LO32(e->r[4]);
+		flags |= GR_COPY_F_SYMBOL;
+		break;
+	case L_CU_MEMCPY_HTOD:
+	case L_CU_MEMCPY_DTOH:
+	case L_CU_MEMCPY_DTOD:
+	case L_CU_MEMCPY:
+		kind = e->h.layout == L_CU_MEMCPY_HTOD	 ? GR_COPY_H2D
+		       : e->h.layout == L_CU_MEMCPY_DTOH ? GR_COPY_D2H
+		       : e->h.layout == L_CU_MEMCPY_DTOD ? GR_COPY_D2D
+							 : GR_COPY_DEFAULT;
+		stream = (flags & GR_COPY_F_ASYNC) ? e->r[3] : 0;
+		flags |= GR_COPY_F_DRIVER;
+		break;
+	}
+	v[GR_COPY_TS] = e->h.ts;
+	v[GR_COPY_DUR] = e->h.dur;
+	v[GR_COPY_PID] = e->h.pid;
+	v[GR_COPY_TID] = e->h.tid;
+	v[GR_COPY_CPU] = e->h.cpu;
+	v[GR_COPY_API] = e->h.api;
+	v[GR_COPY_DST] = dst;
+	v[GR_COPY_SRC] = src;
+	v[GR_COPY_BYTES] = bytes;
+	v[GR_COPY_CKIND] = LO32(kind) <= GR_COPY_DEFAULT ? LO32(kind) : GR_COPY_DEFAULT;
+	v[GR_COPY_STREAM] = stream;
+	v[GR_COPY_FLAGS] = flags;
+	v[GR_COPY_STACK] = stack;
+	return gr_trace_writer_append(s->w, GR_K_COPY, v, NULL);
+}
+
+static int on_memset(struct gr_session *s, const struct gr_ev_call *e, uint64_t stack)
+{
+	uint64_t v[GR_MEMSET_NCOLS] = {0};
+	int async = is_async(e->h.api);
+
+	v[GR_MEMSET_TS] = e->h.ts;
+	v[GR_MEMSET_DUR] = e->h.dur;
+	v[GR_MEMSET_PID] = e->h.pid;
+	v[GR_MEMSET_TID] = e->h.tid;
+	v[GR_MEMSET_CPU] = e->h.cpu;
+	v[GR_MEMSET_API] = e->h.api;
+	v[GR_MEMSET_DST] = e->r[0];
+	v[GR_MEMSET_VALUE] = LO32(e->r[1]);
+	v[GR_MEMSET_BYTES] = e->h.layout == L_CU_MEMSET_D32 ? e->r[2] * 4 : e->r[2];
+	v[GR_MEMSET_STREAM] = async ? e->r[3] : 0;
+	v[GR_MEMSET_FLAGS] = async ? GR_COPY_F_ASYNC : 0;
+	v[GR_MEMSET_STACK] = stack;
+	return gr_trace_writer_append(s->w, GR_K_MEMSET, v, NULL);
+}
+
+static unsigned alloc_kind(unsigned api)
+{
+	switch (api) {
+	case GR_API_cudaMallocAsync:
+	case GR_API_cudaMallocAsync_ptsz:
+	case GR_API_cudaFreeAsync:
+	case GR_API_cudaFreeAsync_ptsz:
+	case GR_API_cuMemAllocAsync:
+	case GR_API_cuMemFreeAsync:
+		return GR_ALLOC_DEVICE_ASYNC;
+	case GR_API_cudaMallocManaged:
+		return GR_ALLOC_MANAGED;
+	case GR_API_cudaMallocHost:
+	case GR_API_cudaHostAlloc:
+	case GR_API_cudaFreeHost:
+	case GR_API_cuMemAllocHost:
+	case GR_API_cuMemHostAlloc:
+	case GR_API_cuMemFreeHost:
+		return GR_ALLOC_HOST_PINNED;
+	case GR_API_cudaHostRegister:
+	case GR_API_cudaHostUnregister:
+	case GR_API_cuMemHostRegister:
+	case GR_API_cuMemHostUnregister:
+		return GR_ALLOC_HOST_REGISTERED;
+	default:
+		return GR_ALLOC_DEVICE;
+	}
+}
+
+static int on_alloc(struct gr_session *s, const struct gr_ev_call *e)
+{
+	uint64_t v[GR_ALLOC_NCOLS] = {0};
+	unsigned kind = alloc_kind(e->h.api);
+	int ok = (uint32_t)e->ret == 0;
+
+	v[GR_ALLOC_TS] = e->h.ts;
+	v[GR_ALLOC_DUR] = e->h.dur;
+	v[GR_ALLOC_PID] = e->h.pid;
+	v[GR_ALLOC_TID] = e->h.tid;
+	v[GR_ALLOC_API] = e->h.api;
+	/* a failed call allocated nothing: address 0 */
+	v[GR_ALLOC_ADDR] = !ok ? 0 : e->h.layout == L_HOST_REGISTER ? e->r[0] : e->x[0];
+	v[GR_ALLOC_BYTES] = e->r[1];
+	v[GR_ALLOC_AKIND] = kind;
+	v[GR_ALLOC_STREAM] = kind == GR_ALLOC_DEVICE_ASYNC ? e->r[2] : 0;
+	return gr_trace_writer_append(s->w, GR_K_ALLOC, v, NULL);
+}
+
+static int on_free(struct gr_session *s, const struct gr_ev_call *e)
+{
+	uint64_t v[GR_FREE_NCOLS] = {0};
+
+	v[GR_FREE_TS] = e->h.ts;
+	v[GR_FREE_DUR] = e->h.dur;
+	v[GR_FREE_PID] = e->h.pid;
+	v[GR_FREE_TID] = e->h.tid;
+	v[GR_FREE_API] = e->h.api;
+	v[GR_FREE_ADDR] = e->r[0];
+	v[GR_FREE_AKIND] = alloc_kind(e->h.api);
+	return gr_trace_writer_append(s->w, GR_K_FREE, v, NULL);
+}
+
+static unsigned sync_kind(unsigned api)
+{
+	switch (api) {
+	case GR_API_cudaStreamSynchronize:
+	case GR_API_cudaStreamSynchronize_ptsz:
+	case GR_API_cuStreamSynchronize:
+		return GR_SYNC_STREAM;
+	case GR_API_cudaEventSynchronize:
+	case GR_API_cuEventSynchronize:
+		return GR_SYNC_EVENT;
+	case GR_API_cudaStreamWaitEvent:
+	case GR_API_cudaStreamWaitEvent_ptsz:
+	case GR_API_cuStreamWaitEvent:
+		return GR_SYNC_STREAM_WAIT_EVENT;
+	case GR_API_cudaEventRecord:
+	case GR_API_cudaEventRecord_ptsz:
+	case GR_API_cuEventRecord:
+		return GR_SYNC_EVENT_RECORD;
+	default:
+		return GR_SYNC_DEVICE;
+	}
+}
+
+static int on_sync(struct gr_session *s, const struct gr_ev_call *e, uint64_t stack)
+{
+	uint64_t v[GR_SYNC_NCOLS] = {0};
+	unsigned kind = sync_kind(e->h.api);
+
+	v[GR_SYNC_TS] = e->h.ts;
+	v[GR_SYNC_DUR] = e->h.dur;
+	v[GR_SYNC_PID] = e->h.pid;
+	v[GR_SYNC_TID] = e->h.tid;
+	v[GR_SYNC_CPU] = e->h.cpu;
+	v[GR_SYNC_API] = e->h.api;
+	v[GR_SYNC_SKIND] = kind;
+	v[GR_SYNC_STACK] = stack;
+	if (e->h.layout == L_SYNC_HANDLE) {
+		v[GR_SYNC_HANDLE] = e->r[0];
+	} else if (e->h.layout == L_SYNC_HANDLE2) {
+		/* StreamWaitEvent(stream, event); EventRecord(event, stream): stream first */
+		int record = kind == GR_SYNC_EVENT_RECORD;
+
+		v[GR_SYNC_HANDLE] = record ? e->r[1] : e->r[0];
+		v[GR_SYNC_HANDLE2] = record ? e->r[0] : e->r[1];
+	}
+	return gr_trace_writer_append(s->w, GR_K_SYNC, v, NULL);
+}
+
+static int on_graph(struct gr_session *s, const struct gr_ev_call *e, uint64_t stack)
+{
+	uint64_t v[GR_GRAPH_NCOLS] = {0};
+
+	v[GR_GRAPH_TS] = e->h.ts;
+	v[GR_GRAPH_DUR] = e->h.dur;
+	v[GR_GRAPH_PID] = e->h.pid;
+	v[GR_GRAPH_TID] = e->h.tid;
+	v[GR_GRAPH_API] = e->h.api;
+	v[GR_GRAPH_STACK] = stack;
+	switch (e->h.layout) {
+	case L_GRAPH_LAUNCH:
+		v[GR_GRAPH_GKIND] = GR_GRAPH_LAUNCH;
+		v[GR_GRAPH_EXEC] = e->r[0];
+		v[GR_GRAPH_STREAM] = e->r[1];
+		break;
+	case L_CAPTURE_BEGIN:
+		v[GR_GRAPH_GKIND] = GR_GRAPH_BEGIN_CAPTURE;
+		v[GR_GRAPH_STREAM] = e->r[0];
+		break;
+	case L_CAPTURE_END:
+		v[GR_GRAPH_GKIND] = GR_GRAPH_END_CAPTURE;
+		v[GR_GRAPH_STREAM] = e->r[0];
+		v[GR_GRAPH_GRAPH] = e->x[0];
+		break;
+	case L_GRAPH_INSTANTIATE:
+		v[GR_GRAPH_GKIND] = GR_GRAPH_INSTANTIATE;
+		v[GR_GRAPH_GRAPH] = e->r[1];
+		v[GR_GRAPH_EXEC] = e->x[0];
+		break;
+	}
+	return gr_trace_writer_append(s->w, GR_K_GRAPH, v, NULL);
+}
+
+/* Remember a name for (pid, key) and write it, demangled, with the mangled form beside it. */
+static int name_kernel(struct gr_session *s, uint64_t ts, uint32_t pid, uint64_t key,
+		       const char *raw)
+{
+	char buf[4096];
+	const char *pretty;
+	uint64_t nk = gr_u64_key2(pid, key);
+	int err;
+
+	if (!key || !*raw)
+		return 0;
+	pretty = gr_demangle(raw, buf, sizeof(buf));
+	err = gr_u64map_put(&s->named, nk, 1);
+	if (!err)
+		err = write_name(s, ts, GR_NAME_KERNEL, pid, key, pretty);
+	if (!err && strcmp(pretty, raw))
+		err = write_name(s, ts, GR_NAME_KERNEL_RAW, pid, key, raw);
+	return err;
+}
+
+static int remember_name(struct gr_session *s, uint64_t ts, uint32_t pid, uint64_t key,
+			 const char *raw)
+{
+	char *copy = strdup(raw);
+	uint64_t k = gr_u64_key2(pid, key), *old;
+
+	if (!copy)
+		return -ENOMEM;
+	old = gr_u64map_get(&s->kernel_names, k);
+	if (old)
+		free((char *)(uintptr_t)*old);
+	if (gr_u64map_put(&s->kernel_names, k, (uintptr_t)copy)) {
+		free(copy);
+		return -ENOMEM;
+	}
+	return name_kernel(s, ts, pid, key, raw);
+}
+
+static int on_name(struct gr_session *s, const struct gr_ev_name *e)
+{
+	char name[GR_NAME_MAX + 1];
+	size_t i;
+
+	memcpy(name, e->name, GR_NAME_MAX);
+	name[GR_NAME_MAX] = 0;
+	if (e->h.layout == L_REGISTER_FUNCTION)
+		return remember_name(s, e->h.ts, e->h.pid, e->key, name);
+	/* a driver lookup: the handle comes with this thread's return event */
+	for (i = 0; i < s->nnames_pending && s->names_pending[i]; i++)
+		;
+	if (i == s->capnames_pending) {
+		size_t cap = i ? i * 2 : 16;
+		char **n = realloc(s->names_pending, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		memset(n + i, 0, (cap - i) * sizeof(*n));
+		s->names_pending = n;
+		s->capnames_pending = cap;
+	}
+	s->names_pending[i] = strdup(name);
+	if (i == s->nnames_pending)
+		s->nnames_pending++;
+	return gr_u64map_put(&s->pending_name, e->h.tid, i + 1);
+}
+
+static int on_alias(struct gr_session *s, const struct gr_ev_call *e)
+{
+	uint64_t handle = e->x[0], *v;
+	uint64_t target = e->r[1];
+
+	if (!handle || (uint32_t)e->ret)
+		return 0;
+	if (e->h.layout == L_CU_GET_FUNCTION || e->h.layout == L_CU_LIBRARY_GET_KERNEL) {
+		uint64_t *idx = gr_u64map_get(&s->pending_name, e->h.tid);
+		char *name;
+		int err;
+
+		if (!idx || !*idx)
+			return 0;
+		name = s->names_pending[*idx - 1];
+		s->names_pending[*idx - 1] = NULL;
+		*idx = 0;
+		err = name ? remember_name(s, e->h.ts, e->h.pid, handle, name) : 0;
+		free(name);
+		return err;
+	}
+	/* __cudaGetKernel(handle, hostFun) / cuKernelGetFunction(func, kernel) */
+	v = gr_u64map_get(&s->kernel_names, gr_u64_key2(e->h.pid, target));
+	if (!v || handle == target)
+		return 0;
+	return remember_name(s, e->h.ts, e->h.pid, handle, (const char *)(uintptr_t)*v);
+}
+
+static int on_sched(struct gr_session *s, const struct gr_ev_sched *e)
+{
+	uint64_t v[GR_SCHED_NCOLS];
+
+	v[GR_SCHED_TS] = e->h.ts;
+	v[GR_SCHED_CPU] = e->h.cpu;
+	v[GR_SCHED_TYPE] = e->sub;
+	v[GR_SCHED_PREV_PID] = e->h.pid;
+	v[GR_SCHED_PREV_TID] = e->h.tid;
+	v[GR_SCHED_PREV_STATE] = e->prev_state;
+	v[GR_SCHED_NEXT_PID] = e->next_pid;
+	v[GR_SCHED_NEXT_TID] = e->next_tid;
+	v[GR_SCHED_TARGET_CPU] = e->target_cpu;
+	note_comm(s, e->h.ts, e->h.pid, e->h.tid, e->prev_comm, GR_COMM_LEN);
+	note_comm(s, e->h.ts, e->next_pid, e->next_tid, e->next_comm, GR_COMM_LEN);
+	return gr_trace_writer_append(s->w, GR_K_SCHED, v, NULL);
+}
+
+static int write_proc(struct gr_session *s, uint64_t ts, unsigned type, uint32_t pid,
+		      uint32_t tid, uint64_t value, const char *text)
+{
+	uint64_t v[GR_PROC_NCOLS] = {ts, type, pid, tid, value, 0};
+	struct gr_bytes b = {(const uint8_t *)text, (uint32_t)strlen(text)};
+
+	return gr_trace_writer_append(s->w, GR_K_PROC, v, &b);
+}
+
+static int on_proc(struct gr_session *s, const struct gr_ev_proc *e)
+{
+	char exe[4096] = "", path[64];
+	ssize_t n;
+	int err = 0;
+
+	switch (e->h.type) {
+	case EV_FORK:
+		note_comm(s, e->h.ts, e->child_pid, e->child_tid, e->comm, GR_COMM_LEN);
+		if (e->child_pid != e->h.pid) {
+			gr_discover_fork(s, e->h.pid, e->child_pid);
+			err = write_proc(s, e->h.ts, GR_PROC_START, e->child_pid, e->child_tid,
+					 e->h.pid, "");
+		} else {
+			err = write_proc(s, e->h.ts, GR_PROC_THREAD, e->child_pid, e->child_tid,
+					 e->h.tid, "");
+		}
+		break;
+	case EV_EXEC:
+		gr_discover_exec(s, e->h.pid);
+		if (e->stopped)
+			kill(e->h.pid, SIGCONT);
+		snprintf(path, sizeof(path), "/proc/%u/exe", e->h.pid);
+		n = readlink(path, exe, sizeof(exe) - 1);
+		exe[n > 0 ? n : 0] = 0;
+		/* the comm changed with the image */
+		gr_u64map_put(&s->comms, e->h.tid, 0);
+		note_comm(s, e->h.ts, e->h.pid, e->h.tid, e->comm, GR_COMM_LEN);
+		err = write_proc(s, e->h.ts, GR_PROC_EXEC, e->h.pid, e->h.tid, 0, exe);
+		break;
+	case EV_MMAP:
+		gr_discover_scan(s, e->h.pid);
+		if (e->stopped)
+			kill(e->h.pid, SIGCONT);
+		break;
+	case EV_EXIT:
+		err = write_proc(s, e->h.ts, GR_PROC_EXIT, e->h.pid, e->h.tid, e->exit_code, "");
+		break;
+	}
+	return err;
+}
+
+int gr_translate_event(void *ctx, void *data, size_t size)
+{
+	struct gr_session *s = ctx;
+	const struct gr_ev_hdr *h = data;
+	const struct gr_ev_call *c = data;
+	uint64_t stack = 0;
+	int err = 0;
+
+	if (size < sizeof(*h))
+		return 0;
+	s->events++;
+	switch (h->type) {
+	case EV_LAUNCH:
+	case EV_COPY:
+	case EV_MEMSET:
+	case EV_ALLOC:
+	case EV_FREE:
+	case EV_SYNC:
+	case EV_GRAPH:
+	case EV_ALIAS:
+		if (size < sizeof(*c) + h->stack_len * 8ull)
+			return 0;
+		note_thread(s, h->ts, h->pid, h->tid);
+		stack = stack_id(s, h, (const uint64_t *)(c + 1));
+		break;
+	case EV_SCHED:
+		if (size < sizeof(struct gr_ev_sched))
+			return 0;
+		break;
+	case EV_NAME:
+		if (size < sizeof(struct gr_ev_name))
+			return 0;
+		break;
+	default:
+		if (size < sizeof(struct gr_ev_proc))
+			return 0;
+	}
+	switch (h->type) {
+	case EV_LAUNCH:
+		err = on_launch(s, c, stack);
+		break;
+	case EV_COPY:
+		err = on_copy(s, c, stack);
+		break;
+	case EV_MEMSET:
+		err = on_memset(s, c, stack);
+		break;
+	case EV_ALLOC:
+		err = on_alloc(s, c);
+		break;
+	case EV_FREE:
+		err = on_free(s, c);
+		break;
+	case EV_SYNC:
+		err = on_sync(s, c, stack);
+		break;
+	case EV_GRAPH:
+		err = on_graph(s, c, stack);
+		break;
+	case EV_ALIAS:
+		err = on_alias(s, c);
+		break;
+	case EV_NAME:
+		err = on_name(s, data);
+		break;
+	case EV_SCHED:
+		err = on_sched(s, data);
+		break;
+	default:
+		err = on_proc(s, data);
+	}
+	if (err && !s->err)
+		s->err = err;
+	/* keep draining: a write error is reported once at the end */
+	return 0;
+}
+
+/* Turn increases of the BPF loss counters into LOSS records placed between two drains. */
+int gr_translate_losses(struct gr_session *s, uint64_t now_ns)
+{
+	static const unsigned source[C_COUNT] = {
+		[C_RINGBUF_LOST] = GR_LOSS_RINGBUF,
+		[C_STACK_LOST] = GR_LOSS_STACK,
+		[C_PENDING_LOST] = GR_LOSS_PENDING,
+	};
+	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(s->skel->maps.counters);
+	uint64_t vals[ncpu > 0 ? ncpu : 1];
+
+	for (uint32_t i = 0; i < C_COUNT; i++) {
+		uint64_t total = 0, v[GR_LOSS_NCOLS];
+
+		if (i == C_STOP_SENT || ncpu <= 0 || bpf_map_lookup_elem(fd, &i, vals))
+			continue;
+		for (int c = 0; c < ncpu; c++)
+			total += vals[c];
+		if (total <= s->counters_seen[i])
+			continue;
+		v[GR_LOSS_TS] = s->last_drain_ns;
+		v[GR_LOSS_TS_END] = now_ns;
+		v[GR_LOSS_SOURCE] = source[i];
+		v[GR_LOSS_COUNT] = total - s->counters_seen[i];
+		s->counters_seen[i] = total;
+		if (gr_trace_writer_append(s->w, GR_K_LOSS, v, NULL))
+			return -EIO;
+	}
+	return 0;
+}

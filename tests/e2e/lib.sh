@@ -1,0 +1,31 @@
+# Shared helpers for the end-to-end scripts: TAP output and JSON queries.
+# Sourced; expects GPUREC (the binary) and O (build dir) from tests/run.sh.
+GPUREC=${GPUREC:-$PWD/gpurec}
+O=${O:-build}
+PROGS=${PROGS:-$PWD/$O/progs}
+TMP=$(mktemp -d /tmp/gpurec-e2e.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+failures=0
+
+ok() { echo "ok - $*"; }
+not_ok() { echo "not ok - $*"; failures=$((failures + 1)); }
+
+# check NAME EXPECTED ACTUAL
+check() {
+	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: expected '$2', got '$3'"; fi
+}
+
+# jq-like: json FILE 'python expression over d' (d is the parsed document)
+json() {
+	python3 -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+r=eval(sys.argv[2])
+print(json.dumps(r, sort_keys=True) if isinstance(r,(dict,list)) else r)' "$1" "$2"
+}
+
+need_root() {
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "not ok - $1 needs root (BPF); run make test as root"
+		exit 1
+	fi
+}
