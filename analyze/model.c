@@ -472,69 +472,72 @@ static int copy_header(struct loader *L, const struct gr_trace_header *h)
 
 static void loader_free(struct loader *L)
 {
+	if (!L)
+		return;
 	struct gr_keymap *maps[] = {&L->kernels, &L->configs, &L->threads, &L->streams,
 				    &L->kname_k, &L->kraw_k,  &L->comm_k,  &L->lib_k,
 				    &L->sym_k,	 &L->stack_k, &L->map_k,   &L->sess_k};
 
 	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
 		gr_keymap_free(maps[i]);
-	free(L->kname.v);
-	free(L->kraw.v);
-	free(L->comm.v);
+	RELEASE(L->kname);
+	RELEASE(L->kraw);
+	RELEASE(L->comm);
 	gr_strtab_free(&L->strs);
+	free(L);
 }
 
 static int load(struct gr_model **out, struct gr_trace_reader *r, uint64_t max_records,
 		struct gr_diag *diag)
 {
 	struct gr_model *m = NULL;
-	struct loader L;
+	struct loader *L;
 	const struct gr_chunk *c;
 	int err;
 
 	*out = NULL;
-	memset(&L, 0, sizeof(L));
+	L = calloc(1, sizeof(*L));
 	m = calloc(1, sizeof(*m));
-	if (!m) {
+	if (!L || !m) {
 		err = gr_diag_set(diag, -ENOMEM, 0, "out of memory");
 		goto out;
 	}
 	m->first_ts = UINT64_MAX;
-	L.m = m;
-	L.diag = diag;
-	L.max_records = max_records;
-	gr_strtab_init(&L.strs, &m->arena);
-	gr_keymap_init(&L.kernels, 2);
-	gr_keymap_init(&L.configs, 4);
-	gr_keymap_init(&L.threads, 2);
-	gr_keymap_init(&L.streams, 2);
-	gr_keymap_init(&L.kname_k, 2);
-	gr_keymap_init(&L.kraw_k, 2);
-	gr_keymap_init(&L.comm_k, 2);
-	gr_keymap_init(&L.lib_k, 1);
-	gr_keymap_init(&L.sym_k, 2);
-	gr_keymap_init(&L.stack_k, 2);
-	gr_keymap_init(&L.map_k, 3);
-	gr_keymap_init(&L.sess_k, 1);
+	L->m = m;
+	L->diag = diag;
+	L->max_records = max_records;
+	gr_strtab_init(&L->strs, &m->arena);
+	gr_keymap_init(&L->kernels, 2);
+	gr_keymap_init(&L->configs, 4);
+	gr_keymap_init(&L->threads, 2);
+	gr_keymap_init(&L->streams, 2);
+	gr_keymap_init(&L->kname_k, 2);
+	gr_keymap_init(&L->kraw_k, 2);
+	gr_keymap_init(&L->comm_k, 2);
+	gr_keymap_init(&L->lib_k, 1);
+	gr_keymap_init(&L->sym_k, 2);
+	gr_keymap_init(&L->stack_k, 2);
+	gr_keymap_init(&L->map_k, 3);
+	gr_keymap_init(&L->sess_k, 1);
 
-	err = model_map_schema(&L, gr_trace_reader_schema(r));
+	err = model_map_schema(L, gr_trace_reader_schema(r));
 	if (err)
 		goto out;
-	err = copy_header(&L, gr_trace_reader_header(r));
+	err = copy_header(L, gr_trace_reader_header(r));
 	if (err)
 		goto out;
 	while ((err = gr_trace_reader_next_chunk(r, &c)) == 1) {
-		err = model_read_chunk(&L, c);
+		err = model_read_chunk(L, c);
 		if (err)
 			goto out;
 	}
 	if (err < 0) {
 		err =
-		    gr_diag_set(diag, err, L.chunk_offset, "reading chunks: %s", gr_strerror(err));
+		    gr_diag_set(diag, err, L->chunk_offset, "reading chunks: %s", gr_strerror(err));
 		goto out;
 	}
 	m->integ = *gr_trace_reader_integrity(r);
-	err = finish(&L);
+	err = finish(L);
 	if (err)
 		goto out;
 	if (m->hdr.clock_monotonic_ns)
@@ -544,7 +547,7 @@ static int load(struct gr_model **out, struct gr_trace_reader *r, uint64_t max_r
 	*out = m;
 	m = NULL;
 out:
-	loader_free(&L);
+	loader_free(L);
 	gr_model_free(m);
 	return err;
 }
@@ -582,28 +585,28 @@ void gr_model_free(struct gr_model *m)
 {
 	if (!m)
 		return;
-	free(m->launches.v);
-	free(m->copies.v);
-	free(m->memsets.v);
-	free(m->allocs.v);
-	free(m->frees.v);
-	free(m->syncs.v);
-	free(m->graphs.v);
-	free(m->scheds.v);
-	free(m->procs.v);
-	free(m->losses.v);
-	free(m->kernels.v);
-	free(m->kernel_names.v);
-	free(m->configs.v);
-	free(m->threads.v);
-	free(m->streams.v);
-	free(m->processes.v);
-	free(m->libraries.v);
-	free(m->mappings.v);
-	free(m->symbols.v);
-	free(m->stacks.v);
-	free(m->comms.v);
-	free(m->session.v);
+	RELEASE(m->launches);
+	RELEASE(m->copies);
+	RELEASE(m->memsets);
+	RELEASE(m->allocs);
+	RELEASE(m->frees);
+	RELEASE(m->syncs);
+	RELEASE(m->graphs);
+	RELEASE(m->scheds);
+	RELEASE(m->procs);
+	RELEASE(m->losses);
+	RELEASE(m->kernels);
+	RELEASE(m->kernel_names);
+	RELEASE(m->configs);
+	RELEASE(m->threads);
+	RELEASE(m->streams);
+	RELEASE(m->processes);
+	RELEASE(m->libraries);
+	RELEASE(m->mappings);
+	RELEASE(m->symbols);
+	RELEASE(m->stacks);
+	RELEASE(m->comms);
+	RELEASE(m->session);
 	gr_arena_free(&m->arena);
 	free(m);
 }

@@ -95,18 +95,53 @@ static inline void note_ts(struct loader *L, uint16_t kind, uint64_t ts)
 
 /* ---- events ---- */
 
-static int thread_of(struct loader *L, uint64_t pid, uint64_t tid, uint32_t *idx)
+static inline int thread_of(struct loader *L, uint64_t pid, uint64_t tid, uint32_t *idx)
 {
 	uint64_t k[2] = {sat32(pid), sat32(tid)};
 
 	return intern_cached(&L->threads, &L->thread_c, k, 2, idx);
 }
 
-static int stream_of(struct loader *L, uint64_t pid, uint64_t handle, uint32_t *idx)
+static inline int stream_of(struct loader *L, uint64_t pid, uint64_t handle, uint32_t *idx)
 {
 	uint64_t k[2] = {sat32(pid), handle};
 
 	return intern_cached(&L->streams, &L->stream_c, k, 2, idx);
+}
+
+/*
+ * (pid, func, grid, block, shmem) -> (kernel, config): launches repeat a few of these, so one
+ * direct-mapped probe replaces two hash-table lookups for almost every launch.
+ */
+static int launch_ids(struct loader *L, const uint64_t key[5], uint32_t *kernel, uint32_t *config)
+{
+	uint64_t h = (key[0] ^ key[4] * 0x9e3779b97f4a7c15ull) * 0xbf58476d1ce4e5b9ull ^
+		     (key[1] + key[2] * 0x94d049bb133111ebull + key[3]);
+	struct launch_memo *e = &L->memo[(h ^ h >> 29) & (GR_LAUNCH_MEMO - 1)];
+	uint64_t k[4];
+	int err;
+
+	if (e->valid && e->key[0] == key[0] && e->key[1] == key[1] && e->key[2] == key[2] &&
+	    e->key[3] == key[3] && e->key[4] == key[4]) {
+		*kernel = e->kernel;
+		*config = e->config;
+		return 0;
+	}
+	k[0] = key[4] >> 32;
+	k[1] = key[0];
+	err = gr_keymap_intern(&L->kernels, k, kernel);
+	if (err < 0)
+		return err;
+	memcpy(k, key + 1, 3 * sizeof(*k));
+	k[3] = (uint32_t)key[4];
+	err = gr_keymap_intern(&L->configs, k, config);
+	if (err < 0)
+		return err;
+	memcpy(e->key, key, sizeof(e->key));
+	e->kernel = *kernel;
+	e->config = *config;
+	e->valid = 1;
+	return 0;
 }
 
 static int load_launches(struct loader *L, const struct gr_chunk *c, uint32_t n)
@@ -114,8 +149,8 @@ static int load_launches(struct loader *L, const struct gr_chunk *c, uint32_t n)
 	const uint64_t *v[GR_MAX_COLUMNS];
 	struct gr_model *m = L->m;
 	struct gr_launch *o;
-	uint64_t k[4];
-	int err;
+	uint64_t prev;
+	int err, unsorted = 0;
 
 	err = chunk_cols(L, c, GR_K_LAUNCH, n, v, NULL);
 	if (err)
@@ -124,36 +159,44 @@ static int load_launches(struct loader *L, const struct gr_chunk *c, uint32_t n)
 	if (err)
 		return oom(L, err, "launches");
 	o = m->launches.v + m->launches.n;
-	for (uint32_t i = 0; i < n; i++, o++) {
-		uint64_t pid = sat32(v[GR_LAUNCH_PID][i]);
+	prev = L->prev_ts[GR_K_LAUNCH];
+	/* column pointers in locals: calls in the loop cannot change them */
+	const uint64_t *ts = v[GR_LAUNCH_TS], *dur = v[GR_LAUNCH_DUR], *pid = v[GR_LAUNCH_PID];
+	const uint64_t *tid = v[GR_LAUNCH_TID], *cpu = v[GR_LAUNCH_CPU], *api = v[GR_LAUNCH_API];
+	const uint64_t *func = v[GR_LAUNCH_FUNC], *gx = v[GR_LAUNCH_GX], *gy = v[GR_LAUNCH_GY];
+	const uint64_t *gz = v[GR_LAUNCH_GZ], *bx = v[GR_LAUNCH_BX], *by = v[GR_LAUNCH_BY];
+	const uint64_t *bz = v[GR_LAUNCH_BZ], *shmem = v[GR_LAUNCH_SHMEM];
+	const uint64_t *stream = v[GR_LAUNCH_STREAM], *stack = v[GR_LAUNCH_STACK];
 
-		o->ts = v[GR_LAUNCH_TS][i];
-		note_ts(L, GR_K_LAUNCH, o->ts);
-		o->dur = v[GR_LAUNCH_DUR][i];
-		o->stack = v[GR_LAUNCH_STACK][i];
-		o->cpu = sat16(v[GR_LAUNCH_CPU][i]);
-		o->api = sat16(v[GR_LAUNCH_API][i]);
-		err = thread_of(L, pid, v[GR_LAUNCH_TID][i], &o->thread);
+	for (uint32_t i = 0; i < n; i++, o++) {
+		uint64_t p = sat32(pid[i]), key[5];
+
+		o->ts = ts[i];
+		unsorted |= ts[i] < prev;
+		prev = ts[i];
+		o->dur = dur[i];
+		o->stack = stack[i];
+		o->cpu = sat16(cpu[i]);
+		o->api = sat16(api[i]);
+		key[0] = func[i];
+		key[1] = sat32(gx[i]) | (uint64_t)sat32(gy[i]) << 32;
+		key[2] = sat32(gz[i]) | (uint64_t)sat32(bx[i]) << 32;
+		key[3] = sat32(by[i]) | (uint64_t)sat32(bz[i]) << 32;
+		key[4] = p << 32 | sat32(shmem[i]);
+		err = launch_ids(L, key, &o->kernel, &o->config);
 		if (err < 0)
 			break;
-		err = stream_of(L, pid, v[GR_LAUNCH_STREAM][i], &o->stream);
+		err = thread_of(L, p, tid[i], &o->thread);
 		if (err < 0)
 			break;
-		k[0] = pid;
-		k[1] = v[GR_LAUNCH_FUNC][i];
-		err = intern_cached(&L->kernels, &L->kernel_c, k, 2, &o->kernel);
-		if (err < 0)
-			break;
-		k[0] = sat32(v[GR_LAUNCH_GX][i]) | (uint64_t)sat32(v[GR_LAUNCH_GY][i]) << 32;
-		k[1] = sat32(v[GR_LAUNCH_GZ][i]) | (uint64_t)sat32(v[GR_LAUNCH_BX][i]) << 32;
-		k[2] = sat32(v[GR_LAUNCH_BY][i]) | (uint64_t)sat32(v[GR_LAUNCH_BZ][i]) << 32;
-		k[3] = sat32(v[GR_LAUNCH_SHMEM][i]);
-		err = intern_cached(&L->configs, &L->config_c, k, 4, &o->config);
+		err = stream_of(L, p, stream[i], &o->stream);
 		if (err < 0)
 			break;
 	}
 	if (err < 0)
 		return oom(L, err, "launches");
+	L->prev_ts[GR_K_LAUNCH] = prev;
+	L->unsorted[GR_K_LAUNCH] |= unsorted;
 	m->launches.n += n;
 	return 0;
 }
