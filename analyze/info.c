@@ -270,6 +270,14 @@ static uint64_t event_count(const struct info *in, const char *kind)
 	return 0;
 }
 
+/* A wait status as a shell reports it: the exit code, or 128 + the signal that killed it. */
+static unsigned shell_status(uint64_t wait_status)
+{
+	if (wait_status & 0x7f)
+		return 128 + (unsigned)(wait_status & 0x7f);
+	return (unsigned)(wait_status >> 8 & 0xff);
+}
+
 static const char *stop_reason(uint64_t v)
 {
 	static const char *const names[] = {"exit", "signal", "duration"};
@@ -464,7 +472,7 @@ static void json_procs(struct gr_json *j, const struct info *in)
 		gr_json_kv_str(j, "exe", p[i].exe);
 		gr_json_key(j, "exit_status");
 		if (p[i].has_exit)
-			gr_json_u64(j, p[i].exit_status);
+			gr_json_u64(j, shell_status(p[i].exit_status));
 		else
 			gr_json_null(j);
 		gr_json_object_end(j);
@@ -727,8 +735,12 @@ static void text_procs(FILE *f, const struct info *in)
 	for (size_t i = 0; i < np; i++) {
 		char exit_buf[32] = "-";
 
-		if (p[i].has_exit)
-			snprintf(exit_buf, sizeof(exit_buf), "%" PRIu64, p[i].exit_status);
+		if (p[i].has_exit && !(p[i].exit_status & 0x7f))
+			snprintf(exit_buf, sizeof(exit_buf), "exit %u",
+				 (unsigned)(p[i].exit_status >> 8 & 0xff));
+		else if (p[i].has_exit)
+			snprintf(exit_buf, sizeof(exit_buf), "signal %u",
+				 (unsigned)(p[i].exit_status & 0x7f));
 		fprintf(f, "  %8u %8u %-16s %10" PRIu64 "  %s\n", p[i].pid, p[i].ppid, p[i].comm,
 			in->process_launches[i], exit_buf);
 	}

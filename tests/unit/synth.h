@@ -5,8 +5,8 @@
  * write its own.
  *
  * The standard trace (T0 = 1000 s monotonic):
- * - pid 100 (comm "train", exe /usr/bin/train, ppid 1, exit status 256), threads 101 ("train")
- *   and 102 ("loader"); pid 200 (comm "worker", ppid 100, exit 0), thread 200.
+ * - pid 100 (comm "train", exe /usr/bin/train, ppid 1, wait status 256 = exit 1), threads 101
+ * ("train") and 102 ("loader"); pid 200 (comm "worker", ppid 100, exit 0), thread 200.
  * - 1000 launches in pid 100, i = 0..999, ts T0 + 1000 * (i + 1) except every 100th (i % 100 ==
  *   50) written 1500 ns early (out of order); tid 101 for even i, 102 for odd i; stream 0x1234;
  *   grid (70000,3,2) block (32,4,2) shmem 128; func 0xAAA0 (scale_bias, 600: i % 5 < 3) or 0xBBB0
@@ -24,7 +24,7 @@
  * - 2 memsets of 256 B; syncs: 3 device (dur 1000) + 1 stream (dur 500), stack 0; allocs: device
  *   1 MiB, host-pinned 4096 B; 1 free; 5 sched switches.
  * - names after the events, repeated; 1 loss (ringbuf, 17 events, T0 + 300000 .. T0 + 400000);
- *   session: exit status 256, stop 0 (exit), call graph "fp"; 1 library; 1 mapping; 2 symbols;
+ *   session: exit status 1, stop 0 (exit), call graph "fp"; 1 library; 1 mapping; 2 symbols;
  *   1 stack.
  */
 #ifndef GR_TEST_SYNTH_H
@@ -269,7 +269,7 @@ static int synth_write(const char *path, uint32_t chunk_bytes)
 
 		err |= gr_trace_writer_append(w, GR_K_STACK, v, b);
 	}
-	err |= synth_session(w, end, GR_SESS_EXIT_STATUS, 256, "");
+	err |= synth_session(w, end, GR_SESS_EXIT_STATUS, 1, "");
 	err |= synth_session(w, end, GR_SESS_STOP, 0, "");
 	err |= synth_session(w, end, GR_SESS_CALL_GRAPH, 0, "fp");
 	if (gr_trace_writer_close(w))

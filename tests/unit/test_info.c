@@ -228,7 +228,7 @@ static void test_json(void)
 	CHECK_HAS(out, "{\"kind\": \"stream\", \"count\": 1, \"dur_ns\": 500}");
 	CHECK_HAS(out, "{\"kind\": \"host-pinned\", \"count\": 1, \"bytes\": 4096, \"dur_ns\": 0}");
 	CHECK_HAS(out, "\"processes\": [\n    {\"pid\": 100, \"comm\": \"train\", \"launches\": "
-		       "1017, \"ppid\": 1, \"exe\": \"/usr/bin/train\", \"exit_status\": 256},\n"
+		       "1017, \"ppid\": 1, \"exe\": \"/usr/bin/train\", \"exit_status\": 1},\n"
 		       "    {\"pid\": 200, \"comm\": \"worker\", \"launches\": 7, \"ppid\": 100, "
 		       "\"exe\": \"\", \"exit_status\": 0}\n  ]");
 	CHECK_HAS(out,
@@ -244,7 +244,7 @@ static void test_json(void)
 	CHECK_HAS(out, "\"start_time\": \"2023-11-14T22:13:20.123Z\",");
 	CHECK_HAS(out, "\"session_id\": \"deadbeef000000000000000000000000\",");
 	CHECK_HAS(out, "\"duration_ns\": 2000000,\n");
-	CHECK_HAS(out, "\"exit_status\": 256,\n  \"stop_reason\": \"exit\",\n  \"call_graph\": "
+	CHECK_HAS(out, "\"exit_status\": 1,\n  \"stop_reason\": \"exit\",\n  \"call_graph\": "
 		       "\"fp\",\n  \"attached\": false,\n");
 	CHECK_HAS(out, "\"cuda_libraries\": [\n    \"/usr/local/cuda/lib64/libcudart.so.13\"\n  ]");
 	CHECK_HAS(out, "\"integrity\": {\n    \"complete\": true,\n    \"footer_present\": true,");
@@ -263,7 +263,8 @@ static void test_text(void)
 	CHECK_HAS(out, "  command      ./train --steps 10\n");
 	CHECK_HAS(out, "  host         testhost, kernel 6.18.0-test\n");
 	CHECK_HAS(out, "  duration     0.002 s\n");
-	CHECK_HAS(out, "  exit status  256\n");
+	CHECK_HAS(out, "  exit status  1\n");
+	CHECK_HAS(out, "       100        1 train                  1017  exit 1\n");
 	CHECK_HAS(out, "  CUDA libs    /usr/local/cuda/lib64/libcudart.so.13\n");
 	CHECK_HAS(out, "  launch           1024\n");
 	CHECK_HAS(out, "  stack             110  (events with a stack)\n");

@@ -203,7 +203,7 @@ static void test_standard_trace(void)
 	uint64_t v = 0;
 	const char *text = NULL;
 	CHECK(gr_model_session(m, GR_SESS_EXIT_STATUS, &v, NULL) == 1);
-	CHECK_EQ_U64(v, 256);
+	CHECK_EQ_U64(v, 1);
 	CHECK(gr_model_session(m, GR_SESS_CALL_GRAPH, NULL, &text) == 1);
 	CHECK_STR(text, "fp");
 	CHECK(gr_model_session(m, GR_SESS_ATTACHED, NULL, NULL) == 0);
