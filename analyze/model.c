@@ -696,29 +696,66 @@ const struct gr_stack *gr_model_stack(const struct gr_model *m, uint32_t pid, ui
 	return NULL;
 }
 
+/* Index of the first symbol at or after (@pid, @addr). */
+static size_t symbol_lower_bound(const struct gr_model *m, uint32_t pid, uint64_t addr)
+{
+	size_t lo = 0, hi = m->symbols.n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct gr_symbol *s = &m->symbols.v[mid];
+
+		if (s->pid < pid || (s->pid == pid && s->addr < addr))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int symbol_holds(const struct gr_symbol *s, uint32_t pid, uint64_t addr)
+{
+	return s->pid == pid && s->start <= addr && addr - s->start < s->size;
+}
+
 const struct gr_symbol *gr_model_symbol(const struct gr_model *m, uint32_t pid, uint64_t addr)
 {
-	struct gr_symbol key = {.pid = pid, .addr = addr};
-	const struct gr_symbol *s;
+	size_t i = symbol_lower_bound(m, pid, addr);
 
-	s = m->symbols.n ? bsearch(&key, m->symbols.v, m->symbols.n, sizeof(key), cmp_symbol)
-			 : NULL;
-	if (s)
-		return s;
-	for (size_t i = 0; i < m->symbols.n; i++) {
-		s = &m->symbols.v[i];
-		if (s->pid == pid && s->start <= addr && addr - s->start < s->size)
-			return s;
-	}
+	if (i < m->symbols.n && m->symbols.v[i].pid == pid && m->symbols.v[i].addr == addr)
+		return &m->symbols.v[i];
+	/*
+	 * Functions do not overlap, so the recorded addresses of the function holding @addr are
+	 * contiguous in (pid, addr) order: if any exists, one of the two neighbours is one.
+	 */
+	if (i < m->symbols.n && symbol_holds(&m->symbols.v[i], pid, addr))
+		return &m->symbols.v[i];
+	if (i > 0 && symbol_holds(&m->symbols.v[i - 1], pid, addr))
+		return &m->symbols.v[i - 1];
 	return NULL;
 }
 
 const struct gr_mapping *gr_model_mapping(const struct gr_model *m, uint32_t pid, uint64_t addr)
 {
-	for (size_t i = 0; i < m->mappings.n; i++) {
-		const struct gr_mapping *e = &m->mappings.v[i];
+	size_t lo = 0, hi = m->mappings.n;
 
-		if (e->pid == pid && e->start <= addr && addr < e->end)
+	/* first mapping after (pid, addr) by (pid, start) */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct gr_mapping *e = &m->mappings.v[mid];
+
+		if (e->pid < pid || (e->pid == pid && e->start <= addr))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* mappings of one pid rarely overlap (a re-map after exec): look back a little */
+	for (size_t i = lo, k = 0; i > 0 && k < 16; i--, k++) {
+		const struct gr_mapping *e = &m->mappings.v[i - 1];
+
+		if (e->pid != pid)
+			break;
+		if (addr < e->end)
 			return e;
 	}
 	return NULL;

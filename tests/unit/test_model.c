@@ -418,6 +418,85 @@ static void test_empty(void)
 	gr_model_free(m);
 }
 
+static int put_mapping(struct gr_trace_writer *w, uint64_t pid, uint64_t start, uint64_t end,
+		       const char *path)
+{
+	uint64_t v[GR_MAP_NCOLS] = {SYNTH_T0, pid, start, end, 0, 0, 0};
+	struct gr_bytes b[2] = {{(const uint8_t *)path, (uint32_t)strlen(path)}, {NULL, 0}};
+
+	return gr_trace_writer_append(w, GR_K_MAPPING, v, b);
+}
+
+static int put_symbol(struct gr_trace_writer *w, uint64_t pid, uint64_t addr, uint64_t start,
+		      uint64_t size, const char *name)
+{
+	uint64_t v[GR_SYM_NCOLS] = {SYNTH_T0, pid, addr, start, size, 0};
+	struct gr_bytes b[1] = {{(const uint8_t *)name, (uint32_t)strlen(name)}};
+
+	return gr_trace_writer_append(w, GR_K_SYMBOL, v, b);
+}
+
+/* Address lookups: mappings by (pid, range), symbols exact or by their function's range. */
+static void test_lookups(void)
+{
+	const char *path = tmp_path("lookups.trc");
+	struct gr_trace_writer *w = NULL;
+	struct gr_model *m = NULL;
+	const struct gr_mapping *mp;
+	const struct gr_symbol *sy;
+	int err = 0;
+
+	CHECK(synth_open(&w, path, 0) == 0);
+	err |= put_mapping(w, 2, 0x1000, 0x2000, "/b/one");
+	err |= put_mapping(w, 1, 0x1000, 0x2000, "/a/one");
+	err |= put_mapping(w, 1, 0x3000, 0x5000, "/a/two");
+	err |= put_mapping(w, 1, 0x3000, 0x5000, "/a/two"); /* repeated */
+	err |= put_mapping(w, 3, 0x100000, 0x900000, "/c/big");
+	err |= put_mapping(w, 3, 0x200000, 0x201000, "/c/small"); /* inside the big one */
+	err |= put_symbol(w, 1, 0x1010, 0x1000, 0x100, "f");
+	err |= put_symbol(w, 1, 0x1020, 0x1000, 0x100, "f");
+	err |= put_symbol(w, 1, 0x1210, 0x1200, 0x10, "g");
+	err |= put_symbol(w, 2, 0x1015, 0x1000, 0x100, "other");
+	CHECK(err == 0);
+	CHECK(gr_trace_writer_close(w) == 0);
+	CHECK(gr_model_load(&m, path, NULL) == 0);
+	if (!m)
+		return;
+	CHECK_EQ_U64(gr_model_record_count(m, GR_K_MAPPING), 6);
+	gr_model_mappings(m, NULL);
+	mp = gr_model_mapping(m, 1, 0x1fff);
+	CHECK(mp && !strcmp(mp->path, "/a/one"));
+	mp = gr_model_mapping(m, 1, 0x3000);
+	CHECK(mp && !strcmp(mp->path, "/a/two"));
+	mp = gr_model_mapping(m, 2, 0x1000);
+	CHECK(mp && !strcmp(mp->path, "/b/one"));
+	CHECK(gr_model_mapping(m, 1, 0x2000) == NULL);
+	CHECK(gr_model_mapping(m, 1, 0x0fff) == NULL);
+	CHECK(gr_model_mapping(m, 1, 0x5000) == NULL);
+	CHECK(gr_model_mapping(m, 4, 0x1000) == NULL);
+	mp = gr_model_mapping(m, 3, 0x200800);
+	CHECK(mp && !strcmp(mp->path, "/c/small"));
+	mp = gr_model_mapping(m, 3, 0x300000);
+	CHECK(mp && !strcmp(mp->path, "/c/big"));
+
+	sy = gr_model_symbol(m, 1, 0x1020);
+	CHECK(sy && sy->addr == 0x1020 && !strcmp(sy->name, "f"));
+	sy = gr_model_symbol(m, 1, 0x1000); /* below every recorded address of f */
+	CHECK(sy && !strcmp(sy->name, "f"));
+	sy = gr_model_symbol(m, 1, 0x1018); /* between two */
+	CHECK(sy && !strcmp(sy->name, "f"));
+	sy = gr_model_symbol(m, 1, 0x10ff); /* after both */
+	CHECK(sy && !strcmp(sy->name, "f"));
+	sy = gr_model_symbol(m, 1, 0x120f);
+	CHECK(sy && !strcmp(sy->name, "g"));
+	CHECK(gr_model_symbol(m, 1, 0x1100) == NULL);
+	CHECK(gr_model_symbol(m, 1, 0x1220) == NULL);
+	sy = gr_model_symbol(m, 2, 0x1000);
+	CHECK(sy && !strcmp(sy->name, "other"));
+	CHECK(gr_model_symbol(m, 3, 0x1010) == NULL);
+	gr_model_free(m);
+}
+
 static void test_keymap(void)
 {
 	struct gr_keymap km;
@@ -550,6 +629,7 @@ int main(void)
 	RUN_TEST(test_truncated);
 	RUN_TEST(test_columns_by_name);
 	RUN_TEST(test_empty);
+	RUN_TEST(test_lookups);
 	{
 		char cmd[300];
 
