@@ -48,6 +48,7 @@ struct info {
 	uint64_t *thread_launches;
 	uint64_t *process_launches;
 	uint32_t *thread_order; /* thread indexes sorted by (pid, tid) */
+	uint64_t *stream_launches;
 	struct sum copies[NCOPY_KINDS], memsets, syncs[NSYNC_KINDS], allocs[NALLOC_KINDS];
 	struct sum frees, graphs[NGRAPH_KINDS];
 };
@@ -197,7 +198,10 @@ static int compute(struct info *in)
 	in->thread_launches = calloc(nthreads + 1, sizeof(uint64_t));
 	in->process_launches = calloc(nprocs + 1, sizeof(uint64_t));
 	in->thread_order = calloc(nthreads + 1, sizeof(uint32_t));
-	if (!in->thread_launches || !in->process_launches || !in->thread_order)
+	gr_model_streams(m, &n);
+	in->stream_launches = calloc(n + 1, sizeof(uint64_t));
+	if (!in->thread_launches || !in->process_launches || !in->thread_order ||
+	    !in->stream_launches)
 		return -ENOMEM;
 	for (size_t i = 0; i < nthreads; i++)
 		in->thread_order[i] = (uint32_t)i;
@@ -209,6 +213,7 @@ static int compute(struct info *in)
 	const struct gr_launch *l = gr_model_launches(m, &n);
 	for (size_t i = 0; i < n; i++) {
 		in->thread_launches[l[i].thread]++;
+		in->stream_launches[l[i].stream]++;
 		in->with_stack += l[i].stack != 0;
 	}
 	for (size_t i = 0; i < nthreads; i++)
@@ -250,6 +255,7 @@ static void info_free(struct info *in)
 	free(in->thread_launches);
 	free(in->process_launches);
 	free(in->thread_order);
+	free(in->stream_launches);
 }
 
 /* Count of events of one kind as listed in events_by_kind ("stack": events with a stack). */
@@ -494,6 +500,25 @@ static void json_procs(struct gr_json *j, const struct info *in)
 	gr_json_array_end(j);
 }
 
+static void json_streams(struct gr_json *j, const struct info *in)
+{
+	size_t n;
+	const struct gr_stream *s = gr_model_streams(in->m, &n);
+	char buf[24];
+
+	gr_json_key(j, "streams");
+	gr_json_array(j);
+	for (size_t i = 0; i < n; i++) {
+		gr_json_object_flat(j);
+		gr_json_kv_u64(j, "pid", s[i].pid);
+		snprintf(buf, sizeof(buf), "0x%" PRIx64, s[i].handle);
+		gr_json_kv_str(j, "stream", buf);
+		gr_json_kv_u64(j, "launches", in->stream_launches[i]);
+		gr_json_object_end(j);
+	}
+	gr_json_array_end(j);
+}
+
 static void json_losses(struct gr_json *j, const struct gr_model *m)
 {
 	size_t n;
@@ -558,6 +583,7 @@ static int print_json(const struct info *in, FILE *f)
 	gr_json_kv_u64(&j, "frees", in->frees.count);
 	json_sum_list(&j, "graphs", in->graphs, NGRAPH_KINDS, gr_graph_kind_name, 0);
 	json_procs(&j, in);
+	json_streams(&j, in);
 	json_losses(&j, m);
 	json_integrity(&j, gr_model_integrity(m));
 	gr_json_object_end(&j);

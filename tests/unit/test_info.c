@@ -237,6 +237,11 @@ static void test_json(void)
 		  "    {\"pid\": 100, \"tid\": 101, \"comm\": \"train\", \"launches\": 512},\n"
 		  "    {\"pid\": 100, \"tid\": 102, \"comm\": \"loader\", \"launches\": 505},\n"
 		  "    {\"pid\": 200, \"tid\": 200, \"comm\": \"worker\", \"launches\": 7}\n  ]");
+	CHECK_HAS(
+	    out,
+	    "\"streams\": [\n    {\"pid\": 100, \"stream\": \"0x1234\", \"launches\": 1012},\n");
+	CHECK_HAS(out, "{\"pid\": 100, \"stream\": \"0x0\", \"launches\": 5}");
+	CHECK_HAS(out, "{\"pid\": 200, \"stream\": \"0x9999\", \"launches\": 7}");
 	CHECK_HAS(out, "\"losses\": [\n    {\"source\": \"ringbuf\", \"count\": 17, \"ts_ns\": "
 		       "1000000300000, \"ts_end_ns\": 1000000400000}\n  ]");
 	CHECK_HAS(out, "\"command\": \"./train --steps 10\",");
