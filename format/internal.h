@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/* The reader's state, shared by reader.c (open, index, recovery) and chunk.c (decode, access). */
+#ifndef GR_FORMAT_INTERNAL_H
+#define GR_FORMAT_INTERNAL_H
+
+#include <zstd.h>
+
+#include "column.h"
+#include "layout.h"
+
+struct gr_chunk {
+	uint64_t offset, first_ts, last_ts;
+	uint32_t total;
+	uint32_t nkinds;					/* kinds present */
+	uint16_t kind_ids[GR_MAX_KINDS];			/* present kinds, ascending id */
+	uint32_t count[GR_MAX_KINDS];				/* by kind id */
+	const uint64_t *v[GR_MAX_KINDS][GR_MAX_COLUMNS];	/* numeric columns */
+	const struct gr_bytes *b[GR_MAX_KINDS][GR_MAX_COLUMNS]; /* BYTES columns */
+};
+
+/* One chunk the index or the recovery scan found. */
+struct chunk_ent {
+	uint64_t offset;
+	uint32_t size; /* chunk header + payload */
+	uint32_t records;
+	uint64_t first_ts, last_ts;
+	int bad; /* skipped, counted in chunks_bad */
+};
+
+/* Where the encoded columns of one kind sit in the decompressed payload. */
+struct block {
+	uint16_t kind;
+	uint32_t count;
+	const uint8_t *col[GR_MAX_COLUMNS];
+	size_t len[GR_MAX_COLUMNS];
+};
+
+struct gr_trace_reader {
+	int fd; /* -1: reading @mem */
+	const uint8_t *mem;
+	uint64_t size;
+	struct gr_buf io; /* pread() target */
+	uint32_t header_len;
+
+	struct gr_trace_header hdr;
+	struct gr_schema schema;
+	struct gr_kind_def kinds[GR_MAX_KINDS];
+	struct gr_column_def *cols;	 /* all kinds' columns */
+	char *strings;			 /* header strings and names, NUL-terminated */
+	int8_t kind_index[GR_MAX_KINDS]; /* schema index by kind id, -1 when absent */
+
+	struct chunk_ent *chunks;
+	uint64_t nchunks, chunks_cap;
+	uint64_t next; /* iteration position in chunks[] */
+	struct gr_integrity integ;
+
+	ZSTD_DCtx *dctx;
+	struct gr_buf raw; /* decompressed payload of the current chunk */
+	uint64_t *vals;
+	size_t vals_cap;
+	struct gr_bytes *bvals;
+	size_t bvals_cap;
+	struct gr_coldec_scratch scratch;
+	struct block blocks[GR_MAX_KINDS];
+	struct gr_chunk chunk;
+};
+
+/* Read @len bytes at @off: *@p points into the file image or into r->io (valid until the next
+ * read). Returns 0, GR_ERR_TRUNCATED past the end of the file, or -errno. */
+int gr_reader_read(struct gr_trace_reader *r, uint64_t off, size_t len, const uint8_t **p);
+
+/* Record a problem in the integrity unless one is there already. */
+void gr_reader_problem(struct gr_trace_reader *r, int err, uint64_t off, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/*
+ * Decompress and decode the chunk whose header @h and payload @payload were read at @off into
+ * r->chunk. Returns 0, a GR_ERR_* for a bad chunk (reason in @why), or -ENOMEM.
+ */
+int gr_chunk_decode(struct gr_trace_reader *r, uint64_t off, const struct gr_chunk_hdr *h,
+		    const uint8_t *payload, char *why, size_t whylen);
+
+#endif
