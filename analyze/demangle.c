@@ -8,7 +8,7 @@
 /* libstdc++'s abi::__cxa_demangle, extern "C" by the C++ ABI. */
 char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
-char *gr_demangle(const char *name)
+char *gr_demangle_dup(const char *name)
 {
 	int status = -1;
 	char *d;

@@ -7,6 +7,6 @@
  * Demangle an Itanium-ABI name. Returns a malloc'd demangled copy (the caller frees it) when
  * @name starts with "_Z" and demangles, else NULL: the caller keeps @name as it is.
  */
-char *gr_demangle(const char *name);
+char *gr_demangle_dup(const char *name);
 
 #endif

@@ -138,7 +138,7 @@ static const char *lookup_text(const struct gr_keymap *map, const char *const *t
 /* The demangled, interned form of @name when it is mangled, else @name itself. */
 static const char *demangled(struct loader *L, const char *name)
 {
-	char *d = gr_demangle(name);
+	char *d = gr_demangle_dup(name);
 	const char *s;
 
 	if (!d)
