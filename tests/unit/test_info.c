@@ -347,6 +347,31 @@ static void test_errors(void)
 	free(err);
 }
 
+/*
+ * The gpurec binary gives the same output as cmd_info() here: it links record/ too, where a
+ * clashing global symbol once replaced one of analyze/'s.
+ */
+static void test_binary(void)
+{
+	const char *bin = getenv("GPUREC") ? getenv("GPUREC") : "./gpurec";
+	const char *args[] = {std_path, "--json", NULL};
+	char cmd[600], *out = NULL, *err = NULL, *bout;
+
+	if (access(bin, X_OK)) {
+		printf("# %s not built: skipped\n", bin);
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "'%s' info '%s' --json > '%s/bin.txt' 2>&1", bin, std_path, dir);
+	CHECK_EQ_U64(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "%s/bin.txt", dir);
+	bout = slurp(cmd);
+	CHECK_EQ_U64(run_info(args, &out, &err), 0);
+	CHECK_STR(bout, out);
+	free(bout);
+	free(out);
+	free(err);
+}
+
 int main(void)
 {
 	char cmd[300];
@@ -364,6 +389,7 @@ int main(void)
 	RUN_TEST(test_text);
 	RUN_TEST(test_truncated);
 	RUN_TEST(test_errors);
+	RUN_TEST(test_binary);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd))
 		printf("# could not remove %s\n", dir);
