@@ -167,11 +167,7 @@ int gr_chunk_decode(struct gr_trace_reader *r, uint64_t off, const struct gr_chu
 		    const uint8_t *payload, char *why, size_t whylen)
 {
 	struct gr_chunk *c = &r->chunk;
-	uint64_t lo = UINT64_MAX, hi = 0;
-	size_t nvals, nbvals, d;
-	uint64_t *vp;
-	struct gr_bytes *bp;
-	uint32_t nblocks;
+	size_t d;
 	int err;
 
 	/* forget the previous chunk first: on failure nothing of it may remain visible */
@@ -201,8 +197,25 @@ int gr_chunk_decode(struct gr_trace_reader *r, uint64_t off, const struct gr_chu
 			 h->raw);
 		return GR_ERR_CORRUPT;
 	}
-	err =
-	    parse_blocks(r, r->raw.p, r->raw.p + h->raw, h, &nblocks, &nvals, &nbvals, why, whylen);
+	return gr_chunk_decode_raw(r, off, h, r->raw.p, why, whylen);
+}
+
+int gr_chunk_decode_raw(struct gr_trace_reader *r, uint64_t off, const struct gr_chunk_hdr *h,
+			const uint8_t *raw, char *why, size_t whylen)
+{
+	struct gr_chunk *c = &r->chunk;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	size_t nvals, nbvals;
+	uint64_t *vp;
+	struct gr_bytes *bp;
+	uint32_t nblocks;
+	int err;
+
+	for (uint32_t i = 0; i < c->nkinds; i++)
+		c->count[c->kind_ids[i]] = 0;
+	c->nkinds = 0;
+	c->total = 0;
+	err = parse_blocks(r, raw, raw + h->raw, h, &nblocks, &nvals, &nbvals, why, whylen);
 	if (err)
 		return err;
 	err = grow_array((void **)&r->vals, &r->vals_cap, nvals, sizeof(*r->vals));

@@ -69,7 +69,7 @@ struct gr_trace_reader {
  * read). Returns 0, GR_ERR_TRUNCATED past the end of the file, or -errno. */
 int gr_reader_read(struct gr_trace_reader *r, uint64_t off, size_t len, const uint8_t **p);
 
-/* Record a problem in the integrity unless one is there already. */
+/* Record a problem in the integrity unless one at a lower offset is there already. */
 void gr_reader_problem(struct gr_trace_reader *r, int err, uint64_t off, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
@@ -79,5 +79,9 @@ void gr_reader_problem(struct gr_trace_reader *r, int err, uint64_t off, const c
  */
 int gr_chunk_decode(struct gr_trace_reader *r, uint64_t off, const struct gr_chunk_hdr *h,
 		    const uint8_t *payload, char *why, size_t whylen);
+
+/* The decoding half of gr_chunk_decode(): @raw holds the h->raw decompressed bytes. */
+int gr_chunk_decode_raw(struct gr_trace_reader *r, uint64_t off, const struct gr_chunk_hdr *h,
+			const uint8_t *raw, char *why, size_t whylen);
 
 #endif

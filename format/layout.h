@@ -56,6 +56,7 @@
 #define GR_FOOTER_MAGIC	 "GRFT"
 #define GR_FOOTER_FIXED	 16
 #define GR_FOOTER_ENTRY	 40 /* + 4 bytes per kind present */
+#define GR_MAX_FOOTER	 (256u << 20)
 #define GR_TRAILER	 32
 #define GR_TRAILER_MAGIC "GRTREND\n"
 #define GR_TR_FOOTER_OFF 0

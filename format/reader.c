@@ -67,7 +67,8 @@ void gr_reader_problem(struct gr_trace_reader *r, int err, uint64_t off, const c
 	struct gr_diag *d = &r->integ.first_problem;
 	va_list ap;
 
-	if (d->err)
+	/* the problem nearest the start of the file wins, whenever it is found */
+	if (d->err && d->offset <= off)
 		return;
 	d->err = err;
 	d->offset = off;
@@ -325,12 +326,33 @@ static int add_chunk(struct gr_trace_reader *r, uint64_t off, const struct gr_ch
 	return 0;
 }
 
-/* Header fields a writer could have produced (the CRC already held). */
+/*
+ * NULL when the header's fields are ones a writer could have produced (its CRC already held),
+ * else why not, in @buf.
+ */
+static const char *implausible(const struct gr_chunk_hdr *h, char *buf, size_t len)
+{
+	if (h->payload < 1 || h->payload > MAX_PAYLOAD)
+		snprintf(buf, len, "payload of %" PRIu32 " bytes not in 1..%zu", h->payload,
+			 (size_t)MAX_PAYLOAD);
+	else if (h->raw < 1 || h->raw > GR_MAX_CHUNK_RAW)
+		snprintf(buf, len, "raw size %" PRIu32 " not in 1..%u", h->raw, GR_MAX_CHUNK_RAW);
+	else if (h->records < 1 || h->records > h->raw)
+		snprintf(buf, len, "%" PRIu32 " records in %" PRIu32 " raw bytes", h->records,
+			 h->raw);
+	else if (h->first_ts > h->last_ts)
+		snprintf(buf, len, "first timestamp %" PRIu64 " after the last %" PRIu64,
+			 h->first_ts, h->last_ts);
+	else
+		return NULL;
+	return buf;
+}
+
 static int hdr_plausible(const struct gr_chunk_hdr *h)
 {
-	return h->payload >= 1 && h->payload <= MAX_PAYLOAD && h->raw >= 1 &&
-	       h->raw <= GR_MAX_CHUNK_RAW && h->records >= 1 && h->records <= h->raw &&
-	       h->first_ts <= h->last_ts;
+	char buf[96];
+
+	return !implausible(h, buf, sizeof(buf));
 }
 
 /* Checks the payload CRC of the chunk at @off; 0 or GR_ERR_CHECKSUM (problem recorded). */
@@ -385,7 +407,7 @@ static int load_footer(struct gr_trace_reader *r, struct gr_diag *why)
 	foff = gr_get_le64(tr + GR_TR_FOOTER_OFF);
 	flen = gr_get_le64(tr + GR_TR_FOOTER_LEN);
 	if (foff < r->header_len || foff > tr_off || flen != tr_off - foff ||
-	    flen < GR_FOOTER_FIXED)
+	    flen < GR_FOOTER_FIXED || flen > GR_MAX_FOOTER)
 		return gr_diag_set(why, GR_ERR_CORRUPT, tr_off,
 				   "trailer points to a footer at %" PRIu64 "+%" PRIu64
 				   ", not between the header and the trailer",
@@ -468,6 +490,7 @@ static int check_indexed(struct gr_trace_reader *r)
 		struct chunk_ent *c = &r->chunks[i];
 		uint8_t hb[GR_CHUNK_HDR];
 		struct gr_chunk_hdr h;
+		char why[96];
 		int err;
 
 		err = read_copy(r, c->offset, GR_CHUNK_HDR, hb);
@@ -478,7 +501,11 @@ static int check_indexed(struct gr_trace_reader *r)
 			gr_reader_problem(r, err, c->offset,
 					  "chunk at offset %" PRIu64 ": bad chunk header (%s)",
 					  c->offset, err == GR_ERR_MAGIC ? "magic" : "CRC32");
-		} else if (!hdr_plausible(&h) || GR_CHUNK_HDR + (uint64_t)h.payload != c->size ||
+		} else if (implausible(&h, why, sizeof(why))) {
+			err = GR_ERR_CORRUPT;
+			gr_reader_problem(r, err, c->offset, "chunk at offset %" PRIu64 ": %s",
+					  c->offset, why);
+		} else if (GR_CHUNK_HDR + (uint64_t)h.payload != c->size ||
 			   h.records != c->records || h.first_ts != c->first_ts ||
 			   h.last_ts != c->last_ts) {
 			err = GR_ERR_CORRUPT;
@@ -564,6 +591,7 @@ static int scan(struct gr_trace_reader *r)
 		uint8_t hb[GR_CHUNK_HDR];
 		struct gr_chunk_hdr h;
 		uint64_t left = r->size - off;
+		char why[96];
 
 		if (left < GR_CHUNK_HDR) {
 			if (!memcmp(hb_prefix(r, off, left, hb), GR_CHUNK_MAGIC,
@@ -607,6 +635,9 @@ static int scan(struct gr_trace_reader *r)
 			off += GR_CHUNK_HDR + h.payload;
 			continue;
 		}
+		if (!gr_chunk_hdr_get(hb, &h) && implausible(&h, why, sizeof(why)))
+			gr_reader_problem(r, GR_ERR_CORRUPT, off, "chunk at offset %" PRIu64 ": %s",
+					  off, why);
 		if (!memcmp(hb, GR_FOOTER_MAGIC, 4)) {
 			/* a footer without a usable trailer: nothing after it is a chunk */
 			r->integ.bytes_unread = left;
