@@ -371,6 +371,7 @@ static void session_free(struct gr_session *s)
 	for (size_t i = 0; i < s->nnames_pending; i++)
 		free(s->names_pending[i]);
 	free(s->names_pending);
+	gr_addr_set_free(&s->named_keys);
 	gr_addr_set_free(&s->funcs);
 	gr_addr_set_free(&s->frames);
 }
@@ -423,7 +424,7 @@ int cmd_record(int argc, char **argv)
 	uname(&uts);
 	hdr.host = uts.nodename;
 	hdr.kernel = uts.release;
-	hdr.tool_version = "gpurec " GPUREC_VERSION;
+	hdr.tool_version = GPUREC_VERSION;
 	hdr.cmdline = o.argc ? join_args(o.argc, o.argv) : join_args(1, &o.pids);
 	hdr.env = collect_env();
 	if (getrandom(hdr.session_id, sizeof(hdr.session_id), 0) != sizeof(hdr.session_id))

@@ -74,6 +74,7 @@ struct gr_session {
 	struct gr_u64map pending_name; /* tid -> index in names_pending (driver name lookups) */
 	char **names_pending;
 	size_t nnames_pending, capnames_pending;
+	struct gr_addr_set named_keys; /* (pid, key) pairs in kernel_names, for fork inheritance */
 	struct gr_addr_set funcs;    /* launch funcs: named at the end when nothing named them */
 	struct gr_addr_set frames;   /* stack frames: symbolized at the end */
 

@@ -454,13 +454,38 @@ static int remember_name(struct gr_session *s, uint64_t ts, uint32_t pid, uint64
 	if (!copy)
 		return -ENOMEM;
 	old = gr_u64map_get(&s->kernel_names, k);
-	if (old)
+	if (old) {
 		free((char *)(uintptr_t)*old);
+	} else if (gr_addr_set_add(&s->named_keys, pid, key)) {
+		free(copy);
+		return -ENOMEM;
+	}
 	if (gr_u64map_put(&s->kernel_names, k, (uintptr_t)copy)) {
 		free(copy);
 		return -ENOMEM;
 	}
 	return name_kernel(s, ts, pid, key, raw);
+}
+
+/* A forked child launches through the registrations its parent made before fork. */
+static int inherit_names(struct gr_session *s, uint64_t ts, uint32_t parent, uint32_t child)
+{
+	size_t n = s->named_keys.len;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t key = s->named_keys.items[i].addr, *name;
+		int err;
+
+		if (s->named_keys.items[i].pid != parent)
+			continue;
+		name = gr_u64map_get(&s->kernel_names, gr_u64_key2(parent, key));
+		if (!name)
+			continue;
+		err = remember_name(s, ts, child, key, (const char *)(uintptr_t)*name);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 static int on_name(struct gr_session *s, const struct gr_ev_name *e)
@@ -557,8 +582,10 @@ static int on_proc(struct gr_session *s, const struct gr_ev_proc *e)
 		note_comm(s, e->h.ts, e->child_pid, e->child_tid, e->comm, GR_COMM_LEN);
 		if (e->child_pid != e->h.pid) {
 			gr_discover_fork(s, e->h.pid, e->child_pid);
-			err = write_proc(s, e->h.ts, GR_PROC_START, e->child_pid, e->child_tid,
-					 e->h.pid, "");
+			err = inherit_names(s, e->h.ts, e->h.pid, e->child_pid);
+			if (!err)
+					err = write_proc(s, e->h.ts, GR_PROC_START, e->child_pid,
+						 e->child_tid, e->h.pid, "");
 		} else {
 			err = write_proc(s, e->h.ts, GR_PROC_THREAD, e->child_pid, e->child_tid,
 					 e->h.tid, "");

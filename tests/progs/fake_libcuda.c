@@ -1,0 +1,105 @@
+/*
+ * A stand-in for the CUDA driver (libcuda.so.1) with the real ABI, for tests on machines
+ * without a GPU: lookups return handles, launches and copies return success and do nothing.
+ * It also exports a cudaLaunchKernel and a cudaMemcpy that call into the driver entry points,
+ * as the real runtime does, so tests can check that such a launch is counted once.
+ * Test fixture only: not a driver.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef int CUresult;
+struct fake_fn {
+	char name[64];
+};
+static struct fake_fn functions[16];
+static int nfunctions;
+
+static void *lookup(const char *name)
+{
+	for (int i = 0; i < nfunctions; i++)
+		if (!strcmp(functions[i].name, name))
+			return &functions[i];
+	if (nfunctions == 16)
+		return NULL;
+	strncpy(functions[nfunctions].name, name, sizeof(functions[0].name) - 1);
+	return &functions[nfunctions++];
+}
+
+CUresult cuInit(unsigned flags)
+{
+	return 0;
+}
+
+CUresult cuModuleGetFunction(void **f, void *module, const char *name)
+{
+	*f = lookup(name);
+	return *f ? 0 : 500;
+}
+
+CUresult cuLibraryGetKernel(void **k, void *library, const char *name)
+{
+	*k = lookup(name);
+	return *k ? 0 : 500;
+}
+
+/* A CUfunction distinct from the CUkernel it comes from, as in the real driver. */
+CUresult cuKernelGetFunction(void **f, void *kernel)
+{
+	*f = (char *)kernel + 1;
+	return 0;
+}
+
+CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+			unsigned bz, unsigned shmem, void *stream, void **params, void **extra)
+{
+	return 0;
+}
+
+CUresult cuLaunchKernelEx(const void *config, void *f, void **params, void **extra)
+{
+	return 0;
+}
+
+CUresult cuMemAlloc_v2(uint64_t *dptr, size_t bytes)
+{
+	*dptr = 0x7e0000000000ull;
+	return 0;
+}
+
+CUresult cuMemFree_v2(uint64_t dptr)
+{
+	return 0;
+}
+
+CUresult cuMemcpyHtoD_v2(uint64_t dst, const void *src, size_t bytes)
+{
+	return 0;
+}
+
+CUresult cuCtxSynchronize(void)
+{
+	return 0;
+}
+
+/* The runtime side, reaching the driver as libcudart does. */
+typedef struct {
+	unsigned x, y, z;
+} dim3;
+
+CUresult (*volatile driver_launch)(void *, unsigned, unsigned, unsigned, unsigned, unsigned,
+				   unsigned, unsigned, void *, void **, void **) = cuLaunchKernel;
+CUresult (*volatile driver_htod)(uint64_t, const void *, size_t) = cuMemcpyHtoD_v2;
+
+int cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args, size_t shmem,
+		     void *stream)
+{
+	return driver_launch((void *)func, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+			     (unsigned)shmem, stream, args, NULL);
+}
+
+int cudaMemcpy(void *dst, const void *src, size_t bytes, int kind)
+{
+	return driver_htod((uint64_t)(uintptr_t)dst, src, bytes);
+}
