@@ -175,9 +175,41 @@ static int cmp_mapping(const void *a, const void *b)
 	return x->end < y->end ? -1 : x->end > y->end;
 }
 
-static int cmp_stack(const void *a, const void *b)
+static int cmp_stack_at(const void *a, const void *b, void *stacks);
+
+/*
+ * The (id, pid) index behind gr_model_stack(), and frames for stacks that events reference in
+ * their pid while the STACK record was written for pid 0 (any process).
+ */
+static int index_stacks(struct gr_model *m)
 {
-	const struct gr_stack *x = a, *y = b;
+	m->stacks_by_id = malloc((m->stacks.n + 1) * sizeof(*m->stacks_by_id));
+	if (!m->stacks_by_id)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->stacks.n; i++)
+		m->stacks_by_id[i] = (uint32_t)i;
+	if (m->stacks.n > 1)
+		qsort_r(m->stacks_by_id, m->stacks.n, sizeof(*m->stacks_by_id), cmp_stack_at,
+			m->stacks.v);
+	for (size_t i = 1; i < m->stacks.n; i++) {
+		struct gr_stack *s = &m->stacks.v[i];
+		const struct gr_stack *any;
+
+		if (s->frames || s->pid == 0)
+			continue;
+		any = gr_model_stack(m, 0, s->id);
+		if (any && any->pid == 0) {
+			s->frames = any->frames;
+			s->nframes = any->nframes;
+		}
+	}
+	return 0;
+}
+
+static int cmp_stack_at(const void *a, const void *b, void *stacks)
+{
+	const struct gr_stack *x = (const struct gr_stack *)stacks + *(const uint32_t *)a;
+	const struct gr_stack *y = (const struct gr_stack *)stacks + *(const uint32_t *)b;
 
 	if (x->id != y->id)
 		return x->id < y->id ? -1 : 1;
@@ -399,7 +431,9 @@ static int finish(struct loader *L)
 		m->symbols.v[i].name = demangled(L, m->symbols.v[i].name);
 	sort_table(m->symbols.v, m->symbols.n, sizeof(*m->symbols.v), cmp_symbol);
 	sort_table(m->mappings.v, m->mappings.n, sizeof(*m->mappings.v), cmp_mapping);
-	sort_table(m->stacks.v, m->stacks.n, sizeof(*m->stacks.v), cmp_stack);
+	err = index_stacks(m);
+	if (err)
+		goto oom;
 	err = RESERVE(m->comms, L->comm_k.len);
 	if (err)
 		goto oom;
@@ -517,6 +551,20 @@ static int load(struct gr_model **out, struct gr_trace_reader *r, uint64_t max_r
 	gr_keymap_init(&L->lib_k, 1);
 	gr_keymap_init(&L->sym_k, 2);
 	gr_keymap_init(&L->stack_k, 2);
+	{
+		/* stack index 0 is "no stack" */
+		uint64_t none[2] = {0, 0};
+		struct gr_stack empty = {0};
+		uint32_t idx;
+
+		err = gr_keymap_intern(&L->stack_k, none, &idx);
+		if (err >= 0)
+			err = SET_AT(m->stacks, idx, &empty);
+		if (err < 0) {
+			err = gr_diag_set(diag, -ENOMEM, 0, "out of memory");
+			goto out;
+		}
+	}
 	gr_keymap_init(&L->map_k, 3);
 	gr_keymap_init(&L->sess_k, 1);
 
@@ -605,6 +653,7 @@ void gr_model_free(struct gr_model *m)
 	RELEASE(m->mappings);
 	RELEASE(m->symbols);
 	RELEASE(m->stacks);
+	free(m->stacks_by_id);
 	RELEASE(m->comms);
 	RELEASE(m->session);
 	gr_arena_free(&m->arena);
@@ -677,23 +726,39 @@ const char *gr_model_comm(const struct gr_model *m, uint32_t tid)
 	return e ? e->comm : NULL;
 }
 
-const struct gr_stack *gr_model_stack(const struct gr_model *m, uint32_t pid, uint64_t id)
+/* First position in stacks_by_id of a stack with @id. */
+static size_t stack_lower_bound(const struct gr_model *m, uint64_t id)
 {
 	size_t lo = 0, hi = m->stacks.n;
 
-	/* first entry with this id; ids are few per pid, so scanning the run is cheap */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (m->stacks.v[mid].id < id)
+		if (m->stacks.v[m->stacks_by_id[mid]].id < id)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (; lo < m->stacks.n && m->stacks.v[lo].id == id; lo++)
-		if (m->stacks.v[lo].pid == pid || m->stacks.v[lo].pid == 0)
-			return &m->stacks.v[lo];
-	return NULL;
+	return lo;
+}
+
+const struct gr_stack *gr_model_stack(const struct gr_model *m, uint32_t pid, uint64_t id)
+{
+	const struct gr_stack *any = NULL;
+
+	if (!id)
+		return NULL;
+	for (size_t i = stack_lower_bound(m, id); i < m->stacks.n; i++) {
+		const struct gr_stack *s = &m->stacks.v[m->stacks_by_id[i]];
+
+		if (s->id != id)
+			break;
+		if (s->pid == pid)
+			return s;
+		if (s->pid == 0)
+			any = s;
+	}
+	return any;
 }
 
 /* Index of the first symbol at or after (@pid, @addr). */

@@ -16,8 +16,8 @@
  *
  * Indexes: struct gr_launch.kernel indexes gr_model_kernels(), .config gr_model_configs(),
  * .thread gr_model_threads(), .stream gr_model_streams(); gr_kernel.name_id indexes
- * gr_model_kernel_names(); gr_thread.process indexes gr_model_processes(). All dense u32 indexes
- * from 0. Stack ids are the file's raw ids (0 = none): resolve with gr_model_stack().
+ * gr_model_kernel_names(); gr_thread.process indexes gr_model_processes(); the .stack of every
+ * event kind indexes gr_model_stacks(), where entry 0 is "no stack". All dense u32 indexes from 0.
  */
 #ifndef GR_ANALYZE_MODEL_H
 #define GR_ANALYZE_MODEL_H
@@ -35,7 +35,7 @@ struct gr_model;
 struct gr_launch {
 	uint64_t ts;
 	uint64_t dur;
-	uint64_t stack;	 /* stack id, 0 = none */
+	uint32_t stack;	 /* gr_model_stacks() index, 0 = none */
 	uint32_t kernel; /* gr_model_kernels() index: (pid, func) */
 	uint32_t config; /* gr_model_configs() index: grid, block, shared memory */
 	uint32_t thread; /* gr_model_threads() index: (pid, tid) */
@@ -49,7 +49,7 @@ struct gr_copy {
 	uint64_t dur;
 	uint64_t dst, src;
 	uint64_t bytes;
-	uint64_t stack;
+	uint32_t stack; /* gr_model_stacks() index, 0 = none */
 	uint32_t thread, stream;
 	uint16_t cpu, api;
 	uint16_t flags; /* GR_COPY_F_* */
@@ -62,7 +62,7 @@ struct gr_memset {
 	uint64_t dur;
 	uint64_t dst;
 	uint64_t bytes;
-	uint64_t stack;
+	uint32_t stack; /* gr_model_stacks() index, 0 = none */
 	uint32_t value;
 	uint32_t thread, stream;
 	uint16_t cpu, api;
@@ -93,7 +93,7 @@ struct gr_sync {
 	uint64_t dur;
 	uint64_t handle;  /* stream or event */
 	uint64_t handle2; /* the event of a stream wait */
-	uint64_t stack;
+	uint32_t stack;	  /* gr_model_stacks() index, 0 = none */
 	uint32_t thread;
 	uint16_t cpu, api;
 	uint16_t kind; /* enum gr_sync_kind */
@@ -103,7 +103,7 @@ struct gr_graph {
 	uint64_t ts;
 	uint64_t dur;
 	uint64_t graph, exec;
-	uint64_t stack;
+	uint32_t stack; /* gr_model_stacks() index, 0 = none */
 	uint32_t thread, stream;
 	uint16_t api;
 	uint16_t kind; /* enum gr_graph_kind */
@@ -187,11 +187,15 @@ struct gr_symbol {
 	const char *name; /* demangled when it was mangled */
 };
 
+/*
+ * A stack as events reference it: (pid, the file's stack id). nframes is 0 when the trace has no
+ * STACK record for it (lost), and for entry 0, which stands for "no stack".
+ */
 struct gr_stack {
 	uint64_t id;
 	uint32_t pid;
 	uint32_t nframes;
-	const uint64_t *frames; /* innermost first */
+	const uint64_t *frames; /* innermost first; NULL when nframes is 0 */
 };
 
 struct gr_session_fact {
@@ -254,15 +258,16 @@ const struct gr_stream *gr_model_streams(const struct gr_model *m, size_t *n);
 const struct gr_process *gr_model_processes(const struct gr_model *m, size_t *n);
 /* Paths/versions of the CUDA libraries the recorder probed (NAME class LIBRARY), file order. */
 const char *const *gr_model_libraries(const struct gr_model *m, size_t *n);
-/* Mappings sorted by (pid, start); symbols by (pid, addr); stacks by (id, pid). */
+/* Mappings sorted by (pid, start); symbols by (pid, addr). */
 const struct gr_mapping *gr_model_mappings(const struct gr_model *m, size_t *n);
 const struct gr_symbol *gr_model_symbols(const struct gr_model *m, size_t *n);
+/* Stacks in order of first reference; entry 0 is the empty "no stack" (never NULL). */
 const struct gr_stack *gr_model_stacks(const struct gr_model *m, size_t *n);
 
 /* Comm of @tid from the NAME records, or NULL when the trace has none. */
 const char *gr_model_comm(const struct gr_model *m, uint32_t tid);
 
-/* Stack @id of @pid (a stack recorded with pid 0 matches any pid), or NULL. */
+/* Stack with the file's id @id in @pid (a stack recorded with pid 0 matches any pid), or NULL. */
 const struct gr_stack *gr_model_stack(const struct gr_model *m, uint32_t pid, uint64_t id);
 
 /* Symbol for @addr in @pid: the one recorded for that address, else one whose [start,

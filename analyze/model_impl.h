@@ -56,6 +56,7 @@ struct gr_model {
 	ARRAY(struct gr_mapping) mappings;
 	ARRAY(struct gr_symbol) symbols;
 	ARRAY(struct gr_stack) stacks;
+	uint32_t *stacks_by_id; /* stacks indexes sorted by (id, pid) */
 	ARRAY(struct comm_entry) comms;
 	ARRAY(struct gr_session_fact) session;
 
@@ -72,8 +73,8 @@ struct cache {
 #define GR_LAUNCH_MEMO 1024 /* entries, power of two */
 
 struct launch_memo {
-	uint64_t key[5]; /* func, grid/block packed, pid << 32 | shmem */
-	uint32_t kernel, config;
+	uint64_t key[6]; /* func, grid/block packed, pid << 32 | shmem, stack id */
+	uint32_t kernel, config, stack;
 	int valid;
 };
 
@@ -91,7 +92,7 @@ struct loader {
 	uint64_t prev_ts[GR_K_COUNT];
 
 	struct gr_keymap kernels, configs, threads, streams;
-	struct cache thread_c, stream_c;
+	struct cache thread_c, stream_c, stack_c;
 	struct launch_memo memo[GR_LAUNCH_MEMO];
 
 	/* metadata, keyed: the value arrays are indexed by the keymap index */
@@ -238,6 +239,10 @@ static inline int intern_cached(struct gr_keymap *map, struct cache *c, const ui
 	c->valid = 1;
 	return 0;
 }
+
+/* Index of the stack (@pid, @id) in the model's stack table, adding a frameless entry for a new
+ * one; 0 for id 0. Returns 0 or a negative error. */
+int model_stack_index(struct loader *L, uint64_t pid, uint64_t id, uint32_t *idx);
 
 /* Map this build's columns of every known kind to the file schema's columns, by name. */
 int model_map_schema(struct loader *L, const struct gr_schema *fs);

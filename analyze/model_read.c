@@ -110,37 +110,80 @@ static inline int stream_of(struct loader *L, uint64_t pid, uint64_t handle, uin
 }
 
 /*
- * (pid, func, grid, block, shmem) -> (kernel, config): launches repeat a few of these, so one
- * direct-mapped probe replaces two hash-table lookups for almost every launch.
+ * (pid, func, grid, block, shmem, stack id) -> (kernel, config, stack): launches repeat a few of
+ * these, so one direct-mapped probe replaces three hash-table lookups for almost every launch.
  */
-static int launch_ids(struct loader *L, const uint64_t key[5], uint32_t *kernel, uint32_t *config)
+static int launch_ids(struct loader *L, const uint64_t key[6], struct gr_launch *o)
 {
 	uint64_t h = (key[0] ^ key[4] * 0x9e3779b97f4a7c15ull) * 0xbf58476d1ce4e5b9ull ^
-		     (key[1] + key[2] * 0x94d049bb133111ebull + key[3]);
+		     (key[1] + key[2] * 0x94d049bb133111ebull + key[3] + key[5]);
 	struct launch_memo *e = &L->memo[(h ^ h >> 29) & (GR_LAUNCH_MEMO - 1)];
 	uint64_t k[4];
 	int err;
 
 	if (e->valid && e->key[0] == key[0] && e->key[1] == key[1] && e->key[2] == key[2] &&
-	    e->key[3] == key[3] && e->key[4] == key[4]) {
-		*kernel = e->kernel;
-		*config = e->config;
+	    e->key[3] == key[3] && e->key[4] == key[4] && e->key[5] == key[5]) {
+		o->kernel = e->kernel;
+		o->config = e->config;
+		o->stack = e->stack;
 		return 0;
 	}
 	k[0] = key[4] >> 32;
 	k[1] = key[0];
-	err = gr_keymap_intern(&L->kernels, k, kernel);
+	err = gr_keymap_intern(&L->kernels, k, &o->kernel);
 	if (err < 0)
 		return err;
 	memcpy(k, key + 1, 3 * sizeof(*k));
 	k[3] = (uint32_t)key[4];
-	err = gr_keymap_intern(&L->configs, k, config);
+	err = gr_keymap_intern(&L->configs, k, &o->config);
+	if (err < 0)
+		return err;
+	err = model_stack_index(L, key[4] >> 32, key[5], &o->stack);
 	if (err < 0)
 		return err;
 	memcpy(e->key, key, sizeof(e->key));
-	e->kernel = *kernel;
-	e->config = *config;
+	e->kernel = o->kernel;
+	e->config = o->config;
+	e->stack = o->stack;
 	e->valid = 1;
+	return 0;
+}
+
+int model_stack_index(struct loader *L, uint64_t pid, uint64_t id, uint32_t *idx)
+{
+	uint64_t k[2] = {id, sat32(pid)};
+	struct gr_stack e = {.id = id, .pid = (uint32_t)k[1]};
+	int err;
+
+	if (!id) {
+		*idx = 0;
+		return 0;
+	}
+	err = gr_keymap_intern(&L->stack_k, k, idx);
+	if (err == 1)
+		err = SET_AT(L->m->stacks, *idx, &e);
+	return err < 0 ? err : 0;
+}
+
+static inline int stack_of(struct loader *L, uint64_t pid, uint64_t id, uint32_t *idx)
+{
+	uint64_t k[2] = {id, sat32(pid)};
+	int err;
+
+	if (!id) {
+		*idx = 0;
+		return 0;
+	}
+	if (L->stack_c.valid && L->stack_c.key[0] == k[0] && L->stack_c.key[1] == k[1]) {
+		*idx = L->stack_c.idx;
+		return 0;
+	}
+	err = model_stack_index(L, pid, id, idx);
+	if (err < 0)
+		return err;
+	memcpy(L->stack_c.key, k, sizeof(k));
+	L->stack_c.idx = *idx;
+	L->stack_c.valid = 1;
 	return 0;
 }
 
@@ -169,13 +212,12 @@ static int load_launches(struct loader *L, const struct gr_chunk *c, uint32_t n)
 	const uint64_t *stream = v[GR_LAUNCH_STREAM], *stack = v[GR_LAUNCH_STACK];
 
 	for (uint32_t i = 0; i < n; i++, o++) {
-		uint64_t p = sat32(pid[i]), key[5];
+		uint64_t p = sat32(pid[i]), key[6];
 
 		o->ts = ts[i];
 		unsorted |= ts[i] < prev;
 		prev = ts[i];
 		o->dur = dur[i];
-		o->stack = stack[i];
 		o->cpu = sat16(cpu[i]);
 		o->api = sat16(api[i]);
 		key[0] = func[i];
@@ -183,7 +225,8 @@ static int load_launches(struct loader *L, const struct gr_chunk *c, uint32_t n)
 		key[2] = sat32(gz[i]) | (uint64_t)sat32(bx[i]) << 32;
 		key[3] = sat32(by[i]) | (uint64_t)sat32(bz[i]) << 32;
 		key[4] = p << 32 | sat32(shmem[i]);
-		err = launch_ids(L, key, &o->kernel, &o->config);
+		key[5] = stack[i];
+		err = launch_ids(L, key, o);
 		if (err < 0)
 			break;
 		err = thread_of(L, p, tid[i], &o->thread);
@@ -223,12 +266,13 @@ static int load_copies(struct loader *L, const struct gr_chunk *c, uint32_t n)
 		o->dst = v[GR_COPY_DST][i];
 		o->src = v[GR_COPY_SRC][i];
 		o->bytes = v[GR_COPY_BYTES][i];
-		o->stack = v[GR_COPY_STACK][i];
 		o->cpu = sat16(v[GR_COPY_CPU][i]);
 		o->api = sat16(v[GR_COPY_API][i]);
 		o->flags = sat16(v[GR_COPY_FLAGS][i]);
 		o->kind = v[GR_COPY_CKIND][i] > 255 ? 255 : (uint8_t)v[GR_COPY_CKIND][i];
 		err = thread_of(L, v[GR_COPY_PID][i], v[GR_COPY_TID][i], &o->thread);
+		if (err >= 0)
+			err = stack_of(L, v[GR_COPY_PID][i], v[GR_COPY_STACK][i], &o->stack);
 		if (err >= 0)
 			err = stream_of(L, v[GR_COPY_PID][i], v[GR_COPY_STREAM][i], &o->stream);
 		if (err < 0)
@@ -260,11 +304,12 @@ static int load_memsets(struct loader *L, const struct gr_chunk *c, uint32_t n)
 		o->dst = v[GR_MEMSET_DST][i];
 		o->bytes = v[GR_MEMSET_BYTES][i];
 		o->value = (uint32_t)v[GR_MEMSET_VALUE][i];
-		o->stack = v[GR_MEMSET_STACK][i];
 		o->cpu = sat16(v[GR_MEMSET_CPU][i]);
 		o->api = sat16(v[GR_MEMSET_API][i]);
 		o->flags = sat16(v[GR_MEMSET_FLAGS][i]);
 		err = thread_of(L, v[GR_MEMSET_PID][i], v[GR_MEMSET_TID][i], &o->thread);
+		if (err >= 0)
+			err = stack_of(L, v[GR_MEMSET_PID][i], v[GR_MEMSET_STACK][i], &o->stack);
 		if (err >= 0)
 			err = stream_of(L, v[GR_MEMSET_PID][i], v[GR_MEMSET_STREAM][i], &o->stream);
 		if (err < 0)
@@ -358,11 +403,12 @@ static int load_syncs(struct loader *L, const struct gr_chunk *c, uint32_t n)
 		o->dur = v[GR_SYNC_DUR][i];
 		o->handle = v[GR_SYNC_HANDLE][i];
 		o->handle2 = v[GR_SYNC_HANDLE2][i];
-		o->stack = v[GR_SYNC_STACK][i];
 		o->cpu = sat16(v[GR_SYNC_CPU][i]);
 		o->api = sat16(v[GR_SYNC_API][i]);
 		o->kind = sat16(v[GR_SYNC_SKIND][i]);
 		err = thread_of(L, v[GR_SYNC_PID][i], v[GR_SYNC_TID][i], &o->thread);
+		if (err >= 0)
+			err = stack_of(L, v[GR_SYNC_PID][i], v[GR_SYNC_STACK][i], &o->stack);
 		if (err < 0)
 			return oom(L, err, "syncs");
 	}
@@ -391,10 +437,11 @@ static int load_graphs(struct loader *L, const struct gr_chunk *c, uint32_t n)
 		o->dur = v[GR_GRAPH_DUR][i];
 		o->graph = v[GR_GRAPH_GRAPH][i];
 		o->exec = v[GR_GRAPH_EXEC][i];
-		o->stack = v[GR_GRAPH_STACK][i];
 		o->api = sat16(v[GR_GRAPH_API][i]);
 		o->kind = sat16(v[GR_GRAPH_GKIND][i]);
 		err = thread_of(L, v[GR_GRAPH_PID][i], v[GR_GRAPH_TID][i], &o->thread);
+		if (err >= 0)
+			err = stack_of(L, v[GR_GRAPH_PID][i], v[GR_GRAPH_STACK][i], &o->stack);
 		if (err >= 0)
 			err = stream_of(L, v[GR_GRAPH_PID][i], v[GR_GRAPH_STREAM][i], &o->stream);
 		if (err < 0)
@@ -632,12 +679,16 @@ static int load_stacks(struct loader *L, const struct gr_chunk *c, uint32_t n)
 		uint64_t *frames;
 		uint32_t idx;
 
-		err = gr_keymap_intern(&L->stack_k, k, &idx);
+		if (!e.id)
+			continue; /* id 0 means "no stack" */
+		err = model_stack_index(L, e.pid, e.id, &idx);
 		if (err < 0)
 			return oom(L, err, "stacks");
-		if (err == 0)
+		if (m->stacks.v[idx].frames)
 			continue; /* a repeat: the frames of an id never change */
 		e.nframes = fb->data ? fb->len / 8 : 0;
+		if (!e.nframes)
+			continue;
 		frames = gr_arena_alloc(&m->arena, (size_t)e.nframes * 8);
 		if (!frames)
 			return oom(L, -ENOMEM, "stacks");
@@ -650,9 +701,7 @@ static int load_stacks(struct loader *L, const struct gr_chunk *c, uint32_t n)
 				    (uint64_t)p[7] << 56;
 		}
 		e.frames = frames;
-		err = SET_AT(m->stacks, idx, &e);
-		if (err < 0)
-			return oom(L, err, "stacks");
+		m->stacks.v[idx] = e;
 	}
 	return 0;
 }

@@ -110,7 +110,16 @@ static void test_standard_trace(void)
 	CHECK(sb->name_id != smax->name_id);
 	CHECK_EQ_U64(gr_model_kernel_names(m, NULL)[sb->name_id] == sb->name, 1);
 
+	size_t nst;
+	const struct gr_stack *st_tab = gr_model_stacks(m, &nst);
 	uint64_t per_kernel[5] = {0}, big = 0, with_stack = 0, t101 = 0;
+
+	/* entry 0 is "no stack"; the one stack of the trace is referenced by launches and copies */
+	CHECK_EQ_U64(nst, 2);
+	CHECK_EQ_U64(st_tab[0].id, 0);
+	CHECK_EQ_U64(st_tab[0].nframes, 0);
+	CHECK_EQ_U64(st_tab[1].id, 5);
+	CHECK_EQ_U64(st_tab[1].nframes, 2);
 	for (size_t i = 0; i < n; i++) {
 		const struct gr_config *c = &cfg[l[i].config];
 
@@ -120,7 +129,9 @@ static void test_standard_trace(void)
 			big++;
 			CHECK_EQ_U64(st[l[i].stream].handle, 0x1234);
 		}
-		with_stack += l[i].stack == 5;
+		with_stack += st_tab[l[i].stack].id == 5 && st_tab[l[i].stack].pid == 100;
+		CHECK(l[i].stack < nst);
+		CHECK((l[i].stack != 0) == (st_tab[l[i].stack].id != 0));
 		t101 += t[l[i].thread].tid == 101;
 		CHECK_EQ_U64(l[i].cpu, 3);
 		CHECK_EQ_U64(l[i].api, GR_API_cudaLaunchKernel);
@@ -215,7 +226,9 @@ static void test_standard_trace(void)
 		CHECK_STR(gr_model_symbol(m, 100, s->frames[0])->name, "train_step()");
 		CHECK_STR(gr_model_symbol(m, 100, s->frames[1])->name, "main");
 	}
+	CHECK(gr_model_stack(m, 100, 5) == &st_tab[1]);
 	CHECK(gr_model_stack(m, 100, 6) == NULL);
+	CHECK(gr_model_stack(m, 100, 0) == NULL);
 	CHECK(gr_model_stack(m, 200, 5) == NULL);
 	CHECK_STR(gr_model_symbol(m, 100, 0x4010ff)->name, "train_step()"); /* inside */
 	CHECK(gr_model_symbol(m, 100, 0x401100) == NULL);
