@@ -846,11 +846,14 @@ int gr_trace_reader_next_chunk(struct gr_trace_reader *r, const struct gr_chunk 
 		}
 		if (err)
 			return err;
+		/* read again: the file may have changed since open (the index bounds the read) */
 		err = gr_chunk_hdr_get(p, &h);
+		if (!err && GR_CHUNK_HDR + (uint64_t)h.payload != c->size)
+			err = GR_ERR_CORRUPT;
 		if (!err && gr_crc32(p + GR_CHUNK_HDR, h.payload) != h.payload_crc)
 			err = GR_ERR_CHECKSUM;
-		if (err || GR_CHUNK_HDR + (uint64_t)h.payload != c->size) {
-			mark_bad(r, c, err ? err : GR_ERR_CORRUPT, "changed since it was opened");
+		if (err) {
+			mark_bad(r, c, err, "changed since the file was opened");
 			continue;
 		}
 		err = gr_chunk_decode(r, c->offset, &h, p + GR_CHUNK_HDR, why, sizeof(why));

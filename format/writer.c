@@ -204,6 +204,7 @@ static void free_kinds(struct gr_trace_writer *w)
 	}
 }
 
+/* On failure the writer does not exist and @fd stays the caller's, open. */
 int gr_trace_writer_open(struct gr_trace_writer **out, int fd, const struct gr_trace_header *hdr,
 			 const struct gr_schema *schema, const struct gr_writer_opts *opts)
 {

@@ -1315,6 +1315,24 @@ static void test_file_api(void)
 	CHECK_EQ_U64(gr_trace_reader_chunk_count(r), n);
 	CHECK_EQ_U64(read_ab(r, &na, &nb, NULL), 1300);
 	CHECK_EQ_U64(gr_trace_reader_integrity(r)->complete, 1);
+	/* the file changes under an open reader: a rewritten chunk header, then a cut */
+	{
+		uint8_t hb[GR_CHUNK_HDR];
+		char want[100];
+
+		memcpy(hb, m.p + off[1], GR_CHUNK_HDR);
+		gr_put_le32(hb + GR_CK_PAYLOAD, gr_get_le32(hb + GR_CK_PAYLOAD) + 1000);
+		gr_put_le32(hb + GR_CK_HDR_CRC, gr_crc32(hb, GR_CK_HDR_CRC));
+		CHECK(pwrite(fd, hb, sizeof(hb), (off_t)off[1]) == (ssize_t)sizeof(hb));
+		CHECK(ftruncate(fd, (off_t)off[4]) == 0);
+		gr_trace_reader_rewind(r);
+		CHECK_EQ_U64(count_records(r), recs[0] + recs[2] + recs[3]);
+		CHECK_EQ_U64(gr_trace_reader_integrity(r)->chunks_ok, 3);
+		CHECK_EQ_U64(gr_trace_reader_integrity(r)->chunks_bad, n - 3);
+		snprintf(want, sizeof(want), "chunk at offset %" PRIu64 ": changed since", off[1]);
+		CHECK(contains(gr_trace_reader_integrity(r)->first_problem.reason, want));
+		CHECK(pwrite(fd, m.p, m.len, 0) == (ssize_t)m.len);
+	}
 	gr_trace_reader_close(r);
 	/* the same file cut in its fourth chunk, and with a flipped byte in its second */
 	m.p[off[1] + GR_CHUNK_HDR + 5] ^= 1;
