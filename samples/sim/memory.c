@@ -1,0 +1,468 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpusim memory: device allocations (host memory standing in for device memory), the pinned
+ * host ranges that decide a copy's bandwidth, and the copy and memset entry points.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "gpusim.h"
+
+#define DEFAULT_DATA_MAX (64u << 10)
+
+/* Address ranges [lo, hi), sorted by lo, never overlapping. */
+struct range {
+	uintptr_t lo, hi;
+	int owned; /* mapped by the simulator (else: a cudaHostRegister'd user buffer) */
+};
+
+struct table {
+	struct range *v;
+	size_t n, cap;
+};
+
+static struct table device_mem, pinned_mem;
+static size_t data_max = DEFAULT_DATA_MAX;
+
+__attribute__((constructor)) static void memory_init(void)
+{
+	const char *v = getenv("GPUSIM_DATA_MAX");
+
+	if (v && *v)
+		data_max = strtoull(v, NULL, 0);
+}
+
+/* Index of the first range whose lo is > p. */
+static size_t table_upper(const struct table *t, uintptr_t p)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->v[mid].lo <= p)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The range holding all of [p, p + n) (at least one byte), or NULL. Lock held. */
+static struct range *table_find(const struct table *t, const void *p, size_t n)
+{
+	uintptr_t a = (uintptr_t)p;
+	size_t i = table_upper(t, a);
+
+	if (i == 0 || !p)
+		return NULL;
+	struct range *r = &t->v[i - 1];
+
+	if (a >= r->hi || (n && (n > r->hi - a)))
+		return NULL;
+	return r;
+}
+
+/* Adds [lo, hi); -1 when it overlaps a range already there or memory runs out. Lock held. */
+static int table_insert(struct table *t, uintptr_t lo, uintptr_t hi, int owned)
+{
+	size_t i = table_upper(t, lo);
+
+	if ((i > 0 && t->v[i - 1].hi > lo) || (i < t->n && t->v[i].lo < hi))
+		return -1;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		struct range *v = realloc(t->v, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		t->v = v;
+		t->cap = cap;
+	}
+	memmove(&t->v[i + 1], &t->v[i], (t->n - i) * sizeof(*t->v));
+	t->v[i] = (struct range){.lo = lo, .hi = hi, .owned = owned};
+	t->n++;
+	return 0;
+}
+
+static void table_remove(struct table *t, struct range *r)
+{
+	size_t i = (size_t)(r - t->v);
+
+	memmove(&t->v[i], &t->v[i + 1], (t->n - i - 1) * sizeof(*t->v));
+	t->n--;
+}
+
+int sim_is_device_range(const void *p, size_t n)
+{
+	int found;
+
+	sim_lock();
+	found = table_find(&device_mem, p, n) != NULL;
+	sim_unlock();
+	return found;
+}
+
+/* Maps size bytes and records them in t; NULL when out of memory. */
+static void *map_range(struct table *t, size_t size)
+{
+	/* NORESERVE: a 16 MiB buffer that large copies never touch costs no memory */
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	int err;
+
+	if (p == MAP_FAILED)
+		return NULL;
+	sim_lock();
+	err = table_insert(t, (uintptr_t)p, (uintptr_t)p + size, 1);
+	sim_unlock();
+	if (err) {
+		munmap(p, size);
+		return NULL;
+	}
+	return p;
+}
+
+/* Unmaps the owned range that starts at p; -1 when there is none. */
+static int unmap_range(struct table *t, void *p)
+{
+	struct range *r;
+	uintptr_t lo = 0, hi = 0;
+
+	sim_lock();
+	r = table_find(t, p, 0);
+	if (r && r->lo == (uintptr_t)p && r->owned) {
+		lo = r->lo;
+		hi = r->hi;
+		table_remove(t, r);
+	}
+	sim_unlock();
+	if (!lo)
+		return -1;
+	munmap((void *)lo, hi - lo);
+	return 0;
+}
+
+void sim_memory_reset(void)
+{
+	struct table *tables[] = {&device_mem, &pinned_mem};
+
+	sim_lock();
+	for (size_t k = 0; k < 2; k++) {
+		for (size_t i = 0; i < tables[k]->n; i++)
+			if (tables[k]->v[i].owned)
+				munmap((void *)tables[k]->v[i].lo,
+				       tables[k]->v[i].hi - tables[k]->v[i].lo);
+		tables[k]->n = 0;
+	}
+	sim_unlock();
+}
+
+/* --- allocation --- */
+
+static cudaError_t alloc(struct table *t, void **out, size_t size)
+{
+	uint64_t t0 = sim_now();
+
+	if (!out)
+		return sim_fail(cudaErrorInvalidValue);
+	*out = NULL;
+	if (size) {
+		*out = map_range(t, size);
+		if (!*out)
+			return sim_fail(cudaErrorMemoryAllocation);
+	}
+	sim_spin_until(t0 + sim_alloc_ns);
+	return cudaSuccess;
+}
+
+/* Frees an owned range after the device has drained, as the real frees synchronise. */
+static cudaError_t free_sync(struct table *t, void *p)
+{
+	uint64_t t0 = sim_now();
+
+	if (!p)
+		return cudaSuccess;
+	sim_wait_until(sim_device_tail());
+	if (unmap_range(t, p))
+		return sim_fail(cudaErrorInvalidValue);
+	sim_spin_until(t0 + sim_alloc_ns);
+	return cudaSuccess;
+}
+
+cudaError_t cudaMalloc(void **devPtr, size_t size)
+{
+	return alloc(&device_mem, devPtr, size);
+}
+
+cudaError_t cudaFree(void *devPtr)
+{
+	return free_sync(&device_mem, devPtr);
+}
+
+cudaError_t cudaMallocHost(void **ptr, size_t size)
+{
+	return alloc(&pinned_mem, ptr, size);
+}
+
+cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
+{
+	return alloc(&pinned_mem, pHost, size);
+}
+
+cudaError_t cudaFreeHost(void *ptr)
+{
+	return free_sync(&pinned_mem, ptr);
+}
+
+cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
+{
+	uint64_t t0 = sim_now();
+	int err;
+
+	if (!ptr || !size)
+		return sim_fail(cudaErrorInvalidValue);
+	sim_lock();
+	err = table_insert(&pinned_mem, (uintptr_t)ptr, (uintptr_t)ptr + size, 0);
+	sim_unlock();
+	if (err)
+		return sim_fail(cudaErrorHostMemoryAlreadyRegistered);
+	sim_spin_until(t0 + sim_alloc_ns);
+	return cudaSuccess;
+}
+
+cudaError_t cudaHostUnregister(void *ptr)
+{
+	uint64_t t0 = sim_now();
+	struct range *r;
+	int found = 0;
+
+	sim_lock();
+	r = table_find(&pinned_mem, ptr, 0);
+	if (r && r->lo == (uintptr_t)ptr && !r->owned) {
+		table_remove(&pinned_mem, r);
+		found = 1;
+	}
+	sim_unlock();
+	if (!found)
+		return sim_fail(cudaErrorHostMemoryNotRegistered);
+	sim_spin_until(t0 + sim_alloc_ns);
+	return cudaSuccess;
+}
+
+cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags)
+{
+	struct range *r;
+
+	if (!pDevice)
+		return sim_fail(cudaErrorInvalidValue);
+	sim_lock();
+	r = table_find(&pinned_mem, pHost, 0);
+	sim_unlock();
+	if (!r)
+		return sim_fail(cudaErrorInvalidValue);
+	*pDevice = pHost; /* unified addressing: the same address on both sides */
+	return cudaSuccess;
+}
+
+cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr)
+{
+	int dev, pinned;
+
+	if (!attributes)
+		return sim_fail(cudaErrorInvalidValue);
+	sim_lock();
+	dev = table_find(&device_mem, ptr, 0) != NULL;
+	pinned = table_find(&pinned_mem, ptr, 0) != NULL;
+	sim_unlock();
+	memset(attributes, 0, sizeof(*attributes));
+	attributes->type = dev	    ? cudaMemoryTypeDevice
+			   : pinned ? cudaMemoryTypeHost
+				    : cudaMemoryTypeUnregistered;
+	attributes->device = dev || pinned ? 0 : -2;
+	attributes->devicePointer = dev || pinned ? (void *)ptr : NULL;
+	attributes->hostPointer = pinned ? (void *)ptr : NULL;
+	return cudaSuccess;
+}
+
+static cudaError_t alloc_async(void **out, size_t size, cudaStream_t stream, int per_thread)
+{
+	uint64_t t0 = sim_now(), end;
+	cudaError_t err;
+
+	if (!out)
+		return sim_fail(cudaErrorInvalidValue);
+	/* stream-ordered: a zero-length operation, which also validates the stream */
+	err = sim_submit(stream, per_thread, t0 + sim_api_ns, 0, &end);
+	if (err)
+		return sim_fail(err);
+	*out = size ? map_range(&device_mem, size) : NULL;
+	if (size && !*out)
+		return sim_fail(cudaErrorMemoryAllocation);
+	sim_spin_until(t0 + sim_api_ns);
+	return cudaSuccess;
+}
+
+static cudaError_t free_async(void *p, cudaStream_t stream, int per_thread)
+{
+	uint64_t t0 = sim_now(), end;
+	cudaError_t err;
+
+	err = sim_submit(stream, per_thread, t0 + sim_api_ns, 0, &end);
+	if (err)
+		return sim_fail(err);
+	/* Unmapping now is safe: queued copies moved their bytes when they were called. */
+	if (p && unmap_range(&device_mem, p))
+		return sim_fail(cudaErrorInvalidValue);
+	sim_spin_until(t0 + sim_api_ns);
+	return cudaSuccess;
+}
+
+cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
+{
+	return alloc_async(devPtr, size, hStream, 0);
+}
+
+cudaError_t cudaMallocAsync_ptsz(void **devPtr, size_t size, cudaStream_t hStream)
+{
+	return alloc_async(devPtr, size, hStream, 1);
+}
+
+cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
+{
+	return free_async(devPtr, hStream, 0);
+}
+
+cudaError_t cudaFreeAsync_ptsz(void *devPtr, cudaStream_t hStream)
+{
+	return free_async(devPtr, hStream, 1);
+}
+
+/* --- copies and memsets --- */
+
+/* Decides which path a copy takes; fails on a device side outside every device allocation. */
+static cudaError_t copy_path(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind,
+			     enum sim_path *path)
+{
+	int dst_dev, src_dev, dst_pinned, src_pinned;
+
+	sim_lock();
+	dst_dev = table_find(&device_mem, dst, n) != NULL;
+	src_dev = table_find(&device_mem, src, n) != NULL;
+	dst_pinned = table_find(&pinned_mem, dst, n) != NULL;
+	src_pinned = table_find(&pinned_mem, src, n) != NULL;
+	sim_unlock();
+	if (kind == cudaMemcpyDefault) /* unified addressing: the pointers tell the direction */
+		kind = src_dev ? (dst_dev ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost)
+			       : (dst_dev ? cudaMemcpyHostToDevice : cudaMemcpyHostToHost);
+	switch (kind) {
+	case cudaMemcpyHostToDevice:
+		*path = src_pinned ? SIM_PINNED : SIM_PAGEABLE;
+		return dst_dev ? cudaSuccess : cudaErrorInvalidValue;
+	case cudaMemcpyDeviceToHost:
+		*path = dst_pinned ? SIM_PINNED : SIM_PAGEABLE;
+		return src_dev ? cudaSuccess : cudaErrorInvalidValue;
+	case cudaMemcpyDeviceToDevice:
+		*path = SIM_DEVICE;
+		return src_dev && dst_dev ? cudaSuccess : cudaErrorInvalidValue;
+	case cudaMemcpyHostToHost:
+		*path = SIM_PAGEABLE; /* the CPU copies it */
+		return cudaSuccess;
+	default:
+		return cudaErrorInvalidMemcpyDirection;
+	}
+}
+
+/*
+ * Every cudaMemcpy* variant. async: called as cudaMemcpyAsync; even then a copy through
+ * pageable memory returns only once complete (the host buffer is staged by the CPU), and
+ * cudaMemcpy returns early only for device-to-device copies, as the CUDA documentation says.
+ */
+static cudaError_t copy(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind,
+			cudaStream_t stream, int per_thread, int async)
+{
+	uint64_t t0 = sim_now(), end;
+	enum sim_path path;
+	cudaError_t err;
+
+	if (n == 0) {
+		sim_spin_until(t0 + sim_api_ns);
+		return cudaSuccess;
+	}
+	err = copy_path(dst, src, n, kind, &path);
+	if (err)
+		return sim_fail(err);
+	err = sim_submit(stream, per_thread, t0 + sim_api_ns, sim_copy_ns(n, path), &end);
+	if (err)
+		return sim_fail(err);
+	if (n <= data_max)
+		memmove(dst, src, n);
+	if (path == SIM_PAGEABLE || (!async && path == SIM_PINNED))
+		sim_wait_until(end);
+	sim_spin_until(t0 + sim_api_ns);
+	return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
+{
+	return copy(dst, src, count, kind, 0, 0, 0);
+}
+
+cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
+{
+	return copy(dst, src, count, kind, 0, 1, 0);
+}
+
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+			    cudaStream_t stream)
+{
+	return copy(dst, src, count, kind, stream, 0, 1);
+}
+
+cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+				 cudaStream_t stream)
+{
+	return copy(dst, src, count, kind, stream, 1, 1);
+}
+
+/* cudaMemset on device memory is asynchronous to the host, with or without Async. */
+static cudaError_t memset_dev(void *p, int value, size_t n, cudaStream_t stream, int per_thread)
+{
+	uint64_t t0 = sim_now(), end;
+	cudaError_t err;
+
+	if (n == 0) {
+		sim_spin_until(t0 + sim_api_ns);
+		return cudaSuccess;
+	}
+	if (!sim_is_device_range(p, n))
+		return sim_fail(cudaErrorInvalidValue);
+	err = sim_submit(stream, per_thread, t0 + sim_api_ns, sim_copy_ns(n, SIM_DEVICE), &end);
+	if (err)
+		return sim_fail(err);
+	if (n <= data_max)
+		memset(p, value, n);
+	sim_spin_until(t0 + sim_api_ns);
+	return cudaSuccess;
+}
+
+cudaError_t cudaMemset(void *devPtr, int value, size_t count)
+{
+	return memset_dev(devPtr, value, count, 0, 0);
+}
+
+cudaError_t cudaMemset_ptds(void *devPtr, int value, size_t count)
+{
+	return memset_dev(devPtr, value, count, 0, 1);
+}
+
+cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream)
+{
+	return memset_dev(devPtr, value, count, stream, 0);
+}
+
+cudaError_t cudaMemsetAsync_ptsz(void *devPtr, int value, size_t count, cudaStream_t stream)
+{
+	return memset_dev(devPtr, value, count, stream, 1);
+}

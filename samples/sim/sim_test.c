@@ -1,0 +1,454 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpusim self-test, TAP on stdout (tests/e2e/sim.sh runs it).
+ *
+ * 1. Launch ABI: every launch entry point, called the way compiled code calls it (dim3 by value,
+ *    shared memory and stream on the stack), must decode to the same grid, block, shared memory
+ *    and stream in the GPUSIM_LOG file (argv[1], or a temporary file).
+ * 2. Time model: durations measured with events behind a busy stream are exact (the virtual
+ *    clock is deterministic); which calls block the host is checked on the wall clock, with wide
+ *    margins.
+ * 3. Memory: small copies move bytes; bad pointers, streams and configurations fail cleanly.
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cuda_runtime_api.h>
+
+/* Declared for nvcc's generated code only (C++ headers): the real prototypes, restated. */
+void **__cudaRegisterFatBinary(void *fatCubin);
+void __cudaRegisterFatBinaryEnd(void **fatCubinHandle);
+void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, char *deviceFun,
+			    const char *deviceName, int thread_limit, uint3 *tid, uint3 *bid,
+			    dim3 *bDim, dim3 *gDim, int *wSize);
+cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *func);
+cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void **args,
+			       size_t sharedMem, cudaStream_t stream);
+unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
+				     struct CUstream_st *stream);
+cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sharedMem,
+				       void *stream);
+cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 gridDim, dim3 blockDim, void **args,
+				  size_t sharedMem, cudaStream_t stream);
+
+/* One wave: blocks of 256 threads that fit at once, 132 SMs x 8 resident blocks. */
+#define WAVE (132 * 8)
+/* 10000 waves, 20 ms of device time: longer than a preemption of this test by a busy machine's
+ * scheduler, so exact durations stay exact and wall-clock bounds stay far apart. */
+#define BUSY dim3_of(WAVE * 10000, 1, 1)
+#define B256 dim3_of(256, 1, 1)
+
+static int failures;
+
+static void check(int cond, const char *what)
+{
+	printf("%s - %s\n", cond ? "ok" : "not ok", what);
+	if (!cond)
+		failures++;
+}
+
+static dim3 dim3_of(unsigned x, unsigned y, unsigned z)
+{
+	dim3 d = {x, y, z};
+
+	return d;
+}
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* Host stubs: distinct addresses, as nvcc's generated stubs are. */
+static void stub_a(void)
+{
+	static volatile int a;
+
+	a++;
+}
+
+static void stub_b(void)
+{
+	static volatile int b;
+
+	b++;
+}
+
+static void stub_busy(void)
+{
+	static volatile int c;
+
+	c++;
+}
+
+static void register_kernels(void)
+{
+	static char fatbin[16];
+	void **h = __cudaRegisterFatBinary(fatbin);
+
+	__cudaRegisterFunction(h, (const char *)stub_a, "_Z5abi_av", "_Z5abi_av", -1, NULL, NULL,
+			       NULL, NULL, NULL);
+	__cudaRegisterFunction(h, (const char *)stub_b, "_Z5abi_bPfi", "_Z5abi_bPfi", -1, NULL,
+			       NULL, NULL, NULL, NULL);
+	__cudaRegisterFunction(h, (const char *)stub_busy, "busy", "busy", -1, NULL, NULL, NULL,
+			       NULL, NULL);
+	__cudaRegisterFatBinaryEnd(h);
+}
+
+static int launch(const void *f, dim3 g, dim3 b, size_t shmem, cudaStream_t s)
+{
+	return cudaLaunchKernel(f, g, b, NULL, shmem, s);
+}
+
+static void test_abi(const char *log)
+{
+	cudaStream_t s = NULL;
+	cudaKernel_t k = NULL;
+	cudaLaunchConfig_t cfg;
+	dim3 g, b;
+	size_t shmem = 0;
+	cudaStream_t popped = NULL;
+	const char *name = NULL;
+	char want[4][160], line[256];
+	FILE *f;
+	int n = 0, same = 1;
+	long from;
+
+	/* the other tests launched too: compare what this one appends */
+	f = fopen(log, "r");
+	from = f && fseek(f, 0, SEEK_END) == 0 ? ftell(f) : 0;
+	if (f)
+		fclose(f);
+
+	check(cudaStreamCreate(&s) == cudaSuccess, "cudaStreamCreate");
+	check(launch((const void *)stub_a, dim3_of(70000, 3, 2), dim3_of(32, 4, 2), 128, s) == 0,
+	      "cudaLaunchKernel grid.x > 65535, asymmetric block");
+	snprintf(want[0], sizeof(want[0]), "_Z5abi_av 70000,3,2 32,4,2 128 %p\n", (void *)s);
+
+	check(__cudaGetKernel(&k, (const void *)stub_b) == cudaSuccess && k, "__cudaGetKernel");
+	if (getenv("GPUSIM_OPAQUE_HANDLES"))
+		check((void *)k != (void *)stub_b, "opaque kernel handle (GPUSIM_OPAQUE_HANDLES)");
+	else
+		check((void *)k == (void *)stub_b,
+		      "kernel handle is the host stub, as without driver");
+	check(__cudaLaunchKernel(k, dim3_of(1, 2, 3), dim3_of(4, 5, 6), NULL, 4096, 0) == 0,
+	      "__cudaLaunchKernel (nvcc 13 <<<>>>) on the default stream");
+	snprintf(want[1], sizeof(want[1]), "_Z5abi_bPfi 1,2,3 4,5,6 4096 0x0\n");
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.gridDim = dim3_of(0x7fffffff, 65535, 1);
+	cfg.blockDim = dim3_of(1024, 1, 1);
+	cfg.dynamicSmemBytes = 49152;
+	cfg.stream = s;
+	check(cudaLaunchKernelExC(&cfg, (const void *)stub_a, NULL) == 0,
+	      "cudaLaunchKernelExC with the largest grid");
+	snprintf(want[2], sizeof(want[2]), "_Z5abi_av 2147483647,65535,1 1024,1,1 49152 %p\n",
+		 (void *)s);
+
+	check(cudaLaunchKernel_ptsz((const void *)stub_b, dim3_of(5, 1, 1), dim3_of(64, 1, 1), NULL,
+				    0, cudaStreamPerThread) == 0,
+	      "cudaLaunchKernel_ptsz on cudaStreamPerThread");
+	snprintf(want[3], sizeof(want[3]), "_Z5abi_bPfi 5,1,1 64,1,1 0 0x2\n");
+
+	/* rejected launches are not logged */
+	check(launch((const void *)stub_a, dim3_of(1, 1, 1), dim3_of(1025, 1, 1), 0, s) ==
+		  cudaErrorInvalidConfiguration,
+	      "1025 threads per block: cudaErrorInvalidConfiguration");
+	check(cudaGetLastError() == cudaErrorInvalidConfiguration &&
+		  cudaGetLastError() == cudaSuccess,
+	      "cudaGetLastError returns the error once");
+	check(launch((const void *)stub_a, dim3_of(0, 1, 1), B256, 0, s) ==
+		  cudaErrorInvalidConfiguration,
+	      "empty grid: cudaErrorInvalidConfiguration");
+	check(launch((const void *)now_us, dim3_of(1, 1, 1), B256, 0, s) ==
+		  cudaErrorInvalidDeviceFunction,
+	      "unregistered function: cudaErrorInvalidDeviceFunction");
+	check(launch((const void *)stub_a, dim3_of(1, 1, 1), B256, 0, (cudaStream_t)0x1234) ==
+		  cudaErrorInvalidResourceHandle,
+	      "unknown stream: cudaErrorInvalidResourceHandle");
+	cudaGetLastError();
+
+	check(__cudaPushCallConfiguration(dim3_of(9, 8, 7), dim3_of(6, 5, 4), 300, s) == 0,
+	      "__cudaPushCallConfiguration");
+	check(__cudaPopCallConfiguration(&g, &b, &shmem, &popped) == cudaSuccess && g.x == 9 &&
+		  g.y == 8 && g.z == 7 && b.x == 6 && b.y == 5 && b.z == 4 && shmem == 300 &&
+		  popped == s,
+	      "__cudaPopCallConfiguration returns what was pushed");
+	check(cudaFuncGetName(&name, (const void *)stub_a) == cudaSuccess && name &&
+		  strcmp(name, "_Z5abi_av") == 0,
+	      "cudaFuncGetName gives the registered name");
+
+	f = fopen(log, "r");
+	if (!f || fseek(f, from, SEEK_SET) != 0) {
+		check(0, "GPUSIM_LOG file written");
+		if (f)
+			fclose(f);
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (n < 4 && strcmp(line, want[n]) != 0) {
+			printf("# line %d: got '%.*s', want '%.*s'\n", n + 1,
+			       (int)strcspn(line, "\n"), line, (int)strcspn(want[n], "\n"),
+			       want[n]);
+			same = 0;
+		}
+		n++;
+	}
+	fclose(f);
+	check(n == 4, "GPUSIM_LOG has one line per accepted launch (4)");
+	check(same, "GPUSIM_LOG lines decode grid, block, shared memory and stream");
+	cudaStreamDestroy(s);
+}
+
+/* Device time of what fn queues on s behind 20 ms of busy work: exact, from events. */
+static float timed(cudaStream_t s, void (*fn)(cudaStream_t, void *), void *arg)
+{
+	cudaEvent_t e0, e1;
+	float ms = -1;
+
+	cudaEventCreate(&e0);
+	cudaEventCreate(&e1);
+	launch((const void *)stub_busy, BUSY, B256, 0, s);
+	cudaEventRecord(e0, s);
+	fn(s, arg);
+	cudaEventRecord(e1, s);
+	cudaEventSynchronize(e1);
+	cudaEventElapsedTime(&ms, e0, e1);
+	cudaEventDestroy(e0);
+	cudaEventDestroy(e1);
+	return ms;
+}
+
+struct kargs {
+	dim3 grid, block;
+	size_t shmem;
+};
+
+static void run_kernel(cudaStream_t s, void *arg)
+{
+	struct kargs *a = arg;
+
+	launch((const void *)stub_a, a->grid, a->block, a->shmem, s);
+}
+
+struct cargs {
+	void *dst;
+	const void *src;
+	size_t n;
+	enum cudaMemcpyKind kind;
+};
+
+static void run_copy(cudaStream_t s, void *arg)
+{
+	struct cargs *a = arg;
+
+	cudaMemcpyAsync(a->dst, a->src, a->n, a->kind, s);
+}
+
+static int near_ms(float got, double want_ns)
+{
+	double d = got - want_ns / 1e6;
+
+	return d < 1e-5 && d > -1e-5;
+}
+
+/* A copy that blocks the host ends before the next event can be queued: that event also
+ * counts the API cost of its record call, and the wake-up. */
+static int blocked_ms(float got, double want_ns)
+{
+	double d = got - want_ns / 1e6;
+
+	printf("# blocking copy: %.6f ms for %.6f ms of copy\n", got, want_ns / 1e6);
+	return d > -1e-5 && d < 0.2;
+}
+
+static void test_model(void)
+{
+	cudaStream_t s, nb;
+	struct kargs k;
+	struct cargs c;
+	void *dev = NULL, *dev2 = NULL, *pinned = NULL, *pageable = malloc(1 << 20);
+	double t;
+	float ms;
+
+	cudaStreamCreate(&s);
+	cudaStreamCreateWithFlags(&nb, cudaStreamNonBlocking);
+	cudaMalloc(&dev, 1 << 20);
+	cudaMalloc(&dev2, 1 << 20);
+	cudaMallocHost(&pinned, 1 << 20);
+
+	k = (struct kargs){dim3_of(WAVE * 10, 1, 1), B256, 0};
+	ms = timed(s, run_kernel, &k);
+	printf("# 10 waves: %.6f ms\n", ms);
+	check(near_ms(ms, 20000), "kernel of 10 waves takes 10 x 2 us");
+	k = (struct kargs){dim3_of(1, 1, 1), dim3_of(32, 1, 1), 0};
+	check(near_ms(timed(s, run_kernel, &k), 3000), "smallest kernel takes the 3 us floor");
+	k = (struct kargs){dim3_of(264 * 4, 1, 1), dim3_of(32, 1, 1), 100 << 10};
+	check(near_ms(timed(s, run_kernel, &k), 8000),
+	      "100 KiB shared memory: 2 blocks per SM, 4 waves, 8 us");
+
+	c = (struct cargs){dev, pinned, 1 << 20, cudaMemcpyHostToDevice};
+	ms = timed(s, run_copy, &c);
+	printf("# pinned 1 MiB: %.6f ms\n", ms);
+	check(near_ms(ms, 2000 + 41943), "pinned H2D 1 MiB: 2 us + 1 MiB at 25 GB/s");
+	c = (struct cargs){pageable, dev, 1 << 20, cudaMemcpyDeviceToHost};
+	check(blocked_ms(timed(s, run_copy, &c), 2000 + 131072), "pageable D2H 1 MiB: 8 GB/s");
+	c = (struct cargs){dev2, dev, 1 << 20, cudaMemcpyDeviceToDevice};
+	check(near_ms(timed(s, run_copy, &c), 2000 + 1048), "D2D 1 MiB: 1000 GB/s");
+	c = (struct cargs){dev2, pinned, 1 << 20, cudaMemcpyDefault};
+	check(near_ms(timed(s, run_copy, &c), 2000 + 41943), "cudaMemcpyDefault infers pinned H2D");
+
+	/* who blocks the host: 20 ms of work queued first in each case */
+	launch((const void *)stub_busy, BUSY, B256, 0, s);
+	t = now_us();
+	cudaMemcpyAsync(dev, pinned, 1 << 20, cudaMemcpyHostToDevice, s);
+	t = now_us() - t;
+	printf("# pinned cudaMemcpyAsync call: %.0f us\n", t);
+	check(t < 10000, "pinned cudaMemcpyAsync returns at once");
+	t = now_us();
+	cudaMemcpyAsync(dev, pageable, 1 << 20, cudaMemcpyHostToDevice, s);
+	t = now_us() - t;
+	printf("# pageable cudaMemcpyAsync call: %.0f us\n", t);
+	check(t > 19000, "pageable cudaMemcpyAsync waits for the stream and the copy");
+	launch((const void *)stub_busy, BUSY, B256, 0, s);
+	t = now_us();
+	cudaMemcpy(pageable, dev, 4, cudaMemcpyDeviceToHost);
+	t = now_us() - t;
+	check(t > 19000, "cudaMemcpy on the legacy stream waits for a blocking stream");
+	launch((const void *)stub_busy, BUSY, B256, 0, nb);
+	t = now_us();
+	cudaMemcpy(pageable, dev, 4, cudaMemcpyDeviceToHost);
+	t = now_us() - t;
+	check(t < 10000, "... but not for a non-blocking one");
+	t = now_us();
+	cudaStreamSynchronize(nb);
+	t = now_us() - t;
+	check(t > 5000, "cudaStreamSynchronize waits for the stream's work");
+	launch((const void *)stub_busy, BUSY, B256, 0, s);
+	t = now_us();
+	cudaFree(dev2);
+	t = now_us() - t;
+	check(t > 19000, "cudaFree waits for the device");
+
+	/* cudaHostRegister makes a malloc'd buffer pinned; unregistering makes it pageable again */
+	check(cudaHostRegister(pageable, 1 << 20, 0) == cudaSuccess, "cudaHostRegister");
+	c = (struct cargs){dev, pageable, 1 << 20, cudaMemcpyHostToDevice};
+	check(near_ms(timed(s, run_copy, &c), 2000 + 41943), "registered buffer copies pinned");
+	check(cudaHostRegister(pageable, 4096, 0) == cudaErrorHostMemoryAlreadyRegistered,
+	      "registering twice fails");
+	check(cudaHostUnregister(pageable) == cudaSuccess, "cudaHostUnregister");
+	check(blocked_ms(timed(s, run_copy, &c), 2000 + 131072),
+	      "unregistered buffer copies pageable");
+	cudaGetLastError();
+
+	/* a stream waits for an event of another */
+	{
+		cudaEvent_t e, e3;
+		cudaStream_t s3;
+
+		cudaStreamCreate(&s3);
+		cudaEventCreate(&e);
+		cudaEventCreate(&e3);
+		launch((const void *)stub_busy, BUSY, B256, 0, nb);
+		cudaEventRecord(e, nb);
+		cudaStreamWaitEvent(s3, e, 0);
+		launch((const void *)stub_a, dim3_of(1, 1, 1), B256, 0, s3);
+		cudaEventRecord(e3, s3);
+		cudaStreamSynchronize(s3);
+		ms = -1;
+		cudaEventElapsedTime(&ms, e, e3);
+		check(near_ms(ms, 3000), "cudaStreamWaitEvent orders work after the event");
+		cudaEventDestroy(e);
+		cudaEventDestroy(e3);
+		cudaStreamDestroy(s3);
+	}
+	cudaFree(dev);
+	cudaFreeHost(pinned);
+	cudaStreamDestroy(s);
+	cudaStreamDestroy(nb);
+	free(pageable);
+}
+
+static void test_memory(void)
+{
+	int *dev = NULL, in[4] = {1, 2, 3, 4}, out[4] = {0};
+	struct cudaDeviceProp prop;
+	cudaStream_t s;
+
+	cudaStreamCreate(&s);
+	check(cudaMalloc((void **)&dev, 4096) == cudaSuccess && dev, "cudaMalloc");
+	cudaMemcpy(dev, in, sizeof(in), cudaMemcpyHostToDevice);
+	cudaMemcpy(out, dev, sizeof(out), cudaMemcpyDeviceToHost);
+	check(memcmp(in, out, sizeof(in)) == 0, "small copies move their bytes");
+	cudaMemsetAsync(dev, 0xff, 8, s);
+	cudaMemcpyAsync(out, dev, sizeof(out), cudaMemcpyDeviceToHost, s);
+	cudaStreamSynchronize(s);
+	check(out[0] == -1 && out[1] == -1 && out[2] == 3, "cudaMemsetAsync sets bytes");
+	check(cudaMemcpy(in, in, 4, cudaMemcpyHostToDevice) == cudaErrorInvalidValue,
+	      "H2D to a host pointer: cudaErrorInvalidValue");
+	check(cudaMemcpy(dev, in, 8192, cudaMemcpyHostToDevice) == cudaErrorInvalidValue,
+	      "copy past the allocation's end: cudaErrorInvalidValue");
+	check(cudaFree(in) == cudaErrorInvalidValue, "cudaFree of a host pointer fails");
+	check(cudaFree(dev) == cudaSuccess, "cudaFree");
+	check(cudaGetDeviceProperties(&prop, 0) == cudaSuccess && prop.multiProcessorCount == 132,
+	      "cudaGetDeviceProperties: 132 SMs");
+	cudaGetLastError();
+	cudaStreamDestroy(s);
+}
+
+static void test_queue_depth(void)
+{
+	cudaStream_t s;
+	double t;
+
+	cudaStreamCreate(&s);
+	/* 20 ms of work, then more launches than a stream holds: the 1024th waits for it */
+	launch((const void *)stub_busy, BUSY, B256, 0, s);
+	t = now_us();
+	for (int i = 0; i < 1100; i++)
+		launch((const void *)stub_a, dim3_of(1, 1, 1), B256, 0, s);
+	t = now_us() - t;
+	printf("# 1100 launches behind 20 ms of work: %.0f us\n", t);
+	check(t > 15000, "a full queue blocks the launching thread");
+	cudaStreamSynchronize(s);
+	cudaStreamDestroy(s);
+}
+
+int main(int argc, char **argv)
+{
+	char tmp[] = "/tmp/gpusim-log.XXXXXX";
+	const char *log = argc > 1 ? argv[1] : NULL;
+
+	if (!log) {
+		int fd = mkstemp(tmp);
+
+		if (fd < 0) {
+			perror("mkstemp");
+			return 1;
+		}
+		close(fd);
+		log = tmp;
+	} else {
+		unlink(log);
+	}
+	/* read lazily, at the first launch */
+	setenv("GPUSIM_LOG", log, 1);
+	check(dlsym(RTLD_DEFAULT, "gpusim_simulator") != NULL,
+	      "running on the simulator (gpusim_simulator exported)");
+	register_kernels();
+	test_model();
+	test_memory();
+	test_queue_depth();
+	/* last: its largest grid keeps the simulated device busy for days */
+	test_abi(log);
+	if (log == tmp)
+		unlink(tmp);
+	return failures ? 1 : 0;
+}
