@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# The GPU simulator (samples/sim) and the samples that run on it; no root, no GPU.
+# - the simulator looks like libcudart.so.13 to the dynamic linker and labels itself;
+# - its self-test (launch ABI decoded into GPUSIM_LOG, exact model durations, blocking rules);
+# - every sample runs on it and on the real libcudart (no driver: calls fail), exits 0, and makes
+#   exactly the launches its header documents (GPUSIM_LOG is the ground truth);
+# - the pathologies cost what the model says, as wall-clock ratios with wide margins.
+. "$(dirname "$0")/lib.sh"
+SAMPLES=${SAMPLES:-$PWD/$O/samples}
+SIM=$SAMPLES/sim
+REAL_CUDART=${REAL_CUDART:-/usr/local/cuda/lib64/libcudart.so.13}
+
+if [ ! -f "$SIM/libcudart.so.13" ]; then
+	not_ok "simulator not built: $SIM/libcudart.so.13 (make samples)"
+	exit 1
+fi
+
+# --- the library ---
+check "simulator soname" libcudart.so.13 \
+	"$(objdump -p "$SIM/libcudart.so.13" | awk '$1 == "SONAME" {print $2}')"
+objdump -T "$SIM/libcudart.so.13" | awk '$2 == "g" && $NF !~ /^_?_?gpusim/ {print $(NF-1), $NF}' |
+	sort >"$TMP/sim.syms"
+if [ -f "$REAL_CUDART" ]; then
+	objdump -T "$REAL_CUDART" | awk '$2 == "g" {print $(NF-1), $NF}' | sort >"$TMP/real.syms"
+	missing=$(comm -23 "$TMP/real.syms" "$TMP/sim.syms" | head -5 | tr '\n' ' ')
+	check "every symbol of the real runtime, same version node" "" "$missing"
+else
+	ok "# SKIP no real runtime at $REAL_CUDART to compare symbols with"
+fi
+objdump -T "$SIM/libcudart.so.13" | grep -q ' libcudart.so.13 *gpusim_simulator$' &&
+	ok "gpusim_simulator marker exported" || not_ok "gpusim_simulator marker not exported"
+
+LD_LIBRARY_PATH=$SIM GPUSIM_VERBOSE=1 "$SAMPLES/chain" 1 >/dev/null 2>"$TMP/err"
+grep -qx "gpusim: simulated GPU (not a real device)" "$TMP/err" &&
+	ok "GPUSIM_VERBOSE=1 labels the simulator" || not_ok "no banner: $(cat "$TMP/err")"
+LD_LIBRARY_PATH=$SIM "$SAMPLES/chain" 1 >"$TMP/out" 2>"$TMP/err"
+check "silent by default (stderr)" "" "$(cat "$TMP/err")"
+check "one summary line on stdout" 1 "$(wc -l <"$TMP/out")"
+
+# --- self-test: its TAP lines, prefixed; again with driver-like opaque kernel handles ---
+"$SIM/sim_test" "$TMP/abi.log" >"$TMP/sim_test.out" 2>&1
+rc=$?
+sed -n 's/^\(ok\|not ok\) - /\1 - sim_test: /p' "$TMP/sim_test.out"
+failures=$((failures + $(grep -c '^not ok' "$TMP/sim_test.out")))
+check "sim_test exit status" 0 $rc
+GPUSIM_OPAQUE_HANDLES=1 "$SIM/sim_test" "$TMP/abi.log" >"$TMP/sim_test.out" 2>&1
+rc=$?
+grep '^not ok' "$TMP/sim_test.out" | sed 's/^not ok - /not ok - sim_test (opaque handles): /'
+failures=$((failures + $(grep -c '^not ok' "$TMP/sim_test.out")))
+check "sim_test with GPUSIM_OPAQUE_HANDLES=1" 0 $rc
+
+# --- samples: exact launches, on the simulator ---
+summary() { # FILE KEY: the value of KEY=... in a sample's summary line
+	sed -n "s/.* $2=\([0-9]*\).*/\1/p" "$1"
+}
+
+run_sim() { # NAME STEPS [ARGS...]: run on the simulator with a launch log; status checked
+	local name=$1
+	shift
+	rm -f "$TMP/$name.log"
+	LD_LIBRARY_PATH=$SIM GPUSIM_LOG=$TMP/$name.log timeout 120 "$SAMPLES/$name" "$@" \
+		>"$TMP/$name.out" 2>"$TMP/$name.err"
+	check "$name exits 0 on the simulator" 0 $?
+	touch "$TMP/$name.log"
+}
+
+# launches NAME: "count name grid block shmem" per distinct launch config, in first-seen order
+launches() {
+	awk '{k = $1 " " $2 " " $3 " " $4; if (!(k in n)) o[m++] = k; n[k]++}
+	     END {for (i = 0; i < m; i++) printf "%d %s;", n[o[i]], o[i]}' "$TMP/$1.log"
+}
+
+streams() { # NAME: distinct streams in the launch log
+	awk '{print $5}' "$TMP/$1.log" | sort -u | tr '\n' ' '
+}
+
+run_sim chain 50
+check "chain: 5 kernels x 50 steps, in order" \
+	"50 _Z8bias_addPfPKfi 16,1,1 256,1,1 0;50 _Z4geluPfi 16,1,1 256,1,1 0;50 _Z5scalePffi 16,1,1 256,1,1 0;50 _Z12residual_addPfPKfi 16,1,1 256,1,1 0;50 _Z12dropout_maskPfji 16,1,1 256,1,1 0;" \
+	"$(launches chain)"
+check "chain: kernel order within a step" \
+	"_Z8bias_addPfPKfi _Z4geluPfi _Z5scalePffi _Z12residual_addPfPKfi _Z12dropout_maskPfji " \
+	"$(awk 'NR > 5 && NR <= 10 {printf "%s ", $1}' "$TMP/chain.log")"
+check "chain: one created stream" 1 "$(streams chain | wc -w)"
+check "chain: summary" "250 50 0 0" "$(for k in launches syncs copies errors; do
+	summary "$TMP/chain.out" $k; done | tr '\n' ' ' | sed 's/ $//')"
+
+rm -f "$TMP/opaque.log"
+LD_LIBRARY_PATH=$SIM GPUSIM_OPAQUE_HANDLES=1 GPUSIM_LOG=$TMP/opaque.log "$SAMPLES/chain" 2 >/dev/null
+check "chain launches through opaque kernel handles" 10 "$(wc -l <"$TMP/opaque.log")"
+
+run_sim chain_fused 50
+check "chain_fused: 1 kernel x 50 steps" \
+	"50 _Z17fused_elementwisePfPKfS1_fji 16,1,1 256,1,1 0;" "$(launches chain_fused)"
+check "chain_fused: summary" "50 50 0 0" "$(for k in launches syncs copies errors; do
+	summary "$TMP/chain_fused.out" $k; done | tr '\n' ' ' | sed 's/ $//')"
+
+for name in pageable pinned; do
+	run_sim $name 50
+	check "$name: 1 kernel x 50 steps" "50 _Z9normalizePffi 16384,1,1 256,1,1 0;" \
+		"$(launches $name)"
+	check "$name: summary" "50 50 50 0" "$(for k in launches syncs copies errors; do
+		summary "$TMP/$name.out" $k; done | tr '\n' ' ' | sed 's/ $//')"
+done
+
+for name in item item_free; do
+	run_sim $name 50
+	check "$name: 3 kernels x 50 steps" \
+		"50 _Z7forwardPfPKfi 26400,1,1 256,1,1 0;50 _Z11loss_reducePKfPf 1,1,1 256,1,1 0;50 _Z10sgd_updatePfPKffi 1056,1,1 256,1,1 0;" \
+		"$(launches $name)"
+done
+check "item: summary (a read per step)" "150 50 50 0" "$(for k in launches syncs copies errors; do
+	summary "$TMP/item.out" $k; done | tr '\n' ' ' | sed 's/ $//')"
+check "item_free: summary (one read)" "150 1 1 0" "$(for k in launches syncs copies errors; do
+	summary "$TMP/item_free.out" $k; done | tr '\n' ' ' | sed 's/ $//')"
+
+for name in starved alone; do
+	run_sim $name 50
+	check "$name: 20 kernels x 50 steps" "1000 _Z4tickPfii 264,1,1 256,1,1 0;" \
+		"$(launches $name)"
+done
+pgrep -x hog >/dev/null && not_ok "starved left hog processes behind" || ok "no hog left behind"
+
+# --- samples on the real runtime: every call fails without a driver, the sample goes on ---
+if [ -f "$REAL_CUDART" ]; then
+	for name in chain chain_fused pageable pinned item item_free starved alone; do
+		LD_LIBRARY_PATH=$(dirname "$REAL_CUDART") timeout 120 "$SAMPLES/$name" 3 \
+			>"$TMP/real.out" 2>"$TMP/real.err"
+		rc=$?
+		[ $rc -eq 0 ] && grep -q "^$name: steps=3 " "$TMP/real.out" &&
+			ok "$name exits 0 on the real libcudart" ||
+			not_ok "$name on the real libcudart: status $rc, $(cat "$TMP/real.out" "$TMP/real.err")"
+	done
+fi
+
+# --- the pathologies cost time on the simulator (wall clock: generous ratios) ---
+loop_us() { # NAME STEPS [ARGS]: loop wall time in us, without a launch log
+	local name=$1
+	shift
+	LD_LIBRARY_PATH=$SIM "$SAMPLES/$name" "$@" >"$TMP/t.out" 2>/dev/null
+	summary "$TMP/t.out" loop_us
+}
+
+ratio_gt() { # NAME A B MIN: ok when A > MIN x B
+	local r
+	r=$(awk -v a="$2" -v b="$3" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')
+	if awk -v r="$r" -v m="$4" 'BEGIN {exit !(r > m)}'; then
+		ok "$1 (x$r > x$4)"
+	else
+		not_ok "$1: ratio $r, want > $4 ($2 us vs $3 us)"
+	fi
+}
+
+a=$(loop_us chain 1000)
+b=$(loop_us chain_fused 1000)
+ratio_gt "chain takes longer than chain_fused (5 launches vs 1 per step)" "$a" "$b" 2
+
+a=$(loop_us pageable 20)
+b=$(loop_us pinned 20)
+ratio_gt "pageable takes longer than pinned (8 vs 25 GB/s)" "$a" "$b" 2
+# 20 x 16 MiB at 8 GB/s is 41.9 ms; the model cannot be faster, the host may add to it
+want=$((20 * 16777216 / 8000))
+awk -v a="$a" -v w="$want" 'BEGIN {exit !(a >= 0.95 * w && a <= 3 * w)}' &&
+	ok "pageable loop ~ bytes / pageable bandwidth ($a us for $want us)" ||
+	not_ok "pageable loop $a us, want [0.95, 3] x $want us"
+want=$((20 * (16777216 / 25000 + 32)))
+awk -v a="$b" -v w="$want" 'BEGIN {exit !(a >= 0.95 * w && a <= 3 * w)}' &&
+	ok "pinned loop ~ bytes / pinned bandwidth + kernel ($b us for $want us)" ||
+	not_ok "pinned loop $b us, want [0.95, 3] x $want us"
+
+a=$(loop_us item 400)
+b=$(loop_us item_free 400)
+ratio_gt "item takes longer than item_free (host cannot run ahead)" "$a" "$b" 1.3
+
+# 4 hogs: the ratio stays clear of the bound even if another process also runs on CPU 0
+a=$(loop_us starved 200 4)
+b=$(loop_us alone 200)
+ratio_gt "starved takes longer than alone (4 hogs on its CPU)" "$a" "$b" 1.5
+exit $failures
