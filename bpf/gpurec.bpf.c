@@ -28,7 +28,7 @@ const volatile bool targ_hold_mappings = true;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 64 << 20); /* resized by the recorder */
+	__uint(max_entries, 16 << 20); /* resized by the recorder */
 } events SEC(".maps");
 
 /*
@@ -239,14 +239,20 @@ static __always_inline __u32 walk_stack(struct pt_regs *ctx, __u64 *frames, bool
 	return n;
 }
 
-/* Submit a call event built in @sc (the return path), with its stack. */
-static __always_inline int emit_call(struct pt_regs *ctx, struct scratch *sc, __u32 flags)
+/*
+ * Submit a call event built in @sc with its stack, copied at its exact size: reserving room for
+ * the deepest stack in the ring would waste most of it and make the buffer (mapped into the
+ * recorder, counted in its RSS) bigger for the same headroom.
+ */
+static __always_inline int emit_call(struct pt_regs *ctx, struct scratch *sc, __u32 flags,
+				     bool at_entry)
 {
 	struct gr_ev_call *e = &sc->call;
 	__u64 size = sizeof(*e);
 
+	e->h.stack_len = 0;
 	if ((flags & GR_CF_STACK) && targ_stack_frames) {
-		__u32 n = walk_stack(ctx, sc->frames, false);
+		__u32 n = walk_stack(ctx, sc->frames, at_entry);
 
 		if (n > GR_MAX_FRAMES)
 			n = GR_MAX_FRAMES;
@@ -285,36 +291,19 @@ static __always_inline void capture_args(struct pt_regs *ctx, struct gr_ev_call 
 	e->ret = 0;
 }
 
-/*
- * The hot path: one entry-only event (a launch) written straight into the ring buffer, stack
- * included, without a staging copy. The slot has room for the deepest stack; the consumer
- * reads stack_len frames.
- */
+/* The hot path: one entry-only event (a launch), built in the per-CPU scratch. */
 static __always_inline int emit_entry(struct pt_regs *ctx, __u64 cookie, __u64 pid_tgid)
 {
-	__u32 flags = GR_CK_FLAGS(cookie);
 	__u8 layout = GR_CK_LAYOUT(cookie);
-	struct scratch *e;
+	struct scratch *sc = get_scratch();
 
-	if ((flags & GR_CF_STACK) && targ_stack_frames)
-		e = bpf_ringbuf_reserve(&events, sizeof(struct scratch), 0);
-	else
-		e = bpf_ringbuf_reserve(&events, sizeof(struct gr_ev_call), 0);
-	if (!e) {
-		count(C_RINGBUF_LOST);
+	if (!sc)
 		return 0;
-	}
-	fill_hdr(&e->call.h, event_type(layout), pid_tgid);
-	e->call.h.layout = layout;
-	e->call.h.api = GR_CK_API(cookie);
-	capture_args(ctx, &e->call, layout);
-	if ((flags & GR_CF_STACK) && targ_stack_frames) {
-		e->call.h.stack_len = walk_stack(ctx, e->frames, true);
-		if (!e->call.h.stack_len)
-			count(C_STACK_LOST);
-	}
-	bpf_ringbuf_submit(e, wake_flags());
-	return 0;
+	fill_hdr(&sc->call.h, event_type(layout), pid_tgid);
+	sc->call.h.layout = layout;
+	sc->call.h.api = GR_CK_API(cookie);
+	capture_args(ctx, &sc->call, layout);
+	return emit_call(ctx, sc, GR_CK_FLAGS(cookie), true);
 }
 
 SEC("uprobe")
@@ -402,7 +391,7 @@ int BPF_KRETPROBE(api_return)
 		e->x[0] = out;
 		break;
 	}
-	return emit_call(ctx, sc, GR_CK_FLAGS(cookie));
+	return emit_call(ctx, sc, GR_CK_FLAGS(cookie), false);
 }
 
 /*

@@ -106,6 +106,8 @@ static const char *const api_names[GR_API_COUNT] = {
 	[GR_API_cuStreamBeginCapture] = "cuStreamBeginCapture",
 	[GR_API_cuStreamEndCapture] = "cuStreamEndCapture",
 	[GR_API_cuGraphInstantiate] = "cuGraphInstantiate",
+	[GR_API___cudaLaunchKernel] = "__cudaLaunchKernel",
+	[GR_API___cudaLaunchKernel_ptsz] = "__cudaLaunchKernel_ptsz",
 };
 
 const char *gr_api_name(unsigned api)

@@ -177,6 +177,8 @@ enum gr_api {
 	GR_API_cudaStreamEndCapture, GR_API_cudaStreamEndCapture_ptsz, GR_API_cudaGraphInstantiate,
 	GR_API_cudaGraphInstantiateWithFlags, GR_API_cuStreamBeginCapture, GR_API_cuStreamEndCapture,
 	GR_API_cuGraphInstantiate,
+	/* nvcc 13's <<<>>> calls these; in the toolkit's runtime they jump to cudaLaunchKernel */
+	GR_API___cudaLaunchKernel, GR_API___cudaLaunchKernel_ptsz,
 	GR_API_COUNT
 };
 

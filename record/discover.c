@@ -19,6 +19,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf/gpurec.h"
+#include "format/events.h"
 #include "bpf/gpurec.skel.h"
 #include "elf.h"
 #include "session.h"
@@ -68,6 +69,43 @@ static int attach_one(struct gr_session *s, struct bpf_program *prog, const char
 	return add_link(s, link);
 }
 
+/*
+ * Whether @spec in @f is a thunk that jumps to another probed entry point: the toolkit's
+ * __cudaLaunchKernel is `push rbp; mov rbp, rsp; pop rbp; jmp cudaLaunchKernel`. Probing both
+ * would count each launch twice; a runtime that implements it in full (the simulator, a
+ * future release) gets it probed.
+ */
+static int is_thunk(const struct gr_file *f, const struct gr_probe_spec *spec, uint64_t off)
+{
+	const struct gr_probe_spec *table;
+	uint64_t vaddr, target;
+	uint8_t code[16];
+	size_t n;
+
+	if (spec->api != GR_API___cudaLaunchKernel && spec->api != GR_API___cudaLaunchKernel_ptsz)
+		return 0;
+	if (pread(f->fd, code, sizeof(code), off) != sizeof(code) ||
+	    gr_elf_func_addr(f->elf, spec->symbol, &vaddr))
+		return 0;
+	table = gr_probes_table(&n);
+	for (size_t pos = 0; pos + 5 <= sizeof(code); pos++) {
+		int32_t rel;
+
+		if (code[pos] != 0xe9) /* jmp rel32 */
+			continue;
+		memcpy(&rel, code + pos + 1, sizeof(rel));
+		target = vaddr + pos + 5 + (int64_t)rel;
+		for (size_t i = 0; i < n; i++) {
+			uint64_t a;
+
+			if (&table[i] != spec && table[i].layout == spec->layout &&
+			    !gr_elf_func_addr(f->elf, table[i].symbol, &a) && a == target)
+				return 1;
+		}
+	}
+	return 0;
+}
+
 /* Attach every entry point of the capture surface that @f defines. */
 static void attach_file(struct gr_session *s, struct gr_file *f)
 {
@@ -82,7 +120,7 @@ static void attach_file(struct gr_session *s, struct gr_file *f)
 		uint64_t off, cookie = gr_probe_cookie(spec, &s->popts);
 		int err = 0;
 
-		if (gr_elf_func_offset(f->elf, spec->symbol, &off))
+		if (gr_elf_func_offset(f->elf, spec->symbol, &off) || is_thunk(f, spec, off))
 			continue;
 		if (spec->name_probe)
 			err = attach_one(s, s->skel->progs.name_entry, path, off, cookie, 0);

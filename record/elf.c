@@ -183,6 +183,17 @@ int gr_elf_is_dyn(const struct gr_elf *e)
 	return e->dyn;
 }
 
+int gr_elf_func_addr(const struct gr_elf *e, const char *name, uint64_t *vaddr)
+{
+	struct sym key = {.name = name}, *s;
+
+	s = bsearch(&key, e->by_name, e->nsyms, sizeof(key), cmp_name);
+	if (!s)
+		return -ENOENT;
+	*vaddr = s->addr;
+	return 0;
+}
+
 int gr_elf_func_offset(const struct gr_elf *e, const char *name, uint64_t *offset)
 {
 	struct sym key = {.name = name}, *s;

@@ -22,6 +22,9 @@ int gr_elf_is_dyn(const struct gr_elf *e);
 /* File offset of the function @name (for a uprobe), or a negative error when absent. */
 int gr_elf_func_offset(const struct gr_elf *e, const char *name, uint64_t *offset);
 
+/* Link-time address of the function @name, or a negative error when absent. */
+int gr_elf_func_addr(const struct gr_elf *e, const char *name, uint64_t *vaddr);
+
 /* Virtual address (as linked) of file offset @off, or a negative error outside any segment. */
 int gr_elf_offset_to_vaddr(const struct gr_elf *e, uint64_t off, uint64_t *vaddr);
 

@@ -15,6 +15,8 @@ static const struct gr_probe_spec table[] = {
 	{"cudaLaunchKernel_ptsz", GR_API_cudaLaunchKernel_ptsz, L_RT_LAUNCH, GR_CF_LAUNCH | GR_CF_STACK, 0},
 	{"cudaLaunchCooperativeKernel", GR_API_cudaLaunchCooperativeKernel, L_RT_LAUNCH, GR_CF_LAUNCH | GR_CF_STACK, 0},
 	{"cudaLaunchCooperativeKernel_ptsz", GR_API_cudaLaunchCooperativeKernel_ptsz, L_RT_LAUNCH, GR_CF_LAUNCH | GR_CF_STACK, 0},
+	{"__cudaLaunchKernel", GR_API___cudaLaunchKernel, L_RT_LAUNCH, GR_CF_LAUNCH | GR_CF_STACK, 0},
+	{"__cudaLaunchKernel_ptsz", GR_API___cudaLaunchKernel_ptsz, L_RT_LAUNCH, GR_CF_LAUNCH | GR_CF_STACK, 0},
 	{"cudaLaunchKernelExC", GR_API_cudaLaunchKernelExC, L_RT_LAUNCH_EXC, GR_CF_LAUNCH | GR_CF_STACK, 0},
 	{"cudaLaunchKernelExC_ptsz", GR_API_cudaLaunchKernelExC_ptsz, L_RT_LAUNCH_EXC, GR_CF_LAUNCH | GR_CF_STACK, 0},
 	{"cudaGraphLaunch", GR_API_cudaGraphLaunch, L_GRAPH_LAUNCH, GR_CF_LAUNCH | GR_CF_STACK, 0},

@@ -28,6 +28,7 @@
 #include "format/events.h"
 #include "child.h"
 #include "elf.h"
+#include "ringbuf.h"
 #include "session.h"
 
 #define DRAIN_MS 20
@@ -75,7 +76,7 @@ static void usage(FILE *f)
 		"      --call-graph MODE fp (default: frame-pointer user stacks) or none\n"
 		"      --launch-time     also time every launch call (return probes: ~2x cost)\n"
 		"      --no-sched        no scheduler events\n"
-		"      --ringbuf-mb N    BPF ring buffer size (default 64)\n"
+		"      --ringbuf-mb N    BPF ring buffer size in MiB (default 16)\n"
 		"  -v, --verbose         say which libraries are probed\n");
 }
 
@@ -97,7 +98,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 	int c;
 
 	*o = (struct record_opts){.output = "gpurec.trc", .stacks = 1, .sched = 1,
-				  .ringbuf_mb = 64};
+				  .ringbuf_mb = 16};
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+o:p:d:vh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -297,13 +298,12 @@ static int trace_pid(struct gr_session *s, uint32_t pid)
 
 static int drain(struct gr_session *s, int timeout_ms)
 {
-	int n = ring_buffer__poll(s->rb, timeout_ms);
+	int err = gr_ringbuf_wait(s->rb, timeout_ms);
 
+	if (err)
+		return err;
 	/* events written without a wakeup are consumed on this timer */
-	if (n >= 0)
-		n = ring_buffer__consume(s->rb);
-	if (n < 0 && n != -EINTR)
-		return n;
+	gr_ringbuf_consume(s->rb, gr_translate_event, s);
 	gr_translate_losses(s, now_ns(CLOCK_MONOTONIC));
 	s->last_drain_ns = now_ns(CLOCK_MONOTONIC);
 	return 0;
@@ -357,7 +357,7 @@ static int pids_alive(struct gr_session *s)
 
 static void session_free(struct gr_session *s)
 {
-	ring_buffer__free(s->rb);
+	gr_ringbuf_free(s->rb);
 	gr_discover_free(s);
 	gpurec_bpf__destroy(s->skel);
 	gr_u64map_free(&s->stacks);
@@ -376,6 +376,28 @@ static void session_free(struct gr_session *s)
 	gr_addr_set_free(&s->frames);
 }
 
+/* Like perf's closing line: what was written, what was lost, what it cost us. */
+static void report_summary(const struct gr_session *s, const char *path, uint64_t records,
+			   int verbose)
+{
+	struct rusage ru;
+	struct stat st;
+	uint64_t lost = 0;
+
+	for (int i = 0; i < C_COUNT; i++)
+		if (i != C_STOP_SENT)
+			lost += s->counters_seen[i];
+	if (stat(path, &st))
+		st.st_size = 0;
+	fprintf(stderr, "gpurec record: wrote %s (%" PRIu64 " records, %.2f MB), %" PRIu64
+			" events lost\n",
+		path, records, st.st_size / 1e6, lost);
+	if (verbose && !getrusage(RUSAGE_SELF, &ru))
+		fprintf(stderr, "gpurec record: recorder cpu %.3f s user %.3f s sys, max rss %ld KiB\n",
+			ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
+			ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, ru.ru_maxrss);
+}
+
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	return level == LIBBPF_WARN && getenv("GPUREC_DEBUG") ? vfprintf(stderr, fmt, ap) : 0;
@@ -392,6 +414,7 @@ int cmd_record(int argc, char **argv)
 	char exe[4096];
 	uint64_t deadline = 0;
 	int fd = -1, err, status = 0, ret = 1, child_done = 0, stop_reason = 0;
+	uint64_t records;
 
 	if (parse_opts(argc, argv, &o))
 		return 2;
@@ -410,9 +433,9 @@ int cmd_record(int argc, char **argv)
 	s.verbose = o.verbose;
 	if (load_bpf(&s, &o))
 		goto out;
-	s.rb = ring_buffer__new(bpf_map__fd(s.skel->maps.events), gr_translate_event, &s, NULL);
-	if (!s.rb) {
-		fprintf(stderr, "gpurec record: cannot map the ring buffer: %s\n", strerror(errno));
+	err = gr_ringbuf_open(&s.rb, bpf_map__fd(s.skel->maps.events));
+	if (err) {
+		fprintf(stderr, "gpurec record: cannot map the ring buffer: %s\n", strerror(-err));
 		goto out;
 	}
 
@@ -504,6 +527,7 @@ finish:
 	write_session(&s, GR_SESS_CALL_GRAPH, 0, o.stacks ? "fp" : "none");
 	if (child.pid > 0 && child_done)
 		write_session(&s, GR_SESS_EXIT_STATUS, exit_status(status), "");
+	records = gr_trace_writer_records(s.w);
 	err = gr_trace_writer_close(s.w);
 	s.w = NULL;
 	if (err) {
@@ -511,6 +535,8 @@ finish:
 			gr_strerror(err));
 		ret = 1;
 	}
+	if (!err)
+		report_summary(&s, o.output, records, o.verbose);
 	if (!s.cuda_files)
 		fprintf(stderr, "gpurec record: no CUDA library was loaded by the traced processes "
 				"(nothing to probe); the trace holds process and scheduler events "

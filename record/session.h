@@ -16,7 +16,7 @@
 struct gr_elf;
 struct gr_trace_writer;
 struct gpurec_bpf;
-struct ring_buffer;
+struct gr_ringbuf;
 struct bpf_link;
 
 /* A file some traced process mapped executable, kept open so it stays readable if deleted. */
@@ -52,7 +52,7 @@ struct gr_addr_set {
 
 struct gr_session {
 	struct gpurec_bpf *skel;
-	struct ring_buffer *rb;
+	struct gr_ringbuf *rb;
 	struct gr_trace_writer *w;
 	struct gr_probe_opts popts;
 	uint32_t self_pid;

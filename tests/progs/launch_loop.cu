@@ -1,5 +1,6 @@
 // Benchmark load: THREADS threads each make LAUNCHES launches of one kernel as fast as they
-// can (or for SECONDS when LAUNCHES is 0), then print "ns_per_launch N total_launches M".
+// can (or for SECONDS when LAUNCHES is 0), at most RATE launches/s per thread when RATE > 0,
+// then print "ns_per_launch N total_launches M".
 // Run on the real libcudart without a GPU, each launch is a real call that fails fast.
 #include <chrono>
 #include <cstdio>
@@ -19,6 +20,7 @@ int main(int argc, char **argv)
 	long launches = argc > 1 ? atol(argv[1]) : 200000;
 	int threads = argc > 2 ? atoi(argv[2]) : 1;
 	double seconds = argc > 3 ? atof(argv[3]) : 0;
+	double rate = argc > 4 ? atof(argv[4]) : 0;
 	std::vector<long> done(threads);
 	std::vector<std::thread> pool;
 	auto t0 = std::chrono::steady_clock::now();
@@ -32,6 +34,9 @@ int main(int argc, char **argv)
 				for (int i = 0; i < 64; i++)
 					tiny<<<4, 32>>>(nullptr);
 				n += 64;
+				if (rate > 0)
+					std::this_thread::sleep_until(
+						t0 + std::chrono::duration<double>(n / rate));
 			}
 			done[t] = n;
 		});

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# make bench: gpurec's speed and size targets (DESIGN.md section 7), each measured as a ratio
+# within this one run on this machine, so the figures compare across machines. Never a test:
+# it prints figures and the targets beside them, and fails only if something could not run.
+set -u
+cd "$(dirname "$0")/../.."
+O=${O:-build}
+GPUREC=$PWD/gpurec
+PROGS=$PWD/$O/progs
+LIB=$(readlink -f /usr/local/cuda/lib64/libcudart.so.13)
+N=${BENCH_LAUNCHES:-400000}
+REPS=${BENCH_REPS:-5}
+TMP=$(mktemp -d /tmp/gpurec-bench.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "bench: needs root (BPF)" >&2
+	exit 1
+fi
+# bpf_stats adds two clock reads to every BPF program run: it would bias the ratios
+stats=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null || echo 0)
+sysctl -qw kernel.bpf_stats_enabled=0 2>/dev/null
+
+ns_per_launch() { "$@" 2>/dev/null | awk '/ns_per_launch/ {print $2}'; }
+median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+ratio() { awk -v x="$1" -v b="$2" -v e="$3" 'BEGIN {printf "%.2f", (x - b) / (e - b)}'; }
+
+echo "== record cost per launch ($N launches of one kernel, real libcudart, median of $REPS)"
+for _ in $(seq "$REPS"); do
+	# interleaved, so drift in the machine hits every variant alike
+	ns_per_launch "$PROGS/launch_loop" "$N" >>"$TMP/bare"
+	ns_per_launch "$O/tests/bench_uprobe" "$LIB" cudaLaunchKernel "$PROGS/launch_loop" "$N" >>"$TMP/empty"
+	ns_per_launch "$GPUREC" record --no-sched --call-graph none -o "$TMP/a.trc" -- "$PROGS/launch_loop" "$N" >>"$TMP/nostack"
+	ns_per_launch "$GPUREC" record --no-sched -o "$TMP/a.trc" -- "$PROGS/launch_loop" "$N" >>"$TMP/fp"
+	ns_per_launch "$GPUREC" record --no-sched --call-graph none --launch-time -o "$TMP/a.trc" -- "$PROGS/launch_loop" "$N" >>"$TMP/ltime"
+done
+bare=$(median <"$TMP/bare")
+empty=$(median <"$TMP/empty")
+nostack=$(median <"$TMP/nostack")
+fp=$(median <"$TMP/fp")
+ltime=$(median <"$TMP/ltime")
+printf '  call without probes            %8.1f ns\n' "$bare"
+printf '  empty BPF uprobe               %8.1f ns  (+%.1f)\n' "$empty" "$(awk -v a="$empty" -v b="$bare" 'BEGIN{print a-b}')"
+printf '  gpurec, no stacks              %8.1f ns  ratio %s  (target <= 1.15)\n' "$nostack" "$(ratio "$nostack" "$bare" "$empty")"
+printf '  gpurec, frame-pointer stacks   %8.1f ns  ratio %s  (target <= 1.5)\n' "$fp" "$(ratio "$fp" "$bare" "$empty")"
+printf '  gpurec --launch-time           %8.1f ns  ratio %s  (entry + return probe)\n' "$ltime" "$(ratio "$ltime" "$bare" "$empty")"
+
+# perf record of the same uprobe (needs tracefs for perf probe)
+if command -v perf >/dev/null 2>&1; then
+	mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+	if perf probe -q -x "$LIB" cudaLaunchKernel 2>/dev/null; then
+		ev=$(perf probe -l 2>/dev/null | awk '/cudaLaunchKernel/ {print $1; exit}')
+		for _ in $(seq "$REPS"); do
+			ns_per_launch perf record -q -e "$ev" -o "$TMP/perf.data" -- "$PROGS/launch_loop" "$N" >>"$TMP/perf"
+			ns_per_launch perf record -q -g -e "$ev" -o "$TMP/perf.data" -- "$PROGS/launch_loop" "$N" >>"$TMP/perfg"
+		done
+		perf probe -q -d "$ev" 2>/dev/null
+		pf=$(median <"$TMP/perf")
+		pg=$(median <"$TMP/perfg")
+		printf '  perf record -e uprobe          %8.1f ns  ratio %s; gpurec (no stacks) %.1fx cheaper per event\n' \
+			"$pf" "$(ratio "$pf" "$bare" "$empty")" "$(awk -v p="$pf" -v g="$nostack" -v b="$bare" 'BEGIN{print (p-b)/(g-b)}')"
+		printf '  perf record -g -e uprobe       %8.1f ns  ratio %s; gpurec (fp stacks) %.1fx cheaper per event (target >= 3)\n' \
+			"$pg" "$(ratio "$pg" "$bare" "$empty")" "$(awk -v p="$pg" -v g="$fp" -v b="$bare" 'BEGIN{print (p-b)/(g-b)}')"
+	else
+		echo "  perf record: perf probe unavailable here, skipped"
+	fi
+fi
+
+echo "== trace size on a training-loop pattern"
+steps=${BENCH_STEPS:-20000}
+"$GPUREC" record -o "$TMP/loop.trc" -- "$O/samples/chain" "$steps" >/dev/null 2>&1
+launches=$("$GPUREC" info --json "$TMP/loop.trc" | python3 -c 'import json,sys; print(json.load(sys.stdin)["launches"])')
+size=$(stat -c %s "$TMP/loop.trc")
+printf '  samples/chain %s steps: %s launches, %s bytes: %.2f B per launch event, stacks and syncs included (target <= 2.5)\n' \
+	"$steps" "$launches" "$size" "$(awk -v s="$size" -v l="$launches" 'BEGIN{print s/l}')"
+
+echo "== zero losses: two threads launching as fast as the probes allow for 10 s"
+"$GPUREC" record -o "$TMP/two.trc" -- "$PROGS/launch_loop" 0 2 10 >"$TMP/two.out" 2>&1
+"$GPUREC" info --json "$TMP/two.trc" | python3 -c 'import json,sys
+d=json.load(sys.stdin)
+print("  %d launches recorded, %d lost (target 0), complete=%s" % (d["launches"], d["lost_events"], d["complete"]))'
+awk '/total_launches/ {print "  the program made " $4 " launches"}' "$TMP/two.out"
+
+echo "== recorder CPU and memory at 100k launches/s for 20 s"
+"$GPUREC" record -v -o "$TMP/long.trc" -- "$PROGS/launch_loop" 0 1 20 100000 >"$TMP/long.out" 2>&1
+# "gpurec record: recorder cpu U s user S s sys, max rss K KiB"
+awk '/recorder cpu/ {printf "  recorder cpu %.1f%% of a core (target <= 5%%), max rss %.1f MiB (target <= 64)\n", ($5 + $8) / 20 * 100, $13 / 1024}' "$TMP/long.out"
+awk '/total_launches/ {printf "  the program made %d launches in 20 s\n", $4}' "$TMP/long.out"
+
+echo "== decode and replay speed"
+if [ -x "$O/tests/bench_format" ]; then "$O/tests/bench_format" | sed 's/^/  /'; fi
+if [ -x "$O/tests/bench_model" ]; then "$O/tests/bench_model" | sed 's/^/  /'; fi
+
+sysctl -qw kernel.bpf_stats_enabled="$stats" 2>/dev/null
+exit 0
