@@ -60,12 +60,18 @@ FUZZ_SRCS	:= $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_REPLAY	:= $(patsubst tests/fuzz/%.c,$(O)/tests/%_replay,$(FUZZ_SRCS))
 FUZZ_BINS	:= $(patsubst tests/fuzz/%.c,$(O)/fuzz/%,$(FUZZ_SRCS))
 
-.PHONY: all deps test test-bins bench fuzz clean check-deps format-check samples progs
+.PHONY: all deps demo test test-bins bench fuzz clean check-deps format-check samples progs
 
 all: gpurec
 
 deps:
 	$(Q)./tests/install-deps.sh
+
+# README's first command: set up, build, record a bundled sample, show the result.
+demo:
+	$(Q)./tests/install-deps.sh
+	$(Q)$(MAKE) -s gpurec samples
+	$(Q)O=$(O) ./samples/demo.sh
 
 # --- BPF: vmlinux.h from the running kernel's BTF, CO-RE objects, skeletons ---
 $(O)/vmlinux.h:
