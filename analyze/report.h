@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The four reports of `gpurec report`, computed from a loaded model into plain structs: launch
+ * frequency, fusion opportunities, transfers, CPU starvation. Computation never prints; the
+ * renderers (gr_report_write_text/json) and `gpurec diff` read these structs. Definitions,
+ * formulas and thresholds: docs/REPORTS.md.
+ *
+ * Every time is in ns of the recording host's CLOCK_MONOTONIC and is a host-side measurement
+ * (an API call's entry to return, a scheduler state) unless its comment says "estimate".
+ *
+ * Ownership: gr_report_compute() allocates the report and everything it points to, except the
+ * strings marked "model": kernel names and comms point into the model, so the report is valid
+ * while the model lives. gr_report_free() releases it all. Arrays are sorted as their comment
+ * says; an empty array has n == 0 (the pointer may be NULL).
+ */
+#ifndef GR_ANALYZE_REPORT_H
+#define GR_ANALYZE_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "model.h"
+
+/* Sections, for gr_report_opts.sections and gr_report.sections. */
+#define GR_REPORT_LAUNCHES (1u << 0)
+#define GR_REPORT_FUSION   (1u << 1)
+#define GR_REPORT_TRANSFER (1u << 2)
+#define GR_REPORT_CPU	   (1u << 3)
+#define GR_REPORT_ALL	   0xfu
+
+#define GR_REPORT_DEFAULT_SMS	 132   /* an H100 SXM */
+#define GR_REPORT_SLOW_LAUNCH_NS 50000 /* launch calls slower than this are listed */
+#define GR_REPORT_GAP_BUCKETS	 11    /* inter-launch gap histogram, see gr_report_gap_edges */
+#define GR_REPORT_SIZE_BUCKETS	 6     /* copy size histogram, see gr_report_size_edges */
+#define GR_REPORT_NDIRS		 5     /* H2H H2D D2H D2D default (enum gr_copy_kind order) */
+
+struct gr_report_opts {
+	unsigned sections;	 /* GR_REPORT_* bits; 0 = all */
+	uint32_t sms;		 /* streaming multiprocessors of the GPU; 0 = 132 */
+	uint64_t slow_launch_ns; /* 0 = GR_REPORT_SLOW_LAUNCH_NS */
+};
+
+/* How a report comes out: nothing to say (no data for it), healthy, or a problem to act on. */
+enum gr_verdict_level {
+	GR_VERDICT_NONE = 0, /* no data: no launches / no copies / no scheduler events */
+	GR_VERDICT_OK,
+	GR_VERDICT_PROBLEM,
+};
+
+struct gr_verdict {
+	enum gr_verdict_level level;
+	char *text; /* one sentence with the numbers behind it; never NULL after compute */
+};
+
+/* Distribution of a set of ns values; all 0 when count is 0. Quantiles are exact (order stats,
+ * the lower median for an even count). */
+struct gr_dist {
+	uint64_t count, total;
+	uint64_t min, median, p99, max;
+};
+
+/* A call site: the frames of a stack, innermost first, as "function (module)" strings owned by
+ * the report. nframes 0: no stack was recorded. */
+struct gr_report_site {
+	uint32_t stack; /* gr_model_stacks() index, 0 = none */
+	uint32_t nframes;
+	const char **frames;
+};
+
+/* ---- 1. launch frequency ---- */
+
+struct gr_report_kconfig {
+	uint32_t config; /* gr_model_configs() index */
+	struct gr_config cfg;
+	uint64_t count;
+	uint64_t blocks; /* grid x * y * z */
+	double waves;	 /* estimate: blocks / (SMs x resident blocks per SM), see REPORTS.md */
+	int small;	 /* blocks < SMs or waves < 2: latency-bound */
+};
+
+struct gr_report_kernel {
+	uint32_t name_id;
+	const char *name; /* model: demangled */
+	uint64_t count;
+	double share;	    /* of all launches */
+	struct gr_dist api; /* launch call durations; api.count 0 when not measured */
+	struct gr_report_kconfig *configs; /* by count, descending */
+	size_t nconfigs;
+};
+
+/* Per thread, process or stream: launches and their rate over the entity's own active window
+ * (first to last launch). */
+struct gr_report_rate {
+	uint32_t index;	   /* gr_model_threads() / gr_model_processes() / gr_model_streams() */
+	uint32_t pid, tid; /* tid 0 for processes and streams */
+	uint64_t handle;   /* streams: the stream handle; 0 otherwise */
+	const char *comm;  /* model; "" when unknown */
+	uint64_t count;
+	double share;
+	double per_second; /* count / (last - first launch) s; 0 for a single launch */
+	uint64_t first_ts, last_ts;
+};
+
+/* Inter-launch gaps of one thread: ts of a launch to ts of the thread's next launch. */
+struct gr_report_gaps {
+	uint32_t thread; /* gr_model_threads() index */
+	uint32_t pid, tid;
+	const char *comm; /* model */
+	struct gr_dist gap;
+	uint64_t hist[GR_REPORT_GAP_BUCKETS];
+};
+
+/* Upper edges (ns, exclusive) of the gap histogram's buckets; the last bucket is open. */
+extern const uint64_t gr_report_gap_edges[GR_REPORT_GAP_BUCKETS - 1];
+
+/* The repeating pattern of API calls (launches, copies, memsets, syncs) of the thread that
+ * launches most: the training step. */
+struct gr_report_iteration {
+	int found;
+	uint32_t thread;	   /* gr_model_threads() index of the thread it was found on */
+	uint32_t calls;		   /* API calls per iteration */
+	uint32_t launches;	   /* of which launches */
+	uint32_t copies, syncs;	   /* copies (+ memsets) and synchronising calls */
+	uint64_t count;		   /* complete iterations in the loop */
+	uint64_t period_ns;	   /* median iteration time (start to next start) */
+	uint64_t start_ts, end_ts; /* the loop: first iteration's first call to the end of the
+				    * last complete iteration's last call */
+	double match; /* fraction of the loop's calls equal to the call one period earlier */
+};
+
+/* Launch calls slower than opts.slow_launch_ns, grouped by (kernel name, call site). */
+struct gr_report_slow {
+	uint32_t name_id;
+	const char *name; /* model */
+	uint64_t count, total_ns, max_ns;
+	struct gr_report_site site;
+};
+
+struct gr_report_launches {
+	uint64_t total;
+	uint64_t first_ts, last_ts;	  /* first and last launch */
+	double per_second;		  /* total / (last_ts - first_ts) s */
+	struct gr_report_kernel *kernels; /* by count desc, then name */
+	size_t nkernels;
+	struct gr_report_rate *processes, *threads, *streams; /* by count desc */
+	size_t nprocesses, nthreads, nstreams;
+	struct gr_report_gaps *gaps; /* one per launching thread, same order as threads */
+	size_t ngaps;
+	struct gr_report_iteration iter;
+	/* Launch cost: measured = median launch call duration (recorded with --launch-time);
+	 * else an estimate: median of launch entry to the thread's next API call entry. */
+	int api_measured; /* launches with dur > 0 exist */
+	uint64_t launch_cost_ns;
+	uint64_t launch_cost_samples;
+	double
+	    launch_share; /* launches per iteration x launch cost / period; 0 without iteration */
+	uint64_t slow_threshold_ns;
+	uint64_t slow_count;	     /* launch calls slower than the threshold (measured only) */
+	struct gr_report_slow *slow; /* by total_ns desc */
+	size_t nslow;
+	struct gr_verdict verdict;
+};
+
+/* ---- 2. fusion opportunities ---- */
+
+struct gr_report_fkernel {
+	uint32_t name_id;
+	const char *name; /* model */
+	uint32_t config;  /* gr_model_configs() index */
+	struct gr_config cfg;
+	double waves;
+	int small;
+};
+
+struct gr_report_candidate {
+	struct gr_report_fkernel *kernels; /* the run, in launch order */
+	uint32_t len;
+	uint32_t nsmall;	/* kernels of the run with small grids */
+	uint64_t occurrences;	/* runs with exactly this (kernel, grid, block) sequence */
+	uint64_t est_saving_ns; /* estimate: occurrences x (len - 1) x launch cost */
+	uint32_t pid;
+	uint64_t stream;	     /* stream handle */
+	struct gr_report_site stack; /* frames every launch of every occurrence shares, innermost
+				      * first: the caller to change */
+	uint64_t first_ts;
+};
+
+struct gr_report_fusion {
+	uint64_t runs;		 /* runs of >= 3 launches seen (before grouping) */
+	uint64_t launch_cost_ns; /* the one gr_report_launches uses */
+	int cost_measured;
+	struct gr_report_candidate *candidates; /* by est_saving_ns desc */
+	size_t ncandidates;
+	uint64_t total_saving_ns;
+	double saving_share; /* total_saving_ns over the loop (or the launch window) */
+	struct gr_verdict verdict;
+};
+
+/* ---- 3. transfers ---- */
+
+struct gr_report_direction {
+	unsigned kind;			/* enum gr_copy_kind */
+	const char *name;		/* "H2D", ... (static) */
+	uint64_t count, bytes, time_ns; /* every copy; time = call durations */
+	uint64_t async_count;
+	/* Copies whose call blocked until the copy was done (synchronous API, or async through
+	 * pageable host memory): their bytes over their call time is the effective bandwidth. */
+	uint64_t blocking_count, blocking_bytes, blocking_ns;
+	double bandwidth; /* bytes/s; 0 when no blocking copy */
+	uint64_t hist_count[GR_REPORT_SIZE_BUCKETS];
+	uint64_t hist_bytes[GR_REPORT_SIZE_BUCKETS];
+};
+
+/* Upper edges (bytes, inclusive) of the size histogram's buckets; the last bucket is open. */
+extern const uint64_t gr_report_size_edges[GR_REPORT_SIZE_BUCKETS - 1];
+
+/* A finding: rule "pageable_async", "sync_copy_in_loop" or "item_pattern". */
+struct gr_report_finding {
+	const char *rule;		/* static */
+	uint64_t count, bytes, time_ns; /* time the host was blocked (copy + following sync) */
+	double per_iteration;		/* count / iterations; 0 without iteration */
+	char *detail;			/* one sentence */
+	struct gr_report_site *sites;	/* by count desc */
+	uint64_t *site_counts;
+	size_t nsites;
+};
+
+struct gr_report_transfer {
+	uint64_t copies, bytes, copy_ns; /* all copies */
+	uint64_t memsets, memset_bytes, memset_ns;
+	uint64_t syncs, sync_ns; /* synchronising calls (device/stream/event sync) */
+	struct gr_report_direction dirs[GR_REPORT_NDIRS];
+	/* Share of wall time (the recording) the busiest copying thread spent in copy calls. */
+	uint32_t busiest_thread;
+	uint64_t busiest_copy_ns;
+	double wall_share;
+	/* In the loop (gr_report_launches.iter), on its thread: copy call time per iteration. */
+	uint64_t iter_copy_ns; /* total in the loop */
+	double iter_share;     /* iter_copy_ns / loop time */
+	struct gr_report_finding *findings;
+	size_t nfindings;
+	struct gr_verdict verdict;
+};
+
+/* ---- 4. CPU starvation ---- */
+
+struct gr_report_culprit {
+	const char *comm;     /* model, or "pid N" (report) when the trace has no comm */
+	uint64_t ns;	      /* runnable-wait time attributed (estimate, see REPORTS.md) */
+	uint64_t preemptions; /* times it took the CPU from the thread */
+};
+
+struct gr_report_cpu_thread {
+	uint32_t thread; /* gr_model_threads() index */
+	uint32_t pid, tid;
+	const char *comm;     /* model */
+	uint64_t lifetime_ns; /* first to last event of the thread */
+	uint64_t oncpu_ns, runnable_wait_ns, blocked_ns, unknown_ns;
+	uint64_t involuntary, voluntary;    /* switches out while runnable / while blocking */
+	double starved_share;		    /* runnable_wait_ns / lifetime_ns */
+	uint64_t gaps;			    /* inter-launch gaps */
+	uint64_t starved_gaps;		    /* gaps overlapping a runnable-wait interval */
+	uint64_t starved_gap_ns;	    /* runnable-wait time inside launch gaps */
+	struct gr_report_culprit *culprits; /* by ns desc */
+	size_t nculprits;
+};
+
+struct gr_report_cpu {
+	int has_sched; /* the trace holds scheduler events */
+	uint64_t sched_events;
+	struct gr_report_cpu_thread *threads; /* CUDA-calling threads, by runnable_wait_ns desc */
+	size_t nthreads;
+	uint64_t starved_gap_ns; /* all threads */
+	double gap_share;	 /* starved_gap_ns / wall time: GPU feed lost to the scheduler */
+	struct gr_verdict verdict;
+};
+
+/* ---- the whole report ---- */
+
+struct gr_report {
+	unsigned sections; /* computed sections */
+	uint32_t sms;
+	uint64_t first_ts, last_ts, wall_ns; /* the recording (gr_model_time_span) */
+	uint64_t cuda_libraries;	     /* CUDA libraries the recorder probed */
+	uint64_t lost_events;
+	struct gr_report_launches launches;
+	struct gr_report_fusion fusion;
+	struct gr_report_transfer transfer;
+	struct gr_report_cpu cpu;
+	void *priv; /* the report's allocations */
+};
+
+/*
+ * Compute the sections @o asks for (NULL: defaults, all sections) from @m. Returns 0 and sets
+ * *@out, or -ENOMEM / -EINVAL with *@out NULL. The report points into @m (see the top).
+ */
+int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
+		      struct gr_report **out);
+
+/* Free a report (NULL is accepted). */
+void gr_report_free(struct gr_report *r);
+
+/* Text rendering: a summary with the verdicts, then each section's tables, at most @top rows
+ * per ranked table (0 = 20). Returns 0 or -EIO. */
+int gr_report_write_text(FILE *f, const struct gr_report *r, const struct gr_model *m,
+			 unsigned top);
+
+/* JSON rendering, the schema of docs/REPORTS.md; @top as above. Returns 0, -EIO or
+ * GR_ERR_STATE (writer misuse). */
+int gr_report_write_json(FILE *f, const struct gr_report *r, const struct gr_model *m,
+			 unsigned top);
+
+#endif
