@@ -1,0 +1,721 @@
+/* SPDX-License-Identifier: MIT */
+/* Chrome trace-event JSON writer (see export.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+#include "json.h"
+
+#define TASK_DEAD 0x80u /* the kernel's task state of a task switching out for the last time */
+
+enum state { ST_NONE, ST_RUNNING, ST_RUNNABLE, ST_BLOCKED, ST_GONE };
+
+struct thread_state {
+	uint64_t since;
+	uint64_t prev_state;
+	uint32_t cpu;
+	uint32_t by_pid, by_tid; /* who preempted or woke it */
+	uint8_t state;
+	uint8_t woken; /* runnable after a wakeup (else after a preemption) */
+};
+
+struct tid_ix {
+	uint32_t tid, pid, idx;
+};
+
+struct ex {
+	const struct gr_model *m;
+	FILE *f;
+	const struct gr_export_opts *o;
+	struct gr_export_stats st;
+	uint64_t t0, lo, hi, end;
+	const struct gr_thread *threads;
+	const struct gr_stream *streams;
+	const struct gr_process *procs;
+	size_t nthreads, nstreams, nprocs;
+	uint8_t *thread_ok;  /* thread passes the pid filter */
+	uint8_t *thread_use; /* 1: API track used, 2: CPU-state track used (bits) */
+	uint8_t *stream_use;
+	uint8_t *proc_use;
+	struct thread_state *ts;
+	struct tid_ix *by_tid;
+	struct gr_json j;
+	int err;
+	int emit; /* 0: the marking pass, nothing written */
+};
+
+static int pid_wanted(const struct gr_export_opts *o, uint32_t pid)
+{
+	if (!o->npids)
+		return 1;
+	for (size_t i = 0; i < o->npids; i++)
+		if (o->pids[i] == pid)
+			return 1;
+	return 0;
+}
+
+static int in_window(const struct ex *x, uint64_t ts, uint64_t dur)
+{
+	return ts <= x->hi && ts + dur >= x->lo;
+}
+
+static double rel_us(const struct ex *x, uint64_t ts)
+{
+	if (ts >= x->t0)
+		return (double)(ts - x->t0) / 1000.0;
+	return -(double)(x->t0 - ts) / 1000.0;
+}
+
+static void hex(char *buf, size_t len, uint64_t v)
+{
+	snprintf(buf, len, "0x%" PRIx64, v);
+}
+
+static void kv_hex(struct gr_json *j, const char *key, uint64_t v)
+{
+	char buf[24];
+
+	hex(buf, sizeof(buf), v);
+	gr_json_kv_str(j, key, buf);
+}
+
+static void kv_dim3(struct gr_json *j, const char *key, const uint32_t d[3])
+{
+	char buf[48];
+
+	snprintf(buf, sizeof(buf), "(%u,%u,%u)", d[0], d[1], d[2]);
+	gr_json_kv_str(j, key, buf);
+}
+
+/* Opens one event object on its own line: the caller adds members, then event_end(). */
+static void event_begin(struct ex *x, const char *ph, const char *name, const char *cat,
+			uint32_t pid, uint32_t tid)
+{
+	if (x->st.events)
+		fputs(",", x->f);
+	gr_json_begin(&x->j, x->f, 0);
+	gr_json_object(&x->j);
+	gr_json_kv_str(&x->j, "ph", ph);
+	gr_json_kv_str(&x->j, "name", name);
+	if (cat)
+		gr_json_kv_str(&x->j, "cat", cat);
+	gr_json_kv_u64(&x->j, "pid", pid);
+	gr_json_kv_u64(&x->j, "tid", tid);
+}
+
+static void event_ts(struct ex *x, uint64_t ts)
+{
+	gr_json_kv_double(&x->j, "ts", rel_us(x, ts));
+}
+
+static void event_end(struct ex *x)
+{
+	int err;
+
+	gr_json_object_end(&x->j);
+	err = gr_json_end(&x->j);
+	if (err && !x->err)
+		x->err = err;
+	x->st.events++;
+}
+
+static void args_begin(struct ex *x)
+{
+	gr_json_key(&x->j, "args");
+	gr_json_object(&x->j);
+}
+
+static void args_end(struct ex *x)
+{
+	gr_json_object_end(&x->j);
+}
+
+static uint32_t sched_tid(size_t thread)
+{
+	return GR_EXPORT_TID_BASE + (uint32_t)thread;
+}
+
+static uint32_t stream_tid(const struct ex *x, size_t stream)
+{
+	return GR_EXPORT_TID_BASE + (uint32_t)x->nthreads + (uint32_t)stream;
+}
+
+/* ---- metadata ---- */
+
+static void meta(struct ex *x, const char *what, uint32_t pid, uint32_t tid, const char *name)
+{
+	event_begin(x, "M", what, NULL, pid, tid);
+	args_begin(x);
+	gr_json_kv_str(&x->j, "name", name);
+	args_end(x);
+	event_end(x);
+	x->st.metadata++;
+}
+
+static void meta_sort(struct ex *x, uint32_t pid, uint32_t tid, uint64_t index)
+{
+	event_begin(x, "M", "thread_sort_index", NULL, pid, tid);
+	args_begin(x);
+	gr_json_kv_u64(&x->j, "sort_index", index);
+	args_end(x);
+	event_end(x);
+	x->st.metadata++;
+}
+
+static const char *thread_name(const struct gr_thread *t, char *buf, size_t len)
+{
+	if (t->comm[0])
+		return t->comm;
+	snprintf(buf, len, "tid %u", t->tid);
+	return buf;
+}
+
+static void write_metadata(struct ex *x)
+{
+	char buf[300];
+
+	for (size_t p = 0; p < x->nprocs; p++) {
+		const struct gr_process *pr = &x->procs[p];
+		const char *name = pr->comm;
+
+		if (!x->proc_use[p])
+			continue;
+		if (!name[0] && pr->exe[0]) {
+			name = strrchr(pr->exe, '/');
+			name = name ? name + 1 : pr->exe;
+		}
+		if (!name[0]) {
+			snprintf(buf, sizeof(buf), "pid %u", pr->pid);
+			name = buf;
+		}
+		meta(x, "process_name", pr->pid, pr->pid, name);
+	}
+	for (size_t t = 0; t < x->nthreads; t++) {
+		const struct gr_thread *th = &x->threads[t];
+		char name[64];
+
+		if (x->thread_use[t] & 1) {
+			meta(x, "thread_name", th->pid, th->tid,
+			     thread_name(th, name, sizeof(name)));
+			meta_sort(x, th->pid, th->tid, 2 * (uint64_t)t);
+		}
+		if (x->thread_use[t] & 2) {
+			snprintf(buf, sizeof(buf), "%s %u CPU state",
+				 thread_name(th, name, sizeof(name)), th->tid);
+			meta(x, "thread_name", th->pid, sched_tid(t), buf);
+			meta_sort(x, th->pid, sched_tid(t), 2 * (uint64_t)t + 1);
+		}
+	}
+	for (size_t s = 0; s < x->nstreams; s++) {
+		const struct gr_stream *st = &x->streams[s];
+
+		if (!x->stream_use[s])
+			continue;
+		if (st->handle)
+			snprintf(buf, sizeof(buf), "stream 0x%" PRIx64, st->handle);
+		else
+			snprintf(buf, sizeof(buf), "stream 0 (legacy default)");
+		meta(x, "thread_name", st->pid, stream_tid(x, s), buf);
+		meta_sort(x, st->pid, stream_tid(x, s), 2 * (uint64_t)x->nthreads + s);
+	}
+}
+
+/* ---- API calls ---- */
+
+/* Marks (first pass) or opens (second pass) the slice of one API call; 1 when it is written. */
+static int api_begin(struct ex *x, unsigned kind, const char *cat, uint32_t thread, uint16_t api,
+		     uint64_t ts, uint64_t dur)
+{
+	const struct gr_thread *t = &x->threads[thread];
+
+	if (!x->thread_ok[thread] || !in_window(x, ts, dur))
+		return 0;
+	if (!x->emit) {
+		x->thread_use[thread] |= 1;
+		x->proc_use[t->process] = 1;
+		return 0;
+	}
+	event_begin(x, "X", gr_api_name(api), cat, t->pid, t->tid);
+	event_ts(x, ts);
+	gr_json_kv_double(&x->j, "dur", (double)dur / 1000.0);
+	args_begin(x);
+	x->st.api_slices[kind]++;
+	x->st.api_total++;
+	return 1;
+}
+
+static void api_end(struct ex *x, uint64_t dur)
+{
+	if (!dur)
+		gr_json_kv_str(&x->j, "api_time", "not measured");
+	args_end(x);
+	event_end(x);
+}
+
+static void kv_stream(struct ex *x, uint32_t stream)
+{
+	kv_hex(&x->j, "stream", x->streams[stream].handle);
+}
+
+static void launch_extras(struct ex *x, size_t i, const struct gr_launch *l, const char *kernel,
+			  const struct gr_config *c)
+{
+	const struct gr_thread *t = &x->threads[l->thread];
+	uint32_t stid = stream_tid(x, l->stream);
+
+	event_begin(x, "i", kernel, "kernel", t->pid, stid);
+	event_ts(x, l->ts);
+	gr_json_kv_str(&x->j, "s", "t");
+	args_begin(x);
+	gr_json_kv_str(&x->j, "kernel", kernel);
+	kv_dim3(&x->j, "grid", c->grid);
+	kv_dim3(&x->j, "block", c->block);
+	gr_json_kv_u64(&x->j, "shared_mem", c->shmem);
+	gr_json_kv_u64(&x->j, "tid", t->tid);
+	args_end(x);
+	event_end(x);
+	x->st.launch_instants++;
+	if (x->o->no_flows)
+		return;
+	event_begin(x, "s", "launch", "flow", t->pid, t->tid);
+	event_ts(x, l->ts);
+	gr_json_kv_u64(&x->j, "id", i + 1);
+	event_end(x);
+	event_begin(x, "f", "launch", "flow", t->pid, stid);
+	event_ts(x, l->ts);
+	gr_json_kv_u64(&x->j, "id", i + 1);
+	gr_json_kv_str(&x->j, "bp", "e");
+	event_end(x);
+	x->st.flows++;
+}
+
+static void write_launches(struct ex *x)
+{
+	size_t n;
+	const struct gr_launch *l = gr_model_launches(x->m, &n);
+	const struct gr_kernel *k = gr_model_kernels(x->m, NULL);
+	const struct gr_config *c = gr_model_configs(x->m, NULL);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct gr_config *cfg = &c[l[i].config];
+
+		if (!api_begin(x, GR_K_LAUNCH, "launch", l[i].thread, l[i].api, l[i].ts,
+			       l[i].dur)) {
+			if (!x->emit && x->thread_ok[l[i].thread] &&
+			    in_window(x, l[i].ts, l[i].dur))
+				x->stream_use[l[i].stream] = 1;
+			continue;
+		}
+		gr_json_kv_str(&x->j, "kernel", k[l[i].kernel].name);
+		kv_dim3(&x->j, "grid", cfg->grid);
+		kv_dim3(&x->j, "block", cfg->block);
+		gr_json_kv_u64(&x->j, "shared_mem", cfg->shmem);
+		kv_stream(x, l[i].stream);
+		gr_json_kv_u64(&x->j, "cpu", l[i].cpu);
+		api_end(x, l[i].dur);
+		launch_extras(x, i, &l[i], k[l[i].kernel].name, cfg);
+	}
+}
+
+static void write_calls(struct ex *x)
+{
+	size_t n;
+
+	const struct gr_copy *c = gr_model_copies(x->m, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (!api_begin(x, GR_K_COPY, "copy", c[i].thread, c[i].api, c[i].ts, c[i].dur))
+			continue;
+		gr_json_kv_u64(&x->j, "bytes", c[i].bytes);
+		gr_json_kv_str(&x->j, "kind", gr_copy_kind_name(c[i].kind));
+		kv_stream(x, c[i].stream);
+		gr_json_kv_bool(&x->j, "async", !!(c[i].flags & GR_COPY_F_ASYNC));
+		kv_hex(&x->j, "dst", c[i].dst);
+		kv_hex(&x->j, "src", c[i].src);
+		api_end(x, c[i].dur);
+	}
+	const struct gr_memset *ms = gr_model_memsets(x->m, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (!api_begin(x, GR_K_MEMSET, "memset", ms[i].thread, ms[i].api, ms[i].ts,
+			       ms[i].dur))
+			continue;
+		gr_json_kv_u64(&x->j, "bytes", ms[i].bytes);
+		gr_json_kv_u64(&x->j, "value", ms[i].value);
+		kv_hex(&x->j, "dst", ms[i].dst);
+		kv_stream(x, ms[i].stream);
+		api_end(x, ms[i].dur);
+	}
+	const struct gr_alloc *a = gr_model_allocs(x->m, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (!api_begin(x, GR_K_ALLOC, "alloc", a[i].thread, a[i].api, a[i].ts, a[i].dur))
+			continue;
+		gr_json_kv_u64(&x->j, "bytes", a[i].bytes);
+		gr_json_kv_str(&x->j, "kind", gr_alloc_kind_name(a[i].kind));
+		if (a[i].addr)
+			kv_hex(&x->j, "addr", a[i].addr);
+		else
+			gr_json_kv_str(&x->j, "addr", "failed");
+		api_end(x, a[i].dur);
+	}
+	const struct gr_free *fr = gr_model_frees(x->m, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (!api_begin(x, GR_K_FREE, "free", fr[i].thread, fr[i].api, fr[i].ts, fr[i].dur))
+			continue;
+		kv_hex(&x->j, "addr", fr[i].addr);
+		gr_json_kv_str(&x->j, "kind", gr_alloc_kind_name(fr[i].kind));
+		api_end(x, fr[i].dur);
+	}
+	const struct gr_sync *s = gr_model_syncs(x->m, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (!api_begin(x, GR_K_SYNC, "sync", s[i].thread, s[i].api, s[i].ts, s[i].dur))
+			continue;
+		gr_json_kv_str(&x->j, "kind", gr_sync_kind_name(s[i].kind));
+		if (s[i].kind == GR_SYNC_STREAM)
+			kv_hex(&x->j, "stream", s[i].handle);
+		else if (s[i].kind != GR_SYNC_DEVICE)
+			kv_hex(&x->j, "handle", s[i].handle);
+		if (s[i].kind == GR_SYNC_STREAM_WAIT_EVENT)
+			kv_hex(&x->j, "event", s[i].handle2);
+		api_end(x, s[i].dur);
+	}
+	const struct gr_graph *g = gr_model_graphs(x->m, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (!api_begin(x, GR_K_GRAPH, "graph", g[i].thread, g[i].api, g[i].ts, g[i].dur))
+			continue;
+		gr_json_kv_str(&x->j, "kind", gr_graph_kind_name(g[i].kind));
+		kv_hex(&x->j, "graph", g[i].graph);
+		kv_hex(&x->j, "exec", g[i].exec);
+		kv_stream(x, g[i].stream);
+		api_end(x, g[i].dur);
+	}
+}
+
+/* ---- scheduler states ---- */
+
+static int cmp_tid_ix(const void *a, const void *b)
+{
+	const struct tid_ix *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/* Traced thread index of (pid, tid), or -1: the tid decides, the pid breaks ties. */
+static long find_thread(const struct ex *x, uint32_t pid, uint32_t tid)
+{
+	size_t lo = 0, hi = x->nthreads;
+
+	if (!tid)
+		return -1;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (x->by_tid[mid].tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == x->nthreads || x->by_tid[lo].tid != tid)
+		return -1;
+	for (size_t i = lo; i < x->nthreads && x->by_tid[i].tid == tid; i++)
+		if (x->by_tid[i].pid == pid)
+			return x->by_tid[i].idx;
+	return x->by_tid[lo].idx;
+}
+
+static const char *state_name(unsigned s)
+{
+	return s == ST_RUNNING ? "running" : s == ST_RUNNABLE ? "runnable" : "blocked";
+}
+
+static void other_name(const struct ex *x, char *buf, size_t len, uint32_t pid, uint32_t tid)
+{
+	const char *comm = gr_model_comm(x->m, tid);
+
+	if (!tid)
+		snprintf(buf, len, "idle");
+	else if (comm)
+		snprintf(buf, len, "%s %u", comm, tid);
+	else
+		snprintf(buf, len, "tid %u (pid %u)", tid, pid);
+}
+
+static const char *sleep_name(uint64_t prev_state)
+{
+	if (prev_state & 2)
+		return "uninterruptible (D)";
+	if (prev_state & 1)
+		return "interruptible (S)";
+	if (prev_state & 4)
+		return "stopped (T)";
+	if (prev_state & 8)
+		return "traced (t)";
+	return "other";
+}
+
+/* The thread leaves its current state at @ts: its slice, clipped to the window. */
+static void state_close(struct ex *x, size_t t, uint64_t ts)
+{
+	struct thread_state *s = &x->ts[t];
+	const struct gr_thread *th = &x->threads[t];
+	uint64_t a = s->since > x->lo ? s->since : x->lo;
+	uint64_t b = ts < x->hi ? ts : x->hi;
+	char buf[96];
+
+	if (s->state == ST_NONE || s->state == ST_GONE || b <= a || !x->thread_ok[t])
+		return;
+	if (!x->emit) {
+		x->thread_use[t] |= 2;
+		x->proc_use[th->process] = 1;
+		return;
+	}
+	event_begin(x, "X", state_name(s->state), "sched", th->pid, sched_tid(t));
+	event_ts(x, a);
+	gr_json_kv_double(&x->j, "dur", (double)(b - a) / 1000.0);
+	args_begin(x);
+	if (s->state == ST_RUNNING) {
+		gr_json_kv_u64(&x->j, "cpu", s->cpu);
+	} else if (s->state == ST_RUNNABLE) {
+		other_name(x, buf, sizeof(buf), s->by_pid, s->by_tid);
+		gr_json_kv_str(&x->j, s->woken ? "woken_by" : "preempted_by", buf);
+	} else {
+		gr_json_kv_str(&x->j, "sleep", sleep_name(s->prev_state));
+		kv_hex(&x->j, "prev_state", s->prev_state);
+	}
+	args_end(x);
+	event_end(x);
+	x->st.sched_slices++;
+}
+
+static void state_set(struct ex *x, size_t t, unsigned state, uint64_t ts)
+{
+	state_close(x, t, ts);
+	x->ts[t].state = (uint8_t)state;
+	x->ts[t].since = ts;
+}
+
+static void write_sched(struct ex *x)
+{
+	size_t n;
+	const struct gr_sched *e = gr_model_scheds(x->m, &n);
+
+	memset(x->ts, 0, x->nthreads * sizeof(*x->ts));
+	for (size_t i = 0; i < n; i++) {
+		long p = find_thread(x, e[i].prev_pid, e[i].prev_tid);
+		long q = find_thread(x, e[i].next_pid, e[i].next_tid);
+
+		if (e[i].ts > x->hi)
+			break;
+		if (e[i].type == GR_SCHED_SWITCH) {
+			if (p >= 0) {
+				struct thread_state *s = &x->ts[p];
+				unsigned st = !e[i].prev_state		    ? ST_RUNNABLE
+					      : e[i].prev_state & TASK_DEAD ? ST_GONE
+									    : ST_BLOCKED;
+
+				state_set(x, (size_t)p, st, e[i].ts);
+				s->prev_state = e[i].prev_state;
+				s->woken = 0;
+				s->by_pid = e[i].next_pid;
+				s->by_tid = e[i].next_tid;
+			}
+			if (q >= 0) {
+				state_set(x, (size_t)q, ST_RUNNING, e[i].ts);
+				x->ts[q].cpu = e[i].cpu;
+			}
+		} else if (q >= 0 && (x->ts[q].state == ST_BLOCKED || x->ts[q].state == ST_NONE)) {
+			struct thread_state *s = &x->ts[q];
+
+			/* a wakeup before any switch: the state it leaves is unknown, not drawn */
+			state_set(x, (size_t)q, ST_RUNNABLE, e[i].ts);
+			s->woken = 1;
+			s->by_pid = e[i].prev_pid;
+			s->by_tid = e[i].prev_tid;
+		}
+	}
+	for (size_t t = 0; t < x->nthreads; t++) {
+		const struct gr_process *pr = &x->procs[x->threads[t].process];
+		uint64_t end = x->end;
+
+		if (pr->has_exit && pr->exit_ts > x->ts[t].since && pr->exit_ts < end)
+			end = pr->exit_ts;
+		state_close(x, t, end);
+	}
+}
+
+/* ---- losses and process events ---- */
+
+static void write_losses(struct ex *x)
+{
+	size_t n;
+	const struct gr_loss *l = gr_model_losses(x->m, &n);
+	char name[96];
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t end = l[i].ts_end > l[i].ts ? l[i].ts_end : l[i].ts;
+
+		if (!in_window(x, l[i].ts, end - l[i].ts))
+			continue;
+		snprintf(name, sizeof(name), "lost %" PRIu64 " events (%s)", l[i].count,
+			 gr_loss_source_name(l[i].source));
+		event_begin(x, "i", name, "loss", 0, 0);
+		event_ts(x, l[i].ts);
+		gr_json_kv_str(&x->j, "s", "g");
+		args_begin(x);
+		gr_json_kv_str(&x->j, "source", gr_loss_source_name(l[i].source));
+		gr_json_kv_u64(&x->j, "count", l[i].count);
+		gr_json_kv_double(&x->j, "until_us", rel_us(x, end));
+		args_end(x);
+		event_end(x);
+		x->st.loss_instants++;
+	}
+}
+
+static void write_procs(struct ex *x)
+{
+	size_t n;
+	const struct gr_proc_event *p = gr_model_proc_events(x->m, &n);
+	char name[64];
+
+	for (size_t i = 0; i < n; i++) {
+		if (!in_window(x, p[i].ts, 0) || !pid_wanted(x->o, p[i].pid))
+			continue;
+		switch (p[i].type) {
+		case GR_PROC_START:
+			snprintf(name, sizeof(name), "process start");
+			break;
+		case GR_PROC_EXEC:
+			snprintf(name, sizeof(name), "exec");
+			break;
+		case GR_PROC_EXIT:
+			if (p[i].value & 0x7f)
+				snprintf(name, sizeof(name), "exit (signal %u)",
+					 (unsigned)(p[i].value & 0x7f));
+			else
+				snprintf(name, sizeof(name), "exit %u",
+					 (unsigned)(p[i].value >> 8 & 0xff));
+			break;
+		case GR_PROC_ATTACH:
+			snprintf(name, sizeof(name), "attach");
+			break;
+		case GR_PROC_THREAD:
+			snprintf(name, sizeof(name), "thread %u start", p[i].tid);
+			break;
+		default:
+			continue;
+		}
+		if (!x->emit) {
+			for (size_t k = 0; k < x->nprocs; k++)
+				if (x->procs[k].pid == p[i].pid)
+					x->proc_use[k] = 1;
+			continue;
+		}
+		event_begin(x, "i", name, "process", p[i].pid, p[i].pid);
+		event_ts(x, p[i].ts);
+		gr_json_kv_str(&x->j, "s", "p");
+		args_begin(x);
+		gr_json_kv_u64(&x->j, "tid", p[i].tid);
+		if (p[i].type == GR_PROC_START)
+			gr_json_kv_u64(&x->j, "parent", p[i].value);
+		else if (p[i].type == GR_PROC_EXIT)
+			gr_json_kv_u64(&x->j, "wait_status", p[i].value);
+		else if (p[i].type == GR_PROC_EXEC)
+			gr_json_kv_str(&x->j, "path", p[i].text);
+		args_end(x);
+		event_end(x);
+		x->st.proc_instants++;
+	}
+}
+
+static void write_prologue(struct ex *x)
+{
+	const struct gr_trace_header *h = gr_model_header(x->m);
+	struct gr_json j;
+
+	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":", x->f);
+	gr_json_begin(&j, x->f, 0);
+	gr_json_object(&j);
+	gr_json_kv_str(&j, "producer", "gpurec export");
+	gr_json_kv_str(&j, "command", h->cmdline);
+	gr_json_kv_str(&j, "host", h->host);
+	gr_json_kv_str(&j, "recorded_by", h->tool_version);
+	gr_json_kv_u64(&j, "start_monotonic_ns", x->t0);
+	gr_json_kv_u64(&j, "start_realtime_ns", h->clock_realtime_ns);
+	gr_json_kv_double(&j, "window_from_us", rel_us(x, x->lo));
+	gr_json_kv_double(&j, "window_to_us", rel_us(x, x->hi < x->end ? x->hi : x->end));
+	gr_json_object_end(&j);
+	if (gr_json_end(&j) && !x->err)
+		x->err = -EIO;
+	fputs(",\"traceEvents\":[\n", x->f);
+}
+
+static int setup(struct ex *x)
+{
+	gr_model_threads(x->m, &x->nthreads);
+	x->thread_ok = calloc(x->nthreads + 1, 1);
+	x->thread_use = calloc(x->nthreads + 1, 1);
+	x->stream_use = calloc(x->nstreams + 1, 1);
+	x->proc_use = calloc(x->nprocs + 1, 1);
+	x->ts = calloc(x->nthreads + 1, sizeof(*x->ts));
+	x->by_tid = calloc(x->nthreads + 1, sizeof(*x->by_tid));
+	if (!x->thread_ok || !x->thread_use || !x->stream_use || !x->proc_use || !x->ts ||
+	    !x->by_tid)
+		return -ENOMEM;
+	for (size_t t = 0; t < x->nthreads; t++) {
+		x->thread_ok[t] = (uint8_t)pid_wanted(x->o, x->threads[t].pid);
+		x->by_tid[t] = (struct tid_ix){x->threads[t].tid, x->threads[t].pid, (uint32_t)t};
+	}
+	qsort(x->by_tid, x->nthreads, sizeof(*x->by_tid), cmp_tid_ix);
+	return 0;
+}
+
+int gr_export_chrome(const struct gr_model *m, FILE *f, const struct gr_export_opts *o,
+		     struct gr_export_stats *st)
+{
+	static const struct gr_export_opts all;
+	struct ex x;
+	int err;
+
+	memset(&x, 0, sizeof(x));
+	x.m = m;
+	x.f = f;
+	x.o = o ? o : &all;
+	gr_model_time_span(m, &x.t0, &x.end);
+	x.lo = x.t0 + x.o->from_ns;
+	x.hi = x.o->has_to && x.t0 + x.o->to_ns >= x.t0 ? x.t0 + x.o->to_ns : UINT64_MAX;
+	x.threads = gr_model_threads(m, &x.nthreads);
+	x.streams = gr_model_streams(m, &x.nstreams);
+	x.procs = gr_model_processes(m, &x.nprocs);
+	err = setup(&x);
+	if (err)
+		goto out;
+
+	/* pass 1 marks the tracks in use, so their names come first; pass 2 writes */
+	for (x.emit = 0; x.emit < 2; x.emit++) {
+		if (x.emit) {
+			write_prologue(&x);
+			write_metadata(&x);
+		}
+		write_launches(&x);
+		write_calls(&x);
+		write_sched(&x);
+		write_procs(&x);
+	}
+	write_losses(&x);
+	fputs("\n]}\n", f);
+	err = x.err;
+	if (!err && (fflush(f) || ferror(f)))
+		err = -EIO;
+	if (st)
+		*st = x.st;
+out:
+	free(x.thread_ok);
+	free(x.thread_use);
+	free(x.stream_use);
+	free(x.proc_use);
+	free(x.ts);
+	free(x.by_tid);
+	return err;
+}

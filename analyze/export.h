@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A trace as Chrome trace-event JSON (the "JSON Object Format" that ui.perfetto.dev and
+ * chrome://tracing open). Timestamps are microseconds from the recording start (the header's
+ * clock anchor), with nanosecond decimals. One event per line.
+ *
+ * Tracks: a process per traced pid and a thread per traced tid, named by "M" metadata events.
+ * Each thread that has scheduler events gets a second track, "<comm> <tid> CPU state", and each
+ * stream a track "stream 0x..." in its process; these extra tracks use tids from
+ * GR_EXPORT_TID_BASE up, above any real tid (PID_MAX_LIMIT), so they never collide.
+ *
+ * - every CUDA API call (launch, copy, memset, alloc, free, sync, graph) is one "X" slice on its
+ *   thread, named by the API function, with cat the call's kind and its arguments in args;
+ *   dur is the measured API time, 0 when the recording did not time the call;
+ * - every launch is also an "i" instant on its stream's track, named by the kernel, and (unless
+ *   no_flows) a flow ("s" on the thread, "f" on the stream track) joining the two;
+ * - scheduler states of each traced thread as "X" slices "running", "runnable" and "blocked"
+ *   (cat "sched") on the thread's CPU-state track, between the switch and wakeup events that
+ *   delimit them; a state whose start was not recorded is not drawn;
+ * - losses as global "i" instants (cat "loss"); process start, exec, exit as process instants.
+ */
+#ifndef GR_ANALYZE_EXPORT_H
+#define GR_ANALYZE_EXPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "model.h"
+
+#define GR_EXPORT_TID_BASE 4194304u /* PID_MAX_LIMIT: no real tid reaches it */
+
+struct gr_export_opts {
+	/* Window in ns from the recording start: events that overlap [from_ns, to_ns] are
+	 * written, scheduler states clipped to it. has_to 0 = to the end. */
+	uint64_t from_ns, to_ns;
+	int has_to;
+	const uint32_t *pids; /* only these processes (losses are global: always kept) */
+	size_t npids;	      /* 0 = every process */
+	int no_flows;	      /* no launch flows: about a third smaller for launch-heavy traces */
+};
+
+/* What was written, per sort of event. */
+struct gr_export_stats {
+	uint64_t api_slices[GR_K_COUNT]; /* "X" slices of API calls, by enum gr_kind */
+	uint64_t api_total;
+	uint64_t sched_slices;
+	uint64_t launch_instants; /* on stream tracks */
+	uint64_t flows;		  /* pairs of "s" + "f" */
+	uint64_t loss_instants, proc_instants;
+	uint64_t metadata;
+	uint64_t events; /* every event above, metadata included */
+};
+
+/*
+ * Write the Chrome trace JSON of @m to @f. @o may be NULL (everything). @st (may be NULL) gets
+ * the counts. Returns 0, -ENOMEM, or -EIO when writing @f failed; prints nothing.
+ */
+int gr_export_chrome(const struct gr_model *m, FILE *f, const struct gr_export_opts *o,
+		     struct gr_export_stats *st);
+
+#endif

@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpurec export [FILE] [-o OUT] [--from T] [--to T] [--pid PIDS] [--no-flows]: the trace as
+ * Chrome trace-event JSON for ui.perfetto.dev or chrome://tracing (see export.h for what it
+ * holds). Warns when the output is too large for a browser, with the options that narrow it.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "export.h"
+#include "model.h"
+
+/* Browsers fail or crawl on JSON traces past a few hundred MB (one JS string, a V8 heap). */
+#define WARN_BYTES (256ull << 20)
+#define MAX_PIDS   64
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: gpurec export [FILE] [-o OUT] [--from TIME] [--to TIME] [--pid PIDS]\n"
+		"  FILE           trace to export (default gpurec.trc)\n"
+		"  -o, --output   JSON file to write (default FILE with .trc replaced by .json;\n"
+		"                 '-' for standard output)\n"
+		"  --from TIME    start of the window, from the recording start (default 0)\n"
+		"  --to TIME      end of the window (default: the end of the recording)\n"
+		"                 TIME is seconds, or a number with ns, us, ms or s\n"
+		"  --pid PIDS     only these processes (comma-separated)\n"
+		"  --no-flows     no flow arrows from launches to their stream's track\n"
+		"Open the output in ui.perfetto.dev or chrome://tracing.\n");
+}
+
+/* "1.5", "1.5s", "200ms", "30us", "100ns" -> ns; -EINVAL when malformed or negative. */
+static int parse_time(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char *suffix;
+		double scale;
+	} units[] = {{"", 1e9}, {"s", 1e9}, {"ms", 1e6}, {"us", 1e3}, {"ns", 1}};
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !(v >= 0))
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].suffix))
+			continue;
+		if (v * units[i].scale >= 1.8e19)
+			return -EINVAL;
+		*ns = (uint64_t)(v * units[i].scale + 0.5);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int parse_pids(char *s, uint32_t *pids, size_t *n)
+{
+	for (char *tok = strtok(s, ","); tok; tok = strtok(NULL, ",")) {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(tok, &end, 10);
+		if (errno || end == tok || *end || !v || v > UINT32_MAX || *n == MAX_PIDS)
+			return -EINVAL;
+		pids[(*n)++] = (uint32_t)v;
+	}
+	return *n ? 0 : -EINVAL;
+}
+
+static char *default_output(const char *in)
+{
+	size_t n = strlen(in);
+	char *out = malloc(n + 6);
+
+	if (!out)
+		return NULL;
+	memcpy(out, in, n + 1);
+	if (n > 4 && !strcmp(in + n - 4, ".trc"))
+		out[n - 4] = 0;
+	strcat(out, ".json");
+	return out;
+}
+
+static void summary(FILE *f, const char *out, const struct gr_export_stats *st, long long bytes)
+{
+	static const struct {
+		unsigned kind;
+		const char *name;
+	} kinds[] = {{GR_K_LAUNCH, "launch"}, {GR_K_COPY, "copy"}, {GR_K_MEMSET, "memset"},
+		     {GR_K_ALLOC, "alloc"},   {GR_K_FREE, "free"}, {GR_K_SYNC, "sync"},
+		     {GR_K_GRAPH, "graph"}};
+	const char *sep = " (";
+
+	fprintf(f, "gpurec export: wrote %s", out);
+	if (bytes >= 0)
+		fprintf(f, ", %.1f MB", (double)bytes / 1e6);
+	fprintf(f, "\n  %" PRIu64 " API call slices", st->api_total);
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		if (!st->api_slices[kinds[i].kind])
+			continue;
+		fprintf(f, "%s%s %" PRIu64, sep, kinds[i].name, st->api_slices[kinds[i].kind]);
+		sep = ", ";
+	}
+	fprintf(f, "%s\n", st->api_total ? ")" : "");
+	fprintf(f,
+		"  %" PRIu64 " launch instants on stream tracks, %" PRIu64 " flows, %" PRIu64
+		" scheduler state slices\n",
+		st->launch_instants, st->flows, st->sched_slices);
+	fprintf(f,
+		"  %" PRIu64 " loss instants, %" PRIu64 " process events, %" PRIu64
+		" metadata events, %" PRIu64 " events in all\n",
+		st->loss_instants, st->proc_instants, st->metadata, st->events);
+}
+
+/* The advice when the output is too big: a window that would fit, and the busiest pids. */
+static void too_large(const struct gr_model *m, const char *out, long long bytes,
+		      const struct gr_export_opts *o)
+{
+	uint64_t first, last, span, win_ns, fit_ns;
+	size_t nl, nt, np;
+	const struct gr_launch *l = gr_model_launches(m, &nl);
+	const struct gr_thread *t = gr_model_threads(m, &nt);
+	const struct gr_process *p = gr_model_processes(m, &np);
+	uint64_t *per = calloc(np + 1, sizeof(*per));
+
+	gr_model_time_span(m, &first, &last);
+	span = last - first;
+	win_ns = (o->has_to && o->to_ns < span ? o->to_ns : span);
+	win_ns = win_ns > o->from_ns ? win_ns - o->from_ns : 0;
+	fit_ns = (uint64_t)((double)win_ns * (double)(WARN_BYTES / 2) / (double)bytes);
+	fprintf(stderr,
+		"gpurec export: warning: %s is %.0f MB: browsers fail or crawl on JSON traces "
+		"over a few hundred MB\n"
+		"  narrow it with --from/--to: the recording spans %.3f s, a window of about "
+		"%.3f s would be near %.0f MB\n",
+		out, (double)bytes / 1e6, (double)span / 1e9, (double)fit_ns / 1e9,
+		(double)(WARN_BYTES / 2) / 1e6);
+	if (per && np > 1) {
+		for (size_t i = 0; i < nl; i++)
+			per[t[l[i].thread].process]++;
+		fprintf(stderr, "  or with --pid: launches per process:");
+		for (size_t i = 0; i < np; i++)
+			if (per[i])
+				fprintf(stderr, " %u (%s) %" PRIu64, p[i].pid, p[i].comm, per[i]);
+		fprintf(stderr, "\n");
+	}
+	if (!o->no_flows)
+		fprintf(stderr, "  --no-flows also drops two events per launch\n");
+	free(per);
+}
+
+int cmd_export(int argc, char **argv)
+{
+	const char *path = NULL, *out = NULL;
+	char *out_alloc = NULL;
+	struct gr_export_opts o = {0};
+	struct gr_export_stats st;
+	uint32_t pids[MAX_PIDS];
+	size_t npids = 0;
+	struct gr_model *m = NULL;
+	struct gr_diag diag = {0};
+	FILE *f = NULL;
+	long long bytes = -1;
+	int err, ret = 1, to_stdout;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int has_val = i + 1 < argc;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return 0;
+		} else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && has_val) {
+			out = argv[++i];
+		} else if (!strcmp(a, "--from") && has_val) {
+			if (parse_time(argv[++i], &o.from_ns))
+				goto bad_value;
+		} else if (!strcmp(a, "--to") && has_val) {
+			if (parse_time(argv[++i], &o.to_ns))
+				goto bad_value;
+			o.has_to = 1;
+		} else if ((!strcmp(a, "--pid") || !strcmp(a, "-p")) && has_val) {
+			if (parse_pids(argv[++i], pids, &npids))
+				goto bad_value;
+		} else if (!strcmp(a, "--no-flows")) {
+			o.no_flows = 1;
+		} else if (!strcmp(a, "-i") && has_val && !path) {
+			path = argv[++i];
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "gpurec export: unknown option or missing value '%s'\n", a);
+			usage(stderr);
+			return 2;
+		} else if (!path) {
+			path = a;
+		} else {
+			fprintf(stderr, "gpurec export: one trace file at a time ('%s')\n", a);
+			usage(stderr);
+			return 2;
+		}
+		continue;
+	bad_value:
+		fprintf(stderr, "gpurec export: bad value for %s: '%s'\n", a, argv[i]);
+		usage(stderr);
+		return 2;
+	}
+	if (o.has_to && o.to_ns <= o.from_ns) {
+		fprintf(stderr, "gpurec export: --to must be after --from\n");
+		return 2;
+	}
+	o.pids = pids;
+	o.npids = npids;
+	if (!path)
+		path = "gpurec.trc";
+	if (!out)
+		out = out_alloc = default_output(path);
+	if (!out) {
+		fprintf(stderr, "gpurec export: out of memory\n");
+		return 1;
+	}
+	to_stdout = !strcmp(out, "-");
+
+	err = gr_model_load(&m, path, &diag);
+	if (err) {
+		fprintf(stderr, "gpurec export: %s: %s (offset %" PRIu64 ")\n", path,
+			diag.reason[0] ? diag.reason : gr_strerror(err), diag.offset);
+		goto out;
+	}
+	f = to_stdout ? stdout : fopen(out, "w");
+	if (!f) {
+		fprintf(stderr, "gpurec export: %s: %s\n", out, strerror(errno));
+		goto out;
+	}
+	err = gr_export_chrome(m, f, &o, &st);
+	if (!err && !to_stdout) {
+		bytes = ftello(f);
+		if (fclose(f))
+			err = -EIO;
+		f = NULL;
+	}
+	if (err) {
+		fprintf(stderr, "gpurec export: writing %s: %s\n", to_stdout ? "the output" : out,
+			gr_strerror(err));
+		goto out;
+	}
+	summary(to_stdout ? stderr : stdout, to_stdout ? "standard output" : out, &st, bytes);
+	if (bytes > (long long)WARN_BYTES)
+		too_large(m, out, bytes, &o);
+	ret = 0;
+out:
+	if (f && f != stdout)
+		fclose(f);
+	gr_model_free(m);
+	free(out_alloc);
+	return ret;
+}
