@@ -146,7 +146,7 @@ static uint32_t stream_tid(const struct ex *x, size_t stream)
 
 static void meta(struct ex *x, const char *what, uint32_t pid, uint32_t tid, const char *name)
 {
-	event_begin(x, "M", what, NULL, pid, tid);
+	event_begin(x, "M", what, "__metadata", pid, tid);
 	args_begin(x);
 	gr_json_kv_str(&x->j, "name", name);
 	args_end(x);
@@ -156,7 +156,7 @@ static void meta(struct ex *x, const char *what, uint32_t pid, uint32_t tid, con
 
 static void meta_sort(struct ex *x, uint32_t pid, uint32_t tid, uint64_t index)
 {
-	event_begin(x, "M", "thread_sort_index", NULL, pid, tid);
+	event_begin(x, "M", "thread_sort_index", "__metadata", pid, tid);
 	args_begin(x);
 	gr_json_kv_u64(&x->j, "sort_index", index);
 	args_end(x);
@@ -282,11 +282,15 @@ static void launch_extras(struct ex *x, size_t i, const struct gr_launch *l, con
 	event_begin(x, "s", "launch", "flow", t->pid, t->tid);
 	event_ts(x, l->ts);
 	gr_json_kv_u64(&x->j, "id", i + 1);
+	args_begin(x); /* DevTools' loader wants args on every event */
+	args_end(x);
 	event_end(x);
 	event_begin(x, "f", "launch", "flow", t->pid, stid);
 	event_ts(x, l->ts);
 	gr_json_kv_u64(&x->j, "id", i + 1);
 	gr_json_kv_str(&x->j, "bp", "e");
+	args_begin(x);
+	args_end(x);
 	event_end(x);
 	x->st.flows++;
 }

@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: MIT */
+/* analyze/export: Chrome trace JSON of synthetic traces, one event per line, exact counts. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "analyze/export.h"
+#include "analyze/model.h"
+#include "test.h"
+#include "synth.h"
+
+static char dir[] = "/tmp/gr_test_export.XXXXXX";
+
+static const char *tmp_path(const char *name)
+{
+	static char buf[4][256];
+	static int n;
+	char *p = buf[n++ % 4];
+
+	snprintf(p, sizeof(buf[0]), "%s/%s", dir, name);
+	return p;
+}
+
+/* Export @m with @o into a string (caller frees); NULL on failure. */
+static char *export_str(const struct gr_model *m, const struct gr_export_opts *o,
+			struct gr_export_stats *st)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int err;
+
+	if (!f)
+		return NULL;
+	err = gr_export_chrome(m, f, o, st);
+	fclose(f);
+	if (err) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* Lines of @s that contain every one of the NULL-terminated substrings. */
+static uint64_t count_lines(const char *s, ...)
+{
+	uint64_t n = 0;
+
+	while (s && *s) {
+		const char *eol = strchr(s, '\n');
+		size_t len = eol ? (size_t)(eol - s) : strlen(s);
+		char *line = strndup(s, len);
+		const char *sub;
+		va_list ap;
+		int all = 1;
+
+		va_start(ap, s);
+		while ((sub = va_arg(ap, const char *)))
+			all &= strstr(line, sub) != NULL;
+		va_end(ap);
+		n += all;
+		free(line);
+		s = eol ? eol + 1 : s + len;
+	}
+	return n;
+}
+
+static struct gr_model *load_synth(const char *name)
+{
+	struct gr_model *m = NULL;
+
+	if (synth_write(tmp_path(name), 4096) || gr_model_load(&m, tmp_path(name), NULL))
+		return NULL;
+	return m;
+}
+
+static void test_every_call_once(void)
+{
+	struct gr_model *m = load_synth("std.trc");
+	struct gr_export_stats st;
+	char *s;
+
+	CHECK(m != NULL);
+	if (!m)
+		return;
+	s = export_str(m, NULL, &st);
+	CHECK(s != NULL);
+	CHECK(!strncmp(s, "{\"displayTimeUnit\":\"ns\",\"otherData\":{", 37));
+	CHECK(strstr(s, ",\"traceEvents\":[\n{") != NULL);
+	CHECK(!strcmp(s + strlen(s) - 4, "\n]}\n"));
+	CHECK_EQ_U64(count_lines(s, "\"ph\": \"X\"", "\"cat\": \"launch\"", NULL), SYNTH_LAUNCHES);
+	CHECK_EQ_U64(count_lines(s, "\"ph\": \"X\"", "\"cat\": \"copy\"", NULL), 19);
+	CHECK_EQ_U64(count_lines(s, "\"ph\": \"X\"", "\"cat\": \"memset\"", NULL), 2);
+	CHECK_EQ_U64(count_lines(s, "\"ph\": \"X\"", "\"cat\": \"sync\"", NULL), 4);
+	CHECK_EQ_U64(count_lines(s, "\"ph\": \"X\"", "\"cat\": \"alloc\"", NULL), 2);
+	CHECK_EQ_U64(count_lines(s, "\"ph\": \"X\"", "\"cat\": \"free\"", NULL), 1);
+	CHECK_EQ_U64(st.api_slices[GR_K_LAUNCH], SYNTH_LAUNCHES);
+	CHECK_EQ_U64(st.api_total, SYNTH_LAUNCHES + 19 + 2 + 4 + 2 + 1);
+	CHECK_EQ_U64(st.launch_instants, SYNTH_LAUNCHES);
+	CHECK_EQ_U64(st.flows, SYNTH_LAUNCHES);
+	CHECK_EQ_U64(count_lines(s, "\"ph\": \"s\"", NULL), SYNTH_LAUNCHES);
+	CHECK_EQ_U64(count_lines(s, "\"ph\": \"f\"", "\"bp\": \"e\"", NULL), SYNTH_LAUNCHES);
+	/* arguments: the gemm launches (mangled name in the trace, demangled here) */
+	CHECK_EQ_U64(count_lines(s, "\"ph\": \"X\"", "\"name\": \"cudaLaunchKernel\"",
+				 "\"kernel\": \"gemm(float const*, float const*, float*, int, int, "
+				 "int)\", \"grid\": \"(70000,3,2)\", \"block\": \"(32,4,2)\", "
+				 "\"shared_mem\": 128, \"stream\": \"0x1234\"",
+				 NULL),
+		     401);
+	/* launch i = 9 (odd: tid 102; i % 5 == 4: gemm), ts T0 + 10000 ns = 10 us, dur 2009 ns */
+	CHECK_EQ_U64(
+	    count_lines(s,
+			"{\"ph\": \"X\", \"name\": \"cudaLaunchKernel\", \"cat\": "
+			"\"launch\", \"pid\": 100, \"tid\": 102, \"ts\": 10, \"dur\": 2.009, "
+			"\"args\": {\"kernel\": \"gemm(",
+			NULL),
+	    1);
+	CHECK_EQ_U64(
+	    count_lines(s, "\"cat\": \"copy\"", "\"bytes\": 4194304", "\"kind\": \"H2D\"", NULL),
+	    12);
+	CHECK_EQ_U64(count_lines(s, "\"cat\": \"copy\"", "\"kind\": \"D2H\"", "\"dur\": 10,", NULL),
+		     3);
+	CHECK_EQ_U64(count_lines(s, "\"cat\": \"sync\"", "\"kind\": \"stream\"",
+				 "\"stream\": \"0x1234\"", "\"dur\": 0.5,", NULL),
+		     1);
+	CHECK_EQ_U64(count_lines(s, "\"cat\": \"alloc\"", "\"bytes\": 1048576",
+				 "\"kind\": \"device\"", "\"addr\": \"0x10000\"", NULL),
+		     1);
+	/* an unmeasured call says so */
+	CHECK_EQ_U64(count_lines(s, "\"cat\": \"memset\"", "\"api_time\": \"not measured\"", NULL),
+		     2);
+	/* instants on the stream track, named by kernel */
+	CHECK_EQ_U64(count_lines(s, "\"ph\": \"i\"", "\"name\": \"softmax(float*)\"",
+				 "\"cat\": \"kernel\"", "\"pid\": 200", NULL),
+		     7);
+	/* metadata: both processes, every thread, the stream tracks */
+	CHECK_EQ_U64(count_lines(s, "\"ph\": \"M\"", "\"name\": \"process_name\"", "\"pid\": 100,",
+				 "{\"name\": \"train\"}", NULL),
+		     1);
+	CHECK_EQ_U64(count_lines(s, "\"ph\": \"M\"", "\"name\": \"process_name\"", "\"pid\": 200,",
+				 "{\"name\": \"worker\"}", NULL),
+		     1);
+	CHECK_EQ_U64(count_lines(s, "\"name\": \"thread_name\"", "\"tid\": 102,",
+				 "{\"name\": \"loader\"}", NULL),
+		     1);
+	CHECK_EQ_U64(
+	    count_lines(s, "\"name\": \"thread_name\"", "{\"name\": \"stream 0x1234\"}", NULL), 1);
+	CHECK_EQ_U64(count_lines(s, "\"name\": \"thread_name\"",
+				 "{\"name\": \"stream 0 (legacy default)\"}", NULL),
+		     1);
+	CHECK_EQ_U64(count_lines(s, "\"name\": \"thread_name\"", "\"pid\": 200,",
+				 "{\"name\": \"stream 0x9999\"}", NULL),
+		     1);
+	/* the loss, as a global instant */
+	CHECK_EQ_U64(count_lines(s, "\"ph\": \"i\"", "\"name\": \"lost 17 events (ringbuf)\"",
+				 "\"ts\": 300,", "\"s\": \"g\"", "\"until_us\": 400", NULL),
+		     1);
+	CHECK_EQ_U64(count_lines(s, "\"cat\": \"process\"", "\"name\": \"exit 1\"", NULL), 1);
+	CHECK_EQ_U64(count_lines(s, "\"ph\": ", NULL), st.events);
+	free(s);
+	gr_model_free(m);
+}
+
+static void test_window_and_pid(void)
+{
+	struct gr_model *m = load_synth("win.trc");
+	struct gr_export_opts o = {.from_ns = 100000, .to_ns = 200000, .has_to = 1};
+	static const uint32_t pid200[] = {200};
+	struct gr_export_stats st;
+	char *s;
+
+	CHECK(m != NULL);
+	if (!m)
+		return;
+	/* launches that overlap [T0 + 100 us, T0 + 200 us]: ts T0 + 1000 (i + 1), dur 2000 + i:
+	 * i = 97..199 (97 and 98 start before the window and end in it) */
+	s = export_str(m, &o, &st);
+	CHECK(s != NULL);
+	CHECK_EQ_U64(st.api_slices[GR_K_LAUNCH], 103);
+	CHECK_EQ_U64(count_lines(s, "\"ph\": \"X\"", "\"cat\": \"launch\"", NULL), 103);
+	CHECK_EQ_U64(st.api_slices[GR_K_COPY], 0);
+	CHECK_EQ_U64(st.loss_instants, 0);
+	/* pid 200 was not active in the window: no track named for it */
+	CHECK_EQ_U64(count_lines(s, "\"name\": \"process_name\"", "\"pid\": 200,", NULL), 0);
+	free(s);
+
+	o = (struct gr_export_opts){.pids = pid200, .npids = 1, .no_flows = 1};
+	s = export_str(m, &o, &st);
+	CHECK(s != NULL);
+	CHECK_EQ_U64(st.api_total, 7);
+	CHECK_EQ_U64(st.flows, 0);
+	CHECK_EQ_U64(count_lines(s, "\"ph\": \"s\"", NULL), 0);
+	CHECK_EQ_U64(count_lines(s, "\"pid\": 100,", NULL), 0);
+	CHECK_EQ_U64(st.loss_instants, 1); /* losses are global */
+	free(s);
+	gr_model_free(m);
+}
+
+static int sched(struct gr_trace_writer *w, uint64_t ts, unsigned type, uint32_t prev_tid,
+		 uint64_t prev_state, uint32_t next_tid)
+{
+	uint64_t v[GR_SCHED_NCOLS] = {
+	    [GR_SCHED_TS] = SYNTH_T0 + ts,
+	    [GR_SCHED_CPU] = 2,
+	    [GR_SCHED_TYPE] = type,
+	    [GR_SCHED_PREV_PID] = prev_tid == 101 ? 100 : prev_tid,
+	    [GR_SCHED_PREV_TID] = prev_tid,
+	    [GR_SCHED_PREV_STATE] = prev_state,
+	    [GR_SCHED_NEXT_PID] = next_tid == 101 ? 100 : next_tid,
+	    [GR_SCHED_NEXT_TID] = next_tid,
+	};
+
+	return gr_trace_writer_append(w, GR_K_SCHED, v, NULL);
+}
+
+/* Thread 101 of pid 100: states from the switches and wakeups, in us from T0. */
+static void test_sched_states(void)
+{
+	static const uint32_t g[3] = {1, 1, 1}, b[3] = {32, 1, 1};
+	const char *path = tmp_path("sched.trc");
+	struct gr_trace_writer *w = NULL;
+	struct gr_model *m = NULL;
+	struct gr_export_stats st;
+	int err = 0;
+	char *s;
+
+	CHECK(synth_open(&w, path, 0) == 0);
+	if (!w)
+		return;
+	err |= synth_launch(w, SYNTH_T0 + 1000, 100, 101, 0xAAA0, g, b, 0, 0, 0, 0);
+	err |= sched(w, 1000, GR_SCHED_WAKEUP, 7, 0, 101); /* state before unknown: not drawn */
+	err |= sched(w, 2000, GR_SCHED_SWITCH, 0, 0, 101);
+	err |= sched(w, 5000, GR_SCHED_SWITCH, 101, 0, 999); /* preempted by 999 */
+	err |= sched(w, 7000, GR_SCHED_SWITCH, 999, 0, 101);
+	err |= sched(w, 8000, GR_SCHED_SWITCH, 101, 1, 0); /* sleeps */
+	err |= sched(w, 12000, GR_SCHED_WAKEUP, 0, 0, 101);
+	err |= sched(w, 12500, GR_SCHED_SWITCH, 0, 0, 101);
+	err |= sched(w, 14000, GR_SCHED_SWITCH, 101, 0x80, 0); /* exits */
+	err |= synth_name(w, SYNTH_T0 + 20000, GR_NAME_COMM, 999, 999, "hog");
+	err |= synth_name(w, SYNTH_T0 + 20000, GR_NAME_COMM, 100, 101, "train");
+	CHECK(err == 0);
+	CHECK(gr_trace_writer_close(w) == 0);
+	CHECK(gr_model_load(&m, path, NULL) == 0);
+	if (!m)
+		return;
+	s = export_str(m, NULL, &st);
+	CHECK(s != NULL);
+	CHECK_EQ_U64(st.sched_slices, 7);
+#define SCHED_LINE "\"cat\": \"sched\", \"pid\": 100, \"tid\": 4194304, "
+	CHECK_EQ_U64(
+	    count_lines(s,
+			"\"name\": \"runnable\", " SCHED_LINE
+			"\"ts\": 1, \"dur\": 1, \"args\": {\"woken_by\": \"tid 7 (pid 7)\"}",
+			NULL),
+	    1);
+	CHECK_EQ_U64(count_lines(s,
+				 "\"name\": \"running\", " SCHED_LINE
+				 "\"ts\": 2, \"dur\": 3, \"args\": {\"cpu\": 2}",
+				 NULL),
+		     1);
+	CHECK_EQ_U64(count_lines(s,
+				 "\"name\": \"runnable\", " SCHED_LINE
+				 "\"ts\": 5, \"dur\": 2, \"args\": {\"preempted_by\": \"hog 999\"}",
+				 NULL),
+		     1);
+	CHECK_EQ_U64(
+	    count_lines(s, "\"name\": \"running\", " SCHED_LINE "\"ts\": 7, \"dur\": 1,", NULL), 1);
+	CHECK_EQ_U64(count_lines(s,
+				 "\"name\": \"blocked\", " SCHED_LINE
+				 "\"ts\": 8, \"dur\": 4, \"args\": {\"sleep\": \"interruptible "
+				 "(S)\"",
+				 NULL),
+		     1);
+	CHECK_EQ_U64(
+	    count_lines(s, "\"name\": \"runnable\", " SCHED_LINE "\"ts\": 12, \"dur\": 0.5,", NULL),
+	    1);
+	CHECK_EQ_U64(count_lines(s,
+				 "\"name\": \"running\", " SCHED_LINE "\"ts\": 12.5, \"dur\": 1.5,",
+				 NULL),
+		     1);
+	CHECK_EQ_U64(count_lines(s, "\"name\": \"thread_name\"", "\"tid\": 4194304,",
+				 "{\"name\": \"train 101 CPU state\"}", NULL),
+		     1);
+	free(s);
+
+	/* a window cuts the states at its edges */
+	{
+		struct gr_export_opts o = {.from_ns = 3000, .to_ns = 7500, .has_to = 1};
+
+		s = export_str(m, &o, &st);
+		CHECK_EQ_U64(st.sched_slices, 3);
+		CHECK_EQ_U64(
+		    count_lines(s, "\"name\": \"running\", " SCHED_LINE "\"ts\": 3, \"dur\": 2,",
+				NULL),
+		    1);
+		CHECK_EQ_U64(
+		    count_lines(s, "\"name\": \"running\", " SCHED_LINE "\"ts\": 7, \"dur\": 0.5,",
+				NULL),
+		    1);
+		free(s);
+	}
+	gr_model_free(m);
+}
+
+static void test_write_error(void)
+{
+	struct gr_model *m = load_synth("err.trc");
+	FILE *f = fopen("/dev/full", "w");
+
+	CHECK(m != NULL && f != NULL);
+	if (m && f)
+		CHECK(gr_export_chrome(m, f, NULL, NULL) == -EIO);
+	if (f)
+		fclose(f);
+	gr_model_free(m);
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir)) {
+		printf("not ok - mkdtemp\n");
+		return 1;
+	}
+	RUN_TEST(test_every_call_once);
+	RUN_TEST(test_window_and_pid);
+	RUN_TEST(test_sched_states);
+	RUN_TEST(test_write_error);
+	{
+		char cmd[300];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		if (system(cmd))
+			printf("# could not remove %s\n", dir);
+	}
+	TEST_EXIT();
+}
