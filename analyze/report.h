@@ -259,6 +259,9 @@ struct gr_report_cpu_thread {
 	uint64_t oncpu_ns, runnable_wait_ns, blocked_ns, unknown_ns;
 	uint64_t involuntary, voluntary;    /* switches out while runnable / while blocking */
 	double starved_share;		    /* runnable_wait_ns / lifetime_ns */
+	uint64_t active_ns;		    /* first API call entry to last API call return */
+	uint64_t active_wait_ns;	    /* runnable wait inside that window */
+	double active_share;		    /* active_wait_ns / active_ns: what the verdict uses */
 	uint64_t gaps;			    /* inter-launch gaps */
 	uint64_t starved_gaps;		    /* gaps overlapping a runnable-wait interval */
 	uint64_t starved_gap_ns;	    /* runnable-wait time inside launch gaps */
@@ -306,8 +309,8 @@ void gr_report_free(struct gr_report *r);
 int gr_report_write_text(FILE *f, const struct gr_report *r, const struct gr_model *m,
 			 unsigned top);
 
-/* JSON rendering, the schema of docs/REPORTS.md; @top as above. Returns 0, -EIO or
- * GR_ERR_STATE (writer misuse). */
+/* JSON rendering, the schema of docs/REPORTS.md; at most @top entries per ranked list (0 =
+ * all). Returns 0, -EIO or GR_ERR_STATE (writer misuse). */
 int gr_report_write_json(FILE *f, const struct gr_report *r, const struct gr_model *m,
 			 unsigned top);
 

@@ -1,0 +1,672 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gr_report_compute(): prepares what every section needs from the model, then runs the sections.
+ * Two passes are shared: the launch pre-pass (launches per thread, the thread that launches most,
+ * a dense id per (kernel name, launch config) pair) and the call-sequence pass, which walks every
+ * API call of every thread in time order once and derives per-thread facts: inter-launch gaps,
+ * launch entry to the thread's next call (the launch cost estimate), what followed each copy,
+ * whether anything but a launch came between two launches (fusion runs), and the main thread's
+ * calls as tokens (iteration detection). Also the helpers the sections share.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_impl.h"
+
+const uint64_t gr_report_gap_edges[GR_REPORT_GAP_BUCKETS - 1] = {
+    1000, 2000, 5000, 10000, 20000, 50000, 100000, 500000, 1000000, 10000000,
+};
+
+const uint64_t gr_report_size_edges[GR_REPORT_SIZE_BUCKETS - 1] = {
+    1024, 65536, 1u << 20, 16u << 20, 256u << 20,
+};
+
+struct report_priv {
+	struct gr_arena arena;
+};
+
+/* ---- helpers ---- */
+
+void *rp_alloc(struct rp_ctx *x, size_t n, size_t size)
+{
+	if (n && size > SIZE_MAX / n)
+		return NULL;
+	return gr_arena_alloc(x->arena, n ? n * size : 1);
+}
+
+char *rp_printf(struct rp_ctx *x, const char *fmt, ...)
+{
+	va_list ap;
+	char small[256], *p;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (len < 0)
+		return NULL;
+	p = gr_arena_alloc(x->arena, (size_t)len + 1);
+	if (!p)
+		return NULL;
+	if ((size_t)len < sizeof(small)) {
+		memcpy(p, small, (size_t)len + 1);
+	} else {
+		va_start(ap, fmt);
+		vsnprintf(p, (size_t)len + 1, fmt, ap);
+		va_end(ap);
+	}
+	return p;
+}
+
+int rp_verdict(struct rp_ctx *x, struct gr_verdict *v, enum gr_verdict_level level, const char *fmt,
+	       ...)
+{
+	va_list ap;
+	char buf[1024];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	v->level = level;
+	v->text = gr_arena_strndup(x->arena, buf, strlen(buf));
+	return v->text ? 0 : -ENOMEM;
+}
+
+const char *rp_ns(char *buf, size_t n, uint64_t ns)
+{
+	if (ns < 10000)
+		snprintf(buf, n, "%.2f us", ns / 1e3);
+	else if (ns < 1000000)
+		snprintf(buf, n, "%.1f us", ns / 1e3);
+	else if (ns < 10000000000ull)
+		snprintf(buf, n, "%.2f ms", ns / 1e6);
+	else
+		snprintf(buf, n, "%.2f s", ns / 1e9);
+	return buf;
+}
+
+const char *rp_bytes(char *buf, size_t n, uint64_t b)
+{
+	if (b < 1024)
+		snprintf(buf, n, "%" PRIu64 " B", b);
+	else if (b < (1u << 20))
+		snprintf(buf, n, "%.1f KiB", b / 1024.0);
+	else if (b < (1ull << 30))
+		snprintf(buf, n, "%.1f MiB", b / 1048576.0);
+	else
+		snprintf(buf, n, "%.2f GiB", b / 1073741824.0);
+	return buf;
+}
+
+/* Move the k-th smallest of v[lo..hi] to v[k], smaller ones before it, larger after (Wirth's
+ * selection). */
+static void select_u32(uint32_t *v, ptrdiff_t lo, ptrdiff_t hi, ptrdiff_t k)
+{
+	while (lo < hi) {
+		uint32_t pivot = v[k], t;
+		ptrdiff_t i = lo, j = hi;
+
+		do {
+			while (v[i] < pivot)
+				i++;
+			while (pivot < v[j])
+				j--;
+			if (i <= j) {
+				t = v[i];
+				v[i] = v[j];
+				v[j] = t;
+				i++;
+				j--;
+			}
+		} while (i <= j);
+		if (j < k)
+			lo = i;
+		if (k < i)
+			hi = j;
+	}
+}
+
+void rp_dist_u32(struct gr_dist *d, uint32_t *v, size_t n)
+{
+	size_t km, kp;
+
+	memset(d, 0, sizeof(*d));
+	if (!n)
+		return;
+	d->count = n;
+	d->min = UINT64_MAX;
+	for (size_t i = 0; i < n; i++) {
+		d->total += v[i];
+		if (v[i] < d->min)
+			d->min = v[i];
+		if (v[i] > d->max)
+			d->max = v[i];
+	}
+	/* nearest rank: the q-quantile is the ceil(q n)-th smallest */
+	km = (n + 1) / 2 - 1;
+	kp = (99 * n + 99) / 100 - 1;
+	select_u32(v, 0, (ptrdiff_t)n - 1, (ptrdiff_t)km);
+	d->median = v[km];
+	if (kp > km)
+		select_u32(v, (ptrdiff_t)km + 1, (ptrdiff_t)n - 1, (ptrdiff_t)kp);
+	d->p99 = v[kp];
+}
+
+double rp_waves(const struct rp_ctx *x, const struct gr_config *c, uint64_t *blocks)
+{
+	uint64_t b = (uint64_t)c->grid[0] * c->grid[1] * c->grid[2];
+	uint64_t threads = (uint64_t)c->block[0] * c->block[1] * c->block[2];
+	uint64_t resident = RP_RESIDENT_BLOCKS;
+
+	if (threads && RP_RESIDENT_THREADS / threads < resident)
+		resident = RP_RESIDENT_THREADS / threads;
+	if (c->shmem && RP_SHMEM_PER_SM / c->shmem < resident)
+		resident = RP_SHMEM_PER_SM / c->shmem;
+	if (!resident)
+		resident = 1;
+	if (blocks)
+		*blocks = b;
+	return (double)b / ((double)x->sms * (double)resident);
+}
+
+int rp_small(const struct rp_ctx *x, const struct gr_config *c)
+{
+	uint64_t blocks;
+	double waves = rp_waves(x, c, &blocks);
+
+	return blocks < x->sms || waves < RP_SMALL_WAVES;
+}
+
+uint64_t rp_call_ts(const struct rp_ctx *x, unsigned kind, uint32_t idx)
+{
+	switch (kind) {
+	case RP_LAUNCH:
+		return x->l[idx].ts;
+	case RP_COPY:
+		return x->c[idx].ts;
+	case RP_MEMSET:
+		return x->ms[idx].ts;
+	case RP_SYNC:
+		return x->sy[idx].ts;
+	case RP_GRAPH:
+		return x->g[idx].ts;
+	case RP_ALLOC:
+		return x->al[idx].ts;
+	case RP_FREE:
+		return x->fr[idx].ts;
+	}
+	return 0;
+}
+
+uint64_t rp_call_end(const struct rp_ctx *x, unsigned kind, uint32_t idx)
+{
+	switch (kind) {
+	case RP_LAUNCH:
+		return x->l[idx].ts + x->l[idx].dur;
+	case RP_COPY:
+		return x->c[idx].ts + x->c[idx].dur;
+	case RP_MEMSET:
+		return x->ms[idx].ts + x->ms[idx].dur;
+	case RP_SYNC:
+		return x->sy[idx].ts + x->sy[idx].dur;
+	case RP_GRAPH:
+		return x->g[idx].ts + x->g[idx].dur;
+	case RP_ALLOC:
+		return x->al[idx].ts + x->al[idx].dur;
+	case RP_FREE:
+		return x->fr[idx].ts + x->fr[idx].dur;
+	}
+	return 0;
+}
+
+static const char *basename_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+static const char *frame_name(struct rp_ctx *x, uint32_t pid, uint64_t addr)
+{
+	const struct gr_symbol *sym = gr_model_symbol(x->m, pid, addr);
+	const struct gr_mapping *map = gr_model_mapping(x->m, pid, addr);
+
+	if (sym && map)
+		return rp_printf(x, "%s (%s)", sym->name, basename_of(map->path));
+	if (sym)
+		return sym->name;
+	if (map)
+		return rp_printf(x, "%s+0x%" PRIx64, basename_of(map->path),
+				 addr - map->start + map->pgoff);
+	return rp_printf(x, "0x%" PRIx64, addr);
+}
+
+int rp_site(struct rp_ctx *x, struct gr_report_site *s, uint32_t stack, uint32_t keep_outer)
+{
+	const struct gr_stack *st = stack < x->nst ? &x->st[stack] : NULL;
+	uint32_t n = st ? st->nframes : 0, skip;
+
+	memset(s, 0, sizeof(*s));
+	s->stack = stack;
+	if (keep_outer && keep_outer < n)
+		n = keep_outer;
+	if (!n)
+		return 0;
+	skip = st->nframes - n;
+	s->frames = rp_alloc(x, n, sizeof(*s->frames));
+	if (!s->frames)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		s->frames[i] = frame_name(x, st->pid, st->frames[skip + i]);
+		if (!s->frames[i])
+			return -ENOMEM;
+	}
+	s->nframes = n;
+	return 0;
+}
+
+/* ---- launch pre-pass ---- */
+
+/* (kernel name, config) -> dense id, open addressing; launches repeat a few pairs, so a
+ * one-entry memo answers most lookups. */
+struct kc_map {
+	uint64_t *keys; /* key + 1, 0 = empty */
+	uint32_t *ids;
+	uint32_t cap, len;
+};
+
+static int kc_grow(struct kc_map *h)
+{
+	uint32_t ncap = h->cap ? h->cap * 2 : 256;
+	uint64_t *keys = calloc(ncap, sizeof(*keys));
+	uint32_t *ids = calloc(ncap, sizeof(*ids));
+
+	if (!keys || !ids) {
+		free(keys);
+		free(ids);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < h->cap; i++) {
+		uint32_t s;
+
+		if (!h->keys[i])
+			continue;
+		s = (uint32_t)(gr_hash_words(&h->keys[i], 1) & (ncap - 1));
+		while (keys[s])
+			s = (s + 1) & (ncap - 1);
+		keys[s] = h->keys[i];
+		ids[s] = h->ids[i];
+	}
+	free(h->keys);
+	free(h->ids);
+	h->keys = keys;
+	h->ids = ids;
+	h->cap = ncap;
+	return 0;
+}
+
+static int kc_intern(struct kc_map *h, uint64_t key, uint32_t *id)
+{
+	uint64_t k1 = key + 1;
+	uint32_t s;
+
+	if ((h->len + 1) * 2 > h->cap && kc_grow(h))
+		return -ENOMEM;
+	s = (uint32_t)(gr_hash_words(&k1, 1) & (h->cap - 1));
+	while (h->keys[s] && h->keys[s] != k1)
+		s = (s + 1) & (h->cap - 1);
+	if (!h->keys[s]) {
+		h->keys[s] = k1;
+		h->ids[s] = h->len++;
+	}
+	*id = h->ids[s];
+	return 0;
+}
+
+static int prepass(struct rp_ctx *x)
+{
+	struct kc_map h = {0};
+	uint64_t last_key = UINT64_MAX, best = 0;
+	uint32_t last_id = 0;
+	int err = -ENOMEM;
+
+	x->thread_launches = calloc(x->nth + 1, sizeof(*x->thread_launches));
+	x->kc_of = malloc((x->nl + 1) * sizeof(*x->kc_of));
+	if (!x->thread_launches || !x->kc_of)
+		goto out;
+	for (size_t i = 0; i < x->nl; i++) {
+		const struct gr_launch *l = &x->l[i];
+		uint64_t key = (uint64_t)x->k[l->kernel].name_id << 32 | l->config;
+
+		x->thread_launches[l->thread]++;
+		if (key != last_key) {
+			if (kc_intern(&h, key, &last_id))
+				goto out;
+			last_key = key;
+		}
+		x->kc_of[i] = last_id;
+	}
+	x->nkc = h.len;
+	x->kc_key = malloc((h.len + 1) * sizeof(*x->kc_key));
+	if (!x->kc_key)
+		goto out;
+	for (uint32_t i = 0; i < h.cap; i++)
+		if (h.keys[i])
+			x->kc_key[h.ids[i]] = h.keys[i] - 1;
+	x->main_thread = UINT32_MAX;
+	for (size_t t = 0; t < x->nth; t++)
+		if (x->thread_launches[t] > best) {
+			best = x->thread_launches[t];
+			x->main_thread = (uint32_t)t;
+		}
+	err = 0;
+out:
+	free(h.keys);
+	free(h.ids);
+	return err;
+}
+
+/* ---- call-sequence pass ---- */
+
+static unsigned log2_bucket(uint64_t v)
+{
+	return v ? 64 - (unsigned)__builtin_clzll(v) : 0; /* 0..64 */
+}
+
+static uint32_t token_of(const struct rp_ctx *x, unsigned kind, uint32_t idx)
+{
+	switch (kind) {
+	case RP_LAUNCH:
+		return x->kc_of[idx];
+	case RP_COPY: {
+		const struct gr_copy *c = &x->c[idx];
+		unsigned b = log2_bucket(c->bytes);
+
+		return x->nkc + (((c->kind & 7u) * 2 + !!(c->flags & GR_COPY_F_ASYNC)) * 64) +
+		       (b > 63 ? 63 : b);
+	}
+	case RP_MEMSET: {
+		unsigned b = log2_bucket(x->ms[idx].bytes);
+
+		return x->nkc + 1024 + (b > 63 ? 63 : b);
+	}
+	default:
+		return x->nkc + 1088 + (x->sy[idx].kind > 7 ? 7 : x->sy[idx].kind);
+	}
+}
+
+static uint32_t thread_of(const struct rp_ctx *x, unsigned kind, size_t i)
+{
+	switch (kind) {
+	case RP_LAUNCH:
+		return x->l[i].thread;
+	case RP_COPY:
+		return x->c[i].thread;
+	case RP_MEMSET:
+		return x->ms[i].thread;
+	case RP_SYNC:
+		return x->sy[i].thread;
+	case RP_GRAPH:
+		return x->g[i].thread;
+	case RP_ALLOC:
+		return x->al[i].thread;
+	default:
+		return x->fr[i].thread;
+	}
+}
+
+static int sequence_pass(struct rp_ctx *x)
+{
+	size_t n[RP_NCALLS] = {x->nl, x->nc, x->nms, x->nsy, x->ng, x->nal, x->nfr};
+	size_t pos[RP_NCALLS] = {0}, *cursor = NULL, ntok_cap;
+	uint64_t *last_launch = NULL, *pending = NULL;
+	uint32_t *pending_copy = NULL;
+	uint8_t *broke = NULL;
+	int err = -ENOMEM;
+
+	x->lflags = calloc(x->nl + 1, 1);
+	x->gap_off = calloc(x->nth + 1, sizeof(*x->gap_off));
+	x->gaps = malloc((x->nl + 1) * sizeof(*x->gaps));
+	x->cost = malloc((x->nl + 1) * sizeof(*x->cost));
+	x->copy_next = malloc((x->nc + 1) * sizeof(*x->copy_next));
+	x->cuda_thread = calloc(x->nth + 1, 1);
+	x->thread_first = malloc((x->nth + 1) * sizeof(uint64_t));
+	x->thread_last = calloc(x->nth + 1, sizeof(uint64_t));
+	cursor = calloc(x->nth + 1, sizeof(*cursor));
+	last_launch = malloc((x->nth + 1) * sizeof(*last_launch));
+	pending = malloc((x->nth + 1) * sizeof(*pending));
+	pending_copy = calloc(x->nth + 1, sizeof(*pending_copy));
+	broke = calloc(x->nth + 1, 1);
+	if (!x->lflags || !x->gap_off || !x->gaps || !x->cost || !x->copy_next || !x->cuda_thread ||
+	    !x->thread_first || !x->thread_last || !cursor || !last_launch || !pending ||
+	    !pending_copy || !broke)
+		goto out;
+	ntok_cap = x->main_thread < x->nth ? x->thread_launches[x->main_thread] : 0;
+	ntok_cap += x->nc + x->nms + x->nsy + 1;
+	x->tok = malloc(ntok_cap * sizeof(*x->tok));
+	x->tok_kind = malloc(ntok_cap);
+	x->tok_idx = malloc(ntok_cap * sizeof(*x->tok_idx));
+	if (!x->tok || !x->tok_kind || !x->tok_idx)
+		goto out;
+	x->ntokids = x->nkc + 1096;
+
+	/* gaps grouped by thread: a thread with c launches has c - 1 gaps */
+	for (size_t t = 0, at = 0; t <= x->nth; t++) {
+		x->gap_off[t] = at;
+		cursor[t] = at;
+		if (t < x->nth && x->thread_launches[t])
+			at += x->thread_launches[t] - 1;
+	}
+	for (size_t t = 0; t <= x->nth; t++) {
+		last_launch[t] = UINT64_MAX;
+		pending[t] = UINT64_MAX;
+		x->thread_first[t] = UINT64_MAX;
+	}
+	for (size_t i = 0; i < x->nc; i++)
+		x->copy_next[i].kind = RP_NCALLS;
+
+	for (;;) {
+		/* the earliest head of the non-launch kinds, then launches up to it */
+		uint64_t other = UINT64_MAX;
+		unsigned okind = RP_NCALLS;
+
+		for (unsigned k = 1; k < RP_NCALLS; k++) {
+			uint64_t ts;
+
+			if (pos[k] >= n[k])
+				continue;
+			ts = rp_call_ts(x, k, (uint32_t)pos[k]);
+			if (ts < other) {
+				other = ts;
+				okind = k;
+			}
+		}
+		while (pos[0] < x->nl && x->l[pos[0]].ts <= other) {
+			size_t i = pos[0]++;
+			const struct gr_launch *l = &x->l[i];
+			uint32_t t = l->thread;
+
+			if (x->thread_first[t] == UINT64_MAX)
+				x->thread_first[t] = l->ts;
+			if (l->ts + l->dur > x->thread_last[t])
+				x->thread_last[t] = l->ts + l->dur;
+			x->cuda_thread[t] = 1;
+			if (pending[t] != UINT64_MAX)
+				x->cost[x->ncost++] = rp_sat32(l->ts - pending[t]);
+			pending[t] = l->ts;
+			if (pending_copy[t]) {
+				x->copy_next[pending_copy[t] - 1] =
+				    (struct rp_next){RP_LAUNCH, (uint32_t)i};
+				pending_copy[t] = 0;
+			}
+			x->lflags[i] = broke[t] ? RP_L_BREAK : 0;
+			broke[t] = 0;
+			if (last_launch[t] != UINT64_MAX)
+				x->gaps[cursor[t]++] = rp_sat32(l->ts - last_launch[t]);
+			last_launch[t] = l->ts;
+			if (t == x->main_thread) {
+				x->tok[x->ntok] = x->kc_of[i];
+				x->tok_kind[x->ntok] = RP_LAUNCH;
+				x->tok_idx[x->ntok++] = (uint32_t)i;
+			}
+		}
+		if (okind == RP_NCALLS)
+			break;
+		{
+			uint32_t i = (uint32_t)pos[okind]++;
+			uint32_t t = thread_of(x, okind, i);
+			uint64_t ts = other, end = rp_call_end(x, okind, i);
+
+			if (t >= x->nth)
+				continue;
+			if (x->thread_first[t] == UINT64_MAX)
+				x->thread_first[t] = ts;
+			if (end > x->thread_last[t])
+				x->thread_last[t] = end;
+			x->cuda_thread[t] = 1;
+			if (pending[t] != UINT64_MAX) {
+				x->cost[x->ncost++] = rp_sat32(ts - pending[t]);
+				pending[t] = UINT64_MAX;
+			}
+			if (pending_copy[t]) {
+				x->copy_next[pending_copy[t] - 1] =
+				    (struct rp_next){(uint8_t)okind, i};
+				pending_copy[t] = 0;
+			}
+			if (okind == RP_COPY)
+				pending_copy[t] = i + 1;
+			if (okind != RP_ALLOC)
+				broke[t] = 1;
+			if (t == x->main_thread && okind <= RP_SYNC) {
+				x->tok[x->ntok] = token_of(x, okind, i);
+				x->tok_kind[x->ntok] = (uint8_t)okind;
+				x->tok_idx[x->ntok++] = i;
+			}
+		}
+	}
+	err = 0;
+out:
+	free(cursor);
+	free(last_launch);
+	free(pending);
+	free(pending_copy);
+	free(broke);
+	return err;
+}
+
+/* ---- the whole ---- */
+
+static void ctx_free(struct rp_ctx *x)
+{
+	free(x->thread_launches);
+	free(x->kc_of);
+	free(x->kc_key);
+	free(x->lflags);
+	free(x->gaps);
+	free(x->gap_off);
+	free(x->cost);
+	free(x->copy_next);
+	free(x->cuda_thread);
+	free(x->thread_first);
+	free(x->thread_last);
+	free(x->tok);
+	free(x->tok_kind);
+	free(x->tok_idx);
+	if (x->stack_fn) {
+		for (size_t i = 0; i < x->nst; i++)
+			free(x->stack_fn[i]);
+		free(x->stack_fn);
+	}
+}
+
+int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
+		      struct gr_report **out)
+{
+	struct gr_report_opts def = {0};
+	struct report_priv *priv = NULL;
+	struct gr_report *r = NULL;
+	struct rp_ctx x = {0};
+	size_t nlibs;
+	uint64_t v;
+	int err = -ENOMEM;
+
+	*out = NULL;
+	if (!m)
+		return -EINVAL;
+	if (!o)
+		o = &def;
+	r = calloc(1, sizeof(*r));
+	priv = calloc(1, sizeof(*priv));
+	if (!r || !priv) {
+		free(r);
+		free(priv);
+		return -ENOMEM;
+	}
+	r->priv = priv;
+	r->sections = o->sections ? o->sections & GR_REPORT_ALL : GR_REPORT_ALL;
+	r->sms = o->sms ? o->sms : GR_REPORT_DEFAULT_SMS;
+	gr_model_time_span(m, &r->first_ts, &r->last_ts);
+	r->wall_ns = r->last_ts > r->first_ts ? r->last_ts - r->first_ts : 0;
+	gr_model_libraries(m, &nlibs);
+	r->cuda_libraries = nlibs;
+	if (!r->cuda_libraries && gr_model_session(m, GR_SESS_CUDA_SEEN, &v, NULL))
+		r->cuda_libraries = v;
+	r->lost_events = gr_model_lost_events(m);
+
+	x.m = m;
+	x.r = r;
+	x.arena = &priv->arena;
+	x.sms = r->sms;
+	x.slow_ns = o->slow_launch_ns ? o->slow_launch_ns : GR_REPORT_SLOW_LAUNCH_NS;
+	x.l = gr_model_launches(m, &x.nl);
+	x.c = gr_model_copies(m, &x.nc);
+	x.ms = gr_model_memsets(m, &x.nms);
+	x.sy = gr_model_syncs(m, &x.nsy);
+	x.g = gr_model_graphs(m, &x.ng);
+	x.al = gr_model_allocs(m, &x.nal);
+	x.fr = gr_model_frees(m, &x.nfr);
+	x.k = gr_model_kernels(m, &x.nk);
+	x.cfg = gr_model_configs(m, &x.ncfg);
+	x.th = gr_model_threads(m, &x.nth);
+	x.st = gr_model_stacks(m, &x.nst);
+
+	err = prepass(&x);
+	if (!err)
+		err = sequence_pass(&x);
+	/* the launch report and the iteration feed every other section */
+	if (!err)
+		err = rp_iteration(&x);
+	if (!err)
+		err = rp_launches(&x);
+	if (!err && (r->sections & GR_REPORT_FUSION))
+		err = rp_fusion(&x);
+	if (!err && (r->sections & GR_REPORT_TRANSFER))
+		err = rp_transfer(&x);
+	if (!err && (r->sections & GR_REPORT_CPU))
+		err = rp_cpu(&x);
+	ctx_free(&x);
+	if (err) {
+		gr_report_free(r);
+		return err;
+	}
+	*out = r;
+	return 0;
+}
+
+void gr_report_free(struct gr_report *r)
+{
+	struct report_priv *priv;
+
+	if (!r)
+		return;
+	priv = r->priv;
+	if (priv) {
+		gr_arena_free(&priv->arena);
+		free(priv);
+	}
+	free(r);
+}

@@ -1,0 +1,446 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Report 4, CPU starvation. Replays the scheduler events of every thread that made CUDA calls
+ * into a state timeline (on CPU, runnable but waiting, blocked), counts involuntary switches and
+ * who took the CPU, attributes each runnable wait to the tasks that held the CPU meanwhile, and
+ * measures how much of that waiting fell inside the thread's inter-launch gaps: GPU feed lost
+ * to the scheduler.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_impl.h"
+
+enum { ST_UNKNOWN = 0, ST_RUN, ST_RUNNABLE, ST_BLOCKED };
+
+struct interval {
+	uint64_t start, end;
+};
+
+struct culprit {
+	const char *comm;
+	uint64_t ns, preemptions;
+};
+
+struct cstate {
+	int state, seen;
+	uint64_t since;
+	uint32_t preemptor; /* tid + 1 of the task that preempted it, 0 = none */
+	struct interval *iv;
+	size_t niv, civ;
+	struct culprit *cul;
+	size_t ncul, ccul;
+	struct gr_report_cpu_thread out;
+};
+
+/* tid -> CUDA thread index, open addressing */
+struct tidmap {
+	uint32_t *key; /* tid + 1 */
+	uint32_t *val;
+	uint32_t mask;
+};
+
+static int tid_lookup(const struct tidmap *h, uint32_t tid)
+{
+	uint32_t s = (tid * 2654435761u) & h->mask;
+
+	while (h->key[s]) {
+		if (h->key[s] == tid + 1)
+			return (int)h->val[s];
+		s = (s + 1) & h->mask;
+	}
+	return -1;
+}
+
+static const char *comm_of(struct rp_ctx *x, uint32_t tid)
+{
+	const char *c;
+
+	if (!tid)
+		return "idle (wakeup latency)";
+	c = gr_model_comm(x->m, tid);
+	return c && *c ? c : rp_printf(x, "tid %u", tid);
+}
+
+static struct culprit *culprit(struct cstate *s, const char *comm)
+{
+	for (size_t i = 0; i < s->ncul; i++)
+		if (s->cul[i].comm == comm || !strcmp(s->cul[i].comm, comm))
+			return &s->cul[i];
+	if (s->ncul == s->ccul) {
+		size_t ncap = s->ccul ? s->ccul * 2 : 4;
+		struct culprit *v = realloc(s->cul, ncap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		s->cul = v;
+		s->ccul = ncap;
+	}
+	s->cul[s->ncul] = (struct culprit){comm, 0, 0};
+	return &s->cul[s->ncul++];
+}
+
+/* Close the segment [since, ts) in the current state. */
+static void account(struct cstate *s, uint64_t ts)
+{
+	uint64_t d = ts > s->since ? ts - s->since : 0;
+
+	switch (s->state) {
+	case ST_RUN:
+		s->out.oncpu_ns += d;
+		break;
+	case ST_RUNNABLE:
+		s->out.runnable_wait_ns += d;
+		break;
+	case ST_BLOCKED:
+		s->out.blocked_ns += d;
+		break;
+	default:
+		s->out.unknown_ns += d;
+	}
+	s->since = ts;
+}
+
+static int add_interval(struct cstate *s, uint64_t start, uint64_t end)
+{
+	if (s->niv == s->civ) {
+		size_t ncap = s->civ ? s->civ * 2 : 16;
+		struct interval *v = realloc(s->iv, ncap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->iv = v;
+		s->civ = ncap;
+	}
+	s->iv[s->niv++] = (struct interval){start, end};
+	return 0;
+}
+
+/* The runnable wait ending at @ts, when task @prev_tid gave the CPU to the thread. */
+static int end_wait(struct rp_ctx *x, struct cstate *s, uint64_t ts, uint32_t prev_tid)
+{
+	uint64_t d = ts > s->since ? ts - s->since : 0;
+	const char *pc = comm_of(x, prev_tid), *ac;
+	struct culprit *a, *b;
+
+	if (!pc || add_interval(s, s->since, ts))
+		return -ENOMEM;
+	/* the preemptor and the task that ran last share the wait; either alone takes it all */
+	if (s->preemptor && s->preemptor != prev_tid + 1) {
+		ac = comm_of(x, s->preemptor - 1);
+		a = ac ? culprit(s, ac) : NULL;
+		if (!a)
+			return -ENOMEM;
+		a->ns += d / 2;
+		b = culprit(s, pc); /* after a: adding a may move the array */
+		if (!b)
+			return -ENOMEM;
+		b->ns += d - d / 2;
+	} else {
+		b = culprit(s, pc);
+		if (!b)
+			return -ENOMEM;
+		b->ns += d;
+	}
+	s->preemptor = 0;
+	return 0;
+}
+
+/* The state a thread was in before its first scheduler event, from that event. */
+static int prior_state(const struct gr_sched *e, uint32_t tid)
+{
+	if (e->type == GR_SCHED_SWITCH)
+		return e->prev_tid == tid ? ST_RUN : ST_RUNNABLE;
+	return e->next_tid == tid ? ST_BLOCKED : ST_RUN;
+}
+
+static int on_event(struct rp_ctx *x, struct cstate *s, const struct gr_sched *e, uint32_t tid)
+{
+	if (!s->seen) {
+		int prior = prior_state(e, tid);
+
+		s->seen = 1;
+		/* an API call before the first event means it ran then: only RUN is consistent */
+		s->state = s->since < e->ts && prior != ST_RUN ? ST_UNKNOWN : prior;
+	}
+	if (e->type == GR_SCHED_SWITCH && e->prev_tid == tid) {
+		account(s, e->ts);
+		if (!e->prev_state) {
+			const char *comm = comm_of(x, e->next_tid);
+			struct culprit *c = comm ? culprit(s, comm) : NULL;
+
+			if (!c)
+				return -ENOMEM;
+			c->preemptions++;
+			s->out.involuntary++;
+			s->state = ST_RUNNABLE;
+			s->preemptor = e->next_tid + 1;
+		} else {
+			s->out.voluntary++;
+			s->state = ST_BLOCKED;
+		}
+		return 0;
+	}
+	if (e->type == GR_SCHED_SWITCH && e->next_tid == tid) {
+		if (s->state == ST_RUNNABLE) {
+			int err = end_wait(x, s, e->ts, e->prev_tid);
+
+			if (err)
+				return err;
+		}
+		account(s, e->ts);
+		s->state = ST_RUN;
+		return 0;
+	}
+	if (e->next_tid == tid && s->state == ST_BLOCKED) { /* woken */
+		account(s, e->ts);
+		s->state = ST_RUNNABLE;
+		s->preemptor = 0;
+	}
+	return 0;
+}
+
+/* Runnable wait while the thread was making CUDA calls: start-up (library loading, the
+ * recorder attaching its probes) is not GPU feed. */
+static void active_window(struct rp_ctx *x, struct cstate *s)
+{
+	uint64_t lo = x->thread_first[s->out.thread], hi = x->thread_last[s->out.thread];
+
+	if (hi <= lo)
+		return;
+	s->out.active_ns = hi - lo;
+	for (size_t i = 0; i < s->niv; i++) {
+		uint64_t a = s->iv[i].start > lo ? s->iv[i].start : lo;
+		uint64_t b = s->iv[i].end < hi ? s->iv[i].end : hi;
+
+		if (b > a)
+			s->out.active_wait_ns += b - a;
+	}
+	s->out.active_share = (double)s->out.active_wait_ns / (double)s->out.active_ns;
+}
+
+static int cmp_thread(const void *a, const void *b)
+{
+	const struct gr_report_cpu_thread *x = a, *y = b;
+
+	if (x->runnable_wait_ns != y->runnable_wait_ns)
+		return x->runnable_wait_ns > y->runnable_wait_ns ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static int cmp_culprit(const void *a, const void *b)
+{
+	const struct gr_report_culprit *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	return strcmp(x->comm, y->comm);
+}
+
+/* Runnable-wait time inside each thread's inter-launch gaps. */
+static void launch_gaps(struct rp_ctx *x, struct cstate *cs, const uint32_t *slot)
+{
+	size_t *ip = calloc(x->nth + 1, sizeof(*ip));
+	uint64_t *last = malloc((x->nth + 1) * sizeof(*last));
+
+	if (!ip || !last)
+		goto out;
+	for (size_t t = 0; t <= x->nth; t++)
+		last[t] = UINT64_MAX;
+	for (size_t i = 0; i < x->nl; i++) {
+		uint32_t t = x->l[i].thread;
+		struct cstate *s = &cs[slot[t]];
+		uint64_t a = last[t], b = x->l[i].ts, over = 0;
+
+		last[t] = b;
+		if (a == UINT64_MAX)
+			continue;
+		s->out.gaps++;
+		while (ip[t] < s->niv && s->iv[ip[t]].end <= a)
+			ip[t]++;
+		for (size_t j = ip[t]; j < s->niv && s->iv[j].start < b; j++) {
+			uint64_t lo = s->iv[j].start > a ? s->iv[j].start : a;
+			uint64_t hi = s->iv[j].end < b ? s->iv[j].end : b;
+
+			if (hi > lo)
+				over += hi - lo;
+		}
+		if (over) {
+			s->out.starved_gaps++;
+			s->out.starved_gap_ns += over;
+		}
+	}
+out:
+	free(ip);
+	free(last);
+}
+
+static int verdict(struct rp_ctx *x)
+{
+	struct gr_report_cpu *C = &x->r->cpu;
+	const struct gr_report_cpu_thread *w = NULL;
+	char b1[32], b2[32], b3[32], who[400] = "";
+	size_t at = 0;
+
+	if (!C->nthreads)
+		return rp_verdict(x, &C->verdict, GR_VERDICT_NONE, "%s",
+				  x->r->cuda_libraries
+				      ? "no thread made CUDA calls"
+				      : "no CUDA library was loaded: no CUDA threads");
+	if (!C->has_sched)
+		return rp_verdict(x, &C->verdict, GR_VERDICT_NONE,
+				  "no scheduler events in the trace (recorded with --no-sched?): "
+				  "CPU starvation cannot be measured");
+	/* the thread that waited most, for its share of the time it made CUDA calls */
+	for (size_t i = 0; i < C->nthreads; i++)
+		if (!w || C->threads[i].active_share > w->active_share)
+			w = &C->threads[i];
+	for (size_t i = 0; i < w->nculprits && i < 3 && at < sizeof(who) - 1; i++)
+		at +=
+		    (size_t)snprintf(who + at, sizeof(who) - at, "%s%s %s", i ? ", " : "",
+				     w->culprits[i].comm, rp_ns(b1, sizeof(b1), w->culprits[i].ns));
+	if (w->active_share >= RP_STARVED_SHARE)
+		return rp_verdict(
+		    x, &C->verdict, GR_VERDICT_PROBLEM,
+		    "CPU-starved: %s (tid %u) was runnable but not running %.0f%% of "
+		    "the time it made CUDA calls (%s; %" PRIu64 " involuntary switches); "
+		    "%s of it inside launch gaps, %.1f%% of wall time; the CPU went to "
+		    "%s: give the launching thread a core of its own",
+		    w->comm[0] ? w->comm : "?", w->tid, w->active_share * 100,
+		    rp_ns(b2, sizeof(b2), w->active_wait_ns), w->involuntary,
+		    rp_ns(b3, sizeof(b3), w->starved_gap_ns), C->gap_share * 100,
+		    who[0] ? who : "(unknown)");
+	return rp_verdict(
+	    x, &C->verdict, GR_VERDICT_OK,
+	    "not CPU-starved: the most waiting thread, %s (tid %u), was runnable but "
+	    "not running %.1f%% of the time it made CUDA calls (%s; threshold %.0f%%); "
+	    "%s inside launch gaps",
+	    w->comm[0] ? w->comm : "?", w->tid, w->active_share * 100,
+	    rp_ns(b1, sizeof(b1), w->active_wait_ns), RP_STARVED_SHARE * 100,
+	    rp_ns(b3, sizeof(b3), w->starved_gap_ns));
+}
+
+int rp_cpu(struct rp_ctx *x)
+{
+	struct gr_report_cpu *C = &x->r->cpu;
+	size_t nsched, nct = 0;
+	const struct gr_sched *ev = gr_model_scheds(x->m, &nsched);
+	struct tidmap h = {0};
+	struct cstate *cs = NULL;
+	uint32_t *slot = calloc(x->nth + 1, sizeof(*slot)), cap = 16;
+	int err = -ENOMEM;
+
+	C->sched_events = nsched;
+	C->has_sched = nsched > 0;
+	if (!slot)
+		goto out;
+	for (size_t t = 0; t < x->nth; t++)
+		nct += x->cuda_thread[t];
+	while (cap < nct * 2)
+		cap *= 2;
+	h.key = calloc(cap, sizeof(*h.key));
+	h.val = calloc(cap, sizeof(*h.val));
+	cs = calloc(nct + 1, sizeof(*cs));
+	if (!h.key || !h.val || !cs)
+		goto out;
+	h.mask = cap - 1;
+	nct = 0;
+	for (size_t t = 0; t < x->nth; t++) {
+		uint32_t s, tid = x->th[t].tid;
+
+		if (!x->cuda_thread[t])
+			continue;
+		slot[t] = (uint32_t)nct;
+		cs[nct].out.thread = (uint32_t)t;
+		cs[nct].out.pid = x->th[t].pid;
+		cs[nct].out.tid = tid;
+		cs[nct].out.comm = x->th[t].comm;
+		cs[nct].since = x->thread_first[t];
+		s = (tid * 2654435761u) & h.mask;
+		while (h.key[s])
+			s = (s + 1) & h.mask;
+		h.key[s] = tid + 1;
+		h.val[s] = (uint32_t)nct++;
+	}
+	for (size_t i = 0; i < nsched; i++) {
+		const struct gr_sched *e = &ev[i];
+		int a = tid_lookup(&h, e->prev_tid), b = -1;
+
+		if (e->next_tid != e->prev_tid)
+			b = tid_lookup(&h, e->next_tid);
+		if (a >= 0) {
+			if (e->ts < cs[a].since && !cs[a].seen)
+				cs[a].since = e->ts;
+			err = on_event(x, &cs[a], e, e->prev_tid);
+			if (err)
+				goto out;
+		}
+		if (b >= 0) {
+			if (e->ts < cs[b].since && !cs[b].seen)
+				cs[b].since = e->ts;
+			err = on_event(x, &cs[b], e, e->next_tid);
+			if (err)
+				goto out;
+		}
+	}
+	/* close each timeline at the thread's last event */
+	for (size_t i = 0; i < nct; i++) {
+		struct cstate *s = &cs[i];
+		uint32_t t = s->out.thread;
+		uint64_t first = x->thread_first[t], last = x->thread_last[t];
+
+		if (s->seen) {
+			/* a wait cut off by the end of the thread's events: no one to blame */
+			if (s->since > last)
+				last = s->since;
+			if (s->state == ST_RUNNABLE && add_interval(s, s->since, last))
+				goto out;
+			account(s, last);
+			s->out.lifetime_ns = s->out.oncpu_ns + s->out.runnable_wait_ns +
+					     s->out.blocked_ns + s->out.unknown_ns;
+		} else {
+			s->out.lifetime_ns = last > first ? last - first : 0;
+			s->out.unknown_ns = s->out.lifetime_ns;
+		}
+		if (s->out.lifetime_ns)
+			s->out.starved_share =
+			    (double)s->out.runnable_wait_ns / (double)s->out.lifetime_ns;
+		active_window(x, s);
+	}
+	launch_gaps(x, cs, slot);
+	C->threads = rp_alloc(x, nct, sizeof(*C->threads));
+	if (!C->threads)
+		goto out;
+	for (size_t i = 0; i < nct; i++) {
+		struct gr_report_cpu_thread *o = &C->threads[i];
+
+		*o = cs[i].out;
+		o->culprits = rp_alloc(x, cs[i].ncul, sizeof(*o->culprits));
+		if (!o->culprits)
+			goto out;
+		for (size_t j = 0; j < cs[i].ncul; j++)
+			if (cs[i].cul[j].ns || cs[i].cul[j].preemptions)
+				o->culprits[o->nculprits++] = (struct gr_report_culprit){
+				    cs[i].cul[j].comm, cs[i].cul[j].ns, cs[i].cul[j].preemptions};
+		qsort(o->culprits, o->nculprits, sizeof(*o->culprits), cmp_culprit);
+		C->starved_gap_ns += o->starved_gap_ns;
+	}
+	C->nthreads = nct;
+	qsort(C->threads, nct, sizeof(*C->threads), cmp_thread);
+	if (x->r->wall_ns)
+		C->gap_share = (double)C->starved_gap_ns / (double)x->r->wall_ns;
+	err = verdict(x);
+out:
+	if (cs)
+		for (size_t i = 0; i < nct; i++) {
+			free(cs[i].iv);
+			free(cs[i].cul);
+		}
+	free(cs);
+	free(h.key);
+	free(h.val);
+	free(slot);
+	return err;
+}

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internals shared by the report's computation files (report.c and report_<section>.c): the
+ * computation context, the facts the call-sequence pass derives for every section, and helpers
+ * (distributions, call sites, verdicts). Not for other modules: they use report.h.
+ */
+#ifndef GR_ANALYZE_REPORT_IMPL_H
+#define GR_ANALYZE_REPORT_IMPL_H
+
+#include <stdarg.h>
+#include <stdint.h>
+
+#include "keymap.h"
+#include "report.h"
+#include "strtab.h"
+
+/* Thresholds (docs/REPORTS.md). */
+#define RP_MIN_RUN	    3	  /* launches in a fusion run */
+#define RP_MIN_OCCURRENCES  2	  /* a run must repeat to be a candidate */
+#define RP_TINY_D2H	    1024  /* bytes: a read-back as .item() does */
+#define RP_SMALL_H2D	    65536 /* bytes: synchronous H2D up to this is exempt (nsys) */
+#define RP_LAUNCH_BOUND	    0.5	  /* launch share of the iteration */
+#define RP_FUSION_SHARE	    0.05  /* estimated saving over loop time */
+#define RP_TRANSFER_BOUND   0.2	  /* copy call time over loop time */
+#define RP_STARVED_SHARE    0.1	  /* runnable wait over a thread's lifetime */
+#define RP_ITER_MATCH	    0.9	  /* calls repeating with the period */
+#define RP_RESIDENT_THREADS 2048  /* per SM, for the waves estimate */
+#define RP_RESIDENT_BLOCKS  32
+#define RP_SHMEM_PER_SM	    (228u * 1024)
+#define RP_SMALL_WAVES	    2.0
+
+/* Per-launch flags from the call-sequence pass. */
+#define RP_L_BREAK                                                                                 \
+	1u	     /* a copy, memset, sync, graph call or free came since the thread's           \
+		      * previous launch */
+#define RP_L_ITER 2u /* first launch of an iteration of the loop */
+
+/* Kinds of API calls in the merged call sequence. */
+enum rp_call { RP_LAUNCH = 0, RP_COPY, RP_MEMSET, RP_SYNC, RP_GRAPH, RP_ALLOC, RP_FREE, RP_NCALLS };
+
+/* The call that followed a copy on its thread (RP_NCALLS: none). */
+struct rp_next {
+	uint8_t kind;
+	uint32_t idx;
+};
+
+struct rp_ctx {
+	const struct gr_model *m;
+	struct gr_report *r;
+	struct gr_arena *arena; /* the report's */
+	uint32_t sms;
+	uint64_t slow_ns;
+
+	/* model arrays */
+	const struct gr_launch *l;
+	size_t nl;
+	const struct gr_copy *c;
+	size_t nc;
+	const struct gr_memset *ms;
+	size_t nms;
+	const struct gr_sync *sy;
+	size_t nsy;
+	const struct gr_graph *g;
+	size_t ng;
+	const struct gr_alloc *al;
+	size_t nal;
+	const struct gr_free *fr;
+	size_t nfr;
+	const struct gr_kernel *k;
+	size_t nk;
+	const struct gr_config *cfg;
+	size_t ncfg;
+	const struct gr_thread *th;
+	size_t nth;
+	const struct gr_stack *st;
+	size_t nst;
+
+	/* from the launch pre-pass */
+	uint64_t *thread_launches; /* per model thread */
+	uint32_t main_thread;	   /* most launches; UINT32_MAX when none */
+	uint32_t *kc_of;	   /* per launch: dense (kernel name, config) pair */
+	uint32_t nkc;
+	uint64_t *kc_key; /* per pair: name_id << 32 | config */
+
+	/* from the call-sequence pass */
+	uint8_t *lflags; /* per launch, RP_L_* */
+	uint32_t *gaps;	 /* inter-launch gaps grouped by thread (saturated u32 ns) */
+	size_t *gap_off; /* per thread: first gap in gaps; [nth] = total */
+	uint32_t *cost;	 /* launch entry to the thread's next call entry */
+	size_t ncost;
+	struct rp_next *copy_next;	      /* per copy */
+	uint8_t *cuda_thread;		      /* per model thread: made any API call */
+	uint64_t *thread_first, *thread_last; /* per model thread: first entry, last return */
+	/* the main thread's calls: token (dense id of what was called) and ts/end */
+	uint32_t *tok;
+	uint8_t *tok_kind;
+	uint32_t *tok_idx;
+	size_t ntok;
+	uint32_t ntokids;
+
+	/* the loop (report iteration) in token indexes: [i0, i0 + count * calls) */
+	size_t iter_i0;
+
+	/* stacks: per stack index, per frame, a function identity (symbol start or address) */
+	uint64_t **stack_fn;
+};
+
+/* ---- the sections (each fills its part of ctx->r) ---- */
+int rp_launches(struct rp_ctx *x);
+int rp_iteration(struct rp_ctx *x);
+int rp_fusion(struct rp_ctx *x);
+int rp_transfer(struct rp_ctx *x);
+int rp_cpu(struct rp_ctx *x);
+
+/* ---- helpers (report.c) ---- */
+
+/* Distribution of @n values (reordered in place). */
+void rp_dist_u32(struct gr_dist *d, uint32_t *v, size_t n);
+/* Saturate a ns value to u32 for quantile arrays. */
+static inline uint32_t rp_sat32(uint64_t v)
+{
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+/* Entry and return time of a call of @kind, index @idx. */
+uint64_t rp_call_ts(const struct rp_ctx *x, unsigned kind, uint32_t idx);
+uint64_t rp_call_end(const struct rp_ctx *x, unsigned kind, uint32_t idx);
+
+/* Fill @s with the frames of stack @stack (all of them when @keep_outer is 0, else the
+ * outermost @keep_outer). Returns 0 or -ENOMEM. */
+int rp_site(struct rp_ctx *x, struct gr_report_site *s, uint32_t stack, uint32_t keep_outer);
+
+/* printf into the report's arena; NULL when out of memory. */
+char *rp_printf(struct rp_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Set a verdict; returns 0 or -ENOMEM. */
+int rp_verdict(struct rp_ctx *x, struct gr_verdict *v, enum gr_verdict_level level, const char *fmt,
+	       ...) __attribute__((format(printf, 4, 5)));
+/* Zeroed arena memory for @n items of @size; NULL when out of memory (or n == 0: a valid
+ * pointer). */
+void *rp_alloc(struct rp_ctx *x, size_t n, size_t size);
+
+/* Waves and small-grid test of a launch config. */
+double rp_waves(const struct rp_ctx *x, const struct gr_config *c, uint64_t *blocks);
+int rp_small(const struct rp_ctx *x, const struct gr_config *c);
+
+/* Human units for verdict sentences: "12.3 us", "4.0 MiB", "7.99 GB/s" into @buf. */
+const char *rp_ns(char *buf, size_t n, uint64_t ns);
+const char *rp_bytes(char *buf, size_t n, uint64_t bytes);
+
+#endif

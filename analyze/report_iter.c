@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The iteration (training step) of the loop: the period of the main thread's API calls. Each
+ * call is a token (a launch: its kernel name and config; a copy: direction, sync/async and size
+ * class; a memset: size class; a sync: its kind). A candidate period comes from an anchor token
+ * that occurs at least 3 times, the rarest first: the median distance between its occurrences
+ * r apart (r = 1..8, for anchors that occur r times per iteration). The first candidate under
+ * which at least 90% of the calls over the anchor's span equal the call one period earlier wins.
+ * The loop then extends backwards while the calls still repeat, and ends at the last call that
+ * repeats; it holds floor(length / period) complete iterations. REPORTS.md has the details.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_impl.h"
+
+#define MAX_ANCHORS 8
+#define MAX_MULT    8
+
+struct anchor {
+	uint32_t tok, count;
+	size_t first;
+};
+
+static int cmp_anchor(const void *a, const void *b)
+{
+	const struct anchor *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? -1 : 1;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* Fraction of i in [lo + p, hi] with tok[i] == tok[i - p]; gives up (returns 0) once more than
+ * 1 - RP_ITER_MATCH of them differ. */
+static double verify(const uint32_t *tok, size_t lo, size_t hi, size_t p)
+{
+	size_t total, bad = 0, limit;
+
+	if (lo + p > hi)
+		return 0;
+	total = hi - lo - p + 1;
+	limit = (size_t)((1.0 - RP_ITER_MATCH) * (double)total);
+	for (size_t i = lo + p; i <= hi; i++)
+		if (tok[i] != tok[i - p] && ++bad > limit)
+			return 0;
+	return (double)(total - bad) / (double)total;
+}
+
+int rp_iteration(struct rp_ctx *x)
+{
+	struct gr_report_iteration *it = &x->r->launches.iter;
+	const uint32_t *tok = x->tok;
+	size_t n = x->ntok, nanch = 0, p = 0, nq = 0;
+	uint32_t *count = NULL, *q = NULL, *d = NULL;
+	size_t *first = NULL;
+	struct anchor *anch = NULL;
+	double match = 0;
+	int err = -ENOMEM;
+
+	memset(it, 0, sizeof(*it));
+	if (x->main_thread >= x->nth || n < 6)
+		return 0;
+	it->thread = x->main_thread;
+	count = calloc(x->ntokids, sizeof(*count));
+	first = malloc(x->ntokids * sizeof(*first));
+	if (!count || !first)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		if (!count[tok[i]]++)
+			first[tok[i]] = i;
+	for (uint32_t t = 0; t < x->ntokids; t++)
+		if (count[t] >= 3)
+			nanch++;
+	anch = malloc((nanch + 1) * sizeof(*anch));
+	if (!anch)
+		goto out;
+	nanch = 0;
+	for (uint32_t t = 0; t < x->ntokids; t++)
+		if (count[t] >= 3)
+			anch[nanch++] = (struct anchor){t, count[t], first[t]};
+	qsort(anch, nanch, sizeof(*anch), cmp_anchor);
+
+	for (size_t a = 0; a < nanch && a < MAX_ANCHORS && !p; a++) {
+		uint32_t c = anch[a].count;
+
+		free(q);
+		free(d);
+		q = malloc(c * sizeof(*q));
+		d = malloc(c * sizeof(*d));
+		if (!q || !d)
+			goto out;
+		nq = 0;
+		for (size_t i = anch[a].first; i < n && nq < c; i++)
+			if (tok[i] == anch[a].tok)
+				q[nq++] = (uint32_t)i;
+		for (uint32_t r = 1; r <= MAX_MULT && r < nq && !p; r++) {
+			struct gr_dist dist;
+			size_t nd = nq - r;
+
+			for (size_t j = 0; j < nd; j++)
+				d[j] = q[j + r] - q[j];
+			rp_dist_u32(&dist, d, nd);
+			if (!dist.median || q[nq - 1] - q[0] < dist.median)
+				continue;
+			match = verify(tok, q[0], q[nq - 1], dist.median);
+			if (match >= RP_ITER_MATCH)
+				p = dist.median;
+		}
+	}
+	if (p) {
+		size_t i0 = q[0], iend = n - 1, k;
+		uint64_t K;
+
+		while (i0 > 0 && tok[i0 - 1] == tok[i0 - 1 + p])
+			i0--;
+		while (iend >= i0 + p && tok[iend] != tok[iend - p])
+			iend--;
+		K = (iend + 1 - i0) / p;
+		if (K >= 2) {
+			free(d);
+			d = malloc((K - 1) * sizeof(*d));
+			if (!d)
+				goto out;
+			it->found = 1;
+			it->calls = (uint32_t)p;
+			it->count = K;
+			it->match = match;
+			it->start_ts = rp_call_ts(x, x->tok_kind[i0], x->tok_idx[i0]);
+			k = i0 + K * p - 1;
+			it->end_ts = rp_call_end(x, x->tok_kind[k], x->tok_idx[k]);
+			for (size_t i = i0; i < i0 + p; i++) {
+				unsigned kind = x->tok_kind[i];
+
+				if (kind == RP_LAUNCH)
+					it->launches++;
+				else if (kind == RP_COPY || kind == RP_MEMSET)
+					it->copies++;
+				else if (kind == RP_SYNC &&
+					 x->sy[x->tok_idx[i]].kind <= GR_SYNC_EVENT)
+					it->syncs++;
+			}
+			for (uint64_t j = 0; j + 1 < K; j++) {
+				size_t s0 = i0 + j * p, s1 = s0 + p;
+
+				d[j] = rp_sat32(rp_call_ts(x, x->tok_kind[s1], x->tok_idx[s1]) -
+						rp_call_ts(x, x->tok_kind[s0], x->tok_idx[s0]));
+			}
+			{
+				struct gr_dist dist;
+
+				rp_dist_u32(&dist, d, K - 1);
+				it->period_ns = dist.median;
+			}
+			/* the first launch of each iteration starts a new fusion run */
+			for (uint64_t j = 0; j < K; j++)
+				for (size_t i = i0 + j * p; i < i0 + (j + 1) * p; i++)
+					if (x->tok_kind[i] == RP_LAUNCH) {
+						x->lflags[x->tok_idx[i]] |= RP_L_ITER;
+						break;
+					}
+			x->iter_i0 = i0;
+		}
+	}
+	err = 0;
+out:
+	free(count);
+	free(first);
+	free(anch);
+	free(q);
+	free(d);
+	return err;
+}

@@ -1,0 +1,412 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Report 1, launch frequency: launches per second overall and per process, thread and stream;
+ * per kernel name its count, share, launch configs (with the waves estimate) and launch call
+ * durations when recorded with --launch-time; per thread the inter-launch gaps; the launch cost
+ * (measured, or estimated from launch entry to the thread's next call); launch calls slower than
+ * the threshold, by kernel and call site; and the verdict (launch-bound or not).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_impl.h"
+
+static double rate(uint64_t count, uint64_t first, uint64_t last)
+{
+	return last > first ? (double)count * 1e9 / (double)(last - first) : 0;
+}
+
+static int cmp_rate(const void *a, const void *b)
+{
+	const struct gr_report_rate *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int cmp_kernel(const void *a, const void *b)
+{
+	const struct gr_report_kernel *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int cmp_kconfig(const void *a, const void *b)
+{
+	const struct gr_report_kconfig *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return x->config < y->config ? -1 : x->config > y->config;
+}
+
+static int cmp_slow(const void *a, const void *b)
+{
+	const struct gr_report_slow *x = a, *y = b;
+
+	if (x->total_ns != y->total_ns)
+		return x->total_ns > y->total_ns ? -1 : 1;
+	return x->name_id < y->name_id ? -1 : x->name_id > y->name_id;
+}
+
+/* Rates of the entities an index function maps launches to (threads, processes, streams). */
+static int rates(struct rp_ctx *x, size_t nent, int what, struct gr_report_rate **out, size_t *nout)
+{
+	const struct gr_process *procs = gr_model_processes(x->m, NULL);
+	const struct gr_stream *streams = gr_model_streams(x->m, NULL);
+	struct gr_report_rate *all = calloc(nent + 1, sizeof(*all)), *res;
+	size_t n = 0;
+
+	if (!all)
+		return -ENOMEM;
+	for (size_t i = 0; i < x->nl; i++) {
+		const struct gr_launch *l = &x->l[i];
+		uint32_t e = what == 0	 ? l->thread
+			     : what == 1 ? x->th[l->thread].process
+					 : l->stream;
+		struct gr_report_rate *r = &all[e];
+
+		if (!r->count++)
+			r->first_ts = l->ts;
+		r->last_ts = l->ts;
+	}
+	for (size_t e = 0; e < nent; e++)
+		n += all[e].count > 0;
+	res = rp_alloc(x, n, sizeof(*res));
+	if (!res) {
+		free(all);
+		return -ENOMEM;
+	}
+	n = 0;
+	for (size_t e = 0; e < nent; e++) {
+		struct gr_report_rate *r = &all[e];
+
+		if (!r->count)
+			continue;
+		r->index = (uint32_t)e;
+		if (what == 0) {
+			r->pid = x->th[e].pid;
+			r->tid = x->th[e].tid;
+			r->comm = x->th[e].comm;
+		} else if (what == 1) {
+			r->pid = procs[e].pid;
+			r->comm = procs[e].comm;
+		} else {
+			r->pid = streams[e].pid;
+			r->handle = streams[e].handle;
+			r->comm = "";
+		}
+		r->share = (double)r->count / (double)x->nl;
+		r->per_second = rate(r->count, r->first_ts, r->last_ts);
+		res[n++] = *r;
+	}
+	free(all);
+	qsort(res, n, sizeof(*res), cmp_rate);
+	*out = res;
+	*nout = n;
+	return 0;
+}
+
+static int kernels(struct rp_ctx *x)
+{
+	struct gr_report_launches *L = &x->r->launches;
+	size_t nnames;
+	const char *const *names = gr_model_kernel_names(x->m, &nnames);
+	uint64_t *kc_count = calloc(x->nkc + 1, sizeof(*kc_count));
+	uint64_t *name_count = calloc(nnames + 1, sizeof(*name_count));
+	size_t *nconf = calloc(nnames + 1, sizeof(*nconf)), *api_off = NULL;
+	uint32_t *api = NULL;
+	size_t nk = 0, nmeasured = 0;
+	int err = -ENOMEM;
+
+	if (!kc_count || !name_count || !nconf)
+		goto out;
+	for (size_t i = 0; i < x->nl; i++) {
+		kc_count[x->kc_of[i]]++;
+		nmeasured += x->l[i].dur > 0;
+	}
+	for (uint32_t p = 0; p < x->nkc; p++) {
+		uint32_t name = (uint32_t)(x->kc_key[p] >> 32);
+
+		name_count[name] += kc_count[p];
+		nconf[name]++;
+	}
+	for (size_t i = 0; i < nnames; i++)
+		nk += name_count[i] > 0;
+	L->kernels = rp_alloc(x, nk, sizeof(*L->kernels));
+	if (!L->kernels)
+		goto out;
+	/* kernels[] in name order first (slot per name), sorted at the end */
+	{
+		size_t *slot = nconf; /* reuse: name -> kernels index, after taking counts */
+		size_t at = 0;
+
+		for (size_t i = 0; i < nnames; i++) {
+			struct gr_report_kernel *k = &L->kernels[at];
+			size_t nc = nconf[i];
+
+			if (!name_count[i]) {
+				slot[i] = SIZE_MAX;
+				continue;
+			}
+			k->name_id = (uint32_t)i;
+			k->name = names[i];
+			k->count = name_count[i];
+			k->share = (double)k->count / (double)x->nl;
+			k->configs = rp_alloc(x, nc, sizeof(*k->configs));
+			if (!k->configs)
+				goto out;
+			slot[i] = at++;
+		}
+		for (uint32_t p = 0; p < x->nkc; p++) {
+			struct gr_report_kernel *k = &L->kernels[slot[x->kc_key[p] >> 32]];
+			struct gr_report_kconfig *c = &k->configs[k->nconfigs++];
+
+			c->config = (uint32_t)x->kc_key[p];
+			c->cfg = x->cfg[c->config];
+			c->count = kc_count[p];
+			c->waves = rp_waves(x, &c->cfg, &c->blocks);
+			c->small = rp_small(x, &c->cfg);
+		}
+		/* launch call durations per name, when measured */
+		if (nmeasured) {
+			size_t *cur;
+
+			api_off = calloc(nk + 1, sizeof(*api_off));
+			api = malloc(nmeasured * sizeof(*api));
+			cur = calloc(nk + 1, sizeof(*cur));
+			if (!api_off || !api || !cur) {
+				free(cur);
+				goto out;
+			}
+			for (size_t i = 0; i < x->nl; i++)
+				if (x->l[i].dur)
+					api_off[slot[x->k[x->l[i].kernel].name_id] + 1]++;
+			for (size_t i = 0; i < nk; i++) {
+				api_off[i + 1] += api_off[i];
+				cur[i] = api_off[i];
+			}
+			for (size_t i = 0; i < x->nl; i++)
+				if (x->l[i].dur)
+					api[cur[slot[x->k[x->l[i].kernel].name_id]]++] =
+					    rp_sat32(x->l[i].dur);
+			free(cur);
+			for (size_t i = 0; i < nk; i++)
+				rp_dist_u32(&L->kernels[i].api, api + api_off[i],
+					    api_off[i + 1] - api_off[i]);
+			/* the launch cost: median over every measured launch */
+			{
+				struct gr_dist all;
+
+				rp_dist_u32(&all, api, nmeasured);
+				L->launch_cost_ns = all.median;
+				L->launch_cost_samples = all.count;
+				L->api_measured = 1;
+			}
+		}
+	}
+	L->nkernels = nk;
+	for (size_t i = 0; i < nk; i++)
+		qsort(L->kernels[i].configs, L->kernels[i].nconfigs, sizeof(*L->kernels[i].configs),
+		      cmp_kconfig);
+	qsort(L->kernels, nk, sizeof(*L->kernels), cmp_kernel);
+	err = 0;
+out:
+	free(kc_count);
+	free(name_count);
+	free(nconf);
+	free(api_off);
+	free(api);
+	return err;
+}
+
+static int gaps(struct rp_ctx *x)
+{
+	struct gr_report_launches *L = &x->r->launches;
+
+	L->gaps = rp_alloc(x, L->nthreads, sizeof(*L->gaps));
+	if (!L->gaps)
+		return -ENOMEM;
+	for (size_t i = 0; i < L->nthreads; i++) {
+		struct gr_report_gaps *g = &L->gaps[i];
+		uint32_t t = L->threads[i].index;
+		uint32_t *v = x->gaps + x->gap_off[t];
+		size_t n = x->thread_launches[t] ? x->thread_launches[t] - 1 : 0;
+
+		g->thread = t;
+		g->pid = x->th[t].pid;
+		g->tid = x->th[t].tid;
+		g->comm = x->th[t].comm;
+		for (size_t j = 0; j < n; j++) {
+			unsigned b = 0;
+
+			while (b < GR_REPORT_GAP_BUCKETS - 1 && v[j] >= gr_report_gap_edges[b])
+				b++;
+			g->hist[b]++;
+		}
+		rp_dist_u32(&g->gap, v, n);
+	}
+	L->ngaps = L->nthreads;
+	return 0;
+}
+
+static int slow_calls(struct rp_ctx *x)
+{
+	struct gr_report_launches *L = &x->r->launches;
+	struct gr_keymap km;
+	struct gr_report_slow *acc = NULL;
+	size_t cap = 0;
+	int err = 0;
+
+	L->slow_threshold_ns = x->slow_ns;
+	if (!L->api_measured)
+		return 0;
+	gr_keymap_init(&km, 2);
+	for (size_t i = 0; i < x->nl; i++) {
+		const struct gr_launch *l = &x->l[i];
+		uint64_t key[2] = {x->k[l->kernel].name_id, l->stack};
+		uint32_t idx;
+
+		if (l->dur <= x->slow_ns)
+			continue;
+		L->slow_count++;
+		err = gr_keymap_intern(&km, key, &idx);
+		if (err < 0)
+			goto out;
+		if (idx >= cap) {
+			size_t ncap = cap ? cap * 2 : 16;
+			struct gr_report_slow *a = realloc(acc, ncap * sizeof(*a));
+
+			if (!a) {
+				err = -ENOMEM;
+				goto out;
+			}
+			memset(a + cap, 0, (ncap - cap) * sizeof(*a));
+			acc = a;
+			cap = ncap;
+		}
+		acc[idx].name_id = (uint32_t)key[0];
+		acc[idx].name = x->k[l->kernel].name;
+		acc[idx].site.stack = l->stack;
+		acc[idx].count++;
+		acc[idx].total_ns += l->dur;
+		if (l->dur > acc[idx].max_ns)
+			acc[idx].max_ns = l->dur;
+	}
+	L->nslow = km.len;
+	L->slow = rp_alloc(x, km.len, sizeof(*L->slow));
+	if (!L->slow) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t i = 0; i < km.len; i++) {
+		L->slow[i] = acc[i];
+		err = rp_site(x, &L->slow[i].site, acc[i].site.stack, 0);
+		if (err)
+			goto out;
+	}
+	qsort(L->slow, L->nslow, sizeof(*L->slow), cmp_slow);
+	err = 0;
+out:
+	gr_keymap_free(&km);
+	free(acc);
+	return err;
+}
+
+static int verdict(struct rp_ctx *x)
+{
+	struct gr_report_launches *L = &x->r->launches;
+	const struct gr_report_iteration *it = &L->iter;
+	const char *how = L->api_measured ? "measured" : "estimated";
+	char b1[32], b2[32], b3[32];
+
+	if (!L->total)
+		return rp_verdict(x, &L->verdict, GR_VERDICT_NONE, "%s",
+				  x->r->cuda_libraries ? "no kernel launches were recorded"
+						       : "no CUDA library was loaded: no launches");
+	if (L->slow_count) {
+		const struct gr_report_slow *s = &L->slow[0];
+
+		return rp_verdict(
+		    x, &L->verdict, GR_VERDICT_PROBLEM,
+		    "%" PRIu64 " launch calls took longer than %s (up to %s, %s in %s "
+		    "calls of %s); look for implicit synchronisation or module loading "
+		    "at those call sites",
+		    L->slow_count, rp_ns(b1, sizeof(b1), L->slow_threshold_ns),
+		    rp_ns(b2, sizeof(b2), s->max_ns), rp_ns(b3, sizeof(b3), s->total_ns),
+		    s->count == 1 ? "1" : "these", s->name);
+	}
+	if (it->found && it->period_ns) {
+		int bound = L->launch_share >= RP_LAUNCH_BOUND;
+
+		return rp_verdict(
+		    x, &L->verdict, bound ? GR_VERDICT_PROBLEM : GR_VERDICT_OK,
+		    "%s: %u launches per iteration x %s (%s launch cost) = %.0f%% of the %s "
+		    "iteration%s",
+		    bound ? "launch-bound" : "not launch-bound", it->launches,
+		    rp_ns(b1, sizeof(b1), L->launch_cost_ns), how, L->launch_share * 100,
+		    rp_ns(b2, sizeof(b2), it->period_ns),
+		    bound ? "; the GPU waits for the host: fewer, larger kernels (see fusion) or "
+			    "CUDA graphs"
+			  : "");
+	}
+	{
+		int bound = L->launch_share >= RP_LAUNCH_BOUND;
+
+		return rp_verdict(
+		    x, &L->verdict, bound ? GR_VERDICT_PROBLEM : GR_VERDICT_OK,
+		    "%s: no repeating iteration; %" PRIu64 " launches x %s (%s launch "
+		    "cost) = %.0f%% of the %s between the first and last launch",
+		    bound ? "launch-bound" : "not launch-bound", L->total,
+		    rp_ns(b1, sizeof(b1), L->launch_cost_ns), how, L->launch_share * 100,
+		    rp_ns(b2, sizeof(b2), L->last_ts - L->first_ts));
+	}
+}
+
+int rp_launches(struct rp_ctx *x)
+{
+	struct gr_report_launches *L = &x->r->launches;
+	size_t nprocs, nstreams;
+	int err;
+
+	gr_model_processes(x->m, &nprocs);
+	gr_model_streams(x->m, &nstreams);
+	L->total = x->nl;
+	if (x->nl) {
+		L->first_ts = x->l[0].ts;
+		L->last_ts = x->l[x->nl - 1].ts;
+		L->per_second = rate(x->nl, L->first_ts, L->last_ts);
+	}
+	err = kernels(x);
+	if (!err)
+		err = rates(x, x->nth, 0, &L->threads, &L->nthreads);
+	if (!err)
+		err = rates(x, nprocs, 1, &L->processes, &L->nprocesses);
+	if (!err)
+		err = rates(x, nstreams, 2, &L->streams, &L->nstreams);
+	if (!err)
+		err = gaps(x);
+	if (!err)
+		err = slow_calls(x);
+	if (err)
+		return err;
+	if (!L->api_measured && x->ncost) {
+		struct gr_dist d;
+
+		rp_dist_u32(&d, x->cost, x->ncost);
+		L->launch_cost_ns = d.median;
+		L->launch_cost_samples = d.count;
+	}
+	if (L->iter.found && L->iter.period_ns)
+		L->launch_share = (double)L->iter.launches * (double)L->launch_cost_ns /
+				  (double)L->iter.period_ns;
+	else if (L->last_ts > L->first_ts)
+		L->launch_share = (double)L->total * (double)L->launch_cost_ns /
+				  (double)(L->last_ts - L->first_ts);
+	return verdict(x);
+}

@@ -1,0 +1,501 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The report as aligned text for a 100-column terminal: a summary of the four verdicts first,
+ * then one block per section. Ranked tables stop after @top rows and say how many were left out.
+ * Every figure says whether it is measured on the host or estimated (docs/REPORTS.md).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report_impl.h"
+
+#define WIDTH	   100
+#define NAME_WIDTH 46
+
+static const char *level_name(enum gr_verdict_level l)
+{
+	return l == GR_VERDICT_PROBLEM ? "PROBLEM" : l == GR_VERDICT_OK ? "ok" : "-";
+}
+
+/* Print @text wrapped at WIDTH, the first line after @first_indent columns already used, the
+ * others indented by @indent. */
+static void wrap(FILE *f, const char *text, int first_indent, int indent)
+{
+	int col = first_indent, fresh = 1;
+	const char *p = text;
+
+	while (*p == ' ')
+		p++;
+	while (*p) {
+		const char *sp = strchr(p, ' ');
+		int wl = sp ? (int)(sp - p) : (int)strlen(p);
+
+		if (!fresh && col + 1 + wl > WIDTH) {
+			fprintf(f, "\n%*s", indent, "");
+			col = indent;
+			fresh = 1;
+		}
+		if (!fresh) {
+			fputc(' ', f);
+			col++;
+		}
+		fprintf(f, "%.*s", wl, p);
+		col += wl;
+		fresh = 0;
+		p += wl;
+		while (*p == ' ')
+			p++;
+	}
+	fputc('\n', f);
+}
+
+/* A name cut to @w columns with "..." when longer. */
+static const char *cut(char *buf, size_t n, const char *s, size_t w)
+{
+	size_t len = strlen(s);
+
+	if (len <= w)
+		return s;
+	snprintf(buf, n, "%.*s...", (int)(w - 3), s);
+	return buf;
+}
+
+static void heading(FILE *f, const char *title)
+{
+	int n = fprintf(f, "\n== %s ", title);
+
+	for (; n < WIDTH; n++)
+		fputc('=', f);
+	fputc('\n', f);
+}
+
+static const char *dims(char *buf, size_t n, const uint32_t d[3])
+{
+	snprintf(buf, n, "(%u,%u,%u)", d[0], d[1], d[2]);
+	return buf;
+}
+
+static const char *rate_str(char *buf, size_t n, double r)
+{
+	if (r >= 1e6)
+		snprintf(buf, n, "%.2fM", r / 1e6);
+	else if (r >= 1e4)
+		snprintf(buf, n, "%.1fk", r / 1e3);
+	else
+		snprintf(buf, n, "%.1f", r);
+	return buf;
+}
+
+static void more(FILE *f, size_t shown, size_t n, const char *what)
+{
+	if (n > shown)
+		fprintf(f, "  ... %zu more %s (--top N to show more)\n", n - shown, what);
+}
+
+static void site_line(FILE *f, const char *label, const struct gr_report_site *s, unsigned max)
+{
+	char line[4096];
+	size_t at = 0;
+
+	if (!s->nframes) {
+		fprintf(f, "%s(no stack recorded)\n", label);
+		return;
+	}
+	line[0] = 0;
+	for (uint32_t i = 0; i < s->nframes && i < max && at < sizeof(line) - 8; i++)
+		at += (size_t)snprintf(line + at, sizeof(line) - at, "%s%s", i ? " <- " : "",
+				       s->frames[i]);
+	if (s->nframes > max && at < sizeof(line) - 8)
+		snprintf(line + at, sizeof(line) - at, " <- ...");
+	fputs(label, f);
+	wrap(f, line, (int)strlen(label), (int)strlen(label) + 2);
+}
+
+static void dist_cols(FILE *f, const struct gr_dist *d)
+{
+	char b1[32], b2[32], b3[32];
+
+	if (!d->count) {
+		fprintf(f, " %10s %10s %10s", "-", "-", "-");
+		return;
+	}
+	fprintf(f, " %10s %10s %10s", rp_ns(b1, sizeof(b1), d->median),
+		rp_ns(b2, sizeof(b2), d->p99), rp_ns(b3, sizeof(b3), d->max));
+}
+
+static void launches(FILE *f, const struct gr_report *r, const struct gr_model *m, unsigned top)
+{
+	const struct gr_report_launches *L = &r->launches;
+	const struct gr_report_iteration *it = &L->iter;
+	const struct gr_thread *th = gr_model_threads(m, NULL);
+	char b1[64], b2[64], b3[64], nb[NAME_WIDTH + 8];
+	size_t i;
+
+	heading(f, "1. Launch frequency");
+	if (!L->total) {
+		fprintf(f, "  %s\n", L->verdict.text);
+		return;
+	}
+	fprintf(f, "  %" PRIu64 " launches in %s (first to last launch): %s launches/s\n", L->total,
+		rp_ns(b1, sizeof(b1), L->last_ts - L->first_ts),
+		rate_str(b2, sizeof(b2), L->per_second));
+	if (it->found)
+		fprintf(f,
+			"  iteration: %u launches per iteration (%u calls: %u launches, %u copies, "
+			"%u syncs),\n             %" PRIu64 " iterations of %s (median), found on "
+			"%s (tid %u), %.0f%% of calls repeat\n",
+			it->launches, it->calls, it->launches, it->copies, it->syncs, it->count,
+			rp_ns(b1, sizeof(b1), it->period_ns), th[it->thread].comm,
+			th[it->thread].tid, it->match * 100);
+	else
+		fprintf(f, "  iteration: no repeating sequence of calls found\n");
+	if (L->api_measured)
+		fprintf(f, "  launch cost: %s median launch call (measured, %" PRIu64 " calls)\n",
+			rp_ns(b1, sizeof(b1), L->launch_cost_ns), L->launch_cost_samples);
+	else
+		fprintf(
+		    f,
+		    "  launch cost: %s, an ESTIMATE: median of launch entry to the thread's next "
+		    "call\n               (%" PRIu64 " samples); launch API time is not measured: "
+		    "record with --launch-time\n",
+		    rp_ns(b1, sizeof(b1), L->launch_cost_ns), L->launch_cost_samples);
+	if (it->found)
+		fprintf(f, "  launch share of the iteration: %.1f%%\n", L->launch_share * 100);
+
+	fprintf(f, "\n  %-*s %9s %6s %10s %10s %10s\n", NAME_WIDTH, "kernel / grid block shmem",
+		"launches", "share", "API med", "API p99", "API max");
+	for (i = 0; i < L->nkernels && i < top; i++) {
+		const struct gr_report_kernel *k = &L->kernels[i];
+
+		fprintf(f, "  %-*s %9" PRIu64 " %5.1f%%", NAME_WIDTH,
+			cut(nb, sizeof(nb), k->name, NAME_WIDTH), k->count, k->share * 100);
+		dist_cols(f, &k->api);
+		fputc('\n', f);
+		for (size_t j = 0; j < k->nconfigs && j < 4; j++) {
+			const struct gr_report_kconfig *c = &k->configs[j];
+
+			fprintf(f,
+				"      %s %s %u: %" PRIu64 ", %" PRIu64 " blocks, %.2f waves%s\n",
+				dims(b1, sizeof(b1), c->cfg.grid),
+				dims(b2, sizeof(b2), c->cfg.block), c->cfg.shmem, c->count,
+				c->blocks, c->waves, c->small ? ", small grid" : "");
+		}
+		if (k->nconfigs > 4)
+			fprintf(f, "      ... %zu more configs\n", k->nconfigs - 4);
+	}
+	more(f, i, L->nkernels, "kernels");
+
+	fprintf(f, "\n  %-10s %8s %10s %-18s %9s %6s %11s\n", "processes", "pid", "", "comm",
+		"launches", "share", "launches/s");
+	for (i = 0; i < L->nprocesses && i < top; i++) {
+		const struct gr_report_rate *p = &L->processes[i];
+
+		fprintf(f, "  %-10s %8u %10s %-18s %9" PRIu64 " %5.1f%% %11s\n", "", p->pid, "",
+			cut(nb, sizeof(nb), p->comm, 18), p->count, p->share * 100,
+			rate_str(b1, sizeof(b1), p->per_second));
+	}
+	more(f, i, L->nprocesses, "processes");
+	fprintf(f, "  %-10s %8s %10s %-18s\n", "threads", "pid", "tid", "comm");
+	for (i = 0; i < L->nthreads && i < top; i++) {
+		const struct gr_report_rate *t = &L->threads[i];
+
+		fprintf(f, "  %-10s %8u %10u %-18s %9" PRIu64 " %5.1f%% %11s\n", "", t->pid, t->tid,
+			cut(nb, sizeof(nb), t->comm, 18), t->count, t->share * 100,
+			rate_str(b1, sizeof(b1), t->per_second));
+	}
+	more(f, i, L->nthreads, "threads");
+	fprintf(f, "  %-10s %8s %29s\n", "streams", "pid", "stream");
+	for (i = 0; i < L->nstreams && i < top; i++) {
+		const struct gr_report_rate *s = &L->streams[i];
+
+		snprintf(b2, sizeof(b2), "0x%" PRIx64, s->handle);
+		fprintf(f, "  %-10s %8u %29s %9" PRIu64 " %5.1f%% %11s\n", "", s->pid,
+			s->handle ? b2 : "0 (default)", s->count, s->share * 100,
+			rate_str(b1, sizeof(b1), s->per_second));
+	}
+	more(f, i, L->nstreams, "streams");
+
+	fprintf(f,
+		"\n  inter-launch gaps (a launch to the same thread's next launch, host-side)\n");
+	fprintf(f, "  %10s %-18s %9s %10s %10s %10s\n", "tid", "comm", "gaps", "median", "p99",
+		"max");
+	for (i = 0; i < L->ngaps && i < top; i++) {
+		const struct gr_report_gaps *g = &L->gaps[i];
+		static const char *const lab[GR_REPORT_GAP_BUCKETS] = {
+		    "<1us",   "<2us",	"<5us", "<10us", "<20us", "<50us",
+		    "<100us", "<500us", "<1ms", "<10ms", ">=10ms"};
+
+		fprintf(f, "  %10u %-18s %9" PRIu64, g->tid, cut(nb, sizeof(nb), g->comm, 18),
+			g->gap.count);
+		dist_cols(f, &g->gap);
+		fprintf(f, "\n  %10s", "");
+		for (int b = 0; b < GR_REPORT_GAP_BUCKETS; b++)
+			fprintf(f, " %7s", lab[b]);
+		fprintf(f, "\n  %10s", "");
+		for (int b = 0; b < GR_REPORT_GAP_BUCKETS; b++)
+			fprintf(f, " %7" PRIu64, g->hist[b]);
+		fputc('\n', f);
+	}
+	more(f, i, L->ngaps, "threads");
+
+	if (!L->api_measured) {
+		fprintf(f,
+			"\n  launch calls slower than %s: not measured (record with "
+			"--launch-time)\n",
+			rp_ns(b1, sizeof(b1), L->slow_threshold_ns));
+	} else if (!L->slow_count) {
+		fprintf(f, "\n  launch calls slower than %s: none\n",
+			rp_ns(b1, sizeof(b1), L->slow_threshold_ns));
+	} else {
+		fprintf(f, "\n  launch calls slower than %s: %" PRIu64 "\n",
+			rp_ns(b1, sizeof(b1), L->slow_threshold_ns), L->slow_count);
+		fprintf(f, "  %-*s %9s %10s %10s\n", NAME_WIDTH, "kernel", "calls", "total", "max");
+		for (i = 0; i < L->nslow && i < top; i++) {
+			const struct gr_report_slow *s = &L->slow[i];
+
+			fprintf(f, "  %-*s %9" PRIu64 " %10s %10s\n", NAME_WIDTH,
+				cut(nb, sizeof(nb), s->name, NAME_WIDTH), s->count,
+				rp_ns(b1, sizeof(b1), s->total_ns),
+				rp_ns(b3, sizeof(b3), s->max_ns));
+			site_line(f, "      at ", &s->site, 4);
+		}
+		more(f, i, L->nslow, "call sites");
+	}
+}
+
+static void fusion(FILE *f, const struct gr_report *r, unsigned top)
+{
+	const struct gr_report_fusion *F = &r->fusion;
+	char b1[64], b2[64], b3[64], nb[NAME_WIDTH + 8], line[512];
+	size_t i;
+
+	heading(f, "2. Fusion opportunities");
+	snprintf(line, sizeof(line),
+		 "launch cost %s (%s); %" PRIu64 " runs of >= %d launches on one stream with no "
+		 "sync or copy between them; %zu repeat%s",
+		 rp_ns(b1, sizeof(b1), F->launch_cost_ns),
+		 F->cost_measured ? "measured" : "an ESTIMATE from launch-to-next-call gaps",
+		 F->runs, RP_MIN_RUN, F->ncandidates,
+		 F->ncandidates ? "; est. saving = occurrences x (length - 1) x launch cost, an "
+				  "ESTIMATE of host time"
+				: ": nothing to fuse");
+	fputs("  ", f);
+	wrap(f, line, 2, 2);
+	if (!F->ncandidates)
+		return;
+	fprintf(f, "\n  %3s %6s %11s %12s %7s %18s %8s\n", "#", "length", "occurrences",
+		"est. saving", "small", "stream", "pid");
+	for (i = 0; i < F->ncandidates && i < top; i++) {
+		const struct gr_report_candidate *c = &F->candidates[i];
+
+		snprintf(b2, sizeof(b2), "0x%" PRIx64, c->stream);
+		snprintf(b3, sizeof(b3), "%u/%u", c->nsmall, c->len);
+		fprintf(f, "  %3zu %6u %11" PRIu64 " %12s %7s %18s %8u\n", i + 1, c->len,
+			c->occurrences, rp_ns(b1, sizeof(b1), c->est_saving_ns), b3,
+			c->stream ? b2 : "0 (default)", c->pid);
+		/* the run in order, repeats of one kernel and config folded into "xN" */
+		uint32_t j = 0, rows = 0;
+
+		while (j < c->len && rows < 12) {
+			const struct gr_report_fkernel *k = &c->kernels[j];
+			uint32_t rep = 1;
+
+			while (j + rep < c->len && c->kernels[j + rep].name_id == k->name_id &&
+			       c->kernels[j + rep].config == k->config)
+				rep++;
+			snprintf(b3, sizeof(b3), "x%u", rep);
+			fprintf(f, "        %-*s %4s %s %s %.2f waves%s\n", NAME_WIDTH,
+				cut(nb, sizeof(nb), k->name, NAME_WIDTH), rep > 1 ? b3 : "",
+				dims(b1, sizeof(b1), k->cfg.grid),
+				dims(b2, sizeof(b2), k->cfg.block), k->waves,
+				k->small ? " small" : "");
+			j += rep;
+			rows++;
+		}
+		if (j < c->len)
+			fprintf(f, "        ... %u more launches\n", c->len - j);
+		site_line(f, "        shared stack: ", &c->stack, 6);
+	}
+	more(f, i, F->ncandidates, "candidates");
+}
+
+static void transfer(FILE *f, const struct gr_report *r, const struct gr_model *m, unsigned top)
+{
+	const struct gr_report_transfer *T = &r->transfer;
+	const struct gr_report_iteration *it = &r->launches.iter;
+	const struct gr_thread *th = gr_model_threads(m, NULL);
+	static const char *const lab[GR_REPORT_SIZE_BUCKETS] = {"<=1KiB",  "<=64KiB",  "<=1MiB",
+								"<=16MiB", "<=256MiB", ">256MiB"};
+	char b1[64], b2[64], b3[64];
+
+	heading(f, "3. Transfers");
+	if (!T->copies && !T->memsets) {
+		fprintf(f, "  %s\n", T->verdict.text);
+		if (T->syncs)
+			fprintf(f, "  syncs: %" PRIu64 " calls, %s in the API (host-side)\n",
+				T->syncs, rp_ns(b1, sizeof(b1), T->sync_ns));
+		return;
+	}
+	fprintf(f, "  %-9s %8s %11s %11s %8s %8s %13s\n", "direction", "copies", "bytes",
+		"call time", "async", "blocking", "bandwidth");
+	for (unsigned d = 0; d < GR_REPORT_NDIRS; d++) {
+		const struct gr_report_direction *D = &T->dirs[d];
+
+		if (!D->count)
+			continue;
+		if (D->bandwidth)
+			snprintf(b3, sizeof(b3), "%.2f GB/s", D->bandwidth / 1e9);
+		fprintf(f, "  %-9s %8" PRIu64 " %11s %11s %8" PRIu64 " %8" PRIu64 " %13s\n",
+			D->name, D->count, rp_bytes(b1, sizeof(b1), D->bytes),
+			rp_ns(b2, sizeof(b2), D->time_ns), D->async_count, D->blocking_count,
+			D->bandwidth ? b3 : "-");
+	}
+	fprintf(f, "  (call time is host-side; bandwidth = bytes / call time of the copies whose "
+		   "call blocked\n  until the data moved: sync copies and async copies through "
+		   "pageable memory)\n");
+	if (T->memsets)
+		fprintf(f, "  memsets: %" PRIu64 " calls, %s, %s in the API\n", T->memsets,
+			rp_bytes(b1, sizeof(b1), T->memset_bytes),
+			rp_ns(b2, sizeof(b2), T->memset_ns));
+	fprintf(f, "  syncs: %" PRIu64 " calls, %s in the API\n", T->syncs,
+		rp_ns(b1, sizeof(b1), T->sync_ns));
+
+	fprintf(f, "\n  %-9s", "sizes");
+	for (int b = 0; b < GR_REPORT_SIZE_BUCKETS; b++)
+		fprintf(f, " %9s", lab[b]);
+	fputc('\n', f);
+	for (unsigned d = 0; d < GR_REPORT_NDIRS; d++) {
+		const struct gr_report_direction *D = &T->dirs[d];
+
+		if (!D->count)
+			continue;
+		fprintf(f, "  %-9s", D->name);
+		for (int b = 0; b < GR_REPORT_SIZE_BUCKETS; b++)
+			fprintf(f, " %9" PRIu64, D->hist_count[b]);
+		fputc('\n', f);
+	}
+
+	fputc('\n', f);
+	if (it->found)
+		fprintf(
+		    f, "  blocked in copies: %.1f%% of the loop on %s (tid %u), %s per iteration\n",
+		    T->iter_share * 100, th[it->thread].comm, th[it->thread].tid,
+		    rp_ns(b1, sizeof(b1), T->iter_copy_ns / it->count));
+	fprintf(f, "  blocked in copies: %.1f%% of wall time on the busiest thread, %s (tid %u)\n",
+		T->wall_share * 100, th[T->busiest_thread].comm, th[T->busiest_thread].tid);
+
+	fprintf(f, "\n  findings (%s):%s\n",
+		it->found ? "in the loop" : "whole recording: no loop found",
+		T->nfindings ? "" : " none");
+	for (size_t i = 0; i < T->nfindings; i++) {
+		const struct gr_report_finding *x = &T->findings[i];
+		size_t j;
+
+		fprintf(f, "  %-18s %8" PRIu64 " calls %11s blocked %11s", x->rule, x->count,
+			rp_bytes(b1, sizeof(b1), x->bytes), rp_ns(b2, sizeof(b2), x->time_ns));
+		if (it->found)
+			fprintf(f, "  %.2f per iteration", x->per_iteration);
+		fputc('\n', f);
+		fputs("      ", f);
+		wrap(f, x->detail, 6, 6);
+		for (j = 0; j < x->nsites && j < top && j < 5; j++) {
+			snprintf(b3, sizeof(b3), "      %" PRIu64 "x at ", x->site_counts[j]);
+			site_line(f, b3, &x->sites[j], 4);
+		}
+		if (x->nsites > j)
+			fprintf(f, "      ... %zu more call sites\n", x->nsites - j);
+	}
+}
+
+static void cpu(FILE *f, const struct gr_report *r, unsigned top)
+{
+	const struct gr_report_cpu *C = &r->cpu;
+	char b[8][32], nb[32];
+	size_t i;
+
+	heading(f, "4. CPU starvation");
+	if (!C->has_sched || !C->nthreads) {
+		fprintf(f, "  %s\n", C->verdict.text);
+		return;
+	}
+	fprintf(f, "  per CUDA-calling thread, from %" PRIu64 " scheduler events (host-side)\n",
+		C->sched_events);
+	fprintf(f, "  %8s %-14s %9s %9s %9s %9s %6s %6s %7s %9s\n", "tid", "comm", "life", "on-CPU",
+		"runnable", "blocked", "invol", "vol", "starved", "in gaps");
+	for (i = 0; i < C->nthreads && i < top; i++) {
+		const struct gr_report_cpu_thread *t = &C->threads[i];
+
+		fprintf(f, "  %8u %-14s %9s %9s %9s %9s %6" PRIu64 " %6" PRIu64 " %6.1f%% %9s\n",
+			t->tid, cut(nb, sizeof(nb), t->comm, 14),
+			rp_ns(b[0], sizeof(b[0]), t->lifetime_ns),
+			rp_ns(b[1], sizeof(b[1]), t->oncpu_ns),
+			rp_ns(b[2], sizeof(b[2]), t->runnable_wait_ns),
+			rp_ns(b[3], sizeof(b[3]), t->blocked_ns), t->involuntary, t->voluntary,
+			t->starved_share * 100, rp_ns(b[4], sizeof(b[4]), t->starved_gap_ns));
+		if (t->unknown_ns)
+			fprintf(f,
+				"  %8s %s of its life has no scheduler events to tell its state\n",
+				"", rp_ns(b[5], sizeof(b[5]), t->unknown_ns));
+		if (t->gaps)
+			fprintf(f,
+				"  %8s %" PRIu64 " of %" PRIu64 " launch gaps overlap a runnable "
+				"wait\n",
+				"", t->starved_gaps, t->gaps);
+		for (size_t j = 0; j < t->nculprits && j < 5; j++)
+			fprintf(
+			    f, "  %8s %s %-20s %9s of its runnable wait, %" PRIu64 " preemptions\n",
+			    "", j ? "          " : "CPU taken:", t->culprits[j].comm,
+			    rp_ns(b[6], sizeof(b[6]), t->culprits[j].ns),
+			    t->culprits[j].preemptions);
+	}
+	more(f, i, C->nthreads, "threads");
+	fprintf(f, "  runnable wait inside launch gaps, all threads: %s = %.1f%% of wall time\n",
+		rp_ns(b[7], sizeof(b[7]), C->starved_gap_ns), C->gap_share * 100);
+}
+
+int gr_report_write_text(FILE *f, const struct gr_report *r, const struct gr_model *m, unsigned top)
+{
+	static const struct {
+		unsigned bit;
+		const char *name;
+		size_t off;
+	} sect[] = {
+	    {GR_REPORT_LAUNCHES, "launches", offsetof(struct gr_report, launches.verdict)},
+	    {GR_REPORT_FUSION, "fusion", offsetof(struct gr_report, fusion.verdict)},
+	    {GR_REPORT_TRANSFER, "transfer", offsetof(struct gr_report, transfer.verdict)},
+	    {GR_REPORT_CPU, "cpu", offsetof(struct gr_report, cpu.verdict)},
+	};
+	char b1[32];
+
+	if (!top)
+		top = 20;
+	fprintf(f, "summary (%s recorded", rp_ns(b1, sizeof(b1), r->wall_ns));
+	if (r->lost_events)
+		fprintf(f, "; %" PRIu64 " EVENTS LOST: figures are lower bounds", r->lost_events);
+	fprintf(f, ")\n");
+	if (!r->cuda_libraries)
+		fprintf(f, "  no CUDA library was loaded by the traced command: nothing was "
+			   "recorded to report on\n");
+	for (size_t i = 0; i < sizeof(sect) / sizeof(sect[0]); i++) {
+		const struct gr_verdict *v = (const void *)((const char *)r + sect[i].off);
+		int n;
+
+		if (!(r->sections & sect[i].bit))
+			continue;
+		n = fprintf(f, "  %-9s %-8s", sect[i].name, level_name(v->level));
+		wrap(f, v->text ? v->text : "", n, n);
+	}
+	if (r->sections & GR_REPORT_LAUNCHES)
+		launches(f, r, m, top);
+	if (r->sections & GR_REPORT_FUSION)
+		fusion(f, r, top);
+	if (r->sections & GR_REPORT_TRANSFER)
+		transfer(f, r, m, top);
+	if (r->sections & GR_REPORT_CPU)
+		cpu(f, r, top);
+	fflush(f);
+	return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,409 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Report 3, transfers: per direction the copies' count, bytes, call time and size histogram, and
+ * the effective bandwidth of the copies whose call blocked until the data had moved; the share
+ * of wall and iteration time the host spent blocked in copy calls; three findings over the loop
+ * (pageable async copies, synchronous copies, tiny read-backs followed by a sync: .item()); and
+ * the verdict. Pinned host memory is known from the recorded allocations (cudaHostAlloc,
+ * cudaMallocHost, cudaHostRegister and the driver's equivalents) and their frees.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_impl.h"
+
+struct range {
+	uint32_t pid;
+	uint64_t start, end;
+	uint64_t from, to; /* lifetime: allocation ts to free ts (UINT64_MAX: never freed) */
+};
+
+struct pinned {
+	struct range *v;
+	size_t n;
+};
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->from < y->from ? -1 : x->from > y->from;
+}
+
+static int is_pinned_kind(unsigned k)
+{
+	return k == GR_ALLOC_HOST_PINNED || k == GR_ALLOC_HOST_REGISTERED;
+}
+
+static int pinned_build(struct rp_ctx *x, struct pinned *p)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < x->nal; i++)
+		n += is_pinned_kind(x->al[i].kind) && x->al[i].addr && x->al[i].bytes;
+	p->v = calloc(n + 1, sizeof(*p->v));
+	if (!p->v)
+		return -ENOMEM;
+	for (size_t i = 0; i < x->nal; i++) {
+		const struct gr_alloc *a = &x->al[i];
+
+		if (!is_pinned_kind(a->kind) || !a->addr || !a->bytes)
+			continue;
+		p->v[p->n++] = (struct range){x->th[a->thread].pid, a->addr, a->addr + a->bytes,
+					      a->ts, UINT64_MAX};
+	}
+	qsort(p->v, p->n, sizeof(*p->v), cmp_range);
+	/* frees (in time order) end the earliest live range at their address */
+	for (size_t i = 0; i < x->nfr; i++) {
+		const struct gr_free *f = &x->fr[i];
+		uint32_t pid = x->th[f->thread].pid;
+
+		if (!is_pinned_kind(f->kind))
+			continue;
+		for (size_t j = 0; j < p->n; j++) {
+			struct range *r = &p->v[j];
+
+			if (r->pid == pid && r->start == f->addr && r->from <= f->ts &&
+			    r->to == UINT64_MAX) {
+				r->to = f->ts;
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Is [addr, addr+1) inside a pinned range of @pid live at @ts? */
+static int pinned_at(const struct pinned *p, uint32_t pid, uint64_t addr, uint64_t ts)
+{
+	size_t lo = 0, hi = p->n;
+
+	/* the first range with (pid, start) > (pid, addr) */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct range *r = &p->v[mid];
+
+		if (r->pid < pid || (r->pid == pid && r->start <= addr))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo-- > 0) {
+		const struct range *r = &p->v[lo];
+
+		if (r->pid != pid)
+			break;
+		if (addr < r->end && ts >= r->from && ts < r->to)
+			return 1;
+	}
+	return 0;
+}
+
+static unsigned dir_of(unsigned kind)
+{
+	return kind < GR_REPORT_NDIRS ? kind : GR_COPY_DEFAULT;
+}
+
+static unsigned size_bucket(uint64_t bytes)
+{
+	unsigned b = 0;
+
+	while (b < GR_REPORT_SIZE_BUCKETS - 1 && bytes > gr_report_size_edges[b])
+		b++;
+	return b;
+}
+
+/* A finding under construction: counts per call site. */
+struct fnd {
+	const char *rule;
+	uint64_t count, bytes, time_ns;
+	struct gr_keymap sites;
+	uint64_t *site_count;
+	size_t cap;
+};
+
+static int fnd_add(struct fnd *f, uint32_t stack, uint64_t bytes, uint64_t ns)
+{
+	uint64_t key = stack;
+	uint32_t idx;
+	int err = gr_keymap_intern(&f->sites, &key, &idx);
+
+	if (err < 0)
+		return err;
+	if (idx >= f->cap) {
+		size_t ncap = f->cap ? f->cap * 2 : 8;
+		uint64_t *v = realloc(f->site_count, ncap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		memset(v + f->cap, 0, (ncap - f->cap) * sizeof(*v));
+		f->site_count = v;
+		f->cap = ncap;
+	}
+	f->site_count[idx]++;
+	f->count++;
+	f->bytes += bytes;
+	f->time_ns += ns;
+	return 0;
+}
+
+static int fnd_emit(struct rp_ctx *x, struct fnd *f, struct gr_report_finding *out,
+		    const char *detail)
+{
+	size_t n = f->sites.len;
+
+	memset(out, 0, sizeof(*out));
+	out->rule = f->rule;
+	out->count = f->count;
+	out->bytes = f->bytes;
+	out->time_ns = f->time_ns;
+	if (x->r->launches.iter.found)
+		out->per_iteration = (double)f->count / (double)x->r->launches.iter.count;
+	out->detail = rp_printf(x, "%s", detail);
+	out->sites = rp_alloc(x, n, sizeof(*out->sites));
+	out->site_counts = rp_alloc(x, n, sizeof(*out->site_counts));
+	if (!out->detail || !out->sites || !out->site_counts)
+		return -ENOMEM;
+	/* sites by count, descending (selection: sites are few) */
+	for (size_t i = 0; i < n; i++) {
+		size_t best = n;
+		int err;
+
+		for (size_t j = 0; j < n; j++)
+			if (f->site_count[j] &&
+			    (best == n || f->site_count[j] > f->site_count[best]))
+				best = j;
+		if (best == n)
+			break;
+		err = rp_site(x, &out->sites[i],
+			      (uint32_t)gr_keymap_key(&f->sites, (uint32_t)best)[0], 0);
+		if (err)
+			return err;
+		out->site_counts[i] = f->site_count[best];
+		f->site_count[best] = 0;
+		out->nsites++;
+	}
+	return 0;
+}
+
+static int is_sync_call(const struct rp_ctx *x, const struct rp_next *nx)
+{
+	return nx->kind == RP_SYNC && x->sy[nx->idx].kind <= GR_SYNC_EVENT;
+}
+
+static int verdict(struct rp_ctx *x, const uint64_t *dir_iter_bytes)
+{
+	struct gr_report_transfer *T = &x->r->transfer;
+	const struct gr_report_iteration *it = &x->r->launches.iter;
+	const struct gr_report_finding *top = NULL;
+	double share = it->found ? T->iter_share : T->wall_share;
+	int bound = share >= RP_TRANSFER_BOUND;
+	char b1[32], b2[32], head[512] = "", tail[512];
+	unsigned maxdir = GR_COPY_H2D;
+
+	if (!T->copies && !T->memsets)
+		return rp_verdict(x, &T->verdict, GR_VERDICT_NONE, "%s",
+				  x->r->cuda_libraries ? "no copies or memsets were recorded"
+						       : "no CUDA library was loaded: no copies");
+	for (size_t i = 0; i < T->nfindings; i++)
+		if (!top || T->findings[i].time_ns > top->time_ns)
+			top = &T->findings[i];
+	for (unsigned d = 0; d < GR_REPORT_NDIRS; d++)
+		if (dir_iter_bytes[d] > dir_iter_bytes[maxdir])
+			maxdir = d;
+	if (it->found)
+		snprintf(tail, sizeof(tail),
+			 "copies block the loop thread %.1f%% of the iteration (%s per iteration; "
+			 "%s %s per iteration)",
+			 T->iter_share * 100, rp_ns(b1, sizeof(b1), T->iter_copy_ns / it->count),
+			 gr_copy_kind_name(maxdir),
+			 rp_bytes(b2, sizeof(b2), dir_iter_bytes[maxdir] / it->count));
+	else
+		snprintf(tail, sizeof(tail),
+			 "copies block the busiest thread %.1f%% of the recording (%s)",
+			 T->wall_share * 100, rp_ns(b1, sizeof(b1), T->busiest_copy_ns));
+	if (top) {
+		if (!strcmp(top->rule, "pageable_async"))
+			snprintf(head, sizeof(head),
+				 "%" PRIu64 " async copies from pageable memory ran synchronously "
+				 "(%s blocked): pin the host buffers",
+				 top->count, rp_ns(b1, sizeof(b1), top->time_ns));
+		else if (!strcmp(top->rule, "item_pattern"))
+			snprintf(head, sizeof(head),
+				 "the .item() pattern: %" PRIu64 " tiny device-to-host reads, each "
+				 "followed by a sync, stalled the host %s: read values less often",
+				 top->count, rp_ns(b1, sizeof(b1), top->time_ns));
+		else
+			snprintf(head, sizeof(head),
+				 "%" PRIu64 " synchronous copies in the loop blocked the host %s: "
+				 "use async copies from pinned memory",
+				 top->count, rp_ns(b1, sizeof(b1), top->time_ns));
+		return rp_verdict(x, &T->verdict, GR_VERDICT_PROBLEM, "%s%s; %s",
+				  bound ? "transfer-bound: " : "", head, tail);
+	}
+	if (bound)
+		return rp_verdict(x, &T->verdict, GR_VERDICT_PROBLEM,
+				  "transfer-bound: %s; move less data or overlap it with compute",
+				  tail);
+	return rp_verdict(x, &T->verdict, GR_VERDICT_OK,
+			  "not transfer-bound: %s; no pageable async copy, synchronous copy or "
+			  "tiny read-back in the %s",
+			  tail, it->found ? "loop" : "recording");
+}
+
+int rp_transfer(struct rp_ctx *x)
+{
+	struct gr_report_transfer *T = &x->r->transfer;
+	const struct gr_report_iteration *it = &x->r->launches.iter;
+	struct pinned pin = {0};
+	struct fnd f[3] = {
+	    {.rule = "pageable_async"}, {.rule = "sync_copy_in_loop"}, {.rule = "item_pattern"}};
+	uint64_t *per_thread = calloc(x->nth + 1, sizeof(uint64_t));
+	uint64_t lo = it->found ? it->start_ts : 0, hi = it->found ? it->end_ts : UINT64_MAX;
+	uint64_t dir_iter_bytes[GR_REPORT_NDIRS] = {0};
+	char b1[32], b2[32], b3[32], detail[512];
+	int err = -ENOMEM;
+
+	for (int i = 0; i < 3; i++)
+		gr_keymap_init(&f[i].sites, 1);
+	if (!per_thread)
+		goto out;
+	err = pinned_build(x, &pin);
+	if (err)
+		goto out;
+	for (unsigned d = 0; d < GR_REPORT_NDIRS; d++) {
+		T->dirs[d].kind = d;
+		T->dirs[d].name = gr_copy_kind_name(d);
+	}
+	for (size_t i = 0; i < x->nc; i++) {
+		const struct gr_copy *c = &x->c[i];
+		struct gr_report_direction *D = &T->dirs[dir_of(c->kind)];
+		uint32_t pid = x->th[c->thread].pid;
+		int async = !!(c->flags & GR_COPY_F_ASYNC), pageable = 0, blocking, in_loop;
+		unsigned b = size_bucket(c->bytes);
+
+		if (c->kind == GR_COPY_H2D)
+			pageable = !pinned_at(&pin, pid, c->src, c->ts);
+		else if (c->kind == GR_COPY_D2H)
+			pageable = !pinned_at(&pin, pid, c->dst, c->ts);
+		blocking = async ? (pageable || c->kind == GR_COPY_H2H) : c->kind != GR_COPY_D2D;
+		T->copies++;
+		T->bytes += c->bytes;
+		T->copy_ns += c->dur;
+		D->count++;
+		D->bytes += c->bytes;
+		D->time_ns += c->dur;
+		D->async_count += (uint64_t)async;
+		D->hist_count[b]++;
+		D->hist_bytes[b] += c->bytes;
+		if (blocking) {
+			D->blocking_count++;
+			D->blocking_bytes += c->bytes;
+			D->blocking_ns += c->dur;
+		}
+		per_thread[c->thread] += c->dur;
+		in_loop = c->ts >= lo && c->ts <= hi;
+		if (!in_loop)
+			continue;
+		if (it->found && c->thread == it->thread) {
+			T->iter_copy_ns += c->dur;
+			dir_iter_bytes[dir_of(c->kind)] += c->bytes;
+		}
+		if (async && pageable)
+			err = fnd_add(&f[0], c->stack, c->bytes, c->dur);
+		if (!err && c->kind == GR_COPY_D2H && c->bytes <= RP_TINY_D2H) {
+			const struct rp_next *nx = &x->copy_next[i];
+
+			if (!async)
+				err = fnd_add(&f[2], c->stack, c->bytes, c->dur);
+			else if (is_sync_call(x, nx))
+				err =
+				    fnd_add(&f[2], c->stack, c->bytes, c->dur + x->sy[nx->idx].dur);
+		} else if (!err && !async && c->kind != GR_COPY_D2D &&
+			   !(c->kind == GR_COPY_H2D && c->bytes <= RP_SMALL_H2D)) {
+			err = fnd_add(&f[1], c->stack, c->bytes, c->dur);
+		}
+		if (err)
+			goto out;
+	}
+	for (unsigned d = 0; d < GR_REPORT_NDIRS; d++)
+		if (T->dirs[d].blocking_ns)
+			T->dirs[d].bandwidth = (double)T->dirs[d].blocking_bytes * 1e9 /
+					       (double)T->dirs[d].blocking_ns;
+	for (size_t i = 0; i < x->nms; i++) {
+		T->memsets++;
+		T->memset_bytes += x->ms[i].bytes;
+		T->memset_ns += x->ms[i].dur;
+	}
+	for (size_t i = 0; i < x->nsy; i++)
+		if (x->sy[i].kind <= GR_SYNC_EVENT) {
+			T->syncs++;
+			T->sync_ns += x->sy[i].dur;
+		}
+	for (size_t t = 0; t < x->nth; t++)
+		if (per_thread[t] > T->busiest_copy_ns) {
+			T->busiest_copy_ns = per_thread[t];
+			T->busiest_thread = (uint32_t)t;
+		}
+	if (x->r->wall_ns)
+		T->wall_share = (double)T->busiest_copy_ns / (double)x->r->wall_ns;
+	if (it->found && it->end_ts > it->start_ts)
+		T->iter_share = (double)T->iter_copy_ns / (double)(it->end_ts - it->start_ts);
+
+	T->findings = rp_alloc(x, 3, sizeof(*T->findings));
+	if (!T->findings)
+		goto oom;
+	if (f[0].count) {
+		snprintf(
+		    detail, sizeof(detail),
+		    "%" PRIu64 " cudaMemcpyAsync calls (%s) used pageable host memory: each "
+		    "ran synchronously, blocking the thread %s in all; allocate the host buffer "
+		    "pinned (cudaMallocHost / cudaHostAlloc / pin_memory=True)",
+		    f[0].count, rp_bytes(b1, sizeof(b1), f[0].bytes),
+		    rp_ns(b2, sizeof(b2), f[0].time_ns));
+		err = fnd_emit(x, &f[0], &T->findings[T->nfindings++], detail);
+		if (err)
+			goto out;
+	}
+	if (f[2].count) {
+		snprintf(detail, sizeof(detail),
+			 "%" PRIu64 " device-to-host reads of at most %d bytes (%s) were each "
+			 "followed by a sync (or were synchronous): the host waited %s for the GPU "
+			 "(%s per read); keep the value on the GPU and read it every N steps",
+			 f[2].count, RP_TINY_D2H, rp_bytes(b1, sizeof(b1), f[2].bytes),
+			 rp_ns(b2, sizeof(b2), f[2].time_ns),
+			 rp_ns(b3, sizeof(b3), f[2].time_ns / f[2].count));
+		err = fnd_emit(x, &f[2], &T->findings[T->nfindings++], detail);
+		if (err)
+			goto out;
+	}
+	if (f[1].count) {
+		snprintf(detail, sizeof(detail),
+			 "%" PRIu64 " synchronous copies (%s) in the loop blocked the thread %s; "
+			 "use cudaMemcpyAsync from pinned memory and sync once, or move them out "
+			 "of the loop",
+			 f[1].count, rp_bytes(b1, sizeof(b1), f[1].bytes),
+			 rp_ns(b2, sizeof(b2), f[1].time_ns));
+		err = fnd_emit(x, &f[1], &T->findings[T->nfindings++], detail);
+		if (err)
+			goto out;
+	}
+	err = verdict(x, dir_iter_bytes);
+	goto out;
+oom:
+	err = -ENOMEM;
+out:
+	for (int i = 0; i < 3; i++) {
+		gr_keymap_free(&f[i].sites);
+		free(f[i].site_count);
+	}
+	free(pin.v);
+	free(per_thread);
+	return err;
+}
