@@ -1,0 +1,988 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * analyze/report: every formula of the four reports on synthetic traces whose answers are known
+ * exactly (docs/REPORTS.md has the definitions). Each scenario is written through the format
+ * writer, loaded with the model, and checked field by field.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analyze/model.h"
+#include "analyze/report.h"
+#include "analyze/report_impl.h"
+#include "test.h"
+#include "synth.h"
+
+#define T0 SYNTH_T0
+
+static char dir[] = "/tmp/gr_test_report.XXXXXX";
+
+#define CHECK_NEAR(a, b)                                                                           \
+	do {                                                                                       \
+		double na_ = (a), nb_ = (b);                                                       \
+		if (!(fabs(na_ - nb_) <= 1e-9 * (fabs(nb_) > 1 ? fabs(nb_) : 1))) {                \
+			printf("#   %s:%d: %s == %s failed: %.12g != %.12g\n", __FILE__, __LINE__, \
+			       #a, #b, na_, nb_);                                                  \
+			test_failed_checks++;                                                      \
+			test_case_failed = 1;                                                      \
+		}                                                                                  \
+	} while (0)
+
+/* ---- a small trace builder over the format writer ---- */
+
+struct tb {
+	struct gr_trace_writer *w;
+	char path[256];
+	int err;
+};
+
+static void tb_open(struct tb *b, const char *name)
+{
+	snprintf(b->path, sizeof(b->path), "%s/%s", dir, name);
+	b->err = synth_open(&b->w, b->path, 0) ? -1 : 0;
+}
+
+static void tb_launch(struct tb *b, uint64_t ts, uint32_t pid, uint32_t tid, uint64_t func,
+		      uint32_t gx, uint32_t bx, uint64_t stream, uint64_t stack, uint64_t dur)
+{
+	const uint32_t grid[3] = {gx, 1, 1}, block[3] = {bx, 1, 1};
+
+	b->err |= synth_launch(b->w, ts, pid, tid, func, grid, block, 0, stream, stack, dur);
+}
+
+static void tb_copy(struct tb *b, uint64_t ts, uint32_t pid, uint32_t tid, unsigned kind,
+		    uint64_t bytes, uint64_t src, uint64_t dst, int async, uint64_t dur,
+		    uint64_t stack)
+{
+	uint64_t v[GR_COPY_NCOLS] = {
+	    [GR_COPY_TS] = ts,
+	    [GR_COPY_DUR] = dur,
+	    [GR_COPY_PID] = pid,
+	    [GR_COPY_TID] = tid,
+	    [GR_COPY_API] = async ? GR_API_cudaMemcpyAsync : GR_API_cudaMemcpy,
+	    [GR_COPY_DST] = dst,
+	    [GR_COPY_SRC] = src,
+	    [GR_COPY_BYTES] = bytes,
+	    [GR_COPY_CKIND] = kind,
+	    [GR_COPY_STREAM] = 0x5,
+	    [GR_COPY_FLAGS] = async ? GR_COPY_F_ASYNC : 0,
+	    [GR_COPY_STACK] = stack,
+	};
+
+	b->err |= gr_trace_writer_append(b->w, GR_K_COPY, v, NULL);
+}
+
+static void tb_sync(struct tb *b, uint64_t ts, uint32_t pid, uint32_t tid, unsigned kind,
+		    uint64_t dur)
+{
+	uint64_t v[GR_SYNC_NCOLS] = {
+	    [GR_SYNC_TS] = ts,	 [GR_SYNC_DUR] = dur,	 [GR_SYNC_PID] = pid,
+	    [GR_SYNC_TID] = tid, [GR_SYNC_SKIND] = kind, [GR_SYNC_HANDLE] = 0x5};
+
+	b->err |= gr_trace_writer_append(b->w, GR_K_SYNC, v, NULL);
+}
+
+static void tb_memset(struct tb *b, uint64_t ts, uint32_t pid, uint32_t tid, uint64_t bytes)
+{
+	uint64_t v[GR_MEMSET_NCOLS] = {[GR_MEMSET_TS] = ts,
+				       [GR_MEMSET_PID] = pid,
+				       [GR_MEMSET_TID] = tid,
+				       [GR_MEMSET_BYTES] = bytes};
+
+	b->err |= gr_trace_writer_append(b->w, GR_K_MEMSET, v, NULL);
+}
+
+static void tb_alloc(struct tb *b, uint64_t ts, uint32_t pid, uint32_t tid, unsigned kind,
+		     uint64_t addr, uint64_t bytes)
+{
+	uint64_t v[GR_ALLOC_NCOLS] = {
+	    [GR_ALLOC_TS] = ts,	    [GR_ALLOC_PID] = pid,     [GR_ALLOC_TID] = tid,
+	    [GR_ALLOC_ADDR] = addr, [GR_ALLOC_BYTES] = bytes, [GR_ALLOC_AKIND] = kind};
+
+	b->err |= gr_trace_writer_append(b->w, GR_K_ALLOC, v, NULL);
+}
+
+static void tb_free(struct tb *b, uint64_t ts, uint32_t pid, uint32_t tid, unsigned kind,
+		    uint64_t addr)
+{
+	uint64_t v[GR_FREE_NCOLS] = {[GR_FREE_TS] = ts,
+				     [GR_FREE_PID] = pid,
+				     [GR_FREE_TID] = tid,
+				     [GR_FREE_ADDR] = addr,
+				     [GR_FREE_AKIND] = kind};
+
+	b->err |= gr_trace_writer_append(b->w, GR_K_FREE, v, NULL);
+}
+
+static void tb_sched(struct tb *b, uint64_t ts, unsigned type, uint32_t prev, uint64_t state,
+		     uint32_t next)
+{
+	/* tids equal pids here: single-threaded processes */
+	uint64_t v[GR_SCHED_NCOLS] = {
+	    [GR_SCHED_TS] = ts,		[GR_SCHED_CPU] = 0,	    [GR_SCHED_TYPE] = type,
+	    [GR_SCHED_PREV_PID] = prev, [GR_SCHED_PREV_TID] = prev, [GR_SCHED_PREV_STATE] = state,
+	    [GR_SCHED_NEXT_PID] = next, [GR_SCHED_NEXT_TID] = next};
+
+	b->err |= gr_trace_writer_append(b->w, GR_K_SCHED, v, NULL);
+}
+
+static void tb_symbol(struct tb *b, uint64_t ts, uint32_t pid, uint64_t addr, uint64_t start,
+		      const char *name)
+{
+	uint64_t v[GR_SYM_NCOLS] = {ts, pid, addr, start, 0x100, 0};
+	struct gr_bytes n[1] = {{(const uint8_t *)name, (uint32_t)strlen(name)}};
+
+	b->err |= gr_trace_writer_append(b->w, GR_K_SYMBOL, v, n);
+}
+
+static void tb_stack(struct tb *b, uint64_t ts, uint32_t pid, uint64_t id, const uint64_t *fr,
+		     uint32_t n)
+{
+	uint8_t bytes[64];
+	uint64_t v[GR_STACK_NCOLS] = {ts, id, pid, 0};
+	struct gr_bytes bb[1] = {{bytes, n * 8}};
+
+	for (uint32_t i = 0; i < n; i++)
+		for (int k = 0; k < 8; k++)
+			bytes[i * 8 + k] = (uint8_t)(fr[i] >> (8 * k));
+	b->err |= gr_trace_writer_append(b->w, GR_K_STACK, v, bb);
+}
+
+static void tb_mapping(struct tb *b, uint64_t ts, uint32_t pid, uint64_t start, uint64_t end,
+		       const char *path)
+{
+	uint64_t v[GR_MAP_NCOLS] = {ts, pid, start, end, 0, 0, 0};
+	struct gr_bytes bb[2] = {{(const uint8_t *)path, (uint32_t)strlen(path)}, {NULL, 0}};
+
+	b->err |= gr_trace_writer_append(b->w, GR_K_MAPPING, v, bb);
+}
+
+/* Close, load and compute with @o; NULL on any failure (reported). */
+static struct gr_model *tb_load(struct tb *b)
+{
+	struct gr_model *m = NULL;
+	struct gr_diag diag = {0};
+
+	if (gr_trace_writer_close(b->w))
+		b->err = -1;
+	CHECK(b->err == 0);
+	CHECK(gr_model_load(&m, b->path, &diag) == 0);
+	if (!m)
+		printf("#   load %s: %s\n", b->path, diag.reason);
+	return m;
+}
+
+static struct gr_report *compute(const struct gr_model *m, const struct gr_report_opts *o)
+{
+	struct gr_report *r = NULL;
+
+	CHECK(gr_report_compute(m, o, &r) == 0);
+	return r;
+}
+
+static const struct gr_report_kernel *kernel(const struct gr_report *r, const char *name)
+{
+	for (size_t i = 0; i < r->launches.nkernels; i++)
+		if (!strcmp(r->launches.kernels[i].name, name))
+			return &r->launches.kernels[i];
+	return NULL;
+}
+
+static const struct gr_report_finding *finding(const struct gr_report *r, const char *rule)
+{
+	for (size_t i = 0; i < r->transfer.nfindings; i++)
+		if (!strcmp(r->transfer.findings[i].rule, rule))
+			return &r->transfer.findings[i];
+	return NULL;
+}
+
+/* Render both ways: text lines fit in 100 columns, JSON is produced without error. Returns the
+ * JSON text (malloc'd). */
+static char *render(const struct gr_report *r, const struct gr_model *m)
+{
+	char *text = NULL, *json = NULL, *line, *save = NULL;
+	size_t tn = 0, jn = 0;
+	FILE *f = open_memstream(&text, &tn);
+
+	CHECK(gr_report_write_text(f, r, m, 0) == 0);
+	fclose(f);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (strlen(line) > 100) {
+			printf("#   line of %zu columns: %s\n", strlen(line), line);
+			CHECK(strlen(line) <= 100);
+		}
+	free(text);
+	f = open_memstream(&json, &jn);
+	CHECK(gr_report_write_json(f, r, m, 0) == 0);
+	fclose(f);
+	return json;
+}
+
+/* ---- the quantile helper ---- */
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void test_dist(void)
+{
+	uint32_t v[1001], s[1001];
+	struct gr_dist d;
+	uint64_t seed = 42;
+
+	rp_dist_u32(&d, v, 0);
+	CHECK_EQ_U64(d.count, 0);
+	CHECK_EQ_U64(d.median, 0);
+	for (size_t n = 1; n <= 1001; n += 37) {
+		uint64_t total = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			v[i] = (uint32_t)(seed >> 40) % (n / 3 + 2); /* many duplicates */
+			s[i] = v[i];
+			total += v[i];
+		}
+		qsort(s, n, sizeof(s[0]), cmp_u32);
+		rp_dist_u32(&d, v, n);
+		CHECK_EQ_U64(d.count, n);
+		CHECK_EQ_U64(d.total, total);
+		CHECK_EQ_U64(d.min, s[0]);
+		CHECK_EQ_U64(d.max, s[n - 1]);
+		/* nearest rank: ceil(q n)-th smallest */
+		CHECK_EQ_U64(d.median, s[(n + 1) / 2 - 1]);
+		CHECK_EQ_U64(d.p99, s[(99 * n + 99) / 100 - 1]);
+	}
+	{
+		uint32_t w[4] = {40, 10, 30, 20};
+
+		rp_dist_u32(&d, w, 4);
+		CHECK_EQ_U64(d.median, 20); /* the lower median */
+		CHECK_EQ_U64(d.p99, 40);
+	}
+}
+
+/* ---- scenario A: a training loop, launch cost not measured ---- */
+
+/*
+ * pid 100 tid 101, stream 0x5. Setup: a synchronous 4096-byte H2D copy at T0+1000 (dur 500).
+ * 10 iterations at base = T0 + 10000 + i * 100000: kernel a at base (grid 16 x 256 threads,
+ * stack 1), b at +9000 (2000 x 128, stack 2), c at +24000 (10000 x 1024, stack 3), a stream sync
+ * at +45000 (dur 45000). After the loop: a 4-byte async D2H copy at T0+1010000 (dur 100) into
+ * pageable memory, then a stream sync at T0+1011000 (dur 500). The trace ends at T0+2000000.
+ */
+static struct gr_model *scenario_loop(void)
+{
+	const uint64_t frames[3][3] = {
+	    {0x1010, 0x2010, 0x3010}, {0x1110, 0x2020, 0x3010}, {0x1210, 0x2030, 0x3010}};
+	const uint64_t end = T0 + 2000000;
+	struct tb b;
+
+	tb_open(&b, "loop.trc");
+	tb_copy(&b, T0 + 1000, 100, 101, GR_COPY_H2D, 4096, 0x7000, 0x9000, 0, 500, 0);
+	for (uint64_t i = 0; i < 10; i++) {
+		uint64_t base = T0 + 10000 + i * 100000;
+
+		tb_launch(&b, base, 100, 101, 0xA0, 16, 256, 0x5, 1, 0);
+		tb_launch(&b, base + 9000, 100, 101, 0xB0, 2000, 128, 0x5, 2, 0);
+		tb_launch(&b, base + 24000, 100, 101, 0xC0, 10000, 1024, 0x5, 3, 0);
+		tb_sync(&b, base + 45000, 100, 101, GR_SYNC_STREAM, 45000);
+	}
+	tb_copy(&b, T0 + 1010000, 100, 101, GR_COPY_D2H, 4, 0x9000, 0x7000, 1, 100, 0);
+	tb_sync(&b, T0 + 1011000, 100, 101, GR_SYNC_STREAM, 500);
+	b.err |= synth_name(b.w, end, GR_NAME_KERNEL, 100, 0xA0, "a(float*)");
+	b.err |= synth_name(b.w, end, GR_NAME_KERNEL, 100, 0xB0, "b(float*)");
+	b.err |= synth_name(b.w, end, GR_NAME_KERNEL, 100, 0xC0, "c(float*)");
+	b.err |= synth_name(b.w, end, GR_NAME_COMM, 100, 101, "train");
+	b.err |= synth_name(b.w, end, GR_NAME_LIBRARY, 100, 0, "/usr/lib/libcudart.so.13");
+	tb_mapping(&b, end, 100, 0x0, 0x10000, "/usr/bin/train");
+	for (int s = 0; s < 3; s++) {
+		tb_stack(&b, end, 100, (uint64_t)s + 1, frames[s], 3);
+		tb_symbol(&b, end, 100, frames[s][0], frames[s][0] & ~0xffull,
+			  s == 0   ? "__device_stub__a"
+			  : s == 1 ? "__device_stub__b"
+				   : "__device_stub__c");
+		tb_symbol(&b, end, 100, frames[s][1], 0x2000, "train_step()");
+	}
+	tb_symbol(&b, end, 100, 0x3010, 0x3000, "main");
+	return tb_load(&b);
+}
+
+static void test_launches(void)
+{
+	struct gr_model *m = scenario_loop();
+	struct gr_report *r = m ? compute(m, NULL) : NULL;
+	const struct gr_report_launches *L;
+	const struct gr_report_kernel *k;
+
+	if (!r)
+		goto out;
+	L = &r->launches;
+	CHECK_EQ_U64(r->wall_ns, 2000000);
+	CHECK_EQ_U64(r->sms, 132);
+	CHECK_EQ_U64(L->total, 30);
+	CHECK_EQ_U64(L->first_ts, T0 + 10000);
+	CHECK_EQ_U64(L->last_ts, T0 + 10000 + 900000 + 24000);
+	CHECK_NEAR(L->per_second, 30 * 1e9 / 924000);
+	CHECK_EQ_U64(L->nkernels, 3);
+	k = kernel(r, "b(float*)");
+	CHECK(k != NULL);
+	if (k) {
+		CHECK_EQ_U64(k->count, 10);
+		CHECK_NEAR(k->share, 1.0 / 3);
+		CHECK_EQ_U64(k->api.count, 0); /* not measured */
+		CHECK_EQ_U64(k->nconfigs, 1);
+		CHECK_EQ_U64(k->configs[0].blocks, 2000);
+		/* 128 threads: min(32, 2048 / 128) = 16 resident blocks per SM */
+		CHECK_NEAR(k->configs[0].waves, 2000.0 / (132 * 16));
+		CHECK(k->configs[0].small); /* more blocks than SMs, but under 2 waves */
+	}
+	k = kernel(r, "a(float*)");
+	CHECK(k && k->configs[0].small);
+	if (k)
+		CHECK_NEAR(k->configs[0].waves, 16.0 / (132 * 8));
+	k = kernel(r, "c(float*)");
+	CHECK(k && !k->configs[0].small);
+	if (k)
+		CHECK_NEAR(k->configs[0].waves, 10000.0 / (132 * 2));
+
+	CHECK_EQ_U64(L->nthreads, 1);
+	CHECK_EQ_U64(L->threads[0].tid, 101);
+	CHECK_STR(L->threads[0].comm, "train");
+	CHECK_EQ_U64(L->nprocesses, 1);
+	CHECK_EQ_U64(L->processes[0].pid, 100);
+	CHECK_EQ_U64(L->nstreams, 1);
+	CHECK_EQ_U64(L->streams[0].handle, 0x5);
+	CHECK_NEAR(L->streams[0].per_second, 30 * 1e9 / 924000);
+
+	/* gaps: 10 x 9000 (a->b), 10 x 15000 (b->c), 9 x 76000 (c->next a) */
+	CHECK_EQ_U64(L->ngaps, 1);
+	CHECK_EQ_U64(L->gaps[0].gap.count, 29);
+	CHECK_EQ_U64(L->gaps[0].gap.total, 90000 + 150000 + 9 * 76000);
+	CHECK_EQ_U64(L->gaps[0].gap.min, 9000);
+	CHECK_EQ_U64(L->gaps[0].gap.median, 15000);
+	CHECK_EQ_U64(L->gaps[0].gap.p99, 76000);
+	CHECK_EQ_U64(L->gaps[0].gap.max, 76000);
+	CHECK_EQ_U64(L->gaps[0].hist[3], 10); /* [5, 10) us */
+	CHECK_EQ_U64(L->gaps[0].hist[4], 10); /* [10, 20) us */
+	CHECK_EQ_U64(L->gaps[0].hist[6], 9);  /* [50, 100) us */
+
+	/* cost estimate: launch to next call 9000, 15000, 21000 (c -> sync), 10 each */
+	CHECK(!L->api_measured);
+	CHECK_EQ_U64(L->launch_cost_samples, 30);
+	CHECK_EQ_U64(L->launch_cost_ns, 15000);
+	CHECK_NEAR(L->launch_share, 3.0 * 15000 / 100000);
+	CHECK_EQ_U64(L->slow_count, 0);
+	CHECK_EQ_U64(L->verdict.level, GR_VERDICT_OK);
+	CHECK(strstr(L->verdict.text, "not launch-bound") != NULL);
+	CHECK(strstr(L->verdict.text, "estimated") != NULL);
+
+	free(render(r, m));
+out:
+	gr_report_free(r);
+	gr_model_free(m);
+}
+
+static void test_iteration(void)
+{
+	struct gr_model *m = scenario_loop();
+	struct gr_report *r = m ? compute(m, NULL) : NULL;
+	const struct gr_report_iteration *it;
+
+	if (!r)
+		goto out;
+	it = &r->launches.iter;
+	CHECK(it->found);
+	CHECK_EQ_U64(it->calls, 4);
+	CHECK_EQ_U64(it->launches, 3);
+	CHECK_EQ_U64(it->syncs, 1);
+	CHECK_EQ_U64(it->copies, 0);
+	/* the setup copy before and the read-back + sync after are not part of it */
+	CHECK_EQ_U64(it->count, 10);
+	CHECK_EQ_U64(it->period_ns, 100000);
+	CHECK_EQ_U64(it->start_ts, T0 + 10000);
+	CHECK_EQ_U64(it->end_ts, T0 + 10000 + 900000 + 90000);
+	CHECK_NEAR(it->match, 1.0);
+	CHECK_EQ_U64(gr_model_threads(m, NULL)[it->thread].tid, 101);
+out:
+	gr_report_free(r);
+	gr_model_free(m);
+}
+
+/* One kernel 20 times, then a sync, 8 times: the sequence alone has period 1; the syncs make it
+ * 21 calls. A sequence without repetition has no iteration. */
+static void test_iteration_sync_marker(void)
+{
+	struct tb b;
+	struct gr_model *m;
+	struct gr_report *r = NULL;
+
+	tb_open(&b, "ticks.trc");
+	for (uint64_t i = 0; i < 8; i++) {
+		uint64_t base = T0 + 1000 + i * 300000;
+
+		for (uint64_t j = 0; j < 20; j++)
+			tb_launch(&b, base + j * 6000, 7, 7, 0x10, 264, 256, 0x5, 0, 0);
+		tb_sync(&b, base + 120000, 7, 7, GR_SYNC_STREAM, 1000 + i);
+	}
+	m = tb_load(&b);
+	r = m ? compute(m, NULL) : NULL;
+	if (r) {
+		const struct gr_report_iteration *it = &r->launches.iter;
+
+		CHECK(it->found);
+		CHECK_EQ_U64(it->calls, 21);
+		CHECK_EQ_U64(it->launches, 20);
+		CHECK_EQ_U64(it->syncs, 1);
+		CHECK_EQ_U64(it->count, 8);
+		CHECK_EQ_U64(it->period_ns, 300000);
+		CHECK_EQ_U64(it->end_ts, T0 + 1000 + 7 * 300000 + 120000 + 1007);
+		/* one run of 20 per iteration: 8 occurrences, 19 launches saved each time */
+		CHECK_EQ_U64(r->fusion.ncandidates, 1);
+		if (r->fusion.ncandidates) {
+			CHECK_EQ_U64(r->fusion.candidates[0].len, 20);
+			CHECK_EQ_U64(r->fusion.candidates[0].occurrences, 8);
+			CHECK_EQ_U64(r->fusion.candidates[0].est_saving_ns, 8 * 19 * 6000);
+		}
+	}
+	gr_report_free(r);
+	gr_model_free(m);
+
+	/* no period: kernels in an order that never repeats */
+	tb_open(&b, "noiter.trc");
+	for (uint64_t i = 0; i < 40; i++)
+		tb_launch(&b, T0 + 1000 + i * 1000, 7, 7, 0x10 + (i * i * 7 + i / 3) % 11, 1, 32, 0,
+			  0, 0);
+	m = tb_load(&b);
+	r = m ? compute(m, NULL) : NULL;
+	if (r) {
+		CHECK(!r->launches.iter.found);
+		CHECK_EQ_U64(r->launches.iter.count, 0);
+		/* without an iteration the share is over the launch window: 40 x 1000 / 39000 */
+		CHECK_EQ_U64(r->launches.launch_cost_ns, 1000);
+		CHECK_NEAR(r->launches.launch_share, 40.0 * 1000 / 39000);
+		CHECK_EQ_U64(r->launches.verdict.level, GR_VERDICT_PROBLEM);
+		CHECK(strstr(r->launches.verdict.text, "no repeating iteration") != NULL);
+	}
+	gr_report_free(r);
+	gr_model_free(m);
+}
+
+static void test_fusion(void)
+{
+	struct gr_model *m = scenario_loop();
+	struct gr_report *r = m ? compute(m, NULL) : NULL;
+	const struct gr_report_fusion *F;
+	const struct gr_report_candidate *c;
+	char *json;
+
+	if (!r)
+		goto out;
+	F = &r->fusion;
+	CHECK_EQ_U64(F->runs, 10);
+	CHECK_EQ_U64(F->ncandidates, 1);
+	CHECK_EQ_U64(F->launch_cost_ns, 15000);
+	CHECK(!F->cost_measured);
+	if (!F->ncandidates)
+		goto out;
+	c = &F->candidates[0];
+	CHECK_EQ_U64(c->len, 3);
+	CHECK_EQ_U64(c->occurrences, 10);
+	/* occurrences x (length - 1) x launch cost */
+	CHECK_EQ_U64(c->est_saving_ns, 10 * 2 * 15000);
+	CHECK_EQ_U64(F->total_saving_ns, 300000);
+	CHECK_NEAR(F->saving_share, 300000.0 / 990000);
+	CHECK_STR(c->kernels[0].name, "a(float*)");
+	CHECK_STR(c->kernels[1].name, "b(float*)");
+	CHECK_STR(c->kernels[2].name, "c(float*)");
+	CHECK_EQ_U64(c->nsmall, 2);
+	CHECK(c->kernels[0].small && c->kernels[1].small && !c->kernels[2].small);
+	CHECK_EQ_U64(c->pid, 100);
+	CHECK_EQ_U64(c->stream, 0x5);
+	CHECK_EQ_U64(c->first_ts, T0 + 10000);
+	/* frames shared by function (the return addresses differ), the stubs dropped */
+	CHECK_EQ_U64(c->stack.nframes, 2);
+	if (c->stack.nframes == 2) {
+		CHECK_STR(c->stack.frames[0], "train_step() (train)");
+		CHECK_STR(c->stack.frames[1], "main (train)");
+	}
+	CHECK_EQ_U64(F->verdict.level, GR_VERDICT_PROBLEM);
+	CHECK(strstr(F->verdict.text, "from train_step() (train)") != NULL);
+	json = render(r, m);
+	CHECK(json && strstr(json, "\"est_saving_ns\": 300000") != NULL);
+	CHECK(json && strstr(json, "\"stack\": [\n") != NULL);
+	free(json);
+out:
+	gr_report_free(r);
+	gr_model_free(m);
+}
+
+/*
+ * Runs on two streams of one thread, interleaved, cut by a memset; a run of 2 and a run seen
+ * once are not candidates. Calls 1000 ns apart: launch cost 1000.
+ */
+static void test_fusion_streams(void)
+{
+	struct tb b;
+	struct gr_model *m;
+	struct gr_report *r = NULL;
+	uint64_t t = T0 + 1000;
+	/* X Y Z W V U on streams 1 2 1 1 2 2 */
+	const uint64_t funcs[6] = {0x1, 0x2, 0x3, 0x4, 0x5, 0x6}, streams[6] = {1, 2, 1, 1, 2, 2};
+
+	tb_open(&b, "streams.trc");
+	for (int i = 0; i < 3; i++) {
+		for (int j = 0; j < 6; j++, t += 1000)
+			tb_launch(&b, t, 9, 9, funcs[j], 4, 64, streams[j], 0, 0);
+		tb_memset(&b, t, 9, 9, 64);
+		t += 1000;
+		tb_launch(&b, t, 9, 9, 0x1, 4, 64, 1, 0, 0);
+		t += 1000;
+		tb_launch(&b, t, 9, 9, 0x2, 4, 64, 1, 0, 0);
+		t += 1000;
+		tb_sync(&b, t, 9, 9, GR_SYNC_DEVICE, 0);
+		t += 1000;
+	}
+	/* once: X Z W Y on stream 1 */
+	for (int j = 0; j < 4; j++, t += 1000)
+		tb_launch(&b, t, 9, 9, j == 3 ? 0x2 : funcs[j == 0 ? 0 : j + 1], 4, 64, 1, 0, 0);
+	m = tb_load(&b);
+	r = m ? compute(m, &(struct gr_report_opts){.sections = GR_REPORT_FUSION}) : NULL;
+	if (r) {
+		const struct gr_report_fusion *F = &r->fusion;
+
+		CHECK_EQ_U64(r->sections, GR_REPORT_FUSION);
+		CHECK_EQ_U64(F->launch_cost_ns, 1000);
+		CHECK_EQ_U64(F->runs, 7); /* 3 x 2 runs of 3, one of 4 */
+		CHECK_EQ_U64(F->ncandidates, 2);
+		if (F->ncandidates == 2) {
+			const struct gr_report_candidate *c0 = &F->candidates[0],
+							 *c1 = &F->candidates[1];
+
+			/* equal savings: the earlier first */
+			CHECK_EQ_U64(c0->occurrences, 3);
+			CHECK_EQ_U64(c0->est_saving_ns, 3 * 2 * 1000);
+			CHECK_EQ_U64(c0->stream, 1);
+			CHECK_EQ_U64(c1->stream, 2);
+			CHECK_EQ_U64(c0->len, 3);
+			CHECK(strstr(c0->kernels[1].name, "0x3") != NULL); /* Z, unnamed */
+			CHECK(strstr(c1->kernels[2].name, "0x6") != NULL); /* U */
+			CHECK_EQ_U64(c0->stack.nframes, 0);
+		}
+	}
+	gr_report_free(r);
+	gr_model_free(m);
+}
+
+/* ---- scenario B: transfers ---- */
+
+/*
+ * pid 200 tid 201. Pinned: [0x10000, +64 KiB) (cudaHostAlloc at T0+100, freed at T0+500000),
+ * registered [0x40000, +4 KiB); a failed pinned alloc (addr 0). 5 iterations at
+ * base = T0 + 1000 + i * 50000: launch; H2D async 1 MiB from pinned (dur 2000); H2D async 2 MiB
+ * from pageable 0x90000 (dur 20000); H2D sync 1000 B (dur 3000, exempt); D2D sync 100 MiB (dur
+ * 1000, exempt); D2H sync 100000 B into registered memory (dur 4000); D2H async 8 B into
+ * registered memory (dur 100) then a stream sync (dur 5000). After the free: H2D async 1 MiB from
+ * the freed range (pageable now), dur 7000.
+ */
+static struct gr_model *scenario_transfer(void)
+{
+	struct tb b;
+	const uint64_t end = T0 + 1000000;
+
+	tb_open(&b, "transfer.trc");
+	tb_alloc(&b, T0 + 100, 200, 201, GR_ALLOC_HOST_PINNED, 0x10000, 0x10000);
+	tb_alloc(&b, T0 + 200, 200, 201, GR_ALLOC_HOST_REGISTERED, 0x40000, 0x1000);
+	tb_alloc(&b, T0 + 300, 200, 201, GR_ALLOC_HOST_PINNED, 0, 100);
+	for (uint64_t i = 0; i < 5; i++) {
+		uint64_t base = T0 + 1000 + i * 50000;
+
+		tb_launch(&b, base, 200, 201, 0xF0, 1024, 256, 0x5, 0, 0);
+		tb_copy(&b, base + 1000, 200, 201, GR_COPY_H2D, 1 << 20, 0x10040, 0xD000000, 1,
+			2000, 0);
+		tb_copy(&b, base + 4000, 200, 201, GR_COPY_H2D, 2 << 20, 0x90000, 0xD000000, 1,
+			20000, 7);
+		tb_copy(&b, base + 25000, 200, 201, GR_COPY_H2D, 1000, 0x90000, 0xD000000, 0, 3000,
+			0);
+		tb_copy(&b, base + 29000, 200, 201, GR_COPY_D2D, 100 << 20, 0xD000000, 0xE000000, 0,
+			1000, 0);
+		tb_copy(&b, base + 31000, 200, 201, GR_COPY_D2H, 100000, 0xD000000, 0x40010, 0,
+			4000, 0);
+		tb_copy(&b, base + 36000, 200, 201, GR_COPY_D2H, 8, 0xD000000, 0x40020, 1, 100, 8);
+		tb_sync(&b, base + 37000, 200, 201, GR_SYNC_STREAM, 5000);
+	}
+	tb_free(&b, T0 + 500000, 200, 201, GR_ALLOC_HOST_PINNED, 0x10000);
+	tb_copy(&b, T0 + 600000, 200, 201, GR_COPY_H2D, 1 << 20, 0x10040, 0xD000000, 1, 7000, 0);
+	b.err |= synth_name(b.w, end, GR_NAME_KERNEL, 200, 0xF0, "step(float*)");
+	b.err |= synth_name(b.w, end, GR_NAME_COMM, 200, 201, "mover");
+	b.err |= synth_name(b.w, end, GR_NAME_LIBRARY, 200, 0, "/usr/lib/libcudart.so.13");
+	return tb_load(&b);
+}
+
+static void test_transfer(void)
+{
+	struct gr_model *m = scenario_transfer();
+	struct gr_report *r = m ? compute(m, NULL) : NULL;
+	const struct gr_report_transfer *T;
+	const struct gr_report_direction *D;
+	const struct gr_report_finding *f;
+	const uint64_t MiB = 1 << 20;
+
+	if (!r)
+		goto out;
+	T = &r->transfer;
+	CHECK(r->launches.iter.found);
+	CHECK_EQ_U64(r->launches.iter.count, 5);
+	CHECK_EQ_U64(r->launches.iter.calls, 8);
+	CHECK_EQ_U64(r->launches.iter.copies, 6);
+	CHECK_EQ_U64(r->launches.iter.start_ts, T0 + 1000);
+	CHECK_EQ_U64(r->launches.iter.end_ts, T0 + 1000 + 200000 + 42000);
+
+	CHECK_EQ_U64(T->copies, 31);
+	D = &T->dirs[GR_COPY_H2D];
+	CHECK_STR(D->name, "H2D");
+	CHECK_EQ_U64(D->count, 16);
+	CHECK_EQ_U64(D->bytes, 5 * MiB + 5 * 2 * MiB + 5 * 1000 + MiB);
+	CHECK_EQ_U64(D->time_ns, 5 * 2000 + 5 * 20000 + 5 * 3000 + 7000);
+	CHECK_EQ_U64(D->async_count, 11);
+	/* blocking: pageable async (5 + the one after the free) and the sync ones */
+	CHECK_EQ_U64(D->blocking_count, 11);
+	CHECK_EQ_U64(D->blocking_bytes, 10 * MiB + 5000 + MiB);
+	CHECK_EQ_U64(D->blocking_ns, 100000 + 15000 + 7000);
+	CHECK_NEAR(D->bandwidth, (10.0 * MiB + 5000 + MiB) * 1e9 / 122000);
+	CHECK_EQ_U64(D->hist_count[0], 5); /* <= 1 KiB */
+	CHECK_EQ_U64(D->hist_count[1], 0);
+	CHECK_EQ_U64(D->hist_count[2], 6); /* <= 1 MiB: 1 MiB itself */
+	CHECK_EQ_U64(D->hist_count[3], 5);
+	CHECK_EQ_U64(D->hist_bytes[3], 10 * MiB);
+	D = &T->dirs[GR_COPY_D2D];
+	CHECK_EQ_U64(D->count, 5);
+	CHECK_EQ_U64(D->bytes, 500 * MiB);
+	CHECK_EQ_U64(D->blocking_count, 0); /* cudaMemcpy D2D does not wait */
+	CHECK(D->bandwidth == 0);
+	D = &T->dirs[GR_COPY_D2H];
+	CHECK_EQ_U64(D->count, 10);
+	CHECK_EQ_U64(D->bytes, 500000 + 40);
+	CHECK_EQ_U64(D->async_count, 5);
+	CHECK_EQ_U64(D->blocking_count, 5); /* the async read-back targets registered memory */
+	CHECK_NEAR(D->bandwidth, 500000 * 1e9 / 20000);
+	CHECK_EQ_U64(T->syncs, 5);
+	CHECK_EQ_U64(T->sync_ns, 25000);
+
+	/* the loop: its thread copies 30100 ns per iteration of 48400 (start to end / 5) */
+	CHECK_EQ_U64(T->iter_copy_ns, 5 * 30100);
+	CHECK_NEAR(T->iter_share, 150500.0 / 242000);
+	CHECK_EQ_U64(T->busiest_copy_ns, 150500 + 7000);
+	CHECK_NEAR(T->wall_share, 157500.0 / 1000000);
+
+	CHECK_EQ_U64(T->nfindings, 3);
+	f = finding(r, "pageable_async");
+	CHECK(f && f->count == 5 && f->bytes == 10 * MiB && f->time_ns == 100000);
+	/* one call site: stack id 7, which the trace lacks (no frames) */
+	CHECK(f && f->per_iteration == 1.0 && f->nsites == 1 && f->sites[0].stack != 0);
+	CHECK(f && f->nsites == 1 && f->sites[0].nframes == 0);
+	f = finding(r, "sync_copy_in_loop");
+	CHECK(f && f->count == 5 && f->bytes == 500000 && f->time_ns == 20000);
+	f = finding(r, "item_pattern");
+	CHECK(f && f->count == 5 && f->bytes == 40 && f->time_ns == 5 * (100 + 5000));
+	CHECK(f && f->nsites == 1 && f->site_counts[0] == 5);
+	CHECK_EQ_U64(T->verdict.level, GR_VERDICT_PROBLEM);
+	CHECK(strncmp(T->verdict.text, "transfer-bound: 5 async copies from pageable", 44) == 0);
+	free(render(r, m));
+out:
+	gr_report_free(r);
+	gr_model_free(m);
+}
+
+/* The healthy twin: pinned async copies only; then no copies at all. */
+static void test_transfer_healthy(void)
+{
+	struct tb b;
+	struct gr_model *m;
+	struct gr_report *r = NULL;
+
+	tb_open(&b, "pinned.trc");
+	tb_alloc(&b, T0 + 100, 5, 5, GR_ALLOC_HOST_PINNED, 0x10000, 0x100000);
+	for (uint64_t i = 0; i < 4; i++) {
+		uint64_t base = T0 + 1000 + i * 100000;
+
+		tb_copy(&b, base, 5, 5, GR_COPY_H2D, 1 << 20, 0x10000, 0xD000000, 1, 1000, 0);
+		tb_launch(&b, base + 2000, 5, 5, 0xF0, 16384, 256, 0x5, 0, 0);
+		tb_sync(&b, base + 4000, 5, 5, GR_SYNC_STREAM, 90000);
+	}
+	b.err |= synth_name(b.w, T0 + 500000, GR_NAME_LIBRARY, 5, 0, "libcudart.so.13");
+	m = tb_load(&b);
+	r = m ? compute(m, NULL) : NULL;
+	if (r) {
+		CHECK(r->launches.iter.found);
+		CHECK_EQ_U64(r->transfer.nfindings, 0);
+		CHECK_EQ_U64(r->transfer.dirs[GR_COPY_H2D].blocking_count, 0);
+		CHECK_EQ_U64(r->transfer.iter_copy_ns, 4000);
+		CHECK_NEAR(r->transfer.iter_share, 4000.0 / (300000 + 94000));
+		CHECK_EQ_U64(r->transfer.verdict.level, GR_VERDICT_OK);
+		CHECK(strncmp(r->transfer.verdict.text, "not transfer-bound", 18) == 0);
+		/* no scheduler events: says so */
+		CHECK_EQ_U64(r->cpu.verdict.level, GR_VERDICT_NONE);
+		CHECK(strstr(r->cpu.verdict.text, "no scheduler events") != NULL);
+		CHECK(!r->cpu.has_sched);
+	}
+	gr_report_free(r);
+	gr_model_free(m);
+
+	/* nothing at all: no CUDA library, no events */
+	tb_open(&b, "empty.trc");
+	b.err |= synth_name(b.w, T0 + 10, GR_NAME_COMM, 1, 1, "sh");
+	m = tb_load(&b);
+	r = m ? compute(m, NULL) : NULL;
+	if (r) {
+		CHECK_EQ_U64(r->cuda_libraries, 0);
+		CHECK_EQ_U64(r->launches.verdict.level, GR_VERDICT_NONE);
+		CHECK(strstr(r->launches.verdict.text, "no CUDA library") != NULL);
+		CHECK_EQ_U64(r->fusion.verdict.level, GR_VERDICT_NONE);
+		CHECK_EQ_U64(r->transfer.verdict.level, GR_VERDICT_NONE);
+		CHECK(strstr(r->transfer.verdict.text, "no CUDA library") != NULL);
+		CHECK_EQ_U64(r->cpu.verdict.level, GR_VERDICT_NONE);
+		CHECK(!r->launches.iter.found);
+		free(render(r, m));
+	}
+	gr_report_free(r);
+	gr_model_free(m);
+}
+
+/* ---- scenario C: the scheduler ---- */
+
+/*
+ * feeder (pid/tid 301) launches at +1000, +7500, +14000, +21001 and syncs at +22000 (dur 1000).
+ * Scheduler: +2000 preempted by hog (401); +6000 other (501) hands it the CPU; +8000 blocks;
+ * +10000 woken by hog; +13000 hog hands it the CPU; +15000 preempted by hog; +20000 hog hands it
+ * the CPU. loader (302, same process) makes one sync and has no scheduler events.
+ */
+static struct gr_model *scenario_cpu(void)
+{
+	struct tb b;
+	const uint64_t end = T0 + 100000;
+	const uint64_t launches[4] = {1000, 7500, 14000, 21001};
+
+	tb_open(&b, "cpu.trc");
+	for (int i = 0; i < 4; i++)
+		tb_launch(&b, T0 + launches[i], 301, 301, 0xA, 1, 32, 0, 0, 0);
+	tb_sync(&b, T0 + 22000, 301, 301, GR_SYNC_DEVICE, 1000);
+	tb_sync(&b, T0 + 50000, 301, 302, GR_SYNC_DEVICE, 3000);
+	tb_sched(&b, T0 + 2000, GR_SCHED_SWITCH, 301, 0, 401);
+	tb_sched(&b, T0 + 6000, GR_SCHED_SWITCH, 501, 0, 301);
+	tb_sched(&b, T0 + 8000, GR_SCHED_SWITCH, 301, 1, 0);
+	tb_sched(&b, T0 + 10000, GR_SCHED_WAKEUP, 401, 0, 301);
+	tb_sched(&b, T0 + 13000, GR_SCHED_SWITCH, 401, 0, 301);
+	tb_sched(&b, T0 + 15000, GR_SCHED_SWITCH, 301, 0, 401);
+	tb_sched(&b, T0 + 20000, GR_SCHED_SWITCH, 401, 0, 301);
+	/* a switch between two untraced tasks touches no CUDA thread */
+	tb_sched(&b, T0 + 30000, GR_SCHED_SWITCH, 401, 0, 501);
+	b.err |= synth_name(b.w, end, GR_NAME_COMM, 301, 301, "feeder");
+	b.err |= synth_name(b.w, end, GR_NAME_COMM, 301, 302, "loader");
+	b.err |= synth_name(b.w, end, GR_NAME_COMM, 401, 401, "hog");
+	b.err |= synth_name(b.w, end, GR_NAME_COMM, 501, 501, "other");
+	b.err |= synth_name(b.w, end, GR_NAME_LIBRARY, 301, 0, "libcudart.so.13");
+	return tb_load(&b);
+}
+
+static void test_cpu(void)
+{
+	struct gr_model *m = scenario_cpu();
+	struct gr_report *r = m ? compute(m, NULL) : NULL;
+	const struct gr_report_cpu *C;
+	const struct gr_report_cpu_thread *t;
+
+	if (!r)
+		goto out;
+	CHECK_EQ_U64(r->launches.first_ts, T0 + 1000);
+	CHECK_EQ_U64(r->launches.last_ts, T0 + 21001);
+	C = &r->cpu;
+	CHECK(C->has_sched);
+	CHECK_EQ_U64(C->sched_events, 8);
+	CHECK_EQ_U64(C->nthreads, 2);
+	t = &C->threads[0];
+	CHECK_EQ_U64(t->tid, 301);
+	CHECK_STR(t->comm, "feeder");
+	/* from its first call (+1000) to its last return (+23000) */
+	CHECK_EQ_U64(t->lifetime_ns, 22000);
+	CHECK_EQ_U64(t->oncpu_ns, 1000 + 2000 + 2000 + 3000);
+	CHECK_EQ_U64(t->runnable_wait_ns, 4000 + 3000 + 5000);
+	CHECK_EQ_U64(t->blocked_ns, 2000);
+	CHECK_EQ_U64(t->unknown_ns, 0);
+	CHECK_EQ_U64(t->involuntary, 2);
+	CHECK_EQ_U64(t->voluntary, 1);
+	CHECK_NEAR(t->starved_share, 12000.0 / 22000);
+	CHECK_EQ_U64(t->active_ns, 22000);
+	CHECK_EQ_U64(t->active_wait_ns, 12000);
+	/* gaps [1000, 7500) [7500, 14000) [14000, 21001): 4000 + 3000 + 5000 of waiting inside */
+	CHECK_EQ_U64(t->gaps, 3);
+	CHECK_EQ_U64(t->starved_gaps, 3);
+	CHECK_EQ_U64(t->starved_gap_ns, 12000);
+	/* the first wait splits between the preemptor and the task that ran last */
+	CHECK_EQ_U64(t->nculprits, 2);
+	if (t->nculprits == 2) {
+		CHECK_STR(t->culprits[0].comm, "hog");
+		CHECK_EQ_U64(t->culprits[0].ns, 2000 + 3000 + 5000);
+		CHECK_EQ_U64(t->culprits[0].preemptions, 2);
+		CHECK_STR(t->culprits[1].comm, "other");
+		CHECK_EQ_U64(t->culprits[1].ns, 2000);
+		CHECK_EQ_U64(t->culprits[1].preemptions, 0);
+	}
+	t = &C->threads[1];
+	CHECK_EQ_U64(t->tid, 302);
+	CHECK_EQ_U64(t->lifetime_ns, 3000);
+	CHECK_EQ_U64(t->unknown_ns, 3000);
+	CHECK_EQ_U64(t->runnable_wait_ns, 0);
+	CHECK_EQ_U64(C->starved_gap_ns, 12000);
+	CHECK_NEAR(C->gap_share, 12000.0 / 100000);
+	CHECK_EQ_U64(C->verdict.level, GR_VERDICT_PROBLEM);
+	CHECK(strstr(C->verdict.text, "CPU-starved: feeder (tid 301)") != NULL);
+	CHECK(strstr(C->verdict.text, "hog") != NULL);
+	free(render(r, m));
+out:
+	gr_report_free(r);
+	gr_model_free(m);
+}
+
+/* ---- measured launch calls ---- */
+
+static void test_slow_launches(void)
+{
+	struct tb b;
+	struct gr_model *m;
+	struct gr_report *r = NULL;
+	const uint64_t k1[5] = {1000, 2000, 3000, 60000, 70000}, k2[2] = {4000, 51000};
+	uint64_t t = T0 + 1000;
+
+	tb_open(&b, "slow.trc");
+	for (int i = 0; i < 5; i++, t += 100000)
+		tb_launch(&b, t, 3, 3, 0x1, 1, 32, 0, i == 4 ? 2 : 1, k1[i]);
+	for (int i = 0; i < 2; i++, t += 100000)
+		tb_launch(&b, t, 3, 3, 0x2, 1, 32, 0, 0, k2[i]);
+	b.err |= synth_name(b.w, t, GR_NAME_KERNEL, 3, 0x1, "k1");
+	b.err |= synth_name(b.w, t, GR_NAME_KERNEL, 3, 0x2, "k2");
+	m = tb_load(&b);
+	r = m ? compute(m, NULL) : NULL;
+	if (r) {
+		const struct gr_report_launches *L = &r->launches;
+		const struct gr_report_kernel *k = kernel(r, "k1");
+
+		CHECK(L->api_measured);
+		CHECK_EQ_U64(L->launch_cost_ns, 4000); /* median of all 7 */
+		CHECK_EQ_U64(L->launch_cost_samples, 7);
+		CHECK(k && k->api.count == 5 && k->api.median == 3000 && k->api.p99 == 70000);
+		CHECK(k && k->api.min == 1000 && k->api.max == 70000 && k->api.total == 136000);
+		k = kernel(r, "k2");
+		CHECK(k && k->api.count == 2 && k->api.median == 4000 && k->api.p99 == 51000);
+		CHECK_EQ_U64(L->slow_threshold_ns, 50000);
+		CHECK_EQ_U64(L->slow_count, 3);
+		CHECK_EQ_U64(L->nslow, 3);
+		if (L->nslow == 3) {
+			CHECK_STR(L->slow[0].name, "k1");
+			CHECK_EQ_U64(L->slow[0].max_ns, 70000);
+			CHECK(L->slow[0].site.stack != L->slow[1].site.stack);
+			CHECK_EQ_U64(L->slow[1].total_ns, 60000);
+			CHECK_STR(L->slow[2].name, "k2");
+			CHECK_EQ_U64(L->slow[2].count, 1);
+		}
+		CHECK_EQ_U64(L->verdict.level, GR_VERDICT_PROBLEM);
+		CHECK(strncmp(L->verdict.text, "3 launch calls took longer than 50.0 us", 39) == 0);
+	}
+	gr_report_free(r);
+	r = m ? compute(m, &(struct gr_report_opts){.slow_launch_ns = 65000, .sms = 10}) : NULL;
+	if (r) {
+		CHECK_EQ_U64(r->launches.slow_count, 1);
+		CHECK_EQ_U64(r->sms, 10);
+	}
+	gr_report_free(r);
+	gr_model_free(m);
+}
+
+/* --sms: 200 blocks of 1024 threads are 0.76 waves on 132 SMs, 10 waves on 10 */
+static void test_sms(void)
+{
+	struct rp_ctx x = {.sms = 132};
+	struct gr_config c = {.grid = {200, 1, 1}, .block = {1024, 1, 1}};
+	uint64_t blocks;
+
+	CHECK_NEAR(rp_waves(&x, &c, &blocks), 200.0 / 264);
+	CHECK_EQ_U64(blocks, 200);
+	CHECK(rp_small(&x, &c));
+	x.sms = 10;
+	CHECK_NEAR(rp_waves(&x, &c, NULL), 10.0);
+	CHECK(!rp_small(&x, &c));
+	/* shared memory bounds residency: 100 KiB -> 2 blocks per SM */
+	c = (struct gr_config){.grid = {20, 1, 1}, .block = {32, 1, 1}, .shmem = 100 * 1024};
+	CHECK_NEAR(rp_waves(&x, &c, NULL), 20.0 / (10 * 2));
+	CHECK(rp_small(&x, &c)); /* 20 blocks >= 10 SMs but 1 wave < 2 */
+}
+
+/* The model tests' standard trace (synth.h): counts match what it documents. */
+static void test_standard_trace(void)
+{
+	char path[256];
+	struct gr_model *m = NULL;
+	struct gr_report *r = NULL;
+	struct gr_diag diag = {0};
+
+	snprintf(path, sizeof(path), "%s/std.trc", dir);
+	CHECK(synth_write(path, 4096) == 0);
+	CHECK(gr_model_load(&m, path, &diag) == 0);
+	r = m ? compute(m, NULL) : NULL;
+	if (r) {
+		const struct gr_report_kernel *k = kernel(r, "scale_bias(float*, float, int)");
+
+		CHECK_EQ_U64(r->lost_events, 17);
+		CHECK_EQ_U64(r->cuda_libraries, 1);
+		CHECK_EQ_U64(r->launches.total, SYNTH_LAUNCHES);
+		CHECK_EQ_U64(r->launches.nkernels, 5);
+		CHECK(k && k->count == 601 && k->nconfigs == 1);
+		CHECK_STR(r->launches.kernels[0].name, "scale_bias(float*, float, int)");
+		CHECK_EQ_U64(r->launches.nprocesses, 2);
+		CHECK_EQ_U64(r->launches.nthreads, 3);
+		CHECK_EQ_U64(r->transfer.copies, 19);
+		CHECK_EQ_U64(r->transfer.dirs[GR_COPY_H2D].count, 12);
+		CHECK_EQ_U64(r->transfer.dirs[GR_COPY_H2D].bytes, 12 * (4u << 20));
+		CHECK_EQ_U64(r->transfer.dirs[GR_COPY_DEFAULT].count, 1);
+		CHECK_EQ_U64(r->transfer.memsets, 2);
+		CHECK_EQ_U64(r->transfer.syncs, 4);
+		CHECK_EQ_U64(r->transfer.sync_ns, 3500);
+		free(render(r, m));
+	}
+	gr_report_free(r);
+	gr_model_free(m);
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	RUN_TEST(test_dist);
+	RUN_TEST(test_launches);
+	RUN_TEST(test_iteration);
+	RUN_TEST(test_iteration_sync_marker);
+	RUN_TEST(test_fusion);
+	RUN_TEST(test_fusion_streams);
+	RUN_TEST(test_transfer);
+	RUN_TEST(test_transfer_healthy);
+	RUN_TEST(test_cpu);
+	RUN_TEST(test_slow_launches);
+	RUN_TEST(test_sms);
+	RUN_TEST(test_standard_trace);
+	{
+		char cmd[300];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		if (system(cmd))
+			printf("# could not remove %s\n", dir);
+	}
+	TEST_EXIT();
+}
