@@ -15,8 +15,8 @@
 #include "model.h"
 
 /* Browsers fail or crawl on JSON traces past a few hundred MB (one JS string, a V8 heap). */
-#define WARN_BYTES (256ull << 20)
-#define MAX_PIDS   64
+#define WARN_MB	 256
+#define MAX_PIDS 64
 
 static void usage(FILE *f)
 {
@@ -30,7 +30,9 @@ static void usage(FILE *f)
 		"                 TIME is seconds, or a number with ns, us, ms or s\n"
 		"  --pid PIDS     only these processes (comma-separated)\n"
 		"  --no-flows     no flow arrows from launches to their stream's track\n"
-		"Open the output in ui.perfetto.dev or chrome://tracing.\n");
+		"  --warn-mb N    warn when the output is over N MiB (default %d)\n"
+		"Open the output in ui.perfetto.dev or chrome://tracing.\n",
+		WARN_MB);
 }
 
 /* "1.5", "1.5s", "200ms", "30us", "100ns" -> ns; -EINVAL when malformed or negative. */
@@ -119,7 +121,7 @@ static void summary(FILE *f, const char *out, const struct gr_export_stats *st, 
 }
 
 /* The advice when the output is too big: a window that would fit, and the busiest pids. */
-static void too_large(const struct gr_model *m, const char *out, long long bytes,
+static void too_large(const struct gr_model *m, const char *out, long long bytes, uint64_t limit,
 		      const struct gr_export_opts *o)
 {
 	uint64_t first, last, span, win_ns, fit_ns;
@@ -133,14 +135,15 @@ static void too_large(const struct gr_model *m, const char *out, long long bytes
 	span = last - first;
 	win_ns = (o->has_to && o->to_ns < span ? o->to_ns : span);
 	win_ns = win_ns > o->from_ns ? win_ns - o->from_ns : 0;
-	fit_ns = (uint64_t)((double)win_ns * (double)(WARN_BYTES / 2) / (double)bytes);
+	fit_ns = (uint64_t)((double)win_ns * (double)(limit / 2) / (double)bytes);
 	fprintf(stderr,
-		"gpurec export: warning: %s is %.0f MB: browsers fail or crawl on JSON traces "
+		"gpurec export: warning: %s is %.1f MB: browsers fail or crawl on JSON traces "
 		"over a few hundred MB\n"
-		"  narrow it with --from/--to: the recording spans %.3f s, a window of about "
-		"%.3f s would be near %.0f MB\n",
+		"  narrow it with --from/--to: the recording spans %.6g s; a window of %.3g s, "
+		"e.g. --from %.6g --to %.6g, would be about %.3g MB\n",
 		out, (double)bytes / 1e6, (double)span / 1e9, (double)fit_ns / 1e9,
-		(double)(WARN_BYTES / 2) / 1e6);
+		(double)o->from_ns / 1e9, (double)(o->from_ns + fit_ns) / 1e9,
+		(double)(limit / 2) / 1e6);
 	if (per && np > 1) {
 		for (size_t i = 0; i < nl; i++)
 			per[t[l[i].thread].process]++;
@@ -167,6 +170,7 @@ int cmd_export(int argc, char **argv)
 	struct gr_diag diag = {0};
 	FILE *f = NULL;
 	long long bytes = -1;
+	uint64_t warn_bytes = (uint64_t)WARN_MB << 20;
 	int err, ret = 1, to_stdout;
 
 	for (int i = 1; i < argc; i++) {
@@ -188,6 +192,13 @@ int cmd_export(int argc, char **argv)
 		} else if ((!strcmp(a, "--pid") || !strcmp(a, "-p")) && has_val) {
 			if (parse_pids(argv[++i], pids, &npids))
 				goto bad_value;
+		} else if (!strcmp(a, "--warn-mb") && has_val) {
+			char *end;
+			double v = strtod(argv[++i], &end);
+
+			if (end == argv[i] || *end || !(v > 0) || v > 1e9)
+				goto bad_value;
+			warn_bytes = (uint64_t)(v * 1048576);
 		} else if (!strcmp(a, "--no-flows")) {
 			o.no_flows = 1;
 		} else if (!strcmp(a, "-i") && has_val && !path) {
@@ -249,8 +260,8 @@ int cmd_export(int argc, char **argv)
 		goto out;
 	}
 	summary(to_stdout ? stderr : stdout, to_stdout ? "standard output" : out, &st, bytes);
-	if (bytes > (long long)WARN_BYTES)
-		too_large(m, out, bytes, &o);
+	if (bytes > (long long)warn_bytes)
+		too_large(m, out, bytes, warn_bytes, &o);
 	ret = 0;
 out:
 	if (f && f != stdout)
