@@ -1,0 +1,999 @@
+/* SPDX-License-Identifier: MIT */
+/* Two traces compared (see diff.h): kernel matching, side-by-side figures, the summary. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff.h"
+#include "keymap.h"
+
+/* One kernel key's totals in one trace. */
+struct krow {
+	const char *name;
+	uint32_t grid[3], block[3];
+	uint64_t count, api_ns;
+};
+
+/* Sums over one trace's loop (the detected iteration's time range), all threads. */
+struct loop {
+	int found;
+	uint64_t iterations;
+	uint64_t copies[GR_REPORT_NDIRS], bytes[GR_REPORT_NDIRS], copy_ns[GR_REPORT_NDIRS];
+	uint64_t syncs, sync_ns, launches, launch_ns;
+	uint64_t runnable_ns; /* runnable-but-not-running time of the iteration's thread */
+};
+
+struct ctx {
+	struct gr_diff *d;
+	int changes; /* summary lines that report a change */
+	const struct gr_model *m[2];
+	size_t metrics_cap, fusion_cap;
+	int err;
+};
+
+/* ---- small helpers ---- */
+
+static char *xstrdup_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *xstrdup_printf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	return s;
+}
+
+/* "bias_add(float*, int)" -> "bias_add" into @buf; templates and namespaces are kept. */
+static const char *short_name(const char *name, char *buf, size_t len)
+{
+	size_t n = strcspn(name, "(");
+
+	if (!n || n >= len)
+		n = strnlen(name, len - 1);
+	memcpy(buf, name, n);
+	buf[n] = 0;
+	return buf;
+}
+
+/* Relative change in percent: 0 for equal values, INFINITY from 0 to non-zero. */
+static double change_pct(double a, double b)
+{
+	if (isnan(a) || isnan(b))
+		return INFINITY;
+	if (a == b)
+		return 0;
+	if (a == 0)
+		return INFINITY;
+	return fabs(b - a) / fabs(a) * 100.0;
+}
+
+/* ---- kernels ---- */
+
+static int cmp_krow(const void *pa, const void *pb)
+{
+	const struct krow *x = pa, *y = pb;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	c = memcmp(x->grid, y->grid, sizeof(x->grid));
+	if (c)
+		return c;
+	return memcmp(x->block, y->block, sizeof(x->block));
+}
+
+/* Totals per key (name [+ grid] [+ block]) of one trace, sorted by key. */
+static int kernel_rows(const struct gr_model *m, unsigned key, struct krow **out, size_t *nout)
+{
+	size_t nl;
+	const struct gr_launch *l = gr_model_launches(m, &nl);
+	const struct gr_kernel *k = gr_model_kernels(m, NULL);
+	const struct gr_config *cfg = gr_model_configs(m, NULL);
+	const char *const *names = gr_model_kernel_names(m, NULL);
+	struct gr_keymap map;
+	struct krow *rows = NULL;
+	size_t cap = 0;
+	int err = 0;
+
+	gr_keymap_init(&map, 4);
+	for (size_t i = 0; i < nl; i++) {
+		const struct gr_config *c = &cfg[l[i].config];
+		uint32_t g[3] = {0, 0, 0}, b[3] = {0, 0, 0}, idx;
+		uint64_t w[4];
+
+		if (key & GR_DIFF_KEY_GRID)
+			memcpy(g, c->grid, sizeof(g));
+		if (key & GR_DIFF_KEY_BLOCK)
+			memcpy(b, c->block, sizeof(b));
+		w[0] = k[l[i].kernel].name_id;
+		w[1] = g[0] | (uint64_t)g[1] << 32;
+		w[2] = g[2] | (uint64_t)b[0] << 32;
+		w[3] = b[1] | (uint64_t)b[2] << 32;
+		err = gr_keymap_intern(&map, w, &idx);
+		if (err < 0)
+			goto out;
+		if (err == 1) {
+			if (idx >= cap) {
+				size_t ncap = cap ? 2 * cap : 32;
+				struct krow *r = realloc(rows, ncap * sizeof(*r));
+
+				if (!r) {
+					err = -ENOMEM;
+					goto out;
+				}
+				rows = r;
+				cap = ncap;
+			}
+			rows[idx] = (struct krow){.name = names[w[0]]};
+			memcpy(rows[idx].grid, g, sizeof(g));
+			memcpy(rows[idx].block, b, sizeof(b));
+		}
+		rows[idx].count++;
+		rows[idx].api_ns += l[i].dur;
+	}
+	err = 0;
+	*nout = map.len;
+	if (rows)
+		qsort(rows, map.len, sizeof(*rows), cmp_krow);
+out:
+	gr_keymap_free(&map);
+	if (err)
+		free(rows);
+	else
+		*out = rows;
+	return err;
+}
+
+static uint64_t absdiff(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/* Common rows by absolute impact (count change, then API time change), then added, removed. */
+static int cmp_impact(const void *pa, const void *pb)
+{
+	const struct gr_diff_kernel *x = pa, *y = pb;
+	uint64_t dx, dy;
+	int c;
+
+	if (x->status != y->status)
+		return x->status < y->status ? -1 : 1;
+	if (x->status == GR_DIFF_COMMON) {
+		dx = absdiff(x->count[0], x->count[1]);
+		dy = absdiff(y->count[0], y->count[1]);
+		if (dx != dy)
+			return dx > dy ? -1 : 1;
+		dx = absdiff(x->api_ns[0], x->api_ns[1]);
+		dy = absdiff(y->api_ns[0], y->api_ns[1]);
+		if (dx != dy)
+			return dx > dy ? -1 : 1;
+	}
+	dx = x->count[0] + x->count[1];
+	dy = y->count[0] + y->count[1];
+	if (dx != dy)
+		return dx > dy ? -1 : 1;
+	c = strcmp(x->name, y->name);
+	if (c)
+		return c;
+	c = memcmp(x->grid, y->grid, sizeof(x->grid));
+	return c ? c : memcmp(x->block, y->block, sizeof(x->block));
+}
+
+static int match_kernels(struct ctx *c, unsigned key)
+{
+	struct gr_diff *d = c->d;
+	struct krow *r[2] = {NULL, NULL};
+	size_t n[2] = {0, 0}, i = 0, j = 0;
+	int err;
+
+	for (int s = 0; s < 2; s++) {
+		err = kernel_rows(c->m[s], key, &r[s], &n[s]);
+		if (err)
+			goto out;
+	}
+	d->kernels = calloc(n[0] + n[1] + 1, sizeof(*d->kernels));
+	if (!d->kernels) {
+		err = -ENOMEM;
+		goto out;
+	}
+	while (i < n[0] || j < n[1]) {
+		struct gr_diff_kernel *k = &d->kernels[d->nkernels++];
+		int cmp = i == n[0] ? 1 : j == n[1] ? -1 : cmp_krow(&r[0][i], &r[1][j]);
+		const struct krow *src = cmp <= 0 ? &r[0][i] : &r[1][j];
+
+		k->name = src->name;
+		memcpy(k->grid, src->grid, sizeof(k->grid));
+		memcpy(k->block, src->block, sizeof(k->block));
+		if (cmp <= 0) {
+			k->count[0] = r[0][i].count;
+			k->api_ns[0] = r[0][i++].api_ns;
+		}
+		if (cmp >= 0) {
+			k->count[1] = r[1][j].count;
+			k->api_ns[1] = r[1][j++].api_ns;
+		}
+		k->status = !cmp ? GR_DIFF_COMMON : cmp < 0 ? GR_DIFF_REMOVED : GR_DIFF_ADDED;
+		k->delta = (int64_t)k->count[1] - (int64_t)k->count[0];
+		k->ratio = k->count[0] ? (double)k->count[1] / (double)k->count[0] : NAN;
+		for (int s = 0; s < 2; s++)
+			k->per_iter[s] =
+			    d->iter_found[s] ? (double)k->count[s] / (double)d->iterations[s] : NAN;
+		k->hidden = k->status == GR_DIFF_COMMON &&
+			    change_pct((double)k->count[0], (double)k->count[1]) < d->tolerance;
+		d->ncommon += k->status == GR_DIFF_COMMON;
+		d->nadded += k->status == GR_DIFF_ADDED;
+		d->nremoved += k->status == GR_DIFF_REMOVED;
+	}
+	qsort(d->kernels, d->nkernels, sizeof(*d->kernels), cmp_impact);
+	d->comparable = d->ncommon > 0;
+	err = 0;
+out:
+	free(r[0]);
+	free(r[1]);
+	return err;
+}
+
+/* ---- metrics ---- */
+
+static void metric(struct ctx *c, const char *group, const char *unit, double a, double b,
+		   const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static void metric(struct ctx *c, const char *group, const char *unit, double a, double b,
+		   const char *fmt, ...)
+{
+	struct gr_diff *d = c->d;
+	struct gr_diff_metric *mt;
+	va_list ap;
+	char *name = NULL;
+
+	if (c->err)
+		return;
+	if (d->nmetrics == c->metrics_cap) {
+		size_t ncap = c->metrics_cap ? 2 * c->metrics_cap : 64;
+		struct gr_diff_metric *p = realloc(d->metrics, ncap * sizeof(*p));
+
+		if (!p) {
+			c->err = -ENOMEM;
+			return;
+		}
+		d->metrics = p;
+		c->metrics_cap = ncap;
+	}
+	va_start(ap, fmt);
+	if (vasprintf(&name, fmt, ap) < 0)
+		name = NULL;
+	va_end(ap);
+	if (!name) {
+		c->err = -ENOMEM;
+		return;
+	}
+	mt = &d->metrics[d->nmetrics++];
+	mt->group = group;
+	mt->name = name;
+	mt->unit = unit;
+	mt->v[0] = a;
+	mt->v[1] = b;
+	mt->delta = isnan(a) || isnan(b) ? NAN : b - a;
+	mt->ratio = isnan(a) || isnan(b) || a == 0 ? NAN : b / a;
+	mt->hidden = change_pct(a, b) < d->tolerance;
+}
+
+static double per(uint64_t v, uint64_t n)
+{
+	return n ? (double)v / (double)n : NAN;
+}
+
+/* Runnable-but-not-running time of (pid, tid) inside [lo, hi], from the switch and wakeup
+ * events: runnable from a preemption or a wakeup to the next switch in. */
+static uint64_t runnable_in(const struct gr_model *m, uint32_t pid, uint32_t tid, uint64_t lo,
+			    uint64_t hi)
+{
+	size_t n;
+	const struct gr_sched *e = gr_model_scheds(m, &n);
+	uint64_t total = 0, since = 0;
+	int runnable = 0, running = 0;
+
+	for (size_t i = 0; i < n && e[i].ts <= hi; i++) {
+		int is_prev = e[i].prev_tid == tid && e[i].prev_pid == pid;
+		int is_next = e[i].next_tid == tid && e[i].next_pid == pid;
+
+		if (e[i].type == GR_SCHED_SWITCH && is_next) {
+			if (runnable) {
+				uint64_t a = since > lo ? since : lo;
+
+				total += e[i].ts > a ? e[i].ts - a : 0;
+			}
+			runnable = 0;
+			running = 1;
+		} else if (e[i].type == GR_SCHED_SWITCH && is_prev) {
+			running = 0;
+			runnable = !e[i].prev_state;
+			since = e[i].ts;
+		} else if (e[i].type != GR_SCHED_SWITCH && is_next && !running && !runnable) {
+			runnable = 1;
+			since = e[i].ts;
+		}
+	}
+	if (runnable && since < hi)
+		total += hi - (since > lo ? since : lo);
+	return total;
+}
+
+static void loop_sums(const struct gr_model *m, const struct gr_report *r, struct loop *lp)
+{
+	const struct gr_report_iteration *it = &r->launches.iter;
+	uint64_t lo = it->start_ts, hi = it->end_ts;
+	size_t n;
+
+	memset(lp, 0, sizeof(*lp));
+	if (!it->found || !it->count)
+		return;
+	lp->found = 1;
+	lp->iterations = it->count;
+	const struct gr_copy *cp = gr_model_copies(m, &n);
+	for (size_t i = 0; i < n; i++) {
+		unsigned k = cp[i].kind < GR_REPORT_NDIRS ? cp[i].kind : GR_COPY_DEFAULT;
+
+		if (cp[i].ts < lo || cp[i].ts > hi)
+			continue;
+		lp->copies[k]++;
+		lp->bytes[k] += cp[i].bytes;
+		lp->copy_ns[k] += cp[i].dur;
+	}
+	const struct gr_sync *s = gr_model_syncs(m, &n);
+	for (size_t i = 0; i < n; i++) {
+		/* event records and stream waits do not block the host */
+		if (s[i].ts < lo || s[i].ts > hi || s[i].kind == GR_SYNC_EVENT_RECORD ||
+		    s[i].kind == GR_SYNC_STREAM_WAIT_EVENT)
+			continue;
+		lp->syncs++;
+		lp->sync_ns += s[i].dur;
+	}
+	const struct gr_launch *l = gr_model_launches(m, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (l[i].ts < lo || l[i].ts > hi)
+			continue;
+		lp->launches++;
+		lp->launch_ns += l[i].dur;
+	}
+	const struct gr_thread *t = gr_model_threads(m, &n);
+	if (it->thread < n)
+		lp->runnable_ns = runnable_in(m, t[it->thread].pid, t[it->thread].tid, lo, hi);
+}
+
+static void run_metrics(struct ctx *c)
+{
+	const struct gr_report *a = c->d->rep[0], *b = c->d->rep[1];
+	double na = NAN;
+
+	metric(c, "run", "ns", (double)a->wall_ns, (double)b->wall_ns, "duration");
+	metric(c, "run", "", (double)a->launches.total, (double)b->launches.total, "launches");
+	metric(c, "run", "/s", a->launches.per_second, b->launches.per_second, "launches/s");
+	metric(c, "run", "", (double)a->launches.nkernels, (double)b->launches.nkernels,
+	       "distinct kernels");
+	{
+		uint64_t api[2] = {0, 0};
+
+		for (size_t i = 0; i < c->d->nkernels; i++)
+			for (int s = 0; s < 2; s++)
+				api[s] += c->d->kernels[i].api_ns[s];
+		if (a->launches.api_measured || b->launches.api_measured)
+			metric(c, "run", "ns", a->launches.api_measured ? (double)api[0] : na,
+			       b->launches.api_measured ? (double)api[1] : na, "launch API time");
+	}
+	metric(c, "run", "ns", (double)a->launches.launch_cost_ns,
+	       (double)b->launches.launch_cost_ns, "launch cost (median%s)",
+	       a->launches.api_measured && b->launches.api_measured ? "" : ", estimate");
+	metric(c, "run", "", (double)a->fusion.ncandidates, (double)b->fusion.ncandidates,
+	       "fusion candidates");
+	metric(c, "run", "ns", (double)a->fusion.total_saving_ns, (double)b->fusion.total_saving_ns,
+	       "fusion saving (estimate)");
+}
+
+static void iteration_metrics(struct ctx *c, const struct loop lp[2])
+{
+	const struct gr_report_iteration *it[2] = {&c->d->rep[0]->launches.iter,
+						   &c->d->rep[1]->launches.iter};
+	double v[2][8];
+
+	if (!lp[0].found && !lp[1].found)
+		return;
+	for (int s = 0; s < 2; s++) {
+		int f = lp[s].found;
+		uint64_t n = lp[s].iterations;
+
+		v[s][0] = f ? (double)n : NAN;
+		v[s][1] = f ? (double)it[s]->period_ns : NAN;
+		v[s][2] = f ? (double)it[s]->launches : NAN;
+		v[s][3] = f ? (double)it[s]->calls : NAN;
+		v[s][4] = f ? per(lp[s].syncs, n) : NAN;
+		v[s][5] = f ? per(lp[s].sync_ns, n) : NAN;
+		v[s][6] = f ? per(lp[s].launch_ns, n) : NAN;
+		v[s][7] = f ? per(lp[s].runnable_ns, n) : NAN;
+	}
+	metric(c, "iteration", "", v[0][0], v[1][0], "iterations");
+	metric(c, "iteration", "ns", v[0][1], v[1][1], "iteration time (median)");
+	metric(c, "iteration", "", v[0][2], v[1][2], "launches per iteration");
+	metric(c, "iteration", "", v[0][3], v[1][3], "API calls per iteration");
+	metric(c, "iteration", "", v[0][4], v[1][4], "syncs per iteration");
+	metric(c, "iteration", "ns", v[0][5], v[1][5], "sync time per iteration");
+	if (c->d->rep[0]->launches.api_measured || c->d->rep[1]->launches.api_measured)
+		metric(c, "iteration", "ns", v[0][6], v[1][6], "launch API time per iteration");
+	for (unsigned k = 0; k < GR_REPORT_NDIRS; k++) {
+		const char *dir = gr_copy_kind_name(k);
+
+		if (!lp[0].copies[k] && !lp[1].copies[k])
+			continue;
+		metric(c, "iteration", "",
+		       lp[0].found ? per(lp[0].copies[k], lp[0].iterations) : NAN,
+		       lp[1].found ? per(lp[1].copies[k], lp[1].iterations) : NAN,
+		       "%s copies per iteration", dir);
+		metric(c, "iteration", "B",
+		       lp[0].found ? per(lp[0].bytes[k], lp[0].iterations) : NAN,
+		       lp[1].found ? per(lp[1].bytes[k], lp[1].iterations) : NAN,
+		       "%s bytes per iteration", dir);
+		metric(c, "iteration", "ns",
+		       lp[0].found ? per(lp[0].copy_ns[k], lp[0].iterations) : NAN,
+		       lp[1].found ? per(lp[1].copy_ns[k], lp[1].iterations) : NAN,
+		       "%s copy time per iteration", dir);
+	}
+	metric(c, "iteration", "ns", v[0][7], v[1][7], "runnable wait per iteration");
+}
+
+static void transfer_metrics(struct ctx *c)
+{
+	const struct gr_report_transfer *t[2] = {&c->d->rep[0]->transfer, &c->d->rep[1]->transfer};
+
+	for (unsigned k = 0; k < GR_REPORT_NDIRS; k++) {
+		const struct gr_report_direction *x = &t[0]->dirs[k], *y = &t[1]->dirs[k];
+
+		if (!x->count && !y->count)
+			continue;
+		metric(c, "transfer", "", (double)x->count, (double)y->count, "%s copies", x->name);
+		metric(c, "transfer", "B", (double)x->bytes, (double)y->bytes, "%s bytes", x->name);
+		metric(c, "transfer", "ns", (double)x->time_ns, (double)y->time_ns, "%s copy time",
+		       x->name);
+	}
+	if (t[0]->memsets || t[1]->memsets) {
+		metric(c, "transfer", "", (double)t[0]->memsets, (double)t[1]->memsets, "memsets");
+		metric(c, "transfer", "B", (double)t[0]->memset_bytes, (double)t[1]->memset_bytes,
+		       "memset bytes");
+	}
+	metric(c, "transfer", "", (double)t[0]->syncs, (double)t[1]->syncs, "syncs");
+	metric(c, "transfer", "ns", (double)t[0]->sync_ns, (double)t[1]->sync_ns, "sync time");
+}
+
+static int cmp_cpu_thread(const void *pa, const void *pb)
+{
+	const struct gr_report_cpu_thread *x = *(const struct gr_report_cpu_thread *const *)pa;
+	const struct gr_report_cpu_thread *y = *(const struct gr_report_cpu_thread *const *)pb;
+
+	return x->thread < y->thread ? -1 : x->thread > y->thread;
+}
+
+/* Rank of thread @i among the threads before it with the same comm. */
+static unsigned rank_of(const struct gr_report_cpu_thread *const *t, size_t i)
+{
+	unsigned r = 0;
+
+	for (size_t k = 0; k < i; k++)
+		r += !strcmp(t[k]->comm, t[i]->comm);
+	return r;
+}
+
+/* Threads of the two runs are matched by comm and rank among the threads of that comm in
+ * order of first API call: tids differ from run to run. */
+static void cpu_metrics(struct ctx *c)
+{
+	const struct gr_report_cpu *cpu[2] = {&c->d->rep[0]->cpu, &c->d->rep[1]->cpu};
+	const struct gr_report_cpu_thread **t[2] = {NULL, NULL};
+	uint8_t *used = NULL;
+	long *pair = NULL;
+
+	if (!cpu[0]->has_sched && !cpu[1]->has_sched)
+		return;
+	for (int s = 0; s < 2; s++) {
+		t[s] = calloc(cpu[s]->nthreads + 1, sizeof(*t[s]));
+		if (!t[s])
+			goto oom;
+		for (size_t i = 0; i < cpu[s]->nthreads; i++)
+			t[s][i] = &cpu[s]->threads[i];
+		qsort(t[s], cpu[s]->nthreads, sizeof(*t[s]), cmp_cpu_thread);
+	}
+	used = calloc(cpu[1]->nthreads + 1, 1);
+	pair = calloc(cpu[0]->nthreads + 1, sizeof(*pair));
+	if (!used || !pair)
+		goto oom;
+	metric(c, "cpu", "ns", cpu[0]->has_sched ? (double)cpu[0]->starved_gap_ns : NAN,
+	       cpu[1]->has_sched ? (double)cpu[1]->starved_gap_ns : NAN,
+	       "runnable wait in launch gaps");
+	metric(c, "cpu", "%", cpu[0]->has_sched ? 100 * cpu[0]->gap_share : NAN,
+	       cpu[1]->has_sched ? 100 * cpu[1]->gap_share : NAN, "share of wall time");
+	/* pair[i]: the NEW thread of BASE thread i, by comm and rank; then the threads left on
+	 * both sides in order (a renamed program); then NEW threads without a pair */
+	for (size_t i = 0; i < cpu[0]->nthreads; i++) {
+		unsigned r = rank_of(t[0], i), seen = 0;
+
+		pair[i] = -1;
+		for (size_t k = 0; k < cpu[1]->nthreads && pair[i] < 0; k++) {
+			if (used[k] || strcmp(t[1][k]->comm, t[0][i]->comm) || seen++ != r)
+				continue;
+			pair[i] = (long)k;
+			used[k] = 1;
+		}
+	}
+	for (size_t i = 0, k = 0; i < cpu[0]->nthreads; i++) {
+		while (pair[i] < 0 && k < cpu[1]->nthreads) {
+			if (!used[k]) {
+				pair[i] = (long)k;
+				used[k] = 1;
+			}
+			k++;
+		}
+	}
+	for (size_t i = 0; i < cpu[0]->nthreads + cpu[1]->nthreads; i++) {
+		const struct gr_report_cpu_thread *x = NULL, *y = NULL;
+		char label[160];
+
+		if (i < cpu[0]->nthreads) {
+			x = t[0][i];
+			y = pair[i] >= 0 ? t[1][pair[i]] : NULL;
+		} else if (!used[i - cpu[0]->nthreads]) {
+			y = t[1][i - cpu[0]->nthreads];
+		} else {
+			continue;
+		}
+		if (x && y && strcmp(x->comm, y->comm))
+			snprintf(label, sizeof(label), "%s #%u / %s #%u", x->comm,
+				 rank_of(t[0], i) + 1, y->comm, rank_of(t[1], (size_t)pair[i]) + 1);
+		else if (x)
+			snprintf(label, sizeof(label), "%s #%u", x->comm, rank_of(t[0], i) + 1);
+		else
+			snprintf(label, sizeof(label), "%s #%u", y->comm,
+				 rank_of(t[1], i - cpu[0]->nthreads) + 1);
+		metric(c, "cpu", "ns", x ? (double)x->runnable_wait_ns : NAN,
+		       y ? (double)y->runnable_wait_ns : NAN, "runnable wait: %s", label);
+		metric(c, "cpu", "ns", x ? (double)x->oncpu_ns : NAN, y ? (double)y->oncpu_ns : NAN,
+		       "on CPU: %s", label);
+		metric(c, "cpu", "", x ? (double)x->involuntary : NAN,
+		       y ? (double)y->involuntary : NAN, "preemptions: %s", label);
+	}
+	goto out;
+oom:
+	c->err = -ENOMEM;
+out:
+	free(t[0]);
+	free(t[1]);
+	free(used);
+	free(pair);
+}
+
+static void loss_metrics(struct ctx *c)
+{
+	metric(c, "losses", "", (double)gr_model_lost_events(c->m[0]),
+	       (double)gr_model_lost_events(c->m[1]), "lost events");
+	metric(c, "losses", "", (double)!gr_model_integrity(c->m[0])->complete,
+	       (double)!gr_model_integrity(c->m[1])->complete, "damaged file (1 = yes)");
+}
+
+/* ---- fusion candidates ---- */
+
+static int fusion_add(struct ctx *c, const struct gr_report_candidate *cand, int side)
+{
+	struct gr_diff *d = c->d;
+	char *seq = NULL, *label, a[128], b[128];
+	size_t len = 0;
+	FILE *f = open_memstream(&seq, &len);
+
+	if (!f)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < cand->len; i++)
+		fprintf(f, "%s%s", i ? " -> " : "", cand->kernels[i].name);
+	if (fclose(f) || !seq) {
+		free(seq);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < d->nfusion; i++) {
+		if (strcmp(d->fusion[i].sequence, seq))
+			continue;
+		d->fusion[i].occurrences[side] += cand->occurrences;
+		d->fusion[i].saving_ns[side] += cand->est_saving_ns;
+		free(seq);
+		return 0;
+	}
+	if (d->nfusion == c->fusion_cap) {
+		size_t ncap = c->fusion_cap ? 2 * c->fusion_cap : 16;
+		struct gr_diff_fusion *p = realloc(d->fusion, ncap * sizeof(*p));
+
+		if (!p) {
+			free(seq);
+			return -ENOMEM;
+		}
+		d->fusion = p;
+		c->fusion_cap = ncap;
+	}
+	label = cand->len
+		    ? xstrdup_printf(
+			  "%s..%s (%u kernels)", short_name(cand->kernels[0].name, a, sizeof(a)),
+			  short_name(cand->kernels[cand->len - 1].name, b, sizeof(b)), cand->len)
+		    : xstrdup_printf("(empty)");
+	if (!label) {
+		free(seq);
+		return -ENOMEM;
+	}
+	d->fusion[d->nfusion++] = (struct gr_diff_fusion){
+	    .label = label,
+	    .sequence = seq,
+	    .len = cand->len,
+	    .occurrences = {side ? 0 : cand->occurrences, side ? cand->occurrences : 0},
+	    .saving_ns = {side ? 0 : cand->est_saving_ns, side ? cand->est_saving_ns : 0},
+	};
+	return 0;
+}
+
+static int cmp_fusion(const void *pa, const void *pb)
+{
+	static const int order[] = {
+	    [GR_DIFF_REMOVED] = 0, [GR_DIFF_ADDED] = 1, [GR_DIFF_COMMON] = 2};
+	const struct gr_diff_fusion *x = pa, *y = pb;
+	uint64_t sx = x->saving_ns[0] + x->saving_ns[1], sy = y->saving_ns[0] + y->saving_ns[1];
+
+	if (x->status != y->status)
+		return order[x->status] - order[y->status];
+	if (sx != sy)
+		return sx > sy ? -1 : 1;
+	return strcmp(x->sequence, y->sequence);
+}
+
+static int match_fusion(struct ctx *c)
+{
+	struct gr_diff *d = c->d;
+	int err;
+
+	for (int s = 0; s < 2; s++) {
+		const struct gr_report_fusion *f = &d->rep[s]->fusion;
+
+		for (size_t i = 0; i < f->ncandidates; i++) {
+			err = fusion_add(c, &f->candidates[i], s);
+			if (err)
+				return err;
+		}
+	}
+	for (size_t i = 0; i < d->nfusion; i++) {
+		struct gr_diff_fusion *f = &d->fusion[i];
+
+		f->status = !f->occurrences[1]	 ? GR_DIFF_REMOVED
+			    : !f->occurrences[0] ? GR_DIFF_ADDED
+						 : GR_DIFF_COMMON;
+	}
+	if (d->nfusion)
+		qsort(d->fusion, d->nfusion, sizeof(*d->fusion), cmp_fusion);
+	return 0;
+}
+
+/* ---- summary ---- */
+
+static void say(struct ctx *c, int change, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void say(struct ctx *c, int change, const char *fmt, ...)
+{
+	struct gr_diff *d = c->d;
+	va_list ap;
+	char *s = NULL;
+
+	if (c->err || d->nsummary == GR_DIFF_SUMMARY_MAX)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	if (!s) {
+		c->err = -ENOMEM;
+		return;
+	}
+	d->summary[d->nsummary++] = s;
+	c->changes += change;
+}
+
+void gr_diff_format(char *buf, size_t len, const char *unit, double v)
+{
+	static const char *const bytes[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	double a = fabs(v);
+	int u = 0;
+
+	if (isnan(v)) {
+		snprintf(buf, len, "-");
+	} else if (!strcmp(unit, "ns")) {
+		if (a >= 1e9)
+			snprintf(buf, len, "%.3f s", v / 1e9);
+		else if (a >= 1e6)
+			snprintf(buf, len, "%.3f ms", v / 1e6);
+		else if (a >= 1e3)
+			snprintf(buf, len, "%.1f us", v / 1e3);
+		else
+			snprintf(buf, len, "%.0f ns", v);
+	} else if (!strcmp(unit, "B")) {
+		while (a >= 1024 && u < 4) {
+			a /= 1024;
+			v /= 1024;
+			u++;
+		}
+		if (u)
+			snprintf(buf, len, "%.1f %s", v, bytes[u]);
+		else
+			snprintf(buf, len, "%.0f B", v);
+	} else if (!strcmp(unit, "/s")) {
+		snprintf(buf, len, "%.0f/s", v);
+	} else if (!strcmp(unit, "%")) {
+		snprintf(buf, len, "%.1f%%", v);
+	} else if (v == floor(v) && a < 1e15) {
+		snprintf(buf, len, "%.0f", v);
+	} else {
+		snprintf(buf, len, "%.2f", v);
+	}
+}
+
+/* "A -> B" of a metric, in its unit. */
+static const char *arrow(const struct gr_diff_metric *mt, char *buf, size_t len)
+{
+	char a[32], b[32];
+
+	gr_diff_format(a, sizeof(a), mt->unit, mt->v[0]);
+	gr_diff_format(b, sizeof(b), mt->unit, mt->v[1]);
+	snprintf(buf, len, "%s -> %s", a, b);
+	return buf;
+}
+
+const struct gr_diff_metric *gr_diff_metric(const struct gr_diff *d, const char *group,
+					    const char *name)
+{
+	for (size_t i = 0; i < d->nmetrics; i++)
+		if (!strcmp(d->metrics[i].group, group) && !strcmp(d->metrics[i].name, name))
+			return &d->metrics[i];
+	return NULL;
+}
+
+/* A time or rate metric matters when it moved by the summary threshold (or the tolerance). */
+static int matters(const struct gr_diff *d, const struct gr_diff_metric *mt)
+{
+	double pct = d->tolerance > GR_DIFF_SUMMARY_PCT ? d->tolerance : GR_DIFF_SUMMARY_PCT;
+
+	return mt && !isnan(mt->delta) && change_pct(mt->v[0], mt->v[1]) >= pct;
+}
+
+/* A count metric matters on any change beyond the tolerance. */
+static int count_changed(const struct gr_diff *d, const struct gr_diff_metric *mt)
+{
+	return mt && !isnan(mt->delta) && mt->delta != 0 && !mt->hidden;
+}
+
+static void names_list(struct ctx *c, enum gr_diff_status st, char *buf, size_t len)
+{
+	size_t at = 0, shown = 0, total = 0;
+	char nm[128];
+
+	buf[0] = 0;
+	for (size_t i = 0; i < c->d->nkernels; i++) {
+		if (c->d->kernels[i].status != st)
+			continue;
+		if (shown < 3 && at < len) {
+			at += (size_t)snprintf(buf + at, len - at, "%s%s", shown ? ", " : "",
+					       short_name(c->d->kernels[i].name, nm, sizeof(nm)));
+			shown++;
+		}
+		total++;
+	}
+	if (total > shown && at < len)
+		snprintf(buf + at, len - at, ", ...");
+}
+
+static void summarize(struct ctx *c, const struct loop lp[2])
+{
+	struct gr_diff *d = c->d;
+	const struct gr_diff_metric *mt;
+	char buf[160], list[256];
+
+	d->summary = calloc(GR_DIFF_SUMMARY_MAX, sizeof(*d->summary));
+	if (!d->summary) {
+		c->err = -ENOMEM;
+		return;
+	}
+	if (!d->comparable)
+		say(c, 0,
+		    "no kernel in common (BASE %zu, NEW %zu kernels): the kernel rows do not "
+		    "compare; the whole-run figures still do",
+		    d->nremoved, d->nadded);
+	/* launches per iteration: the figure a fusion or a batching change moves */
+	mt = gr_diff_metric(d, "iteration", "launches per iteration");
+	if (lp[0].found && lp[1].found && mt) {
+		if (mt->delta != 0)
+			say(c, 1, "launches per iteration %s", arrow(mt, buf, sizeof(buf)));
+		else
+			say(c, 0, "launches per iteration unchanged (%.0f)", mt->v[0]);
+	} else if (lp[0].found != lp[1].found) {
+		say(c, 1, "an iteration was detected only in %s (%u launches per iteration)",
+		    lp[0].found ? "BASE" : "NEW",
+		    d->rep[lp[0].found ? 0 : 1]->launches.iter.launches);
+	}
+	for (size_t i = 0; i < d->nfusion; i++) {
+		const struct gr_diff_fusion *f = &d->fusion[i];
+
+		if (f->status == GR_DIFF_REMOVED)
+			say(c, 1, "fusion candidate %s gone", f->label);
+		else if (f->status == GR_DIFF_ADDED)
+			say(c, 1, "new fusion candidate %s", f->label);
+	}
+	if (d->nadded || d->nremoved) {
+		char added[300] = "", removed[300] = "";
+
+		if (d->nadded) {
+			names_list(c, GR_DIFF_ADDED, list, sizeof(list));
+			snprintf(added, sizeof(added), "%zu added (%s)", d->nadded, list);
+		}
+		if (d->nremoved) {
+			names_list(c, GR_DIFF_REMOVED, list, sizeof(list));
+			snprintf(removed, sizeof(removed), "%zu removed (%s)", d->nremoved, list);
+		}
+		say(c, 1, "kernels: %s%s%s", added, d->nadded && d->nremoved ? ", " : "", removed);
+	}
+	mt = gr_diff_metric(d, "run", "launches");
+	if (count_changed(d, mt))
+		say(c, 1, "launches %s (%+.0f, x%.2f)", arrow(mt, buf, sizeof(buf)), mt->delta,
+		    mt->ratio);
+	mt = gr_diff_metric(d, "run", "launches/s");
+	if (matters(d, mt))
+		say(c, 1, "launches/s %s (%+.0f%%)", arrow(mt, buf, sizeof(buf)),
+		    100 * (mt->ratio - 1));
+	mt = gr_diff_metric(d, "iteration", "iteration time (median)");
+	if (matters(d, mt))
+		say(c, 1, "iteration time %s (%+.0f%%)", arrow(mt, buf, sizeof(buf)),
+		    100 * (mt->ratio - 1));
+	/* copies: per iteration when both have one, else over the run */
+	for (unsigned k = 0; k < GR_REPORT_NDIRS; k++) {
+		const char *dir = gr_copy_kind_name(k);
+		char name[64];
+		int it = lp[0].found && lp[1].found;
+
+		snprintf(name, sizeof(name), it ? "%s bytes per iteration" : "%s bytes", dir);
+		mt = gr_diff_metric(d, it ? "iteration" : "transfer", name);
+		if (mt && (matters(d, mt) || (mt->v[0] == 0) != (mt->v[1] == 0)))
+			say(c, 1, "%s %s", name, arrow(mt, buf, sizeof(buf)));
+		snprintf(name, sizeof(name), it ? "%s copy time per iteration" : "%s copy time",
+			 dir);
+		mt = gr_diff_metric(d, it ? "iteration" : "transfer", name);
+		if (mt && matters(d, mt) && mt->v[0] > 0 && mt->v[1] > 0)
+			say(c, 1, "%s %s", name, arrow(mt, buf, sizeof(buf)));
+	}
+	if (lp[0].found && lp[1].found) {
+		mt = gr_diff_metric(d, "iteration", "syncs per iteration");
+		if (mt && mt->delta != 0)
+			say(c, 1, "syncs per iteration %s", arrow(mt, buf, sizeof(buf)));
+		else if (mt)
+			say(c, 0, "syncs per iteration unchanged (%s)",
+			    (gr_diff_format(buf, sizeof(buf), "", mt->v[0]), buf));
+		mt = gr_diff_metric(d, "iteration", "sync time per iteration");
+		if (matters(d, mt))
+			say(c, 1, "sync time per iteration %s", arrow(mt, buf, sizeof(buf)));
+		mt = gr_diff_metric(d, "iteration", "runnable wait per iteration");
+		if (matters(d, mt) && (mt->v[0] > 0.01 * d->rep[0]->launches.iter.period_ns ||
+				       mt->v[1] > 0.01 * d->rep[1]->launches.iter.period_ns))
+			say(c, 1, "runnable wait per iteration %s", arrow(mt, buf, sizeof(buf)));
+	} else {
+		mt = gr_diff_metric(d, "transfer", "syncs");
+		if (count_changed(d, mt))
+			say(c, 1, "syncs %s", arrow(mt, buf, sizeof(buf)));
+		mt = gr_diff_metric(d, "transfer", "sync time");
+		if (matters(d, mt))
+			say(c, 1, "sync time %s", arrow(mt, buf, sizeof(buf)));
+	}
+	mt = gr_diff_metric(d, "cpu", "runnable wait in launch gaps");
+	if (matters(d, mt) && (mt->v[0] > 0.01 * (double)d->rep[0]->wall_ns ||
+			       mt->v[1] > 0.01 * (double)d->rep[1]->wall_ns))
+		say(c, 1, "runnable wait in launch gaps %s", arrow(mt, buf, sizeof(buf)));
+	for (int s = 0; s < 2; s++) {
+		uint64_t lost = gr_model_lost_events(c->m[s]);
+
+		if (lost)
+			say(c, 0, "%s lost %" PRIu64 " events while recording: its counts are low",
+			    s ? "NEW" : "BASE", lost);
+		if (!gr_model_integrity(c->m[s])->complete)
+			say(c, 0, "%s is damaged: figures cover the part that could be read",
+			    s ? "NEW" : "BASE");
+	}
+	if (!d->same_host)
+		say(c, 0, "recorded on different hosts (%s, %s): kernels matched by name",
+		    gr_model_header(c->m[0])->host, gr_model_header(c->m[1])->host);
+	if (!c->changes && !c->err) {
+		/* first: it is the answer */
+		if (d->nsummary == GR_DIFF_SUMMARY_MAX)
+			free(d->summary[--d->nsummary]);
+		say(c, 0, "no differences%s",
+		    d->tolerance > 0 ? " beyond the tolerance" : " in what was recorded");
+		if (!c->err) {
+			char *first = d->summary[d->nsummary - 1];
+
+			memmove(d->summary + 1, d->summary, (d->nsummary - 1) * sizeof(char *));
+			d->summary[0] = first;
+		}
+	}
+}
+
+/* ---- the whole diff ---- */
+
+int gr_diff_compute(const struct gr_model *a, const struct gr_model *b,
+		    const struct gr_diff_opts *o, struct gr_diff **out)
+{
+	static const struct gr_diff_opts defaults;
+	struct ctx c = {.m = {a, b}};
+	struct loop lp[2];
+	int err;
+
+	*out = NULL;
+	if (!a || !b)
+		return -EINVAL;
+	if (!o)
+		o = &defaults;
+	if (!(o->tolerance >= 0))
+		return -EINVAL;
+	c.d = calloc(1, sizeof(*c.d));
+	if (!c.d)
+		return -ENOMEM;
+	c.d->key = o->key;
+	c.d->tolerance = o->tolerance;
+	c.d->same_host = !strcmp(gr_model_header(a)->host, gr_model_header(b)->host);
+	for (int s = 0; s < 2; s++) {
+		err = gr_report_compute(c.m[s], o->report, &c.d->rep[s]);
+		if (err)
+			goto fail;
+		loop_sums(c.m[s], c.d->rep[s], &lp[s]);
+		c.d->iter_found[s] = lp[s].found;
+		c.d->iterations[s] = lp[s].iterations;
+	}
+	err = match_kernels(&c, o->key);
+	if (err)
+		goto fail;
+	err = match_fusion(&c);
+	if (err)
+		goto fail;
+	run_metrics(&c);
+	iteration_metrics(&c, lp);
+	transfer_metrics(&c);
+	cpu_metrics(&c);
+	loss_metrics(&c);
+	summarize(&c, lp);
+	err = c.err;
+	if (err)
+		goto fail;
+	*out = c.d;
+	return 0;
+fail:
+	gr_diff_free(c.d);
+	return err;
+}
+
+void gr_diff_free(struct gr_diff *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->nmetrics; i++)
+		free(d->metrics[i].name);
+	for (size_t i = 0; i < d->nfusion; i++) {
+		free(d->fusion[i].label);
+		free(d->fusion[i].sequence);
+	}
+	for (size_t i = 0; i < d->nsummary; i++)
+		free(d->summary[i]);
+	free(d->summary);
+	free(d->metrics);
+	free(d->fusion);
+	free(d->kernels);
+	gr_report_free(d->rep[0]);
+	gr_report_free(d->rep[1]);
+	free(d);
+}

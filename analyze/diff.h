@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Two traces compared, perf diff's model: BASE (index 0) and NEW (index 1). Kernels are matched
+ * by demangled name, optionally with grid and block, never by address, so runs from different
+ * machines or program builds compare. Whole-run and per-iteration figures come from each
+ * trace's report (report.h) and from the model; definitions in docs/REPORTS.md ("gpurec diff").
+ *
+ * Ownership: gr_diff_compute() allocates the diff and its strings; kernel names point into the
+ * models, so the diff is valid while both models live. gr_diff_free() releases it.
+ */
+#ifndef GR_ANALYZE_DIFF_H
+#define GR_ANALYZE_DIFF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+#include "report.h"
+
+#define GR_DIFF_KEY_GRID  1u /* kernels also keyed by grid */
+#define GR_DIFF_KEY_BLOCK 2u /* kernels also keyed by block */
+
+/* Summary lines are about changes of at least this many percent (or the tolerance, if more);
+ * counts (launches, kernels, copies) are reported on any change. */
+#define GR_DIFF_SUMMARY_PCT 10.0
+#define GR_DIFF_SUMMARY_MAX 10 /* summary lines at most */
+
+enum gr_diff_status {
+	GR_DIFF_COMMON = 0, /* in both */
+	GR_DIFF_ADDED,	    /* only in NEW */
+	GR_DIFF_REMOVED,    /* only in BASE */
+};
+
+struct gr_diff_opts {
+	unsigned key;	  /* GR_DIFF_KEY_* bits; the name is always part of the key */
+	double tolerance; /* percent: rows whose relative change is below it are marked hidden */
+	const struct gr_report_opts *report; /* NULL: report defaults */
+};
+
+struct gr_diff_kernel {
+	const char *name;	    /* demangled (model) */
+	uint32_t grid[3], block[3]; /* part of the key when opts.key says so, else 0 */
+	uint64_t count[2];
+	uint64_t api_ns[2]; /* launch call time, summed; 0 when the trace did not time launches */
+	int64_t delta;	    /* count[1] - count[0] */
+	double ratio;	    /* count[1] / count[0]; NAN when count[0] is 0 */
+	double per_iter[2]; /* count / iterations of that trace; NAN without an iteration */
+	enum gr_diff_status status;
+	int hidden; /* a common kernel whose count changed by less than the tolerance */
+};
+
+/* One compared figure. v[i] is NAN when trace i lacks it (no iteration, no such thread). */
+struct gr_diff_metric {
+	const char *group; /* static: "run", "iteration", "transfer", "cpu", "losses" */
+	char *name;	   /* "launches/s", "H2D bytes", "runnable wait: chain #1" */
+	const char *unit;  /* static: "" (count), "ns", "B", "/s", "%" */
+	double v[2];
+	double delta; /* v[1] - v[0]; NAN when either is NAN */
+	double ratio; /* v[1] / v[0]; NAN when v[0] is 0 or NAN */
+	int hidden;   /* relative change below the tolerance */
+};
+
+/* A fusion candidate of either trace, by its sequence of kernel names. */
+struct gr_diff_fusion {
+	char *label;	/* "bias_add..dropout_mask (5 kernels)" */
+	char *sequence; /* every kernel name of the run, " -> " between them */
+	uint32_t len;	/* kernels in the run */
+	uint64_t occurrences[2];
+	uint64_t saving_ns[2];	    /* estimate, from each report */
+	enum gr_diff_status status; /* ADDED: found only in NEW; REMOVED: gone in NEW */
+};
+
+struct gr_diff {
+	unsigned key; /* opts.key */
+	double tolerance;
+	int comparable;			  /* at least one kernel in common */
+	size_t ncommon, nadded, nremoved; /* kernel rows of each status */
+	struct gr_diff_kernel *kernels;	  /* common (by impact), then added, then removed */
+	size_t nkernels;
+	int iter_found[2];
+	uint64_t iterations[2];		/* complete iterations, 0 when not found */
+	struct gr_diff_metric *metrics; /* in display order, grouped */
+	size_t nmetrics;
+	struct gr_diff_fusion *fusion; /* gone, then found, then in both; by saving */
+	size_t nfusion;
+	char **summary; /* sentences, most important first (at most GR_DIFF_SUMMARY_MAX) */
+	size_t nsummary;
+	int same_host;		  /* both headers name the same host */
+	struct gr_report *rep[2]; /* each trace's report */
+};
+
+/*
+ * Compare @a (BASE) with @b (NEW). Returns 0 and sets *@out, or -ENOMEM / -EINVAL with *@out
+ * NULL. Prints nothing.
+ */
+int gr_diff_compute(const struct gr_model *a, const struct gr_model *b,
+		    const struct gr_diff_opts *o, struct gr_diff **out);
+
+/* Free a diff and its reports (NULL is accepted). */
+void gr_diff_free(struct gr_diff *d);
+
+/* @v in @unit ("ns", "B", "/s", "%", "" for a count) for people: "1.250 ms", "16.0 MiB";
+ * "-" for NAN. */
+void gr_diff_format(char *buf, size_t len, const char *unit, double v);
+
+/* The metric named @name in @group, or NULL: for tests and renderers. */
+const struct gr_diff_metric *gr_diff_metric(const struct gr_diff *d, const char *group,
+					    const char *name);
+
+#endif

@@ -1,0 +1,474 @@
+/* SPDX-License-Identifier: MIT */
+/* analyze/diff: synthetic training loops compared, with exactly known deltas. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "analyze/diff.h"
+#include "analyze/model.h"
+#include "test.h"
+#include "synth.h"
+
+static char dir[] = "/tmp/gr_test_diff.XXXXXX";
+
+static const char *tmp_path(const char *name)
+{
+	static char buf[8][256];
+	static int n;
+	char *p = buf[n++ % 8];
+
+	snprintf(p, sizeof(buf[0]), "%s/%s", dir, name);
+	return p;
+}
+
+#define MAXK 8
+
+/* A loop of @steps steps: each step launches the kernels in order, 5 us apart, on one stream,
+ * then copies @d2h_bytes device to host (when not 0) and synchronises the stream. */
+struct run {
+	const char *host;
+	unsigned steps;
+	unsigned nk;
+	const char *names[MAXK];
+	uint64_t funcs[MAXK];  /* launch func values: any, names match */
+	uint32_t grid_x[MAXK]; /* grid (x,1,1); 0 means 16 */
+	uint32_t alt_grid_x;   /* when not 0: odd steps launch kernel 0 with this grid x */
+	uint64_t d2h_bytes;
+	uint64_t lost;
+};
+
+static int write_run(const char *path, const struct run *r)
+{
+	static const uint32_t block[3] = {256, 1, 1};
+	struct gr_trace_header h = synth_header;
+	struct gr_writer_opts opts = {0};
+	struct gr_trace_writer *w = NULL;
+	uint64_t period = 5000 * (r->nk + 2), t;
+	int fd, err = 0;
+
+	h.host = r->host ? r->host : "testhost";
+	unlink(path);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	if (fd < 0 || gr_trace_writer_open(&w, fd, &h, gr_events_schema(), &opts))
+		return -1;
+	err |= synth_proc(w, SYNTH_T0 + 10, GR_PROC_START, 100, 100, 1, "");
+	for (unsigned s = 0; s < r->steps; s++) {
+		t = SYNTH_T0 + 10000 + s * period;
+		for (unsigned k = 0; k < r->nk; k++, t += 5000) {
+			uint32_t grid[3] = {r->grid_x[k] ? r->grid_x[k] : 16, 1, 1};
+
+			if (k == 0 && r->alt_grid_x && s % 2)
+				grid[0] = r->alt_grid_x;
+			err |=
+			    synth_launch(w, t, 100, 101, r->funcs[k], grid, block, 0, 0x5000, 0, 0);
+		}
+		if (r->d2h_bytes) {
+			uint64_t v[GR_COPY_NCOLS] = {
+			    [GR_COPY_TS] = t,
+			    [GR_COPY_DUR] = 1000,
+			    [GR_COPY_PID] = 100,
+			    [GR_COPY_TID] = 101,
+			    [GR_COPY_API] = GR_API_cudaMemcpyAsync,
+			    [GR_COPY_BYTES] = r->d2h_bytes,
+			    [GR_COPY_CKIND] = GR_COPY_D2H,
+			    [GR_COPY_STREAM] = 0x5000,
+			    [GR_COPY_FLAGS] = GR_COPY_F_ASYNC,
+			};
+
+			err |= gr_trace_writer_append(w, GR_K_COPY, v, NULL);
+		}
+		{
+			uint64_t v[GR_SYNC_NCOLS] = {[GR_SYNC_TS] = t + 2000,
+						     [GR_SYNC_DUR] = 2000,
+						     [GR_SYNC_PID] = 100,
+						     [GR_SYNC_TID] = 101,
+						     [GR_SYNC_API] = GR_API_cudaStreamSynchronize,
+						     [GR_SYNC_SKIND] = GR_SYNC_STREAM,
+						     [GR_SYNC_HANDLE] = 0x5000};
+
+			err |= gr_trace_writer_append(w, GR_K_SYNC, v, NULL);
+		}
+	}
+	if (r->lost) {
+		uint64_t v[GR_LOSS_NCOLS] = {SYNTH_T0 + 20000, SYNTH_T0 + 30000, GR_LOSS_RINGBUF,
+					     r->lost};
+
+		err |= gr_trace_writer_append(w, GR_K_LOSS, v, NULL);
+	}
+	t = SYNTH_T0 + 10000 + r->steps * period;
+	err |= synth_proc(w, t, GR_PROC_EXIT, 100, 100, 0, "");
+	for (unsigned k = 0; k < r->nk; k++)
+		err |= synth_name(w, t, GR_NAME_KERNEL, 100, r->funcs[k], r->names[k]);
+	err |= synth_name(w, t, GR_NAME_COMM, 100, 101, "train");
+	if (gr_trace_writer_close(w))
+		err = -1;
+	return err ? -1 : 0;
+}
+
+static const struct run chain = {
+    .steps = 20,
+    .nk = 5,
+    .names = {"bias_add(float*, float const*, int)", "gelu(float*, int)",
+	      "scale(float*, float, int)", "residual_add(float*, float const*, int)",
+	      "dropout_mask(float*, unsigned int, int)"},
+    .funcs = {0x401000, 0x401100, 0x401200, 0x401300, 0x401400},
+};
+
+static const struct run fused = {
+    .steps = 20,
+    .nk = 1,
+    .names = {"fused_elementwise(float*, float const*, float const*, float, unsigned int, int)"},
+    .funcs = {0x401000},
+};
+
+/* Load two runs and diff them; NULL on any failure (a CHECK says which). */
+static struct gr_diff *diff_runs(const struct run *a, const struct run *b,
+				 const struct gr_diff_opts *o, struct gr_model *m[2])
+{
+	const char *path[2] = {tmp_path("a.trc"), tmp_path("b.trc")};
+	const struct run *r[2] = {a, b};
+	struct gr_diff *d = NULL;
+
+	m[0] = m[1] = NULL;
+	for (int s = 0; s < 2; s++) {
+		CHECK(write_run(path[s], r[s]) == 0);
+		CHECK(gr_model_load(&m[s], path[s], NULL) == 0);
+		if (!m[s])
+			return NULL;
+	}
+	CHECK(gr_diff_compute(m[0], m[1], o, &d) == 0);
+	return d;
+}
+
+static void done(struct gr_diff *d, struct gr_model *m[2])
+{
+	gr_diff_free(d);
+	gr_model_free(m[0]);
+	gr_model_free(m[1]);
+}
+
+static const struct gr_diff_kernel *kernel(const struct gr_diff *d, const char *prefix,
+					   uint32_t grid_x)
+{
+	for (size_t i = 0; i < d->nkernels; i++)
+		if (!strncmp(d->kernels[i].name, prefix, strlen(prefix)) &&
+		    (!grid_x || d->kernels[i].grid[0] == grid_x))
+			return &d->kernels[i];
+	return NULL;
+}
+
+static double metric_v(const struct gr_diff *d, const char *group, const char *name, int side)
+{
+	const struct gr_diff_metric *mt = gr_diff_metric(d, group, name);
+
+	return mt ? mt->v[side] : -1;
+}
+
+static int summary_has(const struct gr_diff *d, const char *text)
+{
+	for (size_t i = 0; i < d->nsummary; i++)
+		if (strstr(d->summary[i], text))
+			return 1;
+	return 0;
+}
+
+/* The same loop at 20 and 32 steps, different builds (func values) and hosts. */
+static void test_two_sizes(void)
+{
+	struct run b = chain;
+	struct gr_model *m[2];
+	struct gr_diff *d;
+
+	b.steps = 32;
+	b.host = "otherhost";
+	for (unsigned k = 0; k < b.nk; k++)
+		b.funcs[k] = 0x7f0000 + 0x40 * k; /* another build: other addresses */
+	d = diff_runs(&chain, &b, NULL, m);
+	if (!d)
+		goto out;
+	CHECK(d->comparable);
+	CHECK_EQ_U64(d->ncommon, 5);
+	CHECK_EQ_U64(d->nadded, 0);
+	CHECK_EQ_U64(d->nremoved, 0);
+	CHECK_EQ_U64(d->nkernels, 5);
+	for (size_t i = 0; i < d->nkernels; i++) {
+		const struct gr_diff_kernel *k = &d->kernels[i];
+
+		CHECK_EQ_U64(k->count[0], 20);
+		CHECK_EQ_U64(k->count[1], 32);
+		CHECK(k->delta == 12);
+		CHECK(fabs(k->ratio - 1.6) < 1e-12);
+		CHECK(k->status == GR_DIFF_COMMON);
+		CHECK(!k->hidden);
+	}
+	/* equal impact: ordered by name */
+	CHECK_STR(d->kernels[0].name, "bias_add(float*, float const*, int)");
+	CHECK_STR(d->kernels[4].name, "scale(float*, float, int)");
+	CHECK(metric_v(d, "run", "launches", 0) == 100);
+	CHECK(metric_v(d, "run", "launches", 1) == 160);
+	CHECK(gr_diff_metric(d, "run", "launches")->delta == 60);
+	CHECK(metric_v(d, "transfer", "syncs", 0) == 20);
+	CHECK(metric_v(d, "transfer", "syncs", 1) == 32);
+	CHECK(metric_v(d, "transfer", "sync time", 1) == 32 * 2000);
+	CHECK(!d->same_host);
+	CHECK(summary_has(d, "launches 100 -> 160 (+60, x1.60)"));
+	CHECK(summary_has(d, "recorded on different hosts (testhost, otherhost)"));
+	CHECK(d->iter_found[0] && d->iter_found[1]);
+	if (d->iter_found[0] && d->iter_found[1]) {
+		CHECK(metric_v(d, "iteration", "launches per iteration", 0) == 5);
+		CHECK(metric_v(d, "iteration", "launches per iteration", 1) == 5);
+		CHECK(summary_has(d, "launches per iteration unchanged (5)"));
+		CHECK(fabs(d->kernels[0].per_iter[0] - 20.0 / (double)d->iterations[0]) < 1e-12);
+	}
+out:
+	done(d, m);
+}
+
+static void test_self_all_zero(void)
+{
+	struct run a = chain;
+	struct gr_model *m[2];
+	struct gr_diff *d;
+
+	a.d2h_bytes = 4;
+	d = diff_runs(&a, &a, NULL, m);
+	if (!d)
+		goto out;
+	CHECK(d->comparable);
+	CHECK(d->same_host);
+	CHECK_EQ_U64(d->nkernels, 5);
+	for (size_t i = 0; i < d->nkernels; i++) {
+		CHECK(d->kernels[i].delta == 0);
+		CHECK(d->kernels[i].ratio == 1);
+	}
+	CHECK(d->nmetrics > 10);
+	for (size_t i = 0; i < d->nmetrics; i++) {
+		const struct gr_diff_metric *mt = &d->metrics[i];
+
+		if (!(isnan(mt->v[0]) && isnan(mt->v[1])))
+			CHECK(mt->delta == 0);
+		if (mt->delta != 0 && !(isnan(mt->v[0]) && isnan(mt->v[1])))
+			printf("#   %s/%s: %g -> %g\n", mt->group, mt->name, mt->v[0], mt->v[1]);
+	}
+	CHECK(metric_v(d, "transfer", "D2H bytes", 0) == 80);
+	CHECK_EQ_U64(d->nfusion, 1);
+	CHECK(d->nfusion == 1 && d->fusion[0].status == GR_DIFF_COMMON);
+	CHECK(d->nsummary >= 1);
+	CHECK(d->nsummary && !strcmp(d->summary[0], "no differences in what was recorded"));
+out:
+	done(d, m);
+}
+
+static void test_fused_twin(void)
+{
+	struct gr_model *m[2];
+	struct gr_diff *d = diff_runs(&chain, &fused, NULL, m);
+
+	if (!d)
+		goto out;
+	CHECK(!d->comparable);
+	CHECK_EQ_U64(d->nadded, 1);
+	CHECK_EQ_U64(d->nremoved, 5);
+	CHECK(d->nkernels == 6 && d->kernels[0].status == GR_DIFF_ADDED);
+	CHECK(kernel(d, "fused_elementwise", 0) &&
+	      kernel(d, "fused_elementwise", 0)->count[1] == 20);
+	CHECK(kernel(d, "gelu", 0) && kernel(d, "gelu", 0)->count[0] == 20 &&
+	      kernel(d, "gelu", 0)->status == GR_DIFF_REMOVED &&
+	      kernel(d, "gelu", 0)->delta == -20 && kernel(d, "gelu", 0)->ratio == 0);
+	CHECK(kernel(d, "fused", 0) && isnan(kernel(d, "fused", 0)->ratio));
+	CHECK(metric_v(d, "run", "launches", 0) == 100);
+	CHECK(metric_v(d, "run", "launches", 1) == 20);
+	CHECK(metric_v(d, "iteration", "launches per iteration", 0) == 5);
+	CHECK(metric_v(d, "iteration", "launches per iteration", 1) == 1);
+	CHECK(d->nsummary > 3);
+	if (d->nsummary > 3) {
+		CHECK_STR(d->summary[0], "no kernel in common (BASE 5, NEW 1 kernels): the kernel "
+					 "rows do not compare; the whole-run figures still do");
+		CHECK_STR(d->summary[1], "launches per iteration 5 -> 1");
+		CHECK_STR(d->summary[2],
+			  "fusion candidate bias_add..dropout_mask (5 kernels) gone");
+		CHECK_STR(d->summary[3], "kernels: 1 added (fused_elementwise), 5 removed "
+					 "(bias_add, dropout_mask, gelu, ...)");
+	}
+	CHECK(summary_has(d, "syncs per iteration unchanged (1)"));
+	CHECK_EQ_U64(d->nfusion, 1);
+	if (d->nfusion == 1) {
+		CHECK(d->fusion[0].status == GR_DIFF_REMOVED);
+		CHECK_EQ_U64(d->fusion[0].len, 5);
+		CHECK(d->fusion[0].occurrences[0] > 0 && d->fusion[0].occurrences[1] == 0);
+		CHECK_STR(d->fusion[0].sequence,
+			  "bias_add(float*, float const*, int) -> gelu(float*, int) -> "
+			  "scale(float*, float, int) -> residual_add(float*, float const*, int) -> "
+			  "dropout_mask(float*, unsigned int, int)");
+	}
+out:
+	done(d, m);
+}
+
+static void test_tolerance(void)
+{
+	struct run b = chain;
+	struct gr_diff_opts o = {.tolerance = 15};
+	struct gr_model *m[2];
+	struct gr_diff *d;
+
+	b.steps = 22; /* +10% */
+	d = diff_runs(&chain, &b, &o, m);
+	if (!d)
+		goto out;
+	for (size_t i = 0; i < d->nkernels; i++)
+		CHECK(d->kernels[i].hidden && d->kernels[i].delta == 2);
+	CHECK(gr_diff_metric(d, "run", "launches")->hidden);
+	CHECK(!summary_has(d, "launches 100 -> 110"));
+	gr_diff_free(d);
+	d = NULL;
+	o.tolerance = 9.99;
+	CHECK(gr_diff_compute(m[0], m[1], &o, &d) == 0);
+	if (!d)
+		goto out;
+	for (size_t i = 0; i < d->nkernels; i++)
+		CHECK(!d->kernels[i].hidden);
+	CHECK(!gr_diff_metric(d, "run", "launches")->hidden);
+	CHECK(summary_has(d, "launches 100 -> 110 (+10, x1.10)"));
+	/* a negative tolerance is invalid */
+	gr_diff_free(d);
+	d = NULL;
+	o.tolerance = -1;
+	CHECK(gr_diff_compute(m[0], m[1], &o, &d) == -EINVAL && !d);
+out:
+	done(d, m);
+}
+
+/* Kernel 0 with grid 16 on even steps, 64 on odd ones in BASE; always 16 in NEW. */
+static void test_key_grid(void)
+{
+	struct run a = chain;
+	struct gr_diff_opts o = {.key = GR_DIFF_KEY_GRID | GR_DIFF_KEY_BLOCK};
+	struct gr_model *m[2];
+	struct gr_diff *d;
+	const struct gr_diff_kernel *k;
+
+	a.alt_grid_x = 64;
+	d = diff_runs(&a, &chain, NULL, m);
+	if (!d)
+		goto out;
+	/* by name only: bias_add 20 -> 20 */
+	CHECK_EQ_U64(d->nkernels, 5);
+	k = kernel(d, "bias_add", 0);
+	CHECK(k && k->count[0] == 20 && k->count[1] == 20 && k->delta == 0);
+	gr_diff_free(d);
+	d = NULL;
+	CHECK(gr_diff_compute(m[0], m[1], &o, &d) == 0);
+	if (!d)
+		goto out;
+	CHECK_EQ_U64(d->nkernels, 6);
+	CHECK_EQ_U64(d->ncommon, 5);
+	CHECK_EQ_U64(d->nremoved, 1);
+	k = kernel(d, "bias_add", 16);
+	CHECK(k && k->count[0] == 10 && k->count[1] == 20 && k->delta == 10 && k->ratio == 2 &&
+	      k->block[0] == 256 && k->status == GR_DIFF_COMMON);
+	k = kernel(d, "bias_add", 64);
+	CHECK(k && k->count[0] == 10 && k->count[1] == 0 && k->status == GR_DIFF_REMOVED);
+	/* the largest change leads */
+	CHECK(d->kernels[0].grid[0] == 16 && !strncmp(d->kernels[0].name, "bias_add", 8));
+out:
+	done(d, m);
+}
+
+static void test_transfers_and_losses(void)
+{
+	struct run a = chain, b = chain;
+	struct gr_model *m[2];
+	struct gr_diff *d;
+
+	a.d2h_bytes = 4;
+	b.lost = 17;
+	d = diff_runs(&a, &b, NULL, m);
+	if (!d)
+		goto out;
+	CHECK(metric_v(d, "transfer", "D2H copies", 0) == 20);
+	CHECK(metric_v(d, "transfer", "D2H copies", 1) == 0);
+	CHECK(metric_v(d, "transfer", "D2H bytes", 0) == 80);
+	CHECK(metric_v(d, "transfer", "D2H copy time", 0) == 20000);
+	CHECK(metric_v(d, "losses", "lost events", 0) == 0);
+	CHECK(metric_v(d, "losses", "lost events", 1) == 17);
+	CHECK(summary_has(d, "NEW lost 17 events while recording"));
+	if (d->iter_found[0] && d->iter_found[1]) {
+		CHECK(metric_v(d, "iteration", "D2H bytes per iteration", 1) == 0);
+		CHECK(summary_has(d, "D2H bytes per iteration 4 B -> 0 B"));
+	}
+out:
+	done(d, m);
+}
+
+/* The standard synthetic trace (two processes, copies of every kind, a loss) against itself. */
+static void test_self_standard(void)
+{
+	struct gr_model *m = NULL;
+	struct gr_diff *d = NULL;
+
+	CHECK(synth_write(tmp_path("std.trc"), 4096) == 0);
+	CHECK(gr_model_load(&m, tmp_path("std.trc"), NULL) == 0);
+	if (!m)
+		return;
+	CHECK(gr_diff_compute(m, m, NULL, &d) == 0);
+	if (d) {
+		/* scale_bias (600 + 1 in pid 100), gemm, softmax, vecAdd, func 0xccc0 */
+		CHECK_EQ_U64(d->nkernels, 5);
+		CHECK_EQ_U64(d->ncommon, 5);
+		for (size_t i = 0; i < d->nkernels; i++)
+			CHECK(d->kernels[i].delta == 0 && d->kernels[i].count[0] > 0);
+		CHECK_EQ_U64(kernel(d, "scale_bias", 0)->count[0], 601);
+		for (size_t i = 0; i < d->nmetrics; i++)
+			CHECK(isnan(d->metrics[i].v[0]) || d->metrics[i].delta == 0);
+		CHECK(metric_v(d, "transfer", "H2D bytes", 1) == 12 * 4194304.0);
+		CHECK(metric_v(d, "losses", "lost events", 0) == 17);
+		CHECK_STR(d->summary[0], "no differences in what was recorded");
+		CHECK(summary_has(d, "BASE lost 17 events"));
+	}
+	gr_diff_free(d);
+	gr_model_free(m);
+}
+
+static void test_format(void)
+{
+	char buf[32];
+
+	gr_diff_format(buf, sizeof(buf), "ns", 1500);
+	CHECK_STR(buf, "1.5 us");
+	gr_diff_format(buf, sizeof(buf), "ns", 2.5e6);
+	CHECK_STR(buf, "2.500 ms");
+	gr_diff_format(buf, sizeof(buf), "B", 16777216);
+	CHECK_STR(buf, "16.0 MiB");
+	gr_diff_format(buf, sizeof(buf), "", 5);
+	CHECK_STR(buf, "5");
+	gr_diff_format(buf, sizeof(buf), "", 2.5);
+	CHECK_STR(buf, "2.50");
+	gr_diff_format(buf, sizeof(buf), "", NAN);
+	CHECK_STR(buf, "-");
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir)) {
+		printf("not ok - mkdtemp\n");
+		return 1;
+	}
+	RUN_TEST(test_format);
+	RUN_TEST(test_two_sizes);
+	RUN_TEST(test_self_all_zero);
+	RUN_TEST(test_self_standard);
+	RUN_TEST(test_fused_twin);
+	RUN_TEST(test_tolerance);
+	RUN_TEST(test_key_grid);
+	RUN_TEST(test_transfers_and_losses);
+	{
+		char cmd[300];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		if (system(cmd))
+			printf("# could not remove %s\n", dir);
+	}
+	TEST_EXIT();
+}
