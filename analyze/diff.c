@@ -232,7 +232,8 @@ static int match_kernels(struct ctx *c, unsigned key)
 		d->nremoved += k->status == GR_DIFF_REMOVED;
 	}
 	qsort(d->kernels, d->nkernels, sizeof(*d->kernels), cmp_impact);
-	d->comparable = d->ncommon > 0;
+	/* two traces without launches have nothing to compare kernel by kernel, and no conflict */
+	d->comparable = d->ncommon > 0 || d->nkernels == 0;
 	err = 0;
 out:
 	free(r[0]);

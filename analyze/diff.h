@@ -73,7 +73,7 @@ struct gr_diff_fusion {
 struct gr_diff {
 	unsigned key; /* opts.key */
 	double tolerance;
-	int comparable;			  /* at least one kernel in common */
+	int comparable;			  /* a kernel in common, or no launch in either trace */
 	size_t ncommon, nadded, nremoved; /* kernel rows of each status */
 	struct gr_diff_kernel *kernels;	  /* common (by impact), then added, then removed */
 	size_t nkernels;

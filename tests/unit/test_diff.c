@@ -431,6 +431,39 @@ static void test_self_standard(void)
 	gr_model_free(m);
 }
 
+/* Traces without launches: nothing to match, nothing to crash on. */
+static void test_empty(void)
+{
+	static const struct run none = {.steps = 0};
+	struct gr_model *m[2];
+	struct gr_diff *d = diff_runs(&none, &none, NULL, m);
+
+	if (d) {
+		CHECK(d->comparable);
+		CHECK_EQ_U64(d->nkernels, 0);
+		CHECK_EQ_U64(d->nfusion, 0);
+		CHECK(!d->iter_found[0] && !d->iter_found[1]);
+		CHECK(!gr_diff_metric(d, "iteration", "launches per iteration"));
+		CHECK(metric_v(d, "run", "launches", 0) == 0);
+		CHECK(d->nsummary >= 1 &&
+		      !strcmp(d->summary[0], "no differences in what was recorded"));
+	}
+	done(d, m);
+	/* against a loop: everything added */
+	d = diff_runs(&none, &chain, NULL, m);
+	if (d) {
+		CHECK(!d->comparable);
+		CHECK_EQ_U64(d->nadded, 5);
+		CHECK(d->iter_found[1] && !d->iter_found[0]);
+		CHECK(isnan(metric_v(d, "iteration", "launches per iteration", 0)));
+		CHECK(metric_v(d, "iteration", "launches per iteration", 1) == 5);
+		CHECK(summary_has(
+		    d, "an iteration was detected only in NEW (5 launches per iteration)"));
+		CHECK(summary_has(d, "new fusion candidate bias_add..dropout_mask (5 kernels)"));
+	}
+	done(d, m);
+}
+
 static void test_format(void)
 {
 	char buf[32];
@@ -463,6 +496,7 @@ int main(void)
 	RUN_TEST(test_tolerance);
 	RUN_TEST(test_key_grid);
 	RUN_TEST(test_transfers_and_losses);
+	RUN_TEST(test_empty);
 	{
 		char cmd[300];
 
