@@ -401,6 +401,9 @@ static void cpu(struct gr_json *j, const struct gr_report *r, unsigned top)
 		gr_json_kv_u64(j, "involuntary", t->involuntary);
 		gr_json_kv_u64(j, "voluntary", t->voluntary);
 		gr_json_kv_double(j, "starved_share", t->starved_share);
+		gr_json_kv_u64(j, "active_ns", t->active_ns);
+		gr_json_kv_u64(j, "active_wait_ns", t->active_wait_ns);
+		gr_json_kv_double(j, "active_share", t->active_share);
 		gr_json_kv_u64(j, "gaps", t->gaps);
 		gr_json_kv_u64(j, "starved_gaps", t->starved_gaps);
 		gr_json_kv_u64(j, "starved_gap_ns", t->starved_gap_ns);
