@@ -235,6 +235,9 @@ static int api_begin(struct ex *x, unsigned kind, const char *cat, uint32_t thre
 	if (!x->emit) {
 		x->thread_use[thread] |= 1;
 		x->proc_use[t->process] = 1;
+		x->st.api_slices[kind]++;
+		x->st.api_total++;
+		x->st.events++;
 		return 0;
 	}
 	event_begin(x, "X", gr_api_name(api), cat, t->pid, t->tid);
@@ -308,8 +311,12 @@ static void write_launches(struct ex *x)
 		if (!api_begin(x, GR_K_LAUNCH, "launch", l[i].thread, l[i].api, l[i].ts,
 			       l[i].dur)) {
 			if (!x->emit && x->thread_ok[l[i].thread] &&
-			    in_window(x, l[i].ts, l[i].dur))
+			    in_window(x, l[i].ts, l[i].dur)) {
 				x->stream_use[l[i].stream] = 1;
+				x->st.launch_instants++;
+				x->st.flows += !x->o->no_flows;
+				x->st.events += x->o->no_flows ? 1 : 3;
+			}
 			continue;
 		}
 		gr_json_kv_str(&x->j, "kernel", k[l[i].kernel].name);
@@ -473,6 +480,8 @@ static void state_close(struct ex *x, size_t t, uint64_t ts)
 	if (!x->emit) {
 		x->thread_use[t] |= 2;
 		x->proc_use[th->process] = 1;
+		x->st.sched_slices++;
+		x->st.events++;
 		return;
 	}
 	event_begin(x, "X", state_name(s->state), "sched", th->pid, sched_tid(t));
@@ -614,6 +623,8 @@ static void write_procs(struct ex *x)
 			for (size_t k = 0; k < x->nprocs; k++)
 				if (x->procs[k].pid == p[i].pid)
 					x->proc_use[k] = 1;
+			x->st.proc_instants++;
+			x->st.events++;
 			continue;
 		}
 		event_begin(x, "i", name, "process", p[i].pid, p[i].pid);
@@ -675,38 +686,84 @@ static int setup(struct ex *x)
 	return 0;
 }
 
+static void ex_free(struct ex *x)
+{
+	free(x->thread_ok);
+	free(x->thread_use);
+	free(x->stream_use);
+	free(x->proc_use);
+	free(x->ts);
+	free(x->by_tid);
+}
+
+static int ex_init(struct ex *x, const struct gr_model *m, FILE *f, const struct gr_export_opts *o)
+{
+	static const struct gr_export_opts all;
+
+	memset(x, 0, sizeof(*x));
+	x->m = m;
+	x->f = f;
+	x->o = o ? o : &all;
+	gr_model_time_span(m, &x->t0, &x->end);
+	x->lo = x->t0 + x->o->from_ns;
+	x->hi = x->o->has_to && x->t0 + x->o->to_ns >= x->t0 ? x->t0 + x->o->to_ns : UINT64_MAX;
+	x->threads = gr_model_threads(m, &x->nthreads);
+	x->streams = gr_model_streams(m, &x->nstreams);
+	x->procs = gr_model_processes(m, &x->nprocs);
+	return setup(x);
+}
+
+/* The marking pass: which tracks are used, and how many events each sort would have. */
+static void mark(struct ex *x)
+{
+	size_t n;
+	const struct gr_loss *l = gr_model_losses(x->m, &n);
+
+	x->emit = 0;
+	write_launches(x);
+	write_calls(x);
+	write_sched(x);
+	write_procs(x);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t end = l[i].ts_end > l[i].ts ? l[i].ts_end : l[i].ts;
+
+		x->st.loss_instants += in_window(x, l[i].ts, end - l[i].ts);
+	}
+	x->st.events += x->st.loss_instants;
+}
+
+int gr_export_count(const struct gr_model *m, const struct gr_export_opts *o,
+		    struct gr_export_stats *st)
+{
+	struct ex x;
+	int err = ex_init(&x, m, NULL, o);
+
+	if (!err) {
+		mark(&x);
+		*st = x.st;
+	}
+	ex_free(&x);
+	return err;
+}
+
 int gr_export_chrome(const struct gr_model *m, FILE *f, const struct gr_export_opts *o,
 		     struct gr_export_stats *st)
 {
-	static const struct gr_export_opts all;
 	struct ex x;
-	int err;
+	int err = ex_init(&x, m, f, o);
 
-	memset(&x, 0, sizeof(x));
-	x.m = m;
-	x.f = f;
-	x.o = o ? o : &all;
-	gr_model_time_span(m, &x.t0, &x.end);
-	x.lo = x.t0 + x.o->from_ns;
-	x.hi = x.o->has_to && x.t0 + x.o->to_ns >= x.t0 ? x.t0 + x.o->to_ns : UINT64_MAX;
-	x.threads = gr_model_threads(m, &x.nthreads);
-	x.streams = gr_model_streams(m, &x.nstreams);
-	x.procs = gr_model_processes(m, &x.nprocs);
-	err = setup(&x);
 	if (err)
 		goto out;
-
-	/* pass 1 marks the tracks in use, so their names come first; pass 2 writes */
-	for (x.emit = 0; x.emit < 2; x.emit++) {
-		if (x.emit) {
-			write_prologue(&x);
-			write_metadata(&x);
-		}
-		write_launches(&x);
-		write_calls(&x);
-		write_sched(&x);
-		write_procs(&x);
-	}
+	/* the marking pass first, so that the tracks' names come first; then the writing one */
+	mark(&x);
+	memset(&x.st, 0, sizeof(x.st));
+	x.emit = 1;
+	write_prologue(&x);
+	write_metadata(&x);
+	write_launches(&x);
+	write_calls(&x);
+	write_sched(&x);
+	write_procs(&x);
 	write_losses(&x);
 	fputs("\n]}\n", f);
 	err = x.err;
@@ -715,11 +772,6 @@ int gr_export_chrome(const struct gr_model *m, FILE *f, const struct gr_export_o
 	if (st)
 		*st = x.st;
 out:
-	free(x.thread_ok);
-	free(x.thread_use);
-	free(x.stream_use);
-	free(x.proc_use);
-	free(x.ts);
-	free(x.by_tid);
+	ex_free(&x);
 	return err;
 }

@@ -59,4 +59,11 @@ struct gr_export_stats {
 int gr_export_chrome(const struct gr_model *m, FILE *f, const struct gr_export_opts *o,
 		     struct gr_export_stats *st);
 
+/*
+ * What gr_export_chrome() would write with @o, counted without formatting anything (metadata
+ * events are not counted): a cheap size estimate before a long write. Returns 0 or -ENOMEM.
+ */
+int gr_export_count(const struct gr_model *m, const struct gr_export_opts *o,
+		    struct gr_export_stats *st);
+
 #endif

@@ -15,8 +15,12 @@
 #include "model.h"
 
 /* Browsers fail or crawl on JSON traces past a few hundred MB (one JS string, a V8 heap). */
-#define WARN_MB	 256
-#define MAX_PIDS 64
+#define WARN_MB 256
+/* Above this many times the limit (estimated before writing) export refuses without --force:
+ * such a file takes minutes to write and no browser opens it. */
+#define REFUSE_FACTOR 4
+#define EVENT_BYTES   190 /* average bytes of one event line, measured on launch-heavy traces */
+#define MAX_PIDS      64
 
 static void usage(FILE *f)
 {
@@ -30,9 +34,11 @@ static void usage(FILE *f)
 		"                 TIME is seconds, or a number with ns, us, ms or s\n"
 		"  --pid PIDS     only these processes (comma-separated)\n"
 		"  --no-flows     no flow arrows from launches to their stream's track\n"
-		"  --warn-mb N    warn when the output is over N MiB (default %d)\n"
+		"  --warn-mb N    warn when the output is over N MiB (default %d); when it\n"
+		"                 would be over %d times that, stop before writing\n"
+		"  --force        write it anyway\n"
 		"Open the output in ui.perfetto.dev or chrome://tracing.\n",
-		WARN_MB);
+		WARN_MB, REFUSE_FACTOR);
 }
 
 /* "1.5", "1.5s", "200ms", "30us", "100ns" -> ns; -EINVAL when malformed or negative. */
@@ -122,7 +128,7 @@ static void summary(FILE *f, const char *out, const struct gr_export_stats *st, 
 
 /* The advice when the output is too big: a window that would fit, and the busiest pids. */
 static void too_large(const struct gr_model *m, const char *out, long long bytes, uint64_t limit,
-		      const struct gr_export_opts *o)
+		      const struct gr_export_opts *o, int estimate)
 {
 	uint64_t first, last, span, win_ns, fit_ns;
 	size_t nl, nt, np;
@@ -136,14 +142,21 @@ static void too_large(const struct gr_model *m, const char *out, long long bytes
 	win_ns = (o->has_to && o->to_ns < span ? o->to_ns : span);
 	win_ns = win_ns > o->from_ns ? win_ns - o->from_ns : 0;
 	fit_ns = (uint64_t)((double)win_ns * (double)(limit / 2) / (double)bytes);
+	if (estimate)
+		fprintf(stderr,
+			"gpurec export: %s would be about %.3g MB: no browser opens a JSON trace "
+			"that large; not written (--force writes it anyway)\n",
+			out, (double)bytes / 1e6);
+	else
+		fprintf(stderr,
+			"gpurec export: warning: %s is %.1f MB: browsers fail or crawl on JSON "
+			"traces over a few hundred MB\n",
+			out, (double)bytes / 1e6);
 	fprintf(stderr,
-		"gpurec export: warning: %s is %.1f MB: browsers fail or crawl on JSON traces "
-		"over a few hundred MB\n"
 		"  narrow it with --from/--to: the recording spans %.6g s; a window of %.3g s, "
 		"e.g. --from %.6g --to %.6g, would be about %.3g MB\n",
-		out, (double)bytes / 1e6, (double)span / 1e9, (double)fit_ns / 1e9,
-		(double)o->from_ns / 1e9, (double)(o->from_ns + fit_ns) / 1e9,
-		(double)(limit / 2) / 1e6);
+		(double)span / 1e9, (double)fit_ns / 1e9, (double)o->from_ns / 1e9,
+		(double)(o->from_ns + fit_ns) / 1e9, (double)(limit / 2) / 1e6);
 	if (per && np > 1) {
 		for (size_t i = 0; i < nl; i++)
 			per[t[l[i].thread].process]++;
@@ -171,7 +184,7 @@ int cmd_export(int argc, char **argv)
 	FILE *f = NULL;
 	long long bytes = -1;
 	uint64_t warn_bytes = (uint64_t)WARN_MB << 20;
-	int err, ret = 1, to_stdout;
+	int err, ret = 1, to_stdout, force = 0;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -199,6 +212,8 @@ int cmd_export(int argc, char **argv)
 			if (end == argv[i] || *end || !(v > 0) || v > 1e9)
 				goto bad_value;
 			warn_bytes = (uint64_t)(v * 1048576);
+		} else if (!strcmp(a, "--force")) {
+			force = 1;
 		} else if (!strcmp(a, "--no-flows")) {
 			o.no_flows = 1;
 		} else if (!strcmp(a, "-i") && has_val && !path) {
@@ -242,6 +257,17 @@ int cmd_export(int argc, char **argv)
 			diag.reason[0] ? diag.reason : gr_strerror(err), diag.offset);
 		goto out;
 	}
+	if (!force) {
+		err = gr_export_count(m, &o, &st);
+		if (err) {
+			fprintf(stderr, "gpurec export: %s\n", gr_strerror(err));
+			goto out;
+		}
+		if ((double)st.events * EVENT_BYTES > (double)REFUSE_FACTOR * (double)warn_bytes) {
+			too_large(m, out, (long long)(st.events * EVENT_BYTES), warn_bytes, &o, 1);
+			goto out;
+		}
+	}
 	f = to_stdout ? stdout : fopen(out, "w");
 	if (!f) {
 		fprintf(stderr, "gpurec export: %s: %s\n", out, strerror(errno));
@@ -261,7 +287,7 @@ int cmd_export(int argc, char **argv)
 	}
 	summary(to_stdout ? stderr : stdout, to_stdout ? "standard output" : out, &st, bytes);
 	if (bytes > (long long)warn_bytes)
-		too_large(m, out, bytes, warn_bytes, &o);
+		too_large(m, out, bytes, warn_bytes, &o, 0);
 	ret = 0;
 out:
 	if (f && f != stdout)

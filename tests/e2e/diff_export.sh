@@ -64,12 +64,20 @@ check "export --to before --from: usage error" 2 $?
 
 grep -q "warning" "$TMP/export.out" && not_ok "export warned about a small file" ||
 	ok "export: no size warning for a small file"
-"$GPUREC" export "$TMP/c50.trc" -o "$TMP/w.json" --warn-mb 0.05 >/dev/null 2>"$TMP/warn.err"
-check "export --warn-mb 0.05 still writes (exit 0)" 0 $?
+"$GPUREC" export "$TMP/c50.trc" -o "$TMP/w.json" --warn-mb 0.1 >/dev/null 2>"$TMP/warn.err"
+check "export over --warn-mb 0.1 still writes (exit 0)" 0 $?
 grep -q "^gpurec export: warning: $TMP/w.json is 0\.[0-9] MB" "$TMP/warn.err" &&
 	grep -q "narrow it with --from/--to: .* e\.g\. --from 0 --to " "$TMP/warn.err" &&
 	ok "export over the size limit: warns and says how to narrow it" ||
 	not_ok "export size warning: $(cat "$TMP/warn.err")"
+rm -f "$TMP/w.json"
+"$GPUREC" export "$TMP/c50.trc" -o "$TMP/w.json" --warn-mb 0.01 >/dev/null 2>"$TMP/warn.err"
+check "export over 4 x --warn-mb: refuses before writing (exit 1)" "1 no" \
+	"$? $([ -e "$TMP/w.json" ] && echo yes || echo no)"
+grep -q "not written (--force writes it anyway)" "$TMP/warn.err" &&
+	ok "export refusal says why and what to do" || not_ok "refusal: $(cat "$TMP/warn.err")"
+"$GPUREC" export "$TMP/c50.trc" -o "$TMP/w.json" --warn-mb 0.01 --force >/dev/null 2>&1
+check "export --force writes it anyway" "0 yes" "$? $([ -s "$TMP/w.json" ] && echo yes)"
 
 # Chrome DevTools' own trace loader, from npm, run offline once installed
 VIEWER=$O/viewer

@@ -158,6 +158,18 @@ static void test_every_call_once(void)
 		     1);
 	CHECK_EQ_U64(count_lines(s, "\"cat\": \"process\"", "\"name\": \"exit 1\"", NULL), 1);
 	CHECK_EQ_U64(count_lines(s, "\"ph\": ", NULL), st.events);
+	{
+		struct gr_export_stats est;
+
+		/* the cheap count agrees with what was written, metadata aside */
+		CHECK(gr_export_count(m, NULL, &est) == 0);
+		CHECK_EQ_U64(est.events, st.events - st.metadata);
+		CHECK_EQ_U64(est.api_total, st.api_total);
+		CHECK_EQ_U64(est.flows, st.flows);
+		CHECK_EQ_U64(est.sched_slices, st.sched_slices);
+		CHECK_EQ_U64(est.loss_instants, 1);
+		CHECK_EQ_U64(est.proc_instants, st.proc_instants);
+	}
 	free(s);
 	gr_model_free(m);
 }
@@ -189,6 +201,12 @@ static void test_window_and_pid(void)
 	s = export_str(m, &o, &st);
 	CHECK(s != NULL);
 	CHECK_EQ_U64(st.api_total, 7);
+	{
+		struct gr_export_stats est;
+
+		CHECK(gr_export_count(m, &o, &est) == 0);
+		CHECK_EQ_U64(est.events, st.events - st.metadata);
+	}
 	CHECK_EQ_U64(st.flows, 0);
 	CHECK_EQ_U64(count_lines(s, "\"ph\": \"s\"", NULL), 0);
 	CHECK_EQ_U64(count_lines(s, "\"pid\": 100,", NULL), 0);
