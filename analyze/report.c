@@ -130,25 +130,102 @@ static void select_u32(uint32_t *v, ptrdiff_t lo, ptrdiff_t hi, ptrdiff_t k)
 	}
 }
 
+/* The km-th and kp-th smallest (km <= kp) of @v by two counting passes over 16-bit digits:
+ * linear and cache-friendly for the millions of gaps a big trace has. Gaps cluster in a few
+ * buckets, so the first pass counts into 4 interleaved tables to keep increments of one bucket
+ * from waiting on each other. */
+static int radix_select(const uint32_t *v, size_t n, size_t km, size_t kp, uint32_t *vm,
+			uint32_t *vp)
+{
+	const size_t B = 1u << 16;
+	uint32_t *hi = calloc(6 * B, sizeof(*hi)), *lo_m, *lo_p, bm = 0, bp = 0;
+	size_t acc = 0, rm = km, rp = kp, i = 0;
+	int found_m = 0;
+
+	*vm = *vp = 0;
+	if (!hi)
+		return -ENOMEM;
+	lo_m = hi + 4 * B;
+	lo_p = lo_m + B;
+	for (; i + 4 <= n; i += 4) {
+		hi[v[i] >> 16]++;
+		hi[B + (v[i + 1] >> 16)]++;
+		hi[2 * B + (v[i + 2] >> 16)]++;
+		hi[3 * B + (v[i + 3] >> 16)]++;
+	}
+	for (; i < n; i++)
+		hi[v[i] >> 16]++;
+	for (uint32_t b = 0; b < B; b++) {
+		size_t c = (size_t)hi[b] + hi[B + b] + hi[2 * B + b] + hi[3 * B + b];
+
+		if (!found_m && acc + c > km) {
+			bm = b;
+			rm = km - acc;
+			found_m = 1;
+		}
+		if (acc + c > kp) {
+			bp = b;
+			rp = kp - acc;
+			break;
+		}
+		acc += c;
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t h = v[i] >> 16;
+
+		if (h == bm)
+			lo_m[v[i] & 0xffff]++;
+		if (h == bp)
+			lo_p[v[i] & 0xffff]++;
+	}
+	acc = 0;
+	for (uint32_t b = 0; b < B; b++) {
+		if (acc + lo_m[b] > rm) {
+			*vm = bm << 16 | b;
+			break;
+		}
+		acc += lo_m[b];
+	}
+	acc = 0;
+	for (uint32_t b = 0; b < B; b++) {
+		if (acc + lo_p[b] > rp) {
+			*vp = bp << 16 | b;
+			break;
+		}
+		acc += lo_p[b];
+	}
+	free(hi);
+	return 0;
+}
+
 void rp_dist_u32(struct gr_dist *d, uint32_t *v, size_t n)
 {
 	size_t km, kp;
+	uint32_t vm = 0, vp = 0;
+
+	uint64_t total = 0;
+	uint32_t mn = UINT32_MAX, mx = 0;
 
 	memset(d, 0, sizeof(*d));
 	if (!n)
 		return;
-	d->count = n;
-	d->min = UINT64_MAX;
 	for (size_t i = 0; i < n; i++) {
-		d->total += v[i];
-		if (v[i] < d->min)
-			d->min = v[i];
-		if (v[i] > d->max)
-			d->max = v[i];
+		total += v[i];
+		mn = v[i] < mn ? v[i] : mn;
+		mx = v[i] > mx ? v[i] : mx;
 	}
+	d->count = n;
+	d->total = total;
+	d->min = mn;
+	d->max = mx;
 	/* nearest rank: the q-quantile is the ceil(q n)-th smallest */
 	km = (n + 1) / 2 - 1;
 	kp = (99 * n + 99) / 100 - 1;
+	if (n >= (1u << 16) && !radix_select(v, n, km, kp, &vm, &vp)) {
+		d->median = vm;
+		d->p99 = vp;
+		return;
+	}
 	select_u32(v, 0, (ptrdiff_t)n - 1, (ptrdiff_t)km);
 	d->median = v[km];
 	if (kp > km)
@@ -327,29 +404,76 @@ static int kc_intern(struct kc_map *h, uint64_t key, uint32_t *id)
 	return 0;
 }
 
+static uint32_t thread_of(const struct rp_ctx *x, unsigned kind, size_t i);
+
+/* Launch counts and first/last launch per thread and stream, the (kernel name, config) pairs,
+ * and each thread's first API call and last return over every kind of call. */
 static int prepass(struct rp_ctx *x)
 {
 	struct kc_map h = {0};
-	uint64_t last_key = UINT64_MAX, best = 0;
+	uint64_t last_key = UINT64_MAX, best = 0, *kc_count = NULL;
+	size_t kc_cap = 0;
 	uint32_t last_id = 0;
+	size_t n[RP_NCALLS] = {x->nl, x->nc, x->nms, x->nsy, x->ng, x->nal, x->nfr};
 	int err = -ENOMEM;
 
-	x->thread_launches = calloc(x->nth + 1, sizeof(*x->thread_launches));
+	x->thr = calloc(x->nth + 1, sizeof(*x->thr));
+	x->strm = calloc(x->nstreams + 1, sizeof(*x->strm));
 	x->kc_of = malloc((x->nl + 1) * sizeof(*x->kc_of));
-	if (!x->thread_launches || !x->kc_of)
+	if (!x->thr || !x->strm || !x->kc_of)
 		goto out;
+	for (size_t t = 0; t <= x->nth; t++)
+		x->thr[t].first = UINT64_MAX;
 	for (size_t i = 0; i < x->nl; i++) {
 		const struct gr_launch *l = &x->l[i];
+		struct rp_thread *t = &x->thr[l->thread];
+		struct rp_stream *s = &x->strm[l->stream];
 		uint64_t key = (uint64_t)x->k[l->kernel].name_id << 32 | l->config;
 
-		x->thread_launches[l->thread]++;
+		if (!t->launches++)
+			t->first_launch = l->ts;
+		t->last_launch = l->ts;
+		if (l->ts + l->dur > t->last)
+			t->last = l->ts + l->dur;
+		if (!s->launches++)
+			s->first_launch = l->ts;
+		s->last_launch = l->ts;
+		x->nmeasured += l->dur > 0;
 		if (key != last_key) {
 			if (kc_intern(&h, key, &last_id))
 				goto out;
 			last_key = key;
+			if (last_id >= kc_cap) {
+				size_t ncap = kc_cap ? kc_cap * 2 : 64;
+				uint64_t *v = realloc(kc_count, ncap * sizeof(*v));
+
+				if (!v)
+					goto out;
+				memset(v + kc_cap, 0, (ncap - kc_cap) * sizeof(*v));
+				kc_count = v;
+				kc_cap = ncap;
+			}
 		}
+		kc_count[last_id]++;
 		x->kc_of[i] = last_id;
 	}
+	for (size_t t = 0; t < x->nth; t++)
+		if (x->thr[t].launches) {
+			x->thr[t].first = x->thr[t].first_launch;
+			x->thr[t].cuda = 1;
+		}
+	for (unsigned k = RP_COPY; k < RP_NCALLS; k++)
+		for (size_t i = 0; i < n[k]; i++) {
+			struct rp_thread *t = &x->thr[thread_of(x, k, i)];
+			uint64_t ts = rp_call_ts(x, k, (uint32_t)i),
+				 end = rp_call_end(x, k, (uint32_t)i);
+
+			t->cuda = 1;
+			if (ts < t->first)
+				t->first = ts;
+			if (end > t->last)
+				t->last = end;
+		}
 	x->nkc = h.len;
 	x->kc_key = malloc((h.len + 1) * sizeof(*x->kc_key));
 	if (!x->kc_key)
@@ -357,14 +481,17 @@ static int prepass(struct rp_ctx *x)
 	for (uint32_t i = 0; i < h.cap; i++)
 		if (h.keys[i])
 			x->kc_key[h.ids[i]] = h.keys[i] - 1;
+	x->kc_count = kc_count;
+	kc_count = NULL;
 	x->main_thread = UINT32_MAX;
 	for (size_t t = 0; t < x->nth; t++)
-		if (x->thread_launches[t] > best) {
-			best = x->thread_launches[t];
+		if (x->thr[t].launches > best) {
+			best = x->thr[t].launches;
 			x->main_thread = (uint32_t)t;
 		}
 	err = 0;
 out:
+	free(kc_count);
 	free(h.keys);
 	free(h.ids);
 	return err;
@@ -419,6 +546,15 @@ static uint32_t thread_of(const struct rp_ctx *x, unsigned kind, size_t i)
 	}
 }
 
+static unsigned gap_bucket(uint64_t gap)
+{
+	unsigned b = 0;
+
+	while (b < GR_REPORT_GAP_BUCKETS - 1 && gap >= gr_report_gap_edges[b])
+		b++;
+	return b;
+}
+
 static int sequence_pass(struct rp_ctx *x)
 {
 	size_t n[RP_NCALLS] = {x->nl, x->nc, x->nms, x->nsy, x->ng, x->nal, x->nfr};
@@ -433,24 +569,19 @@ static int sequence_pass(struct rp_ctx *x)
 	x->gaps = malloc((x->nl + 1) * sizeof(*x->gaps));
 	x->cost = malloc((x->nl + 1) * sizeof(*x->cost));
 	x->copy_next = malloc((x->nc + 1) * sizeof(*x->copy_next));
-	x->cuda_thread = calloc(x->nth + 1, 1);
-	x->thread_first = malloc((x->nth + 1) * sizeof(uint64_t));
-	x->thread_last = calloc(x->nth + 1, sizeof(uint64_t));
 	cursor = calloc(x->nth + 1, sizeof(*cursor));
 	last_launch = malloc((x->nth + 1) * sizeof(*last_launch));
 	pending = malloc((x->nth + 1) * sizeof(*pending));
 	pending_copy = calloc(x->nth + 1, sizeof(*pending_copy));
 	broke = calloc(x->nth + 1, 1);
-	if (!x->lflags || !x->gap_off || !x->gaps || !x->cost || !x->copy_next || !x->cuda_thread ||
-	    !x->thread_first || !x->thread_last || !cursor || !last_launch || !pending ||
-	    !pending_copy || !broke)
+	if (!x->lflags || !x->gap_off || !x->gaps || !x->cost || !x->copy_next || !cursor ||
+	    !last_launch || !pending || !pending_copy || !broke)
 		goto out;
-	ntok_cap = x->main_thread < x->nth ? x->thread_launches[x->main_thread] : 0;
+	ntok_cap = x->main_thread < x->nth ? x->thr[x->main_thread].launches : 0;
 	ntok_cap += x->nc + x->nms + x->nsy + 1;
 	x->tok = malloc(ntok_cap * sizeof(*x->tok));
-	x->tok_kind = malloc(ntok_cap);
-	x->tok_idx = malloc(ntok_cap * sizeof(*x->tok_idx));
-	if (!x->tok || !x->tok_kind || !x->tok_idx)
+	x->tok_ref = malloc(ntok_cap * sizeof(*x->tok_ref));
+	if (!x->tok || !x->tok_ref)
 		goto out;
 	x->ntokids = x->nkc + 1096;
 
@@ -458,13 +589,12 @@ static int sequence_pass(struct rp_ctx *x)
 	for (size_t t = 0, at = 0; t <= x->nth; t++) {
 		x->gap_off[t] = at;
 		cursor[t] = at;
-		if (t < x->nth && x->thread_launches[t])
-			at += x->thread_launches[t] - 1;
+		if (t < x->nth && x->thr[t].launches)
+			at += x->thr[t].launches - 1;
 	}
 	for (size_t t = 0; t <= x->nth; t++) {
 		last_launch[t] = UINT64_MAX;
 		pending[t] = UINT64_MAX;
-		x->thread_first[t] = UINT64_MAX;
 	}
 	for (size_t i = 0; i < x->nc; i++)
 		x->copy_next[i].kind = RP_NCALLS;
@@ -490,11 +620,6 @@ static int sequence_pass(struct rp_ctx *x)
 			const struct gr_launch *l = &x->l[i];
 			uint32_t t = l->thread;
 
-			if (x->thread_first[t] == UINT64_MAX)
-				x->thread_first[t] = l->ts;
-			if (l->ts + l->dur > x->thread_last[t])
-				x->thread_last[t] = l->ts + l->dur;
-			x->cuda_thread[t] = 1;
 			if (pending[t] != UINT64_MAX)
 				x->cost[x->ncost++] = rp_sat32(l->ts - pending[t]);
 			pending[t] = l->ts;
@@ -505,13 +630,18 @@ static int sequence_pass(struct rp_ctx *x)
 			}
 			x->lflags[i] = broke[t] ? RP_L_BREAK : 0;
 			broke[t] = 0;
-			if (last_launch[t] != UINT64_MAX)
-				x->gaps[cursor[t]++] = rp_sat32(l->ts - last_launch[t]);
+			if (last_launch[t] != UINT64_MAX) {
+				uint64_t gap = l->ts - last_launch[t];
+
+				x->gaps[cursor[t]++] = rp_sat32(gap);
+				x->thr[t].gap_hist[gap_bucket(gap)]++;
+				if (x->cpu_has_waits && x->cpu_has_waits[t])
+					rp_cpu_gap(x, t, last_launch[t], l->ts);
+			}
 			last_launch[t] = l->ts;
 			if (t == x->main_thread) {
 				x->tok[x->ntok] = x->kc_of[i];
-				x->tok_kind[x->ntok] = RP_LAUNCH;
-				x->tok_idx[x->ntok++] = (uint32_t)i;
+				x->tok_ref[x->ntok++] = (uint32_t)i; /* RP_LAUNCH is 0 */
 			}
 		}
 		if (okind == RP_NCALLS)
@@ -519,17 +649,11 @@ static int sequence_pass(struct rp_ctx *x)
 		{
 			uint32_t i = (uint32_t)pos[okind]++;
 			uint32_t t = thread_of(x, okind, i);
-			uint64_t ts = other, end = rp_call_end(x, okind, i);
 
 			if (t >= x->nth)
 				continue;
-			if (x->thread_first[t] == UINT64_MAX)
-				x->thread_first[t] = ts;
-			if (end > x->thread_last[t])
-				x->thread_last[t] = end;
-			x->cuda_thread[t] = 1;
 			if (pending[t] != UINT64_MAX) {
-				x->cost[x->ncost++] = rp_sat32(ts - pending[t]);
+				x->cost[x->ncost++] = rp_sat32(other - pending[t]);
 				pending[t] = UINT64_MAX;
 			}
 			if (pending_copy[t]) {
@@ -543,8 +667,7 @@ static int sequence_pass(struct rp_ctx *x)
 				broke[t] = 1;
 			if (t == x->main_thread && okind <= RP_SYNC) {
 				x->tok[x->ntok] = token_of(x, okind, i);
-				x->tok_kind[x->ntok] = (uint8_t)okind;
-				x->tok_idx[x->ntok++] = i;
+				x->tok_ref[x->ntok++] = (uint32_t)okind << RP_REF_BITS | i;
 			}
 		}
 	}
@@ -562,20 +685,19 @@ out:
 
 static void ctx_free(struct rp_ctx *x)
 {
-	free(x->thread_launches);
+	rp_cpu_free(x);
+	free(x->thr);
+	free(x->strm);
 	free(x->kc_of);
 	free(x->kc_key);
+	free(x->kc_count);
 	free(x->lflags);
 	free(x->gaps);
 	free(x->gap_off);
 	free(x->cost);
 	free(x->copy_next);
-	free(x->cuda_thread);
-	free(x->thread_first);
-	free(x->thread_last);
 	free(x->tok);
-	free(x->tok_kind);
-	free(x->tok_idx);
+	free(x->tok_ref);
 	if (x->stack_fn) {
 		for (size_t i = 0; i < x->nst; i++)
 			free(x->stack_fn[i]);
@@ -633,8 +755,17 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 	x.cfg = gr_model_configs(m, &x.ncfg);
 	x.th = gr_model_threads(m, &x.nth);
 	x.st = gr_model_stacks(m, &x.nst);
+	gr_model_streams(m, &x.nstreams);
 
+	/* token references keep the index in 29 bits */
+	if (x.nl >= RP_REF_MAX || x.nc >= RP_REF_MAX || x.nms >= RP_REF_MAX ||
+	    x.nsy >= RP_REF_MAX) {
+		gr_report_free(r);
+		return -E2BIG;
+	}
 	err = prepass(&x);
+	if (!err && (r->sections & GR_REPORT_CPU))
+		err = rp_cpu_timeline(&x);
 	if (!err)
 		err = sequence_pass(&x);
 	/* the launch report and the iteration feed every other section */

@@ -29,10 +29,16 @@ struct cstate {
 	uint64_t since;
 	uint32_t preemptor; /* tid + 1 of the task that preempted it, 0 = none */
 	struct interval *iv;
-	size_t niv, civ;
+	size_t niv, civ, ip; /* ip: the first interval a later launch gap can overlap */
 	struct culprit *cul;
 	size_t ncul, ccul;
 	struct gr_report_cpu_thread out;
+};
+
+struct rp_cpu_state {
+	struct cstate *cs; /* one per CUDA-calling thread, in model thread order */
+	size_t n;
+	uint32_t *slot; /* model thread -> cs index */
 };
 
 /* tid -> CUDA thread index, open addressing */
@@ -206,7 +212,7 @@ static int on_event(struct rp_ctx *x, struct cstate *s, const struct gr_sched *e
  * recorder attaching its probes) is not GPU feed. */
 static void active_window(struct rp_ctx *x, struct cstate *s)
 {
-	uint64_t lo = x->thread_first[s->out.thread], hi = x->thread_last[s->out.thread];
+	uint64_t lo = x->thr[s->out.thread].first, hi = x->thr[s->out.thread].last;
 
 	if (hi <= lo)
 		return;
@@ -239,42 +245,27 @@ static int cmp_culprit(const void *a, const void *b)
 	return strcmp(x->comm, y->comm);
 }
 
-/* Runnable-wait time inside each thread's inter-launch gaps. */
-static void launch_gaps(struct rp_ctx *x, struct cstate *cs, const uint32_t *slot)
+/* A launch gap [from, to) of @thread: the runnable wait inside it (launches come in time order,
+ * so each thread's cursor only moves forward). */
+void rp_cpu_gap(struct rp_ctx *x, uint32_t thread, uint64_t from, uint64_t to)
 {
-	size_t *ip = calloc(x->nth + 1, sizeof(*ip));
-	uint64_t *last = malloc((x->nth + 1) * sizeof(*last));
+	struct cstate *s = &x->cpu->cs[x->cpu->slot[thread]];
+	uint64_t over = 0;
 
-	if (!ip || !last)
-		goto out;
-	for (size_t t = 0; t <= x->nth; t++)
-		last[t] = UINT64_MAX;
-	for (size_t i = 0; i < x->nl; i++) {
-		uint32_t t = x->l[i].thread;
-		struct cstate *s = &cs[slot[t]];
-		uint64_t a = last[t], b = x->l[i].ts, over = 0;
+	s->out.gaps++;
+	while (s->ip < s->niv && s->iv[s->ip].end <= from)
+		s->ip++;
+	for (size_t j = s->ip; j < s->niv && s->iv[j].start < to; j++) {
+		uint64_t lo = s->iv[j].start > from ? s->iv[j].start : from;
+		uint64_t hi = s->iv[j].end < to ? s->iv[j].end : to;
 
-		last[t] = b;
-		if (a == UINT64_MAX)
-			continue;
-		s->out.gaps++;
-		while (ip[t] < s->niv && s->iv[ip[t]].end <= a)
-			ip[t]++;
-		for (size_t j = ip[t]; j < s->niv && s->iv[j].start < b; j++) {
-			uint64_t lo = s->iv[j].start > a ? s->iv[j].start : a;
-			uint64_t hi = s->iv[j].end < b ? s->iv[j].end : b;
-
-			if (hi > lo)
-				over += hi - lo;
-		}
-		if (over) {
-			s->out.starved_gaps++;
-			s->out.starved_gap_ns += over;
-		}
+		if (hi > lo)
+			over += hi - lo;
 	}
-out:
-	free(ip);
-	free(last);
+	if (over) {
+		s->out.starved_gaps++;
+		s->out.starved_gap_ns += over;
+	}
 }
 
 static int verdict(struct rp_ctx *x)
@@ -322,47 +313,65 @@ static int verdict(struct rp_ctx *x)
 	    rp_ns(b3, sizeof(b3), w->starved_gap_ns));
 }
 
-int rp_cpu(struct rp_ctx *x)
+void rp_cpu_free(struct rp_ctx *x)
 {
-	struct gr_report_cpu *C = &x->r->cpu;
+	struct rp_cpu_state *c = x->cpu;
+
+	if (c) {
+		for (size_t i = 0; i < c->n; i++) {
+			free(c->cs[i].iv);
+			free(c->cs[i].cul);
+		}
+		free(c->cs);
+		free(c->slot);
+		free(c);
+	}
+	free(x->cpu_has_waits);
+	x->cpu = NULL;
+	x->cpu_has_waits = NULL;
+}
+
+int rp_cpu_timeline(struct rp_ctx *x)
+{
+	struct rp_cpu_state *c = calloc(1, sizeof(*c));
 	size_t nsched, nct = 0;
 	const struct gr_sched *ev = gr_model_scheds(x->m, &nsched);
 	struct tidmap h = {0};
-	struct cstate *cs = NULL;
-	uint32_t *slot = calloc(x->nth + 1, sizeof(*slot)), cap = 16;
+	struct cstate *cs;
+	uint32_t cap = 16;
 	int err = -ENOMEM;
 
-	C->sched_events = nsched;
-	C->has_sched = nsched > 0;
-	if (!slot)
+	x->cpu = c;
+	x->cpu_has_waits = calloc(x->nth + 1, 1);
+	if (!c || !x->cpu_has_waits)
 		goto out;
 	for (size_t t = 0; t < x->nth; t++)
-		nct += x->cuda_thread[t];
+		nct += (size_t)x->thr[t].cuda;
 	while (cap < nct * 2)
 		cap *= 2;
 	h.key = calloc(cap, sizeof(*h.key));
 	h.val = calloc(cap, sizeof(*h.val));
-	cs = calloc(nct + 1, sizeof(*cs));
-	if (!h.key || !h.val || !cs)
+	c->cs = cs = calloc(nct + 1, sizeof(*cs));
+	c->slot = calloc(x->nth + 1, sizeof(*c->slot));
+	if (!h.key || !h.val || !cs || !c->slot)
 		goto out;
 	h.mask = cap - 1;
-	nct = 0;
 	for (size_t t = 0; t < x->nth; t++) {
-		uint32_t s, tid = x->th[t].tid;
+		uint32_t sl, tid = x->th[t].tid;
 
-		if (!x->cuda_thread[t])
+		if (!x->thr[t].cuda)
 			continue;
-		slot[t] = (uint32_t)nct;
-		cs[nct].out.thread = (uint32_t)t;
-		cs[nct].out.pid = x->th[t].pid;
-		cs[nct].out.tid = tid;
-		cs[nct].out.comm = x->th[t].comm;
-		cs[nct].since = x->thread_first[t];
-		s = (tid * 2654435761u) & h.mask;
-		while (h.key[s])
-			s = (s + 1) & h.mask;
-		h.key[s] = tid + 1;
-		h.val[s] = (uint32_t)nct++;
+		c->slot[t] = (uint32_t)c->n;
+		cs[c->n].out.thread = (uint32_t)t;
+		cs[c->n].out.pid = x->th[t].pid;
+		cs[c->n].out.tid = tid;
+		cs[c->n].out.comm = x->th[t].comm;
+		cs[c->n].since = x->thr[t].first;
+		sl = (tid * 2654435761u) & h.mask;
+		while (h.key[sl])
+			sl = (sl + 1) & h.mask;
+		h.key[sl] = tid + 1;
+		h.val[sl] = (uint32_t)c->n++;
 	}
 	for (size_t i = 0; i < nsched; i++) {
 		const struct gr_sched *e = &ev[i];
@@ -386,61 +395,69 @@ int rp_cpu(struct rp_ctx *x)
 		}
 	}
 	/* close each timeline at the thread's last event */
-	for (size_t i = 0; i < nct; i++) {
+	for (size_t i = 0; i < c->n; i++) {
 		struct cstate *s = &cs[i];
-		uint32_t t = s->out.thread;
-		uint64_t first = x->thread_first[t], last = x->thread_last[t];
+		const struct rp_thread *t = &x->thr[s->out.thread];
+		uint64_t last = t->last;
 
 		if (s->seen) {
 			/* a wait cut off by the end of the thread's events: no one to blame */
 			if (s->since > last)
 				last = s->since;
-			if (s->state == ST_RUNNABLE && add_interval(s, s->since, last))
+			if (s->state == ST_RUNNABLE && add_interval(s, s->since, last)) {
+				err = -ENOMEM;
 				goto out;
+			}
 			account(s, last);
 			s->out.lifetime_ns = s->out.oncpu_ns + s->out.runnable_wait_ns +
 					     s->out.blocked_ns + s->out.unknown_ns;
 		} else {
-			s->out.lifetime_ns = last > first ? last - first : 0;
+			s->out.lifetime_ns = last > t->first ? last - t->first : 0;
 			s->out.unknown_ns = s->out.lifetime_ns;
 		}
 		if (s->out.lifetime_ns)
 			s->out.starved_share =
 			    (double)s->out.runnable_wait_ns / (double)s->out.lifetime_ns;
 		active_window(x, s);
+		x->cpu_has_waits[s->out.thread] = s->niv > 0;
 	}
-	launch_gaps(x, cs, slot);
-	C->threads = rp_alloc(x, nct, sizeof(*C->threads));
-	if (!C->threads)
-		goto out;
-	for (size_t i = 0; i < nct; i++) {
-		struct gr_report_cpu_thread *o = &C->threads[i];
+	err = 0;
+out:
+	free(h.key);
+	free(h.val);
+	return err;
+}
 
-		*o = cs[i].out;
-		o->culprits = rp_alloc(x, cs[i].ncul, sizeof(*o->culprits));
+int rp_cpu(struct rp_ctx *x)
+{
+	struct gr_report_cpu *C = &x->r->cpu;
+	const struct rp_cpu_state *c = x->cpu;
+	size_t nsched;
+
+	gr_model_scheds(x->m, &nsched);
+	C->sched_events = nsched;
+	C->has_sched = nsched > 0;
+	C->threads = rp_alloc(x, c->n, sizeof(*C->threads));
+	if (!C->threads)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->n; i++) {
+		struct gr_report_cpu_thread *o = &C->threads[i];
+		const struct cstate *s = &c->cs[i];
+
+		*o = s->out;
+		o->culprits = rp_alloc(x, s->ncul, sizeof(*o->culprits));
 		if (!o->culprits)
-			goto out;
-		for (size_t j = 0; j < cs[i].ncul; j++)
-			if (cs[i].cul[j].ns || cs[i].cul[j].preemptions)
+			return -ENOMEM;
+		for (size_t j = 0; j < s->ncul; j++)
+			if (s->cul[j].ns || s->cul[j].preemptions)
 				o->culprits[o->nculprits++] = (struct gr_report_culprit){
-				    cs[i].cul[j].comm, cs[i].cul[j].ns, cs[i].cul[j].preemptions};
+				    s->cul[j].comm, s->cul[j].ns, s->cul[j].preemptions};
 		qsort(o->culprits, o->nculprits, sizeof(*o->culprits), cmp_culprit);
 		C->starved_gap_ns += o->starved_gap_ns;
 	}
-	C->nthreads = nct;
-	qsort(C->threads, nct, sizeof(*C->threads), cmp_thread);
+	C->nthreads = c->n;
+	qsort(C->threads, c->n, sizeof(*C->threads), cmp_thread);
 	if (x->r->wall_ns)
 		C->gap_share = (double)C->starved_gap_ns / (double)x->r->wall_ns;
-	err = verdict(x);
-out:
-	if (cs)
-		for (size_t i = 0; i < nct; i++) {
-			free(cs[i].iv);
-			free(cs[i].cul);
-		}
-	free(cs);
-	free(h.key);
-	free(h.val);
-	free(slot);
-	return err;
+	return verdict(x);
 }

@@ -42,6 +42,7 @@ struct group {
 
 struct fctx {
 	struct rp_ctx *x;
+	uint32_t *merged;    /* per stack: group index + 1 it was last merged into */
 	struct gr_keymap km; /* (hash, len, pid, salt) -> group */
 	struct group *groups;
 	size_t ngroups, cap;
@@ -74,9 +75,11 @@ static int common_frames(struct fctx *f, struct group *g, uint32_t s)
 	const uint64_t *a, *b;
 	uint32_t na, nb, m = 0;
 
-	if (s == g->last_stack || s >= x->nst || !x->st[s].nframes)
+	if (s == g->last_stack || s >= x->nst || !x->st[s].nframes ||
+	    f->merged[s] == (uint32_t)(g - f->groups) + 1)
 		return 0;
 	g->last_stack = s;
+	f->merged[s] = (uint32_t)(g - f->groups) + 1;
 	if (!g->ref_stack) {
 		g->ref_stack = s;
 		g->common = x->st[s].nframes;
@@ -300,7 +303,8 @@ int rp_fusion(struct rp_ctx *x)
 	F->cost_measured = L->api_measured;
 	gr_keymap_init(&f.km, 4);
 	x->stack_fn = calloc(x->nst + 1, sizeof(*x->stack_fn));
-	if (!ts || !x->stack_fn)
+	f.merged = calloc(x->nst + 1, sizeof(*f.merged));
+	if (!ts || !x->stack_fn || !f.merged)
 		goto out;
 	for (size_t i = 0; i < x->nl; i++) {
 		const struct gr_launch *l = &x->l[i];
@@ -365,6 +369,7 @@ out:
 	for (size_t i = 0; i < f.ngroups; i++)
 		free(f.groups[i].seq);
 	free(f.groups);
+	free(f.merged);
 	gr_keymap_free(&f.km);
 	return err;
 }

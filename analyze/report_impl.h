@@ -44,6 +44,34 @@ struct rp_next {
 	uint32_t idx;
 };
 
+/* A main-thread call in the token arrays: the kind in the top 3 bits, the index below. */
+#define RP_REF_BITS 29
+#define RP_REF_MAX  (1u << RP_REF_BITS)
+static inline unsigned rp_ref_kind(uint32_t ref)
+{
+	return ref >> RP_REF_BITS;
+}
+static inline uint32_t rp_ref_idx(uint32_t ref)
+{
+	return ref & (RP_REF_MAX - 1);
+}
+
+/* Per model thread (launch pre-pass). */
+struct rp_thread {
+	uint64_t launches;
+	uint64_t first_launch, last_launch; /* ts */
+	uint64_t first, last;		    /* first API call entry, last API call return */
+	int cuda;			    /* made any API call */
+	uint64_t gap_hist[GR_REPORT_GAP_BUCKETS];
+};
+
+/* Per model stream (launch pre-pass). */
+struct rp_stream {
+	uint64_t launches, first_launch, last_launch;
+};
+
+struct rp_cpu_state;
+
 struct rp_ctx {
 	const struct gr_model *m;
 	struct gr_report *r;
@@ -74,13 +102,17 @@ struct rp_ctx {
 	size_t nth;
 	const struct gr_stack *st;
 	size_t nst;
+	size_t nstreams;
 
 	/* from the launch pre-pass */
-	uint64_t *thread_launches; /* per model thread */
-	uint32_t main_thread;	   /* most launches; UINT32_MAX when none */
-	uint32_t *kc_of;	   /* per launch: dense (kernel name, config) pair */
+	struct rp_thread *thr;	/* per model thread */
+	struct rp_stream *strm; /* per model stream */
+	uint32_t main_thread;	/* most launches; UINT32_MAX when none */
+	uint32_t *kc_of;	/* per launch: dense (kernel name, config) pair */
 	uint32_t nkc;
-	uint64_t *kc_key; /* per pair: name_id << 32 | config */
+	uint64_t *kc_key;   /* per pair: name_id << 32 | config */
+	uint64_t *kc_count; /* per pair: launches */
+	uint64_t nmeasured; /* launches with dur > 0 */
 
 	/* from the call-sequence pass */
 	uint8_t *lflags; /* per launch, RP_L_* */
@@ -88,24 +120,27 @@ struct rp_ctx {
 	size_t *gap_off; /* per thread: first gap in gaps; [nth] = total */
 	uint32_t *cost;	 /* launch entry to the thread's next call entry */
 	size_t ncost;
-	struct rp_next *copy_next;	      /* per copy */
-	uint8_t *cuda_thread;		      /* per model thread: made any API call */
-	uint64_t *thread_first, *thread_last; /* per model thread: first entry, last return */
-	/* the main thread's calls: token (dense id of what was called) and ts/end */
+	struct rp_next *copy_next; /* per copy */
+	/* the main thread's calls: token (dense id of what was called) and reference */
 	uint32_t *tok;
-	uint8_t *tok_kind;
-	uint32_t *tok_idx;
+	uint32_t *tok_ref;
 	size_t ntok;
 	uint32_t ntokids;
 
-	/* the loop (report iteration) in token indexes: [i0, i0 + count * calls) */
-	size_t iter_i0;
+	/* the scheduler timeline (report_cpu.c), when the CPU section is computed */
+	struct rp_cpu_state *cpu;
+	uint8_t *cpu_has_waits; /* per model thread: has runnable-wait intervals */
 
 	/* stacks: per stack index, per frame, a function identity (symbol start or address) */
 	uint64_t **stack_fn;
 };
 
 /* ---- the sections (each fills its part of ctx->r) ---- */
+/* The scheduler replay, before the call-sequence pass (which calls rp_cpu_gap for launch gaps
+ * of threads with waits); rp_cpu() then finishes the section. rp_cpu_free() releases it. */
+int rp_cpu_timeline(struct rp_ctx *x);
+void rp_cpu_gap(struct rp_ctx *x, uint32_t thread, uint64_t from, uint64_t to);
+void rp_cpu_free(struct rp_ctx *x);
 int rp_launches(struct rp_ctx *x);
 int rp_iteration(struct rp_ctx *x);
 int rp_fusion(struct rp_ctx *x);

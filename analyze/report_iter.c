@@ -127,25 +127,29 @@ int rp_iteration(struct rp_ctx *x)
 			it->calls = (uint32_t)p;
 			it->count = K;
 			it->match = match;
-			it->start_ts = rp_call_ts(x, x->tok_kind[i0], x->tok_idx[i0]);
+			it->start_ts =
+			    rp_call_ts(x, rp_ref_kind(x->tok_ref[i0]), rp_ref_idx(x->tok_ref[i0]));
 			k = i0 + K * p - 1;
-			it->end_ts = rp_call_end(x, x->tok_kind[k], x->tok_idx[k]);
+			it->end_ts =
+			    rp_call_end(x, rp_ref_kind(x->tok_ref[k]), rp_ref_idx(x->tok_ref[k]));
 			for (size_t i = i0; i < i0 + p; i++) {
-				unsigned kind = x->tok_kind[i];
+				unsigned kind = rp_ref_kind(x->tok_ref[i]);
 
 				if (kind == RP_LAUNCH)
 					it->launches++;
 				else if (kind == RP_COPY || kind == RP_MEMSET)
 					it->copies++;
 				else if (kind == RP_SYNC &&
-					 x->sy[x->tok_idx[i]].kind <= GR_SYNC_EVENT)
+					 x->sy[rp_ref_idx(x->tok_ref[i])].kind <= GR_SYNC_EVENT)
 					it->syncs++;
 			}
 			for (uint64_t j = 0; j + 1 < K; j++) {
 				size_t s0 = i0 + j * p, s1 = s0 + p;
 
-				d[j] = rp_sat32(rp_call_ts(x, x->tok_kind[s1], x->tok_idx[s1]) -
-						rp_call_ts(x, x->tok_kind[s0], x->tok_idx[s0]));
+				uint32_t r0 = x->tok_ref[s0], r1 = x->tok_ref[s1];
+
+				d[j] = rp_sat32(rp_call_ts(x, rp_ref_kind(r1), rp_ref_idx(r1)) -
+						rp_call_ts(x, rp_ref_kind(r0), rp_ref_idx(r0)));
 			}
 			{
 				struct gr_dist dist;
@@ -156,11 +160,10 @@ int rp_iteration(struct rp_ctx *x)
 			/* the first launch of each iteration starts a new fusion run */
 			for (uint64_t j = 0; j < K; j++)
 				for (size_t i = i0 + j * p; i < i0 + (j + 1) * p; i++)
-					if (x->tok_kind[i] == RP_LAUNCH) {
-						x->lflags[x->tok_idx[i]] |= RP_L_ITER;
+					if (rp_ref_kind(x->tok_ref[i]) == RP_LAUNCH) {
+						x->lflags[rp_ref_idx(x->tok_ref[i])] |= RP_L_ITER;
 						break;
 					}
-			x->iter_i0 = i0;
 		}
 	}
 	err = 0;

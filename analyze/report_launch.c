@@ -54,7 +54,7 @@ static int cmp_slow(const void *a, const void *b)
 	return x->name_id < y->name_id ? -1 : x->name_id > y->name_id;
 }
 
-/* Rates of the entities an index function maps launches to (threads, processes, streams). */
+/* Launch rates of threads (what 0), processes (1) or streams (2), from the pre-pass. */
 static int rates(struct rp_ctx *x, size_t nent, int what, struct gr_report_rate **out, size_t *nout)
 {
 	const struct gr_process *procs = gr_model_processes(x->m, NULL);
@@ -64,16 +64,26 @@ static int rates(struct rp_ctx *x, size_t nent, int what, struct gr_report_rate 
 
 	if (!all)
 		return -ENOMEM;
-	for (size_t i = 0; i < x->nl; i++) {
-		const struct gr_launch *l = &x->l[i];
-		uint32_t e = what == 0	 ? l->thread
-			     : what == 1 ? x->th[l->thread].process
-					 : l->stream;
-		struct gr_report_rate *r = &all[e];
+	if (what == 1) {
+		/* a process: its threads together */
+		for (size_t t = 0; t < x->nth; t++) {
+			const struct rp_thread *th = &x->thr[t];
+			struct gr_report_rate *r = &all[x->th[t].process];
 
-		if (!r->count++)
-			r->first_ts = l->ts;
-		r->last_ts = l->ts;
+			if (!th->launches)
+				continue;
+			if (!r->count || th->first_launch < r->first_ts)
+				r->first_ts = th->first_launch;
+			if (th->last_launch > r->last_ts)
+				r->last_ts = th->last_launch;
+			r->count += th->launches;
+		}
+	} else {
+		for (size_t e = 0; e < nent; e++) {
+			all[e].count = what ? x->strm[e].launches : x->thr[e].launches;
+			all[e].first_ts = what ? x->strm[e].first_launch : x->thr[e].first_launch;
+			all[e].last_ts = what ? x->strm[e].last_launch : x->thr[e].last_launch;
+		}
 	}
 	for (size_t e = 0; e < nent; e++)
 		n += all[e].count > 0;
@@ -117,19 +127,15 @@ static int kernels(struct rp_ctx *x)
 	struct gr_report_launches *L = &x->r->launches;
 	size_t nnames;
 	const char *const *names = gr_model_kernel_names(x->m, &nnames);
-	uint64_t *kc_count = calloc(x->nkc + 1, sizeof(*kc_count));
+	const uint64_t *kc_count = x->kc_count;
 	uint64_t *name_count = calloc(nnames + 1, sizeof(*name_count));
 	size_t *nconf = calloc(nnames + 1, sizeof(*nconf)), *api_off = NULL;
 	uint32_t *api = NULL;
-	size_t nk = 0, nmeasured = 0;
+	size_t nk = 0, nmeasured = x->nmeasured;
 	int err = -ENOMEM;
 
-	if (!kc_count || !name_count || !nconf)
+	if (!name_count || !nconf)
 		goto out;
-	for (size_t i = 0; i < x->nl; i++) {
-		kc_count[x->kc_of[i]]++;
-		nmeasured += x->l[i].dur > 0;
-	}
 	for (uint32_t p = 0; p < x->nkc; p++) {
 		uint32_t name = (uint32_t)(x->kc_key[p] >> 32);
 
@@ -217,7 +223,6 @@ static int kernels(struct rp_ctx *x)
 	qsort(L->kernels, nk, sizeof(*L->kernels), cmp_kernel);
 	err = 0;
 out:
-	free(kc_count);
 	free(name_count);
 	free(nconf);
 	free(api_off);
@@ -236,19 +241,13 @@ static int gaps(struct rp_ctx *x)
 		struct gr_report_gaps *g = &L->gaps[i];
 		uint32_t t = L->threads[i].index;
 		uint32_t *v = x->gaps + x->gap_off[t];
-		size_t n = x->thread_launches[t] ? x->thread_launches[t] - 1 : 0;
+		size_t n = x->thr[t].launches ? x->thr[t].launches - 1 : 0;
 
 		g->thread = t;
 		g->pid = x->th[t].pid;
 		g->tid = x->th[t].tid;
 		g->comm = x->th[t].comm;
-		for (size_t j = 0; j < n; j++) {
-			unsigned b = 0;
-
-			while (b < GR_REPORT_GAP_BUCKETS - 1 && v[j] >= gr_report_gap_edges[b])
-				b++;
-			g->hist[b]++;
-		}
+		memcpy(g->hist, x->thr[t].gap_hist, sizeof(g->hist));
 		rp_dist_u32(&g->gap, v, n);
 	}
 	L->ngaps = L->nthreads;
@@ -371,11 +370,10 @@ static int verdict(struct rp_ctx *x)
 int rp_launches(struct rp_ctx *x)
 {
 	struct gr_report_launches *L = &x->r->launches;
-	size_t nprocs, nstreams;
+	size_t nprocs;
 	int err;
 
 	gr_model_processes(x->m, &nprocs);
-	gr_model_streams(x->m, &nstreams);
 	L->total = x->nl;
 	if (x->nl) {
 		L->first_ts = x->l[0].ts;
@@ -388,7 +386,7 @@ int rp_launches(struct rp_ctx *x)
 	if (!err)
 		err = rates(x, nprocs, 1, &L->processes, &L->nprocesses);
 	if (!err)
-		err = rates(x, nstreams, 2, &L->streams, &L->nstreams);
+		err = rates(x, x->nstreams, 2, &L->streams, &L->nstreams);
 	if (!err)
 		err = gaps(x);
 	if (!err)

@@ -259,6 +259,31 @@ static void test_dist(void)
 		CHECK_EQ_U64(d.median, s[(n + 1) / 2 - 1]);
 		CHECK_EQ_U64(d.p99, s[(99 * n + 99) / 100 - 1]);
 	}
+	/* big arrays take the radix path: clustered small values, and the full 32-bit range */
+	for (int pass = 0; pass < 2; pass++) {
+		size_t n = pass ? 200003 : 70000;
+		uint32_t *a = malloc(n * sizeof(*a)), *b = malloc(n * sizeof(*b));
+
+		if (!a || !b) {
+			free(a);
+			free(b);
+			CHECK(0);
+			break;
+		}
+		for (size_t i = 0; i < n; i++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			a[i] = pass ? (uint32_t)(seed >> 32) : 3000 + (uint32_t)(seed >> 58);
+			b[i] = a[i];
+		}
+		qsort(b, n, sizeof(b[0]), cmp_u32);
+		rp_dist_u32(&d, a, n);
+		CHECK_EQ_U64(d.median, b[(n + 1) / 2 - 1]);
+		CHECK_EQ_U64(d.p99, b[(99 * n + 99) / 100 - 1]);
+		CHECK_EQ_U64(d.min, b[0]);
+		CHECK_EQ_U64(d.max, b[n - 1]);
+		free(a);
+		free(b);
+	}
 	{
 		uint32_t w[4] = {40, 10, 30, 20};
 
