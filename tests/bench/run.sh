@@ -90,6 +90,7 @@ awk '/total_launches/ {printf "  the program made %d launches in 20 s\n", $4}' "
 echo "== decode and replay speed"
 if [ -x "$O/tests/bench_format" ]; then "$O/tests/bench_format" | sed 's/^/  /'; fi
 if [ -x "$O/tests/bench_model" ]; then "$O/tests/bench_model" | sed 's/^/  /'; fi
+if [ -x "$O/tests/bench_report" ]; then "$O/tests/bench_report" | sed 's/^/  /'; fi
 
 sysctl -qw kernel.bpf_stats_enabled="$stats" 2>/dev/null
 exit 0
