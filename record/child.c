@@ -61,18 +61,41 @@ int gr_child_sudo_ids(uid_t *uid, gid_t *gid)
 	return 1;
 }
 
-static int drop_privileges(void)
-{
-	struct passwd *pw;
+/* The invoking user's identity, resolved in the recorder before fork (see below). */
+struct identity {
+	int drop;
 	uid_t uid;
 	gid_t gid;
+	gid_t groups[256];
+	int ngroups;
+};
 
-	if (!gr_child_sudo_ids(&uid, &gid))
+/*
+ * Resolved in the parent: getgrouplist() loads NSS modules, and a traced process that maps
+ * code is held until the recorder resumes it, which the recorder cannot do while it waits for
+ * the exec. The child then only makes system calls.
+ */
+static void identity_resolve(struct identity *id)
+{
+	struct passwd *pw;
+
+	id->ngroups = 0;
+	id->drop = gr_child_sudo_ids(&id->uid, &id->gid);
+	if (!id->drop)
+		return;
+	pw = getpwuid(id->uid);
+	id->ngroups = sizeof(id->groups) / sizeof(id->groups[0]);
+	if (!pw || getgrouplist(pw->pw_name, id->gid, id->groups, &id->ngroups) < 0) {
+		id->groups[0] = id->gid;
+		id->ngroups = 1;
+	}
+}
+
+static int drop_privileges(const struct identity *id)
+{
+	if (!id->drop)
 		return 0;
-	pw = getpwuid(uid);
-	if (pw ? initgroups(pw->pw_name, gid) : setgroups(0, NULL))
-		return -errno;
-	if (setgid(gid) || setuid(uid))
+	if (setgroups(id->ngroups, id->groups) || setgid(id->gid) || setuid(id->uid))
 		return -errno;
 	/* setuid to a non-root uid must be irreversible */
 	if (setuid(0) == 0)
@@ -82,9 +105,11 @@ static int drop_privileges(void)
 
 int gr_child_start(struct gr_child *c, const char *path, char **argv)
 {
+	struct identity id;
 	int go[2], report[2];
 	pid_t pid;
 
+	identity_resolve(&id);
 	if (pipe2(go, O_CLOEXEC))
 		return -errno;
 	if (pipe2(report, O_CLOEXEC)) {
@@ -111,7 +136,7 @@ int gr_child_start(struct gr_child *c, const char *path, char **argv)
 		/* wait until the recorder traces this pid; EOF means it gave up */
 		if (read(go[0], &byte, 1) != 1)
 			_exit(127);
-		err = drop_privileges();
+		err = drop_privileges(&id);
 		if (!err) {
 			execv(path, argv);
 			err = -errno;

@@ -23,6 +23,7 @@
 #include "bpf/gpurec.skel.h"
 #include "elf.h"
 #include "session.h"
+#include "uprobe_multi.h"
 
 #define KERNEL_MKDEV(ma, mi) (((uint64_t)(ma) << 20) | (mi))
 
@@ -106,46 +107,96 @@ static int is_thunk(const struct gr_file *f, const struct gr_probe_spec *spec, u
 	return 0;
 }
 
+/* The probes of one file, gathered per BPF program so each becomes one multi link. */
+struct probe_set {
+	uint64_t offsets[256], cookies[256];
+	uint32_t n;
+};
+
+static void set_add(struct probe_set *set, uint64_t off, uint64_t cookie)
+{
+	if (set->n < sizeof(set->offsets) / sizeof(set->offsets[0])) {
+		set->offsets[set->n] = off;
+		set->cookies[set->n] = cookie;
+		set->n++;
+	}
+}
+
+static int add_fd(struct gr_session *s, int fd)
+{
+	int *n = realloc(s->link_fds, (s->nlink_fds + 1) * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	s->link_fds = n;
+	s->link_fds[s->nlink_fds++] = fd;
+	return 0;
+}
+
+static int attach_set(struct gr_session *s, struct bpf_program *prog, const char *path,
+		      const struct probe_set *set, int retprobe)
+{
+	int fd, err = 0;
+
+	if (!set->n)
+		return 0;
+	if (s->multi) {
+		fd = gr_uprobe_multi_attach(bpf_program__fd(prog), path, set->offsets,
+					    set->cookies, set->n, retprobe);
+		return fd < 0 ? fd : add_fd(s, fd);
+	}
+	for (uint32_t i = 0; i < set->n && !err; i++)
+		err = attach_one(s, prog, path, set->offsets[i], set->cookies[i], retprobe);
+	return err;
+}
+
 /* Attach every entry point of the capture surface that @f defines. */
 static void attach_file(struct gr_session *s, struct gr_file *f)
 {
+	static struct probe_set entry, ret, name;
 	const struct gr_probe_spec *table;
 	char path[64];
 	size_t n;
+	int err, probes = 0, driver = 0;
 
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", f->fd);
+	entry.n = ret.n = name.n = 0;
 	table = gr_probes_table(&n);
 	for (size_t i = 0; i < n; i++) {
 		const struct gr_probe_spec *spec = &table[i];
 		uint64_t off, cookie = gr_probe_cookie(spec, &s->popts);
-		int err = 0;
 
 		if (gr_elf_func_offset(f->elf, spec->symbol, &off) || is_thunk(f, spec, off))
 			continue;
 		if (spec->name_probe)
-			err = attach_one(s, s->skel->progs.name_entry, path, off, cookie, 0);
-		if (!err && spec->layout != L_REGISTER_FUNCTION)
-			err = attach_one(s, s->skel->progs.api_entry, path, off, cookie, 0);
-		if (!err && gr_probe_has_return(spec, &s->popts))
-			err = attach_one(s, s->skel->progs.api_return, path, off, cookie, 1);
-		if (err) {
-			s->attach_failures++;
-			if (s->verbose)
-				fprintf(stderr, "gpurec: cannot probe %s in %s: %s\n", spec->symbol,
-					f->path, strerror(-err));
-			continue;
-		}
-		f->probes++;
-		/* runtime launches now mark their thread, so driver launches are not doubled */
-		if (spec->flags & GR_CF_DRIVER)
-			s->skel->bss->driver_probed = true;
+			set_add(&name, off, cookie);
+		if (spec->layout != L_REGISTER_FUNCTION)
+			set_add(&entry, off, cookie);
+		if (gr_probe_has_return(spec, &s->popts))
+			set_add(&ret, off, cookie);
+		probes++;
+		driver |= (spec->flags & GR_CF_DRIVER) != 0;
 	}
-	if (f->probes) {
-		s->cuda_files++;
-		if (s->verbose)
-			fprintf(stderr, "gpurec: probing %d CUDA entry points in %s\n", f->probes,
-				f->path);
+	if (!probes)
+		return;
+	/* runtime launches now mark their thread, so driver launches are not doubled */
+	if (driver)
+		s->skel->bss->driver_probed = true;
+	err = attach_set(s, s->skel->progs.name_entry, path, &name, 0);
+	if (!err)
+		err = attach_set(s, s->skel->progs.api_entry, path, &entry, 0);
+	if (!err)
+		err = attach_set(s, s->skel->progs.api_return, path, &ret, 1);
+	if (err) {
+		s->attach_failures++;
+		fprintf(stderr, "gpurec: cannot probe %s: %s; its calls are not recorded\n", f->path,
+			strerror(-err));
+		return;
 	}
+	f->probes = probes;
+	s->cuda_files++;
+	if (s->verbose)
+		fprintf(stderr, "gpurec: probing %d CUDA entry points in %s\n", probes, f->path);
 }
 
 static struct gr_file *file_get(struct gr_session *s, uint32_t pid, uint64_t start,
@@ -280,6 +331,11 @@ void gr_discover_free(struct gr_session *s)
 {
 	for (size_t i = 0; i < s->nlinks; i++)
 		bpf_link__destroy(s->links[i]);
+	for (size_t i = 0; i < s->nlink_fds; i++)
+		close(s->link_fds[i]);
+	free(s->link_fds);
+	s->link_fds = NULL;
+	s->nlink_fds = 0;
 	free(s->links);
 	s->links = NULL;
 	s->nlinks = 0;

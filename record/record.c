@@ -29,6 +29,7 @@
 #include "child.h"
 #include "elf.h"
 #include "ringbuf.h"
+#include "uprobe_multi.h"
 #include "session.h"
 
 #define DRAIN_MS 20
@@ -260,6 +261,15 @@ static int load_bpf(struct gr_session *s, const struct record_opts *o)
 		err = -errno;
 		fprintf(stderr, "gpurec record: cannot open the BPF object: %s\n", strerror(-err));
 		return err;
+	}
+	/* one link per file and program when the kernel can: see record/uprobe_multi.h */
+	s->multi = gr_uprobe_multi_supported();
+	if (s->multi) {
+		bpf_program__set_expected_attach_type(skel->progs.api_entry, GR_ATTACH_UPROBE_MULTI);
+		bpf_program__set_expected_attach_type(skel->progs.api_return,
+						      GR_ATTACH_UPROBE_MULTI);
+		bpf_program__set_expected_attach_type(skel->progs.name_entry,
+						      GR_ATTACH_UPROBE_MULTI);
 	}
 	skel->rodata->targ_recorder_pid = getpid();
 	skel->rodata->targ_stack_frames = o->stacks ? GR_MAX_FRAMES : 0;

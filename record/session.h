@@ -17,6 +17,7 @@ struct gr_elf;
 struct gr_trace_writer;
 struct gpurec_bpf;
 struct gr_ringbuf;
+struct gr_unwind;
 struct bpf_link;
 
 /* A file some traced process mapped executable, kept open so it stays readable if deleted. */
@@ -61,11 +62,15 @@ struct gr_session {
 	size_t nfiles;
 	struct gr_u64map file_index; /* key(dev, ino) -> index + 1 */
 	struct gr_u64map procs;	     /* pid -> struct gr_proc * */
-	struct bpf_link **links;
+	struct bpf_link **links;	     /* per-probe links (kernels before 6.6) */
 	size_t nlinks, caplinks;
+	int *link_fds;		     /* uprobe multi links: one per program and file */
+	size_t nlink_fds;
+	int multi;		     /* the kernel has uprobe multi links */
 	int cuda_files;		     /* files with probes */
 	int attach_failures;
 
+	struct gr_unwind *unwind;    /* --call-graph dwarf: raw stacks are unwound; else NULL */
 	struct gr_u64map stacks;     /* hash of frames -> stack id */
 	uint64_t next_stack_id;
 	struct gr_u64map comms;	     /* tid -> hash of the last comm written */

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# How `gpurec record` behaves around the traced command: exit status, signals, privilege
+# drop under sudo, the output file's safety, -d, -p, deleted binaries, clear errors.
+. "$(dirname "$0")/lib.sh"
+need_root record_behaviour
+
+chmod 1777 "$TMP"
+
+# exit status passes through, including death by signal (shell style: 128 + signal)
+"$GPUREC" record -o "$TMP/e.trc" -- sh -c 'exit 7' 2>/dev/null
+check "exit status 7 passes through" 7 $?
+"$GPUREC" record -o "$TMP/e.trc" -- sh -c 'kill -TERM $$' 2>/dev/null
+check "death by SIGTERM gives 143" 143 $?
+
+# SIGTERM to the recorder reaches the command; the trace is complete
+"$GPUREC" record -o "$TMP/sig.trc" -- sleep 30 2>/dev/null &
+rec=$!
+sleep 1
+kill -TERM $rec
+wait $rec
+check "SIGTERM forwarded: sleep killed, 143 returned" 143 $?
+check "trace complete after SIGTERM" True "$("$GPUREC" info --json "$TMP/sig.trc" | python3 -c 'import json,sys; print(json.load(sys.stdin)["complete"])')"
+
+# -d stops recording, the command runs on to its end and its status still comes back
+start=$(date +%s%N)
+"$GPUREC" record -d 0.5 -o "$TMP/d.trc" -- sh -c 'sleep 2; exit 5' 2>"$TMP/d.err"
+check "-d: exit status after the command ends" 5 $?
+elapsed=$((($(date +%s%N) - start) / 1000000))
+[ "$elapsed" -ge 1900 ] && ok "-d: the command ran to its end (${elapsed} ms)" || not_ok "-d: returned after ${elapsed} ms"
+grep -q "stopped recording after 0.5 s" "$TMP/d.err" && ok "-d: says recording stopped" || not_ok "-d message: $(cat "$TMP/d.err")"
+check "-d: trace complete" True "$("$GPUREC" info --json "$TMP/d.trc" | python3 -c 'import json,sys; print(json.load(sys.stdin)["complete"])')"
+
+# under sudo the command runs as the invoking user; the trace belongs to that user, mode 0600
+SUDO_UID=65534 SUDO_GID=65534 "$GPUREC" record -o "$TMP/u.trc" -- sh -c "id -u > $TMP/ids; id -g >> $TMP/ids" 2>/dev/null
+check "sudo: command ran as uid/gid 65534" "65534 65534" "$(tr '\n' ' ' <"$TMP/ids" | sed 's/ $//')"
+check "sudo: trace owned by the invoking user, 0600" "65534 600" "$(stat -c '%u %a' "$TMP/u.trc")"
+
+# a symlink planted at the output path is not followed
+echo "precious" >"$TMP/victim"
+ln -s "$TMP/victim" "$TMP/link.trc"
+"$GPUREC" record -o "$TMP/link.trc" -- true 2>/dev/null
+check "symlink at the output: target untouched" precious "$(cat "$TMP/victim")"
+[ -f "$TMP/link.trc" ] && [ ! -L "$TMP/link.trc" ] && ok "symlink at the output: a new regular file" || not_ok "output is not a new regular file"
+
+# no CUDA library at all: said, and recorded
+"$GPUREC" record -o "$TMP/none.trc" -- true 2>"$TMP/none.err"
+check "no CUDA: exit 0" 0 $?
+grep -q "no CUDA library was loaded" "$TMP/none.err" && ok "no CUDA: said so" || not_ok "no CUDA message: $(cat "$TMP/none.err")"
+
+# not enough privilege: a clear error naming the capabilities
+if command -v setpriv >/dev/null; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$GPUREC" record -o "$TMP/np.trc" -- true 2>"$TMP/np.err"
+	check "unprivileged: exit 1" 1 $?
+	grep -q "CAP_BPF" "$TMP/np.err" && ok "unprivileged: names CAP_BPF" || not_ok "unprivileged message: $(cat "$TMP/np.err")"
+fi
+
+# gpurec check
+"$GPUREC" check >"$TMP/check.out" 2>&1
+check "check: this machine can record" 0 $?
+grep -q "gpurec can record on this machine" "$TMP/check.out" && ok "check: says so" || not_ok "check output: $(cat "$TMP/check.out")"
+
+# -p: attach to a running process; names then come from symbols (registration was missed)
+"$PROGS/launch_loop" 0 1 4 20000 >/dev/null &
+target=$!
+sleep 1
+"$GPUREC" record -p $target -d 1 -o "$TMP/p.trc" 2>/dev/null
+check "-p: recorder exits 0" 0 $?
+wait $target
+"$GPUREC" info --json "$TMP/p.trc" >"$TMP/p.json"
+n=$(json "$TMP/p.json" 'd["launches"]')
+[ "$n" -ge 5000 ] && [ "$n" -le 30000 ] && ok "-p: about 1 s of 20000 launches/s recorded ($n)" || not_ok "-p: $n launches"
+check "-p: kernel named from its host stub symbol" "tiny(float*)" "$(json "$TMP/p.json" 'd["kernels"][0]["name"]')"
+check "-p: the trace says it attached" True "$(json "$TMP/p.json" 'bool(d["attached"])')"
+
+# the program binary deleted after recording: names and mappings come from the trace
+cp "$PROGS/launches" "$TMP/doomed"
+"$GPUREC" record -o "$TMP/del.trc" -- "$TMP/doomed" 20 >/dev/null 2>&1
+rm -f "$TMP/doomed"
+"$GPUREC" info --json "$TMP/del.trc" >"$TMP/del.json"
+check "deleted binary: kernels still named" '["reduce_rows(float const*, float*)", "scale_bias(float*, float, int)"]' "$(json "$TMP/del.json" 'sorted(k["name"] for k in d["kernels"])')"
+[ "$(json "$TMP/del.json" 'd["records_by_kind"]["symbol"]')" -gt 0 ] && ok "deleted binary: frame symbols embedded" || not_ok "no symbol records"
+exit $failures
