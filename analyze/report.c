@@ -102,6 +102,12 @@ const char *rp_bytes(char *buf, size_t n, uint64_t b)
 	return buf;
 }
 
+const char *rp_pct(char *buf, size_t n, double share)
+{
+	snprintf(buf, n, share < 0.1 ? "%.1f%%" : "%.0f%%", share * 100);
+	return buf;
+}
+
 /* Move the k-th smallest of v[lo..hi] to v[k], smaller ones before it, larger after (Wirth's
  * selection). */
 static void select_u32(uint32_t *v, ptrdiff_t lo, ptrdiff_t hi, ptrdiff_t k)

@@ -272,7 +272,7 @@ static int verdict(struct rp_ctx *x)
 {
 	struct gr_report_cpu *C = &x->r->cpu;
 	const struct gr_report_cpu_thread *w = NULL;
-	char b1[32], b2[32], b3[32], who[400] = "";
+	char b1[32], b2[32], b3[32], p1[16], p2[16], who[400] = "";
 	size_t at = 0;
 
 	if (!C->nthreads)
@@ -295,22 +295,22 @@ static int verdict(struct rp_ctx *x)
 	if (w->active_share >= RP_STARVED_SHARE)
 		return rp_verdict(
 		    x, &C->verdict, GR_VERDICT_PROBLEM,
-		    "CPU-starved: %s (tid %u) was runnable but not running %.0f%% of "
+		    "CPU-starved: %s (tid %u) was runnable but not running %s of "
 		    "the time it made CUDA calls (%s; %" PRIu64 " involuntary switches); "
-		    "%s of it inside launch gaps, %.1f%% of wall time; the CPU went to "
+		    "%s of it inside launch gaps, %s of wall time; the CPU went to "
 		    "%s: give the launching thread a core of its own",
-		    w->comm[0] ? w->comm : "?", w->tid, w->active_share * 100,
+		    w->comm[0] ? w->comm : "?", w->tid, rp_pct(p1, sizeof(p1), w->active_share),
 		    rp_ns(b2, sizeof(b2), w->active_wait_ns), w->involuntary,
-		    rp_ns(b3, sizeof(b3), w->starved_gap_ns), C->gap_share * 100,
+		    rp_ns(b3, sizeof(b3), w->starved_gap_ns), rp_pct(p2, sizeof(p2), C->gap_share),
 		    who[0] ? who : "(unknown)");
-	return rp_verdict(
-	    x, &C->verdict, GR_VERDICT_OK,
-	    "not CPU-starved: the most waiting thread, %s (tid %u), was runnable but "
-	    "not running %.1f%% of the time it made CUDA calls (%s; threshold %.0f%%); "
-	    "%s inside launch gaps",
-	    w->comm[0] ? w->comm : "?", w->tid, w->active_share * 100,
-	    rp_ns(b1, sizeof(b1), w->active_wait_ns), RP_STARVED_SHARE * 100,
-	    rp_ns(b3, sizeof(b3), w->starved_gap_ns));
+	return rp_verdict(x, &C->verdict, GR_VERDICT_OK,
+			  "not CPU-starved: the most waiting thread, %s (tid %u), was runnable but "
+			  "not running %s of the time it made CUDA calls (%s; threshold %.0f%%); "
+			  "%s inside launch gaps",
+			  w->comm[0] ? w->comm : "?", w->tid,
+			  rp_pct(p1, sizeof(p1), w->active_share),
+			  rp_ns(b1, sizeof(b1), w->active_wait_ns), RP_STARVED_SHARE * 100,
+			  rp_ns(b3, sizeof(b3), w->starved_gap_ns));
 }
 
 void rp_cpu_free(struct rp_ctx *x)

@@ -263,7 +263,7 @@ static int verdict(struct rp_ctx *x)
 	struct gr_report_fusion *F = &x->r->fusion;
 	const struct gr_report_iteration *it = &x->r->launches.iter;
 	const struct gr_report_candidate *c = F->ncandidates ? &F->candidates[0] : NULL;
-	char b1[32];
+	char b1[32], pc[16];
 
 	if (!x->nl)
 		return rp_verdict(x, &F->verdict, GR_VERDICT_NONE,
@@ -277,14 +277,15 @@ static int verdict(struct rp_ctx *x)
 	if (F->saving_share < RP_FUSION_SHARE)
 		return rp_verdict(x, &F->verdict, GR_VERDICT_OK,
 				  "little to gain: fusing every candidate would save about %s, "
-				  "%.1f%% of the %s",
-				  rp_ns(b1, sizeof(b1), F->total_saving_ns), F->saving_share * 100,
+				  "%s of the %s",
+				  rp_ns(b1, sizeof(b1), F->total_saving_ns),
+				  rp_pct(pc, sizeof(pc), F->saving_share),
 				  it->found ? "loop" : "time between the first and last launch");
 	return rp_verdict(
 	    x, &F->verdict, GR_VERDICT_PROBLEM,
-	    "fusion would save about %s of host launch time (%.0f%% of the %s): the top candidate "
+	    "fusion would save about %s of host launch time (%s of the %s): the top candidate "
 	    "is %u kernels (%s ... %s) run %" PRIu64 " times%s%s, %u of them small grids%s",
-	    rp_ns(b1, sizeof(b1), F->total_saving_ns), F->saving_share * 100,
+	    rp_ns(b1, sizeof(b1), F->total_saving_ns), rp_pct(pc, sizeof(pc), F->saving_share),
 	    it->found ? "loop" : "launch window", c->len, c->kernels[0].name,
 	    c->kernels[c->len - 1].name, c->occurrences, c->stack.nframes ? " from " : "",
 	    c->stack.nframes ? c->stack.frames[0] : "", c->nsmall,

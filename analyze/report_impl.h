@@ -181,5 +181,7 @@ int rp_small(const struct rp_ctx *x, const struct gr_config *c);
 /* Human units for verdict sentences: "12.3 us", "4.0 MiB", "7.99 GB/s" into @buf. */
 const char *rp_ns(char *buf, size_t n, uint64_t ns);
 const char *rp_bytes(char *buf, size_t n, uint64_t bytes);
+/* A share as a percentage: one decimal under 10%, none above ("0.3%", "58%"). */
+const char *rp_pct(char *buf, size_t n, double share);
 
 #endif

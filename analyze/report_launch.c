@@ -322,7 +322,7 @@ static int verdict(struct rp_ctx *x)
 	struct gr_report_launches *L = &x->r->launches;
 	const struct gr_report_iteration *it = &L->iter;
 	const char *how = L->api_measured ? "measured" : "estimated";
-	char b1[32], b2[32], b3[32];
+	char b1[32], b2[32], b3[32], pc[16];
 
 	if (!L->total)
 		return rp_verdict(x, &L->verdict, GR_VERDICT_NONE, "%s",
@@ -345,11 +345,11 @@ static int verdict(struct rp_ctx *x)
 
 		return rp_verdict(
 		    x, &L->verdict, bound ? GR_VERDICT_PROBLEM : GR_VERDICT_OK,
-		    "%s: %u launches per iteration x %s (%s launch cost) = %.0f%% of the %s "
+		    "%s: %u launch%s per iteration x %s (%s launch cost) = %s of the %s "
 		    "iteration%s",
 		    bound ? "launch-bound" : "not launch-bound", it->launches,
-		    rp_ns(b1, sizeof(b1), L->launch_cost_ns), how, L->launch_share * 100,
-		    rp_ns(b2, sizeof(b2), it->period_ns),
+		    it->launches == 1 ? "" : "es", rp_ns(b1, sizeof(b1), L->launch_cost_ns), how,
+		    rp_pct(pc, sizeof(pc), L->launch_share), rp_ns(b2, sizeof(b2), it->period_ns),
 		    bound ? "; the GPU waits for the host: fewer, larger kernels (see fusion) or "
 			    "CUDA graphs"
 			  : "");
@@ -357,13 +357,14 @@ static int verdict(struct rp_ctx *x)
 	{
 		int bound = L->launch_share >= RP_LAUNCH_BOUND;
 
-		return rp_verdict(
-		    x, &L->verdict, bound ? GR_VERDICT_PROBLEM : GR_VERDICT_OK,
-		    "%s: no repeating iteration; %" PRIu64 " launches x %s (%s launch "
-		    "cost) = %.0f%% of the %s between the first and last launch",
-		    bound ? "launch-bound" : "not launch-bound", L->total,
-		    rp_ns(b1, sizeof(b1), L->launch_cost_ns), how, L->launch_share * 100,
-		    rp_ns(b2, sizeof(b2), L->last_ts - L->first_ts));
+		return rp_verdict(x, &L->verdict, bound ? GR_VERDICT_PROBLEM : GR_VERDICT_OK,
+				  "%s: no repeating iteration; %" PRIu64
+				  " launches x %s (%s launch "
+				  "cost) = %s of the %s between the first and last launch",
+				  bound ? "launch-bound" : "not launch-bound", L->total,
+				  rp_ns(b1, sizeof(b1), L->launch_cost_ns), how,
+				  rp_pct(pc, sizeof(pc), L->launch_share),
+				  rp_ns(b2, sizeof(b2), L->last_ts - L->first_ts));
 	}
 }
 

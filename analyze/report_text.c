@@ -144,12 +144,12 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 		rate_str(b2, sizeof(b2), L->per_second));
 	if (it->found)
 		fprintf(f,
-			"  iteration: %u launches per iteration (%u calls: %u launches, %u copies, "
+			"  iteration: %u launch%s per iteration (%u calls: %u launches, %u copies, "
 			"%u syncs),\n             %" PRIu64 " iterations of %s (median), found on "
 			"%s (tid %u), %.0f%% of calls repeat\n",
-			it->launches, it->calls, it->launches, it->copies, it->syncs, it->count,
-			rp_ns(b1, sizeof(b1), it->period_ns), th[it->thread].comm,
-			th[it->thread].tid, it->match * 100);
+			it->launches, it->launches == 1 ? "" : "es", it->calls, it->launches,
+			it->copies, it->syncs, it->count, rp_ns(b1, sizeof(b1), it->period_ns),
+			th[it->thread].comm, th[it->thread].tid, it->match * 100);
 	else
 		fprintf(f, "  iteration: no repeating sequence of calls found\n");
 	if (L->api_measured)
@@ -188,32 +188,30 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 	}
 	more(f, i, L->nkernels, "kernels");
 
-	fprintf(f, "\n  %-10s %8s %10s %-18s %9s %6s %11s\n", "processes", "pid", "", "comm",
+	fprintf(f, "\n  %-8s %8s %18s %-18s %9s %6s %11s\n", "", "pid", "tid / stream", "comm",
 		"launches", "share", "launches/s");
 	for (i = 0; i < L->nprocesses && i < top; i++) {
 		const struct gr_report_rate *p = &L->processes[i];
 
-		fprintf(f, "  %-10s %8u %10s %-18s %9" PRIu64 " %5.1f%% %11s\n", "", p->pid, "",
-			cut(nb, sizeof(nb), p->comm, 18), p->count, p->share * 100,
+		fprintf(f, "  %-8s %8u %18s %-18s %9" PRIu64 " %5.1f%% %11s\n", "process", p->pid,
+			"", cut(nb, sizeof(nb), p->comm, 18), p->count, p->share * 100,
 			rate_str(b1, sizeof(b1), p->per_second));
 	}
 	more(f, i, L->nprocesses, "processes");
-	fprintf(f, "  %-10s %8s %10s %-18s\n", "threads", "pid", "tid", "comm");
 	for (i = 0; i < L->nthreads && i < top; i++) {
 		const struct gr_report_rate *t = &L->threads[i];
 
-		fprintf(f, "  %-10s %8u %10u %-18s %9" PRIu64 " %5.1f%% %11s\n", "", t->pid, t->tid,
-			cut(nb, sizeof(nb), t->comm, 18), t->count, t->share * 100,
+		fprintf(f, "  %-8s %8u %18u %-18s %9" PRIu64 " %5.1f%% %11s\n", "thread", t->pid,
+			t->tid, cut(nb, sizeof(nb), t->comm, 18), t->count, t->share * 100,
 			rate_str(b1, sizeof(b1), t->per_second));
 	}
 	more(f, i, L->nthreads, "threads");
-	fprintf(f, "  %-10s %8s %29s\n", "streams", "pid", "stream");
 	for (i = 0; i < L->nstreams && i < top; i++) {
 		const struct gr_report_rate *s = &L->streams[i];
 
 		snprintf(b2, sizeof(b2), "0x%" PRIx64, s->handle);
-		fprintf(f, "  %-10s %8u %29s %9" PRIu64 " %5.1f%% %11s\n", "", s->pid,
-			s->handle ? b2 : "0 (default)", s->count, s->share * 100,
+		fprintf(f, "  %-8s %8u %18s %-18s %9" PRIu64 " %5.1f%% %11s\n", "stream", s->pid,
+			s->handle ? b2 : "0 (default)", "", s->count, s->share * 100,
 			rate_str(b1, sizeof(b1), s->per_second));
 	}
 	more(f, i, L->nstreams, "streams");
