@@ -251,6 +251,14 @@ static int check_privileges(void)
 	return 0;
 }
 
+/* GPUREC_TEST_DRAIN_MS: drain only this often and never on a fill threshold (tests only). */
+static int test_drain_ms(void)
+{
+	const char *v = getenv("GPUREC_TEST_DRAIN_MS");
+
+	return v ? atoi(v) : 0;
+}
+
 static int load_bpf(struct gr_session *s, const struct record_opts *o)
 {
 	struct gpurec_bpf *skel;
@@ -275,6 +283,9 @@ static int load_bpf(struct gr_session *s, const struct record_opts *o)
 	skel->rodata->targ_stack_frames = o->stacks ? GR_MAX_FRAMES : 0;
 	skel->rodata->targ_sched = o->sched;
 	skel->rodata->targ_wakeup_bytes = (uint64_t)o->ringbuf_mb << 18; /* a quarter full */
+	/* test hook: a consumer that falls behind, so losses can be checked exactly */
+	if (test_drain_ms())
+		skel->rodata->targ_wakeup_bytes = (uint64_t)o->ringbuf_mb << 20;
 	bpf_map__set_max_entries(skel->maps.events, o->ringbuf_mb << 20);
 	err = gpurec_bpf__load(skel);
 	if (err) {
@@ -503,7 +514,7 @@ int cmd_record(int argc, char **argv)
 		deadline = now_ns(CLOCK_MONOTONIC) + (uint64_t)(o.duration * 1e9);
 
 	while (!s.err) {
-		if (drain(&s, DRAIN_MS))
+		if (drain(&s, test_drain_ms() ? test_drain_ms() : DRAIN_MS))
 			break;
 		if (forward_signal && child.pid > 0 && !child_done) {
 			kill(child.pid, forward_signal);

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Losses are counted, placed in time and shown: a 1 MiB ring buffer drained every 2 s (a test
+# hook) cannot hold 400000 launches, and recorded + lost must be exactly what the program made.
+. "$(dirname "$0")/lib.sh"
+need_root record_losses
+
+GPUREC_TEST_DRAIN_MS=2000 "$GPUREC" record --ringbuf-mb 1 --no-sched --call-graph none \
+	-o "$TMP/l.trc" -- "$PROGS/launch_loop" 400000 >"$TMP/out" 2>"$TMP/err"
+"$GPUREC" info --json "$TMP/l.trc" >"$TMP/l.json"
+# the program makes 400000 launches and, at its end, up to 3 other events (2 thread exits and
+# the process exit), which the full ring may drop too
+total=$(json "$TMP/l.json" 'd["launches"] + d["lost_events"]')
+[ "$total" -ge 400000 ] && [ "$total" -le 400003 ] && ok "recorded + lost = 400000 launches (+$((total - 400000)) exit events)" || not_ok "recorded + lost = $total, not 400000..400003"
+[ "$(json "$TMP/l.json" 'd["lost_events"]')" -gt 0 ] && ok "losses happened" || not_ok "no losses"
+check "losses attributed to the ring buffer" ringbuf "$(json "$TMP/l.json" 'd["losses"][0]["source"]')"
+check "loss placed in a time range" True "$(json "$TMP/l.json" '0 < d["losses"][0]["ts_ns"] < d["losses"][0]["ts_end_ns"]')"
+grep -q "events lost" "$TMP/err" && ok "record says events were lost" || not_ok "record output: $(cat "$TMP/err")"
+"$GPUREC" info "$TMP/l.trc" | grep -qi "ringbuf" && ok "info text shows the loss" || not_ok "info text has no loss"
+exit $failures
