@@ -59,6 +59,8 @@ UNIT_BINS	:= $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRCS))
 FUZZ_SRCS	:= $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_REPLAY	:= $(patsubst tests/fuzz/%.c,$(O)/tests/%_replay,$(FUZZ_SRCS))
 FUZZ_BINS	:= $(patsubst tests/fuzz/%.c,$(O)/fuzz/%,$(FUZZ_SRCS))
+TOOL_SRCS	:= $(wildcard tests/tools/*.c)
+TOOL_BINS	:= $(patsubst tests/tools/%.c,$(O)/tests/tool_%,$(TOOL_SRCS))
 
 .PHONY: all deps demo test test-bins bench fuzz clean check-deps format-check samples progs
 
@@ -117,6 +119,11 @@ $(O)/tests/test_%: $(O)/tests/unit/test_%.o $(RECORD_LIB) $(ANALYZE_LIB) $(FORMA
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(RECORD_LIBS)
 
+# Test helpers the end-to-end scripts run (tests/tools/NAME.c -> build/tests/tool_NAME).
+$(O)/tests/tool_%: $(O)/tests/tools/%.o $(RECORD_LIB) $(ANALYZE_LIB) $(FORMAT_LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(RECORD_LIBS)
+
 # Fuzz targets also build without libFuzzer, as a replay driver over their corpus.
 $(O)/tests/fuzz_%_replay: $(O)/tests/fuzz/fuzz_%.o $(O)/tests/fuzz/replay_main.o $(ANALYZE_LIB) $(FORMAT_LIB)
 	$(call msg,LINK,$@)
@@ -130,7 +137,7 @@ $(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FORMAT_SRCS) $(ANALYZE_SRCS)
 
 fuzz: $(FUZZ_BINS)
 
-test-bins: gpurec $(UNIT_BINS) $(FUZZ_REPLAY) progs samples
+test-bins: gpurec $(UNIT_BINS) $(FUZZ_REPLAY) $(TOOL_BINS) progs samples
 
 progs:
 	$(Q)$(MAKE) -s -C tests/progs O=$(abspath $(O))/progs NVCC=$(NVCC)
