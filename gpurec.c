@@ -12,12 +12,12 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{"record", cmd_record, "run a command (or attach with -p) and record its CUDA activity"},
-	{"report", cmd_report, "the four reports: launches, fusion, transfers, CPU starvation"},
-	{"info", cmd_info, "header, counts, losses and integrity of a trace"},
-	{"diff", cmd_diff, "compare two traces: kernels, launches per iteration, copies, CPU"},
-	{"export", cmd_export, "a trace as Chrome trace JSON (ui.perfetto.dev, chrome://tracing)"},
-	{"check", cmd_check, "can this machine record? kernel features, privileges, CUDA libraries"},
+    {"record", cmd_record, "run a command (or attach with -p) and record its CUDA activity"},
+    {"report", cmd_report, "the four reports: launches, fusion, transfers, CPU starvation"},
+    {"info", cmd_info, "header, counts, losses and integrity of a trace"},
+    {"diff", cmd_diff, "compare two traces: kernels, launches per iteration, copies, CPU"},
+    {"export", cmd_export, "a trace as Chrome trace JSON (ui.perfetto.dev, chrome://tracing)"},
+    {"check", cmd_check, "can this machine record? kernel features, privileges, CUDA libraries"},
 };
 
 static void usage(FILE *f)

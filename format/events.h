@@ -16,36 +16,61 @@
 #include "trace.h"
 
 enum gr_kind {
-	GR_K_LAUNCH = 1,  /* a kernel launch (runtime or driver API) */
-	GR_K_COPY = 2,	  /* a memory copy */
-	GR_K_MEMSET = 3,  /* a memset */
-	GR_K_ALLOC = 4,	  /* device, pinned host, registered or managed allocation */
-	GR_K_FREE = 5,	  /* the matching release */
-	GR_K_SYNC = 6,	  /* device/stream/event synchronisation, event record, stream wait */
-	GR_K_GRAPH = 7,	  /* stream capture begin/end, graph instantiate, graph launch */
-	GR_K_SCHED = 8,	  /* scheduler switch/wakeup touching a traced thread */
-	GR_K_PROC = 9,	  /* process/thread lifecycle: start, exec, exit, attach */
-	GR_K_NAME = 10,	  /* a name for a key: kernel name, comm, library version */
-	GR_K_MAPPING = 11, /* an executable mapping of a traced process, with build-id */
-	GR_K_SYMBOL = 12, /* symbol of one referenced address (frames), embedded at the end */
-	GR_K_STACK = 13,  /* stack id -> frame addresses (deduplicated) */
-	GR_K_LOSS = 14,	  /* events lost, with the time range and source */
+	GR_K_LAUNCH = 1,    /* a kernel launch (runtime or driver API) */
+	GR_K_COPY = 2,	    /* a memory copy */
+	GR_K_MEMSET = 3,    /* a memset */
+	GR_K_ALLOC = 4,	    /* device, pinned host, registered or managed allocation */
+	GR_K_FREE = 5,	    /* the matching release */
+	GR_K_SYNC = 6,	    /* device/stream/event synchronisation, event record, stream wait */
+	GR_K_GRAPH = 7,	    /* stream capture begin/end, graph instantiate, graph launch */
+	GR_K_SCHED = 8,	    /* scheduler switch/wakeup touching a traced thread */
+	GR_K_PROC = 9,	    /* process/thread lifecycle: start, exec, exit, attach */
+	GR_K_NAME = 10,	    /* a name for a key: kernel name, comm, library version */
+	GR_K_MAPPING = 11,  /* an executable mapping of a traced process, with build-id */
+	GR_K_SYMBOL = 12,   /* symbol of one referenced address (frames), embedded at the end */
+	GR_K_STACK = 13,    /* stack id -> frame addresses (deduplicated) */
+	GR_K_LOSS = 14,	    /* events lost, with the time range and source */
 	GR_K_RAWSTACK = 15, /* --call-graph dwarf: registers + raw stack bytes of one event */
-	GR_K_SESSION = 16, /* session facts known only at the end: stop time, exit status */
+	GR_K_SESSION = 16,  /* session facts known only at the end: stop time, exit status */
 	GR_K_COUNT
 };
 
 /* LAUNCH columns. api: enum gr_api. func: host stub / CUfunction / kernel handle. */
 enum {
-	GR_LAUNCH_TS, GR_LAUNCH_DUR, GR_LAUNCH_PID, GR_LAUNCH_TID, GR_LAUNCH_CPU, GR_LAUNCH_API,
-	GR_LAUNCH_FUNC, GR_LAUNCH_GX, GR_LAUNCH_GY, GR_LAUNCH_GZ, GR_LAUNCH_BX, GR_LAUNCH_BY,
-	GR_LAUNCH_BZ, GR_LAUNCH_SHMEM, GR_LAUNCH_STREAM, GR_LAUNCH_STACK, GR_LAUNCH_NCOLS
+	GR_LAUNCH_TS,
+	GR_LAUNCH_DUR,
+	GR_LAUNCH_PID,
+	GR_LAUNCH_TID,
+	GR_LAUNCH_CPU,
+	GR_LAUNCH_API,
+	GR_LAUNCH_FUNC,
+	GR_LAUNCH_GX,
+	GR_LAUNCH_GY,
+	GR_LAUNCH_GZ,
+	GR_LAUNCH_BX,
+	GR_LAUNCH_BY,
+	GR_LAUNCH_BZ,
+	GR_LAUNCH_SHMEM,
+	GR_LAUNCH_STREAM,
+	GR_LAUNCH_STACK,
+	GR_LAUNCH_NCOLS
 };
 
 /* COPY columns. ckind: enum gr_copy_kind. flags: GR_COPY_F_*. */
 enum {
-	GR_COPY_TS, GR_COPY_DUR, GR_COPY_PID, GR_COPY_TID, GR_COPY_CPU, GR_COPY_API, GR_COPY_DST,
-	GR_COPY_SRC, GR_COPY_BYTES, GR_COPY_CKIND, GR_COPY_STREAM, GR_COPY_FLAGS, GR_COPY_STACK,
+	GR_COPY_TS,
+	GR_COPY_DUR,
+	GR_COPY_PID,
+	GR_COPY_TID,
+	GR_COPY_CPU,
+	GR_COPY_API,
+	GR_COPY_DST,
+	GR_COPY_SRC,
+	GR_COPY_BYTES,
+	GR_COPY_CKIND,
+	GR_COPY_STREAM,
+	GR_COPY_FLAGS,
+	GR_COPY_STACK,
 	GR_COPY_NCOLS
 };
 #define GR_COPY_F_ASYNC	 1u /* the API is asynchronous (…Async) */
@@ -56,31 +81,73 @@ enum {
 #define GR_COPY_F_DRIVER 32u /* issued through the driver API */
 
 enum {
-	GR_MEMSET_TS, GR_MEMSET_DUR, GR_MEMSET_PID, GR_MEMSET_TID, GR_MEMSET_CPU, GR_MEMSET_API,
-	GR_MEMSET_DST, GR_MEMSET_BYTES, GR_MEMSET_VALUE, GR_MEMSET_STREAM, GR_MEMSET_FLAGS,
-	GR_MEMSET_STACK, GR_MEMSET_NCOLS
+	GR_MEMSET_TS,
+	GR_MEMSET_DUR,
+	GR_MEMSET_PID,
+	GR_MEMSET_TID,
+	GR_MEMSET_CPU,
+	GR_MEMSET_API,
+	GR_MEMSET_DST,
+	GR_MEMSET_BYTES,
+	GR_MEMSET_VALUE,
+	GR_MEMSET_STREAM,
+	GR_MEMSET_FLAGS,
+	GR_MEMSET_STACK,
+	GR_MEMSET_NCOLS
 };
 
 /* ALLOC/FREE: akind enum gr_alloc_kind. addr 0 in ALLOC means the call failed. */
 enum {
-	GR_ALLOC_TS, GR_ALLOC_DUR, GR_ALLOC_PID, GR_ALLOC_TID, GR_ALLOC_API, GR_ALLOC_ADDR,
-	GR_ALLOC_BYTES, GR_ALLOC_AKIND, GR_ALLOC_STREAM, GR_ALLOC_NCOLS
+	GR_ALLOC_TS,
+	GR_ALLOC_DUR,
+	GR_ALLOC_PID,
+	GR_ALLOC_TID,
+	GR_ALLOC_API,
+	GR_ALLOC_ADDR,
+	GR_ALLOC_BYTES,
+	GR_ALLOC_AKIND,
+	GR_ALLOC_STREAM,
+	GR_ALLOC_NCOLS
 };
 enum {
-	GR_FREE_TS, GR_FREE_DUR, GR_FREE_PID, GR_FREE_TID, GR_FREE_API, GR_FREE_ADDR, GR_FREE_AKIND,
+	GR_FREE_TS,
+	GR_FREE_DUR,
+	GR_FREE_PID,
+	GR_FREE_TID,
+	GR_FREE_API,
+	GR_FREE_ADDR,
+	GR_FREE_AKIND,
 	GR_FREE_NCOLS
 };
 
 /* SYNC: skind enum gr_sync_kind; handle: stream or event; handle2: event of a stream wait. */
 enum {
-	GR_SYNC_TS, GR_SYNC_DUR, GR_SYNC_PID, GR_SYNC_TID, GR_SYNC_CPU, GR_SYNC_API, GR_SYNC_SKIND,
-	GR_SYNC_HANDLE, GR_SYNC_HANDLE2, GR_SYNC_STACK, GR_SYNC_NCOLS
+	GR_SYNC_TS,
+	GR_SYNC_DUR,
+	GR_SYNC_PID,
+	GR_SYNC_TID,
+	GR_SYNC_CPU,
+	GR_SYNC_API,
+	GR_SYNC_SKIND,
+	GR_SYNC_HANDLE,
+	GR_SYNC_HANDLE2,
+	GR_SYNC_STACK,
+	GR_SYNC_NCOLS
 };
 
 /* GRAPH: gkind enum gr_graph_kind; graph: cudaGraph_t; exec: cudaGraphExec_t. */
 enum {
-	GR_GRAPH_TS, GR_GRAPH_DUR, GR_GRAPH_PID, GR_GRAPH_TID, GR_GRAPH_API, GR_GRAPH_GKIND,
-	GR_GRAPH_STREAM, GR_GRAPH_GRAPH, GR_GRAPH_EXEC, GR_GRAPH_STACK, GR_GRAPH_NCOLS
+	GR_GRAPH_TS,
+	GR_GRAPH_DUR,
+	GR_GRAPH_PID,
+	GR_GRAPH_TID,
+	GR_GRAPH_API,
+	GR_GRAPH_GKIND,
+	GR_GRAPH_STREAM,
+	GR_GRAPH_GRAPH,
+	GR_GRAPH_EXEC,
+	GR_GRAPH_STACK,
+	GR_GRAPH_NCOLS
 };
 
 /*
@@ -89,14 +156,26 @@ enum {
  * waker (current task) and next_* the woken task, target_cpu where it will run.
  */
 enum {
-	GR_SCHED_TS, GR_SCHED_CPU, GR_SCHED_TYPE, GR_SCHED_PREV_PID, GR_SCHED_PREV_TID,
-	GR_SCHED_PREV_STATE, GR_SCHED_NEXT_PID, GR_SCHED_NEXT_TID, GR_SCHED_TARGET_CPU,
+	GR_SCHED_TS,
+	GR_SCHED_CPU,
+	GR_SCHED_TYPE,
+	GR_SCHED_PREV_PID,
+	GR_SCHED_PREV_TID,
+	GR_SCHED_PREV_STATE,
+	GR_SCHED_NEXT_PID,
+	GR_SCHED_NEXT_TID,
+	GR_SCHED_TARGET_CPU,
 	GR_SCHED_NCOLS
 };
 
 /* PROC: type enum gr_proc_type; value: exit status for EXIT, parent pid for START. */
 enum {
-	GR_PROC_TS, GR_PROC_TYPE, GR_PROC_PID, GR_PROC_TID, GR_PROC_VALUE, GR_PROC_TEXT,
+	GR_PROC_TS,
+	GR_PROC_TYPE,
+	GR_PROC_PID,
+	GR_PROC_TID,
+	GR_PROC_VALUE,
+	GR_PROC_TEXT,
 	GR_PROC_NCOLS
 };
 
@@ -109,14 +188,18 @@ enum { GR_NAME_TS, GR_NAME_CLASS, GR_NAME_PID, GR_NAME_KEY, GR_NAME_TEXT, GR_NAM
 
 /* MAPPING: one file-backed executable mapping: [start, end) at file offset pgoff. */
 enum {
-	GR_MAP_TS, GR_MAP_PID, GR_MAP_START, GR_MAP_END, GR_MAP_PGOFF, GR_MAP_PATH, GR_MAP_BUILDID,
+	GR_MAP_TS,
+	GR_MAP_PID,
+	GR_MAP_START,
+	GR_MAP_END,
+	GR_MAP_PGOFF,
+	GR_MAP_PATH,
+	GR_MAP_BUILDID,
 	GR_MAP_NCOLS
 };
 
 /* SYMBOL: name of the function containing addr in pid (addr..addr+size from sym_start). */
-enum {
-	GR_SYM_TS, GR_SYM_PID, GR_SYM_ADDR, GR_SYM_START, GR_SYM_SIZE, GR_SYM_NAME, GR_SYM_NCOLS
-};
+enum { GR_SYM_TS, GR_SYM_PID, GR_SYM_ADDR, GR_SYM_START, GR_SYM_SIZE, GR_SYM_NAME, GR_SYM_NCOLS };
 
 /* STACK: frames are little-endian u64 return addresses, innermost first. */
 enum { GR_STACK_TS, GR_STACK_ID, GR_STACK_PID, GR_STACK_FRAMES, GR_STACK_NCOLS };
@@ -125,9 +208,7 @@ enum { GR_STACK_TS, GR_STACK_ID, GR_STACK_PID, GR_STACK_FRAMES, GR_STACK_NCOLS }
 enum { GR_LOSS_TS, GR_LOSS_TS_END, GR_LOSS_SOURCE, GR_LOSS_COUNT, GR_LOSS_NCOLS };
 
 /* RAWSTACK: for the event of (pid, tid, event_ts): registers (sp, ip, bp...) + stack bytes. */
-enum {
-	GR_RAW_TS, GR_RAW_PID, GR_RAW_TID, GR_RAW_REGS, GR_RAW_STACK, GR_RAW_NCOLS
-};
+enum { GR_RAW_TS, GR_RAW_PID, GR_RAW_TID, GR_RAW_REGS, GR_RAW_STACK, GR_RAW_NCOLS };
 
 /* SESSION: key enum gr_session_key, value numeric, text optional. */
 enum { GR_SESS_TS, GR_SESS_KEY, GR_SESS_VALUE, GR_SESS_TEXT, GR_SESS_NCOLS };
@@ -135,73 +216,153 @@ enum { GR_SESS_TS, GR_SESS_KEY, GR_SESS_VALUE, GR_SESS_TEXT, GR_SESS_NCOLS };
 enum gr_api {
 	GR_API_UNKNOWN = 0,
 	/* runtime launches */
-	GR_API_cudaLaunchKernel, GR_API_cudaLaunchKernel_ptsz, GR_API_cudaLaunchKernelExC,
-	GR_API_cudaLaunchKernelExC_ptsz, GR_API_cudaLaunchCooperativeKernel,
-	GR_API_cudaLaunchCooperativeKernel_ptsz, GR_API_cudaGraphLaunch, GR_API_cudaGraphLaunch_ptsz,
+	GR_API_cudaLaunchKernel,
+	GR_API_cudaLaunchKernel_ptsz,
+	GR_API_cudaLaunchKernelExC,
+	GR_API_cudaLaunchKernelExC_ptsz,
+	GR_API_cudaLaunchCooperativeKernel,
+	GR_API_cudaLaunchCooperativeKernel_ptsz,
+	GR_API_cudaGraphLaunch,
+	GR_API_cudaGraphLaunch_ptsz,
 	/* driver launches */
-	GR_API_cuLaunchKernel, GR_API_cuLaunchKernel_ptsz, GR_API_cuLaunchKernelEx,
-	GR_API_cuLaunchKernelEx_ptsz, GR_API_cuLaunchCooperativeKernel,
-	GR_API_cuLaunchCooperativeKernel_ptsz, GR_API_cuGraphLaunch, GR_API_cuGraphLaunch_ptsz,
+	GR_API_cuLaunchKernel,
+	GR_API_cuLaunchKernel_ptsz,
+	GR_API_cuLaunchKernelEx,
+	GR_API_cuLaunchKernelEx_ptsz,
+	GR_API_cuLaunchCooperativeKernel,
+	GR_API_cuLaunchCooperativeKernel_ptsz,
+	GR_API_cuGraphLaunch,
+	GR_API_cuGraphLaunch_ptsz,
 	/* runtime copies */
-	GR_API_cudaMemcpy, GR_API_cudaMemcpy_ptds, GR_API_cudaMemcpyAsync,
-	GR_API_cudaMemcpyAsync_ptsz, GR_API_cudaMemcpy2D, GR_API_cudaMemcpy2D_ptds,
-	GR_API_cudaMemcpy2DAsync, GR_API_cudaMemcpy2DAsync_ptsz, GR_API_cudaMemcpy3D,
-	GR_API_cudaMemcpy3D_ptds, GR_API_cudaMemcpy3DAsync, GR_API_cudaMemcpy3DAsync_ptsz,
-	GR_API_cudaMemcpyPeer, GR_API_cudaMemcpyPeerAsync, GR_API_cudaMemcpyToSymbol,
-	GR_API_cudaMemcpyToSymbol_ptds, GR_API_cudaMemcpyFromSymbol,
-	GR_API_cudaMemcpyFromSymbol_ptds, GR_API_cudaMemcpyToSymbolAsync,
-	GR_API_cudaMemcpyToSymbolAsync_ptsz, GR_API_cudaMemcpyFromSymbolAsync,
+	GR_API_cudaMemcpy,
+	GR_API_cudaMemcpy_ptds,
+	GR_API_cudaMemcpyAsync,
+	GR_API_cudaMemcpyAsync_ptsz,
+	GR_API_cudaMemcpy2D,
+	GR_API_cudaMemcpy2D_ptds,
+	GR_API_cudaMemcpy2DAsync,
+	GR_API_cudaMemcpy2DAsync_ptsz,
+	GR_API_cudaMemcpy3D,
+	GR_API_cudaMemcpy3D_ptds,
+	GR_API_cudaMemcpy3DAsync,
+	GR_API_cudaMemcpy3DAsync_ptsz,
+	GR_API_cudaMemcpyPeer,
+	GR_API_cudaMemcpyPeerAsync,
+	GR_API_cudaMemcpyToSymbol,
+	GR_API_cudaMemcpyToSymbol_ptds,
+	GR_API_cudaMemcpyFromSymbol,
+	GR_API_cudaMemcpyFromSymbol_ptds,
+	GR_API_cudaMemcpyToSymbolAsync,
+	GR_API_cudaMemcpyToSymbolAsync_ptsz,
+	GR_API_cudaMemcpyFromSymbolAsync,
 	GR_API_cudaMemcpyFromSymbolAsync_ptsz,
 	/* driver copies */
-	GR_API_cuMemcpyHtoD, GR_API_cuMemcpyDtoH, GR_API_cuMemcpyDtoD, GR_API_cuMemcpyHtoDAsync,
-	GR_API_cuMemcpyDtoHAsync, GR_API_cuMemcpyDtoDAsync, GR_API_cuMemcpy, GR_API_cuMemcpyAsync,
+	GR_API_cuMemcpyHtoD,
+	GR_API_cuMemcpyDtoH,
+	GR_API_cuMemcpyDtoD,
+	GR_API_cuMemcpyHtoDAsync,
+	GR_API_cuMemcpyDtoHAsync,
+	GR_API_cuMemcpyDtoDAsync,
+	GR_API_cuMemcpy,
+	GR_API_cuMemcpyAsync,
 	/* memset */
-	GR_API_cudaMemset, GR_API_cudaMemset_ptds, GR_API_cudaMemsetAsync,
-	GR_API_cudaMemsetAsync_ptsz, GR_API_cuMemsetD8, GR_API_cuMemsetD32, GR_API_cuMemsetD8Async,
+	GR_API_cudaMemset,
+	GR_API_cudaMemset_ptds,
+	GR_API_cudaMemsetAsync,
+	GR_API_cudaMemsetAsync_ptsz,
+	GR_API_cuMemsetD8,
+	GR_API_cuMemsetD32,
+	GR_API_cuMemsetD8Async,
 	GR_API_cuMemsetD32Async,
 	/* allocation */
-	GR_API_cudaMalloc, GR_API_cudaMallocAsync, GR_API_cudaMallocAsync_ptsz, GR_API_cudaMallocManaged,
-	GR_API_cudaMallocHost, GR_API_cudaHostAlloc, GR_API_cudaHostRegister, GR_API_cudaFree,
-	GR_API_cudaFreeAsync, GR_API_cudaFreeAsync_ptsz, GR_API_cudaFreeHost, GR_API_cudaHostUnregister,
-	GR_API_cuMemAlloc, GR_API_cuMemFree, GR_API_cuMemAllocHost, GR_API_cuMemFreeHost,
-	GR_API_cuMemHostAlloc, GR_API_cuMemHostRegister, GR_API_cuMemHostUnregister,
-	GR_API_cuMemAllocAsync, GR_API_cuMemFreeAsync,
+	GR_API_cudaMalloc,
+	GR_API_cudaMallocAsync,
+	GR_API_cudaMallocAsync_ptsz,
+	GR_API_cudaMallocManaged,
+	GR_API_cudaMallocHost,
+	GR_API_cudaHostAlloc,
+	GR_API_cudaHostRegister,
+	GR_API_cudaFree,
+	GR_API_cudaFreeAsync,
+	GR_API_cudaFreeAsync_ptsz,
+	GR_API_cudaFreeHost,
+	GR_API_cudaHostUnregister,
+	GR_API_cuMemAlloc,
+	GR_API_cuMemFree,
+	GR_API_cuMemAllocHost,
+	GR_API_cuMemFreeHost,
+	GR_API_cuMemHostAlloc,
+	GR_API_cuMemHostRegister,
+	GR_API_cuMemHostUnregister,
+	GR_API_cuMemAllocAsync,
+	GR_API_cuMemFreeAsync,
 	/* synchronisation */
-	GR_API_cudaDeviceSynchronize, GR_API_cudaStreamSynchronize,
-	GR_API_cudaStreamSynchronize_ptsz, GR_API_cudaEventSynchronize, GR_API_cudaStreamWaitEvent,
-	GR_API_cudaStreamWaitEvent_ptsz, GR_API_cudaEventRecord, GR_API_cudaEventRecord_ptsz,
-	GR_API_cuCtxSynchronize, GR_API_cuStreamSynchronize, GR_API_cuEventSynchronize,
-	GR_API_cuStreamWaitEvent, GR_API_cuEventRecord,
+	GR_API_cudaDeviceSynchronize,
+	GR_API_cudaStreamSynchronize,
+	GR_API_cudaStreamSynchronize_ptsz,
+	GR_API_cudaEventSynchronize,
+	GR_API_cudaStreamWaitEvent,
+	GR_API_cudaStreamWaitEvent_ptsz,
+	GR_API_cudaEventRecord,
+	GR_API_cudaEventRecord_ptsz,
+	GR_API_cuCtxSynchronize,
+	GR_API_cuStreamSynchronize,
+	GR_API_cuEventSynchronize,
+	GR_API_cuStreamWaitEvent,
+	GR_API_cuEventRecord,
 	/* graphs */
-	GR_API_cudaStreamBeginCapture, GR_API_cudaStreamBeginCapture_ptsz,
-	GR_API_cudaStreamEndCapture, GR_API_cudaStreamEndCapture_ptsz, GR_API_cudaGraphInstantiate,
-	GR_API_cudaGraphInstantiateWithFlags, GR_API_cuStreamBeginCapture, GR_API_cuStreamEndCapture,
+	GR_API_cudaStreamBeginCapture,
+	GR_API_cudaStreamBeginCapture_ptsz,
+	GR_API_cudaStreamEndCapture,
+	GR_API_cudaStreamEndCapture_ptsz,
+	GR_API_cudaGraphInstantiate,
+	GR_API_cudaGraphInstantiateWithFlags,
+	GR_API_cuStreamBeginCapture,
+	GR_API_cuStreamEndCapture,
 	GR_API_cuGraphInstantiate,
 	/* nvcc 13's <<<>>> calls these; in the toolkit's runtime they jump to cudaLaunchKernel */
-	GR_API___cudaLaunchKernel, GR_API___cudaLaunchKernel_ptsz,
+	GR_API___cudaLaunchKernel,
+	GR_API___cudaLaunchKernel_ptsz,
 	GR_API_COUNT
 };
 
 /* Static name of an API id ("cudaLaunchKernel"), "unknown" when out of range. */
 const char *gr_api_name(unsigned api);
 
-enum gr_copy_kind { GR_COPY_H2H = 0, GR_COPY_H2D = 1, GR_COPY_D2H = 2, GR_COPY_D2D = 3, GR_COPY_DEFAULT = 4 };
+enum gr_copy_kind {
+	GR_COPY_H2H = 0,
+	GR_COPY_H2D = 1,
+	GR_COPY_D2H = 2,
+	GR_COPY_D2D = 3,
+	GR_COPY_DEFAULT = 4
+};
 /* "H2H", "H2D", "D2H", "D2D", "default"; "unknown" otherwise. Same numbering as cudaMemcpyKind. */
 const char *gr_copy_kind_name(unsigned ckind);
 
 enum gr_alloc_kind {
-	GR_ALLOC_DEVICE = 0, GR_ALLOC_DEVICE_ASYNC, GR_ALLOC_MANAGED, GR_ALLOC_HOST_PINNED,
+	GR_ALLOC_DEVICE = 0,
+	GR_ALLOC_DEVICE_ASYNC,
+	GR_ALLOC_MANAGED,
+	GR_ALLOC_HOST_PINNED,
 	GR_ALLOC_HOST_REGISTERED
 };
 const char *gr_alloc_kind_name(unsigned akind);
 
 enum gr_sync_kind {
-	GR_SYNC_DEVICE = 0, GR_SYNC_STREAM, GR_SYNC_EVENT, GR_SYNC_STREAM_WAIT_EVENT,
+	GR_SYNC_DEVICE = 0,
+	GR_SYNC_STREAM,
+	GR_SYNC_EVENT,
+	GR_SYNC_STREAM_WAIT_EVENT,
 	GR_SYNC_EVENT_RECORD
 };
 const char *gr_sync_kind_name(unsigned skind);
 
-enum gr_graph_kind { GR_GRAPH_BEGIN_CAPTURE = 0, GR_GRAPH_END_CAPTURE, GR_GRAPH_INSTANTIATE, GR_GRAPH_LAUNCH };
+enum gr_graph_kind {
+	GR_GRAPH_BEGIN_CAPTURE = 0,
+	GR_GRAPH_END_CAPTURE,
+	GR_GRAPH_INSTANTIATE,
+	GR_GRAPH_LAUNCH
+};
 const char *gr_graph_kind_name(unsigned gkind);
 
 enum gr_sched_type { GR_SCHED_SWITCH = 0, GR_SCHED_WAKEUP, GR_SCHED_WAKEUP_NEW };
@@ -215,10 +376,10 @@ enum gr_proc_type {
 };
 
 enum gr_name_class {
-	GR_NAME_KERNEL = 0,  /* key = launch func in pid; text = demangled kernel name */
-	GR_NAME_COMM,	     /* key = tid; text = comm */
-	GR_NAME_LIBRARY,     /* key = 0; text = path of a CUDA library that was probed */
-	GR_NAME_KERNEL_RAW,  /* key = func; text = mangled name (when it differs) */
+	GR_NAME_KERNEL = 0, /* key = launch func in pid; text = demangled kernel name */
+	GR_NAME_COMM,	    /* key = tid; text = comm */
+	GR_NAME_LIBRARY,    /* key = 0; text = path of a CUDA library that was probed */
+	GR_NAME_KERNEL_RAW, /* key = func; text = mangled name (when it differs) */
 };
 
 enum gr_loss_source {

@@ -43,7 +43,8 @@ static int find_cuda(char *found, size_t size)
 		if (!d)
 			continue;
 		while ((e = readdir(d))) {
-			if (strncmp(e->d_name, "libcudart.so", 12) && strncmp(e->d_name, "libcuda.so", 10))
+			if (strncmp(e->d_name, "libcudart.so", 12) &&
+			    strncmp(e->d_name, "libcuda.so", 10))
 				continue;
 			n++;
 			if (len + strlen(dirs[i]) + strlen(e->d_name) + 4 < size)
@@ -66,12 +67,12 @@ int cmd_check(int argc, char **argv)
 	printf("gpurec check: kernel %s %s\n", uts.release, uts.machine);
 	fails += line(!access("/sys/kernel/btf/vmlinux", R_OK), "kernel BTF",
 		      access("/sys/kernel/btf/vmlinux", R_OK)
-			      ? "missing /sys/kernel/btf/vmlinux: needs CONFIG_DEBUG_INFO_BTF=y"
-			      : "/sys/kernel/btf/vmlinux");
+			  ? "missing /sys/kernel/btf/vmlinux: needs CONFIG_DEBUG_INFO_BTF=y"
+			  : "/sys/kernel/btf/vmlinux");
 	fails += line(!access("/sys/bus/event_source/devices/uprobe/type", R_OK), "uprobe PMU",
 		      access("/sys/bus/event_source/devices/uprobe/type", R_OK)
-			      ? "missing: needs CONFIG_UPROBE_EVENTS=y"
-			      : "/sys/bus/event_source/devices/uprobe");
+			  ? "missing: needs CONFIG_UPROBE_EVENTS=y"
+			  : "/sys/bus/event_source/devices/uprobe");
 	fails += line(root, "privileges",
 		      root ? "root" : "not root: run with sudo (needs CAP_BPF, CAP_PERFMON)");
 	if (root) {

@@ -141,8 +141,8 @@ static int attach_set(struct gr_session *s, struct bpf_program *prog, const char
 	if (!set->n)
 		return 0;
 	if (s->multi) {
-		fd = gr_uprobe_multi_attach(bpf_program__fd(prog), path, set->offsets,
-					    set->cookies, set->n, retprobe);
+		fd = gr_uprobe_multi_attach(bpf_program__fd(prog), path, set->offsets, set->cookies,
+					    set->n, retprobe);
 		return fd < 0 ? fd : add_fd(s, fd);
 	}
 	for (uint32_t i = 0; i < set->n && !err; i++)
@@ -189,8 +189,8 @@ static void attach_file(struct gr_session *s, struct gr_file *f)
 		err = attach_set(s, s->skel->progs.api_return, path, &ret, 1);
 	if (err) {
 		s->attach_failures++;
-		fprintf(stderr, "gpurec: cannot probe %s: %s; its calls are not recorded\n", f->path,
-			strerror(-err));
+		fprintf(stderr, "gpurec: cannot probe %s: %s; its calls are not recorded\n",
+			f->path, strerror(-err));
 		return;
 	}
 	f->probes = probes;
@@ -199,11 +199,13 @@ static void attach_file(struct gr_session *s, struct gr_file *f)
 		fprintf(stderr, "gpurec: probing %d CUDA entry points in %s\n", probes, f->path);
 }
 
-static struct gr_file *file_get(struct gr_session *s, uint32_t pid, uint64_t start,
-				uint64_t end, uint64_t dev, uint64_t ino, const char *path)
+static struct gr_file *file_get(struct gr_session *s, uint32_t pid, uint64_t start, uint64_t end,
+				uint64_t dev, uint64_t ino, const char *path)
 {
 	uint64_t key = gr_u64_key2(dev, ino), *idx = gr_u64map_get(&s->file_index, key);
-	struct { uint64_t dev, ino; } bkey = {dev, ino};
+	struct {
+		uint64_t dev, ino;
+	} bkey = {dev, ino};
 	struct gr_file *f, **files;
 	char mf[96];
 	__u8 one = 1;

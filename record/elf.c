@@ -57,7 +57,8 @@ static int read_symbols(struct gr_elf *e)
 		GElf_Shdr sh;
 		Elf_Data *data;
 
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
 			continue;
 		data = elf_getdata(scn, NULL);
 		if (!data || !sh.sh_entsize)
@@ -97,8 +98,8 @@ static void read_build_id(struct gr_elf *e, const void *buf, size_t len)
 {
 	size_t off = 0, name_off, desc_off;
 	GElf_Nhdr nh;
-	Elf_Data data = {.d_buf = (void *)buf, .d_size = len, .d_type = ELF_T_NHDR,
-			 .d_version = EV_CURRENT};
+	Elf_Data data = {
+	    .d_buf = (void *)buf, .d_size = len, .d_type = ELF_T_NHDR, .d_version = EV_CURRENT};
 
 	while ((off = gelf_getnote(&data, off, &nh, &name_off, &desc_off)) > 0) {
 		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
@@ -128,8 +129,8 @@ static int read_segments(struct gr_elf *e)
 		if (ph.p_type == PT_LOAD)
 			e->segs[e->nsegs++] = (struct seg){ph.p_vaddr, ph.p_offset, ph.p_filesz};
 		if (ph.p_type == PT_NOTE && !e->build_id_len) {
-			Elf_Data *d = elf_getdata_rawchunk(e->elf, ph.p_offset, ph.p_filesz,
-							    ELF_T_NHDR);
+			Elf_Data *d =
+			    elf_getdata_rawchunk(e->elf, ph.p_offset, ph.p_filesz, ELF_T_NHDR);
 
 			if (d)
 				read_build_id(e, d->d_buf, d->d_size);

@@ -17,8 +17,8 @@
 
 #include "ringbuf.h"
 
-#define HDR_SIZE	 8 /* u32 len (+ busy/discard bits), u32 page offset */
-#define PUBLISH_EVERY	 (256u << 10)
+#define HDR_SIZE      8 /* u32 len (+ busy/discard bits), u32 page offset */
+#define PUBLISH_EVERY (256u << 10)
 
 struct gr_ringbuf {
 	int map_fd, epoll_fd;

@@ -53,8 +53,8 @@ static int name_functions(struct gr_session *s, uint64_t ts)
 		if (gr_u64map_get(&s->named, gr_u64_key2(pid, addr)) ||
 		    resolve(s, pid, addr, &name, &start, &size))
 			continue;
-		err = write_bytes_record(s, GR_K_NAME, v, gr_demangle(name, buf, sizeof(buf)),
-					 NULL, 0);
+		err = write_bytes_record(s, GR_K_NAME, v, gr_demangle(name, buf, sizeof(buf)), NULL,
+					 0);
 		if (!err && strcmp(buf, name)) {
 			v[GR_NAME_CLASS] = GR_NAME_KERNEL_RAW;
 			err = write_bytes_record(s, GR_K_NAME, v, name, NULL, 0);
