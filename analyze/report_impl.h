@@ -20,6 +20,7 @@
 #define RP_TINY_D2H	    1024  /* bytes: a read-back as .item() does */
 #define RP_SMALL_H2D	    65536 /* bytes: synchronous H2D up to this is exempt (nsys) */
 #define RP_LAUNCH_BOUND	    0.5	  /* launch share of the iteration */
+#define RP_SLOW_SHARE	    0.01  /* slow launch calls' time over the loop */
 #define RP_FUSION_SHARE	    0.05  /* estimated saving over loop time */
 #define RP_TRANSFER_BOUND   0.2	  /* copy call time over loop time */
 #define RP_STARVED_SHARE    0.1	  /* runnable wait over a thread's lifetime */

@@ -3,11 +3,13 @@
  * The iteration (training step) of the loop: the period of the main thread's API calls. Each
  * call is a token (a launch: its kernel name and config; a copy: direction, sync/async and size
  * class; a memset: size class; a sync: its kind). A candidate period comes from an anchor token
- * that occurs at least 3 times, the rarest first: the median distance between its occurrences
- * r apart (r = 1..8, for anchors that occur r times per iteration). The first candidate under
- * which at least 90% of the calls over the anchor's span equal the call one period earlier wins.
- * The loop then extends backwards while the calls still repeat, and ends at the last call that
- * repeats; it holds floor(length / period) complete iterations. REPORTS.md has the details.
+ * that occurs at least 3 times (the 8 rarest): the median distance between its occurrences r
+ * apart (r = 1..8, for anchors that occur r times per iteration), the smallest r under which at
+ * least 90% of the calls over the anchor's span equal the call one period earlier. Its loop
+ * extends backwards from the anchor's first occurrence and forwards from its last while the
+ * calls still repeat, and holds floor(length / period) complete iterations; the candidate whose
+ * loop holds the most calls wins. REPORTS.md has
+ * the details.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -52,7 +54,8 @@ int rp_iteration(struct rp_ctx *x)
 {
 	struct gr_report_iteration *it = &x->r->launches.iter;
 	const uint32_t *tok = x->tok;
-	size_t n = x->ntok, nanch = 0, p = 0, nq = 0;
+	size_t n = x->ntok, nanch = 0, p = 0, nq = 0, best_cover = 0, best_i0 = 0, ntried = 0;
+	size_t tried[MAX_ANCHORS * MAX_MULT];
 	uint32_t *count = NULL, *q = NULL, *d = NULL;
 	size_t *first = NULL;
 	struct anchor *anch = NULL;
@@ -82,7 +85,9 @@ int rp_iteration(struct rp_ctx *x)
 			anch[nanch++] = (struct anchor){t, count[t], first[t]};
 	qsort(anch, nanch, sizeof(*anch), cmp_anchor);
 
-	for (size_t a = 0; a < nanch && a < MAX_ANCHORS && !p; a++) {
+	/* every anchor proposes its period; the one whose loop holds the most calls wins (ties: the
+	 * shorter period, then the rarer anchor) */
+	for (size_t a = 0; a < nanch && a < MAX_ANCHORS; a++) {
 		uint32_t c = anch[a].count;
 
 		free(q);
@@ -95,29 +100,48 @@ int rp_iteration(struct rp_ctx *x)
 		for (size_t i = anch[a].first; i < n && nq < c; i++)
 			if (tok[i] == anch[a].tok)
 				q[nq++] = (uint32_t)i;
-		for (uint32_t r = 1; r <= MAX_MULT && r < nq && !p; r++) {
+		for (uint32_t r = 1; r <= MAX_MULT && r < nq; r++) {
 			struct gr_dist dist;
-			size_t nd = nq - r;
+			size_t nd = nq - r, cp, i0, iend, seen = 0;
+			double mt;
 
 			for (size_t j = 0; j < nd; j++)
 				d[j] = q[j + r] - q[j];
 			rp_dist_u32(&dist, d, nd);
-			if (!dist.median || q[nq - 1] - q[0] < dist.median)
+			cp = dist.median;
+			if (!cp || q[nq - 1] - q[0] < cp)
 				continue;
-			match = verify(tok, q[0], q[nq - 1], dist.median);
-			if (match >= RP_ITER_MATCH)
-				p = dist.median;
+			/* a period another anchor found repeating already gives the same loop;
+			 * one that did not repeat may still repeat over this anchor's span */
+			for (size_t t = 0; t < ntried && !seen; t++)
+				seen = tried[t] == cp;
+			if (seen)
+				break;
+			mt = verify(tok, q[0], q[nq - 1], cp);
+			if (mt < RP_ITER_MATCH)
+				continue;
+			if (ntried < MAX_ANCHORS * MAX_MULT)
+				tried[ntried++] = cp;
+			i0 = q[0];
+			iend = q[nq - 1];
+			while (i0 > 0 && tok[i0 - 1] == tok[i0 - 1 + cp])
+				i0--;
+			while (iend + 1 < n && tok[iend + 1] == tok[iend + 1 - cp])
+				iend++;
+			if ((iend + 1 - i0) / cp * cp > best_cover ||
+			    ((iend + 1 - i0) / cp * cp == best_cover && cp < p)) {
+				best_cover = (iend + 1 - i0) / cp * cp;
+				p = cp;
+				best_i0 = i0;
+				match = mt;
+			}
+			break; /* the smallest multiple that repeats */
 		}
 	}
 	if (p) {
-		size_t i0 = q[0], iend = n - 1, k;
-		uint64_t K;
+		size_t i0 = best_i0, k;
+		uint64_t K = best_cover / p;
 
-		while (i0 > 0 && tok[i0 - 1] == tok[i0 - 1 + p])
-			i0--;
-		while (iend >= i0 + p && tok[iend] != tok[iend - p])
-			iend--;
-		K = (iend + 1 - i0) / p;
 		if (K >= 2) {
 			free(d);
 			d = malloc((K - 1) * sizeof(*d));

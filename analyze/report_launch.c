@@ -322,50 +322,54 @@ static int verdict(struct rp_ctx *x)
 	struct gr_report_launches *L = &x->r->launches;
 	const struct gr_report_iteration *it = &L->iter;
 	const char *how = L->api_measured ? "measured" : "estimated";
-	char b1[32], b2[32], b3[32], pc[16];
+	char b1[32], b2[32], b3[32], pc[16], head[400], slow[600] = "";
+	uint64_t span = it->found ? it->end_ts - it->start_ts : L->last_ts - L->first_ts;
+	uint64_t slow_ns = 0;
+	int bound = L->launch_share >= RP_LAUNCH_BOUND, slow_problem;
 
 	if (!L->total)
 		return rp_verdict(x, &L->verdict, GR_VERDICT_NONE, "%s",
 				  x->r->cuda_libraries ? "no kernel launches were recorded"
 						       : "no CUDA library was loaded: no launches");
-	if (L->slow_count) {
-		const struct gr_report_slow *s = &L->slow[0];
-
-		return rp_verdict(
-		    x, &L->verdict, GR_VERDICT_PROBLEM,
-		    "%" PRIu64 " launch calls took longer than %s (up to %s, %s in %s "
-		    "calls of %s); look for implicit synchronisation or module loading "
-		    "at those call sites",
-		    L->slow_count, rp_ns(b1, sizeof(b1), L->slow_threshold_ns),
-		    rp_ns(b2, sizeof(b2), s->max_ns), rp_ns(b3, sizeof(b3), s->total_ns),
-		    s->count == 1 ? "1" : "these", s->name);
-	}
-	if (it->found && it->period_ns) {
-		int bound = L->launch_share >= RP_LAUNCH_BOUND;
-
-		return rp_verdict(
-		    x, &L->verdict, bound ? GR_VERDICT_PROBLEM : GR_VERDICT_OK,
-		    "%s: %u launch%s per iteration x %s (%s launch cost) = %s of the %s "
-		    "iteration%s",
-		    bound ? "launch-bound" : "not launch-bound", it->launches,
-		    it->launches == 1 ? "" : "es", rp_ns(b1, sizeof(b1), L->launch_cost_ns), how,
-		    rp_pct(pc, sizeof(pc), L->launch_share), rp_ns(b2, sizeof(b2), it->period_ns),
-		    bound ? "; the GPU waits for the host: fewer, larger kernels (see fusion) or "
-			    "CUDA graphs"
-			  : "");
-	}
-	{
-		int bound = L->launch_share >= RP_LAUNCH_BOUND;
-
-		return rp_verdict(x, &L->verdict, bound ? GR_VERDICT_PROBLEM : GR_VERDICT_OK,
-				  "%s: no repeating iteration; %" PRIu64
-				  " launches x %s (%s launch "
-				  "cost) = %s of the %s between the first and last launch",
-				  bound ? "launch-bound" : "not launch-bound", L->total,
-				  rp_ns(b1, sizeof(b1), L->launch_cost_ns), how,
-				  rp_pct(pc, sizeof(pc), L->launch_share),
-				  rp_ns(b2, sizeof(b2), L->last_ts - L->first_ts));
-	}
+	if (it->found && it->period_ns)
+		snprintf(head, sizeof(head),
+			 "%s: %u launch%s per iteration x %s (%s launch cost) = %s of the %s "
+			 "iteration%s",
+			 bound ? "launch-bound" : "not launch-bound", it->launches,
+			 it->launches == 1 ? "" : "es", rp_ns(b1, sizeof(b1), L->launch_cost_ns),
+			 how, rp_pct(pc, sizeof(pc), L->launch_share),
+			 rp_ns(b2, sizeof(b2), it->period_ns),
+			 bound ? "; the GPU waits for the host: fewer, larger kernels (see fusion) "
+				 "or CUDA graphs"
+			       : "");
+	else
+		snprintf(head, sizeof(head),
+			 "%s: no repeating iteration; %" PRIu64 " launches x %s (%s launch cost) "
+			 "= %s of the %s between the first and last launch",
+			 bound ? "launch-bound" : "not launch-bound", L->total,
+			 rp_ns(b1, sizeof(b1), L->launch_cost_ns), how,
+			 rp_pct(pc, sizeof(pc), L->launch_share),
+			 rp_ns(b2, sizeof(b2), L->last_ts - L->first_ts));
+	for (size_t i = 0; i < L->nslow; i++)
+		slow_ns += L->slow[i].total_ns;
+	/* a few slow calls (a page fault, a preemption) are noted; many are a problem */
+	slow_problem = L->slow_count && (double)slow_ns >= RP_SLOW_SHARE * (double)span;
+	if (L->slow_count)
+		snprintf(slow, sizeof(slow),
+			 "; %" PRIu64 " launch call%s took longer than %s, %s in all (%s of the "
+			 "%s), the most in %s (up to %s)%s",
+			 L->slow_count, L->slow_count == 1 ? "" : "s",
+			 rp_ns(b1, sizeof(b1), L->slow_threshold_ns),
+			 rp_ns(b2, sizeof(b2), slow_ns),
+			 rp_pct(pc, sizeof(pc), span ? (double)slow_ns / (double)span : 0),
+			 it->found ? "loop" : "launch window", L->slow[0].name,
+			 rp_ns(b3, sizeof(b3), L->slow[0].max_ns),
+			 slow_problem ? ": look for implicit synchronisation, module loading or a "
+					"full launch queue at those call sites"
+				      : "");
+	return rp_verdict(x, &L->verdict,
+			  bound || slow_problem ? GR_VERDICT_PROBLEM : GR_VERDICT_OK, "%s%s", head,
+			  slow);
 }
 
 int rp_launches(struct rp_ctx *x)

@@ -271,6 +271,10 @@ static void fusion(FILE *f, const struct gr_report *r, unsigned top)
 	size_t i;
 
 	heading(f, "2. Fusion opportunities");
+	if (!r->launches.total) {
+		fprintf(f, "  %s\n", F->verdict.text);
+		return;
+	}
 	snprintf(line, sizeof(line),
 		 "launch cost %s (%s); %" PRIu64 " runs of >= %d launches on one stream with no "
 		 "sync or copy between them; %zu repeat%s",
