@@ -20,8 +20,8 @@ declare -A REC_PID
 start_rec() {
 	local sample=$1 steps=$2 name=${4:-$1} env=(env "LD_LIBRARY_PATH=$SIM")
 	[ "$3" = real ] && env=(env)
-	"$GPUREC" record -o "$TMP/$name.trc" -- "${env[@]}" "$SAMPLES/$sample" "$steps" \
-		>"$TMP/$name.out" 2>&1 &
+	"$GPUREC" record ${RECORD_OPTS:-} -o "$TMP/$name.trc" -- "${env[@]}" "$SAMPLES/$sample" \
+		"$steps" >"$TMP/$name.out" 2>&1 &
 	REC_PID[$name]=$!
 	for _ in $(seq 1200); do
 		grep -q "^$sample: steps=" "$TMP/$name.out" 2>/dev/null && return
@@ -52,7 +52,8 @@ start_rec item_free 50 sim
 start_rec starved 100 sim
 start_rec alone 100 sim
 start_rec chain 50 real chain_real
-for name in chain chain_fused pageable pinned item item_free starved alone chain_real; do
+RECORD_OPTS="--launch-time --no-sched" start_rec chain 50 sim chain_timed
+for name in chain chain_fused pageable pinned item item_free starved alone chain_real chain_timed; do
 	finish_rec $name
 done
 
@@ -167,6 +168,30 @@ check "real: chain fusion candidate occurrences and length" "[$N, 5]" \
 	"$(q chain_real '[d["fusion"]["candidates"][0][k] for k in ("occurrences", "length")]')"
 check "real: chain configs" '[[16, 1, 1], [256, 1, 1], 0]' \
 	"$(q chain_real '[d["launches"]["kernels"][0]["configs"][0][k] for k in ("grid", "block", "shmem")]')"
+
+# --- launches timed (--launch-time), no scheduler events (--no-sched) ---
+N=50
+check "timed: launch calls measured, every one" "[true, $((5 * N))]" \
+	"$(q chain_timed '[d["launches"]["api_measured"], d["launches"]["launch_cost_samples"]]')"
+# the simulator's launch call costs 5 us (busy wait), the return probe a little more
+check "timed: median launch call 5-10 us, per kernel too" True \
+	"$(q chain_timed '5000 <= d["launches"]["launch_cost_ns"] <= 10000 and all(k["api"]["count"] == '$N' and 5000 <= k["api"]["median_ns"] <= 10000 for k in d["launches"]["kernels"])')"
+check "timed: the fusion saving uses the measured cost" True \
+	"$(q chain_timed 'd["fusion"]["cost_measured"] and d["fusion"]["candidates"][0]["est_saving_ns"] == '$N' * 4 * d["launches"]["launch_cost_ns"]')"
+check "no scheduler data: the CPU report says so" "none False" \
+	"$(q chain_timed 'd["cpu"]["level"] + " " + str(d["cpu"]["has_sched"])')"
+"$GPUREC" report "$TMP/chain_timed.trc" >"$TMP/timed.txt" 2>&1
+check "timed: the text says measured" 1 "$(grep -c '^  launch cost: .* median launch call (measured, 250 calls)$' "$TMP/timed.txt")"
+check "no scheduler data: the text says so" 1 \
+	"$(grep -c '^  no scheduler events in the trace (recorded with --no-sched?)' "$TMP/timed.txt")"
+
+# --- no CUDA library at all ---
+"$GPUREC" record -o "$TMP/nocuda.trc" -- true >/dev/null 2>&1
+"$GPUREC" report "$TMP/nocuda.trc" >"$TMP/nocuda.txt" 2>&1
+check "no CUDA: exit status 0" 0 $?
+check "no CUDA: said once at the top, each section says it has nothing" "1 4" \
+	"$(grep -c 'no CUDA library was loaded by the traced command' "$TMP/nocuda.txt") $(grep -c '^  [a-z]* *-  ' "$TMP/nocuda.txt")"
+check "no CUDA: no tables" 0 "$(grep -c 'launches  share\|direction\|on-CPU' "$TMP/nocuda.txt")"
 
 # --- the command: text, --only, --top, errors ---
 "$GPUREC" report "$TMP/chain.trc" >"$TMP/chain.txt" 2>&1
