@@ -30,6 +30,7 @@
 #include "elf.h"
 #include "ringbuf.h"
 #include "uprobe_multi.h"
+#include "watchdog.h"
 #include "session.h"
 
 #define DRAIN_MS 20
@@ -380,6 +381,10 @@ static void session_free(struct gr_session *s)
 {
 	gr_ringbuf_free(s->rb);
 	gr_discover_free(s);
+	/* probes are gone: resume anything they held that the drain did not get to */
+	if (s->skel)
+		gr_resume_held((const uint64_t *)s->skel->bss->traced_bits,
+			       sizeof(s->skel->bss->traced_bits) / sizeof(uint64_t));
 	gpurec_bpf__destroy(s->skel);
 	gr_u64map_free(&s->stacks);
 	gr_u64map_free(&s->comms);
@@ -454,6 +459,12 @@ int cmd_record(int argc, char **argv)
 	s.verbose = o.verbose;
 	if (load_bpf(&s, &o))
 		goto out;
+	err = gr_watchdog_start((const uint64_t *)s.skel->bss->traced_bits,
+				sizeof(s.skel->bss->traced_bits) / sizeof(uint64_t));
+	if (err) {
+		fprintf(stderr, "gpurec record: cannot start the watchdog: %s\n", strerror(-err));
+		goto out;
+	}
 	err = gr_ringbuf_open(&s.rb, bpf_map__fd(s.skel->maps.events));
 	if (err) {
 		fprintf(stderr, "gpurec record: cannot map the ring buffer: %s\n", strerror(-err));

@@ -19,6 +19,7 @@
 #include "bpf/gpurec.skel.h"
 #include "elf.h"
 #include "session.h"
+#include "watchdog.h"
 
 #define LO32(v) ((uint64_t)(uint32_t)(v))
 #define HI32(v) ((uint64_t)((v) >> 32))
@@ -594,7 +595,7 @@ static int on_proc(struct gr_session *s, const struct gr_ev_proc *e)
 	case EV_EXEC:
 		gr_discover_exec(s, e->h.pid);
 		if (e->stopped)
-			kill(e->h.pid, SIGCONT);
+			gr_resume(e->h.pid);
 		snprintf(path, sizeof(path), "/proc/%u/exe", e->h.pid);
 		n = readlink(path, exe, sizeof(exe) - 1);
 		exe[n > 0 ? n : 0] = 0;
@@ -606,7 +607,7 @@ static int on_proc(struct gr_session *s, const struct gr_ev_proc *e)
 	case EV_MMAP:
 		gr_discover_scan(s, e->h.pid);
 		if (e->stopped)
-			kill(e->h.pid, SIGCONT);
+			gr_resume(e->h.pid);
 		break;
 	case EV_EXIT:
 		err = write_proc(s, e->h.ts, GR_PROC_EXIT, e->h.pid, e->h.tid, e->exit_code, "");
