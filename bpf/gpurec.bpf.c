@@ -23,6 +23,7 @@
 const volatile __u32 targ_recorder_pid = 0;	  /* never trace ourselves */
 const volatile __u64 targ_wakeup_bytes = 1 << 20; /* wake the recorder past this fill */
 const volatile __u32 targ_stack_frames = GR_MAX_FRAMES;
+const volatile __u32 targ_dwarf_bytes = 0; /* --call-graph dwarf: raw stack bytes, 0 = walk fp */
 const volatile bool targ_sched = true;
 const volatile bool targ_hold_mappings = true;
 
@@ -70,9 +71,16 @@ struct {
 	__type(value, struct thread_state);
 } thread_states SEC(".maps");
 
+/* An event being built: the call, then frames (fp) or registers and stack bytes (dwarf). */
 struct scratch {
 	struct gr_ev_call call;
-	__u64 frames[GR_MAX_FRAMES];
+	union {
+		__u64 frames[GR_MAX_FRAMES];
+		struct {
+			struct gr_ev_rawstack raw;
+			__u8 bytes[GR_DWARF_MAX];
+		};
+	};
 };
 
 struct {
@@ -139,6 +147,7 @@ static __always_inline void fill_hdr(struct gr_ev_hdr *h, __u8 type, __u64 pid_t
 	h->tid = (__u32)pid_tgid;
 	h->ts = bpf_ktime_get_ns();
 	h->stack_len = 0;
+	h->flags = 0;
 	h->dur = 0;
 }
 
@@ -240,6 +249,58 @@ static __always_inline __u32 walk_stack(struct pt_regs *ctx, __u64 *frames, bool
 }
 
 /*
+ * Copy @want bytes of user stack from @sp. A read past the top of the stack faults and copies
+ * nothing, and faults are slow: the main thread's stack ends a little above mm->start_stack
+ * (its arguments and environment), so its copy stops there, where its first frame lies; a
+ * thread's stack lies far below, in another mapping. Should the read fault anyway, retry up to
+ * each page boundary below, largest first.
+ */
+static __always_inline __u32 read_stack(__u8 *dst, __u64 sp, __u32 want)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 top = BPF_CORE_READ(task, mm, start_stack);
+	__u32 to_page = 4096 - (sp & 4095), n;
+
+	if (sp < top && top - sp < want)
+		want = top - sp;
+	if (!bpf_probe_read_user(dst, want, (void *)sp))
+		return want;
+	for (int i = GR_DWARF_MAX / 4096 - 1; i >= 0; i--) {
+		n = to_page + i * 4096;
+		/* the barrier keeps the bound check where the verifier can see it */
+		asm volatile("" : "+r"(n));
+		if (n >= want || n > GR_DWARF_MAX)
+			continue;
+		if (!bpf_probe_read_user(dst, n, (void *)sp))
+			return n;
+	}
+	return 0;
+}
+
+/* --call-graph dwarf: the registers unwinding needs and the stack above sp, for user space. */
+static __always_inline __u32 copy_stack(struct pt_regs *ctx, struct scratch *sc, bool at_entry)
+{
+	struct gr_ev_rawstack *r = &sc->raw;
+	__u32 want = targ_dwarf_bytes;
+
+	r->regs[GR_REG_IP] = PT_REGS_IP(ctx);
+	r->regs[GR_REG_SP] = PT_REGS_SP(ctx);
+	r->regs[GR_REG_BP] = PT_REGS_FP(ctx);
+	r->regs[GR_REG_BX] = ctx->bx;
+	r->regs[GR_REG_R12] = ctx->r12;
+	r->regs[GR_REG_R13] = ctx->r13;
+	r->regs[GR_REG_R14] = ctx->r14;
+	r->regs[GR_REG_R15] = ctx->r15;
+	r->flags = at_entry ? GR_RAW_ENTRY : 0;
+	if (want > GR_DWARF_MAX)
+		want = GR_DWARF_MAX;
+	r->size = read_stack(sc->bytes, r->regs[GR_REG_SP], want);
+	if (!r->size)
+		count(C_STACK_LOST);
+	return sizeof(*r) + r->size;
+}
+
+/*
  * Submit a call event built in @sc with its stack, copied at its exact size: reserving room for
  * the deepest stack in the ring would waste most of it and make the buffer (mapped into the
  * recorder, counted in its RSS) bigger for the same headroom.
@@ -250,8 +311,12 @@ static __always_inline int emit_call(struct pt_regs *ctx, struct scratch *sc, __
 	struct gr_ev_call *e = &sc->call;
 	__u64 size = sizeof(*e);
 
+	/* h.flags is 0: fill_hdr() built the header, here or in api_entry */
 	e->h.stack_len = 0;
-	if ((flags & GR_CF_STACK) && targ_stack_frames) {
+	if ((flags & GR_CF_STACK) && targ_dwarf_bytes) {
+		e->h.flags = GR_EVF_RAWSTACK;
+		size += copy_stack(ctx, sc, at_entry);
+	} else if ((flags & GR_CF_STACK) && targ_stack_frames) {
 		__u32 n = walk_stack(ctx, sc->frames, at_entry);
 
 		if (n > GR_MAX_FRAMES)
@@ -581,6 +646,7 @@ static __always_inline int emit_sched(__u8 sub, struct task_struct *prev, struct
 	e->h.layout = 0;
 	e->h.api = 0;
 	e->h.stack_len = 0;
+	e->h.flags = 0;
 	e->h.cpu = bpf_get_smp_processor_id();
 	e->h.pid = prev->tgid;
 	e->h.tid = prev->pid;

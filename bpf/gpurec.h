@@ -88,17 +88,54 @@ enum gr_ev_type {
 	EV_ALIAS,    /* handle -> function: __cudaGetKernel, cuKernelGetFunction */
 };
 
-/* Common prefix. stack_len frames (u64) follow the fixed part of events that carry a stack. */
+/*
+ * Common prefix. Events that carry a stack follow their fixed part with stack_len frames (u64),
+ * or, with GR_EVF_RAWSTACK in flags (--call-graph dwarf), with a struct gr_ev_rawstack and its
+ * stack bytes.
+ */
 struct gr_ev_hdr {
 	__u8 type;
 	__u8 layout;
 	__u16 api;
 	__u16 cpu;
-	__u16 stack_len;
+	__u8 stack_len; /* <= GR_MAX_FRAMES */
+	__u8 flags;	/* GR_EVF_* */
 	__u32 pid;
 	__u32 tid;
 	__u64 ts;
 	__u64 dur;
+};
+
+#define GR_EVF_RAWSTACK 1 /* a struct gr_ev_rawstack follows instead of frames */
+
+/*
+ * --call-graph dwarf: what unwinding needs, as perf's user regs + stack dump. The registers are
+ * the user's at the probe: at a function's first instruction (uprobe, GR_RAW_ENTRY) ip is the
+ * called function and [sp] the return address; at a return probe ip is the return address and
+ * the callee-saved registers are the caller's again. size bytes of the stack from sp upward
+ * follow (fewer than asked when the stack's top is nearer).
+ */
+#define GR_DWARF_DEFAULT 8192  /* stack bytes per event, as perf */
+#define GR_DWARF_MAX	 16384 /* what the per-CPU scratch holds */
+#define GR_RAW_ENTRY	 1     /* gr_ev_rawstack.flags: taken at a function's entry */
+
+/* Registers of a raw stack, in this order (x86-64): what CFI rules name in practice. */
+enum gr_raw_reg {
+	GR_REG_IP,
+	GR_REG_SP,
+	GR_REG_BP,
+	GR_REG_BX,
+	GR_REG_R12,
+	GR_REG_R13,
+	GR_REG_R14,
+	GR_REG_R15,
+	GR_NREGS
+};
+
+struct gr_ev_rawstack {
+	__u64 regs[GR_NREGS];
+	__u32 size;  /* stack bytes that follow */
+	__u32 flags; /* GR_RAW_* */
 };
 
 /*
@@ -106,7 +143,7 @@ struct gr_ev_hdr {
  * captures; record/translate.c decodes by layout. r: argument registers at entry (rdi, rsi,
  * rdx, rcx, r8, r9); s: the stack arguments [sp+8], [sp+16], [sp+24]; x: what the layout reads
  * through pointers (config structs at entry, out-parameters at return); ret: return value.
- * stack_len u64 frames follow.
+ * stack_len u64 frames, or a raw stack (GR_EVF_RAWSTACK), follow.
  */
 struct gr_ev_call {
 	struct gr_ev_hdr h;

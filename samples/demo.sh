@@ -14,4 +14,4 @@ else
 fi
 ./gpurec record -o "$trace" -- "${runner[@]}" "$O/samples/chain" 200
 echo
-./gpurec ${DEMO_COMMAND:-info} "$trace"
+./gpurec report "$trace"
