@@ -207,7 +207,13 @@ enum { GR_STACK_TS, GR_STACK_ID, GR_STACK_PID, GR_STACK_FRAMES, GR_STACK_NCOLS }
 /* LOSS: count events of source (enum gr_loss_source) lost between ts and ts_end. */
 enum { GR_LOSS_TS, GR_LOSS_TS_END, GR_LOSS_SOURCE, GR_LOSS_COUNT, GR_LOSS_NCOLS };
 
-/* RAWSTACK: for the event of (pid, tid, event_ts): registers (sp, ip, bp...) + stack bytes. */
+/*
+ * RAWSTACK (--call-graph dwarf): for the event of (pid, tid, event_ts), what unwinding needs, as
+ * perf's user regs and stack dump. regs: 9 little-endian u64, the x86-64 ip sp bp bx r12 r13 r14
+ * r15, then flags (1: taken at a function's first instruction, so ip is the called function and
+ * the first frame its caller's). stack: the user stack bytes from sp upward, as copied, or up to
+ * the last one the recorder's unwinder read when it reached the outermost frame.
+ */
 enum { GR_RAW_TS, GR_RAW_PID, GR_RAW_TID, GR_RAW_REGS, GR_RAW_STACK, GR_RAW_NCOLS };
 
 /* SESSION: key enum gr_session_key, value numeric, text optional. */

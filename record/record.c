@@ -3,6 +3,7 @@
  * gpurec record: load the BPF side, start (or attach to) the traced processes, drain the ring
  * buffer into the trace writer on a timer, and at the end embed names and mappings.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -32,6 +33,7 @@
 #include "uprobe_multi.h"
 #include "watchdog.h"
 #include "session.h"
+#include "unwind.h"
 
 #define DRAIN_MS 20
 
@@ -40,6 +42,7 @@ struct record_opts {
 	char *pids; /* -p list */
 	double duration;
 	int stacks;
+	unsigned dwarf_bytes; /* --call-graph dwarf: stack bytes per event; 0 = frame pointers */
 	int launch_time;
 	int sched;
 	int verbose;
@@ -75,11 +78,46 @@ static void usage(FILE *f)
 		"  -o, --output FILE     trace file (default gpurec.trc; an old one becomes .old)\n"
 		"  -p, --pid PIDS        attach to running processes (and their new children)\n"
 		"  -d, --duration SECS   stop recording after SECS seconds\n"
-		"      --call-graph MODE fp (default: frame-pointer user stacks) or none\n"
+		"      --call-graph MODE user stacks at launches, copies and syncs:\n"
+		"                        fp (default): walk frame pointers, cheap\n"
+		"                        dwarf[,SIZE]: copy the registers and SIZE bytes of\n"
+		"                        stack (default %u; a multiple of 8, 64..%u) per\n"
+		"                        event, unwound with DWARF CFI while recording: for\n"
+		"                        code built without frame pointers. Costs SIZE bytes\n"
+		"                        per event in the ring buffer; the trace keeps each\n"
+		"                        copy (RAWSTACK records) up to the last byte the\n"
+		"                        unwinder read, often 0.5-5 KiB before compression\n"
+		"                        none: no stacks\n"
 		"      --launch-time     also time every launch call (return probes: ~2x cost)\n"
 		"      --no-sched        no scheduler events\n"
 		"      --ringbuf-mb N    BPF ring buffer size in MiB (default 16)\n"
-		"  -v, --verbose         say which libraries are probed\n");
+		"  -v, --verbose         say which libraries are probed\n",
+		GR_DWARF_DEFAULT, GR_DWARF_MAX);
+}
+
+/* "dwarf" or "dwarf,SIZE": 0 and the size, or -1 with the reason printed. */
+static int parse_dwarf(const char *arg, unsigned *bytes)
+{
+	const char *size = arg + strlen("dwarf");
+	unsigned long n = GR_DWARF_DEFAULT;
+	char *end;
+
+	if (*size == ',') {
+		errno = 0;
+		n = strtoul(size + 1, &end, 10);
+		if (!isdigit((unsigned char)size[1]) || *end || errno || n < 64 ||
+		    n > GR_DWARF_MAX || n % 8) {
+			fprintf(stderr,
+				"gpurec record: --call-graph dwarf,SIZE: SIZE is the stack bytes "
+				"to copy per event, a multiple of 8 from 64 to %u, not '%s'\n",
+				GR_DWARF_MAX, size + 1);
+			return -1;
+		}
+	} else if (*size) {
+		return 1;
+	}
+	*bytes = n;
+	return 0;
 }
 
 static int parse_opts(int argc, char **argv, struct record_opts *o)
@@ -97,7 +135,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{0},
 	};
 	char *end;
-	int c;
+	int c, dwarf;
 
 	*o = (struct record_opts){.output = "gpurec.trc", .stacks = 1, .sched = 1,
 				  .ringbuf_mb = 16};
@@ -119,14 +157,20 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			}
 			break;
 		case 'g':
+			o->dwarf_bytes = 0;
 			if (!strcmp(optarg, "none")) {
 				o->stacks = 0;
 			} else if (!strcmp(optarg, "fp")) {
 				o->stacks = 1;
+			} else if (!strncmp(optarg, "dwarf", 5) &&
+				   (dwarf = parse_dwarf(optarg, &o->dwarf_bytes)) <= 0) {
+				if (dwarf < 0)
+					return -1;
+				o->stacks = 1;
 			} else {
 				fprintf(stderr,
-					"gpurec record: --call-graph '%s' is not supported: use fp or "
-					"none\n",
+					"gpurec record: --call-graph '%s' is not supported: "
+					"use fp, dwarf[,SIZE] or none\n",
 					optarg);
 				return -1;
 			}
@@ -282,6 +326,7 @@ static int load_bpf(struct gr_session *s, const struct record_opts *o)
 	}
 	skel->rodata->targ_recorder_pid = getpid();
 	skel->rodata->targ_stack_frames = o->stacks ? GR_MAX_FRAMES : 0;
+	skel->rodata->targ_dwarf_bytes = o->stacks ? o->dwarf_bytes : 0;
 	skel->rodata->targ_sched = o->sched;
 	skel->rodata->targ_wakeup_bytes = (uint64_t)o->ringbuf_mb << 18; /* a quarter full */
 	/* test hook: a consumer that falls behind, so losses can be checked exactly */
@@ -380,6 +425,7 @@ static int pids_alive(struct gr_session *s)
 static void session_free(struct gr_session *s)
 {
 	gr_ringbuf_free(s->rb);
+	gr_unwind_free(s->unwind);
 	gr_discover_free(s);
 	/* probes are gone: resume anything they held that the drain did not get to */
 	if (s->skel)
@@ -422,6 +468,16 @@ static void report_summary(const struct gr_session *s, const char *path, uint64_
 		fprintf(stderr, "gpurec record: recorder cpu %.3f s user %.3f s sys, max rss %ld KiB\n",
 			ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
 			ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, ru.ru_maxrss);
+	if (verbose && s->unwind) {
+		struct gr_unwind_stats us;
+
+		gr_unwind_get_stats(s->unwind, &us);
+		fprintf(stderr,
+			"gpurec record: unwound %" PRIu64 " stacks (%.1f frames each) in %.3f s: "
+			"%.2f us per stack, %" PRIu64 " libdwfl sessions\n",
+			us.stacks, us.stacks ? (double)us.frames / us.stacks : 0, us.ns / 1e9,
+			us.stacks ? us.ns / 1e3 / us.stacks : 0, us.sessions);
+	}
 }
 
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -437,7 +493,7 @@ int cmd_record(int argc, char **argv)
 	struct record_opts o;
 	struct sigaction sa = {.sa_sigaction = on_signal, .sa_flags = SA_SIGINFO};
 	struct utsname uts;
-	char exe[4096];
+	char exe[4096], call_graph[32];
 	uint64_t deadline = 0;
 	int fd = -1, err, status = 0, ret = 1, child_done = 0, stop_reason = 0;
 	uint64_t records;
@@ -457,6 +513,17 @@ int cmd_record(int argc, char **argv)
 	s.popts.stacks = o.stacks;
 	s.popts.launch_time = o.launch_time;
 	s.verbose = o.verbose;
+	if (o.stacks && o.dwarf_bytes) {
+		struct rlimit nofile;
+
+		if (gr_unwind_new(&s.unwind))
+			goto out;
+		/* each unwinding session holds a descriptor per file of its process */
+		if (!getrlimit(RLIMIT_NOFILE, &nofile) && nofile.rlim_cur < nofile.rlim_max) {
+			nofile.rlim_cur = nofile.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &nofile);
+		}
+	}
 	if (load_bpf(&s, &o))
 		goto out;
 	err = gr_watchdog_start((const uint64_t *)s.skel->bss->traced_bits,
@@ -556,7 +623,11 @@ finish:
 	gr_symbols_embed(&s);
 	write_session(&s, GR_SESS_STOP, stop_reason, "");
 	write_session(&s, GR_SESS_CUDA_SEEN, s.cuda_files, "");
-	write_session(&s, GR_SESS_CALL_GRAPH, 0, o.stacks ? "fp" : "none");
+	if (o.stacks && o.dwarf_bytes)
+		snprintf(call_graph, sizeof(call_graph), "dwarf,%u", o.dwarf_bytes);
+	else
+		snprintf(call_graph, sizeof(call_graph), "%s", o.stacks ? "fp" : "none");
+	write_session(&s, GR_SESS_CALL_GRAPH, 0, call_graph);
 	if (child.pid > 0 && child_done)
 		write_session(&s, GR_SESS_EXIT_STATUS, exit_status(status), "");
 	records = gr_trace_writer_records(s.w);

@@ -20,6 +20,7 @@
 #include "elf.h"
 #include "session.h"
 #include "watchdog.h"
+#include "unwind.h"
 
 #define LO32(v) ((uint64_t)(uint32_t)(v))
 #define HI32(v) ((uint64_t)((v) >> 32))
@@ -107,29 +108,61 @@ static int note_thread(struct gr_session *s, uint64_t ts, uint32_t pid, uint32_t
 	return note_comm(s, ts, pid, tid, comm, GR_COMM_LEN);
 }
 
-static uint64_t stack_id(struct gr_session *s, const struct gr_ev_hdr *h, const uint64_t *frames)
+static uint64_t stack_id(struct gr_session *s, uint32_t pid, uint64_t ts, const uint64_t *frames,
+			 unsigned n)
 {
-	uint64_t key, *id, v[GR_STACK_NCOLS];
+	uint64_t key = hash_bytes(0xcbf29ce484222325ull, &pid, sizeof(pid)), *id;
+	uint64_t v[GR_STACK_NCOLS];
 	struct gr_bytes b;
 
-	if (!h->stack_len)
+	if (!n)
 		return 0;
-	key = hash_bytes(hash_bytes(0xcbf29ce484222325ull, &h->pid, sizeof(h->pid)), frames,
-			 h->stack_len * 8ull) | 1;
+	key = hash_bytes(key, frames, n * 8ull) | 1;
 	id = gr_u64map_get(&s->stacks, key);
 	if (id)
 		return *id;
-	v[GR_STACK_TS] = h->ts;
+	v[GR_STACK_TS] = ts;
 	v[GR_STACK_ID] = ++s->next_stack_id;
-	v[GR_STACK_PID] = h->pid;
+	v[GR_STACK_PID] = pid;
 	b.data = (const uint8_t *)frames;
-	b.len = h->stack_len * 8;
+	b.len = n * 8;
 	if (gr_u64map_put(&s->stacks, key, v[GR_STACK_ID]) ||
 	    gr_trace_writer_append(s->w, GR_K_STACK, v, &b))
 		return 0;
-	for (unsigned i = 0; i < h->stack_len; i++)
-		gr_addr_set_add(&s->frames, h->pid, frames[i]);
+	for (unsigned i = 0; i < n; i++)
+		gr_addr_set_add(&s->frames, pid, frames[i]);
 	return v[GR_STACK_ID];
+}
+
+/*
+ * --call-graph dwarf: unwind the registers and stack bytes now, while the files they ran are
+ * open; the frames then take the path of frame-pointer stacks (deduplicated STACK records).
+ * Keep the copy too (RAWSTACK, as perf's user stack dump), cut after the last byte the unwinder
+ * read when it reached the outermost frame: an offline unwinder with the same files reads no
+ * further, and the rest of the copy (most of it, often) is dead stack.
+ */
+static uint64_t raw_stack_id(struct gr_session *s, const struct gr_ev_hdr *h,
+			     const struct gr_ev_rawstack *r)
+{
+	uint64_t v[GR_RAW_NCOLS] = {0}, regs[GR_NREGS + 1], frames[GR_MAX_FRAMES];
+	struct gr_bytes b[2];
+	uint32_t needed;
+	unsigned n;
+	int err;
+
+	n = gr_unwind_stack(s->unwind, s, h->pid, h->tid, r, frames, GR_MAX_FRAMES, &needed);
+	v[GR_RAW_TS] = h->ts;
+	v[GR_RAW_PID] = h->pid;
+	v[GR_RAW_TID] = h->tid;
+	/* regs: the GR_REG_* order of bpf/gpurec.h, then the GR_RAW_* flags */
+	memcpy(regs, r->regs, sizeof(r->regs));
+	regs[GR_NREGS] = r->flags;
+	b[0] = (struct gr_bytes){(const uint8_t *)regs, sizeof(regs)};
+	b[1] = (struct gr_bytes){(const uint8_t *)(r + 1), needed};
+	err = gr_trace_writer_append(s->w, GR_K_RAWSTACK, v, b);
+	if (err && !s->err)
+		s->err = err;
+	return stack_id(s, h->pid, h->ts, frames, n);
 }
 
 static int is_async(unsigned api)
@@ -610,6 +643,9 @@ static int on_proc(struct gr_session *s, const struct gr_ev_proc *e)
 			gr_resume(e->h.pid);
 		break;
 	case EV_EXIT:
+		/* the process is gone: its unwinding session and the fds that holds go too */
+		if (s->unwind && e->h.tid == e->h.pid)
+			gr_unwind_forget(s->unwind, e->h.pid);
 		err = write_proc(s, e->h.ts, GR_PROC_EXIT, e->h.pid, e->h.tid, e->exit_code, "");
 		break;
 	}
@@ -636,10 +672,20 @@ int gr_translate_event(void *ctx, void *data, size_t size)
 	case EV_SYNC:
 	case EV_GRAPH:
 	case EV_ALIAS:
+		if (h->flags & GR_EVF_RAWSTACK) {
+			const struct gr_ev_rawstack *r = (const void *)(c + 1);
+
+			if (size < sizeof(*c) + sizeof(*r) ||
+			    size < sizeof(*c) + sizeof(*r) + r->size)
+				return 0;
+			note_thread(s, h->ts, h->pid, h->tid);
+			stack = s->unwind ? raw_stack_id(s, h, r) : 0;
+			break;
+		}
 		if (size < sizeof(*c) + h->stack_len * 8ull)
 			return 0;
 		note_thread(s, h->ts, h->pid, h->tid);
-		stack = stack_id(s, h, (const uint64_t *)(c + 1));
+		stack = stack_id(s, h->pid, h->ts, (const uint64_t *)(c + 1), h->stack_len);
 		break;
 	case EV_SCHED:
 		if (size < sizeof(struct gr_ev_sched))
