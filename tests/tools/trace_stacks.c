@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Test helper: what a trace says about call stacks, in lines a shell test can compare.
+ *
+ *   trace_stacks FILE        each distinct stack of API events, in order of first use:
+ *                            "COUNT: frame;frame;..." innermost first, each frame its symbol
+ *                            name (gr_model_symbol), else 0xADDR; COUNT is the events using it
+ *   trace_stacks --raw FILE  the RAWSTACK records: "rawstack N regs R min A max B entry E"
+ *                            (N records, R register bytes each or -1 when they differ, stack
+ *                            bytes from A to B, E taken at a function's entry)
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/model.h"
+#include "format/events.h"
+#include "format/trace.h"
+
+static void count_stacks(const struct gr_model *m, uint64_t *uses)
+{
+	const struct gr_launch *l;
+	const struct gr_copy *c;
+	const struct gr_memset *ms;
+	const struct gr_sync *sy;
+	const struct gr_graph *g;
+	size_t n;
+
+	l = gr_model_launches(m, &n);
+	for (size_t i = 0; i < n; i++)
+		uses[l[i].stack]++;
+	c = gr_model_copies(m, &n);
+	for (size_t i = 0; i < n; i++)
+		uses[c[i].stack]++;
+	ms = gr_model_memsets(m, &n);
+	for (size_t i = 0; i < n; i++)
+		uses[ms[i].stack]++;
+	sy = gr_model_syncs(m, &n);
+	for (size_t i = 0; i < n; i++)
+		uses[sy[i].stack]++;
+	g = gr_model_graphs(m, &n);
+	for (size_t i = 0; i < n; i++)
+		uses[g[i].stack]++;
+}
+
+static int print_stacks(const char *path)
+{
+	struct gr_model *m = NULL;
+	struct gr_diag diag = {0};
+	const struct gr_stack *st;
+	uint64_t *uses;
+	size_t n;
+	int err;
+
+	err = gr_model_load(&m, path, &diag);
+	if (err) {
+		fprintf(stderr, "trace_stacks: %s: %s\n", path, gr_strerror(err));
+		return 1;
+	}
+	st = gr_model_stacks(m, &n);
+	uses = calloc(n, sizeof(*uses));
+	if (!uses) {
+		gr_model_free(m);
+		return 1;
+	}
+	count_stacks(m, uses);
+	/* entry 0 is "no stack" */
+	for (size_t i = 1; i < n; i++) {
+		printf("%" PRIu64 ":", uses[i]);
+		for (uint32_t f = 0; f < st[i].nframes; f++) {
+			const struct gr_symbol *sym =
+			    gr_model_symbol(m, st[i].pid, st[i].frames[f]);
+
+			if (sym)
+				printf("%s%s", f ? ";" : " ", sym->name);
+			else
+				printf("%s0x%" PRIx64, f ? ";" : " ", st[i].frames[f]);
+		}
+		printf("\n");
+	}
+	free(uses);
+	gr_model_free(m);
+	return 0;
+}
+
+static int print_raw(const char *path)
+{
+	struct gr_trace_reader *r = NULL;
+	struct gr_diag diag = {0};
+	const struct gr_chunk *c;
+	uint64_t records = 0, entry = 0, min = UINT64_MAX, max = 0;
+	int64_t regs_len = -2;
+	int regs_col, stack_col, err;
+
+	err = gr_trace_reader_open(&r, path, &diag);
+	if (err) {
+		fprintf(stderr, "trace_stacks: %s: %s\n", path, gr_strerror(err));
+		return 1;
+	}
+	regs_col = gr_schema_column(gr_trace_reader_schema(r), GR_K_RAWSTACK, "regs");
+	stack_col = gr_schema_column(gr_trace_reader_schema(r), GR_K_RAWSTACK, "stack");
+	while (regs_col >= 0 && stack_col >= 0 && (err = gr_trace_reader_next_chunk(r, &c)) > 0) {
+		uint32_t n = gr_chunk_count(c, GR_K_RAWSTACK);
+		const struct gr_bytes *regs = gr_chunk_bytes(c, GR_K_RAWSTACK, regs_col);
+		const struct gr_bytes *stack = gr_chunk_bytes(c, GR_K_RAWSTACK, stack_col);
+
+		for (uint32_t i = 0; i < n; i++) {
+			uint64_t flags = 0;
+
+			if (regs_len == -2 || regs_len == (int64_t)regs[i].len)
+				regs_len = regs[i].len;
+			else
+				regs_len = -1;
+			/* the last register word holds the flags */
+			if (regs[i].len >= 8)
+				memcpy(&flags, regs[i].data + regs[i].len - 8, 8);
+			entry += flags & 1;
+			min = stack[i].len < min ? stack[i].len : min;
+			max = stack[i].len > max ? stack[i].len : max;
+			records++;
+		}
+	}
+	gr_trace_reader_close(r);
+	if (err < 0) {
+		fprintf(stderr, "trace_stacks: %s: %s\n", path, gr_strerror(err));
+		return 1;
+	}
+	printf("rawstack %" PRIu64 " regs %" PRId64 " min %" PRIu64 " max %" PRIu64
+	       " entry %" PRIu64 "\n",
+	       records, records ? regs_len : 0, records ? min : 0, max, entry);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "--raw"))
+		return print_raw(argv[2]);
+	if (argc == 2)
+		return print_stacks(argv[1]);
+	fprintf(stderr, "usage: trace_stacks [--raw] FILE\n");
+	return 2;
+}
