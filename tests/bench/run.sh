@@ -33,6 +33,11 @@ for _ in $(seq "$REPS"); do
 	ns_per_launch "$GPUREC" record --no-sched --call-graph none -o "$TMP/a.trc" -- "$PROGS/launch_loop" "$N" >>"$TMP/nostack"
 	ns_per_launch "$GPUREC" record --no-sched -o "$TMP/a.trc" -- "$PROGS/launch_loop" "$N" >>"$TMP/fp"
 	ns_per_launch "$GPUREC" record --no-sched --call-graph none --launch-time -o "$TMP/a.trc" -- "$PROGS/launch_loop" "$N" >>"$TMP/ltime"
+	# -v: the recorder's own figure for unwinding one raw stack ("N us per stack")
+	"$GPUREC" record -v --no-sched --call-graph dwarf -o "$TMP/a.trc" -- "$PROGS/launch_loop" "$N" >"$TMP/dw.out" 2>&1
+	awk '/ns_per_launch/ {print $2}' "$TMP/dw.out" >>"$TMP/dwarf"
+	awk '/us per stack/ {for (i = 2; i <= NF; i++) if ($i == "us") print $(i - 1)}' "$TMP/dw.out" >>"$TMP/unwind"
+	awk '/events lost/ {for (i = 2; i <= NF; i++) if ($i == "events") print $(i - 1)}' "$TMP/dw.out" >>"$TMP/dwlost"
 done
 bare=$(median <"$TMP/bare")
 empty=$(median <"$TMP/empty")
@@ -44,6 +49,9 @@ printf '  empty BPF uprobe               %8.1f ns  (+%.1f)\n' "$empty" "$(awk -v
 printf '  gpurec, no stacks              %8.1f ns  ratio %s  (target <= 1.15)\n' "$nostack" "$(ratio "$nostack" "$bare" "$empty")"
 printf '  gpurec, frame-pointer stacks   %8.1f ns  ratio %s  (target <= 1.5)\n' "$fp" "$(ratio "$fp" "$bare" "$empty")"
 printf '  gpurec --launch-time           %8.1f ns  ratio %s  (entry + return probe)\n' "$ltime" "$(ratio "$ltime" "$bare" "$empty")"
+# back to back, 8 KiB per event outruns the unwinding: the launches wait on the recorder
+printf '  gpurec, dwarf stacks (8 KiB)   %8.1f ns  ratio %s  (recorder: %s us to unwind a stack; %s events lost)\n' \
+	"$(median <"$TMP/dwarf")" "$(ratio "$(median <"$TMP/dwarf")" "$bare" "$empty")" "$(median <"$TMP/unwind")" "$(median <"$TMP/dwlost")"
 
 # perf record of the same uprobe (needs tracefs for perf probe)
 if command -v perf >/dev/null 2>&1; then
