@@ -135,10 +135,15 @@ fi
 
 # --- the pathologies cost time on the simulator (wall clock: generous ratios) ---
 loop_us() { # NAME STEPS [ARGS]: loop wall time in us, without a launch log
-	local name=$1
+	# the least of three runs: other work on the machine only ever adds time
+	local name=$1 best= t
 	shift
-	LD_LIBRARY_PATH=$SIM "$SAMPLES/$name" "$@" >"$TMP/t.out" 2>/dev/null
-	summary "$TMP/t.out" loop_us
+	for _ in 1 2 3; do
+		LD_LIBRARY_PATH=$SIM "$SAMPLES/$name" "$@" >"$TMP/t.out" 2>/dev/null
+		t=$(summary "$TMP/t.out" loop_us)
+		if [ -z "$best" ] || [ "$t" -lt "$best" ]; then best=$t; fi
+	done
+	echo "$best"
 }
 
 ratio_gt() { # NAME A B MIN: ok when A > MIN x B
