@@ -102,6 +102,17 @@ const char *rp_bytes(char *buf, size_t n, uint64_t b)
 	return buf;
 }
 
+const char *rp_rate(char *buf, size_t n, double bytes_per_s)
+{
+	if (bytes_per_s >= 1e9)
+		snprintf(buf, n, "%.2f GB/s", bytes_per_s / 1e9);
+	else if (bytes_per_s >= 1e6)
+		snprintf(buf, n, "%.1f MB/s", bytes_per_s / 1e6);
+	else
+		snprintf(buf, n, "%.1f kB/s", bytes_per_s / 1e3);
+	return buf;
+}
+
 const char *rp_pct(char *buf, size_t n, double share)
 {
 	snprintf(buf, n, share < 0.1 ? "%.1f%%" : "%.0f%%", share * 100);

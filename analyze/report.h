@@ -238,6 +238,9 @@ struct gr_report_transfer {
 	/* In the loop (gr_report_launches.iter), on its thread: copy call time per iteration. */
 	uint64_t iter_copy_ns; /* total in the loop */
 	double iter_share;     /* iter_copy_ns / loop time */
+	/* Copies that blocked their caller in the loop (the whole recording without one), any
+	 * thread: below 1 GB/s the blocked time is waiting for the GPU, not moving data. */
+	uint64_t loop_blocking_bytes, loop_blocking_ns;
 	struct gr_report_finding *findings;
 	size_t nfindings;
 	struct gr_verdict verdict;

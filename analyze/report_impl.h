@@ -23,6 +23,7 @@
 #define RP_SLOW_SHARE	    0.01  /* slow launch calls' time over the loop */
 #define RP_FUSION_SHARE	    0.05  /* estimated saving over loop time */
 #define RP_TRANSFER_BOUND   0.2	  /* copy call time over loop time */
+#define RP_TRANSFER_RATE    1e9	  /* bytes/s: blocked copies slower than this wait, not move */
 #define RP_STARVED_SHARE    0.1	  /* runnable wait over a thread's lifetime */
 #define RP_ITER_MATCH	    0.9	  /* calls repeating with the period */
 #define RP_RESIDENT_THREADS 2048  /* per SM, for the waves estimate */
@@ -182,6 +183,8 @@ int rp_small(const struct rp_ctx *x, const struct gr_config *c);
 /* Human units for verdict sentences: "12.3 us", "4.0 MiB", "7.99 GB/s" into @buf. */
 const char *rp_ns(char *buf, size_t n, uint64_t ns);
 const char *rp_bytes(char *buf, size_t n, uint64_t bytes);
+/* A rate in bytes/s: "7.90 GB/s", "86.4 kB/s". */
+const char *rp_rate(char *buf, size_t n, double bytes_per_s);
 /* A share as a percentage: one decimal under 10%, none above ("0.3%", "58%"). */
 const char *rp_pct(char *buf, size_t n, double share);
 

@@ -344,6 +344,8 @@ static void transfer(struct gr_json *j, const struct gr_report *r, const struct 
 	gr_json_kv_u64(j, "busiest_copy_ns", T->busiest_copy_ns);
 	gr_json_kv_u64(j, "iteration_copy_ns", T->iter_copy_ns);
 	gr_json_kv_double(j, "iteration_share", T->iter_share);
+	gr_json_kv_u64(j, "loop_blocking_bytes", T->loop_blocking_bytes);
+	gr_json_kv_u64(j, "loop_blocking_ns", T->loop_blocking_ns);
 	gr_json_key(j, "findings");
 	gr_json_array(j);
 	for (size_t i = 0; i < T->nfindings; i++) {

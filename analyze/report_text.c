@@ -145,11 +145,12 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 	if (it->found)
 		fprintf(f,
 			"  iteration: %u launch%s per iteration (%u calls: %u launches, %u copies, "
-			"%u syncs),\n             %" PRIu64 " iterations of %s (median), found on "
-			"%s (tid %u), %.0f%% of calls repeat\n",
+			"%u syncs),\n             %" PRIu64 " iterations of %s (median), %.0f%% of "
+			"calls repeat, on %s (tid %u)\n",
 			it->launches, it->launches == 1 ? "" : "es", it->calls, it->launches,
 			it->copies, it->syncs, it->count, rp_ns(b1, sizeof(b1), it->period_ns),
-			th[it->thread].comm, th[it->thread].tid, it->match * 100);
+			it->match * 100, cut(nb, sizeof(nb), th[it->thread].comm, 16),
+			th[it->thread].tid);
 	else
 		fprintf(f, "  iteration: no repeating sequence of calls found\n");
 	if (L->api_measured)
@@ -349,7 +350,7 @@ static void transfer(FILE *f, const struct gr_report *r, const struct gr_model *
 		if (!D->count)
 			continue;
 		if (D->bandwidth)
-			snprintf(b3, sizeof(b3), "%.2f GB/s", D->bandwidth / 1e9);
+			rp_rate(b3, sizeof(b3), D->bandwidth);
 		fprintf(f, "  %-9s %8" PRIu64 " %11s %11s %8" PRIu64 " %8" PRIu64 " %13s\n",
 			D->name, D->count, rp_bytes(b1, sizeof(b1), D->bytes),
 			rp_ns(b2, sizeof(b2), D->time_ns), D->async_count, D->blocking_count,

@@ -203,8 +203,13 @@ static int verdict(struct rp_ctx *x, const uint64_t *dir_iter_bytes)
 	const struct gr_report_iteration *it = &x->r->launches.iter;
 	const struct gr_report_finding *top = NULL;
 	double share = it->found ? T->iter_share : T->wall_share;
-	int bound = share >= RP_TRANSFER_BOUND;
-	char b1[32], b2[32], head[512] = "", tail[512];
+	double rate = T->loop_blocking_ns
+			  ? (double)T->loop_blocking_bytes * 1e9 / (double)T->loop_blocking_ns
+			  : 0;
+	/* blocked in copies, and moving data while blocked: transfer-bound; blocked but moving
+	 * next to nothing: the copies wait for the GPU (a sync in disguise) */
+	int blocked = share >= RP_TRANSFER_BOUND, bound = blocked && rate >= RP_TRANSFER_RATE;
+	char b1[32], b2[32], head[512] = "", tail[600];
 	unsigned maxdir = GR_COPY_H2D;
 
 	if (!T->copies && !T->memsets)
@@ -228,6 +233,14 @@ static int verdict(struct rp_ctx *x, const uint64_t *dir_iter_bytes)
 		snprintf(tail, sizeof(tail),
 			 "copies block the busiest thread %.1f%% of the recording (%s)",
 			 T->wall_share * 100, rp_ns(b1, sizeof(b1), T->busiest_copy_ns));
+	if (blocked && !bound) {
+		size_t at = strlen(tail);
+
+		snprintf(tail + at, sizeof(tail) - at,
+			 ", moving %s while blocked: the time is spent waiting for the GPU, not "
+			 "moving data",
+			 rp_rate(b1, sizeof(b1), rate));
+	}
 	if (top) {
 		if (!strcmp(top->rule, "pageable_async"))
 			snprintf(head, sizeof(head),
@@ -251,6 +264,9 @@ static int verdict(struct rp_ctx *x, const uint64_t *dir_iter_bytes)
 		return rp_verdict(x, &T->verdict, GR_VERDICT_PROBLEM,
 				  "transfer-bound: %s; move less data or overlap it with compute",
 				  tail);
+	if (blocked)
+		return rp_verdict(x, &T->verdict, GR_VERDICT_PROBLEM,
+				  "%s; synchronise less often (copies that wait are syncs)", tail);
 	return rp_verdict(x, &T->verdict, GR_VERDICT_OK,
 			  "not transfer-bound: %s; no pageable async copy, synchronous copy or "
 			  "tiny read-back in the %s",
@@ -311,6 +327,10 @@ int rp_transfer(struct rp_ctx *x)
 		in_loop = c->ts >= lo && c->ts <= hi;
 		if (!in_loop)
 			continue;
+		if (blocking) {
+			T->loop_blocking_bytes += c->bytes;
+			T->loop_blocking_ns += c->dur;
+		}
 		if (it->found && c->thread == it->thread) {
 			T->iter_copy_ns += c->dur;
 			dir_iter_bytes[dir_of(c->kind)] += c->bytes;

@@ -729,6 +729,10 @@ static void test_transfer(void)
 	CHECK_EQ_U64(T->busiest_copy_ns, 150500 + 7000);
 	CHECK_NEAR(T->wall_share, 157500.0 / 1000000);
 
+	/* blocking copies in the loop, any thread: pageable 2 MiB, sync 1000 B, sync D2H 100000 B
+	 */
+	CHECK_EQ_U64(T->loop_blocking_bytes, 10 * MiB + 5000 + 500000);
+	CHECK_EQ_U64(T->loop_blocking_ns, 100000 + 15000 + 20000);
 	CHECK_EQ_U64(T->nfindings, 3);
 	f = finding(r, "pageable_async");
 	CHECK(f && f->count == 5 && f->bytes == 10 * MiB && f->time_ns == 100000);
@@ -744,6 +748,43 @@ static void test_transfer(void)
 	CHECK(strncmp(T->verdict.text, "transfer-bound: 5 async copies from pageable", 44) == 0);
 	free(render(r, m));
 out:
+	gr_report_free(r);
+	gr_model_free(m);
+}
+
+/* Blocked in copies that move next to nothing: waiting for the GPU, not transfer-bound. */
+static void test_transfer_waiting(void)
+{
+	struct tb b;
+	struct gr_model *m;
+	struct gr_report *r = NULL;
+
+	tb_open(&b, "waiting.trc");
+	for (uint64_t i = 0; i < 6; i++) {
+		uint64_t base = T0 + 1000 + i * 50000;
+
+		tb_launch(&b, base, 6, 6, 0xF0, 26400, 256, 0x5, 0, 0);
+		tb_copy(&b, base + 5000, 6, 6, GR_COPY_D2H, 8, 0xD000000, 0x7ffd0000, 0, 40000, 0);
+	}
+	m = tb_load(&b);
+	r = m ? compute(m, NULL) : NULL;
+	if (r) {
+		const struct gr_report_transfer *T = &r->transfer;
+		const struct gr_report_finding *f = finding(r, "item_pattern");
+
+		CHECK(r->launches.iter.found);
+		CHECK_EQ_U64(r->launches.iter.count, 6);
+		CHECK_EQ_U64(T->loop_blocking_bytes, 6 * 8);
+		CHECK_EQ_U64(T->loop_blocking_ns, 6 * 40000);
+		CHECK_NEAR(T->iter_share, 240000.0 / (250000 + 45000));
+		/* synchronous tiny reads are the .item() pattern, not synchronous copies */
+		CHECK(f && f->count == 6 && f->time_ns == 240000);
+		CHECK(finding(r, "sync_copy_in_loop") == NULL);
+		CHECK_EQ_U64(T->verdict.level, GR_VERDICT_PROBLEM);
+		CHECK(strncmp(T->verdict.text, "the .item() pattern", 19) == 0);
+		CHECK(strstr(T->verdict.text, "waiting for the GPU, not moving data") != NULL);
+		CHECK(strstr(T->verdict.text, "transfer-bound") == NULL);
+	}
 	gr_report_free(r);
 	gr_model_free(m);
 }
@@ -1023,6 +1064,7 @@ int main(void)
 	RUN_TEST(test_fusion);
 	RUN_TEST(test_fusion_streams);
 	RUN_TEST(test_transfer);
+	RUN_TEST(test_transfer_waiting);
 	RUN_TEST(test_transfer_healthy);
 	RUN_TEST(test_cpu);
 	RUN_TEST(test_slow_launches);
