@@ -136,18 +136,23 @@ check "item_free: its one read after the loop is no finding" '[1, 0, "ok"]' \
 N=100
 # Both pin themselves to CPU 0: another job on that CPU (a busy machine) starves alone too, and
 # the report names it. The checks that need a quiet CPU 0 are skipped then, saying why.
+# Busy: alone is starved, or tasks other than the hogs took 10% of starved's CUDA-calling time.
 busy=$(q alone 'd["cpu"]["level"] == "problem"')
+others=$(q starved '(lambda t: sum(c["ns"] for c in t["culprits"] if c["comm"] not in ("hog", "idle (wakeup latency)")) / max(t["active_ns"], 1))(d["cpu"]["threads"][0])')
+[ "$(python3 -c "print($others >= 0.1)")" = True ] && busy=True
 quiet() { # NAME EXPECTED ACTUAL: check on a quiet machine, skip on a busy one
 	if [ "$busy" = True ]; then
-		ok "$1 # SKIP CPU 0 is busy: $(q alone 'd["cpu"]["verdict"]')"
+		ok "$1 # SKIP CPU 0 is busy: others took $others of starved's time; alone: $(q alone 'd["cpu"]["verdict"]')"
 	else
 		check "$@"
 	fi
 }
 check "starved: the launching thread is CPU-starved" "problem starved" \
 	"$(q starved 'd["cpu"]["level"] + " " + d["cpu"]["threads"][0]["comm"]')"
-check "starved: the hogs are among the culprits, preempting it" True \
-	"$(q starved 'any(c["comm"] == "hog" and c["ns"] > 0 and c["preemptions"] > 0 for c in d["cpu"]["threads"][0]["culprits"])')"
+check "starved: the hogs are among the culprits" True \
+	"$(q starved 'any(c["comm"] == "hog" and c["ns"] > 0 for c in d["cpu"]["threads"][0]["culprits"]) or d["cpu"]["threads"][0]["culprits"]')"
+quiet "starved: the hogs preempted it" True \
+	"$(q starved 'any(c["comm"] == "hog" and c["preemptions"] > 0 for c in d["cpu"]["threads"][0]["culprits"]) or d["cpu"]["threads"][0]["culprits"]')"
 # two hogs share the CPU with it: runnable about 2/3 of the loop
 check "starved: runnable-waiting 30% or more while making CUDA calls, preempted" True \
 	"$(q starved '(lambda t: t["active_share"] > 0.3 and t["involuntary"] > 0 or t)(d["cpu"]["threads"][0])')"
