@@ -127,7 +127,11 @@ static int add_interval(struct cstate *s, uint64_t start, uint64_t end)
 /* The runnable wait ending at @ts, when task @prev_tid gave the CPU to the thread. */
 static int end_wait(struct rp_ctx *x, struct cstate *s, uint64_t ts, uint32_t prev_tid)
 {
-	uint64_t d = ts > s->since ? ts - s->since : 0;
+	/* culprits are charged for the wait while the thread made CUDA calls, as the verdict's
+	 * share is: start-up waits are not the GPU feed */
+	const struct rp_thread *t = &x->thr[s->out.thread];
+	uint64_t lo = s->since > t->first ? s->since : t->first, hi = ts < t->last ? ts : t->last;
+	uint64_t d = hi > lo ? hi - lo : 0;
 	const char *pc = comm_of(x, prev_tid), *ac;
 	struct culprit *a, *b;
 
@@ -179,7 +183,9 @@ static int on_event(struct rp_ctx *x, struct cstate *s, const struct gr_sched *e
 
 			if (!c)
 				return -ENOMEM;
-			c->preemptions++;
+			if (e->ts >= x->thr[s->out.thread].first &&
+			    e->ts <= x->thr[s->out.thread].last)
+				c->preemptions++;
 			s->out.involuntary++;
 			s->state = ST_RUNNABLE;
 			s->preemptor = e->next_tid + 1;

@@ -222,7 +222,10 @@ static int verdict(struct rp_ctx *x, const uint64_t *dir_iter_bytes)
 	for (unsigned d = 0; d < GR_REPORT_NDIRS; d++)
 		if (dir_iter_bytes[d] > dir_iter_bytes[maxdir])
 			maxdir = d;
-	if (it->found)
+	if (it->found && !T->iter_copy_ns && !dir_iter_bytes[maxdir])
+		snprintf(tail, sizeof(tail), "no copy in the loop (%" PRIu64 " outside it)",
+			 T->copies);
+	else if (it->found)
 		snprintf(tail, sizeof(tail),
 			 "copies block the loop thread %.1f%% of the iteration (%s per iteration; "
 			 "%s %s per iteration)",

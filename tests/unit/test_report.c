@@ -937,6 +937,34 @@ static void test_cpu(void)
 out:
 	gr_report_free(r);
 	gr_model_free(m);
+
+	/* a wait before the thread's first CUDA call counts in its life, not against anyone */
+	{
+		struct tb b;
+
+		tb_open(&b, "startup.trc");
+		tb_sched(&b, T0 + 100, GR_SCHED_SWITCH, 77, 0, 401);
+		tb_sched(&b, T0 + 500, GR_SCHED_SWITCH, 401, 0, 77);
+		tb_launch(&b, T0 + 1000, 77, 77, 0xA, 1, 32, 0, 0, 0);
+		tb_launch(&b, T0 + 2000, 77, 77, 0xA, 1, 32, 0, 0, 0);
+		b.err |= synth_name(b.w, T0 + 3000, GR_NAME_COMM, 401, 401, "hog");
+		m = tb_load(&b);
+		r = m ? compute(m, NULL) : NULL;
+		if (r && r->cpu.nthreads == 1) {
+			t = &r->cpu.threads[0];
+			CHECK_EQ_U64(t->lifetime_ns, 1900);
+			CHECK_EQ_U64(t->runnable_wait_ns, 400);
+			CHECK_EQ_U64(t->involuntary, 1);
+			CHECK_EQ_U64(t->active_ns, 1000);
+			CHECK_EQ_U64(t->active_wait_ns, 0);
+			CHECK_EQ_U64(t->nculprits, 0);
+			CHECK_EQ_U64(r->cpu.verdict.level, GR_VERDICT_OK);
+		} else {
+			CHECK(0);
+		}
+		gr_report_free(r);
+		gr_model_free(m);
+	}
 }
 
 /* ---- measured launch calls ---- */
