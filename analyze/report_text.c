@@ -483,8 +483,9 @@ int gr_report_write_text(FILE *f, const struct gr_report *r, const struct gr_mod
 		fprintf(f, "  no CUDA library was loaded by the traced command: nothing was "
 			   "recorded to report on\n");
 	if (gr_model_session(m, GR_SESS_ATTACHED, NULL, NULL))
-		fprintf(f, "  attached with -p: calls and kernel registrations made before the attach "
-			   "were missed;\n  kernel names come from the programs' symbols\n");
+		fprintf(f,
+			"  attached with -p: calls and kernel registrations made before the attach "
+			"were missed;\n  kernel names come from the programs' symbols\n");
 	for (size_t i = 0; i < sizeof(sect) / sizeof(sect[0]); i++) {
 		const struct gr_verdict *v = (const void *)((const char *)r + sect[i].off);
 		int n;
