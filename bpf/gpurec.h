@@ -11,62 +11,62 @@
 #include <linux/types.h>
 #endif
 
-#define GR_MAX_FRAMES	64  /* user frames kept per event (frame-pointer walk) */
-#define GR_NAME_MAX	512 /* kernel name bytes read at registration */
-#define GR_COMM_LEN	16
+#define GR_MAX_FRAMES 64  /* user frames kept per event (frame-pointer walk) */
+#define GR_NAME_MAX   512 /* kernel name bytes read at registration */
+#define GR_COMM_LEN   16
 
 /*
  * The attach cookie of every API probe: flags << 32 | layout << 16 | api (enum gr_api of
  * format/events.h). One BPF program serves every entry point; the cookie says how to read it.
  */
 #define GR_COOKIE(flags, layout, api) (((__u64)(flags) << 32) | ((__u64)(layout) << 16) | (api))
-#define GR_CK_API(c)	((__u16)(c))
-#define GR_CK_LAYOUT(c) ((__u8)((c) >> 16))
-#define GR_CK_FLAGS(c)	((__u32)((c) >> 32))
-#define GR_CF_RET	1 /* a return probe is attached: keep entry state, emit at return */
-#define GR_CF_DRIVER	2 /* driver API: skipped while a runtime call of the thread is inside */
-#define GR_CF_STACK	4 /* capture the user stack with the event */
-#define GR_CF_LAUNCH	8 /* entry-only launch: marks the thread for the driver launch it makes */
+#define GR_CK_API(c)		      ((__u16)(c))
+#define GR_CK_LAYOUT(c)		      ((__u8)((c) >> 16))
+#define GR_CK_FLAGS(c)		      ((__u32)((c) >> 32))
+#define GR_CF_RET		      1 /* a return probe is attached: keep entry state, emit at return */
+#define GR_CF_DRIVER		      2 /* driver API: skipped while a runtime call of the thread is inside */
+#define GR_CF_STACK		      4 /* capture the user stack with the event */
+#define GR_CF_LAUNCH		      8 /* entry-only launch: marks the thread for the driver launch it makes */
 
 /* How a probe's arguments are laid out. */
 enum gr_layout {
-	L_RT_LAUNCH = 1,  /* cudaLaunchKernel(func, dim3 grid, dim3 block, args, shmem, stream) */
-	L_RT_LAUNCH_EXC,  /* cudaLaunchKernelExC(const cudaLaunchConfig_t *, func, args) */
-	L_CU_LAUNCH,	  /* cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shmem, stream, ...) */
-	L_CU_LAUNCH_EX,	  /* cuLaunchKernelEx(const CUlaunchConfig *, f, ...) */
-	L_GRAPH_LAUNCH,	  /* cudaGraphLaunch(exec, stream) / cuGraphLaunch */
-	L_MEMCPY,	  /* (dst, src, bytes, kind) */
-	L_MEMCPY_ASYNC,	  /* (dst, src, bytes, kind, stream) */
-	L_MEMCPY_2D,	  /* (dst, dpitch, src, spitch, width, height, kind) */
+	L_RT_LAUNCH = 1,   /* cudaLaunchKernel(func, dim3 grid, dim3 block, args, shmem, stream) */
+	L_RT_LAUNCH_EXC,   /* cudaLaunchKernelExC(const cudaLaunchConfig_t *, func, args) */
+	L_CU_LAUNCH,	   /* cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shmem, stream, ...) */
+	L_CU_LAUNCH_EX,	   /* cuLaunchKernelEx(const CUlaunchConfig *, f, ...) */
+	L_GRAPH_LAUNCH,	   /* cudaGraphLaunch(exec, stream) / cuGraphLaunch */
+	L_MEMCPY,	   /* (dst, src, bytes, kind) */
+	L_MEMCPY_ASYNC,	   /* (dst, src, bytes, kind, stream) */
+	L_MEMCPY_2D,	   /* (dst, dpitch, src, spitch, width, height, kind) */
 	L_MEMCPY_2D_ASYNC, /* ... kind, stream */
-	L_MEMCPY_3D,	  /* (const cudaMemcpy3DParms *) */
+	L_MEMCPY_3D,	   /* (const cudaMemcpy3DParms *) */
 	L_MEMCPY_3D_ASYNC, /* (const cudaMemcpy3DParms *, stream) */
-	L_MEMCPY_PEER,	  /* (dst, dstDev, src, srcDev, bytes) */
-	L_MEMCPY_PEER_ASYNC, /* ..., stream */
-	L_MEMCPY_TO_SYM,  /* (symbol, src, bytes, offset, kind) */
+	L_MEMCPY_PEER,	   /* (dst, dstDev, src, srcDev, bytes) */
+	L_MEMCPY_PEER_ASYNC,   /* ..., stream */
+	L_MEMCPY_TO_SYM,       /* (symbol, src, bytes, offset, kind) */
 	L_MEMCPY_TO_SYM_ASYNC, /* ..., stream */
-	L_MEMCPY_FROM_SYM, /* (dst, symbol, bytes, offset, kind) */
+	L_MEMCPY_FROM_SYM,     /* (dst, symbol, bytes, offset, kind) */
 	L_MEMCPY_FROM_SYM_ASYNC,
 	L_CU_MEMCPY_HTOD, /* (dst, src, bytes [, stream]) with a fixed kind */
 	L_CU_MEMCPY_DTOH,
 	L_CU_MEMCPY_DTOD,
-	L_CU_MEMCPY,	  /* cuMemcpy(dst, src, bytes [, stream]): kind from unified addressing */
-	L_MEMSET,	  /* cudaMemset(ptr, value, bytes [, stream]) */
-	L_CU_MEMSET_D8,	  /* cuMemsetD8(ptr, value, n [, stream]) */
+	L_CU_MEMCPY,	/* cuMemcpy(dst, src, bytes [, stream]): kind from unified addressing */
+	L_MEMSET,	/* cudaMemset(ptr, value, bytes [, stream]) */
+	L_CU_MEMSET_D8, /* cuMemsetD8(ptr, value, n [, stream]) */
 	L_CU_MEMSET_D32,
-	L_MALLOC_OUT,	  /* (void **out, size [, ...]): address read at return */
-	L_HOST_REGISTER,  /* (ptr, size, flags) */
-	L_FREE,		  /* (ptr [, stream]) */
-	L_SYNC_NONE,	  /* cudaDeviceSynchronize() */
-	L_SYNC_HANDLE,	  /* (handle [, ...]) */
-	L_SYNC_HANDLE2,	  /* (stream, event, ...) / (event, stream) */
-	L_CAPTURE_BEGIN,  /* (stream, mode) */
-	L_CAPTURE_END,	  /* (stream, graph *out) */
+	L_MALLOC_OUT,	     /* (void **out, size [, ...]): address read at return */
+	L_HOST_REGISTER,     /* (ptr, size, flags) */
+	L_FREE,		     /* (ptr [, stream]) */
+	L_SYNC_NONE,	     /* cudaDeviceSynchronize() */
+	L_SYNC_HANDLE,	     /* (handle [, ...]) */
+	L_SYNC_HANDLE2,	     /* (stream, event, ...) / (event, stream) */
+	L_CAPTURE_BEGIN,     /* (stream, mode) */
+	L_CAPTURE_END,	     /* (stream, graph *out) */
 	L_GRAPH_INSTANTIATE, /* (exec *out, graph, ...) */
 	L_REGISTER_FUNCTION, /* __cudaRegisterFunction(handle, hostFun, deviceFun, deviceName..) */
-	L_GET_KERNEL,	  /* __cudaGetKernel / cudaGetKernel(kernel *out, hostFun) */
-	L_CU_GET_FUNCTION, /* cuModuleGetFunction(CUfunction *out, module, name) */
-	L_CU_LIBRARY_GET_KERNEL, /* cuLibraryGetKernel(CUkernel *out, library, name) */
+	L_GET_KERNEL,	     /* __cudaGetKernel / cudaGetKernel(kernel *out, hostFun) */
+	L_CU_GET_FUNCTION,   /* cuModuleGetFunction(CUfunction *out, module, name) */
+	L_CU_LIBRARY_GET_KERNEL,  /* cuLibraryGetKernel(CUkernel *out, library, name) */
 	L_CU_KERNEL_GET_FUNCTION, /* cuKernelGetFunction(CUfunction *out, CUkernel) */
 	L_COUNT
 };
@@ -80,12 +80,12 @@ enum gr_ev_type {
 	EV_SYNC,
 	EV_GRAPH,
 	EV_SCHED,
-	EV_FORK,     /* a traced process forked (child pid) or started a thread */
-	EV_EXEC,     /* a traced process exec'ed: stopped until the recorder resumes it */
-	EV_EXIT,     /* a traced thread exited */
-	EV_MMAP,     /* a traced process mapped an unknown executable file: stopped */
-	EV_NAME,     /* a kernel name: registration or driver lookup */
-	EV_ALIAS,    /* handle -> function: __cudaGetKernel, cuKernelGetFunction */
+	EV_FORK,  /* a traced process forked (child pid) or started a thread */
+	EV_EXEC,  /* a traced process exec'ed: stopped until the recorder resumes it */
+	EV_EXIT,  /* a traced thread exited */
+	EV_MMAP,  /* a traced process mapped an unknown executable file: stopped */
+	EV_NAME,  /* a kernel name: registration or driver lookup */
+	EV_ALIAS, /* handle -> function: __cudaGetKernel, cuKernelGetFunction */
 };
 
 /*

@@ -28,13 +28,13 @@ const char *gr_strerror(int err);
 
 /* Where and why reading failed: the cause a command prints once, with the file name. */
 struct gr_diag {
-	int err;	   /* 0, -errno or GR_ERR_* */
-	uint64_t offset;   /* byte offset in the file the problem is at */
-	char reason[200];  /* e.g. "chunk 3: payload checksum 0x1234abcd, expected 0x..." */
+	int err;	  /* 0, -errno or GR_ERR_* */
+	uint64_t offset;  /* byte offset in the file the problem is at */
+	char reason[200]; /* e.g. "chunk 3: payload checksum 0x1234abcd, expected 0x..." */
 };
 
 /* Fill @d (may be NULL) and return @err, so callers can write `return gr_diag_set(...)`. */
 int gr_diag_set(struct gr_diag *d, int err, uint64_t offset, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 #endif

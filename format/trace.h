@@ -60,17 +60,17 @@ struct gr_bytes {
 
 /* Static facts about a recording, written once at the start of the file. */
 struct gr_trace_header {
-	uint16_t major, minor;		/* filled in by the writer / by the reader */
-	uint64_t required_features;	/* bits a reader must understand (none defined yet) */
-	uint64_t optional_features;	/* bits a reader may ignore */
+	uint16_t major, minor;	    /* filled in by the writer / by the reader */
+	uint64_t required_features; /* bits a reader must understand (none defined yet) */
+	uint64_t optional_features; /* bits a reader may ignore */
 	uint8_t session_id[16];
-	const char *host;		/* uname nodename */
-	const char *kernel;		/* uname release */
-	const char *tool_version;	/* gpurec version that wrote the file */
-	const char *cmdline;		/* argv joined by single spaces */
-	const char *env;		/* "KEY=VALUE\n" lines: CUDA_* and a short allow-list */
-	uint64_t clock_monotonic_ns;	/* the two clocks read back to back at start, */
-	uint64_t clock_realtime_ns;	/* so replay can print wall-clock times */
+	const char *host;	     /* uname nodename */
+	const char *kernel;	     /* uname release */
+	const char *tool_version;    /* gpurec version that wrote the file */
+	const char *cmdline;	     /* argv joined by single spaces */
+	const char *env;	     /* "KEY=VALUE\n" lines: CUDA_* and a short allow-list */
+	uint64_t clock_monotonic_ns; /* the two clocks read back to back at start, */
+	uint64_t clock_realtime_ns;  /* so replay can print wall-clock times */
 };
 
 /* ---- writer ---- */
@@ -119,12 +119,12 @@ struct gr_trace_reader;
 
 /* How much of the file could be read. */
 struct gr_integrity {
-	int complete;		/* footer present, every chunk valid, no trailing garbage */
+	int complete; /* footer present, every chunk valid, no trailing garbage */
 	int footer_present;
 	uint64_t file_bytes;
-	uint64_t chunks_ok;	/* chunks that decoded */
-	uint64_t chunks_bad;	/* chunks skipped (checksum, decode error) */
-	uint64_t bytes_unread;	/* bytes after the last good chunk that are not a footer */
+	uint64_t chunks_ok;	      /* chunks that decoded */
+	uint64_t chunks_bad;	      /* chunks skipped (checksum, decode error) */
+	uint64_t bytes_unread;	      /* bytes after the last good chunk that are not a footer */
 	struct gr_diag first_problem; /* err == 0 when there was none */
 };
 

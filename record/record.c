@@ -123,22 +123,22 @@ static int parse_dwarf(const char *arg, unsigned *bytes)
 static int parse_opts(int argc, char **argv, struct record_opts *o)
 {
 	static const struct option longopts[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"pid", required_argument, NULL, 'p'},
-		{"duration", required_argument, NULL, 'd'},
-		{"call-graph", required_argument, NULL, 'g'},
-		{"launch-time", no_argument, NULL, 'L'},
-		{"no-sched", no_argument, NULL, 'S'},
-		{"ringbuf-mb", required_argument, NULL, 'R'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
+	    {"output", required_argument, NULL, 'o'},
+	    {"pid", required_argument, NULL, 'p'},
+	    {"duration", required_argument, NULL, 'd'},
+	    {"call-graph", required_argument, NULL, 'g'},
+	    {"launch-time", no_argument, NULL, 'L'},
+	    {"no-sched", no_argument, NULL, 'S'},
+	    {"ringbuf-mb", required_argument, NULL, 'R'},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
 	};
 	char *end;
 	int c, dwarf;
 
-	*o = (struct record_opts){.output = "gpurec.trc", .stacks = 1, .sched = 1,
-				  .ringbuf_mb = 16};
+	*o =
+	    (struct record_opts){.output = "gpurec.trc", .stacks = 1, .sched = 1, .ringbuf_mb = 16};
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+o:p:d:vh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -185,7 +185,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			o->ringbuf_mb = strtoul(optarg, &end, 10);
 			if (*end || !o->ringbuf_mb || o->ringbuf_mb > 4096 ||
 			    (o->ringbuf_mb & (o->ringbuf_mb - 1))) {
-				fprintf(stderr, "gpurec record: --ringbuf-mb wants a power of two\n");
+				fprintf(stderr,
+					"gpurec record: --ringbuf-mb wants a power of two\n");
 				return -1;
 			}
 			break;
@@ -214,8 +215,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 /* Environment worth keeping with a recording: how CUDA was configured, nothing personal. */
 static char *collect_env(void)
 {
-	static const char *const prefixes[] = {"CUDA_", "NCCL_", "PYTORCH_", "TORCH_",
-					       "OMP_NUM_THREADS=", "CUBLAS_", "TRITON_"};
+	static const char *const prefixes[] = {
+	    "CUDA_", "NCCL_", "PYTORCH_", "TORCH_", "OMP_NUM_THREADS=", "CUBLAS_", "TRITON_"};
 	extern char **environ;
 	size_t len = 0, cap = 1;
 	char *buf;
@@ -282,8 +283,9 @@ static int open_output(const char *path)
 static int check_privileges(void)
 {
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		fprintf(stderr, "gpurec record: this kernel has no BTF (/sys/kernel/btf/vmlinux): "
-				"gpurec needs CONFIG_DEBUG_INFO_BTF=y (kernel 5.8+ built with BTF)\n");
+		fprintf(stderr,
+			"gpurec record: this kernel has no BTF (/sys/kernel/btf/vmlinux): "
+			"gpurec needs CONFIG_DEBUG_INFO_BTF=y (kernel 5.8+ built with BTF)\n");
 		return -1;
 	}
 	if (geteuid() != 0) {
@@ -318,7 +320,8 @@ static int load_bpf(struct gr_session *s, const struct record_opts *o)
 	/* one link per file and program when the kernel can: see record/uprobe_multi.h */
 	s->multi = gr_uprobe_multi_supported();
 	if (s->multi) {
-		bpf_program__set_expected_attach_type(skel->progs.api_entry, GR_ATTACH_UPROBE_MULTI);
+		bpf_program__set_expected_attach_type(skel->progs.api_entry,
+						      GR_ATTACH_UPROBE_MULTI);
 		bpf_program__set_expected_attach_type(skel->progs.api_return,
 						      GR_ATTACH_UPROBE_MULTI);
 		bpf_program__set_expected_attach_type(skel->progs.name_entry,
@@ -461,11 +464,12 @@ static void report_summary(const struct gr_session *s, const char *path, uint64_
 			lost += s->counters_seen[i];
 	if (stat(path, &st))
 		st.st_size = 0;
-	fprintf(stderr, "gpurec record: wrote %s (%" PRIu64 " records, %.2f MB), %" PRIu64
-			" events lost\n",
+	fprintf(stderr,
+		"gpurec record: wrote %s (%" PRIu64 " records, %.2f MB), %" PRIu64 " events lost\n",
 		path, records, st.st_size / 1e6, lost);
 	if (verbose && !getrusage(RUSAGE_SELF, &ru))
-		fprintf(stderr, "gpurec record: recorder cpu %.3f s user %.3f s sys, max rss %ld KiB\n",
+		fprintf(stderr,
+			"gpurec record: recorder cpu %.3f s user %.3f s sys, max rss %ld KiB\n",
 			ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
 			ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, ru.ru_maxrss);
 	if (verbose && s->unwind) {
@@ -649,10 +653,11 @@ finish:
 	memset(&s, 0, sizeof(s));
 	if (child.pid > 0 && !child_done) {
 		if (stop_reason == 2)
-			fprintf(stderr,
-				"gpurec record: stopped recording after %g s; waiting for %s (pid %d)"
-				" to exit\n",
-				o.duration, o.argv[0], child.pid);
+			fprintf(
+			    stderr,
+			    "gpurec record: stopped recording after %g s; waiting for %s (pid %d)"
+			    " to exit\n",
+			    o.duration, o.argv[0], child.pid);
 		while (waitpid(child.pid, &status, 0) < 0 && errno == EINTR)
 			if (forward_signal) {
 				kill(child.pid, forward_signal);

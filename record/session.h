@@ -47,7 +47,7 @@ struct gr_addr_set {
 	struct {
 		uint32_t pid;
 		uint64_t addr;
-	} *items;
+	} * items;
 	size_t len, cap;
 };
 
@@ -62,33 +62,33 @@ struct gr_session {
 	size_t nfiles;
 	struct gr_u64map file_index; /* key(dev, ino) -> index + 1 */
 	struct gr_u64map procs;	     /* pid -> struct gr_proc * */
-	struct bpf_link **links;	     /* per-probe links (kernels before 6.6) */
+	struct bpf_link **links;     /* per-probe links (kernels before 6.6) */
 	size_t nlinks, caplinks;
-	int *link_fds;		     /* uprobe multi links: one per program and file */
+	int *link_fds; /* uprobe multi links: one per program and file */
 	size_t nlink_fds;
-	int multi;		     /* the kernel has uprobe multi links */
-	int cuda_files;		     /* files with probes */
+	int multi;	/* the kernel has uprobe multi links */
+	int cuda_files; /* files with probes */
 	int attach_failures;
 
-	struct gr_unwind *unwind;    /* --call-graph dwarf: raw stacks are unwound; else NULL */
-	struct gr_u64map stacks;     /* hash of frames -> stack id */
+	struct gr_unwind *unwind; /* --call-graph dwarf: raw stacks are unwound; else NULL */
+	struct gr_u64map stacks;  /* hash of frames -> stack id */
 	uint64_t next_stack_id;
-	struct gr_u64map comms;	     /* tid -> hash of the last comm written */
-	struct gr_u64map named;	     /* key(pid, func) -> 1 once a kernel NAME is written */
+	struct gr_u64map comms;	       /* tid -> hash of the last comm written */
+	struct gr_u64map named;	       /* key(pid, func) -> 1 once a kernel NAME is written */
 	struct gr_u64map kernel_names; /* key(pid, func) -> char * raw name, for handle aliases */
 	struct gr_u64map pending_name; /* tid -> index in names_pending (driver name lookups) */
 	char **names_pending;
 	size_t nnames_pending, capnames_pending;
 	struct gr_addr_set named_keys; /* (pid, key) pairs in kernel_names, for fork inheritance */
-	struct gr_addr_set funcs;    /* launch funcs: named at the end when nothing named them */
-	struct gr_addr_set frames;   /* stack frames: symbolized at the end */
+	struct gr_addr_set funcs;      /* launch funcs: named at the end when nothing named them */
+	struct gr_addr_set frames;     /* stack frames: symbolized at the end */
 
-	uint64_t counters_seen[8];   /* last values of the BPF loss counters */
+	uint64_t counters_seen[8]; /* last values of the BPF loss counters */
 	uint64_t last_drain_ns;
 	uint64_t events;
-	uint32_t root_pid;	     /* the traced command (0 with -p) */
+	uint32_t root_pid; /* the traced command (0 with -p) */
 	int verbose;
-	int err;		     /* first fatal error of the loop */
+	int err; /* first fatal error of the loop */
 };
 
 /* discover.c */

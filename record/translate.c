@@ -596,8 +596,8 @@ static int on_sched(struct gr_session *s, const struct gr_ev_sched *e)
 	return gr_trace_writer_append(s->w, GR_K_SCHED, v, NULL);
 }
 
-static int write_proc(struct gr_session *s, uint64_t ts, unsigned type, uint32_t pid,
-		      uint32_t tid, uint64_t value, const char *text)
+static int write_proc(struct gr_session *s, uint64_t ts, unsigned type, uint32_t pid, uint32_t tid,
+		      uint64_t value, const char *text)
 {
 	uint64_t v[GR_PROC_NCOLS] = {ts, type, pid, tid, value, 0};
 	struct gr_bytes b = {(const uint8_t *)text, (uint32_t)strlen(text)};
@@ -618,7 +618,7 @@ static int on_proc(struct gr_session *s, const struct gr_ev_proc *e)
 			gr_discover_fork(s, e->h.pid, e->child_pid);
 			err = inherit_names(s, e->h.ts, e->h.pid, e->child_pid);
 			if (!err)
-					err = write_proc(s, e->h.ts, GR_PROC_START, e->child_pid,
+				err = write_proc(s, e->h.ts, GR_PROC_START, e->child_pid,
 						 e->child_tid, e->h.pid, "");
 		} else {
 			err = write_proc(s, e->h.ts, GR_PROC_THREAD, e->child_pid, e->child_tid,
@@ -743,9 +743,9 @@ int gr_translate_event(void *ctx, void *data, size_t size)
 int gr_translate_losses(struct gr_session *s, uint64_t now_ns)
 {
 	static const unsigned source[C_COUNT] = {
-		[C_RINGBUF_LOST] = GR_LOSS_RINGBUF,
-		[C_STACK_LOST] = GR_LOSS_STACK,
-		[C_PENDING_LOST] = GR_LOSS_PENDING,
+	    [C_RINGBUF_LOST] = GR_LOSS_RINGBUF,
+	    [C_STACK_LOST] = GR_LOSS_STACK,
+	    [C_PENDING_LOST] = GR_LOSS_PENDING,
 	};
 	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(s->skel->maps.counters);
 	uint64_t vals[ncpu > 0 ? ncpu : 1];

@@ -29,8 +29,8 @@ static int test_cases_failed;
 	do {                                                                                       \
 		uint64_t va_ = (uint64_t)(a), vb_ = (uint64_t)(b);                                 \
 		if (va_ != vb_) {                                                                  \
-			printf("#   %s:%d: %s == %s failed: %" PRIu64 " != %" PRIu64 "\n", __FILE__, \
-			       __LINE__, #a, #b, va_, vb_);                                        \
+			printf("#   %s:%d: %s == %s failed: %" PRIu64 " != %" PRIu64 "\n",         \
+			       __FILE__, __LINE__, #a, #b, va_, vb_);                              \
 			test_failed_checks++;                                                      \
 			test_case_failed = 1;                                                      \
 		}                                                                                  \
@@ -40,8 +40,8 @@ static int test_cases_failed;
 	do {                                                                                       \
 		const char *sa_ = (a), *sb_ = (b);                                                 \
 		if (!sa_ || !sb_ || strcmp(sa_, sb_)) {                                            \
-			printf("#   %s:%d: %s == %s failed: \"%s\" != \"%s\"\n", __FILE__, __LINE__,  \
-			       #a, #b, sa_ ? sa_ : "(null)", sb_ ? sb_ : "(null)");                \
+			printf("#   %s:%d: %s == %s failed: \"%s\" != \"%s\"\n", __FILE__,         \
+			       __LINE__, #a, #b, sa_ ? sa_ : "(null)", sb_ ? sb_ : "(null)");      \
 			test_failed_checks++;                                                      \
 			test_case_failed = 1;                                                      \
 		}                                                                                  \
@@ -52,7 +52,7 @@ static int test_cases_failed;
 	do {                                                                                       \
 		test_case_failed = 0;                                                              \
 		fn();                                                                              \
-		printf("%s - %s\n", test_case_failed ? "not ok" : "ok", #fn);                     \
+		printf("%s - %s\n", test_case_failed ? "not ok" : "ok", #fn);                      \
 		test_cases_failed += test_case_failed;                                             \
 	} while (0)
 
