@@ -81,6 +81,12 @@ struct scratch {
 			__u8 bytes[GR_DWARF_MAX];
 		};
 	};
+	/*
+	 * The thread building the event. A uprobe program runs with migration disabled, not
+	 * preemption: another thread may take this CPU, and this scratch, mid-event. Not sent
+	 * with the event (it lies past what emit_call copies).
+	 */
+	__u64 owner;
 };
 
 struct {
@@ -326,8 +332,12 @@ static __always_inline int emit_call(struct pt_regs *ctx, struct scratch *sc, __
 		if (!n)
 			count(C_STACK_LOST);
 	}
-	if (size > sizeof(*sc))
-		size = sizeof(*sc);
+	if (size > offsetof(struct scratch, owner))
+		size = offsetof(struct scratch, owner);
+	if (sc->owner != bpf_get_current_pid_tgid()) {
+		count(C_SCRATCH_LOST);
+		return 0;
+	}
 	if (bpf_ringbuf_output(&events, sc, size, wake_flags()))
 		count(C_RINGBUF_LOST);
 	return 0;
@@ -364,6 +374,7 @@ static __always_inline int emit_entry(struct pt_regs *ctx, __u64 cookie, __u64 p
 
 	if (!sc)
 		return 0;
+	sc->owner = pid_tgid;
 	fill_hdr(&sc->call.h, event_type(layout), pid_tgid);
 	sc->call.h.layout = layout;
 	sc->call.h.api = GR_CK_API(cookie);
@@ -434,6 +445,7 @@ int BPF_KRETPROBE(api_return)
 	sc = get_scratch();
 	if (!sc)
 		return 0;
+	sc->owner = pid_tgid;
 	e = &sc->call;
 	__builtin_memcpy(e, &ts->pending, sizeof(*e));
 	ts->pending_cookie = 0;

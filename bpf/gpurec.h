@@ -193,6 +193,8 @@ enum gr_counter {
 	C_RINGBUF_LOST = 0, /* ring buffer reserve/output failures */
 	C_STACK_LOST,	    /* stack walks that failed */
 	C_PENDING_LOST,	    /* entry state that could not be stored (map full) */
+	C_SCRATCH_LOST,	    /* an event whose per-CPU staging was taken over by a preempting
+			       thread: dropped and counted rather than sent corrupt */
 	C_STOP_SENT,	    /* SIGSTOPs sent for discovery */
 	C_COUNT
 };

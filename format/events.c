@@ -151,7 +151,7 @@ const char *gr_graph_kind_name(unsigned gkind)
 
 const char *gr_loss_source_name(unsigned src)
 {
-	static const char *const names[] = {"ringbuf", "stack", "attach", "pending"};
+	static const char *const names[] = {"ringbuf", "stack", "attach", "pending", "preempted"};
 	return name_of(names, N(names), src);
 }
 

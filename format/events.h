@@ -393,6 +393,7 @@ enum gr_loss_source {
 	GR_LOSS_STACK,	     /* stack not captured (stack map full / fault) */
 	GR_LOSS_ATTACH,	     /* a library mapped but its probes could not be attached */
 	GR_LOSS_PENDING,     /* entry without return (thread killed mid-call) */
+	GR_LOSS_PREEMPTED,   /* staging taken over by a preempting thread */
 };
 const char *gr_loss_source_name(unsigned src);
 

@@ -746,6 +746,7 @@ int gr_translate_losses(struct gr_session *s, uint64_t now_ns)
 	    [C_RINGBUF_LOST] = GR_LOSS_RINGBUF,
 	    [C_STACK_LOST] = GR_LOSS_STACK,
 	    [C_PENDING_LOST] = GR_LOSS_PENDING,
+	    [C_SCRATCH_LOST] = GR_LOSS_PREEMPTED,
 	};
 	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(s->skel->maps.counters);
 	uint64_t vals[ncpu > 0 ? ncpu : 1];
