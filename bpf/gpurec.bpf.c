@@ -226,17 +226,16 @@ static __always_inline void read_entry_structs(struct gr_ev_call *e, __u8 layout
  * ip is the return address and rbp the caller's frame. Frames are return addresses, innermost
  * first.
  */
-static __always_inline __u32 walk_stack(struct pt_regs *ctx, __u64 *frames, bool at_entry)
+static __always_inline __u32 walk_stack(struct pt_regs *ctx, __u64 *frames, bool at_entry,
+					__u64 entry_ret)
 {
 	__u64 fp = PT_REGS_FP(ctx), pair[2];
 	__u32 n = 0;
 
-	if (at_entry) {
-		if (bpf_probe_read_user(&frames[0], 8, (void *)PT_REGS_SP(ctx)))
-			return 0;
-	} else {
-		frames[0] = PT_REGS_IP(ctx);
-	}
+	/* at entry, capture_args() already read [sp]: one user read fewer per event */
+	frames[0] = at_entry ? entry_ret : PT_REGS_IP(ctx);
+	if (!frames[0])
+		return 0;
 	n = 1;
 	for (int i = 1; i < GR_MAX_FRAMES; i++) {
 		if (i >= targ_stack_frames || !fp || (fp & 7))
@@ -312,7 +311,7 @@ static __always_inline __u32 copy_stack(struct pt_regs *ctx, struct scratch *sc,
  * recorder, counted in its RSS) bigger for the same headroom.
  */
 static __always_inline int emit_call(struct pt_regs *ctx, struct scratch *sc, __u32 flags,
-				     bool at_entry)
+				     bool at_entry, __u64 entry_ret, __u64 pid_tgid)
 {
 	struct gr_ev_call *e = &sc->call;
 	__u64 size = sizeof(*e);
@@ -323,7 +322,7 @@ static __always_inline int emit_call(struct pt_regs *ctx, struct scratch *sc, __
 		e->h.flags = GR_EVF_RAWSTACK;
 		size += copy_stack(ctx, sc, at_entry);
 	} else if ((flags & GR_CF_STACK) && targ_stack_frames) {
-		__u32 n = walk_stack(ctx, sc->frames, at_entry);
+		__u32 n = walk_stack(ctx, sc->frames, at_entry, entry_ret);
 
 		if (n > GR_MAX_FRAMES)
 			n = GR_MAX_FRAMES;
@@ -334,7 +333,7 @@ static __always_inline int emit_call(struct pt_regs *ctx, struct scratch *sc, __
 	}
 	if (size > offsetof(struct scratch, owner))
 		size = offsetof(struct scratch, owner);
-	if (sc->owner != bpf_get_current_pid_tgid()) {
+	if (sc->owner != pid_tgid) {
 		count(C_SCRATCH_LOST);
 		return 0;
 	}
@@ -351,8 +350,11 @@ static __always_inline struct scratch *get_scratch(void)
 }
 
 /* Registers and stack arguments at entry, plus what the layout passes by pointer. */
-static __always_inline void capture_args(struct pt_regs *ctx, struct gr_ev_call *e, __u8 layout)
+/* Returns the return address at [sp], read with the stack arguments (0 when unreadable). */
+static __always_inline __u64 capture_args(struct pt_regs *ctx, struct gr_ev_call *e, __u8 layout)
 {
+	__u64 top[4];
+
 	e->r[0] = PT_REGS_PARM1(ctx);
 	e->r[1] = PT_REGS_PARM2(ctx);
 	e->r[2] = PT_REGS_PARM3(ctx);
@@ -360,10 +362,14 @@ static __always_inline void capture_args(struct pt_regs *ctx, struct gr_ev_call 
 	e->r[4] = PT_REGS_PARM5(ctx);
 	e->r[5] = ctx->r9; /* PT_REGS_PARM6 is missing from libbpf 1.1 */
 	/* at entry [sp] is the return address; stack arguments start at sp+8 */
-	if (bpf_probe_read_user(e->s, sizeof(e->s), (void *)(PT_REGS_SP(ctx) + 8)))
-		__builtin_memset(e->s, 0, sizeof(e->s));
+	if (bpf_probe_read_user(top, sizeof(top), (void *)PT_REGS_SP(ctx)))
+		__builtin_memset(top, 0, sizeof(top));
+	e->s[0] = top[1];
+	e->s[1] = top[2];
+	e->s[2] = top[3];
 	read_entry_structs(e, layout);
 	e->ret = 0;
+	return top[0];
 }
 
 /* The hot path: one entry-only event (a launch), built in the per-CPU scratch. */
@@ -371,6 +377,7 @@ static __always_inline int emit_entry(struct pt_regs *ctx, __u64 cookie, __u64 p
 {
 	__u8 layout = GR_CK_LAYOUT(cookie);
 	struct scratch *sc = get_scratch();
+	__u64 entry_ret;
 
 	if (!sc)
 		return 0;
@@ -378,8 +385,8 @@ static __always_inline int emit_entry(struct pt_regs *ctx, __u64 cookie, __u64 p
 	fill_hdr(&sc->call.h, event_type(layout), pid_tgid);
 	sc->call.h.layout = layout;
 	sc->call.h.api = GR_CK_API(cookie);
-	capture_args(ctx, &sc->call, layout);
-	return emit_call(ctx, sc, GR_CK_FLAGS(cookie), true);
+	entry_ret = capture_args(ctx, &sc->call, layout);
+	return emit_call(ctx, sc, GR_CK_FLAGS(cookie), true, entry_ret, pid_tgid);
 }
 
 SEC("uprobe")
@@ -468,7 +475,7 @@ int BPF_KRETPROBE(api_return)
 		e->x[0] = out;
 		break;
 	}
-	return emit_call(ctx, sc, GR_CK_FLAGS(cookie), false);
+	return emit_call(ctx, sc, GR_CK_FLAGS(cookie), false, 0, pid_tgid);
 }
 
 /*
