@@ -307,12 +307,6 @@ void gr_discover_fork(struct gr_session *s, uint32_t parent, uint32_t child)
 			    pp->maps[i].file);
 }
 
-/* A new image: keep the old mappings (events before exec still refer to them) and scan. */
-void gr_discover_exec(struct gr_session *s, uint32_t pid)
-{
-	gr_discover_scan(s, pid);
-}
-
 const struct gr_mapping *gr_discover_lookup(struct gr_session *s, uint32_t pid, uint64_t addr)
 {
 	struct gr_proc *p = gr_discover_proc(s, pid);

@@ -425,6 +425,15 @@ static int pids_alive(struct gr_session *s)
 	return 0;
 }
 
+/* Free a map whose values are strdup()ed strings (0 = none), and the map. */
+static void free_strings(struct gr_u64map *m)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->keys[i])
+			free((char *)(uintptr_t)m->vals[i]);
+	gr_u64map_free(m);
+}
+
 static void session_free(struct gr_session *s)
 {
 	gr_ringbuf_free(s->rb);
@@ -438,14 +447,8 @@ static void session_free(struct gr_session *s)
 	gr_u64map_free(&s->stacks);
 	gr_u64map_free(&s->comms);
 	gr_u64map_free(&s->named);
-	for (size_t i = 0; i < s->kernel_names.cap; i++)
-		if (s->kernel_names.keys && s->kernel_names.keys[i])
-			free((char *)(uintptr_t)s->kernel_names.vals[i]);
-	gr_u64map_free(&s->kernel_names);
-	gr_u64map_free(&s->pending_name);
-	for (size_t i = 0; i < s->nnames_pending; i++)
-		free(s->names_pending[i]);
-	free(s->names_pending);
+	free_strings(&s->kernel_names);
+	free_strings(&s->pending_name);
 	gr_addr_set_free(&s->named_keys);
 	gr_addr_set_free(&s->funcs);
 	gr_addr_set_free(&s->frames);

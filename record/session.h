@@ -76,9 +76,8 @@ struct gr_session {
 	struct gr_u64map comms;	       /* tid -> hash of the last comm written */
 	struct gr_u64map named;	       /* key(pid, func) -> 1 once a kernel NAME is written */
 	struct gr_u64map kernel_names; /* key(pid, func) -> char * raw name, for handle aliases */
-	struct gr_u64map pending_name; /* tid -> index in names_pending (driver name lookups) */
-	char **names_pending;
-	size_t nnames_pending, capnames_pending;
+	struct gr_u64map
+	    pending_name; /* tid -> char * name of a driver lookup awaiting its handle */
 	struct gr_addr_set named_keys; /* (pid, key) pairs in kernel_names, for fork inheritance */
 	struct gr_addr_set funcs;      /* launch funcs: named at the end when nothing named them */
 	struct gr_addr_set frames;     /* stack frames: symbolized at the end */
@@ -94,7 +93,6 @@ struct gr_session {
 /* discover.c */
 int gr_discover_scan(struct gr_session *s, uint32_t pid);
 void gr_discover_fork(struct gr_session *s, uint32_t parent, uint32_t child);
-void gr_discover_exec(struct gr_session *s, uint32_t pid);
 struct gr_proc *gr_discover_proc(struct gr_session *s, uint32_t pid);
 const struct gr_mapping *gr_discover_lookup(struct gr_session *s, uint32_t pid, uint64_t addr);
 void gr_discover_free(struct gr_session *s);

@@ -524,30 +524,28 @@ static int inherit_names(struct gr_session *s, uint64_t ts, uint32_t parent, uin
 
 static int on_name(struct gr_session *s, const struct gr_ev_name *e)
 {
-	char name[GR_NAME_MAX + 1];
-	size_t i;
+	char name[GR_NAME_MAX + 1], *copy;
+	uint64_t *old;
 
 	memcpy(name, e->name, GR_NAME_MAX);
 	name[GR_NAME_MAX] = 0;
 	if (e->h.layout == L_REGISTER_FUNCTION)
 		return remember_name(s, e->h.ts, e->h.pid, e->key, name);
 	/* a driver lookup: the handle comes with this thread's return event */
-	for (i = 0; i < s->nnames_pending && s->names_pending[i]; i++)
-		;
-	if (i == s->capnames_pending) {
-		size_t cap = i ? i * 2 : 16;
-		char **n = realloc(s->names_pending, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		memset(n + i, 0, (cap - i) * sizeof(*n));
-		s->names_pending = n;
-		s->capnames_pending = cap;
+	copy = strdup(name);
+	if (!copy)
+		return -ENOMEM;
+	old = gr_u64map_get(&s->pending_name, e->h.tid);
+	if (old) {
+		free((char *)(uintptr_t)*old);
+		*old = (uintptr_t)copy;
+		return 0;
 	}
-	s->names_pending[i] = strdup(name);
-	if (i == s->nnames_pending)
-		s->nnames_pending++;
-	return gr_u64map_put(&s->pending_name, e->h.tid, i + 1);
+	if (gr_u64map_put(&s->pending_name, e->h.tid, (uintptr_t)copy)) {
+		free(copy);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 static int on_alias(struct gr_session *s, const struct gr_ev_call *e)
@@ -555,22 +553,21 @@ static int on_alias(struct gr_session *s, const struct gr_ev_call *e)
 	uint64_t handle = e->x[0], *v;
 	uint64_t target = e->r[1];
 
-	if (!handle || (uint32_t)e->ret)
-		return 0;
 	if (e->h.layout == L_CU_GET_FUNCTION || e->h.layout == L_CU_LIBRARY_GET_KERNEL) {
-		uint64_t *idx = gr_u64map_get(&s->pending_name, e->h.tid);
-		char *name;
-		int err;
+		uint64_t *pending = gr_u64map_get(&s->pending_name, e->h.tid);
+		char *name = pending ? (char *)(uintptr_t)*pending : NULL;
+		int err = 0;
 
-		if (!idx || !*idx)
-			return 0;
-		name = s->names_pending[*idx - 1];
-		s->names_pending[*idx - 1] = NULL;
-		*idx = 0;
-		err = name ? remember_name(s, e->h.ts, e->h.pid, handle, name) : 0;
+		/* the lookup's name is consumed whether or not the lookup succeeded */
+		if (pending)
+			*pending = 0;
+		if (name && handle && !(uint32_t)e->ret)
+			err = remember_name(s, e->h.ts, e->h.pid, handle, name);
 		free(name);
 		return err;
 	}
+	if (!handle || (uint32_t)e->ret)
+		return 0;
 	/* __cudaGetKernel(handle, hostFun) / cuKernelGetFunction(func, kernel) */
 	v = gr_u64map_get(&s->kernel_names, gr_u64_key2(e->h.pid, target));
 	if (!v || handle == target)
@@ -626,7 +623,8 @@ static int on_proc(struct gr_session *s, const struct gr_ev_proc *e)
 		}
 		break;
 	case EV_EXEC:
-		gr_discover_exec(s, e->h.pid);
+		/* a new image: old mappings stay (earlier events refer to them) */
+		gr_discover_scan(s, e->h.pid);
 		if (e->stopped)
 			gr_resume(e->h.pid);
 		snprintf(path, sizeof(path), "/proc/%u/exe", e->h.pid);
