@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Starting the traced command: resolved before any BPF work (so "command not found" is said at
- * once), started held on a pipe until its pid is in the traced set, then exec'ed as the user who
- * ran sudo (SUDO_UID/SUDO_GID with that user's groups), never as root by accident.
+ * once) with the invoking user's rights, started held on a pipe until its pid is in the traced
+ * set, then exec'ed as the user who ran sudo (identity.h), never as root by accident. The
+ * identity is resolved before the fork: a traced process that maps code is held until the
+ * recorder resumes it, which the recorder cannot do while it waits for the exec, so the child
+ * only makes system calls.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,101 +16,62 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "identity.h"
 
-int gr_child_resolve(const char *cmd, char *out, size_t size)
+struct resolve_arg {
+	const char *cmd;
+	const char *path; /* $PATH */
+};
+
+/* Like execvp's search, with the rights of whoever runs it (see gr_identity_call). */
+static void resolve(const void *arg, struct gr_as_user_reply *reply)
 {
-	const char *path = getenv("PATH");
+	const struct resolve_arg *a = arg;
+	const char *path = a->path ? a->path : "/usr/local/bin:/usr/bin:/bin";
+	char *out = reply->text;
+	size_t size = sizeof(reply->text);
 	struct stat st;
 
-	if (strchr(cmd, '/')) {
-		if (stat(cmd, &st))
-			return -errno;
-		if (!S_ISREG(st.st_mode) || access(cmd, X_OK))
-			return -EACCES;
-		snprintf(out, size, "%s", cmd);
-		return 0;
+	if (strchr(a->cmd, '/')) {
+		if (stat(a->cmd, &st))
+			reply->ret = -errno;
+		else if (!S_ISREG(st.st_mode) || access(a->cmd, X_OK))
+			reply->ret = -EACCES;
+		else
+			snprintf(out, size, "%s", a->cmd);
+		return;
 	}
-	if (!path)
-		path = "/usr/local/bin:/usr/bin:/bin";
 	while (*path) {
 		size_t len = strcspn(path, ":");
 
-		snprintf(out, size, "%.*s/%s", (int)len, len ? path : ".", cmd);
+		snprintf(out, size, "%.*s/%s", (int)len, len ? path : ".", a->cmd);
 		if (!stat(out, &st) && S_ISREG(st.st_mode) && !access(out, X_OK))
-			return 0;
+			return;
 		path += len + (path[len] == ':');
 	}
-	return -ENOENT;
+	out[0] = 0;
+	reply->ret = -ENOENT;
 }
 
-int gr_child_sudo_ids(uid_t *uid, gid_t *gid)
+int gr_child_resolve(const struct gr_identity *id, const char *cmd, char *out, size_t size)
 {
-	const char *su = getenv("SUDO_UID"), *sg = getenv("SUDO_GID");
-	char *end;
-	long u, g;
+	struct resolve_arg arg = {cmd, getenv("PATH")};
+	struct gr_as_user_reply reply;
+	int err = gr_identity_call(id, resolve, &arg, &reply);
 
-	if (geteuid() != 0 || !su || !sg)
-		return 0;
-	u = strtol(su, &end, 10);
-	if (*end || u <= 0)
-		return 0;
-	g = strtol(sg, &end, 10);
-	if (*end || g < 0)
-		return 0;
-	*uid = (uid_t)u;
-	*gid = (gid_t)g;
-	return 1;
-}
-
-/* The invoking user's identity, resolved in the recorder before fork (see below). */
-struct identity {
-	int drop;
-	uid_t uid;
-	gid_t gid;
-	gid_t groups[256];
-	int ngroups;
-};
-
-/*
- * Resolved in the parent: getgrouplist() loads NSS modules, and a traced process that maps
- * code is held until the recorder resumes it, which the recorder cannot do while it waits for
- * the exec. The child then only makes system calls.
- */
-static void identity_resolve(struct identity *id)
-{
-	struct passwd *pw;
-
-	id->ngroups = 0;
-	id->drop = gr_child_sudo_ids(&id->uid, &id->gid);
-	if (!id->drop)
-		return;
-	pw = getpwuid(id->uid);
-	id->ngroups = sizeof(id->groups) / sizeof(id->groups[0]);
-	if (!pw || getgrouplist(pw->pw_name, id->gid, id->groups, &id->ngroups) < 0) {
-		id->groups[0] = id->gid;
-		id->ngroups = 1;
-	}
-}
-
-static int drop_privileges(const struct identity *id)
-{
-	if (!id->drop)
-		return 0;
-	if (setgroups(id->ngroups, id->groups) || setgid(id->gid) || setuid(id->uid))
-		return -errno;
-	/* setuid to a non-root uid must be irreversible */
-	if (setuid(0) == 0)
-		return -EPERM;
+	if (err)
+		return err;
+	if (strlen(reply.text) >= size)
+		return -ENAMETOOLONG;
+	snprintf(out, size, "%s", reply.text);
 	return 0;
 }
 
-int gr_child_start(struct gr_child *c, const char *path, char **argv)
+int gr_child_start(struct gr_child *c, const struct gr_identity *id, const char *path, char **argv)
 {
-	struct identity id;
 	int go[2], report[2];
 	pid_t pid;
 
-	identity_resolve(&id);
 	if (pipe2(go, O_CLOEXEC))
 		return -errno;
 	if (pipe2(report, O_CLOEXEC)) {
@@ -136,7 +98,9 @@ int gr_child_start(struct gr_child *c, const char *path, char **argv)
 		/* wait until the recorder traces this pid; EOF means it gave up */
 		if (read(go[0], &byte, 1) != 1)
 			_exit(127);
-		err = drop_privileges(&id);
+		err = gr_identity_drop(id);
+		if (!err)
+			err = gr_identity_set_env(id);
 		if (!err) {
 			execv(path, argv);
 			err = -errno;

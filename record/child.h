@@ -11,14 +11,19 @@ struct gr_child {
 	int go_fd, report_fd;
 };
 
-/* Find @cmd like execvp would: 0 and the path in @out, or -ENOENT / -EACCES. */
-int gr_child_resolve(const char *cmd, char *out, size_t size);
+struct gr_identity;
 
-/* Under sudo as root: 1 and the invoking user's ids; 0 otherwise. */
-int gr_child_sudo_ids(uid_t *uid, gid_t *gid);
+/*
+ * Find @cmd like execvp would, with @id's rights (a path the user cannot see is not found):
+ * 0 and the path in @out, or -ENOENT / -EACCES / -ENAMETOOLONG.
+ */
+int gr_child_resolve(const struct gr_identity *id, const char *cmd, char *out, size_t size);
 
-/* Fork the command, held before exec until gr_child_release(). */
-int gr_child_start(struct gr_child *c, const char *path, char **argv);
+/*
+ * Fork the command, held before exec until gr_child_release(); it then runs as @id with @id's
+ * HOME, USER and LOGNAME.
+ */
+int gr_child_start(struct gr_child *c, const struct gr_identity *id, const char *path, char **argv);
 
 /* Let it exec. Returns 0, or the negative errno of a failed exec / privilege drop. */
 int gr_child_release(struct gr_child *c);

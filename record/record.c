@@ -29,6 +29,8 @@
 #include "format/events.h"
 #include "child.h"
 #include "elf.h"
+#include "identity.h"
+#include "output.h"
 #include "ringbuf.h"
 #include "uprobe_multi.h"
 #include "watchdog.h"
@@ -253,33 +255,6 @@ static char *join_args(int argc, char **argv)
 	return s;
 }
 
-/*
- * Create the output: an existing file becomes FILE.old; the new one is created exclusively
- * (no symlink followed), mode 0600, owned by the sudo user.
- */
-static int open_output(const char *path)
-{
-	char old[4096];
-	uid_t uid;
-	gid_t gid;
-	int fd;
-
-	snprintf(old, sizeof(old), "%s.old", path);
-	if (rename(path, old) && errno != ENOENT)
-		return -errno;
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	if (gr_child_sudo_ids(&uid, &gid) && fchown(fd, uid, gid)) {
-		int err = -errno;
-
-		close(fd);
-		unlink(path);
-		return err;
-	}
-	return fd;
-}
-
 static int check_privileges(void)
 {
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
@@ -455,7 +430,7 @@ static void session_free(struct gr_session *s)
 }
 
 /* Like perf's closing line: what was written, what was lost, what it cost us. */
-static void report_summary(const struct gr_session *s, const char *path, uint64_t records,
+static void report_summary(const struct gr_session *s, const char *path, int fd, uint64_t records,
 			   int verbose)
 {
 	struct rusage ru;
@@ -465,7 +440,8 @@ static void report_summary(const struct gr_session *s, const char *path, uint64_
 	for (int i = 0; i < C_COUNT; i++)
 		if (i != C_STOP_SENT)
 			lost += s->counters_seen[i];
-	if (stat(path, &st))
+	/* the file's size through our descriptor: the path is the user's to look up, not ours */
+	if (fstat(fd, &st))
 		st.st_size = 0;
 	fprintf(stderr,
 		"gpurec record: wrote %s (%" PRIu64 " records, %.2f MB), %" PRIu64 " events lost\n",
@@ -495,6 +471,7 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list 
 int cmd_record(int argc, char **argv)
 {
 	struct gr_session s = {.self_pid = getpid()};
+	struct gr_identity id;
 	struct gr_trace_header hdr = {0};
 	struct gr_child child = {.pid = 0, .go_fd = -1, .report_fd = -1};
 	struct record_opts o;
@@ -502,12 +479,14 @@ int cmd_record(int argc, char **argv)
 	struct utsname uts;
 	char exe[4096], call_graph[32];
 	uint64_t deadline = 0;
-	int fd = -1, err, status = 0, ret = 1, child_done = 0, stop_reason = 0;
+	int fd = -1, size_fd = -1, err, status = 0, ret = 1, child_done = 0, stop_reason = 0;
 	uint64_t records;
 
 	if (parse_opts(argc, argv, &o))
 		return 2;
-	if (o.argc && (err = gr_child_resolve(o.argv[0], exe, sizeof(exe)))) {
+	/* before anything is traced: the user database loads NSS modules (see identity.h) */
+	gr_identity_resolve(&id);
+	if (o.argc && (err = gr_child_resolve(&id, o.argv[0], exe, sizeof(exe)))) {
 		fprintf(stderr, "gpurec record: %s: %s\n", o.argv[0],
 			err == -ENOENT ? "command not found" : strerror(-err));
 		return 127;
@@ -545,11 +524,13 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 
-	fd = open_output(o.output);
+	fd = gr_output_create(&id, o.output);
 	if (fd < 0) {
-		fprintf(stderr, "gpurec record: cannot create %s: %s\n", o.output, strerror(-fd));
+		fprintf(stderr, "gpurec record: cannot create %s: %s\n", o.output,
+			gr_output_strerror(fd));
 		goto out;
 	}
+	size_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	uname(&uts);
 	hdr.host = uts.nodename;
 	hdr.kernel = uts.release;
@@ -579,7 +560,7 @@ int cmd_record(int argc, char **argv)
 			goto finish;
 		write_session(&s, GR_SESS_ATTACHED, 1, "");
 	} else {
-		err = gr_child_start(&child, exe, o.argv);
+		err = gr_child_start(&child, &id, exe, o.argv);
 		if (!err)
 			err = trace_pid(&s, child.pid);
 		if (!err) {
@@ -646,7 +627,7 @@ finish:
 		ret = 1;
 	}
 	if (!err)
-		report_summary(&s, o.output, records, o.verbose);
+		report_summary(&s, o.output, size_fd, records, o.verbose);
 	if (!s.cuda_files)
 		fprintf(stderr, "gpurec record: no CUDA library was loaded by the traced processes "
 				"(nothing to probe); the trace holds process and scheduler events "
@@ -674,5 +655,7 @@ finish:
 		ret = err ? 1 : 0;
 out:
 	session_free(&s);
+	if (size_fd >= 0)
+		close(size_fd);
 	return ret;
 }

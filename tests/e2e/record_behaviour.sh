@@ -35,12 +35,14 @@ SUDO_UID=65534 SUDO_GID=65534 "$GPUREC" record -o "$TMP/u.trc" -- sh -c "id -u >
 check "sudo: command ran as uid/gid 65534" "65534 65534" "$(tr '\n' ' ' <"$TMP/ids" | sed 's/ $//')"
 check "sudo: trace owned by the invoking user, 0600" "65534 600" "$(stat -c '%u %a' "$TMP/u.trc")"
 
-# a symlink planted at the output path is not followed
+# a symlink planted at the output path is neither followed nor replaced (record_sudo.sh tries
+# the rest of the output's safety as a real user through sudo)
 echo "precious" >"$TMP/victim"
 ln -s "$TMP/victim" "$TMP/link.trc"
 "$GPUREC" record -o "$TMP/link.trc" -- true 2>/dev/null
+check "symlink at the output: refused" 1 $?
 check "symlink at the output: target untouched" precious "$(cat "$TMP/victim")"
-[ -f "$TMP/link.trc" ] && [ ! -L "$TMP/link.trc" ] && ok "symlink at the output: a new regular file" || not_ok "output is not a new regular file"
+[ -L "$TMP/link.trc" ] && [ ! -e "$TMP/link.trc.old" ] && ok "symlink at the output: left as it was" || not_ok "the symlink was moved or replaced"
 
 # no CUDA library at all: said, and recorded
 "$GPUREC" record -o "$TMP/none.trc" -- true 2>"$TMP/none.err"

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# `sudo gpurec record` grants BPF and nothing else: a user allowed to run it through sudo can
+# create, rename or open only what they could themselves. Run as a real non-root user through
+# a real sudo (a sudoers line for this gpurec binary alone), the output is tried in /etc, onto
+# a root-owned file, onto directories, onto a symbolic link and in the user's own directory:
+# only the last succeeds, and nothing outside it changes (listings and checksums compared).
+. "$(dirname "$0")/lib.sh"
+need_root record_sudo
+
+user=gpurec-test
+sudoers=/etc/sudoers.d/gpurec-test
+etc_new=/etc/gpurec-test-new.trc
+etc_victim=/etc/gpurec-test-victim
+cleanup() {
+	rm -f "$sudoers" "$etc_victim" "$etc_victim.old" "$etc_new" "$etc_new.old"
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+if ! command -v sudo >/dev/null; then
+	not_ok "sudo is not installed (tests/install-deps.sh installs it)"
+	exit 1
+fi
+id -u "$user" >/dev/null 2>&1 || useradd --create-home --shell /bin/sh "$user" ||
+	{ not_ok "cannot create the test user $user"; exit 1; }
+uid=$(id -u "$user")
+gid=$(id -g "$user")
+home=$(getent passwd "$user" | cut -d: -f6)
+echo "$user ALL=(root) NOPASSWD: $GPUREC" >"$sudoers"
+chmod 0440 "$sudoers"
+
+chmod 0755 "$TMP"
+mkdir "$TMP/log"
+own="$TMP/own" # the user's own directory
+mkdir "$own" && chown "$user:$gid" "$own" && chmod 0700 "$own"
+echo precious >"$etc_victim" && chmod 0644 "$etc_victim"
+mkdir "$own/rootdir" && chmod 0700 "$own/rootdir" && echo secret >"$own/rootdir/f"
+mkdir "$TMP/pub" && chmod 1777 "$TMP/pub" && mkdir "$TMP/pub/rootdir" && chmod 0700 "$TMP/pub/rootdir"
+ln -s "$etc_victim" "$own/link.trc"
+chown -h "$user:$gid" "$own/link.trc"
+
+# what must not change: every entry of /etc and of the directories tried, with owners, modes, sizes,
+# times and file contents
+snapshot() {
+	(
+		cd / || exit 1
+		find /etc "$own" "$TMP/pub" -xdev -printf '%p %U:%G %m %s %T@ %y %l\n' 2>/dev/null | sort
+		sha256sum "$etc_victim" "$own/rootdir/f"
+	) | grep -v "^$own/ok\.trc"
+}
+
+# as the user, through sudo, from a directory they can read; stderr kept for the messages
+as_user() { (cd / && runuser -u "$user" -- sudo -n "$GPUREC" record "$@"); }
+
+before=$(snapshot)
+as_user -o "$etc_new" -- true 2>"$TMP/log/err1"
+rc=$?
+[ $rc -ne 0 ] && ok "-o into /etc refused (exit $rc)" || not_ok "-o into /etc succeeded"
+grep -q "cannot create $etc_new: Permission denied" "$TMP/log/err1" && ok "-o into /etc: says permission denied" ||
+	not_ok "-o into /etc message: $(cat "$TMP/log/err1")"
+
+as_user -o "$etc_victim" -- true 2>"$TMP/log/err2"
+rc=$?
+[ $rc -ne 0 ] && ok "-o onto a root-owned file refused (exit $rc)" || not_ok "-o onto a root-owned file succeeded"
+
+as_user -o "$own/rootdir" -- true 2>"$TMP/log/err3"
+rc=$?
+[ $rc -ne 0 ] && ok "-o onto a root-owned directory refused (exit $rc)" || not_ok "-o onto a directory succeeded"
+grep -q "is a directory" "$TMP/log/err3" && ok "-o onto a directory: says it is a directory" ||
+	not_ok "-o onto a directory message: $(cat "$TMP/log/err3")"
+as_user -o "$TMP/pub/rootdir" -- true 2>/dev/null
+rc=$?
+[ $rc -ne 0 ] && ok "-o onto a root-owned directory in a sticky directory refused" || not_ok "-o onto a sticky directory's entry succeeded"
+
+as_user -o "$own/link.trc" -- true 2>"$TMP/log/err4"
+rc=$?
+[ $rc -ne 0 ] && ok "-o onto a symbolic link refused (exit $rc)" || not_ok "-o onto a symbolic link succeeded"
+grep -q "symbolic link" "$TMP/log/err4" && ok "-o onto a symbolic link: says so" ||
+	not_ok "-o onto a symbolic link message: $(cat "$TMP/log/err4")"
+
+after=$(snapshot)
+if [ "$before" = "$after" ]; then
+	ok "nothing outside the user's own directory changed"
+else
+	not_ok "files changed: $(diff <(echo "$before") <(echo "$after") | head -10 | tr '\n' ' ')"
+fi
+check "/etc victim unchanged" "precious 0:0 644" "$(cat "$etc_victim") $(stat -c '%u:%g %a' "$etc_victim")"
+
+# into the user's own directory: works, and the command runs as the user with the user's basics
+as_user -o "$own/ok.trc" -- sh -c "echo \$(id -u) \$(id -g) \$HOME \$USER \$LOGNAME > $own/env" 2>"$TMP/log/err5"
+check "-o into the user's own directory succeeds" 0 $?
+check "the trace belongs to the user, mode 0600" "$uid:$gid 600" "$(stat -c '%u:%g %a' "$own/ok.trc" 2>/dev/null)"
+check "the command ran as the user with the user's HOME, USER and LOGNAME" \
+	"$uid $gid $home $user $user" "$(cat "$own/env" 2>/dev/null)"
+as_user -o "$own/ok.trc" -- true 2>/dev/null
+check "a second recording keeps the first as .old, both the user's" "$uid:$gid 600 $uid:$gid 600" \
+	"$(stat -c '%u:%g %a' "$own/ok.trc" "$own/ok.trc.old" 2>/dev/null | tr '\n' ' ' | sed 's/ $//')"
+check "the user's trace opens" 0 "$("$GPUREC" info "$own/ok.trc" >/dev/null 2>&1; echo $?)"
+
+# a command the user cannot see is reported as the user would see it, not as root would
+mkdir -p "$TMP/rootonly" && chmod 0700 "$TMP/rootonly" && cp /bin/true "$TMP/rootonly/prog"
+as_user -o "$own/x.trc" -- "$TMP/rootonly/prog" 2>"$TMP/log/err6"
+check "a command in a directory only root can read: not run (127)" 127 $?
+grep -q "Permission denied" "$TMP/log/err6" && ok "says permission denied, as for the user" ||
+	not_ok "hidden command message: $(cat "$TMP/log/err6")"
+exit $failures
