@@ -85,8 +85,11 @@ static int read_symbols(struct gr_elf *e)
 			e->syms[e->nsyms++] = (struct sym){s.st_value, s.st_size, name};
 		}
 	}
+	/* a stripped file has no function symbol: syms stays NULL, which qsort and memcpy forbid */
+	if (!e->nsyms)
+		return 0;
 	qsort(e->syms, e->nsyms, sizeof(*e->syms), cmp_addr);
-	e->by_name = malloc((e->nsyms ? e->nsyms : 1) * sizeof(*e->by_name));
+	e->by_name = malloc(e->nsyms * sizeof(*e->by_name));
 	if (!e->by_name)
 		return -ENOMEM;
 	memcpy(e->by_name, e->syms, e->nsyms * sizeof(*e->syms));
@@ -184,11 +187,20 @@ int gr_elf_is_dyn(const struct gr_elf *e)
 	return e->dyn;
 }
 
+/* The symbol named @name, NULL when none (by_name is NULL when there are no symbols). */
+static const struct sym *find_name(const struct gr_elf *e, const char *name)
+{
+	struct sym key = {.name = name};
+
+	if (!e->nsyms)
+		return NULL;
+	return bsearch(&key, e->by_name, e->nsyms, sizeof(key), cmp_name);
+}
+
 int gr_elf_func_addr(const struct gr_elf *e, const char *name, uint64_t *vaddr)
 {
-	struct sym key = {.name = name}, *s;
+	const struct sym *s = find_name(e, name);
 
-	s = bsearch(&key, e->by_name, e->nsyms, sizeof(key), cmp_name);
 	if (!s)
 		return -ENOENT;
 	*vaddr = s->addr;
@@ -197,9 +209,8 @@ int gr_elf_func_addr(const struct gr_elf *e, const char *name, uint64_t *vaddr)
 
 int gr_elf_func_offset(const struct gr_elf *e, const char *name, uint64_t *offset)
 {
-	struct sym key = {.name = name}, *s;
+	const struct sym *s = find_name(e, name);
 
-	s = bsearch(&key, e->by_name, e->nsyms, sizeof(key), cmp_name);
 	if (!s)
 		return -ENOENT;
 	for (size_t i = 0; i < e->nsegs; i++) {
