@@ -34,6 +34,10 @@ CFLAGS	+= -fsanitize=address,undefined -fno-sanitize-recover=undefined
 LDFLAGS	+= -fsanitize=address,undefined
 endif
 
+# ./gpurec for the default build dir; a build elsewhere (SAN=1 O=build-san) links its own copy
+# there, so a sanitizer build never replaces the binary that README's commands and tests run.
+BIN	:= $(if $(filter build,$(O)),gpurec,$(O)/gpurec)
+
 ARCH	:= $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 FORMAT_SRCS	:= $(wildcard format/*.c)
@@ -64,7 +68,7 @@ TOOL_BINS	:= $(patsubst tests/tools/%.c,$(O)/tests/tool_%,$(TOOL_SRCS))
 
 .PHONY: all deps demo test test-bins bench fuzz clean check-deps format-check samples progs
 
-all: gpurec
+all: $(BIN)
 
 deps:
 	$(Q)./tests/install-deps.sh
@@ -109,7 +113,7 @@ $(RECORD_LIB): $(RECORD_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-gpurec: $(O)/gpurec.o $(RECORD_LIB) $(ANALYZE_LIB) $(FORMAT_LIB)
+$(BIN): $(O)/gpurec.o $(RECORD_LIB) $(ANALYZE_LIB) $(FORMAT_LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(RECORD_LIBS)
 
@@ -137,13 +141,13 @@ $(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FORMAT_SRCS) $(ANALYZE_SRCS)
 
 fuzz: $(FUZZ_BINS)
 
-test-bins: gpurec $(UNIT_BINS) $(FUZZ_REPLAY) $(TOOL_BINS) progs samples
+test-bins: $(BIN) $(UNIT_BINS) $(FUZZ_REPLAY) $(TOOL_BINS) progs samples
 
 progs:
 	$(Q)$(MAKE) -s -C tests/progs O=$(abspath $(O))/progs NVCC=$(NVCC)
 
 test: test-bins check-deps
-	$(Q)O=$(O) ./tests/run.sh
+	$(Q)O=$(O) GPUREC=$(abspath $(BIN)) ./tests/run.sh
 
 bench: test-bins
 	$(Q)O=$(O) ./tests/bench/run.sh
@@ -162,7 +166,7 @@ format-check:
 	$(Q)clang-format --dry-run -Werror $$(git ls-files '*.c' '*.h')
 
 clean:
-	$(Q)rm -rf $(O) gpurec
+	$(Q)rm -rf $(O) $(BIN)
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
 

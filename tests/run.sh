@@ -5,7 +5,7 @@
 set -u
 cd "$(dirname "$0")/.."
 O=${O:-build}
-export O GPUREC="$PWD/gpurec" SAMPLES="$PWD/$O/samples"
+export O GPUREC="${GPUREC:-$PWD/gpurec}" SAMPLES="$PWD/$O/samples"
 passed=0
 failed=0
 log=$(mktemp)
