@@ -331,6 +331,21 @@ static int load_bpf(struct gr_session *s, const struct record_opts *o)
 	return 0;
 }
 
+/*
+ * The kernel's id of @map: the ring buffer's tells the watchdog when no program of ours can run
+ * any more (every program that holds a process reports the hold through it).
+ */
+static int map_id(const struct bpf_map *map, uint32_t *id)
+{
+	struct bpf_map_info info = {0};
+	uint32_t len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(bpf_map__fd(map), &info, &len))
+		return -errno;
+	*id = info.id;
+	return 0;
+}
+
 /* Set the pid's bit in the BPF side's traced set (its .bss is mapped into our memory). */
 static int trace_pid(struct gr_session *s, uint32_t pid)
 {
@@ -414,10 +429,8 @@ static void session_free(struct gr_session *s)
 	gr_ringbuf_free(s->rb);
 	gr_unwind_free(s->unwind);
 	gr_discover_free(s);
-	/* probes are gone: resume anything they held that the drain did not get to */
-	if (s->skel)
-		gr_resume_held((const uint64_t *)s->skel->bss->traced_bits,
-			       sizeof(s->skel->bss->traced_bits) / sizeof(uint64_t));
+	/* what the probes held and the drain did not resume is the watchdog's, once they are gone
+	 */
 	gpurec_bpf__destroy(s->skel);
 	gr_u64map_free(&s->stacks);
 	gr_u64map_free(&s->comms);
@@ -472,6 +485,8 @@ int cmd_record(int argc, char **argv)
 {
 	struct gr_session s = {.self_pid = getpid()};
 	struct gr_identity id;
+	struct gr_watchdog wd = {.pid = 0, .fd = -1};
+	uint32_t events_id = 0;
 	struct gr_trace_header hdr = {0};
 	struct gr_child child = {.pid = 0, .go_fd = -1, .report_fd = -1};
 	struct record_opts o;
@@ -512,8 +527,11 @@ int cmd_record(int argc, char **argv)
 	}
 	if (load_bpf(&s, &o))
 		goto out;
-	err = gr_watchdog_start((const uint64_t *)s.skel->bss->traced_bits,
-				sizeof(s.skel->bss->traced_bits) / sizeof(uint64_t));
+	err = map_id(s.skel->maps.events, &events_id);
+	if (!err)
+		err = gr_watchdog_start(&wd, (const uint64_t *)s.skel->bss->traced_bits,
+					sizeof(s.skel->bss->traced_bits) / sizeof(uint64_t),
+					events_id);
 	if (err) {
 		fprintf(stderr, "gpurec record: cannot start the watchdog: %s\n", strerror(-err));
 		goto out;
@@ -635,6 +653,7 @@ finish:
 	/* probes off before we wait: the command runs on untraced */
 	session_free(&s);
 	memset(&s, 0, sizeof(s));
+	gr_watchdog_release(&wd);
 	if (child.pid > 0 && !child_done) {
 		if (stop_reason == 2)
 			fprintf(
@@ -655,6 +674,7 @@ finish:
 		ret = err ? 1 : 0;
 out:
 	session_free(&s);
+	gr_watchdog_release(&wd);
 	if (size_fd >= 0)
 		close(size_fd);
 	return ret;
