@@ -188,6 +188,18 @@ struct gr_ev_alias {
 	__u64 handle, target;
 };
 
+/*
+ * The last signal of each number that the traced command received from another process than
+ * the recorder (BPF .bss, read by the recorder through its mmap): who sent it, and when
+ * (CLOCK_MONOTONIC ns). ts is written last: a reader that sees it sees the sender too.
+ */
+#define GR_NSIG 32
+struct gr_signal_seen {
+	__u32 sender; /* tgid */
+	__u32 pad;
+	__u64 ts;
+};
+
 /* Indexes of the counters array map. */
 enum gr_counter {
 	C_RINGBUF_LOST = 0, /* ring buffer reserve/output failures */

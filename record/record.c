@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -29,6 +31,7 @@
 #include "format/events.h"
 #include "child.h"
 #include "elf.h"
+#include "forward.h"
 #include "identity.h"
 #include "output.h"
 #include "ringbuf.h"
@@ -52,17 +55,6 @@ struct record_opts {
 	char **argv; /* the command */
 	int argc;
 };
-
-static volatile sig_atomic_t stop_signal;
-static volatile sig_atomic_t forward_signal;
-
-static void on_signal(int sig, siginfo_t *info, void *uctx)
-{
-	stop_signal = sig;
-	/* a terminal's Ctrl-C already reached the command (same process group); kill(1)'s didn't */
-	if (info->si_code <= 0)
-		forward_signal = sig;
-}
 
 static uint64_t now_ns(clockid_t clk)
 {
@@ -415,6 +407,24 @@ static int pids_alive(struct gr_session *s)
 	return 0;
 }
 
+/* Wait for the command to exit after the recording, passing on signals as they fall due. */
+static void wait_command(struct gr_forward *fwd, pid_t pid, int *status)
+{
+	struct pollfd pfd = {.fd = (int)syscall(SYS_pidfd_open, pid, 0), .events = POLLIN};
+
+	while (waitpid(pid, status, WNOHANG) == 0) {
+		uint64_t next = gr_forward_next_ns(fwd, now_ns(CLOCK_MONOTONIC));
+
+		int timeout_ms = next ? (int)(next / 1000000) + 1 : pfd.fd < 0 ? 100 : -1;
+
+		/* woken by the exit (pidfd readable), a signal, or a pass-on falling due */
+		poll(&pfd, pfd.fd >= 0, timeout_ms);
+		gr_forward_due(fwd, now_ns(CLOCK_MONOTONIC));
+	}
+	if (pfd.fd >= 0)
+		close(pfd.fd);
+}
+
 /* Free a map whose values are strdup()ed strings (0 = none), and the map. */
 static void free_strings(struct gr_u64map *m)
 {
@@ -490,7 +500,7 @@ int cmd_record(int argc, char **argv)
 	struct gr_trace_header hdr = {0};
 	struct gr_child child = {.pid = 0, .go_fd = -1, .report_fd = -1};
 	struct record_opts o;
-	struct sigaction sa = {.sa_sigaction = on_signal, .sa_flags = SA_SIGINFO};
+	struct gr_forward *fwd = NULL;
 	struct utsname uts;
 	char exe[4096], call_graph[32];
 	uint64_t deadline = 0;
@@ -569,9 +579,16 @@ int cmd_record(int argc, char **argv)
 	}
 	s.last_drain_ns = now_ns(CLOCK_MONOTONIC);
 
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	err = gr_forward_open(&fwd);
+	if (!fwd) {
+		fprintf(stderr, "gpurec record: %s\n", strerror(-err));
+		goto finish;
+	}
+	if (err && o.verbose)
+		fprintf(stderr,
+			"gpurec record: cannot see which signals reach the command (%s): every "
+			"SIGINT, SIGTERM and SIGHUP sent to gpurec is passed on to it\n",
+			strerror(-err));
 
 	if (o.pids) {
 		if (attach_pids(&s, o.pids))
@@ -581,6 +598,8 @@ int cmd_record(int argc, char **argv)
 		err = gr_child_start(&child, &id, exe, o.argv);
 		if (!err)
 			err = trace_pid(&s, child.pid);
+		if (!err)
+			gr_forward_set_command(fwd, child.pid);
 		if (!err) {
 			s.root_pid = child.pid;
 			err = gr_child_release(&child);
@@ -600,18 +619,15 @@ int cmd_record(int argc, char **argv)
 	while (!s.err) {
 		if (drain(&s, test_drain_ms() ? test_drain_ms() : DRAIN_MS))
 			break;
-		if (forward_signal && child.pid > 0 && !child_done) {
-			kill(child.pid, forward_signal);
-			forward_signal = 0;
-		}
+		gr_forward_due(fwd, now_ns(CLOCK_MONOTONIC));
 		if (child.pid > 0 && !child_done && waitpid(child.pid, &status, WNOHANG) > 0)
 			child_done = 1;
 		if (child_done) {
 			stop_reason = 0;
 			break;
 		}
-		if (o.pids && (stop_signal || !pids_alive(&s))) {
-			stop_reason = stop_signal ? 1 : 0;
+		if (o.pids && (gr_forward_stop_signal() || !pids_alive(&s))) {
+			stop_reason = gr_forward_stop_signal() ? 1 : 0;
 			break;
 		}
 		if (deadline && now_ns(CLOCK_MONOTONIC) >= deadline) {
@@ -661,11 +677,7 @@ finish:
 			    "gpurec record: stopped recording after %g s; waiting for %s (pid %d)"
 			    " to exit\n",
 			    o.duration, o.argv[0], child.pid);
-		while (waitpid(child.pid, &status, 0) < 0 && errno == EINTR)
-			if (forward_signal) {
-				kill(child.pid, forward_signal);
-				forward_signal = 0;
-			}
+		wait_command(fwd, child.pid, &status);
 		child_done = 1;
 	}
 	if (child.pid > 0 && child_done && ret != 127)
@@ -675,6 +687,7 @@ finish:
 out:
 	session_free(&s);
 	gr_watchdog_release(&wd);
+	gr_forward_close(fwd);
 	if (size_fd >= 0)
 		close(size_fd);
 	return ret;
