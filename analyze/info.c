@@ -537,6 +537,19 @@ static void json_losses(struct gr_json *j, const struct gr_model *m)
 	gr_json_array_end(j);
 }
 
+/* "ended_abruptly_at_s": seconds from the first event to the last one in the file, or null. */
+static void json_ended_abruptly(struct gr_json *j, const struct gr_model *m)
+{
+	uint64_t first, last;
+
+	gr_json_key(j, "ended_abruptly_at_s");
+	gr_model_time_span(m, &first, NULL);
+	if (gr_model_ended_abruptly(m, &last))
+		gr_json_double(j, (last - first) / 1e9);
+	else
+		gr_json_null(j);
+}
+
 static int print_json(const struct info *in, FILE *f)
 {
 	const struct gr_model *m = in->m;
@@ -550,6 +563,7 @@ static int print_json(const struct info *in, FILE *f)
 	gr_json_kv_str(&j, "file", in->path);
 	gr_json_kv_bool(&j, "complete", gr_model_integrity(m)->complete);
 	gr_json_kv_u64(&j, "lost_events", gr_model_lost_events(m));
+	json_ended_abruptly(&j, m);
 	gr_json_kv_u64(&j, "launches", gr_model_record_count(m, GR_K_LAUNCH));
 	gr_json_key(&j, "events_by_kind");
 	gr_json_object_flat(&j);
@@ -783,12 +797,19 @@ static void text_losses(FILE *f, const struct gr_model *m)
 {
 	size_t n;
 	const struct gr_loss *l = gr_model_losses(m, &n);
+	uint64_t last;
+	int abrupt = gr_model_ended_abruptly(m, &last);
 
-	if (!gr_model_lost_events(m) && !n) {
+	if (!gr_model_lost_events(m) && !n && !abrupt) {
 		fprintf(f, "\nlosses: none\n");
 		return;
 	}
 	fprintf(f, "\nlosses: %" PRIu64 " events lost\n", gr_model_lost_events(m));
+	if (abrupt)
+		fprintf(f,
+			"  recording ended abruptly at %.3f s: events after %.3f s are not in the "
+			"file\n",
+			rel_s(m, last), rel_s(m, last));
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "  %-8s %10" PRIu64 " events  %.6f s .. %.6f s\n",
 			gr_loss_source_name(l[i].source), l[i].count, rel_s(m, l[i].ts),

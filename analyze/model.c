@@ -672,6 +672,14 @@ const struct gr_integrity *gr_model_integrity(const struct gr_model *m)
 	return &m->integ;
 }
 
+int gr_model_ended_abruptly(const struct gr_model *m, uint64_t *last_ts)
+{
+	if (m->integ.footer_present)
+		return 0;
+	gr_model_time_span(m, NULL, last_ts);
+	return 1;
+}
+
 uint64_t gr_model_record_count(const struct gr_model *m, unsigned kind)
 {
 	return kind < GR_K_COUNT ? m->counts[kind] : 0;

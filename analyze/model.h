@@ -230,6 +230,12 @@ void gr_model_free(struct gr_model *m);
 const struct gr_trace_header *gr_model_header(const struct gr_model *m);
 /* Final integrity of the read. */
 const struct gr_integrity *gr_model_integrity(const struct gr_model *m);
+/*
+ * The recording ended without its footer (the recorder was killed, the disk filled, the file was
+ * cut): 1, and the time of the last event the file holds in *@last_ts (may be NULL); events
+ * after it are not in the file, and no loss record counts them. 0 for a trace closed properly.
+ */
+int gr_model_ended_abruptly(const struct gr_model *m, uint64_t *last_ts);
 /* Records of @kind (enum gr_kind) in the file, all kinds counted, including metadata. */
 uint64_t gr_model_record_count(const struct gr_model *m, unsigned kind);
 

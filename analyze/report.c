@@ -755,6 +755,7 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 	if (!r->cuda_libraries && gr_model_session(m, GR_SESS_CUDA_SEEN, &v, NULL))
 		r->cuda_libraries = v;
 	r->lost_events = gr_model_lost_events(m);
+	r->ended_abruptly = gr_model_ended_abruptly(m, NULL);
 
 	x.m = m;
 	x.r = r;

@@ -290,6 +290,7 @@ struct gr_report {
 	uint64_t first_ts, last_ts, wall_ns; /* the recording (gr_model_time_span) */
 	uint64_t cuda_libraries;	     /* CUDA libraries the recorder probed */
 	uint64_t lost_events;
+	int ended_abruptly; /* no footer: nothing after last_ts is in the file (recorder killed) */
 	struct gr_report_launches launches;
 	struct gr_report_fusion fusion;
 	struct gr_report_transfer transfer;

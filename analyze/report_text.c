@@ -479,6 +479,11 @@ int gr_report_write_text(FILE *f, const struct gr_report *r, const struct gr_mod
 	if (r->lost_events)
 		fprintf(f, "; %" PRIu64 " EVENTS LOST: figures are lower bounds", r->lost_events);
 	fprintf(f, ")\n");
+	if (r->ended_abruptly)
+		fprintf(f,
+			"  recording ended abruptly at %.3f s: events after %.3f s are not in the "
+			"file\n",
+			(r->last_ts - r->first_ts) / 1e9, (r->last_ts - r->first_ts) / 1e9);
 	if (!r->cuda_libraries)
 		fprintf(f, "  no CUDA library was loaded by the traced command: nothing was "
 			   "recorded to report on\n");

@@ -103,6 +103,12 @@ int gr_trace_writer_append(struct gr_trace_writer *w, uint16_t kind, const uint6
 /* Compress and write the pending records as one chunk (no-op when none). Returns 0 or < 0. */
 int gr_trace_writer_flush(struct gr_trace_writer *w);
 
+/*
+ * Records waiting for the next chunk (0: none), and the smallest timestamp among them in
+ * *@oldest_ts: a recorder flushes them by age, so that a kill loses at most that much.
+ */
+uint64_t gr_trace_writer_pending(const struct gr_trace_writer *w, uint64_t *oldest_ts);
+
 /* Records appended so far, and bytes written to the file so far. */
 uint64_t gr_trace_writer_records(const struct gr_trace_writer *w);
 uint64_t gr_trace_writer_file_bytes(const struct gr_trace_writer *w);

@@ -485,6 +485,14 @@ int gr_trace_writer_append(struct gr_trace_writer *w, uint16_t kind, const uint6
 	return 0;
 }
 
+uint64_t gr_trace_writer_pending(const struct gr_trace_writer *w, uint64_t *oldest_ts)
+{
+	if (!w || !w->pending)
+		return 0;
+	*oldest_ts = w->min_ts;
+	return w->pending;
+}
+
 uint64_t gr_trace_writer_records(const struct gr_trace_writer *w)
 {
 	return w ? w->records : 0;

@@ -41,6 +41,8 @@
 #include "unwind.h"
 
 #define DRAIN_MS 20
+/* Events wait at most this long in memory before they are in the file: what a kill can lose. */
+#define FLUSH_AGE_NS 1000000000ull
 
 struct record_opts {
 	const char *output;
@@ -351,6 +353,7 @@ static int trace_pid(struct gr_session *s, uint32_t pid)
 static int drain(struct gr_session *s, int timeout_ms)
 {
 	int err = gr_ringbuf_wait(s->rb, timeout_ms);
+	uint64_t oldest;
 
 	if (err)
 		return err;
@@ -358,6 +361,10 @@ static int drain(struct gr_session *s, int timeout_ms)
 	gr_ringbuf_consume(s->rb, gr_translate_event, s);
 	gr_translate_losses(s, now_ns(CLOCK_MONOTONIC));
 	s->last_drain_ns = now_ns(CLOCK_MONOTONIC);
+	/* a chunk in the file survives a kill; one still pending here does not */
+	if (gr_trace_writer_pending(s->w, &oldest) && s->last_drain_ns - oldest >= FLUSH_AGE_NS &&
+	    (err = gr_trace_writer_flush(s->w)) && !s->err)
+		s->err = err;
 	return 0;
 }
 
