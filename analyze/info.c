@@ -416,6 +416,8 @@ static void json_session(struct gr_json *j, const struct gr_model *m)
 	else
 		gr_json_null(j);
 	gr_json_kv_bool(j, "attached", gr_model_session(m, GR_SESS_ATTACHED, &v, NULL) && v);
+	gr_json_kv_u64(j, "untraced_privileged",
+		       gr_model_session(m, GR_SESS_UNTRACED, &v, NULL) ? v : 0);
 }
 
 static void json_kernels(struct gr_json *j, const struct info *in)
@@ -680,6 +682,11 @@ static void text_header(FILE *f, const struct info *in)
 		fprintf(f, "  call graph   %s\n", text);
 	if (gr_model_session(m, GR_SESS_ATTACHED, &v, NULL) && v)
 		fprintf(f, "  attached     yes (-p: calls made before the attach are missing)\n");
+	if (gr_model_session(m, GR_SESS_UNTRACED, &v, NULL) && v)
+		fprintf(f,
+			"  untraced     %" PRIu64 " privileged programs (setuid, setgid, file "
+			"capabilities)\n",
+			v);
 	libs = gr_model_libraries(m, &n);
 	if (!n)
 		fprintf(f,

@@ -131,6 +131,15 @@ static __always_inline void set_traced(__u32 tgid)
 		__sync_fetch_and_or(&traced_bits[word], 1ull << (tgid % 64));
 }
 
+static __always_inline void clear_traced(__u32 tgid)
+{
+	__u32 word = tgid / 64;
+
+	asm volatile("" : "+r"(word));
+	if (word < GR_PID_LIMIT / 64)
+		__sync_fetch_and_and(&traced_bits[word], ~(1ull << (tgid % 64)));
+}
+
 static __always_inline struct thread_state *thread_state(bool create)
 {
 	return bpf_task_storage_get(&thread_states, bpf_get_current_task_btf(), NULL,
@@ -578,6 +587,16 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 
 	if (!is_traced(p->tgid))
 		return 0;
+	/*
+	 * A setuid or setgid program, or one with file capabilities, runs with rights the user
+	 * who started the recording does not have: its arguments, stacks and memory are not theirs
+	 * to read. It and its children leave the traced set here, unheld.
+	 */
+	if (BPF_CORE_READ_BITFIELD(bprm, secureexec)) {
+		clear_traced(p->tgid);
+		count(C_UNTRACED);
+		return 0;
+	}
 	if (emit_proc(EV_EXEC, p, 0, &e))
 		return 0;
 	/* hold the new image before its first instruction: static cudart lives in it */

@@ -208,6 +208,7 @@ enum gr_counter {
 	C_SCRATCH_LOST,	    /* an event whose per-CPU staging was taken over by a preempting
 			       thread: dropped and counted rather than sent corrupt */
 	C_STOP_SENT,	    /* SIGSTOPs sent for discovery */
+	C_UNTRACED,	    /* privileged execs left untraced (not a loss: on purpose) */
 	C_COUNT
 };
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -172,4 +173,25 @@ int gr_identity_call(const struct gr_identity *id,
 	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;
 	return err ? err : reply->ret;
+}
+
+/* /proc/PID/environ opens where ptrace's read mode allows it: the kernel's own rule. */
+static void may_trace(const void *arg, struct gr_as_user_reply *reply)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", *(const pid_t *)arg);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		reply->ret = errno == ENOENT ? -ESRCH : -EACCES;
+	else
+		close(fd);
+}
+
+int gr_identity_may_trace(const struct gr_identity *id, pid_t pid)
+{
+	struct gr_as_user_reply reply;
+
+	return gr_identity_call(id, may_trace, &pid, &reply);
 }

@@ -50,4 +50,11 @@ int gr_identity_call(const struct gr_identity *id,
 		     void (*fn)(const void *arg, struct gr_as_user_reply *reply), const void *arg,
 		     struct gr_as_user_reply *reply);
 
+/*
+ * Whether @id may look into process @pid as a debugger could read it (same user, not a setuid
+ * program): 0, or -EACCES / -ESRCH. Tracing a process records its arguments and stacks, so
+ * sudo must not open other users' processes to the invoking user.
+ */
+int gr_identity_may_trace(const struct gr_identity *id, pid_t pid);
+
 #endif

@@ -376,17 +376,48 @@ static int write_session(struct gr_session *s, unsigned key, uint64_t value, con
 	return gr_trace_writer_append(s->w, GR_K_SESSION, v, &b);
 }
 
-/* Attach to running processes: trace them, probe what they map, say what was missed. */
+/*
+ * The -p list, checked before anything is created: every entry a live process that the invoking
+ * user could debug (under sudo, only the user's own: their calls and stacks go into the user's
+ * file). Returns 0, or -1 with the reason printed.
+ */
+static int check_pids(const struct gr_identity *id, const char *list)
+{
+	char *copy = strdup(list), *save = NULL;
+	int ret = copy ? 0 : -1;
+
+	for (char *tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && !ret;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		long pid = strtol(tok, &end, 10);
+		int err;
+
+		if (*end || pid <= 0 || pid > INT32_MAX || kill(pid, 0)) {
+			fprintf(stderr, "gpurec record: no process %s\n", tok);
+			ret = -1;
+		} else if ((err = gr_identity_may_trace(id, pid))) {
+			fprintf(stderr, "gpurec record: -p %ld: %s\n", pid,
+				err == -ESRCH
+				    ? "no such process"
+				    : "not your process: under sudo, gpurec attaches only "
+				      "to processes the invoking user could debug");
+			ret = -1;
+		}
+	}
+	free(copy);
+	return ret;
+}
+
+/* Attach to running processes (checked by check_pids): trace them, probe what they map. */
 static int attach_pids(struct gr_session *s, char *list)
 {
 	for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
-		char *end;
-		long pid = strtol(tok, &end, 10);
+		long pid = strtol(tok, NULL, 10);
 		uint64_t v[GR_PROC_NCOLS] = {now_ns(CLOCK_MONOTONIC), GR_PROC_ATTACH, 0, 0, 0, 0};
 		struct gr_bytes b = {(const uint8_t *)"", 0};
 
-		if (*end || pid <= 0 || kill(pid, 0)) {
-			fprintf(stderr, "gpurec record: no process %s\n", tok);
+		if (kill(pid, 0)) {
+			fprintf(stderr, "gpurec record: process %ld is gone\n", pid);
 			return -ESRCH;
 		}
 		trace_pid(s, pid);
@@ -468,7 +499,7 @@ static void report_summary(const struct gr_session *s, const char *path, int fd,
 	uint64_t lost = 0;
 
 	for (int i = 0; i < C_COUNT; i++)
-		if (i != C_STOP_SENT)
+		if (i != C_STOP_SENT && i != C_UNTRACED)
 			lost += s->counters_seen[i];
 	/* the file's size through our descriptor: the path is the user's to look up, not ours */
 	if (fstat(fd, &st))
@@ -524,6 +555,8 @@ int cmd_record(int argc, char **argv)
 		return 127;
 	}
 	if (check_privileges())
+		return 1;
+	if (o.pids && check_pids(&id, o.pids))
 		return 1;
 	libbpf_set_print(libbpf_quiet);
 	setrlimit(RLIMIT_MEMLOCK, &(struct rlimit){RLIM_INFINITY, RLIM_INFINITY});
@@ -652,6 +685,14 @@ finish:
 	gr_symbols_embed(&s);
 	write_session(&s, GR_SESS_STOP, stop_reason, "");
 	write_session(&s, GR_SESS_CUDA_SEEN, s.cuda_files, "");
+	if (s.counters_seen[C_UNTRACED]) {
+		write_session(&s, GR_SESS_UNTRACED, s.counters_seen[C_UNTRACED], "");
+		fprintf(stderr,
+			"gpurec record: %" PRIu64 " privileged programs (setuid, setgid or file "
+			"capabilities) started by the traced processes were not traced: their "
+			"memory is not yours to read\n",
+			s.counters_seen[C_UNTRACED]);
+	}
 	if (o.stacks && o.dwarf_bytes)
 		snprintf(call_graph, sizeof(call_graph), "dwarf,%u", o.dwarf_bytes);
 	else

@@ -758,6 +758,10 @@ int gr_translate_losses(struct gr_session *s, uint64_t now_ns)
 			total += vals[c];
 		if (total <= s->counters_seen[i])
 			continue;
+		if (i == C_UNTRACED) { /* on purpose, not a loss: said at the end */
+			s->counters_seen[i] = total;
+			continue;
+		}
 		v[GR_LOSS_TS] = s->last_drain_ns;
 		v[GR_LOSS_TS_END] = now_ns;
 		v[GR_LOSS_SOURCE] = source[i];

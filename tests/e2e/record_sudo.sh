@@ -103,4 +103,38 @@ as_user -o "$own/x.trc" -- "$TMP/rootonly/prog" 2>"$TMP/log/err6"
 check "a command in a directory only root can read: not run (127)" 127 $?
 grep -q "Permission denied" "$TMP/log/err6" && ok "says permission denied, as for the user" ||
 	not_ok "hidden command message: $(cat "$TMP/log/err6")"
+# -p: sudo opens only the user's own processes, never root's or another user's
+sleep 30 &
+rootproc=$!
+as_user -p "$rootproc" -d 0.2 -o "$own/p-root.trc" 2>"$TMP/log/err7"
+check "-p on a root process: refused" 1 $?
+grep -q "not your process" "$TMP/log/err7" && ok "-p on a root process: says it is not the user's" ||
+	not_ok "-p root message: $(cat "$TMP/log/err7")"
+[ ! -e "$own/p-root.trc" ] && ok "-p on a root process: no trace created" || not_ok "-p on a root process wrote a trace"
+kill "$rootproc"
+wait "$rootproc" 2>/dev/null
+runuser -u "$user" -- sleep 30 &
+runjob=$!
+userproc=$(pgrep -u "$user" -n -x sleep)
+for _ in $(seq 100); do [ -n "$userproc" ] && break; sleep 0.05; userproc=$(pgrep -u "$user" -n -x sleep); done
+as_user -p "$userproc" -d 0.2 -o "$own/p-own.trc" 2>/dev/null
+check "-p on the user's own process: recorded" 0 $?
+kill "$userproc" 2>/dev/null
+wait "$runjob" 2>/dev/null
+
+# a privileged program the command starts (here a setuid-root copy of a CUDA program) is not
+# traced: its memory is root's, not the user's; it still runs normally
+cp "$PROGS/launches" "$TMP/suid-launches" && chmod 4755 "$TMP/suid-launches"
+"$PROGS/launches" 5 >/dev/null 2>&1
+plain_rc=$?
+as_user -o "$own/plain.trc" -- "$PROGS/launches" 5 >/dev/null 2>&1
+plain=$("$GPUREC" info --json "$own/plain.trc" | python3 -c 'import json,sys; print(json.load(sys.stdin)["launches"])')
+as_user -o "$own/suid.trc" -- sh -c "$TMP/suid-launches 5 >/dev/null 2>&1; echo \$? > $own/suid-rc;
+	$PROGS/launches 5 >/dev/null 2>&1" 2>"$TMP/log/err8"
+check "a setuid program under the recording ran as it does alone (exit $plain_rc)" "$plain_rc" "$(cat "$own/suid-rc" 2>/dev/null)"
+grep -q "1 privileged programs .* were not traced" "$TMP/log/err8" && ok "record says one privileged program was not traced" ||
+	not_ok "setuid message: $(cat "$TMP/log/err8")"
+"$GPUREC" info --json "$own/suid.trc" >"$TMP/log/suid.json"
+check "info: one privileged program untraced" 1 "$(json "$TMP/log/suid.json" 'd["untraced_privileged"]')"
+check "only the unprivileged run's launches are recorded ($plain, as alone)" "$plain" "$(json "$TMP/log/suid.json" 'd["launches"]')"
 exit $failures
