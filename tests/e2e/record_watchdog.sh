@@ -55,20 +55,22 @@ check "the command was held (stopped) while the recorder lived, 50 trials" 50 $h
 check "the command ran to its end after the recorder was killed, 50 trials in a row" 50 $freed
 check "the killed recorder's trace opens (complete chunks readable)" 0 "$("$GPUREC" info "$TMP/w.trc" >/dev/null 2>&1; echo $?)"
 
-# a real recording, killed at a random moment between its start and the end of its work
+# a real recording, killed at a random moment between the command's start and the end of its work
 mkdir -p "$TMP/lib"
 cp "$(ldconfig -p | awk '/libcudart\.so\.13 /{print $NF; exit}')" "$TMP/lib/libcudart-0a1b2c3d.so.13" 2>/dev/null ||
 	cp /usr/local/cuda/lib64/libcudart.so.13 "$TMP/lib/libcudart-0a1b2c3d.so.13"
 freed=0
 delays=
 for i in $(seq 10); do
-	rm -f "$TMP/done"
+	rm -f "$TMP/done" "$TMP/started"
 	delay=$(printf '0.%03d' $((RANDOM % 1000)))
 	delays="$delays $delay"
-	"$GPUREC" record -o "$TMP/r.trc" -- sh -c "$PROGS/launches 5 >/dev/null;
+	"$GPUREC" record -o "$TMP/r.trc" -- sh -c ": > $TMP/started; $PROGS/launches 5 >/dev/null;
 		$PROGS/late_loader $TMP/lib/libcudart-0a1b2c3d.so.13 $PROGS/libkern.so 20 >/dev/null;
 		$PROGS/launch_loop 0 2 0.8 20000 >/dev/null; echo done > $TMP/done" >/dev/null 2>&1 &
 	rec=$!
+	# the moment counts from the command's start: a recorder killed before it has nothing held
+	for _ in $(seq 300); do [ -f "$TMP/started" ] && break; sleep 0.02; done
 	sleep "$delay"
 	kill -KILL $rec 2>/dev/null
 	wait $rec 2>/dev/null
