@@ -63,7 +63,8 @@ static int read_symbols(struct gr_elf *e)
 		data = elf_getdata(scn, NULL);
 		if (!data || !sh.sh_entsize)
 			continue;
-		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+		/* the entries of the data libelf read from the file, not those sh_size claims */
+		for (size_t i = 0; i < data->d_size / sh.sh_entsize; i++) {
 			GElf_Sym s;
 			const char *name;
 
@@ -117,9 +118,9 @@ static void read_build_id(struct gr_elf *e, const void *buf, size_t len)
 
 static int read_segments(struct gr_elf *e)
 {
-	size_t n;
+	size_t n, fsize = 0;
 
-	if (elf_getphdrnum(e->elf, &n))
+	if (elf_getphdrnum(e->elf, &n) || !elf_rawfile(e->elf, &fsize))
 		return -EINVAL;
 	e->segs = calloc(n ? n : 1, sizeof(*e->segs));
 	if (!e->segs)
@@ -129,8 +130,11 @@ static int read_segments(struct gr_elf *e)
 
 		if (!gelf_getphdr(e->elf, i, &ph))
 			continue;
-		if (ph.p_type == PT_LOAD)
-			e->segs[e->nsegs++] = (struct seg){ph.p_vaddr, ph.p_offset, ph.p_filesz};
+		/* only the bytes the file has: offsets stay inside it, and their sums below 2^64 */
+		if (ph.p_type == PT_LOAD && ph.p_offset < fsize)
+			e->segs[e->nsegs++] = (struct seg){
+			    ph.p_vaddr, ph.p_offset,
+			    ph.p_filesz < fsize - ph.p_offset ? ph.p_filesz : fsize - ph.p_offset};
 		if (ph.p_type == PT_NOTE && !e->build_id_len) {
 			Elf_Data *d =
 			    elf_getdata_rawchunk(e->elf, ph.p_offset, ph.p_filesz, ELF_T_NHDR);
@@ -216,7 +220,8 @@ int gr_elf_func_offset(const struct gr_elf *e, const char *name, uint64_t *offse
 	for (size_t i = 0; i < e->nsegs; i++) {
 		const struct seg *g = &e->segs[i];
 
-		if (s->addr >= g->vaddr && s->addr < g->vaddr + g->filesz) {
+		/* differences, not ends: a hostile segment's end can wrap past 2^64 */
+		if (s->addr >= g->vaddr && s->addr - g->vaddr < g->filesz) {
 			*offset = s->addr - g->vaddr + g->offset;
 			return 0;
 		}
@@ -229,7 +234,7 @@ int gr_elf_offset_to_vaddr(const struct gr_elf *e, uint64_t off, uint64_t *vaddr
 	for (size_t i = 0; i < e->nsegs; i++) {
 		const struct seg *g = &e->segs[i];
 
-		if (off >= g->offset && off < g->offset + g->filesz) {
+		if (off >= g->offset && off - g->offset < g->filesz) {
 			*vaddr = off - g->offset + g->vaddr;
 			return 0;
 		}
@@ -258,7 +263,7 @@ int gr_elf_symbolize(const struct gr_elf *e, uint64_t vaddr, const char **name, 
 		;
 	const struct sym *s = &e->syms[hi];
 
-	if (s->size && vaddr >= s->addr + s->size)
+	if (s->size && vaddr - s->addr >= s->size)
 		return -ENOENT;
 	*name = s->name;
 	*start = s->addr;
