@@ -280,8 +280,10 @@ size_t gr_elf_build_id(const struct gr_elf *e, const uint8_t **id)
 void gr_elf_for_each_func(const struct gr_elf *e, void (*fn)(const char *name, void *arg),
 			  void *arg)
 {
+	/* by address, the best alias of each (cmp_addr put it first), as elf.h promises */
 	for (size_t i = 0; i < e->nsyms; i++)
-		fn(e->by_name[i].name, arg);
+		if (!i || e->syms[i].addr != e->syms[i - 1].addr)
+			fn(e->syms[i].name, arg);
 }
 
 char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
