@@ -128,16 +128,25 @@ $(O)/tests/tool_%: $(O)/tests/tools/%.o $(RECORD_LIB) $(ANALYZE_LIB) $(FORMAT_LI
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(RECORD_LIBS)
 
-# Fuzz targets also build without libFuzzer, as a replay driver over their corpus.
-$(O)/tests/fuzz_%_replay: $(O)/tests/fuzz/fuzz_%.o $(O)/tests/fuzz/replay_main.o $(ANALYZE_LIB) $(FORMAT_LIB)
+# Fuzz targets also build without libFuzzer, as a replay driver over their corpus; they link
+# every library, as unit tests do.
+$(O)/tests/fuzz_%_replay: $(O)/tests/fuzz/fuzz_%.o $(O)/tests/fuzz/replay_main.o $(RECORD_LIB) $(ANALYZE_LIB) $(FORMAT_LIB)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(ANALYZE_LIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(RECORD_LIBS)
 
-$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FORMAT_SRCS) $(ANALYZE_SRCS)
+# libFuzzer builds compile what they test with the fuzzer's instrumentation. The targets of what
+# the recorder parses as root (ELF files, raw stacks) compile record/ too, whose sources include
+# the BPF skeleton.
+FUZZ_RECORD	:= $(O)/fuzz/fuzz_elf $(O)/fuzz/fuzz_unwind
+FUZZ_LIBS	= $(ANALYZE_LIBS)
+$(FUZZ_RECORD): $(RECORD_SRCS) $(SKELS)
+$(FUZZ_RECORD): FUZZ_LIBS = $(RECORD_LIBS)
+
+$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(FORMAT_SRCS) $(ANALYZE_SRCS)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -fsanitize=fuzzer,address,undefined \
-		-o $@ $^ $(ANALYZE_LIBS)
+	$(Q)$(CLANG) -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -I$(O) -fsanitize=fuzzer,address,undefined \
+		-o $@ $(filter %.c,$^) $(FUZZ_LIBS)
 
 fuzz: $(FUZZ_BINS)
 
