@@ -30,7 +30,10 @@ static void create(const void *arg, struct gr_as_user_reply *reply)
 		else if (!S_ISREG(st.st_mode))
 			reply->ret = -EINVAL;
 		else if (rename(path, old))
-			reply->ret = -errno;
+			/* rename(2) says EISDIR or ENOTEMPTY when PATH.old is a directory */
+			reply->ret = errno == EISDIR || errno == ENOTEMPTY || errno == EEXIST
+					 ? -ENOTEMPTY
+					 : -errno;
 		if (reply->ret)
 			return;
 	} else if (errno != ENOENT) {
@@ -67,6 +70,8 @@ const char *gr_output_strerror(int err)
 		return "it exists and is not a regular file";
 	case -EEXIST:
 		return "it appeared while being created; try again";
+	case -ENOTEMPTY:
+		return "its .old, where the previous trace is kept, is a directory";
 	default:
 		return strerror(-err);
 	}

@@ -12,8 +12,8 @@ struct gr_identity;
  * Create @path for writing as @id: a new regular file, mode 0600, owned by @id, never reached
  * through a symbolic link; an existing regular file is first renamed to PATH.old. Returns the
  * descriptor (O_CLOEXEC), or -errno: -EISDIR (a directory), -ELOOP (a symbolic link), -EINVAL
- * (another kind of file), none of which is renamed; -ENAMETOOLONG; or what rename(2) or open(2)
- * said, such as -EACCES where @id may not write.
+ * (another kind of file), none of which is renamed; -ENOTEMPTY (PATH.old is a directory);
+ * -ENAMETOOLONG; or what rename(2) or open(2) said, such as -EACCES where @id may not write.
  */
 int gr_output_create(const struct gr_identity *id, const char *path);
 

@@ -44,6 +44,19 @@ check "symlink at the output: refused" 1 $?
 check "symlink at the output: target untouched" precious "$(cat "$TMP/victim")"
 [ -L "$TMP/link.trc" ] && [ ! -e "$TMP/link.trc.old" ] && ok "symlink at the output: left as it was" || not_ok "the symlink was moved or replaced"
 
+# a directory at the output path, or where the old trace would go: an error, nothing moved
+mkdir "$TMP/dir.trc" "$TMP/kept.trc.old"
+echo previous >"$TMP/kept.trc"
+"$GPUREC" record -o "$TMP/dir.trc" -- true 2>"$TMP/dir.err"
+check "directory at the output: refused" 1 $?
+grep -q "is a directory" "$TMP/dir.err" && [ -d "$TMP/dir.trc" ] && [ ! -e "$TMP/dir.trc.old" ] &&
+	ok "directory at the output: said, left in place" || not_ok "directory at the output: $(cat "$TMP/dir.err")"
+"$GPUREC" record -o "$TMP/kept.trc" -- true 2>"$TMP/kept.err"
+check "directory at FILE.old: refused" 1 $?
+grep -q "its .old, where the previous trace is kept, is a directory" "$TMP/kept.err" &&
+	[ "$(cat "$TMP/kept.trc")" = previous ] && ok "directory at FILE.old: said, the previous file kept" ||
+	not_ok "directory at FILE.old: $(cat "$TMP/kept.err")"
+
 # no CUDA library at all: said, and recorded
 "$GPUREC" record -o "$TMP/none.trc" -- true 2>"$TMP/none.err"
 check "no CUDA: exit 0" 0 $?
