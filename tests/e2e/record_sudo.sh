@@ -52,32 +52,21 @@ snapshot() {
 # as the user, through sudo, from a directory they can read; stderr kept for the messages
 as_user() { (cd / && runuser -u "$user" -- sudo -n "$GPUREC" record "$@"); }
 
+# refused WHAT PATH MESSAGE: recording to PATH as the user fails, saying MESSAGE
+refused() {
+	as_user -o "$2" -- true 2>"$TMP/log/err"
+	rc=$?
+	[ $rc -ne 0 ] && ok "-o $1 refused (exit $rc)" || not_ok "-o $1 succeeded"
+	grep -q "cannot create $2: $3" "$TMP/log/err" && ok "-o $1: says '$3'" ||
+		not_ok "-o $1 message: $(cat "$TMP/log/err")"
+}
+
 before=$(snapshot)
-as_user -o "$etc_new" -- true 2>"$TMP/log/err1"
-rc=$?
-[ $rc -ne 0 ] && ok "-o into /etc refused (exit $rc)" || not_ok "-o into /etc succeeded"
-grep -q "cannot create $etc_new: Permission denied" "$TMP/log/err1" && ok "-o into /etc: says permission denied" ||
-	not_ok "-o into /etc message: $(cat "$TMP/log/err1")"
-
-as_user -o "$etc_victim" -- true 2>"$TMP/log/err2"
-rc=$?
-[ $rc -ne 0 ] && ok "-o onto a root-owned file refused (exit $rc)" || not_ok "-o onto a root-owned file succeeded"
-
-as_user -o "$own/rootdir" -- true 2>"$TMP/log/err3"
-rc=$?
-[ $rc -ne 0 ] && ok "-o onto a root-owned directory refused (exit $rc)" || not_ok "-o onto a directory succeeded"
-grep -q "is a directory" "$TMP/log/err3" && ok "-o onto a directory: says it is a directory" ||
-	not_ok "-o onto a directory message: $(cat "$TMP/log/err3")"
-as_user -o "$TMP/pub/rootdir" -- true 2>/dev/null
-rc=$?
-[ $rc -ne 0 ] && ok "-o onto a root-owned directory in a sticky directory refused" || not_ok "-o onto a sticky directory's entry succeeded"
-
-as_user -o "$own/link.trc" -- true 2>"$TMP/log/err4"
-rc=$?
-[ $rc -ne 0 ] && ok "-o onto a symbolic link refused (exit $rc)" || not_ok "-o onto a symbolic link succeeded"
-grep -q "symbolic link" "$TMP/log/err4" && ok "-o onto a symbolic link: says so" ||
-	not_ok "-o onto a symbolic link message: $(cat "$TMP/log/err4")"
-
+refused "into /etc" "$etc_new" "Permission denied"
+refused "onto a root-owned file" "$etc_victim" "Permission denied"
+refused "onto a root-owned directory" "$own/rootdir" "it is a directory"
+refused "onto a root-owned directory in a sticky directory" "$TMP/pub/rootdir" "it is a directory"
+refused "onto a symbolic link" "$own/link.trc" "it is a symbolic link"
 after=$(snapshot)
 if [ "$before" = "$after" ]; then
 	ok "nothing outside the user's own directory changed"
