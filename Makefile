@@ -134,9 +134,10 @@ $(O)/tests/fuzz_%_replay: $(O)/tests/fuzz/fuzz_%.o $(O)/tests/fuzz/replay_main.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(RECORD_LIBS)
 
-# libFuzzer builds compile what they test with the fuzzer's instrumentation. The targets of what
-# the recorder parses as root (ELF files, raw stacks) compile record/ too, whose sources include
-# the BPF skeleton.
+# libFuzzer builds compile what they test with the fuzzer's instrumentation; undefined behaviour
+# is a crash there, as with SAN=1, not a line in the log. The targets of what the recorder
+# parses as root (ELF files, raw stacks) compile record/ too, whose sources include the BPF
+# skeleton.
 FUZZ_RECORD	:= $(O)/fuzz/fuzz_elf $(O)/fuzz/fuzz_unwind
 FUZZ_LIBS	= $(ANALYZE_LIBS)
 $(FUZZ_RECORD): $(RECORD_SRCS) $(SKELS)
@@ -146,7 +147,7 @@ $(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(FORMAT_SRCS) 
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -I$(O) -fsanitize=fuzzer,address,undefined \
-		-o $@ $(filter %.c,$^) $(FUZZ_LIBS)
+		-fno-sanitize-recover=undefined -o $@ $(filter %.c,$^) $(FUZZ_LIBS)
 
 fuzz: $(FUZZ_BINS)
 
