@@ -253,7 +253,8 @@ static struct gr_ev_rawstack *build(const uint8_t *hdr, const uint8_t *body, siz
 		r->regs[i] = raw || v ? relocate(v) : sample.raw.regs[i];
 	}
 	if (raw) {
-		memcpy(bytes, body, size);
+		if (size) /* body is NULL when the input has no stack bytes */
+			memcpy(bytes, body, size);
 		for (size_t off = 0; off + 8 <= size; off += 8) {
 			uint64_t w = relocate(le(bytes + off, 8));
 
