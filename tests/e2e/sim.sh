@@ -134,16 +134,26 @@ if [ -f "$REAL_CUDART" ]; then
 fi
 
 # --- the pathologies cost time on the simulator (wall clock: generous ratios) ---
-loop_us() { # NAME STEPS [ARGS]: loop wall time in us, without a launch log
-	# the least of three runs: other work on the machine only ever adds time
-	local name=$1 best= t
+run_us() { # NAME STEPS [ARGS]: one run's loop wall time in us, without a launch log
+	local name=$1
 	shift
-	for _ in 1 2 3; do
-		LD_LIBRARY_PATH=$SIM "$SAMPLES/$name" "$@" >"$TMP/t.out" 2>/dev/null
-		t=$(summary "$TMP/t.out" loop_us)
-		if [ -z "$best" ] || [ "$t" -lt "$best" ]; then best=$t; fi
+	LD_LIBRARY_PATH=$SIM "$SAMPLES/$name" "$@" >"$TMP/t.out" 2>/dev/null
+	summary "$TMP/t.out" loop_us
+}
+
+# pair_us "NAME STEPS [ARGS]" "NAME STEPS [ARGS]": sets a and b to the least loop time of five
+# runs of each, taken in turns so that other work on the machine weighs on both alike (it only
+# ever adds time)
+pair_us() {
+	local t
+	a=
+	b=
+	for _ in 1 2 3 4 5; do
+		t=$(run_us $1)
+		if [ -z "$a" ] || [ "$t" -lt "$a" ]; then a=$t; fi
+		t=$(run_us $2)
+		if [ -z "$b" ] || [ "$t" -lt "$b" ]; then b=$t; fi
 	done
-	echo "$best"
 }
 
 ratio_gt() { # NAME A B MIN: ok when A > MIN x B
@@ -156,12 +166,10 @@ ratio_gt() { # NAME A B MIN: ok when A > MIN x B
 	fi
 }
 
-a=$(loop_us chain 1000)
-b=$(loop_us chain_fused 1000)
+pair_us "chain 1000" "chain_fused 1000"
 ratio_gt "chain takes longer than chain_fused (5 launches vs 1 per step)" "$a" "$b" 2
 
-a=$(loop_us pageable 20)
-b=$(loop_us pinned 20)
+pair_us "pageable 20" "pinned 20"
 ratio_gt "pageable takes longer than pinned (8 vs 25 GB/s)" "$a" "$b" 2
 # 20 x 16 MiB at 8 GB/s is 41.9 ms; the model cannot be faster, the host may add to it
 want=$((20 * 16777216 / 8000))
@@ -173,12 +181,10 @@ awk -v a="$b" -v w="$want" 'BEGIN {exit !(a >= 0.95 * w && a <= 3 * w)}' &&
 	ok "pinned loop ~ bytes / pinned bandwidth + kernel ($b us for $want us)" ||
 	not_ok "pinned loop $b us, want [0.95, 3] x $want us"
 
-a=$(loop_us item 400)
-b=$(loop_us item_free 400)
+pair_us "item 400" "item_free 400"
 ratio_gt "item takes longer than item_free (host cannot run ahead)" "$a" "$b" 1.3
 
 # 4 hogs: the ratio stays clear of the bound even if another process also runs on CPU 0
-a=$(loop_us starved 200 4)
-b=$(loop_us alone 200)
+pair_us "starved 200 4" "alone 200"
 ratio_gt "starved takes longer than alone (4 hogs on its CPU)" "$a" "$b" 1.5
 exit $failures
