@@ -452,7 +452,6 @@ static void wait_command(struct gr_forward *fwd, pid_t pid, int *status)
 
 	while (waitpid(pid, status, WNOHANG) == 0) {
 		uint64_t next = gr_forward_next_ns(fwd, now_ns(CLOCK_MONOTONIC));
-
 		int timeout_ms = next ? (int)(next / 1000000) + 1 : pfd.fd < 0 ? 100 : -1;
 
 		/* woken by the exit (pidfd readable), a signal, or a pass-on falling due */
@@ -477,8 +476,7 @@ static void session_free(struct gr_session *s)
 	gr_ringbuf_free(s->rb);
 	gr_unwind_free(s->unwind);
 	gr_discover_free(s);
-	/* what the probes held and the drain did not resume is the watchdog's, once they are gone
-	 */
+	/* what the probes held and the drain did not resume, the watchdog resumes (watchdog.h) */
 	gpurec_bpf__destroy(s->skel);
 	gr_u64map_free(&s->stacks);
 	gr_u64map_free(&s->comms);
