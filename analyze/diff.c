@@ -523,7 +523,8 @@ static void cpu_metrics(struct ctx *c)
 
 		pair[i] = -1;
 		for (size_t k = 0; k < cpu[1]->nthreads && pair[i] < 0; k++) {
-			if (used[k] || strcmp(t[1][k]->comm, t[0][i]->comm) || seen++ != r)
+			/* the rank counts every NEW thread of that comm, paired already or not */
+			if (strcmp(t[1][k]->comm, t[0][i]->comm) || seen++ != r || used[k])
 				continue;
 			pair[i] = (long)k;
 			used[k] = 1;
