@@ -15,14 +15,7 @@
 #include "format/events.h"
 #include "format/internal.h"
 #include "format/le.h"
-
-#define FUZZ_ASSERT(c)                                                                             \
-	do {                                                                                       \
-		if (!(c)) {                                                                        \
-			fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, #c);  \
-			abort();                                                                   \
-		}                                                                                  \
-	} while (0)
+#include "tests/fuzz/fuzz.h"
 
 #define PREFIX 20
 

@@ -22,14 +22,7 @@
 #include "analyze/model.h"
 #include "cmd.h"
 #include "json_check.h"
-
-#define FUZZ_ASSERT(c)                                                                             \
-	do {                                                                                       \
-		if (!(c)) {                                                                        \
-			fprintf(stderr, "%s:%d: assertion failed: %s\n", __FILE__, __LINE__, #c);  \
-			abort();                                                                   \
-		}                                                                                  \
-	} while (0)
+#include "tests/fuzz/fuzz.h"
 
 #define SEPARATOR     "#gpurec-diff-new#"
 #define MAX_RECORDS   (1u << 20)

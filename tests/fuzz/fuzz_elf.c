@@ -18,14 +18,7 @@
 #include <unistd.h>
 
 #include "record/elf.h"
-
-#define FUZZ_ASSERT(c)                                                                             \
-	do {                                                                                       \
-		if (!(c)) {                                                                        \
-			fprintf(stderr, "%s:%d: assertion failed: %s\n", __FILE__, __LINE__, #c);  \
-			abort();                                                                   \
-		}                                                                                  \
-	} while (0)
+#include "tests/fuzz/fuzz.h"
 
 #define MAX_NAMES 256 /* names checked one by one per input */
 

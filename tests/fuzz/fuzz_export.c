@@ -14,14 +14,7 @@
 #include "analyze/export.h"
 #include "analyze/model.h"
 #include "json_check.h"
-
-#define FUZZ_ASSERT(c)                                                                             \
-	do {                                                                                       \
-		if (!(c)) {                                                                        \
-			fprintf(stderr, "%s:%d: assertion failed: %s\n", __FILE__, __LINE__, #c);  \
-			abort();                                                                   \
-		}                                                                                  \
-	} while (0)
+#include "tests/fuzz/fuzz.h"
 
 /* Events per phase, from the lines of traceEvents. */
 struct phases {

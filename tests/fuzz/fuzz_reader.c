@@ -13,14 +13,7 @@
 #include "format/layout.h"
 #include "format/le.h"
 #include "format/trace.h"
-
-#define FUZZ_ASSERT(c)                                                                             \
-	do {                                                                                       \
-		if (!(c)) {                                                                        \
-			fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, #c);  \
-			abort();                                                                   \
-		}                                                                                  \
-	} while (0)
+#include "tests/fuzz/fuzz.h"
 
 static uint64_t sink;
 

@@ -38,14 +38,7 @@
 #include "record/elf.h"
 #include "record/session.h"
 #include "record/unwind.h"
-
-#define FUZZ_ASSERT(c)                                                                             \
-	do {                                                                                       \
-		if (!(c)) {                                                                        \
-			fprintf(stderr, "%s:%d: assertion failed: %s\n", __FILE__, __LINE__, #c);  \
-			abort();                                                                   \
-		}                                                                                  \
-	} while (0)
+#include "tests/fuzz/fuzz.h"
 
 #define F_ENTRY	  1
 #define F_RAW	  2
