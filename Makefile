@@ -55,7 +55,7 @@ ANALYZE_LIB	:= $(O)/libgranalyze.a
 RECORD_LIB	:= $(O)/libgrrecord.a
 
 FORMAT_LIBS	:= -lzstd -lz
-ANALYZE_LIBS	:= -ldw -lelf -lunwind-generic -lunwind -lstdc++ $(FORMAT_LIBS)
+ANALYZE_LIBS	:= -ldw -lelf -lstdc++ $(FORMAT_LIBS)
 RECORD_LIBS	:= -lbpf -lelf $(ANALYZE_LIBS)
 
 UNIT_SRCS	:= $(wildcard tests/unit/test_*.c)
@@ -186,7 +186,15 @@ BENCH_BINS	:= $(patsubst tests/bench/%.c,$(O)/tests/%,$(BENCH_SRCS))
 $(O)/tests/bench_%: $(O)/tests/bench/bench_%.o $(RECORD_LIB) $(ANALYZE_LIB) $(FORMAT_LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(RECORD_LIBS)
-$(O)/tests/bench/bench_uprobe.o: $(SKELS)
+# the benchmark's baseline, the cheapest uprobe there is: a BPF object of the bench, not of gpurec
+$(O)/tests/bench/empty.bpf.o: tests/bench/empty.bpf.c $(O)/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -g -O2 -target bpf -Wall -Werror -D__TARGET_ARCH_$(ARCH) -I$(O) -c $< -o $@
+$(O)/tests/bench/empty.skel.h: $(O)/tests/bench/empty.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+$(O)/tests/bench/bench_uprobe.o: $(O)/tests/bench/empty.skel.h
 bench: $(BENCH_BINS)
 # The format benchmark needs only the format library.
 $(O)/tests/bench_format: $(O)/tests/bench/bench_format.o $(FORMAT_LIB)

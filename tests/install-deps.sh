@@ -2,7 +2,7 @@
 # Installs the Debian packages gpurec needs to build and test, when they are missing.
 # Used by `make deps`, the README's setup command and .ci/run.
 set -eu
-pkgs="make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev libunwind-dev libzstd-dev
+pkgs="make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev libzstd-dev
 zlib1g-dev python3 sudo passwd"
 missing=()
 for p in $pkgs; do

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Benchmark baseline: attach the empty uprobe (bpf/empty.bpf.c) to SYMBOL in LIBRARY for every
+ * Benchmark baseline: attach the empty uprobe (tests/bench/empty.bpf.c) to SYMBOL in LIBRARY for every
  * process, run COMMAND, detach. `make bench` divides gpurec's per-launch cost by this one's.
  */
 #include <errno.h>
@@ -11,7 +11,7 @@
 
 #include <bpf/libbpf.h>
 
-#include "bpf/empty.skel.h"
+#include "tests/bench/empty.skel.h"
 
 int main(int argc, char **argv)
 {
