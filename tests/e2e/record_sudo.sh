@@ -12,7 +12,7 @@ sudoers=/etc/sudoers.d/gpurec-test
 etc_new=/etc/gpurec-test-new.trc
 etc_victim=/etc/gpurec-test-victim
 cleanup() {
-	rm -f "$sudoers" "$etc_victim" "$etc_victim.old" "$etc_new" "$etc_new.old"
+	rm -f "$sudoers" "$etc_victim" "$etc_victim.old" "$etc_new" "$etc_new.old" "$etc_new.json"
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -61,12 +61,25 @@ refused() {
 		not_ok "-o $1 message: $(cat "$TMP/log/err")"
 }
 
+# a trace anyone may read, and one only root may: for the replay commands under sudo
+"$GPUREC" record -o "$TMP/pub/src.trc" -- true 2>/dev/null && chmod 0644 "$TMP/pub/src.trc"
+cp "$TMP/pub/src.trc" "$TMP/rootonly.trc" && chmod 0600 "$TMP/rootonly.trc"
+
 before=$(snapshot)
 refused "into /etc" "$etc_new" "Permission denied"
 refused "onto a root-owned file" "$etc_victim" "Permission denied"
 refused "onto a root-owned directory" "$own/rootdir" "it is a directory"
 refused "onto a root-owned directory in a sticky directory" "$TMP/pub/rootdir" "it is a directory"
 refused "onto a symbolic link" "$own/link.trc" "it is a symbolic link"
+# the sudoers line lends the whole binary: replay must not write or read with root's rights
+(cd / && runuser -u "$user" -- sudo -n "$GPUREC" export "$TMP/pub/src.trc" -o "$etc_new.json") 2>"$TMP/log/err"
+check "sudo gpurec export -o into /etc: refused" 1 $?
+grep -q "Permission denied" "$TMP/log/err" && ok "sudo gpurec export: says permission denied" ||
+	not_ok "sudo export message: $(cat "$TMP/log/err")"
+(cd / && runuser -u "$user" -- sudo -n "$GPUREC" info "$TMP/rootonly.trc") >/dev/null 2>"$TMP/log/err"
+check "sudo gpurec info on a file only root may read: refused" 1 $?
+(cd / && runuser -u "$user" -- sudo -n "$GPUREC" info "$TMP/pub/src.trc") >/dev/null 2>&1
+check "sudo gpurec info on the user's readable trace: works" 0 $?
 after=$(snapshot)
 if [ "$before" = "$after" ]; then
 	ok "nothing outside the user's own directory changed"
