@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Benchmark baseline: attach the empty uprobe (tests/bench/empty.bpf.c) to SYMBOL in LIBRARY for every
- * process, run COMMAND, detach. `make bench` divides gpurec's per-launch cost by this one's.
+ * Benchmark baseline: attach the empty uprobe (tests/bench/empty.bpf.c) to SYMBOL in LIBRARY for
+ * every process, run COMMAND, detach. `make bench` divides gpurec's per-launch cost by this one's.
  */
 #include <errno.h>
 #include <stdio.h>
