@@ -7,6 +7,7 @@
 
 #include "bpf/gpurec.h"
 #include "bpf/signals.skel.h"
+#include "clock.h"
 #include "forward.h"
 
 struct gr_forward {
@@ -26,14 +27,6 @@ static struct {
 } incoming[GR_NSIG];
 static volatile sig_atomic_t stop_signal;
 
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 static void on_signal(int sig, siginfo_t *info, void *uctx)
 {
 	stop_signal = sig;
@@ -41,7 +34,7 @@ static void on_signal(int sig, siginfo_t *info, void *uctx)
 	if (info->si_code > 0 || sig <= 0 || sig >= GR_NSIG || incoming[sig].pending)
 		return;
 	incoming[sig].sender = info->si_pid;
-	incoming[sig].ts = monotonic_ns();
+	incoming[sig].ts = gr_clock_ns(CLOCK_MONOTONIC);
 	incoming[sig].pending = 1;
 }
 

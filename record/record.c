@@ -30,6 +30,7 @@
 #include "bpf/gpurec.skel.h"
 #include "format/events.h"
 #include "child.h"
+#include "clock.h"
 #include "elf.h"
 #include "forward.h"
 #include "identity.h"
@@ -57,14 +58,6 @@ struct record_opts {
 	char **argv; /* the command */
 	int argc;
 };
-
-static uint64_t now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 static void usage(FILE *f)
 {
@@ -359,8 +352,8 @@ static int drain(struct gr_session *s, int timeout_ms)
 		return err;
 	/* events written without a wakeup are consumed on this timer */
 	gr_ringbuf_consume(s->rb, gr_translate_event, s);
-	gr_translate_losses(s, now_ns(CLOCK_MONOTONIC));
-	s->last_drain_ns = now_ns(CLOCK_MONOTONIC);
+	gr_translate_losses(s, gr_clock_ns(CLOCK_MONOTONIC));
+	s->last_drain_ns = gr_clock_ns(CLOCK_MONOTONIC);
 	/* a chunk in the file survives a kill; one still pending here does not */
 	if (gr_trace_writer_pending(s->w, &oldest) && s->last_drain_ns - oldest >= FLUSH_AGE_NS &&
 	    (err = gr_trace_writer_flush(s->w)) && !s->err)
@@ -370,7 +363,7 @@ static int drain(struct gr_session *s, int timeout_ms)
 
 static int write_session(struct gr_session *s, unsigned key, uint64_t value, const char *text)
 {
-	uint64_t v[GR_SESS_NCOLS] = {now_ns(CLOCK_MONOTONIC), key, value, 0};
+	uint64_t v[GR_SESS_NCOLS] = {gr_clock_ns(CLOCK_MONOTONIC), key, value, 0};
 	struct gr_bytes b = {(const uint8_t *)text, (uint32_t)strlen(text)};
 
 	return gr_trace_writer_append(s->w, GR_K_SESSION, v, &b);
@@ -413,7 +406,8 @@ static int attach_pids(struct gr_session *s, char *list)
 {
 	for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
 		long pid = strtol(tok, NULL, 10);
-		uint64_t v[GR_PROC_NCOLS] = {now_ns(CLOCK_MONOTONIC), GR_PROC_ATTACH, 0, 0, 0, 0};
+		uint64_t v[GR_PROC_NCOLS] = {
+		    gr_clock_ns(CLOCK_MONOTONIC), GR_PROC_ATTACH, 0, 0, 0, 0};
 		struct gr_bytes b = {(const uint8_t *)"", 0};
 
 		if (kill(pid, 0)) {
@@ -451,12 +445,12 @@ static void wait_command(struct gr_forward *fwd, pid_t pid, int *status)
 	struct pollfd pfd = {.fd = (int)syscall(SYS_pidfd_open, pid, 0), .events = POLLIN};
 
 	while (waitpid(pid, status, WNOHANG) == 0) {
-		uint64_t next = gr_forward_next_ns(fwd, now_ns(CLOCK_MONOTONIC));
+		uint64_t next = gr_forward_next_ns(fwd, gr_clock_ns(CLOCK_MONOTONIC));
 		int timeout_ms = next ? (int)(next / 1000000) + 1 : pfd.fd < 0 ? 100 : -1;
 
 		/* woken by the exit (pidfd readable), a signal, or a pass-on falling due */
 		poll(&pfd, pfd.fd >= 0, timeout_ms);
-		gr_forward_due(fwd, now_ns(CLOCK_MONOTONIC));
+		gr_forward_due(fwd, gr_clock_ns(CLOCK_MONOTONIC));
 	}
 	if (pfd.fd >= 0)
 		close(pfd.fd);
@@ -605,8 +599,8 @@ int cmd_record(int argc, char **argv)
 	hdr.env = collect_env();
 	if (getrandom(hdr.session_id, sizeof(hdr.session_id), 0) != sizeof(hdr.session_id))
 		memset(hdr.session_id, 0, sizeof(hdr.session_id));
-	hdr.clock_monotonic_ns = now_ns(CLOCK_MONOTONIC);
-	hdr.clock_realtime_ns = now_ns(CLOCK_REALTIME);
+	hdr.clock_monotonic_ns = gr_clock_ns(CLOCK_MONOTONIC);
+	hdr.clock_realtime_ns = gr_clock_ns(CLOCK_REALTIME);
 	err = gr_trace_writer_open(&s.w, fd, &hdr, gr_events_schema(), NULL);
 	free((char *)hdr.cmdline);
 	free((char *)hdr.env);
@@ -615,7 +609,7 @@ int cmd_record(int argc, char **argv)
 		close(fd);
 		goto out;
 	}
-	s.last_drain_ns = now_ns(CLOCK_MONOTONIC);
+	s.last_drain_ns = gr_clock_ns(CLOCK_MONOTONIC);
 
 	err = gr_forward_open(&fwd);
 	if (!fwd) {
@@ -652,12 +646,12 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 	if (o.duration > 0)
-		deadline = now_ns(CLOCK_MONOTONIC) + (uint64_t)(o.duration * 1e9);
+		deadline = gr_clock_ns(CLOCK_MONOTONIC) + (uint64_t)(o.duration * 1e9);
 
 	while (!s.err) {
 		if (drain(&s, test_drain_ms() ? test_drain_ms() : DRAIN_MS))
 			break;
-		gr_forward_due(fwd, now_ns(CLOCK_MONOTONIC));
+		gr_forward_due(fwd, gr_clock_ns(CLOCK_MONOTONIC));
 		if (child.pid > 0 && !child_done && waitpid(child.pid, &status, WNOHANG) > 0)
 			child_done = 1;
 		if (child_done) {
@@ -668,7 +662,7 @@ int cmd_record(int argc, char **argv)
 			stop_reason = gr_forward_stop_signal() ? 1 : 0;
 			break;
 		}
-		if (deadline && now_ns(CLOCK_MONOTONIC) >= deadline) {
+		if (deadline && gr_clock_ns(CLOCK_MONOTONIC) >= deadline) {
 			stop_reason = 2;
 			break;
 		}

@@ -20,6 +20,7 @@
 #include "bpf/gpurec.h"
 #include "elf.h"
 #include "session.h"
+#include "clock.h"
 #include "unwind.h"
 
 #define MAX_SESSIONS 64 /* processes with a live session (each holds an fd per module) */
@@ -315,14 +316,6 @@ static struct uproc *get_proc(struct gr_unwind *u, uint32_t pid)
 	return p;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 int gr_unwind_new(struct gr_unwind **out)
 {
 	*out = calloc(1, sizeof(**out));
@@ -340,7 +333,7 @@ unsigned gr_unwind_stack(struct gr_unwind *u, struct gr_session *s, uint32_t pid
 			 .frames = frames,
 			 .max = max,
 			 .skip = r->flags & GR_RAW_ENTRY};
-	uint64_t t0 = now_ns();
+	uint64_t t0 = gr_clock_ns(CLOCK_MONOTONIC);
 	struct uproc *p = get_proc(u, pid);
 	int end = -1;
 
@@ -354,7 +347,7 @@ unsigned gr_unwind_stack(struct gr_unwind *u, struct gr_session *s, uint32_t pid
 	*needed = end ? r->size : w.needed;
 	u->st.stacks++;
 	u->st.frames += w.n;
-	u->st.ns += now_ns() - t0;
+	u->st.ns += gr_clock_ns(CLOCK_MONOTONIC) - t0;
 	return w.n;
 }
 
