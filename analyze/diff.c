@@ -10,6 +10,7 @@
 
 #include "diff.h"
 #include "keymap.h"
+#include "units.h"
 
 /* One kernel key's totals in one trace. */
 struct krow {
@@ -705,40 +706,20 @@ static void say(struct ctx *c, int change, const char *fmt, ...)
 
 void gr_diff_format(char *buf, size_t len, const char *unit, double v)
 {
-	static const char *const bytes[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-	double a = fabs(v);
-	int u = 0;
-
-	if (isnan(v)) {
+	if (isnan(v))
 		snprintf(buf, len, "-");
-	} else if (!strcmp(unit, "ns")) {
-		if (a >= 1e9)
-			snprintf(buf, len, "%.3f s", v / 1e9);
-		else if (a >= 1e6)
-			snprintf(buf, len, "%.3f ms", v / 1e6);
-		else if (a >= 1e3)
-			snprintf(buf, len, "%.1f us", v / 1e3);
-		else
-			snprintf(buf, len, "%.0f ns", v);
-	} else if (!strcmp(unit, "B")) {
-		while (a >= 1024 && u < 4) {
-			a /= 1024;
-			v /= 1024;
-			u++;
-		}
-		if (u)
-			snprintf(buf, len, "%.1f %s", v, bytes[u]);
-		else
-			snprintf(buf, len, "%.0f B", v);
-	} else if (!strcmp(unit, "/s")) {
+	else if (!strcmp(unit, "ns"))
+		gr_units_ns(buf, len, v);
+	else if (!strcmp(unit, "B"))
+		gr_units_bytes(buf, len, v);
+	else if (!strcmp(unit, "/s"))
 		snprintf(buf, len, "%.0f/s", v);
-	} else if (!strcmp(unit, "%")) {
+	else if (!strcmp(unit, "%"))
 		snprintf(buf, len, "%.1f%%", v);
-	} else if (v == floor(v) && a < 1e15) {
+	else if (v == floor(v) && fabs(v) < 1e15)
 		snprintf(buf, len, "%.0f", v);
-	} else {
+	else
 		snprintf(buf, len, "%.2f", v);
-	}
 }
 
 /* "A -> B" of a metric, in its unit. */

@@ -15,6 +15,7 @@
 #include "json.h"
 #include "keymap.h"
 #include "model.h"
+#include "units.h"
 
 #define NCOPY_KINDS  6 /* H2H H2D D2H D2D default, then everything else */
 #define NSYNC_KINDS  6
@@ -608,22 +609,6 @@ static int print_json(const struct info *in, FILE *f)
 
 /* ---- text ---- */
 
-static void human_bytes(char *buf, size_t len, uint64_t b)
-{
-	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-	double v = (double)b;
-	int u = 0;
-
-	while (v >= 1024 && u < 5) {
-		v /= 1024;
-		u++;
-	}
-	if (u == 0)
-		snprintf(buf, len, "%" PRIu64 " B", b);
-	else
-		snprintf(buf, len, "%.1f %s", v, units[u]);
-}
-
 static double rel_s(const struct gr_model *m, uint64_t ts)
 {
 	uint64_t first;
@@ -661,7 +646,7 @@ static void text_header(FILE *f, const struct info *in)
 	size_t n;
 	uint64_t v;
 
-	human_bytes(buf, sizeof(buf), gr_model_integrity(m)->file_bytes);
+	gr_units_bytes(buf, sizeof(buf), gr_model_integrity(m)->file_bytes);
 	fprintf(f, "%s: gpurec trace, format %u.%u, %s\n", in->path, h->major, h->minor, buf);
 	fprintf(f, "  command      %s\n", h->cmdline);
 	fprintf(f, "  host         %s, kernel %s\n", h->host, h->kernel);
@@ -753,7 +738,7 @@ static void text_sums(FILE *f, const char *title, const struct sum *s, unsigned 
 		      const char *(*name)(unsigned), int bytes)
 {
 	int any = 0;
-	char buf[32];
+	char buf[GR_UNITS_LEN], t[GR_UNITS_LEN];
 
 	for (unsigned i = 0; i < n; i++) {
 		if (!s[i].count)
@@ -762,10 +747,10 @@ static void text_sums(FILE *f, const char *title, const struct sum *s, unsigned 
 			fprintf(f, "\n%s\n", title);
 		fprintf(f, "  %-18s %10" PRIu64 " calls", kind_label(name(i), i, n), s[i].count);
 		if (bytes) {
-			human_bytes(buf, sizeof(buf), s[i].bytes);
+			gr_units_bytes(buf, sizeof(buf), s[i].bytes);
 			fprintf(f, " %12s", buf);
 		}
-		fprintf(f, " %12.3f ms in the API\n", (double)s[i].dur / 1e6);
+		fprintf(f, " %12s in the API\n", gr_units_ns(t, sizeof(t), (double)s[i].dur));
 	}
 }
 
@@ -830,11 +815,11 @@ static int print_text(const struct info *in, FILE *f)
 	text_kernels(f, in);
 	text_sums(f, "copies", in->copies, NCOPY_KINDS, gr_copy_kind_name, 1);
 	if (in->memsets.count) {
-		char buf[32];
+		char buf[GR_UNITS_LEN], t[GR_UNITS_LEN];
 
-		human_bytes(buf, sizeof(buf), in->memsets.bytes);
-		fprintf(f, "\nmemsets\n  %-18s %10" PRIu64 " calls %12s %12.3f ms in the API\n",
-			"all", in->memsets.count, buf, (double)in->memsets.dur / 1e6);
+		gr_units_bytes(buf, sizeof(buf), in->memsets.bytes);
+		fprintf(f, "\nmemsets\n  %-18s %10" PRIu64 " calls %12s %12s in the API\n", "all",
+			in->memsets.count, buf, gr_units_ns(t, sizeof(t), (double)in->memsets.dur));
 	}
 	text_sums(f, "syncs", in->syncs, NSYNC_KINDS, gr_sync_kind_name, 0);
 	text_sums(f, "allocations", in->allocs, NALLOC_KINDS, gr_alloc_kind_name, 1);

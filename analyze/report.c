@@ -76,49 +76,6 @@ int rp_verdict(struct rp_ctx *x, struct gr_verdict *v, enum gr_verdict_level lev
 	return v->text ? 0 : -ENOMEM;
 }
 
-const char *rp_ns(char *buf, size_t n, uint64_t ns)
-{
-	if (ns < 10000)
-		snprintf(buf, n, "%.2f us", ns / 1e3);
-	else if (ns < 1000000)
-		snprintf(buf, n, "%.1f us", ns / 1e3);
-	else if (ns < 10000000000ull)
-		snprintf(buf, n, "%.2f ms", ns / 1e6);
-	else
-		snprintf(buf, n, "%.2f s", ns / 1e9);
-	return buf;
-}
-
-const char *rp_bytes(char *buf, size_t n, uint64_t b)
-{
-	if (b < 1024)
-		snprintf(buf, n, "%" PRIu64 " B", b);
-	else if (b < (1u << 20))
-		snprintf(buf, n, "%.1f KiB", b / 1024.0);
-	else if (b < (1ull << 30))
-		snprintf(buf, n, "%.1f MiB", b / 1048576.0);
-	else
-		snprintf(buf, n, "%.2f GiB", b / 1073741824.0);
-	return buf;
-}
-
-const char *rp_rate(char *buf, size_t n, double bytes_per_s)
-{
-	if (bytes_per_s >= 1e9)
-		snprintf(buf, n, "%.2f GB/s", bytes_per_s / 1e9);
-	else if (bytes_per_s >= 1e6)
-		snprintf(buf, n, "%.1f MB/s", bytes_per_s / 1e6);
-	else
-		snprintf(buf, n, "%.1f kB/s", bytes_per_s / 1e3);
-	return buf;
-}
-
-const char *rp_pct(char *buf, size_t n, double share)
-{
-	snprintf(buf, n, share < 0.1 ? "%.1f%%" : "%.0f%%", share * 100);
-	return buf;
-}
-
 /* Move the k-th smallest of v[lo..hi] to v[k], smaller ones before it, larger after (Wirth's
  * selection). */
 static void select_u32(uint32_t *v, ptrdiff_t lo, ptrdiff_t hi, ptrdiff_t k)

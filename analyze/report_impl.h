@@ -13,6 +13,7 @@
 #include "keymap.h"
 #include "report.h"
 #include "strtab.h"
+#include "units.h"
 
 /* Thresholds (docs/REPORTS.md). */
 #define RP_MIN_RUN	    3	  /* launches in a fusion run */
@@ -179,13 +180,5 @@ void *rp_alloc(struct rp_ctx *x, size_t n, size_t size);
 /* Waves and small-grid test of a launch config. */
 double rp_waves(const struct rp_ctx *x, const struct gr_config *c, uint64_t *blocks);
 int rp_small(const struct rp_ctx *x, const struct gr_config *c);
-
-/* Human units for verdict sentences: "12.3 us", "4.0 MiB", "7.99 GB/s" into @buf. */
-const char *rp_ns(char *buf, size_t n, uint64_t ns);
-const char *rp_bytes(char *buf, size_t n, uint64_t bytes);
-/* A rate in bytes/s: "7.90 GB/s", "86.4 kB/s". */
-const char *rp_rate(char *buf, size_t n, double bytes_per_s);
-/* A share as a percentage: one decimal under 10%, none above ("0.3%", "58%"). */
-const char *rp_pct(char *buf, size_t n, double share);
 
 #endif

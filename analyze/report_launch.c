@@ -336,9 +336,9 @@ static int verdict(struct rp_ctx *x)
 			 "%s: %u launch%s per iteration x %s (%s launch cost) = %s of the %s "
 			 "iteration%s",
 			 bound ? "launch-bound" : "not launch-bound", it->launches,
-			 it->launches == 1 ? "" : "es", rp_ns(b1, sizeof(b1), L->launch_cost_ns),
-			 how, rp_pct(pc, sizeof(pc), L->launch_share),
-			 rp_ns(b2, sizeof(b2), it->period_ns),
+			 it->launches == 1 ? "" : "es", gr_units_ns(b1, sizeof(b1), L->launch_cost_ns),
+			 how, gr_units_pct(pc, sizeof(pc), L->launch_share),
+			 gr_units_ns(b2, sizeof(b2), it->period_ns),
 			 bound ? "; the GPU waits for the host: fewer, larger kernels (see fusion) "
 				 "or CUDA graphs"
 			       : "");
@@ -347,9 +347,9 @@ static int verdict(struct rp_ctx *x)
 			 "%s: no repeating iteration; %" PRIu64 " launches x %s (%s launch cost) "
 			 "= %s of the %s between the first and last launch",
 			 bound ? "launch-bound" : "not launch-bound", L->total,
-			 rp_ns(b1, sizeof(b1), L->launch_cost_ns), how,
-			 rp_pct(pc, sizeof(pc), L->launch_share),
-			 rp_ns(b2, sizeof(b2), L->last_ts - L->first_ts));
+			 gr_units_ns(b1, sizeof(b1), L->launch_cost_ns), how,
+			 gr_units_pct(pc, sizeof(pc), L->launch_share),
+			 gr_units_ns(b2, sizeof(b2), L->last_ts - L->first_ts));
 	for (size_t i = 0; i < L->nslow; i++)
 		slow_ns += L->slow[i].total_ns;
 	/* a few slow calls (a page fault, a preemption) are noted; many are a problem */
@@ -359,11 +359,11 @@ static int verdict(struct rp_ctx *x)
 			 "; %" PRIu64 " launch call%s took longer than %s, %s in all (%s of the "
 			 "%s), the most in %s (up to %s)%s",
 			 L->slow_count, L->slow_count == 1 ? "" : "s",
-			 rp_ns(b1, sizeof(b1), L->slow_threshold_ns),
-			 rp_ns(b2, sizeof(b2), slow_ns),
-			 rp_pct(pc, sizeof(pc), span ? (double)slow_ns / (double)span : 0),
+			 gr_units_ns(b1, sizeof(b1), L->slow_threshold_ns),
+			 gr_units_ns(b2, sizeof(b2), slow_ns),
+			 gr_units_pct(pc, sizeof(pc), span ? (double)slow_ns / (double)span : 0),
 			 it->found ? "loop" : "launch window", L->slow[0].name,
-			 rp_ns(b3, sizeof(b3), L->slow[0].max_ns),
+			 gr_units_ns(b3, sizeof(b3), L->slow[0].max_ns),
 			 slow_problem ? ": look for implicit synchronisation, module loading or a "
 					"full launch queue at those call sites"
 				      : "");

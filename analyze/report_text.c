@@ -122,8 +122,8 @@ static void dist_cols(FILE *f, const struct gr_dist *d)
 		fprintf(f, " %10s %10s %10s", "-", "-", "-");
 		return;
 	}
-	fprintf(f, " %10s %10s %10s", rp_ns(b1, sizeof(b1), d->median),
-		rp_ns(b2, sizeof(b2), d->p99), rp_ns(b3, sizeof(b3), d->max));
+	fprintf(f, " %10s %10s %10s", gr_units_ns(b1, sizeof(b1), d->median),
+		gr_units_ns(b2, sizeof(b2), d->p99), gr_units_ns(b3, sizeof(b3), d->max));
 }
 
 static void launches(FILE *f, const struct gr_report *r, const struct gr_model *m, unsigned top)
@@ -140,7 +140,7 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 		return;
 	}
 	fprintf(f, "  %" PRIu64 " launches in %s (first to last launch): %s launches/s\n", L->total,
-		rp_ns(b1, sizeof(b1), L->last_ts - L->first_ts),
+		gr_units_ns(b1, sizeof(b1), L->last_ts - L->first_ts),
 		rate_str(b2, sizeof(b2), L->per_second));
 	if (it->found)
 		fprintf(f,
@@ -148,21 +148,21 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 			"%u syncs),\n             %" PRIu64 " iterations of %s (median), %.0f%% of "
 			"calls repeat, on %s (tid %u)\n",
 			it->launches, it->launches == 1 ? "" : "es", it->calls, it->launches,
-			it->copies, it->syncs, it->count, rp_ns(b1, sizeof(b1), it->period_ns),
+			it->copies, it->syncs, it->count, gr_units_ns(b1, sizeof(b1), it->period_ns),
 			it->match * 100, cut(nb, sizeof(nb), th[it->thread].comm, 16),
 			th[it->thread].tid);
 	else
 		fprintf(f, "  iteration: no repeating sequence of calls found\n");
 	if (L->api_measured)
 		fprintf(f, "  launch cost: %s median launch call (measured, %" PRIu64 " calls)\n",
-			rp_ns(b1, sizeof(b1), L->launch_cost_ns), L->launch_cost_samples);
+			gr_units_ns(b1, sizeof(b1), L->launch_cost_ns), L->launch_cost_samples);
 	else
 		fprintf(
 		    f,
 		    "  launch cost: %s, an ESTIMATE: median of launch entry to the thread's next "
 		    "call\n               (%" PRIu64 " samples); launch API time is not measured: "
 		    "record with --launch-time\n",
-		    rp_ns(b1, sizeof(b1), L->launch_cost_ns), L->launch_cost_samples);
+		    gr_units_ns(b1, sizeof(b1), L->launch_cost_ns), L->launch_cost_samples);
 	if (it->found)
 		fprintf(f, "  launch share of the iteration: %.1f%%\n", L->launch_share * 100);
 
@@ -244,21 +244,21 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 		fprintf(f,
 			"\n  launch calls slower than %s: not measured (record with "
 			"--launch-time)\n",
-			rp_ns(b1, sizeof(b1), L->slow_threshold_ns));
+			gr_units_ns(b1, sizeof(b1), L->slow_threshold_ns));
 	} else if (!L->slow_count) {
 		fprintf(f, "\n  launch calls slower than %s: none\n",
-			rp_ns(b1, sizeof(b1), L->slow_threshold_ns));
+			gr_units_ns(b1, sizeof(b1), L->slow_threshold_ns));
 	} else {
 		fprintf(f, "\n  launch calls slower than %s: %" PRIu64 "\n",
-			rp_ns(b1, sizeof(b1), L->slow_threshold_ns), L->slow_count);
+			gr_units_ns(b1, sizeof(b1), L->slow_threshold_ns), L->slow_count);
 		fprintf(f, "  %-*s %9s %10s %10s\n", NAME_WIDTH, "kernel", "calls", "total", "max");
 		for (i = 0; i < L->nslow && i < top; i++) {
 			const struct gr_report_slow *s = &L->slow[i];
 
 			fprintf(f, "  %-*s %9" PRIu64 " %10s %10s\n", NAME_WIDTH,
 				cut(nb, sizeof(nb), s->name, NAME_WIDTH), s->count,
-				rp_ns(b1, sizeof(b1), s->total_ns),
-				rp_ns(b3, sizeof(b3), s->max_ns));
+				gr_units_ns(b1, sizeof(b1), s->total_ns),
+				gr_units_ns(b3, sizeof(b3), s->max_ns));
 			site_line(f, "      at ", &s->site, 4);
 		}
 		more(f, i, L->nslow, "call sites");
@@ -279,7 +279,7 @@ static void fusion(FILE *f, const struct gr_report *r, unsigned top)
 	snprintf(line, sizeof(line),
 		 "launch cost %s (%s); %" PRIu64 " runs of >= %d launches on one stream with no "
 		 "sync or copy between them; %zu repeat%s",
-		 rp_ns(b1, sizeof(b1), F->launch_cost_ns),
+		 gr_units_ns(b1, sizeof(b1), F->launch_cost_ns),
 		 F->cost_measured ? "measured" : "an ESTIMATE from launch-to-next-call gaps",
 		 F->runs, RP_MIN_RUN, F->ncandidates,
 		 F->ncandidates ? "; est. saving = occurrences x (length - 1) x launch cost, an "
@@ -297,7 +297,7 @@ static void fusion(FILE *f, const struct gr_report *r, unsigned top)
 		snprintf(b2, sizeof(b2), "0x%" PRIx64, c->stream);
 		snprintf(b3, sizeof(b3), "%u/%u", c->nsmall, c->len);
 		fprintf(f, "  %3zu %6u %11" PRIu64 " %12s %7s %18s %8u\n", i + 1, c->len,
-			c->occurrences, rp_ns(b1, sizeof(b1), c->est_saving_ns), b3,
+			c->occurrences, gr_units_ns(b1, sizeof(b1), c->est_saving_ns), b3,
 			c->stream ? b2 : "0 (default)", c->pid);
 		/* the run in order, repeats of one kernel and config folded into "xN" */
 		uint32_t j = 0, rows = 0;
@@ -339,7 +339,7 @@ static void transfer(FILE *f, const struct gr_report *r, const struct gr_model *
 		fprintf(f, "  %s\n", T->verdict.text);
 		if (T->syncs)
 			fprintf(f, "  syncs: %" PRIu64 " calls, %s in the API (host-side)\n",
-				T->syncs, rp_ns(b1, sizeof(b1), T->sync_ns));
+				T->syncs, gr_units_ns(b1, sizeof(b1), T->sync_ns));
 		return;
 	}
 	fprintf(f, "  %-9s %8s %11s %11s %8s %8s %13s\n", "direction", "copies", "bytes",
@@ -350,10 +350,10 @@ static void transfer(FILE *f, const struct gr_report *r, const struct gr_model *
 		if (!D->count)
 			continue;
 		if (D->bandwidth)
-			rp_rate(b3, sizeof(b3), D->bandwidth);
+			gr_units_rate(b3, sizeof(b3), D->bandwidth);
 		fprintf(f, "  %-9s %8" PRIu64 " %11s %11s %8" PRIu64 " %8" PRIu64 " %13s\n",
-			D->name, D->count, rp_bytes(b1, sizeof(b1), D->bytes),
-			rp_ns(b2, sizeof(b2), D->time_ns), D->async_count, D->blocking_count,
+			D->name, D->count, gr_units_bytes(b1, sizeof(b1), D->bytes),
+			gr_units_ns(b2, sizeof(b2), D->time_ns), D->async_count, D->blocking_count,
 			D->bandwidth ? b3 : "-");
 	}
 	fprintf(f, "  (call time is host-side; bandwidth = bytes / call time of the copies whose "
@@ -361,10 +361,10 @@ static void transfer(FILE *f, const struct gr_report *r, const struct gr_model *
 		   "pageable memory)\n");
 	if (T->memsets)
 		fprintf(f, "  memsets: %" PRIu64 " calls, %s, %s in the API\n", T->memsets,
-			rp_bytes(b1, sizeof(b1), T->memset_bytes),
-			rp_ns(b2, sizeof(b2), T->memset_ns));
+			gr_units_bytes(b1, sizeof(b1), T->memset_bytes),
+			gr_units_ns(b2, sizeof(b2), T->memset_ns));
 	fprintf(f, "  syncs: %" PRIu64 " calls, %s in the API\n", T->syncs,
-		rp_ns(b1, sizeof(b1), T->sync_ns));
+		gr_units_ns(b1, sizeof(b1), T->sync_ns));
 
 	fprintf(f, "\n  %-9s", "sizes");
 	for (int b = 0; b < GR_REPORT_SIZE_BUCKETS; b++)
@@ -386,7 +386,7 @@ static void transfer(FILE *f, const struct gr_report *r, const struct gr_model *
 		fprintf(
 		    f, "  blocked in copies: %.1f%% of the loop on %s (tid %u), %s per iteration\n",
 		    T->iter_share * 100, th[it->thread].comm, th[it->thread].tid,
-		    rp_ns(b1, sizeof(b1), T->iter_copy_ns / it->count));
+		    gr_units_ns(b1, sizeof(b1), T->iter_copy_ns / it->count));
 	fprintf(f, "  blocked in copies: %.1f%% of wall time on the busiest thread, %s (tid %u)\n",
 		T->wall_share * 100, th[T->busiest_thread].comm, th[T->busiest_thread].tid);
 
@@ -398,7 +398,7 @@ static void transfer(FILE *f, const struct gr_report *r, const struct gr_model *
 		size_t j;
 
 		fprintf(f, "  %-18s %8" PRIu64 " calls %11s blocked %11s", x->rule, x->count,
-			rp_bytes(b1, sizeof(b1), x->bytes), rp_ns(b2, sizeof(b2), x->time_ns));
+			gr_units_bytes(b1, sizeof(b1), x->bytes), gr_units_ns(b2, sizeof(b2), x->time_ns));
 		if (it->found)
 			fprintf(f, "  %.2f per iteration", x->per_iteration);
 		fputc('\n', f);
@@ -433,15 +433,15 @@ static void cpu(FILE *f, const struct gr_report *r, unsigned top)
 
 		fprintf(f, "  %8u %-14s %9s %9s %9s %9s %6" PRIu64 " %6" PRIu64 " %6.1f%% %9s\n",
 			t->tid, cut(nb, sizeof(nb), t->comm, 14),
-			rp_ns(b[0], sizeof(b[0]), t->lifetime_ns),
-			rp_ns(b[1], sizeof(b[1]), t->oncpu_ns),
-			rp_ns(b[2], sizeof(b[2]), t->runnable_wait_ns),
-			rp_ns(b[3], sizeof(b[3]), t->blocked_ns), t->involuntary, t->voluntary,
-			t->starved_share * 100, rp_ns(b[4], sizeof(b[4]), t->starved_gap_ns));
+			gr_units_ns(b[0], sizeof(b[0]), t->lifetime_ns),
+			gr_units_ns(b[1], sizeof(b[1]), t->oncpu_ns),
+			gr_units_ns(b[2], sizeof(b[2]), t->runnable_wait_ns),
+			gr_units_ns(b[3], sizeof(b[3]), t->blocked_ns), t->involuntary, t->voluntary,
+			t->starved_share * 100, gr_units_ns(b[4], sizeof(b[4]), t->starved_gap_ns));
 		if (t->unknown_ns)
 			fprintf(f,
 				"  %8s %s of its life has no scheduler events to tell its state\n",
-				"", rp_ns(b[5], sizeof(b[5]), t->unknown_ns));
+				"", gr_units_ns(b[5], sizeof(b[5]), t->unknown_ns));
 		if (t->gaps)
 			fprintf(f,
 				"  %8s %" PRIu64 " of %" PRIu64 " launch gaps overlap a runnable "
@@ -451,12 +451,12 @@ static void cpu(FILE *f, const struct gr_report *r, unsigned top)
 			fprintf(
 			    f, "  %8s %s %-20s %9s of its runnable wait, %" PRIu64 " preemptions\n",
 			    "", j ? "          " : "CPU taken:", t->culprits[j].comm,
-			    rp_ns(b[6], sizeof(b[6]), t->culprits[j].ns),
+			    gr_units_ns(b[6], sizeof(b[6]), t->culprits[j].ns),
 			    t->culprits[j].preemptions);
 	}
 	more(f, i, C->nthreads, "threads");
 	fprintf(f, "  runnable wait inside launch gaps, all threads: %s = %.1f%% of wall time\n",
-		rp_ns(b[7], sizeof(b[7]), C->starved_gap_ns), C->gap_share * 100);
+		gr_units_ns(b[7], sizeof(b[7]), C->starved_gap_ns), C->gap_share * 100);
 }
 
 int gr_report_write_text(FILE *f, const struct gr_report *r, const struct gr_model *m, unsigned top)
@@ -475,7 +475,7 @@ int gr_report_write_text(FILE *f, const struct gr_report *r, const struct gr_mod
 
 	if (!top)
 		top = 20;
-	fprintf(f, "summary (%s recorded", rp_ns(b1, sizeof(b1), r->wall_ns));
+	fprintf(f, "summary (%s recorded", gr_units_ns(b1, sizeof(b1), r->wall_ns));
 	if (r->lost_events)
 		fprintf(f, "; %" PRIu64 " EVENTS LOST: figures are lower bounds", r->lost_events);
 	fprintf(f, ")\n");

@@ -229,37 +229,37 @@ static int verdict(struct rp_ctx *x, const uint64_t *dir_iter_bytes)
 		snprintf(tail, sizeof(tail),
 			 "copies block the loop thread %.1f%% of the iteration (%s per iteration; "
 			 "%s %s per iteration)",
-			 T->iter_share * 100, rp_ns(b1, sizeof(b1), T->iter_copy_ns / it->count),
+			 T->iter_share * 100, gr_units_ns(b1, sizeof(b1), T->iter_copy_ns / it->count),
 			 gr_copy_kind_name(maxdir),
-			 rp_bytes(b2, sizeof(b2), dir_iter_bytes[maxdir] / it->count));
+			 gr_units_bytes(b2, sizeof(b2), dir_iter_bytes[maxdir] / it->count));
 	else
 		snprintf(tail, sizeof(tail),
 			 "copies block the busiest thread %.1f%% of the recording (%s)",
-			 T->wall_share * 100, rp_ns(b1, sizeof(b1), T->busiest_copy_ns));
+			 T->wall_share * 100, gr_units_ns(b1, sizeof(b1), T->busiest_copy_ns));
 	if (blocked && !bound) {
 		size_t at = strlen(tail);
 
 		snprintf(tail + at, sizeof(tail) - at,
 			 ", moving %s while blocked: the time is spent waiting for the GPU, not "
 			 "moving data",
-			 rp_rate(b1, sizeof(b1), rate));
+			 gr_units_rate(b1, sizeof(b1), rate));
 	}
 	if (top) {
 		if (!strcmp(top->rule, "pageable_async"))
 			snprintf(head, sizeof(head),
 				 "%" PRIu64 " async copies from pageable memory ran synchronously "
 				 "(%s blocked): pin the host buffers",
-				 top->count, rp_ns(b1, sizeof(b1), top->time_ns));
+				 top->count, gr_units_ns(b1, sizeof(b1), top->time_ns));
 		else if (!strcmp(top->rule, "item_pattern"))
 			snprintf(head, sizeof(head),
 				 "the .item() pattern: %" PRIu64 " tiny device-to-host reads, each "
 				 "followed by a sync, stalled the host %s: read values less often",
-				 top->count, rp_ns(b1, sizeof(b1), top->time_ns));
+				 top->count, gr_units_ns(b1, sizeof(b1), top->time_ns));
 		else
 			snprintf(head, sizeof(head),
 				 "%" PRIu64 " synchronous copies in the loop blocked the host %s: "
 				 "use async copies from pinned memory",
-				 top->count, rp_ns(b1, sizeof(b1), top->time_ns));
+				 top->count, gr_units_ns(b1, sizeof(b1), top->time_ns));
 		return rp_verdict(x, &T->verdict, GR_VERDICT_PROBLEM, "%s%s; %s",
 				  bound ? "transfer-bound: " : "", head, tail);
 	}
@@ -388,8 +388,8 @@ int rp_transfer(struct rp_ctx *x)
 		    "%" PRIu64 " cudaMemcpyAsync calls (%s) used pageable host memory: each "
 		    "ran synchronously, blocking the thread %s in all; allocate the host buffer "
 		    "pinned (cudaMallocHost / cudaHostAlloc / pin_memory=True)",
-		    f[0].count, rp_bytes(b1, sizeof(b1), f[0].bytes),
-		    rp_ns(b2, sizeof(b2), f[0].time_ns));
+		    f[0].count, gr_units_bytes(b1, sizeof(b1), f[0].bytes),
+		    gr_units_ns(b2, sizeof(b2), f[0].time_ns));
 		err = fnd_emit(x, &f[0], &T->findings[T->nfindings++], detail);
 		if (err)
 			goto out;
@@ -399,9 +399,9 @@ int rp_transfer(struct rp_ctx *x)
 			 "%" PRIu64 " device-to-host reads of at most %d bytes (%s) were each "
 			 "followed by a sync (or were synchronous): the host waited %s for the GPU "
 			 "(%s per read); keep the value on the GPU and read it every N steps",
-			 f[2].count, RP_TINY_D2H, rp_bytes(b1, sizeof(b1), f[2].bytes),
-			 rp_ns(b2, sizeof(b2), f[2].time_ns),
-			 rp_ns(b3, sizeof(b3), f[2].time_ns / f[2].count));
+			 f[2].count, RP_TINY_D2H, gr_units_bytes(b1, sizeof(b1), f[2].bytes),
+			 gr_units_ns(b2, sizeof(b2), f[2].time_ns),
+			 gr_units_ns(b3, sizeof(b3), f[2].time_ns / f[2].count));
 		err = fnd_emit(x, &f[2], &T->findings[T->nfindings++], detail);
 		if (err)
 			goto out;
@@ -411,8 +411,8 @@ int rp_transfer(struct rp_ctx *x)
 			 "%" PRIu64 " synchronous copies (%s) in the loop blocked the thread %s; "
 			 "use cudaMemcpyAsync from pinned memory and sync once, or move them out "
 			 "of the loop",
-			 f[1].count, rp_bytes(b1, sizeof(b1), f[1].bytes),
-			 rp_ns(b2, sizeof(b2), f[1].time_ns));
+			 f[1].count, gr_units_bytes(b1, sizeof(b1), f[1].bytes),
+			 gr_units_ns(b2, sizeof(b2), f[1].time_ns));
 		err = fnd_emit(x, &f[1], &T->findings[T->nfindings++], detail);
 		if (err)
 			goto out;

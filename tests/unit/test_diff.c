@@ -469,9 +469,9 @@ static void test_format(void)
 	char buf[32];
 
 	gr_diff_format(buf, sizeof(buf), "ns", 1500);
-	CHECK_STR(buf, "1.5 us");
+	CHECK_STR(buf, "1.50 us");
 	gr_diff_format(buf, sizeof(buf), "ns", 2.5e6);
-	CHECK_STR(buf, "2.500 ms");
+	CHECK_STR(buf, "2.50 ms");
 	gr_diff_format(buf, sizeof(buf), "B", 16777216);
 	CHECK_STR(buf, "16.0 MiB");
 	gr_diff_format(buf, sizeof(buf), "", 5);
