@@ -295,9 +295,9 @@ static int verdict(struct rp_ctx *x)
 		if (!w || C->threads[i].active_share > w->active_share)
 			w = &C->threads[i];
 	for (size_t i = 0; i < w->nculprits && i < 3 && at < sizeof(who) - 1; i++)
-		at +=
-		    (size_t)snprintf(who + at, sizeof(who) - at, "%s%s %s", i ? ", " : "",
-				     w->culprits[i].comm, gr_units_ns(b1, sizeof(b1), w->culprits[i].ns));
+		at += (size_t)snprintf(who + at, sizeof(who) - at, "%s%s %s", i ? ", " : "",
+				       w->culprits[i].comm,
+				       gr_units_ns(b1, sizeof(b1), w->culprits[i].ns));
 	if (w->active_share >= RP_STARVED_SHARE)
 		return rp_verdict(
 		    x, &C->verdict, GR_VERDICT_PROBLEM,
@@ -305,10 +305,11 @@ static int verdict(struct rp_ctx *x)
 		    "the time it made CUDA calls (%s; %" PRIu64 " involuntary switches); "
 		    "%s of it inside launch gaps, %s of wall time; the CPU went to "
 		    "%s: give the launching thread a core of its own",
-		    w->comm[0] ? w->comm : "?", w->tid, gr_units_pct(p1, sizeof(p1), w->active_share),
+		    w->comm[0] ? w->comm : "?", w->tid,
+		    gr_units_pct(p1, sizeof(p1), w->active_share),
 		    gr_units_ns(b2, sizeof(b2), w->active_wait_ns), w->involuntary,
-		    gr_units_ns(b3, sizeof(b3), w->starved_gap_ns), gr_units_pct(p2, sizeof(p2), C->gap_share),
-		    who[0] ? who : "(unknown)");
+		    gr_units_ns(b3, sizeof(b3), w->starved_gap_ns),
+		    gr_units_pct(p2, sizeof(p2), C->gap_share), who[0] ? who : "(unknown)");
 	return rp_verdict(x, &C->verdict, GR_VERDICT_OK,
 			  "not CPU-starved: the most waiting thread, %s (tid %u), was runnable but "
 			  "not running %s of the time it made CUDA calls (%s; threshold %.0f%%); "

@@ -285,10 +285,10 @@ static int verdict(struct rp_ctx *x)
 	    x, &F->verdict, GR_VERDICT_PROBLEM,
 	    "fusion would save about %s of host launch time (%s of the %s): the top candidate "
 	    "is %u kernels (%s ... %s) run %" PRIu64 " times%s%s, %u of them small grids%s",
-	    gr_units_ns(b1, sizeof(b1), F->total_saving_ns), gr_units_pct(pc, sizeof(pc), F->saving_share),
-	    it->found ? "loop" : "launch window", c->len, c->kernels[0].name,
-	    c->kernels[c->len - 1].name, c->occurrences, c->stack.nframes ? " from " : "",
-	    c->stack.nframes ? c->stack.frames[0] : "", c->nsmall,
+	    gr_units_ns(b1, sizeof(b1), F->total_saving_ns),
+	    gr_units_pct(pc, sizeof(pc), F->saving_share), it->found ? "loop" : "launch window",
+	    c->len, c->kernels[0].name, c->kernels[c->len - 1].name, c->occurrences,
+	    c->stack.nframes ? " from " : "", c->stack.nframes ? c->stack.frames[0] : "", c->nsmall,
 	    c->len > 32 ? "; a run this long is a CUDA graph candidate" : "");
 }
 

@@ -336,8 +336,9 @@ static int verdict(struct rp_ctx *x)
 			 "%s: %u launch%s per iteration x %s (%s launch cost) = %s of the %s "
 			 "iteration%s",
 			 bound ? "launch-bound" : "not launch-bound", it->launches,
-			 it->launches == 1 ? "" : "es", gr_units_ns(b1, sizeof(b1), L->launch_cost_ns),
-			 how, gr_units_pct(pc, sizeof(pc), L->launch_share),
+			 it->launches == 1 ? "" : "es",
+			 gr_units_ns(b1, sizeof(b1), L->launch_cost_ns), how,
+			 gr_units_pct(pc, sizeof(pc), L->launch_share),
 			 gr_units_ns(b2, sizeof(b2), it->period_ns),
 			 bound ? "; the GPU waits for the host: fewer, larger kernels (see fusion) "
 				 "or CUDA graphs"

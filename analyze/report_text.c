@@ -148,9 +148,9 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 			"%u syncs),\n             %" PRIu64 " iterations of %s (median), %.0f%% of "
 			"calls repeat, on %s (tid %u)\n",
 			it->launches, it->launches == 1 ? "" : "es", it->calls, it->launches,
-			it->copies, it->syncs, it->count, gr_units_ns(b1, sizeof(b1), it->period_ns),
-			it->match * 100, cut(nb, sizeof(nb), th[it->thread].comm, 16),
-			th[it->thread].tid);
+			it->copies, it->syncs, it->count,
+			gr_units_ns(b1, sizeof(b1), it->period_ns), it->match * 100,
+			cut(nb, sizeof(nb), th[it->thread].comm, 16), th[it->thread].tid);
 	else
 		fprintf(f, "  iteration: no repeating sequence of calls found\n");
 	if (L->api_measured)
@@ -398,7 +398,8 @@ static void transfer(FILE *f, const struct gr_report *r, const struct gr_model *
 		size_t j;
 
 		fprintf(f, "  %-18s %8" PRIu64 " calls %11s blocked %11s", x->rule, x->count,
-			gr_units_bytes(b1, sizeof(b1), x->bytes), gr_units_ns(b2, sizeof(b2), x->time_ns));
+			gr_units_bytes(b1, sizeof(b1), x->bytes),
+			gr_units_ns(b2, sizeof(b2), x->time_ns));
 		if (it->found)
 			fprintf(f, "  %.2f per iteration", x->per_iteration);
 		fputc('\n', f);
@@ -436,8 +437,9 @@ static void cpu(FILE *f, const struct gr_report *r, unsigned top)
 			gr_units_ns(b[0], sizeof(b[0]), t->lifetime_ns),
 			gr_units_ns(b[1], sizeof(b[1]), t->oncpu_ns),
 			gr_units_ns(b[2], sizeof(b[2]), t->runnable_wait_ns),
-			gr_units_ns(b[3], sizeof(b[3]), t->blocked_ns), t->involuntary, t->voluntary,
-			t->starved_share * 100, gr_units_ns(b[4], sizeof(b[4]), t->starved_gap_ns));
+			gr_units_ns(b[3], sizeof(b[3]), t->blocked_ns), t->involuntary,
+			t->voluntary, t->starved_share * 100,
+			gr_units_ns(b[4], sizeof(b[4]), t->starved_gap_ns));
 		if (t->unknown_ns)
 			fprintf(f,
 				"  %8s %s of its life has no scheduler events to tell its state\n",

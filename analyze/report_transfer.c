@@ -229,7 +229,8 @@ static int verdict(struct rp_ctx *x, const uint64_t *dir_iter_bytes)
 		snprintf(tail, sizeof(tail),
 			 "copies block the loop thread %.1f%% of the iteration (%s per iteration; "
 			 "%s %s per iteration)",
-			 T->iter_share * 100, gr_units_ns(b1, sizeof(b1), T->iter_copy_ns / it->count),
+			 T->iter_share * 100,
+			 gr_units_ns(b1, sizeof(b1), T->iter_copy_ns / it->count),
 			 gr_copy_kind_name(maxdir),
 			 gr_units_bytes(b2, sizeof(b2), dir_iter_bytes[maxdir] / it->count));
 	else

@@ -3,7 +3,7 @@
 #include "analyze/units.h"
 #include "test.h"
 
-#define NS(v, want) CHECK_STR(gr_units_ns(buf, sizeof(buf), (v)), (want))
+#define NS(v, want)    CHECK_STR(gr_units_ns(buf, sizeof(buf), (v)), (want))
 #define BYTES(v, want) CHECK_STR(gr_units_bytes(buf, sizeof(buf), (v)), (want))
 
 static void test_ns(void)
