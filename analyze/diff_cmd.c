@@ -13,6 +13,8 @@
 #include "cmd.h"
 #include "diff.h"
 #include "json.h"
+#include "load.h"
+#include "options.h"
 
 static const char *const side_name[2] = {"BASE", "NEW"};
 
@@ -426,46 +428,60 @@ int cmd_diff(int argc, char **argv)
 	struct gr_diff *d = NULL;
 	int json = 0, npaths = 0, err, ret = 1;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		char *end;
+	static const struct option longopts[] = {
+	    {"json", no_argument, NULL, 'J'},
+	    {"key", required_argument, NULL, 'K'},
+	    {"tolerance", required_argument, NULL, 'T'},
+	    {"sms", required_argument, NULL, 'S'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
+	};
+	unsigned long sms;
+	char *end;
+	int c;
 
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+	gr_opt_begin();
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'J':
+			json = 1;
+			break;
+		case 'h':
 			usage(stdout);
 			return 0;
-		} else if (!strcmp(a, "--json")) {
-			json = 1;
-		} else if (!strcmp(a, "--key") && i + 1 < argc) {
-			if (parse_key(argv[++i], &o.key))
-				goto bad_value;
-		} else if (!strcmp(a, "--tolerance") && i + 1 < argc) {
+		case 'K':
+			if (parse_key(optarg, &o.key)) {
+				fprintf(stderr,
+					"gpurec diff: --key '%s': a list of name, grid, block\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'T':
 			errno = 0;
-			o.tolerance = strtod(argv[++i], &end);
-			if (errno || end == argv[i] || (*end && strcmp(end, "%")) ||
-			    !(o.tolerance >= 0))
-				goto bad_value;
-		} else if (!strcmp(a, "--sms") && i + 1 < argc) {
-			unsigned long v;
-
-			errno = 0;
-			v = strtoul(argv[++i], &end, 10);
-			if (errno || *end || !v || v > 100000)
-				goto bad_value;
-			ropts.sms = (uint32_t)v;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "gpurec diff: unknown option or missing value '%s'\n", a);
-			usage(stderr);
-			return 2;
-		} else if (npaths < 2) {
-			path[npaths++] = a;
-		} else {
-			fprintf(stderr, "gpurec diff: two traces at most ('%s')\n", a);
+			o.tolerance = strtod(optarg, &end);
+			if (errno || end == optarg || (*end && strcmp(end, "%")) ||
+			    !(o.tolerance >= 0)) {
+				fprintf(
+				    stderr,
+				    "gpurec diff: --tolerance '%s': a percentage >= 0 is needed\n",
+				    optarg);
+				return 2;
+			}
+			break;
+		case 'S':
+			if (gr_opt_count("diff", "--sms", optarg, 100000, &sms))
+				return 2;
+			ropts.sms = (uint32_t)sms;
+			break;
+		default:
+			gr_opt_error("diff", c, argv);
 			usage(stderr);
 			return 2;
 		}
-		continue;
-	bad_value:
-		fprintf(stderr, "gpurec diff: bad value for %s: '%s'\n", a, argv[i]);
+	}
+	npaths = gr_opt_paths("diff", argc, argv, path, 0, 2);
+	if (npaths < 0) {
 		usage(stderr);
 		return 2;
 	}
@@ -473,17 +489,9 @@ int cmd_diff(int argc, char **argv)
 		path[0] = "gpurec.trc.old";
 	if (npaths < 2)
 		path[1] = "gpurec.trc";
-
-	for (int s = 0; s < 2; s++) {
-		struct gr_diag diag = {0};
-
-		err = gr_model_load(&m[s], path[s], &diag);
-		if (err) {
-			fprintf(stderr, "gpurec diff: %s: %s (offset %" PRIu64 ")\n", path[s],
-				diag.reason[0] ? diag.reason : gr_strerror(err), diag.offset);
+	for (int s = 0; s < 2; s++)
+		if (gr_load_trace("diff", path[s], &m[s]))
 			goto out;
-		}
-	}
 	err = gr_diff_compute(m[0], m[1], &o, &d);
 	if (err) {
 		fprintf(stderr, "gpurec diff: %s\n", gr_strerror(err));

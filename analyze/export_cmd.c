@@ -12,6 +12,8 @@
 
 #include "cmd.h"
 #include "export.h"
+#include "load.h"
+#include "options.h"
 #include "model.h"
 
 /* Browsers fail or crawl on JSON traces past a few hundred MB (one JS string, a V8 heap). */
@@ -171,6 +173,13 @@ static void too_large(const struct gr_model *m, const char *out, long long bytes
 	free(per);
 }
 
+static int bad_value(const char *opt, const char *arg)
+{
+	fprintf(stderr, "gpurec export: bad value for %s: '%s'\n", opt, arg);
+	usage(stderr);
+	return 2;
+}
+
 int cmd_export(int argc, char **argv)
 {
 	const char *path = NULL, *out = NULL;
@@ -180,58 +189,71 @@ int cmd_export(int argc, char **argv)
 	uint32_t pids[MAX_PIDS];
 	size_t npids = 0;
 	struct gr_model *m = NULL;
-	struct gr_diag diag = {0};
 	FILE *f = NULL;
 	long long bytes = -1;
 	uint64_t warn_bytes = (uint64_t)WARN_MB << 20;
 	int err, ret = 1, to_stdout, force = 0;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int has_val = i + 1 < argc;
+	static const struct option longopts[] = {
+	    {"output", required_argument, NULL, 'o'},
+	    {"from", required_argument, NULL, 'F'},
+	    {"to", required_argument, NULL, 'T'},
+	    {"pid", required_argument, NULL, 'p'},
+	    {"warn-mb", required_argument, NULL, 'W'},
+	    {"force", no_argument, NULL, 'f'},
+	    {"no-flows", no_argument, NULL, 'N'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
+	};
+	int c;
 
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+	gr_opt_begin();
+	while ((c = getopt_long(argc, argv, ":ho:p:i:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
 			usage(stdout);
 			return 0;
-		} else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && has_val) {
-			out = argv[++i];
-		} else if (!strcmp(a, "--from") && has_val) {
-			if (parse_time(argv[++i], &o.from_ns))
-				goto bad_value;
-		} else if (!strcmp(a, "--to") && has_val) {
-			if (parse_time(argv[++i], &o.to_ns))
-				goto bad_value;
+		case 'o':
+			out = optarg;
+			break;
+		case 'i': /* perf's spelling */
+			path = optarg;
+			break;
+		case 'F':
+			if (parse_time(optarg, &o.from_ns))
+				return bad_value("--from", optarg);
+			break;
+		case 'T':
+			if (parse_time(optarg, &o.to_ns))
+				return bad_value("--to", optarg);
 			o.has_to = 1;
-		} else if ((!strcmp(a, "--pid") || !strcmp(a, "-p")) && has_val) {
-			if (parse_pids(argv[++i], pids, &npids))
-				goto bad_value;
-		} else if (!strcmp(a, "--warn-mb") && has_val) {
+			break;
+		case 'p':
+			if (parse_pids(optarg, pids, &npids))
+				return bad_value("--pid", optarg);
+			break;
+		case 'W': {
 			char *end;
-			double v = strtod(argv[++i], &end);
+			double v = strtod(optarg, &end);
 
-			if (end == argv[i] || *end || !(v > 0) || v > 1e9)
-				goto bad_value;
+			if (end == optarg || *end || !(v > 0) || v > 1e9)
+				return bad_value("--warn-mb", optarg);
 			warn_bytes = (uint64_t)(v * 1048576);
-		} else if (!strcmp(a, "--force")) {
+			break;
+		}
+		case 'f':
 			force = 1;
-		} else if (!strcmp(a, "--no-flows")) {
+			break;
+		case 'N':
 			o.no_flows = 1;
-		} else if (!strcmp(a, "-i") && has_val && !path) {
-			path = argv[++i];
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "gpurec export: unknown option or missing value '%s'\n", a);
-			usage(stderr);
-			return 2;
-		} else if (!path) {
-			path = a;
-		} else {
-			fprintf(stderr, "gpurec export: one trace file at a time ('%s')\n", a);
+			break;
+		default:
+			gr_opt_error("export", c, argv);
 			usage(stderr);
 			return 2;
 		}
-		continue;
-	bad_value:
-		fprintf(stderr, "gpurec export: bad value for %s: '%s'\n", a, argv[i]);
+	}
+	if (gr_opt_paths("export", argc, argv, &path, !!path, 1) < 0) {
 		usage(stderr);
 		return 2;
 	}
@@ -251,12 +273,9 @@ int cmd_export(int argc, char **argv)
 	}
 	to_stdout = !strcmp(out, "-");
 
-	err = gr_model_load(&m, path, &diag);
-	if (err) {
-		fprintf(stderr, "gpurec export: %s: %s (offset %" PRIu64 ")\n", path,
-			diag.reason[0] ? diag.reason : gr_strerror(err), diag.offset);
+	err = gr_load_trace("export", path, &m);
+	if (err)
 		goto out;
-	}
 	if (!force) {
 		err = gr_export_count(m, &o, &st);
 		if (err) {

@@ -14,7 +14,9 @@
 #include "cmd.h"
 #include "json.h"
 #include "keymap.h"
+#include "load.h"
 #include "model.h"
+#include "options.h"
 #include "units.h"
 
 #define NCOPY_KINDS  6 /* H2H H2D D2H D2D default, then everything else */
@@ -842,40 +844,43 @@ int cmd_info(int argc, char **argv)
 {
 	const char *path = NULL;
 	struct gr_model *m = NULL;
-	struct gr_diag diag = {0};
 	struct info in;
 	int json = 0, err, ret = 1;
 
-	memset(&in, 0, sizeof(in));
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
+	static const struct option longopts[] = {
+	    {"json", no_argument, NULL, 'J'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
+	};
+	int c;
+
+	gr_opt_begin();
+	while ((c = getopt_long(argc, argv, ":hi:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'J':
 			json = 1;
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			break;
+		case 'h':
 			usage(stdout);
 			return 0;
-		} else if (!strcmp(argv[i], "-i") && i + 1 < argc && !path) {
-			path = argv[++i]; /* perf's spelling */
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "gpurec info: unknown option '%s'\n", argv[i]);
-			usage(stderr);
-			return 2;
-		} else if (!path) {
-			path = argv[i];
-		} else {
-			fprintf(stderr, "gpurec info: one trace file at a time ('%s')\n", argv[i]);
+		case 'i': /* perf's spelling */
+			path = optarg;
+			break;
+		default:
+			gr_opt_error("info", c, argv);
 			usage(stderr);
 			return 2;
 		}
 	}
+	if (gr_opt_paths("info", argc, argv, &path, !!path, 1) < 0) {
+		usage(stderr);
+		return 2;
+	}
 	if (!path)
 		path = "gpurec.trc";
-
-	err = gr_model_load(&m, path, &diag);
-	if (err) {
-		fprintf(stderr, "gpurec info: %s: %s (offset %" PRIu64 ")\n", path,
-			diag.reason[0] ? diag.reason : gr_strerror(err), diag.offset);
+	memset(&in, 0, sizeof(in));
+	if (gr_load_trace("info", path, &m))
 		goto out;
-	}
 	in.m = m;
 	in.path = path;
 	err = compute(&in);

@@ -11,7 +11,9 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "load.h"
 #include "model.h"
+#include "options.h"
 #include "report.h"
 
 static void usage(FILE *f)
@@ -60,95 +62,80 @@ static unsigned parse_only(const char *s)
 	return bits;
 }
 
-/* A positive integer argument, or 0 when it is not one. */
-static unsigned long parse_count(const char *s)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || !v || v > 1000000000ul || s[0] == '-')
-		return 0;
-	return v;
-}
-
 int cmd_report(int argc, char **argv)
 {
 	struct gr_report_opts opts = {0};
 	const char *path = NULL;
 	struct gr_model *m = NULL;
 	struct gr_report *r = NULL;
-	struct gr_diag diag = {0};
 	unsigned long top = 0; /* text: 20; JSON: every row */
 	int json = 0, err, ret = 1;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int has_val = i + 1 < argc;
+	static const struct option longopts[] = {
+	    {"json", no_argument, NULL, 'J'},
+	    {"only", required_argument, NULL, 'O'},
+	    {"top", required_argument, NULL, 'T'},
+	    {"sms", required_argument, NULL, 'S'},
+	    {"slow-launch", required_argument, NULL, 'L'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
+	};
+	unsigned long v;
+	int c;
 
-		if (!strcmp(a, "--json")) {
+	gr_opt_begin();
+	while ((c = getopt_long(argc, argv, ":hi:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'J':
 			json = 1;
-		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			break;
+		case 'h':
 			usage(stdout);
 			return 0;
-		} else if (!strcmp(a, "--only") && has_val) {
-			opts.sections = parse_only(argv[++i]);
+		case 'i': /* perf's spelling */
+			path = optarg;
+			break;
+		case 'O':
+			opts.sections = parse_only(optarg);
 			if (!opts.sections) {
 				fprintf(
 				    stderr,
 				    "gpurec report: --only '%s': sections are launches, fusion, "
 				    "transfer, cpu\n",
-				    argv[i]);
+				    optarg);
 				return 2;
 			}
-		} else if ((!strcmp(a, "--top") || !strcmp(a, "--sms") ||
-			    !strcmp(a, "--slow-launch")) &&
-			   has_val) {
-			unsigned long v = parse_count(argv[++i]);
-
-			if (!v) {
-				fprintf(stderr,
-					"gpurec report: %s '%s': a positive number is needed\n", a,
-					argv[i]);
+			break;
+		case 'T':
+		case 'S':
+		case 'L':
+			if (gr_opt_count("report",
+					 c == 'T'   ? "--top"
+					 : c == 'S' ? "--sms"
+						    : "--slow-launch",
+					 optarg, 1000000000ul, &v))
 				return 2;
-			}
-			if (!strcmp(a, "--top"))
+			if (c == 'T')
 				top = v;
-			else if (!strcmp(a, "--sms"))
+			else if (c == 'S')
 				opts.sms = (uint32_t)v;
 			else
 				opts.slow_launch_ns = (uint64_t)v * 1000;
-		} else if (!strcmp(a, "-i") && has_val && !path) {
-			path = argv[++i]; /* perf's spelling */
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "gpurec report: unknown option or missing value: '%s'\n",
-				a);
-			usage(stderr);
-			return 2;
-		} else if (!path) {
-			path = a;
-		} else {
-			fprintf(stderr, "gpurec report: one trace file at a time ('%s')\n", a);
+			break;
+		default:
+			gr_opt_error("report", c, argv);
 			usage(stderr);
 			return 2;
 		}
 	}
+	if (gr_opt_paths("report", argc, argv, &path, !!path, 1) < 0) {
+		usage(stderr);
+		return 2;
+	}
 	if (!path)
 		path = "gpurec.trc";
-
-	err = gr_model_load(&m, path, &diag);
-	if (err == -ENOENT) {
-		fprintf(stderr,
-			"gpurec report: %s: %s (record one with: sudo gpurec record -- CMD)\n",
-			path, gr_strerror(err));
+	if (gr_load_trace("report", path, &m))
 		goto out;
-	}
-	if (err) {
-		fprintf(stderr, "gpurec report: %s: %s (offset %" PRIu64 ")\n", path,
-			diag.reason[0] ? diag.reason : gr_strerror(err), diag.offset);
-		goto out;
-	}
 	err = gr_report_compute(m, &opts, &r);
 	if (err) {
 		fprintf(stderr, "gpurec report: %s: %s\n", path, gr_strerror(err));

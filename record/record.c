@@ -25,6 +25,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "analyze/options.h"
 #include "cmd.h"
 #include "bpf/gpurec.h"
 #include "bpf/gpurec.skel.h"
@@ -128,8 +129,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 
 	*o =
 	    (struct record_opts){.output = "gpurec.trc", .stacks = 1, .sched = 1, .ringbuf_mb = 16};
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:p:d:vh", longopts, NULL)) != -1) {
+	gr_opt_begin();
+	while ((c = getopt_long(argc, argv, "+:o:p:d:vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o->output = optarg;
@@ -186,6 +187,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			usage(stdout);
 			exit(0);
 		default:
+			gr_opt_error("record", c, argv);
 			usage(stderr);
 			return -1;
 		}

@@ -335,7 +335,7 @@ static void test_errors(void)
 	CHECK_STR(out, "");
 	snprintf(prefix, sizeof(prefix), "gpurec info: %s: ", missing);
 	CHECK(err && !strncmp(err, prefix, strlen(prefix)));
-	CHECK_HAS(err, "(offset 0)\n");
+	CHECK_HAS(err, "No such file or directory (record one with: sudo gpurec record -- CMD)\n");
 	free(out);
 	free(err);
 

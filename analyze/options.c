@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared parts of the commands' option parsing (options.h). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+
+void gr_opt_begin(void)
+{
+	optind = 0; /* glibc: 0 re-initialises, including its permutation state */
+	opterr = 0;
+}
+
+void gr_opt_error(const char *cmd, int c, char **argv)
+{
+	/* getopt leaves optind past the offending word (and past a long option's missing value) */
+	const char *word = optind > 0 ? argv[optind - 1] : "";
+	char name[3] = {'-', (char)optopt, 0};
+	const char *opt = strncmp(word, "--", 2) && optopt ? name : word;
+
+	if (c == ':')
+		fprintf(stderr, "gpurec %s: option '%s' needs a value\n", cmd, opt);
+	else
+		fprintf(stderr, "gpurec %s: unknown option '%s'\n", cmd, opt);
+}
+
+int gr_opt_count(const char *cmd, const char *opt, const char *arg, unsigned long max,
+		 unsigned long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || !*v || *v > max || arg[0] == '-') {
+		fprintf(stderr, "gpurec %s: %s '%s': a number from 1 to %lu is needed\n", cmd, opt,
+			arg, max);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int gr_opt_paths(const char *cmd, int argc, char **argv, const char **paths, int have, int max)
+{
+	for (; optind < argc; optind++) {
+		if (have == max) {
+			if (max == 1)
+				fprintf(stderr, "gpurec %s: one trace file at a time ('%s')\n", cmd,
+					argv[optind]);
+			else
+				fprintf(stderr, "gpurec %s: %d traces at most ('%s')\n", cmd, max,
+					argv[optind]);
+			return -EINVAL;
+		}
+		paths[have++] = argv[optind];
+	}
+	return have;
+}

@@ -1,0 +1,42 @@
+# Every command parses options the same way (getopt_long) and says who is speaking: usage errors
+# start with "gpurec CMD:" and exit 2, a missing trace is explained the same everywhere.
+. "$(dirname "$0")/lib.sh"
+
+# usage_error NAME EXPECTED-FIRST-LINE ARGS...
+usage_error() {
+	local name=$1 want=$2 rc
+	shift 2
+	"$GPUREC" "$@" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	check "$name: exit status" 2 "$rc"
+	check "$name: message" "$want" "$(head -1 "$TMP/err")"
+}
+
+for cmd in record report info diff export; do
+	usage_error "$cmd --bogus" "gpurec $cmd: unknown option '--bogus'" $cmd --bogus
+	usage_error "$cmd -Z" "gpurec $cmd: unknown option '-Z'" $cmd -Z
+done
+usage_error "record -o" "gpurec record: option '-o' needs a value" record -o
+usage_error "report --top" "gpurec report: option '--top' needs a value" report --top
+usage_error "report --top 0" "gpurec report: --top '0': a number from 1 to 1000000000 is needed" \
+	report --top 0 x.trc
+usage_error "report: two files" "gpurec report: one trace file at a time ('b.trc')" \
+	report a.trc b.trc
+usage_error "info -i" "gpurec info: option '-i' needs a value" info -i
+usage_error "diff: three files" "gpurec diff: 2 traces at most ('c')" diff a b c
+usage_error "diff --sms x" "gpurec diff: --sms 'x': a number from 1 to 100000 is needed" \
+	diff --sms x
+usage_error "export --from" "gpurec export: option '--from' needs a value" export --from
+
+# options may follow the file, as with GNU tools
+"$GPUREC" report tests/data/golden/chain.trc --only fusion --json >"$TMP/r.json" 2>"$TMP/err"
+check "report FILE --only fusion --json: one section" '["fusion"]' \
+	"$(json "$TMP/r.json" '[k for k in ("launches", "fusion", "transfer", "cpu") if k in d]')"
+
+for cmd in report info export; do
+	"$GPUREC" $cmd "$TMP/none.trc" >/dev/null 2>"$TMP/err"
+	check "$cmd: a missing trace, explained" \
+		"gpurec $cmd: $TMP/none.trc: No such file or directory (record one with: sudo gpurec record -- CMD)" \
+		"$(head -1 "$TMP/err")"
+done
+exit $((failures > 0))
