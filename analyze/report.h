@@ -114,6 +114,17 @@ struct gr_report_gaps {
 /* Upper edges (ns, exclusive) of the gap histogram's buckets; the last bucket is open. */
 extern const uint64_t gr_report_gap_edges[GR_REPORT_GAP_BUCKETS - 1];
 
+/* What the loop ([start_ts, end_ts] of the iteration) held, calls of every thread that start in
+ * it counted: the per-iteration figures of `gpurec diff`. All 0 without an iteration. */
+struct gr_report_loop {
+	uint64_t launches, launch_ns; /* launch_ns: launch call time, 0 when not measured */
+	uint64_t copies[GR_REPORT_NDIRS], bytes[GR_REPORT_NDIRS], copy_ns[GR_REPORT_NDIRS];
+	uint64_t syncs, sync_ns; /* host-blocking syncs (not event records, not stream waits) */
+	/* runnable wait of the iteration's thread inside the loop (the CPU report's timeline);
+	 * 0 when the CPU section was not computed */
+	uint64_t runnable_ns;
+};
+
 /* The repeating pattern of API calls (launches, copies, memsets, syncs) of the thread that
  * launches most: the training step. */
 struct gr_report_iteration {
@@ -127,6 +138,7 @@ struct gr_report_iteration {
 	uint64_t start_ts, end_ts; /* the loop: first iteration's first call to the end of the
 				    * last complete iteration's last call */
 	double match; /* fraction of the loop's calls equal to the call one period earlier */
+	struct gr_report_loop loop;
 };
 
 /* Launch calls slower than opts.slow_launch_ns, grouped by (kernel name, call site). */

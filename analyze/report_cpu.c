@@ -12,8 +12,7 @@
 #include <string.h>
 
 #include "report_impl.h"
-
-enum { ST_UNKNOWN = 0, ST_RUN, ST_RUNNABLE, ST_BLOCKED };
+#include "timeline.h"
 
 struct interval {
 	uint64_t start, end;
@@ -25,8 +24,6 @@ struct culprit {
 };
 
 struct cstate {
-	int state, seen;
-	uint64_t since;
 	uint32_t preemptor; /* tid + 1 of the task that preempted it, 0 = none */
 	struct interval *iv;
 	size_t niv, civ, ip; /* ip: the first interval a later launch gap can overlap */
@@ -40,25 +37,6 @@ struct rp_cpu_state {
 	size_t n;
 	uint32_t *slot; /* model thread -> cs index */
 };
-
-/* tid -> CUDA thread index, open addressing */
-struct tidmap {
-	uint32_t *key; /* tid + 1 */
-	uint32_t *val;
-	uint32_t mask;
-};
-
-static int tid_lookup(const struct tidmap *h, uint32_t tid)
-{
-	uint32_t s = (tid * 2654435761u) & h->mask;
-
-	while (h->key[s]) {
-		if (h->key[s] == tid + 1)
-			return (int)h->val[s];
-		s = (s + 1) & h->mask;
-	}
-	return -1;
-}
 
 static const char *comm_of(struct rp_ctx *x, uint32_t tid)
 {
@@ -88,25 +66,24 @@ static struct culprit *culprit(struct cstate *s, const char *comm)
 	return &s->cul[s->ncul++];
 }
 
-/* Close the segment [since, ts) in the current state. */
-static void account(struct cstate *s, uint64_t ts)
+/* Time the thread spent in a state. */
+static void account(struct cstate *s, const struct gr_state_span *sp)
 {
-	uint64_t d = ts > s->since ? ts - s->since : 0;
+	uint64_t d = sp->end - sp->start;
 
-	switch (s->state) {
-	case ST_RUN:
+	switch (sp->state) {
+	case GR_STATE_RUN:
 		s->out.oncpu_ns += d;
 		break;
-	case ST_RUNNABLE:
+	case GR_STATE_RUNNABLE:
 		s->out.runnable_wait_ns += d;
 		break;
-	case ST_BLOCKED:
+	case GR_STATE_BLOCKED:
 		s->out.blocked_ns += d;
 		break;
 	default:
 		s->out.unknown_ns += d;
 	}
-	s->since = ts;
 }
 
 static int add_interval(struct cstate *s, uint64_t start, uint64_t end)
@@ -124,18 +101,19 @@ static int add_interval(struct cstate *s, uint64_t start, uint64_t end)
 	return 0;
 }
 
-/* The runnable wait ending at @ts, when task @prev_tid gave the CPU to the thread. */
-static int end_wait(struct rp_ctx *x, struct cstate *s, uint64_t ts, uint32_t prev_tid)
+/* The runnable wait [since, ts), ended when task @prev_tid gave the CPU to the thread. */
+static int end_wait(struct rp_ctx *x, struct cstate *s, uint64_t since, uint64_t ts,
+		    uint32_t prev_tid)
 {
 	/* culprits are charged for the wait while the thread made CUDA calls, as the verdict's
 	 * share is: start-up waits are not the GPU feed */
 	const struct rp_thread *t = &x->thr[s->out.thread];
-	uint64_t lo = s->since > t->first ? s->since : t->first, hi = ts < t->last ? ts : t->last;
+	uint64_t lo = since > t->first ? since : t->first, hi = ts < t->last ? ts : t->last;
 	uint64_t d = hi > lo ? hi - lo : 0;
 	const char *pc = comm_of(x, prev_tid), *ac;
 	struct culprit *a, *b;
 
-	if (!pc || add_interval(s, s->since, ts))
+	if (!pc || add_interval(s, since, ts))
 		return -ENOMEM;
 	/* the preemptor and the task that ran last share the wait; either alone takes it all */
 	if (s->preemptor && s->preemptor != prev_tid + 1) {
@@ -158,60 +136,40 @@ static int end_wait(struct rp_ctx *x, struct cstate *s, uint64_t ts, uint32_t pr
 	return 0;
 }
 
-/* The state a thread was in before its first scheduler event, from that event. */
-static int prior_state(const struct gr_sched *e, uint32_t tid)
+/* A state the thread left (timeline.h): account for it, count the switch, charge the wait. */
+static int on_span(void *ctx, const struct gr_state_span *sp)
 {
-	if (e->type == GR_SCHED_SWITCH)
-		return e->prev_tid == tid ? ST_RUN : ST_RUNNABLE;
-	return e->next_tid == tid ? ST_BLOCKED : ST_RUN;
-}
+	struct rp_ctx *x = ctx;
+	struct cstate *s = &x->cpu->cs[sp->thread];
+	const struct rp_thread *t = &x->thr[s->out.thread];
 
-static int on_event(struct rp_ctx *x, struct cstate *s, const struct gr_sched *e, uint32_t tid)
-{
-	if (!s->seen) {
-		int prior = prior_state(e, tid);
-
-		s->seen = 1;
-		/* an API call before the first event means it ran then: only RUN is consistent */
-		s->state = s->since < e->ts && prior != ST_RUN ? ST_UNKNOWN : prior;
-	}
-	if (e->type == GR_SCHED_SWITCH && e->prev_tid == tid) {
-		account(s, e->ts);
-		if (!e->prev_state) {
-			const char *comm = comm_of(x, e->next_tid);
+	account(s, sp);
+	switch (sp->cause) {
+	case GR_SPAN_SWITCH_OUT:
+		if (sp->next == GR_STATE_RUNNABLE) {
+			const char *comm = comm_of(x, sp->other_tid);
 			struct culprit *c = comm ? culprit(s, comm) : NULL;
 
 			if (!c)
 				return -ENOMEM;
-			if (e->ts >= x->thr[s->out.thread].first &&
-			    e->ts <= x->thr[s->out.thread].last)
+			if (sp->end >= t->first && sp->end <= t->last)
 				c->preemptions++;
 			s->out.involuntary++;
-			s->state = ST_RUNNABLE;
-			s->preemptor = e->next_tid + 1;
+			s->preemptor = sp->other_tid + 1;
 		} else {
 			s->out.voluntary++;
-			s->state = ST_BLOCKED;
 		}
 		return 0;
-	}
-	if (e->type == GR_SCHED_SWITCH && e->next_tid == tid) {
-		if (s->state == ST_RUNNABLE) {
-			int err = end_wait(x, s, e->ts, e->prev_tid);
-
-			if (err)
-				return err;
-		}
-		account(s, e->ts);
-		s->state = ST_RUN;
-		return 0;
-	}
-	if (e->next_tid == tid && s->state == ST_BLOCKED) { /* woken */
-		account(s, e->ts);
-		s->state = ST_RUNNABLE;
+	case GR_SPAN_SWITCH_IN:
+		return sp->state == GR_STATE_RUNNABLE
+			   ? end_wait(x, s, sp->start, sp->end, sp->other_tid)
+			   : 0;
+	case GR_SPAN_WAKEUP:
 		s->preemptor = 0;
+		return 0;
+	default: /* the end of the replay: a wait cut off there has no one to blame */
+		return sp->state == GR_STATE_RUNNABLE ? add_interval(s, sp->start, sp->end) : 0;
 	}
-	return 0;
 }
 
 /* Runnable wait while the thread was making CUDA calls: start-up (library loading, the
@@ -343,9 +301,10 @@ int rp_cpu_timeline(struct rp_ctx *x)
 	struct rp_cpu_state *c = calloc(1, sizeof(*c));
 	size_t nsched, nct = 0;
 	const struct gr_sched *ev = gr_model_scheds(x->m, &nsched);
-	struct tidmap h = {0};
+	struct gr_timeline tl = {0};
+	uint32_t *tids = NULL;
+	uint64_t *first = NULL, *last = NULL;
 	struct cstate *cs;
-	uint32_t cap = 16;
 	int err = -ENOMEM;
 
 	x->cpu = c;
@@ -354,72 +313,43 @@ int rp_cpu_timeline(struct rp_ctx *x)
 		goto out;
 	for (size_t t = 0; t < x->nth; t++)
 		nct += (size_t)x->thr[t].cuda;
-	while (cap < nct * 2)
-		cap *= 2;
-	h.key = calloc(cap, sizeof(*h.key));
-	h.val = calloc(cap, sizeof(*h.val));
 	c->cs = cs = calloc(nct + 1, sizeof(*cs));
 	c->slot = calloc(x->nth + 1, sizeof(*c->slot));
-	if (!h.key || !h.val || !cs || !c->slot)
+	tids = calloc(nct + 1, sizeof(*tids));
+	first = calloc(nct + 1, sizeof(*first));
+	last = calloc(nct + 1, sizeof(*last));
+	if (!cs || !c->slot || !tids || !first || !last)
 		goto out;
-	h.mask = cap - 1;
 	for (size_t t = 0; t < x->nth; t++) {
-		uint32_t sl, tid = x->th[t].tid;
-
 		if (!x->thr[t].cuda)
 			continue;
 		c->slot[t] = (uint32_t)c->n;
 		cs[c->n].out.thread = (uint32_t)t;
 		cs[c->n].out.pid = x->th[t].pid;
-		cs[c->n].out.tid = tid;
+		cs[c->n].out.tid = x->th[t].tid;
 		cs[c->n].out.comm = x->th[t].comm;
-		cs[c->n].since = x->thr[t].first;
-		sl = (tid * 2654435761u) & h.mask;
-		while (h.key[sl])
-			sl = (sl + 1) & h.mask;
-		h.key[sl] = tid + 1;
-		h.val[sl] = (uint32_t)c->n++;
+		tids[c->n] = x->th[t].tid;
+		first[c->n] = x->thr[t].first;
+		last[c->n] = x->thr[t].last;
+		c->n++;
 	}
-	for (size_t i = 0; i < nsched; i++) {
-		const struct gr_sched *e = &ev[i];
-		int a = tid_lookup(&h, e->prev_tid), b = -1;
-
-		if (e->next_tid != e->prev_tid)
-			b = tid_lookup(&h, e->next_tid);
-		if (a >= 0) {
-			if (e->ts < cs[a].since && !cs[a].seen)
-				cs[a].since = e->ts;
-			err = on_event(x, &cs[a], e, e->prev_tid);
-			if (err)
-				goto out;
-		}
-		if (b >= 0) {
-			if (e->ts < cs[b].since && !cs[b].seen)
-				cs[b].since = e->ts;
-			err = on_event(x, &cs[b], e, e->next_tid);
-			if (err)
-				goto out;
-		}
-	}
+	err = gr_timeline_init(&tl, tids, first, c->n, on_span, x);
+	for (size_t i = 0; !err && i < nsched; i++)
+		err = gr_timeline_feed(&tl, &ev[i]);
 	/* close each timeline at the thread's last event */
+	if (!err)
+		err = gr_timeline_finish(&tl, last);
+	if (err)
+		goto out;
 	for (size_t i = 0; i < c->n; i++) {
 		struct cstate *s = &cs[i];
 		const struct rp_thread *t = &x->thr[s->out.thread];
-		uint64_t last = t->last;
 
-		if (s->seen) {
-			/* a wait cut off by the end of the thread's events: no one to blame */
-			if (s->since > last)
-				last = s->since;
-			if (s->state == ST_RUNNABLE && add_interval(s, s->since, last)) {
-				err = -ENOMEM;
-				goto out;
-			}
-			account(s, last);
+		if (tl.t[i].seen) {
 			s->out.lifetime_ns = s->out.oncpu_ns + s->out.runnable_wait_ns +
 					     s->out.blocked_ns + s->out.unknown_ns;
 		} else {
-			s->out.lifetime_ns = last > t->first ? last - t->first : 0;
+			s->out.lifetime_ns = t->last > t->first ? t->last - t->first : 0;
 			s->out.unknown_ns = s->out.lifetime_ns;
 		}
 		if (s->out.lifetime_ns)
@@ -428,11 +358,30 @@ int rp_cpu_timeline(struct rp_ctx *x)
 		active_window(x, s);
 		x->cpu_has_waits[s->out.thread] = s->niv > 0;
 	}
-	err = 0;
 out:
-	free(h.key);
-	free(h.val);
+	gr_timeline_free(&tl);
+	free(tids);
+	free(first);
+	free(last);
 	return err;
+}
+
+/* The runnable wait of the iteration's thread inside the loop. */
+static void loop_wait(struct rp_ctx *x)
+{
+	struct gr_report_iteration *it = &x->r->launches.iter;
+	const struct cstate *s;
+
+	if (!it->found || !it->count || it->thread >= x->nth || !x->thr[it->thread].cuda)
+		return;
+	s = &x->cpu->cs[x->cpu->slot[it->thread]];
+	for (size_t i = 0; i < s->niv; i++) {
+		uint64_t a = s->iv[i].start > it->start_ts ? s->iv[i].start : it->start_ts;
+		uint64_t b = s->iv[i].end < it->end_ts ? s->iv[i].end : it->end_ts;
+
+		if (b > a)
+			it->loop.runnable_ns += b - a;
+	}
 }
 
 int rp_cpu(struct rp_ctx *x)
@@ -463,6 +412,7 @@ int rp_cpu(struct rp_ctx *x)
 		C->starved_gap_ns += o->starved_gap_ns;
 	}
 	C->nthreads = c->n;
+	loop_wait(x);
 	qsort(C->threads, c->n, sizeof(*C->threads), cmp_thread);
 	if (x->r->wall_ns)
 		C->gap_share = (double)C->starved_gap_ns / (double)x->r->wall_ns;

@@ -50,6 +50,40 @@ static double verify(const uint32_t *tok, size_t lo, size_t hi, size_t p)
 	return (double)(total - bad) / (double)total;
 }
 
+/* What the loop [start_ts, end_ts] held, over every thread's calls that start in it. */
+static void loop_sums(struct rp_ctx *x, struct gr_report_iteration *it)
+{
+	struct gr_report_loop *lp = &it->loop;
+	uint64_t lo = it->start_ts, hi = it->end_ts;
+
+	for (size_t i = 0; i < x->nc; i++) {
+		const struct gr_copy *c = &x->c[i];
+		unsigned k = c->kind < GR_REPORT_NDIRS ? c->kind : GR_COPY_DEFAULT;
+
+		if (c->ts < lo || c->ts > hi)
+			continue;
+		lp->copies[k]++;
+		lp->bytes[k] += c->bytes;
+		lp->copy_ns[k] += c->dur;
+	}
+	for (size_t i = 0; i < x->nsy; i++) {
+		const struct gr_sync *s = &x->sy[i];
+
+		/* event records and stream waits do not block the host */
+		if (s->ts < lo || s->ts > hi || s->kind == GR_SYNC_EVENT_RECORD ||
+		    s->kind == GR_SYNC_STREAM_WAIT_EVENT)
+			continue;
+		lp->syncs++;
+		lp->sync_ns += s->dur;
+	}
+	for (size_t i = 0; i < x->nl; i++) {
+		if (x->l[i].ts < lo || x->l[i].ts > hi)
+			continue;
+		lp->launches++;
+		lp->launch_ns += x->l[i].dur;
+	}
+}
+
 int rp_iteration(struct rp_ctx *x)
 {
 	struct gr_report_iteration *it = &x->r->launches.iter;
@@ -188,6 +222,8 @@ int rp_iteration(struct rp_ctx *x)
 						x->lflags[rp_ref_idx(x->tok_ref[i])] |= RP_L_ITER;
 						break;
 					}
+			if (K)
+				loop_sums(x, it);
 		}
 	}
 	err = 0;

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/* The thread-state timeline (timeline.h): scheduler records into per-thread state spans. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "timeline.h"
+
+int gr_timeline_init(struct gr_timeline *tl, const uint32_t *tids, const uint64_t *first_seen,
+		     size_t n, gr_timeline_fn fn, void *ctx)
+{
+	uint32_t cap = 16;
+
+	memset(tl, 0, sizeof(*tl));
+	while (cap < n * 2)
+		cap *= 2;
+	tl->t = calloc(n + 1, sizeof(*tl->t));
+	tl->key = calloc(cap, sizeof(*tl->key));
+	tl->val = calloc(cap, sizeof(*tl->val));
+	if (!tl->t || !tl->key || !tl->val) {
+		gr_timeline_free(tl);
+		return -ENOMEM;
+	}
+	tl->mask = cap - 1;
+	tl->n = n;
+	tl->fn = fn;
+	tl->ctx = ctx;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t s = (tids[i] * 2654435761u) & tl->mask;
+
+		tl->t[i].tid = tids[i];
+		tl->t[i].since = first_seen[i];
+		while (tl->key[s])
+			s = (s + 1) & tl->mask;
+		tl->key[s] = tids[i] + 1;
+		tl->val[s] = (uint32_t)i;
+	}
+	return 0;
+}
+
+void gr_timeline_free(struct gr_timeline *tl)
+{
+	free(tl->t);
+	free(tl->key);
+	free(tl->val);
+	memset(tl, 0, sizeof(*tl));
+}
+
+static long lookup(const struct gr_timeline *tl, uint32_t tid)
+{
+	uint32_t s = (tid * 2654435761u) & tl->mask;
+
+	while (tl->key[s]) {
+		if (tl->key[s] == tid + 1)
+			return tl->val[s];
+		s = (s + 1) & tl->mask;
+	}
+	return -1;
+}
+
+/* The state a thread was in before its first scheduler record, from that record. */
+static uint8_t prior_state(const struct gr_sched *e, uint32_t tid)
+{
+	if (e->type == GR_SCHED_SWITCH)
+		return e->prev_tid == tid ? GR_STATE_RUN : GR_STATE_RUNNABLE;
+	return e->next_tid == tid ? GR_STATE_BLOCKED : GR_STATE_RUN;
+}
+
+static int change(struct gr_timeline *tl, size_t i, uint64_t ts, uint8_t next, uint8_t cause,
+		  uint32_t other)
+{
+	struct gr_timeline_thread *t = &tl->t[i];
+	struct gr_state_span sp = {
+	    .thread = (uint32_t)i,
+	    .state = t->state,
+	    .next = next,
+	    .cause = cause,
+	    .other_tid = other,
+	    .start = t->since,
+	    .end = ts > t->since ? ts : t->since,
+	};
+
+	t->state = next;
+	t->since = ts;
+	return tl->fn(tl->ctx, &sp);
+}
+
+static int step(struct gr_timeline *tl, size_t i, const struct gr_sched *e)
+{
+	struct gr_timeline_thread *t = &tl->t[i];
+
+	if (!t->seen) {
+		uint8_t prior = prior_state(e, t->tid);
+
+		if (e->ts < t->since)
+			t->since = e->ts;
+		t->seen = 1;
+		/* an API call before the first record means it ran then: only RUN is consistent */
+		t->state = t->since < e->ts && prior != GR_STATE_RUN ? GR_STATE_UNKNOWN : prior;
+	}
+	if (e->type == GR_SCHED_SWITCH && e->prev_tid == t->tid)
+		return change(tl, i, e->ts, e->prev_state ? GR_STATE_BLOCKED : GR_STATE_RUNNABLE,
+			      GR_SPAN_SWITCH_OUT, e->next_tid);
+	if (e->type == GR_SCHED_SWITCH && e->next_tid == t->tid)
+		return change(tl, i, e->ts, GR_STATE_RUN, GR_SPAN_SWITCH_IN, e->prev_tid);
+	if (e->next_tid == t->tid && t->state == GR_STATE_BLOCKED) /* woken */
+		return change(tl, i, e->ts, GR_STATE_RUNNABLE, GR_SPAN_WAKEUP, 0);
+	return 0;
+}
+
+int gr_timeline_feed(struct gr_timeline *tl, const struct gr_sched *e)
+{
+	long a = lookup(tl, e->prev_tid), b = -1;
+	int err = 0;
+
+	if (e->next_tid != e->prev_tid)
+		b = lookup(tl, e->next_tid);
+	if (a >= 0)
+		err = step(tl, (size_t)a, e);
+	if (!err && b >= 0)
+		err = step(tl, (size_t)b, e);
+	return err;
+}
+
+int gr_timeline_finish(struct gr_timeline *tl, const uint64_t *last)
+{
+	for (size_t i = 0; i < tl->n; i++) {
+		struct gr_timeline_thread *t = &tl->t[i];
+		struct gr_state_span sp;
+		int err;
+
+		if (!t->seen)
+			continue;
+		sp = (struct gr_state_span){
+		    .thread = (uint32_t)i,
+		    .state = t->state,
+		    .next = GR_STATE_UNKNOWN,
+		    .cause = GR_SPAN_REPLAY_END,
+		    .start = t->since,
+		    .end = last[i] > t->since ? last[i] : t->since,
+		};
+		err = tl->fn(tl->ctx, &sp);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+const char *gr_thread_state_name(unsigned state)
+{
+	static const char *const names[] = {"unknown", "running", "runnable", "blocked"};
+
+	return state < 4 ? names[state] : "unknown";
+}

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The thread-state timeline: scheduler records (switches and wakeups, in time order) replayed
+ * into the state of each thread of interest over time, on CPU, runnable but waiting for one, or
+ * blocked. The one state machine behind every scheduler figure: the CPU report's waits and
+ * culprits, diff's per-iteration waits, export's CPU-state tracks.
+ *
+ * It streams: feed records in time order (a chunk at a time is fine) and it reports each state a
+ * tracked thread leaves as a span, through a callback; memory is one small struct per tracked
+ * thread. Threads are matched by tid (scheduler records carry raw ids).
+ *
+ * Rules (docs/REPORTS.md, "CPU starvation"):
+ * - switched out with prev_state 0 (still runnable): preempted, RUNNABLE; any other prev_state:
+ *   it blocked, BLOCKED;
+ * - switched in: RUN;
+ * - a wakeup of a BLOCKED thread: RUNNABLE (a wakeup in any other state changes nothing);
+ * - before its first record a thread's state follows from that record (switched out: it was
+ *   running; switched in: runnable; woken: blocked), except that a thread seen making calls
+ *   before that record must have run then: a prior state other than RUN is UNKNOWN.
+ */
+#ifndef GR_ANALYZE_TIMELINE_H
+#define GR_ANALYZE_TIMELINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+enum gr_thread_state {
+	GR_STATE_UNKNOWN = 0,
+	GR_STATE_RUN,
+	GR_STATE_RUNNABLE,
+	GR_STATE_BLOCKED,
+};
+
+/* What ended a span. */
+enum gr_span_end {
+	GR_SPAN_SWITCH_OUT = 0, /* the thread left the CPU (next: RUNNABLE or BLOCKED) */
+	GR_SPAN_SWITCH_IN,	/* the thread got the CPU (next: RUN) */
+	GR_SPAN_WAKEUP,		/* a blocked thread was woken (next: RUNNABLE) */
+	GR_SPAN_REPLAY_END,	/* gr_timeline_finish() (next: UNKNOWN) */
+};
+
+/* A state a thread held over [start, end), and how it left it. */
+struct gr_state_span {
+	uint32_t thread;    /* index of the thread in gr_timeline_init()'s list */
+	uint8_t state;	    /* enum gr_thread_state held */
+	uint8_t next;	    /* the state entered at end */
+	uint8_t cause;	    /* enum gr_span_end */
+	uint32_t other_tid; /* SWITCH_OUT: the task switched to; SWITCH_IN: the task switched from
+			     * (0: the idle task); 0 otherwise */
+	uint64_t start, end;
+};
+
+typedef int (*gr_timeline_fn)(void *ctx, const struct gr_state_span *span);
+
+struct gr_timeline_thread {
+	uint32_t tid;
+	uint8_t state, seen;
+	uint64_t since; /* start of the current state (before the first record: first seen) */
+};
+
+struct gr_timeline {
+	struct gr_timeline_thread *t;
+	size_t n;
+	uint32_t *key, *val; /* tid + 1 -> index, open addressing */
+	uint32_t mask;
+	gr_timeline_fn fn;
+	void *ctx;
+};
+
+/*
+ * Track the @n threads @tids; @first_seen[i] is when thread i is first known to run (its first
+ * API call), or UINT64_MAX when unknown. @fn gets every span. Returns 0 or -ENOMEM.
+ */
+int gr_timeline_init(struct gr_timeline *tl, const uint32_t *tids, const uint64_t *first_seen,
+		     size_t n, gr_timeline_fn fn, void *ctx);
+
+/* Replay one scheduler record. Returns 0 or the first non-zero value @fn returned. */
+int gr_timeline_feed(struct gr_timeline *tl, const struct gr_sched *e);
+
+/*
+ * End the replay: each thread seen in a record closes its current state at @last[i] (or at the
+ * state's start when that is later), with a span whose cause is GR_SPAN_REPLAY_END. Returns like
+ * feed.
+ */
+int gr_timeline_finish(struct gr_timeline *tl, const uint64_t *last);
+
+void gr_timeline_free(struct gr_timeline *tl);
+
+/* "running", "runnable", "blocked", "unknown" */
+const char *gr_thread_state_name(unsigned state);
+
+#endif
