@@ -165,12 +165,14 @@ bench: test-bins
 samples:
 	$(Q)$(MAKE) -s -C samples O=$(abspath $(O))/samples NVCC=$(NVCC)
 
-# format/ never links libbpf nor includes record/, analyze/ or bpf/; analyze/ never sees bpf/.
+# format/ never links libbpf nor includes record/, analyze/ or bpf/; analyze/ never sees bpf/, and
+# its layers include one way only (tests/check_layers.sh).
 check-deps:
 	$(Q)! grep -nE '#include *"(\.\./)?(bpf|record|analyze)/|<bpf/|libbpf' format/*.[ch] \
 		|| { echo "format/ must depend on libc, zstd and zlib only" >&2; exit 1; }
 	$(Q)! grep -nE '#include *"(\.\./)?(bpf|record)/|<bpf/|\.skel\.h' analyze/*.[ch] \
 		|| { echo "analyze/ must not include bpf/ or record/" >&2; exit 1; }
+	$(Q)./tests/check_layers.sh
 
 format-check:
 	$(Q)clang-format --dry-run -Werror $$(git ls-files '*.c' '*.h')

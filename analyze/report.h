@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "dist.h"
 #include "model.h"
 
 /* Sections, for gr_report_opts.sections and gr_report.sections. */
@@ -51,13 +52,6 @@ enum gr_verdict_level {
 struct gr_verdict {
 	enum gr_verdict_level level;
 	char *text; /* one sentence with the numbers behind it; never NULL after compute */
-};
-
-/* Distribution of a set of ns values; all 0 when count is 0. Quantiles are exact (order stats,
- * the lower median for an even count). */
-struct gr_dist {
-	uint64_t count, total;
-	uint64_t min, median, p99, max;
 };
 
 /* A call site: the frames of a stack, innermost first, as "function (module)" strings owned by

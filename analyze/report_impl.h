@@ -152,8 +152,6 @@ int rp_cpu(struct rp_ctx *x);
 
 /* ---- helpers (report.c) ---- */
 
-/* Distribution of @n values (reordered in place). */
-void rp_dist_u32(struct gr_dist *d, uint32_t *v, size_t n);
 /* Saturate a ns value to u32 for quantile arrays. */
 static inline uint32_t rp_sat32(uint64_t v)
 {

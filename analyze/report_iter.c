@@ -141,7 +141,7 @@ int rp_iteration(struct rp_ctx *x)
 
 			for (size_t j = 0; j < nd; j++)
 				d[j] = q[j + r] - q[j];
-			rp_dist_u32(&dist, d, nd);
+			gr_dist_u32(&dist, d, nd);
 			cp = dist.median;
 			if (!cp || q[nq - 1] - q[0] < cp)
 				continue;
@@ -212,7 +212,7 @@ int rp_iteration(struct rp_ctx *x)
 			{
 				struct gr_dist dist;
 
-				rp_dist_u32(&dist, d, K - 1);
+				gr_dist_u32(&dist, d, K - 1);
 				it->period_ns = dist.median;
 			}
 			/* the first launch of each iteration starts a new fusion run */

@@ -203,13 +203,13 @@ static int kernels(struct rp_ctx *x)
 					    rp_sat32(x->l[i].dur);
 			free(cur);
 			for (size_t i = 0; i < nk; i++)
-				rp_dist_u32(&L->kernels[i].api, api + api_off[i],
+				gr_dist_u32(&L->kernels[i].api, api + api_off[i],
 					    api_off[i + 1] - api_off[i]);
 			/* the launch cost: median over every measured launch */
 			{
 				struct gr_dist all;
 
-				rp_dist_u32(&all, api, nmeasured);
+				gr_dist_u32(&all, api, nmeasured);
 				L->launch_cost_ns = all.median;
 				L->launch_cost_samples = all.count;
 				L->api_measured = 1;
@@ -248,7 +248,7 @@ static int gaps(struct rp_ctx *x)
 		g->tid = x->th[t].tid;
 		g->comm = x->th[t].comm;
 		memcpy(g->hist, x->thr[t].gap_hist, sizeof(g->hist));
-		rp_dist_u32(&g->gap, v, n);
+		gr_dist_u32(&g->gap, v, n);
 	}
 	L->ngaps = L->nthreads;
 	return 0;
@@ -402,7 +402,7 @@ int rp_launches(struct rp_ctx *x)
 	if (!L->api_measured && x->ncost) {
 		struct gr_dist d;
 
-		rp_dist_u32(&d, x->cost, x->ncost);
+		gr_dist_u32(&d, x->cost, x->ncost);
 		L->launch_cost_ns = d.median;
 		L->launch_cost_samples = d.count;
 	}

@@ -237,7 +237,7 @@ static void test_dist(void)
 	struct gr_dist d;
 	uint64_t seed = 42;
 
-	rp_dist_u32(&d, v, 0);
+	gr_dist_u32(&d, v, 0);
 	CHECK_EQ_U64(d.count, 0);
 	CHECK_EQ_U64(d.median, 0);
 	for (size_t n = 1; n <= 1001; n += 37) {
@@ -250,7 +250,7 @@ static void test_dist(void)
 			total += v[i];
 		}
 		qsort(s, n, sizeof(s[0]), cmp_u32);
-		rp_dist_u32(&d, v, n);
+		gr_dist_u32(&d, v, n);
 		CHECK_EQ_U64(d.count, n);
 		CHECK_EQ_U64(d.total, total);
 		CHECK_EQ_U64(d.min, s[0]);
@@ -276,7 +276,7 @@ static void test_dist(void)
 			b[i] = a[i];
 		}
 		qsort(b, n, sizeof(b[0]), cmp_u32);
-		rp_dist_u32(&d, a, n);
+		gr_dist_u32(&d, a, n);
 		CHECK_EQ_U64(d.median, b[(n + 1) / 2 - 1]);
 		CHECK_EQ_U64(d.p99, b[(99 * n + 99) / 100 - 1]);
 		CHECK_EQ_U64(d.min, b[0]);
@@ -287,7 +287,7 @@ static void test_dist(void)
 	{
 		uint32_t w[4] = {40, 10, 30, 20};
 
-		rp_dist_u32(&d, w, 4);
+		gr_dist_u32(&d, w, 4);
 		CHECK_EQ_U64(d.median, 20); /* the lower median */
 		CHECK_EQ_U64(d.p99, 40);
 	}
