@@ -100,5 +100,9 @@ if [ -x "$O/tests/bench_format" ]; then "$O/tests/bench_format" | sed 's/^/  /';
 if [ -x "$O/tests/bench_model" ]; then "$O/tests/bench_model" | sed 's/^/  /'; fi
 if [ -x "$O/tests/bench_report" ]; then "$O/tests/bench_report" | sed 's/^/  /'; fi
 
+echo "== replay at scale: peak RSS per event (targets: report, info, export <= 16 B; diff <= 32 B for"
+echo "   both traces) and events/s (load + report >= 20M on one core, >= 35M on two)"
+O=$O GPUREC=$GPUREC ./tests/bench/replay.sh
+
 sysctl -qw kernel.bpf_stats_enabled="$stats" 2>/dev/null
 exit 0
