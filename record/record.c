@@ -2,6 +2,11 @@
 /*
  * gpurec record: load the BPF side, start (or attach to) the traced processes, drain the ring
  * buffer into the trace writer on a timer, and at the end embed names and mappings.
+ *
+ * cmd_record() is parse_opts(), checks, then setup(), run() and finish(). This file owns the
+ * session (struct session) and hands each module only its part: discovery the process table
+ * (discover.h), probing the BPF object's programs (attach.h), translation its own state
+ * (translate.h), the end of the recording what translation collected (symbols.h).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -30,17 +35,18 @@
 #include "bpf/gpurec.h"
 #include "bpf/gpurec.skel.h"
 #include "format/events.h"
+#include "attach.h"
 #include "child.h"
 #include "clock.h"
-#include "elf.h"
+#include "discover.h"
 #include "forward.h"
 #include "identity.h"
 #include "output.h"
 #include "ringbuf.h"
-#include "uprobe_multi.h"
-#include "watchdog.h"
-#include "session.h"
+#include "symbols.h"
+#include "translate.h"
 #include "unwind.h"
+#include "watchdog.h"
 
 #define DRAIN_MS 20
 /* Events wait at most this long in memory before they are in the file: what a kill can lose. */
@@ -58,6 +64,38 @@ struct record_opts {
 	unsigned ringbuf_mb;
 	char **argv; /* the command */
 	int argc;
+};
+
+/* Why the recording stopped: the value of the STOP session fact (format/events.h). */
+enum stop_reason {
+	STOP_EXIT = 0,	   /* the command, or every -p process, exited */
+	STOP_SIGNAL = 1,   /* SIGINT, SIGTERM or SIGHUP ended a -p recording */
+	STOP_DURATION = 2, /* -d SECS passed */
+};
+
+/* One recording, from setup() to the end of cmd_record(). */
+struct session {
+	struct record_opts o;
+	struct gr_identity id; /* the invoking user (see identity.h) */
+	char exe[4096];	       /* the command, resolved as that user */
+
+	struct gpurec_bpf *skel;
+	struct gr_watchdog wd;
+	struct gr_ringbuf *rb;
+	struct gr_unwind *unwind; /* --call-graph dwarf: raw stacks are unwound; else NULL */
+	struct gr_attach attach;
+	struct gr_procs procs;
+	struct gr_translate tr;
+	struct gr_trace_writer *w;
+	int size_fd; /* the trace file, for its size in the closing line */
+	uint64_t last_drain_ns;
+	int err; /* first fatal error of the loop */
+
+	struct gr_forward *fwd;
+	struct gr_child child;
+	int status, child_done; /* the command's wait status, once reaped */
+	enum stop_reason stop_reason;
+	int ret; /* exit status of cmd_record() */
 };
 
 static void usage(FILE *f)
@@ -110,6 +148,30 @@ static int parse_dwarf(const char *arg, unsigned *bytes)
 	return 0;
 }
 
+/* --call-graph MODE: 0, or -1 with the reason printed. */
+static int parse_call_graph(const char *arg, struct record_opts *o)
+{
+	int dwarf;
+
+	o->dwarf_bytes = 0;
+	if (!strcmp(arg, "none")) {
+		o->stacks = 0;
+	} else if (!strcmp(arg, "fp")) {
+		o->stacks = 1;
+	} else if (!strncmp(arg, "dwarf", 5) && (dwarf = parse_dwarf(arg, &o->dwarf_bytes)) <= 0) {
+		if (dwarf < 0)
+			return -1;
+		o->stacks = 1;
+	} else {
+		fprintf(stderr,
+			"gpurec record: --call-graph '%s' is not supported: "
+			"use fp, dwarf[,SIZE] or none\n",
+			arg);
+		return -1;
+	}
+	return 0;
+}
+
 static int parse_opts(int argc, char **argv, struct record_opts *o)
 {
 	static const struct option longopts[] = {
@@ -125,7 +187,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 	    {0},
 	};
 	char *end;
-	int c, dwarf;
+	int c;
 
 	*o =
 	    (struct record_opts){.output = "gpurec.trc", .stacks = 1, .sched = 1, .ringbuf_mb = 16};
@@ -147,23 +209,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			}
 			break;
 		case 'g':
-			o->dwarf_bytes = 0;
-			if (!strcmp(optarg, "none")) {
-				o->stacks = 0;
-			} else if (!strcmp(optarg, "fp")) {
-				o->stacks = 1;
-			} else if (!strncmp(optarg, "dwarf", 5) &&
-				   (dwarf = parse_dwarf(optarg, &o->dwarf_bytes)) <= 0) {
-				if (dwarf < 0)
-					return -1;
-				o->stacks = 1;
-			} else {
-				fprintf(stderr,
-					"gpurec record: --call-graph '%s' is not supported: "
-					"use fp, dwarf[,SIZE] or none\n",
-					optarg);
+			if (parse_call_graph(optarg, o))
 				return -1;
-			}
 			break;
 		case 'L':
 			o->launch_time = 1;
@@ -226,7 +273,7 @@ static char *collect_env(void)
 	return buf;
 }
 
-static char *join_args(int argc, char **argv)
+static char *join_args(int argc, char *const *argv)
 {
 	size_t len = 1;
 	char *s;
@@ -270,8 +317,31 @@ static int test_drain_ms(void)
 	return v ? atoi(v) : 0;
 }
 
-static int load_bpf(struct gr_session *s, const struct record_opts *o)
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
+	return level == LIBBPF_WARN && getenv("GPUREC_DEBUG") ? vfprintf(stderr, fmt, ap) : 0;
+}
+
+/* --call-graph dwarf: the unwinder, and descriptors enough for what it holds. */
+static int setup_unwind(struct session *s)
+{
+	struct rlimit nofile;
+	int err = gr_unwind_new(&s->unwind);
+
+	if (err)
+		return err;
+	/* each unwinding session holds a descriptor per file of its process */
+	if (!getrlimit(RLIMIT_NOFILE, &nofile) && nofile.rlim_cur < nofile.rlim_max) {
+		nofile.rlim_cur = nofile.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &nofile);
+	}
+	return 0;
+}
+
+static int load_bpf(struct session *s)
+{
+	const struct record_opts *o = &s->o;
+	const struct gr_probe_opts popts = {.stacks = o->stacks, .launch_time = o->launch_time};
 	struct gpurec_bpf *skel;
 	int err;
 
@@ -281,16 +351,7 @@ static int load_bpf(struct gr_session *s, const struct record_opts *o)
 		fprintf(stderr, "gpurec record: cannot open the BPF object: %s\n", strerror(-err));
 		return err;
 	}
-	/* one link per file and program when the kernel can: see record/uprobe_multi.h */
-	s->multi = gr_uprobe_multi_supported();
-	if (s->multi) {
-		bpf_program__set_expected_attach_type(skel->progs.api_entry,
-						      GR_ATTACH_UPROBE_MULTI);
-		bpf_program__set_expected_attach_type(skel->progs.api_return,
-						      GR_ATTACH_UPROBE_MULTI);
-		bpf_program__set_expected_attach_type(skel->progs.name_entry,
-						      GR_ATTACH_UPROBE_MULTI);
-	}
+	gr_attach_init(&s->attach, skel, &popts, o->verbose);
 	skel->rodata->targ_recorder_pid = getpid();
 	skel->rodata->targ_stack_frames = o->stacks ? GR_MAX_FRAMES : 0;
 	skel->rodata->targ_dwarf_bytes = o->stacks ? o->dwarf_bytes : 0;
@@ -335,8 +396,91 @@ static int map_id(const struct bpf_map *map, uint32_t *id)
 	return 0;
 }
 
+static int start_watchdog(struct session *s)
+{
+	uint32_t events_id = 0;
+	int err = map_id(s->skel->maps.events, &events_id);
+
+	if (!err)
+		err = gr_watchdog_start(&s->wd, (const uint64_t *)s->skel->bss->traced_bits,
+					sizeof(s->skel->bss->traced_bits) / sizeof(uint64_t),
+					events_id);
+	if (err)
+		fprintf(stderr, "gpurec record: cannot start the watchdog: %s\n", strerror(-err));
+	return err;
+}
+
+/* Create the output as the invoking user and write the header; say why not. */
+static int open_trace(struct session *s)
+{
+	const struct record_opts *o = &s->o;
+	struct gr_trace_header hdr = {0};
+	struct utsname uts;
+	int fd, err;
+
+	fd = gr_output_create(&s->id, o->output);
+	if (fd < 0) {
+		fprintf(stderr, "gpurec record: cannot create %s: %s\n", o->output,
+			gr_output_strerror(fd));
+		return fd;
+	}
+	s->size_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	uname(&uts);
+	hdr.host = uts.nodename;
+	hdr.kernel = uts.release;
+	hdr.tool_version = GPUREC_VERSION;
+	hdr.cmdline = o->argc ? join_args(o->argc, o->argv) : join_args(1, &o->pids);
+	hdr.env = collect_env();
+	if (getrandom(hdr.session_id, sizeof(hdr.session_id), 0) != sizeof(hdr.session_id))
+		memset(hdr.session_id, 0, sizeof(hdr.session_id));
+	hdr.clock_monotonic_ns = gr_clock_ns(CLOCK_MONOTONIC);
+	hdr.clock_realtime_ns = gr_clock_ns(CLOCK_REALTIME);
+	err = gr_trace_writer_open(&s->w, fd, &hdr, gr_events_schema(), NULL);
+	free((char *)hdr.cmdline);
+	free((char *)hdr.env);
+	if (err) {
+		fprintf(stderr, "gpurec record: cannot write %s: %s\n", o->output,
+			gr_strerror(err));
+		close(fd);
+	}
+	return err;
+}
+
+/*
+ * Everything recording needs before anything is traced: the unwinder, the BPF side and its
+ * watchdog, the ring buffer, the trace file. Returns 0, or a negative error with the reason
+ * printed (none for the unwinder, which can only run out of memory).
+ */
+static int setup(struct session *s)
+{
+	int err = 0;
+
+	libbpf_set_print(libbpf_quiet);
+	setrlimit(RLIMIT_MEMLOCK, &(struct rlimit){RLIM_INFINITY, RLIM_INFINITY});
+	if (s->o.stacks && s->o.dwarf_bytes)
+		err = setup_unwind(s);
+	if (!err)
+		err = load_bpf(s);
+	if (!err)
+		err = start_watchdog(s);
+	if (!err) {
+		err = gr_ringbuf_open(&s->rb, bpf_map__fd(s->skel->maps.events));
+		if (err)
+			fprintf(stderr, "gpurec record: cannot map the ring buffer: %s\n",
+				strerror(-err));
+	}
+	if (!err)
+		err = open_trace(s);
+	if (err)
+		return err;
+	s->procs.attach = &s->attach;
+	gr_translate_init(&s->tr, s->w, &s->procs, s->unwind, bpf_map__fd(s->skel->maps.counters));
+	s->last_drain_ns = gr_clock_ns(CLOCK_MONOTONIC);
+	return 0;
+}
+
 /* Set the pid's bit in the BPF side's traced set (its .bss is mapped into our memory). */
-static int trace_pid(struct gr_session *s, uint32_t pid)
+static int trace_pid(struct session *s, uint32_t pid)
 {
 	if (pid / 64 >= sizeof(s->skel->bss->traced_bits) / 8)
 		return -ERANGE;
@@ -345,7 +489,7 @@ static int trace_pid(struct gr_session *s, uint32_t pid)
 	return 0;
 }
 
-static int drain(struct gr_session *s, int timeout_ms)
+static int drain(struct session *s, int timeout_ms)
 {
 	int err = gr_ringbuf_wait(s->rb, timeout_ms);
 	uint64_t oldest;
@@ -353,8 +497,10 @@ static int drain(struct gr_session *s, int timeout_ms)
 	if (err)
 		return err;
 	/* events written without a wakeup are consumed on this timer */
-	gr_ringbuf_consume(s->rb, gr_translate_event, s);
-	gr_translate_losses(s, gr_clock_ns(CLOCK_MONOTONIC));
+	gr_ringbuf_consume(s->rb, gr_translate_event, &s->tr);
+	if (s->tr.err && !s->err)
+		s->err = s->tr.err;
+	gr_translate_losses(&s->tr, s->last_drain_ns, gr_clock_ns(CLOCK_MONOTONIC));
 	s->last_drain_ns = gr_clock_ns(CLOCK_MONOTONIC);
 	/* a chunk in the file survives a kill; one still pending here does not */
 	if (gr_trace_writer_pending(s->w, &oldest) && s->last_drain_ns - oldest >= FLUSH_AGE_NS &&
@@ -363,7 +509,7 @@ static int drain(struct gr_session *s, int timeout_ms)
 	return 0;
 }
 
-static int write_session(struct gr_session *s, unsigned key, uint64_t value, const char *text)
+static int write_session(struct session *s, unsigned key, uint64_t value, const char *text)
 {
 	uint64_t v[GR_SESS_NCOLS] = {gr_clock_ns(CLOCK_MONOTONIC), key, value, 0};
 	struct gr_bytes b = {(const uint8_t *)text, (uint32_t)strlen(text)};
@@ -404,7 +550,7 @@ static int check_pids(const struct gr_identity *id, const char *list)
 }
 
 /* Attach to running processes (checked by check_pids): trace them, probe what they map. */
-static int attach_pids(struct gr_session *s, char *list)
+static int attach_pids(struct session *s, char *list)
 {
 	for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
 		long pid = strtol(tok, NULL, 10);
@@ -417,11 +563,89 @@ static int attach_pids(struct gr_session *s, char *list)
 			return -ESRCH;
 		}
 		trace_pid(s, pid);
-		gr_discover_scan(s, pid);
+		gr_discover_scan(&s->procs, pid);
 		v[GR_PROC_PID] = v[GR_PROC_TID] = pid;
 		gr_trace_writer_append(s->w, GR_K_PROC, v, &b);
 	}
 	return 0;
+}
+
+/* Start the command, traced from its first instruction; on failure s->ret is 127. */
+static int start_command(struct session *s)
+{
+	int err = gr_child_start(&s->child, &s->id, s->exe, s->o.argv);
+
+	if (!err)
+		err = trace_pid(s, s->child.pid);
+	if (!err)
+		gr_forward_set_command(s->fwd, s->child.pid);
+	if (!err)
+		err = gr_child_release(&s->child);
+	if (err) {
+		fprintf(stderr, "gpurec record: cannot run %s: %s\n", s->o.argv[0], strerror(-err));
+		if (s->child.pid > 0)
+			waitpid(s->child.pid, &s->status, 0);
+		s->ret = 127;
+	}
+	return err;
+}
+
+/* Pass signals on, then trace the -p processes or start the command; say why not. */
+static int start(struct session *s)
+{
+	int err = gr_forward_open(&s->fwd);
+
+	if (!s->fwd) {
+		fprintf(stderr, "gpurec record: %s\n", strerror(-err));
+		return err;
+	}
+	if (err && s->o.verbose)
+		fprintf(stderr,
+			"gpurec record: cannot see which signals reach the command (%s): every "
+			"SIGINT, SIGTERM and SIGHUP sent to gpurec is passed on to it\n",
+			strerror(-err));
+	if (!s->o.pids)
+		return start_command(s);
+	err = attach_pids(s, s->o.pids);
+	if (!err)
+		write_session(s, GR_SESS_ATTACHED, 1, "");
+	return err;
+}
+
+/*
+ * Start tracing, then drain until the command exits, a signal ends a -p recording, every -p
+ * process is gone, or the duration has passed. Nothing is drained when the start failed.
+ */
+static void run(struct session *s)
+{
+	uint64_t deadline = 0;
+
+	if (start(s))
+		return;
+	if (s->o.duration > 0)
+		deadline = gr_clock_ns(CLOCK_MONOTONIC) + (uint64_t)(s->o.duration * 1e9);
+	while (!s->err) {
+		if (drain(s, test_drain_ms() ? test_drain_ms() : DRAIN_MS))
+			break;
+		gr_forward_due(s->fwd, gr_clock_ns(CLOCK_MONOTONIC));
+		if (s->child.pid > 0 && !s->child_done &&
+		    waitpid(s->child.pid, &s->status, WNOHANG) > 0)
+			s->child_done = 1;
+		if (s->child_done) {
+			s->stop_reason = STOP_EXIT;
+			break;
+		}
+		if (s->o.pids && (gr_forward_stop_signal() || !gr_discover_alive(&s->procs))) {
+			s->stop_reason = gr_forward_stop_signal() ? STOP_SIGNAL : STOP_EXIT;
+			break;
+		}
+		if (deadline && gr_clock_ns(CLOCK_MONOTONIC) >= deadline) {
+			s->stop_reason = STOP_DURATION;
+			break;
+		}
+	}
+	/* what the last process wrote before exiting is still in the buffer */
+	drain(s, 0);
 }
 
 static int exit_status(int status)
@@ -431,14 +655,6 @@ static int exit_status(int status)
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return 1;
-}
-
-static int pids_alive(struct gr_session *s)
-{
-	for (size_t i = 0; i < s->procs.cap; i++)
-		if (s->procs.keys && s->procs.keys[i] && !kill(s->procs.keys[i], 0))
-			return 1;
-	return 0;
 }
 
 /* Wait for the command to exit after the recording, passing on signals as they fall due. */
@@ -458,35 +674,23 @@ static void wait_command(struct gr_forward *fwd, pid_t pid, int *status)
 		close(pfd.fd);
 }
 
-/* Free a map whose values are strdup()ed strings (0 = none), and the map. */
-static void free_strings(struct gr_u64map *m)
-{
-	for (size_t i = 0; i < m->cap; i++)
-		if (m->keys[i])
-			free((char *)(uintptr_t)m->vals[i]);
-	gr_u64map_free(m);
-}
-
-static void session_free(struct gr_session *s)
+/* Free what traces the processes; each part is zeroed, so a second call does nothing. */
+static void session_free(struct session *s)
 {
 	gr_ringbuf_free(s->rb);
+	s->rb = NULL;
 	gr_unwind_free(s->unwind);
-	gr_discover_free(s);
+	s->unwind = NULL;
+	gr_attach_free(&s->attach);
+	gr_discover_free(&s->procs);
 	/* what the probes held and the drain did not resume, the watchdog resumes (watchdog.h) */
 	gpurec_bpf__destroy(s->skel);
-	gr_u64map_free(&s->stacks);
-	gr_u64map_free(&s->comms);
-	gr_u64map_free(&s->named);
-	free_strings(&s->kernel_names);
-	free_strings(&s->pending_name);
-	gr_addr_set_free(&s->named_keys);
-	gr_addr_set_free(&s->funcs);
-	gr_addr_set_free(&s->frames);
+	s->skel = NULL;
+	gr_translate_free(&s->tr);
 }
 
 /* Like perf's closing line: what was written, what was lost, what it cost us. */
-static void report_summary(const struct gr_session *s, const char *path, int fd, uint64_t records,
-			   int verbose)
+static void report_summary(const struct session *s, uint64_t records)
 {
 	struct rusage ru;
 	struct stat st;
@@ -494,19 +698,19 @@ static void report_summary(const struct gr_session *s, const char *path, int fd,
 
 	for (int i = 0; i < C_COUNT; i++)
 		if (i != C_STOP_SENT && i != C_UNTRACED)
-			lost += s->counters_seen[i];
+			lost += s->tr.counters_seen[i];
 	/* the file's size through our descriptor: the path is the user's to look up, not ours */
-	if (fstat(fd, &st))
+	if (fstat(s->size_fd, &st))
 		st.st_size = 0;
 	fprintf(stderr,
 		"gpurec record: wrote %s (%" PRIu64 " records, %.2f MB), %" PRIu64 " events lost\n",
-		path, records, st.st_size / 1e6, lost);
-	if (verbose && !getrusage(RUSAGE_SELF, &ru))
+		s->o.output, records, st.st_size / 1e6, lost);
+	if (s->o.verbose && !getrusage(RUSAGE_SELF, &ru))
 		fprintf(stderr,
 			"gpurec record: recorder cpu %.3f s user %.3f s sys, max rss %ld KiB\n",
 			ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
 			ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, ru.ru_maxrss);
-	if (verbose && s->unwind) {
+	if (s->o.verbose && s->unwind) {
 		struct gr_unwind_stats us;
 
 		gr_unwind_get_stats(s->unwind, &us);
@@ -518,219 +722,110 @@ static void report_summary(const struct gr_session *s, const char *path, int fd,
 	}
 }
 
-static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+/* What is known only at the end: names and mappings, then the closing session facts. */
+static void write_trailer(struct session *s)
 {
-	return level == LIBBPF_WARN && getenv("GPUREC_DEBUG") ? vfprintf(stderr, fmt, ap) : 0;
+	uint64_t untraced = s->tr.counters_seen[C_UNTRACED];
+	char call_graph[32];
+
+	gr_symbols_embed(s->w, &s->procs, &s->tr.refs, s->last_drain_ns);
+	write_session(s, GR_SESS_STOP, s->stop_reason, "");
+	write_session(s, GR_SESS_CUDA_SEEN, s->attach.cuda_files, "");
+	if (untraced) {
+		write_session(s, GR_SESS_UNTRACED, untraced, "");
+		fprintf(stderr,
+			"gpurec record: %" PRIu64 " privileged programs (setuid, setgid or file "
+			"capabilities) started by the traced processes were not traced: their "
+			"memory is not yours to read\n",
+			untraced);
+	}
+	if (s->o.stacks && s->o.dwarf_bytes)
+		snprintf(call_graph, sizeof(call_graph), "dwarf,%u", s->o.dwarf_bytes);
+	else
+		snprintf(call_graph, sizeof(call_graph), "%s", s->o.stacks ? "fp" : "none");
+	write_session(s, GR_SESS_CALL_GRAPH, 0, call_graph);
+	if (s->child.pid > 0 && s->child_done)
+		write_session(s, GR_SESS_EXIT_STATUS, exit_status(s->status), "");
+}
+
+/*
+ * Close the trace (names, closing facts, footer), stop tracing so the command runs on
+ * untraced, wait for it, and settle s->ret: the command's exit status, 0 for a -p recording,
+ * 1 when the trace could not be written, 127 when the command could not be started.
+ */
+static void finish(struct session *s)
+{
+	uint64_t records;
+	int err;
+
+	if (s->err)
+		fprintf(stderr, "gpurec record: writing %s failed: %s\n", s->o.output,
+			gr_strerror(s->err));
+	write_trailer(s);
+	records = gr_trace_writer_records(s->w);
+	err = gr_trace_writer_close(s->w);
+	s->w = NULL;
+	if (err) {
+		fprintf(stderr, "gpurec record: writing %s failed: %s\n", s->o.output,
+			gr_strerror(err));
+		s->ret = 1;
+	} else {
+		report_summary(s, records);
+	}
+	if (!s->attach.cuda_files)
+		fprintf(stderr, "gpurec record: no CUDA library was loaded by the traced processes "
+				"(nothing to probe); the trace holds process and scheduler events "
+				"only\n");
+	/* probes off before we wait: the command runs on untraced */
+	session_free(s);
+	gr_watchdog_release(&s->wd);
+	if (s->child.pid > 0 && !s->child_done) {
+		if (s->stop_reason == STOP_DURATION)
+			fprintf(
+			    stderr,
+			    "gpurec record: stopped recording after %g s; waiting for %s (pid %d)"
+			    " to exit\n",
+			    s->o.duration, s->o.argv[0], s->child.pid);
+		wait_command(s->fwd, s->child.pid, &s->status);
+		s->child_done = 1;
+	}
+	if (s->child.pid > 0 && s->child_done && s->ret != 127)
+		s->ret = err ? 1 : exit_status(s->status);
+	else if (s->o.pids)
+		s->ret = err ? 1 : 0;
 }
 
 int cmd_record(int argc, char **argv)
 {
-	struct gr_session s = {.self_pid = getpid()};
-	struct gr_identity id;
-	struct gr_watchdog wd = {.pid = 0, .fd = -1};
-	uint32_t events_id = 0;
-	struct gr_trace_header hdr = {0};
-	struct gr_child child = {.pid = 0, .go_fd = -1, .report_fd = -1};
-	struct record_opts o;
-	struct gr_forward *fwd = NULL;
-	struct utsname uts;
-	char exe[4096], call_graph[32];
-	uint64_t deadline = 0;
-	int fd = -1, size_fd = -1, err, status = 0, ret = 1, child_done = 0, stop_reason = 0;
-	uint64_t records;
+	struct session s = {
+	    .wd = {.pid = 0, .fd = -1},
+	    .child = {.pid = 0, .go_fd = -1, .report_fd = -1},
+	    .size_fd = -1,
+	    .ret = 1,
+	};
+	int err;
 
-	if (parse_opts(argc, argv, &o))
+	if (parse_opts(argc, argv, &s.o))
 		return 2;
 	/* before anything is traced: the user database loads NSS modules (see identity.h) */
-	gr_identity_resolve(&id);
-	if (o.argc && (err = gr_child_resolve(&id, o.argv[0], exe, sizeof(exe)))) {
-		fprintf(stderr, "gpurec record: %s: %s\n", o.argv[0],
+	gr_identity_resolve(&s.id);
+	if (s.o.argc && (err = gr_child_resolve(&s.id, s.o.argv[0], s.exe, sizeof(s.exe)))) {
+		fprintf(stderr, "gpurec record: %s: %s\n", s.o.argv[0],
 			err == -ENOENT ? "command not found" : strerror(-err));
 		return 127;
 	}
 	if (check_privileges())
 		return 1;
-	if (o.pids && check_pids(&id, o.pids))
+	if (s.o.pids && check_pids(&s.id, s.o.pids))
 		return 1;
-	libbpf_set_print(libbpf_quiet);
-	setrlimit(RLIMIT_MEMLOCK, &(struct rlimit){RLIM_INFINITY, RLIM_INFINITY});
-
-	s.popts.stacks = o.stacks;
-	s.popts.launch_time = o.launch_time;
-	s.verbose = o.verbose;
-	if (o.stacks && o.dwarf_bytes) {
-		struct rlimit nofile;
-
-		if (gr_unwind_new(&s.unwind))
-			goto out;
-		/* each unwinding session holds a descriptor per file of its process */
-		if (!getrlimit(RLIMIT_NOFILE, &nofile) && nofile.rlim_cur < nofile.rlim_max) {
-			nofile.rlim_cur = nofile.rlim_max;
-			setrlimit(RLIMIT_NOFILE, &nofile);
-		}
+	if (!setup(&s)) {
+		run(&s);
+		finish(&s);
 	}
-	if (load_bpf(&s, &o))
-		goto out;
-	err = map_id(s.skel->maps.events, &events_id);
-	if (!err)
-		err = gr_watchdog_start(&wd, (const uint64_t *)s.skel->bss->traced_bits,
-					sizeof(s.skel->bss->traced_bits) / sizeof(uint64_t),
-					events_id);
-	if (err) {
-		fprintf(stderr, "gpurec record: cannot start the watchdog: %s\n", strerror(-err));
-		goto out;
-	}
-	err = gr_ringbuf_open(&s.rb, bpf_map__fd(s.skel->maps.events));
-	if (err) {
-		fprintf(stderr, "gpurec record: cannot map the ring buffer: %s\n", strerror(-err));
-		goto out;
-	}
-
-	fd = gr_output_create(&id, o.output);
-	if (fd < 0) {
-		fprintf(stderr, "gpurec record: cannot create %s: %s\n", o.output,
-			gr_output_strerror(fd));
-		goto out;
-	}
-	size_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	uname(&uts);
-	hdr.host = uts.nodename;
-	hdr.kernel = uts.release;
-	hdr.tool_version = GPUREC_VERSION;
-	hdr.cmdline = o.argc ? join_args(o.argc, o.argv) : join_args(1, &o.pids);
-	hdr.env = collect_env();
-	if (getrandom(hdr.session_id, sizeof(hdr.session_id), 0) != sizeof(hdr.session_id))
-		memset(hdr.session_id, 0, sizeof(hdr.session_id));
-	hdr.clock_monotonic_ns = gr_clock_ns(CLOCK_MONOTONIC);
-	hdr.clock_realtime_ns = gr_clock_ns(CLOCK_REALTIME);
-	err = gr_trace_writer_open(&s.w, fd, &hdr, gr_events_schema(), NULL);
-	free((char *)hdr.cmdline);
-	free((char *)hdr.env);
-	if (err) {
-		fprintf(stderr, "gpurec record: cannot write %s: %s\n", o.output, gr_strerror(err));
-		close(fd);
-		goto out;
-	}
-	s.last_drain_ns = gr_clock_ns(CLOCK_MONOTONIC);
-
-	err = gr_forward_open(&fwd);
-	if (!fwd) {
-		fprintf(stderr, "gpurec record: %s\n", strerror(-err));
-		goto finish;
-	}
-	if (err && o.verbose)
-		fprintf(stderr,
-			"gpurec record: cannot see which signals reach the command (%s): every "
-			"SIGINT, SIGTERM and SIGHUP sent to gpurec is passed on to it\n",
-			strerror(-err));
-
-	if (o.pids) {
-		if (attach_pids(&s, o.pids))
-			goto finish;
-		write_session(&s, GR_SESS_ATTACHED, 1, "");
-	} else {
-		err = gr_child_start(&child, &id, exe, o.argv);
-		if (!err)
-			err = trace_pid(&s, child.pid);
-		if (!err)
-			gr_forward_set_command(fwd, child.pid);
-		if (!err) {
-			s.root_pid = child.pid;
-			err = gr_child_release(&child);
-		}
-		if (err) {
-			fprintf(stderr, "gpurec record: cannot run %s: %s\n", o.argv[0],
-				strerror(-err));
-			if (child.pid > 0)
-				waitpid(child.pid, &status, 0);
-			ret = 127;
-			goto finish;
-		}
-	}
-	if (o.duration > 0)
-		deadline = gr_clock_ns(CLOCK_MONOTONIC) + (uint64_t)(o.duration * 1e9);
-
-	while (!s.err) {
-		if (drain(&s, test_drain_ms() ? test_drain_ms() : DRAIN_MS))
-			break;
-		gr_forward_due(fwd, gr_clock_ns(CLOCK_MONOTONIC));
-		if (child.pid > 0 && !child_done && waitpid(child.pid, &status, WNOHANG) > 0)
-			child_done = 1;
-		if (child_done) {
-			stop_reason = 0;
-			break;
-		}
-		if (o.pids && (gr_forward_stop_signal() || !pids_alive(&s))) {
-			stop_reason = gr_forward_stop_signal() ? 1 : 0;
-			break;
-		}
-		if (deadline && gr_clock_ns(CLOCK_MONOTONIC) >= deadline) {
-			stop_reason = 2;
-			break;
-		}
-	}
-	/* what the last process wrote before exiting is still in the buffer */
-	drain(&s, 0);
-
-finish:
-	if (s.err)
-		fprintf(stderr, "gpurec record: writing %s failed: %s\n", o.output,
-			gr_strerror(s.err));
-	gr_symbols_embed(&s);
-	write_session(&s, GR_SESS_STOP, stop_reason, "");
-	write_session(&s, GR_SESS_CUDA_SEEN, s.cuda_files, "");
-	if (s.counters_seen[C_UNTRACED]) {
-		write_session(&s, GR_SESS_UNTRACED, s.counters_seen[C_UNTRACED], "");
-		fprintf(stderr,
-			"gpurec record: %" PRIu64 " privileged programs (setuid, setgid or file "
-			"capabilities) started by the traced processes were not traced: their "
-			"memory is not yours to read\n",
-			s.counters_seen[C_UNTRACED]);
-	}
-	if (o.stacks && o.dwarf_bytes)
-		snprintf(call_graph, sizeof(call_graph), "dwarf,%u", o.dwarf_bytes);
-	else
-		snprintf(call_graph, sizeof(call_graph), "%s", o.stacks ? "fp" : "none");
-	write_session(&s, GR_SESS_CALL_GRAPH, 0, call_graph);
-	if (child.pid > 0 && child_done)
-		write_session(&s, GR_SESS_EXIT_STATUS, exit_status(status), "");
-	records = gr_trace_writer_records(s.w);
-	err = gr_trace_writer_close(s.w);
-	s.w = NULL;
-	if (err) {
-		fprintf(stderr, "gpurec record: writing %s failed: %s\n", o.output,
-			gr_strerror(err));
-		ret = 1;
-	}
-	if (!err)
-		report_summary(&s, o.output, size_fd, records, o.verbose);
-	if (!s.cuda_files)
-		fprintf(stderr, "gpurec record: no CUDA library was loaded by the traced processes "
-				"(nothing to probe); the trace holds process and scheduler events "
-				"only\n");
-	/* probes off before we wait: the command runs on untraced */
 	session_free(&s);
-	memset(&s, 0, sizeof(s));
-	gr_watchdog_release(&wd);
-	if (child.pid > 0 && !child_done) {
-		if (stop_reason == 2)
-			fprintf(
-			    stderr,
-			    "gpurec record: stopped recording after %g s; waiting for %s (pid %d)"
-			    " to exit\n",
-			    o.duration, o.argv[0], child.pid);
-		wait_command(fwd, child.pid, &status);
-		child_done = 1;
-	}
-	if (child.pid > 0 && child_done && ret != 127)
-		ret = err ? 1 : exit_status(status);
-	else if (o.pids)
-		ret = err ? 1 : 0;
-out:
-	session_free(&s);
-	gr_watchdog_release(&wd);
-	gr_forward_close(fwd);
-	if (size_fd >= 0)
-		close(size_fd);
-	return ret;
+	gr_watchdog_release(&s.wd);
+	gr_forward_close(s.fwd);
+	if (s.size_fd >= 0)
+		close(s.size_fd);
+	return s.ret;
 }

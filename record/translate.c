@@ -16,42 +16,14 @@
 
 #include "bpf/gpurec.h"
 #include "format/events.h"
-#include "bpf/gpurec.skel.h"
+#include "discover.h"
 #include "elf.h"
-#include "session.h"
+#include "translate.h"
 #include "watchdog.h"
 #include "unwind.h"
 
 #define LO32(v) ((uint64_t)(uint32_t)(v))
 #define HI32(v) ((uint64_t)((v) >> 32))
-
-int gr_addr_set_add(struct gr_addr_set *set, uint32_t pid, uint64_t addr)
-{
-	uint64_t key = gr_u64_key2(pid, addr);
-
-	if (gr_u64map_get(&set->seen, key))
-		return 0;
-	if (set->len == set->cap) {
-		size_t cap = set->cap ? set->cap * 2 : 256;
-		void *n = realloc(set->items, cap * sizeof(*set->items));
-
-		if (!n)
-			return -ENOMEM;
-		set->items = n;
-		set->cap = cap;
-	}
-	set->items[set->len].pid = pid;
-	set->items[set->len].addr = addr;
-	set->len++;
-	return gr_u64map_put(&set->seen, key, 1);
-}
-
-void gr_addr_set_free(struct gr_addr_set *set)
-{
-	gr_u64map_free(&set->seen);
-	free(set->items);
-	*set = (struct gr_addr_set){0};
-}
 
 static uint64_t hash_bytes(uint64_t h, const void *data, size_t len)
 {
@@ -62,16 +34,16 @@ static uint64_t hash_bytes(uint64_t h, const void *data, size_t len)
 	return h;
 }
 
-static int write_name(struct gr_session *s, uint64_t ts, unsigned cls, uint32_t pid, uint64_t key,
+static int write_name(struct gr_translate *t, uint64_t ts, unsigned cls, uint32_t pid, uint64_t key,
 		      const char *text)
 {
 	uint64_t v[GR_NAME_NCOLS] = {ts, cls, pid, key, 0};
 	struct gr_bytes b = {(const uint8_t *)text, (uint32_t)strlen(text)};
 
-	return gr_trace_writer_append(s->w, GR_K_NAME, v, &b);
+	return gr_trace_writer_append(t->w, GR_K_NAME, v, &b);
 }
 
-static int note_comm(struct gr_session *s, uint64_t ts, uint32_t pid, uint32_t tid,
+static int note_comm(struct gr_translate *t, uint64_t ts, uint32_t pid, uint32_t tid,
 		     const char *comm, size_t maxlen)
 {
 	char buf[GR_COMM_LEN + 1];
@@ -81,20 +53,20 @@ static int note_comm(struct gr_session *s, uint64_t ts, uint32_t pid, uint32_t t
 		return 0;
 	snprintf(buf, sizeof(buf), "%.*s", (int)maxlen, comm);
 	h = hash_bytes(0xcbf29ce484222325ull, buf, strlen(buf)) | 1;
-	old = gr_u64map_get(&s->comms, tid);
+	old = gr_u64map_get(&t->comms, tid);
 	if (old && *old == h)
 		return 0;
-	gr_u64map_put(&s->comms, tid, h);
-	return write_name(s, ts, GR_NAME_COMM, pid, tid, buf);
+	gr_u64map_put(&t->comms, tid, h);
+	return write_name(t, ts, GR_NAME_COMM, pid, tid, buf);
 }
 
 /* Call events carry no comm: read it once per thread, while the thread most likely lives. */
-static int note_thread(struct gr_session *s, uint64_t ts, uint32_t pid, uint32_t tid)
+static int note_thread(struct gr_translate *t, uint64_t ts, uint32_t pid, uint32_t tid)
 {
 	char path[64], comm[GR_COMM_LEN + 1] = "";
 	FILE *f;
 
-	if (gr_u64map_get(&s->comms, tid))
+	if (gr_u64map_get(&t->comms, tid))
 		return 0;
 	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pid, tid);
 	f = fopen(path, "re");
@@ -105,10 +77,10 @@ static int note_thread(struct gr_session *s, uint64_t ts, uint32_t pid, uint32_t
 	}
 	if (!*comm)
 		snprintf(comm, sizeof(comm), "%u", tid);
-	return note_comm(s, ts, pid, tid, comm, GR_COMM_LEN);
+	return note_comm(t, ts, pid, tid, comm, GR_COMM_LEN);
 }
 
-static uint64_t stack_id(struct gr_session *s, uint32_t pid, uint64_t ts, const uint64_t *frames,
+static uint64_t stack_id(struct gr_translate *t, uint32_t pid, uint64_t ts, const uint64_t *frames,
 			 unsigned n)
 {
 	uint64_t key = hash_bytes(0xcbf29ce484222325ull, &pid, sizeof(pid)), *id;
@@ -118,19 +90,19 @@ static uint64_t stack_id(struct gr_session *s, uint32_t pid, uint64_t ts, const 
 	if (!n)
 		return 0;
 	key = hash_bytes(key, frames, n * 8ull) | 1;
-	id = gr_u64map_get(&s->stacks, key);
+	id = gr_u64map_get(&t->stacks, key);
 	if (id)
 		return *id;
 	v[GR_STACK_TS] = ts;
-	v[GR_STACK_ID] = ++s->next_stack_id;
+	v[GR_STACK_ID] = ++t->next_stack_id;
 	v[GR_STACK_PID] = pid;
 	b.data = (const uint8_t *)frames;
 	b.len = n * 8;
-	if (gr_u64map_put(&s->stacks, key, v[GR_STACK_ID]) ||
-	    gr_trace_writer_append(s->w, GR_K_STACK, v, &b))
+	if (gr_u64map_put(&t->stacks, key, v[GR_STACK_ID]) ||
+	    gr_trace_writer_append(t->w, GR_K_STACK, v, &b))
 		return 0;
 	for (unsigned i = 0; i < n; i++)
-		gr_addr_set_add(&s->frames, pid, frames[i]);
+		gr_addr_set_add(&t->refs.frames, pid, frames[i]);
 	return v[GR_STACK_ID];
 }
 
@@ -141,7 +113,7 @@ static uint64_t stack_id(struct gr_session *s, uint32_t pid, uint64_t ts, const 
  * read when it reached the outermost frame: an offline unwinder with the same files reads no
  * further, and the rest of the copy (most of it, often) is dead stack.
  */
-static uint64_t raw_stack_id(struct gr_session *s, const struct gr_ev_hdr *h,
+static uint64_t raw_stack_id(struct gr_translate *t, const struct gr_ev_hdr *h,
 			     const struct gr_ev_rawstack *r)
 {
 	uint64_t v[GR_RAW_NCOLS] = {0}, regs[GR_NREGS + 1], frames[GR_MAX_FRAMES];
@@ -150,7 +122,7 @@ static uint64_t raw_stack_id(struct gr_session *s, const struct gr_ev_hdr *h,
 	unsigned n;
 	int err;
 
-	n = gr_unwind_stack(s->unwind, s, h->pid, h->tid, r, frames, GR_MAX_FRAMES, &needed);
+	n = gr_unwind_stack(t->unwind, t->procs, h->pid, h->tid, r, frames, GR_MAX_FRAMES, &needed);
 	v[GR_RAW_TS] = h->ts;
 	v[GR_RAW_PID] = h->pid;
 	v[GR_RAW_TID] = h->tid;
@@ -159,10 +131,10 @@ static uint64_t raw_stack_id(struct gr_session *s, const struct gr_ev_hdr *h,
 	regs[GR_NREGS] = r->flags;
 	b[0] = (struct gr_bytes){(const uint8_t *)regs, sizeof(regs)};
 	b[1] = (struct gr_bytes){(const uint8_t *)(r + 1), needed};
-	err = gr_trace_writer_append(s->w, GR_K_RAWSTACK, v, b);
-	if (err && !s->err)
-		s->err = err;
-	return stack_id(s, h->pid, h->ts, frames, n);
+	err = gr_trace_writer_append(t->w, GR_K_RAWSTACK, v, b);
+	if (err && !t->err)
+		t->err = err;
+	return stack_id(t, h->pid, h->ts, frames, n);
 }
 
 static int is_async(unsigned api)
@@ -170,7 +142,7 @@ static int is_async(unsigned api)
 	return strstr(gr_api_name(api), "Async") != NULL;
 }
 
-static int on_launch(struct gr_session *s, const struct gr_ev_call *e, uint64_t stack)
+static int on_launch(struct gr_translate *t, const struct gr_ev_call *e, uint64_t stack)
 {
 	uint64_t v[GR_LAUNCH_NCOLS] = {0};
 
@@ -217,11 +189,11 @@ static int on_launch(struct gr_session *s, const struct gr_ev_call *e, uint64_t 
 		v[GR_LAUNCH_STREAM] = e->x[4];
 		break;
 	}
-	gr_addr_set_add(&s->funcs, e->h.pid, v[GR_LAUNCH_FUNC]);
-	return gr_trace_writer_append(s->w, GR_K_LAUNCH, v, NULL);
+	gr_addr_set_add(&t->refs.funcs, e->h.pid, v[GR_LAUNCH_FUNC]);
+	return gr_trace_writer_append(t->w, GR_K_LAUNCH, v, NULL);
 }
 
-static int on_copy(struct gr_session *s, const struct gr_ev_call *e, uint64_t stack)
+static int on_copy(struct gr_translate *t, const struct gr_ev_call *e, uint64_t stack)
 {
 	uint64_t v[GR_COPY_NCOLS] = {0}, flags = is_async(e->h.api) ? GR_COPY_F_ASYNC : 0;
 	uint64_t dst = e->r[0], src = e->r[1], bytes = e->r[2], kind = e->r[3], stream = 0;
@@ -292,10 +264,10 @@ static int on_copy(struct gr_session *s, const struct gr_ev_call *e, uint64_t st
 	v[GR_COPY_STREAM] = stream;
 	v[GR_COPY_FLAGS] = flags;
 	v[GR_COPY_STACK] = stack;
-	return gr_trace_writer_append(s->w, GR_K_COPY, v, NULL);
+	return gr_trace_writer_append(t->w, GR_K_COPY, v, NULL);
 }
 
-static int on_memset(struct gr_session *s, const struct gr_ev_call *e, uint64_t stack)
+static int on_memset(struct gr_translate *t, const struct gr_ev_call *e, uint64_t stack)
 {
 	uint64_t v[GR_MEMSET_NCOLS] = {0};
 	int async = is_async(e->h.api);
@@ -312,7 +284,7 @@ static int on_memset(struct gr_session *s, const struct gr_ev_call *e, uint64_t 
 	v[GR_MEMSET_STREAM] = async ? e->r[3] : 0;
 	v[GR_MEMSET_FLAGS] = async ? GR_COPY_F_ASYNC : 0;
 	v[GR_MEMSET_STACK] = stack;
-	return gr_trace_writer_append(s->w, GR_K_MEMSET, v, NULL);
+	return gr_trace_writer_append(t->w, GR_K_MEMSET, v, NULL);
 }
 
 static unsigned alloc_kind(unsigned api)
@@ -344,7 +316,7 @@ static unsigned alloc_kind(unsigned api)
 	}
 }
 
-static int on_alloc(struct gr_session *s, const struct gr_ev_call *e)
+static int on_alloc(struct gr_translate *t, const struct gr_ev_call *e)
 {
 	uint64_t v[GR_ALLOC_NCOLS] = {0};
 	unsigned kind = alloc_kind(e->h.api);
@@ -360,10 +332,10 @@ static int on_alloc(struct gr_session *s, const struct gr_ev_call *e)
 	v[GR_ALLOC_BYTES] = e->r[1];
 	v[GR_ALLOC_AKIND] = kind;
 	v[GR_ALLOC_STREAM] = kind == GR_ALLOC_DEVICE_ASYNC ? e->r[2] : 0;
-	return gr_trace_writer_append(s->w, GR_K_ALLOC, v, NULL);
+	return gr_trace_writer_append(t->w, GR_K_ALLOC, v, NULL);
 }
 
-static int on_free(struct gr_session *s, const struct gr_ev_call *e)
+static int on_free(struct gr_translate *t, const struct gr_ev_call *e)
 {
 	uint64_t v[GR_FREE_NCOLS] = {0};
 
@@ -374,7 +346,7 @@ static int on_free(struct gr_session *s, const struct gr_ev_call *e)
 	v[GR_FREE_API] = e->h.api;
 	v[GR_FREE_ADDR] = e->r[0];
 	v[GR_FREE_AKIND] = alloc_kind(e->h.api);
-	return gr_trace_writer_append(s->w, GR_K_FREE, v, NULL);
+	return gr_trace_writer_append(t->w, GR_K_FREE, v, NULL);
 }
 
 static unsigned sync_kind(unsigned api)
@@ -400,7 +372,7 @@ static unsigned sync_kind(unsigned api)
 	}
 }
 
-static int on_sync(struct gr_session *s, const struct gr_ev_call *e, uint64_t stack)
+static int on_sync(struct gr_translate *t, const struct gr_ev_call *e, uint64_t stack)
 {
 	uint64_t v[GR_SYNC_NCOLS] = {0};
 	unsigned kind = sync_kind(e->h.api);
@@ -422,10 +394,10 @@ static int on_sync(struct gr_session *s, const struct gr_ev_call *e, uint64_t st
 		v[GR_SYNC_HANDLE] = record ? e->r[1] : e->r[0];
 		v[GR_SYNC_HANDLE2] = record ? e->r[0] : e->r[1];
 	}
-	return gr_trace_writer_append(s->w, GR_K_SYNC, v, NULL);
+	return gr_trace_writer_append(t->w, GR_K_SYNC, v, NULL);
 }
 
-static int on_graph(struct gr_session *s, const struct gr_ev_call *e, uint64_t stack)
+static int on_graph(struct gr_translate *t, const struct gr_ev_call *e, uint64_t stack)
 {
 	uint64_t v[GR_GRAPH_NCOLS] = {0};
 
@@ -456,11 +428,11 @@ static int on_graph(struct gr_session *s, const struct gr_ev_call *e, uint64_t s
 		v[GR_GRAPH_EXEC] = e->x[0];
 		break;
 	}
-	return gr_trace_writer_append(s->w, GR_K_GRAPH, v, NULL);
+	return gr_trace_writer_append(t->w, GR_K_GRAPH, v, NULL);
 }
 
 /* Remember a name for (pid, key) and write it, demangled, with the mangled form beside it. */
-static int name_kernel(struct gr_session *s, uint64_t ts, uint32_t pid, uint64_t key,
+static int name_kernel(struct gr_translate *t, uint64_t ts, uint32_t pid, uint64_t key,
 		       const char *raw)
 {
 	char buf[4096];
@@ -471,15 +443,15 @@ static int name_kernel(struct gr_session *s, uint64_t ts, uint32_t pid, uint64_t
 	if (!key || !*raw)
 		return 0;
 	pretty = gr_demangle(raw, buf, sizeof(buf));
-	err = gr_u64map_put(&s->named, nk, 1);
+	err = gr_u64map_put(&t->refs.named, nk, 1);
 	if (!err)
-		err = write_name(s, ts, GR_NAME_KERNEL, pid, key, pretty);
+		err = write_name(t, ts, GR_NAME_KERNEL, pid, key, pretty);
 	if (!err && strcmp(pretty, raw))
-		err = write_name(s, ts, GR_NAME_KERNEL_RAW, pid, key, raw);
+		err = write_name(t, ts, GR_NAME_KERNEL_RAW, pid, key, raw);
 	return err;
 }
 
-static int remember_name(struct gr_session *s, uint64_t ts, uint32_t pid, uint64_t key,
+static int remember_name(struct gr_translate *t, uint64_t ts, uint32_t pid, uint64_t key,
 			 const char *raw)
 {
 	char *copy = strdup(raw);
@@ -487,42 +459,42 @@ static int remember_name(struct gr_session *s, uint64_t ts, uint32_t pid, uint64
 
 	if (!copy)
 		return -ENOMEM;
-	old = gr_u64map_get(&s->kernel_names, k);
+	old = gr_u64map_get(&t->kernel_names, k);
 	if (old) {
 		free((char *)(uintptr_t)*old);
-	} else if (gr_addr_set_add(&s->named_keys, pid, key)) {
+	} else if (gr_addr_set_add(&t->named_keys, pid, key)) {
 		free(copy);
 		return -ENOMEM;
 	}
-	if (gr_u64map_put(&s->kernel_names, k, (uintptr_t)copy)) {
+	if (gr_u64map_put(&t->kernel_names, k, (uintptr_t)copy)) {
 		free(copy);
 		return -ENOMEM;
 	}
-	return name_kernel(s, ts, pid, key, raw);
+	return name_kernel(t, ts, pid, key, raw);
 }
 
 /* A forked child launches through the registrations its parent made before fork. */
-static int inherit_names(struct gr_session *s, uint64_t ts, uint32_t parent, uint32_t child)
+static int inherit_names(struct gr_translate *t, uint64_t ts, uint32_t parent, uint32_t child)
 {
-	size_t n = s->named_keys.len;
+	size_t n = t->named_keys.len;
 
 	for (size_t i = 0; i < n; i++) {
-		uint64_t key = s->named_keys.items[i].addr, *name;
+		uint64_t key = t->named_keys.items[i].addr, *name;
 		int err;
 
-		if (s->named_keys.items[i].pid != parent)
+		if (t->named_keys.items[i].pid != parent)
 			continue;
-		name = gr_u64map_get(&s->kernel_names, gr_u64_key2(parent, key));
+		name = gr_u64map_get(&t->kernel_names, gr_u64_key2(parent, key));
 		if (!name)
 			continue;
-		err = remember_name(s, ts, child, key, (const char *)(uintptr_t)*name);
+		err = remember_name(t, ts, child, key, (const char *)(uintptr_t)*name);
 		if (err)
 			return err;
 	}
 	return 0;
 }
 
-static int on_name(struct gr_session *s, const struct gr_ev_name *e)
+static int on_name(struct gr_translate *t, const struct gr_ev_name *e)
 {
 	char name[GR_NAME_MAX + 1], *copy;
 	uint64_t *old;
@@ -530,31 +502,31 @@ static int on_name(struct gr_session *s, const struct gr_ev_name *e)
 	memcpy(name, e->name, GR_NAME_MAX);
 	name[GR_NAME_MAX] = 0;
 	if (e->h.layout == L_REGISTER_FUNCTION)
-		return remember_name(s, e->h.ts, e->h.pid, e->key, name);
+		return remember_name(t, e->h.ts, e->h.pid, e->key, name);
 	/* a driver lookup: the handle comes with this thread's return event */
 	copy = strdup(name);
 	if (!copy)
 		return -ENOMEM;
-	old = gr_u64map_get(&s->pending_name, e->h.tid);
+	old = gr_u64map_get(&t->pending_name, e->h.tid);
 	if (old) {
 		free((char *)(uintptr_t)*old);
 		*old = (uintptr_t)copy;
 		return 0;
 	}
-	if (gr_u64map_put(&s->pending_name, e->h.tid, (uintptr_t)copy)) {
+	if (gr_u64map_put(&t->pending_name, e->h.tid, (uintptr_t)copy)) {
 		free(copy);
 		return -ENOMEM;
 	}
 	return 0;
 }
 
-static int on_alias(struct gr_session *s, const struct gr_ev_call *e)
+static int on_alias(struct gr_translate *t, const struct gr_ev_call *e)
 {
 	uint64_t handle = e->x[0], *v;
 	uint64_t target = e->r[1];
 
 	if (e->h.layout == L_CU_GET_FUNCTION || e->h.layout == L_CU_LIBRARY_GET_KERNEL) {
-		uint64_t *pending = gr_u64map_get(&s->pending_name, e->h.tid);
+		uint64_t *pending = gr_u64map_get(&t->pending_name, e->h.tid);
 		char *name = pending ? (char *)(uintptr_t)*pending : NULL;
 		int err = 0;
 
@@ -562,20 +534,20 @@ static int on_alias(struct gr_session *s, const struct gr_ev_call *e)
 		if (pending)
 			*pending = 0;
 		if (name && handle && !(uint32_t)e->ret)
-			err = remember_name(s, e->h.ts, e->h.pid, handle, name);
+			err = remember_name(t, e->h.ts, e->h.pid, handle, name);
 		free(name);
 		return err;
 	}
 	if (!handle || (uint32_t)e->ret)
 		return 0;
 	/* __cudaGetKernel(handle, hostFun) / cuKernelGetFunction(func, kernel) */
-	v = gr_u64map_get(&s->kernel_names, gr_u64_key2(e->h.pid, target));
+	v = gr_u64map_get(&t->kernel_names, gr_u64_key2(e->h.pid, target));
 	if (!v || handle == target)
 		return 0;
-	return remember_name(s, e->h.ts, e->h.pid, handle, (const char *)(uintptr_t)*v);
+	return remember_name(t, e->h.ts, e->h.pid, handle, (const char *)(uintptr_t)*v);
 }
 
-static int on_sched(struct gr_session *s, const struct gr_ev_sched *e)
+static int on_sched(struct gr_translate *t, const struct gr_ev_sched *e)
 {
 	uint64_t v[GR_SCHED_NCOLS];
 
@@ -588,21 +560,21 @@ static int on_sched(struct gr_session *s, const struct gr_ev_sched *e)
 	v[GR_SCHED_NEXT_PID] = e->next_pid;
 	v[GR_SCHED_NEXT_TID] = e->next_tid;
 	v[GR_SCHED_TARGET_CPU] = e->target_cpu;
-	note_comm(s, e->h.ts, e->h.pid, e->h.tid, e->prev_comm, GR_COMM_LEN);
-	note_comm(s, e->h.ts, e->next_pid, e->next_tid, e->next_comm, GR_COMM_LEN);
-	return gr_trace_writer_append(s->w, GR_K_SCHED, v, NULL);
+	note_comm(t, e->h.ts, e->h.pid, e->h.tid, e->prev_comm, GR_COMM_LEN);
+	note_comm(t, e->h.ts, e->next_pid, e->next_tid, e->next_comm, GR_COMM_LEN);
+	return gr_trace_writer_append(t->w, GR_K_SCHED, v, NULL);
 }
 
-static int write_proc(struct gr_session *s, uint64_t ts, unsigned type, uint32_t pid, uint32_t tid,
-		      uint64_t value, const char *text)
+static int write_proc(struct gr_translate *t, uint64_t ts, unsigned type, uint32_t pid,
+		      uint32_t tid, uint64_t value, const char *text)
 {
 	uint64_t v[GR_PROC_NCOLS] = {ts, type, pid, tid, value, 0};
 	struct gr_bytes b = {(const uint8_t *)text, (uint32_t)strlen(text)};
 
-	return gr_trace_writer_append(s->w, GR_K_PROC, v, &b);
+	return gr_trace_writer_append(t->w, GR_K_PROC, v, &b);
 }
 
-static int on_proc(struct gr_session *s, const struct gr_ev_proc *e)
+static int on_proc(struct gr_translate *t, const struct gr_ev_proc *e)
 {
 	char exe[4096] = "", path[64];
 	ssize_t n;
@@ -610,41 +582,41 @@ static int on_proc(struct gr_session *s, const struct gr_ev_proc *e)
 
 	switch (e->h.type) {
 	case EV_FORK:
-		note_comm(s, e->h.ts, e->child_pid, e->child_tid, e->comm, GR_COMM_LEN);
+		note_comm(t, e->h.ts, e->child_pid, e->child_tid, e->comm, GR_COMM_LEN);
 		if (e->child_pid != e->h.pid) {
-			gr_discover_fork(s, e->h.pid, e->child_pid);
-			err = inherit_names(s, e->h.ts, e->h.pid, e->child_pid);
+			gr_discover_fork(t->procs, e->h.pid, e->child_pid);
+			err = inherit_names(t, e->h.ts, e->h.pid, e->child_pid);
 			if (!err)
-				err = write_proc(s, e->h.ts, GR_PROC_START, e->child_pid,
+				err = write_proc(t, e->h.ts, GR_PROC_START, e->child_pid,
 						 e->child_tid, e->h.pid, "");
 		} else {
-			err = write_proc(s, e->h.ts, GR_PROC_THREAD, e->child_pid, e->child_tid,
+			err = write_proc(t, e->h.ts, GR_PROC_THREAD, e->child_pid, e->child_tid,
 					 e->h.tid, "");
 		}
 		break;
 	case EV_EXEC:
 		/* a new image: old mappings stay (earlier events refer to them) */
-		gr_discover_scan(s, e->h.pid);
+		gr_discover_scan(t->procs, e->h.pid);
 		if (e->stopped)
 			gr_resume(e->h.pid);
 		snprintf(path, sizeof(path), "/proc/%u/exe", e->h.pid);
 		n = readlink(path, exe, sizeof(exe) - 1);
 		exe[n > 0 ? n : 0] = 0;
 		/* the comm changed with the image */
-		gr_u64map_put(&s->comms, e->h.tid, 0);
-		note_comm(s, e->h.ts, e->h.pid, e->h.tid, e->comm, GR_COMM_LEN);
-		err = write_proc(s, e->h.ts, GR_PROC_EXEC, e->h.pid, e->h.tid, 0, exe);
+		gr_u64map_put(&t->comms, e->h.tid, 0);
+		note_comm(t, e->h.ts, e->h.pid, e->h.tid, e->comm, GR_COMM_LEN);
+		err = write_proc(t, e->h.ts, GR_PROC_EXEC, e->h.pid, e->h.tid, 0, exe);
 		break;
 	case EV_MMAP:
-		gr_discover_scan(s, e->h.pid);
+		gr_discover_scan(t->procs, e->h.pid);
 		if (e->stopped)
 			gr_resume(e->h.pid);
 		break;
 	case EV_EXIT:
 		/* the process is gone: its unwinding session and the fds that holds go too */
-		if (s->unwind && e->h.tid == e->h.pid)
-			gr_unwind_forget(s->unwind, e->h.pid);
-		err = write_proc(s, e->h.ts, GR_PROC_EXIT, e->h.pid, e->h.tid, e->exit_code, "");
+		if (t->unwind && e->h.tid == e->h.pid)
+			gr_unwind_forget(t->unwind, e->h.pid);
+		err = write_proc(t, e->h.ts, GR_PROC_EXIT, e->h.pid, e->h.tid, e->exit_code, "");
 		break;
 	}
 	return err;
@@ -652,7 +624,7 @@ static int on_proc(struct gr_session *s, const struct gr_ev_proc *e)
 
 int gr_translate_event(void *ctx, void *data, size_t size)
 {
-	struct gr_session *s = ctx;
+	struct gr_translate *t = ctx;
 	const struct gr_ev_hdr *h = data;
 	const struct gr_ev_call *c = data;
 	uint64_t stack = 0;
@@ -660,7 +632,6 @@ int gr_translate_event(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(*h))
 		return 0;
-	s->events++;
 	switch (h->type) {
 	case EV_LAUNCH:
 	case EV_COPY:
@@ -676,14 +647,14 @@ int gr_translate_event(void *ctx, void *data, size_t size)
 			if (size < sizeof(*c) + sizeof(*r) ||
 			    size < sizeof(*c) + sizeof(*r) + r->size)
 				return 0;
-			note_thread(s, h->ts, h->pid, h->tid);
-			stack = s->unwind ? raw_stack_id(s, h, r) : 0;
+			note_thread(t, h->ts, h->pid, h->tid);
+			stack = t->unwind ? raw_stack_id(t, h, r) : 0;
 			break;
 		}
 		if (size < sizeof(*c) + h->stack_len * 8ull)
 			return 0;
-		note_thread(s, h->ts, h->pid, h->tid);
-		stack = stack_id(s, h->pid, h->ts, (const uint64_t *)(c + 1), h->stack_len);
+		note_thread(t, h->ts, h->pid, h->tid);
+		stack = stack_id(t, h->pid, h->ts, (const uint64_t *)(c + 1), h->stack_len);
 		break;
 	case EV_SCHED:
 		if (size < sizeof(struct gr_ev_sched))
@@ -699,46 +670,46 @@ int gr_translate_event(void *ctx, void *data, size_t size)
 	}
 	switch (h->type) {
 	case EV_LAUNCH:
-		err = on_launch(s, c, stack);
+		err = on_launch(t, c, stack);
 		break;
 	case EV_COPY:
-		err = on_copy(s, c, stack);
+		err = on_copy(t, c, stack);
 		break;
 	case EV_MEMSET:
-		err = on_memset(s, c, stack);
+		err = on_memset(t, c, stack);
 		break;
 	case EV_ALLOC:
-		err = on_alloc(s, c);
+		err = on_alloc(t, c);
 		break;
 	case EV_FREE:
-		err = on_free(s, c);
+		err = on_free(t, c);
 		break;
 	case EV_SYNC:
-		err = on_sync(s, c, stack);
+		err = on_sync(t, c, stack);
 		break;
 	case EV_GRAPH:
-		err = on_graph(s, c, stack);
+		err = on_graph(t, c, stack);
 		break;
 	case EV_ALIAS:
-		err = on_alias(s, c);
+		err = on_alias(t, c);
 		break;
 	case EV_NAME:
-		err = on_name(s, data);
+		err = on_name(t, data);
 		break;
 	case EV_SCHED:
-		err = on_sched(s, data);
+		err = on_sched(t, data);
 		break;
 	default:
-		err = on_proc(s, data);
+		err = on_proc(t, data);
 	}
-	if (err && !s->err)
-		s->err = err;
+	if (err && !t->err)
+		t->err = err;
 	/* keep draining: a write error is reported once at the end */
 	return 0;
 }
 
 /* Turn increases of the BPF loss counters into LOSS records placed between two drains. */
-int gr_translate_losses(struct gr_session *s, uint64_t now_ns)
+int gr_translate_losses(struct gr_translate *t, uint64_t since_ns, uint64_t now_ns)
 {
 	static const unsigned source[C_COUNT] = {
 	    [C_RINGBUF_LOST] = GR_LOSS_RINGBUF,
@@ -746,7 +717,7 @@ int gr_translate_losses(struct gr_session *s, uint64_t now_ns)
 	    [C_PENDING_LOST] = GR_LOSS_PENDING,
 	    [C_SCRATCH_LOST] = GR_LOSS_PREEMPTED,
 	};
-	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(s->skel->maps.counters);
+	int ncpu = libbpf_num_possible_cpus(), fd = t->counters_fd;
 	uint64_t vals[ncpu > 0 ? ncpu : 1];
 
 	for (uint32_t i = 0; i < C_COUNT; i++) {
@@ -756,19 +727,48 @@ int gr_translate_losses(struct gr_session *s, uint64_t now_ns)
 			continue;
 		for (int c = 0; c < ncpu; c++)
 			total += vals[c];
-		if (total <= s->counters_seen[i])
+		if (total <= t->counters_seen[i])
 			continue;
 		if (i == C_UNTRACED) { /* on purpose, not a loss: said at the end */
-			s->counters_seen[i] = total;
+			t->counters_seen[i] = total;
 			continue;
 		}
-		v[GR_LOSS_TS] = s->last_drain_ns;
+		v[GR_LOSS_TS] = since_ns;
 		v[GR_LOSS_TS_END] = now_ns;
 		v[GR_LOSS_SOURCE] = source[i];
-		v[GR_LOSS_COUNT] = total - s->counters_seen[i];
-		s->counters_seen[i] = total;
-		if (gr_trace_writer_append(s->w, GR_K_LOSS, v, NULL))
+		v[GR_LOSS_COUNT] = total - t->counters_seen[i];
+		t->counters_seen[i] = total;
+		if (gr_trace_writer_append(t->w, GR_K_LOSS, v, NULL))
 			return -EIO;
 	}
 	return 0;
+}
+
+void gr_translate_init(struct gr_translate *t, struct gr_trace_writer *w, struct gr_procs *procs,
+		       struct gr_unwind *unwind, int counters_fd)
+{
+	*t = (struct gr_translate){
+	    .w = w, .procs = procs, .unwind = unwind, .counters_fd = counters_fd};
+}
+
+/* Free a map whose values are strdup()ed strings (0 = none), and the map. */
+static void free_strings(struct gr_u64map *m)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->keys[i])
+			free((char *)(uintptr_t)m->vals[i]);
+	gr_u64map_free(m);
+}
+
+void gr_translate_free(struct gr_translate *t)
+{
+	gr_u64map_free(&t->stacks);
+	gr_u64map_free(&t->comms);
+	gr_u64map_free(&t->refs.named);
+	free_strings(&t->kernel_names);
+	free_strings(&t->pending_name);
+	gr_addr_set_free(&t->named_keys);
+	gr_addr_set_free(&t->refs.funcs);
+	gr_addr_set_free(&t->refs.frames);
+	*t = (struct gr_translate){0};
 }

@@ -19,8 +19,8 @@
 
 #include "bpf/gpurec.h"
 #include "elf.h"
-#include "session.h"
 #include "clock.h"
+#include "discover.h"
 #include "unwind.h"
 
 #define MAX_SESSIONS 64 /* processes with a live session (each holds an fd per module) */
@@ -45,7 +45,7 @@ struct uproc {
 
 /* The event being unwound. */
 struct walk {
-	struct gr_session *s;
+	struct gr_procs *procs;
 	uint32_t pid;
 	const struct gr_ev_rawstack *r;
 	const uint8_t *bytes;
@@ -124,7 +124,7 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 			w->needed = addr - sp + 8;
 		return true;
 	}
-	m = gr_discover_lookup(w->s, w->pid, addr);
+	m = gr_discover_lookup(w->procs, w->pid, addr);
 	return m && m->file->fd >= 0 && addr + 8 <= m->end &&
 	       pread(m->file->fd, result, 8, addr - m->start + m->pgoff) == 8;
 }
@@ -250,9 +250,9 @@ static int build_session(struct uproc *p, const struct gr_proc *proc)
 }
 
 /* Bring @p's session up to date with the mappings the recorder knows of. */
-static int sync_session(struct uproc *p, struct gr_session *s)
+static int sync_session(struct uproc *p, struct gr_procs *procs)
 {
-	const struct gr_proc *proc = gr_discover_proc(s, p->pid);
+	const struct gr_proc *proc = gr_discover_proc(procs, p->pid);
 	int conflict = 0;
 
 	if (!proc)
@@ -322,11 +322,11 @@ int gr_unwind_new(struct gr_unwind **out)
 	return *out ? 0 : -ENOMEM;
 }
 
-unsigned gr_unwind_stack(struct gr_unwind *u, struct gr_session *s, uint32_t pid, uint32_t tid,
+unsigned gr_unwind_stack(struct gr_unwind *u, struct gr_procs *procs, uint32_t pid, uint32_t tid,
 			 const struct gr_ev_rawstack *r, uint64_t *frames, unsigned max,
 			 uint32_t *needed)
 {
-	struct walk w = {.s = s,
+	struct walk w = {.procs = procs,
 			 .pid = pid,
 			 .r = r,
 			 .bytes = (const uint8_t *)(r + 1),
@@ -337,7 +337,7 @@ unsigned gr_unwind_stack(struct gr_unwind *u, struct gr_session *s, uint32_t pid
 	struct uproc *p = get_proc(u, pid);
 	int end = -1;
 
-	if (p && max && tid && !sync_session(p, s)) {
+	if (p && max && tid && !sync_session(p, procs)) {
 		p->used = ++u->tick;
 		u->cur = &w;
 		/* 0: the outermost frame was reached; else the frames found up to the error */

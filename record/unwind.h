@@ -2,7 +2,11 @@
 /*
  * --call-graph dwarf: turn the registers and stack bytes the BPF side copied at an event into
  * return addresses, with the DWARF CFI (.eh_frame) of the files the process maps, while the
- * recorder still holds those files open.
+ * recorder still holds those files open. Owns one libdwfl session per traced process, built
+ * from the discovery table (record/discover.h) and cached.
+ *
+ * record.c creates it for --call-graph dwarf and reports its cost at the end; translate.c
+ * unwinds each raw stack and drops a process when it exits.
  */
 #ifndef GR_RECORD_UNWIND_H
 #define GR_RECORD_UNWIND_H
@@ -10,7 +14,7 @@
 #include <stdint.h>
 
 struct gr_unwind;
-struct gr_session;
+struct gr_procs;
 struct gr_ev_rawstack;
 
 /* What unwinding cost so far. */
@@ -29,7 +33,7 @@ void gr_unwind_free(struct gr_unwind *u);
 
 /*
  * Unwind the raw stack @r, whose r->size stack bytes follow it, of thread @tid in @pid, with the
- * files of @pid in the discovery table of @s (record/discover.c). Writes at most @max return
+ * files of @pid in the discovery table @procs (record/discover.h). Writes at most @max return
  * addresses to @frames, innermost first, as the frame-pointer walk does: when @r was taken at a
  * function's entry, the called function itself is left out. Returns the number written; 0 when
  * nothing could be unwound (no mapping, no CFI). *@needed: how many of the stack bytes an
@@ -37,7 +41,7 @@ void gr_unwind_free(struct gr_unwind *u);
  * outermost frame, else all r->size. Per-process libdwfl sessions are cached and extended as
  * the process maps new files.
  */
-unsigned gr_unwind_stack(struct gr_unwind *u, struct gr_session *s, uint32_t pid, uint32_t tid,
+unsigned gr_unwind_stack(struct gr_unwind *u, struct gr_procs *procs, uint32_t pid, uint32_t tid,
 			 const struct gr_ev_rawstack *r, uint64_t *frames, unsigned max,
 			 uint32_t *needed);
 

@@ -36,7 +36,7 @@
 
 #include "bpf/gpurec.h"
 #include "record/elf.h"
-#include "record/session.h"
+#include "record/discover.h"
 #include "record/unwind.h"
 #include "tests/fuzz/fuzz.h"
 
@@ -60,7 +60,7 @@ static struct {
 static uint8_t *stack_top;
 static volatile int sink;
 
-static struct gr_session sess;
+static struct gr_procs sess;
 static struct gr_unwind *unw;
 static uint64_t bases[4];
 

@@ -16,7 +16,7 @@
 
 #include "bpf/gpurec.h"
 #include "record/elf.h"
-#include "record/session.h"
+#include "record/discover.h"
 #include "record/unwind.h"
 #include "test.h"
 
@@ -85,7 +85,7 @@ static void *thread_main(void *arg)
 }
 
 /* The discovery table of this process, as record/discover.c would fill it. */
-static int load_mappings(struct gr_session *s)
+static int load_mappings(struct gr_procs *s)
 {
 	struct gr_proc *p = gr_discover_proc(s, getpid());
 	char line[4096 + 256];
@@ -131,7 +131,7 @@ static int load_mappings(struct gr_session *s)
 }
 
 /* Name of the function holding @addr in this process, "?" when none. */
-static const char *name_of(struct gr_session *s, uint64_t addr)
+static const char *name_of(struct gr_procs *s, uint64_t addr)
 {
 	const struct gr_mapping *m = gr_discover_lookup(s, getpid(), addr);
 	const char *name;
@@ -144,7 +144,7 @@ static const char *name_of(struct gr_session *s, uint64_t addr)
 	return name;
 }
 
-static struct gr_session sess;
+static struct gr_procs sess;
 static struct gr_unwind *unw;
 
 static void test_callers(void)

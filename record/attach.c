@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Uprobes on the CUDA entry points of a file, gathered per BPF program so that each program
+ * gets one multi link per file where the kernel has them.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpf/gpurec.h"
+#include "format/events.h"
+#include "bpf/gpurec.skel.h"
+#include "attach.h"
+#include "elf.h"
+#include "uprobe_multi.h"
+
+void gr_attach_init(struct gr_attach *a, struct gpurec_bpf *skel, const struct gr_probe_opts *popts,
+		    int verbose)
+{
+	*a = (struct gr_attach){.skel = skel, .popts = *popts, .verbose = verbose};
+	/* one link per file and program when the kernel can: see record/uprobe_multi.h */
+	a->multi = gr_uprobe_multi_supported();
+	if (a->multi) {
+		bpf_program__set_expected_attach_type(skel->progs.api_entry,
+						      GR_ATTACH_UPROBE_MULTI);
+		bpf_program__set_expected_attach_type(skel->progs.api_return,
+						      GR_ATTACH_UPROBE_MULTI);
+		bpf_program__set_expected_attach_type(skel->progs.name_entry,
+						      GR_ATTACH_UPROBE_MULTI);
+	}
+}
+
+static int add_link(struct gr_attach *a, struct bpf_link *link)
+{
+	if (a->nlinks == a->caplinks) {
+		size_t cap = a->caplinks ? a->caplinks * 2 : 256;
+		struct bpf_link **n = realloc(a->links, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		a->links = n;
+		a->caplinks = cap;
+	}
+	a->links[a->nlinks++] = link;
+	return 0;
+}
+
+static int attach_one(struct gr_attach *a, struct bpf_program *prog, const char *path, uint64_t off,
+		      uint64_t cookie, int retprobe)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = cookie, .retprobe = retprobe);
+	struct bpf_link *link;
+
+	link = bpf_program__attach_uprobe_opts(prog, -1, path, off, &opts);
+	if (!link)
+		return -errno;
+	return add_link(a, link);
+}
+
+/*
+ * Whether @spec in the file at @fd is a thunk that jumps to another probed entry point: the
+ * toolkit's __cudaLaunchKernel is `push rbp; mov rbp, rsp; pop rbp; jmp cudaLaunchKernel`.
+ * Probing both would count each launch twice; a runtime that implements it in full (the
+ * simulator, a future release) gets it probed.
+ */
+static int is_thunk(int fd, const struct gr_elf *elf, const struct gr_probe_spec *spec,
+		    uint64_t off)
+{
+	const struct gr_probe_spec *table;
+	uint64_t vaddr, target;
+	uint8_t code[16];
+	size_t n;
+
+	if (spec->api != GR_API___cudaLaunchKernel && spec->api != GR_API___cudaLaunchKernel_ptsz)
+		return 0;
+	if (pread(fd, code, sizeof(code), off) != sizeof(code) ||
+	    gr_elf_func_addr(elf, spec->symbol, &vaddr))
+		return 0;
+	table = gr_probes_table(&n);
+	for (size_t pos = 0; pos + 5 <= sizeof(code); pos++) {
+		int32_t rel;
+
+		if (code[pos] != 0xe9) /* jmp rel32 */
+			continue;
+		memcpy(&rel, code + pos + 1, sizeof(rel));
+		target = vaddr + pos + 5 + (int64_t)rel;
+		for (size_t i = 0; i < n; i++) {
+			uint64_t addr;
+
+			if (&table[i] != spec && table[i].layout == spec->layout &&
+			    !gr_elf_func_addr(elf, table[i].symbol, &addr) && addr == target)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* The probes of one file, gathered per BPF program so each becomes one multi link. */
+struct probe_set {
+	uint64_t offsets[256], cookies[256];
+	uint32_t n;
+};
+
+static void set_add(struct probe_set *set, uint64_t off, uint64_t cookie)
+{
+	if (set->n < sizeof(set->offsets) / sizeof(set->offsets[0])) {
+		set->offsets[set->n] = off;
+		set->cookies[set->n] = cookie;
+		set->n++;
+	}
+}
+
+static int add_fd(struct gr_attach *a, int fd)
+{
+	int *n = realloc(a->link_fds, (a->nlink_fds + 1) * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	a->link_fds = n;
+	a->link_fds[a->nlink_fds++] = fd;
+	return 0;
+}
+
+static int attach_set(struct gr_attach *a, struct bpf_program *prog, const char *path,
+		      const struct probe_set *set, int retprobe)
+{
+	int fd, err = 0;
+
+	if (!set->n)
+		return 0;
+	if (a->multi) {
+		fd = gr_uprobe_multi_attach(bpf_program__fd(prog), path, set->offsets, set->cookies,
+					    set->n, retprobe);
+		return fd < 0 ? fd : add_fd(a, fd);
+	}
+	for (uint32_t i = 0; i < set->n && !err; i++)
+		err = attach_one(a, prog, path, set->offsets[i], set->cookies[i], retprobe);
+	return err;
+}
+
+int gr_attach_file(struct gr_attach *a, int fd, const struct gr_elf *elf, const char *path)
+{
+	static struct probe_set entry, ret, name;
+	const struct gr_probe_spec *table;
+	char fdpath[64];
+	size_t n;
+	int err, probes = 0, driver = 0;
+
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
+	entry.n = ret.n = name.n = 0;
+	table = gr_probes_table(&n);
+	for (size_t i = 0; i < n; i++) {
+		const struct gr_probe_spec *spec = &table[i];
+		uint64_t off, cookie = gr_probe_cookie(spec, &a->popts);
+
+		if (gr_elf_func_offset(elf, spec->symbol, &off) || is_thunk(fd, elf, spec, off))
+			continue;
+		if (spec->name_probe)
+			set_add(&name, off, cookie);
+		if (spec->layout != L_REGISTER_FUNCTION)
+			set_add(&entry, off, cookie);
+		if (gr_probe_has_return(spec, &a->popts))
+			set_add(&ret, off, cookie);
+		probes++;
+		driver |= (spec->flags & GR_CF_DRIVER) != 0;
+	}
+	if (!probes)
+		return 0;
+	/* runtime launches now mark their thread, so driver launches are not doubled */
+	if (driver)
+		a->skel->bss->driver_probed = true;
+	err = attach_set(a, a->skel->progs.name_entry, fdpath, &name, 0);
+	if (!err)
+		err = attach_set(a, a->skel->progs.api_entry, fdpath, &entry, 0);
+	if (!err)
+		err = attach_set(a, a->skel->progs.api_return, fdpath, &ret, 1);
+	if (err) {
+		fprintf(stderr, "gpurec: cannot probe %s: %s; its calls are not recorded\n", path,
+			strerror(-err));
+		return err;
+	}
+	a->cuda_files++;
+	if (a->verbose)
+		fprintf(stderr, "gpurec: probing %d CUDA entry points in %s\n", probes, path);
+	return probes;
+}
+
+void gr_attach_known(struct gr_attach *a, uint64_t dev, uint64_t ino)
+{
+	struct {
+		uint64_t dev, ino;
+	} key = {dev, ino};
+	__u8 one = 1;
+
+	bpf_map_update_elem(bpf_map__fd(a->skel->maps.known_files), &key, &one, BPF_ANY);
+}
+
+void gr_attach_free(struct gr_attach *a)
+{
+	for (size_t i = 0; i < a->nlinks; i++)
+		bpf_link__destroy(a->links[i]);
+	for (size_t i = 0; i < a->nlink_fds; i++)
+		close(a->link_fds[i]);
+	free(a->link_fds);
+	free(a->links);
+	*a = (struct gr_attach){0};
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The probes on the files of the traced processes. Owns the links of the BPF object's uprobe
+ * programs (one per program and file with uprobe multi links, kernel 6.6+, else one per probe)
+ * and the count of files probed. Uprobes are per file (inode), so a library is probed once for
+ * every process that maps it, now or later, whatever its path or name.
+ *
+ * record.c sets it up around loading the BPF object and frees it at the end; discover.c hands
+ * it each new file (record/discover.h).
+ */
+#ifndef GR_RECORD_ATTACH_H
+#define GR_RECORD_ATTACH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "probes.h"
+
+struct gpurec_bpf;
+struct bpf_link;
+struct gr_elf;
+
+/* Set up by gr_attach_init(), changed only here; record.c reads cuda_files at the end. */
+struct gr_attach {
+	struct gpurec_bpf *skel;
+	struct gr_probe_opts popts;
+	int multi;   /* the kernel has uprobe multi links */
+	int verbose; /* say which files are probed */
+
+	struct bpf_link **links; /* per-probe links (kernels before 6.6) */
+	size_t nlinks, caplinks;
+	int *link_fds; /* uprobe multi links: one per program and file */
+	size_t nlink_fds;
+	int cuda_files; /* files with probes */
+};
+
+/*
+ * Between gpurec_bpf__open() and __load() of @skel: choose how its uprobe programs attach and
+ * remember @skel (its programs, the known_files map) for later. Cannot fail.
+ */
+void gr_attach_init(struct gr_attach *a, struct gpurec_bpf *skel, const struct gr_probe_opts *popts,
+		    int verbose);
+
+/*
+ * Attach every entry point of the capture surface that the ELF file @elf, open at @fd, defines.
+ * @path names it in messages. Returns the number of probes attached (0: none defined), or a
+ * negative error, said on stderr: the file's calls are not recorded.
+ */
+int gr_attach_file(struct gr_attach *a, int fd, const struct gr_elf *elf, const char *path);
+
+/* The file (@dev, @ino) was examined: the BPF side no longer holds processes that map it. */
+void gr_attach_known(struct gr_attach *a, uint64_t dev, uint64_t ino);
+
+/* Detach everything; @a is zeroed. */
+void gr_attach_free(struct gr_attach *a);
+
+#endif

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * BPF events -> trace records. Owns what turning events into records needs to remember:
+ * stack deduplication (hash of frames -> stack id), the last comm written per thread, kernel
+ * names per (pid, function) for handle aliases and forks, the BPF loss counters last seen,
+ * and the functions and frames the events referenced (struct gr_refs), which symbols.c names
+ * at the end. Process events go on to discovery (record/discover.h).
+ *
+ * record.c sets it up once the trace is open, hands it every ring-buffer record and the loss
+ * counters at each drain, and frees it at the end.
+ */
+#ifndef GR_RECORD_TRANSLATE_H
+#define GR_RECORD_TRANSLATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bpf/gpurec.h"
+#include "addr_set.h"
+#include "u64map.h"
+
+struct gr_trace_writer;
+struct gr_procs;
+struct gr_unwind;
+
+/* What the events referenced: symbols.c names it at the end (record/symbols.h). */
+struct gr_refs {
+	struct gr_addr_set funcs;  /* launch funcs: named at the end when nothing named them */
+	struct gr_addr_set frames; /* stack frames: symbolized at the end */
+	struct gr_u64map named;	   /* key(pid, func) -> 1 once a kernel NAME is written */
+};
+
+struct gr_translate {
+	/* the caller's, given to gr_translate_init() */
+	struct gr_trace_writer *w;
+	struct gr_procs *procs;	  /* processes fork, exec and map files: discovery follows */
+	struct gr_unwind *unwind; /* --call-graph dwarf: raw stacks are unwound; else NULL */
+	int counters_fd;	  /* the BPF side's per-CPU loss counters (enum gr_counter) */
+
+	struct gr_u64map stacks; /* hash of frames -> stack id */
+	uint64_t next_stack_id;
+	struct gr_u64map comms;	       /* tid -> hash of the last comm written */
+	struct gr_u64map kernel_names; /* key(pid, func) -> char * raw name, for handle aliases */
+	struct gr_addr_set named_keys; /* (pid, key) pairs in kernel_names, for fork inheritance */
+	/* tid -> char * name of a driver lookup awaiting its handle */
+	struct gr_u64map pending_name;
+	struct gr_refs refs;
+	/* last values of the loss counters; record.c reads them for its closing line */
+	uint64_t counters_seen[C_COUNT];
+	int err; /* first error writing a record */
+};
+
+/* Start with nothing translated. @unwind may be NULL. Cannot fail. */
+void gr_translate_init(struct gr_translate *t, struct gr_trace_writer *w, struct gr_procs *procs,
+		       struct gr_unwind *unwind, int counters_fd);
+
+/*
+ * A gr_ringbuf_fn (record/ringbuf.h), @ctx the struct gr_translate: turn one ring-buffer record
+ * into trace records. A record too short for its type is skipped. Returns 0, to keep draining:
+ * the first error writing a record is kept in t->err, to be reported once at the end.
+ */
+int gr_translate_event(void *ctx, void *data, size_t size);
+
+/*
+ * Turn increases of the BPF loss counters since the last call into LOSS records spanning
+ * @since_ns .. @now_ns (CLOCK_MONOTONIC: the previous drain and this one). Returns 0, or -EIO
+ * when a record could not be written.
+ */
+int gr_translate_losses(struct gr_translate *t, uint64_t since_ns, uint64_t now_ns);
+
+/* Free what it remembers; @t is zeroed. */
+void gr_translate_free(struct gr_translate *t);
+
+#endif
