@@ -191,87 +191,39 @@ int rp_site(struct rp_ctx *x, struct gr_report_site *s, uint32_t stack, uint32_t
 
 /* ---- launch pre-pass ---- */
 
-/* (kernel name, config) -> dense id, open addressing; launches repeat a few pairs, so a
- * one-entry memo answers most lookups. */
-struct kc_map {
-	uint64_t *keys; /* key + 1, 0 = empty */
-	uint32_t *ids;
-	uint32_t cap, len;
-};
-
-static int kc_grow(struct kc_map *h)
-{
-	uint32_t ncap = h->cap ? h->cap * 2 : 256;
-	uint64_t *keys = calloc(ncap, sizeof(*keys));
-	uint32_t *ids = calloc(ncap, sizeof(*ids));
-
-	if (!keys || !ids) {
-		free(keys);
-		free(ids);
-		return -ENOMEM;
-	}
-	for (uint32_t i = 0; i < h->cap; i++) {
-		uint32_t s;
-
-		if (!h->keys[i])
-			continue;
-		s = (uint32_t)(gr_hash_words(&h->keys[i], 1) & (ncap - 1));
-		while (keys[s])
-			s = (s + 1) & (ncap - 1);
-		keys[s] = h->keys[i];
-		ids[s] = h->ids[i];
-	}
-	free(h->keys);
-	free(h->ids);
-	h->keys = keys;
-	h->ids = ids;
-	h->cap = ncap;
-	return 0;
-}
-
-static int kc_intern(struct kc_map *h, uint64_t key, uint32_t *id)
-{
-	uint64_t k1 = key + 1;
-	uint32_t s;
-
-	if ((h->len + 1) * 2 > h->cap && kc_grow(h))
-		return -ENOMEM;
-	s = (uint32_t)(gr_hash_words(&k1, 1) & (h->cap - 1));
-	while (h->keys[s] && h->keys[s] != k1)
-		s = (s + 1) & (h->cap - 1);
-	if (!h->keys[s]) {
-		h->keys[s] = k1;
-		h->ids[s] = h->len++;
-	}
-	*id = h->ids[s];
-	return 0;
-}
-
 static uint32_t thread_of(const struct rp_ctx *x, unsigned kind, size_t i);
 
 /* Launch counts and first/last launch per thread and stream, the (kernel name, config) pairs,
  * and each thread's first API call and last return over every kind of call. */
 static int prepass(struct rp_ctx *x)
 {
-	struct kc_map h = {0};
-	uint64_t last_key = UINT64_MAX, best = 0, *kc_count = NULL;
-	size_t kc_cap = 0;
-	uint32_t last_id = 0;
+	uint64_t best = 0;
 	size_t n[RP_NCALLS] = {x->nl, x->nc, x->nms, x->nsy, x->ng, x->nal, x->nfr};
-	int err = -ENOMEM;
+	int err;
 
+	/* launch aggregation by (kernel name, config): the shared one (launch_stats.c) */
+	err = gr_launch_stats_compute(x->m, GR_LAUNCH_STATS_PAIR_OF, &x->ls);
+	if (err)
+		return err;
+	x->kc_of = x->ls.pair_of;
+	x->nkc = (uint32_t)x->ls.npairs;
+	x->nmeasured = x->ls.measured;
 	x->thr = calloc(x->nth + 1, sizeof(*x->thr));
 	x->strm = calloc(x->nstreams + 1, sizeof(*x->strm));
-	x->kc_of = malloc((x->nl + 1) * sizeof(*x->kc_of));
-	if (!x->thr || !x->strm || !x->kc_of)
-		goto out;
+	x->kc_key = malloc((x->nkc + 1) * sizeof(*x->kc_key));
+	x->kc_count = malloc((x->nkc + 1) * sizeof(*x->kc_count));
+	if (!x->thr || !x->strm || !x->kc_key || !x->kc_count)
+		return -ENOMEM;
+	for (uint32_t p = 0; p < x->nkc; p++) {
+		x->kc_key[p] = (uint64_t)x->ls.pairs[p].name_id << 32 | x->ls.pairs[p].config;
+		x->kc_count[p] = x->ls.pairs[p].count;
+	}
 	for (size_t t = 0; t <= x->nth; t++)
 		x->thr[t].first = UINT64_MAX;
 	for (size_t i = 0; i < x->nl; i++) {
 		const struct gr_launch *l = &x->l[i];
 		struct rp_thread *t = &x->thr[l->thread];
 		struct rp_stream *s = &x->strm[l->stream];
-		uint64_t key = (uint64_t)x->k[l->kernel].name_id << 32 | l->config;
 
 		if (!t->launches++)
 			t->first_launch = l->ts;
@@ -281,24 +233,6 @@ static int prepass(struct rp_ctx *x)
 		if (!s->launches++)
 			s->first_launch = l->ts;
 		s->last_launch = l->ts;
-		x->nmeasured += l->dur > 0;
-		if (key != last_key) {
-			if (kc_intern(&h, key, &last_id))
-				goto out;
-			last_key = key;
-			if (last_id >= kc_cap) {
-				size_t ncap = kc_cap ? kc_cap * 2 : 64;
-				uint64_t *v = realloc(kc_count, ncap * sizeof(*v));
-
-				if (!v)
-					goto out;
-				memset(v + kc_cap, 0, (ncap - kc_cap) * sizeof(*v));
-				kc_count = v;
-				kc_cap = ncap;
-			}
-		}
-		kc_count[last_id]++;
-		x->kc_of[i] = last_id;
 	}
 	for (size_t t = 0; t < x->nth; t++)
 		if (x->thr[t].launches) {
@@ -317,27 +251,13 @@ static int prepass(struct rp_ctx *x)
 			if (end > t->last)
 				t->last = end;
 		}
-	x->nkc = h.len;
-	x->kc_key = malloc((h.len + 1) * sizeof(*x->kc_key));
-	if (!x->kc_key)
-		goto out;
-	for (uint32_t i = 0; i < h.cap; i++)
-		if (h.keys[i])
-			x->kc_key[h.ids[i]] = h.keys[i] - 1;
-	x->kc_count = kc_count;
-	kc_count = NULL;
 	x->main_thread = UINT32_MAX;
 	for (size_t t = 0; t < x->nth; t++)
 		if (x->thr[t].launches > best) {
 			best = x->thr[t].launches;
 			x->main_thread = (uint32_t)t;
 		}
-	err = 0;
-out:
-	free(kc_count);
-	free(h.keys);
-	free(h.ids);
-	return err;
+	return 0;
 }
 
 /* ---- call-sequence pass ---- */
@@ -531,7 +451,7 @@ static void ctx_free(struct rp_ctx *x)
 	rp_cpu_free(x);
 	free(x->thr);
 	free(x->strm);
-	free(x->kc_of);
+	gr_launch_stats_free(&x->ls); /* kc_of is its pair_of */
 	free(x->kc_key);
 	free(x->kc_count);
 	free(x->lflags);

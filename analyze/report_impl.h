@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "keymap.h"
+#include "launch_stats.h"
 #include "report.h"
 #include "strtab.h"
 #include "units.h"
@@ -108,10 +109,11 @@ struct rp_ctx {
 	size_t nstreams;
 
 	/* from the launch pre-pass */
-	struct rp_thread *thr;	/* per model thread */
-	struct rp_stream *strm; /* per model stream */
-	uint32_t main_thread;	/* most launches; UINT32_MAX when none */
-	uint32_t *kc_of;	/* per launch: dense (kernel name, config) pair */
+	struct rp_thread *thr;	   /* per model thread */
+	struct rp_stream *strm;	   /* per model stream */
+	uint32_t main_thread;	   /* most launches; UINT32_MAX when none */
+	struct gr_launch_stats ls; /* launch aggregation (launch_stats.h) */
+	uint32_t *kc_of;	   /* per launch: dense (kernel name, config) pair (ls.pair_of) */
 	uint32_t nkc;
 	uint64_t *kc_key;   /* per pair: name_id << 32 | config */
 	uint64_t *kc_count; /* per pair: launches */
