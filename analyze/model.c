@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Loading a trace into memory (see model.h): one pass over the chunks (model_read.c), then the
- * event arrays are sorted by ts where the file had them out of order, and names, processes and
- * lookup tables are resolved once at the end, so metadata may come before or after its users.
+ * Loading a trace into memory (see model.h): the chunks are converted on worker threads
+ * (model_read.c) and merged in file order, then the event arrays are sorted by ts where the file
+ * had them out of order, and names, processes and lookup tables are resolved once at the end, so
+ * metadata may come before or after its users.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,7 +146,7 @@ static const char *demangled(struct loader *L, const char *name)
 
 	if (!d)
 		return name;
-	s = gr_strtab_intern_str(&L->strs, d);
+	s = gr_strtab_intern_str(&L->strs.t, d);
 	free(d);
 	return s ? s : name; /* out of memory: the mangled name still names it */
 }
@@ -237,11 +240,11 @@ static int resolve_kernels(struct loader *L)
 	int err;
 
 	gr_keymap_init(&names, 1);
-	err = RESERVE(m->kernels, L->kernels.len);
+	err = RESERVE(m->kernels, L->tab[T_KERNEL].len);
 	if (err)
 		goto out;
-	for (uint32_t i = 0; i < L->kernels.len; i++) {
-		const uint64_t *key = gr_keymap_key(&L->kernels, i);
+	for (uint32_t i = 0; i < L->tab[T_KERNEL].len; i++) {
+		const uint64_t *key = gr_keymap_key(&L->tab[T_KERNEL], i);
 		struct gr_kernel *k = &m->kernels.v[i];
 		const char *text = lookup_text(&L->kname_k, L->kname.v, L->kname.n, key);
 		const char *raw = lookup_text(&L->kraw_k, L->kraw.v, L->kraw.n, key);
@@ -266,7 +269,7 @@ static int resolve_kernels(struct loader *L)
 			char buf[40];
 
 			snprintf(buf, sizeof(buf), "func 0x%" PRIx64, k->func);
-			k->name = gr_strtab_intern_str(&L->strs, buf);
+			k->name = gr_strtab_intern_str(&L->strs.t, buf);
 			k->named = 0;
 		}
 		if (!k->name) {
@@ -322,16 +325,16 @@ static int resolve_threads_processes(struct loader *L)
 		uint64_t k[2] = {p->pid, p->tid};
 
 		if (p->tid && (p->type == GR_PROC_THREAD || p->tid == p->pid))
-			err = gr_keymap_intern(&L->threads, k, &idx);
+			err = gr_keymap_intern(&L->tab[T_THREAD], k, &idx);
 		if (err >= 0)
 			err = add_pid(&pids, p->pid);
 	}
 	if (err >= 0)
-		err = RESERVE(m->threads, L->threads.len);
+		err = RESERVE(m->threads, L->tab[T_THREAD].len);
 	if (err < 0)
 		goto out;
-	for (uint32_t i = 0; i < L->threads.len; i++) {
-		const uint64_t *key = gr_keymap_key(&L->threads, i);
+	for (uint32_t i = 0; i < L->tab[T_THREAD].len; i++) {
+		const uint64_t *key = gr_keymap_key(&L->tab[T_THREAD], i);
 		struct gr_thread *t = &m->threads.v[m->threads.n++];
 
 		t->pid = (uint32_t)key[0];
@@ -343,13 +346,13 @@ static int resolve_threads_processes(struct loader *L)
 		if (err)
 			goto out;
 	}
-	for (uint32_t i = 0; i < L->streams.len; i++) {
-		err = add_pid(&pids, (uint32_t)gr_keymap_key(&L->streams, i)[0]);
+	for (uint32_t i = 0; i < L->tab[T_STREAM].len; i++) {
+		err = add_pid(&pids, (uint32_t)gr_keymap_key(&L->tab[T_STREAM], i)[0]);
 		if (err)
 			goto out;
 	}
-	for (uint32_t i = 0; i < L->kernels.len; i++) {
-		err = add_pid(&pids, (uint32_t)gr_keymap_key(&L->kernels, i)[0]);
+	for (uint32_t i = 0; i < L->tab[T_KERNEL].len; i++) {
+		err = add_pid(&pids, (uint32_t)gr_keymap_key(&L->tab[T_KERNEL], i)[0]);
 		if (err)
 			goto out;
 	}
@@ -450,11 +453,11 @@ static int finish(struct loader *L)
 	if (err)
 		goto oom;
 
-	err = RESERVE(m->configs, L->configs.len);
+	err = RESERVE(m->configs, L->tab[T_CONFIG].len);
 	if (err)
 		goto oom;
-	for (uint32_t i = 0; i < L->configs.len; i++) {
-		const uint64_t *k = gr_keymap_key(&L->configs, i);
+	for (uint32_t i = 0; i < L->tab[T_CONFIG].len; i++) {
+		const uint64_t *k = gr_keymap_key(&L->tab[T_CONFIG], i);
 		struct gr_config *c = &m->configs.v[m->configs.n++];
 
 		c->grid[0] = (uint32_t)k[0];
@@ -465,11 +468,11 @@ static int finish(struct loader *L)
 		c->block[2] = (uint32_t)(k[2] >> 32);
 		c->shmem = (uint32_t)k[3];
 	}
-	err = RESERVE(m->streams, L->streams.len);
+	err = RESERVE(m->streams, L->tab[T_STREAM].len);
 	if (err)
 		goto oom;
-	for (uint32_t i = 0; i < L->streams.len; i++) {
-		const uint64_t *k = gr_keymap_key(&L->streams, i);
+	for (uint32_t i = 0; i < L->tab[T_STREAM].len; i++) {
+		const uint64_t *k = gr_keymap_key(&L->tab[T_STREAM], i);
 		struct gr_stream *s = &m->streams.v[m->streams.n++];
 
 		s->pid = (uint32_t)k[0];
@@ -484,7 +487,7 @@ oom:
 
 static const char *copy_str(struct loader *L, const char *s)
 {
-	return gr_strtab_intern_str(&L->strs, s ? s : "");
+	return gr_strtab_intern_str(&L->strs.t, s ? s : "");
 }
 
 static int copy_header(struct loader *L, const struct gr_trace_header *h)
@@ -502,62 +505,606 @@ static int copy_header(struct loader *L, const struct gr_trace_header *h)
 	return 0;
 }
 
+/* ---- merging the parts, in chunk order ---- */
+
+/*
+ * The load runs as a pipeline over the chunks to read: workers decode a chunk and convert it
+ * into a part (convert_job, model_read.c); this thread merges the parts strictly in chunk order
+ * (merge: the dense indexes, the keyed metadata, the places of the events in the model's arrays);
+ * a worker then copies the part's events there with the indexes mapped (copy_job), and the part
+ * carries a later chunk. At most @nslots parts exist at once, so the memory beyond the model is
+ * bounded whatever the file's length. Interning each part's local keys in local order gives each
+ * key the index of its first use in the file, and replaying the metadata in order keeps "last
+ * record wins": the model is exactly the one a sequential pass makes.
+ */
+enum { SLOT_FREE, SLOT_CONVERTING, SLOT_COPYING };
+
+/* Chunk decoders for the workers: at most one per worker at a time is ever made. */
+struct decoders {
+	pthread_mutex_t lock;
+	struct gr_chunk_decoder **free;
+	unsigned n, cap;
+};
+
+struct run {
+	struct loader *L;
+	struct gr_trace_reader *r;
+	struct gr_pool *pool;
+	struct decoders decs;
+	struct part *slots;
+	unsigned nslots;
+};
+
+static struct gr_chunk_decoder *decoder_get(struct decoders *d)
+{
+	struct gr_chunk_decoder *dec = NULL;
+
+	pthread_mutex_lock(&d->lock);
+	if (d->n)
+		dec = d->free[--d->n];
+	pthread_mutex_unlock(&d->lock);
+	if (!dec && gr_chunk_decoder_new(&dec))
+		return NULL;
+	return dec;
+}
+
+static void decoder_put(struct decoders *d, struct gr_chunk_decoder *dec)
+{
+	pthread_mutex_lock(&d->lock);
+	if (d->n < d->cap) {
+		d->free[d->n++] = dec;
+		dec = NULL;
+	}
+	pthread_mutex_unlock(&d->lock);
+	gr_chunk_decoder_free(dec);
+}
+
+#define PART_OF(j) ((struct part *)((char *)(j)-offsetof(struct part, job)))
+
+static void convert_job(struct gr_pool_job *job)
+{
+	struct part *P = PART_OF(job);
+	struct gr_chunk_decoder *d;
+	const struct gr_chunk *c;
+	int err;
+
+	err = part_reset(P);
+	d = err ? NULL : decoder_get(P->decs);
+	if (!d) {
+		struct gr_chunk_info ci;
+
+		gr_trace_reader_chunk_info(P->r, P->index, &ci);
+		P->status = gr_diag_set(&P->diag, -ENOMEM, ci.offset, "out of memory");
+		return;
+	}
+	err = gr_chunk_decode(d, P->r, P->index, &c);
+	if (err == 1) {
+		err = part_read_chunk(P, c);
+		err = err ? err : 1;
+	}
+	decoder_put(P->decs, d);
+	P->status = err;
+}
+
+/* The map of @P's local table @t into the model's: interned in local order, that is in order of
+ * first use in the chunk. */
+static int map_table(struct loader *L, struct part *P, int t)
+{
+	struct gr_model *m = L->m;
+	const struct gr_keymap *local = &P->tab[t];
+	int err;
+
+	err = RESERVE(P->map[t], local->len);
+	for (uint32_t i = 0; i < local->len && !err; i++) {
+		uint32_t g;
+
+		const struct gr_stack *s;
+		int added;
+
+		err = gr_keymap_intern(&L->tab[t], gr_keymap_key(local, i), &g);
+		if (err < 0)
+			break;
+		added = err;
+		err = 0;
+		P->map[t].v[i] = g;
+		if (t != T_STACK)
+			continue;
+		/* a new stack: frameless until its STACK record; the first record's frames win */
+		s = &P->stacks.v[i];
+		if (added) {
+			struct gr_stack e = {.id = s->id, .pid = s->pid};
+
+			err = SET_AT(m->stacks, g, &e);
+			if (err)
+				break;
+		}
+		if (s->frames && !m->stacks.v[g].frames) {
+			uint64_t *f;
+
+			pthread_mutex_lock(&L->strs.lock);
+			f = gr_arena_alloc(&m->arena, (size_t)s->nframes * 8);
+			pthread_mutex_unlock(&L->strs.lock);
+			if (!f)
+				return -ENOMEM;
+			memcpy(f, s->frames, (size_t)s->nframes * 8);
+			m->stacks.v[g] = *s;
+			m->stacks.v[g].frames = f;
+		}
+	}
+	P->map[t].n = local->len;
+	return err < 0 ? err : 0;
+}
+
+/* Keyed text of @P into the loader's table: the last record wins. */
+static int merge_texts(struct gr_keymap *gk, void *gv, const struct gr_keymap *pk,
+		       const char *const *pv)
+{
+	ARRAY(const char *) *g = gv;
+
+	for (uint32_t i = 0; i < pk->len; i++) {
+		uint32_t idx;
+		int err = gr_keymap_intern(gk, gr_keymap_key(pk, i), &idx);
+
+		if (err >= 0)
+			err = SET_AT(*g, idx, &pv[i]);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+static int merge_metadata(struct loader *L, struct part *P)
+{
+	struct gr_model *m = L->m;
+	uint32_t idx;
+	int err;
+
+	err = merge_texts(&L->kname_k, &L->kname, &P->kname_k, P->kname.v);
+	if (!err)
+		err = merge_texts(&L->kraw_k, &L->kraw, &P->kraw_k, P->kraw.v);
+	if (!err)
+		err = merge_texts(&L->comm_k, &L->comm, &P->comm_k, P->comm.v);
+	for (uint32_t i = 0; i < P->lib_k.len && err >= 0; i++) {
+		err = gr_keymap_intern(&L->lib_k, gr_keymap_key(&P->lib_k, i), &idx);
+		if (err == 1) {
+			err = RESERVE(m->libraries, 1);
+			if (!err)
+				m->libraries.v[m->libraries.n++] = P->libs.v[i];
+		}
+	}
+	for (uint32_t i = 0; i < P->map_k.len && err >= 0; i++) {
+		struct gr_mapping e = P->mappings.v[i];
+
+		pthread_mutex_lock(&L->strs.lock);
+		e.build_id =
+		    (const uint8_t *)gr_arena_strndup(&m->arena, e.build_id, e.build_id_len);
+		pthread_mutex_unlock(&L->strs.lock);
+		err = e.build_id ? gr_keymap_intern(&L->map_k, gr_keymap_key(&P->map_k, i), &idx)
+				 : -ENOMEM;
+		if (err >= 0)
+			err = SET_AT(m->mappings, idx, &e);
+	}
+	for (uint32_t i = 0; i < P->sym_k.len && err >= 0; i++) {
+		err = gr_keymap_intern(&L->sym_k, gr_keymap_key(&P->sym_k, i), &idx);
+		if (err >= 0)
+			err = SET_AT(m->symbols, idx, &P->symbols.v[i]);
+	}
+	for (uint32_t i = 0; i < P->sess_k.len && err >= 0; i++) {
+		err = gr_keymap_intern(&L->sess_k, gr_keymap_key(&P->sess_k, i), &idx);
+		if (err >= 0)
+			err = SET_AT(m->session, idx, &P->session.v[i]);
+	}
+	return err < 0 ? err : 0;
+}
+
+/* The event arrays of a part and of the model, side by side. */
+#define EVENT_ARRAYS(X)                                                                            \
+	X(GR_K_LAUNCH, launches)                                                                   \
+	X(GR_K_COPY, copies)                                                                       \
+	X(GR_K_MEMSET, memsets)                                                                    \
+	X(GR_K_ALLOC, allocs)                                                                      \
+	X(GR_K_FREE, frees)                                                                        \
+	X(GR_K_SYNC, syncs)                                                                        \
+	X(GR_K_GRAPH, graphs)                                                                      \
+	X(GR_K_SCHED, scheds)                                                                      \
+	X(GR_K_PROC, procs)                                                                        \
+	X(GR_K_LOSS, losses)
+
+/* Copies in flight write into the model's arrays: wait for them before an array moves. */
+static void drain_copies(struct run *R)
+{
+	for (unsigned i = 0; i < R->nslots; i++) {
+		if (R->slots[i].state == SLOT_COPYING) {
+			gr_pool_wait(R->pool, &R->slots[i].job);
+			R->slots[i].state = SLOT_FREE;
+		}
+	}
+}
+
+/* Room in the model's arrays for @P's events, and where they go (P->at). */
+static int place_events(struct run *R, struct part *P)
+{
+	struct gr_model *m = R->L->m;
+	int err = 0;
+
+#define X(kind, field)                                                                             \
+	if (!err && m->field.n + P->field.n > m->field.cap) {                                      \
+		drain_copies(R);                                                                   \
+		err = RESERVE(m->field, P->field.n);                                               \
+	}                                                                                          \
+	if (!err) {                                                                                \
+		P->at[kind] = m->field.n;                                                          \
+		m->field.n += P->field.n;                                                          \
+	}
+	EVENT_ARRAYS(X)
+#undef X
+	return err;
+}
+
+/* Merge the next part in chunk order. Returns 1 when its events are to be copied, 0 when it
+ * has none (a bad chunk), or a negative error with the loader's diag set. */
+static int merge(struct run *R, struct part *P)
+{
+	struct loader *L = R->L;
+	struct gr_model *m = L->m;
+	int err;
+
+	if (P->status == 0)
+		return 0;
+	if (P->status < 0 && !P->diag.err)
+		return gr_diag_set(L->diag, P->status, L->chunk_offset, "reading chunks: %s",
+				   gr_strerror(P->status));
+	L->chunk_offset = P->offset;
+	if (L->max_records && P->total > L->max_records - L->nrecords)
+		return gr_diag_set(L->diag, GR_ERR_LIMIT, P->offset,
+				   "more than %" PRIu64 " records", L->max_records);
+	L->nrecords += P->total;
+	if (P->status < 0) {
+		if (L->diag)
+			*L->diag = P->diag;
+		return P->diag.err;
+	}
+	if (P->first_ts < m->first_ts)
+		m->first_ts = P->first_ts;
+	if (P->last_ts > m->last_ts)
+		m->last_ts = P->last_ts;
+	for (int k = 0; k < GR_K_COUNT; k++)
+		m->counts[k] += P->counts[k];
+	m->lost = P->lost > UINT64_MAX - m->lost ? UINT64_MAX : m->lost + P->lost;
+#define X(kind, field)                                                                             \
+	if (P->field.n) {                                                                          \
+		L->unsorted[kind] |= P->unsorted[kind] || P->first_ev[kind] < L->prev_ts[kind];    \
+		L->prev_ts[kind] = P->last_ev[kind];                                               \
+	}
+	EVENT_ARRAYS(X)
+#undef X
+	err = 0;
+	for (int t = 0; t < T_COUNT && !err; t++)
+		err = map_table(L, P, t);
+	if (!err)
+		err = merge_metadata(L, P);
+	if (!err)
+		err = place_events(R, P);
+	if (err)
+		return gr_diag_set(L->diag, err, P->offset, "%s while loading",
+				   err == GR_ERR_LIMIT ? "too many distinct keys"
+						       : "out of memory");
+	return 1;
+}
+
+/* Copy @P's events to their places in the model, with its local indexes mapped. */
+static void copy_job(struct gr_pool_job *job)
+{
+	struct part *P = PART_OF(job);
+	struct gr_model *m = P->ctx->m;
+	const uint32_t *kernel = P->map[T_KERNEL].v, *config = P->map[T_CONFIG].v;
+	const uint32_t *thread = P->map[T_THREAD].v, *stream = P->map[T_STREAM].v;
+	const uint32_t *stack = P->map[T_STACK].v;
+
+	{
+		const struct gr_launch *s = P->launches.v;
+		struct gr_launch *o = m->launches.v + P->at[GR_K_LAUNCH];
+
+		for (size_t i = 0; i < P->launches.n; i++) {
+			o[i] = s[i];
+			o[i].kernel = kernel[s[i].kernel];
+			o[i].config = config[s[i].config];
+			o[i].thread = thread[s[i].thread];
+			o[i].stream = stream[s[i].stream];
+			o[i].stack = stack[s[i].stack];
+		}
+	}
+	{
+		struct gr_copy *o = m->copies.v + P->at[GR_K_COPY];
+
+		for (size_t i = 0; i < P->copies.n; i++) {
+			o[i] = P->copies.v[i];
+			o[i].thread = thread[o[i].thread];
+			o[i].stream = stream[o[i].stream];
+			o[i].stack = stack[o[i].stack];
+		}
+	}
+	{
+		struct gr_memset *o = m->memsets.v + P->at[GR_K_MEMSET];
+
+		for (size_t i = 0; i < P->memsets.n; i++) {
+			o[i] = P->memsets.v[i];
+			o[i].thread = thread[o[i].thread];
+			o[i].stream = stream[o[i].stream];
+			o[i].stack = stack[o[i].stack];
+		}
+	}
+	{
+		struct gr_alloc *o = m->allocs.v + P->at[GR_K_ALLOC];
+
+		for (size_t i = 0; i < P->allocs.n; i++) {
+			o[i] = P->allocs.v[i];
+			o[i].thread = thread[o[i].thread];
+			o[i].stream = stream[o[i].stream];
+		}
+	}
+	{
+		struct gr_free *o = m->frees.v + P->at[GR_K_FREE];
+
+		for (size_t i = 0; i < P->frees.n; i++) {
+			o[i] = P->frees.v[i];
+			o[i].thread = thread[o[i].thread];
+		}
+	}
+	{
+		struct gr_sync *o = m->syncs.v + P->at[GR_K_SYNC];
+
+		for (size_t i = 0; i < P->syncs.n; i++) {
+			o[i] = P->syncs.v[i];
+			o[i].thread = thread[o[i].thread];
+			o[i].stack = stack[o[i].stack];
+		}
+	}
+	{
+		struct gr_graph *o = m->graphs.v + P->at[GR_K_GRAPH];
+
+		for (size_t i = 0; i < P->graphs.n; i++) {
+			o[i] = P->graphs.v[i];
+			o[i].thread = thread[o[i].thread];
+			o[i].stream = stream[o[i].stream];
+			o[i].stack = stack[o[i].stack];
+		}
+	}
+	if (P->scheds.n)
+		memcpy(m->scheds.v + P->at[GR_K_SCHED], P->scheds.v,
+		       P->scheds.n * sizeof(*P->scheds.v));
+	if (P->procs.n)
+		memcpy(m->procs.v + P->at[GR_K_PROC], P->procs.v, P->procs.n * sizeof(*P->procs.v));
+	if (P->losses.n)
+		memcpy(m->losses.v + P->at[GR_K_LOSS], P->losses.v,
+		       P->losses.n * sizeof(*P->losses.v));
+}
+
 /* ---- load ---- */
+
+/* Record kinds the model keeps whole in a windowed load: a chunk with one of them is read. */
+#define META_KINDS                                                                                 \
+	(1ull << GR_K_PROC | 1ull << GR_K_NAME | 1ull << GR_K_MAPPING | 1ull << GR_K_SYMBOL |      \
+	 1ull << GR_K_STACK | 1ull << GR_K_SESSION)
+
+/*
+ * The chunks to read, in file order, into @todo (gr_trace_reader_index_len() entries). Bad ones
+ * are left out (a sequential pass skips them too); so are, in a windowed load, the chunks the
+ * window does not need: their record counts and time span come from the footer's index.
+ * Returns the number of chunks to read; *@hint gets, per event kind, the records of those
+ * chunks as the footer counts them (the room the model's arrays will need, at most).
+ */
+static uint64_t plan(struct loader *L, struct gr_trace_reader *r, uint64_t *todo, uint64_t *hint)
+{
+	const struct load_ctx *x = &L->ctx;
+	struct gr_model *m = L->m;
+	uint64_t n = gr_trace_reader_index_len(r), ntodo = 0;
+	struct gr_chunk_info ci;
+
+	memset(hint, 0, GR_K_COUNT * sizeof(*hint));
+	for (uint64_t i = 0; i < n; i++) {
+		if (gr_trace_reader_chunk_info(r, i, &ci) || ci.bad)
+			continue;
+		if (!x->window || !ci.kinds_known || (ci.kinds & META_KINDS) ||
+		    (ci.last_ts >= x->lo && ci.first_ts <= x->to)) {
+			todo[ntodo++] = i;
+			for (int k = 1; k < GR_K_COUNT; k++)
+				hint[k] += ci.count[k];
+			continue;
+		}
+		for (int k = 1; k < GR_K_COUNT; k++)
+			if (x->present[k])
+				m->counts[k] += ci.count[k];
+		if (ci.first_ts < m->first_ts)
+			m->first_ts = ci.first_ts;
+		if (ci.last_ts > m->last_ts)
+			m->last_ts = ci.last_ts;
+	}
+	return ntodo;
+}
+
+/* Room in the model's event arrays for what the index says is coming: one allocation each. */
+static void presize(struct loader *L, const uint64_t *hint)
+{
+	struct gr_model *m = L->m;
+
+	/* only a hint: a footer may count wrong, merge() still checks every part */
+#define X(kind, field)                                                                             \
+	if (hint[kind] && (!L->max_records || hint[kind] <= L->max_records))                       \
+		RESERVE_TO(m->field, hint[kind]);
+	EVENT_ARRAYS(X)
+#undef X
+}
+
+static int run_chunks(struct run *R, const uint64_t *todo, uint64_t ntodo)
+{
+	uint64_t submitted = 0;
+	int err = 0;
+
+	for (uint64_t i = 0; i < ntodo && !err; i++) {
+		struct part *P;
+
+		/* keep the workers busy with the next chunks while this one merges */
+		while (submitted < ntodo && submitted < i + R->nslots) {
+			P = &R->slots[submitted % R->nslots];
+			if (P->state == SLOT_COPYING)
+				gr_pool_wait(R->pool, &P->job);
+			P->index = todo[submitted++];
+			P->state = SLOT_CONVERTING;
+			P->job.fn = convert_job;
+			gr_pool_submit(R->pool, &P->job);
+		}
+		P = &R->slots[i % R->nslots];
+		gr_pool_wait(R->pool, &P->job);
+		P->state = SLOT_FREE;
+		err = merge(R, P);
+		if (err == 1) {
+			P->state = SLOT_COPYING;
+			P->job.fn = copy_job;
+			gr_pool_submit_first(R->pool, &P->job);
+			err = 0;
+		}
+	}
+	/* on an error too: no job may outlive the parts */
+	for (unsigned i = 0; i < R->nslots; i++)
+		if (R->slots[i].state != SLOT_FREE)
+			gr_pool_wait(R->pool, &R->slots[i].job);
+	return err;
+}
+
+static int read_chunks(struct loader *L, struct gr_trace_reader *r, unsigned jobs)
+{
+	struct run R = {.L = L, .r = r};
+	uint64_t hint[GR_K_COUNT], *todo, ntodo;
+	int err;
+
+	todo = malloc((gr_trace_reader_index_len(r) + 1) * sizeof(*todo));
+	if (!todo)
+		return gr_diag_set(L->diag, -ENOMEM, 0, "out of memory");
+	ntodo = plan(L, r, todo, hint);
+	presize(L, hint);
+	err = gr_pool_new(&R.pool, jobs);
+	if (err) {
+		free(todo);
+		return gr_diag_set(L->diag, err, 0, "cannot start threads: %s", gr_strerror(err));
+	}
+	/* two chunks per worker: one converting, one waiting for its turn to merge or copy */
+	R.nslots = gr_pool_size(R.pool) == 1 ? 1 : 2 * gr_pool_size(R.pool);
+	if (R.nslots > ntodo)
+		R.nslots = ntodo ? (unsigned)ntodo : 1;
+	R.slots = calloc(R.nslots, sizeof(*R.slots));
+	R.decs.cap = gr_pool_size(R.pool);
+	R.decs.free = calloc(R.decs.cap, sizeof(*R.decs.free));
+	pthread_mutex_init(&R.decs.lock, NULL);
+	if (!R.slots || !R.decs.free) {
+		err = gr_diag_set(L->diag, -ENOMEM, 0, "out of memory");
+		goto out;
+	}
+	for (unsigned i = 0; i < R.nslots; i++) {
+		R.slots[i].ctx = &L->ctx;
+		R.slots[i].decs = &R.decs;
+		R.slots[i].r = r;
+	}
+	err = run_chunks(&R, todo, ntodo);
+out:
+	gr_pool_free(R.pool);
+	for (unsigned i = 0; R.slots && i < R.nslots; i++)
+		part_free(&R.slots[i]);
+	free(R.slots);
+	for (unsigned i = 0; i < R.decs.n; i++)
+		gr_chunk_decoder_free(R.decs.free[i]);
+	free(R.decs.free);
+	pthread_mutex_destroy(&R.decs.lock);
+	free(todo);
+	return err;
+}
+
+/* Give back what the growth of the model's arrays left unused. */
+static void fit_arrays(struct gr_model *m)
+{
+#define X(kind, field) FIT(m->field);
+	EVENT_ARRAYS(X)
+#undef X
+	FIT(m->kernels);
+	FIT(m->kernel_names);
+	FIT(m->configs);
+	FIT(m->threads);
+	FIT(m->streams);
+	FIT(m->processes);
+	FIT(m->libraries);
+	FIT(m->mappings);
+	FIT(m->symbols);
+	FIT(m->stacks);
+	FIT(m->comms);
+	FIT(m->session);
+}
 
 static void loader_free(struct loader *L)
 {
 	if (!L)
 		return;
-	struct gr_keymap *maps[] = {&L->kernels, &L->configs, &L->threads, &L->streams,
-				    &L->kname_k, &L->kraw_k,  &L->comm_k,  &L->lib_k,
-				    &L->sym_k,	 &L->stack_k, &L->map_k,   &L->sess_k};
+	struct gr_keymap *maps[] = {&L->kname_k, &L->kraw_k, &L->comm_k, &L->lib_k,
+				    &L->sym_k,	 &L->map_k,  &L->sess_k};
 
+	for (int t = 0; t < T_COUNT; t++)
+		gr_keymap_free(&L->tab[t]);
 	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
 		gr_keymap_free(maps[i]);
 	RELEASE(L->kname);
 	RELEASE(L->kraw);
 	RELEASE(L->comm);
-	gr_strtab_free(&L->strs);
+	gr_strtab_free(&L->strs.t);
+	pthread_mutex_destroy(&L->strs.lock);
 	free(L);
 }
 
-static int load(struct gr_model **out, struct gr_trace_reader *r, uint64_t max_records,
-		struct gr_diag *diag)
+static int load(struct gr_model **out, struct gr_trace_reader *r,
+		const struct gr_model_load_opts *o, struct gr_diag *diag)
 {
+	static const uint32_t words[T_COUNT] = {2, 4, 2, 2, 2};
 	struct gr_model *m = NULL;
 	struct loader *L;
-	const struct gr_chunk *c;
 	int err;
 
 	*out = NULL;
 	L = calloc(1, sizeof(*L));
 	m = calloc(1, sizeof(*m));
 	if (!L || !m) {
+		free(L);
+		L = NULL;
 		err = gr_diag_set(diag, -ENOMEM, 0, "out of memory");
 		goto out;
 	}
 	m->first_ts = UINT64_MAX;
 	L->m = m;
 	L->diag = diag;
-	L->max_records = max_records;
-	gr_strtab_init(&L->strs, &m->arena);
-	gr_keymap_init(&L->kernels, 2);
-	gr_keymap_init(&L->configs, 4);
-	gr_keymap_init(&L->threads, 2);
-	gr_keymap_init(&L->streams, 2);
+	L->max_records = o->max_records;
+	pthread_mutex_init(&L->strs.lock, NULL);
+	gr_strtab_init(&L->strs.t, &m->arena);
+	L->ctx.m = m;
+	L->ctx.strs = &L->strs;
+	if (o->has_window) {
+		L->ctx.window = 1;
+		L->ctx.from = o->from_ts;
+		L->ctx.to = o->to_ts;
+		L->ctx.lo = o->from_ts > o->margin_ns ? o->from_ts - o->margin_ns : 0;
+	}
+	for (int t = 0; t < T_COUNT; t++)
+		gr_keymap_init(&L->tab[t], words[t]);
 	gr_keymap_init(&L->kname_k, 2);
 	gr_keymap_init(&L->kraw_k, 2);
 	gr_keymap_init(&L->comm_k, 2);
 	gr_keymap_init(&L->lib_k, 1);
 	gr_keymap_init(&L->sym_k, 2);
-	gr_keymap_init(&L->stack_k, 2);
+	gr_keymap_init(&L->map_k, 3);
+	gr_keymap_init(&L->sess_k, 1);
 	{
 		/* stack index 0 is "no stack" */
 		uint64_t none[2] = {0, 0};
 		struct gr_stack empty = {0};
 		uint32_t idx;
 
-		err = gr_keymap_intern(&L->stack_k, none, &idx);
+		err = gr_keymap_intern(&L->tab[T_STACK], none, &idx);
 		if (err >= 0)
 			err = SET_AT(m->stacks, idx, &empty);
 		if (err < 0) {
@@ -565,29 +1112,21 @@ static int load(struct gr_model **out, struct gr_trace_reader *r, uint64_t max_r
 			goto out;
 		}
 	}
-	gr_keymap_init(&L->map_k, 3);
-	gr_keymap_init(&L->sess_k, 1);
 
-	err = model_map_schema(L, gr_trace_reader_schema(r));
+	err = model_map_schema(&L->ctx, gr_trace_reader_schema(r), diag);
 	if (err)
 		goto out;
 	err = copy_header(L, gr_trace_reader_header(r));
 	if (err)
 		goto out;
-	while ((err = gr_trace_reader_next_chunk(r, &c)) == 1) {
-		err = model_read_chunk(L, c);
-		if (err)
-			goto out;
-	}
-	if (err < 0) {
-		err =
-		    gr_diag_set(diag, err, L->chunk_offset, "reading chunks: %s", gr_strerror(err));
+	err = read_chunks(L, r, o->jobs);
+	if (err)
 		goto out;
-	}
 	m->integ = *gr_trace_reader_integrity(r);
 	err = finish(L);
 	if (err)
 		goto out;
+	fit_arrays(m);
 	if (m->hdr.clock_monotonic_ns)
 		m->first_ts = m->hdr.clock_monotonic_ns;
 	else if (m->first_ts == UINT64_MAX)
@@ -600,8 +1139,10 @@ out:
 	return err;
 }
 
-int gr_model_load(struct gr_model **out, const char *path, struct gr_diag *diag)
+int gr_model_load_opts(struct gr_model **out, const char *path,
+		       const struct gr_model_load_opts *opts, struct gr_diag *diag)
 {
+	static const struct gr_model_load_opts defaults;
 	struct gr_trace_reader *r = NULL;
 	int err;
 
@@ -609,14 +1150,20 @@ int gr_model_load(struct gr_model **out, const char *path, struct gr_diag *diag)
 	err = gr_trace_reader_open(&r, path, diag);
 	if (err)
 		return err;
-	err = load(out, r, 0, diag);
+	err = load(out, r, opts ? opts : &defaults, diag);
 	gr_trace_reader_close(r);
 	return err;
+}
+
+int gr_model_load(struct gr_model **out, const char *path, struct gr_diag *diag)
+{
+	return gr_model_load_opts(out, path, NULL, diag);
 }
 
 int gr_model_load_mem(struct gr_model **out, const void *buf, size_t len, uint64_t max_records,
 		      struct gr_diag *diag)
 {
+	struct gr_model_load_opts o = {.jobs = 1, .max_records = max_records};
 	struct gr_trace_reader *r = NULL;
 	int err;
 
@@ -624,7 +1171,7 @@ int gr_model_load_mem(struct gr_model **out, const void *buf, size_t len, uint64
 	err = gr_trace_reader_open_mem(&r, buf, len, diag);
 	if (err)
 		return err;
-	err = load(out, r, max_records, diag);
+	err = load(out, r, &o, diag);
 	gr_trace_reader_close(r);
 	return err;
 }

@@ -207,19 +207,61 @@ struct gr_session_fact {
 /* ---- loading ---- */
 
 /*
- * Read the trace at @path completely. Returns 0 and sets *@out, or a negative error (-errno,
- * GR_ERR_*) with *@out NULL and the file offset and reason in @diag (may be NULL). A damaged file
- * that the reader recovers loads: gr_model_integrity() says what was lost.
+ * Read the trace at @path completely, on every CPU this process may use. Returns 0 and sets
+ * *@out, or a negative error (-errno, GR_ERR_*) with *@out NULL and the file offset and reason in
+ * @diag (may be NULL). A damaged file that the reader recovers loads: gr_model_integrity() says
+ * what was lost.
  */
 int gr_model_load(struct gr_model **out, const char *path, struct gr_diag *diag);
 
 /*
- * Same, from a buffer the caller keeps alive during the call (not after). @max_records caps the
- * number of records of all kinds together (GR_ERR_LIMIT past it; 0 = no cap), so fuzzers bound
- * memory on highly compressible input.
+ * Same, from a buffer the caller keeps alive during the call (not after), on the calling thread.
+ * @max_records caps the number of records of all kinds together in the chunks read (GR_ERR_LIMIT
+ * past it; 0 = no cap), so fuzzers bound memory on highly compressible input.
  */
 int gr_model_load_mem(struct gr_model **out, const void *buf, size_t len, uint64_t max_records,
 		      struct gr_diag *diag);
+
+/* A good margin for a windowed load (struct gr_model_load_opts): 1 s. */
+#define GR_MODEL_MARGIN_NS 1000000000ull
+
+struct gr_model_load_opts {
+	/*
+	 * Threads that decode and convert chunks: 0 = one per CPU this process may run on, 1 = none
+	 * (everything on the calling thread). The model is the same whatever the number.
+	 */
+	unsigned jobs;
+	/*
+	 * A window: keep only the events of [from_ts, to_ts] (CLOCK_MONOTONIC ns, inclusive, as
+	 * event timestamps). An API call (launch, copy, memset, alloc, free, sync, graph) is kept
+	 * when it starts in [from_ts - margin_ns, to_ts] and its [ts, ts + dur] reaches from_ts;
+	 * a loss the same with [ts, ts_end]; a scheduler event when it is in [from_ts - margin_ns,
+	 * to_ts], so that the state each thread is in when the window opens is known (a thread
+	 * that did not switch within the margin has no known state then). Process events are
+	 * metadata (the process table is made of them) and all kept, as are names, mappings,
+	 * symbols, stacks and session facts. So the dense tables (kernels, threads, ...) hold what
+	 * the kept events use, plus what the metadata adds; lost_events() counts the kept losses;
+	 * record_count() stays that of the whole file, and time_span() that of its chunks (the end
+	 * of a loss the window dropped aside).
+	 *
+	 * With the footer's index, chunks whose [first, last] timestamps miss [from_ts - margin_ns,
+	 * to_ts] and that hold no metadata kind (NAME, MAPPING, SYMBOL, STACK, SESSION, PROC) are
+	 * not even decoded; memory follows the window and the metadata, not the file. A file
+	 * without a footer (recovered by scan) has no per-chunk kinds: every chunk is decoded, and
+	 * only the kept events stay.
+	 */
+	int has_window;
+	uint64_t from_ts, to_ts;
+	uint64_t margin_ns;   /* GR_MODEL_MARGIN_NS is a good value; 0 = none */
+	uint64_t max_records; /* as gr_model_load_mem(); 0 = no cap */
+};
+
+/*
+ * gr_model_load() with options (@opts NULL: the defaults, as gr_model_load()). Whatever the jobs,
+ * the model (every accessor's output, every index) is the one a one-thread load makes.
+ */
+int gr_model_load_opts(struct gr_model **out, const char *path,
+		       const struct gr_model_load_opts *opts, struct gr_diag *diag);
 
 /* Free the model and everything it returned (NULL is accepted). */
 void gr_model_free(struct gr_model *m);

@@ -8,6 +8,7 @@
 #define GR_ANALYZE_MODEL_IMPL_H
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 
 #include "keymap.h"
 #include "model.h"
+#include "pool.h"
 #include "strtab.h"
 
 #define ARRAY(type)                                                                                \
@@ -78,25 +80,100 @@ struct launch_memo {
 	int valid;
 };
 
-struct loader {
-	struct gr_model *m;
-	struct gr_strtab strs;
-	struct gr_diag *diag;
-	uint64_t max_records, nrecords;
-	uint64_t chunk_offset;
-
+/* What converting any chunk needs, fixed before the first one: read by every worker. */
+struct load_ctx {
+	struct gr_model *m; /* where copy_job() puts the events */
 	/* file column of each column of this build's vocabulary; -1 when the kind is absent */
 	int col[GR_K_COUNT][GR_MAX_COLUMNS];
 	uint8_t present[GR_K_COUNT];
+	int window;		  /* keep only the events of [lo, to] that reach from */
+	uint64_t from, to, lo;	  /* lo: from minus the margin */
+	struct shared_strs *strs; /* the model's strings */
+};
+
+/* The model's string table, shared by the workers (strings are metadata: rare, so one lock). */
+struct shared_strs {
+	pthread_mutex_t lock; /* also guards the model's arena */
+	struct gr_strtab t;
+};
+
+/* The dense tables an event indexes, in struct part and in the loader alike. */
+enum { T_KERNEL, T_CONFIG, T_THREAD, T_STREAM, T_STACK, T_COUNT };
+
+/*
+ * One chunk's records, converted on a worker (model_read.c) exactly as a sequential pass over the
+ * chunk would convert them, but with the dense indexes (kernels, configs, threads, streams,
+ * stacks) local to the chunk, numbered in order of first use in it, and the keyed metadata
+ * (last record wins) local too. The merge (model.c) takes the parts in chunk order: interning a
+ * part's local keys in local order into the model's tables gives every key the index a
+ * sequential load gives it, and replaying its metadata in order keeps "last record wins".
+ * A part's arrays are reused for the next chunk it carries.
+ */
+struct part {
+	struct gr_pool_job job;
+	const struct load_ctx *ctx;
+	struct decoders *decs;
+	struct gr_trace_reader *r;
+	uint64_t index; /* the chunk's index entry */
+	int state;	/* what the slot holds: enum in model.c */
+
+	/* results of the conversion */
+	int status; /* 1 converted, 0 bad chunk (skipped), < 0 error: read error or diag */
+	struct gr_diag diag;
+	uint64_t offset, first_ts, last_ts, total;
+	uint64_t counts[GR_K_COUNT];
+	uint64_t lost;
+	uint8_t unsorted[GR_K_COUNT];
+	uint64_t first_ev[GR_K_COUNT],
+	    last_ev[GR_K_COUNT]; /* ts of its first and last kept event */
+
+	ARRAY(struct gr_launch) launches;
+	ARRAY(struct gr_copy) copies;
+	ARRAY(struct gr_memset) memsets;
+	ARRAY(struct gr_alloc) allocs;
+	ARRAY(struct gr_free) frees;
+	ARRAY(struct gr_sync) syncs;
+	ARRAY(struct gr_graph) graphs;
+	ARRAY(struct gr_sched) scheds;
+	ARRAY(struct gr_proc_event) procs;
+	ARRAY(struct gr_loss) losses;
+
+	struct gr_keymap tab[T_COUNT]; /* local dense tables; T_STACK's index 0 is "no stack" */
+	struct cache thread_c, stream_c, stack_c;
+	struct launch_memo memo[GR_LAUNCH_MEMO];
+	ARRAY(struct gr_stack) stacks; /* by local stack index; frames in @arena */
+
+	/* metadata, keyed: the value arrays are indexed by the keymap index */
+	struct gr_keymap kname_k, kraw_k, comm_k, lib_k, sym_k, map_k, sess_k;
+	ARRAY(const char *) kname;
+	ARRAY(const char *) kraw;
+	ARRAY(const char *) comm;
+	ARRAY(const char *) libs;
+	ARRAY(struct gr_mapping) mappings; /* build ids in @arena */
+	ARRAY(struct gr_symbol) symbols;
+	ARRAY(struct gr_session_fact) session;
+	struct gr_arena arena;
+
+	/* set by the merge for the copy into the model */
+	ARRAY(uint32_t) map[T_COUNT]; /* local index -> model index */
+	size_t at[GR_K_COUNT];	      /* where its events go in the model's arrays */
+};
+
+/* The load driver's state (model.c): the merged tables and metadata. */
+struct loader {
+	struct gr_model *m;
+	struct shared_strs strs;
+	struct load_ctx ctx;
+	struct gr_diag *diag;
+	uint64_t max_records, nrecords;
+	uint64_t chunk_offset; /* of the last chunk merged */
+
 	uint8_t unsorted[GR_K_COUNT];
 	uint64_t prev_ts[GR_K_COUNT];
 
-	struct gr_keymap kernels, configs, threads, streams;
-	struct cache thread_c, stream_c, stack_c;
-	struct launch_memo memo[GR_LAUNCH_MEMO];
-
+	struct gr_keymap tab[T_COUNT];
 	/* metadata, keyed: the value arrays are indexed by the keymap index */
-	struct gr_keymap kname_k, kraw_k, comm_k, lib_k, sym_k, stack_k, map_k, sess_k;
+	struct gr_keymap kname_k, kraw_k, comm_k, lib_k, sym_k, map_k, sess_k;
 	ARRAY(const char *) kname;
 	ARRAY(const char *) kraw;
 	ARRAY(const char *) comm;
@@ -162,21 +239,14 @@ static inline void array_release(void *p, size_t bytes)
 		free(p);
 }
 
-/* Make room for @k more entries of @esz bytes in a growable array. */
-static inline int reserve(void **v, size_t *cap, size_t n, size_t k, size_t esz)
+/* Give a growable array room for @ncap (> its capacity) entries of @esz bytes. */
+static inline int reserve_to(void **v, size_t *cap, size_t n, size_t ncap, size_t esz)
 {
-	size_t ncap, old, new;
+	size_t old = *cap * esz, new;
 	void *p;
 
-	if (n + k <= *cap)
-		return 0;
-	ncap = *cap ? *cap : 64;
-	while (ncap < n + k) {
-		if (ncap > SIZE_MAX / 4 / esz)
-			return -ENOMEM;
-		ncap *= 2;
-	}
-	old = *cap * esz;
+	if (ncap > SIZE_MAX / 4 / esz)
+		return -ENOMEM;
 	new = ncap *esz;
 	if (new < BIG_ARRAY) {
 		p = realloc(*v, new);
@@ -200,8 +270,64 @@ static inline int reserve(void **v, size_t *cap, size_t n, size_t k, size_t esz)
 	return 0;
 }
 
-#define RELEASE(arr)	array_release((arr).v, (arr).cap * sizeof(*(arr).v))
-#define RESERVE(arr, k) reserve((void **)&(arr).v, &(arr).cap, (arr).n, (k), sizeof(*(arr).v))
+/* Make room for @k more entries of @esz bytes in a growable array. */
+static inline int reserve(void **v, size_t *cap, size_t n, size_t k, size_t esz)
+{
+	size_t ncap;
+
+	if (n + k <= *cap)
+		return 0;
+	ncap = *cap ? *cap : 64;
+	while (ncap < n + k) {
+		if (ncap > SIZE_MAX / 4 / esz)
+			return -ENOMEM;
+		ncap *= 2;
+	}
+	return reserve_to(v, cap, n, ncap, esz);
+}
+
+/*
+ * Shrink a growable array's capacity to its @n entries: what the growth left unused goes back
+ * (address space for mapped arrays, heap for small ones). Keeps the array as it is when memory
+ * is short.
+ */
+static inline void array_fit(void **v, size_t *cap, size_t n, size_t esz)
+{
+	size_t old = *cap * esz, new = n *esz;
+	void *p;
+
+	if (n >= *cap)
+		return;
+	if (!n) {
+		array_release(*v, old);
+		*v = NULL;
+		*cap = 0;
+		return;
+	}
+	if (old < BIG_ARRAY) {
+		p = realloc(*v, new);
+	} else if (new < BIG_ARRAY) {
+		p = malloc(new);
+		if (p) {
+			memcpy(p, *v, new);
+			munmap(*v, huge_round(old));
+		}
+	} else {
+		p = *v;
+		if (huge_round(new) < huge_round(old) &&
+		    mremap(p, huge_round(old), huge_round(new), 0) == MAP_FAILED)
+			return;
+	}
+	if (!p)
+		return;
+	*v = p;
+	*cap = n;
+}
+
+#define RELEASE(arr)	   array_release((arr).v, (arr).cap * sizeof(*(arr).v))
+#define RESERVE(arr, k)	   reserve((void **)&(arr).v, &(arr).cap, (arr).n, (k), sizeof(*(arr).v))
+#define RESERVE_TO(arr, c) reserve_to((void **)&(arr).v, &(arr).cap, (arr).n, (c), sizeof(*(arr).v))
+#define FIT(arr)	   array_fit((void **)&(arr).v, &(arr).cap, (arr).n, sizeof(*(arr).v))
 
 /* Set entry @idx of a keyed value array, growing it (new entries zeroed). */
 static inline int set_at(void **v, size_t *n, size_t *cap, size_t idx, size_t esz, const void *val)
@@ -240,14 +366,17 @@ static inline int intern_cached(struct gr_keymap *map, struct cache *c, const ui
 	return 0;
 }
 
-/* Index of the stack (@pid, @id) in the model's stack table, adding a frameless entry for a new
- * one; 0 for id 0. Returns 0 or a negative error. */
-int model_stack_index(struct loader *L, uint64_t pid, uint64_t id, uint32_t *idx);
+/* The model's interned copy of @n bytes at @p (NUL-terminated), or NULL when out of memory. */
+const char *shared_intern(struct shared_strs *s, const void *p, size_t n);
 
 /* Map this build's columns of every known kind to the file schema's columns, by name. */
-int model_map_schema(struct loader *L, const struct gr_schema *fs);
+int model_map_schema(struct load_ctx *x, const struct gr_schema *fs, struct gr_diag *diag);
 
-/* Copy the records of chunk @c into the model. Returns 0 or a negative error (diag set). */
-int model_read_chunk(struct loader *L, const struct gr_chunk *c);
+/* Ready @P (new: zeroed) for its next chunk, keeping the memory of its arrays. */
+int part_reset(struct part *P);
+void part_free(struct part *P);
+
+/* Copy the records of chunk @c into @P. Returns 0 or a negative error (P->diag set). */
+int part_read_chunk(struct part *P, const struct gr_chunk *c);
 
 #endif

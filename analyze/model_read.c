@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * One chunk's records into the model (see model.c for the whole load). Event columns are copied
- * into compact structs, with (pid, func), launch configs, threads and streams interned into dense
- * tables on the way: a one-entry cache in front of each hash table catches the common runs.
- * Metadata records go into keyed tables where the last record for a key wins.
+ * One chunk's records into a part (see struct part in model_impl.h, model.c for the whole load),
+ * on any worker thread. Event columns are copied into compact structs, with (pid, func), launch
+ * configs, threads, streams and stacks interned into the part's dense tables on the way: a
+ * one-entry cache in front of each hash table catches the common runs. Metadata records go into
+ * keyed tables where the last record for a key wins. A windowed load keeps only the events that
+ * reach into the window (load_ctx).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -11,22 +13,48 @@
 
 #include "model_impl.h"
 
-static int oom(struct loader *L, int err, const char *what)
+static int oom(struct part *P, int err, const char *what)
 {
-	return gr_diag_set(L->diag, err, L->chunk_offset, "%s while loading %s",
+	return gr_diag_set(&P->diag, err, P->offset, "%s while loading %s",
 			   err == GR_ERR_LIMIT ? "too many distinct keys" : "out of memory", what);
 }
 
-static const char *text_of(struct loader *L, const struct gr_bytes *b)
+const char *shared_intern(struct shared_strs *s, const void *p, size_t n)
 {
-	return gr_strtab_intern(&L->strs, b->data ? (const void *)b->data : "",
-				b->data ? b->len : 0);
+	const char *r;
+
+	pthread_mutex_lock(&s->lock);
+	r = gr_strtab_intern(&s->t, p, n);
+	pthread_mutex_unlock(&s->lock);
+	return r;
+}
+
+static const char *text_of(struct part *P, const struct gr_bytes *b)
+{
+	return shared_intern(P->ctx->strs, b->data ? (const void *)b->data : "",
+			     b->data ? b->len : 0);
+}
+
+/* ---- the window ---- */
+
+/* An API call [ts, ts + dur] reaching into the window (everything without one). */
+static inline int keep_call(const struct load_ctx *x, uint64_t ts, uint64_t dur)
+{
+	uint64_t end = ts + dur < ts ? UINT64_MAX : ts + dur;
+
+	return !x->window || (ts >= x->lo && ts <= x->to && end >= x->from);
+}
+
+/* A scheduler event: the margin before the window too, for the states running into it. */
+static inline int keep_instant(const struct load_ctx *x, uint64_t ts)
+{
+	return !x->window || (ts >= x->lo && ts <= x->to);
 }
 
 /* ---- schema ---- */
 
 /* Map this build's columns of every known kind to the file's columns, by name. */
-int model_map_schema(struct loader *L, const struct gr_schema *fs)
+int model_map_schema(struct load_ctx *L, const struct gr_schema *fs, struct gr_diag *diag)
 {
 	const struct gr_schema *ours = gr_events_schema();
 
@@ -38,7 +66,7 @@ int model_map_schema(struct loader *L, const struct gr_schema *fs)
 		if (ok->id >= GR_K_COUNT || !fk)
 			continue;
 		if (!fk->name || strcmp(fk->name, ok->name))
-			return gr_diag_set(L->diag, GR_ERR_SCHEMA, 0,
+			return gr_diag_set(diag, GR_ERR_SCHEMA, 0,
 					   "record kind %u is '%s' in the file, expected '%s'",
 					   ok->id, fk->name ? fk->name : "", ok->name);
 		for (uint16_t c = 0; c < ok->ncols; c++) {
@@ -46,12 +74,12 @@ int model_map_schema(struct loader *L, const struct gr_schema *fs)
 			int want_bytes = ok->cols[c].codec == GR_CODEC_BYTES;
 
 			if (fc < 0 || fc >= fk->ncols)
-				return gr_diag_set(L->diag, GR_ERR_SCHEMA, 0,
+				return gr_diag_set(diag, GR_ERR_SCHEMA, 0,
 						   "record kind '%s' has no column '%s'", ok->name,
 						   ok->cols[c].name);
 			if ((fk->cols[fc].codec == GR_CODEC_BYTES) != want_bytes)
 				return gr_diag_set(
-				    L->diag, GR_ERR_SCHEMA, 0,
+				    diag, GR_ERR_SCHEMA, 0,
 				    "column '%s' of '%s' is %s in the file, expected %s",
 				    ok->cols[c].name, ok->name, want_bytes ? "numeric" : "bytes",
 				    want_bytes ? "bytes" : "numeric");
@@ -66,9 +94,10 @@ int model_map_schema(struct loader *L, const struct gr_schema *fs)
  * The columns of @kind in @c, in this build's order: numeric ones in @v, BYTES ones in @b (either
  * may be NULL when the kind has none of that sort).
  */
-static int chunk_cols(struct loader *L, const struct gr_chunk *c, uint16_t kind, uint32_t n,
+static int chunk_cols(struct part *P, const struct gr_chunk *c, uint16_t kind, uint32_t n,
 		      const uint64_t **v, const struct gr_bytes **b)
 {
+	const struct load_ctx *L = P->ctx;
 	const struct gr_kind_def *kd = gr_schema_kind(gr_events_schema(), kind);
 
 	for (uint16_t i = 0; i < kd->ncols; i++) {
@@ -79,45 +108,88 @@ static int chunk_cols(struct loader *L, const struct gr_chunk *c, uint16_t kind,
 		else
 			p = v[i] = gr_chunk_column(c, kind, L->col[kind][i]);
 		if (!p && n)
-			return gr_diag_set(L->diag, GR_ERR_CORRUPT, L->chunk_offset,
+			return gr_diag_set(&P->diag, GR_ERR_CORRUPT, P->offset,
 					   "chunk has %u '%s' records but no '%s' column", n,
 					   kd->name, kd->cols[i].name);
 	}
 	return 0;
 }
 
-static inline void note_ts(struct loader *L, uint16_t kind, uint64_t ts)
+/* A kept event of @kind at @ts, in append order. */
+static inline void note_ts(struct part *P, uint16_t kind, uint64_t ts, size_t nkept)
 {
-	if (ts < L->prev_ts[kind])
-		L->unsorted[kind] = 1;
-	L->prev_ts[kind] = ts;
+	if (!nkept)
+		P->first_ev[kind] = ts;
+	else if (ts < P->last_ev[kind])
+		P->unsorted[kind] = 1;
+	P->last_ev[kind] = ts;
 }
 
 /* ---- events ---- */
 
-static inline int thread_of(struct loader *L, uint64_t pid, uint64_t tid, uint32_t *idx)
+static inline int thread_of(struct part *P, uint64_t pid, uint64_t tid, uint32_t *idx)
 {
 	uint64_t k[2] = {sat32(pid), sat32(tid)};
 
-	return intern_cached(&L->threads, &L->thread_c, k, 2, idx);
+	return intern_cached(&P->tab[T_THREAD], &P->thread_c, k, 2, idx);
 }
 
-static inline int stream_of(struct loader *L, uint64_t pid, uint64_t handle, uint32_t *idx)
+static inline int stream_of(struct part *P, uint64_t pid, uint64_t handle, uint32_t *idx)
 {
 	uint64_t k[2] = {sat32(pid), handle};
 
-	return intern_cached(&L->streams, &L->stream_c, k, 2, idx);
+	return intern_cached(&P->tab[T_STREAM], &P->stream_c, k, 2, idx);
+}
+
+/* Index of the stack (@pid, @id) in the part's stack table, adding a frameless entry for a new
+ * one; 0 for id 0. Returns 0 or a negative error. */
+static int stack_index(struct part *P, uint64_t pid, uint64_t id, uint32_t *idx)
+{
+	uint64_t k[2] = {id, sat32(pid)};
+	struct gr_stack e = {.id = id, .pid = (uint32_t)k[1]};
+	int err;
+
+	if (!id) {
+		*idx = 0;
+		return 0;
+	}
+	err = gr_keymap_intern(&P->tab[T_STACK], k, idx);
+	if (err == 1)
+		err = SET_AT(P->stacks, *idx, &e);
+	return err < 0 ? err : 0;
+}
+
+static inline int stack_of(struct part *P, uint64_t pid, uint64_t id, uint32_t *idx)
+{
+	uint64_t k[2] = {id, sat32(pid)};
+	int err;
+
+	if (!id) {
+		*idx = 0;
+		return 0;
+	}
+	if (P->stack_c.valid && P->stack_c.key[0] == k[0] && P->stack_c.key[1] == k[1]) {
+		*idx = P->stack_c.idx;
+		return 0;
+	}
+	err = stack_index(P, pid, id, idx);
+	if (err < 0)
+		return err;
+	memcpy(P->stack_c.key, k, sizeof(k));
+	P->stack_c.idx = *idx;
+	P->stack_c.valid = 1;
+	return 0;
 }
 
 /*
  * (pid, func, grid, block, shmem, stack id) -> (kernel, config, stack): launches repeat a few of
  * these, so one direct-mapped probe replaces three hash-table lookups for almost every launch.
  */
-static int launch_ids(struct loader *L, const uint64_t key[6], struct gr_launch *o)
+static int launch_ids(struct part *P, const uint64_t key[6], struct gr_launch *o)
 {
 	uint64_t h = (key[0] ^ key[4] * 0x9e3779b97f4a7c15ull) * 0xbf58476d1ce4e5b9ull ^
 		     (key[1] + key[2] * 0x94d049bb133111ebull + key[3] + key[5]);
-	struct launch_memo *e = &L->memo[(h ^ h >> 29) & (GR_LAUNCH_MEMO - 1)];
+	struct launch_memo *e = &P->memo[(h ^ h >> 29) & (GR_LAUNCH_MEMO - 1)];
 	uint64_t k[4];
 	int err;
 
@@ -130,15 +202,15 @@ static int launch_ids(struct loader *L, const uint64_t key[6], struct gr_launch 
 	}
 	k[0] = key[4] >> 32;
 	k[1] = key[0];
-	err = gr_keymap_intern(&L->kernels, k, &o->kernel);
+	err = gr_keymap_intern(&P->tab[T_KERNEL], k, &o->kernel);
 	if (err < 0)
 		return err;
 	memcpy(k, key + 1, 3 * sizeof(*k));
 	k[3] = (uint32_t)key[4];
-	err = gr_keymap_intern(&L->configs, k, &o->config);
+	err = gr_keymap_intern(&P->tab[T_CONFIG], k, &o->config);
 	if (err < 0)
 		return err;
-	err = model_stack_index(L, key[4] >> 32, key[5], &o->stack);
+	err = stack_index(P, key[4] >> 32, key[5], &o->stack);
 	if (err < 0)
 		return err;
 	memcpy(e->key, key, sizeof(e->key));
@@ -149,60 +221,22 @@ static int launch_ids(struct loader *L, const uint64_t key[6], struct gr_launch 
 	return 0;
 }
 
-int model_stack_index(struct loader *L, uint64_t pid, uint64_t id, uint32_t *idx)
-{
-	uint64_t k[2] = {id, sat32(pid)};
-	struct gr_stack e = {.id = id, .pid = (uint32_t)k[1]};
-	int err;
-
-	if (!id) {
-		*idx = 0;
-		return 0;
-	}
-	err = gr_keymap_intern(&L->stack_k, k, idx);
-	if (err == 1)
-		err = SET_AT(L->m->stacks, *idx, &e);
-	return err < 0 ? err : 0;
-}
-
-static inline int stack_of(struct loader *L, uint64_t pid, uint64_t id, uint32_t *idx)
-{
-	uint64_t k[2] = {id, sat32(pid)};
-	int err;
-
-	if (!id) {
-		*idx = 0;
-		return 0;
-	}
-	if (L->stack_c.valid && L->stack_c.key[0] == k[0] && L->stack_c.key[1] == k[1]) {
-		*idx = L->stack_c.idx;
-		return 0;
-	}
-	err = model_stack_index(L, pid, id, idx);
-	if (err < 0)
-		return err;
-	memcpy(L->stack_c.key, k, sizeof(k));
-	L->stack_c.idx = *idx;
-	L->stack_c.valid = 1;
-	return 0;
-}
-
-static int load_launches(struct loader *L, const struct gr_chunk *c, uint32_t n)
+static int load_launches(struct part *P, const struct gr_chunk *c, uint32_t n)
 {
 	const uint64_t *v[GR_MAX_COLUMNS];
-	struct gr_model *m = L->m;
-	struct gr_launch *o;
+	const struct load_ctx *x = P->ctx;
+	struct gr_launch *o, *start;
 	uint64_t prev;
 	int err, unsorted = 0;
 
-	err = chunk_cols(L, c, GR_K_LAUNCH, n, v, NULL);
+	err = chunk_cols(P, c, GR_K_LAUNCH, n, v, NULL);
 	if (err)
 		return err;
-	err = RESERVE(m->launches, n);
+	err = RESERVE(P->launches, n);
 	if (err)
-		return oom(L, err, "launches");
-	o = m->launches.v + m->launches.n;
-	prev = L->prev_ts[GR_K_LAUNCH];
+		return oom(P, err, "launches");
+	o = start = P->launches.v + P->launches.n;
+	prev = P->launches.n ? P->last_ev[GR_K_LAUNCH] : 0;
 	/* column pointers in locals: calls in the loop cannot change them */
 	const uint64_t *ts = v[GR_LAUNCH_TS], *dur = v[GR_LAUNCH_DUR], *pid = v[GR_LAUNCH_PID];
 	const uint64_t *tid = v[GR_LAUNCH_TID], *cpu = v[GR_LAUNCH_CPU], *api = v[GR_LAUNCH_API];
@@ -211,9 +245,11 @@ static int load_launches(struct loader *L, const struct gr_chunk *c, uint32_t n)
 	const uint64_t *bz = v[GR_LAUNCH_BZ], *shmem = v[GR_LAUNCH_SHMEM];
 	const uint64_t *stream = v[GR_LAUNCH_STREAM], *stack = v[GR_LAUNCH_STACK];
 
-	for (uint32_t i = 0; i < n; i++, o++) {
+	for (uint32_t i = 0; i < n; i++) {
 		uint64_t p = sat32(pid[i]), key[6];
 
+		if (x->window && !keep_call(x, ts[i], dur[i]))
+			continue;
 		o->ts = ts[i];
 		unsorted |= ts[i] < prev;
 		prev = ts[i];
@@ -226,42 +262,48 @@ static int load_launches(struct loader *L, const struct gr_chunk *c, uint32_t n)
 		key[3] = sat32(by[i]) | (uint64_t)sat32(bz[i]) << 32;
 		key[4] = p << 32 | sat32(shmem[i]);
 		key[5] = stack[i];
-		err = launch_ids(L, key, o);
+		err = launch_ids(P, key, o);
 		if (err < 0)
 			break;
-		err = thread_of(L, p, tid[i], &o->thread);
+		err = thread_of(P, p, tid[i], &o->thread);
 		if (err < 0)
 			break;
-		err = stream_of(L, p, stream[i], &o->stream);
+		err = stream_of(P, p, stream[i], &o->stream);
 		if (err < 0)
 			break;
+		o++;
 	}
 	if (err < 0)
-		return oom(L, err, "launches");
-	L->prev_ts[GR_K_LAUNCH] = prev;
-	L->unsorted[GR_K_LAUNCH] |= unsorted;
-	m->launches.n += n;
+		return oom(P, err, "launches");
+	if (o > start) {
+		if (!P->launches.n)
+			P->first_ev[GR_K_LAUNCH] = start->ts;
+		P->last_ev[GR_K_LAUNCH] = prev;
+		P->unsorted[GR_K_LAUNCH] |= unsorted;
+		P->launches.n += (size_t)(o - start);
+	}
 	return 0;
 }
 
-static int load_copies(struct loader *L, const struct gr_chunk *c, uint32_t n)
+static int load_copies(struct part *P, const struct gr_chunk *c, uint32_t n)
 {
 	const uint64_t *v[GR_MAX_COLUMNS];
-	struct gr_model *m = L->m;
 	struct gr_copy *o;
 	int err;
 
-	err = chunk_cols(L, c, GR_K_COPY, n, v, NULL);
+	err = chunk_cols(P, c, GR_K_COPY, n, v, NULL);
 	if (err)
 		return err;
-	err = RESERVE(m->copies, n);
+	err = RESERVE(P->copies, n);
 	if (err)
-		return oom(L, err, "copies");
-	o = m->copies.v + m->copies.n;
-	for (uint32_t i = 0; i < n; i++, o++) {
+		return oom(P, err, "copies");
+	for (uint32_t i = 0; i < n; i++) {
+		if (!keep_call(P->ctx, v[GR_COPY_TS][i], v[GR_COPY_DUR][i]))
+			continue;
+		o = &P->copies.v[P->copies.n];
 		memset(o, 0, sizeof(*o));
 		o->ts = v[GR_COPY_TS][i];
-		note_ts(L, GR_K_COPY, o->ts);
+		note_ts(P, GR_K_COPY, o->ts, P->copies.n++);
 		o->dur = v[GR_COPY_DUR][i];
 		o->dst = v[GR_COPY_DST][i];
 		o->src = v[GR_COPY_SRC][i];
@@ -270,36 +312,36 @@ static int load_copies(struct loader *L, const struct gr_chunk *c, uint32_t n)
 		o->api = sat16(v[GR_COPY_API][i]);
 		o->flags = sat16(v[GR_COPY_FLAGS][i]);
 		o->kind = v[GR_COPY_CKIND][i] > 255 ? 255 : (uint8_t)v[GR_COPY_CKIND][i];
-		err = thread_of(L, v[GR_COPY_PID][i], v[GR_COPY_TID][i], &o->thread);
+		err = thread_of(P, v[GR_COPY_PID][i], v[GR_COPY_TID][i], &o->thread);
 		if (err >= 0)
-			err = stack_of(L, v[GR_COPY_PID][i], v[GR_COPY_STACK][i], &o->stack);
+			err = stack_of(P, v[GR_COPY_PID][i], v[GR_COPY_STACK][i], &o->stack);
 		if (err >= 0)
-			err = stream_of(L, v[GR_COPY_PID][i], v[GR_COPY_STREAM][i], &o->stream);
+			err = stream_of(P, v[GR_COPY_PID][i], v[GR_COPY_STREAM][i], &o->stream);
 		if (err < 0)
-			return oom(L, err, "copies");
+			return oom(P, err, "copies");
 	}
-	m->copies.n += n;
 	return 0;
 }
 
-static int load_memsets(struct loader *L, const struct gr_chunk *c, uint32_t n)
+static int load_memsets(struct part *P, const struct gr_chunk *c, uint32_t n)
 {
 	const uint64_t *v[GR_MAX_COLUMNS];
-	struct gr_model *m = L->m;
 	struct gr_memset *o;
 	int err;
 
-	err = chunk_cols(L, c, GR_K_MEMSET, n, v, NULL);
+	err = chunk_cols(P, c, GR_K_MEMSET, n, v, NULL);
 	if (err)
 		return err;
-	err = RESERVE(m->memsets, n);
+	err = RESERVE(P->memsets, n);
 	if (err)
-		return oom(L, err, "memsets");
-	o = m->memsets.v + m->memsets.n;
-	for (uint32_t i = 0; i < n; i++, o++) {
+		return oom(P, err, "memsets");
+	for (uint32_t i = 0; i < n; i++) {
+		if (!keep_call(P->ctx, v[GR_MEMSET_TS][i], v[GR_MEMSET_DUR][i]))
+			continue;
+		o = &P->memsets.v[P->memsets.n];
 		memset(o, 0, sizeof(*o));
 		o->ts = v[GR_MEMSET_TS][i];
-		note_ts(L, GR_K_MEMSET, o->ts);
+		note_ts(P, GR_K_MEMSET, o->ts, P->memsets.n++);
 		o->dur = v[GR_MEMSET_DUR][i];
 		o->dst = v[GR_MEMSET_DST][i];
 		o->bytes = v[GR_MEMSET_BYTES][i];
@@ -307,168 +349,168 @@ static int load_memsets(struct loader *L, const struct gr_chunk *c, uint32_t n)
 		o->cpu = sat16(v[GR_MEMSET_CPU][i]);
 		o->api = sat16(v[GR_MEMSET_API][i]);
 		o->flags = sat16(v[GR_MEMSET_FLAGS][i]);
-		err = thread_of(L, v[GR_MEMSET_PID][i], v[GR_MEMSET_TID][i], &o->thread);
+		err = thread_of(P, v[GR_MEMSET_PID][i], v[GR_MEMSET_TID][i], &o->thread);
 		if (err >= 0)
-			err = stack_of(L, v[GR_MEMSET_PID][i], v[GR_MEMSET_STACK][i], &o->stack);
+			err = stack_of(P, v[GR_MEMSET_PID][i], v[GR_MEMSET_STACK][i], &o->stack);
 		if (err >= 0)
-			err = stream_of(L, v[GR_MEMSET_PID][i], v[GR_MEMSET_STREAM][i], &o->stream);
+			err = stream_of(P, v[GR_MEMSET_PID][i], v[GR_MEMSET_STREAM][i], &o->stream);
 		if (err < 0)
-			return oom(L, err, "memsets");
+			return oom(P, err, "memsets");
 	}
-	m->memsets.n += n;
 	return 0;
 }
 
-static int load_allocs(struct loader *L, const struct gr_chunk *c, uint32_t n)
+static int load_allocs(struct part *P, const struct gr_chunk *c, uint32_t n)
 {
 	const uint64_t *v[GR_MAX_COLUMNS];
-	struct gr_model *m = L->m;
 	struct gr_alloc *o;
 	int err;
 
-	err = chunk_cols(L, c, GR_K_ALLOC, n, v, NULL);
+	err = chunk_cols(P, c, GR_K_ALLOC, n, v, NULL);
 	if (err)
 		return err;
-	err = RESERVE(m->allocs, n);
+	err = RESERVE(P->allocs, n);
 	if (err)
-		return oom(L, err, "allocations");
-	o = m->allocs.v + m->allocs.n;
-	for (uint32_t i = 0; i < n; i++, o++) {
+		return oom(P, err, "allocations");
+	for (uint32_t i = 0; i < n; i++) {
+		if (!keep_call(P->ctx, v[GR_ALLOC_TS][i], v[GR_ALLOC_DUR][i]))
+			continue;
+		o = &P->allocs.v[P->allocs.n];
 		memset(o, 0, sizeof(*o));
 		o->ts = v[GR_ALLOC_TS][i];
-		note_ts(L, GR_K_ALLOC, o->ts);
+		note_ts(P, GR_K_ALLOC, o->ts, P->allocs.n++);
 		o->dur = v[GR_ALLOC_DUR][i];
 		o->addr = v[GR_ALLOC_ADDR][i];
 		o->bytes = v[GR_ALLOC_BYTES][i];
 		o->api = sat16(v[GR_ALLOC_API][i]);
 		o->kind = sat16(v[GR_ALLOC_AKIND][i]);
-		err = thread_of(L, v[GR_ALLOC_PID][i], v[GR_ALLOC_TID][i], &o->thread);
+		err = thread_of(P, v[GR_ALLOC_PID][i], v[GR_ALLOC_TID][i], &o->thread);
 		if (err >= 0)
-			err = stream_of(L, v[GR_ALLOC_PID][i], v[GR_ALLOC_STREAM][i], &o->stream);
+			err = stream_of(P, v[GR_ALLOC_PID][i], v[GR_ALLOC_STREAM][i], &o->stream);
 		if (err < 0)
-			return oom(L, err, "allocations");
+			return oom(P, err, "allocations");
 	}
-	m->allocs.n += n;
 	return 0;
 }
 
-static int load_frees(struct loader *L, const struct gr_chunk *c, uint32_t n)
+static int load_frees(struct part *P, const struct gr_chunk *c, uint32_t n)
 {
 	const uint64_t *v[GR_MAX_COLUMNS];
-	struct gr_model *m = L->m;
 	struct gr_free *o;
 	int err;
 
-	err = chunk_cols(L, c, GR_K_FREE, n, v, NULL);
+	err = chunk_cols(P, c, GR_K_FREE, n, v, NULL);
 	if (err)
 		return err;
-	err = RESERVE(m->frees, n);
+	err = RESERVE(P->frees, n);
 	if (err)
-		return oom(L, err, "frees");
-	o = m->frees.v + m->frees.n;
-	for (uint32_t i = 0; i < n; i++, o++) {
+		return oom(P, err, "frees");
+	for (uint32_t i = 0; i < n; i++) {
+		if (!keep_call(P->ctx, v[GR_FREE_TS][i], v[GR_FREE_DUR][i]))
+			continue;
+		o = &P->frees.v[P->frees.n];
 		memset(o, 0, sizeof(*o));
 		o->ts = v[GR_FREE_TS][i];
-		note_ts(L, GR_K_FREE, o->ts);
+		note_ts(P, GR_K_FREE, o->ts, P->frees.n++);
 		o->dur = v[GR_FREE_DUR][i];
 		o->addr = v[GR_FREE_ADDR][i];
 		o->api = sat16(v[GR_FREE_API][i]);
 		o->kind = sat16(v[GR_FREE_AKIND][i]);
-		err = thread_of(L, v[GR_FREE_PID][i], v[GR_FREE_TID][i], &o->thread);
+		err = thread_of(P, v[GR_FREE_PID][i], v[GR_FREE_TID][i], &o->thread);
 		if (err < 0)
-			return oom(L, err, "frees");
+			return oom(P, err, "frees");
 	}
-	m->frees.n += n;
 	return 0;
 }
 
-static int load_syncs(struct loader *L, const struct gr_chunk *c, uint32_t n)
+static int load_syncs(struct part *P, const struct gr_chunk *c, uint32_t n)
 {
 	const uint64_t *v[GR_MAX_COLUMNS];
-	struct gr_model *m = L->m;
 	struct gr_sync *o;
 	int err;
 
-	err = chunk_cols(L, c, GR_K_SYNC, n, v, NULL);
+	err = chunk_cols(P, c, GR_K_SYNC, n, v, NULL);
 	if (err)
 		return err;
-	err = RESERVE(m->syncs, n);
+	err = RESERVE(P->syncs, n);
 	if (err)
-		return oom(L, err, "syncs");
-	o = m->syncs.v + m->syncs.n;
-	for (uint32_t i = 0; i < n; i++, o++) {
+		return oom(P, err, "syncs");
+	for (uint32_t i = 0; i < n; i++) {
+		if (!keep_call(P->ctx, v[GR_SYNC_TS][i], v[GR_SYNC_DUR][i]))
+			continue;
+		o = &P->syncs.v[P->syncs.n];
 		memset(o, 0, sizeof(*o));
 		o->ts = v[GR_SYNC_TS][i];
-		note_ts(L, GR_K_SYNC, o->ts);
+		note_ts(P, GR_K_SYNC, o->ts, P->syncs.n++);
 		o->dur = v[GR_SYNC_DUR][i];
 		o->handle = v[GR_SYNC_HANDLE][i];
 		o->handle2 = v[GR_SYNC_HANDLE2][i];
 		o->cpu = sat16(v[GR_SYNC_CPU][i]);
 		o->api = sat16(v[GR_SYNC_API][i]);
 		o->kind = sat16(v[GR_SYNC_SKIND][i]);
-		err = thread_of(L, v[GR_SYNC_PID][i], v[GR_SYNC_TID][i], &o->thread);
+		err = thread_of(P, v[GR_SYNC_PID][i], v[GR_SYNC_TID][i], &o->thread);
 		if (err >= 0)
-			err = stack_of(L, v[GR_SYNC_PID][i], v[GR_SYNC_STACK][i], &o->stack);
+			err = stack_of(P, v[GR_SYNC_PID][i], v[GR_SYNC_STACK][i], &o->stack);
 		if (err < 0)
-			return oom(L, err, "syncs");
+			return oom(P, err, "syncs");
 	}
-	m->syncs.n += n;
 	return 0;
 }
 
-static int load_graphs(struct loader *L, const struct gr_chunk *c, uint32_t n)
+static int load_graphs(struct part *P, const struct gr_chunk *c, uint32_t n)
 {
 	const uint64_t *v[GR_MAX_COLUMNS];
-	struct gr_model *m = L->m;
 	struct gr_graph *o;
 	int err;
 
-	err = chunk_cols(L, c, GR_K_GRAPH, n, v, NULL);
+	err = chunk_cols(P, c, GR_K_GRAPH, n, v, NULL);
 	if (err)
 		return err;
-	err = RESERVE(m->graphs, n);
+	err = RESERVE(P->graphs, n);
 	if (err)
-		return oom(L, err, "graph calls");
-	o = m->graphs.v + m->graphs.n;
-	for (uint32_t i = 0; i < n; i++, o++) {
+		return oom(P, err, "graph calls");
+	for (uint32_t i = 0; i < n; i++) {
+		if (!keep_call(P->ctx, v[GR_GRAPH_TS][i], v[GR_GRAPH_DUR][i]))
+			continue;
+		o = &P->graphs.v[P->graphs.n];
 		memset(o, 0, sizeof(*o));
 		o->ts = v[GR_GRAPH_TS][i];
-		note_ts(L, GR_K_GRAPH, o->ts);
+		note_ts(P, GR_K_GRAPH, o->ts, P->graphs.n++);
 		o->dur = v[GR_GRAPH_DUR][i];
 		o->graph = v[GR_GRAPH_GRAPH][i];
 		o->exec = v[GR_GRAPH_EXEC][i];
 		o->api = sat16(v[GR_GRAPH_API][i]);
 		o->kind = sat16(v[GR_GRAPH_GKIND][i]);
-		err = thread_of(L, v[GR_GRAPH_PID][i], v[GR_GRAPH_TID][i], &o->thread);
+		err = thread_of(P, v[GR_GRAPH_PID][i], v[GR_GRAPH_TID][i], &o->thread);
 		if (err >= 0)
-			err = stack_of(L, v[GR_GRAPH_PID][i], v[GR_GRAPH_STACK][i], &o->stack);
+			err = stack_of(P, v[GR_GRAPH_PID][i], v[GR_GRAPH_STACK][i], &o->stack);
 		if (err >= 0)
-			err = stream_of(L, v[GR_GRAPH_PID][i], v[GR_GRAPH_STREAM][i], &o->stream);
+			err = stream_of(P, v[GR_GRAPH_PID][i], v[GR_GRAPH_STREAM][i], &o->stream);
 		if (err < 0)
-			return oom(L, err, "graph calls");
+			return oom(P, err, "graph calls");
 	}
-	m->graphs.n += n;
 	return 0;
 }
 
-static int load_scheds(struct loader *L, const struct gr_chunk *c, uint32_t n)
+static int load_scheds(struct part *P, const struct gr_chunk *c, uint32_t n)
 {
 	const uint64_t *v[GR_MAX_COLUMNS];
-	struct gr_model *m = L->m;
 	struct gr_sched *o;
 	int err;
 
-	err = chunk_cols(L, c, GR_K_SCHED, n, v, NULL);
+	err = chunk_cols(P, c, GR_K_SCHED, n, v, NULL);
 	if (err)
 		return err;
-	err = RESERVE(m->scheds, n);
+	err = RESERVE(P->scheds, n);
 	if (err)
-		return oom(L, err, "scheduler events");
-	o = m->scheds.v + m->scheds.n;
-	for (uint32_t i = 0; i < n; i++, o++) {
+		return oom(P, err, "scheduler events");
+	for (uint32_t i = 0; i < n; i++) {
+		if (!keep_instant(P->ctx, v[GR_SCHED_TS][i]))
+			continue;
+		o = &P->scheds.v[P->scheds.n];
 		memset(o, 0, sizeof(*o));
 		o->ts = v[GR_SCHED_TS][i];
-		note_ts(L, GR_K_SCHED, o->ts);
+		note_ts(P, GR_K_SCHED, o->ts, P->scheds.n++);
 		o->prev_state = v[GR_SCHED_PREV_STATE][i];
 		o->cpu = sat32(v[GR_SCHED_CPU][i]);
 		o->target_cpu = sat32(v[GR_SCHED_TARGET_CPU][i]);
@@ -478,130 +520,126 @@ static int load_scheds(struct loader *L, const struct gr_chunk *c, uint32_t n)
 		o->next_tid = sat32(v[GR_SCHED_NEXT_TID][i]);
 		o->type = v[GR_SCHED_TYPE][i] > 255 ? 255 : (uint8_t)v[GR_SCHED_TYPE][i];
 	}
-	m->scheds.n += n;
 	return 0;
 }
 
-static int load_procs(struct loader *L, const struct gr_chunk *c, uint32_t n)
+/* Process events are metadata too (they make the process table): a window keeps them all. */
+static int load_procs(struct part *P, const struct gr_chunk *c, uint32_t n)
 {
 	const uint64_t *v[GR_MAX_COLUMNS];
 	const struct gr_bytes *b[GR_MAX_COLUMNS];
-	struct gr_model *m = L->m;
 	struct gr_proc_event *o;
 	int err;
 
-	err = chunk_cols(L, c, GR_K_PROC, n, v, b);
+	err = chunk_cols(P, c, GR_K_PROC, n, v, b);
 	if (err)
 		return err;
-	err = RESERVE(m->procs, n);
+	err = RESERVE(P->procs, n);
 	if (err)
-		return oom(L, err, "process events");
-	o = m->procs.v + m->procs.n;
-	for (uint32_t i = 0; i < n; i++, o++) {
+		return oom(P, err, "process events");
+	for (uint32_t i = 0; i < n; i++) {
+		o = &P->procs.v[P->procs.n];
 		memset(o, 0, sizeof(*o));
 		o->ts = v[GR_PROC_TS][i];
-		note_ts(L, GR_K_PROC, o->ts);
+		note_ts(P, GR_K_PROC, o->ts, P->procs.n++);
 		o->type = v[GR_PROC_TYPE][i] > 255 ? 255 : (uint8_t)v[GR_PROC_TYPE][i];
 		o->pid = sat32(v[GR_PROC_PID][i]);
 		o->tid = sat32(v[GR_PROC_TID][i]);
 		o->value = v[GR_PROC_VALUE][i];
-		o->text = text_of(L, &b[GR_PROC_TEXT][i]);
+		o->text = text_of(P, &b[GR_PROC_TEXT][i]);
 		if (!o->text)
-			return oom(L, -ENOMEM, "process events");
+			return oom(P, -ENOMEM, "process events");
 	}
-	m->procs.n += n;
 	return 0;
 }
 
-static int load_losses(struct loader *L, const struct gr_chunk *c, uint32_t n)
+static int load_losses(struct part *P, const struct gr_chunk *c, uint32_t n)
 {
 	const uint64_t *v[GR_MAX_COLUMNS];
-	struct gr_model *m = L->m;
 	struct gr_loss *o;
 	int err;
 
-	err = chunk_cols(L, c, GR_K_LOSS, n, v, NULL);
+	err = chunk_cols(P, c, GR_K_LOSS, n, v, NULL);
 	if (err)
 		return err;
-	err = RESERVE(m->losses, n);
+	err = RESERVE(P->losses, n);
 	if (err)
-		return oom(L, err, "losses");
-	o = m->losses.v + m->losses.n;
-	for (uint32_t i = 0; i < n; i++, o++) {
+		return oom(P, err, "losses");
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t ts = v[GR_LOSS_TS][i], end = v[GR_LOSS_TS_END][i];
+
+		if (!keep_call(P->ctx, ts, end > ts ? end - ts : 0))
+			continue;
+		o = &P->losses.v[P->losses.n];
 		memset(o, 0, sizeof(*o));
-		o->ts = v[GR_LOSS_TS][i];
-		note_ts(L, GR_K_LOSS, o->ts);
-		o->ts_end = v[GR_LOSS_TS_END][i];
+		o->ts = ts;
+		note_ts(P, GR_K_LOSS, o->ts, P->losses.n++);
+		o->ts_end = end;
 		o->count = v[GR_LOSS_COUNT][i];
 		o->source = sat32(v[GR_LOSS_SOURCE][i]);
-		m->lost = o->count > UINT64_MAX - m->lost ? UINT64_MAX : m->lost + o->count;
+		P->lost = o->count > UINT64_MAX - P->lost ? UINT64_MAX : P->lost + o->count;
 	}
-	m->losses.n += n;
 	return 0;
 }
 
 /* ---- metadata: keyed, last record wins ---- */
 
-static int load_names(struct loader *L, const struct gr_chunk *c, uint32_t n)
+static int load_names(struct part *P, const struct gr_chunk *c, uint32_t n)
 {
 	const uint64_t *v[GR_MAX_COLUMNS];
 	const struct gr_bytes *b[GR_MAX_COLUMNS];
-	struct gr_model *m = L->m;
 	int err;
 
-	err = chunk_cols(L, c, GR_K_NAME, n, v, b);
+	err = chunk_cols(P, c, GR_K_NAME, n, v, b);
 	if (err)
 		return err;
 	for (uint32_t i = 0; i < n && err >= 0; i++) {
-		const char *text = text_of(L, &b[GR_NAME_TEXT][i]);
+		const char *text = text_of(P, &b[GR_NAME_TEXT][i]);
 		uint64_t k[2] = {sat32(v[GR_NAME_PID][i]), v[GR_NAME_KEY][i]};
 		uint32_t idx;
 
 		if (!text)
-			return oom(L, -ENOMEM, "names");
+			return oom(P, -ENOMEM, "names");
 		if (!*text)
 			continue;
 		switch (v[GR_NAME_CLASS][i]) {
 		case GR_NAME_KERNEL:
-			err = gr_keymap_intern(&L->kname_k, k, &idx);
+			err = gr_keymap_intern(&P->kname_k, k, &idx);
 			if (err >= 0)
-				err = SET_AT(L->kname, idx, &text);
+				err = SET_AT(P->kname, idx, &text);
 			break;
 		case GR_NAME_KERNEL_RAW:
-			err = gr_keymap_intern(&L->kraw_k, k, &idx);
+			err = gr_keymap_intern(&P->kraw_k, k, &idx);
 			if (err >= 0)
-				err = SET_AT(L->kraw, idx, &text);
+				err = SET_AT(P->kraw, idx, &text);
 			break;
 		case GR_NAME_COMM:
 			k[0] = sat32(v[GR_NAME_KEY][i]);
-			err = gr_keymap_intern(&L->comm_k, k, &idx);
+			err = gr_keymap_intern(&P->comm_k, k, &idx);
 			if (err >= 0)
-				err = SET_AT(L->comm, idx, &text);
+				err = SET_AT(P->comm, idx, &text);
 			break;
 		case GR_NAME_LIBRARY:
+			/* texts are interned in the model: equal texts, equal pointers */
 			k[0] = (uintptr_t)text;
-			err = gr_keymap_intern(&L->lib_k, k, &idx);
-			if (err == 1) {
-				err = RESERVE(m->libraries, 1);
-				if (!err)
-					m->libraries.v[m->libraries.n++] = text;
-			}
+			err = gr_keymap_intern(&P->lib_k, k, &idx);
+			if (err == 1)
+				err = SET_AT(P->libs, idx, &text);
 			break;
 		default: /* a class from a newer build */
 			break;
 		}
 	}
-	return err < 0 ? oom(L, err, "names") : 0;
+	return err < 0 ? oom(P, err, "names") : 0;
 }
 
-static int load_mappings(struct loader *L, const struct gr_chunk *c, uint32_t n)
+static int load_mappings(struct part *P, const struct gr_chunk *c, uint32_t n)
 {
 	const uint64_t *v[GR_MAX_COLUMNS];
 	const struct gr_bytes *b[GR_MAX_COLUMNS];
-	struct gr_model *m = L->m;
 	int err;
 
-	err = chunk_cols(L, c, GR_K_MAPPING, n, v, b);
+	err = chunk_cols(P, c, GR_K_MAPPING, n, v, b);
 	if (err)
 		return err;
 	for (uint32_t i = 0; i < n; i++) {
@@ -612,32 +650,31 @@ static int load_mappings(struct loader *L, const struct gr_chunk *c, uint32_t n)
 		    .end = k[2],
 		    .pgoff = v[GR_MAP_PGOFF][i],
 		    .pid = (uint32_t)k[0],
-		    .path = text_of(L, &b[GR_MAP_PATH][i]),
+		    .path = text_of(P, &b[GR_MAP_PATH][i]),
 		    .build_id_len = bid->data ? bid->len : 0,
 		};
 		uint32_t idx;
 
 		e.build_id =
-		    (const uint8_t *)gr_arena_strndup(&m->arena, bid->data, e.build_id_len);
+		    (const uint8_t *)gr_arena_strndup(&P->arena, bid->data, e.build_id_len);
 		if (!e.path || !e.build_id)
-			return oom(L, -ENOMEM, "mappings");
-		err = gr_keymap_intern(&L->map_k, k, &idx);
+			return oom(P, -ENOMEM, "mappings");
+		err = gr_keymap_intern(&P->map_k, k, &idx);
 		if (err >= 0)
-			err = SET_AT(m->mappings, idx, &e);
+			err = SET_AT(P->mappings, idx, &e);
 		if (err < 0)
-			return oom(L, err, "mappings");
+			return oom(P, err, "mappings");
 	}
 	return 0;
 }
 
-static int load_symbols(struct loader *L, const struct gr_chunk *c, uint32_t n)
+static int load_symbols(struct part *P, const struct gr_chunk *c, uint32_t n)
 {
 	const uint64_t *v[GR_MAX_COLUMNS];
 	const struct gr_bytes *b[GR_MAX_COLUMNS];
-	struct gr_model *m = L->m;
 	int err;
 
-	err = chunk_cols(L, c, GR_K_SYMBOL, n, v, b);
+	err = chunk_cols(P, c, GR_K_SYMBOL, n, v, b);
 	if (err)
 		return err;
 	for (uint32_t i = 0; i < n; i++) {
@@ -647,29 +684,28 @@ static int load_symbols(struct loader *L, const struct gr_chunk *c, uint32_t n)
 		    .start = v[GR_SYM_START][i],
 		    .size = v[GR_SYM_SIZE][i],
 		    .pid = (uint32_t)k[0],
-		    .name = text_of(L, &b[GR_SYM_NAME][i]),
+		    .name = text_of(P, &b[GR_SYM_NAME][i]),
 		};
 		uint32_t idx;
 
 		if (!e.name)
-			return oom(L, -ENOMEM, "symbols");
-		err = gr_keymap_intern(&L->sym_k, k, &idx);
+			return oom(P, -ENOMEM, "symbols");
+		err = gr_keymap_intern(&P->sym_k, k, &idx);
 		if (err >= 0)
-			err = SET_AT(m->symbols, idx, &e);
+			err = SET_AT(P->symbols, idx, &e);
 		if (err < 0)
-			return oom(L, err, "symbols");
+			return oom(P, err, "symbols");
 	}
 	return 0;
 }
 
-static int load_stacks(struct loader *L, const struct gr_chunk *c, uint32_t n)
+static int load_stacks(struct part *P, const struct gr_chunk *c, uint32_t n)
 {
 	const uint64_t *v[GR_MAX_COLUMNS];
 	const struct gr_bytes *b[GR_MAX_COLUMNS];
-	struct gr_model *m = L->m;
 	int err;
 
-	err = chunk_cols(L, c, GR_K_STACK, n, v, b);
+	err = chunk_cols(P, c, GR_K_STACK, n, v, b);
 	if (err)
 		return err;
 	for (uint32_t i = 0; i < n; i++) {
@@ -681,17 +717,17 @@ static int load_stacks(struct loader *L, const struct gr_chunk *c, uint32_t n)
 
 		if (!e.id)
 			continue; /* id 0 means "no stack" */
-		err = model_stack_index(L, e.pid, e.id, &idx);
+		err = stack_index(P, e.pid, e.id, &idx);
 		if (err < 0)
-			return oom(L, err, "stacks");
-		if (m->stacks.v[idx].frames)
+			return oom(P, err, "stacks");
+		if (P->stacks.v[idx].frames)
 			continue; /* a repeat: the frames of an id never change */
 		e.nframes = fb->data ? fb->len / 8 : 0;
 		if (!e.nframes)
 			continue;
-		frames = gr_arena_alloc(&m->arena, (size_t)e.nframes * 8);
+		frames = gr_arena_alloc(&P->arena, (size_t)e.nframes * 8);
 		if (!frames)
-			return oom(L, -ENOMEM, "stacks");
+			return oom(P, -ENOMEM, "stacks");
 		for (uint32_t f = 0; f < e.nframes; f++) {
 			const uint8_t *p = fb->data + (size_t)f * 8;
 
@@ -701,19 +737,18 @@ static int load_stacks(struct loader *L, const struct gr_chunk *c, uint32_t n)
 				    (uint64_t)p[7] << 56;
 		}
 		e.frames = frames;
-		m->stacks.v[idx] = e;
+		P->stacks.v[idx] = e;
 	}
 	return 0;
 }
 
-static int load_session(struct loader *L, const struct gr_chunk *c, uint32_t n)
+static int load_session(struct part *P, const struct gr_chunk *c, uint32_t n)
 {
 	const uint64_t *v[GR_MAX_COLUMNS];
 	const struct gr_bytes *b[GR_MAX_COLUMNS];
-	struct gr_model *m = L->m;
 	int err;
 
-	err = chunk_cols(L, c, GR_K_SESSION, n, v, b);
+	err = chunk_cols(P, c, GR_K_SESSION, n, v, b);
 	if (err)
 		return err;
 	for (uint32_t i = 0; i < n; i++) {
@@ -721,22 +756,22 @@ static int load_session(struct loader *L, const struct gr_chunk *c, uint32_t n)
 		struct gr_session_fact e = {
 		    .key = (uint32_t)k[0],
 		    .value = v[GR_SESS_VALUE][i],
-		    .text = text_of(L, &b[GR_SESS_TEXT][i]),
+		    .text = text_of(P, &b[GR_SESS_TEXT][i]),
 		};
 		uint32_t idx;
 
 		if (!e.text)
-			return oom(L, -ENOMEM, "session facts");
-		err = gr_keymap_intern(&L->sess_k, k, &idx);
+			return oom(P, -ENOMEM, "session facts");
+		err = gr_keymap_intern(&P->sess_k, k, &idx);
 		if (err >= 0)
-			err = SET_AT(m->session, idx, &e);
+			err = SET_AT(P->session, idx, &e);
 		if (err < 0)
-			return oom(L, err, "session facts");
+			return oom(P, err, "session facts");
 	}
 	return 0;
 }
 
-typedef int (*load_fn)(struct loader *L, const struct gr_chunk *c, uint32_t n);
+typedef int (*load_fn)(struct part *P, const struct gr_chunk *c, uint32_t n);
 
 static const load_fn loaders[GR_K_COUNT] = {
     [GR_K_LAUNCH] = load_launches, [GR_K_COPY] = load_copies,	   [GR_K_MEMSET] = load_memsets,
@@ -746,36 +781,96 @@ static const load_fn loaders[GR_K_COUNT] = {
     [GR_K_STACK] = load_stacks,	   [GR_K_LOSS] = load_losses,	   [GR_K_SESSION] = load_session,
 };
 
-int model_read_chunk(struct loader *L, const struct gr_chunk *c)
+int part_read_chunk(struct part *P, const struct gr_chunk *c)
 {
-	struct gr_model *m = L->m;
-	uint64_t total = gr_chunk_total(c);
 	int err = 0;
 
-	L->chunk_offset = gr_chunk_offset(c);
-	if (L->max_records && total > L->max_records - L->nrecords)
-		return gr_diag_set(L->diag, GR_ERR_LIMIT, L->chunk_offset,
-				   "more than %" PRIu64 " records", L->max_records);
-	L->nrecords += total;
-	if (total) {
-		uint64_t first = gr_chunk_first_ts(c), last = gr_chunk_last_ts(c);
-
-		if (first < m->first_ts)
-			m->first_ts = first;
-		if (last > m->last_ts)
-			m->last_ts = last;
-	}
+	P->offset = gr_chunk_offset(c);
+	P->total = gr_chunk_total(c);
+	P->first_ts = gr_chunk_first_ts(c);
+	P->last_ts = gr_chunk_last_ts(c);
 	for (uint16_t k = 1; k < GR_K_COUNT && !err; k++) {
 		uint32_t n;
 
-		if (!L->present[k])
+		if (!P->ctx->present[k])
 			continue;
 		n = gr_chunk_count(c, k);
 		if (!n)
 			continue;
-		m->counts[k] += n;
+		P->counts[k] += n;
 		if (loaders[k])
-			err = loaders[k](L, c, n);
+			err = loaders[k](P, c, n);
 	}
 	return err;
+}
+
+int part_reset(struct part *P)
+{
+	static const uint32_t words[T_COUNT] = {2, 4, 2, 2, 2};
+	struct gr_keymap *maps[] = {&P->kname_k, &P->kraw_k, &P->comm_k, &P->lib_k,
+				    &P->sym_k,	 &P->map_k,  &P->sess_k};
+	static const uint32_t map_words[] = {2, 2, 2, 1, 2, 3, 1};
+	uint64_t none[2] = {0, 0};
+	struct gr_stack empty = {0};
+	uint32_t idx;
+
+	P->status = 0;
+	memset(&P->diag, 0, sizeof(P->diag));
+	P->offset = P->first_ts = P->last_ts = P->total = P->lost = 0;
+	memset(P->counts, 0, sizeof(P->counts));
+	memset(P->unsorted, 0, sizeof(P->unsorted));
+	P->launches.n = P->copies.n = P->memsets.n = P->allocs.n = P->frees.n = 0;
+	P->syncs.n = P->graphs.n = P->scheds.n = P->procs.n = P->losses.n = 0;
+	for (int t = 0; t < T_COUNT; t++) {
+		gr_keymap_free(&P->tab[t]);
+		gr_keymap_init(&P->tab[t], words[t]);
+		P->map[t].n = 0;
+	}
+	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
+		gr_keymap_free(maps[i]);
+		gr_keymap_init(maps[i], map_words[i]);
+	}
+	P->thread_c.valid = P->stream_c.valid = P->stack_c.valid = 0;
+	for (int i = 0; i < GR_LAUNCH_MEMO; i++)
+		P->memo[i].valid = 0;
+	P->stacks.n = P->kname.n = P->kraw.n = P->comm.n = P->libs.n = 0;
+	P->mappings.n = P->symbols.n = P->session.n = 0;
+	gr_arena_free(&P->arena);
+	/* stack index 0 is "no stack", as in the model */
+	if (gr_keymap_intern(&P->tab[T_STACK], none, &idx) < 0 || SET_AT(P->stacks, idx, &empty))
+		return -ENOMEM;
+	return 0;
+}
+
+void part_free(struct part *P)
+{
+	struct gr_keymap *maps[] = {&P->kname_k, &P->kraw_k, &P->comm_k, &P->lib_k,
+				    &P->sym_k,	 &P->map_k,  &P->sess_k};
+
+	RELEASE(P->launches);
+	RELEASE(P->copies);
+	RELEASE(P->memsets);
+	RELEASE(P->allocs);
+	RELEASE(P->frees);
+	RELEASE(P->syncs);
+	RELEASE(P->graphs);
+	RELEASE(P->scheds);
+	RELEASE(P->procs);
+	RELEASE(P->losses);
+	for (int t = 0; t < T_COUNT; t++) {
+		gr_keymap_free(&P->tab[t]);
+		RELEASE(P->map[t]);
+	}
+	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
+		gr_keymap_free(maps[i]);
+	RELEASE(P->stacks);
+	RELEASE(P->kname);
+	RELEASE(P->kraw);
+	RELEASE(P->comm);
+	RELEASE(P->libs);
+	RELEASE(P->mappings);
+	RELEASE(P->symbols);
+	RELEASE(P->session);
+	gr_arena_free(&P->arena);
+	memset(P, 0, sizeof(*P));
 }

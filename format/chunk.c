@@ -89,9 +89,9 @@ static int check_frame(const uint8_t *src, size_t len, uint32_t raw, char *why, 
 }
 
 /* Pass 1: the block structure of the payload, every length checked, nothing decoded. */
-static int parse_blocks(struct gr_trace_reader *r, const uint8_t *p, const uint8_t *end,
-			const struct gr_chunk_hdr *h, uint32_t *nblocks, size_t *nvals,
-			size_t *nbvals, char *why, size_t whylen)
+static int parse_blocks(struct gr_chunk_decoder *d, const struct gr_trace_reader *r,
+			const uint8_t *p, const uint8_t *end, const struct gr_chunk_hdr *h,
+			uint32_t *nblocks, size_t *nvals, size_t *nbvals, char *why, size_t whylen)
 {
 	uint64_t n, id, count, len, records = 0, values = 0;
 	int prev = 0;
@@ -102,7 +102,7 @@ static int parse_blocks(struct gr_trace_reader *r, const uint8_t *p, const uint8
 	}
 	*nvals = *nbvals = 0;
 	for (uint32_t b = 0; b < n; b++) {
-		struct block *blk = &r->blocks[b];
+		struct block *blk = &d->blocks[b];
 		const struct gr_kind_def *k;
 
 		if (gr_leb_get(&p, end, &id)) {
@@ -163,19 +163,70 @@ static int parse_blocks(struct gr_trace_reader *r, const uint8_t *p, const uint8
 	return 0;
 }
 
-int gr_chunk_decode(struct gr_trace_reader *r, uint64_t off, const struct gr_chunk_hdr *h,
-		    const uint8_t *payload, char *why, size_t whylen)
+int gr_decoder_init(struct gr_chunk_decoder *d)
 {
-	struct gr_chunk *c = &r->chunk;
-	size_t d;
+	memset(d, 0, sizeof(*d));
+	d->dctx = ZSTD_createDCtx();
+	return d->dctx ? 0 : -ENOMEM;
+}
+
+void gr_decoder_release(struct gr_chunk_decoder *d)
+{
+	ZSTD_freeDCtx(d->dctx);
+	gr_buf_free(&d->io);
+	gr_buf_free(&d->raw);
+	free(d->vals);
+	free(d->bvals);
+	free(d->scratch.dict);
+	memset(d, 0, sizeof(*d));
+}
+
+int gr_chunk_decoder_new(struct gr_chunk_decoder **out)
+{
+	struct gr_chunk_decoder *d;
 	int err;
 
-	/* forget the previous chunk first: on failure nothing of it may remain visible */
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	d = malloc(sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	err = gr_decoder_init(d);
+	if (err) {
+		gr_decoder_release(d);
+		free(d);
+		return err;
+	}
+	*out = d;
+	return 0;
+}
+
+void gr_chunk_decoder_free(struct gr_chunk_decoder *d)
+{
+	if (!d)
+		return;
+	gr_decoder_release(d);
+	free(d);
+}
+
+/* Forget the decoder's chunk: on failure nothing of the previous one may remain visible. */
+static void forget_chunk(struct gr_chunk *c)
+{
 	for (uint32_t i = 0; i < c->nkinds; i++)
 		c->count[c->kind_ids[i]] = 0;
 	c->nkinds = 0;
 	c->total = 0;
+}
 
+int gr_decoder_payload(struct gr_chunk_decoder *d, const struct gr_trace_reader *r, uint64_t off,
+		       const struct gr_chunk_hdr *h, const uint8_t *payload, char *why,
+		       size_t whylen)
+{
+	size_t n;
+	int err;
+
+	forget_chunk(&d->chunk);
 	if (h->raw < 1 || h->raw > GR_MAX_CHUNK_RAW) {
 		snprintf(why, whylen, "raw size %" PRIu32 " not in 1..%u", h->raw,
 			 GR_MAX_CHUNK_RAW);
@@ -184,26 +235,32 @@ int gr_chunk_decode(struct gr_trace_reader *r, uint64_t off, const struct gr_chu
 	err = check_frame(payload, h->payload, h->raw, why, whylen);
 	if (err)
 		return err;
-	err = gr_buf_reserve(&r->raw, h->raw);
+	err = gr_buf_reserve(&d->raw, h->raw);
 	if (err)
 		return err;
-	d = ZSTD_decompressDCtx(r->dctx, r->raw.p, h->raw, payload, h->payload);
-	if (ZSTD_isError(d)) {
-		snprintf(why, whylen, "zstd: %s", ZSTD_getErrorName(d));
+	n = ZSTD_decompressDCtx(d->dctx, d->raw.p, h->raw, payload, h->payload);
+	if (ZSTD_isError(n)) {
+		snprintf(why, whylen, "zstd: %s", ZSTD_getErrorName(n));
 		return GR_ERR_COMPRESS;
 	}
-	if (d != h->raw) {
-		snprintf(why, whylen, "decompressed %zu bytes, chunk header says %" PRIu32, d,
+	if (n != h->raw) {
+		snprintf(why, whylen, "decompressed %zu bytes, chunk header says %" PRIu32, n,
 			 h->raw);
 		return GR_ERR_CORRUPT;
 	}
-	return gr_chunk_decode_raw(r, off, h, r->raw.p, why, whylen);
+	return gr_decoder_raw(d, r, off, h, d->raw.p, why, whylen);
 }
 
 int gr_chunk_decode_raw(struct gr_trace_reader *r, uint64_t off, const struct gr_chunk_hdr *h,
 			const uint8_t *raw, char *why, size_t whylen)
 {
-	struct gr_chunk *c = &r->chunk;
+	return gr_decoder_raw(&r->dec, r, off, h, raw, why, whylen);
+}
+
+int gr_decoder_raw(struct gr_chunk_decoder *d, const struct gr_trace_reader *r, uint64_t off,
+		   const struct gr_chunk_hdr *h, const uint8_t *raw, char *why, size_t whylen)
+{
+	struct gr_chunk *c = &d->chunk;
 	uint64_t lo = UINT64_MAX, hi = 0;
 	size_t nvals, nbvals;
 	uint64_t *vp;
@@ -211,23 +268,20 @@ int gr_chunk_decode_raw(struct gr_trace_reader *r, uint64_t off, const struct gr
 	uint32_t nblocks;
 	int err;
 
-	for (uint32_t i = 0; i < c->nkinds; i++)
-		c->count[c->kind_ids[i]] = 0;
-	c->nkinds = 0;
-	c->total = 0;
-	err = parse_blocks(r, raw, raw + h->raw, h, &nblocks, &nvals, &nbvals, why, whylen);
+	forget_chunk(c);
+	err = parse_blocks(d, r, raw, raw + h->raw, h, &nblocks, &nvals, &nbvals, why, whylen);
 	if (err)
 		return err;
-	err = grow_array((void **)&r->vals, &r->vals_cap, nvals, sizeof(*r->vals));
+	err = grow_array((void **)&d->vals, &d->vals_cap, nvals, sizeof(*d->vals));
 	if (!err)
-		err = grow_array((void **)&r->bvals, &r->bvals_cap, nbvals, sizeof(*r->bvals));
+		err = grow_array((void **)&d->bvals, &d->bvals_cap, nbvals, sizeof(*d->bvals));
 	if (err)
 		return err;
 
-	vp = r->vals;
-	bp = r->bvals;
+	vp = d->vals;
+	bp = d->bvals;
 	for (uint32_t b = 0; b < nblocks; b++) {
-		const struct block *blk = &r->blocks[b];
+		const struct block *blk = &d->blocks[b];
 		const struct gr_kind_def *k = &r->kinds[r->kind_index[blk->kind]];
 		const uint64_t *ts = vp;
 		const char *cwhy;
@@ -236,7 +290,7 @@ int gr_chunk_decode_raw(struct gr_trace_reader *r, uint64_t off, const struct gr
 			uint8_t codec = k->cols[col].codec;
 
 			err = gr_col_decode(codec, blk->col[col], blk->len[col], blk->count, vp, bp,
-					    &r->scratch, &cwhy);
+					    &d->scratch, &cwhy);
 			if (err == -ENOMEM)
 				return err;
 			if (err) {
@@ -271,8 +325,8 @@ int gr_chunk_decode_raw(struct gr_trace_reader *r, uint64_t off, const struct gr
 		return GR_ERR_CORRUPT;
 	}
 	for (uint32_t b = 0; b < nblocks; b++) {
-		c->kind_ids[b] = r->blocks[b].kind;
-		c->count[r->blocks[b].kind] = r->blocks[b].count;
+		c->kind_ids[b] = d->blocks[b].kind;
+		c->count[d->blocks[b].kind] = d->blocks[b].count;
 	}
 	c->nkinds = nblocks;
 	c->total = h->records;

@@ -3,6 +3,7 @@
 #ifndef GR_FORMAT_INTERNAL_H
 #define GR_FORMAT_INTERNAL_H
 
+#include <pthread.h>
 #include <zstd.h>
 
 #include "column.h"
@@ -24,7 +25,9 @@ struct chunk_ent {
 	uint32_t size; /* chunk header + payload */
 	uint32_t records;
 	uint64_t first_ts, last_ts;
-	int bad; /* skipped, counted in chunks_bad */
+	uint64_t kinds;	 /* from the footer: bit k when kind k has records; 0 = unknown (scan) */
+	uint64_t counts; /* where its per-kind counts start in r->kcounts (footer only) */
+	int bad;	 /* skipped, counted in chunks_bad; read and set with __atomic */
 };
 
 /* Where the encoded columns of one kind sit in the decompressed payload. */
@@ -35,11 +38,28 @@ struct block {
 	size_t len[GR_MAX_COLUMNS];
 };
 
+/*
+ * Everything decoding one chunk needs besides the reader's read-only state (schema, index): one
+ * per thread that decodes (struct gr_chunk_decoder of trace.h).
+ */
+struct gr_chunk_decoder {
+	ZSTD_DCtx *dctx;
+	struct gr_buf io;  /* pread() target for the chunk's bytes */
+	struct gr_buf raw; /* decompressed payload of the current chunk */
+	uint64_t *vals;
+	size_t vals_cap;
+	struct gr_bytes *bvals;
+	size_t bvals_cap;
+	struct gr_coldec_scratch scratch;
+	struct block blocks[GR_MAX_KINDS];
+	struct gr_chunk chunk;
+};
+
 struct gr_trace_reader {
 	int fd; /* -1: reading @mem */
 	const uint8_t *mem;
 	uint64_t size;
-	struct gr_buf io; /* pread() target */
+	struct gr_buf io; /* pread() target of open-time reads (header, footer, scan) */
 	uint32_t header_len;
 
 	struct gr_trace_header hdr;
@@ -51,22 +71,25 @@ struct gr_trace_reader {
 
 	struct chunk_ent *chunks;
 	uint64_t nchunks, chunks_cap;
-	uint64_t next; /* iteration position in chunks[] */
+	uint32_t *kcounts; /* the footer's per-kind record counts, all chunks in a row */
+	uint64_t next;	   /* iteration position in chunks[] */
+
+	/* once open returns, chunks[].bad and integ change only under the lock (decoders) */
+	pthread_mutex_t lock;
 	struct gr_integrity integ;
 
-	ZSTD_DCtx *dctx;
-	struct gr_buf raw; /* decompressed payload of the current chunk */
-	uint64_t *vals;
-	size_t vals_cap;
-	struct gr_bytes *bvals;
-	size_t bvals_cap;
-	struct gr_coldec_scratch scratch;
-	struct block blocks[GR_MAX_KINDS];
-	struct gr_chunk chunk;
+	struct gr_chunk_decoder dec; /* gr_trace_reader_next_chunk()'s */
 };
 
-/* Read @len bytes at @off: *@p points into the file image or into r->io (valid until the next
- * read). Returns 0, GR_ERR_TRUNCATED past the end of the file, or -errno. */
+/*
+ * Read @len bytes at @off: *@p points into the file image or into @io (valid until the next read
+ * into it). Thread-safe when each thread has its own @io. Returns 0, GR_ERR_TRUNCATED past the end
+ * of the file, or -errno.
+ */
+int gr_reader_read_into(const struct gr_trace_reader *r, struct gr_buf *io, uint64_t off,
+			size_t len, const uint8_t **p);
+
+/* gr_reader_read_into() r->io: for the open-time reads, on the opening thread. */
 int gr_reader_read(struct gr_trace_reader *r, uint64_t off, size_t len, const uint8_t **p);
 
 /* Record a problem in the integrity unless one at a lower offset is there already. */
@@ -75,13 +98,23 @@ void gr_reader_problem(struct gr_trace_reader *r, int err, uint64_t off, const c
 
 /*
  * Decompress and decode the chunk whose header @h and payload @payload were read at @off into
- * r->chunk. Returns 0, a GR_ERR_* for a bad chunk (reason in @why), or -ENOMEM.
+ * d->chunk, against @r's schema (only read). Returns 0, a GR_ERR_* for a bad chunk (reason in
+ * @why), or -ENOMEM.
  */
-int gr_chunk_decode(struct gr_trace_reader *r, uint64_t off, const struct gr_chunk_hdr *h,
-		    const uint8_t *payload, char *why, size_t whylen);
+int gr_decoder_payload(struct gr_chunk_decoder *d, const struct gr_trace_reader *r, uint64_t off,
+		       const struct gr_chunk_hdr *h, const uint8_t *payload, char *why,
+		       size_t whylen);
 
-/* The decoding half of gr_chunk_decode(): @raw holds the h->raw decompressed bytes. */
+/* The decoding half of gr_decoder_payload(): @raw holds the h->raw decompressed bytes. */
+int gr_decoder_raw(struct gr_chunk_decoder *d, const struct gr_trace_reader *r, uint64_t off,
+		   const struct gr_chunk_hdr *h, const uint8_t *raw, char *why, size_t whylen);
+
+/* gr_decoder_raw() into the reader's own decoder (r->dec.chunk), for the chunk fuzzer. */
 int gr_chunk_decode_raw(struct gr_trace_reader *r, uint64_t off, const struct gr_chunk_hdr *h,
 			const uint8_t *raw, char *why, size_t whylen);
+
+/* Set up / release the buffers of a decoder that lives inside another struct. */
+int gr_decoder_init(struct gr_chunk_decoder *d);
+void gr_decoder_release(struct gr_chunk_decoder *d);
 
 #endif

@@ -21,7 +21,8 @@
 #define MAX_PAYLOAD (ZSTD_COMPRESSBOUND(GR_MAX_CHUNK_RAW))
 #define SCAN_BLOCK  (1u << 20)
 
-int gr_reader_read(struct gr_trace_reader *r, uint64_t off, size_t len, const uint8_t **p)
+int gr_reader_read_into(const struct gr_trace_reader *r, struct gr_buf *io, uint64_t off,
+			size_t len, const uint8_t **p)
 {
 	size_t got = 0;
 	int err;
@@ -32,11 +33,11 @@ int gr_reader_read(struct gr_trace_reader *r, uint64_t off, size_t len, const ui
 		*p = r->mem + off;
 		return 0;
 	}
-	err = gr_buf_reserve(&r->io, len);
+	err = gr_buf_reserve(io, len);
 	if (err)
 		return err;
 	while (got < len) {
-		ssize_t n = pread(r->fd, r->io.p + got, len - got, (off_t)(off + got));
+		ssize_t n = pread(r->fd, io->p + got, len - got, (off_t)(off + got));
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -47,8 +48,13 @@ int gr_reader_read(struct gr_trace_reader *r, uint64_t off, size_t len, const ui
 			return GR_ERR_TRUNCATED; /* the file shrank since open */
 		got += (size_t)n;
 	}
-	*p = r->io.p;
+	*p = io->p;
 	return 0;
+}
+
+int gr_reader_read(struct gr_trace_reader *r, uint64_t off, size_t len, const uint8_t **p)
+{
+	return gr_reader_read_into(r, &r->io, off, len, p);
 }
 
 /* Like gr_reader_read(), into caller memory (small fixed-size fields). */
@@ -318,6 +324,8 @@ static int add_chunk(struct gr_trace_reader *r, uint64_t off, const struct gr_ch
 	e->records = h->records;
 	e->first_ts = h->first_ts;
 	e->last_ts = h->last_ts;
+	e->kinds = 0;
+	e->counts = 0;
 	e->bad = bad;
 	if (bad)
 		r->integ.chunks_bad++;
@@ -428,13 +436,21 @@ static int load_footer(struct gr_trace_reader *r, struct gr_diag *why)
 				   " chunks do not fit its %" PRIu64 " bytes",
 				   foff, n, flen);
 	r->chunks = calloc(n ? n : 1, sizeof(*r->chunks));
-	if (!r->chunks)
+	/* every entry has at least one count: the bytes after the entries bound them */
+	r->kcounts = malloc((size_t)(flen - GR_FOOTER_FIXED - n * GR_FOOTER_ENTRY) + 4);
+	if (!r->chunks || !r->kcounts) {
+		free(r->chunks);
+		free(r->kcounts);
+		r->chunks = NULL;
+		r->kcounts = NULL;
 		return -ENOMEM;
+	}
 	r->chunks_cap = n ? n : 1;
 	end = p + flen;
 	expect = r->header_len;
 	{
 		const uint8_t *e = p + GR_FOOTER_FIXED;
+		uint64_t ncounts = 0;
 
 		for (uint64_t i = 0; i < n; i++) {
 			struct chunk_ent *c = &r->chunks[i];
@@ -453,6 +469,8 @@ static int load_footer(struct gr_trace_reader *r, struct gr_diag *why)
 			nk = __builtin_popcountll(mask);
 			if (end - e < 4 * nk || !nk || (mask & 1))
 				goto bad;
+			c->kinds = mask;
+			c->counts = ncounts;
 			for (int id = 1; id < GR_MAX_KINDS; id++) {
 				uint32_t cnt;
 
@@ -463,6 +481,7 @@ static int load_footer(struct gr_trace_reader *r, struct gr_diag *why)
 				if (!cnt)
 					goto bad;
 				sum += cnt;
+				r->kcounts[ncounts++] = cnt;
 			}
 			if (c->offset != expect || c->size <= GR_CHUNK_HDR ||
 			    c->size > GR_CHUNK_HDR + MAX_PAYLOAD || c->records != sum ||
@@ -477,7 +496,9 @@ static int load_footer(struct gr_trace_reader *r, struct gr_diag *why)
 	return 0;
 bad:
 	free(r->chunks);
+	free(r->kcounts);
 	r->chunks = NULL;
+	r->kcounts = NULL;
 	r->chunks_cap = 0;
 	return gr_diag_set(why, GR_ERR_CORRUPT, foff,
 			   "footer at offset %" PRIu64 ": chunk index inconsistent", foff);
@@ -676,8 +697,7 @@ static int open_common(struct gr_trace_reader *r, struct gr_diag *diag)
 	err = parse_header(r, diag);
 	if (err)
 		return err;
-	r->dctx = ZSTD_createDCtx();
-	if (!r->dctx)
+	if (gr_decoder_init(&r->dec))
 		return gr_diag_set(diag, -ENOMEM, 0, "out of memory");
 	err = load_footer(r, &footer_problem);
 	if (err == 0) {
@@ -704,6 +724,7 @@ static int new_reader(struct gr_trace_reader **r)
 	if (!*r)
 		return -ENOMEM;
 	(*r)->fd = -1;
+	pthread_mutex_init(&(*r)->lock, NULL);
 	return 0;
 }
 
@@ -778,14 +799,12 @@ void gr_trace_reader_close(struct gr_trace_reader *r)
 	if (r->fd >= 0)
 		close(r->fd);
 	gr_buf_free(&r->io);
-	gr_buf_free(&r->raw);
 	free(r->cols);
 	free(r->strings);
 	free(r->chunks);
-	ZSTD_freeDCtx(r->dctx);
-	free(r->vals);
-	free(r->bvals);
-	free(r->scratch.dict);
+	free(r->kcounts);
+	gr_decoder_release(&r->dec);
+	pthread_mutex_destroy(&r->lock);
 	free(r);
 }
 
@@ -815,56 +834,109 @@ void gr_trace_reader_rewind(struct gr_trace_reader *r)
 		r->next = 0;
 }
 
+uint64_t gr_trace_reader_index_len(const struct gr_trace_reader *r)
+{
+	return r ? r->nchunks : 0;
+}
+
+int gr_trace_reader_chunk_info(const struct gr_trace_reader *r, uint64_t i,
+			       struct gr_chunk_info *out)
+{
+	const struct chunk_ent *c;
+	uint64_t at;
+
+	if (!r || !out)
+		return -EINVAL;
+	if (i >= r->nchunks)
+		return -ERANGE;
+	c = &r->chunks[i];
+	memset(out, 0, sizeof(*out));
+	out->offset = c->offset;
+	out->size = c->size;
+	out->records = c->records;
+	out->first_ts = c->first_ts;
+	out->last_ts = c->last_ts;
+	out->kinds_known = c->kinds != 0;
+	out->kinds = c->kinds ? c->kinds : ~1ull;
+	out->bad = __atomic_load_n(&c->bad, __ATOMIC_ACQUIRE);
+	at = c->counts;
+	for (int id = 1; c->kinds && id < GR_MAX_KINDS; id++)
+		if (c->kinds >> id & 1)
+			out->count[id] = r->kcounts[at++];
+	return 0;
+}
+
 /* A chunk that passed the index checks but does not decode: counted as bad from now on. */
 static void mark_bad(struct gr_trace_reader *r, struct chunk_ent *c, int err, const char *why)
 {
-	gr_reader_problem(r, err, c->offset, "chunk at offset %" PRIu64 ": %s", c->offset, why);
-	c->bad = 1;
-	r->integ.chunks_ok--;
-	r->integ.chunks_bad++;
-	r->integ.complete = 0;
+	pthread_mutex_lock(&r->lock);
+	if (!c->bad) {
+		gr_reader_problem(r, err, c->offset, "chunk at offset %" PRIu64 ": %s", c->offset,
+				  why);
+		__atomic_store_n(&c->bad, 1, __ATOMIC_RELEASE);
+		r->integ.chunks_ok--;
+		r->integ.chunks_bad++;
+		r->integ.complete = 0;
+	}
+	pthread_mutex_unlock(&r->lock);
+}
+
+int gr_chunk_decode(struct gr_chunk_decoder *d, struct gr_trace_reader *r, uint64_t i,
+		    const struct gr_chunk **chunk)
+{
+	struct chunk_ent *c;
+	struct gr_chunk_hdr h;
+	const uint8_t *p;
+	char why[160];
+	int err;
+
+	if (!d || !r || !chunk)
+		return -EINVAL;
+	*chunk = NULL;
+	if (i >= r->nchunks)
+		return -ERANGE;
+	c = &r->chunks[i];
+	if (__atomic_load_n(&c->bad, __ATOMIC_ACQUIRE))
+		return 0;
+	err = gr_reader_read_into(r, &d->io, c->offset, c->size, &p);
+	if (err == GR_ERR_TRUNCATED) {
+		mark_bad(r, c, err, "file shrank since it was opened");
+		return 0;
+	}
+	if (err)
+		return err;
+	/* read again: the file may have changed since open (the index bounds the read) */
+	err = gr_chunk_hdr_get(p, &h);
+	if (!err && GR_CHUNK_HDR + (uint64_t)h.payload != c->size)
+		err = GR_ERR_CORRUPT;
+	if (!err && gr_crc32(p + GR_CHUNK_HDR, h.payload) != h.payload_crc)
+		err = GR_ERR_CHECKSUM;
+	if (err) {
+		mark_bad(r, c, err, "changed since the file was opened");
+		return 0;
+	}
+	err = gr_decoder_payload(d, r, c->offset, &h, p + GR_CHUNK_HDR, why, sizeof(why));
+	if (err == -ENOMEM)
+		return err;
+	if (err) {
+		mark_bad(r, c, err, why);
+		return 0;
+	}
+	*chunk = &d->chunk;
+	return 1;
 }
 
 int gr_trace_reader_next_chunk(struct gr_trace_reader *r, const struct gr_chunk **chunk)
 {
+	int err;
+
 	if (!r || !chunk)
 		return -EINVAL;
 	*chunk = NULL;
 	while (r->next < r->nchunks) {
-		struct chunk_ent *c = &r->chunks[r->next++];
-		struct gr_chunk_hdr h;
-		const uint8_t *p;
-		char why[160];
-		int err;
-
-		if (c->bad)
-			continue;
-		err = gr_reader_read(r, c->offset, c->size, &p);
-		if (err == GR_ERR_TRUNCATED) {
-			mark_bad(r, c, err, "file shrank since it was opened");
-			continue;
-		}
+		err = gr_chunk_decode(&r->dec, r, r->next++, chunk);
 		if (err)
 			return err;
-		/* read again: the file may have changed since open (the index bounds the read) */
-		err = gr_chunk_hdr_get(p, &h);
-		if (!err && GR_CHUNK_HDR + (uint64_t)h.payload != c->size)
-			err = GR_ERR_CORRUPT;
-		if (!err && gr_crc32(p + GR_CHUNK_HDR, h.payload) != h.payload_crc)
-			err = GR_ERR_CHECKSUM;
-		if (err) {
-			mark_bad(r, c, err, "changed since the file was opened");
-			continue;
-		}
-		err = gr_chunk_decode(r, c->offset, &h, p + GR_CHUNK_HDR, why, sizeof(why));
-		if (err == -ENOMEM)
-			return err;
-		if (err) {
-			mark_bad(r, c, err, why);
-			continue;
-		}
-		*chunk = &r->chunk;
-		return 1;
 	}
 	return 0;
 }

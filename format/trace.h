@@ -156,7 +156,8 @@ const struct gr_schema *gr_trace_reader_schema(const struct gr_trace_reader *r);
 int gr_schema_column(const struct gr_schema *s, uint16_t kind, const char *name);
 const struct gr_kind_def *gr_schema_kind(const struct gr_schema *s, uint16_t kind);
 
-/* Integrity so far; final once gr_trace_reader_next_chunk() has returned 0. */
+/* Integrity so far; final once gr_trace_reader_next_chunk() has returned 0 (or every chunk went
+ * through gr_chunk_decode()). */
 const struct gr_integrity *gr_trace_reader_integrity(const struct gr_trace_reader *r);
 
 /* Number of good chunks (known after open: from the footer or the recovery scan). */
@@ -174,6 +175,59 @@ int gr_trace_reader_next_chunk(struct gr_trace_reader *r, const struct gr_chunk 
 
 /* Restart iteration at the first chunk. */
 void gr_trace_reader_rewind(struct gr_trace_reader *r);
+
+/* ---- random access: the chunk index, and decoding chunks on several threads at once ---- */
+
+/* One entry of the chunk index: from the footer, or from the recovery scan without one. */
+struct gr_chunk_info {
+	uint64_t offset;   /* of the chunk header */
+	uint32_t size;	   /* chunk header + payload */
+	uint32_t records;  /* all kinds */
+	uint64_t first_ts; /* smallest and largest timestamp of any record */
+	uint64_t last_ts;
+	uint64_t kinds;	 /* bit k: kind id k has records; bits 1..63 all set when unknown */
+	int kinds_known; /* 1 when kinds and count[] come from the footer */
+	int bad;	 /* skipped (counted in chunks_bad): decoding it yields nothing */
+	uint32_t count[GR_MAX_KINDS]; /* records by kind id, when kinds_known; else 0 */
+};
+
+/*
+ * Entries in the chunk index: every chunk the footer lists, or every chunk header the recovery
+ * scan found (good and bad ones; a damaged region without a chunk header has no entry). Fixed
+ * once open returns; gr_trace_reader_chunk_count() is the number of good ones.
+ */
+uint64_t gr_trace_reader_index_len(const struct gr_trace_reader *r);
+
+/*
+ * Entry @i (< gr_trace_reader_index_len()) of the index into *@out. Returns 0, -ERANGE past the
+ * end, -EINVAL for a NULL argument. A chunk that fails to decode later turns bad.
+ */
+int gr_trace_reader_chunk_info(const struct gr_trace_reader *r, uint64_t i,
+			       struct gr_chunk_info *out);
+
+/*
+ * What one thread needs to decode chunks: its own zstd context and buffers. Any number of
+ * threads may decode chunks of one reader at once, each with its own decoder; the reader itself
+ * must not be iterated (gr_trace_reader_next_chunk) or closed meanwhile.
+ */
+struct gr_chunk_decoder;
+
+/* A new decoder in *@out. Returns 0 or -ENOMEM (*@out NULL). */
+int gr_chunk_decoder_new(struct gr_chunk_decoder **out);
+
+/* Frees @d and its last chunk (NULL is accepted). */
+void gr_chunk_decoder_free(struct gr_chunk_decoder *d);
+
+/*
+ * Decode index entry @i of @r with @d. Returns 1 and sets *@chunk (valid until the next decode
+ * with @d or its free); 0 when the chunk is bad: bad since open, or it fails now (re-read, CRC,
+ * decode), in which case it is marked bad and counted in the integrity exactly as
+ * gr_trace_reader_next_chunk() would; or a negative error that stops reading (-ENOMEM, an I/O
+ * error, -ERANGE past the index). Thread-safe as said above; the integrity is final once every
+ * chunk was decoded and the threads are done.
+ */
+int gr_chunk_decode(struct gr_chunk_decoder *d, struct gr_trace_reader *r, uint64_t i,
+		    const struct gr_chunk **chunk);
 
 uint64_t gr_chunk_offset(const struct gr_chunk *c); /* file offset of the chunk */
 uint64_t gr_chunk_first_ts(const struct gr_chunk *c);

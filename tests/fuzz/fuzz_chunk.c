@@ -66,7 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(raw, data + PREFIX, h.raw);
 	err = gr_chunk_decode_raw(reader, 0, &h, raw, why, sizeof(why));
 	FUZZ_ASSERT(err <= 0);
-	c = &reader->chunk;
+	c = &reader->dec.chunk;
 	if (err) {
 		FUZZ_ASSERT(why[0] && gr_chunk_total(c) == 0);
 		for (uint16_t k = 0; k < GR_MAX_KINDS; k++)

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -1457,6 +1458,165 @@ static void test_bad_files(void)
 	CHECK(files >= 8);
 }
 
+/* ---- the chunk index and decoding on several threads ---- */
+
+/* A sum of every value of a decoded chunk (BYTES: lengths and bytes), 0 for none. */
+static uint64_t chunk_digest(const struct gr_chunk *c)
+{
+	uint64_t h = 0;
+
+	for (size_t k = 0; c && k < N(test_kinds); k++) {
+		const struct gr_kind_def *kd = &test_kinds[k];
+		uint32_t n = gr_chunk_count(c, kd->id);
+
+		for (uint16_t col = 0; col < kd->ncols && n; col++) {
+			const uint64_t *v = gr_chunk_column(c, kd->id, col);
+			const struct gr_bytes *b = gr_chunk_bytes(c, kd->id, col);
+
+			for (uint32_t i = 0; i < n; i++) {
+				h = h * 31 + (v ? v[i] : b[i].len);
+				for (uint32_t j = 0; !v && j < b[i].len; j++)
+					h = h * 31 + b[i].data[j];
+			}
+		}
+	}
+	return h * 31 + gr_chunk_total(c);
+}
+
+#define MAX_IDX 256
+
+struct decode_job {
+	struct gr_trace_reader *r;
+	uint64_t first, step, n;
+	uint64_t digest[MAX_IDX];
+	int ret[MAX_IDX];
+	int err;
+};
+
+static void *decode_some(void *arg)
+{
+	struct decode_job *j = arg;
+	struct gr_chunk_decoder *d;
+	const struct gr_chunk *c;
+
+	j->err = gr_chunk_decoder_new(&d);
+	for (uint64_t i = j->first; !j->err && i < j->n; i += j->step) {
+		j->ret[i] = gr_chunk_decode(d, j->r, i, &c);
+		j->digest[i] = chunk_digest(c);
+	}
+	gr_chunk_decoder_free(d);
+	return NULL;
+}
+
+/* Decode every index entry on @nthreads threads (entry i on thread i % nthreads). */
+static void decode_threads(struct gr_trace_reader *r, unsigned nthreads, uint64_t *digest, int *ret)
+{
+	struct decode_job jobs[4];
+	pthread_t th[4];
+	uint64_t n = gr_trace_reader_index_len(r);
+
+	CHECK(n <= MAX_IDX && nthreads <= 4);
+	for (unsigned t = 0; t < nthreads; t++) {
+		jobs[t] = (struct decode_job){.r = r, .first = t, .step = nthreads, .n = n};
+		CHECK_EQ_U64(pthread_create(&th[t], NULL, decode_some, &jobs[t]), 0);
+	}
+	for (unsigned t = 0; t < nthreads; t++) {
+		pthread_join(th[t], NULL);
+		CHECK_EQ_U64(jobs[t].err, 0);
+		for (uint64_t i = t; i < n; i += nthreads) {
+			digest[i] = jobs[t].digest[i];
+			ret[i] = jobs[t].ret[i];
+		}
+	}
+}
+
+static void test_chunk_index(void)
+{
+	struct gr_writer_opts small = {.chunk_raw_bytes = 2000};
+	uint64_t want[MAX_IDX], got[MAX_IDX], off[MAX_IDX], footer;
+	int ret[MAX_IDX];
+	struct gr_trace_reader *r;
+	struct gr_chunk_info ci;
+	const struct gr_chunk *c;
+	uint32_t recs[MAX_IDX], n, i = 0;
+	struct mem m = write_ab(5000, 2000, &small);
+
+	n = chunk_offsets(&m, off, recs, MAX_IDX);
+	CHECK(n > 20 && n < MAX_IDX);
+	CHECK_EQ_U64(gr_trace_reader_open_mem(&r, m.p, m.len, NULL), 0);
+	CHECK_EQ_U64(gr_trace_reader_index_len(r), n);
+	while (gr_trace_reader_next_chunk(r, &c) == 1 && i < n) {
+		CHECK_EQ_U64(gr_trace_reader_chunk_info(r, i, &ci), 0);
+		CHECK_EQ_U64(ci.offset, gr_chunk_offset(c));
+		CHECK_EQ_U64(ci.records, gr_chunk_total(c));
+		CHECK_EQ_U64(ci.first_ts, gr_chunk_first_ts(c));
+		CHECK_EQ_U64(ci.last_ts, gr_chunk_last_ts(c));
+		CHECK(ci.kinds_known && !ci.bad);
+		CHECK_EQ_U64(ci.size, (i + 1 < n ? off[i + 1] : ci.offset + ci.size) - ci.offset);
+		for (uint16_t k = 0; k < GR_MAX_KINDS; k++) {
+			CHECK_EQ_U64(ci.count[k], gr_chunk_count(c, k));
+			CHECK_EQ_U64(ci.kinds >> k & 1, gr_chunk_count(c, k) != 0);
+		}
+		want[i++] = chunk_digest(c);
+	}
+	CHECK_EQ_U64(i, n);
+	CHECK_EQ_U64(gr_trace_reader_chunk_info(r, n, &ci), (uint64_t)(int64_t)-ERANGE);
+	CHECK_EQ_U64(gr_trace_reader_chunk_info(r, 0, NULL), (uint64_t)(int64_t)-EINVAL);
+
+	/* any thread decodes any chunk, in any order, with the same result */
+	for (unsigned t = 1; t <= 3; t++) {
+		decode_threads(r, t, got, ret);
+		for (i = 0; i < n; i++) {
+			CHECK_EQ_U64(ret[i], 1);
+			CHECK_EQ_U64(got[i], want[i]);
+		}
+	}
+	CHECK_EQ_U64(gr_trace_reader_integrity(r)->complete, 1);
+
+	/* a chunk that changes after open fails on both threads decoding it, counted once */
+	m.p[off[3] + GR_CHUNK_HDR + 5] ^= 0x40;
+	{
+		struct decode_job a = {.r = r, .first = 3, .step = 100, .n = 4}, b = a;
+		pthread_t ta, tb;
+
+		CHECK_EQ_U64(pthread_create(&ta, NULL, decode_some, &a), 0);
+		CHECK_EQ_U64(pthread_create(&tb, NULL, decode_some, &b), 0);
+		pthread_join(ta, NULL);
+		pthread_join(tb, NULL);
+		CHECK(a.ret[3] == 0 && b.ret[3] == 0);
+	}
+	CHECK_EQ_U64(gr_trace_reader_integrity(r)->chunks_ok, n - 1);
+	CHECK_EQ_U64(gr_trace_reader_integrity(r)->chunks_bad, 1);
+	CHECK_EQ_U64(gr_trace_reader_integrity(r)->first_problem.offset, off[3]);
+	CHECK_EQ_U64(gr_trace_reader_chunk_count(r), n - 1);
+	CHECK_EQ_U64(gr_trace_reader_chunk_info(r, 3, &ci), 0);
+	CHECK_EQ_U64(ci.bad, 1);
+	gr_trace_reader_rewind(r);
+	CHECK_EQ_U64(count_records(r), 7000 - recs[3]);
+	gr_trace_reader_close(r);
+	m.p[off[3] + GR_CHUNK_HDR + 5] ^= 0x40;
+
+	/* without the footer: the scan's index, kinds unknown; a bad chunk is in it, marked */
+	footer = gr_get_le64(m.p + m.len - GR_TRAILER + GR_TR_FOOTER_OFF);
+	m.p[off[5] + GR_CHUNK_HDR + 7] ^= 1;
+	CHECK_EQ_U64(gr_trace_reader_open_mem(&r, m.p, footer, NULL), 0);
+	CHECK_EQ_U64(gr_trace_reader_index_len(r), n);
+	CHECK_EQ_U64(gr_trace_reader_chunk_count(r), n - 1);
+	decode_threads(r, 2, got, ret);
+	for (i = 0; i < n; i++) {
+		CHECK_EQ_U64(gr_trace_reader_chunk_info(r, i, &ci), 0);
+		CHECK(!ci.kinds_known && ci.kinds == ~1ull && ci.count[1] == 0);
+		CHECK_EQ_U64(ci.offset, off[i]);
+		CHECK_EQ_U64(ci.bad, i == 5);
+		CHECK_EQ_U64(ret[i], i != 5);
+		if (i != 5)
+			CHECK_EQ_U64(got[i], want[i]);
+	}
+	CHECK_EQ_U64(gr_trace_reader_integrity(r)->chunks_bad, 1);
+	gr_trace_reader_close(r);
+	free(m.p);
+}
+
 int main(void)
 {
 	RUN_TEST(test_leb128);
@@ -1480,5 +1640,6 @@ int main(void)
 	RUN_TEST(test_file_api);
 	RUN_TEST(test_writer_errors);
 	RUN_TEST(test_bad_files);
+	RUN_TEST(test_chunk_index);
 	TEST_EXIT();
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* analyze/model: loading synthetic traces with exactly known content. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -9,7 +10,10 @@
 #include "analyze/json.h"
 #include "analyze/keymap.h"
 #include "analyze/model.h"
+#include "analyze/pool.h"
 #include "analyze/strtab.h"
+#include "format/layout.h"
+#include "format/le.h"
 #include "test.h"
 #include "synth.h"
 
@@ -627,6 +631,942 @@ static void test_json(void)
 	free(s);
 }
 
+/* ---- parallel loads: the same model whatever the jobs ---- */
+
+static uint64_t mix_state;
+
+static uint64_t mix(void)
+{
+	mix_state ^= mix_state << 13;
+	mix_state ^= mix_state >> 7;
+	mix_state ^= mix_state << 17;
+	return mix_state;
+}
+
+static int put(struct gr_trace_writer *w, uint16_t kind, const uint64_t *v, const char *text,
+	       size_t len)
+{
+	struct gr_bytes b[2] = {{(const uint8_t *)text, (uint32_t)len},
+				{(const uint8_t *)text, (uint32_t)(len > 4 ? 4 : len)}};
+
+	return gr_trace_writer_append(w, kind, v, text ? b : NULL);
+}
+
+/* One metadata record of a random sort, its values drawn from small sets so that later records
+ * override earlier ones (names, comms, mappings, symbols, session facts) or repeat them (stacks,
+ * whose first frames win; libraries, two of which differ only after a NUL byte). */
+static int put_meta(struct gr_trace_writer *w, uint64_t ts)
+{
+	static const char *const names[] = {"_Z4gemmPKfS0_Pfiii", "scale(float*)", "softmax",
+					    "_Z6vecAddPfS_S_i"};
+	static const char libs[][8] = {"libA\0x", "libA\0y", "libB"};
+	static const size_t lib_len[] = {6, 6, 4};
+	uint64_t r = mix(), pid = 100 + 100 * (r >> 8 & 1), v[8] = {ts};
+	char text[64], frames[40];
+
+	switch (r % 9) {
+	case 0: /* kernel names, mangled or not, in both classes */
+	case 1:
+		v[1] = r % 9 ? GR_NAME_KERNEL_RAW : GR_NAME_KERNEL;
+		v[2] = pid;
+		v[3] = 0x1000 + 0x10 * (r >> 12 & 31);
+		snprintf(text, sizeof(text), "%s", names[r >> 20 & 3]);
+		return put(w, GR_K_NAME, v, text, strlen(text));
+	case 2:
+		v[1] = GR_NAME_COMM;
+		v[2] = r >> 9 & 1 ? pid : 0;
+		v[3] = pid + (r >> 12 & 7);
+		snprintf(text, sizeof(text), "comm-%u", (unsigned)(r >> 16 & 3));
+		return put(w, GR_K_NAME, v, text, strlen(text));
+	case 3:
+		v[1] = GR_NAME_LIBRARY;
+		v[2] = pid;
+		return put(w, GR_K_NAME, v, libs[r >> 12 & 1 ? 2 - (r >> 13 & 1) : 0],
+			   lib_len[r >> 12 & 1 ? 2 - (r >> 13 & 1) : 0]);
+	case 4:
+		v[1] = pid;
+		v[2] = 0x400000 + 0x100000 * (r >> 12 & 3);
+		v[3] = v[2] + 0x80000;
+		v[4] = r >> 20 & 0xff;
+		snprintf(text, sizeof(text), "/lib/m%u.so", (unsigned)(r >> 28 & 3));
+		return put(w, GR_K_MAPPING, v, text, strlen(text));
+	case 5:
+		v[1] = pid;
+		v[2] = 0x401000 + 0x10 * (r >> 12 & 15);
+		v[3] = v[2] - (r >> 16 & 7);
+		v[4] = 0x40;
+		snprintf(text, sizeof(text), "%s", names[r >> 24 & 3]);
+		return put(w, GR_K_SYMBOL, v, text, strlen(text));
+	case 6: /* stacks: pid 0 ones stand for any process */
+	case 7:
+		v[1] = 1 + (r >> 12 & 15);
+		v[2] = r >> 17 & 1 ? pid : 0;
+		for (int i = 0; i < 40; i++)
+			frames[i] = (char)(r >> (i % 8) * 3);
+		return put(w, GR_K_STACK, v, frames, 8 * (r >> 20 & 3) + (r >> 22 & 1) * 40 / 5);
+	default:
+		v[1] = r >> 12 & 3;
+		v[2] = r >> 16 & 0xff;
+		snprintf(text, sizeof(text), "s%u", (unsigned)(r >> 24 & 7));
+		return put(w, GR_K_SESSION, v, text, strlen(text));
+	}
+}
+
+/*
+ * Events of every kind from two processes, ten threads, 32 funcs, a few configs, streams and
+ * stack ids, @step ns apart with some out of order, in chunks of @chunk_bytes; a metadata record
+ * every @meta_every events (0: only at the start and at the end) and process events.
+ */
+static int write_mixed(const char *path, uint32_t chunk_bytes, uint64_t n, uint64_t step,
+		       unsigned meta_every)
+{
+	struct gr_trace_writer *w = NULL;
+	int err = 0;
+
+	mix_state = 0x9e3779b97f4a7c15ull;
+	if (synth_open(&w, path, chunk_bytes))
+		return -1;
+	for (int i = 0; i < 20 && !meta_every; i++)
+		err |= put_meta(w, SYNTH_T0);
+	err |= synth_proc(w, SYNTH_T0 + 1, GR_PROC_START, 100, 100, 1, "");
+	err |= synth_proc(w, SYNTH_T0 + 2, GR_PROC_EXEC, 100, 100, 0, "/usr/bin/mixed");
+	for (uint64_t i = 0; i < n && !err; i++) {
+		uint64_t r = mix(), ts = SYNTH_T0 + 1000 + i * step - (r % 13 == 0 ? step * 3 : 0);
+		uint64_t pid = 100 + 100 * (r >> 8 & 1), tid = pid + (r >> 9 & 7);
+		uint64_t stack = r >> 12 & 1 ? 0 : 1 + (r >> 13 & 15), dur = r >> 40 & 0xffff;
+		uint64_t stream = r >> 17 & 1 ? 0 : 0x7000 + (r >> 18 & 3), v[16] = {ts, dur};
+		unsigned sort = r >> 30 & 15;
+
+		/* process events are metadata for a window: none between the ends either */
+		if (sort == 9 && !meta_every)
+			sort = 10;
+		switch (sort) {
+		case 0:
+			v[2] = pid;
+			v[3] = tid;
+			v[4] = r >> 20 & 3;
+			v[5] = 1 + (r >> 22 & 3);
+			v[6] = r >> 24 & 0xfff;
+			v[7] = r >> 36 & 0xffff;
+			v[8] = r >> 52 & 1;
+			v[9] = GR_COPY_H2D + (r >> 53 & 3);
+			v[10] = stream;
+			v[11] = r >> 55 & 1;
+			v[12] = stack;
+			err |= put(w, GR_K_COPY, v, NULL, 0);
+			break;
+		case 1:
+			v[2] = pid;
+			v[3] = tid;
+			v[4] = r >> 20 & 3;
+			v[5] = 1;
+			v[6] = r >> 24 & 0xfff;
+			v[7] = r >> 36 & 0xff;
+			v[8] = 4096;
+			v[9] = stream;
+			v[10] = r >> 55 & 1;
+			v[11] = stack;
+			err |= put(w, GR_K_MEMSET, v, NULL, 0);
+			break;
+		case 2:
+			v[2] = pid;
+			v[3] = tid;
+			v[4] = 1;
+			v[5] = r >> 20 & 3;
+			v[6] = 0x10000 * (r >> 22 & 15);
+			v[7] = 1 << (r >> 26 & 15);
+			v[8] = stream;
+			err |= put(w, GR_K_ALLOC, v, NULL, 0);
+			break;
+		case 3:
+			v[2] = pid;
+			v[3] = tid;
+			v[4] = 1;
+			v[5] = r >> 20 & 3;
+			v[6] = 0x10000 * (r >> 22 & 15);
+			err |= put(w, GR_K_FREE, v, NULL, 0);
+			break;
+		case 4:
+			v[2] = pid;
+			v[3] = tid;
+			v[4] = r >> 20 & 3;
+			v[5] = 1;
+			v[6] = r >> 22 & 3;
+			v[7] = stream;
+			v[8] = r >> 24 & 1;
+			v[9] = stack;
+			err |= put(w, GR_K_SYNC, v, NULL, 0);
+			break;
+		case 5:
+			v[2] = pid;
+			v[3] = tid;
+			v[4] = 1;
+			v[5] = r >> 20 & 3;
+			v[6] = stream;
+			v[7] = 0x9000 + (r >> 22 & 3);
+			v[8] = 0xa000 + (r >> 24 & 3);
+			v[9] = stack;
+			err |= put(w, GR_K_GRAPH, v, NULL, 0);
+			break;
+		case 6:
+		case 7:
+			v[1] = r >> 20 & 3;
+			v[2] = r >> 22 & 1;
+			v[3] = r >> 23 & 1 ? pid : 4000;
+			v[4] = r >> 23 & 1 ? tid : 4001;
+			v[5] = r >> 24 & 3;
+			v[6] = r >> 23 & 1 ? 4000 : pid;
+			v[7] = r >> 23 & 1 ? 4001 : tid;
+			v[8] = r >> 26 & 3;
+			err |= put(w, GR_K_SCHED, v, NULL, 0);
+			break;
+		case 8:
+			v[1] = ts + (r >> 20 & 0xffff);
+			v[2] = r >> 36 & 3;
+			v[3] = 1 + (r >> 38 & 63);
+			err |= put(w, GR_K_LOSS, v, NULL, 0);
+			break;
+		case 9:
+			err |=
+			    synth_proc(w, ts, GR_PROC_THREAD, pid, tid + 8 * (r >> 20 & 1), 0, "");
+			break;
+		default: {
+			static const uint32_t grids[3][3] = {{1, 1, 1}, {4096, 2, 1}, {80, 1, 1}};
+			uint64_t func = 0x1000 + 0x10 * (r >> 20 & 31);
+
+			err |= synth_launch(w, ts, pid, tid, func, grids[r >> 25 & 1 ? 2 : 1],
+					    grids[r >> 26 & 1], (r >> 27 & 1) * 1024, stream, stack,
+					    dur);
+			break;
+		}
+		}
+		if (meta_every && i % meta_every == 0)
+			err |= put_meta(w, ts);
+	}
+	err |= synth_proc(w, SYNTH_T0 + 1000 + n * step, GR_PROC_EXIT, 100, 100, 0, "");
+	for (int i = 0; i < 20 && !meta_every; i++)
+		err |= put_meta(w, SYNTH_T0 + 1000 + n * step);
+	if (gr_trace_writer_close(w))
+		err = -1;
+	return err ? -1 : 0;
+}
+
+/* A window as gr_model_load_opts has it, for checking which events a windowed load keeps. */
+struct win {
+	int on;
+	uint64_t from, to, lo;
+};
+
+static int win_call(const struct win *x, uint64_t ts, uint64_t dur)
+{
+	return !x || !x->on || (ts >= x->lo && ts <= x->to && ts + dur >= x->from);
+}
+
+static void put_str(FILE *f, const char *s)
+{
+	if (s)
+		fprintf(f, "\"%s\"", s);
+	else
+		fputs("NULL", f);
+}
+
+static void put_stack(FILE *f, const struct gr_model *m, uint32_t idx)
+{
+	size_t n;
+	const struct gr_stack *s = gr_model_stacks(m, &n);
+
+	if (idx >= n) {
+		fprintf(f, " stack ?%u", idx);
+		return;
+	}
+	fprintf(f, " stack %" PRIu64 "/%u:", s[idx].id, s[idx].pid);
+	for (uint32_t i = 0; i < s[idx].nframes; i++)
+		fprintf(f, "%" PRIx64 ",", s[idx].frames[i]);
+}
+
+/*
+ * The events of @m as text: with @x, by value (the tables they index written out) and only those
+ * a window keeps, so that a windowed load compares with a whole one; else with the raw indexes.
+ */
+static void dump_events(FILE *f, const struct gr_model *m, const struct win *x)
+{
+	size_t n, nk, nt, ns, nc;
+	const struct gr_kernel *k = gr_model_kernels(m, &nk);
+	const struct gr_thread *t = gr_model_threads(m, &nt);
+	const struct gr_stream *st = gr_model_streams(m, &ns);
+	const struct gr_config *cf = gr_model_configs(m, &nc);
+	const struct gr_launch *l = gr_model_launches(m, &n);
+
+#define THREAD(i)                                                                                  \
+	do {                                                                                       \
+		if (x && (i) < nt)                                                                 \
+			fprintf(f, " thread %u/%u", t[i].pid, t[i].tid);                           \
+		else                                                                               \
+			fprintf(f, " thread %u", i);                                               \
+	} while (0)
+#define STREAM(i)                                                                                  \
+	do {                                                                                       \
+		if (x && (i) < ns)                                                                 \
+			fprintf(f, " stream %u/%" PRIx64, st[i].pid, st[i].handle);                \
+		else                                                                               \
+			fprintf(f, " stream %u", i);                                               \
+	} while (0)
+#define STACK(i)                                                                                   \
+	do {                                                                                       \
+		if (x)                                                                             \
+			put_stack(f, m, i);                                                        \
+		else                                                                               \
+			fprintf(f, " stack %u", i);                                                \
+	} while (0)
+
+	for (size_t i = 0; i < n; i++) {
+		if (!win_call(x, l[i].ts, l[i].dur))
+			continue;
+		fprintf(f, "L %" PRIu64 " %" PRIu64 " %u %u", l[i].ts, l[i].dur, l[i].cpu,
+			l[i].api);
+		if (x && l[i].kernel < nk && l[i].config < nc) {
+			const struct gr_config *c = &cf[l[i].config];
+
+			fprintf(f, " k %u/%" PRIx64 " ", k[l[i].kernel].pid, k[l[i].kernel].func);
+			put_str(f, k[l[i].kernel].name);
+			fprintf(f, " c %u,%u,%u %u,%u,%u %u", c->grid[0], c->grid[1], c->grid[2],
+				c->block[0], c->block[1], c->block[2], c->shmem);
+		} else {
+			fprintf(f, " k %u c %u", l[i].kernel, l[i].config);
+		}
+		THREAD(l[i].thread);
+		STREAM(l[i].stream);
+		STACK(l[i].stack);
+		fputc('\n', f);
+	}
+	{
+		const struct gr_copy *e = gr_model_copies(m, &n);
+
+		for (size_t i = 0; i < n; i++) {
+			if (!win_call(x, e[i].ts, e[i].dur))
+				continue;
+			fprintf(f,
+				"C %" PRIu64 " %" PRIu64 " %" PRIx64 " %" PRIx64 " %" PRIu64
+				" %u %u %u %u",
+				e[i].ts, e[i].dur, e[i].dst, e[i].src, e[i].bytes, e[i].cpu,
+				e[i].api, e[i].flags, e[i].kind);
+			THREAD(e[i].thread);
+			STREAM(e[i].stream);
+			STACK(e[i].stack);
+			fputc('\n', f);
+		}
+	}
+	{
+		const struct gr_memset *e = gr_model_memsets(m, &n);
+
+		for (size_t i = 0; i < n; i++) {
+			if (!win_call(x, e[i].ts, e[i].dur))
+				continue;
+			fprintf(f, "M %" PRIu64 " %" PRIu64 " %" PRIx64 " %" PRIu64 " %u %u %u %u",
+				e[i].ts, e[i].dur, e[i].dst, e[i].bytes, e[i].value, e[i].cpu,
+				e[i].api, e[i].flags);
+			THREAD(e[i].thread);
+			STREAM(e[i].stream);
+			STACK(e[i].stack);
+			fputc('\n', f);
+		}
+	}
+	{
+		const struct gr_alloc *e = gr_model_allocs(m, &n);
+
+		for (size_t i = 0; i < n; i++) {
+			if (!win_call(x, e[i].ts, e[i].dur))
+				continue;
+			fprintf(f, "A %" PRIu64 " %" PRIu64 " %" PRIx64 " %" PRIu64 " %u %u",
+				e[i].ts, e[i].dur, e[i].addr, e[i].bytes, e[i].api, e[i].kind);
+			THREAD(e[i].thread);
+			STREAM(e[i].stream);
+			fputc('\n', f);
+		}
+	}
+	{
+		const struct gr_free *e = gr_model_frees(m, &n);
+
+		for (size_t i = 0; i < n; i++) {
+			if (!win_call(x, e[i].ts, e[i].dur))
+				continue;
+			fprintf(f, "F %" PRIu64 " %" PRIu64 " %" PRIx64 " %u %u", e[i].ts, e[i].dur,
+				e[i].addr, e[i].api, e[i].kind);
+			THREAD(e[i].thread);
+			fputc('\n', f);
+		}
+	}
+	{
+		const struct gr_sync *e = gr_model_syncs(m, &n);
+
+		for (size_t i = 0; i < n; i++) {
+			if (!win_call(x, e[i].ts, e[i].dur))
+				continue;
+			fprintf(f, "S %" PRIu64 " %" PRIu64 " %" PRIx64 " %" PRIx64 " %u %u %u",
+				e[i].ts, e[i].dur, e[i].handle, e[i].handle2, e[i].cpu, e[i].api,
+				e[i].kind);
+			THREAD(e[i].thread);
+			STACK(e[i].stack);
+			fputc('\n', f);
+		}
+	}
+	{
+		const struct gr_graph *e = gr_model_graphs(m, &n);
+
+		for (size_t i = 0; i < n; i++) {
+			if (!win_call(x, e[i].ts, e[i].dur))
+				continue;
+			fprintf(f, "G %" PRIu64 " %" PRIu64 " %" PRIx64 " %" PRIx64 " %u %u",
+				e[i].ts, e[i].dur, e[i].graph, e[i].exec, e[i].api, e[i].kind);
+			THREAD(e[i].thread);
+			STREAM(e[i].stream);
+			STACK(e[i].stack);
+			fputc('\n', f);
+		}
+	}
+	{
+		const struct gr_sched *e = gr_model_scheds(m, &n);
+
+		for (size_t i = 0; i < n; i++) {
+			if (x && x->on && (e[i].ts < x->lo || e[i].ts > x->to))
+				continue;
+			fprintf(f, "W %" PRIu64 " %" PRIx64 " %u %u %u %u %u %u %u\n", e[i].ts,
+				e[i].prev_state, e[i].cpu, e[i].target_cpu, e[i].prev_pid,
+				e[i].prev_tid, e[i].next_pid, e[i].next_tid, e[i].type);
+		}
+	}
+	{
+		const struct gr_proc_event *e = gr_model_proc_events(m, &n);
+
+		for (size_t i = 0; i < n; i++) {
+			fprintf(f, "P %" PRIu64 " %" PRIu64 " %u %u %u ", e[i].ts, e[i].value,
+				e[i].pid, e[i].tid, e[i].type);
+			put_str(f, e[i].text);
+			fputc('\n', f);
+		}
+	}
+	{
+		const struct gr_loss *e = gr_model_losses(m, &n);
+
+		for (size_t i = 0; i < n; i++) {
+			uint64_t end = e[i].ts_end > e[i].ts ? e[i].ts_end : e[i].ts;
+
+			if (!win_call(x, e[i].ts, end - e[i].ts))
+				continue;
+			fprintf(f, "X %" PRIu64 " %" PRIu64 " %" PRIu64 " %u\n", e[i].ts,
+				e[i].ts_end, e[i].count, e[i].source);
+		}
+	}
+#undef THREAD
+#undef STREAM
+#undef STACK
+}
+
+/* Everything the model's accessors and lookups say, as text (pointers as the strings). */
+static void dump_model(FILE *f, const struct gr_model *m)
+{
+	const struct gr_trace_header *h = gr_model_header(m);
+	const struct gr_integrity *in = gr_model_integrity(m);
+	size_t n;
+	uint64_t a, b;
+
+	fprintf(f, "header %u.%u %" PRIx64 " %" PRIx64 " %" PRIu64 " %" PRIu64 " ", h->major,
+		h->minor, h->required_features, h->optional_features, h->clock_monotonic_ns,
+		h->clock_realtime_ns);
+	for (int i = 0; i < 16; i++)
+		fprintf(f, "%02x", h->session_id[i]);
+	put_str(f, h->host);
+	put_str(f, h->kernel);
+	put_str(f, h->tool_version);
+	put_str(f, h->cmdline);
+	put_str(f, h->env);
+	fprintf(f,
+		"\nintegrity %d %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %d %" PRIu64
+		" %s\n",
+		in->complete, in->footer_present, in->file_bytes, in->chunks_ok, in->chunks_bad,
+		in->bytes_unread, in->first_problem.err, in->first_problem.offset,
+		in->first_problem.reason);
+	a = 0;
+	fprintf(f, "abrupt %d", gr_model_ended_abruptly(m, &a));
+	fprintf(f, " %" PRIu64 "\ncounts", a);
+	for (unsigned k = 0; k <= GR_K_COUNT; k++)
+		fprintf(f, " %" PRIu64, gr_model_record_count(m, k));
+	gr_model_time_span(m, &a, &b);
+	fprintf(f, "\nlost %" PRIu64 " span %" PRIu64 " %" PRIu64 "\n", gr_model_lost_events(m), a,
+		b);
+	dump_events(f, m, NULL);
+	{
+		const struct gr_kernel *k = gr_model_kernels(m, &n);
+		const char *const *kn;
+		size_t nn;
+
+		kn = gr_model_kernel_names(m, &nn);
+		for (size_t i = 0; i < n; i++) {
+			fprintf(f, "kernel %" PRIx64 " %u %u %d ", k[i].func, k[i].pid,
+				k[i].name_id, k[i].named);
+			put_str(f, k[i].name);
+			put_str(f, k[i].mangled);
+			fprintf(f, " same-name %d\n",
+				k[i].name_id < nn && kn[k[i].name_id] == k[i].name);
+		}
+		for (size_t i = 0; i < nn; i++) {
+			fputs("kname ", f);
+			put_str(f, kn[i]);
+			fputc('\n', f);
+		}
+	}
+	{
+		const struct gr_config *c = gr_model_configs(m, &n);
+
+		for (size_t i = 0; i < n; i++)
+			fprintf(f, "config %u %u %u %u %u %u %u\n", c[i].grid[0], c[i].grid[1],
+				c[i].grid[2], c[i].block[0], c[i].block[1], c[i].block[2],
+				c[i].shmem);
+	}
+	{
+		const struct gr_thread *t = gr_model_threads(m, &n);
+
+		for (size_t i = 0; i < n; i++) {
+			fprintf(f, "thread %u %u %u ", t[i].pid, t[i].tid, t[i].process);
+			put_str(f, t[i].comm);
+			fputs(" comm ", f);
+			put_str(f, gr_model_comm(m, t[i].tid));
+			fputc('\n', f);
+		}
+	}
+	{
+		const struct gr_stream *s = gr_model_streams(m, &n);
+
+		for (size_t i = 0; i < n; i++)
+			fprintf(f, "stream %" PRIx64 " %u\n", s[i].handle, s[i].pid);
+	}
+	{
+		const struct gr_process *p = gr_model_processes(m, &n);
+
+		for (size_t i = 0; i < n; i++) {
+			fprintf(f,
+				"process %u %u %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+				" %d %d ",
+				p[i].pid, p[i].ppid, p[i].start_ts, p[i].exec_ts, p[i].exit_ts,
+				p[i].exit_status, p[i].has_exit, p[i].attached);
+			put_str(f, p[i].comm);
+			put_str(f, p[i].exe);
+			fputc('\n', f);
+		}
+	}
+	{
+		const char *const *l = gr_model_libraries(m, &n);
+
+		for (size_t i = 0; i < n; i++) {
+			fputs("library ", f);
+			put_str(f, l[i]);
+			fputc('\n', f);
+		}
+	}
+	{
+		const struct gr_mapping *mp = gr_model_mappings(m, &n);
+
+		for (size_t i = 0; i < n; i++) {
+			const struct gr_mapping *at = gr_model_mapping(
+			    m, mp[i].pid, mp[i].start + (mp[i].end - mp[i].start) / 2);
+
+			fprintf(f, "mapping %" PRIx64 " %" PRIx64 " %" PRIx64 " %u ", mp[i].start,
+				mp[i].end, mp[i].pgoff, mp[i].pid);
+			put_str(f, mp[i].path);
+			for (uint32_t j = 0; j < mp[i].build_id_len; j++)
+				fprintf(f, "%02x", mp[i].build_id[j]);
+			fprintf(f, " at %zd\n", at ? at - mp : -1);
+		}
+	}
+	{
+		const struct gr_symbol *sy = gr_model_symbols(m, &n);
+
+		for (size_t i = 0; i < n; i++) {
+			const struct gr_symbol *at = gr_model_symbol(m, sy[i].pid, sy[i].start + 1);
+
+			fprintf(f, "symbol %" PRIx64 " %" PRIx64 " %" PRIx64 " %u ", sy[i].addr,
+				sy[i].start, sy[i].size, sy[i].pid);
+			put_str(f, sy[i].name);
+			fprintf(f, " at %zd\n", at ? at - sy : -1);
+		}
+	}
+	{
+		const struct gr_stack *st = gr_model_stacks(m, &n);
+
+		for (size_t i = 0; i < n; i++) {
+			const struct gr_stack *any = gr_model_stack(m, 0, st[i].id);
+			const struct gr_stack *mine = gr_model_stack(m, st[i].pid, st[i].id);
+
+			fprintf(f, "stack %" PRIu64 " %u %u:", st[i].id, st[i].pid, st[i].nframes);
+			for (uint32_t j = 0; j < st[i].nframes; j++)
+				fprintf(f, " %" PRIx64, st[i].frames[j]);
+			fprintf(f, " any %zd mine %zd\n", any ? any - st : -1,
+				mine ? mine - st : -1);
+		}
+	}
+	for (unsigned key = 0; key < 8; key++) {
+		uint64_t value = 0;
+		const char *text = NULL;
+		int has = gr_model_session(m, key, &value, &text);
+
+		fprintf(f, "session %u %d %" PRIu64 " ", key, has, value);
+		put_str(f, text);
+		fputc('\n', f);
+	}
+}
+
+/* The dump of @path loaded with @jobs and @o's window, or of its error; malloc'ed. */
+static char *dump_load(const char *path, unsigned jobs, const struct gr_model_load_opts *o,
+		       int events_only, const struct win *x)
+{
+	struct gr_model_load_opts opts = o ? *o : (struct gr_model_load_opts){0};
+	struct gr_model *m = NULL;
+	struct gr_diag d = {0};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int err;
+
+	opts.jobs = jobs;
+	err = gr_model_load_opts(&m, path, &opts, &d);
+	fprintf(f, "load %d %d %" PRIu64 " %s\n", err, d.err, d.offset, d.reason);
+	if (m && events_only)
+		dump_events(f, m, x);
+	else if (m)
+		dump_model(f, m);
+	gr_model_free(m);
+	fclose(f);
+	return buf;
+}
+
+/* @path loads the same with 2, 3 and 8 jobs as with one. Returns the jobs=1 dump. */
+static char *check_same(const char *path, const struct gr_model_load_opts *o)
+{
+	static const unsigned jobs[] = {2, 3, 8};
+	char *want = dump_load(path, 1, o, 0, NULL);
+
+	for (size_t i = 0; i < sizeof(jobs) / sizeof(jobs[0]); i++) {
+		char *got = dump_load(path, jobs[i], o, 0, NULL);
+
+		if (strcmp(got, want)) {
+			size_t at = 0;
+
+			while (got[at] == want[at])
+				at++;
+			printf("#   %s, %u jobs: differs at byte %zu: \"%.60s\" vs \"%.60s\"\n",
+			       path, jobs[i], at, got + (at > 20 ? at - 20 : 0),
+			       want + (at > 20 ? at - 20 : 0));
+			CHECK(!"same model whatever the jobs");
+		}
+		free(got);
+	}
+	return want;
+}
+
+/* Copy of @src with @edit applied to its bytes. */
+static const char *edited_copy(const char *src, const char *name,
+			       void (*edit)(uint8_t *p, size_t *len))
+{
+	const char *dst = tmp_path(name);
+	struct stat sb;
+	uint8_t *p;
+	size_t len;
+	int fd = open(src, O_RDONLY);
+
+	CHECK(fd >= 0 && fstat(fd, &sb) == 0);
+	len = (size_t)sb.st_size;
+	p = malloc(len + 1);
+	CHECK(p && read(fd, p, len) == (ssize_t)len);
+	close(fd);
+	edit(p, &len);
+	fd = open(dst, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CHECK(fd >= 0 && write(fd, p, len) == (ssize_t)len);
+	close(fd);
+	free(p);
+	return dst;
+}
+
+/* The offset of the @k-th chunk (0: the first), from the chunk headers; 0 when none. */
+static uint64_t nth_chunk(const uint8_t *p, size_t len, unsigned k)
+{
+	uint64_t off = gr_get_le32(p + GR_HDR_LEN);
+
+	while (off + GR_CHUNK_HDR <= len && !memcmp(p + off, GR_CHUNK_MAGIC, 4)) {
+		if (!k--)
+			return off;
+		off += GR_CHUNK_HDR + gr_get_le32(p + off + GR_CK_PAYLOAD);
+	}
+	return 0;
+}
+
+/*
+ * Damage the payload of chunk @k so that it still passes every checksum (its CRCs recomputed)
+ * but fails to decode: only reading it finds out.
+ */
+static void break_chunk(uint8_t *p, size_t len, unsigned k)
+{
+	uint64_t off = nth_chunk(p, len, k);
+	uint32_t plen;
+
+	CHECK(off != 0);
+	if (!off)
+		return;
+	plen = gr_get_le32(p + off + GR_CK_PAYLOAD);
+	p[off + GR_CHUNK_HDR + plen / 2] ^= 0x5a;
+	gr_put_le32(p + off + GR_CK_PAYLOAD_CRC, gr_crc32(p + off + GR_CHUNK_HDR, plen));
+	gr_put_le32(p + off + GR_CK_HDR_CRC, gr_crc32(p + off, GR_CK_HDR_CRC));
+}
+
+static void cut_two_thirds(uint8_t *p, size_t *len)
+{
+	(void)p;
+	*len = *len * 2 / 3;
+}
+
+static void break_third(uint8_t *p, size_t *len)
+{
+	break_chunk(p, *len, 3);
+}
+
+static void flip_payload(uint8_t *p, size_t *len)
+{
+	uint64_t off = nth_chunk(p, *len, 5);
+
+	if (off)
+		p[off + GR_CHUNK_HDR + 3] ^= 1; /* payload CRC fails: bad at open */
+}
+
+static void check_dir(const char *dirname)
+{
+	DIR *d = opendir(dirname);
+	struct dirent *e;
+	int files = 0;
+
+	CHECK(d != NULL);
+	if (!d) {
+		printf("#   run from the repository root: %s not found\n", dirname);
+		return;
+	}
+	while ((e = readdir(d))) {
+		char path[512];
+		size_t len = strlen(e->d_name);
+
+		if (len < 4 || strcmp(e->d_name + len - 4, ".trc"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dirname, e->d_name);
+		free(check_same(path, NULL));
+		files++;
+	}
+	closedir(d);
+	CHECK(files > 5);
+}
+
+static void test_parallel_same(void)
+{
+	const char *std = tmp_path("par_std.trc"), *mixed = tmp_path("par_mixed.trc");
+	char *dump;
+
+	CHECK(synth_write(std, 1024) == 0);
+	free(check_same(std, NULL));
+	CHECK(write_mixed(mixed, 1500, 30000, 1000, 7) == 0);
+	dump = check_same(mixed, NULL);
+	/* the trace is what it should be for the test to mean something */
+	CHECK(strstr(dump, "integrity 1 1 ") != NULL);
+	CHECK(strstr(dump, "library \"libA\"\nlibrary \"libB\"\nlibrary \"libA\"") != NULL);
+	free(dump);
+	{
+		struct gr_model *m = NULL;
+
+		CHECK(gr_model_load(&m, mixed, NULL) == 0);
+		CHECK(m && gr_model_integrity(m)->chunks_ok > 100);
+		CHECK(m && gr_model_record_count(m, GR_K_LAUNCH) > 10000);
+		gr_model_free(m);
+	}
+	/* damaged: no footer (recovered by scan), a chunk bad at open, one that fails to decode */
+	free(check_same(edited_copy(mixed, "par_cut.trc", cut_two_thirds), NULL));
+	free(check_same(edited_copy(mixed, "par_flip.trc", flip_payload), NULL));
+	dump = check_same(edited_copy(mixed, "par_broken.trc", break_third), NULL);
+	CHECK(strstr(dump, "integrity 0 1 ") != NULL);
+	free(dump);
+	/* the record cap fails at the same chunk */
+	{
+		struct gr_model_load_opts o = {.max_records = 5000};
+
+		dump = check_same(mixed, &o);
+		CHECK(strstr(dump, "more than 5000 records") != NULL);
+		free(dump);
+	}
+	check_dir("tests/data/golden");
+	check_dir("tests/data/bad");
+}
+
+/* ---- windowed loads ---- */
+
+/* @path loaded with window @o keeps exactly the events of the whole load that @o selects. */
+static void check_window(const char *path, const struct gr_model_load_opts *o)
+{
+	struct win x = {1, o->from_ts, o->to_ts, o->from_ts - o->margin_ns};
+	char *want = dump_load(path, 1, NULL, 1, &x), *got;
+
+	for (unsigned jobs = 1; jobs <= 3; jobs++) {
+		got = dump_load(path, jobs, o, 1, NULL);
+		/* the windowed load's events, by value, without a filter of their own */
+		free(got);
+		got = NULL;
+		{
+			struct gr_model_load_opts oo = *o;
+			struct gr_model *m = NULL;
+			char *buf = NULL;
+			size_t len = 0;
+			FILE *f = open_memstream(&buf, &len);
+
+			oo.jobs = jobs;
+			fprintf(f, "load %d 0 0 \n", gr_model_load_opts(&m, path, &oo, NULL));
+			if (m)
+				dump_events(f, m, &(struct win){0});
+			gr_model_free(m);
+			fclose(f);
+			got = buf;
+		}
+		if (strcmp(got, want)) {
+			size_t at = 0;
+
+			while (got[at] == want[at])
+				at++;
+			printf("#   %s, %u jobs: differs at byte %zu: \"%.80s\" vs \"%.80s\"\n",
+			       path, jobs, at, got + (at > 30 ? at - 30 : 0),
+			       want + (at > 30 ? at - 30 : 0));
+			CHECK(!"the window keeps what it should");
+		}
+		free(got);
+	}
+	free(want);
+	free(check_same(path, o));
+}
+
+static void break_outside(uint8_t *p, size_t *len)
+{
+	break_chunk(p, *len, 2);
+}
+
+static void test_window(void)
+{
+	const char *mixed = tmp_path("win_mixed.trc"), *plain = tmp_path("win_plain.trc");
+	uint64_t t1 = SYNTH_T0 + 1000;
+	struct gr_model_load_opts o = {
+	    .has_window = 1,
+	    .from_ts = t1 + 12000 * 1000,
+	    .to_ts = t1 + 15000 * 1000,
+	    .margin_ns = 200 * 1000,
+	};
+	struct gr_model *m = NULL, *w = NULL;
+	size_t n, nw;
+
+	/* metadata everywhere: every chunk is read, the events outside are dropped */
+	CHECK(write_mixed(mixed, 1500, 30000, 1000, 7) == 0);
+	check_window(mixed, &o);
+	o.margin_ns = 0;
+	check_window(mixed, &o);
+	o.margin_ns = GR_MODEL_MARGIN_NS; /* reaches before the first event */
+	check_window(mixed, &o);
+
+	/* metadata at both ends only: the chunks between that miss the window are not read */
+	CHECK(write_mixed(plain, 1500, 30000, 1000, 0) == 0);
+	o.margin_ns = 300 * 1000;
+	check_window(plain, &o);
+	CHECK(gr_model_load(&m, plain, NULL) == 0);
+	CHECK(gr_model_load_opts(&w, plain, &o, NULL) == 0);
+	if (m && w) {
+		gr_model_launches(m, &n);
+		gr_model_launches(w, &nw);
+		CHECK(nw > 0 && nw * 5 < n);
+		/* the whole file's counts and span, and all its metadata */
+		for (unsigned k = 0; k < GR_K_COUNT; k++)
+			CHECK_EQ_U64(gr_model_record_count(w, k), gr_model_record_count(m, k));
+		{
+			uint64_t a, b, c, d;
+
+			/* the end may be the end of a loss the window dropped */
+			gr_model_time_span(m, &a, &b);
+			gr_model_time_span(w, &c, &d);
+			CHECK(a == c && d <= b && d >= SYNTH_T0 + 1000 + 30000 * 1000);
+		}
+		gr_model_stacks(m, &n);
+		gr_model_stacks(w, &nw);
+		CHECK_EQ_U64(nw, n);
+		gr_model_proc_events(m, &n);
+		gr_model_proc_events(w, &nw);
+		CHECK_EQ_U64(nw, n);
+	}
+	gr_model_free(m);
+	gr_model_free(w);
+	m = w = NULL;
+
+	/* a chunk outside the window that fails to decode: never read, so never found bad */
+	{
+		const char *broken = edited_copy(plain, "win_broken.trc", break_outside);
+
+		CHECK(gr_model_load(&m, broken, NULL) == 0);
+		CHECK(gr_model_load_opts(&w, broken, &o, NULL) == 0);
+		CHECK(m && gr_model_integrity(m)->chunks_bad == 1);
+		CHECK(w && gr_model_integrity(w)->chunks_bad == 0);
+		gr_model_free(m);
+		gr_model_free(w);
+		m = w = NULL;
+		check_window(broken, &o);
+		/* inside the window: found bad in both */
+		o.from_ts = t1;
+		o.to_ts = t1 + 3000 * 1000;
+		CHECK(gr_model_load_opts(&w, broken, &o, NULL) == 0);
+		CHECK(w && gr_model_integrity(w)->chunks_bad == 1);
+		gr_model_free(w);
+	}
+}
+
+struct pool_item {
+	struct gr_pool_job job; /* first: the job is the item */
+	int v, out;
+};
+
+static void pool_square(struct gr_pool_job *job)
+{
+	struct pool_item *it = (struct pool_item *)job;
+
+	it->out = it->v * it->v;
+}
+
+static void test_pool(void)
+{
+	struct gr_pool *p = NULL;
+
+	CHECK(gr_pool_cpus() >= 1);
+	for (unsigned jobs = 1; jobs <= 4; jobs++) {
+		struct pool_item items[50];
+
+		CHECK_EQ_U64(gr_pool_new(&p, jobs), 0);
+		if (!p)
+			return;
+		CHECK_EQ_U64(gr_pool_size(p), jobs);
+		for (int i = 0; i < 50; i++) {
+			items[i].v = i;
+			items[i].job.fn = pool_square;
+			if (i % 7)
+				gr_pool_submit(p, &items[i].job);
+			else
+				gr_pool_submit_first(p, &items[i].job);
+		}
+		for (int i = 49; i >= 0; i--) {
+			gr_pool_wait(p, &items[i].job);
+			CHECK_EQ_U64(items[i].out, i * i);
+		}
+		gr_pool_free(p);
+	}
+	CHECK_EQ_U64(gr_pool_new(&p, 0), 0);
+	CHECK(p && gr_pool_size(p) == gr_pool_cpus());
+	gr_pool_free(p);
+	gr_pool_free(NULL);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -643,6 +1583,9 @@ int main(void)
 	RUN_TEST(test_columns_by_name);
 	RUN_TEST(test_empty);
 	RUN_TEST(test_lookups);
+	RUN_TEST(test_pool);
+	RUN_TEST(test_parallel_same);
+	RUN_TEST(test_window);
 	{
 		char cmd[300];
 
