@@ -182,6 +182,7 @@ static int bad_value(const char *opt, const char *arg)
 
 int cmd_export(int argc, char **argv)
 {
+	struct gr_model_load_opts lopts = {0};
 	const char *path = NULL, *out = NULL;
 	char *out_alloc = NULL;
 	struct gr_export_opts o = {0};
@@ -195,20 +196,16 @@ int cmd_export(int argc, char **argv)
 	int err, ret = 1, to_stdout, force = 0;
 
 	static const struct option longopts[] = {
-	    {"output", required_argument, NULL, 'o'},
-	    {"from", required_argument, NULL, 'F'},
-	    {"to", required_argument, NULL, 'T'},
-	    {"pid", required_argument, NULL, 'p'},
-	    {"warn-mb", required_argument, NULL, 'W'},
-	    {"force", no_argument, NULL, 'f'},
-	    {"no-flows", no_argument, NULL, 'N'},
-	    {"help", no_argument, NULL, 'h'},
-	    {0},
+	    {"output", required_argument, NULL, 'o'},  {"from", required_argument, NULL, 'F'},
+	    {"to", required_argument, NULL, 'T'},      {"pid", required_argument, NULL, 'p'},
+	    {"warn-mb", required_argument, NULL, 'W'}, {"force", no_argument, NULL, 'f'},
+	    {"no-flows", no_argument, NULL, 'N'},      {"jobs", required_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},	       {0},
 	};
 	int c;
 
 	gr_opt_begin();
-	while ((c = getopt_long(argc, argv, ":ho:p:i:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":ho:p:i:j:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage(stdout);
@@ -247,6 +244,10 @@ int cmd_export(int argc, char **argv)
 		case 'N':
 			o.no_flows = 1;
 			break;
+		case 'j':
+			if (gr_opt_jobs("export", optarg, &lopts.jobs))
+				return 2;
+			break;
 		default:
 			gr_opt_error("export", c, argv);
 			usage(stderr);
@@ -273,7 +274,7 @@ int cmd_export(int argc, char **argv)
 	}
 	to_stdout = !strcmp(out, "-");
 
-	err = gr_load_trace("export", path, &m);
+	err = gr_load_trace("export", path, &lopts, &m);
 	if (err)
 		goto out;
 	if (!force) {

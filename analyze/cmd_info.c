@@ -21,6 +21,7 @@ static void usage(FILE *f)
 
 int cmd_info(int argc, char **argv)
 {
+	struct gr_model_load_opts lopts = {0};
 	const char *path = NULL;
 	struct gr_model *m = NULL;
 	struct gr_info in = {0};
@@ -28,13 +29,14 @@ int cmd_info(int argc, char **argv)
 
 	static const struct option longopts[] = {
 	    {"json", no_argument, NULL, 'J'},
+	    {"jobs", required_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
 	int c;
 
 	gr_opt_begin();
-	while ((c = getopt_long(argc, argv, ":hi:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hi:j:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'J':
 			json = 1;
@@ -44,6 +46,10 @@ int cmd_info(int argc, char **argv)
 			return 0;
 		case 'i': /* perf's spelling */
 			path = optarg;
+			break;
+		case 'j':
+			if (gr_opt_jobs("info", optarg, &lopts.jobs))
+				return 2;
 			break;
 		default:
 			gr_opt_error("info", c, argv);
@@ -57,7 +63,7 @@ int cmd_info(int argc, char **argv)
 	}
 	if (!path)
 		path = "gpurec.trc";
-	if (gr_load_trace("info", path, &m))
+	if (gr_load_trace("info", path, &lopts, &m))
 		goto out;
 	err = gr_info_compute(m, &in);
 	if (err) {

@@ -64,6 +64,7 @@ static unsigned parse_only(const char *s)
 
 int cmd_report(int argc, char **argv)
 {
+	struct gr_model_load_opts lopts = {0};
 	struct gr_report_opts opts = {0};
 	const char *path = NULL;
 	struct gr_model *m = NULL;
@@ -77,6 +78,7 @@ int cmd_report(int argc, char **argv)
 	    {"top", required_argument, NULL, 'T'},
 	    {"sms", required_argument, NULL, 'S'},
 	    {"slow-launch", required_argument, NULL, 'L'},
+	    {"jobs", required_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -84,7 +86,7 @@ int cmd_report(int argc, char **argv)
 	int c;
 
 	gr_opt_begin();
-	while ((c = getopt_long(argc, argv, ":hi:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hi:j:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'J':
 			json = 1;
@@ -122,6 +124,10 @@ int cmd_report(int argc, char **argv)
 			else
 				opts.slow_launch_ns = (uint64_t)v * 1000;
 			break;
+		case 'j':
+			if (gr_opt_jobs("report", optarg, &lopts.jobs))
+				return 2;
+			break;
 		default:
 			gr_opt_error("report", c, argv);
 			usage(stderr);
@@ -134,7 +140,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!path)
 		path = "gpurec.trc";
-	if (gr_load_trace("report", path, &m))
+	if (gr_load_trace("report", path, &lopts, &m))
 		goto out;
 	err = gr_report_compute(m, &opts, &r);
 	if (err) {

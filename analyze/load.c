@@ -6,10 +6,11 @@
 
 #include "load.h"
 
-int gr_load_trace(const char *cmd, const char *path, struct gr_model **out)
+int gr_load_trace(const char *cmd, const char *path, const struct gr_model_load_opts *o,
+		  struct gr_model **out)
 {
 	struct gr_diag diag = {0};
-	int err = gr_model_load(out, path, &diag);
+	int err = gr_model_load_opts(out, path, o, &diag);
 
 	if (err == -ENOENT)
 		fprintf(stderr, "gpurec %s: %s: %s (record one with: sudo gpurec record -- CMD)\n",

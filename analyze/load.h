@@ -9,8 +9,9 @@
 
 #include "model.h"
 
-/* Load @path into *@out for command @cmd ("report", ...). Returns 0, or a negative error after
- * printing why (stderr). */
-int gr_load_trace(const char *cmd, const char *path, struct gr_model **out);
+/* Load @path into *@out for command @cmd ("report", ...), with @o (NULL: defaults, every CPU).
+ * Returns 0, or a negative error after printing why (stderr). */
+int gr_load_trace(const char *cmd, const char *path, const struct gr_model_load_opts *o,
+		  struct gr_model **out);
 
 #endif

@@ -58,3 +58,13 @@ int gr_opt_paths(const char *cmd, int argc, char **argv, const char **paths, int
 	}
 	return have;
 }
+
+int gr_opt_jobs(const char *cmd, const char *arg, unsigned *jobs)
+{
+	unsigned long v;
+
+	if (gr_opt_count(cmd, "--jobs", arg, 1024, &v))
+		return -EINVAL;
+	*jobs = (unsigned)v;
+	return 0;
+}

@@ -35,4 +35,8 @@ int gr_opt_count(const char *cmd, const char *opt, const char *arg, unsigned lon
  */
 int gr_opt_paths(const char *cmd, int argc, char **argv, const char **paths, int have, int max);
 
+/* -j N / --jobs N: worker threads for loading, 1..1024, into *@jobs. Returns 0 or -EINVAL after
+ * the message. */
+int gr_opt_jobs(const char *cmd, const char *arg, unsigned *jobs);
+
 #endif
