@@ -5,6 +5,11 @@
  * machines or program builds compare. Whole-run and per-iteration figures come from each
  * trace's report (report.h) and from the model; definitions in docs/REPORTS.md ("gpurec diff").
  *
+ * The module: diff.c computes (kernel matching, the side-by-side figures, fusion rows),
+ * diff_summary.c writes the summary sentences from the computed figures, diff_text.c and
+ * diff_json.c render; the command is cmd_diff.c. Figures are named by their id, never by the
+ * words a person reads.
+ *
  * Ownership: gr_diff_compute() allocates the diff and its strings; kernel names point into the
  * models, so the diff is valid while both models live. gr_diff_free() releases it.
  */
@@ -13,6 +18,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "model.h"
 #include "report.h"
@@ -49,11 +55,54 @@ struct gr_diff_kernel {
 	int hidden; /* a common kernel whose count changed by less than the tolerance */
 };
 
+/*
+ * Metric ids: stable, for programs (gr_diff_metric(), the "id" key of --json); the name beside
+ * each is the display text, which may be reworded at any time. <dir> is one of h2h, h2d, d2h,
+ * d2d, default (enum gr_copy_kind order); <n> numbers the thread rows from 1 (BASE threads in
+ * order of first CUDA call, each with its NEW pair, then NEW threads without a pair).
+ *
+ *   run.duration                 duration
+ *   run.launches                 launches
+ *   run.launch_rate              launches/s
+ *   run.kernels                  distinct kernels
+ *   run.launch_api_time          launch API time (when either trace timed launches)
+ *   run.launch_cost              launch cost (median) / launch cost (median, estimate)
+ *   run.fusion_candidates        fusion candidates
+ *   run.fusion_saving            fusion saving (estimate)
+ *   iteration.count              iterations      (the iteration group: when either trace has one)
+ *   iteration.period             iteration time (median)
+ *   iteration.launches           launches per iteration
+ *   iteration.calls              API calls per iteration
+ *   iteration.syncs              syncs per iteration
+ *   iteration.sync_time          sync time per iteration
+ *   iteration.launch_api_time    launch API time per iteration (when timed)
+ *   iteration.<dir>.copies       <DIR> copies per iteration (directions with copies in a loop)
+ *   iteration.<dir>.bytes        <DIR> bytes per iteration
+ *   iteration.<dir>.copy_time    <DIR> copy time per iteration
+ *   iteration.runnable_wait      runnable wait per iteration
+ *   transfer.<dir>.copies        <DIR> copies (directions with copies in either trace)
+ *   transfer.<dir>.bytes         <DIR> bytes
+ *   transfer.<dir>.copy_time     <DIR> copy time
+ *   transfer.memsets             memsets (when any)
+ *   transfer.memset_bytes        memset bytes
+ *   transfer.syncs               syncs
+ *   transfer.sync_time           sync time
+ *   cpu.gap_wait                 runnable wait in launch gaps (the cpu group: scheduler events)
+ *   cpu.gap_share                share of wall time
+ *   cpu.thread.<n>.runnable_wait runnable wait: <comm> #<rank>
+ *   cpu.thread.<n>.on_cpu        on CPU: <comm> #<rank>
+ *   cpu.thread.<n>.preemptions   preemptions: <comm> #<rank>
+ *   losses.lost_events           lost events
+ *   losses.damaged               damaged file (1 = yes)
+ */
+#define GR_DIFF_ID_LEN 48 /* the longest id, "cpu.thread.<n>.runnable_wait", fits */
+
 /* One compared figure. v[i] is NAN when trace i lacks it (no iteration, no such thread). */
 struct gr_diff_metric {
-	const char *group; /* static: "run", "iteration", "transfer", "cpu", "losses" */
-	char *name;	   /* "launches/s", "H2D bytes", "runnable wait: chain #1" */
-	const char *unit;  /* static: "" (count), "ns", "B", "/s", "%" */
+	char id[GR_DIFF_ID_LEN]; /* "transfer.h2d.bytes" (the list above), unique in a diff */
+	const char *group;	 /* static: "run", "iteration", "transfer", "cpu", "losses" */
+	char *name;		 /* for people: "H2D bytes", "runnable wait: chain #1" */
+	const char *unit;	 /* static: "" (count), "ns", "B", "/s", "%" */
 	double v[2];
 	double delta; /* v[1] - v[0]; NAN when either is NAN */
 	double ratio; /* v[1] / v[0]; NAN when v[0] is 0 or NAN */
@@ -103,8 +152,19 @@ void gr_diff_free(struct gr_diff *d);
  * "-" for NAN. */
 void gr_diff_format(char *buf, size_t len, const char *unit, double v);
 
-/* The metric named @name in @group, or NULL: for tests and renderers. */
-const struct gr_diff_metric *gr_diff_metric(const struct gr_diff *d, const char *group,
-					    const char *name);
+/* The metric with id @id (see the list above), or NULL when this diff does not have it. */
+const struct gr_diff_metric *gr_diff_metric(const struct gr_diff *d, const char *id);
+
+/*
+ * The diff as aligned text, `gpurec diff`'s output: each trace (@path, its model), the summary,
+ * the kernel rows, the fusion rows, the figures by group. Returns 0 or -EIO.
+ */
+int gr_diff_write_text(FILE *f, const struct gr_diff *d, const struct gr_model *const m[2],
+		       const char *const path[2]);
+
+/* The diff as JSON, the schema of docs/REPORTS.md ("gpurec diff --json"). Returns 0, -EIO or
+ * GR_ERR_STATE (writer misuse). */
+int gr_diff_write_json(FILE *f, const struct gr_diff *d, const struct gr_model *const m[2],
+		       const char *const path[2]);
 
 #endif

@@ -112,9 +112,9 @@ check "diff 50 vs 80: every kernel 50 -> 80, delta 30, ratio 1.6" \
 check "diff 50 vs 80: all kernels in both" "both" \
 	"$(json "$TMP/d1.json" '",".join(sorted({k["status"] for k in d["kernels"]}))')"
 check "diff 50 vs 80: launches 250 -> 400" "250.0 400.0 150.0" \
-	"$(json "$TMP/d1.json" '" ".join("%.1f" % m[x] for m in d["metrics"] if m["group"] == "run" and m["name"] == "launches" for x in ("a", "b", "delta"))')"
+	"$(json "$TMP/d1.json" '" ".join("%.1f" % m[x] for m in d["metrics"] if m["id"] == "run.launches" for x in ("a", "b", "delta"))')"
 check "diff 50 vs 80: launches per iteration unchanged at 5" "5 5" \
-	"$(json "$TMP/d1.json" '" ".join("%g" % m[x] for m in d["metrics"] if m["name"] == "launches per iteration" for x in ("a", "b"))')"
+	"$(json "$TMP/d1.json" '" ".join("%g" % m[x] for m in d["metrics"] if m["id"] == "iteration.launches" for x in ("a", "b"))')"
 
 # tolerance: a 60% change is hidden at 70%, shown at 50%
 check "diff --tolerance 70: the 60% kernel changes hidden" "0 5" \
@@ -134,7 +134,7 @@ check "self-diff: summary says no differences" "no differences in what was recor
 # chain against its fused twin
 "$GPUREC" diff --json "$TMP/c50.trc" "$TMP/f50.trc" >"$TMP/fused.json"
 check "diff chain vs chain_fused: launches per iteration 5 -> 1" "5 1" \
-	"$(json "$TMP/fused.json" '" ".join("%g" % m[x] for m in d["metrics"] if m["name"] == "launches per iteration" for x in ("a", "b"))')"
+	"$(json "$TMP/fused.json" '" ".join("%g" % m[x] for m in d["metrics"] if m["id"] == "iteration.launches" for x in ("a", "b"))')"
 check "diff chain vs chain_fused: the fusion candidate is gone" \
 	"gone bias_add..dropout_mask (5 kernels)" \
 	"$(json "$TMP/fused.json" '" ".join("%s %s" % (f["status"], f["label"]) for f in d["fusion"])')"

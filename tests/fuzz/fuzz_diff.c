@@ -150,6 +150,10 @@ static void check_rest(const struct gr_diff *d)
 		const struct gr_diff_metric *mt = &d->metrics[i];
 
 		FUZZ_ASSERT(mt->group && mt->name && mt->unit);
+		/* ids are unique, start with the group, and find their figure */
+		FUZZ_ASSERT(!strncmp(mt->id, mt->group, strlen(mt->group)) &&
+			    mt->id[strlen(mt->group)] == '.');
+		FUZZ_ASSERT(gr_diff_metric(d, mt->id) == mt);
 		if (isnan(mt->v[0]) || isnan(mt->v[1]))
 			FUZZ_ASSERT(isnan(mt->delta));
 		else

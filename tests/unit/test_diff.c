@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "analyze/diff.h"
+#include "analyze/diff_impl.h"
 #include "analyze/model.h"
 #include "test.h"
 #include "synth.h"
@@ -158,9 +159,9 @@ static const struct gr_diff_kernel *kernel(const struct gr_diff *d, const char *
 	return NULL;
 }
 
-static double metric_v(const struct gr_diff *d, const char *group, const char *name, int side)
+static double metric_v(const struct gr_diff *d, const char *id, int side)
 {
-	const struct gr_diff_metric *mt = gr_diff_metric(d, group, name);
+	const struct gr_diff_metric *mt = gr_diff_metric(d, id);
 
 	return mt ? mt->v[side] : -1;
 }
@@ -205,19 +206,19 @@ static void test_two_sizes(void)
 	/* equal impact: ordered by name */
 	CHECK_STR(d->kernels[0].name, "bias_add(float*, float const*, int)");
 	CHECK_STR(d->kernels[4].name, "scale(float*, float, int)");
-	CHECK(metric_v(d, "run", "launches", 0) == 100);
-	CHECK(metric_v(d, "run", "launches", 1) == 160);
-	CHECK(gr_diff_metric(d, "run", "launches")->delta == 60);
-	CHECK(metric_v(d, "transfer", "syncs", 0) == 20);
-	CHECK(metric_v(d, "transfer", "syncs", 1) == 32);
-	CHECK(metric_v(d, "transfer", "sync time", 1) == 32 * 2000);
+	CHECK(metric_v(d, "run.launches", 0) == 100);
+	CHECK(metric_v(d, "run.launches", 1) == 160);
+	CHECK(gr_diff_metric(d, "run.launches")->delta == 60);
+	CHECK(metric_v(d, "transfer.syncs", 0) == 20);
+	CHECK(metric_v(d, "transfer.syncs", 1) == 32);
+	CHECK(metric_v(d, "transfer.sync_time", 1) == 32 * 2000);
 	CHECK(!d->same_host);
 	CHECK(summary_has(d, "launches 100 -> 160 (+60, x1.60)"));
 	CHECK(summary_has(d, "recorded on different hosts (testhost, otherhost)"));
 	CHECK(d->iter_found[0] && d->iter_found[1]);
 	if (d->iter_found[0] && d->iter_found[1]) {
-		CHECK(metric_v(d, "iteration", "launches per iteration", 0) == 5);
-		CHECK(metric_v(d, "iteration", "launches per iteration", 1) == 5);
+		CHECK(metric_v(d, "iteration.launches", 0) == 5);
+		CHECK(metric_v(d, "iteration.launches", 1) == 5);
 		CHECK(summary_has(d, "launches per iteration unchanged (5)"));
 		CHECK(fabs(d->kernels[0].per_iter[0] - 20.0 / (double)d->iterations[0]) < 1e-12);
 	}
@@ -249,9 +250,9 @@ static void test_self_all_zero(void)
 		if (!(isnan(mt->v[0]) && isnan(mt->v[1])))
 			CHECK(mt->delta == 0);
 		if (mt->delta != 0 && !(isnan(mt->v[0]) && isnan(mt->v[1])))
-			printf("#   %s/%s: %g -> %g\n", mt->group, mt->name, mt->v[0], mt->v[1]);
+			printf("#   %s: %g -> %g\n", mt->id, mt->v[0], mt->v[1]);
 	}
-	CHECK(metric_v(d, "transfer", "D2H bytes", 0) == 80);
+	CHECK(metric_v(d, "transfer.d2h.bytes", 0) == 80);
 	CHECK_EQ_U64(d->nfusion, 1);
 	CHECK(d->nfusion == 1 && d->fusion[0].status == GR_DIFF_COMMON);
 	CHECK(d->nsummary >= 1);
@@ -277,10 +278,10 @@ static void test_fused_twin(void)
 	      kernel(d, "gelu", 0)->status == GR_DIFF_REMOVED &&
 	      kernel(d, "gelu", 0)->delta == -20 && kernel(d, "gelu", 0)->ratio == 0);
 	CHECK(kernel(d, "fused", 0) && isnan(kernel(d, "fused", 0)->ratio));
-	CHECK(metric_v(d, "run", "launches", 0) == 100);
-	CHECK(metric_v(d, "run", "launches", 1) == 20);
-	CHECK(metric_v(d, "iteration", "launches per iteration", 0) == 5);
-	CHECK(metric_v(d, "iteration", "launches per iteration", 1) == 1);
+	CHECK(metric_v(d, "run.launches", 0) == 100);
+	CHECK(metric_v(d, "run.launches", 1) == 20);
+	CHECK(metric_v(d, "iteration.launches", 0) == 5);
+	CHECK(metric_v(d, "iteration.launches", 1) == 1);
 	CHECK(d->nsummary > 3);
 	if (d->nsummary > 3) {
 		CHECK_STR(d->summary[0], "no kernel in common (BASE 5, NEW 1 kernels): the kernel "
@@ -319,7 +320,7 @@ static void test_tolerance(void)
 		goto out;
 	for (size_t i = 0; i < d->nkernels; i++)
 		CHECK(d->kernels[i].hidden && d->kernels[i].delta == 2);
-	CHECK(gr_diff_metric(d, "run", "launches")->hidden);
+	CHECK(gr_diff_metric(d, "run.launches")->hidden);
 	CHECK(!summary_has(d, "launches 100 -> 110"));
 	gr_diff_free(d);
 	d = NULL;
@@ -329,7 +330,7 @@ static void test_tolerance(void)
 		goto out;
 	for (size_t i = 0; i < d->nkernels; i++)
 		CHECK(!d->kernels[i].hidden);
-	CHECK(!gr_diff_metric(d, "run", "launches")->hidden);
+	CHECK(!gr_diff_metric(d, "run.launches")->hidden);
 	CHECK(summary_has(d, "launches 100 -> 110 (+10, x1.10)"));
 	/* a negative tolerance is invalid */
 	gr_diff_free(d);
@@ -387,15 +388,15 @@ static void test_transfers_and_losses(void)
 	d = diff_runs(&a, &b, NULL, m);
 	if (!d)
 		goto out;
-	CHECK(metric_v(d, "transfer", "D2H copies", 0) == 20);
-	CHECK(metric_v(d, "transfer", "D2H copies", 1) == 0);
-	CHECK(metric_v(d, "transfer", "D2H bytes", 0) == 80);
-	CHECK(metric_v(d, "transfer", "D2H copy time", 0) == 20000);
-	CHECK(metric_v(d, "losses", "lost events", 0) == 0);
-	CHECK(metric_v(d, "losses", "lost events", 1) == 17);
+	CHECK(metric_v(d, "transfer.d2h.copies", 0) == 20);
+	CHECK(metric_v(d, "transfer.d2h.copies", 1) == 0);
+	CHECK(metric_v(d, "transfer.d2h.bytes", 0) == 80);
+	CHECK(metric_v(d, "transfer.d2h.copy_time", 0) == 20000);
+	CHECK(metric_v(d, "losses.lost_events", 0) == 0);
+	CHECK(metric_v(d, "losses.lost_events", 1) == 17);
 	CHECK(summary_has(d, "NEW lost 17 events while recording"));
 	if (d->iter_found[0] && d->iter_found[1]) {
-		CHECK(metric_v(d, "iteration", "D2H bytes per iteration", 1) == 0);
+		CHECK(metric_v(d, "iteration.d2h.bytes", 1) == 0);
 		CHECK(summary_has(d, "D2H bytes per iteration 4 B -> 0 B"));
 	}
 out:
@@ -422,8 +423,8 @@ static void test_self_standard(void)
 		CHECK_EQ_U64(kernel(d, "scale_bias", 0)->count[0], 601);
 		for (size_t i = 0; i < d->nmetrics; i++)
 			CHECK(isnan(d->metrics[i].v[0]) || d->metrics[i].delta == 0);
-		CHECK(metric_v(d, "transfer", "H2D bytes", 1) == 12 * 4194304.0);
-		CHECK(metric_v(d, "losses", "lost events", 0) == 17);
+		CHECK(metric_v(d, "transfer.h2d.bytes", 1) == 12 * 4194304.0);
+		CHECK(metric_v(d, "losses.lost_events", 0) == 17);
 		CHECK_STR(d->summary[0], "no differences in what was recorded");
 		CHECK(summary_has(d, "BASE lost 17 events"));
 	}
@@ -443,8 +444,8 @@ static void test_empty(void)
 		CHECK_EQ_U64(d->nkernels, 0);
 		CHECK_EQ_U64(d->nfusion, 0);
 		CHECK(!d->iter_found[0] && !d->iter_found[1]);
-		CHECK(!gr_diff_metric(d, "iteration", "launches per iteration"));
-		CHECK(metric_v(d, "run", "launches", 0) == 0);
+		CHECK(!gr_diff_metric(d, "iteration.launches"));
+		CHECK(metric_v(d, "run.launches", 0) == 0);
 		CHECK(d->nsummary >= 1 &&
 		      !strcmp(d->summary[0], "no differences in what was recorded"));
 	}
@@ -455,12 +456,178 @@ static void test_empty(void)
 		CHECK(!d->comparable);
 		CHECK_EQ_U64(d->nadded, 5);
 		CHECK(d->iter_found[1] && !d->iter_found[0]);
-		CHECK(isnan(metric_v(d, "iteration", "launches per iteration", 0)));
-		CHECK(metric_v(d, "iteration", "launches per iteration", 1) == 5);
+		CHECK(isnan(metric_v(d, "iteration.launches", 0)));
+		CHECK(metric_v(d, "iteration.launches", 1) == 5);
 		CHECK(summary_has(
 		    d, "an iteration was detected only in NEW (5 launches per iteration)"));
 		CHECK(summary_has(d, "new fusion candidate bias_add..dropout_mask (5 kernels)"));
 	}
+	done(d, m);
+}
+
+/* Every id diff.h lists; <dir> and <n> as it says. */
+static const char *const documented_ids[] = {
+    "run.duration",
+    "run.launches",
+    "run.launch_rate",
+    "run.kernels",
+    "run.launch_api_time",
+    "run.launch_cost",
+    "run.fusion_candidates",
+    "run.fusion_saving",
+    "iteration.count",
+    "iteration.period",
+    "iteration.launches",
+    "iteration.calls",
+    "iteration.syncs",
+    "iteration.sync_time",
+    "iteration.launch_api_time",
+    "iteration.<dir>.copies",
+    "iteration.<dir>.bytes",
+    "iteration.<dir>.copy_time",
+    "iteration.runnable_wait",
+    "transfer.<dir>.copies",
+    "transfer.<dir>.bytes",
+    "transfer.<dir>.copy_time",
+    "transfer.memsets",
+    "transfer.memset_bytes",
+    "transfer.syncs",
+    "transfer.sync_time",
+    "cpu.gap_wait",
+    "cpu.gap_share",
+    "cpu.thread.<n>.runnable_wait",
+    "cpu.thread.<n>.on_cpu",
+    "cpu.thread.<n>.preemptions",
+    "losses.lost_events",
+    "losses.damaged",
+};
+
+/* @id fits template @tmpl: <dir> a direction, <n> a row number from 1. */
+static int id_fits(const char *id, const char *tmpl)
+{
+	const char *lt = strchr(tmpl, '<');
+	size_t n;
+
+	if (!lt)
+		return !strcmp(id, tmpl);
+	n = (size_t)(lt - tmpl);
+	if (strncmp(id, tmpl, n))
+		return 0;
+	id += n;
+	tmpl = strchr(lt, '>') + 1;
+	if (!strncmp(lt, "<n>", 3)) {
+		if (*id < '1' || *id > '9')
+			return 0;
+		while (*id >= '0' && *id <= '9')
+			id++;
+		return !strcmp(id, tmpl);
+	}
+	for (unsigned k = 0; k < GR_REPORT_NDIRS; k++) {
+		size_t len = strlen(df_dir_id(k));
+
+		if (!strncmp(id, df_dir_id(k), len) && !strcmp(id + len, tmpl))
+			return 1;
+	}
+	return 0;
+}
+
+/* Every figure has an id from diff.h's list, unique, starting with its group; the lookup finds
+ * it by id and never by its display name. */
+static void check_ids(const struct gr_diff *d)
+{
+	for (size_t i = 0; i < d->nmetrics; i++) {
+		const struct gr_diff_metric *mt = &d->metrics[i];
+		size_t g = strlen(mt->group);
+		int listed = 0;
+
+		for (size_t t = 0; t < sizeof(documented_ids) / sizeof(documented_ids[0]); t++)
+			listed |= id_fits(mt->id, documented_ids[t]);
+		if (!listed)
+			printf("#   id %s is not in diff.h's list\n", mt->id);
+		CHECK(listed);
+		CHECK(!strncmp(mt->id, mt->group, g) && mt->id[g] == '.');
+		CHECK(gr_diff_metric(d, mt->id) == mt); /* the first with that id: unique */
+		CHECK(!gr_diff_metric(d, mt->name));
+	}
+}
+
+/* The chain with a D2H copy per step against itself at another length, and the standard trace
+ * against itself: between them every figure the summary reads exists under its id, so no
+ * summary rule can look up an id that is never made. */
+static void test_ids(void)
+{
+	struct run a = chain, b = chain;
+	struct gr_model *m[2], *std = NULL;
+	struct gr_diff *d, *s = NULL;
+	char id[GR_DIFF_ID_LEN];
+	size_t n = 0;
+
+	a.d2h_bytes = b.d2h_bytes = 4;
+	b.steps = 32;
+	d = diff_runs(&a, &b, NULL, m);
+	CHECK(synth_write(tmp_path("std.trc"), 4096) == 0);
+	CHECK(gr_model_load(&std, tmp_path("std.trc"), NULL) == 0);
+	if (std)
+		CHECK(gr_diff_compute(std, std, NULL, &s) == 0);
+	if (!d || !s)
+		goto out;
+	check_ids(d);
+	check_ids(s);
+	CHECK(d->iter_found[0] && d->iter_found[1]);
+	CHECK(s->rep[0]->cpu.has_sched);
+	for (const char *const *t = df_summary_ids; *t; t++, n++) {
+		df_id(id, sizeof(id), *t, df_dir_id(GR_COPY_D2H));
+		if (!gr_diff_metric(d, id) && !gr_diff_metric(s, id))
+			printf("#   the summary reads %s, which no diff has\n", id);
+		CHECK(gr_diff_metric(d, id) || gr_diff_metric(s, id));
+	}
+	CHECK(n >= 10);
+	/* the id stays when the display name changes with the trace */
+	CHECK_STR(gr_diff_metric(d, "run.launch_cost")->name, "launch cost (median, estimate)");
+	/* per direction and per thread */
+	CHECK(metric_v(s, "transfer.h2d.copies", 0) > 0);
+	CHECK(gr_diff_metric(s, "cpu.thread.1.runnable_wait"));
+	CHECK(!gr_diff_metric(s, "cpu.thread.0.runnable_wait"));
+out:
+	gr_diff_free(s);
+	gr_model_free(std);
+	done(d, m);
+}
+
+/* The summary again after every figure got another display name: the same sentences, since it
+ * finds its figures by id and writes its own words. */
+static void test_summary_ignores_names(void)
+{
+	struct run b = chain;
+	struct gr_model *m[2];
+	struct gr_diff *d;
+	char *before[GR_DIFF_SUMMARY_MAX];
+	size_t n;
+
+	b.steps = 32;
+	b.d2h_bytes = 4;
+	d = diff_runs(&chain, &b, NULL, m);
+	if (!d)
+		goto out;
+	n = d->nsummary;
+	CHECK(n > 2);
+	for (size_t i = 0; i < n; i++)
+		before[i] = d->summary[i];
+	free(d->summary);
+	d->summary = NULL;
+	d->nsummary = 0;
+	for (size_t i = 0; i < d->nmetrics; i++) {
+		free(d->metrics[i].name);
+		d->metrics[i].name = strdup("reworded");
+	}
+	CHECK(df_summarize(d, (const struct gr_model *const *)m) == 0);
+	CHECK_EQ_U64(d->nsummary, n);
+	for (size_t i = 0; i < n; i++) {
+		if (i < d->nsummary)
+			CHECK_STR(d->summary[i], before[i]);
+		free(before[i]);
+	}
+out:
 	done(d, m);
 }
 
@@ -497,6 +664,8 @@ int main(void)
 	RUN_TEST(test_key_grid);
 	RUN_TEST(test_transfers_and_losses);
 	RUN_TEST(test_empty);
+	RUN_TEST(test_ids);
+	RUN_TEST(test_summary_ignores_names);
 	{
 		char cmd[300];
 

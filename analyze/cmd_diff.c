@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpurec diff [BASE [NEW]] [--key name,grid,block] [--tolerance PCT] [--sms N] [--json]: load
+ * both traces, compare them (diff.h), render the result as aligned text (diff_text.c) or JSON
+ * (diff_json.c; docs/REPORTS.md, "gpurec diff --json"). Exit status 0, 1 when a trace cannot be
+ * read or the output not written, 2 for a usage error.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "diff.h"
+#include "load.h"
+#include "options.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: gpurec diff [BASE [NEW]] [--key name,grid,block] [--tolerance PCT] "
+		   "[--json]\n"
+		   "  BASE, NEW        traces to compare (default gpurec.trc.old and gpurec.trc;\n"
+		   "                   with one file: that file against gpurec.trc)\n"
+		   "  --key LIST       match kernels by name (always), and grid and/or block\n"
+		   "  --tolerance PCT  hide rows whose relative change is below PCT percent\n"
+		   "  --sms N          the GPU's SM count, for the fusion report's small grids\n"
+		   "  --json           machine-readable output (docs/REPORTS.md)\n");
+}
+
+static int parse_key(const char *s, unsigned *key)
+{
+	char buf[64], *save = NULL;
+
+	if (strlen(s) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, s);
+	*key = 0;
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(t, "grid"))
+			*key |= GR_DIFF_KEY_GRID;
+		else if (!strcmp(t, "block"))
+			*key |= GR_DIFF_KEY_BLOCK;
+		else if (strcmp(t, "name"))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	const char *path[2] = {NULL, NULL};
+	struct gr_model *m[2] = {NULL, NULL};
+	struct gr_report_opts ropts = {0};
+	struct gr_diff_opts o = {.report = &ropts};
+	struct gr_diff *d = NULL;
+	int json = 0, npaths = 0, err, ret = 1;
+
+	static const struct option longopts[] = {
+	    {"json", no_argument, NULL, 'J'},
+	    {"key", required_argument, NULL, 'K'},
+	    {"tolerance", required_argument, NULL, 'T'},
+	    {"sms", required_argument, NULL, 'S'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
+	};
+	unsigned long sms;
+	char *end;
+	int c;
+
+	gr_opt_begin();
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'J':
+			json = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'K':
+			if (parse_key(optarg, &o.key)) {
+				fprintf(stderr,
+					"gpurec diff: --key '%s': a list of name, grid, block\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'T':
+			errno = 0;
+			o.tolerance = strtod(optarg, &end);
+			if (errno || end == optarg || (*end && strcmp(end, "%")) ||
+			    !(o.tolerance >= 0)) {
+				fprintf(
+				    stderr,
+				    "gpurec diff: --tolerance '%s': a percentage >= 0 is needed\n",
+				    optarg);
+				return 2;
+			}
+			break;
+		case 'S':
+			if (gr_opt_count("diff", "--sms", optarg, 100000, &sms))
+				return 2;
+			ropts.sms = (uint32_t)sms;
+			break;
+		default:
+			gr_opt_error("diff", c, argv);
+			usage(stderr);
+			return 2;
+		}
+	}
+	npaths = gr_opt_paths("diff", argc, argv, path, 0, 2);
+	if (npaths < 0) {
+		usage(stderr);
+		return 2;
+	}
+	if (npaths == 0)
+		path[0] = "gpurec.trc.old";
+	if (npaths < 2)
+		path[1] = "gpurec.trc";
+	for (int s = 0; s < 2; s++)
+		if (gr_load_trace("diff", path[s], &m[s]))
+			goto out;
+	err = gr_diff_compute(m[0], m[1], &o, &d);
+	if (err) {
+		fprintf(stderr, "gpurec diff: %s\n", gr_strerror(err));
+		goto out;
+	}
+	err = json ? gr_diff_write_json(stdout, d, (const struct gr_model *const *)m, path)
+		   : gr_diff_write_text(stdout, d, (const struct gr_model *const *)m, path);
+	if (err) {
+		fprintf(stderr, "gpurec diff: writing the output: %s\n", gr_strerror(err));
+		goto out;
+	}
+	ret = 0;
+out:
+	gr_diff_free(d);
+	gr_model_free(m[0]);
+	gr_model_free(m[1]);
+	return ret;
+}

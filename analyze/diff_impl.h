@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internals shared by the diff's files: diff.c (the computation), diff_summary.c (the
+ * sentences), diff_text.c and diff_json.c (the renderers). Not for other modules: they use
+ * diff.h.
+ */
+#ifndef GR_ANALYZE_DIFF_IMPL_H
+#define GR_ANALYZE_DIFF_IMPL_H
+
+#include <stddef.h>
+
+#include "diff.h"
+
+/* Relative change in percent: 0 for equal values, INFINITY from 0 to non-zero or with a NAN. */
+double df_change_pct(double a, double b);
+
+/* "bias_add(float*, int)" -> "bias_add" into @buf; templates and namespaces are kept. */
+const char *df_short_name(const char *name, char *buf, size_t len);
+
+/* Copy direction @k (enum gr_copy_kind) as ids spell it: "h2h", "h2d", "d2h", "d2d", "default". */
+const char *df_dir_id(unsigned k);
+
+/* The id of template @tmpl ("transfer.<dir>.bytes") with its one <...> part replaced by @part,
+ * into @buf; a template without one is copied as it is. Returns @buf. */
+const char *df_id(char *buf, size_t len, const char *tmpl, const char *part);
+
+/*
+ * Write d->summary from the diff's rows and figures (diff_summary.c), @m only for what the
+ * figures do not carry (lost event counts, damage, host names). Returns 0 or -ENOMEM.
+ */
+int df_summarize(struct gr_diff *d, const struct gr_model *const m[2]);
+
+/* Every metric id or id template the summary reads, NULL-terminated: test_diff checks that
+ * each names a figure of a real diff, so that a renamed id cannot drop a summary line unseen. */
+extern const char *const df_summary_ids[];
+
+/* A fusion row's status as both renderers write it. */
+static inline const char *df_fusion_status(enum gr_diff_status s)
+{
+	return s == GR_DIFF_ADDED ? "new" : s == GR_DIFF_REMOVED ? "gone" : "both";
+}
+
+#endif
