@@ -48,6 +48,7 @@ static int parse_key(const char *s, unsigned *key)
 
 int cmd_diff(int argc, char **argv)
 {
+	struct gr_model_load_opts lopts = {0};
 	const char *path[2] = {NULL, NULL};
 	struct gr_model *m[2] = {NULL, NULL};
 	struct gr_report_opts ropts = {0};
@@ -60,6 +61,7 @@ int cmd_diff(int argc, char **argv)
 	    {"key", required_argument, NULL, 'K'},
 	    {"tolerance", required_argument, NULL, 'T'},
 	    {"sms", required_argument, NULL, 'S'},
+	    {"jobs", required_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -68,7 +70,7 @@ int cmd_diff(int argc, char **argv)
 	int c;
 
 	gr_opt_begin();
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hj:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'J':
 			json = 1;
@@ -101,6 +103,10 @@ int cmd_diff(int argc, char **argv)
 				return 2;
 			ropts.sms = (uint32_t)sms;
 			break;
+		case 'j':
+			if (gr_opt_jobs("diff", optarg, &lopts.jobs))
+				return 2;
+			break;
 		default:
 			gr_opt_error("diff", c, argv);
 			usage(stderr);
@@ -117,7 +123,7 @@ int cmd_diff(int argc, char **argv)
 	if (npaths < 2)
 		path[1] = "gpurec.trc";
 	for (int s = 0; s < 2; s++)
-		if (gr_load_trace("diff", path[s], &m[s]))
+		if (gr_load_trace("diff", path[s], &lopts, &m[s]))
 			goto out;
 	err = gr_diff_compute(m[0], m[1], &o, &d);
 	if (err) {
