@@ -13,6 +13,7 @@
 
 #include "diff_impl.h"
 #include "keymap.h"
+#include "launch_stats.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -84,31 +85,13 @@ static double per(uint64_t v, uint64_t n)
 	return n ? (double)v / (double)n : NAN;
 }
 
-/*
- * ---- what the diff reads from the model's event arrays itself ----
- *
- * To be replaced by the shared layer: kernel_rows() is a third copy of launch aggregation (the
- * report and info have theirs), runnable_in() a second copy of the report's scheduler state
- * machine, loop_sums() per-loop sums the report does not carry yet. When report.h gives the
- * per-loop figures (copies, bytes, copy time per direction, syncs and sync time, launches and
- * launch time, runnable wait of the loop's thread) and a launch aggregation module exists, this
- * block goes and the metrics read those instead. Nothing outside this block reads the events.
- */
+/* ---- kernel rows: the shared launch aggregation (launch_stats.h), keyed as asked ---- */
 
 /* One kernel key's totals in one trace. */
 struct krow {
 	const char *name;
 	uint32_t grid[3], block[3];
 	uint64_t count, api_ns;
-};
-
-/* Sums over one trace's loop (the detected iteration's time range), all threads. */
-struct loop {
-	int found;
-	uint64_t iterations;
-	uint64_t copies[GR_REPORT_NDIRS], bytes[GR_REPORT_NDIRS], copy_ns[GR_REPORT_NDIRS];
-	uint64_t syncs, sync_ns, launches, launch_ns;
-	uint64_t runnable_ns; /* runnable-but-not-running time of the iteration's thread */
 };
 
 static int cmp_krow(const void *pa, const void *pb)
@@ -124,22 +107,29 @@ static int cmp_krow(const void *pa, const void *pb)
 	return memcmp(x->block, y->block, sizeof(x->block));
 }
 
-/* Totals per key (name [+ grid] [+ block]) of one trace, sorted by key. */
+/* Totals per key (name [+ grid] [+ block]) of one trace, sorted by key: the (name, config)
+ * pairs of the shared launch aggregation, merged by the key. */
 static int kernel_rows(const struct gr_model *m, unsigned key, struct krow **out, size_t *nout)
 {
-	size_t nl;
-	const struct gr_launch *l = gr_model_launches(m, &nl);
-	const struct gr_kernel *k = gr_model_kernels(m, NULL);
 	const struct gr_config *cfg = gr_model_configs(m, NULL);
 	const char *const *names = gr_model_kernel_names(m, NULL);
+	struct gr_launch_stats ls;
 	struct gr_keymap map;
 	struct krow *rows = NULL;
-	size_t cap = 0;
-	int err = 0;
+	int err;
 
+	err = gr_launch_stats_compute(m, 0, &ls);
+	if (err)
+		return err;
+	rows = malloc((ls.npairs + 1) * sizeof(*rows));
+	if (!rows) {
+		gr_launch_stats_free(&ls);
+		return -ENOMEM;
+	}
 	gr_keymap_init(&map, 4);
-	for (size_t i = 0; i < nl; i++) {
-		const struct gr_config *c = &cfg[l[i].config];
+	for (size_t p = 0; p < ls.npairs; p++) {
+		const struct gr_launch_pair *pr = &ls.pairs[p];
+		const struct gr_config *c = &cfg[pr->config];
 		uint32_t g[3] = {0, 0, 0}, b[3] = {0, 0, 0}, idx;
 		uint64_t w[4];
 
@@ -147,7 +137,7 @@ static int kernel_rows(const struct gr_model *m, unsigned key, struct krow **out
 			memcpy(g, c->grid, sizeof(g));
 		if (key & GR_DIFF_KEY_BLOCK)
 			memcpy(b, c->block, sizeof(b));
-		w[0] = k[l[i].kernel].name_id;
+		w[0] = pr->name_id;
 		w[1] = g[0] | (uint64_t)g[1] << 32;
 		w[2] = g[2] | (uint64_t)b[0] << 32;
 		w[3] = b[1] | (uint64_t)b[2] << 32;
@@ -155,116 +145,25 @@ static int kernel_rows(const struct gr_model *m, unsigned key, struct krow **out
 		if (err < 0)
 			goto out;
 		if (err == 1) {
-			if (idx >= cap) {
-				size_t ncap = cap ? 2 * cap : 32;
-				struct krow *r = realloc(rows, ncap * sizeof(*r));
-
-				if (!r) {
-					err = -ENOMEM;
-					goto out;
-				}
-				rows = r;
-				cap = ncap;
-			}
-			rows[idx] = (struct krow){.name = names[w[0]]};
+			rows[idx] = (struct krow){.name = names[pr->name_id]};
 			memcpy(rows[idx].grid, g, sizeof(g));
 			memcpy(rows[idx].block, b, sizeof(b));
 		}
-		rows[idx].count++;
-		rows[idx].api_ns += l[i].dur;
+		rows[idx].count += pr->count;
+		rows[idx].api_ns += pr->dur;
 	}
 	err = 0;
 	*nout = map.len;
-	if (rows)
-		qsort(rows, map.len, sizeof(*rows), cmp_krow);
+	qsort(rows, map.len, sizeof(*rows), cmp_krow);
 out:
 	gr_keymap_free(&map);
+	gr_launch_stats_free(&ls);
 	if (err)
 		free(rows);
 	else
 		*out = rows;
 	return err;
 }
-
-/* Runnable-but-not-running time of (pid, tid) inside [lo, hi], from the switch and wakeup
- * events: runnable from a preemption or a wakeup to the next switch in. */
-static uint64_t runnable_in(const struct gr_model *m, uint32_t pid, uint32_t tid, uint64_t lo,
-			    uint64_t hi)
-{
-	size_t n;
-	const struct gr_sched *e = gr_model_scheds(m, &n);
-	uint64_t total = 0, since = 0;
-	int runnable = 0, running = 0;
-
-	for (size_t i = 0; i < n && e[i].ts <= hi; i++) {
-		int is_prev = e[i].prev_tid == tid && e[i].prev_pid == pid;
-		int is_next = e[i].next_tid == tid && e[i].next_pid == pid;
-
-		if (e[i].type == GR_SCHED_SWITCH && is_next) {
-			if (runnable) {
-				uint64_t a = since > lo ? since : lo;
-
-				total += e[i].ts > a ? e[i].ts - a : 0;
-			}
-			runnable = 0;
-			running = 1;
-		} else if (e[i].type == GR_SCHED_SWITCH && is_prev) {
-			running = 0;
-			runnable = !e[i].prev_state;
-			since = e[i].ts;
-		} else if (e[i].type != GR_SCHED_SWITCH && is_next && !running && !runnable) {
-			runnable = 1;
-			since = e[i].ts;
-		}
-	}
-	if (runnable && since < hi)
-		total += hi - (since > lo ? since : lo);
-	return total;
-}
-
-static void loop_sums(const struct gr_model *m, const struct gr_report *r, struct loop *lp)
-{
-	const struct gr_report_iteration *it = &r->launches.iter;
-	uint64_t lo = it->start_ts, hi = it->end_ts;
-	size_t n;
-
-	memset(lp, 0, sizeof(*lp));
-	if (!it->found || !it->count)
-		return;
-	lp->found = 1;
-	lp->iterations = it->count;
-	const struct gr_copy *cp = gr_model_copies(m, &n);
-	for (size_t i = 0; i < n; i++) {
-		unsigned k = cp[i].kind < GR_REPORT_NDIRS ? cp[i].kind : GR_COPY_DEFAULT;
-
-		if (cp[i].ts < lo || cp[i].ts > hi)
-			continue;
-		lp->copies[k]++;
-		lp->bytes[k] += cp[i].bytes;
-		lp->copy_ns[k] += cp[i].dur;
-	}
-	const struct gr_sync *s = gr_model_syncs(m, &n);
-	for (size_t i = 0; i < n; i++) {
-		/* event records and stream waits do not block the host */
-		if (s[i].ts < lo || s[i].ts > hi || s[i].kind == GR_SYNC_EVENT_RECORD ||
-		    s[i].kind == GR_SYNC_STREAM_WAIT_EVENT)
-			continue;
-		lp->syncs++;
-		lp->sync_ns += s[i].dur;
-	}
-	const struct gr_launch *l = gr_model_launches(m, &n);
-	for (size_t i = 0; i < n; i++) {
-		if (l[i].ts < lo || l[i].ts > hi)
-			continue;
-		lp->launches++;
-		lp->launch_ns += l[i].dur;
-	}
-	const struct gr_thread *t = gr_model_threads(m, &n);
-	if (it->thread < n)
-		lp->runnable_ns = runnable_in(m, t[it->thread].pid, t[it->thread].tid, lo, hi);
-}
-
-/* ---- end of what the diff reads from the model's event arrays ---- */
 
 /* ---- kernels ---- */
 
@@ -455,27 +354,31 @@ static void run_metrics(struct ctx *c)
 	       (double)b->fusion.total_saving_ns, "fusion saving (estimate)");
 }
 
-static void iteration_metrics(struct ctx *c, const struct loop lp[2])
+static void iteration_metrics(struct ctx *c)
 {
 	const struct gr_report_iteration *it[2] = {&c->d->rep[0]->launches.iter,
 						   &c->d->rep[1]->launches.iter};
+	/* the loop's own figures, from each report: what its iteration's time range held */
+	const struct gr_report_loop *lp[2] = {&it[0]->loop, &it[1]->loop};
+	const int *found = c->d->iter_found;
+	const uint64_t *iters = c->d->iterations;
 	double v[2][8];
 	char id[GR_DIFF_ID_LEN];
 
-	if (!lp[0].found && !lp[1].found)
+	if (!found[0] && !found[1])
 		return;
 	for (int s = 0; s < 2; s++) {
-		int f = lp[s].found;
-		uint64_t n = lp[s].iterations;
+		int f = found[s];
+		uint64_t n = iters[s];
 
 		v[s][0] = f ? (double)n : NAN;
 		v[s][1] = f ? (double)it[s]->period_ns : NAN;
 		v[s][2] = f ? (double)it[s]->launches : NAN;
 		v[s][3] = f ? (double)it[s]->calls : NAN;
-		v[s][4] = f ? per(lp[s].syncs, n) : NAN;
-		v[s][5] = f ? per(lp[s].sync_ns, n) : NAN;
-		v[s][6] = f ? per(lp[s].launch_ns, n) : NAN;
-		v[s][7] = f ? per(lp[s].runnable_ns, n) : NAN;
+		v[s][4] = f ? per(lp[s]->syncs, n) : NAN;
+		v[s][5] = f ? per(lp[s]->sync_ns, n) : NAN;
+		v[s][6] = f ? per(lp[s]->launch_ns, n) : NAN;
+		v[s][7] = f ? per(lp[s]->runnable_ns, n) : NAN;
 	}
 	metric(c, "iteration.count", "", v[0][0], v[1][0], "iterations");
 	metric(c, "iteration.period", "ns", v[0][1], v[1][1], "iteration time (median)");
@@ -489,19 +392,19 @@ static void iteration_metrics(struct ctx *c, const struct loop lp[2])
 	for (unsigned k = 0; k < GR_REPORT_NDIRS; k++) {
 		const char *dir = gr_copy_kind_name(k), *did = df_dir_id(k);
 
-		if (!lp[0].copies[k] && !lp[1].copies[k])
+		if (!lp[0]->copies[k] && !lp[1]->copies[k])
 			continue;
 		metric(c, df_id(id, sizeof(id), "iteration.<dir>.copies", did), "",
-		       lp[0].found ? per(lp[0].copies[k], lp[0].iterations) : NAN,
-		       lp[1].found ? per(lp[1].copies[k], lp[1].iterations) : NAN,
-		       "%s copies per iteration", dir);
+		       found[0] ? per(lp[0]->copies[k], iters[0]) : NAN,
+		       found[1] ? per(lp[1]->copies[k], iters[1]) : NAN, "%s copies per iteration",
+		       dir);
 		metric(c, df_id(id, sizeof(id), "iteration.<dir>.bytes", did), "B",
-		       lp[0].found ? per(lp[0].bytes[k], lp[0].iterations) : NAN,
-		       lp[1].found ? per(lp[1].bytes[k], lp[1].iterations) : NAN,
-		       "%s bytes per iteration", dir);
+		       found[0] ? per(lp[0]->bytes[k], iters[0]) : NAN,
+		       found[1] ? per(lp[1]->bytes[k], iters[1]) : NAN, "%s bytes per iteration",
+		       dir);
 		metric(c, df_id(id, sizeof(id), "iteration.<dir>.copy_time", did), "ns",
-		       lp[0].found ? per(lp[0].copy_ns[k], lp[0].iterations) : NAN,
-		       lp[1].found ? per(lp[1].copy_ns[k], lp[1].iterations) : NAN,
+		       found[0] ? per(lp[0]->copy_ns[k], iters[0]) : NAN,
+		       found[1] ? per(lp[1]->copy_ns[k], iters[1]) : NAN,
 		       "%s copy time per iteration", dir);
 	}
 	metric(c, "iteration.runnable_wait", "ns", v[0][7], v[1][7], "runnable wait per iteration");
@@ -768,7 +671,6 @@ int gr_diff_compute(const struct gr_model *a, const struct gr_model *b,
 {
 	static const struct gr_diff_opts defaults;
 	struct ctx c = {.m = {a, b}};
-	struct loop lp[2];
 	int err;
 
 	*out = NULL;
@@ -788,9 +690,12 @@ int gr_diff_compute(const struct gr_model *a, const struct gr_model *b,
 		err = gr_report_compute(c.m[s], o->report, &c.d->rep[s]);
 		if (err)
 			goto fail;
-		loop_sums(c.m[s], c.d->rep[s], &lp[s]);
-		c.d->iter_found[s] = lp[s].found;
-		c.d->iterations[s] = lp[s].iterations;
+		{
+			const struct gr_report_iteration *it = &c.d->rep[s]->launches.iter;
+
+			c.d->iter_found[s] = it->found && it->count;
+			c.d->iterations[s] = c.d->iter_found[s] ? it->count : 0;
+		}
 	}
 	err = match_kernels(&c, o->key);
 	if (err)
@@ -799,7 +704,7 @@ int gr_diff_compute(const struct gr_model *a, const struct gr_model *b,
 	if (err)
 		goto fail;
 	run_metrics(&c);
-	iteration_metrics(&c, lp);
+	iteration_metrics(&c);
 	transfer_metrics(&c);
 	cpu_metrics(&c);
 	loss_metrics(&c);
