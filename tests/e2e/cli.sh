@@ -45,10 +45,10 @@ usage_error "report -j 0" "gpurec report: --jobs '0': a number from 1 to 1024 is
 # the worker pool changes nothing: one worker and three give the same output
 for trc in tests/data/golden/*.trc; do
 	same=1
-	for cmd in "report --json" "info --json" export; do
-		a=$("$GPUREC" $cmd -j 1 "$trc" -o - 2>/dev/null || "$GPUREC" $cmd -j 1 "$trc")
-		b=$("$GPUREC" $cmd -j 3 "$trc" -o - 2>/dev/null || "$GPUREC" $cmd -j 3 "$trc")
-		[ "$a" = "$b" ] || { same=0; not_ok "$cmd -j 1 and -j 3 differ on $trc"; }
+	for cmd in "report --json" "info --json" "export -o -"; do
+		a=$("$GPUREC" $cmd -j 1 "$trc" 2>/dev/null)
+		b=$("$GPUREC" $cmd -j 3 "$trc" 2>/dev/null)
+		[ -n "$a" ] && [ "$a" = "$b" ] || { same=0; not_ok "$cmd -j 1 and -j 3 differ (or are empty) on $trc"; }
 	done
 	[ $same = 1 ] && ok "-j 1 and -j 3 agree on $(basename "$trc")"
 done
