@@ -13,15 +13,6 @@ static const char *kstatus(enum gr_diff_status s)
 	return s == GR_DIFF_ADDED ? "added" : s == GR_DIFF_REMOVED ? "removed" : "both";
 }
 
-static void json_dim3(struct gr_json *j, const char *key, const uint32_t v[3])
-{
-	gr_json_key(j, key);
-	gr_json_array_flat(j);
-	for (int i = 0; i < 3; i++)
-		gr_json_u64(j, v[i]);
-	gr_json_array_end(j);
-}
-
 static void json_side(struct gr_json *j, const struct gr_diff *d, int s, const struct gr_model *m,
 		      const char *path)
 {
@@ -63,9 +54,9 @@ static void json_kernels(struct gr_json *j, const struct gr_diff *d)
 		gr_json_object_flat(j);
 		gr_json_kv_str(j, "name", k->name);
 		if (d->key & GR_DIFF_KEY_GRID)
-			json_dim3(j, "grid", k->grid);
+			gr_json_kv_dim3(j, "grid", k->grid);
 		if (d->key & GR_DIFF_KEY_BLOCK)
-			json_dim3(j, "block", k->block);
+			gr_json_kv_dim3(j, "block", k->block);
 		gr_json_kv_str(j, "status", kstatus(k->status));
 		gr_json_kv_u64(j, "count_a", k->count[0]);
 		gr_json_kv_u64(j, "count_b", k->count[1]);

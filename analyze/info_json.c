@@ -129,15 +129,6 @@ static void session(struct gr_json *j, const struct gr_info *in, const struct gr
 		       gr_model_session(m, GR_SESS_UNTRACED, &v, NULL) ? v : 0);
 }
 
-static void dims(struct gr_json *j, const char *key, const uint32_t d[3])
-{
-	gr_json_key(j, key);
-	gr_json_array(j);
-	for (int i = 0; i < 3; i++)
-		gr_json_u64(j, d[i]);
-	gr_json_array_end(j);
-}
-
 static void kernels(struct gr_json *j, const struct gr_info *in, const struct gr_model *m)
 {
 	const struct gr_launch_stats *s = &in->launches;
@@ -163,8 +154,8 @@ static void kernels(struct gr_json *j, const struct gr_info *in, const struct gr
 			const struct gr_config *g = &cfg[p->config];
 
 			gr_json_object_flat(j);
-			dims(j, "grid", g->grid);
-			dims(j, "block", g->block);
+			gr_json_kv_dim3(j, "grid", g->grid);
+			gr_json_kv_dim3(j, "block", g->block);
 			gr_json_kv_u64(j, "shared_mem", g->shmem);
 			gr_json_kv_u64(j, "count", p->count);
 			gr_json_object_end(j);

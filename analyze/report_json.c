@@ -28,15 +28,6 @@ static void verdict(struct gr_json *j, const struct gr_verdict *v)
 	gr_json_kv_str(j, "verdict", v->text ? v->text : "");
 }
 
-static void dims(struct gr_json *j, const char *key, const uint32_t d[3])
-{
-	gr_json_key(j, key);
-	gr_json_array_flat(j);
-	for (int i = 0; i < 3; i++)
-		gr_json_u64(j, d[i]);
-	gr_json_array_end(j);
-}
-
 static void dist(struct gr_json *j, const char *key, const struct gr_dist *d)
 {
 	gr_json_key(j, key);
@@ -160,8 +151,8 @@ static void launches(struct gr_json *j, const struct gr_report *r, const struct 
 			const struct gr_report_kconfig *kc = &k->configs[c];
 
 			gr_json_object_flat(j);
-			dims(j, "grid", kc->cfg.grid);
-			dims(j, "block", kc->cfg.block);
+			gr_json_kv_dim3(j, "grid", kc->cfg.grid);
+			gr_json_kv_dim3(j, "block", kc->cfg.block);
 			gr_json_kv_u64(j, "shmem", kc->cfg.shmem);
 			gr_json_kv_u64(j, "count", kc->count);
 			gr_json_kv_u64(j, "blocks", kc->blocks);
@@ -256,8 +247,8 @@ static void fusion(struct gr_json *j, const struct gr_report *r, unsigned top)
 		gr_json_array(j);
 		for (uint32_t k = 0; k < c->len; k++) {
 			gr_json_object_flat(j);
-			dims(j, "grid", c->kernels[k].cfg.grid);
-			dims(j, "block", c->kernels[k].cfg.block);
+			gr_json_kv_dim3(j, "grid", c->kernels[k].cfg.grid);
+			gr_json_kv_dim3(j, "block", c->kernels[k].cfg.block);
 			gr_json_kv_u64(j, "shmem", c->kernels[k].cfg.shmem);
 			gr_json_kv_double(j, "waves", c->kernels[k].waves);
 			gr_json_kv_bool(j, "small", c->kernels[k].small);
