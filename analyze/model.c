@@ -512,10 +512,11 @@ static int copy_header(struct loader *L, const struct gr_trace_header *h)
  * into a part (convert_job, model_read.c); this thread merges the parts strictly in chunk order
  * (merge: the dense indexes, the keyed metadata, the places of the events in the model's arrays);
  * a worker then copies the part's events there with the indexes mapped (copy_job), and the part
- * carries a later chunk. At most @nslots parts exist at once, so the memory beyond the model is
- * bounded whatever the file's length. Interning each part's local keys in local order gives each
- * key the index of its first use in the file, and replaying the metadata in order keeps "last
- * record wins": the model is exactly the one a sequential pass makes.
+ * carries a later chunk. Chunks are read by rows (gr_chunk_decode_lazy), so a worker holds a
+ * batch of values, not a whole decoded chunk; and at most @nslots parts exist at once, so the
+ * memory beyond the model is bounded whatever the file's length. Interning each part's local keys
+ * in local order gives each key the index of its first use in the file, and replaying the metadata
+ * in order keeps "last record wins": the model is exactly the one a sequential pass makes.
  */
 enum { SLOT_FREE, SLOT_CONVERTING, SLOT_COPYING };
 
@@ -577,11 +578,9 @@ static void convert_job(struct gr_pool_job *job)
 		P->status = gr_diag_set(&P->diag, -ENOMEM, ci.offset, "out of memory");
 		return;
 	}
-	err = gr_chunk_decode(d, P->r, P->index, &c);
-	if (err == 1) {
-		err = part_read_chunk(P, c);
-		err = err ? err : 1;
-	}
+	err = gr_chunk_decode_lazy(d, P->r, P->index, &c);
+	if (err == 1)
+		err = part_read_chunk(P, d, c);
 	decoder_put(P->decs, d);
 	P->status = err;
 }
@@ -792,7 +791,8 @@ static int merge(struct run *R, struct part *P)
 	return 1;
 }
 
-/* Copy @P's events to their places in the model, with its local indexes mapped. */
+/* Copy @P's events to their places in the model, with its local indexes mapped (an empty array
+ * may have no memory at all: nothing is computed from its pointer). */
 static void copy_job(struct gr_pool_job *job)
 {
 	struct part *P = PART_OF(job);
@@ -801,7 +801,7 @@ static void copy_job(struct gr_pool_job *job)
 	const uint32_t *thread = P->map[T_THREAD].v, *stream = P->map[T_STREAM].v;
 	const uint32_t *stack = P->map[T_STACK].v;
 
-	{
+	if (P->launches.n) {
 		const struct gr_launch *s = P->launches.v;
 		struct gr_launch *o = m->launches.v + P->at[GR_K_LAUNCH];
 
@@ -814,7 +814,7 @@ static void copy_job(struct gr_pool_job *job)
 			o[i].stack = stack[s[i].stack];
 		}
 	}
-	{
+	if (P->copies.n) {
 		struct gr_copy *o = m->copies.v + P->at[GR_K_COPY];
 
 		for (size_t i = 0; i < P->copies.n; i++) {
@@ -824,7 +824,7 @@ static void copy_job(struct gr_pool_job *job)
 			o[i].stack = stack[o[i].stack];
 		}
 	}
-	{
+	if (P->memsets.n) {
 		struct gr_memset *o = m->memsets.v + P->at[GR_K_MEMSET];
 
 		for (size_t i = 0; i < P->memsets.n; i++) {
@@ -834,7 +834,7 @@ static void copy_job(struct gr_pool_job *job)
 			o[i].stack = stack[o[i].stack];
 		}
 	}
-	{
+	if (P->allocs.n) {
 		struct gr_alloc *o = m->allocs.v + P->at[GR_K_ALLOC];
 
 		for (size_t i = 0; i < P->allocs.n; i++) {
@@ -843,7 +843,7 @@ static void copy_job(struct gr_pool_job *job)
 			o[i].stream = stream[o[i].stream];
 		}
 	}
-	{
+	if (P->frees.n) {
 		struct gr_free *o = m->frees.v + P->at[GR_K_FREE];
 
 		for (size_t i = 0; i < P->frees.n; i++) {
@@ -851,7 +851,7 @@ static void copy_job(struct gr_pool_job *job)
 			o[i].thread = thread[o[i].thread];
 		}
 	}
-	{
+	if (P->syncs.n) {
 		struct gr_sync *o = m->syncs.v + P->at[GR_K_SYNC];
 
 		for (size_t i = 0; i < P->syncs.n; i++) {
@@ -860,7 +860,7 @@ static void copy_job(struct gr_pool_job *job)
 			o[i].stack = stack[o[i].stack];
 		}
 	}
-	{
+	if (P->graphs.n) {
 		struct gr_graph *o = m->graphs.v + P->at[GR_K_GRAPH];
 
 		for (size_t i = 0; i < P->graphs.n; i++) {
@@ -988,8 +988,9 @@ static int read_chunks(struct loader *L, struct gr_trace_reader *r, unsigned job
 		free(todo);
 		return gr_diag_set(L->diag, err, 0, "cannot start threads: %s", gr_strerror(err));
 	}
-	/* two chunks per worker: one converting, one waiting for its turn to merge or copy */
-	R.nslots = gr_pool_size(R.pool) == 1 ? 1 : 2 * gr_pool_size(R.pool);
+	/* a chunk per worker converting, and one merging or copying: the memory beyond the model
+	 * is a part and a decoder's batch per worker (more slots measured no faster) */
+	R.nslots = gr_pool_size(R.pool) == 1 ? 1 : gr_pool_size(R.pool) + 1;
 	if (R.nslots > ntodo)
 		R.nslots = ntodo ? (unsigned)ntodo : 1;
 	R.slots = calloc(R.nslots, sizeof(*R.slots));

@@ -376,7 +376,11 @@ int model_map_schema(struct load_ctx *x, const struct gr_schema *fs, struct gr_d
 int part_reset(struct part *P);
 void part_free(struct part *P);
 
-/* Copy the records of chunk @c into @P. Returns 0 or a negative error (P->diag set). */
-int part_read_chunk(struct part *P, const struct gr_chunk *c);
+/*
+ * Convert chunk @c, decoded lazily by @d (gr_chunk_decode_lazy), into @P. Returns 1, 0 when the
+ * chunk turns out bad (skipped, as a sequential pass skips it), or a negative error (P->diag
+ * set).
+ */
+int part_read_chunk(struct part *P, struct gr_chunk_decoder *d, const struct gr_chunk *c);
 
 #endif

@@ -91,22 +91,23 @@ int model_map_schema(struct load_ctx *L, const struct gr_schema *fs, struct gr_d
 }
 
 /*
- * The columns of @kind in @c, in this build's order: numeric ones in @v, BYTES ones in @b (either
- * may be NULL when the kind has none of that sort).
+ * The columns of @kind in a batch of the file's columns @fv/@fb, in this build's order: numeric
+ * ones in @v, BYTES ones in @b.
  */
-static int chunk_cols(struct part *P, const struct gr_chunk *c, uint16_t kind, uint32_t n,
-		      const uint64_t **v, const struct gr_bytes **b)
+static int batch_cols(struct part *P, uint16_t kind, uint32_t n, const uint64_t *const *fv,
+		      const struct gr_bytes *const *fb, const uint64_t **v,
+		      const struct gr_bytes **b)
 {
-	const struct load_ctx *L = P->ctx;
 	const struct gr_kind_def *kd = gr_schema_kind(gr_events_schema(), kind);
+	const struct load_ctx *L = P->ctx;
 
 	for (uint16_t i = 0; i < kd->ncols; i++) {
 		const void *p;
 
 		if (kd->cols[i].codec == GR_CODEC_BYTES)
-			p = b[i] = gr_chunk_bytes(c, kind, L->col[kind][i]);
+			p = b[i] = fb[L->col[kind][i]];
 		else
-			p = v[i] = gr_chunk_column(c, kind, L->col[kind][i]);
+			p = v[i] = fv[L->col[kind][i]];
 		if (!p && n)
 			return gr_diag_set(&P->diag, GR_ERR_CORRUPT, P->offset,
 					   "chunk has %u '%s' records but no '%s' column", n,
@@ -221,17 +222,14 @@ static int launch_ids(struct part *P, const uint64_t key[6], struct gr_launch *o
 	return 0;
 }
 
-static int load_launches(struct part *P, const struct gr_chunk *c, uint32_t n)
+static int load_launches(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
+			 uint32_t n)
 {
-	const uint64_t *v[GR_MAX_COLUMNS];
 	const struct load_ctx *x = P->ctx;
 	struct gr_launch *o, *start;
 	uint64_t prev;
 	int err, unsorted = 0;
 
-	err = chunk_cols(P, c, GR_K_LAUNCH, n, v, NULL);
-	if (err)
-		return err;
 	err = RESERVE(P->launches, n);
 	if (err)
 		return oom(P, err, "launches");
@@ -285,15 +283,12 @@ static int load_launches(struct part *P, const struct gr_chunk *c, uint32_t n)
 	return 0;
 }
 
-static int load_copies(struct part *P, const struct gr_chunk *c, uint32_t n)
+static int load_copies(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
+		       uint32_t n)
 {
-	const uint64_t *v[GR_MAX_COLUMNS];
 	struct gr_copy *o;
 	int err;
 
-	err = chunk_cols(P, c, GR_K_COPY, n, v, NULL);
-	if (err)
-		return err;
 	err = RESERVE(P->copies, n);
 	if (err)
 		return oom(P, err, "copies");
@@ -323,15 +318,12 @@ static int load_copies(struct part *P, const struct gr_chunk *c, uint32_t n)
 	return 0;
 }
 
-static int load_memsets(struct part *P, const struct gr_chunk *c, uint32_t n)
+static int load_memsets(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
+			uint32_t n)
 {
-	const uint64_t *v[GR_MAX_COLUMNS];
 	struct gr_memset *o;
 	int err;
 
-	err = chunk_cols(P, c, GR_K_MEMSET, n, v, NULL);
-	if (err)
-		return err;
 	err = RESERVE(P->memsets, n);
 	if (err)
 		return oom(P, err, "memsets");
@@ -360,15 +352,12 @@ static int load_memsets(struct part *P, const struct gr_chunk *c, uint32_t n)
 	return 0;
 }
 
-static int load_allocs(struct part *P, const struct gr_chunk *c, uint32_t n)
+static int load_allocs(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
+		       uint32_t n)
 {
-	const uint64_t *v[GR_MAX_COLUMNS];
 	struct gr_alloc *o;
 	int err;
 
-	err = chunk_cols(P, c, GR_K_ALLOC, n, v, NULL);
-	if (err)
-		return err;
 	err = RESERVE(P->allocs, n);
 	if (err)
 		return oom(P, err, "allocations");
@@ -393,15 +382,12 @@ static int load_allocs(struct part *P, const struct gr_chunk *c, uint32_t n)
 	return 0;
 }
 
-static int load_frees(struct part *P, const struct gr_chunk *c, uint32_t n)
+static int load_frees(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
+		      uint32_t n)
 {
-	const uint64_t *v[GR_MAX_COLUMNS];
 	struct gr_free *o;
 	int err;
 
-	err = chunk_cols(P, c, GR_K_FREE, n, v, NULL);
-	if (err)
-		return err;
 	err = RESERVE(P->frees, n);
 	if (err)
 		return oom(P, err, "frees");
@@ -423,15 +409,12 @@ static int load_frees(struct part *P, const struct gr_chunk *c, uint32_t n)
 	return 0;
 }
 
-static int load_syncs(struct part *P, const struct gr_chunk *c, uint32_t n)
+static int load_syncs(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
+		      uint32_t n)
 {
-	const uint64_t *v[GR_MAX_COLUMNS];
 	struct gr_sync *o;
 	int err;
 
-	err = chunk_cols(P, c, GR_K_SYNC, n, v, NULL);
-	if (err)
-		return err;
 	err = RESERVE(P->syncs, n);
 	if (err)
 		return oom(P, err, "syncs");
@@ -457,15 +440,12 @@ static int load_syncs(struct part *P, const struct gr_chunk *c, uint32_t n)
 	return 0;
 }
 
-static int load_graphs(struct part *P, const struct gr_chunk *c, uint32_t n)
+static int load_graphs(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
+		       uint32_t n)
 {
-	const uint64_t *v[GR_MAX_COLUMNS];
 	struct gr_graph *o;
 	int err;
 
-	err = chunk_cols(P, c, GR_K_GRAPH, n, v, NULL);
-	if (err)
-		return err;
 	err = RESERVE(P->graphs, n);
 	if (err)
 		return oom(P, err, "graph calls");
@@ -492,15 +472,12 @@ static int load_graphs(struct part *P, const struct gr_chunk *c, uint32_t n)
 	return 0;
 }
 
-static int load_scheds(struct part *P, const struct gr_chunk *c, uint32_t n)
+static int load_scheds(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
+		       uint32_t n)
 {
-	const uint64_t *v[GR_MAX_COLUMNS];
 	struct gr_sched *o;
 	int err;
 
-	err = chunk_cols(P, c, GR_K_SCHED, n, v, NULL);
-	if (err)
-		return err;
 	err = RESERVE(P->scheds, n);
 	if (err)
 		return oom(P, err, "scheduler events");
@@ -524,16 +501,12 @@ static int load_scheds(struct part *P, const struct gr_chunk *c, uint32_t n)
 }
 
 /* Process events are metadata too (they make the process table): a window keeps them all. */
-static int load_procs(struct part *P, const struct gr_chunk *c, uint32_t n)
+static int load_procs(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
+		      uint32_t n)
 {
-	const uint64_t *v[GR_MAX_COLUMNS];
-	const struct gr_bytes *b[GR_MAX_COLUMNS];
 	struct gr_proc_event *o;
 	int err;
 
-	err = chunk_cols(P, c, GR_K_PROC, n, v, b);
-	if (err)
-		return err;
 	err = RESERVE(P->procs, n);
 	if (err)
 		return oom(P, err, "process events");
@@ -553,15 +526,12 @@ static int load_procs(struct part *P, const struct gr_chunk *c, uint32_t n)
 	return 0;
 }
 
-static int load_losses(struct part *P, const struct gr_chunk *c, uint32_t n)
+static int load_losses(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
+		       uint32_t n)
 {
-	const uint64_t *v[GR_MAX_COLUMNS];
 	struct gr_loss *o;
 	int err;
 
-	err = chunk_cols(P, c, GR_K_LOSS, n, v, NULL);
-	if (err)
-		return err;
 	err = RESERVE(P->losses, n);
 	if (err)
 		return oom(P, err, "losses");
@@ -584,15 +554,11 @@ static int load_losses(struct part *P, const struct gr_chunk *c, uint32_t n)
 
 /* ---- metadata: keyed, last record wins ---- */
 
-static int load_names(struct part *P, const struct gr_chunk *c, uint32_t n)
+static int load_names(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
+		      uint32_t n)
 {
-	const uint64_t *v[GR_MAX_COLUMNS];
-	const struct gr_bytes *b[GR_MAX_COLUMNS];
-	int err;
+	int err = 0;
 
-	err = chunk_cols(P, c, GR_K_NAME, n, v, b);
-	if (err)
-		return err;
 	for (uint32_t i = 0; i < n && err >= 0; i++) {
 		const char *text = text_of(P, &b[GR_NAME_TEXT][i]);
 		uint64_t k[2] = {sat32(v[GR_NAME_PID][i]), v[GR_NAME_KEY][i]};
@@ -633,15 +599,11 @@ static int load_names(struct part *P, const struct gr_chunk *c, uint32_t n)
 	return err < 0 ? oom(P, err, "names") : 0;
 }
 
-static int load_mappings(struct part *P, const struct gr_chunk *c, uint32_t n)
+static int load_mappings(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
+			 uint32_t n)
 {
-	const uint64_t *v[GR_MAX_COLUMNS];
-	const struct gr_bytes *b[GR_MAX_COLUMNS];
 	int err;
 
-	err = chunk_cols(P, c, GR_K_MAPPING, n, v, b);
-	if (err)
-		return err;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct gr_bytes *bid = &b[GR_MAP_BUILDID][i];
 		uint64_t k[3] = {sat32(v[GR_MAP_PID][i]), v[GR_MAP_START][i], v[GR_MAP_END][i]};
@@ -668,15 +630,11 @@ static int load_mappings(struct part *P, const struct gr_chunk *c, uint32_t n)
 	return 0;
 }
 
-static int load_symbols(struct part *P, const struct gr_chunk *c, uint32_t n)
+static int load_symbols(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
+			uint32_t n)
 {
-	const uint64_t *v[GR_MAX_COLUMNS];
-	const struct gr_bytes *b[GR_MAX_COLUMNS];
 	int err;
 
-	err = chunk_cols(P, c, GR_K_SYMBOL, n, v, b);
-	if (err)
-		return err;
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t k[2] = {sat32(v[GR_SYM_PID][i]), v[GR_SYM_ADDR][i]};
 		struct gr_symbol e = {
@@ -699,15 +657,11 @@ static int load_symbols(struct part *P, const struct gr_chunk *c, uint32_t n)
 	return 0;
 }
 
-static int load_stacks(struct part *P, const struct gr_chunk *c, uint32_t n)
+static int load_stacks(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
+		       uint32_t n)
 {
-	const uint64_t *v[GR_MAX_COLUMNS];
-	const struct gr_bytes *b[GR_MAX_COLUMNS];
 	int err;
 
-	err = chunk_cols(P, c, GR_K_STACK, n, v, b);
-	if (err)
-		return err;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct gr_bytes *fb = &b[GR_STACK_FRAMES][i];
 		uint64_t k[2] = {v[GR_STACK_ID][i], sat32(v[GR_STACK_PID][i])};
@@ -742,15 +696,11 @@ static int load_stacks(struct part *P, const struct gr_chunk *c, uint32_t n)
 	return 0;
 }
 
-static int load_session(struct part *P, const struct gr_chunk *c, uint32_t n)
+static int load_session(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
+			uint32_t n)
 {
-	const uint64_t *v[GR_MAX_COLUMNS];
-	const struct gr_bytes *b[GR_MAX_COLUMNS];
 	int err;
 
-	err = chunk_cols(P, c, GR_K_SESSION, n, v, b);
-	if (err)
-		return err;
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t k[1] = {sat32(v[GR_SESS_KEY][i])};
 		struct gr_session_fact e = {
@@ -771,7 +721,8 @@ static int load_session(struct part *P, const struct gr_chunk *c, uint32_t n)
 	return 0;
 }
 
-typedef int (*load_fn)(struct part *P, const struct gr_chunk *c, uint32_t n);
+typedef int (*load_fn)(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
+		       uint32_t n);
 
 static const load_fn loaders[GR_K_COUNT] = {
     [GR_K_LAUNCH] = load_launches, [GR_K_COPY] = load_copies,	   [GR_K_MEMSET] = load_memsets,
@@ -781,9 +732,29 @@ static const load_fn loaders[GR_K_COUNT] = {
     [GR_K_STACK] = load_stacks,	   [GR_K_LOSS] = load_losses,	   [GR_K_SESSION] = load_session,
 };
 
-int part_read_chunk(struct part *P, const struct gr_chunk *c)
+/* The records of @kind, a batch of rows at a time. 0, 1 when a column does not decode, or < 0. */
+static int read_kind(struct part *P, struct gr_chunk_decoder *d, uint16_t kind)
 {
-	int err = 0;
+	const uint64_t *fv[GR_MAX_COLUMNS], *v[GR_MAX_COLUMNS];
+	const struct gr_bytes *fb[GR_MAX_COLUMNS], *b[GR_MAX_COLUMNS];
+	int n, err = 0;
+
+	n = gr_chunk_rows_begin(d, P->r, kind);
+	while (n > 0 && !err) {
+		n = gr_chunk_rows_next(d, P->r, fv, fb);
+		if (n > 0)
+			err = batch_cols(P, kind, (uint32_t)n, fv, fb, v, b);
+		if (n > 0 && !err)
+			err = loaders[kind](P, v, b, (uint32_t)n);
+	}
+	if (n == -ENOMEM)
+		return oom(P, n, "chunks");
+	return err ? err : n < 0;
+}
+
+int part_read_chunk(struct part *P, struct gr_chunk_decoder *d, const struct gr_chunk *c)
+{
+	int err = 0, ok;
 
 	P->offset = gr_chunk_offset(c);
 	P->total = gr_chunk_total(c);
@@ -799,9 +770,13 @@ int part_read_chunk(struct part *P, const struct gr_chunk *c)
 			continue;
 		P->counts[k] += n;
 		if (loaders[k])
-			err = loaders[k](P, c, n);
+			err = read_kind(P, d, k);
 	}
-	return err;
+	/* a chunk that turns out bad is skipped, whatever its records did here */
+	ok = gr_chunk_rows_end(d, P->r);
+	if (ok < 0)
+		return gr_diag_set(&P->diag, ok, P->offset, "reading chunks: %s", gr_strerror(ok));
+	return ok ? (err < 0 ? err : 1) : 0;
 }
 
 int part_reset(struct part *P)
