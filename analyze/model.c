@@ -520,6 +520,13 @@ static int copy_header(struct loader *L, const struct gr_trace_header *h)
  */
 enum { SLOT_FREE, SLOT_CONVERTING, SLOT_COPYING };
 
+/* merge(): a chunk in place is not where the footer's counts put it; the load starts over, the
+ * other way */
+#define LOAD_AGAIN 2
+
+/* Tables with more keys than this are not copied into each part: their events are mapped. */
+#define SEED_MAX 65536
+
 /* Chunk decoders for the workers: at most one per worker at a time is ever made. */
 struct decoders {
 	pthread_mutex_t lock;
@@ -534,6 +541,7 @@ struct run {
 	struct decoders decs;
 	struct part *slots;
 	unsigned nslots;
+	uint64_t (*base)[GR_K_COUNT]; /* in place: where each chunk to read starts, per kind */
 };
 
 static struct gr_chunk_decoder *decoder_get(struct decoders *d)
@@ -569,8 +577,8 @@ static void convert_job(struct gr_pool_job *job)
 	const struct gr_chunk *c;
 	int err;
 
-	err = part_reset(P);
-	d = err ? NULL : decoder_get(P->decs);
+	part_reset(P);
+	d = decoder_get(P->decs);
 	if (!d) {
 		struct gr_chunk_info ci;
 
@@ -595,16 +603,19 @@ static int map_table(struct loader *L, struct part *P, int t)
 
 	err = RESERVE(P->map[t], local->len);
 	for (uint32_t i = 0; i < local->len && !err; i++) {
-		uint32_t g;
-
 		const struct gr_stack *s;
-		int added;
+		uint32_t g = i;
+		int added = 0;
 
-		err = gr_keymap_intern(&L->tab[t], gr_keymap_key(local, i), &g);
-		if (err < 0)
-			break;
-		added = err;
-		err = 0;
+		/* the seed's keys have their index in the model already */
+		if (i >= P->snap[t]) {
+			err = gr_keymap_intern(&L->tab[t], gr_keymap_key(local, i), &g);
+			if (err < 0)
+				break;
+			added = err;
+			err = 0;
+			P->mapped |= g != i;
+		}
 		P->map[t].v[i] = g;
 		if (t != T_STACK)
 			continue;
@@ -726,6 +737,16 @@ static int place_events(struct run *R, struct part *P)
 	struct gr_model *m = R->L->m;
 	int err = 0;
 
+	if (P->views) {
+		/* every earlier chunk took its place: this one is at the end */
+#define X(kind, field)                                                                             \
+	P->at[kind] = m->field.n;                                                                  \
+	m->field.n += P->field.n;
+		EVENT_ARRAYS(X)
+#undef X
+		return 0;
+	}
+
 #define X(kind, field)                                                                             \
 	if (!err && m->field.n + P->field.n > m->field.cap) {                                      \
 		drain_copies(R);                                                                   \
@@ -748,6 +769,9 @@ static int merge(struct run *R, struct part *P)
 	struct gr_model *m = L->m;
 	int err;
 
+	/* in place, a chunk that is not as the footer counts it leaves its place wrong */
+	if (P->views && (P->status == 0 || P->status == PART_MISMATCH))
+		return LOAD_AGAIN;
 	if (P->status == 0)
 		return 0;
 	if (P->status < 0 && !P->diag.err)
@@ -777,7 +801,15 @@ static int merge(struct run *R, struct part *P)
 	}
 	EVENT_ARRAYS(X)
 #undef X
+	if (P->views) {
+#define X(kind, field)                                                                             \
+	if (P->field.n != P->field.cap)                                                            \
+		return LOAD_AGAIN;
+		EVENT_ARRAYS(X)
+#undef X
+	}
 	err = 0;
+	P->mapped = 0;
 	for (int t = 0; t < T_COUNT && !err; t++)
 		err = map_table(L, P, t);
 	if (!err)
@@ -788,7 +820,8 @@ static int merge(struct run *R, struct part *P)
 		return gr_diag_set(L->diag, err, P->offset, "%s while loading",
 				   err == GR_ERR_LIMIT ? "too many distinct keys"
 						       : "out of memory");
-	return 1;
+	/* in place with the model's indexes: nothing left to do */
+	return !P->views || P->mapped;
 }
 
 /* Copy @P's events to their places in the model, with its local indexes mapped (an empty array
@@ -801,6 +834,16 @@ static void copy_job(struct gr_pool_job *job)
 	const uint32_t *thread = P->map[T_THREAD].v, *stream = P->map[T_STREAM].v;
 	const uint32_t *stack = P->map[T_STACK].v;
 
+	if (!P->mapped) {
+		/* the part's indexes are the model's (not in place: merge() says so) */
+#define X(kind, field)                                                                             \
+	if (P->field.n)                                                                            \
+		memcpy(m->field.v + P->at[kind], P->field.v, P->field.n * sizeof(*P->field.v));
+		EVENT_ARRAYS(X)
+#undef X
+		return;
+	}
+	/* in place (P->views) the source is the destination */
 	if (P->launches.n) {
 		const struct gr_launch *s = P->launches.v;
 		struct gr_launch *o = m->launches.v + P->at[GR_K_LAUNCH];
@@ -870,6 +913,8 @@ static void copy_job(struct gr_pool_job *job)
 			o[i].stack = stack[o[i].stack];
 		}
 	}
+	if (P->views) /* the rest have no index: in place already */
+		return;
 	if (P->scheds.n)
 		memcpy(m->scheds.v + P->at[GR_K_SCHED], P->scheds.v,
 		       P->scheds.n * sizeof(*P->scheds.v));
@@ -923,17 +968,97 @@ static uint64_t plan(struct loader *L, struct gr_trace_reader *r, uint64_t *todo
 	return ntodo;
 }
 
-/* Room in the model's event arrays for what the index says is coming: one allocation each. */
-static void presize(struct loader *L, const uint64_t *hint)
+/*
+ * Room in the model's event arrays for what the index says is coming: one allocation each. Only
+ * a hint (a footer may count wrong: merge() still checks every part). Returns 1 when every array
+ * has exactly that room.
+ */
+static int presize(struct loader *L, const uint64_t *hint)
 {
 	struct gr_model *m = L->m;
+	int exact = 1;
 
-	/* only a hint: a footer may count wrong, merge() still checks every part */
 #define X(kind, field)                                                                             \
 	if (hint[kind] && (!L->max_records || hint[kind] <= L->max_records))                       \
-		RESERVE_TO(m->field, hint[kind]);
+		exact &= !RESERVE_TO(m->field, hint[kind]);                                        \
+	else if (hint[kind])                                                                       \
+		exact = 0;
 	EVENT_ARRAYS(X)
 #undef X
+	return exact;
+}
+
+/*
+ * Where the events of each chunk to read go in the model's arrays when each chunk's count in the
+ * footer is right: R->base[j] for the j-th chunk, R->base[ntodo] the totals. NULL (events go
+ * through the parts) without a footer's counts for every chunk, or without memory.
+ */
+static void place_by_footer(struct run *R, const uint64_t *todo, uint64_t ntodo)
+{
+	struct gr_chunk_info ci;
+
+	R->base = calloc(ntodo + 1, sizeof(*R->base));
+	for (uint64_t j = 0; R->base && j < ntodo; j++) {
+		if (gr_trace_reader_chunk_info(R->r, todo[j], &ci) || !ci.kinds_known) {
+			free(R->base);
+			R->base = NULL;
+			break;
+		}
+		for (int k = 0; k < GR_K_COUNT; k++)
+			R->base[j + 1][k] = R->base[j][k] + ci.count[k];
+	}
+}
+
+/*
+ * Ready slot @P for the @j-th chunk to read, on this thread (it owns the model's tables): its
+ * tables start as copies of the model's, so that the keys known by now keep their index and only
+ * the events of new keys need mapping; in place, its event arrays are the chunk's place in the
+ * model's.
+ */
+static int part_seed(struct run *R, struct part *P, uint64_t j)
+{
+	static const uint32_t words[T_COUNT] = {2, 4, 2, 2, 2};
+	struct loader *L = R->L;
+	struct gr_model *m = L->m;
+	int err = 0;
+
+	for (int t = 0; t < T_COUNT && !err; t++) {
+		if (L->tab[t].len <= SEED_MAX) {
+			err = gr_keymap_copy(&P->tab[t], &L->tab[t]);
+		} else {
+			gr_keymap_free(&P->tab[t]);
+			gr_keymap_init(&P->tab[t], words[t]);
+		}
+		P->snap[t] = P->tab[t].len;
+	}
+	/* the stacks' frames too: a STACK record repeated later finds them there, as in the model
+	 */
+	P->stacks.n = 0;
+	if (!err)
+		err = RESERVE(P->stacks, P->snap[T_STACK] + 1);
+	if (!err && P->snap[T_STACK]) {
+		memcpy(P->stacks.v, m->stacks.v, P->snap[T_STACK] * sizeof(*P->stacks.v));
+		P->stacks.n = P->snap[T_STACK];
+	} else if (!err) {
+		/* stack index 0 is "no stack", as in the model */
+		uint64_t none[2] = {0, 0};
+		struct gr_stack empty = {0};
+		uint32_t idx;
+
+		err = gr_keymap_intern(&P->tab[T_STACK], none, &idx);
+		if (err >= 0)
+			err = SET_AT(P->stacks, idx, &empty);
+	}
+	if (R->base) {
+		P->views = 1;
+#define X(kind, field)                                                                             \
+	P->field.v = m->field.v ? m->field.v + R->base[j][kind] : NULL;                            \
+	P->field.cap = R->base[j + 1][kind] - R->base[j][kind];                                    \
+	P->field.n = 0;
+		EVENT_ARRAYS(X)
+#undef X
+	}
+	return err < 0 ? gr_diag_set(L->diag, -ENOMEM, 0, "out of memory") : 0;
 }
 
 static int run_chunks(struct run *R, const uint64_t *todo, uint64_t ntodo)
@@ -949,11 +1074,17 @@ static int run_chunks(struct run *R, const uint64_t *todo, uint64_t ntodo)
 			P = &R->slots[submitted % R->nslots];
 			if (P->state == SLOT_COPYING)
 				gr_pool_wait(R->pool, &P->job);
+			P->state = SLOT_FREE;
+			err = part_seed(R, P, submitted);
+			if (err)
+				break;
 			P->index = todo[submitted++];
 			P->state = SLOT_CONVERTING;
 			P->job.fn = convert_job;
 			gr_pool_submit(R->pool, &P->job);
 		}
+		if (err)
+			break;
 		P = &R->slots[i % R->nslots];
 		gr_pool_wait(R->pool, &P->job);
 		P->state = SLOT_FREE;
@@ -972,7 +1103,13 @@ static int run_chunks(struct run *R, const uint64_t *todo, uint64_t ntodo)
 	return err;
 }
 
-static int read_chunks(struct loader *L, struct gr_trace_reader *r, unsigned jobs)
+/*
+ * Read the chunks into the model. @in_place: convert straight into the model's arrays when the
+ * footer's counts say where each chunk goes (no window: every event stays). Returns 0,
+ * LOAD_AGAIN when a chunk did not match its count (the caller loads again without @in_place), or
+ * a negative error with the diag set.
+ */
+static int read_chunks(struct loader *L, struct gr_trace_reader *r, unsigned jobs, int in_place)
 {
 	struct run R = {.L = L, .r = r};
 	uint64_t hint[GR_K_COUNT], *todo, ntodo;
@@ -982,7 +1119,8 @@ static int read_chunks(struct loader *L, struct gr_trace_reader *r, unsigned job
 	if (!todo)
 		return gr_diag_set(L->diag, -ENOMEM, 0, "out of memory");
 	ntodo = plan(L, r, todo, hint);
-	presize(L, hint);
+	if (presize(L, hint) && in_place && !L->ctx.window)
+		place_by_footer(&R, todo, ntodo);
 	err = gr_pool_new(&R.pool, jobs);
 	if (err) {
 		free(todo);
@@ -1016,6 +1154,7 @@ out:
 		gr_chunk_decoder_free(R.decs.free[i]);
 	free(R.decs.free);
 	pthread_mutex_destroy(&R.decs.lock);
+	free(R.base);
 	free(todo);
 	return err;
 }
@@ -1059,8 +1198,8 @@ static void loader_free(struct loader *L)
 	free(L);
 }
 
-static int load(struct gr_model **out, struct gr_trace_reader *r,
-		const struct gr_model_load_opts *o, struct gr_diag *diag)
+static int load_once(struct gr_model **out, struct gr_trace_reader *r,
+		     const struct gr_model_load_opts *o, int in_place, struct gr_diag *diag)
 {
 	static const uint32_t words[T_COUNT] = {2, 4, 2, 2, 2};
 	struct gr_model *m = NULL;
@@ -1120,7 +1259,7 @@ static int load(struct gr_model **out, struct gr_trace_reader *r,
 	err = copy_header(L, gr_trace_reader_header(r));
 	if (err)
 		goto out;
-	err = read_chunks(L, r, o->jobs);
+	err = read_chunks(L, r, o->jobs, in_place);
 	if (err)
 		goto out;
 	m->integ = *gr_trace_reader_integrity(r);
@@ -1137,6 +1276,18 @@ static int load(struct gr_model **out, struct gr_trace_reader *r,
 out:
 	loader_free(L);
 	gr_model_free(m);
+	return err;
+}
+
+static int load(struct gr_model **out, struct gr_trace_reader *r,
+		const struct gr_model_load_opts *o, struct gr_diag *diag)
+{
+	int err = load_once(out, r, o, 1, diag);
+
+	/* the footer counted some chunk wrong, or a chunk failed to decode: it is marked bad now,
+	 * and the second load, through the parts, skips it as the first would have */
+	if (err == LOAD_AGAIN)
+		err = load_once(out, r, o, 0, diag);
 	return err;
 }
 

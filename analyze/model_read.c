@@ -15,6 +15,8 @@
 
 static int oom(struct part *P, int err, const char *what)
 {
+	if (err == -EOVERFLOW)
+		return err; /* not an error: the load goes on another way (model.c) */
 	return gr_diag_set(&P->diag, err, P->offset, "%s while loading %s",
 			   err == GR_ERR_LIMIT ? "too many distinct keys" : "out of memory", what);
 }
@@ -115,6 +117,19 @@ static int batch_cols(struct part *P, uint16_t kind, uint32_t n, const uint64_t 
 	}
 	return 0;
 }
+
+/*
+ * Room for @k more events in a part's event array: where it is the chunk's place in the model's
+ * array, the footer's count is all there is (-EOVERFLOW past it).
+ */
+static inline int room(struct part *P, void **v, size_t *cap, size_t n, size_t k, size_t esz)
+{
+	if (P->views)
+		return n + k <= *cap ? 0 : -EOVERFLOW;
+	return reserve(v, cap, n, k, esz);
+}
+
+#define ROOM(P, arr, k) room(P, (void **)&(arr).v, &(arr).cap, (arr).n, (k), sizeof(*(arr).v))
 
 /* A kept event of @kind at @ts, in append order. */
 static inline void note_ts(struct part *P, uint16_t kind, uint64_t ts, size_t nkept)
@@ -230,7 +245,7 @@ static int load_launches(struct part *P, const uint64_t *const *v, const struct 
 	uint64_t prev;
 	int err, unsorted = 0;
 
-	err = RESERVE(P->launches, n);
+	err = ROOM(P, P->launches, n);
 	if (err)
 		return oom(P, err, "launches");
 	o = start = P->launches.v + P->launches.n;
@@ -289,7 +304,7 @@ static int load_copies(struct part *P, const uint64_t *const *v, const struct gr
 	struct gr_copy *o;
 	int err;
 
-	err = RESERVE(P->copies, n);
+	err = ROOM(P, P->copies, n);
 	if (err)
 		return oom(P, err, "copies");
 	for (uint32_t i = 0; i < n; i++) {
@@ -324,7 +339,7 @@ static int load_memsets(struct part *P, const uint64_t *const *v, const struct g
 	struct gr_memset *o;
 	int err;
 
-	err = RESERVE(P->memsets, n);
+	err = ROOM(P, P->memsets, n);
 	if (err)
 		return oom(P, err, "memsets");
 	for (uint32_t i = 0; i < n; i++) {
@@ -358,7 +373,7 @@ static int load_allocs(struct part *P, const uint64_t *const *v, const struct gr
 	struct gr_alloc *o;
 	int err;
 
-	err = RESERVE(P->allocs, n);
+	err = ROOM(P, P->allocs, n);
 	if (err)
 		return oom(P, err, "allocations");
 	for (uint32_t i = 0; i < n; i++) {
@@ -388,7 +403,7 @@ static int load_frees(struct part *P, const uint64_t *const *v, const struct gr_
 	struct gr_free *o;
 	int err;
 
-	err = RESERVE(P->frees, n);
+	err = ROOM(P, P->frees, n);
 	if (err)
 		return oom(P, err, "frees");
 	for (uint32_t i = 0; i < n; i++) {
@@ -415,7 +430,7 @@ static int load_syncs(struct part *P, const uint64_t *const *v, const struct gr_
 	struct gr_sync *o;
 	int err;
 
-	err = RESERVE(P->syncs, n);
+	err = ROOM(P, P->syncs, n);
 	if (err)
 		return oom(P, err, "syncs");
 	for (uint32_t i = 0; i < n; i++) {
@@ -446,7 +461,7 @@ static int load_graphs(struct part *P, const uint64_t *const *v, const struct gr
 	struct gr_graph *o;
 	int err;
 
-	err = RESERVE(P->graphs, n);
+	err = ROOM(P, P->graphs, n);
 	if (err)
 		return oom(P, err, "graph calls");
 	for (uint32_t i = 0; i < n; i++) {
@@ -478,7 +493,7 @@ static int load_scheds(struct part *P, const uint64_t *const *v, const struct gr
 	struct gr_sched *o;
 	int err;
 
-	err = RESERVE(P->scheds, n);
+	err = ROOM(P, P->scheds, n);
 	if (err)
 		return oom(P, err, "scheduler events");
 	for (uint32_t i = 0; i < n; i++) {
@@ -507,7 +522,7 @@ static int load_procs(struct part *P, const uint64_t *const *v, const struct gr_
 	struct gr_proc_event *o;
 	int err;
 
-	err = RESERVE(P->procs, n);
+	err = ROOM(P, P->procs, n);
 	if (err)
 		return oom(P, err, "process events");
 	for (uint32_t i = 0; i < n; i++) {
@@ -532,7 +547,7 @@ static int load_losses(struct part *P, const uint64_t *const *v, const struct gr
 	struct gr_loss *o;
 	int err;
 
-	err = RESERVE(P->losses, n);
+	err = ROOM(P, P->losses, n);
 	if (err)
 		return oom(P, err, "losses");
 	for (uint32_t i = 0; i < n; i++) {
@@ -776,18 +791,16 @@ int part_read_chunk(struct part *P, struct gr_chunk_decoder *d, const struct gr_
 	ok = gr_chunk_rows_end(d, P->r);
 	if (ok < 0)
 		return gr_diag_set(&P->diag, ok, P->offset, "reading chunks: %s", gr_strerror(ok));
+	if (ok && err == -EOVERFLOW)
+		return PART_MISMATCH;
 	return ok ? (err < 0 ? err : 1) : 0;
 }
 
-int part_reset(struct part *P)
+void part_reset(struct part *P)
 {
-	static const uint32_t words[T_COUNT] = {2, 4, 2, 2, 2};
 	struct gr_keymap *maps[] = {&P->kname_k, &P->kraw_k, &P->comm_k, &P->lib_k,
 				    &P->sym_k,	 &P->map_k,  &P->sess_k};
 	static const uint32_t map_words[] = {2, 2, 2, 1, 2, 3, 1};
-	uint64_t none[2] = {0, 0};
-	struct gr_stack empty = {0};
-	uint32_t idx;
 
 	P->status = 0;
 	memset(&P->diag, 0, sizeof(P->diag));
@@ -796,11 +809,8 @@ int part_reset(struct part *P)
 	memset(P->unsorted, 0, sizeof(P->unsorted));
 	P->launches.n = P->copies.n = P->memsets.n = P->allocs.n = P->frees.n = 0;
 	P->syncs.n = P->graphs.n = P->scheds.n = P->procs.n = P->losses.n = 0;
-	for (int t = 0; t < T_COUNT; t++) {
-		gr_keymap_free(&P->tab[t]);
-		gr_keymap_init(&P->tab[t], words[t]);
+	for (int t = 0; t < T_COUNT; t++)
 		P->map[t].n = 0;
-	}
 	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
 		gr_keymap_free(maps[i]);
 		gr_keymap_init(maps[i], map_words[i]);
@@ -808,13 +818,9 @@ int part_reset(struct part *P)
 	P->thread_c.valid = P->stream_c.valid = P->stack_c.valid = 0;
 	for (int i = 0; i < GR_LAUNCH_MEMO; i++)
 		P->memo[i].valid = 0;
-	P->stacks.n = P->kname.n = P->kraw.n = P->comm.n = P->libs.n = 0;
+	P->kname.n = P->kraw.n = P->comm.n = P->libs.n = 0;
 	P->mappings.n = P->symbols.n = P->session.n = 0;
 	gr_arena_free(&P->arena);
-	/* stack index 0 is "no stack", as in the model */
-	if (gr_keymap_intern(&P->tab[T_STACK], none, &idx) < 0 || SET_AT(P->stacks, idx, &empty))
-		return -ENOMEM;
-	return 0;
 }
 
 void part_free(struct part *P)
@@ -822,16 +828,18 @@ void part_free(struct part *P)
 	struct gr_keymap *maps[] = {&P->kname_k, &P->kraw_k, &P->comm_k, &P->lib_k,
 				    &P->sym_k,	 &P->map_k,  &P->sess_k};
 
-	RELEASE(P->launches);
-	RELEASE(P->copies);
-	RELEASE(P->memsets);
-	RELEASE(P->allocs);
-	RELEASE(P->frees);
-	RELEASE(P->syncs);
-	RELEASE(P->graphs);
-	RELEASE(P->scheds);
-	RELEASE(P->procs);
-	RELEASE(P->losses);
+	if (!P->views) { /* else they are the model's */
+		RELEASE(P->launches);
+		RELEASE(P->copies);
+		RELEASE(P->memsets);
+		RELEASE(P->allocs);
+		RELEASE(P->frees);
+		RELEASE(P->syncs);
+		RELEASE(P->graphs);
+		RELEASE(P->scheds);
+		RELEASE(P->procs);
+		RELEASE(P->losses);
+	}
 	for (int t = 0; t < T_COUNT; t++) {
 		gr_keymap_free(&P->tab[t]);
 		RELEASE(P->map[t]);
