@@ -541,7 +541,8 @@ struct run {
 	struct decoders decs;
 	struct part *slots;
 	unsigned nslots;
-	uint64_t (*base)[GR_K_COUNT]; /* in place: where each chunk to read starts, per kind */
+	int in_place;		   /* events go straight to their place in the model's arrays */
+	uint64_t next[GR_K_COUNT]; /* in place: where the next chunk handed out starts */
 };
 
 static struct gr_chunk_decoder *decoder_get(struct decoders *d)
@@ -988,34 +989,24 @@ static int presize(struct loader *L, const uint64_t *hint)
 	return exact;
 }
 
-/*
- * Where the events of each chunk to read go in the model's arrays when each chunk's count in the
- * footer is right: R->base[j] for the j-th chunk, R->base[ntodo] the totals. NULL (events go
- * through the parts) without a footer's counts for every chunk, or without memory.
- */
-static void place_by_footer(struct run *R, const uint64_t *todo, uint64_t ntodo)
+/* Whether the footer counts the kinds of every chunk to read: each one's place is known. */
+static int all_counted(struct gr_trace_reader *r, const uint64_t *todo, uint64_t ntodo)
 {
 	struct gr_chunk_info ci;
 
-	R->base = calloc(ntodo + 1, sizeof(*R->base));
-	for (uint64_t j = 0; R->base && j < ntodo; j++) {
-		if (gr_trace_reader_chunk_info(R->r, todo[j], &ci) || !ci.kinds_known) {
-			free(R->base);
-			R->base = NULL;
-			break;
-		}
-		for (int k = 0; k < GR_K_COUNT; k++)
-			R->base[j + 1][k] = R->base[j][k] + ci.count[k];
-	}
+	for (uint64_t j = 0; j < ntodo; j++)
+		if (gr_trace_reader_chunk_info(r, todo[j], &ci) || !ci.kinds_known)
+			return 0;
+	return 1;
 }
 
 /*
- * Ready slot @P for the @j-th chunk to read, on this thread (it owns the model's tables): its
- * tables start as copies of the model's, so that the keys known by now keep their index and only
- * the events of new keys need mapping; in place, its event arrays are the chunk's place in the
- * model's.
+ * Ready slot @P for chunk @index, the next to read in file order, on this thread (it owns the
+ * model's tables): its tables start as copies of the model's, so that the keys known by now keep
+ * their index and only the events of new keys need mapping; in place, its event arrays are the
+ * chunk's place in the model's, as many events as the footer counts.
  */
-static int part_seed(struct run *R, struct part *P, uint64_t j)
+static int part_seed(struct run *R, struct part *P, uint64_t index)
 {
 	static const uint32_t words[T_COUNT] = {2, 4, 2, 2, 2};
 	struct loader *L = R->L;
@@ -1049,12 +1040,16 @@ static int part_seed(struct run *R, struct part *P, uint64_t j)
 		if (err >= 0)
 			err = SET_AT(P->stacks, idx, &empty);
 	}
-	if (R->base) {
+	if (R->in_place) {
+		struct gr_chunk_info ci;
+
+		gr_trace_reader_chunk_info(R->r, index, &ci);
 		P->views = 1;
 #define X(kind, field)                                                                             \
-	P->field.v = m->field.v ? m->field.v + R->base[j][kind] : NULL;                            \
-	P->field.cap = R->base[j + 1][kind] - R->base[j][kind];                                    \
-	P->field.n = 0;
+	P->field.v = m->field.v ? m->field.v + R->next[kind] : NULL;                               \
+	P->field.cap = ci.count[kind];                                                             \
+	P->field.n = 0;                                                                            \
+	R->next[kind] += ci.count[kind];
 		EVENT_ARRAYS(X)
 #undef X
 	}
@@ -1075,7 +1070,7 @@ static int run_chunks(struct run *R, const uint64_t *todo, uint64_t ntodo)
 			if (P->state == SLOT_COPYING)
 				gr_pool_wait(R->pool, &P->job);
 			P->state = SLOT_FREE;
-			err = part_seed(R, P, submitted);
+			err = part_seed(R, P, todo[submitted]);
 			if (err)
 				break;
 			P->index = todo[submitted++];
@@ -1119,8 +1114,7 @@ static int read_chunks(struct loader *L, struct gr_trace_reader *r, unsigned job
 	if (!todo)
 		return gr_diag_set(L->diag, -ENOMEM, 0, "out of memory");
 	ntodo = plan(L, r, todo, hint);
-	if (presize(L, hint) && in_place && !L->ctx.window)
-		place_by_footer(&R, todo, ntodo);
+	R.in_place = presize(L, hint) && in_place && !L->ctx.window && all_counted(r, todo, ntodo);
 	err = gr_pool_new(&R.pool, jobs);
 	if (err) {
 		free(todo);
@@ -1154,7 +1148,6 @@ out:
 		gr_chunk_decoder_free(R.decs.free[i]);
 	free(R.decs.free);
 	pthread_mutex_destroy(&R.decs.lock);
-	free(R.base);
 	free(todo);
 	return err;
 }
