@@ -508,15 +508,18 @@ static int copy_header(struct loader *L, const struct gr_trace_header *h)
 /* ---- merging the parts, in chunk order ---- */
 
 /*
- * The load runs as a pipeline over the chunks to read: workers decode a chunk and convert it
- * into a part (convert_job, model_read.c); this thread merges the parts strictly in chunk order
- * (merge: the dense indexes, the keyed metadata, the places of the events in the model's arrays);
- * a worker then copies the part's events there with the indexes mapped (copy_job), and the part
- * carries a later chunk. Chunks are read by rows (gr_chunk_decode_lazy), so a worker holds a
- * batch of values, not a whole decoded chunk; and at most @nslots parts exist at once, so the
- * memory beyond the model is bounded whatever the file's length. Interning each part's local keys
- * in local order gives each key the index of its first use in the file, and replaying the metadata
- * in order keeps "last record wins": the model is exactly the one a sequential pass makes.
+ * The load runs as a pipeline over the chunks to read. This thread hands the chunks out in file
+ * order, each with a copy of the model's tables as they stand (part_seed); a worker reads the
+ * chunk by rows (gr_chunk_decode_lazy: a batch of values at a time, never the whole decoded
+ * chunk) and converts it into its part (convert_job, model_read.c), where keys the seed knew keep
+ * the model's index and new keys get local ones, in order of first use. This thread merges the
+ * parts strictly in file order (merge): it interns each part's new keys in local order, which
+ * gives every key the index of its first use in the file, replays the keyed metadata in order,
+ * which keeps "last record wins", and places the events. When the footer counts every chunk's
+ * kinds, a part's event arrays are its chunk's place in the model's arrays, so its events are
+ * where they belong already and only those of new keys are mapped there (copy_job); otherwise a
+ * worker copies them there. At most @nslots parts exist at once, so the memory beyond the model
+ * is bounded whatever the file's length. The model is exactly the one a sequential pass makes.
  */
 enum { SLOT_FREE, SLOT_CONVERTING, SLOT_COPYING };
 
@@ -1114,7 +1117,8 @@ static int read_chunks(struct loader *L, struct gr_trace_reader *r, unsigned job
 	if (!todo)
 		return gr_diag_set(L->diag, -ENOMEM, 0, "out of memory");
 	ntodo = plan(L, r, todo, hint);
-	R.in_place = presize(L, hint) && in_place && !L->ctx.window && all_counted(r, todo, ntodo);
+	/* a window keeps some of the events counted: its arrays grow with what it keeps instead */
+	R.in_place = !L->ctx.window && presize(L, hint) && in_place && all_counted(r, todo, ntodo);
 	err = gr_pool_new(&R.pool, jobs);
 	if (err) {
 		free(todo);
