@@ -102,3 +102,40 @@ int gr_keymap_intern(struct gr_keymap *m, const uint64_t *key, uint32_t *idx)
 	*idx = m->len++;
 	return 1;
 }
+
+int gr_keymap_copy(struct gr_keymap *dst, const struct gr_keymap *src)
+{
+	size_t kbytes = (size_t)src->len * src->nwords * sizeof(*src->keys);
+	size_t room = (size_t)dst->keys_cap * dst->nwords * sizeof(*dst->keys);
+
+	dst->len = 0;
+	if (dst->cap != src->cap) {
+		uint32_t *slots = src->cap ? realloc(dst->slots, src->cap * sizeof(*slots)) : NULL;
+
+		if (src->cap && !slots)
+			goto oom;
+		if (!src->cap)
+			free(dst->slots);
+		dst->slots = slots;
+		dst->cap = src->cap;
+	}
+	if (src->cap)
+		memcpy(dst->slots, src->slots, src->cap * sizeof(*src->slots));
+	if (room < kbytes) {
+		uint64_t *keys = realloc(dst->keys, kbytes);
+
+		if (!keys)
+			goto oom;
+		dst->keys = keys;
+		room = kbytes;
+	}
+	dst->nwords = src->nwords;
+	dst->keys_cap = src->nwords ? (uint32_t)(room / (src->nwords * sizeof(*dst->keys))) : 0;
+	if (kbytes)
+		memcpy(dst->keys, src->keys, kbytes);
+	dst->len = src->len;
+	return 0;
+oom:
+	gr_keymap_free(dst);
+	return -ENOMEM;
+}

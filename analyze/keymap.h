@@ -29,6 +29,12 @@ void gr_keymap_init(struct gr_keymap *m, uint32_t nwords);
 void gr_keymap_free(struct gr_keymap *m);
 
 /*
+ * Make @dst (initialised, maybe holding keys) a copy of @src: the same keys with the same
+ * indexes. Reuses @dst's memory. Returns 0 or -ENOMEM (@dst then empty).
+ */
+int gr_keymap_copy(struct gr_keymap *dst, const struct gr_keymap *src);
+
+/*
  * Find @key, adding it when absent. Returns 1 when added, 0 when it was there, -ENOMEM, or
  * GR_ERR_LIMIT past 2^31 keys; sets *@idx on success.
  */

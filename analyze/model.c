@@ -508,16 +508,27 @@ static int copy_header(struct loader *L, const struct gr_trace_header *h)
 /* ---- merging the parts, in chunk order ---- */
 
 /*
- * The load runs as a pipeline over the chunks to read: workers decode a chunk and convert it
- * into a part (convert_job, model_read.c); this thread merges the parts strictly in chunk order
- * (merge: the dense indexes, the keyed metadata, the places of the events in the model's arrays);
- * a worker then copies the part's events there with the indexes mapped (copy_job), and the part
- * carries a later chunk. At most @nslots parts exist at once, so the memory beyond the model is
- * bounded whatever the file's length. Interning each part's local keys in local order gives each
- * key the index of its first use in the file, and replaying the metadata in order keeps "last
- * record wins": the model is exactly the one a sequential pass makes.
+ * The load runs as a pipeline over the chunks to read. This thread hands the chunks out in file
+ * order, each with a copy of the model's tables as they stand (part_seed); a worker reads the
+ * chunk by rows (gr_chunk_decode_lazy: a batch of values at a time, never the whole decoded
+ * chunk) and converts it into its part (convert_job, model_read.c), where keys the seed knew keep
+ * the model's index and new keys get local ones, in order of first use. This thread merges the
+ * parts strictly in file order (merge): it interns each part's new keys in local order, which
+ * gives every key the index of its first use in the file, replays the keyed metadata in order,
+ * which keeps "last record wins", and places the events. When the footer counts every chunk's
+ * kinds, a part's event arrays are its chunk's place in the model's arrays, so its events are
+ * where they belong already and only those of new keys are mapped there (copy_job); otherwise a
+ * worker copies them there. At most @nslots parts exist at once, so the memory beyond the model
+ * is bounded whatever the file's length. The model is exactly the one a sequential pass makes.
  */
 enum { SLOT_FREE, SLOT_CONVERTING, SLOT_COPYING };
+
+/* merge(): a chunk in place is not where the footer's counts put it; the load starts over, the
+ * other way */
+#define LOAD_AGAIN 2
+
+/* Tables with more keys than this are not copied into each part: their events are mapped. */
+#define SEED_MAX 65536
 
 /* Chunk decoders for the workers: at most one per worker at a time is ever made. */
 struct decoders {
@@ -533,6 +544,8 @@ struct run {
 	struct decoders decs;
 	struct part *slots;
 	unsigned nslots;
+	int in_place;		   /* events go straight to their place in the model's arrays */
+	uint64_t next[GR_K_COUNT]; /* in place: where the next chunk handed out starts */
 };
 
 static struct gr_chunk_decoder *decoder_get(struct decoders *d)
@@ -568,8 +581,8 @@ static void convert_job(struct gr_pool_job *job)
 	const struct gr_chunk *c;
 	int err;
 
-	err = part_reset(P);
-	d = err ? NULL : decoder_get(P->decs);
+	part_reset(P);
+	d = decoder_get(P->decs);
 	if (!d) {
 		struct gr_chunk_info ci;
 
@@ -577,11 +590,9 @@ static void convert_job(struct gr_pool_job *job)
 		P->status = gr_diag_set(&P->diag, -ENOMEM, ci.offset, "out of memory");
 		return;
 	}
-	err = gr_chunk_decode(d, P->r, P->index, &c);
-	if (err == 1) {
-		err = part_read_chunk(P, c);
-		err = err ? err : 1;
-	}
+	err = gr_chunk_decode_lazy(d, P->r, P->index, &c);
+	if (err == 1)
+		err = part_read_chunk(P, d, c);
 	decoder_put(P->decs, d);
 	P->status = err;
 }
@@ -596,16 +607,19 @@ static int map_table(struct loader *L, struct part *P, int t)
 
 	err = RESERVE(P->map[t], local->len);
 	for (uint32_t i = 0; i < local->len && !err; i++) {
-		uint32_t g;
-
 		const struct gr_stack *s;
-		int added;
+		uint32_t g = i;
+		int added = 0;
 
-		err = gr_keymap_intern(&L->tab[t], gr_keymap_key(local, i), &g);
-		if (err < 0)
-			break;
-		added = err;
-		err = 0;
+		/* the seed's keys have their index in the model already */
+		if (i >= P->snap[t]) {
+			err = gr_keymap_intern(&L->tab[t], gr_keymap_key(local, i), &g);
+			if (err < 0)
+				break;
+			added = err;
+			err = 0;
+			P->mapped |= g != i;
+		}
 		P->map[t].v[i] = g;
 		if (t != T_STACK)
 			continue;
@@ -727,6 +741,16 @@ static int place_events(struct run *R, struct part *P)
 	struct gr_model *m = R->L->m;
 	int err = 0;
 
+	if (P->views) {
+		/* every earlier chunk took its place: this one is at the end */
+#define X(kind, field)                                                                             \
+	P->at[kind] = m->field.n;                                                                  \
+	m->field.n += P->field.n;
+		EVENT_ARRAYS(X)
+#undef X
+		return 0;
+	}
+
 #define X(kind, field)                                                                             \
 	if (!err && m->field.n + P->field.n > m->field.cap) {                                      \
 		drain_copies(R);                                                                   \
@@ -749,6 +773,9 @@ static int merge(struct run *R, struct part *P)
 	struct gr_model *m = L->m;
 	int err;
 
+	/* in place, a chunk that is not as the footer counts it leaves its place wrong */
+	if (P->views && (P->status == 0 || P->status == PART_MISMATCH))
+		return LOAD_AGAIN;
 	if (P->status == 0)
 		return 0;
 	if (P->status < 0 && !P->diag.err)
@@ -778,7 +805,15 @@ static int merge(struct run *R, struct part *P)
 	}
 	EVENT_ARRAYS(X)
 #undef X
+	if (P->views) {
+#define X(kind, field)                                                                             \
+	if (P->field.n != P->field.cap)                                                            \
+		return LOAD_AGAIN;
+		EVENT_ARRAYS(X)
+#undef X
+	}
 	err = 0;
+	P->mapped = 0;
 	for (int t = 0; t < T_COUNT && !err; t++)
 		err = map_table(L, P, t);
 	if (!err)
@@ -789,10 +824,12 @@ static int merge(struct run *R, struct part *P)
 		return gr_diag_set(L->diag, err, P->offset, "%s while loading",
 				   err == GR_ERR_LIMIT ? "too many distinct keys"
 						       : "out of memory");
-	return 1;
+	/* in place with the model's indexes: nothing left to do */
+	return !P->views || P->mapped;
 }
 
-/* Copy @P's events to their places in the model, with its local indexes mapped. */
+/* Copy @P's events to their places in the model, with its local indexes mapped (an empty array
+ * may have no memory at all: nothing is computed from its pointer). */
 static void copy_job(struct gr_pool_job *job)
 {
 	struct part *P = PART_OF(job);
@@ -801,7 +838,17 @@ static void copy_job(struct gr_pool_job *job)
 	const uint32_t *thread = P->map[T_THREAD].v, *stream = P->map[T_STREAM].v;
 	const uint32_t *stack = P->map[T_STACK].v;
 
-	{
+	if (!P->mapped) {
+		/* the part's indexes are the model's (not in place: merge() says so) */
+#define X(kind, field)                                                                             \
+	if (P->field.n)                                                                            \
+		memcpy(m->field.v + P->at[kind], P->field.v, P->field.n * sizeof(*P->field.v));
+		EVENT_ARRAYS(X)
+#undef X
+		return;
+	}
+	/* in place (P->views) the source is the destination */
+	if (P->launches.n) {
 		const struct gr_launch *s = P->launches.v;
 		struct gr_launch *o = m->launches.v + P->at[GR_K_LAUNCH];
 
@@ -814,7 +861,7 @@ static void copy_job(struct gr_pool_job *job)
 			o[i].stack = stack[s[i].stack];
 		}
 	}
-	{
+	if (P->copies.n) {
 		struct gr_copy *o = m->copies.v + P->at[GR_K_COPY];
 
 		for (size_t i = 0; i < P->copies.n; i++) {
@@ -824,7 +871,7 @@ static void copy_job(struct gr_pool_job *job)
 			o[i].stack = stack[o[i].stack];
 		}
 	}
-	{
+	if (P->memsets.n) {
 		struct gr_memset *o = m->memsets.v + P->at[GR_K_MEMSET];
 
 		for (size_t i = 0; i < P->memsets.n; i++) {
@@ -834,7 +881,7 @@ static void copy_job(struct gr_pool_job *job)
 			o[i].stack = stack[o[i].stack];
 		}
 	}
-	{
+	if (P->allocs.n) {
 		struct gr_alloc *o = m->allocs.v + P->at[GR_K_ALLOC];
 
 		for (size_t i = 0; i < P->allocs.n; i++) {
@@ -843,7 +890,7 @@ static void copy_job(struct gr_pool_job *job)
 			o[i].stream = stream[o[i].stream];
 		}
 	}
-	{
+	if (P->frees.n) {
 		struct gr_free *o = m->frees.v + P->at[GR_K_FREE];
 
 		for (size_t i = 0; i < P->frees.n; i++) {
@@ -851,7 +898,7 @@ static void copy_job(struct gr_pool_job *job)
 			o[i].thread = thread[o[i].thread];
 		}
 	}
-	{
+	if (P->syncs.n) {
 		struct gr_sync *o = m->syncs.v + P->at[GR_K_SYNC];
 
 		for (size_t i = 0; i < P->syncs.n; i++) {
@@ -860,7 +907,7 @@ static void copy_job(struct gr_pool_job *job)
 			o[i].stack = stack[o[i].stack];
 		}
 	}
-	{
+	if (P->graphs.n) {
 		struct gr_graph *o = m->graphs.v + P->at[GR_K_GRAPH];
 
 		for (size_t i = 0; i < P->graphs.n; i++) {
@@ -870,6 +917,8 @@ static void copy_job(struct gr_pool_job *job)
 			o[i].stack = stack[o[i].stack];
 		}
 	}
+	if (P->views) /* the rest have no index: in place already */
+		return;
 	if (P->scheds.n)
 		memcpy(m->scheds.v + P->at[GR_K_SCHED], P->scheds.v,
 		       P->scheds.n * sizeof(*P->scheds.v));
@@ -923,17 +972,91 @@ static uint64_t plan(struct loader *L, struct gr_trace_reader *r, uint64_t *todo
 	return ntodo;
 }
 
-/* Room in the model's event arrays for what the index says is coming: one allocation each. */
-static void presize(struct loader *L, const uint64_t *hint)
+/*
+ * Room in the model's event arrays for what the index says is coming: one allocation each. Only
+ * a hint (a footer may count wrong: merge() still checks every part). Returns 1 when every array
+ * has exactly that room.
+ */
+static int presize(struct loader *L, const uint64_t *hint)
 {
 	struct gr_model *m = L->m;
+	int exact = 1;
 
-	/* only a hint: a footer may count wrong, merge() still checks every part */
 #define X(kind, field)                                                                             \
 	if (hint[kind] && (!L->max_records || hint[kind] <= L->max_records))                       \
-		RESERVE_TO(m->field, hint[kind]);
+		exact &= !RESERVE_TO(m->field, hint[kind]);                                        \
+	else if (hint[kind])                                                                       \
+		exact = 0;
 	EVENT_ARRAYS(X)
 #undef X
+	return exact;
+}
+
+/* Whether the footer counts the kinds of every chunk to read: each one's place is known. */
+static int all_counted(struct gr_trace_reader *r, const uint64_t *todo, uint64_t ntodo)
+{
+	struct gr_chunk_info ci;
+
+	for (uint64_t j = 0; j < ntodo; j++)
+		if (gr_trace_reader_chunk_info(r, todo[j], &ci) || !ci.kinds_known)
+			return 0;
+	return 1;
+}
+
+/*
+ * Ready slot @P for chunk @index, the next to read in file order, on this thread (it owns the
+ * model's tables): its tables start as copies of the model's, so that the keys known by now keep
+ * their index and only the events of new keys need mapping; in place, its event arrays are the
+ * chunk's place in the model's, as many events as the footer counts.
+ */
+static int part_seed(struct run *R, struct part *P, uint64_t index)
+{
+	static const uint32_t words[T_COUNT] = {2, 4, 2, 2, 2};
+	struct loader *L = R->L;
+	struct gr_model *m = L->m;
+	int err = 0;
+
+	for (int t = 0; t < T_COUNT && !err; t++) {
+		if (L->tab[t].len <= SEED_MAX) {
+			err = gr_keymap_copy(&P->tab[t], &L->tab[t]);
+		} else {
+			gr_keymap_free(&P->tab[t]);
+			gr_keymap_init(&P->tab[t], words[t]);
+		}
+		P->snap[t] = P->tab[t].len;
+	}
+	/* the stacks' frames too: a STACK record repeated later finds them there, as in the model
+	 */
+	P->stacks.n = 0;
+	if (!err)
+		err = RESERVE(P->stacks, P->snap[T_STACK] + 1);
+	if (!err && P->snap[T_STACK]) {
+		memcpy(P->stacks.v, m->stacks.v, P->snap[T_STACK] * sizeof(*P->stacks.v));
+		P->stacks.n = P->snap[T_STACK];
+	} else if (!err) {
+		/* stack index 0 is "no stack", as in the model */
+		uint64_t none[2] = {0, 0};
+		struct gr_stack empty = {0};
+		uint32_t idx;
+
+		err = gr_keymap_intern(&P->tab[T_STACK], none, &idx);
+		if (err >= 0)
+			err = SET_AT(P->stacks, idx, &empty);
+	}
+	if (R->in_place) {
+		struct gr_chunk_info ci;
+
+		gr_trace_reader_chunk_info(R->r, index, &ci);
+		P->views = 1;
+#define X(kind, field)                                                                             \
+	P->field.v = m->field.v ? m->field.v + R->next[kind] : NULL;                               \
+	P->field.cap = ci.count[kind];                                                             \
+	P->field.n = 0;                                                                            \
+	R->next[kind] += ci.count[kind];
+		EVENT_ARRAYS(X)
+#undef X
+	}
+	return err < 0 ? gr_diag_set(L->diag, -ENOMEM, 0, "out of memory") : 0;
 }
 
 static int run_chunks(struct run *R, const uint64_t *todo, uint64_t ntodo)
@@ -949,11 +1072,17 @@ static int run_chunks(struct run *R, const uint64_t *todo, uint64_t ntodo)
 			P = &R->slots[submitted % R->nslots];
 			if (P->state == SLOT_COPYING)
 				gr_pool_wait(R->pool, &P->job);
+			P->state = SLOT_FREE;
+			err = part_seed(R, P, todo[submitted]);
+			if (err)
+				break;
 			P->index = todo[submitted++];
 			P->state = SLOT_CONVERTING;
 			P->job.fn = convert_job;
 			gr_pool_submit(R->pool, &P->job);
 		}
+		if (err)
+			break;
 		P = &R->slots[i % R->nslots];
 		gr_pool_wait(R->pool, &P->job);
 		P->state = SLOT_FREE;
@@ -972,7 +1101,13 @@ static int run_chunks(struct run *R, const uint64_t *todo, uint64_t ntodo)
 	return err;
 }
 
-static int read_chunks(struct loader *L, struct gr_trace_reader *r, unsigned jobs)
+/*
+ * Read the chunks into the model. @in_place: convert straight into the model's arrays when the
+ * footer's counts say where each chunk goes (no window: every event stays). Returns 0,
+ * LOAD_AGAIN when a chunk did not match its count (the caller loads again without @in_place), or
+ * a negative error with the diag set.
+ */
+static int read_chunks(struct loader *L, struct gr_trace_reader *r, unsigned jobs, int in_place)
 {
 	struct run R = {.L = L, .r = r};
 	uint64_t hint[GR_K_COUNT], *todo, ntodo;
@@ -982,14 +1117,16 @@ static int read_chunks(struct loader *L, struct gr_trace_reader *r, unsigned job
 	if (!todo)
 		return gr_diag_set(L->diag, -ENOMEM, 0, "out of memory");
 	ntodo = plan(L, r, todo, hint);
-	presize(L, hint);
+	/* a window keeps some of the events counted: its arrays grow with what it keeps instead */
+	R.in_place = !L->ctx.window && presize(L, hint) && in_place && all_counted(r, todo, ntodo);
 	err = gr_pool_new(&R.pool, jobs);
 	if (err) {
 		free(todo);
 		return gr_diag_set(L->diag, err, 0, "cannot start threads: %s", gr_strerror(err));
 	}
-	/* two chunks per worker: one converting, one waiting for its turn to merge or copy */
-	R.nslots = gr_pool_size(R.pool) == 1 ? 1 : 2 * gr_pool_size(R.pool);
+	/* a chunk per worker converting, and one merging or copying: the memory beyond the model
+	 * is a part and a decoder's batch per worker (more slots measured no faster) */
+	R.nslots = gr_pool_size(R.pool) == 1 ? 1 : gr_pool_size(R.pool) + 1;
 	if (R.nslots > ntodo)
 		R.nslots = ntodo ? (unsigned)ntodo : 1;
 	R.slots = calloc(R.nslots, sizeof(*R.slots));
@@ -1058,8 +1195,8 @@ static void loader_free(struct loader *L)
 	free(L);
 }
 
-static int load(struct gr_model **out, struct gr_trace_reader *r,
-		const struct gr_model_load_opts *o, struct gr_diag *diag)
+static int load_once(struct gr_model **out, struct gr_trace_reader *r,
+		     const struct gr_model_load_opts *o, int in_place, struct gr_diag *diag)
 {
 	static const uint32_t words[T_COUNT] = {2, 4, 2, 2, 2};
 	struct gr_model *m = NULL;
@@ -1119,7 +1256,7 @@ static int load(struct gr_model **out, struct gr_trace_reader *r,
 	err = copy_header(L, gr_trace_reader_header(r));
 	if (err)
 		goto out;
-	err = read_chunks(L, r, o->jobs);
+	err = read_chunks(L, r, o->jobs, in_place);
 	if (err)
 		goto out;
 	m->integ = *gr_trace_reader_integrity(r);
@@ -1136,6 +1273,18 @@ static int load(struct gr_model **out, struct gr_trace_reader *r,
 out:
 	loader_free(L);
 	gr_model_free(m);
+	return err;
+}
+
+static int load(struct gr_model **out, struct gr_trace_reader *r,
+		const struct gr_model_load_opts *o, struct gr_diag *diag)
+{
+	int err = load_once(out, r, o, 1, diag);
+
+	/* the footer counted some chunk wrong, or a chunk failed to decode: it is marked bad now,
+	 * and the second load, through the parts, skips it as the first would have */
+	if (err == LOAD_AGAIN)
+		err = load_once(out, r, o, 0, diag);
 	return err;
 }
 

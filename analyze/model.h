@@ -228,7 +228,10 @@ int gr_model_load_mem(struct gr_model **out, const void *buf, size_t len, uint64
 struct gr_model_load_opts {
 	/*
 	 * Threads that decode and convert chunks: 0 = one per CPU this process may run on, 1 = none
-	 * (everything on the calling thread). The model is the same whatever the number.
+	 * (everything on the calling thread). The model is the same whatever the number. Memory
+	 * beyond the model's: per thread, one chunk's compressed and decompressed bytes (4 MiB for
+	 * gpurec's chunks, 16 MiB at most) and its keyed tables; for a windowed load or a file
+	 * without a footer, also one chunk's converted events per thread plus one.
 	 */
 	unsigned jobs;
 	/*

@@ -116,6 +116,13 @@ struct part {
 	struct gr_trace_reader *r;
 	uint64_t index; /* the chunk's index entry */
 	int state;	/* what the slot holds: enum in model.c */
+	/*
+	 * Set before the conversion: the tables start as copies of the model's (indexes below
+	 * snap[] are the model's own, so most events need no mapping), and with @views the event
+	 * arrays are the chunk's place in the model's arrays, as many as the footer counts.
+	 */
+	uint32_t snap[T_COUNT];
+	int views;
 
 	/* results of the conversion */
 	int status; /* 1 converted, 0 bad chunk (skipped), < 0 error: read error or diag */
@@ -157,7 +164,11 @@ struct part {
 	/* set by the merge for the copy into the model */
 	ARRAY(uint32_t) map[T_COUNT]; /* local index -> model index */
 	size_t at[GR_K_COUNT];	      /* where its events go in the model's arrays */
+	int mapped;		      /* some local index is not the model's */
 };
+
+/* part_read_chunk(): more events than the footer counts, where the part writes in place */
+#define PART_MISMATCH 2
 
 /* The load driver's state (model.c): the merged tables and metadata. */
 struct loader {
@@ -372,11 +383,16 @@ const char *shared_intern(struct shared_strs *s, const void *p, size_t n);
 /* Map this build's columns of every known kind to the file schema's columns, by name. */
 int model_map_schema(struct load_ctx *x, const struct gr_schema *fs, struct gr_diag *diag);
 
-/* Ready @P (new: zeroed) for its next chunk, keeping the memory of its arrays. */
-int part_reset(struct part *P);
+/* Ready @P (new: zeroed) for its next chunk, keeping the memory of its arrays; its tables and
+ * stacks are the seed's (model.c). */
+void part_reset(struct part *P);
 void part_free(struct part *P);
 
-/* Copy the records of chunk @c into @P. Returns 0 or a negative error (P->diag set). */
-int part_read_chunk(struct part *P, const struct gr_chunk *c);
+/*
+ * Convert chunk @c, decoded lazily by @d (gr_chunk_decode_lazy), into @P. Returns 1, 0 when the
+ * chunk turns out bad (skipped, as a sequential pass skips it), PART_MISMATCH, or a negative
+ * error (P->diag set).
+ */
+int part_read_chunk(struct part *P, struct gr_chunk_decoder *d, const struct gr_chunk *c);
 
 #endif

@@ -15,6 +15,8 @@
 
 static int oom(struct part *P, int err, const char *what)
 {
+	if (err == -EOVERFLOW)
+		return err; /* not an error: the load goes on another way (model.c) */
 	return gr_diag_set(&P->diag, err, P->offset, "%s while loading %s",
 			   err == GR_ERR_LIMIT ? "too many distinct keys" : "out of memory", what);
 }
@@ -91,22 +93,23 @@ int model_map_schema(struct load_ctx *L, const struct gr_schema *fs, struct gr_d
 }
 
 /*
- * The columns of @kind in @c, in this build's order: numeric ones in @v, BYTES ones in @b (either
- * may be NULL when the kind has none of that sort).
+ * The columns of @kind in a batch of the file's columns @fv/@fb, in this build's order: numeric
+ * ones in @v, BYTES ones in @b.
  */
-static int chunk_cols(struct part *P, const struct gr_chunk *c, uint16_t kind, uint32_t n,
-		      const uint64_t **v, const struct gr_bytes **b)
+static int batch_cols(struct part *P, uint16_t kind, uint32_t n, const uint64_t *const *fv,
+		      const struct gr_bytes *const *fb, const uint64_t **v,
+		      const struct gr_bytes **b)
 {
-	const struct load_ctx *L = P->ctx;
 	const struct gr_kind_def *kd = gr_schema_kind(gr_events_schema(), kind);
+	const struct load_ctx *L = P->ctx;
 
 	for (uint16_t i = 0; i < kd->ncols; i++) {
 		const void *p;
 
 		if (kd->cols[i].codec == GR_CODEC_BYTES)
-			p = b[i] = gr_chunk_bytes(c, kind, L->col[kind][i]);
+			p = b[i] = fb[L->col[kind][i]];
 		else
-			p = v[i] = gr_chunk_column(c, kind, L->col[kind][i]);
+			p = v[i] = fv[L->col[kind][i]];
 		if (!p && n)
 			return gr_diag_set(&P->diag, GR_ERR_CORRUPT, P->offset,
 					   "chunk has %u '%s' records but no '%s' column", n,
@@ -114,6 +117,19 @@ static int chunk_cols(struct part *P, const struct gr_chunk *c, uint16_t kind, u
 	}
 	return 0;
 }
+
+/*
+ * Room for @k more events in a part's event array: where it is the chunk's place in the model's
+ * array, the footer's count is all there is (-EOVERFLOW past it).
+ */
+static inline int room(struct part *P, void **v, size_t *cap, size_t n, size_t k, size_t esz)
+{
+	if (P->views)
+		return n + k <= *cap ? 0 : -EOVERFLOW;
+	return reserve(v, cap, n, k, esz);
+}
+
+#define ROOM(P, arr, k) room(P, (void **)&(arr).v, &(arr).cap, (arr).n, (k), sizeof(*(arr).v))
 
 /* A kept event of @kind at @ts, in append order. */
 static inline void note_ts(struct part *P, uint16_t kind, uint64_t ts, size_t nkept)
@@ -221,18 +237,15 @@ static int launch_ids(struct part *P, const uint64_t key[6], struct gr_launch *o
 	return 0;
 }
 
-static int load_launches(struct part *P, const struct gr_chunk *c, uint32_t n)
+static int load_launches(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
+			 uint32_t n)
 {
-	const uint64_t *v[GR_MAX_COLUMNS];
 	const struct load_ctx *x = P->ctx;
 	struct gr_launch *o, *start;
 	uint64_t prev;
 	int err, unsorted = 0;
 
-	err = chunk_cols(P, c, GR_K_LAUNCH, n, v, NULL);
-	if (err)
-		return err;
-	err = RESERVE(P->launches, n);
+	err = ROOM(P, P->launches, n);
 	if (err)
 		return oom(P, err, "launches");
 	o = start = P->launches.v + P->launches.n;
@@ -285,16 +298,13 @@ static int load_launches(struct part *P, const struct gr_chunk *c, uint32_t n)
 	return 0;
 }
 
-static int load_copies(struct part *P, const struct gr_chunk *c, uint32_t n)
+static int load_copies(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
+		       uint32_t n)
 {
-	const uint64_t *v[GR_MAX_COLUMNS];
 	struct gr_copy *o;
 	int err;
 
-	err = chunk_cols(P, c, GR_K_COPY, n, v, NULL);
-	if (err)
-		return err;
-	err = RESERVE(P->copies, n);
+	err = ROOM(P, P->copies, n);
 	if (err)
 		return oom(P, err, "copies");
 	for (uint32_t i = 0; i < n; i++) {
@@ -323,16 +333,13 @@ static int load_copies(struct part *P, const struct gr_chunk *c, uint32_t n)
 	return 0;
 }
 
-static int load_memsets(struct part *P, const struct gr_chunk *c, uint32_t n)
+static int load_memsets(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
+			uint32_t n)
 {
-	const uint64_t *v[GR_MAX_COLUMNS];
 	struct gr_memset *o;
 	int err;
 
-	err = chunk_cols(P, c, GR_K_MEMSET, n, v, NULL);
-	if (err)
-		return err;
-	err = RESERVE(P->memsets, n);
+	err = ROOM(P, P->memsets, n);
 	if (err)
 		return oom(P, err, "memsets");
 	for (uint32_t i = 0; i < n; i++) {
@@ -360,16 +367,13 @@ static int load_memsets(struct part *P, const struct gr_chunk *c, uint32_t n)
 	return 0;
 }
 
-static int load_allocs(struct part *P, const struct gr_chunk *c, uint32_t n)
+static int load_allocs(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
+		       uint32_t n)
 {
-	const uint64_t *v[GR_MAX_COLUMNS];
 	struct gr_alloc *o;
 	int err;
 
-	err = chunk_cols(P, c, GR_K_ALLOC, n, v, NULL);
-	if (err)
-		return err;
-	err = RESERVE(P->allocs, n);
+	err = ROOM(P, P->allocs, n);
 	if (err)
 		return oom(P, err, "allocations");
 	for (uint32_t i = 0; i < n; i++) {
@@ -393,16 +397,13 @@ static int load_allocs(struct part *P, const struct gr_chunk *c, uint32_t n)
 	return 0;
 }
 
-static int load_frees(struct part *P, const struct gr_chunk *c, uint32_t n)
+static int load_frees(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
+		      uint32_t n)
 {
-	const uint64_t *v[GR_MAX_COLUMNS];
 	struct gr_free *o;
 	int err;
 
-	err = chunk_cols(P, c, GR_K_FREE, n, v, NULL);
-	if (err)
-		return err;
-	err = RESERVE(P->frees, n);
+	err = ROOM(P, P->frees, n);
 	if (err)
 		return oom(P, err, "frees");
 	for (uint32_t i = 0; i < n; i++) {
@@ -423,16 +424,13 @@ static int load_frees(struct part *P, const struct gr_chunk *c, uint32_t n)
 	return 0;
 }
 
-static int load_syncs(struct part *P, const struct gr_chunk *c, uint32_t n)
+static int load_syncs(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
+		      uint32_t n)
 {
-	const uint64_t *v[GR_MAX_COLUMNS];
 	struct gr_sync *o;
 	int err;
 
-	err = chunk_cols(P, c, GR_K_SYNC, n, v, NULL);
-	if (err)
-		return err;
-	err = RESERVE(P->syncs, n);
+	err = ROOM(P, P->syncs, n);
 	if (err)
 		return oom(P, err, "syncs");
 	for (uint32_t i = 0; i < n; i++) {
@@ -457,16 +455,13 @@ static int load_syncs(struct part *P, const struct gr_chunk *c, uint32_t n)
 	return 0;
 }
 
-static int load_graphs(struct part *P, const struct gr_chunk *c, uint32_t n)
+static int load_graphs(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
+		       uint32_t n)
 {
-	const uint64_t *v[GR_MAX_COLUMNS];
 	struct gr_graph *o;
 	int err;
 
-	err = chunk_cols(P, c, GR_K_GRAPH, n, v, NULL);
-	if (err)
-		return err;
-	err = RESERVE(P->graphs, n);
+	err = ROOM(P, P->graphs, n);
 	if (err)
 		return oom(P, err, "graph calls");
 	for (uint32_t i = 0; i < n; i++) {
@@ -492,16 +487,13 @@ static int load_graphs(struct part *P, const struct gr_chunk *c, uint32_t n)
 	return 0;
 }
 
-static int load_scheds(struct part *P, const struct gr_chunk *c, uint32_t n)
+static int load_scheds(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
+		       uint32_t n)
 {
-	const uint64_t *v[GR_MAX_COLUMNS];
 	struct gr_sched *o;
 	int err;
 
-	err = chunk_cols(P, c, GR_K_SCHED, n, v, NULL);
-	if (err)
-		return err;
-	err = RESERVE(P->scheds, n);
+	err = ROOM(P, P->scheds, n);
 	if (err)
 		return oom(P, err, "scheduler events");
 	for (uint32_t i = 0; i < n; i++) {
@@ -524,17 +516,13 @@ static int load_scheds(struct part *P, const struct gr_chunk *c, uint32_t n)
 }
 
 /* Process events are metadata too (they make the process table): a window keeps them all. */
-static int load_procs(struct part *P, const struct gr_chunk *c, uint32_t n)
+static int load_procs(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
+		      uint32_t n)
 {
-	const uint64_t *v[GR_MAX_COLUMNS];
-	const struct gr_bytes *b[GR_MAX_COLUMNS];
 	struct gr_proc_event *o;
 	int err;
 
-	err = chunk_cols(P, c, GR_K_PROC, n, v, b);
-	if (err)
-		return err;
-	err = RESERVE(P->procs, n);
+	err = ROOM(P, P->procs, n);
 	if (err)
 		return oom(P, err, "process events");
 	for (uint32_t i = 0; i < n; i++) {
@@ -553,16 +541,13 @@ static int load_procs(struct part *P, const struct gr_chunk *c, uint32_t n)
 	return 0;
 }
 
-static int load_losses(struct part *P, const struct gr_chunk *c, uint32_t n)
+static int load_losses(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
+		       uint32_t n)
 {
-	const uint64_t *v[GR_MAX_COLUMNS];
 	struct gr_loss *o;
 	int err;
 
-	err = chunk_cols(P, c, GR_K_LOSS, n, v, NULL);
-	if (err)
-		return err;
-	err = RESERVE(P->losses, n);
+	err = ROOM(P, P->losses, n);
 	if (err)
 		return oom(P, err, "losses");
 	for (uint32_t i = 0; i < n; i++) {
@@ -584,15 +569,11 @@ static int load_losses(struct part *P, const struct gr_chunk *c, uint32_t n)
 
 /* ---- metadata: keyed, last record wins ---- */
 
-static int load_names(struct part *P, const struct gr_chunk *c, uint32_t n)
+static int load_names(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
+		      uint32_t n)
 {
-	const uint64_t *v[GR_MAX_COLUMNS];
-	const struct gr_bytes *b[GR_MAX_COLUMNS];
-	int err;
+	int err = 0;
 
-	err = chunk_cols(P, c, GR_K_NAME, n, v, b);
-	if (err)
-		return err;
 	for (uint32_t i = 0; i < n && err >= 0; i++) {
 		const char *text = text_of(P, &b[GR_NAME_TEXT][i]);
 		uint64_t k[2] = {sat32(v[GR_NAME_PID][i]), v[GR_NAME_KEY][i]};
@@ -633,15 +614,11 @@ static int load_names(struct part *P, const struct gr_chunk *c, uint32_t n)
 	return err < 0 ? oom(P, err, "names") : 0;
 }
 
-static int load_mappings(struct part *P, const struct gr_chunk *c, uint32_t n)
+static int load_mappings(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
+			 uint32_t n)
 {
-	const uint64_t *v[GR_MAX_COLUMNS];
-	const struct gr_bytes *b[GR_MAX_COLUMNS];
 	int err;
 
-	err = chunk_cols(P, c, GR_K_MAPPING, n, v, b);
-	if (err)
-		return err;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct gr_bytes *bid = &b[GR_MAP_BUILDID][i];
 		uint64_t k[3] = {sat32(v[GR_MAP_PID][i]), v[GR_MAP_START][i], v[GR_MAP_END][i]};
@@ -668,15 +645,11 @@ static int load_mappings(struct part *P, const struct gr_chunk *c, uint32_t n)
 	return 0;
 }
 
-static int load_symbols(struct part *P, const struct gr_chunk *c, uint32_t n)
+static int load_symbols(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
+			uint32_t n)
 {
-	const uint64_t *v[GR_MAX_COLUMNS];
-	const struct gr_bytes *b[GR_MAX_COLUMNS];
 	int err;
 
-	err = chunk_cols(P, c, GR_K_SYMBOL, n, v, b);
-	if (err)
-		return err;
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t k[2] = {sat32(v[GR_SYM_PID][i]), v[GR_SYM_ADDR][i]};
 		struct gr_symbol e = {
@@ -699,15 +672,11 @@ static int load_symbols(struct part *P, const struct gr_chunk *c, uint32_t n)
 	return 0;
 }
 
-static int load_stacks(struct part *P, const struct gr_chunk *c, uint32_t n)
+static int load_stacks(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
+		       uint32_t n)
 {
-	const uint64_t *v[GR_MAX_COLUMNS];
-	const struct gr_bytes *b[GR_MAX_COLUMNS];
 	int err;
 
-	err = chunk_cols(P, c, GR_K_STACK, n, v, b);
-	if (err)
-		return err;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct gr_bytes *fb = &b[GR_STACK_FRAMES][i];
 		uint64_t k[2] = {v[GR_STACK_ID][i], sat32(v[GR_STACK_PID][i])};
@@ -742,15 +711,11 @@ static int load_stacks(struct part *P, const struct gr_chunk *c, uint32_t n)
 	return 0;
 }
 
-static int load_session(struct part *P, const struct gr_chunk *c, uint32_t n)
+static int load_session(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
+			uint32_t n)
 {
-	const uint64_t *v[GR_MAX_COLUMNS];
-	const struct gr_bytes *b[GR_MAX_COLUMNS];
 	int err;
 
-	err = chunk_cols(P, c, GR_K_SESSION, n, v, b);
-	if (err)
-		return err;
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t k[1] = {sat32(v[GR_SESS_KEY][i])};
 		struct gr_session_fact e = {
@@ -771,7 +736,8 @@ static int load_session(struct part *P, const struct gr_chunk *c, uint32_t n)
 	return 0;
 }
 
-typedef int (*load_fn)(struct part *P, const struct gr_chunk *c, uint32_t n);
+typedef int (*load_fn)(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
+		       uint32_t n);
 
 static const load_fn loaders[GR_K_COUNT] = {
     [GR_K_LAUNCH] = load_launches, [GR_K_COPY] = load_copies,	   [GR_K_MEMSET] = load_memsets,
@@ -781,9 +747,29 @@ static const load_fn loaders[GR_K_COUNT] = {
     [GR_K_STACK] = load_stacks,	   [GR_K_LOSS] = load_losses,	   [GR_K_SESSION] = load_session,
 };
 
-int part_read_chunk(struct part *P, const struct gr_chunk *c)
+/* The records of @kind, a batch of rows at a time. 0, 1 when a column does not decode, or < 0. */
+static int read_kind(struct part *P, struct gr_chunk_decoder *d, uint16_t kind)
 {
-	int err = 0;
+	const uint64_t *fv[GR_MAX_COLUMNS], *v[GR_MAX_COLUMNS];
+	const struct gr_bytes *fb[GR_MAX_COLUMNS], *b[GR_MAX_COLUMNS];
+	int n, err = 0;
+
+	n = gr_chunk_rows_begin(d, P->r, kind);
+	while (n > 0 && !err) {
+		n = gr_chunk_rows_next(d, P->r, fv, fb);
+		if (n > 0)
+			err = batch_cols(P, kind, (uint32_t)n, fv, fb, v, b);
+		if (n > 0 && !err)
+			err = loaders[kind](P, v, b, (uint32_t)n);
+	}
+	if (n == -ENOMEM)
+		return oom(P, n, "chunks");
+	return err ? err : n < 0;
+}
+
+int part_read_chunk(struct part *P, struct gr_chunk_decoder *d, const struct gr_chunk *c)
+{
+	int err = 0, ok;
 
 	P->offset = gr_chunk_offset(c);
 	P->total = gr_chunk_total(c);
@@ -799,20 +785,22 @@ int part_read_chunk(struct part *P, const struct gr_chunk *c)
 			continue;
 		P->counts[k] += n;
 		if (loaders[k])
-			err = loaders[k](P, c, n);
+			err = read_kind(P, d, k);
 	}
-	return err;
+	/* a chunk that turns out bad is skipped, whatever its records did here */
+	ok = gr_chunk_rows_end(d, P->r);
+	if (ok < 0)
+		return gr_diag_set(&P->diag, ok, P->offset, "reading chunks: %s", gr_strerror(ok));
+	if (ok && err == -EOVERFLOW)
+		return PART_MISMATCH;
+	return ok ? (err < 0 ? err : 1) : 0;
 }
 
-int part_reset(struct part *P)
+void part_reset(struct part *P)
 {
-	static const uint32_t words[T_COUNT] = {2, 4, 2, 2, 2};
 	struct gr_keymap *maps[] = {&P->kname_k, &P->kraw_k, &P->comm_k, &P->lib_k,
 				    &P->sym_k,	 &P->map_k,  &P->sess_k};
 	static const uint32_t map_words[] = {2, 2, 2, 1, 2, 3, 1};
-	uint64_t none[2] = {0, 0};
-	struct gr_stack empty = {0};
-	uint32_t idx;
 
 	P->status = 0;
 	memset(&P->diag, 0, sizeof(P->diag));
@@ -821,11 +809,8 @@ int part_reset(struct part *P)
 	memset(P->unsorted, 0, sizeof(P->unsorted));
 	P->launches.n = P->copies.n = P->memsets.n = P->allocs.n = P->frees.n = 0;
 	P->syncs.n = P->graphs.n = P->scheds.n = P->procs.n = P->losses.n = 0;
-	for (int t = 0; t < T_COUNT; t++) {
-		gr_keymap_free(&P->tab[t]);
-		gr_keymap_init(&P->tab[t], words[t]);
+	for (int t = 0; t < T_COUNT; t++)
 		P->map[t].n = 0;
-	}
 	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
 		gr_keymap_free(maps[i]);
 		gr_keymap_init(maps[i], map_words[i]);
@@ -833,13 +818,9 @@ int part_reset(struct part *P)
 	P->thread_c.valid = P->stream_c.valid = P->stack_c.valid = 0;
 	for (int i = 0; i < GR_LAUNCH_MEMO; i++)
 		P->memo[i].valid = 0;
-	P->stacks.n = P->kname.n = P->kraw.n = P->comm.n = P->libs.n = 0;
+	P->kname.n = P->kraw.n = P->comm.n = P->libs.n = 0;
 	P->mappings.n = P->symbols.n = P->session.n = 0;
 	gr_arena_free(&P->arena);
-	/* stack index 0 is "no stack", as in the model */
-	if (gr_keymap_intern(&P->tab[T_STACK], none, &idx) < 0 || SET_AT(P->stacks, idx, &empty))
-		return -ENOMEM;
-	return 0;
 }
 
 void part_free(struct part *P)
@@ -847,16 +828,18 @@ void part_free(struct part *P)
 	struct gr_keymap *maps[] = {&P->kname_k, &P->kraw_k, &P->comm_k, &P->lib_k,
 				    &P->sym_k,	 &P->map_k,  &P->sess_k};
 
-	RELEASE(P->launches);
-	RELEASE(P->copies);
-	RELEASE(P->memsets);
-	RELEASE(P->allocs);
-	RELEASE(P->frees);
-	RELEASE(P->syncs);
-	RELEASE(P->graphs);
-	RELEASE(P->scheds);
-	RELEASE(P->procs);
-	RELEASE(P->losses);
+	if (!P->views) { /* else they are the model's */
+		RELEASE(P->launches);
+		RELEASE(P->copies);
+		RELEASE(P->memsets);
+		RELEASE(P->allocs);
+		RELEASE(P->frees);
+		RELEASE(P->syncs);
+		RELEASE(P->graphs);
+		RELEASE(P->scheds);
+		RELEASE(P->procs);
+		RELEASE(P->losses);
+	}
 	for (int t = 0; t < T_COUNT; t++) {
 		gr_keymap_free(&P->tab[t]);
 		RELEASE(P->map[t]);

@@ -178,6 +178,10 @@ void gr_decoder_release(struct gr_chunk_decoder *d)
 	free(d->vals);
 	free(d->bvals);
 	free(d->scratch.dict);
+	for (int i = 0; i < GR_MAX_COLUMNS; i++)
+		free(d->dicts[i].dict);
+	free(d->batch);
+	free(d->bbatch);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -219,14 +223,13 @@ static void forget_chunk(struct gr_chunk *c)
 	c->total = 0;
 }
 
-int gr_decoder_payload(struct gr_chunk_decoder *d, const struct gr_trace_reader *r, uint64_t off,
-		       const struct gr_chunk_hdr *h, const uint8_t *payload, char *why,
-		       size_t whylen)
+/* Check the frame and decompress it into d->raw. 0 or a GR_ERR_* (reason in @why) or -ENOMEM. */
+static int decompress(struct gr_chunk_decoder *d, const struct gr_chunk_hdr *h,
+		      const uint8_t *payload, char *why, size_t whylen)
 {
 	size_t n;
 	int err;
 
-	forget_chunk(&d->chunk);
 	if (h->raw < 1 || h->raw > GR_MAX_CHUNK_RAW) {
 		snprintf(why, whylen, "raw size %" PRIu32 " not in 1..%u", h->raw,
 			 GR_MAX_CHUNK_RAW);
@@ -248,7 +251,66 @@ int gr_decoder_payload(struct gr_chunk_decoder *d, const struct gr_trace_reader 
 			 h->raw);
 		return GR_ERR_CORRUPT;
 	}
+	return 0;
+}
+
+int gr_decoder_payload(struct gr_chunk_decoder *d, const struct gr_trace_reader *r, uint64_t off,
+		       const struct gr_chunk_hdr *h, const uint8_t *payload, char *why,
+		       size_t whylen)
+{
+	int err;
+
+	forget_chunk(&d->chunk);
+	d->lazy = 0;
+	err = decompress(d, h, payload, why, whylen);
+	if (err)
+		return err;
 	return gr_decoder_raw(d, r, off, h, d->raw.p, why, whylen);
+}
+
+int gr_decoder_layout(struct gr_chunk_decoder *d, const struct gr_trace_reader *r, uint64_t off,
+		      const struct gr_chunk_hdr *h, const uint8_t *payload, char *why,
+		      size_t whylen)
+{
+	struct gr_chunk *c = &d->chunk;
+	size_t nvals, nbvals;
+	int err;
+
+	forget_chunk(c);
+	d->lazy = 0;
+	err = decompress(d, h, payload, why, whylen);
+	if (!err)
+		err = parse_blocks(d, r, d->raw.p, d->raw.p + h->raw, h, &d->nblocks, &nvals,
+				   &nbvals, why, whylen);
+	if (err)
+		return err;
+	if (!d->batch) {
+		d->batch = malloc((size_t)GR_MAX_COLUMNS * GR_ROW_BATCH * sizeof(*d->batch));
+		d->bbatch = malloc((size_t)GR_MAX_COLUMNS * GR_ROW_BATCH * sizeof(*d->bbatch));
+		if (!d->batch || !d->bbatch)
+			return -ENOMEM;
+	}
+	for (uint32_t b = 0; b < d->nblocks; b++) {
+		c->kind_ids[b] = d->blocks[b].kind;
+		c->count[d->blocks[b].kind] = d->blocks[b].count;
+		for (int col = 0; col < GR_MAX_COLUMNS; col++) {
+			c->v[d->blocks[b].kind][col] = NULL;
+			c->b[d->blocks[b].kind][col] = NULL;
+		}
+	}
+	c->nkinds = d->nblocks;
+	c->total = h->records;
+	c->offset = off;
+	c->first_ts = h->first_ts;
+	c->last_ts = h->last_ts;
+	d->hdr = *h;
+	d->lazy = 1;
+	d->lo = UINT64_MAX;
+	d->hi = 0;
+	d->read = 0;
+	d->rb = -1;
+	d->rleft = 0;
+	return 0;
 }
 
 int gr_chunk_decode_raw(struct gr_trace_reader *r, uint64_t off, const struct gr_chunk_hdr *h,

@@ -418,3 +418,158 @@ int gr_col_decode(uint8_t codec, const uint8_t *p, size_t len, uint32_t n, uint6
 	*why = "unknown codec";
 	return GR_ERR_SCHEMA;
 }
+
+/* ---- decoding a column in steps: the same rules, a batch of values at a time ---- */
+
+int gr_col_cursor_init(struct gr_col_cursor *c, uint8_t codec, const uint8_t *p, size_t len,
+		       uint32_t n, struct gr_coldec_scratch *s, const char **why)
+{
+	const uint8_t *end = p + len;
+	uint64_t nd, v, prev = 0;
+
+	memset(c, 0, sizeof(*c));
+	*why = "";
+	c->codec = codec;
+	c->p = p;
+	c->end = end;
+	c->left = n;
+	if (!n) {
+		if (len) {
+			*why = "bytes in a column without values";
+			return GR_ERR_CORRUPT;
+		}
+		return 0;
+	}
+	switch (codec) {
+	case GR_CODEC_VARINT:
+	case GR_CODEC_DELTA:
+	case GR_CODEC_BYTES:
+		return 0;
+	case GR_CODEC_DICT:
+		break;
+	default:
+		*why = "unknown codec";
+		return GR_ERR_SCHEMA;
+	}
+	if (gr_leb_get(&p, end, &nd) || nd < 1 || nd > n || nd > (uint64_t)(end - p)) {
+		*why = "bad dictionary";
+		return GR_ERR_CORRUPT;
+	}
+	if (s->cap < nd) {
+		uint64_t *dict = realloc(s->dict, (size_t)nd * sizeof(*dict));
+
+		if (!dict)
+			return -ENOMEM;
+		s->dict = dict;
+		s->cap = (size_t)nd;
+	}
+	for (uint64_t i = 0; i < nd; i++) {
+		if (gr_leb_get(&p, end, &v)) {
+			*why = "bad dictionary entry";
+			return GR_ERR_CORRUPT;
+		}
+		prev += gr_unzigzag(v);
+		s->dict[i] = prev;
+	}
+	c->dict = s->dict;
+	c->nd = nd;
+	c->p = p;
+	if (nd == 1 && p != end) {
+		*why = "indexes present with a one-value dictionary";
+		return GR_ERR_CORRUPT;
+	}
+	/* every index one byte: no LEB128 to parse */
+	c->onebyte = (size_t)(end - p) == n;
+	return 0;
+}
+
+int gr_col_cursor_next(struct gr_col_cursor *c, uint32_t n, uint64_t *out, struct gr_bytes *bout,
+		       const char **why)
+{
+	const uint8_t *p = c->p, *end = c->end;
+	uint64_t v, prev = c->prev;
+	uint32_t i = 0;
+	int err = 0;
+
+	*why = "";
+	if (n > c->left) {
+		*why = "read past the last value";
+		return GR_ERR_CORRUPT;
+	}
+	switch (c->codec) {
+	case GR_CODEC_VARINT:
+	case GR_CODEC_DELTA: {
+		int delta = c->codec == GR_CODEC_DELTA;
+
+		for (; i < n && end - p >= GR_LEB_MAX; i++) {
+			err = leb_fast(&p, &v);
+			if (err)
+				break;
+			if (delta) {
+				prev += gr_unzigzag(v);
+				v = prev;
+			}
+			out[i] = v;
+		}
+		for (; i < n && !err; i++) {
+			err = gr_leb_get(&p, end, &v);
+			if (err)
+				break;
+			if (delta) {
+				prev += gr_unzigzag(v);
+				v = prev;
+			}
+			out[i] = v;
+		}
+		if (err) {
+			*why = "bad value";
+			return GR_ERR_CORRUPT;
+		}
+		break;
+	}
+	case GR_CODEC_DICT:
+		if (c->nd == 1) {
+			for (; i < n; i++)
+				out[i] = c->dict[0];
+		} else if (c->onebyte) {
+			for (; i < n; i++) {
+				/* a byte of 0x80 or more would start a longer index */
+				if (p[i] >= c->nd || p[i] >= 0x80) {
+					*why = "index outside the dictionary";
+					return GR_ERR_CORRUPT;
+				}
+				out[i] = c->dict[p[i]];
+			}
+			p += n;
+		} else {
+			for (; i < n; i++) {
+				if (gr_leb_get(&p, end, &v) || v >= c->nd) {
+					*why = "bad index";
+					return GR_ERR_CORRUPT;
+				}
+				out[i] = c->dict[v];
+			}
+		}
+		break;
+	case GR_CODEC_BYTES:
+		for (; i < n; i++) {
+			if (gr_leb_get(&p, end, &v) || v > GR_MAX_BYTES_VALUE ||
+			    v > (uint64_t)(end - p)) {
+				*why = "bad byte string";
+				return GR_ERR_CORRUPT;
+			}
+			bout[i].data = p;
+			bout[i].len = (uint32_t)v;
+			p += v;
+		}
+		break;
+	}
+	c->p = p;
+	c->prev = prev;
+	c->left -= n;
+	if (!c->left && p != end) {
+		*why = "bytes left after the last value";
+		return GR_ERR_CORRUPT;
+	}
+	return 0;
+}

@@ -74,6 +74,31 @@ struct gr_coldec_scratch {
 int gr_col_decode(uint8_t codec, const uint8_t *p, size_t len, uint32_t n, uint64_t *out,
 		  struct gr_bytes *bout, struct gr_coldec_scratch *s, const char **why);
 
+/*
+ * A column decoded a batch at a time, by the rules of gr_col_decode() (which one reports a
+ * problem may differ: readers that need gr_col_decode()'s reason decode again with it).
+ */
+struct gr_col_cursor {
+	uint8_t codec;
+	uint8_t onebyte; /* DICT: one byte per index */
+	const uint8_t *p, *end;
+	uint32_t left; /* values still to read */
+	uint64_t prev; /* DELTA */
+	const uint64_t *dict;
+	uint64_t nd;
+};
+
+/* Start on @n values of @codec in the @len bytes at @p; a DICT's dictionary goes to @s. */
+int gr_col_cursor_init(struct gr_col_cursor *c, uint8_t codec, const uint8_t *p, size_t len,
+		       uint32_t n, struct gr_coldec_scratch *s, const char **why);
+
+/*
+ * The next @n values into @out (numeric) or @bout (BYTES). After the last, checks the column
+ * ends there. Returns 0, or a GR_ERR_* with a static reason in *@why.
+ */
+int gr_col_cursor_next(struct gr_col_cursor *c, uint32_t n, uint64_t *out, struct gr_bytes *bout,
+		       const char **why);
+
 const char *gr_codec_name(uint8_t codec);
 
 #endif

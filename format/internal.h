@@ -53,6 +53,20 @@ struct gr_chunk_decoder {
 	struct gr_coldec_scratch scratch;
 	struct block blocks[GR_MAX_KINDS];
 	struct gr_chunk chunk;
+
+	/* a chunk read by rows (gr_chunk_decode_lazy): its layout is in blocks[] */
+	struct gr_chunk_hdr hdr;
+	uint64_t index;
+	uint32_t nblocks;
+	int lazy;	 /* 1 reading by rows, -1 a column failed, 0 not reading by rows */
+	uint64_t lo, hi; /* timestamps seen */
+	uint64_t read;	 /* bit b: block b was read to its end */
+	int rb;		 /* the block being read, -1 none */
+	uint32_t rleft;	 /* its rows still to read */
+	struct gr_col_cursor cur[GR_MAX_COLUMNS];
+	struct gr_coldec_scratch dicts[GR_MAX_COLUMNS];
+	uint64_t *batch;	 /* GR_MAX_COLUMNS x GR_ROW_BATCH values */
+	struct gr_bytes *bbatch; /* the same for BYTES columns */
 };
 
 struct gr_trace_reader {
@@ -112,6 +126,11 @@ int gr_decoder_raw(struct gr_chunk_decoder *d, const struct gr_trace_reader *r, 
 /* gr_decoder_raw() into the reader's own decoder (r->dec.chunk), for the chunk fuzzer. */
 int gr_chunk_decode_raw(struct gr_trace_reader *r, uint64_t off, const struct gr_chunk_hdr *h,
 			const uint8_t *raw, char *why, size_t whylen);
+
+/* The layout of the chunk at @off into d->blocks (no column decoded). 0 or a GR_ERR_*. */
+int gr_decoder_layout(struct gr_chunk_decoder *d, const struct gr_trace_reader *r, uint64_t off,
+		      const struct gr_chunk_hdr *h, const uint8_t *payload, char *why,
+		      size_t whylen);
 
 /* Set up / release the buffers of a decoder that lives inside another struct. */
 int gr_decoder_init(struct gr_chunk_decoder *d);

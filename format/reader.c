@@ -436,8 +436,8 @@ static int load_footer(struct gr_trace_reader *r, struct gr_diag *why)
 				   " chunks do not fit its %" PRIu64 " bytes",
 				   foff, n, flen);
 	r->chunks = calloc(n ? n : 1, sizeof(*r->chunks));
-	/* every entry has at least one count: the bytes after the entries bound them */
-	r->kcounts = malloc((size_t)(flen - GR_FOOTER_FIXED - n * GR_FOOTER_ENTRY) + 4);
+	/* counts take 4 bytes of the footer each: its length bounds them */
+	r->kcounts = malloc((size_t)(flen - GR_FOOTER_FIXED) + 4);
 	if (!r->chunks || !r->kcounts) {
 		free(r->chunks);
 		free(r->kcounts);
@@ -881,18 +881,18 @@ static void mark_bad(struct gr_trace_reader *r, struct chunk_ent *c, int err, co
 	pthread_mutex_unlock(&r->lock);
 }
 
-int gr_chunk_decode(struct gr_chunk_decoder *d, struct gr_trace_reader *r, uint64_t i,
-		    const struct gr_chunk **chunk)
+/*
+ * Read index entry @i into d->io and check it again (the file may have changed since open; the
+ * index bounds the read). Returns 1 with its header in *@h and its payload in *@payload, 0 when
+ * it is bad (marked), or a negative error that stops reading.
+ */
+static int read_chunk(struct gr_chunk_decoder *d, struct gr_trace_reader *r, uint64_t i,
+		      struct gr_chunk_hdr *h, const uint8_t **payload)
 {
 	struct chunk_ent *c;
-	struct gr_chunk_hdr h;
 	const uint8_t *p;
-	char why[160];
 	int err;
 
-	if (!d || !r || !chunk)
-		return -EINVAL;
-	*chunk = NULL;
 	if (i >= r->nchunks)
 		return -ERANGE;
 	c = &r->chunks[i];
@@ -905,25 +905,198 @@ int gr_chunk_decode(struct gr_chunk_decoder *d, struct gr_trace_reader *r, uint6
 	}
 	if (err)
 		return err;
-	/* read again: the file may have changed since open (the index bounds the read) */
-	err = gr_chunk_hdr_get(p, &h);
-	if (!err && GR_CHUNK_HDR + (uint64_t)h.payload != c->size)
+	err = gr_chunk_hdr_get(p, h);
+	if (!err && GR_CHUNK_HDR + (uint64_t)h->payload != c->size)
 		err = GR_ERR_CORRUPT;
-	if (!err && gr_crc32(p + GR_CHUNK_HDR, h.payload) != h.payload_crc)
+	if (!err && gr_crc32(p + GR_CHUNK_HDR, h->payload) != h->payload_crc)
 		err = GR_ERR_CHECKSUM;
 	if (err) {
 		mark_bad(r, c, err, "changed since the file was opened");
 		return 0;
 	}
-	err = gr_decoder_payload(d, r, c->offset, &h, p + GR_CHUNK_HDR, why, sizeof(why));
+	*payload = p + GR_CHUNK_HDR;
+	return 1;
+}
+
+int gr_chunk_decode(struct gr_chunk_decoder *d, struct gr_trace_reader *r, uint64_t i,
+		    const struct gr_chunk **chunk)
+{
+	struct gr_chunk_hdr h;
+	const uint8_t *payload;
+	char why[160];
+	int err;
+
+	if (!d || !r || !chunk)
+		return -EINVAL;
+	*chunk = NULL;
+	d->lazy = 0;
+	err = read_chunk(d, r, i, &h, &payload);
+	if (err <= 0)
+		return err;
+	err = gr_decoder_payload(d, r, r->chunks[i].offset, &h, payload, why, sizeof(why));
 	if (err == -ENOMEM)
 		return err;
 	if (err) {
-		mark_bad(r, c, err, why);
+		mark_bad(r, &r->chunks[i], err, why);
 		return 0;
 	}
 	*chunk = &d->chunk;
 	return 1;
+}
+
+/* ---- reading a chunk by rows ---- */
+
+int gr_chunk_decode_lazy(struct gr_chunk_decoder *d, struct gr_trace_reader *r, uint64_t i,
+			 const struct gr_chunk **chunk)
+{
+	struct gr_chunk_hdr h;
+	const uint8_t *payload;
+	char why[160];
+	int err;
+
+	if (!d || !r || !chunk)
+		return -EINVAL;
+	*chunk = NULL;
+	d->lazy = 0;
+	err = read_chunk(d, r, i, &h, &payload);
+	if (err <= 0)
+		return err;
+	err = gr_decoder_layout(d, r, r->chunks[i].offset, &h, payload, why, sizeof(why));
+	if (err == -ENOMEM)
+		return err;
+	if (err) {
+		mark_bad(r, &r->chunks[i], err, why);
+		return 0;
+	}
+	d->index = i;
+	*chunk = &d->chunk;
+	return 1;
+}
+
+/* Start reading block @b by rows: one cursor per column. */
+static int begin_block(struct gr_chunk_decoder *d, const struct gr_trace_reader *r, uint32_t b)
+{
+	const struct block *blk = &d->blocks[b];
+	const struct gr_kind_def *k = &r->kinds[r->kind_index[blk->kind]];
+	const char *why;
+	int err;
+
+	d->rb = (int)b;
+	d->rleft = blk->count;
+	for (uint16_t col = 0; col < k->ncols; col++) {
+		err = gr_col_cursor_init(&d->cur[col], k->cols[col].codec, blk->col[col],
+					 blk->len[col], blk->count, &d->dicts[col], &why);
+		if (err) {
+			d->lazy = err == -ENOMEM ? d->lazy : -1;
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* The next rows of the block being read into the batch buffers: their number, or < 0. */
+static int next_rows(struct gr_chunk_decoder *d, const struct gr_trace_reader *r)
+{
+	const struct block *blk = &d->blocks[d->rb];
+	const struct gr_kind_def *k = &r->kinds[r->kind_index[blk->kind]];
+	uint32_t n = d->rleft < GR_ROW_BATCH ? d->rleft : GR_ROW_BATCH;
+	const uint64_t *ts = d->batch;
+	const char *why;
+	int err;
+
+	for (uint16_t col = 0; col < k->ncols; col++) {
+		err = gr_col_cursor_next(&d->cur[col], n, d->batch + (size_t)col * GR_ROW_BATCH,
+					 d->bbatch + (size_t)col * GR_ROW_BATCH, &why);
+		if (err) {
+			d->lazy = -1;
+			return err;
+		}
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		d->lo = ts[i] < d->lo ? ts[i] : d->lo;
+		d->hi = ts[i] > d->hi ? ts[i] : d->hi;
+	}
+	d->rleft -= n;
+	if (!d->rleft)
+		d->read |= 1ull << d->rb;
+	return (int)n;
+}
+
+int gr_chunk_rows_begin(struct gr_chunk_decoder *d, const struct gr_trace_reader *r, uint16_t kind)
+{
+	if (!d || !r)
+		return -EINVAL;
+	if (d->lazy != 1)
+		return d->lazy ? GR_ERR_CORRUPT : -EINVAL;
+	d->rb = -1;
+	d->rleft = 0;
+	for (uint32_t b = 0; b < d->nblocks; b++) {
+		if (d->blocks[b].kind == kind) {
+			int err = begin_block(d, r, b);
+
+			return err ? err : (int)d->blocks[b].count;
+		}
+	}
+	return 0;
+}
+
+int gr_chunk_rows_next(struct gr_chunk_decoder *d, const struct gr_trace_reader *r,
+		       const uint64_t **v, const struct gr_bytes **b)
+{
+	const struct gr_kind_def *k;
+	int n;
+
+	if (!d || !r || !v || !b)
+		return -EINVAL;
+	if (d->lazy != 1)
+		return d->lazy ? GR_ERR_CORRUPT : -EINVAL;
+	if (d->rb < 0 || !d->rleft)
+		return 0;
+	n = next_rows(d, r);
+	if (n < 0)
+		return n;
+	k = &r->kinds[r->kind_index[d->blocks[d->rb].kind]];
+	for (uint16_t col = 0; col < k->ncols; col++) {
+		int bytes = k->cols[col].codec == GR_CODEC_BYTES;
+
+		v[col] = bytes ? NULL : d->batch + (size_t)col * GR_ROW_BATCH;
+		b[col] = bytes ? d->bbatch + (size_t)col * GR_ROW_BATCH : NULL;
+	}
+	return n;
+}
+
+int gr_chunk_rows_end(struct gr_chunk_decoder *d, struct gr_trace_reader *r)
+{
+	struct chunk_ent *c;
+	char why[160];
+	int err = 0;
+
+	if (!d || !r || !d->lazy || d->index >= r->nchunks)
+		return -EINVAL;
+	c = &r->chunks[d->index];
+	/* what the caller did not read is checked all the same */
+	for (uint32_t b = 0; b < d->nblocks && d->lazy == 1; b++) {
+		if (d->read >> b & 1)
+			continue;
+		err = begin_block(d, r, b);
+		while (!err && d->rleft)
+			err = next_rows(d, r) < 0;
+	}
+	if (err == -ENOMEM)
+		return err;
+	if (d->lazy == 1 && (d->lo != d->hdr.first_ts || d->hi != d->hdr.last_ts))
+		d->lazy = -1;
+	if (d->lazy == 1) {
+		d->lazy = 0;
+		return 1;
+	}
+	/* bad: decode it whole for gr_chunk_decode()'s own reason, which the integrity keeps */
+	d->lazy = 0;
+	err = gr_decoder_raw(d, r, c->offset, &d->hdr, d->raw.p, why, sizeof(why));
+	if (err == -ENOMEM)
+		return err;
+	mark_bad(r, c, err ? err : GR_ERR_CORRUPT, err ? why : "columns do not decode");
+	return 0;
 }
 
 int gr_trace_reader_next_chunk(struct gr_trace_reader *r, const struct gr_chunk **chunk)

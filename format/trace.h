@@ -229,6 +229,33 @@ void gr_chunk_decoder_free(struct gr_chunk_decoder *d);
 int gr_chunk_decode(struct gr_chunk_decoder *d, struct gr_trace_reader *r, uint64_t i,
 		    const struct gr_chunk **chunk);
 
+/*
+ * Reading a chunk by rows, for readers that convert records as they go: memory for a batch of
+ * rows instead of every value of the chunk (gr_chunk_decode() holds 8 bytes per value, tens of
+ * MiB for a chunk of launches).
+ *
+ * gr_chunk_decode_lazy() reads, checks and decompresses index entry @i as gr_chunk_decode()
+ * does and checks its layout, but decodes no column: *@chunk has the counts and the times, and
+ * gr_chunk_column()/gr_chunk_bytes() return NULL. Same returns as gr_chunk_decode(). Then, for the
+ * kinds wanted, gr_chunk_rows_begin() (the kind's record count, 0 when none) and
+ * gr_chunk_rows_next() until it returns 0: each call sets @v (numeric columns) and @b (BYTES
+ * columns), arrays of GR_MAX_COLUMNS pointers indexed by the file's column, to the values of
+ * up to GR_ROW_BATCH next rows, valid until the next call; it returns how many. Last,
+ * gr_chunk_rows_end() checks what was not read and the chunk's time span, and says whether
+ * the chunk is good (1) or bad (0: marked and counted exactly as gr_chunk_decode() would, with its
+ * reason; the caller drops what it made of the chunk), or a negative error that stops reading.
+ * A column that does not decode makes begin/next return a GR_ERR_* (the chunk is bad, say so with
+ * gr_chunk_rows_end()).
+ */
+#define GR_ROW_BATCH 1024
+
+int gr_chunk_decode_lazy(struct gr_chunk_decoder *d, struct gr_trace_reader *r, uint64_t i,
+			 const struct gr_chunk **chunk);
+int gr_chunk_rows_begin(struct gr_chunk_decoder *d, const struct gr_trace_reader *r, uint16_t kind);
+int gr_chunk_rows_next(struct gr_chunk_decoder *d, const struct gr_trace_reader *r,
+		       const uint64_t **v, const struct gr_bytes **b);
+int gr_chunk_rows_end(struct gr_chunk_decoder *d, struct gr_trace_reader *r);
+
 uint64_t gr_chunk_offset(const struct gr_chunk *c); /* file offset of the chunk */
 uint64_t gr_chunk_first_ts(const struct gr_chunk *c);
 uint64_t gr_chunk_last_ts(const struct gr_chunk *c);

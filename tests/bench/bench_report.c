@@ -2,16 +2,19 @@
 /*
  * Report speed: writes a training-loop trace through the format writer (per step: 40 kernels in
  * a fixed order, an async H2D copy from pinned memory, a 4-byte D2H read, a stream sync, and
- * scheduler events: the launching thread preempted by a "hog" and given the CPU back), loads it
- * once, then times gr_report_compute() (all four sections) on one core.
+ * scheduler events: the launching thread preempted by a "hog" and given the CPU back), then
+ * measures what `gpurec report` does, load and report, each configuration in fresh processes:
  *
- *   build/tests/bench_report [-n EVENTS] [-r RUNS] [-k] [-e] [FILE]
+ *   build/tests/bench_report [-n EVENTS] [-r RUNS] [-j JOBS,...] [-k] [-e] [FILE]
  *
- * Prints "report events/s: X" (events = launch, copy, sync and sched records, over the best
- * compute time), "load + report events/s: X", and "report peak RSS MiB: Y" (peak of this process:
- * the loaded model plus the report's own memory; the writer runs in a child). Default 10M
- * events, best of 3 runs, FILE /tmp/gr_bench_report.trc, removed at the end unless -k; -e reports
- * on an existing FILE (kept) instead of writing one.
+ * For each number of load workers (-j, default 1,2): "load + report events/s" (events = launch,
+ * copy, sync and sched records, over the best load + compute time of RUNS child processes),
+ * "report peak RSS B/event" (the child's ru_maxrss from wait4(): the loaded model plus the
+ * report's memory), beside the issue's targets, and "load peak RSS B/event" (a child that only
+ * loads). Then, in this process, "report events/s": the
+ * best of RUNS gr_report_compute() (all four sections) on one core. Default 10M events, 3 runs,
+ * FILE /tmp/gr_bench_report.trc, removed at the end unless -k; -e reports on an existing FILE
+ * (kept) instead of writing one.
  */
 #include <fcntl.h>
 #include <inttypes.h>
@@ -20,6 +23,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -199,25 +203,85 @@ static double peak_mib(void)
 	return (double)ru.ru_maxrss / 1024.0;
 }
 
+static uint64_t events_of(const struct gr_model *m)
+{
+	return gr_model_record_count(m, GR_K_LAUNCH) + gr_model_record_count(m, GR_K_COPY) +
+	       gr_model_record_count(m, GR_K_SYNC) + gr_model_record_count(m, GR_K_SCHED);
+}
+
+/* What one fresh process measured. */
+struct run {
+	double load, report; /* seconds */
+	uint64_t events;
+	long maxrss_kib; /* the child's, from wait4() */
+};
+
+/* Load @path with @jobs workers (and report on it with @report) in a child process. */
+static int measure(const char *path, unsigned jobs, int report, struct run *out)
+{
+	struct rusage ru;
+	int fds[2], status;
+	ssize_t got;
+	pid_t child;
+
+	memset(out, 0, sizeof(*out));
+	if (pipe(fds))
+		return -1;
+	child = fork();
+	if (child == 0) {
+		struct gr_model_load_opts o = {.jobs = jobs};
+		struct gr_model *m = NULL;
+		struct gr_report *r = NULL;
+		struct run res = {0};
+		double t = now();
+
+		close(fds[0]);
+		if (gr_model_load_opts(&m, path, &o, NULL))
+			_exit(1);
+		res.load = now() - t;
+		res.events = events_of(m);
+		t = now();
+		if (report && gr_report_compute(m, NULL, &r))
+			_exit(1);
+		res.report = now() - t;
+		_exit(write(fds[1], &res, sizeof(res)) == sizeof(res) ? 0 : 1);
+	}
+	close(fds[1]);
+	if (child < 0) {
+		close(fds[0]);
+		return -1;
+	}
+	got = read(fds[0], out, sizeof(*out));
+	close(fds[0]);
+	if (wait4(child, &status, 0, &ru) != child || !WIFEXITED(status) || WEXITSTATUS(status) ||
+	    got != sizeof(*out))
+		return -1;
+	out->maxrss_kib = ru.ru_maxrss;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	const char *path = "/tmp/gr_bench_report.trc";
+	const char *path = "/tmp/gr_bench_report.trc", *jobs_list = "1,2";
 	uint64_t nevents = 10000000, events;
 	int runs = 3, keep = 0, existing = 0, opt, status = 0;
-	double best = 1e30, load, t, model_mib;
+	double best = 1e30, t;
 	struct gr_diag diag = {0};
 	struct gr_model *m = NULL;
 	struct gr_report *r = NULL;
 	struct stat sb;
 	pid_t child;
 
-	while ((opt = getopt(argc, argv, "n:r:ke")) != -1) {
+	while ((opt = getopt(argc, argv, "n:r:j:ke")) != -1) {
 		switch (opt) {
 		case 'n':
 			nevents = strtoull(optarg, NULL, 0);
 			break;
 		case 'r':
 			runs = atoi(optarg) > 0 ? atoi(optarg) : 1;
+			break;
+		case 'j':
+			jobs_list = optarg;
 			break;
 		case 'k':
 			keep = 1;
@@ -226,7 +290,8 @@ int main(int argc, char **argv)
 			existing = keep = 1;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-n EVENTS] [-r RUNS] [-k] [-e] [FILE]\n",
+			fprintf(stderr,
+				"usage: %s [-n EVENTS] [-r RUNS] [-j JOBS,...] [-k] [-e] [FILE]\n",
 				argv[0]);
 			return 2;
 		}
@@ -246,19 +311,54 @@ int main(int argc, char **argv)
 	t = now() - t;
 	if (stat(path, &sb))
 		return 1;
+	printf("trace: %" PRIu64 " events asked, %.1f MiB, written in %.2f s\n", nevents,
+	       (double)sb.st_size / (1 << 20), t);
 
-	load = now();
+	/* fresh processes first, while this one is small (a child starts with its RSS) */
+	for (const char *j = jobs_list; *j;) {
+		unsigned jobs = (unsigned)strtoul(j, NULL, 10);
+		struct run best_run = {.load = 1e30}, x;
+		long rss = 0;
+
+		for (int i = 0; i < runs; i++) {
+			if (measure(path, jobs, 1, &x)) {
+				fprintf(stderr, "bench_report: %s: load or report failed\n", path);
+				return 1;
+			}
+			if (x.load + x.report < best_run.load + best_run.report)
+				best_run = x;
+			rss = x.maxrss_kib > rss ? x.maxrss_kib : rss;
+		}
+		printf("%u worker%s: load %.3f s (%.1fM events/s), report %.3f s; "
+		       "load + report events/s: %.1fM (target >= %s)\n",
+		       jobs, jobs == 1 ? " " : "s", best_run.load,
+		       (double)best_run.events / best_run.load / 1e6, best_run.report,
+		       (double)best_run.events / (best_run.load + best_run.report) / 1e6,
+		       jobs == 1   ? "20M on one core"
+		       : jobs == 2 ? "35M on two"
+				   : "-");
+		printf("%u worker%s: report peak RSS B/event: %.1f (%.1f MiB; target <= 16)\n",
+		       jobs, jobs == 1 ? " " : "s", (double)rss * 1024 / (double)best_run.events,
+		       (double)rss / 1024);
+		if (measure(path, jobs, 0, &x)) {
+			fprintf(stderr, "bench_report: %s: load failed\n", path);
+			return 1;
+		}
+		printf("%u worker%s: load peak RSS B/event: %.1f (%.1f MiB, the model alone)\n",
+		       jobs, jobs == 1 ? " " : "s", (double)x.maxrss_kib * 1024 / (double)x.events,
+		       (double)x.maxrss_kib / 1024);
+		j += strcspn(j, ",");
+		j += *j == ',';
+	}
+
 	if (gr_model_load(&m, path, &diag)) {
 		fprintf(stderr, "bench_report: %s: %s (offset %" PRIu64 ")\n", path, diag.reason,
 			diag.offset);
 		return 1;
 	}
-	load = now() - load;
-	model_mib = peak_mib();
-	events = gr_model_record_count(m, GR_K_LAUNCH) + gr_model_record_count(m, GR_K_COPY) +
-		 gr_model_record_count(m, GR_K_SYNC) + gr_model_record_count(m, GR_K_SCHED);
-	printf("trace: %" PRIu64 " events (%" PRIu64 " launches), %.1f MiB, written in %.2f s\n",
-	       events, gr_model_record_count(m, GR_K_LAUNCH), (double)sb.st_size / (1 << 20), t);
+	events = events_of(m);
+	printf("trace: %" PRIu64 " events (%" PRIu64 " launches)\n", events,
+	       gr_model_record_count(m, GR_K_LAUNCH));
 	for (int i = 0; i < runs; i++) {
 		t = now();
 		if (gr_report_compute(m, NULL, &r)) {
@@ -277,11 +377,9 @@ int main(int argc, char **argv)
 			       r->cpu.verdict.level == GR_VERDICT_PROBLEM ? "starved" : "ok");
 		gr_report_free(r);
 	}
-	printf("report events/s: %.1fM (compute %.3f s, best of %d; target >= 20M on one core)\n",
+	printf("report events/s: %.1fM (compute %.3f s, best of %d, one core)\n",
 	       (double)events / best / 1e6, best, runs);
-	printf("load + report events/s: %.1fM (load %.3f s)\n",
-	       (double)events / (best + load) / 1e6, load);
-	printf("report peak RSS MiB: %.1f (model loaded: %.1f)\n", peak_mib(), model_mib);
+	printf("this process peak RSS MiB: %.1f\n", peak_mib());
 	gr_model_free(m);
 	if (!keep)
 		unlink(path);

@@ -5,6 +5,8 @@
  * invariants the API promises (counts consistent, timestamps inside the chunk's range, merge
  * sorted and complete, integrity coherent). Each input is read twice: as given, and with its
  * CRCs recomputed, so mutations also reach the zstd and column decoders behind the checksums.
+ * A second reader reads the chunks by rows (gr_chunk_decode_lazy) and must find the same good
+ * chunks, the same values and the same integrity.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +86,74 @@ static void check_chunk(const struct gr_schema *s, const struct gr_chunk *c, uin
 	free(refs);
 }
 
+/* Read every chunk of a fresh reader by rows: the records of the good ones, and its integrity. */
+static uint64_t read_by_rows(const uint8_t *data, size_t size, uint64_t *sum,
+			     struct gr_integrity *out)
+{
+	const uint64_t *v[GR_MAX_COLUMNS];
+	const struct gr_bytes *b[GR_MAX_COLUMNS];
+	struct gr_trace_reader *r;
+	struct gr_chunk_decoder *d;
+	const struct gr_schema *s;
+	uint64_t records = 0;
+
+	FUZZ_ASSERT(gr_trace_reader_open_mem(&r, data, size, NULL) == 0);
+	FUZZ_ASSERT(gr_chunk_decoder_new(&d) == 0);
+	s = gr_trace_reader_schema(r);
+	*sum = 0;
+	for (uint64_t i = 0; i < gr_trace_reader_index_len(r); i++) {
+		const struct gr_chunk *c;
+		uint64_t part = 0;
+		int n = gr_chunk_decode_lazy(d, r, i, &c);
+
+		FUZZ_ASSERT(n == 0 || n == 1);
+		if (!n)
+			continue;
+		for (uint16_t k = 0; k < s->nkinds && n >= 0; k++) {
+			const struct gr_kind_def *kd = &s->kinds[k];
+
+			n = gr_chunk_rows_begin(d, r, kd->id);
+			FUZZ_ASSERT(n < 0 || (uint32_t)n == gr_chunk_count(c, kd->id));
+			while (n > 0 && (n = gr_chunk_rows_next(d, r, v, b)) > 0) {
+				FUZZ_ASSERT(n <= GR_ROW_BATCH);
+				for (uint16_t col = 0; col < kd->ncols; col++)
+					for (int j = 0; j < n; j++)
+						part += v[col] ? v[col][j] : b[col][j].len;
+			}
+		}
+		n = gr_chunk_rows_end(d, r);
+		FUZZ_ASSERT(n == 0 || n == 1);
+		if (n) {
+			records += gr_chunk_total(c);
+			*sum += part;
+		}
+	}
+	*out = *gr_trace_reader_integrity(r);
+	gr_chunk_decoder_free(d);
+	gr_trace_reader_close(r);
+	return records;
+}
+
+/* The same values as the whole-chunk decoder's, in the same order as read_by_rows() sums them. */
+static uint64_t sum_chunk(const struct gr_schema *s, const struct gr_chunk *c)
+{
+	uint64_t sum = 0;
+
+	for (uint16_t k = 0; k < s->nkinds; k++) {
+		const struct gr_kind_def *kd = &s->kinds[k];
+		uint32_t cnt = gr_chunk_count(c, kd->id);
+
+		for (uint16_t col = 0; col < kd->ncols && cnt; col++) {
+			const uint64_t *v = gr_chunk_column(c, kd->id, col);
+			const struct gr_bytes *b = gr_chunk_bytes(c, kd->id, col);
+
+			for (uint32_t j = 0; j < cnt; j++)
+				sum += v ? v[j] : b[j].len;
+		}
+	}
+	return sum;
+}
+
 static void check_reader(const uint8_t *data, size_t size)
 {
 	struct gr_trace_reader *r = (struct gr_trace_reader *)1;
@@ -92,7 +162,7 @@ static void check_reader(const uint8_t *data, size_t size)
 	const struct gr_schema *s;
 	const struct gr_chunk *c;
 	struct gr_diag d = {0};
-	uint64_t chunks = 0, records = 0, again = 0;
+	uint64_t chunks = 0, records = 0, again = 0, sum = 0;
 	char why[160];
 	int err = gr_trace_reader_open_mem(&r, data, size, &d);
 
@@ -111,10 +181,12 @@ static void check_reader(const uint8_t *data, size_t size)
 	for (int pass = 0; pass < 2; pass++) {
 		while ((err = gr_trace_reader_next_chunk(r, &c)) == 1) {
 			check_chunk(s, c, size);
-			if (pass)
+			if (pass) {
 				again += gr_chunk_total(c);
-			else
+			} else {
 				records += gr_chunk_total(c);
+				sum += sum_chunk(s, c);
+			}
 			chunks += !pass;
 		}
 		FUZZ_ASSERT(err == 0 && !c);
@@ -123,6 +195,17 @@ static void check_reader(const uint8_t *data, size_t size)
 	FUZZ_ASSERT(chunks == in->chunks_ok && records == again);
 	FUZZ_ASSERT(in->complete == (in->footer_present && !in->chunks_bad && !in->bytes_unread));
 	FUZZ_ASSERT(in->complete == !in->first_problem.err);
+	{
+		struct gr_integrity lazy;
+		uint64_t lazy_sum, lazy_records = read_by_rows(data, size, &lazy_sum, &lazy);
+
+		FUZZ_ASSERT(lazy_records == records && lazy_sum == sum);
+		FUZZ_ASSERT(lazy.chunks_ok == in->chunks_ok && lazy.chunks_bad == in->chunks_bad);
+		FUZZ_ASSERT(lazy.complete == in->complete);
+		FUZZ_ASSERT(lazy.first_problem.err == in->first_problem.err);
+		FUZZ_ASSERT(lazy.first_problem.offset == in->first_problem.offset);
+		FUZZ_ASSERT(!strcmp(lazy.first_problem.reason, in->first_problem.reason));
+	}
 	gr_trace_reader_close(r);
 }
 

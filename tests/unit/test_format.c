@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "format/column.h"
 #include "format/events.h"
@@ -1472,12 +1473,14 @@ static uint64_t chunk_digest(const struct gr_chunk *c)
 		for (uint16_t col = 0; col < kd->ncols && n; col++) {
 			const uint64_t *v = gr_chunk_column(c, kd->id, col);
 			const struct gr_bytes *b = gr_chunk_bytes(c, kd->id, col);
+			uint64_t hc = 0;
 
 			for (uint32_t i = 0; i < n; i++) {
-				h = h * 31 + (v ? v[i] : b[i].len);
+				hc = hc * 31 + (v ? v[i] : b[i].len);
 				for (uint32_t j = 0; !v && j < b[i].len; j++)
-					h = h * 31 + b[i].data[j];
+					hc = hc * 31 + b[i].data[j];
 			}
+			h = h * 37 + hc;
 		}
 	}
 	return h * 31 + gr_chunk_total(c);
@@ -1528,6 +1531,172 @@ static void decode_threads(struct gr_trace_reader *r, unsigned nthreads, uint64_
 			ret[i] = jobs[t].ret[i];
 		}
 	}
+}
+
+/* The digest of chunk @i read by rows, reading only @kinds (a mask) and the first rows of the
+ * rest; *@ok gets gr_chunk_rows_end(). */
+static uint64_t rows_digest(struct gr_chunk_decoder *d, struct gr_trace_reader *r, uint64_t i,
+			    uint64_t kinds, int *ok)
+{
+	const uint64_t *v[GR_MAX_COLUMNS];
+	const struct gr_bytes *b[GR_MAX_COLUMNS];
+	const struct gr_chunk *c;
+	uint64_t h = 0;
+	int n;
+
+	*ok = gr_chunk_decode_lazy(d, r, i, &c);
+	if (*ok != 1)
+		return 0;
+	CHECK(!gr_chunk_column(c, K_ALPHA, A_TS));
+	for (size_t k = 0; k < N(test_kinds); k++) {
+		const struct gr_kind_def *kd = &test_kinds[k];
+		uint64_t hc[GR_MAX_COLUMNS] = {0};
+		uint32_t seen = 0;
+
+		/* a column that does not decode fails begin or next: the chunk is bad */
+		n = gr_chunk_rows_begin(d, r, kd->id);
+		if (n >= 0)
+			CHECK_EQ_U64(n, gr_chunk_count(c, kd->id));
+		while (n > 0 && (n = gr_chunk_rows_next(d, r, v, b)) > 0) {
+			CHECK(n <= GR_ROW_BATCH);
+			seen += (uint32_t)n;
+			if (!(kinds >> kd->id & 1))
+				break; /* left for gr_chunk_rows_end() to check */
+			for (uint16_t col = 0; col < kd->ncols; col++) {
+				for (int j = 0; j < n; j++) {
+					hc[col] =
+					    hc[col] * 31 + (v[col] ? v[col][j] : b[col][j].len);
+					for (uint32_t x = 0; !v[col] && x < b[col][j].len; x++)
+						hc[col] = hc[col] * 31 + b[col][j].data[x];
+				}
+			}
+		}
+		for (uint16_t col = 0; seen && col < kd->ncols; col++)
+			h = h * 37 + hc[col];
+		if (n >= 0 && kinds >> kd->id & 1)
+			CHECK_EQ_U64(seen, gr_chunk_count(c, kd->id));
+	}
+	*ok = gr_chunk_rows_end(d, r);
+	return h * 31 + gr_chunk_total(c);
+}
+
+/* Damage the payload of the chunk at @off so that its CRCs still hold but it does not decompress.
+ */
+static void break_frame(struct mem *m, uint64_t off)
+{
+	uint32_t plen = gr_get_le32(m->p + off + GR_CK_PAYLOAD);
+
+	m->p[off + GR_CHUNK_HDR + plen / 2] ^= 0x21;
+	gr_put_le32(m->p + off + GR_CK_PAYLOAD_CRC, gr_crc32(m->p + off + GR_CHUNK_HDR, plen));
+	gr_put_le32(m->p + off + GR_CK_HDR_CRC, gr_crc32(m->p + off, GR_CK_HDR_CRC));
+}
+
+/*
+ * @m without its footer, chunk @k's last payload byte (a value of its last column) set to 0xff
+ * and the chunk compressed again: its frame and CRCs hold, one column does not decode.
+ */
+static struct mem bad_column(const struct mem *m, const uint64_t *off, uint32_t n, uint32_t k)
+{
+	uint32_t raw_len = gr_get_le32(m->p + off[k] + GR_CK_RAW);
+	uint32_t plen = gr_get_le32(m->p + off[k] + GR_CK_PAYLOAD);
+	size_t bound = ZSTD_compressBound(raw_len), clen, at = 0;
+	uint64_t end = gr_get_le64(m->p + m->len - GR_TRAILER + GR_TR_FOOTER_OFF);
+	uint8_t *raw = malloc(raw_len), *z = malloc(bound);
+	struct mem out = {malloc(m->len + bound), 0};
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+
+	CHECK(k + 1 < n);
+	CHECK(ZSTD_decompress(raw, raw_len, m->p + off[k] + GR_CHUNK_HDR, plen) == raw_len);
+	raw[raw_len - 1] = 0xff;
+	ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1);
+	clen = ZSTD_compress2(cc, z, bound, raw, raw_len);
+	CHECK(!ZSTD_isError(clen));
+	memcpy(out.p, m->p, off[k]);
+	at = off[k];
+	memcpy(out.p + at, m->p + off[k], GR_CHUNK_HDR);
+	gr_put_le32(out.p + at + GR_CK_PAYLOAD, (uint32_t)clen);
+	gr_put_le32(out.p + at + GR_CK_PAYLOAD_CRC, gr_crc32(z, clen));
+	gr_put_le32(out.p + at + GR_CK_HDR_CRC, gr_crc32(out.p + at, GR_CK_HDR_CRC));
+	memcpy(out.p + at + GR_CHUNK_HDR, z, clen);
+	at += GR_CHUNK_HDR + clen;
+	memcpy(out.p + at, m->p + off[k + 1], end - off[k + 1]);
+	out.len = at + (end - off[k + 1]);
+	ZSTD_freeCCtx(cc);
+	free(raw);
+	free(z);
+	return out;
+}
+
+static void test_chunk_rows(void)
+{
+	struct gr_writer_opts o = {.chunk_raw_bytes = 60000};
+	struct gr_trace_reader *r, *r2;
+	struct gr_chunk_decoder *d;
+	uint64_t off[MAX_IDX];
+	uint32_t recs[MAX_IDX], n;
+	struct mem m = write_ab(20000, 7000, &o);
+	int ok;
+
+	n = chunk_offsets(&m, off, recs, MAX_IDX);
+	CHECK(n > 3);
+	CHECK_EQ_U64(gr_trace_reader_open_mem(&r, m.p, m.len, NULL), 0);
+	CHECK_EQ_U64(gr_chunk_decoder_new(&d), 0);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct gr_chunk *c;
+		uint64_t want, got;
+
+		CHECK_EQ_U64(gr_chunk_decode(d, r, i, &c), 1);
+		want = chunk_digest(c);
+		got = rows_digest(d, r, i, ~0ull, &ok);
+		CHECK_EQ_U64(ok, 1);
+		CHECK_EQ_U64(got, want);
+		/* reading some kinds, or none, still checks the whole chunk */
+		rows_digest(d, r, i, 1u << K_BETA, &ok);
+		CHECK_EQ_U64(ok, 1);
+		rows_digest(d, r, i, 0, &ok);
+		CHECK_EQ_U64(ok, 1);
+	}
+	gr_chunk_decoder_free(d);
+	gr_trace_reader_close(r);
+
+	/*
+	 * A chunk that does not decompress, and one whose column does not decode: bad, with
+	 * gr_chunk_decode()'s reason, whatever kinds were read of it.
+	 */
+	for (int sort = 0; sort < 2; sort++) {
+		struct mem b =
+		    sort ? bad_column(&m, off, n, 1) : (struct mem){malloc(m.len), m.len};
+
+		if (!sort) {
+			memcpy(b.p, m.p, m.len);
+			break_frame(&b, off[1]);
+		}
+		for (uint64_t kinds = 0; kinds < 4; kinds++) {
+			CHECK_EQ_U64(gr_trace_reader_open_mem(&r, b.p, b.len, NULL), 0);
+			CHECK_EQ_U64(gr_trace_reader_open_mem(&r2, b.p, b.len, NULL), 0);
+			CHECK_EQ_U64(count_records(r2), 27000 - recs[1]);
+			CHECK_EQ_U64(gr_chunk_decoder_new(&d), 0);
+			rows_digest(d, r, 1, kinds == 3 ? ~0ull : kinds << K_ALPHA, &ok);
+			CHECK_EQ_U64(ok, 0);
+			CHECK_EQ_U64(rows_digest(d, r, 1, ~0ull, &ok), 0);
+			CHECK_EQ_U64(ok, 0); /* bad from now on */
+			rows_digest(d, r, 2, ~0ull, &ok);
+			CHECK_EQ_U64(ok, 1);
+			gr_chunk_decoder_free(d);
+			CHECK_EQ_U64(gr_trace_reader_integrity(r)->chunks_bad, 1);
+			CHECK_STR(gr_trace_reader_integrity(r)->first_problem.reason,
+				  gr_trace_reader_integrity(r2)->first_problem.reason);
+			CHECK_EQ_U64(gr_trace_reader_integrity(r)->first_problem.err,
+				     gr_trace_reader_integrity(r2)->first_problem.err);
+			if (sort && !kinds)
+				CHECK(contains(gr_trace_reader_integrity(r)->first_problem.reason,
+					       "column"));
+			gr_trace_reader_close(r);
+			gr_trace_reader_close(r2);
+		}
+		free(b.p);
+	}
+	free(m.p);
 }
 
 static void test_chunk_index(void)
@@ -1641,5 +1810,6 @@ int main(void)
 	RUN_TEST(test_writer_errors);
 	RUN_TEST(test_bad_files);
 	RUN_TEST(test_chunk_index);
+	RUN_TEST(test_chunk_rows);
 	TEST_EXIT();
 }
