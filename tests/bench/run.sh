@@ -100,5 +100,11 @@ if [ -x "$O/tests/bench_format" ]; then "$O/tests/bench_format" | sed 's/^/  /';
 if [ -x "$O/tests/bench_model" ]; then "$O/tests/bench_model" | sed 's/^/  /'; fi
 if [ -x "$O/tests/bench_report" ]; then "$O/tests/bench_report" | sed 's/^/  /'; fi
 
+echo "== export speed (Chrome trace JSON into a file, the load apart)"
+if [ -x "$O/tests/bench_export" ]; then
+	"$O/tests/bench_export" -o "$TMP/export.json" "$TMP/export.trc" | sed 's/^/  /'
+	rm -f "$TMP/export.json" "$TMP/export.trc"
+fi
+
 sysctl -qw kernel.bpf_stats_enabled="$stats" 2>/dev/null
 exit 0
