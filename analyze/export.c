@@ -9,6 +9,8 @@
 #include "json.h"
 
 #define TASK_DEAD 0x80u /* the kernel's task state of a task switching out for the last time */
+/* Output is built in memory and written in blocks this large: never a write per event. */
+#define OUT_BUF (1u << 20)
 
 enum state { ST_NONE, ST_RUNNING, ST_RUNNABLE, ST_BLOCKED, ST_GONE };
 
@@ -27,7 +29,7 @@ struct tid_ix {
 
 struct ex {
 	const struct gr_model *m;
-	FILE *f;
+	struct gr_json_buf out;
 	const struct gr_export_opts *o;
 	struct gr_export_stats st;
 	uint64_t t0, lo, hi, end;
@@ -68,25 +70,57 @@ static double rel_us(const struct ex *x, uint64_t ts)
 	return -(double)(x->t0 - ts) / 1000.0;
 }
 
-static void hex(char *buf, size_t len, uint64_t v)
+/* @v in decimal at @p, as "%u" prints it; returns the end. */
+static char *put_dec(char *p, uint32_t v)
 {
-	snprintf(buf, len, "0x%" PRIx64, v);
+	char tmp[10];
+	size_t n = sizeof(tmp);
+
+	do {
+		tmp[--n] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	memcpy(p, tmp + n, sizeof(tmp) - n);
+	return p + sizeof(tmp) - n;
 }
 
+/* "0x" and @v in hex at @p, as "0x%" PRIx64 prints it; returns the end. */
+static char *put_hex(char *p, uint64_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	int shift = 60;
+
+	*p++ = '0';
+	*p++ = 'x';
+	while (shift && !(v >> shift))
+		shift -= 4;
+	for (; shift >= 0; shift -= 4)
+		*p++ = digits[v >> shift & 15];
+	return p;
+}
+
+/* These run a few times per event: formatted by hand, not by snprintf(). */
 static void kv_hex(struct gr_json *j, const char *key, uint64_t v)
 {
 	char buf[24];
 
-	hex(buf, sizeof(buf), v);
-	gr_json_kv_str(j, key, buf);
+	gr_json_key(j, key);
+	gr_json_strn(j, buf, (size_t)(put_hex(buf, v) - buf));
 }
 
 static void kv_dim3(struct gr_json *j, const char *key, const uint32_t d[3])
 {
-	char buf[48];
+	char buf[48], *p = buf;
 
-	snprintf(buf, sizeof(buf), "(%u,%u,%u)", d[0], d[1], d[2]);
-	gr_json_kv_str(j, key, buf);
+	*p++ = '(';
+	p = put_dec(p, d[0]);
+	*p++ = ',';
+	p = put_dec(p, d[1]);
+	*p++ = ',';
+	p = put_dec(p, d[2]);
+	*p++ = ')';
+	gr_json_key(j, key);
+	gr_json_strn(j, buf, (size_t)(p - buf));
 }
 
 /* Opens one event object on its own line: the caller adds members, then event_end(). */
@@ -94,8 +128,8 @@ static void event_begin(struct ex *x, const char *ph, const char *name, const ch
 			uint32_t pid, uint32_t tid)
 {
 	if (x->st.events)
-		fputs(",", x->f);
-	gr_json_begin(&x->j, x->f, 0);
+		gr_json_buf_raw(&x->out, ",", 1);
+	gr_json_begin_buf(&x->j, &x->out, 0);
 	gr_json_object(&x->j);
 	gr_json_kv_str(&x->j, "ph", ph);
 	gr_json_kv_str(&x->j, "name", name);
@@ -402,7 +436,78 @@ static void write_calls(struct ex *x)
 	}
 }
 
-/* ---- scheduler states ---- */
+/* ---- scheduler state slices: what one slice looks like ---- */
+
+static const char *state_name(unsigned s)
+{
+	return s == ST_RUNNING ? "running" : s == ST_RUNNABLE ? "runnable" : "blocked";
+}
+
+static void other_name(const struct ex *x, char *buf, size_t len, uint32_t pid, uint32_t tid)
+{
+	const char *comm = gr_model_comm(x->m, tid);
+
+	if (!tid)
+		snprintf(buf, len, "idle");
+	else if (comm)
+		snprintf(buf, len, "%s %u", comm, tid);
+	else
+		snprintf(buf, len, "tid %u (pid %u)", tid, pid);
+}
+
+static const char *sleep_name(uint64_t prev_state)
+{
+	if (prev_state & 2)
+		return "uninterruptible (D)";
+	if (prev_state & 1)
+		return "interruptible (S)";
+	if (prev_state & 4)
+		return "stopped (T)";
+	if (prev_state & 8)
+		return "traced (t)";
+	return "other";
+}
+
+/*
+ * One scheduler state slice of traced thread @t, [@a, @b] already clipped to the window: marked
+ * (first pass) or written on the thread's CPU-state track. @s says which state and its details.
+ */
+static void sched_slice(struct ex *x, size_t t, const struct thread_state *s, uint64_t a,
+			uint64_t b)
+{
+	const struct gr_thread *th = &x->threads[t];
+	char buf[96];
+
+	if (!x->emit) {
+		x->thread_use[t] |= 2;
+		x->proc_use[th->process] = 1;
+		x->st.sched_slices++;
+		x->st.events++;
+		return;
+	}
+	event_begin(x, "X", state_name(s->state), "sched", th->pid, sched_tid(t));
+	event_ts(x, a);
+	gr_json_kv_double(&x->j, "dur", (double)(b - a) / 1000.0);
+	args_begin(x);
+	if (s->state == ST_RUNNING) {
+		gr_json_kv_u64(&x->j, "cpu", s->cpu);
+	} else if (s->state == ST_RUNNABLE) {
+		other_name(x, buf, sizeof(buf), s->by_pid, s->by_tid);
+		gr_json_kv_str(&x->j, s->woken ? "woken_by" : "preempted_by", buf);
+	} else {
+		gr_json_kv_str(&x->j, "sleep", sleep_name(s->prev_state));
+		kv_hex(&x->j, "prev_state", s->prev_state);
+	}
+	args_end(x);
+	event_end(x);
+	x->st.sched_slices++;
+}
+
+/*
+ * ---- the scheduler state machine ----
+ * Replays the switch and wakeup events of the traced threads into states, and hands each
+ * finished state to sched_slice(); nothing else here knows the output format.
+ */
 
 static int cmp_tid_ix(const void *a, const void *b)
 {
@@ -436,70 +541,16 @@ static long find_thread(const struct ex *x, uint32_t pid, uint32_t tid)
 	return x->by_tid[lo].idx;
 }
 
-static const char *state_name(unsigned s)
-{
-	return s == ST_RUNNING ? "running" : s == ST_RUNNABLE ? "runnable" : "blocked";
-}
-
-static void other_name(const struct ex *x, char *buf, size_t len, uint32_t pid, uint32_t tid)
-{
-	const char *comm = gr_model_comm(x->m, tid);
-
-	if (!tid)
-		snprintf(buf, len, "idle");
-	else if (comm)
-		snprintf(buf, len, "%s %u", comm, tid);
-	else
-		snprintf(buf, len, "tid %u (pid %u)", tid, pid);
-}
-
-static const char *sleep_name(uint64_t prev_state)
-{
-	if (prev_state & 2)
-		return "uninterruptible (D)";
-	if (prev_state & 1)
-		return "interruptible (S)";
-	if (prev_state & 4)
-		return "stopped (T)";
-	if (prev_state & 8)
-		return "traced (t)";
-	return "other";
-}
-
 /* The thread leaves its current state at @ts: its slice, clipped to the window. */
 static void state_close(struct ex *x, size_t t, uint64_t ts)
 {
-	struct thread_state *s = &x->ts[t];
-	const struct gr_thread *th = &x->threads[t];
+	const struct thread_state *s = &x->ts[t];
 	uint64_t a = s->since > x->lo ? s->since : x->lo;
 	uint64_t b = ts < x->hi ? ts : x->hi;
-	char buf[96];
 
 	if (s->state == ST_NONE || s->state == ST_GONE || b <= a || !x->thread_ok[t])
 		return;
-	if (!x->emit) {
-		x->thread_use[t] |= 2;
-		x->proc_use[th->process] = 1;
-		x->st.sched_slices++;
-		x->st.events++;
-		return;
-	}
-	event_begin(x, "X", state_name(s->state), "sched", th->pid, sched_tid(t));
-	event_ts(x, a);
-	gr_json_kv_double(&x->j, "dur", (double)(b - a) / 1000.0);
-	args_begin(x);
-	if (s->state == ST_RUNNING) {
-		gr_json_kv_u64(&x->j, "cpu", s->cpu);
-	} else if (s->state == ST_RUNNABLE) {
-		other_name(x, buf, sizeof(buf), s->by_pid, s->by_tid);
-		gr_json_kv_str(&x->j, s->woken ? "woken_by" : "preempted_by", buf);
-	} else {
-		gr_json_kv_str(&x->j, "sleep", sleep_name(s->prev_state));
-		kv_hex(&x->j, "prev_state", s->prev_state);
-	}
-	args_end(x);
-	event_end(x);
-	x->st.sched_slices++;
+	sched_slice(x, t, s, a, b);
 }
 
 static void state_set(struct ex *x, size_t t, unsigned state, uint64_t ts)
@@ -649,8 +700,11 @@ static void write_prologue(struct ex *x)
 	const struct gr_trace_header *h = gr_model_header(x->m);
 	struct gr_json j;
 
-	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":", x->f);
-	gr_json_begin(&j, x->f, 0);
+	static const char head[] = "{\"displayTimeUnit\":\"ns\",\"otherData\":";
+	static const char events[] = ",\"traceEvents\":[\n";
+
+	gr_json_buf_raw(&x->out, head, sizeof(head) - 1);
+	gr_json_begin_buf(&j, &x->out, 0);
 	gr_json_object(&j);
 	gr_json_kv_str(&j, "producer", "gpurec export");
 	gr_json_kv_str(&j, "command", h->cmdline);
@@ -663,7 +717,7 @@ static void write_prologue(struct ex *x)
 	gr_json_object_end(&j);
 	if (gr_json_end(&j) && !x->err)
 		x->err = -EIO;
-	fputs(",\"traceEvents\":[\n", x->f);
+	gr_json_buf_raw(&x->out, events, sizeof(events) - 1);
 }
 
 static int setup(struct ex *x)
@@ -694,16 +748,23 @@ static void ex_free(struct ex *x)
 	free(x->proc_use);
 	free(x->ts);
 	free(x->by_tid);
+	gr_json_buf_free(&x->out);
 }
 
+/* @f NULL: counting only, no output buffer. */
 static int ex_init(struct ex *x, const struct gr_model *m, FILE *f, const struct gr_export_opts *o)
 {
 	static const struct gr_export_opts all;
+	int err;
 
 	memset(x, 0, sizeof(*x));
 	x->m = m;
-	x->f = f;
 	x->o = o ? o : &all;
+	if (f) {
+		err = gr_json_buf_init(&x->out, f, OUT_BUF);
+		if (err)
+			return err;
+	}
 	gr_model_time_span(m, &x->t0, &x->end);
 	x->lo = x->t0 + x->o->from_ns;
 	x->hi = x->o->has_to && x->t0 + x->o->to_ns >= x->t0 ? x->t0 + x->o->to_ns : UINT64_MAX;
@@ -765,10 +826,10 @@ int gr_export_chrome(const struct gr_model *m, FILE *f, const struct gr_export_o
 	write_sched(&x);
 	write_procs(&x);
 	write_losses(&x);
-	fputs("\n]}\n", f);
-	err = x.err;
-	if (!err && (fflush(f) || ferror(f)))
-		err = -EIO;
+	gr_json_buf_raw(&x.out, "\n]}\n", 4);
+	err = gr_json_buf_flush(&x.out);
+	if (x.err)
+		err = x.err;
 	if (st)
 		*st = x.st;
 out:

@@ -54,7 +54,8 @@ struct gr_export_stats {
 
 /*
  * Write the Chrome trace JSON of @m to @f. @o may be NULL (everything). @st (may be NULL) gets
- * the counts. Returns 0, -ENOMEM, or -EIO when writing @f failed; prints nothing.
+ * the counts. The JSON is built in a buffer of its own and written to @f in large blocks, then @f
+ * is flushed. Returns 0, -ENOMEM, or -EIO when writing @f failed; prints nothing.
  */
 int gr_export_chrome(const struct gr_model *m, FILE *f, const struct gr_export_opts *o,
 		     struct gr_export_stats *st);

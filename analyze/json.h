@@ -18,9 +18,12 @@
 
 #define GR_JSON_MAX_DEPTH 32
 
+struct gr_json_buf;
+
 struct gr_json {
 	FILE *f;
-	int indent; /* spaces per level; 0 = the whole document on one line */
+	struct gr_json_buf *buf; /* NULL: straight to f */
+	int indent;		 /* spaces per level; 0 = the whole document on one line */
 	int depth;
 	int err;
 	int want_key;	/* inside an object, the next item must be a key */
@@ -31,6 +34,36 @@ struct gr_json {
 
 /* Start a document on @f, indenting nested containers by @indent spaces (0: one line). */
 void gr_json_begin(struct gr_json *j, FILE *f, int indent);
+
+/*
+ * An output buffer in front of a FILE, for a long run of small documents (one event per line):
+ * documents started with gr_json_begin_buf() and raw text from gr_json_buf_raw() are appended in
+ * memory and written to the FILE in large blocks, never one write per document. A write error is
+ * latched in err (-EIO) and what follows is dropped.
+ */
+struct gr_json_buf {
+	FILE *f;
+	char *data;
+	size_t len, cap;
+	int err;
+};
+
+/* A buffer of @cap bytes (at least 4 KiB) in front of @f. Returns 0 or -ENOMEM; the buffer is the
+ * caller's, released by gr_json_buf_free(). */
+int gr_json_buf_init(struct gr_json_buf *b, FILE *f, size_t cap);
+
+/* Append @n bytes of @s as they are: the text between documents. */
+void gr_json_buf_raw(struct gr_json_buf *b, const char *s, size_t n);
+
+/* Write what is buffered and flush the FILE. Returns 0, or -EIO when any write failed. */
+int gr_json_buf_flush(struct gr_json_buf *b);
+
+/* Release the memory, writing nothing (flush first); accepts NULL and a zeroed buffer. */
+void gr_json_buf_free(struct gr_json_buf *b);
+
+/* Like gr_json_begin(), to @b: gr_json_end() then appends the final newline and returns -EIO for
+ * a latched write error of @b, but flushes nothing. */
+void gr_json_begin_buf(struct gr_json *j, struct gr_json_buf *b, int indent);
 
 /* Finish the document (newline after the top value). Returns 0, GR_ERR_STATE for misuse, or
  * -EIO when the stream has an error. */

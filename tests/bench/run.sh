@@ -110,5 +110,11 @@ echo "== replay at scale: peak RSS per event (targets: report, info, export <= 1
 echo "   both traces) and events/s (load + report >= 20M on one core, >= 35M on two)"
 O=$O GPUREC=$GPUREC ./tests/bench/replay.sh
 
+echo "== export speed (Chrome trace JSON into a file, the load apart)"
+if [ -x "$O/tests/bench_export" ]; then
+	"$O/tests/bench_export" -o "$TMP/export.json" "$TMP/export.trc" | sed 's/^/  /'
+	rm -f "$TMP/export.json" "$TMP/export.trc"
+fi
+
 sysctl -qw kernel.bpf_stats_enabled="$stats" 2>/dev/null
 exit 0

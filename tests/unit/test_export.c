@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* analyze/export: Chrome trace JSON of synthetic traces, one event per line, exact counts. */
+/*
+ * analyze/export: Chrome trace JSON of synthetic traces, one event per line, exact counts; the
+ * JSON writer's fast paths that export runs on (numbers, buffered output) against printf.
+ */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "analyze/export.h"
+#include "analyze/json.h"
 #include "analyze/model.h"
 #include "test.h"
 #include "synth.h"
@@ -334,6 +339,172 @@ static void test_write_error(void)
 	gr_model_free(m);
 }
 
+/* What gr_json_double() printed before it had a fast path: the reference. */
+static void ref_double(char *buf, size_t len, double v)
+{
+	if (!isfinite(v)) {
+		snprintf(buf, len, "null");
+		return;
+	}
+	snprintf(buf, len, "%.15g", v);
+	if (strtod(buf, NULL) != v)
+		snprintf(buf, len, "%.17g", v);
+}
+
+/* One double through the writer; 1 when it prints as the reference does. */
+static int double_ok(double v)
+{
+	char want[64], *got = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&got, &len);
+	struct gr_json j;
+	int ok;
+
+	if (!f)
+		return 0;
+	gr_json_begin(&j, f, 0);
+	gr_json_double(&j, v);
+	gr_json_end(&j);
+	fclose(f);
+	ref_double(want, sizeof(want) - 1, v);
+	strcat(want, "\n");
+	ok = got && !strcmp(got, want);
+	if (!ok)
+		printf("#   double %.17g: got %s want %s", v, got ? got : "(null)", want);
+	free(got);
+	return ok;
+}
+
+static void test_json_doubles(void)
+{
+	static const double edge[] = {0.0,    -0.0,   0.001,	0.0005,		  1e-5,	    0.1,
+				      1.5,    1e12,   1e12 - 1, 999999999999.999, 1e15,	    1e300,
+				      -2.125, 5e-324, NAN,	INFINITY,	  -INFINITY};
+	uint64_t seed = 1, bad = 0;
+
+	for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++)
+		bad += !double_ok(edge[i]);
+	/* microseconds from nanoseconds, the export's timestamps, at every magnitude */
+	for (uint64_t ns = 0; ns < 200000; ns++)
+		bad += !double_ok((double)ns / 1000.0);
+	for (int i = 0; i < 200000 && bad < 10; i++) {
+		uint64_t bits;
+		double v;
+
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		bits = seed >> 1;
+		switch (i % 4) {
+		case 0: /* ns / 1000 up to 1e18 ns, past the fast path's 1e12 us */
+			v = (double)(bits % 1000000000000000000ull >> (i % 40)) / 1000.0;
+			break;
+		case 1:
+			v = -(double)(bits % 1000000000000000ull) / 1000.0;
+			break;
+		case 2: /* ratios and percentages as report prints them */
+			v = (double)(bits % 100000000) / (double)(1 + (seed >> 40) % 9999);
+			break;
+		default: /* any bit pattern */
+			memcpy(&v, &seed, sizeof(v));
+			break;
+		}
+		bad += !double_ok(v);
+	}
+	CHECK_EQ_U64(bad, 0);
+}
+
+/* A few documents of every sort of value, to @j begun by the caller, and raw text between. */
+static void json_sample(struct gr_json *j, struct gr_json_buf *b, FILE *f, int doc)
+{
+	static const char bytes[] = "ab\"\\\n\x01\x7f\xc3\xa9\xff xyz";
+	char big[9000];
+
+	/* escapes, valid and invalid UTF-8 */
+	for (size_t i = 0; i < sizeof(big) - 1; i++)
+		big[i] = bytes[(i + (size_t)doc) % (sizeof(bytes) - 1)];
+	big[sizeof(big) - 1] = 0;
+	gr_json_object(j);
+	gr_json_kv_str(j, "name", "kernel_00(float*, float const*, int)");
+	gr_json_kv_u64(j, "u", UINT64_MAX >> (doc % 64));
+	gr_json_kv_i64(j, "i", doc % 2 ? INT64_MIN : -(int64_t)doc);
+	gr_json_kv_double(j, "ts", (double)(doc * 1234567) / 1000.0);
+	gr_json_kv_bool(j, "b", doc & 1);
+	gr_json_key(j, "arr");
+	gr_json_array_flat(j);
+	gr_json_null(j);
+	gr_json_strn(j, big, (size_t)(doc * 997) % sizeof(big));
+	gr_json_array_end(j);
+	if (doc % 5 == 0)
+		gr_json_kv_str(j, "big", big);
+	gr_json_object_end(j);
+	if (b)
+		gr_json_buf_raw(b, ",", 1);
+	else
+		fputc(',', f);
+}
+
+static void test_json_buffered(void)
+{
+	char *want = NULL, *got = NULL;
+	size_t wlen = 0, glen = 0;
+	FILE *wf = open_memstream(&want, &wlen), *gf = open_memstream(&got, &glen);
+	struct gr_json_buf b = {0};
+	struct gr_json j;
+	int err = 0;
+
+	CHECK(wf && gf);
+	if (!wf || !gf)
+		return;
+	/* the smallest buffer, so that documents and long strings cross its end */
+	CHECK(gr_json_buf_init(&b, gf, 1) == 0);
+	for (int doc = 0; doc < 200; doc++) {
+		int indent = doc % 3;
+
+		gr_json_begin(&j, wf, indent);
+		json_sample(&j, NULL, wf, doc);
+		CHECK(gr_json_end(&j) == 0);
+		gr_json_begin_buf(&j, &b, indent);
+		json_sample(&j, &b, NULL, doc);
+		err |= gr_json_end(&j);
+	}
+	CHECK(err == 0);
+	CHECK(gr_json_buf_flush(&b) == 0);
+	gr_json_buf_free(&b);
+	gr_json_buf_free(NULL);
+	fclose(wf);
+	fclose(gf);
+	CHECK(want && got && wlen > 100000);
+	CHECK(wlen == glen && want && got && !memcmp(want, got, wlen));
+	free(want);
+	free(got);
+}
+
+static ssize_t count_write(void *cookie, const char *buf, size_t n)
+{
+	(void)buf;
+	++*(uint64_t *)cookie;
+	return (ssize_t)n;
+}
+
+/* The output goes out in large blocks, never a write per event. */
+static void test_few_writes(void)
+{
+	struct gr_model *m = load_synth("writes.trc");
+	cookie_io_functions_t io = {.write = count_write};
+	struct gr_export_stats st;
+	uint64_t writes = 0;
+	FILE *f = fopencookie(&writes, "w", io);
+
+	CHECK(m != NULL && f != NULL);
+	if (m && f) {
+		CHECK(gr_export_chrome(m, f, NULL, &st) == 0);
+		CHECK(st.events > 4000);
+		CHECK(writes <= 4);
+	}
+	if (f)
+		fclose(f);
+	gr_model_free(m);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -344,6 +515,9 @@ int main(void)
 	RUN_TEST(test_window_and_pid);
 	RUN_TEST(test_sched_states);
 	RUN_TEST(test_write_error);
+	RUN_TEST(test_json_doubles);
+	RUN_TEST(test_json_buffered);
+	RUN_TEST(test_few_writes);
 	{
 		char cmd[300];
 
