@@ -152,7 +152,7 @@ int rp_fusion(struct rp_ctx *x);
 int rp_transfer(struct rp_ctx *x);
 int rp_cpu(struct rp_ctx *x);
 
-/* ---- helpers (report.c) ---- */
+/* ---- helpers (report_ctx.c) ---- */
 
 /* Saturate a ns value to u32 for quantile arrays. */
 static inline uint32_t rp_sat32(uint64_t v)

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The helpers the report's passes and sections share over the computation context: memory and
+ * strings in the report's arena, verdicts, call sites as "function (module)" frames, the entry
+ * and return time of any API call, and the waves estimate of a launch config.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report_impl.h"
+
+void *rp_alloc(struct rp_ctx *x, size_t n, size_t size)
+{
+	if (n && size > SIZE_MAX / n)
+		return NULL;
+	return gr_arena_alloc(x->arena, n ? n * size : 1);
+}
+
+char *rp_printf(struct rp_ctx *x, const char *fmt, ...)
+{
+	va_list ap;
+	char small[256], *p;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (len < 0)
+		return NULL;
+	p = gr_arena_alloc(x->arena, (size_t)len + 1);
+	if (!p)
+		return NULL;
+	if ((size_t)len < sizeof(small)) {
+		memcpy(p, small, (size_t)len + 1);
+	} else {
+		va_start(ap, fmt);
+		vsnprintf(p, (size_t)len + 1, fmt, ap);
+		va_end(ap);
+	}
+	return p;
+}
+
+int rp_verdict(struct rp_ctx *x, struct gr_verdict *v, enum gr_verdict_level level, const char *fmt,
+	       ...)
+{
+	va_list ap;
+	char buf[1024];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	v->level = level;
+	v->text = gr_arena_strndup(x->arena, buf, strlen(buf));
+	return v->text ? 0 : -ENOMEM;
+}
+
+double rp_waves(const struct rp_ctx *x, const struct gr_config *c, uint64_t *blocks)
+{
+	uint64_t b = (uint64_t)c->grid[0] * c->grid[1] * c->grid[2];
+	uint64_t threads = (uint64_t)c->block[0] * c->block[1] * c->block[2];
+	uint64_t resident = RP_RESIDENT_BLOCKS;
+
+	if (threads && RP_RESIDENT_THREADS / threads < resident)
+		resident = RP_RESIDENT_THREADS / threads;
+	if (c->shmem && RP_SHMEM_PER_SM / c->shmem < resident)
+		resident = RP_SHMEM_PER_SM / c->shmem;
+	if (!resident)
+		resident = 1;
+	if (blocks)
+		*blocks = b;
+	return (double)b / ((double)x->sms * (double)resident);
+}
+
+int rp_small(const struct rp_ctx *x, const struct gr_config *c)
+{
+	uint64_t blocks;
+	double waves = rp_waves(x, c, &blocks);
+
+	return blocks < x->sms || waves < RP_SMALL_WAVES;
+}
+
+uint64_t rp_call_ts(const struct rp_ctx *x, unsigned kind, uint32_t idx)
+{
+	switch (kind) {
+	case RP_LAUNCH:
+		return x->l[idx].ts;
+	case RP_COPY:
+		return x->c[idx].ts;
+	case RP_MEMSET:
+		return x->ms[idx].ts;
+	case RP_SYNC:
+		return x->sy[idx].ts;
+	case RP_GRAPH:
+		return x->g[idx].ts;
+	case RP_ALLOC:
+		return x->al[idx].ts;
+	case RP_FREE:
+		return x->fr[idx].ts;
+	}
+	return 0;
+}
+
+uint64_t rp_call_end(const struct rp_ctx *x, unsigned kind, uint32_t idx)
+{
+	switch (kind) {
+	case RP_LAUNCH:
+		return x->l[idx].ts + x->l[idx].dur;
+	case RP_COPY:
+		return x->c[idx].ts + x->c[idx].dur;
+	case RP_MEMSET:
+		return x->ms[idx].ts + x->ms[idx].dur;
+	case RP_SYNC:
+		return x->sy[idx].ts + x->sy[idx].dur;
+	case RP_GRAPH:
+		return x->g[idx].ts + x->g[idx].dur;
+	case RP_ALLOC:
+		return x->al[idx].ts + x->al[idx].dur;
+	case RP_FREE:
+		return x->fr[idx].ts + x->fr[idx].dur;
+	}
+	return 0;
+}
+
+static const char *basename_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+static const char *frame_name(struct rp_ctx *x, uint32_t pid, uint64_t addr)
+{
+	const struct gr_symbol *sym = gr_model_symbol(x->m, pid, addr);
+	const struct gr_mapping *map = gr_model_mapping(x->m, pid, addr);
+
+	if (sym && map)
+		return rp_printf(x, "%s (%s)", sym->name, basename_of(map->path));
+	if (sym)
+		return sym->name;
+	if (map)
+		return rp_printf(x, "%s+0x%" PRIx64, basename_of(map->path),
+				 addr - map->start + map->pgoff);
+	return rp_printf(x, "0x%" PRIx64, addr);
+}
+
+int rp_site(struct rp_ctx *x, struct gr_report_site *s, uint32_t stack, uint32_t keep_outer)
+{
+	const struct gr_stack *st = stack < x->nst ? &x->st[stack] : NULL;
+	uint32_t n = st ? st->nframes : 0, skip;
+
+	memset(s, 0, sizeof(*s));
+	s->stack = stack;
+	if (keep_outer && keep_outer < n)
+		n = keep_outer;
+	if (!n)
+		return 0;
+	skip = st->nframes - n;
+	s->frames = rp_alloc(x, n, sizeof(*s->frames));
+	if (!s->frames)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		s->frames[i] = frame_name(x, st->pid, st->frames[skip + i]);
+		if (!s->frames[i])
+			return -ENOMEM;
+	}
+	s->nframes = n;
+	return 0;
+}
