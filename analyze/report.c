@@ -1,306 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gr_report_compute(): prepares what every section needs from the model, then runs the sections.
- * Two passes are shared: the launch pre-pass (launches per thread, the thread that launches most,
- * a dense id per (kernel name, launch config) pair) and the call-sequence pass, which walks every
- * API call of every thread in time order once and derives per-thread facts: inter-launch gaps,
- * launch entry to the thread's next call (the launch cost estimate), what followed each copy,
- * whether anything but a launch came between two launches (fusion runs), and the main thread's
- * calls as tokens (iteration detection). The helpers the sections share are in report_ctx.c.
+ * gr_report_compute(): the report's orchestrator. It reads the model into the computation context
+ * (report_impl.h), runs the passes over the API calls that every section reads (report_calls.c),
+ * then the sections in the order their inputs need, and hands back the report. The computation
+ * lives in those files; their shared helpers in report_ctx.c.
  */
 #include <errno.h>
-#include <stddef.h>
-#include <inttypes.h>
-#include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "report_impl.h"
-
-const uint64_t gr_report_gap_edges[GR_REPORT_GAP_BUCKETS - 1] = {
-    1000, 2000, 5000, 10000, 20000, 50000, 100000, 500000, 1000000, 10000000,
-};
-
-const uint64_t gr_report_size_edges[GR_REPORT_SIZE_BUCKETS - 1] = {
-    1024, 65536, 1u << 20, 16u << 20, 256u << 20,
-};
 
 struct report_priv {
 	struct gr_arena arena;
 };
 
-/* ---- launch pre-pass ---- */
-
-static uint32_t thread_of(const struct rp_ctx *x, unsigned kind, size_t i);
-
-/* Launch counts and first/last launch per thread and stream, the (kernel name, config) pairs,
- * and each thread's first API call and last return over every kind of call. */
-static int prepass(struct rp_ctx *x)
-{
-	uint64_t best = 0;
-	size_t n[RP_NCALLS] = {x->nl, x->nc, x->nms, x->nsy, x->ng, x->nal, x->nfr};
-	int err;
-
-	/* launch aggregation by (kernel name, config): the shared one (launch_stats.c) */
-	err = gr_launch_stats_compute(x->m, GR_LAUNCH_STATS_PAIR_OF, &x->ls);
-	if (err)
-		return err;
-	x->kc_of = x->ls.pair_of;
-	x->nkc = (uint32_t)x->ls.npairs;
-	x->nmeasured = x->ls.measured;
-	x->thr = calloc(x->nth + 1, sizeof(*x->thr));
-	x->strm = calloc(x->nstreams + 1, sizeof(*x->strm));
-	x->kc_key = malloc((x->nkc + 1) * sizeof(*x->kc_key));
-	x->kc_count = malloc((x->nkc + 1) * sizeof(*x->kc_count));
-	if (!x->thr || !x->strm || !x->kc_key || !x->kc_count)
-		return -ENOMEM;
-	for (uint32_t p = 0; p < x->nkc; p++) {
-		x->kc_key[p] = (uint64_t)x->ls.pairs[p].name_id << 32 | x->ls.pairs[p].config;
-		x->kc_count[p] = x->ls.pairs[p].count;
-	}
-	for (size_t t = 0; t <= x->nth; t++)
-		x->thr[t].first = UINT64_MAX;
-	for (size_t i = 0; i < x->nl; i++) {
-		const struct gr_launch *l = &x->l[i];
-		struct rp_thread *t = &x->thr[l->thread];
-		struct rp_stream *s = &x->strm[l->stream];
-
-		if (!t->launches++)
-			t->first_launch = l->ts;
-		t->last_launch = l->ts;
-		if (l->ts + l->dur > t->last)
-			t->last = l->ts + l->dur;
-		if (!s->launches++)
-			s->first_launch = l->ts;
-		s->last_launch = l->ts;
-	}
-	for (size_t t = 0; t < x->nth; t++)
-		if (x->thr[t].launches) {
-			x->thr[t].first = x->thr[t].first_launch;
-			x->thr[t].cuda = 1;
-		}
-	for (unsigned k = RP_COPY; k < RP_NCALLS; k++)
-		for (size_t i = 0; i < n[k]; i++) {
-			struct rp_thread *t = &x->thr[thread_of(x, k, i)];
-			uint64_t ts = rp_call_ts(x, k, (uint32_t)i),
-				 end = rp_call_end(x, k, (uint32_t)i);
-
-			t->cuda = 1;
-			if (ts < t->first)
-				t->first = ts;
-			if (end > t->last)
-				t->last = end;
-		}
-	x->main_thread = UINT32_MAX;
-	for (size_t t = 0; t < x->nth; t++)
-		if (x->thr[t].launches > best) {
-			best = x->thr[t].launches;
-			x->main_thread = (uint32_t)t;
-		}
-	return 0;
-}
-
-/* ---- call-sequence pass ---- */
-
-static unsigned log2_bucket(uint64_t v)
-{
-	return v ? 64 - (unsigned)__builtin_clzll(v) : 0; /* 0..64 */
-}
-
-static uint32_t token_of(const struct rp_ctx *x, unsigned kind, uint32_t idx)
-{
-	switch (kind) {
-	case RP_LAUNCH:
-		return x->kc_of[idx];
-	case RP_COPY: {
-		const struct gr_copy *c = &x->c[idx];
-		unsigned b = log2_bucket(c->bytes);
-
-		return x->nkc + (((c->kind & 7u) * 2 + !!(c->flags & GR_COPY_F_ASYNC)) * 64) +
-		       (b > 63 ? 63 : b);
-	}
-	case RP_MEMSET: {
-		unsigned b = log2_bucket(x->ms[idx].bytes);
-
-		return x->nkc + 1024 + (b > 63 ? 63 : b);
-	}
-	default:
-		return x->nkc + 1088 + (x->sy[idx].kind > 7 ? 7 : x->sy[idx].kind);
-	}
-}
-
-static uint32_t thread_of(const struct rp_ctx *x, unsigned kind, size_t i)
-{
-	switch (kind) {
-	case RP_LAUNCH:
-		return x->l[i].thread;
-	case RP_COPY:
-		return x->c[i].thread;
-	case RP_MEMSET:
-		return x->ms[i].thread;
-	case RP_SYNC:
-		return x->sy[i].thread;
-	case RP_GRAPH:
-		return x->g[i].thread;
-	case RP_ALLOC:
-		return x->al[i].thread;
-	default:
-		return x->fr[i].thread;
-	}
-}
-
-static unsigned gap_bucket(uint64_t gap)
-{
-	unsigned b = 0;
-
-	while (b < GR_REPORT_GAP_BUCKETS - 1 && gap >= gr_report_gap_edges[b])
-		b++;
-	return b;
-}
-
-static int sequence_pass(struct rp_ctx *x)
-{
-	size_t n[RP_NCALLS] = {x->nl, x->nc, x->nms, x->nsy, x->ng, x->nal, x->nfr};
-	size_t pos[RP_NCALLS] = {0}, *cursor = NULL, ntok_cap;
-	uint64_t *last_launch = NULL, *pending = NULL;
-	uint32_t *pending_copy = NULL;
-	uint8_t *broke = NULL;
-	int err = -ENOMEM;
-
-	x->lflags = calloc(x->nl + 1, 1);
-	x->gap_off = calloc(x->nth + 1, sizeof(*x->gap_off));
-	x->gaps = malloc((x->nl + 1) * sizeof(*x->gaps));
-	x->cost = malloc((x->nl + 1) * sizeof(*x->cost));
-	x->copy_next = malloc((x->nc + 1) * sizeof(*x->copy_next));
-	cursor = calloc(x->nth + 1, sizeof(*cursor));
-	last_launch = malloc((x->nth + 1) * sizeof(*last_launch));
-	pending = malloc((x->nth + 1) * sizeof(*pending));
-	pending_copy = calloc(x->nth + 1, sizeof(*pending_copy));
-	broke = calloc(x->nth + 1, 1);
-	if (!x->lflags || !x->gap_off || !x->gaps || !x->cost || !x->copy_next || !cursor ||
-	    !last_launch || !pending || !pending_copy || !broke)
-		goto out;
-	ntok_cap = x->main_thread < x->nth ? x->thr[x->main_thread].launches : 0;
-	ntok_cap += x->nc + x->nms + x->nsy + 1;
-	x->tok = malloc(ntok_cap * sizeof(*x->tok));
-	x->tok_ref = malloc(ntok_cap * sizeof(*x->tok_ref));
-	if (!x->tok || !x->tok_ref)
-		goto out;
-	x->ntokids = x->nkc + 1096;
-
-	/* gaps grouped by thread: a thread with c launches has c - 1 gaps */
-	for (size_t t = 0, at = 0; t <= x->nth; t++) {
-		x->gap_off[t] = at;
-		cursor[t] = at;
-		if (t < x->nth && x->thr[t].launches)
-			at += x->thr[t].launches - 1;
-	}
-	for (size_t t = 0; t <= x->nth; t++) {
-		last_launch[t] = UINT64_MAX;
-		pending[t] = UINT64_MAX;
-	}
-	for (size_t i = 0; i < x->nc; i++)
-		x->copy_next[i].kind = RP_NCALLS;
-
-	for (;;) {
-		/* the earliest head of the non-launch kinds, then launches up to it */
-		uint64_t other = UINT64_MAX;
-		unsigned okind = RP_NCALLS;
-
-		for (unsigned k = 1; k < RP_NCALLS; k++) {
-			uint64_t ts;
-
-			if (pos[k] >= n[k])
-				continue;
-			ts = rp_call_ts(x, k, (uint32_t)pos[k]);
-			if (ts < other) {
-				other = ts;
-				okind = k;
-			}
-		}
-		while (pos[0] < x->nl && x->l[pos[0]].ts <= other) {
-			size_t i = pos[0]++;
-			const struct gr_launch *l = &x->l[i];
-			uint32_t t = l->thread;
-
-			if (pending[t] != UINT64_MAX)
-				x->cost[x->ncost++] = rp_sat32(l->ts - pending[t]);
-			pending[t] = l->ts;
-			if (pending_copy[t]) {
-				x->copy_next[pending_copy[t] - 1] =
-				    (struct rp_next){RP_LAUNCH, (uint32_t)i};
-				pending_copy[t] = 0;
-			}
-			x->lflags[i] = broke[t] ? RP_L_BREAK : 0;
-			broke[t] = 0;
-			if (last_launch[t] != UINT64_MAX) {
-				uint64_t gap = l->ts - last_launch[t];
-
-				x->gaps[cursor[t]++] = rp_sat32(gap);
-				x->thr[t].gap_hist[gap_bucket(gap)]++;
-				if (x->cpu_has_waits && x->cpu_has_waits[t])
-					rp_cpu_gap(x, t, last_launch[t], l->ts);
-			}
-			last_launch[t] = l->ts;
-			if (t == x->main_thread) {
-				x->tok[x->ntok] = x->kc_of[i];
-				x->tok_ref[x->ntok++] = (uint32_t)i; /* RP_LAUNCH is 0 */
-			}
-		}
-		if (okind == RP_NCALLS)
-			break;
-		{
-			uint32_t i = (uint32_t)pos[okind]++;
-			uint32_t t = thread_of(x, okind, i);
-
-			if (t >= x->nth)
-				continue;
-			if (pending[t] != UINT64_MAX) {
-				x->cost[x->ncost++] = rp_sat32(other - pending[t]);
-				pending[t] = UINT64_MAX;
-			}
-			if (pending_copy[t]) {
-				x->copy_next[pending_copy[t] - 1] =
-				    (struct rp_next){(uint8_t)okind, i};
-				pending_copy[t] = 0;
-			}
-			if (okind == RP_COPY)
-				pending_copy[t] = i + 1;
-			if (okind != RP_ALLOC)
-				broke[t] = 1;
-			if (t == x->main_thread && okind <= RP_SYNC) {
-				x->tok[x->ntok] = token_of(x, okind, i);
-				x->tok_ref[x->ntok++] = (uint32_t)okind << RP_REF_BITS | i;
-			}
-		}
-	}
-	err = 0;
-out:
-	free(cursor);
-	free(last_launch);
-	free(pending);
-	free(pending_copy);
-	free(broke);
-	return err;
-}
-
-/* ---- the whole ---- */
-
 static void ctx_free(struct rp_ctx *x)
 {
 	rp_cpu_free(x);
-	free(x->thr);
-	free(x->strm);
-	gr_launch_stats_free(&x->ls); /* kc_of is its pair_of */
-	free(x->kc_key);
-	free(x->kc_count);
-	free(x->lflags);
-	free(x->gaps);
-	free(x->gap_off);
-	free(x->cost);
-	free(x->copy_next);
-	free(x->tok);
-	free(x->tok_ref);
+	rp_calls_free(x);
 	if (x->stack_fn) {
 		for (size_t i = 0; i < x->nst; i++)
 			free(x->stack_fn[i]);
@@ -367,11 +85,11 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 		gr_report_free(r);
 		return -E2BIG;
 	}
-	err = prepass(&x);
+	err = rp_calls_per_thread(&x);
 	if (!err && (r->sections & GR_REPORT_CPU))
 		err = rp_cpu_timeline(&x);
 	if (!err)
-		err = sequence_pass(&x);
+		err = rp_calls_sequence(&x);
 	/* the launch report and the iteration feed every other section */
 	if (!err)
 		err = rp_iteration(&x);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internals shared by the report's computation files (report.c and report_<section>.c): the
- * computation context, the facts the call-sequence pass derives for every section, and helpers
- * (distributions, call sites, verdicts). Not for other modules: they use report.h.
+ * Internals shared by the report's computation files: the computation context that report.c
+ * fills from the model, the facts the passes over the calls derive for every section
+ * (report_calls.c), the sections' entry points, and their helpers (report_ctx.c). Not for other
+ * modules: they use report.h.
  */
 #ifndef GR_ANALYZE_REPORT_IMPL_H
 #define GR_ANALYZE_REPORT_IMPL_H
@@ -60,7 +61,7 @@ static inline uint32_t rp_ref_idx(uint32_t ref)
 	return ref & (RP_REF_MAX - 1);
 }
 
-/* Per model thread (launch pre-pass). */
+/* Per model thread (the per-thread pass; gap_hist: the call-sequence pass). */
 struct rp_thread {
 	uint64_t launches;
 	uint64_t first_launch, last_launch; /* ts */
@@ -69,7 +70,7 @@ struct rp_thread {
 	uint64_t gap_hist[GR_REPORT_GAP_BUCKETS];
 };
 
-/* Per model stream (launch pre-pass). */
+/* Per model stream (the per-thread pass). */
 struct rp_stream {
 	uint64_t launches, first_launch, last_launch;
 };
@@ -108,7 +109,7 @@ struct rp_ctx {
 	size_t nst;
 	size_t nstreams;
 
-	/* from the launch pre-pass */
+	/* from the per-thread pass (report_calls.c) */
 	struct rp_thread *thr;	   /* per model thread */
 	struct rp_stream *strm;	   /* per model stream */
 	uint32_t main_thread;	   /* most launches; UINT32_MAX when none */
@@ -119,7 +120,7 @@ struct rp_ctx {
 	uint64_t *kc_count; /* per pair: launches */
 	uint64_t nmeasured; /* launches with dur > 0 */
 
-	/* from the call-sequence pass */
+	/* from the call-sequence pass (report_calls.c) */
 	uint8_t *lflags; /* per launch, RP_L_* */
 	uint32_t *gaps;	 /* inter-launch gaps grouped by thread (saturated u32 ns) */
 	size_t *gap_off; /* per thread: first gap in gaps; [nth] = total */
@@ -139,6 +140,14 @@ struct rp_ctx {
 	/* stacks: per stack index, per frame, a function identity (symbol start or address) */
 	uint64_t **stack_fn;
 };
+
+/* ---- the passes over the calls (report_calls.c) ---- */
+/* Launches per thread and stream, thread spans, the main thread, the (kernel name, config)
+ * pairs; then the call sequence, which needs them. Each returns 0 or -errno. rp_calls_free()
+ * releases what they allocated. */
+int rp_calls_per_thread(struct rp_ctx *x);
+int rp_calls_sequence(struct rp_ctx *x);
+void rp_calls_free(struct rp_ctx *x);
 
 /* ---- the sections (each fills its part of ctx->r) ---- */
 /* The scheduler replay, before the call-sequence pass (which calls rp_cpu_gap for launch gaps

@@ -14,6 +14,10 @@
 
 #include "report_impl.h"
 
+const uint64_t gr_report_size_edges[GR_REPORT_SIZE_BUCKETS - 1] = {
+    1024, 65536, 1u << 20, 16u << 20, 256u << 20,
+};
+
 struct range {
 	uint32_t pid;
 	uint64_t start, end;
