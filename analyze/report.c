@@ -17,7 +17,6 @@ struct report_priv {
 
 static void ctx_free(struct rp_ctx *x)
 {
-	rp_cpu_free(x);
 	rp_calls_free(x);
 	if (x->stack_fn) {
 		for (size_t i = 0; i < x->nst; i++)
@@ -33,6 +32,7 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 	struct report_priv *priv = NULL;
 	struct gr_report *r = NULL;
 	struct rp_ctx x = {0};
+	struct rp_cpu *cpu = NULL;
 	size_t nlibs;
 	uint64_t v;
 	int err = -ENOMEM;
@@ -87,9 +87,9 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 	}
 	err = rp_calls_per_thread(&x);
 	if (!err && (r->sections & GR_REPORT_CPU))
-		err = rp_cpu_timeline(&x);
+		err = rp_cpu_replay(&x, &cpu);
 	if (!err)
-		err = rp_calls_sequence(&x);
+		err = rp_calls_sequence(&x, rp_cpu_waits(cpu));
 	/* the launch report and the iteration feed every other section */
 	if (!err)
 		err = rp_iteration(&x);
@@ -99,8 +99,9 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 		err = rp_fusion(&x);
 	if (!err && (r->sections & GR_REPORT_TRANSFER))
 		err = rp_transfer(&x);
-	if (!err && (r->sections & GR_REPORT_CPU))
-		err = rp_cpu(&x);
+	if (!err && cpu)
+		err = rp_cpu(&x, cpu);
+	rp_cpu_free(cpu);
 	ctx_free(&x);
 	if (err) {
 		gr_report_free(r);

@@ -3,10 +3,11 @@
  * What every section reads about the API calls, from two walks over them. The per-thread pass:
  * launches per thread and stream with the first and last, each thread's first call and last
  * return, the thread that launches most, and a dense id per (kernel name, launch config) pair.
- * The call-sequence pass walks every call of every thread in time order once: inter-launch gaps,
- * launch entry to the thread's next call (the launch cost estimate), what followed each copy,
- * whether anything but a launch came between two launches (fusion runs), and the main thread's
- * calls as tokens (iteration detection).
+ * The call-sequence pass walks every call of every thread in time order once: inter-launch gaps
+ * (and, given the threads' runnable waits, the waiting inside them), launch entry to the thread's
+ * next call (the launch cost estimate), what followed each copy, whether anything but a launch
+ * came between two launches (fusion runs), and the main thread's calls as tokens (iteration
+ * detection).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -143,10 +144,33 @@ static unsigned gap_bucket(uint64_t gap)
 	return b;
 }
 
-int rp_calls_sequence(struct rp_ctx *x)
+/* The runnable wait inside the launch gap [from, to) of a thread: waits and gaps both come in
+ * time order, so the thread's cursor @at only moves forward. */
+static void gap_wait(struct rp_gap_wait *g, const struct rp_waits *w, size_t *at, uint64_t from,
+		     uint64_t to)
+{
+	uint64_t over = 0;
+
+	g->gaps++;
+	while (*at < w->n && w->v[*at].end <= from)
+		(*at)++;
+	for (size_t j = *at; j < w->n && w->v[j].start < to; j++) {
+		uint64_t lo = w->v[j].start > from ? w->v[j].start : from;
+		uint64_t hi = w->v[j].end < to ? w->v[j].end : to;
+
+		if (hi > lo)
+			over += hi - lo;
+	}
+	if (over) {
+		g->starved_gaps++;
+		g->starved_gap_ns += over;
+	}
+}
+
+int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 {
 	size_t n[RP_NCALLS] = {x->nl, x->nc, x->nms, x->nsy, x->ng, x->nal, x->nfr};
-	size_t pos[RP_NCALLS] = {0}, *cursor = NULL, ntok_cap;
+	size_t pos[RP_NCALLS] = {0}, *cursor = NULL, *wait_at = NULL, ntok_cap;
 	uint64_t *last_launch = NULL, *pending = NULL;
 	uint32_t *pending_copy = NULL;
 	uint8_t *broke = NULL;
@@ -165,6 +189,12 @@ int rp_calls_sequence(struct rp_ctx *x)
 	if (!x->lflags || !x->gap_off || !x->gaps || !x->cost || !x->copy_next || !cursor ||
 	    !last_launch || !pending || !pending_copy || !broke)
 		goto out;
+	if (waits) {
+		x->gap_wait = calloc(x->nth + 1, sizeof(*x->gap_wait));
+		wait_at = calloc(x->nth + 1, sizeof(*wait_at));
+		if (!x->gap_wait || !wait_at)
+			goto out;
+	}
 	ntok_cap = x->main_thread < x->nth ? x->thr[x->main_thread].launches : 0;
 	ntok_cap += x->nc + x->nms + x->nsy + 1;
 	x->tok = malloc(ntok_cap * sizeof(*x->tok));
@@ -223,8 +253,9 @@ int rp_calls_sequence(struct rp_ctx *x)
 
 				x->gaps[cursor[t]++] = rp_sat32(gap);
 				x->thr[t].gap_hist[gap_bucket(gap)]++;
-				if (x->cpu_has_waits && x->cpu_has_waits[t])
-					rp_cpu_gap(x, t, last_launch[t], l->ts);
+				if (waits && waits[t].n)
+					gap_wait(&x->gap_wait[t], &waits[t], &wait_at[t],
+						 last_launch[t], l->ts);
 			}
 			last_launch[t] = l->ts;
 			if (t == x->main_thread) {
@@ -262,6 +293,7 @@ int rp_calls_sequence(struct rp_ctx *x)
 	err = 0;
 out:
 	free(cursor);
+	free(wait_at);
 	free(last_launch);
 	free(pending);
 	free(pending_copy);
@@ -281,6 +313,7 @@ void rp_calls_free(struct rp_ctx *x)
 	free(x->gap_off);
 	free(x->cost);
 	free(x->copy_next);
+	free(x->gap_wait);
 	free(x->tok);
 	free(x->tok_ref);
 }

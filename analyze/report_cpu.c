@@ -3,8 +3,8 @@
  * Report 4, CPU starvation. Replays the scheduler events of every thread that made CUDA calls
  * into a state timeline (on CPU, runnable but waiting, blocked), counts involuntary switches and
  * who took the CPU, attributes each runnable wait to the tasks that held the CPU meanwhile, and
- * measures how much of that waiting fell inside the thread's inter-launch gaps: GPU feed lost
- * to the scheduler.
+ * reports how much of that waiting fell inside the thread's inter-launch gaps (the call-sequence
+ * pass measures them against the waits this replay gives it): GPU feed lost to the scheduler.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,10 +14,6 @@
 #include "report_impl.h"
 #include "timeline.h"
 
-struct interval {
-	uint64_t start, end;
-};
-
 struct culprit {
 	const char *comm;
 	uint64_t ns, preemptions;
@@ -25,17 +21,19 @@ struct culprit {
 
 struct cstate {
 	uint32_t preemptor; /* tid + 1 of the task that preempted it, 0 = none */
-	struct interval *iv;
-	size_t niv, civ, ip; /* ip: the first interval a later launch gap can overlap */
+	struct rp_wait *iv; /* in time order */
+	size_t niv, civ;
 	struct culprit *cul;
 	size_t ncul, ccul;
 	struct gr_report_cpu_thread out;
 };
 
-struct rp_cpu_state {
+struct rp_cpu {
+	struct rp_ctx *x;
 	struct cstate *cs; /* one per CUDA-calling thread, in model thread order */
 	size_t n;
-	uint32_t *slot; /* model thread -> cs index */
+	uint32_t *slot;		/* model thread -> cs index */
+	struct rp_waits *waits; /* per model thread */
 };
 
 static const char *comm_of(struct rp_ctx *x, uint32_t tid)
@@ -90,14 +88,14 @@ static int add_interval(struct cstate *s, uint64_t start, uint64_t end)
 {
 	if (s->niv == s->civ) {
 		size_t ncap = s->civ ? s->civ * 2 : 16;
-		struct interval *v = realloc(s->iv, ncap * sizeof(*v));
+		struct rp_wait *v = realloc(s->iv, ncap * sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
 		s->iv = v;
 		s->civ = ncap;
 	}
-	s->iv[s->niv++] = (struct interval){start, end};
+	s->iv[s->niv++] = (struct rp_wait){start, end};
 	return 0;
 }
 
@@ -139,8 +137,9 @@ static int end_wait(struct rp_ctx *x, struct cstate *s, uint64_t since, uint64_t
 /* A state the thread left (timeline.h): account for it, count the switch, charge the wait. */
 static int on_span(void *ctx, const struct gr_state_span *sp)
 {
-	struct rp_ctx *x = ctx;
-	struct cstate *s = &x->cpu->cs[sp->thread];
+	struct rp_cpu *c = ctx;
+	struct rp_ctx *x = c->x;
+	struct cstate *s = &c->cs[sp->thread];
 	const struct rp_thread *t = &x->thr[s->out.thread];
 
 	account(s, sp);
@@ -148,12 +147,12 @@ static int on_span(void *ctx, const struct gr_state_span *sp)
 	case GR_SPAN_SWITCH_OUT:
 		if (sp->next == GR_STATE_RUNNABLE) {
 			const char *comm = comm_of(x, sp->other_tid);
-			struct culprit *c = comm ? culprit(s, comm) : NULL;
+			struct culprit *cu = comm ? culprit(s, comm) : NULL;
 
-			if (!c)
+			if (!cu)
 				return -ENOMEM;
 			if (sp->end >= t->first && sp->end <= t->last)
-				c->preemptions++;
+				cu->preemptions++;
 			s->out.involuntary++;
 			s->preemptor = sp->other_tid + 1;
 		} else {
@@ -209,29 +208,6 @@ static int cmp_culprit(const void *a, const void *b)
 	return strcmp(x->comm, y->comm);
 }
 
-/* A launch gap [from, to) of @thread: the runnable wait inside it (launches come in time order,
- * so each thread's cursor only moves forward). */
-void rp_cpu_gap(struct rp_ctx *x, uint32_t thread, uint64_t from, uint64_t to)
-{
-	struct cstate *s = &x->cpu->cs[x->cpu->slot[thread]];
-	uint64_t over = 0;
-
-	s->out.gaps++;
-	while (s->ip < s->niv && s->iv[s->ip].end <= from)
-		s->ip++;
-	for (size_t j = s->ip; j < s->niv && s->iv[j].start < to; j++) {
-		uint64_t lo = s->iv[j].start > from ? s->iv[j].start : from;
-		uint64_t hi = s->iv[j].end < to ? s->iv[j].end : to;
-
-		if (hi > lo)
-			over += hi - lo;
-	}
-	if (over) {
-		s->out.starved_gaps++;
-		s->out.starved_gap_ns += over;
-	}
-}
-
 static int verdict(struct rp_ctx *x)
 {
 	struct gr_report_cpu *C = &x->r->cpu;
@@ -278,27 +254,28 @@ static int verdict(struct rp_ctx *x)
 			  gr_units_ns(b3, sizeof(b3), w->starved_gap_ns));
 }
 
-void rp_cpu_free(struct rp_ctx *x)
+void rp_cpu_free(struct rp_cpu *c)
 {
-	struct rp_cpu_state *c = x->cpu;
-
-	if (c) {
-		for (size_t i = 0; i < c->n; i++) {
-			free(c->cs[i].iv);
-			free(c->cs[i].cul);
-		}
-		free(c->cs);
-		free(c->slot);
-		free(c);
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->cs[i].iv);
+		free(c->cs[i].cul);
 	}
-	free(x->cpu_has_waits);
-	x->cpu = NULL;
-	x->cpu_has_waits = NULL;
+	free(c->cs);
+	free(c->slot);
+	free(c->waits);
+	free(c);
 }
 
-int rp_cpu_timeline(struct rp_ctx *x)
+const struct rp_waits *rp_cpu_waits(const struct rp_cpu *c)
 {
-	struct rp_cpu_state *c = calloc(1, sizeof(*c));
+	return c ? c->waits : NULL;
+}
+
+int rp_cpu_replay(struct rp_ctx *x, struct rp_cpu **out)
+{
+	struct rp_cpu *c = calloc(1, sizeof(*c));
 	size_t nsched, nct = 0;
 	const struct gr_sched *ev = gr_model_scheds(x->m, &nsched);
 	struct gr_timeline tl = {0};
@@ -307,9 +284,12 @@ int rp_cpu_timeline(struct rp_ctx *x)
 	struct cstate *cs;
 	int err = -ENOMEM;
 
-	x->cpu = c;
-	x->cpu_has_waits = calloc(x->nth + 1, 1);
-	if (!c || !x->cpu_has_waits)
+	*out = NULL;
+	if (!c)
+		goto out;
+	c->x = x;
+	c->waits = calloc(x->nth + 1, sizeof(*c->waits));
+	if (!c->waits)
 		goto out;
 	for (size_t t = 0; t < x->nth; t++)
 		nct += (size_t)x->thr[t].cuda;
@@ -333,7 +313,7 @@ int rp_cpu_timeline(struct rp_ctx *x)
 		last[c->n] = x->thr[t].last;
 		c->n++;
 	}
-	err = gr_timeline_init(&tl, tids, first, c->n, on_span, x);
+	err = gr_timeline_init(&tl, tids, first, c->n, on_span, c);
 	for (size_t i = 0; !err && i < nsched; i++)
 		err = gr_timeline_feed(&tl, &ev[i]);
 	/* close each timeline at the thread's last event */
@@ -356,9 +336,12 @@ int rp_cpu_timeline(struct rp_ctx *x)
 			s->out.starved_share =
 			    (double)s->out.runnable_wait_ns / (double)s->out.lifetime_ns;
 		active_window(x, s);
-		x->cpu_has_waits[s->out.thread] = s->niv > 0;
+		c->waits[s->out.thread] = (struct rp_waits){s->iv, s->niv};
 	}
+	*out = c;
+	c = NULL;
 out:
+	rp_cpu_free(c);
 	gr_timeline_free(&tl);
 	free(tids);
 	free(first);
@@ -367,14 +350,14 @@ out:
 }
 
 /* The runnable wait of the iteration's thread inside the loop. */
-static void loop_wait(struct rp_ctx *x)
+static void loop_wait(struct rp_ctx *x, const struct rp_cpu *c)
 {
 	struct gr_report_iteration *it = &x->r->launches.iter;
 	const struct cstate *s;
 
 	if (!it->found || !it->count || it->thread >= x->nth || !x->thr[it->thread].cuda)
 		return;
-	s = &x->cpu->cs[x->cpu->slot[it->thread]];
+	s = &c->cs[c->slot[it->thread]];
 	for (size_t i = 0; i < s->niv; i++) {
 		uint64_t a = s->iv[i].start > it->start_ts ? s->iv[i].start : it->start_ts;
 		uint64_t b = s->iv[i].end < it->end_ts ? s->iv[i].end : it->end_ts;
@@ -384,10 +367,9 @@ static void loop_wait(struct rp_ctx *x)
 	}
 }
 
-int rp_cpu(struct rp_ctx *x)
+int rp_cpu(struct rp_ctx *x, const struct rp_cpu *c)
 {
 	struct gr_report_cpu *C = &x->r->cpu;
-	const struct rp_cpu_state *c = x->cpu;
 	size_t nsched;
 
 	gr_model_scheds(x->m, &nsched);
@@ -401,6 +383,13 @@ int rp_cpu(struct rp_ctx *x)
 		const struct cstate *s = &c->cs[i];
 
 		*o = s->out;
+		if (x->gap_wait) {
+			const struct rp_gap_wait *g = &x->gap_wait[s->out.thread];
+
+			o->gaps = g->gaps;
+			o->starved_gaps = g->starved_gaps;
+			o->starved_gap_ns = g->starved_gap_ns;
+		}
 		o->culprits = rp_alloc(x, s->ncul, sizeof(*o->culprits));
 		if (!o->culprits)
 			return -ENOMEM;
@@ -412,7 +401,7 @@ int rp_cpu(struct rp_ctx *x)
 		C->starved_gap_ns += o->starved_gap_ns;
 	}
 	C->nthreads = c->n;
-	loop_wait(x);
+	loop_wait(x, c);
 	qsort(C->threads, c->n, sizeof(*C->threads), cmp_thread);
 	if (x->r->wall_ns)
 		C->gap_share = (double)C->starved_gap_ns / (double)x->r->wall_ns;

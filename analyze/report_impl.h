@@ -70,12 +70,28 @@ struct rp_thread {
 	uint64_t gap_hist[GR_REPORT_GAP_BUCKETS];
 };
 
+/* A runnable wait of a thread, [start, end) ns (the CPU section's scheduler replay). */
+struct rp_wait {
+	uint64_t start, end;
+};
+
+/* A thread's runnable waits, in time order. */
+struct rp_waits {
+	const struct rp_wait *v;
+	size_t n;
+};
+
+/* A thread's launch gaps measured against its runnable waits (the call-sequence pass). */
+struct rp_gap_wait {
+	uint64_t gaps;		 /* inter-launch gaps; counted for threads with waits only */
+	uint64_t starved_gaps;	 /* gaps overlapping a wait */
+	uint64_t starved_gap_ns; /* wait time inside the gaps */
+};
+
 /* Per model stream (the per-thread pass). */
 struct rp_stream {
 	uint64_t launches, first_launch, last_launch;
 };
-
-struct rp_cpu_state;
 
 struct rp_ctx {
 	const struct gr_model *m;
@@ -126,16 +142,13 @@ struct rp_ctx {
 	size_t *gap_off; /* per thread: first gap in gaps; [nth] = total */
 	uint32_t *cost;	 /* launch entry to the thread's next call entry */
 	size_t ncost;
-	struct rp_next *copy_next; /* per copy */
+	struct rp_next *copy_next;    /* per copy */
+	struct rp_gap_wait *gap_wait; /* per model thread; NULL when given no waits */
 	/* the main thread's calls: token (dense id of what was called) and reference */
 	uint32_t *tok;
 	uint32_t *tok_ref;
 	size_t ntok;
 	uint32_t ntokids;
-
-	/* the scheduler timeline (report_cpu.c), when the CPU section is computed */
-	struct rp_cpu_state *cpu;
-	uint8_t *cpu_has_waits; /* per model thread: has runnable-wait intervals */
 
 	/* stacks: per stack index, per frame, a function identity (symbol start or address) */
 	uint64_t **stack_fn;
@@ -143,23 +156,27 @@ struct rp_ctx {
 
 /* ---- the passes over the calls (report_calls.c) ---- */
 /* Launches per thread and stream, thread spans, the main thread, the (kernel name, config)
- * pairs; then the call sequence, which needs them. Each returns 0 or -errno. rp_calls_free()
- * releases what they allocated. */
+ * pairs; then the call sequence, which needs them. @waits (per model thread, or NULL): runnable
+ * waits to measure the launch gaps against, into x->gap_wait. Each returns 0 or -errno.
+ * rp_calls_free() releases what they allocated. */
 int rp_calls_per_thread(struct rp_ctx *x);
-int rp_calls_sequence(struct rp_ctx *x);
+int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits);
 void rp_calls_free(struct rp_ctx *x);
 
 /* ---- the sections (each fills its part of ctx->r) ---- */
-/* The scheduler replay, before the call-sequence pass (which calls rp_cpu_gap for launch gaps
- * of threads with waits); rp_cpu() then finishes the section. rp_cpu_free() releases it. */
-int rp_cpu_timeline(struct rp_ctx *x);
-void rp_cpu_gap(struct rp_ctx *x, uint32_t thread, uint64_t from, uint64_t to);
-void rp_cpu_free(struct rp_ctx *x);
 int rp_launches(struct rp_ctx *x);
 int rp_iteration(struct rp_ctx *x);
 int rp_fusion(struct rp_ctx *x);
 int rp_transfer(struct rp_ctx *x);
-int rp_cpu(struct rp_ctx *x);
+/* The CPU section is two steps. rp_cpu_replay() replays the scheduler events of the threads the
+ * per-thread pass found (0, or -ENOMEM and *out NULL); rp_cpu_waits() gives its runnable waits
+ * per model thread (NULL for a NULL replay), valid until rp_cpu_free(), which accepts NULL.
+ * rp_cpu() makes the section from the replay and the gaps measured against its waits. */
+struct rp_cpu;
+int rp_cpu_replay(struct rp_ctx *x, struct rp_cpu **out);
+const struct rp_waits *rp_cpu_waits(const struct rp_cpu *c);
+int rp_cpu(struct rp_ctx *x, const struct rp_cpu *c);
+void rp_cpu_free(struct rp_cpu *c);
 
 /* ---- helpers (report_ctx.c) ---- */
 
