@@ -15,16 +15,6 @@ struct report_priv {
 	struct gr_arena arena;
 };
 
-static void ctx_free(struct rp_ctx *x)
-{
-	rp_calls_free(x);
-	if (x->stack_fn) {
-		for (size_t i = 0; i < x->nst; i++)
-			free(x->stack_fn[i]);
-		free(x->stack_fn);
-	}
-}
-
 int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 		      struct gr_report **out)
 {
@@ -102,7 +92,7 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 	if (!err && cpu)
 		err = rp_cpu(&x, cpu);
 	rp_cpu_free(cpu);
-	ctx_free(&x);
+	rp_calls_free(&x);
 	if (err) {
 		gr_report_free(r);
 		return err;

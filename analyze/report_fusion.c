@@ -42,18 +42,21 @@ struct group {
 
 struct fctx {
 	struct rp_ctx *x;
-	uint32_t *merged;    /* per stack: group index + 1 it was last merged into */
+	uint32_t *merged; /* per stack: group index + 1 it was last merged into */
+	uint64_t *
+	    *stack_fn; /* per stack, per frame: a function identity (symbol start or address) */
 	struct gr_keymap km; /* (hash, len, pid, salt) -> group */
 	struct group *groups;
 	size_t ngroups, cap;
 	uint64_t runs;
 };
 
-static const uint64_t *stack_fn(struct rp_ctx *x, uint32_t s)
+static const uint64_t *stack_fn(struct fctx *f, uint32_t s)
 {
+	struct rp_ctx *x = f->x;
 	const struct gr_stack *st = &x->st[s];
 
-	if (!x->stack_fn[s] && st->nframes) {
+	if (!f->stack_fn[s] && st->nframes) {
 		uint64_t *fn = malloc(st->nframes * sizeof(*fn));
 
 		if (!fn)
@@ -63,9 +66,9 @@ static const uint64_t *stack_fn(struct rp_ctx *x, uint32_t s)
 
 			fn[i] = sym && sym->start ? sym->start : st->frames[i];
 		}
-		x->stack_fn[s] = fn;
+		f->stack_fn[s] = fn;
 	}
-	return x->stack_fn[s];
+	return f->stack_fn[s];
 }
 
 /* Narrow the group's shared outer frames to those stack @s also has. */
@@ -83,10 +86,10 @@ static int common_frames(struct fctx *f, struct group *g, uint32_t s)
 	if (!g->ref_stack) {
 		g->ref_stack = s;
 		g->common = x->st[s].nframes;
-		return stack_fn(x, s) ? 0 : -ENOMEM;
+		return stack_fn(f, s) ? 0 : -ENOMEM;
 	}
-	a = stack_fn(x, g->ref_stack);
-	b = stack_fn(x, s);
+	a = stack_fn(f, g->ref_stack);
+	b = stack_fn(f, s);
 	if (!a || !b)
 		return -ENOMEM;
 	na = x->st[g->ref_stack].nframes;
@@ -303,9 +306,9 @@ int rp_fusion(struct rp_ctx *x)
 	F->launch_cost_ns = L->launch_cost_ns;
 	F->cost_measured = L->api_measured;
 	gr_keymap_init(&f.km, 4);
-	x->stack_fn = calloc(x->nst + 1, sizeof(*x->stack_fn));
+	f.stack_fn = calloc(x->nst + 1, sizeof(*f.stack_fn));
 	f.merged = calloc(x->nst + 1, sizeof(*f.merged));
-	if (!ts || !x->stack_fn || !f.merged)
+	if (!ts || !f.stack_fn || !f.merged)
 		goto out;
 	for (size_t i = 0; i < x->nl; i++) {
 		const struct gr_launch *l = &x->l[i];
@@ -371,6 +374,11 @@ out:
 		free(f.groups[i].seq);
 	free(f.groups);
 	free(f.merged);
+	if (f.stack_fn) {
+		for (size_t i = 0; i < x->nst; i++)
+			free(f.stack_fn[i]);
+		free(f.stack_fn);
+	}
 	gr_keymap_free(&f.km);
 	return err;
 }

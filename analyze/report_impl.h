@@ -149,9 +149,6 @@ struct rp_ctx {
 	uint32_t *tok_ref;
 	size_t ntok;
 	uint32_t ntokids;
-
-	/* stacks: per stack index, per frame, a function identity (symbol start or address) */
-	uint64_t **stack_fn;
 };
 
 /* ---- the passes over the calls (report_calls.c) ---- */
