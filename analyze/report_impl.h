@@ -70,6 +70,11 @@ struct rp_thread {
 	uint64_t gap_hist[GR_REPORT_GAP_BUCKETS];
 };
 
+/* Per model stream (the per-thread pass). */
+struct rp_stream {
+	uint64_t launches, first_launch, last_launch;
+};
+
 /* A runnable wait of a thread, [start, end) ns (the CPU section's scheduler replay). */
 struct rp_wait {
 	uint64_t start, end;
@@ -86,11 +91,6 @@ struct rp_gap_wait {
 	uint64_t gaps;		 /* inter-launch gaps; counted for threads with waits only */
 	uint64_t starved_gaps;	 /* gaps overlapping a wait */
 	uint64_t starved_gap_ns; /* wait time inside the gaps */
-};
-
-/* Per model stream (the per-thread pass). */
-struct rp_stream {
-	uint64_t launches, first_launch, last_launch;
 };
 
 struct rp_ctx {
@@ -166,7 +166,7 @@ int rp_iteration(struct rp_ctx *x);
 int rp_fusion(struct rp_ctx *x);
 int rp_transfer(struct rp_ctx *x);
 /* The CPU section is two steps. rp_cpu_replay() replays the scheduler events of the threads the
- * per-thread pass found (0, or -ENOMEM and *out NULL); rp_cpu_waits() gives its runnable waits
+ * per-thread pass found (0, or -errno and *out NULL); rp_cpu_waits() gives its runnable waits
  * per model thread (NULL for a NULL replay), valid until rp_cpu_free(), which accepts NULL.
  * rp_cpu() makes the section from the replay and the gaps measured against its waits. */
 struct rp_cpu;
