@@ -126,7 +126,7 @@ uint64_t rp_call_end(const struct rp_ctx *x, unsigned kind, uint32_t idx)
 {
 	switch (kind) {
 	case RP_LAUNCH:
-		return x->l[idx].ts + x->l[idx].dur;
+		return x->l[idx].ts + rp_launch_dur(x, idx);
 	case RP_COPY:
 		return x->c[idx].ts + x->c[idx].dur;
 	case RP_MEMSET:
@@ -202,10 +202,10 @@ static int prepass(struct rp_ctx *x)
 	int err;
 
 	/* launch aggregation by (kernel name, config): the shared one (launch_stats.c) */
-	err = gr_launch_stats_compute(x->m, GR_LAUNCH_STATS_PAIR_OF, &x->ls);
+	err = gr_launch_stats_compute(x->m, &x->ls);
 	if (err)
 		return err;
-	x->kc_of = x->ls.pair_of;
+	x->kc_of = x->ls.pair_of_key;
 	x->nkc = (uint32_t)x->ls.npairs;
 	x->nmeasured = x->ls.measured;
 	x->thr = calloc(x->nth + 1, sizeof(*x->thr));
@@ -222,14 +222,16 @@ static int prepass(struct rp_ctx *x)
 		x->thr[t].first = UINT64_MAX;
 	for (size_t i = 0; i < x->nl; i++) {
 		const struct gr_launch *l = &x->l[i];
-		struct rp_thread *t = &x->thr[l->thread];
-		struct rp_stream *s = &x->strm[l->stream];
+		const struct gr_launch_key *k = rp_lkey(x, i);
+		struct rp_thread *t = &x->thr[k->thread];
+		struct rp_stream *s = &x->strm[k->stream];
+		uint64_t end = l->ts + gr_launch_dur(k, l);
 
 		if (!t->launches++)
 			t->first_launch = l->ts;
 		t->last_launch = l->ts;
-		if (l->ts + l->dur > t->last)
-			t->last = l->ts + l->dur;
+		if (end > t->last)
+			t->last = end;
 		if (!s->launches++)
 			s->first_launch = l->ts;
 		s->last_launch = l->ts;
@@ -271,7 +273,7 @@ static uint32_t token_of(const struct rp_ctx *x, unsigned kind, uint32_t idx)
 {
 	switch (kind) {
 	case RP_LAUNCH:
-		return x->kc_of[idx];
+		return rp_pair(x, idx);
 	case RP_COPY: {
 		const struct gr_copy *c = &x->c[idx];
 		unsigned b = log2_bucket(c->bytes);
@@ -293,7 +295,7 @@ static uint32_t thread_of(const struct rp_ctx *x, unsigned kind, size_t i)
 {
 	switch (kind) {
 	case RP_LAUNCH:
-		return x->l[i].thread;
+		return rp_lkey(x, i)->thread;
 	case RP_COPY:
 		return x->c[i].thread;
 	case RP_MEMSET:
@@ -381,7 +383,7 @@ static int sequence_pass(struct rp_ctx *x)
 		while (pos[0] < x->nl && x->l[pos[0]].ts <= other) {
 			size_t i = pos[0]++;
 			const struct gr_launch *l = &x->l[i];
-			uint32_t t = l->thread;
+			uint32_t t = rp_lkey(x, i)->thread;
 
 			if (pending[t] != UINT64_MAX)
 				x->cost[x->ncost++] = rp_sat32(l->ts - pending[t]);
@@ -403,7 +405,7 @@ static int sequence_pass(struct rp_ctx *x)
 			}
 			last_launch[t] = l->ts;
 			if (t == x->main_thread) {
-				x->tok[x->ntok] = x->kc_of[i];
+				x->tok[x->ntok] = rp_pair(x, i);
 				x->tok_ref[x->ntok++] = (uint32_t)i; /* RP_LAUNCH is 0 */
 			}
 		}
@@ -451,7 +453,7 @@ static void ctx_free(struct rp_ctx *x)
 	rp_cpu_free(x);
 	free(x->thr);
 	free(x->strm);
-	gr_launch_stats_free(&x->ls); /* kc_of is its pair_of */
+	gr_launch_stats_free(&x->ls); /* kc_of is its pair_of_key */
 	free(x->kc_key);
 	free(x->kc_count);
 	free(x->lflags);
@@ -509,6 +511,7 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 	x.sms = r->sms;
 	x.slow_ns = o->slow_launch_ns ? o->slow_launch_ns : GR_REPORT_SLOW_LAUNCH_NS;
 	x.l = gr_model_launches(m, &x.nl);
+	x.lk = gr_model_launch_keys(m, NULL);
 	x.c = gr_model_copies(m, &x.nc);
 	x.ms = gr_model_memsets(m, &x.nms);
 	x.sy = gr_model_syncs(m, &x.nsy);
