@@ -135,6 +135,7 @@ static void too_large(const struct gr_model *m, const char *out, long long bytes
 	uint64_t first, last, span, win_ns, fit_ns;
 	size_t nl, nt, np;
 	const struct gr_launch *l = gr_model_launches(m, &nl);
+	const struct gr_launch_key *lk = gr_model_launch_keys(m, NULL);
 	const struct gr_thread *t = gr_model_threads(m, &nt);
 	const struct gr_process *p = gr_model_processes(m, &np);
 	uint64_t *per = calloc(np + 1, sizeof(*per));
@@ -161,7 +162,7 @@ static void too_large(const struct gr_model *m, const char *out, long long bytes
 		(double)(o->from_ns + fit_ns) / 1e9, (double)(limit / 2) / 1e6);
 	if (per && np > 1) {
 		for (size_t i = 0; i < nl; i++)
-			per[t[l[i].thread].process]++;
+			per[t[lk[l[i].key].thread].process]++;
 		fprintf(stderr, "  or with --pid: launches per process:");
 		for (size_t i = 0; i < np; i++)
 			if (per[i])

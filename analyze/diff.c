@@ -118,7 +118,7 @@ static int kernel_rows(const struct gr_model *m, unsigned key, struct krow **out
 	struct krow *rows = NULL;
 	int err;
 
-	err = gr_launch_stats_compute(m, 0, &ls);
+	err = gr_launch_stats_compute(m, &ls);
 	if (err)
 		return err;
 	rows = malloc((ls.npairs + 1) * sizeof(*rows));

@@ -296,11 +296,12 @@ static void kv_stream(struct ex *x, uint32_t stream)
 	kv_hex(&x->j, "stream", x->streams[stream].handle);
 }
 
-static void launch_extras(struct ex *x, size_t i, const struct gr_launch *l, const char *kernel,
+static void launch_extras(struct ex *x, size_t i, const struct gr_launch *l,
+			  const struct gr_launch_key *lk, const char *kernel,
 			  const struct gr_config *c)
 {
-	const struct gr_thread *t = &x->threads[l->thread];
-	uint32_t stid = stream_tid(x, l->stream);
+	const struct gr_thread *t = &x->threads[lk->thread];
+	uint32_t stid = stream_tid(x, lk->stream);
 
 	event_begin(x, "i", kernel, "kernel", t->pid, stid);
 	event_ts(x, l->ts);
@@ -336,31 +337,32 @@ static void write_launches(struct ex *x)
 {
 	size_t n;
 	const struct gr_launch *l = gr_model_launches(x->m, &n);
+	const struct gr_launch_key *keys = gr_model_launch_keys(x->m, NULL);
 	const struct gr_kernel *k = gr_model_kernels(x->m, NULL);
 	const struct gr_config *c = gr_model_configs(x->m, NULL);
 
 	for (size_t i = 0; i < n; i++) {
-		const struct gr_config *cfg = &c[l[i].config];
+		const struct gr_launch_key *lk = &keys[l[i].key];
+		const struct gr_config *cfg = &c[lk->config];
+		uint64_t dur = gr_launch_dur(lk, &l[i]);
 
-		if (!api_begin(x, GR_K_LAUNCH, "launch", l[i].thread, l[i].api, l[i].ts,
-			       l[i].dur)) {
-			if (!x->emit && x->thread_ok[l[i].thread] &&
-			    in_window(x, l[i].ts, l[i].dur)) {
-				x->stream_use[l[i].stream] = 1;
+		if (!api_begin(x, GR_K_LAUNCH, "launch", lk->thread, lk->api, l[i].ts, dur)) {
+			if (!x->emit && x->thread_ok[lk->thread] && in_window(x, l[i].ts, dur)) {
+				x->stream_use[lk->stream] = 1;
 				x->st.launch_instants++;
 				x->st.flows += !x->o->no_flows;
 				x->st.events += x->o->no_flows ? 1 : 3;
 			}
 			continue;
 		}
-		gr_json_kv_str(&x->j, "kernel", k[l[i].kernel].name);
+		gr_json_kv_str(&x->j, "kernel", k[lk->kernel].name);
 		kv_dim3(&x->j, "grid", cfg->grid);
 		kv_dim3(&x->j, "block", cfg->block);
 		gr_json_kv_u64(&x->j, "shared_mem", cfg->shmem);
-		kv_stream(x, l[i].stream);
-		gr_json_kv_u64(&x->j, "cpu", l[i].cpu);
-		api_end(x, l[i].dur);
-		launch_extras(x, i, &l[i], k[l[i].kernel].name, cfg);
+		kv_stream(x, lk->stream);
+		gr_json_kv_u64(&x->j, "cpu", lk->cpu);
+		api_end(x, dur);
+		launch_extras(x, i, &l[i], lk, k[lk->kernel].name, cfg);
 	}
 }
 

@@ -83,7 +83,7 @@ static int launches(const struct gr_model *m, struct gr_info *in)
 	const struct gr_thread *threads = gr_model_threads(m, &nthreads);
 	int err;
 
-	err = gr_launch_stats_compute(m, 0, s);
+	err = gr_launch_stats_compute(m, s);
 	if (err)
 		return err;
 	in->pair_order = malloc((s->npairs + 1) * sizeof(*in->pair_order));

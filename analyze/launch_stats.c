@@ -10,8 +10,6 @@
 #include "keymap.h"
 #include "launch_stats.h"
 
-#define MEMO_EMPTY UINT64_MAX /* no launch of this model kernel yet */
-
 static int cmp_kernel(const void *a, const void *b, void *arg)
 {
 	const struct gr_launch_stats *s = ((void *const *)arg)[0];
@@ -52,67 +50,71 @@ static int reserve_pair(struct gr_launch_pair **pairs, size_t *cap, uint32_t id)
 }
 
 /*
- * The per-launch pass. A launch's pair comes from memo[its model kernel] when that kernel last
- * launched with the same config (the usual case: a kernel keeps its config), else from the
- * (name_id, config) map, which then refreshes the memo.
+ * Launches sharing a launch key (struct gr_launch_key) share their pair, thread and stream, so
+ * the per-launch pass only counts launches and call time per key, and notes each key's first
+ * launch; the keys, taken in order of first launch, then make the pairs.
  */
 static int count_launches(const struct gr_model *m, struct gr_launch_stats *s, size_t *pair_cap)
 {
-	size_t nl, nk;
+	size_t nl, nk, nkeys;
 	const struct gr_launch *l = gr_model_launches(m, &nl);
+	const struct gr_launch_key *keys = gr_model_launch_keys(m, &nkeys);
 	const struct gr_kernel *k = gr_model_kernels(m, &nk);
 	struct gr_launch_pair *pairs = s->pairs;
-	uint32_t *pair_of = s->pair_of;
 	struct gr_keymap map;
-	uint64_t *memo = malloc((nk + 1) * sizeof(*memo));
-	uint64_t with_stack = 0, measured = 0;
+	struct key_total {
+		uint64_t count, dur, measured, first;
+	} *tot = calloc(nkeys + 1, sizeof(*tot));
+	uint32_t *order = malloc((nkeys + 1) * sizeof(*order));
+	size_t nused = 0;
 	int err = -ENOMEM;
 
 	gr_keymap_init(&map, 1);
-	if (!memo)
+	if (!tot || !order)
 		goto out;
-	for (size_t i = 0; i < nk; i++)
-		memo[i] = MEMO_EMPTY;
 	for (size_t i = 0; i < nl; i++) {
-		const struct gr_launch *li = &l[i];
-		uint64_t mk = memo[li->kernel];
+		struct key_total *t = &tot[l[i].key];
+		uint64_t dur = gr_launch_dur(&keys[l[i].key], &l[i]);
+
+		if (!t->count++) {
+			t->first = i;
+			order[nused++] = l[i].key;
+		}
+		t->dur += dur;
+		t->measured += dur != 0;
+	}
+	for (size_t j = 0; j < nused; j++) {
+		const struct gr_launch_key *lk = &keys[order[j]];
+		const struct key_total *t = &tot[order[j]];
+		uint64_t key = (uint64_t)k[lk->kernel].name_id << 32 | lk->config;
 		uint32_t id;
 
-		if (mk != MEMO_EMPTY && (uint32_t)(mk >> 32) == li->config) {
-			id = (uint32_t)mk;
-		} else {
-			uint64_t key = (uint64_t)k[li->kernel].name_id << 32 | li->config;
-
-			err = gr_keymap_intern(&map, &key, &id);
-			if (err < 0)
+		err = gr_keymap_intern(&map, &key, &id);
+		if (err < 0)
+			goto out;
+		if (err == 1) {
+			err = reserve_pair(&pairs, pair_cap, id);
+			if (err)
 				goto out;
-			if (err == 1) {
-				err = reserve_pair(&pairs, pair_cap, id);
-				if (err)
-					goto out;
-				pairs[id].name_id = k[li->kernel].name_id;
-				pairs[id].config = li->config;
-			}
-			memo[li->kernel] = (uint64_t)li->config << 32 | id;
+			pairs[id].name_id = k[lk->kernel].name_id;
+			pairs[id].config = lk->config;
 		}
-		pairs[id].count++;
-		pairs[id].dur += li->dur;
-		if (pair_of)
-			pair_of[i] = id;
-		s->thread_launches[li->thread]++;
-		s->stream_launches[li->stream]++;
-		with_stack += li->stack != 0;
-		measured += li->dur != 0;
+		pairs[id].count += t->count;
+		pairs[id].dur += t->dur;
+		s->pair_of_key[order[j]] = id;
+		s->thread_launches[lk->thread] += t->count;
+		s->stream_launches[lk->stream] += t->count;
+		s->with_stack += lk->stack ? t->count : 0;
+		s->measured += t->measured;
 	}
 	s->npairs = map.len;
 	s->nlaunches = nl;
-	s->with_stack = with_stack;
-	s->measured = measured;
 	err = 0;
 out:
 	s->pairs = pairs;
 	gr_keymap_free(&map);
-	free(memo);
+	free(tot);
+	free(order);
 	return err;
 }
 
@@ -152,14 +154,14 @@ static int by_name(const struct gr_model *m, struct gr_launch_stats *s)
 	return 0;
 }
 
-int gr_launch_stats_compute(const struct gr_model *m, unsigned flags, struct gr_launch_stats *out)
+int gr_launch_stats_compute(const struct gr_model *m, struct gr_launch_stats *out)
 {
 	struct gr_launch_stats s = {0};
 	const struct gr_thread *threads;
-	size_t nl, pair_cap = 0;
+	size_t nkeys, pair_cap = 0;
 	int err = -ENOMEM;
 
-	gr_model_launches(m, &nl);
+	gr_model_launch_keys(m, &nkeys);
 	gr_model_kernel_names(m, &s.nkernels);
 	threads = gr_model_threads(m, &s.nthreads);
 	gr_model_processes(m, &s.nprocesses);
@@ -170,10 +172,9 @@ int gr_launch_stats_compute(const struct gr_model *m, unsigned flags, struct gr_
 	s.thread_launches = calloc(s.nthreads + 1, sizeof(*s.thread_launches));
 	s.process_launches = calloc(s.nprocesses + 1, sizeof(*s.process_launches));
 	s.stream_launches = calloc(s.nstreams + 1, sizeof(*s.stream_launches));
-	if (flags & GR_LAUNCH_STATS_PAIR_OF)
-		s.pair_of = malloc((nl + 1) * sizeof(*s.pair_of));
+	s.pair_of_key = calloc(nkeys + 1, sizeof(*s.pair_of_key));
 	if (!s.kernels || !s.kernel_order || !s.thread_launches || !s.process_launches ||
-	    !s.stream_launches || (flags & GR_LAUNCH_STATS_PAIR_OF && !s.pair_of))
+	    !s.stream_launches || !s.pair_of_key)
 		goto out;
 	err = reserve_pair(&s.pairs, &pair_cap, 0);
 	if (err)
@@ -202,7 +203,7 @@ void gr_launch_stats_free(struct gr_launch_stats *s)
 	free(s->kernel_order);
 	free(s->pairs);
 	free(s->pair_by_name);
-	free(s->pair_of);
+	free(s->pair_of_key);
 	free(s->thread_launches);
 	free(s->process_launches);
 	free(s->stream_launches);

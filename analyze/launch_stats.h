@@ -3,9 +3,9 @@
  * Launches aggregated once, for every command that counts them (info, report, diff): per kernel
  * NAME (struct gr_kernel.name_id, so one kernel loaded by two processes is one entry), per
  * (kernel name, launch config) pair, and per model thread, process and stream. One pass over
- * gr_model_launches(), no allocation per launch, made for 10^8 launches: a memo per model kernel
- * (the config it last launched with, and that pair) answers nearly every launch, and the pair
- * hash map sees only the launches whose kernel changed config.
+ * gr_model_launches() that counts per launch key (gr_model_launch_keys(): launches that share
+ * one share their pair, thread and stream), no allocation per launch, made for 10^8 launches;
+ * then the keys make the pairs.
  *
  * Pairs are numbered 0, 1, 2, ... in order of first launch (the launch array's order, which is
  * by ts, stable), the numbering report's call tokens use. A consumer that keys kernels by
@@ -25,9 +25,6 @@
 #include <stdint.h>
 
 #include "model.h"
-
-/* Flags of gr_launch_stats_compute(). */
-#define GR_LAUNCH_STATS_PAIR_OF 1u /* also fill pair_of[]: 4 bytes per launch */
 
 /* One (kernel name, launch config) pair. */
 struct gr_launch_pair {
@@ -62,9 +59,9 @@ struct gr_launch_stats {
 	/* every pair id once, grouped by name_id ascending (see gr_launch_kernel.first); within a
 	 * name by count descending, then config index ascending */
 	uint32_t *pair_by_name;
-	/* per launch (gr_model_launches() index): its pair id; NULL unless GR_LAUNCH_STATS_PAIR_OF
-	 */
-	uint32_t *pair_of;
+	/* per launch key (gr_model_launch_keys() index): the pair id of its launches (0 for a key
+	 * no launch uses) */
+	uint32_t *pair_of_key;
 
 	/* launches per model table entry, indexed as the model's table (zero for an entry that
 	 * launched nothing) */
@@ -77,12 +74,11 @@ struct gr_launch_stats {
 };
 
 /*
- * Aggregate the launches of @m into *@out (overwritten, no need to zero it). @flags: 0 or
- * GR_LAUNCH_STATS_PAIR_OF. Returns 0, or -ENOMEM / GR_ERR_LIMIT (more than 2^31 pairs) with
- * *@out zeroed and nothing to free. Every array is allocated (non-NULL, possibly empty) on
- * success, except pair_of without the flag.
+ * Aggregate the launches of @m into *@out (overwritten, no need to zero it). Returns 0, or
+ * -ENOMEM / GR_ERR_LIMIT (more than 2^31 pairs) with *@out zeroed and nothing to free. Every
+ * array is allocated (non-NULL, possibly empty) on success.
  */
-int gr_launch_stats_compute(const struct gr_model *m, unsigned flags, struct gr_launch_stats *out);
+int gr_launch_stats_compute(const struct gr_model *m, struct gr_launch_stats *out);
 
 /* Release what gr_launch_stats_compute() allocated and zero *@s (NULL and a zeroed struct are
  * accepted). */

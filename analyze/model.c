@@ -478,6 +478,12 @@ static int finish(struct loader *L)
 		s->pid = (uint32_t)k[0];
 		s->handle = k[1];
 	}
+	err = RESERVE(m->launch_keys, L->tab[T_LKEY].len);
+	if (err)
+		goto oom;
+	for (uint32_t i = 0; i < L->tab[T_LKEY].len; i++)
+		launch_key_unpack(gr_keymap_key(&L->tab[T_LKEY], i),
+				  &m->launch_keys.v[m->launch_keys.n++]);
 	return 0;
 oom:
 	return gr_diag_set(L->diag, err, 0, "out of memory resolving names");
@@ -597,6 +603,21 @@ static void convert_job(struct gr_pool_job *job)
 	P->status = err;
 }
 
+/* Launch key @w of @P, its indexes local, as the key of the model's launch key (the tables it
+ * indexes mapped already: T_LKEY comes last). */
+static void launch_key_map(const struct part *P, const uint64_t w[4], uint64_t out[4])
+{
+	struct gr_launch_key k;
+
+	launch_key_unpack(w, &k);
+	k.kernel = P->map[T_KERNEL].v[k.kernel];
+	k.config = P->map[T_CONFIG].v[k.config];
+	k.thread = P->map[T_THREAD].v[k.thread];
+	k.stream = P->map[T_STREAM].v[k.stream];
+	k.stack = P->map[T_STACK].v[k.stack];
+	launch_key_pack(&k, out);
+}
+
 /* The map of @P's local table @t into the model's: interned in local order, that is in order of
  * first use in the chunk. */
 static int map_table(struct loader *L, struct part *P, int t)
@@ -613,7 +634,14 @@ static int map_table(struct loader *L, struct part *P, int t)
 
 		/* the seed's keys have their index in the model already */
 		if (i >= P->snap[t]) {
-			err = gr_keymap_intern(&L->tab[t], gr_keymap_key(local, i), &g);
+			const uint64_t *key = gr_keymap_key(local, i);
+			uint64_t mapped[4];
+
+			if (t == T_LKEY) {
+				key = mapped;
+				launch_key_map(P, gr_keymap_key(local, i), mapped);
+			}
+			err = gr_keymap_intern(&L->tab[t], key, &g);
 			if (err < 0)
 				break;
 			added = err;
@@ -834,9 +862,8 @@ static void copy_job(struct gr_pool_job *job)
 {
 	struct part *P = PART_OF(job);
 	struct gr_model *m = P->ctx->m;
-	const uint32_t *kernel = P->map[T_KERNEL].v, *config = P->map[T_CONFIG].v;
 	const uint32_t *thread = P->map[T_THREAD].v, *stream = P->map[T_STREAM].v;
-	const uint32_t *stack = P->map[T_STACK].v;
+	const uint32_t *stack = P->map[T_STACK].v, *lkey = P->map[T_LKEY].v;
 
 	if (!P->mapped) {
 		/* the part's indexes are the model's (not in place: merge() says so) */
@@ -854,11 +881,7 @@ static void copy_job(struct gr_pool_job *job)
 
 		for (size_t i = 0; i < P->launches.n; i++) {
 			o[i] = s[i];
-			o[i].kernel = kernel[s[i].kernel];
-			o[i].config = config[s[i].config];
-			o[i].thread = thread[s[i].thread];
-			o[i].stream = stream[s[i].stream];
-			o[i].stack = stack[s[i].stack];
+			o[i].key = lkey[s[i].key];
 		}
 	}
 	if (P->copies.n) {
@@ -1011,7 +1034,6 @@ static int all_counted(struct gr_trace_reader *r, const uint64_t *todo, uint64_t
  */
 static int part_seed(struct run *R, struct part *P, uint64_t index)
 {
-	static const uint32_t words[T_COUNT] = {2, 4, 2, 2, 2};
 	struct loader *L = R->L;
 	struct gr_model *m = L->m;
 	int err = 0;
@@ -1021,7 +1043,7 @@ static int part_seed(struct run *R, struct part *P, uint64_t index)
 			err = gr_keymap_copy(&P->tab[t], &L->tab[t]);
 		} else {
 			gr_keymap_free(&P->tab[t]);
-			gr_keymap_init(&P->tab[t], words[t]);
+			gr_keymap_init(&P->tab[t], table_words[t]);
 		}
 		P->snap[t] = P->tab[t].len;
 	}
@@ -1198,7 +1220,6 @@ static void loader_free(struct loader *L)
 static int load_once(struct gr_model **out, struct gr_trace_reader *r,
 		     const struct gr_model_load_opts *o, int in_place, struct gr_diag *diag)
 {
-	static const uint32_t words[T_COUNT] = {2, 4, 2, 2, 2};
 	struct gr_model *m = NULL;
 	struct loader *L;
 	int err;
@@ -1227,7 +1248,7 @@ static int load_once(struct gr_model **out, struct gr_trace_reader *r,
 		L->ctx.lo = o->from_ts > o->margin_ns ? o->from_ts - o->margin_ns : 0;
 	}
 	for (int t = 0; t < T_COUNT; t++)
-		gr_keymap_init(&L->tab[t], words[t]);
+		gr_keymap_init(&L->tab[t], table_words[t]);
 	gr_keymap_init(&L->kname_k, 2);
 	gr_keymap_init(&L->kraw_k, 2);
 	gr_keymap_init(&L->comm_k, 2);
@@ -1330,6 +1351,7 @@ void gr_model_free(struct gr_model *m)
 	if (!m)
 		return;
 	RELEASE(m->launches);
+	RELEASE(m->launch_keys);
 	RELEASE(m->copies);
 	RELEASE(m->memsets);
 	RELEASE(m->allocs);
@@ -1390,6 +1412,7 @@ uint64_t gr_model_record_count(const struct gr_model *m, unsigned kind)
 	}
 
 ACCESSOR(gr_model_launches, struct gr_launch, launches)
+ACCESSOR(gr_model_launch_keys, struct gr_launch_key, launch_keys)
 ACCESSOR(gr_model_copies, struct gr_copy, copies)
 ACCESSOR(gr_model_memsets, struct gr_memset, memsets)
 ACCESSOR(gr_model_allocs, struct gr_alloc, allocs)

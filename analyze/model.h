@@ -14,8 +14,9 @@
  * load; a record kind of this vocabulary that lacks one of its columns fails the load with
  * GR_ERR_SCHEMA. A kind absent from the file's schema just has no records.
  *
- * Indexes: struct gr_launch.kernel indexes gr_model_kernels(), .config gr_model_configs(),
- * .thread gr_model_threads(), .stream gr_model_streams(); gr_kernel.name_id indexes
+ * Indexes: struct gr_launch.key indexes gr_model_launch_keys(), whose .kernel indexes
+ * gr_model_kernels(), .config gr_model_configs(), .thread gr_model_threads(), .stream
+ * gr_model_streams() (as do the .thread and .stream of other kinds); gr_kernel.name_id indexes
  * gr_model_kernel_names(); gr_thread.process indexes gr_model_processes(); the .stack of every
  * event kind indexes gr_model_stacks(), where entry 0 is "no stack". All dense u32 indexes from 0.
  */
@@ -32,17 +33,33 @@ struct gr_model;
 
 /* ---- event kinds: ts (CLOCK_MONOTONIC ns at API entry) first, dur 0 = not measured ---- */
 
+/*
+ * A launch is its time and its key: everything else about it (kernel, config, thread, stream,
+ * stack, CPU, API) repeats over and over in a real run, so launches share one gr_launch_key
+ * entry per distinct combination and the launch array, by far the largest, is 16 bytes an event.
+ */
 struct gr_launch {
 	uint64_t ts;
-	uint64_t dur;
-	uint32_t stack;	 /* gr_model_stacks() index, 0 = none */
+	uint32_t key;	 /* gr_model_launch_keys() index */
+	uint32_t dur_lo; /* low 32 bits of the duration: gr_launch_dur() */
+};
+
+struct gr_launch_key {
 	uint32_t kernel; /* gr_model_kernels() index: (pid, func) */
 	uint32_t config; /* gr_model_configs() index: grid, block, shared memory */
 	uint32_t thread; /* gr_model_threads() index: (pid, tid) */
 	uint32_t stream; /* gr_model_streams() index: (pid, stream handle) */
+	uint32_t stack;	 /* gr_model_stacks() index, 0 = none */
+	uint32_t dur_hi; /* high 32 bits of the duration (4.3 s and more: rare, a key each) */
 	uint16_t cpu;	 /* saturated at 65535 */
 	uint16_t api;	 /* enum gr_api */
 };
+
+/* The duration of launch @l whose key is @k (0 = not measured). */
+static inline uint64_t gr_launch_dur(const struct gr_launch_key *k, const struct gr_launch *l)
+{
+	return (uint64_t)k->dur_hi << 32 | l->dur_lo;
+}
 
 struct gr_copy {
 	uint64_t ts;
@@ -285,6 +302,8 @@ int gr_model_ended_abruptly(const struct gr_model *m, uint64_t *last_ts);
 uint64_t gr_model_record_count(const struct gr_model *m, unsigned kind);
 
 const struct gr_launch *gr_model_launches(const struct gr_model *m, size_t *n);
+/* Launch keys in order of first use (never NULL when there are launches). */
+const struct gr_launch_key *gr_model_launch_keys(const struct gr_model *m, size_t *n);
 const struct gr_copy *gr_model_copies(const struct gr_model *m, size_t *n);
 const struct gr_memset *gr_model_memsets(const struct gr_model *m, size_t *n);
 const struct gr_alloc *gr_model_allocs(const struct gr_model *m, size_t *n);

@@ -48,6 +48,7 @@ struct gr_model {
 	ARRAY(struct gr_proc_event) procs;
 	ARRAY(struct gr_loss) losses;
 
+	ARRAY(struct gr_launch_key) launch_keys;
 	ARRAY(struct gr_kernel) kernels;
 	ARRAY(const char *) kernel_names;
 	ARRAY(struct gr_config) configs;
@@ -75,8 +76,10 @@ struct cache {
 #define GR_LAUNCH_MEMO 1024 /* entries, power of two */
 
 struct launch_memo {
-	uint64_t key[6]; /* func, grid/block packed, pid << 32 | shmem, stack id */
-	uint32_t kernel, config, stack;
+	/* func, grid/block packed, pid << 32 | shmem, stack id, tid, stream, cpu | api << 16,
+	 * dur >> 32 */
+	uint64_t key[10];
+	uint32_t lkey; /* the part's launch key index */
 	int valid;
 };
 
@@ -97,8 +100,36 @@ struct shared_strs {
 	struct gr_strtab t;
 };
 
-/* The dense tables an event indexes, in struct part and in the loader alike. */
-enum { T_KERNEL, T_CONFIG, T_THREAD, T_STREAM, T_STACK, T_COUNT };
+/*
+ * The dense tables an event indexes, in struct part and in the loader alike. A launch key's key
+ * holds indexes of the tables before it (launch_key_pack()), so T_LKEY comes last: the merge maps
+ * them first.
+ */
+enum { T_KERNEL, T_CONFIG, T_THREAD, T_STREAM, T_STACK, T_LKEY, T_COUNT };
+
+/* Key words of each table's keymap. */
+static const uint32_t table_words[T_COUNT] = {2, 4, 2, 2, 2, 4};
+
+/* A launch key as its keymap's key (4 words), and back. */
+static inline void launch_key_pack(const struct gr_launch_key *k, uint64_t w[4])
+{
+	w[0] = k->kernel | (uint64_t)k->config << 32;
+	w[1] = k->thread | (uint64_t)k->stream << 32;
+	w[2] = k->stack | (uint64_t)k->dur_hi << 32;
+	w[3] = k->cpu | (uint64_t)k->api << 16;
+}
+
+static inline void launch_key_unpack(const uint64_t w[4], struct gr_launch_key *k)
+{
+	k->kernel = (uint32_t)w[0];
+	k->config = (uint32_t)(w[0] >> 32);
+	k->thread = (uint32_t)w[1];
+	k->stream = (uint32_t)(w[1] >> 32);
+	k->stack = (uint32_t)w[2];
+	k->dur_hi = (uint32_t)(w[2] >> 32);
+	k->cpu = (uint16_t)w[3];
+	k->api = (uint16_t)(w[3] >> 16);
+}
 
 /*
  * One chunk's records, converted on a worker (model_read.c) exactly as a sequential pass over the

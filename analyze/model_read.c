@@ -198,41 +198,53 @@ static inline int stack_of(struct part *P, uint64_t pid, uint64_t id, uint32_t *
 }
 
 /*
- * (pid, func, grid, block, shmem, stack id) -> (kernel, config, stack): launches repeat a few of
- * these, so one direct-mapped probe replaces three hash-table lookups for almost every launch.
+ * The part's launch key for the launch described by @key (struct launch_memo): launches repeat a
+ * few of these, so one direct-mapped probe replaces five hash-table lookups for almost every
+ * launch.
  */
-static int launch_ids(struct part *P, const uint64_t key[6], struct gr_launch *o)
+static int launch_key_of(struct part *P, const uint64_t key[10], uint32_t *lkey)
 {
-	uint64_t h = (key[0] ^ key[4] * 0x9e3779b97f4a7c15ull) * 0xbf58476d1ce4e5b9ull ^
-		     (key[1] + key[2] * 0x94d049bb133111ebull + key[3] + key[5]);
+	uint64_t h =
+	    (key[0] ^ key[4] * 0x9e3779b97f4a7c15ull) * 0xbf58476d1ce4e5b9ull ^
+	    (key[1] + key[2] * 0x94d049bb133111ebull + key[3] + key[5]) ^
+	    (key[6] + key[7] * 0x9e3779b97f4a7c15ull + key[8] * 0x94d049bb133111ebull + key[9]);
 	struct launch_memo *e = &P->memo[(h ^ h >> 29) & (GR_LAUNCH_MEMO - 1)];
-	uint64_t k[4];
+	uint64_t pid = key[4] >> 32, k[4];
+	struct gr_launch_key lk;
 	int err;
 
-	if (e->valid && e->key[0] == key[0] && e->key[1] == key[1] && e->key[2] == key[2] &&
-	    e->key[3] == key[3] && e->key[4] == key[4] && e->key[5] == key[5]) {
-		o->kernel = e->kernel;
-		o->config = e->config;
-		o->stack = e->stack;
+	if (e->valid && !memcmp(e->key, key, sizeof(e->key))) {
+		*lkey = e->lkey;
 		return 0;
 	}
-	k[0] = key[4] >> 32;
+	k[0] = pid;
 	k[1] = key[0];
-	err = gr_keymap_intern(&P->tab[T_KERNEL], k, &o->kernel);
+	err = gr_keymap_intern(&P->tab[T_KERNEL], k, &lk.kernel);
 	if (err < 0)
 		return err;
 	memcpy(k, key + 1, 3 * sizeof(*k));
 	k[3] = (uint32_t)key[4];
-	err = gr_keymap_intern(&P->tab[T_CONFIG], k, &o->config);
+	err = gr_keymap_intern(&P->tab[T_CONFIG], k, &lk.config);
 	if (err < 0)
 		return err;
-	err = stack_index(P, key[4] >> 32, key[5], &o->stack);
+	err = stack_index(P, pid, key[5], &lk.stack);
+	if (err < 0)
+		return err;
+	err = thread_of(P, pid, key[6], &lk.thread);
+	if (err < 0)
+		return err;
+	err = stream_of(P, pid, key[7], &lk.stream);
+	if (err < 0)
+		return err;
+	lk.cpu = (uint16_t)key[8];
+	lk.api = (uint16_t)(key[8] >> 16);
+	lk.dur_hi = (uint32_t)key[9];
+	launch_key_pack(&lk, k);
+	err = gr_keymap_intern(&P->tab[T_LKEY], k, lkey);
 	if (err < 0)
 		return err;
 	memcpy(e->key, key, sizeof(e->key));
-	e->kernel = o->kernel;
-	e->config = o->config;
-	e->stack = o->stack;
+	e->lkey = *lkey;
 	e->valid = 1;
 	return 0;
 }
@@ -243,8 +255,9 @@ static int load_launches(struct part *P, const uint64_t *const *v, const struct 
 	const struct load_ctx *x = P->ctx;
 	struct gr_launch *o, *start;
 	uint64_t prev;
-	int err, unsorted = 0;
+	int err = 0, unsorted = 0;
 
+	(void)b;
 	err = ROOM(P, P->launches, n);
 	if (err)
 		return oom(P, err, "launches");
@@ -259,29 +272,25 @@ static int load_launches(struct part *P, const uint64_t *const *v, const struct 
 	const uint64_t *stream = v[GR_LAUNCH_STREAM], *stack = v[GR_LAUNCH_STACK];
 
 	for (uint32_t i = 0; i < n; i++) {
-		uint64_t p = sat32(pid[i]), key[6];
+		uint64_t p = sat32(pid[i]), key[10];
 
 		if (x->window && !keep_call(x, ts[i], dur[i]))
 			continue;
 		o->ts = ts[i];
 		unsorted |= ts[i] < prev;
 		prev = ts[i];
-		o->dur = dur[i];
-		o->cpu = sat16(cpu[i]);
-		o->api = sat16(api[i]);
+		o->dur_lo = (uint32_t)dur[i];
 		key[0] = func[i];
 		key[1] = sat32(gx[i]) | (uint64_t)sat32(gy[i]) << 32;
 		key[2] = sat32(gz[i]) | (uint64_t)sat32(bx[i]) << 32;
 		key[3] = sat32(by[i]) | (uint64_t)sat32(bz[i]) << 32;
 		key[4] = p << 32 | sat32(shmem[i]);
 		key[5] = stack[i];
-		err = launch_ids(P, key, o);
-		if (err < 0)
-			break;
-		err = thread_of(P, p, tid[i], &o->thread);
-		if (err < 0)
-			break;
-		err = stream_of(P, p, stream[i], &o->stream);
+		key[6] = tid[i];
+		key[7] = stream[i];
+		key[8] = sat16(cpu[i]) | (uint64_t)sat16(api[i]) << 16;
+		key[9] = dur[i] >> 32;
+		err = launch_key_of(P, key, &o->key);
 		if (err < 0)
 			break;
 		o++;

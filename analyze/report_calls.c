@@ -23,7 +23,7 @@ static uint32_t thread_of(const struct rp_ctx *x, unsigned kind, size_t i)
 {
 	switch (kind) {
 	case RP_LAUNCH:
-		return x->l[i].thread;
+		return rp_lkey(x, i)->thread;
 	case RP_COPY:
 		return x->c[i].thread;
 	case RP_MEMSET:
@@ -48,10 +48,10 @@ int rp_calls_per_thread(struct rp_ctx *x)
 	int err;
 
 	/* launch aggregation by (kernel name, config): the shared one (launch_stats.c) */
-	err = gr_launch_stats_compute(x->m, GR_LAUNCH_STATS_PAIR_OF, &x->ls);
+	err = gr_launch_stats_compute(x->m, &x->ls);
 	if (err)
 		return err;
-	x->kc_of = x->ls.pair_of;
+	x->kc_of = x->ls.pair_of_key;
 	x->nkc = (uint32_t)x->ls.npairs;
 	x->nmeasured = x->ls.measured;
 	x->thr = calloc(x->nth + 1, sizeof(*x->thr));
@@ -68,14 +68,16 @@ int rp_calls_per_thread(struct rp_ctx *x)
 		x->thr[t].first = UINT64_MAX;
 	for (size_t i = 0; i < x->nl; i++) {
 		const struct gr_launch *l = &x->l[i];
-		struct rp_thread *t = &x->thr[l->thread];
-		struct rp_stream *s = &x->strm[l->stream];
+		const struct gr_launch_key *k = rp_lkey(x, i);
+		struct rp_thread *t = &x->thr[k->thread];
+		struct rp_stream *s = &x->strm[k->stream];
+		uint64_t end = l->ts + gr_launch_dur(k, l);
 
 		if (!t->launches++)
 			t->first_launch = l->ts;
 		t->last_launch = l->ts;
-		if (l->ts + l->dur > t->last)
-			t->last = l->ts + l->dur;
+		if (end > t->last)
+			t->last = end;
 		if (!s->launches++)
 			s->first_launch = l->ts;
 		s->last_launch = l->ts;
@@ -117,7 +119,7 @@ static uint32_t token_of(const struct rp_ctx *x, unsigned kind, uint32_t idx)
 {
 	switch (kind) {
 	case RP_LAUNCH:
-		return x->kc_of[idx];
+		return rp_pair(x, idx);
 	case RP_COPY: {
 		const struct gr_copy *c = &x->c[idx];
 		unsigned b = log2_bucket(c->bytes);
@@ -236,7 +238,7 @@ int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 		while (pos[0] < x->nl && x->l[pos[0]].ts <= other) {
 			size_t i = pos[0]++;
 			const struct gr_launch *l = &x->l[i];
-			uint32_t t = l->thread;
+			uint32_t t = rp_lkey(x, i)->thread;
 
 			if (pending[t] != UINT64_MAX)
 				x->cost[x->ncost++] = rp_sat32(l->ts - pending[t]);
@@ -259,7 +261,7 @@ int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 			}
 			last_launch[t] = l->ts;
 			if (t == x->main_thread) {
-				x->tok[x->ntok] = x->kc_of[i];
+				x->tok[x->ntok] = rp_pair(x, i);
 				x->tok_ref[x->ntok++] = (uint32_t)i; /* RP_LAUNCH is 0 */
 			}
 		}
@@ -305,7 +307,7 @@ void rp_calls_free(struct rp_ctx *x)
 {
 	free(x->thr);
 	free(x->strm);
-	gr_launch_stats_free(&x->ls); /* kc_of is its pair_of */
+	gr_launch_stats_free(&x->ls); /* kc_of is its pair_of_key */
 	free(x->kc_key);
 	free(x->kc_count);
 	free(x->lflags);

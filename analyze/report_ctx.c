@@ -107,7 +107,7 @@ uint64_t rp_call_end(const struct rp_ctx *x, unsigned kind, uint32_t idx)
 {
 	switch (kind) {
 	case RP_LAUNCH:
-		return x->l[idx].ts + x->l[idx].dur;
+		return x->l[idx].ts + rp_launch_dur(x, idx);
 	case RP_COPY:
 		return x->c[idx].ts + x->c[idx].dur;
 	case RP_MEMSET:

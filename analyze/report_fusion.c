@@ -135,7 +135,7 @@ static int close_run(struct fctx *f, uint32_t thread, struct run *run)
 			if (!g->seq)
 				return -ENOMEM;
 			for (uint32_t i = 0; i < run->len; i++)
-				g->seq[i] = x->kc_of[run->launch[i]];
+				g->seq[i] = rp_pair(x, run->launch[i]);
 			g->len = run->len;
 			g->pid = pid;
 			g->first_launch = run->launch[0];
@@ -148,7 +148,7 @@ static int close_run(struct fctx *f, uint32_t thread, struct run *run)
 		{
 			uint32_t i = 0;
 
-			while (i < run->len && g->seq[i] == x->kc_of[run->launch[i]])
+			while (i < run->len && g->seq[i] == rp_pair(x, run->launch[i]))
 				i++;
 			if (i == run->len)
 				break;
@@ -157,7 +157,7 @@ static int close_run(struct fctx *f, uint32_t thread, struct run *run)
 	}
 	g->occurrences++;
 	for (uint32_t i = 0; i < run->len; i++) {
-		err = common_frames(f, g, x->l[run->launch[i]].stack);
+		err = common_frames(f, g, rp_lkey(x, run->launch[i])->stack);
 		if (err)
 			return err;
 	}
@@ -311,7 +311,7 @@ int rp_fusion(struct rp_ctx *x)
 	if (!ts || !f.stack_fn || !f.merged)
 		goto out;
 	for (size_t i = 0; i < x->nl; i++) {
-		const struct gr_launch *l = &x->l[i];
+		const struct gr_launch_key *l = rp_lkey(x, i);
 		struct tstate *t = &ts[l->thread];
 		struct run *run = NULL;
 
@@ -340,7 +340,7 @@ int rp_fusion(struct rp_ctx *x)
 			memset(run, 0, sizeof(*run));
 			run->stream = l->stream;
 		}
-		err = add_launch(run, (uint32_t)i, x->kc_of[i]);
+		err = add_launch(run, (uint32_t)i, rp_pair(x, i));
 		if (err)
 			goto out;
 	}

@@ -103,6 +103,7 @@ struct rp_ctx {
 	/* model arrays */
 	const struct gr_launch *l;
 	size_t nl;
+	const struct gr_launch_key *lk; /* gr_model_launch_keys(): rp_lkey() */
 	const struct gr_copy *c;
 	size_t nc;
 	const struct gr_memset *ms;
@@ -130,7 +131,7 @@ struct rp_ctx {
 	struct rp_stream *strm;	   /* per model stream */
 	uint32_t main_thread;	   /* most launches; UINT32_MAX when none */
 	struct gr_launch_stats ls; /* launch aggregation (launch_stats.h) */
-	uint32_t *kc_of;	   /* per launch: dense (kernel name, config) pair (ls.pair_of) */
+	uint32_t *kc_of; /* per launch key: dense (kernel name, config) pair (ls.pair_of_key) */
 	uint32_t nkc;
 	uint64_t *kc_key;   /* per pair: name_id << 32 | config */
 	uint64_t *kc_count; /* per pair: launches */
@@ -178,6 +179,24 @@ void rp_cpu_free(struct rp_cpu *c);
 /* ---- helpers (report_ctx.c) ---- */
 
 /* Saturate a ns value to u32 for quantile arrays. */
+/* The key of launch @i (its kernel, config, thread, stream, stack, CPU, API). */
+static inline const struct gr_launch_key *rp_lkey(const struct rp_ctx *x, size_t i)
+{
+	return &x->lk[x->l[i].key];
+}
+
+/* The call time of launch @i (0: not measured). */
+static inline uint64_t rp_launch_dur(const struct rp_ctx *x, size_t i)
+{
+	return gr_launch_dur(rp_lkey(x, i), &x->l[i]);
+}
+
+/* The (kernel name, config) pair of launch @i. */
+static inline uint32_t rp_pair(const struct rp_ctx *x, size_t i)
+{
+	return x->kc_of[x->l[i].key];
+}
+
 static inline uint32_t rp_sat32(uint64_t v)
 {
 	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;

@@ -80,7 +80,7 @@ static void loop_sums(struct rp_ctx *x, struct gr_report_iteration *it)
 		if (x->l[i].ts < lo || x->l[i].ts > hi)
 			continue;
 		lp->launches++;
-		lp->launch_ns += x->l[i].dur;
+		lp->launch_ns += rp_launch_dur(x, i);
 	}
 }
 

@@ -191,16 +191,16 @@ static int kernels(struct rp_ctx *x)
 				goto out;
 			}
 			for (size_t i = 0; i < x->nl; i++)
-				if (x->l[i].dur)
-					api_off[slot[x->k[x->l[i].kernel].name_id] + 1]++;
+				if (rp_launch_dur(x, i))
+					api_off[slot[x->k[rp_lkey(x, i)->kernel].name_id] + 1]++;
 			for (size_t i = 0; i < nk; i++) {
 				api_off[i + 1] += api_off[i];
 				cur[i] = api_off[i];
 			}
 			for (size_t i = 0; i < x->nl; i++)
-				if (x->l[i].dur)
-					api[cur[slot[x->k[x->l[i].kernel].name_id]]++] =
-					    rp_sat32(x->l[i].dur);
+				if (rp_launch_dur(x, i))
+					api[cur[slot[x->k[rp_lkey(x, i)->kernel].name_id]]++] =
+					    rp_sat32(rp_launch_dur(x, i));
 			free(cur);
 			for (size_t i = 0; i < nk; i++)
 				gr_dist_u32(&L->kernels[i].api, api + api_off[i],
@@ -267,11 +267,11 @@ static int slow_calls(struct rp_ctx *x)
 		return 0;
 	gr_keymap_init(&km, 2);
 	for (size_t i = 0; i < x->nl; i++) {
-		const struct gr_launch *l = &x->l[i];
-		uint64_t key[2] = {x->k[l->kernel].name_id, l->stack};
+		const struct gr_launch_key *l = rp_lkey(x, i);
+		uint64_t dur = rp_launch_dur(x, i), key[2] = {x->k[l->kernel].name_id, l->stack};
 		uint32_t idx;
 
-		if (l->dur <= x->slow_ns)
+		if (dur <= x->slow_ns)
 			continue;
 		L->slow_count++;
 		err = gr_keymap_intern(&km, key, &idx);
@@ -293,9 +293,9 @@ static int slow_calls(struct rp_ctx *x)
 		acc[idx].name = x->k[l->kernel].name;
 		acc[idx].site.stack = l->stack;
 		acc[idx].count++;
-		acc[idx].total_ns += l->dur;
-		if (l->dur > acc[idx].max_ns)
-			acc[idx].max_ns = l->dur;
+		acc[idx].total_ns += dur;
+		if (dur > acc[idx].max_ns)
+			acc[idx].max_ns = dur;
 	}
 	L->nslow = km.len;
 	L->slow = rp_alloc(x, km.len, sizeof(*L->slow));

@@ -50,14 +50,15 @@ static uint64_t recount(const struct gr_model *m, const struct gr_diff_kernel *k
 {
 	size_t nl;
 	const struct gr_launch *l = gr_model_launches(m, &nl);
+	const struct gr_launch_key *lk = gr_model_launch_keys(m, NULL);
 	const struct gr_kernel *kern = gr_model_kernels(m, NULL);
 	const struct gr_config *cfg = gr_model_configs(m, NULL);
 	uint64_t n = 0;
 
 	for (size_t i = 0; i < nl; i++) {
-		const struct gr_config *c = &cfg[l[i].config];
+		const struct gr_config *c = &cfg[lk[l[i].key].config];
 
-		if (strcmp(kern[l[i].kernel].name, k->name))
+		if (strcmp(kern[lk[l[i].key].kernel].name, k->name))
 			continue;
 		if ((key & GR_DIFF_KEY_GRID) && memcmp(c->grid, k->grid, sizeof(k->grid)))
 			continue;

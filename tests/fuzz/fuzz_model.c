@@ -15,6 +15,7 @@ static void check_model(const struct gr_model *m)
 {
 	size_t nl, nk, nc, nt, ns, np, nn, nst, n;
 	const struct gr_launch *l = gr_model_launches(m, &nl);
+	const struct gr_launch_key *lk = gr_model_launch_keys(m, NULL);
 	const struct gr_kernel *k = gr_model_kernels(m, &nk);
 	const struct gr_thread *t = gr_model_threads(m, &nt);
 	const char *const *names = gr_model_kernel_names(m, &nn);
@@ -26,8 +27,9 @@ static void check_model(const struct gr_model *m)
 	FUZZ_ASSERT(nst >= 1 && st[0].id == 0 && st[0].nframes == 0);
 	FUZZ_ASSERT(nl == gr_model_record_count(m, GR_K_LAUNCH));
 	for (size_t i = 0; i < nl; i++) {
-		FUZZ_ASSERT(l[i].kernel < nk && l[i].config < nc);
-		FUZZ_ASSERT(l[i].thread < nt && l[i].stream < ns && l[i].stack < nst);
+		FUZZ_ASSERT(lk[l[i].key].kernel < nk && lk[l[i].key].config < nc);
+		FUZZ_ASSERT(lk[l[i].key].thread < nt && lk[l[i].key].stream < ns &&
+			    lk[l[i].key].stack < nst);
 		FUZZ_ASSERT(i == 0 || l[i - 1].ts <= l[i].ts);
 	}
 	for (size_t i = 0; i < nk; i++)

@@ -29,7 +29,7 @@ static void count_stacks(const struct gr_model *m, uint64_t *uses)
 
 	l = gr_model_launches(m, &n);
 	for (size_t i = 0; i < n; i++)
-		uses[l[i].stack]++;
+		uses[gr_model_launch_keys(m, NULL)[l[i].key].stack]++;
 	c = gr_model_copies(m, &n);
 	for (size_t i = 0; i < n; i++)
 		uses[c[i].stack]++;

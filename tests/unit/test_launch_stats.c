@@ -2,7 +2,7 @@
 /*
  * analyze/launch_stats: exact counts per kernel name, pair, thread, process and stream on a
  * synthetic trace whose launches are all known, the numbering of pairs (order of first launch),
- * the documented orders, and the memo against a plain recount on a shuffled trace.
+ * the documented orders, and the per-key counts against a plain recount on a shuffled trace.
  */
 #include <stdlib.h>
 #include <unistd.h>
@@ -189,13 +189,13 @@ static void test_known(void)
 {
 	struct tb b = {0};
 	struct gr_model *m = scenario(&b);
-	struct gr_launch_stats s, plain;
+	struct gr_launch_stats s;
 	uint32_t same, other, func, tied, c0, c1, c2;
 	size_t nk;
 
 	if (!m)
 		return;
-	CHECK_EQ_U64(gr_launch_stats_compute(m, GR_LAUNCH_STATS_PAIR_OF, &s), 0);
+	CHECK_EQ_U64(gr_launch_stats_compute(m, &s), 0);
 	same = name_id(m, "k_same(int)");
 	other = name_id(m, "k_other(float)");
 	func = name_id(m, "func 0xc0");
@@ -236,10 +236,16 @@ static void test_known(void)
 			CHECK_EQ_U64(s.pairs[s.pair_by_name[at + i]].name_id, n);
 		at += s.kernels[n].npairs;
 	}
-	CHECK(s.pair_of != NULL);
+	/* every launch's key carries its pair */
 	CHECK_EQ_U64(b.n, 33);
-	for (size_t i = 0; s.pair_of && i < b.n; i++)
-		CHECK_EQ_U64(s.pair_of[i], b.pair[i]);
+	{
+		size_t nl;
+		const struct gr_launch *l = gr_model_launches(m, &nl);
+
+		CHECK_EQ_U64(nl, b.n);
+		for (size_t i = 0; i < b.n && i < nl; i++)
+			CHECK_EQ_U64(s.pair_of_key[l[i].key], b.pair[i]);
+	}
 
 	CHECK_EQ_U64(s.nthreads, 3);
 	CHECK_EQ_U64(thread_count(m, &s, 100, 101), 14);
@@ -253,13 +259,6 @@ static void test_known(void)
 	CHECK_EQ_U64(stream_count(m, &s, 100, 0x20), 14);
 	CHECK_EQ_U64(stream_count(m, &s, 200, 0x10), 7);
 
-	/* without the flag: the same figures, no per-launch array */
-	CHECK_EQ_U64(gr_launch_stats_compute(m, 0, &plain), 0);
-	CHECK(plain.pair_of == NULL);
-	CHECK_EQ_U64(plain.npairs, s.npairs);
-	CHECK(!memcmp(plain.pairs, s.pairs, s.npairs * sizeof(*s.pairs)));
-	CHECK(!memcmp(plain.kernels, s.kernels, s.nkernels * sizeof(*s.kernels)));
-	gr_launch_stats_free(&plain);
 	gr_launch_stats_free(&s);
 	CHECK(s.kernels == NULL && s.pairs == NULL && s.npairs == 0);
 	gr_launch_stats_free(&s); /* twice, and NULL: accepted */
@@ -283,11 +282,11 @@ static void test_empty(void)
 	m = load(&b);
 	if (!m)
 		return;
-	CHECK_EQ_U64(gr_launch_stats_compute(m, GR_LAUNCH_STATS_PAIR_OF, &s), 0);
+	CHECK_EQ_U64(gr_launch_stats_compute(m, &s), 0);
 	CHECK_EQ_U64(s.nlaunches, 0);
 	CHECK_EQ_U64(s.nkernels, 0);
 	CHECK_EQ_U64(s.npairs, 0);
-	CHECK(s.kernels && s.kernel_order && s.pairs && s.pair_by_name && s.pair_of);
+	CHECK(s.kernels && s.kernel_order && s.pairs && s.pair_by_name && s.pair_of_key);
 	CHECK(s.thread_launches && s.process_launches && s.stream_launches);
 	gr_launch_stats_free(&s);
 	gr_model_free(m);
@@ -309,6 +308,7 @@ static void test_shuffled(void)
 	uint32_t nwant = 0, seed = 12345, *of = NULL;
 	size_t nl, nth, nst;
 	const struct gr_launch *l;
+	const struct gr_launch_key *lk;
 	const struct gr_kernel *k;
 
 	snprintf(b.path, sizeof(b.path), "%s/shuffled.trc", dir);
@@ -332,6 +332,7 @@ static void test_shuffled(void)
 	if (!m)
 		return;
 	l = gr_model_launches(m, &nl);
+	lk = gr_model_launch_keys(m, NULL);
 	k = gr_model_kernels(m, NULL);
 	gr_model_threads(m, &nth);
 	gr_model_streams(m, &nst);
@@ -344,27 +345,29 @@ static void test_shuffled(void)
 	for (size_t i = 0; i < nl; i++) {
 		uint32_t p = 0;
 
-		while (p < nwant && !(want[p].name_id == k[l[i].kernel].name_id &&
-				      want[p].config == l[i].config))
+		while (p < nwant && !(want[p].name_id == k[lk[l[i].key].kernel].name_id &&
+				      want[p].config == lk[l[i].key].config))
 			p++;
 		if (p == nwant) {
 			if (nwant == MAXP) {
 				CHECK(nwant < MAXP);
 				goto out;
 			}
-			want[nwant++] = (struct gr_launch_pair){.name_id = k[l[i].kernel].name_id,
-								.config = l[i].config};
+			want[nwant++] =
+			    (struct gr_launch_pair){.name_id = k[lk[l[i].key].kernel].name_id,
+						    .config = lk[l[i].key].config};
 		}
 		want[p].count++;
-		want[p].dur += l[i].dur;
+		want[p].dur += gr_launch_dur(&lk[l[i].key], &l[i]);
 		of[i] = p;
-		thr[l[i].thread]++;
-		strm[l[i].stream]++;
+		thr[lk[l[i].key].thread]++;
+		strm[lk[l[i].key].stream]++;
 	}
-	CHECK_EQ_U64(gr_launch_stats_compute(m, GR_LAUNCH_STATS_PAIR_OF, &s), 0);
+	CHECK_EQ_U64(gr_launch_stats_compute(m, &s), 0);
 	CHECK_EQ_U64(s.npairs, nwant);
 	CHECK(s.npairs == nwant && !memcmp(s.pairs, want, nwant * sizeof(*want)));
-	CHECK(!memcmp(s.pair_of, of, nl * sizeof(*of)));
+	for (size_t i = 0; i < nl; i++)
+		CHECK_EQ_U64(s.pair_of_key[l[i].key], of[i]);
 	CHECK(!memcmp(s.thread_launches, thr, nth * sizeof(*thr)));
 	CHECK(!memcmp(s.stream_launches, strm, nst * sizeof(*strm)));
 	/* "same(int)" and each "func 0x..." of both processes: one name each */
@@ -390,7 +393,7 @@ static void test_standard(void)
 	CHECK(gr_model_load(&m, path, &diag) == 0);
 	if (!m)
 		return;
-	CHECK_EQ_U64(gr_launch_stats_compute(m, 0, &s), 0);
+	CHECK_EQ_U64(gr_launch_stats_compute(m, &s), 0);
 	CHECK_EQ_U64(s.nlaunches, SYNTH_LAUNCHES);
 	CHECK_EQ_U64(s.with_stack, 100);
 	CHECK_EQ_U64(s.measured, SYNTH_LAUNCHES);

@@ -73,6 +73,7 @@ static void test_standard_trace(void)
 	CHECK_EQ_U64(gr_model_header(m)->clock_monotonic_ns, SYNTH_T0);
 
 	const struct gr_launch *l = gr_model_launches(m, &n);
+	const struct gr_launch_key *lk = gr_model_launch_keys(m, NULL);
 	const struct gr_kernel *k = gr_model_kernels(m, &nk);
 	const struct gr_config *cfg = gr_model_configs(m, &nc);
 	const struct gr_thread *t = gr_model_threads(m, &nt);
@@ -86,13 +87,14 @@ static void test_standard_trace(void)
 	 * two launches at T0+5001 come before them) */
 	CHECK_EQ_U64(l[50].ts, SYNTH_T0 + 49000);
 	CHECK_EQ_U64(l[51].ts, SYNTH_T0 + 49500);
-	CHECK_EQ_U64(l[51].dur, 2050);
+	CHECK_EQ_U64(gr_launch_dur(&lk[l[51].key], &l[51]), 2050);
 	CHECK_EQ_U64(l[52].ts, SYNTH_T0 + 50000);
 	/* equal timestamps keep file order: scale_bias then gemm, right after i=4 */
 	CHECK_EQ_U64(l[5].ts, SYNTH_T0 + 5001);
 	CHECK_EQ_U64(l[6].ts, SYNTH_T0 + 5001);
-	CHECK_STR(k[l[5].kernel].name, "scale_bias(float*, float, int)");
-	CHECK_STR(k[l[6].kernel].name, "gemm(float const*, float const*, float*, int, int, int)");
+	CHECK_STR(k[lk[l[5].key].kernel].name, "scale_bias(float*, float, int)");
+	CHECK_STR(k[lk[l[6].key].kernel].name,
+		  "gemm(float const*, float const*, float*, int, int, int)");
 
 	CHECK_EQ_U64(nk, 5);
 	const struct gr_kernel *sb = kernel_named(m, 100, "scale_bias(float*, float, int)");
@@ -125,20 +127,21 @@ static void test_standard_trace(void)
 	CHECK_EQ_U64(st_tab[1].id, 5);
 	CHECK_EQ_U64(st_tab[1].nframes, 2);
 	for (size_t i = 0; i < n; i++) {
-		const struct gr_config *c = &cfg[l[i].config];
+		const struct gr_config *c = &cfg[lk[l[i].key].config];
 
-		per_kernel[l[i].kernel]++;
+		per_kernel[lk[l[i].key].kernel]++;
 		if (c->grid[0] == 70000 && c->grid[1] == 3 && c->grid[2] == 2 &&
 		    c->block[0] == 32 && c->block[1] == 4 && c->block[2] == 2 && c->shmem == 128) {
 			big++;
-			CHECK_EQ_U64(st[l[i].stream].handle, 0x1234);
+			CHECK_EQ_U64(st[lk[l[i].key].stream].handle, 0x1234);
 		}
-		with_stack += st_tab[l[i].stack].id == 5 && st_tab[l[i].stack].pid == 100;
-		CHECK(l[i].stack < nst);
-		CHECK((l[i].stack != 0) == (st_tab[l[i].stack].id != 0));
-		t101 += t[l[i].thread].tid == 101;
-		CHECK_EQ_U64(l[i].cpu, 3);
-		CHECK_EQ_U64(l[i].api, GR_API_cudaLaunchKernel);
+		with_stack +=
+		    st_tab[lk[l[i].key].stack].id == 5 && st_tab[lk[l[i].key].stack].pid == 100;
+		CHECK(lk[l[i].key].stack < nst);
+		CHECK((lk[l[i].key].stack != 0) == (st_tab[lk[l[i].key].stack].id != 0));
+		t101 += t[lk[l[i].key].thread].tid == 101;
+		CHECK_EQ_U64(lk[l[i].key].cpu, 3);
+		CHECK_EQ_U64(lk[l[i].key].api, GR_API_cudaLaunchKernel);
 	}
 	CHECK_EQ_U64(per_kernel[sb - k], 601);
 	CHECK_EQ_U64(per_kernel[gemm - k], 401);
@@ -383,21 +386,22 @@ static void test_columns_by_name(void)
 	CHECK(gr_model_load(&m, path, &diag) == 0);
 	if (m) {
 		const struct gr_launch *l = gr_model_launches(m, &n);
+		const struct gr_launch_key *lk = gr_model_launch_keys(m, NULL);
 		const struct gr_config *c = gr_model_configs(m, NULL);
 		const struct gr_thread *t = gr_model_threads(m, NULL);
 		const struct gr_kernel *k = gr_model_kernels(m, NULL);
 
 		CHECK_EQ_U64(n, 3);
-		CHECK_EQ_U64(c[l[0].config].grid[0], 10);
-		CHECK_EQ_U64(c[l[0].config].grid[1], 20);
-		CHECK_EQ_U64(c[l[0].config].grid[2], 30);
-		CHECK_EQ_U64(c[l[0].config].block[2], 60);
-		CHECK_EQ_U64(c[l[0].config].shmem, 70);
-		CHECK_EQ_U64(t[l[0].thread].pid, 7);
-		CHECK_EQ_U64(t[l[0].thread].tid, 8);
-		CHECK_EQ_U64(k[l[0].kernel].func, 0xF00);
-		CHECK_STR(k[l[0].kernel].name, "func 0xf00");
-		CHECK_EQ_U64(l[2].dur, 5);
+		CHECK_EQ_U64(c[lk[l[0].key].config].grid[0], 10);
+		CHECK_EQ_U64(c[lk[l[0].key].config].grid[1], 20);
+		CHECK_EQ_U64(c[lk[l[0].key].config].grid[2], 30);
+		CHECK_EQ_U64(c[lk[l[0].key].config].block[2], 60);
+		CHECK_EQ_U64(c[lk[l[0].key].config].shmem, 70);
+		CHECK_EQ_U64(t[lk[l[0].key].thread].pid, 7);
+		CHECK_EQ_U64(t[lk[l[0].key].thread].tid, 8);
+		CHECK_EQ_U64(k[lk[l[0].key].kernel].func, 0xF00);
+		CHECK_STR(k[lk[l[0].key].kernel].name, "func 0xf00");
+		CHECK_EQ_U64(gr_launch_dur(&lk[l[2].key], &l[2]), 5);
 		/* kinds absent from the file's schema just have no records */
 		CHECK_EQ_U64(gr_model_record_count(m, GR_K_COPY), 0);
 		CHECK(gr_model_copies(m, &n) == NULL || n == 0);
@@ -896,6 +900,7 @@ static void dump_events(FILE *f, const struct gr_model *m, const struct win *x)
 	const struct gr_stream *st = gr_model_streams(m, &ns);
 	const struct gr_config *cf = gr_model_configs(m, &nc);
 	const struct gr_launch *l = gr_model_launches(m, &n);
+	const struct gr_launch_key *lk = gr_model_launch_keys(m, NULL);
 
 #define THREAD(i)                                                                                  \
 	do {                                                                                       \
@@ -920,23 +925,24 @@ static void dump_events(FILE *f, const struct gr_model *m, const struct win *x)
 	} while (0)
 
 	for (size_t i = 0; i < n; i++) {
-		if (!win_call(x, l[i].ts, l[i].dur))
+		if (!win_call(x, l[i].ts, gr_launch_dur(&lk[l[i].key], &l[i])))
 			continue;
-		fprintf(f, "L %" PRIu64 " %" PRIu64 " %u %u", l[i].ts, l[i].dur, l[i].cpu,
-			l[i].api);
-		if (x && l[i].kernel < nk && l[i].config < nc) {
-			const struct gr_config *c = &cf[l[i].config];
+		fprintf(f, "L %" PRIu64 " %" PRIu64 " %u %u", l[i].ts,
+			gr_launch_dur(&lk[l[i].key], &l[i]), lk[l[i].key].cpu, lk[l[i].key].api);
+		if (x && lk[l[i].key].kernel < nk && lk[l[i].key].config < nc) {
+			const struct gr_config *c = &cf[lk[l[i].key].config];
 
-			fprintf(f, " k %u/%" PRIx64 " ", k[l[i].kernel].pid, k[l[i].kernel].func);
-			put_str(f, k[l[i].kernel].name);
+			fprintf(f, " k %u/%" PRIx64 " ", k[lk[l[i].key].kernel].pid,
+				k[lk[l[i].key].kernel].func);
+			put_str(f, k[lk[l[i].key].kernel].name);
 			fprintf(f, " c %u,%u,%u %u,%u,%u %u", c->grid[0], c->grid[1], c->grid[2],
 				c->block[0], c->block[1], c->block[2], c->shmem);
 		} else {
-			fprintf(f, " k %u c %u", l[i].kernel, l[i].config);
+			fprintf(f, " k %u c %u", lk[l[i].key].kernel, lk[l[i].key].config);
 		}
-		THREAD(l[i].thread);
-		STREAM(l[i].stream);
-		STACK(l[i].stack);
+		THREAD(lk[l[i].key].thread);
+		STREAM(lk[l[i].key].stream);
+		STACK(lk[l[i].key].stack);
 		fputc('\n', f);
 	}
 	{
