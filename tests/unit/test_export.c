@@ -227,10 +227,10 @@ static int sched(struct gr_trace_writer *w, uint64_t ts, unsigned type, uint32_t
 	    [GR_SCHED_TS] = SYNTH_T0 + ts,
 	    [GR_SCHED_CPU] = 2,
 	    [GR_SCHED_TYPE] = type,
-	    [GR_SCHED_PREV_PID] = prev_tid == 101 ? 100 : prev_tid,
+	    [GR_SCHED_PREV_PID] = prev_tid == 101 || prev_tid == 102 ? 100 : prev_tid,
 	    [GR_SCHED_PREV_TID] = prev_tid,
 	    [GR_SCHED_PREV_STATE] = prev_state,
-	    [GR_SCHED_NEXT_PID] = next_tid == 101 ? 100 : next_tid,
+	    [GR_SCHED_NEXT_PID] = next_tid == 101 || next_tid == 102 ? 100 : next_tid,
 	    [GR_SCHED_NEXT_TID] = next_tid,
 	};
 
@@ -323,6 +323,73 @@ static void test_sched_states(void)
 		    1);
 		free(s);
 	}
+	gr_model_free(m);
+}
+
+/*
+ * The shared timeline's rules where export's own state machine had others: a thread whose first
+ * record is a wakeup it issues was running then (export drew nothing before its first switch);
+ * a thread switched out dead is gone, and a wakeup after that changes nothing.
+ */
+static void test_sched_shared_rules(void)
+{
+	static const uint32_t g[3] = {1, 1, 1}, b[3] = {32, 1, 1};
+	const char *path = tmp_path("rules.trc");
+	struct gr_trace_writer *w = NULL;
+	struct gr_model *m = NULL;
+	struct gr_export_stats st;
+	int err = 0;
+	char *s;
+
+	CHECK(synth_open(&w, path, 0) == 0);
+	if (!w)
+		return;
+	err |= synth_launch(w, SYNTH_T0 + 500, 100, 101, 0xAAA0, g, b, 0, 0, 0, 0);
+	err |= synth_launch(w, SYNTH_T0 + 600, 100, 102, 0xAAA0, g, b, 0, 0, 0, 0);
+	err |= sched(w, 1000, GR_SCHED_WAKEUP, 102, 0, 101); /* 102's first record */
+	err |= sched(w, 1500, GR_SCHED_SWITCH, 0, 0, 101);
+	err |= sched(w, 3000, GR_SCHED_SWITCH, 102, 1, 0);
+	err |= sched(w, 4000, GR_SCHED_SWITCH, 101, 0x80, 0); /* 101 exits */
+	err |= sched(w, 5000, GR_SCHED_WAKEUP, 7, 0, 101);    /* too late: changes nothing */
+	err |= synth_name(w, SYNTH_T0 + 20000, GR_NAME_COMM, 100, 101, "train");
+	err |= synth_name(w, SYNTH_T0 + 20000, GR_NAME_COMM, 100, 102, "loader");
+	CHECK(err == 0);
+	CHECK(gr_trace_writer_close(w) == 0);
+	CHECK(gr_model_load(&m, path, NULL) == 0);
+	if (!m)
+		return;
+	s = export_str(m, NULL, &st);
+	CHECK(s != NULL);
+	CHECK_EQ_U64(st.sched_slices, 4);
+	/* tracks by (pid, tid): 101's CPU state is 4194304, 102's 4194305 */
+#define RULES_LINE(tid) "\"cat\": \"sched\", \"pid\": 100, \"tid\": " tid ", "
+	CHECK_EQ_U64(
+	    count_lines(
+		s,
+		"\"name\": \"runnable\", " RULES_LINE(
+		    "4194304") "\"ts\": 1, \"dur\": 0.5, \"args\": {\"woken_by\": \"loader 102\"}",
+		NULL),
+	    1);
+	CHECK_EQ_U64(count_lines(s,
+				 "\"name\": \"running\", " RULES_LINE(
+				     "4194304") "\"ts\": 1.5, \"dur\": 2.5, \"args\": {\"cpu\": 2}",
+				 NULL),
+		     1);
+	/* the waker ran from its wakeup, on the wakeup's CPU, until it slept */
+	CHECK_EQ_U64(count_lines(s,
+				 "\"name\": \"running\", " RULES_LINE(
+				     "4194305") "\"ts\": 1, \"dur\": 2, \"args\": {\"cpu\": 2}",
+				 NULL),
+		     1);
+	CHECK_EQ_U64(
+	    count_lines(
+		s,
+		"\"name\": \"blocked\", " RULES_LINE(
+		    "4194305") "\"ts\": 3, \"dur\": 17, \"args\": {\"sleep\": \"interruptible "
+			       "(S)\", \"prev_state\": \"0x1\"}",
+		NULL),
+	    1);
+	free(s);
 	gr_model_free(m);
 }
 
@@ -514,6 +581,7 @@ int main(void)
 	RUN_TEST(test_every_call_once);
 	RUN_TEST(test_window_and_pid);
 	RUN_TEST(test_sched_states);
+	RUN_TEST(test_sched_shared_rules);
 	RUN_TEST(test_write_error);
 	RUN_TEST(test_json_doubles);
 	RUN_TEST(test_json_buffered);
