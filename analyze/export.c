@@ -707,7 +707,7 @@ static int ex_init(struct ex *x, const struct gr_model *m, FILE *f, const struct
 			return err;
 	}
 	gr_model_time_span(m, &x->t0, &x->end);
-	x->lo = x->t0 + x->o->from_ns;
+	x->lo = x->t0 + x->o->from_ns >= x->t0 ? x->t0 + x->o->from_ns : UINT64_MAX;
 	x->hi = x->o->has_to && x->t0 + x->o->to_ns >= x->t0 ? x->t0 + x->o->to_ns : UINT64_MAX;
 	x->threads = gr_model_threads(m, &x->nthreads);
 	x->streams = gr_model_streams(m, &x->nstreams);
@@ -794,6 +794,24 @@ int gr_export_count(const struct gr_model *m, const struct gr_export_opts *o,
 		err = mark(&x);
 	if (!err)
 		*st = x.st;
+	ex_free(&x);
+	return err;
+}
+
+int gr_export_process_launches(const struct gr_model *m, const struct gr_export_opts *o,
+			       uint64_t *per)
+{
+	struct ex x;
+	size_t n;
+	const struct gr_launch *l = gr_model_launches(m, &n);
+	int err = ex_init(&x, m, NULL, o);
+
+	if (!err) {
+		memset(per, 0, x.nprocs * sizeof(*per));
+		for (size_t i = 0; i < n; i++)
+			if (in_window(&x, l[i].ts, l[i].dur))
+				per[x.threads[l[i].thread].process]++;
+	}
 	ex_free(&x);
 	return err;
 }

@@ -10,7 +10,11 @@
  * GR_EXPORT_TID_BASE up, above any real tid (PID_MAX_LIMIT), so they never collide. The tracks
  * written are sorted: threads by (pid, tid), each with its CPU-state track after it, then streams
  * by (pid, handle); their extra tids and sort indexes, and the flows' ids (launches written, in
- * order, from 1), depend on what the window holds alone, not on the model's indexes.
+ * order, from 1), depend on what the window holds alone. So a model loaded for the window alone
+ * (gr_model_load_opts()'s window, margin GR_MODEL_MARGIN_NS) gives the same JSON as a whole one,
+ * but for what began more than the margin before the window: an API call that long reaching into
+ * it, a thread state entered before the margin (not drawn), the CPU-state track of a thread
+ * whose calls are all older (that model does not know the thread).
  *
  * - every CUDA API call (launch, copy, memset, alloc, free, sync, graph) is one "X" slice on its
  *   thread, named by the API function, with cat the call's kind and its arguments in args;
@@ -71,5 +75,12 @@ int gr_export_chrome(const struct gr_model *m, FILE *f, const struct gr_export_o
  */
 int gr_export_count(const struct gr_model *m, const struct gr_export_opts *o,
 		    struct gr_export_stats *st);
+
+/*
+ * The launches gr_export_chrome() would write with @o, the pid filter aside, per process: @per
+ * has one entry per gr_model_processes() entry, which this sets. Returns 0 or -ENOMEM.
+ */
+int gr_export_process_launches(const struct gr_model *m, const struct gr_export_opts *o,
+			       uint64_t *per);
 
 #endif
