@@ -133,10 +133,7 @@ static void too_large(const struct gr_model *m, const char *out, long long bytes
 		      const struct gr_export_opts *o, int estimate)
 {
 	uint64_t first, last, span, win_ns, fit_ns;
-	size_t nl, nt, np;
-	const struct gr_launch *l = gr_model_launches(m, &nl);
-	const struct gr_launch_key *lk = gr_model_launch_keys(m, NULL);
-	const struct gr_thread *t = gr_model_threads(m, &nt);
+	size_t np;
 	const struct gr_process *p = gr_model_processes(m, &np);
 	uint64_t *per = calloc(np + 1, sizeof(*per));
 
@@ -160,9 +157,7 @@ static void too_large(const struct gr_model *m, const char *out, long long bytes
 		"e.g. --from %.6g --to %.6g, would be about %.3g MB\n",
 		(double)span / 1e9, (double)fit_ns / 1e9, (double)o->from_ns / 1e9,
 		(double)(o->from_ns + fit_ns) / 1e9, (double)(limit / 2) / 1e6);
-	if (per && np > 1) {
-		for (size_t i = 0; i < nl; i++)
-			per[t[lk[l[i].key].thread].process]++;
+	if (per && np > 1 && !gr_export_process_launches(m, o, per)) {
 		fprintf(stderr, "  or with --pid: launches per process:");
 		for (size_t i = 0; i < np; i++)
 			if (per[i])
@@ -172,6 +167,11 @@ static void too_large(const struct gr_model *m, const char *out, long long bytes
 	if (!o->no_flows)
 		fprintf(stderr, "  --no-flows also drops two events per launch\n");
 	free(per);
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
 }
 
 static int bad_value(const char *opt, const char *arg)
@@ -275,6 +275,18 @@ int cmd_export(int argc, char **argv)
 	}
 	to_stdout = !strcmp(out, "-");
 
+	if (o.from_ns || o.has_to) {
+		/* only the window's chunks, and the margin's: each thread's state when it opens */
+		uint64_t start;
+
+		err = gr_load_start("export", path, &start);
+		if (err)
+			goto out;
+		lopts.has_window = 1;
+		lopts.from_ts = add_sat(start, o.from_ns);
+		lopts.to_ts = o.has_to ? add_sat(start, o.to_ns) : UINT64_MAX;
+		lopts.margin_ns = GR_MODEL_MARGIN_NS;
+	}
 	err = gr_load_trace("export", path, &lopts, &m);
 	if (err)
 		goto out;

@@ -7,25 +7,10 @@
 
 #include "export.h"
 #include "json.h"
+#include "timeline.h"
 
-#define TASK_DEAD 0x80u /* the kernel's task state of a task switching out for the last time */
 /* Output is built in memory and written in blocks this large: never a write per event. */
 #define OUT_BUF (1u << 20)
-
-enum state { ST_NONE, ST_RUNNING, ST_RUNNABLE, ST_BLOCKED, ST_GONE };
-
-struct thread_state {
-	uint64_t since;
-	uint64_t prev_state;
-	uint32_t cpu;
-	uint32_t by_pid, by_tid; /* who preempted or woke it */
-	uint8_t state;
-	uint8_t woken; /* runnable after a wakeup (else after a preemption) */
-};
-
-struct tid_ix {
-	uint32_t tid, pid, idx;
-};
 
 struct ex {
 	const struct gr_model *m;
@@ -41,8 +26,15 @@ struct ex {
 	uint8_t *thread_use; /* 1: API track used, 2: CPU-state track used (bits) */
 	uint8_t *stream_use;
 	uint8_t *proc_use;
-	struct thread_state *ts;
-	struct tid_ix *by_tid;
+	/*
+	 * The tracks written, in order: used threads by (pid, tid), used streams by (pid, handle),
+	 * and each one's rank in that order. What the window holds decides them, never the model's
+	 * indexes: a model loaded for the window alone has other ones.
+	 */
+	uint32_t *thread_order, *stream_order;
+	uint32_t *thread_rank, *stream_rank;
+	size_t nthread_order, nstream_order;
+	uint64_t launches; /* launches written so far: the flows' ids */
 	struct gr_json j;
 	int err;
 	int emit; /* 0: the marking pass, nothing written */
@@ -166,14 +158,14 @@ static void args_end(struct ex *x)
 	gr_json_object_end(&x->j);
 }
 
-static uint32_t sched_tid(size_t thread)
+static uint32_t sched_tid(const struct ex *x, size_t thread)
 {
-	return GR_EXPORT_TID_BASE + (uint32_t)thread;
+	return GR_EXPORT_TID_BASE + x->thread_rank[thread];
 }
 
 static uint32_t stream_tid(const struct ex *x, size_t stream)
 {
-	return GR_EXPORT_TID_BASE + (uint32_t)x->nthreads + (uint32_t)stream;
+	return GR_EXPORT_TID_BASE + (uint32_t)x->nthread_order + x->stream_rank[stream];
 }
 
 /* ---- metadata ---- */
@@ -226,33 +218,33 @@ static void write_metadata(struct ex *x)
 		}
 		meta(x, "process_name", pr->pid, pr->pid, name);
 	}
-	for (size_t t = 0; t < x->nthreads; t++) {
+	for (size_t r = 0; r < x->nthread_order; r++) {
+		size_t t = x->thread_order[r];
 		const struct gr_thread *th = &x->threads[t];
 		char name[64];
 
 		if (x->thread_use[t] & 1) {
 			meta(x, "thread_name", th->pid, th->tid,
 			     thread_name(th, name, sizeof(name)));
-			meta_sort(x, th->pid, th->tid, 2 * (uint64_t)t);
+			meta_sort(x, th->pid, th->tid, 2 * (uint64_t)r);
 		}
 		if (x->thread_use[t] & 2) {
 			snprintf(buf, sizeof(buf), "%s %u CPU state",
 				 thread_name(th, name, sizeof(name)), th->tid);
-			meta(x, "thread_name", th->pid, sched_tid(t), buf);
-			meta_sort(x, th->pid, sched_tid(t), 2 * (uint64_t)t + 1);
+			meta(x, "thread_name", th->pid, sched_tid(x, t), buf);
+			meta_sort(x, th->pid, sched_tid(x, t), 2 * (uint64_t)r + 1);
 		}
 	}
-	for (size_t s = 0; s < x->nstreams; s++) {
+	for (size_t r = 0; r < x->nstream_order; r++) {
+		size_t s = x->stream_order[r];
 		const struct gr_stream *st = &x->streams[s];
 
-		if (!x->stream_use[s])
-			continue;
 		if (st->handle)
 			snprintf(buf, sizeof(buf), "stream 0x%" PRIx64, st->handle);
 		else
 			snprintf(buf, sizeof(buf), "stream 0 (legacy default)");
 		meta(x, "thread_name", st->pid, stream_tid(x, s), buf);
-		meta_sort(x, st->pid, stream_tid(x, s), 2 * (uint64_t)x->nthreads + s);
+		meta_sort(x, st->pid, stream_tid(x, s), 2 * (uint64_t)x->nthread_order + r);
 	}
 }
 
@@ -296,12 +288,12 @@ static void kv_stream(struct ex *x, uint32_t stream)
 	kv_hex(&x->j, "stream", x->streams[stream].handle);
 }
 
-static void launch_extras(struct ex *x, size_t i, const struct gr_launch *l,
-			  const struct gr_launch_key *lk, const char *kernel,
-			  const struct gr_config *c)
+static void launch_extras(struct ex *x, const struct gr_launch *l, const struct gr_launch_key *lk,
+			  const char *kernel, const struct gr_config *c)
 {
 	const struct gr_thread *t = &x->threads[lk->thread];
 	uint32_t stid = stream_tid(x, lk->stream);
+	uint64_t id = ++x->launches;
 
 	event_begin(x, "i", kernel, "kernel", t->pid, stid);
 	event_ts(x, l->ts);
@@ -319,13 +311,13 @@ static void launch_extras(struct ex *x, size_t i, const struct gr_launch *l,
 		return;
 	event_begin(x, "s", "launch", "flow", t->pid, t->tid);
 	event_ts(x, l->ts);
-	gr_json_kv_u64(&x->j, "id", i + 1);
+	gr_json_kv_u64(&x->j, "id", id);
 	args_begin(x); /* DevTools' loader wants args on every event */
 	args_end(x);
 	event_end(x);
 	event_begin(x, "f", "launch", "flow", t->pid, stid);
 	event_ts(x, l->ts);
-	gr_json_kv_u64(&x->j, "id", i + 1);
+	gr_json_kv_u64(&x->j, "id", id);
 	gr_json_kv_str(&x->j, "bp", "e");
 	args_begin(x);
 	args_end(x);
@@ -362,7 +354,7 @@ static void write_launches(struct ex *x)
 		kv_stream(x, lk->stream);
 		gr_json_kv_u64(&x->j, "cpu", lk->cpu);
 		api_end(x, dur);
-		launch_extras(x, i, &l[i], lk, k[lk->kernel].name, cfg);
+		launch_extras(x, &l[i], lk, k[lk->kernel].name, cfg);
 	}
 }
 
@@ -440,11 +432,6 @@ static void write_calls(struct ex *x)
 
 /* ---- scheduler state slices: what one slice looks like ---- */
 
-static const char *state_name(unsigned s)
-{
-	return s == ST_RUNNING ? "running" : s == ST_RUNNABLE ? "runnable" : "blocked";
-}
-
 static void other_name(const struct ex *x, char *buf, size_t len, uint32_t pid, uint32_t tid)
 {
 	const char *comm = gr_model_comm(x->m, tid);
@@ -472,12 +459,13 @@ static const char *sleep_name(uint64_t prev_state)
 
 /*
  * One scheduler state slice of traced thread @t, [@a, @b] already clipped to the window: marked
- * (first pass) or written on the thread's CPU-state track. @s says which state and its details.
+ * (first pass) or written on the thread's CPU-state track. @sp says which state and how it began.
  */
-static void sched_slice(struct ex *x, size_t t, const struct thread_state *s, uint64_t a,
+static void sched_slice(struct ex *x, size_t t, const struct gr_state_span *sp, uint64_t a,
 			uint64_t b)
 {
 	const struct gr_thread *th = &x->threads[t];
+	const struct gr_state_begin *by = &sp->begin;
 	char buf[96];
 
 	if (!x->emit) {
@@ -487,128 +475,80 @@ static void sched_slice(struct ex *x, size_t t, const struct thread_state *s, ui
 		x->st.events++;
 		return;
 	}
-	event_begin(x, "X", state_name(s->state), "sched", th->pid, sched_tid(t));
+	event_begin(x, "X", gr_thread_state_name(sp->state), "sched", th->pid, sched_tid(x, t));
 	event_ts(x, a);
 	gr_json_kv_double(&x->j, "dur", (double)(b - a) / 1000.0);
 	args_begin(x);
-	if (s->state == ST_RUNNING) {
-		gr_json_kv_u64(&x->j, "cpu", s->cpu);
-	} else if (s->state == ST_RUNNABLE) {
-		other_name(x, buf, sizeof(buf), s->by_pid, s->by_tid);
-		gr_json_kv_str(&x->j, s->woken ? "woken_by" : "preempted_by", buf);
+	if (sp->state == GR_STATE_RUN) {
+		gr_json_kv_u64(&x->j, "cpu", by->cpu);
+	} else if (sp->state == GR_STATE_RUNNABLE) {
+		other_name(x, buf, sizeof(buf), by->other_pid, by->other_tid);
+		gr_json_kv_str(&x->j, by->cause == GR_SPAN_WAKEUP ? "woken_by" : "preempted_by",
+			       buf);
 	} else {
-		gr_json_kv_str(&x->j, "sleep", sleep_name(s->prev_state));
-		kv_hex(&x->j, "prev_state", s->prev_state);
+		gr_json_kv_str(&x->j, "sleep", sleep_name(by->prev_state));
+		kv_hex(&x->j, "prev_state", by->prev_state);
 	}
 	args_end(x);
 	event_end(x);
 	x->st.sched_slices++;
 }
 
+/* A state a traced thread left (timeline.h): its slice, clipped to the window. */
+static int on_span(void *ctx, const struct gr_state_span *sp)
+{
+	struct ex *x = ctx;
+	uint64_t a = sp->start > x->lo ? sp->start : x->lo;
+	uint64_t b = sp->end < x->hi ? sp->end : x->hi;
+
+	if ((sp->state == GR_STATE_RUN || sp->state == GR_STATE_RUNNABLE ||
+	     sp->state == GR_STATE_BLOCKED) &&
+	    b > a && x->thread_ok[sp->thread])
+		sched_slice(x, sp->thread, sp, a, b);
+	return 0;
+}
+
 /*
- * ---- the scheduler state machine ----
- * Replays the switch and wakeup events of the traced threads into states, and hands each
- * finished state to sched_slice(); nothing else here knows the output format.
+ * The scheduler records up to the window's end through the shared thread timeline, every model
+ * thread tracked. A state whose start was not recorded is not drawn: no thread is known to run
+ * before its first record. Each thread's last state ends with the trace, or with its process's
+ * exit when that comes after the state began. Returns 0 or -ENOMEM.
  */
-
-static int cmp_tid_ix(const void *a, const void *b)
-{
-	const struct tid_ix *x = a, *y = b;
-
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return x->pid < y->pid ? -1 : x->pid > y->pid;
-}
-
-/* Traced thread index of (pid, tid), or -1: the tid decides, the pid breaks ties. */
-static long find_thread(const struct ex *x, uint32_t pid, uint32_t tid)
-{
-	size_t lo = 0, hi = x->nthreads;
-
-	if (!tid)
-		return -1;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (x->by_tid[mid].tid < tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == x->nthreads || x->by_tid[lo].tid != tid)
-		return -1;
-	for (size_t i = lo; i < x->nthreads && x->by_tid[i].tid == tid; i++)
-		if (x->by_tid[i].pid == pid)
-			return x->by_tid[i].idx;
-	return x->by_tid[lo].idx;
-}
-
-/* The thread leaves its current state at @ts: its slice, clipped to the window. */
-static void state_close(struct ex *x, size_t t, uint64_t ts)
-{
-	const struct thread_state *s = &x->ts[t];
-	uint64_t a = s->since > x->lo ? s->since : x->lo;
-	uint64_t b = ts < x->hi ? ts : x->hi;
-
-	if (s->state == ST_NONE || s->state == ST_GONE || b <= a || !x->thread_ok[t])
-		return;
-	sched_slice(x, t, s, a, b);
-}
-
-static void state_set(struct ex *x, size_t t, unsigned state, uint64_t ts)
-{
-	state_close(x, t, ts);
-	x->ts[t].state = (uint8_t)state;
-	x->ts[t].since = ts;
-}
-
-static void write_sched(struct ex *x)
+static int write_sched(struct ex *x)
 {
 	size_t n;
 	const struct gr_sched *e = gr_model_scheds(x->m, &n);
+	struct gr_timeline tl = {0};
+	uint32_t *tids = calloc(x->nthreads + 1, sizeof(*tids));
+	uint64_t *first = calloc(x->nthreads + 1, sizeof(*first));
+	uint64_t *last = calloc(x->nthreads + 1, sizeof(*last));
+	int err = -ENOMEM;
 
-	memset(x->ts, 0, x->nthreads * sizeof(*x->ts));
-	for (size_t i = 0; i < n; i++) {
-		long p = find_thread(x, e[i].prev_pid, e[i].prev_tid);
-		long q = find_thread(x, e[i].next_pid, e[i].next_tid);
-
-		if (e[i].ts > x->hi)
-			break;
-		if (e[i].type == GR_SCHED_SWITCH) {
-			if (p >= 0) {
-				struct thread_state *s = &x->ts[p];
-				unsigned st = !e[i].prev_state		    ? ST_RUNNABLE
-					      : e[i].prev_state & TASK_DEAD ? ST_GONE
-									    : ST_BLOCKED;
-
-				state_set(x, (size_t)p, st, e[i].ts);
-				s->prev_state = e[i].prev_state;
-				s->woken = 0;
-				s->by_pid = e[i].next_pid;
-				s->by_tid = e[i].next_tid;
-			}
-			if (q >= 0) {
-				state_set(x, (size_t)q, ST_RUNNING, e[i].ts);
-				x->ts[q].cpu = e[i].cpu;
-			}
-		} else if (q >= 0 && (x->ts[q].state == ST_BLOCKED || x->ts[q].state == ST_NONE)) {
-			struct thread_state *s = &x->ts[q];
-
-			/* a wakeup before any switch: the state it leaves is unknown, not drawn */
-			state_set(x, (size_t)q, ST_RUNNABLE, e[i].ts);
-			s->woken = 1;
-			s->by_pid = e[i].prev_pid;
-			s->by_tid = e[i].prev_tid;
-		}
+	if (!tids || !first || !last)
+		goto out;
+	for (size_t t = 0; t < x->nthreads; t++) {
+		tids[t] = x->threads[t].tid;
+		first[t] = UINT64_MAX;
 	}
+	err = gr_timeline_init(&tl, tids, first, x->nthreads, on_span, x);
+	for (size_t i = 0; !err && i < n && e[i].ts <= x->hi; i++)
+		err = gr_timeline_feed(&tl, &e[i]);
+	if (err)
+		goto out;
 	for (size_t t = 0; t < x->nthreads; t++) {
 		const struct gr_process *pr = &x->procs[x->threads[t].process];
-		uint64_t end = x->end;
 
-		if (pr->has_exit && pr->exit_ts > x->ts[t].since && pr->exit_ts < end)
-			end = pr->exit_ts;
-		state_close(x, t, end);
+		last[t] = x->end;
+		if (pr->has_exit && pr->exit_ts > tl.t[t].since && pr->exit_ts < x->end)
+			last[t] = pr->exit_ts;
 	}
+	err = gr_timeline_finish(&tl, last);
+out:
+	gr_timeline_free(&tl);
+	free(tids);
+	free(first);
+	free(last);
+	return err;
 }
 
 /* ---- losses and process events ---- */
@@ -724,21 +664,19 @@ static void write_prologue(struct ex *x)
 
 static int setup(struct ex *x)
 {
-	gr_model_threads(x->m, &x->nthreads);
 	x->thread_ok = calloc(x->nthreads + 1, 1);
 	x->thread_use = calloc(x->nthreads + 1, 1);
 	x->stream_use = calloc(x->nstreams + 1, 1);
 	x->proc_use = calloc(x->nprocs + 1, 1);
-	x->ts = calloc(x->nthreads + 1, sizeof(*x->ts));
-	x->by_tid = calloc(x->nthreads + 1, sizeof(*x->by_tid));
-	if (!x->thread_ok || !x->thread_use || !x->stream_use || !x->proc_use || !x->ts ||
-	    !x->by_tid)
+	x->thread_order = calloc(x->nthreads + 1, sizeof(*x->thread_order));
+	x->thread_rank = calloc(x->nthreads + 1, sizeof(*x->thread_rank));
+	x->stream_order = calloc(x->nstreams + 1, sizeof(*x->stream_order));
+	x->stream_rank = calloc(x->nstreams + 1, sizeof(*x->stream_rank));
+	if (!x->thread_ok || !x->thread_use || !x->stream_use || !x->proc_use || !x->thread_order ||
+	    !x->thread_rank || !x->stream_order || !x->stream_rank)
 		return -ENOMEM;
-	for (size_t t = 0; t < x->nthreads; t++) {
+	for (size_t t = 0; t < x->nthreads; t++)
 		x->thread_ok[t] = (uint8_t)pid_wanted(x->o, x->threads[t].pid);
-		x->by_tid[t] = (struct tid_ix){x->threads[t].tid, x->threads[t].pid, (uint32_t)t};
-	}
-	qsort(x->by_tid, x->nthreads, sizeof(*x->by_tid), cmp_tid_ix);
 	return 0;
 }
 
@@ -748,8 +686,10 @@ static void ex_free(struct ex *x)
 	free(x->thread_use);
 	free(x->stream_use);
 	free(x->proc_use);
-	free(x->ts);
-	free(x->by_tid);
+	free(x->thread_order);
+	free(x->thread_rank);
+	free(x->stream_order);
+	free(x->stream_rank);
 	gr_json_buf_free(&x->out);
 }
 
@@ -768,7 +708,7 @@ static int ex_init(struct ex *x, const struct gr_model *m, FILE *f, const struct
 			return err;
 	}
 	gr_model_time_span(m, &x->t0, &x->end);
-	x->lo = x->t0 + x->o->from_ns;
+	x->lo = x->t0 + x->o->from_ns >= x->t0 ? x->t0 + x->o->from_ns : UINT64_MAX;
 	x->hi = x->o->has_to && x->t0 + x->o->to_ns >= x->t0 ? x->t0 + x->o->to_ns : UINT64_MAX;
 	x->threads = gr_model_threads(m, &x->nthreads);
 	x->streams = gr_model_streams(m, &x->nstreams);
@@ -777,15 +717,16 @@ static int ex_init(struct ex *x, const struct gr_model *m, FILE *f, const struct
 }
 
 /* The marking pass: which tracks are used, and how many events each sort would have. */
-static void mark(struct ex *x)
+static int mark(struct ex *x)
 {
 	size_t n;
 	const struct gr_loss *l = gr_model_losses(x->m, &n);
+	int err;
 
 	x->emit = 0;
 	write_launches(x);
 	write_calls(x);
-	write_sched(x);
+	err = write_sched(x);
 	write_procs(x);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t end = l[i].ts_end > l[i].ts ? l[i].ts_end : l[i].ts;
@@ -793,6 +734,55 @@ static void mark(struct ex *x)
 		x->st.loss_instants += in_window(x, l[i].ts, end - l[i].ts);
 	}
 	x->st.events += x->st.loss_instants;
+	return err;
+}
+
+struct track_key {
+	uint64_t a, b; /* (pid, tid) or (pid, stream handle) */
+	uint32_t idx;
+};
+
+static int cmp_track(const void *p, const void *q)
+{
+	const struct track_key *x = p, *y = q;
+
+	if (x->a != y->a)
+		return x->a < y->a ? -1 : 1;
+	return x->b < y->b ? -1 : x->b > y->b;
+}
+
+/* The used tracks of @n in @order, sorted by their keys, and each one's place in @rank. */
+static size_t order_tracks(struct track_key *k, size_t n, uint32_t *order, uint32_t *rank)
+{
+	qsort(k, n, sizeof(*k), cmp_track);
+	for (size_t r = 0; r < n; r++) {
+		order[r] = k[r].idx;
+		rank[k[r].idx] = (uint32_t)r;
+	}
+	return n;
+}
+
+/* After the marking pass: the order of the used tracks (struct ex). Returns 0 or -ENOMEM. */
+static int order(struct ex *x)
+{
+	size_t most = x->nthreads > x->nstreams ? x->nthreads : x->nstreams, n = 0;
+	struct track_key *k = calloc(most + 1, sizeof(*k));
+
+	if (!k)
+		return -ENOMEM;
+	for (size_t t = 0; t < x->nthreads; t++)
+		if (x->thread_use[t])
+			k[n++] =
+			    (struct track_key){x->threads[t].pid, x->threads[t].tid, (uint32_t)t};
+	x->nthread_order = order_tracks(k, n, x->thread_order, x->thread_rank);
+	n = 0;
+	for (size_t s = 0; s < x->nstreams; s++)
+		if (x->stream_use[s])
+			k[n++] = (struct track_key){x->streams[s].pid, x->streams[s].handle,
+						    (uint32_t)s};
+	x->nstream_order = order_tracks(k, n, x->stream_order, x->stream_rank);
+	free(k);
+	return 0;
 }
 
 int gr_export_count(const struct gr_model *m, const struct gr_export_opts *o,
@@ -801,9 +791,28 @@ int gr_export_count(const struct gr_model *m, const struct gr_export_opts *o,
 	struct ex x;
 	int err = ex_init(&x, m, NULL, o);
 
-	if (!err) {
-		mark(&x);
+	if (!err)
+		err = mark(&x);
+	if (!err)
 		*st = x.st;
+	ex_free(&x);
+	return err;
+}
+
+int gr_export_process_launches(const struct gr_model *m, const struct gr_export_opts *o,
+			       uint64_t *per)
+{
+	struct ex x;
+	size_t n;
+	const struct gr_launch *l = gr_model_launches(m, &n);
+	const struct gr_launch_key *keys = gr_model_launch_keys(m, NULL);
+	int err = ex_init(&x, m, NULL, o);
+
+	if (!err) {
+		memset(per, 0, x.nprocs * sizeof(*per));
+		for (size_t i = 0; i < n; i++)
+			if (in_window(&x, l[i].ts, gr_launch_dur(&keys[l[i].key], &l[i])))
+				per[x.threads[keys[l[i].key].thread].process]++;
 	}
 	ex_free(&x);
 	return err;
@@ -818,18 +827,23 @@ int gr_export_chrome(const struct gr_model *m, FILE *f, const struct gr_export_o
 	if (err)
 		goto out;
 	/* the marking pass first, so that the tracks' names come first; then the writing one */
-	mark(&x);
+	err = mark(&x);
+	if (!err)
+		err = order(&x);
+	if (err)
+		goto out;
 	memset(&x.st, 0, sizeof(x.st));
 	x.emit = 1;
 	write_prologue(&x);
 	write_metadata(&x);
 	write_launches(&x);
 	write_calls(&x);
-	write_sched(&x);
+	err = write_sched(&x);
 	write_procs(&x);
 	write_losses(&x);
 	gr_json_buf_raw(&x.out, "\n]}\n", 4);
-	err = gr_json_buf_flush(&x.out);
+	if (!err)
+		err = gr_json_buf_flush(&x.out);
 	if (x.err)
 		err = x.err;
 	if (st)

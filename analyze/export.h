@@ -7,7 +7,14 @@
  * Tracks: a process per traced pid and a thread per traced tid, named by "M" metadata events.
  * Each thread that has scheduler events gets a second track, "<comm> <tid> CPU state", and each
  * stream a track "stream 0x..." in its process; these extra tracks use tids from
- * GR_EXPORT_TID_BASE up, above any real tid (PID_MAX_LIMIT), so they never collide.
+ * GR_EXPORT_TID_BASE up, above any real tid (PID_MAX_LIMIT), so they never collide. The tracks
+ * written are sorted: threads by (pid, tid), each with its CPU-state track after it, then streams
+ * by (pid, handle); their extra tids and sort indexes, and the flows' ids (launches written, in
+ * order, from 1), depend on what the window holds alone. So a model loaded for the window alone
+ * (gr_model_load_opts()'s window, margin GR_MODEL_MARGIN_NS) gives the same JSON as a whole one,
+ * but for what began more than the margin before the window: an API call that long reaching into
+ * it, a thread state entered before the margin (not drawn), the CPU-state track of a thread
+ * whose calls are all older (that model does not know the thread).
  *
  * - every CUDA API call (launch, copy, memset, alloc, free, sync, graph) is one "X" slice on its
  *   thread, named by the API function, with cat the call's kind and its arguments in args;
@@ -16,7 +23,9 @@
  *   no_flows) a flow ("s" on the thread, "f" on the stream track) joining the two;
  * - scheduler states of each traced thread as "X" slices "running", "runnable" and "blocked"
  *   (cat "sched") on the thread's CPU-state track, between the switch and wakeup events that
- *   delimit them; a state whose start was not recorded is not drawn;
+ *   delimit them, by the rules of the shared thread timeline (timeline.h); a state whose start
+ *   was not recorded is not drawn (a thread's first record that is a wakeup it issued starts
+ *   its "running" state); a thread switched out dead (TASK_DEAD) has no state after;
  * - losses as global "i" instants (cat "loss"); process start, exec, exit as process instants.
  */
 #ifndef GR_ANALYZE_EXPORT_H
@@ -66,5 +75,12 @@ int gr_export_chrome(const struct gr_model *m, FILE *f, const struct gr_export_o
  */
 int gr_export_count(const struct gr_model *m, const struct gr_export_opts *o,
 		    struct gr_export_stats *st);
+
+/*
+ * The launches gr_export_chrome() would write with @o, the pid filter aside, per process: @per
+ * has one entry per gr_model_processes() entry, which this sets. Returns 0 or -ENOMEM.
+ */
+int gr_export_process_launches(const struct gr_model *m, const struct gr_export_opts *o,
+			       uint64_t *per);
 
 #endif

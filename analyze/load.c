@@ -6,19 +6,51 @@
 
 #include "load.h"
 
+/* Says why @path could not be read, in one line. */
+static void say(const char *cmd, const char *path, int err, const struct gr_diag *diag)
+{
+	if (err == -ENOENT)
+		fprintf(stderr, "gpurec %s: %s: %s (record one with: sudo gpurec record -- CMD)\n",
+			cmd, path, gr_strerror(err));
+	else if (diag->reason[0])
+		fprintf(stderr, "gpurec %s: %s: %s (offset %" PRIu64 ")\n", cmd, path, diag->reason,
+			diag->offset);
+	else
+		fprintf(stderr, "gpurec %s: %s: %s\n", cmd, path, gr_strerror(err));
+}
+
 int gr_load_trace(const char *cmd, const char *path, const struct gr_model_load_opts *o,
 		  struct gr_model **out)
 {
 	struct gr_diag diag = {0};
 	int err = gr_model_load_opts(out, path, o, &diag);
 
-	if (err == -ENOENT)
-		fprintf(stderr, "gpurec %s: %s: %s (record one with: sudo gpurec record -- CMD)\n",
-			cmd, path, gr_strerror(err));
-	else if (err && diag.reason[0])
-		fprintf(stderr, "gpurec %s: %s: %s (offset %" PRIu64 ")\n", cmd, path, diag.reason,
-			diag.offset);
-	else if (err)
-		fprintf(stderr, "gpurec %s: %s: %s\n", cmd, path, gr_strerror(err));
+	if (err)
+		say(cmd, path, err, &diag);
 	return err;
+}
+
+int gr_load_start(const char *cmd, const char *path, uint64_t *start)
+{
+	struct gr_diag diag = {0};
+	struct gr_trace_reader *r = NULL;
+	struct gr_chunk_info ci;
+	uint64_t first = UINT64_MAX;
+	int err = gr_trace_reader_open(&r, path, &diag);
+
+	if (err) {
+		say(cmd, path, err, &diag);
+		return err;
+	}
+	*start = gr_trace_reader_header(r)->clock_monotonic_ns;
+	if (!*start) {
+		/* the chunks a load reads: the good ones (an empty trace starts at 0) */
+		for (uint64_t i = 0; i < gr_trace_reader_index_len(r); i++)
+			if (!gr_trace_reader_chunk_info(r, i, &ci) && !ci.bad &&
+			    ci.first_ts < first)
+				first = ci.first_ts;
+		*start = first == UINT64_MAX ? 0 : first;
+	}
+	gr_trace_reader_close(r);
+	return 0;
 }

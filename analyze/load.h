@@ -7,11 +7,22 @@
 #ifndef GR_ANALYZE_LOAD_H
 #define GR_ANALYZE_LOAD_H
 
+#include <stdint.h>
+
 #include "model.h"
 
 /* Load @path into *@out for command @cmd ("report", ...), with @o (NULL: defaults, every CPU).
  * Returns 0, or a negative error after printing why (stderr). */
 int gr_load_trace(const char *cmd, const char *path, const struct gr_model_load_opts *o,
 		  struct gr_model **out);
+
+/*
+ * The recording start of @path, as gr_model_time_span() gives it for the whole trace (the
+ * header's monotonic clock anchor, else the smallest first timestamp of the chunk index), into
+ * *@start, from the header and the chunk index alone: no chunk is decoded. For a command whose
+ * window is relative to the start, before it loads only the window. Returns 0, or a negative
+ * error after printing why, as gr_load_trace().
+ */
+int gr_load_start(const char *cmd, const char *path, uint64_t *start);
 
 #endif

@@ -6,6 +6,8 @@
 
 #include "timeline.h"
 
+#define TASK_DEAD 0x80u /* the kernel's task state of a task switching out for the last time */
+
 int gr_timeline_init(struct gr_timeline *tl, const uint32_t *tids, const uint64_t *first_seen,
 		     size_t n, gr_timeline_fn fn, void *ctx)
 {
@@ -66,8 +68,9 @@ static uint8_t prior_state(const struct gr_sched *e, uint32_t tid)
 	return e->next_tid == tid ? GR_STATE_BLOCKED : GR_STATE_RUN;
 }
 
-static int change(struct gr_timeline *tl, size_t i, uint64_t ts, uint8_t next, uint8_t cause,
-		  uint32_t other)
+/* The thread enters @next at @e (what began it: @cause), leaving its state as a span. */
+static int change(struct gr_timeline *tl, size_t i, const struct gr_sched *e, uint8_t next,
+		  uint8_t cause, uint32_t other)
 {
 	struct gr_timeline_thread *t = &tl->t[i];
 	struct gr_state_span sp = {
@@ -75,14 +78,29 @@ static int change(struct gr_timeline *tl, size_t i, uint64_t ts, uint8_t next, u
 	    .state = t->state,
 	    .next = next,
 	    .cause = cause,
-	    .other_tid = other,
+	    .other_tid = cause == GR_SPAN_WAKEUP ? 0 : other,
 	    .start = t->since,
-	    .end = ts > t->since ? ts : t->since,
+	    .end = e->ts > t->since ? e->ts : t->since,
+	    .begin = t->begin,
 	};
 
 	t->state = next;
-	t->since = ts;
+	t->since = e->ts;
+	t->begin = (struct gr_state_begin){
+	    .cause = cause,
+	    .cpu = e->cpu,
+	    .other_pid = cause == GR_SPAN_SWITCH_OUT ? e->next_pid : e->prev_pid,
+	    .other_tid = other,
+	    .prev_state = cause == GR_SPAN_SWITCH_OUT ? e->prev_state : 0,
+	};
 	return tl->fn(tl->ctx, &sp);
+}
+
+static uint8_t switched_out(uint64_t prev_state)
+{
+	if (!prev_state)
+		return GR_STATE_RUNNABLE;
+	return prev_state & TASK_DEAD ? GR_STATE_GONE : GR_STATE_BLOCKED;
 }
 
 static int step(struct gr_timeline *tl, size_t i, const struct gr_sched *e)
@@ -97,14 +115,16 @@ static int step(struct gr_timeline *tl, size_t i, const struct gr_sched *e)
 		t->seen = 1;
 		/* an API call before the first record means it ran then: only RUN is consistent */
 		t->state = t->since < e->ts && prior != GR_STATE_RUN ? GR_STATE_UNKNOWN : prior;
+		/* the CPU of the first record: where a thread that was running then ran */
+		t->begin = (struct gr_state_begin){.cause = GR_SPAN_REPLAY_START, .cpu = e->cpu};
 	}
 	if (e->type == GR_SCHED_SWITCH && e->prev_tid == t->tid)
-		return change(tl, i, e->ts, e->prev_state ? GR_STATE_BLOCKED : GR_STATE_RUNNABLE,
-			      GR_SPAN_SWITCH_OUT, e->next_tid);
+		return change(tl, i, e, switched_out(e->prev_state), GR_SPAN_SWITCH_OUT,
+			      e->next_tid);
 	if (e->type == GR_SCHED_SWITCH && e->next_tid == t->tid)
-		return change(tl, i, e->ts, GR_STATE_RUN, GR_SPAN_SWITCH_IN, e->prev_tid);
+		return change(tl, i, e, GR_STATE_RUN, GR_SPAN_SWITCH_IN, e->prev_tid);
 	if (e->next_tid == t->tid && t->state == GR_STATE_BLOCKED) /* woken */
-		return change(tl, i, e->ts, GR_STATE_RUNNABLE, GR_SPAN_WAKEUP, 0);
+		return change(tl, i, e, GR_STATE_RUNNABLE, GR_SPAN_WAKEUP, e->prev_tid);
 	return 0;
 }
 
@@ -138,6 +158,7 @@ int gr_timeline_finish(struct gr_timeline *tl, const uint64_t *last)
 		    .cause = GR_SPAN_REPLAY_END,
 		    .start = t->since,
 		    .end = last[i] > t->since ? last[i] : t->since,
+		    .begin = t->begin,
 		};
 		err = tl->fn(tl->ctx, &sp);
 		if (err)
@@ -148,7 +169,7 @@ int gr_timeline_finish(struct gr_timeline *tl, const uint64_t *last)
 
 const char *gr_thread_state_name(unsigned state)
 {
-	static const char *const names[] = {"unknown", "running", "runnable", "blocked"};
+	static const char *const names[] = {"unknown", "running", "runnable", "blocked", "gone"};
 
-	return state < 4 ? names[state] : "unknown";
+	return state < sizeof(names) / sizeof(names[0]) ? names[state] : "unknown";
 }

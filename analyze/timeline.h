@@ -10,8 +10,9 @@
  * thread. Threads are matched by tid (scheduler records carry raw ids).
  *
  * Rules (docs/REPORTS.md, "CPU starvation"):
- * - switched out with prev_state 0 (still runnable): preempted, RUNNABLE; any other prev_state:
- *   it blocked, BLOCKED;
+ * - switched out with prev_state 0 (still runnable): preempted, RUNNABLE; with TASK_DEAD in it:
+ *   it exited, GONE (a wakeup changes nothing; a switch in, a reused tid, makes it RUN); any
+ *   other prev_state: it blocked, BLOCKED;
  * - switched in: RUN;
  * - a wakeup of a BLOCKED thread: RUNNABLE (a wakeup in any other state changes nothing);
  * - before its first record a thread's state follows from that record (switched out: it was
@@ -31,25 +32,39 @@ enum gr_thread_state {
 	GR_STATE_RUN,
 	GR_STATE_RUNNABLE,
 	GR_STATE_BLOCKED,
+	GR_STATE_GONE, /* switched out for the last time: the thread exited */
 };
 
-/* What ended a span. */
-enum gr_span_end {
-	GR_SPAN_SWITCH_OUT = 0, /* the thread left the CPU (next: RUNNABLE or BLOCKED) */
+/* A record that began or ended a span. */
+enum gr_span_edge {
+	GR_SPAN_SWITCH_OUT = 0, /* the thread left the CPU (next: RUNNABLE, BLOCKED or GONE) */
 	GR_SPAN_SWITCH_IN,	/* the thread got the CPU (next: RUN) */
 	GR_SPAN_WAKEUP,		/* a blocked thread was woken (next: RUNNABLE) */
 	GR_SPAN_REPLAY_END,	/* gr_timeline_finish() (next: UNKNOWN) */
+	GR_SPAN_REPLAY_START,	/* (began only) the state before the thread's first record */
 };
 
-/* A state a thread held over [start, end), and how it left it. */
+/* The record that began a state: what a timeline shows about it (who preempted, why asleep). */
+struct gr_state_begin {
+	uint8_t cause; /* enum gr_span_edge */
+	uint32_t cpu;  /* the record's CPU: for a switch in, the one the thread runs on; for
+			* REPLAY_START, the first record's: where a thread running then ran */
+	/* SWITCH_OUT: the task switched to; SWITCH_IN: the one switched from; WAKEUP: the waker;
+	 * 0 otherwise (tid 0 is also the idle task) */
+	uint32_t other_pid, other_tid;
+	uint64_t prev_state; /* SWITCH_OUT: the thread's state word then; 0 otherwise */
+};
+
+/* A state a thread held over [start, end), how it entered it and how it left it. */
 struct gr_state_span {
 	uint32_t thread;    /* index of the thread in gr_timeline_init()'s list */
 	uint8_t state;	    /* enum gr_thread_state held */
 	uint8_t next;	    /* the state entered at end */
-	uint8_t cause;	    /* enum gr_span_end */
+	uint8_t cause;	    /* enum gr_span_edge that ended it */
 	uint32_t other_tid; /* SWITCH_OUT: the task switched to; SWITCH_IN: the task switched from
 			     * (0: the idle task); 0 otherwise */
 	uint64_t start, end;
+	struct gr_state_begin begin;
 };
 
 typedef int (*gr_timeline_fn)(void *ctx, const struct gr_state_span *span);
@@ -58,6 +73,7 @@ struct gr_timeline_thread {
 	uint32_t tid;
 	uint8_t state, seen;
 	uint64_t since; /* start of the current state (before the first record: first seen) */
+	struct gr_state_begin begin; /* of the current state */
 };
 
 struct gr_timeline {
@@ -88,7 +104,7 @@ int gr_timeline_finish(struct gr_timeline *tl, const uint64_t *last);
 
 void gr_timeline_free(struct gr_timeline *tl);
 
-/* "running", "runnable", "blocked", "unknown" */
+/* "running", "runnable", "blocked", "gone", "unknown" */
 const char *gr_thread_state_name(unsigned state);
 
 #endif

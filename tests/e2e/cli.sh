@@ -52,4 +52,18 @@ for trc in tests/data/golden/*.trc; do
 	done
 	[ $same = 1 ] && ok "-j 1 and -j 3 agree on $(basename "$trc")"
 done
+
+# export --from/--to loads the window alone: a window holding the whole recording writes what a
+# whole load does, and a missing trace is explained as without one
+for trc in tests/data/golden/*.trc; do
+	"$GPUREC" export -o "$TMP/whole.json" "$trc" >/dev/null 2>&1
+	"$GPUREC" export -o "$TMP/win.json" --from 0 --to 1e6 "$trc" >/dev/null 2>&1
+	[ -s "$TMP/whole.json" ] && cmp -s "$TMP/whole.json" "$TMP/win.json" &&
+		ok "export --from 0 --to 1e6 writes what export does on $(basename "$trc")" ||
+		not_ok "export --from 0 --to 1e6 differs from export on $trc"
+done
+"$GPUREC" export --from 1 "$TMP/none.trc" >/dev/null 2>"$TMP/err"
+check "export --from: a missing trace, explained" \
+	"gpurec export: $TMP/none.trc: No such file or directory (record one with: sudo gpurec record -- CMD)" \
+	"$(head -1 "$TMP/err")"
 exit $((failures > 0))

@@ -11,6 +11,7 @@
 
 #include "analyze/export.h"
 #include "analyze/json.h"
+#include "analyze/load.h"
 #include "analyze/model.h"
 #include "test.h"
 #include "synth.h"
@@ -227,10 +228,10 @@ static int sched(struct gr_trace_writer *w, uint64_t ts, unsigned type, uint32_t
 	    [GR_SCHED_TS] = SYNTH_T0 + ts,
 	    [GR_SCHED_CPU] = 2,
 	    [GR_SCHED_TYPE] = type,
-	    [GR_SCHED_PREV_PID] = prev_tid == 101 ? 100 : prev_tid,
+	    [GR_SCHED_PREV_PID] = prev_tid > 100 && prev_tid < 105 ? 100 : prev_tid,
 	    [GR_SCHED_PREV_TID] = prev_tid,
 	    [GR_SCHED_PREV_STATE] = prev_state,
-	    [GR_SCHED_NEXT_PID] = next_tid == 101 ? 100 : next_tid,
+	    [GR_SCHED_NEXT_PID] = next_tid > 100 && next_tid < 105 ? 100 : next_tid,
 	    [GR_SCHED_NEXT_TID] = next_tid,
 	};
 
@@ -323,6 +324,257 @@ static void test_sched_states(void)
 		    1);
 		free(s);
 	}
+	gr_model_free(m);
+}
+
+/*
+ * The shared timeline's rules where export's own state machine had others: a thread whose first
+ * record is a wakeup it issues was running then (export drew nothing before its first switch);
+ * a thread switched out dead is gone, and a wakeup after that changes nothing.
+ */
+static void test_sched_shared_rules(void)
+{
+	static const uint32_t g[3] = {1, 1, 1}, b[3] = {32, 1, 1};
+	const char *path = tmp_path("rules.trc");
+	struct gr_trace_writer *w = NULL;
+	struct gr_model *m = NULL;
+	struct gr_export_stats st;
+	int err = 0;
+	char *s;
+
+	CHECK(synth_open(&w, path, 0) == 0);
+	if (!w)
+		return;
+	err |= synth_launch(w, SYNTH_T0 + 500, 100, 101, 0xAAA0, g, b, 0, 0, 0, 0);
+	err |= synth_launch(w, SYNTH_T0 + 600, 100, 102, 0xAAA0, g, b, 0, 0, 0, 0);
+	err |= sched(w, 1000, GR_SCHED_WAKEUP, 102, 0, 101); /* 102's first record */
+	err |= sched(w, 1500, GR_SCHED_SWITCH, 0, 0, 101);
+	err |= sched(w, 3000, GR_SCHED_SWITCH, 102, 1, 0);
+	err |= sched(w, 4000, GR_SCHED_SWITCH, 101, 0x80, 0); /* 101 exits */
+	err |= sched(w, 5000, GR_SCHED_WAKEUP, 7, 0, 101);    /* too late: changes nothing */
+	err |= synth_name(w, SYNTH_T0 + 20000, GR_NAME_COMM, 100, 101, "train");
+	err |= synth_name(w, SYNTH_T0 + 20000, GR_NAME_COMM, 100, 102, "loader");
+	CHECK(err == 0);
+	CHECK(gr_trace_writer_close(w) == 0);
+	CHECK(gr_model_load(&m, path, NULL) == 0);
+	if (!m)
+		return;
+	s = export_str(m, NULL, &st);
+	CHECK(s != NULL);
+	CHECK_EQ_U64(st.sched_slices, 4);
+	/* tracks by (pid, tid): 101's CPU state is 4194304, 102's 4194305 */
+#define RULES_LINE(tid) "\"cat\": \"sched\", \"pid\": 100, \"tid\": " tid ", "
+	CHECK_EQ_U64(
+	    count_lines(
+		s,
+		"\"name\": \"runnable\", " RULES_LINE(
+		    "4194304") "\"ts\": 1, \"dur\": 0.5, \"args\": {\"woken_by\": \"loader 102\"}",
+		NULL),
+	    1);
+	CHECK_EQ_U64(count_lines(s,
+				 "\"name\": \"running\", " RULES_LINE(
+				     "4194304") "\"ts\": 1.5, \"dur\": 2.5, \"args\": {\"cpu\": 2}",
+				 NULL),
+		     1);
+	/* the waker ran from its wakeup, on the wakeup's CPU, until it slept */
+	CHECK_EQ_U64(count_lines(s,
+				 "\"name\": \"running\", " RULES_LINE(
+				     "4194305") "\"ts\": 1, \"dur\": 2, \"args\": {\"cpu\": 2}",
+				 NULL),
+		     1);
+	CHECK_EQ_U64(
+	    count_lines(
+		s,
+		"\"name\": \"blocked\", " RULES_LINE(
+		    "4194305") "\"ts\": 3, \"dur\": 17, \"args\": {\"sleep\": \"interruptible "
+			       "(S)\", \"prev_state\": \"0x1\"}",
+		NULL),
+	    1);
+	free(s);
+	gr_model_free(m);
+}
+
+#define MS 1000000ull
+
+/* A host-to-device copy and a device synchronize of pid 100, at T0 + @ts. */
+static int copy_at(struct gr_trace_writer *w, uint64_t ts, uint64_t dur, uint32_t tid)
+{
+	uint64_t v[GR_COPY_NCOLS] = {
+	    [GR_COPY_TS] = SYNTH_T0 + ts,
+	    [GR_COPY_DUR] = dur,
+	    [GR_COPY_PID] = 100,
+	    [GR_COPY_TID] = tid,
+	    [GR_COPY_API] = GR_API_cudaMemcpy,
+	    [GR_COPY_BYTES] = 4096,
+	    [GR_COPY_CKIND] = GR_COPY_H2D,
+	};
+
+	return gr_trace_writer_append(w, GR_K_COPY, v, NULL);
+}
+
+static int sync_at(struct gr_trace_writer *w, uint64_t ts, uint64_t dur, uint32_t tid)
+{
+	uint64_t v[GR_SYNC_NCOLS] = {
+	    [GR_SYNC_TS] = SYNTH_T0 + ts,
+	    [GR_SYNC_DUR] = dur,
+	    [GR_SYNC_PID] = 100,
+	    [GR_SYNC_TID] = tid,
+	    [GR_SYNC_API] = GR_API_cudaDeviceSynchronize,
+	    [GR_SYNC_SKIND] = GR_SYNC_DEVICE,
+	};
+
+	return gr_trace_writer_append(w, GR_K_SYNC, v, NULL);
+}
+
+/*
+ * A 5 s trace in small chunks, exported for a 60 ms window from a whole load and from a load of
+ * the window alone (what `gpurec export --from --to` does): the same bytes. Pid 100: thread 101
+ * launches every ms and cycles every 10 ms through preempted, running, blocked, woken, running;
+ * thread 103 launches on its own stream long before the window; in the window, 102 launches on a
+ * third stream, wakes from a sleep begun 300 ms before it, and 104 runs once then exits. A copy
+ * starts 0.5 ms before the window and ends in it, a sync 500 ms before it and ends in it.
+ */
+static void test_window_load(void)
+{
+	static const uint32_t g[3] = {1, 1, 1}, b[3] = {32, 1, 1};
+	const uint64_t from = 2500 * MS + 300000, to = from + 60 * MS;
+	const struct gr_export_opts o = {.from_ns = from, .to_ns = to, .has_to = 1};
+	const char *path = tmp_path("window.trc");
+	struct gr_trace_writer *w = NULL;
+	struct gr_model *whole = NULL, *win = NULL;
+	struct gr_model_load_opts lo = {.has_window = 1, .margin_ns = GR_MODEL_MARGIN_NS};
+	struct gr_export_stats st, wst;
+	uint64_t start = 0, per[4] = {0}, wper[4] = {0};
+	size_t n, np;
+	char *s = NULL, *ws = NULL;
+	int err = 0;
+
+	CHECK(synth_open(&w, path, 4096) == 0);
+	if (!w)
+		return;
+	err |= synth_proc(w, SYNTH_T0 + 10, GR_PROC_START, 100, 100, 1, "");
+	for (uint64_t k = 1; k <= 5000; k++)
+		err |=
+		    synth_launch(w, SYNTH_T0 + k * MS, 100, 101, 0xAAA0, g, b, 0, 0x1234, 0, 2000);
+	for (uint64_t j = 0; j < 10; j++)
+		err |= synth_launch(w, SYNTH_T0 + 100 * MS + j * 1000, 100, 103, 0xAAA0, g, b, 0,
+				    0x5555, 0, 2000);
+	for (uint64_t j = 0; j < 5; j++)
+		err |= synth_launch(w, SYNTH_T0 + 2500 * MS + 400000 + j * 20000, 100, 102, 0xAAA0,
+				    g, b, 0, 0x7777, 0, 1000);
+	err |= synth_launch(w, SYNTH_T0 + 2500 * MS, 100, 104, 0xAAA0, g, b, 0, 0x1234, 0, MS);
+	err |= copy_at(w, from - 500000, MS, 101);
+	err |= sync_at(w, from - 500 * MS, 520 * MS, 102);
+	for (uint64_t c = 0; c < 500; c++) {
+		uint64_t t = c * 10 * MS + 3 * MS;
+
+		err |= sched(w, t, GR_SCHED_SWITCH, 101, 0, 999);
+		err |= sched(w, t + 2 * MS, GR_SCHED_SWITCH, 999, 0, 101);
+		err |= sched(w, t + 5 * MS, GR_SCHED_SWITCH, 101, 1, 0);
+		err |= sched(w, t + 7 * MS, GR_SCHED_WAKEUP, 0, 0, 101);
+		err |= sched(w, t + 8 * MS, GR_SCHED_SWITCH, 0, 0, 101);
+	}
+	err |= sched(w, from - 300 * MS, GR_SCHED_SWITCH, 102, 2, 0);
+	err |= sched(w, from + 50000, GR_SCHED_WAKEUP, 101, 0, 102);
+	err |= sched(w, from + 60000, GR_SCHED_SWITCH, 0, 0, 102);
+	err |= sched(w, 2500 * MS + 500000, GR_SCHED_SWITCH, 0, 0, 104);
+	err |= sched(w, 2501 * MS, GR_SCHED_SWITCH, 104, 0x80, 0);
+	err |= sched(w, 2502 * MS, GR_SCHED_WAKEUP, 7, 0, 104);
+	err |= synth_name(w, SYNTH_T0 + 5001 * MS, GR_NAME_COMM, 100, 101, "train");
+	err |= synth_name(w, SYNTH_T0 + 5001 * MS, GR_NAME_COMM, 100, 102, "loader");
+	err |= synth_name(w, SYNTH_T0 + 5001 * MS, GR_NAME_COMM, 100, 104, "short");
+	err |= synth_name(w, SYNTH_T0 + 5001 * MS, GR_NAME_COMM, 999, 999, "hog");
+	CHECK(err == 0);
+	CHECK(gr_trace_writer_close(w) == 0);
+
+	CHECK(gr_load_start("test", path, &start) == 0);
+	CHECK_EQ_U64(start, SYNTH_T0);
+	lo.from_ts = start + from;
+	lo.to_ts = start + to;
+	CHECK(gr_model_load(&whole, path, NULL) == 0);
+	CHECK(gr_model_load_opts(&win, path, &lo, NULL) == 0);
+	if (!whole || !win)
+		goto out;
+	/* the window's load holds the calls that reach into it: 101's 60, 102's 5, 104's */
+	gr_model_launches(whole, &n);
+	CHECK_EQ_U64(n, 5016);
+	gr_model_launches(win, &n);
+	CHECK_EQ_U64(n, 66);
+	/* and the scheduler records of the margin and the window: 101's from 1501 ms on */
+	gr_model_scheds(whole, &n);
+	CHECK_EQ_U64(n, 2506);
+	gr_model_scheds(win, &n);
+	CHECK_EQ_U64(n, 1 + 105 * 5 + 4 + 3 + 3);
+	s = export_str(whole, &o, &st);
+	ws = export_str(win, &o, &wst);
+	CHECK(s && ws && !strcmp(s, ws));
+	CHECK(!memcmp(&st, &wst, sizeof(st)));
+	CHECK_EQ_U64(st.api_slices[GR_K_LAUNCH], 66);
+	CHECK_EQ_U64(st.api_total, 68);
+	CHECK_EQ_U64(st.flows, 66);
+	/* 101: 2 + 5 cycles of 5 + 4 in the last one; 102: blocked, runnable, running; 104: 1 */
+	CHECK_EQ_U64(st.sched_slices, 35);
+	CHECK_EQ_U64(count_lines(s, "\"cat\": \"copy\"", "\"ts\": 2499800, \"dur\": 1000,", NULL),
+		     1);
+	CHECK_EQ_U64(count_lines(s, "\"cat\": \"sync\"", "\"ts\": 2000300, \"dur\": 520000,", NULL),
+		     1);
+	/* tracks by (pid, tid), then streams by handle: 103 and its stream are not in the window */
+	CHECK_EQ_U64(count_lines(s,
+				 "\"name\": \"blocked\", \"cat\": \"sched\", \"pid\": 100, "
+				 "\"tid\": 4194305, \"ts\": 2500300, \"dur\": 50, \"args\": "
+				 "{\"sleep\": \"uninterruptible (D)\"",
+				 NULL),
+		     1);
+	CHECK_EQ_U64(count_lines(s,
+				 "\"name\": \"running\", \"cat\": \"sched\", \"pid\": 100, "
+				 "\"tid\": 4194306, \"ts\": 2500500, \"dur\": 500, ",
+				 NULL),
+		     1);
+	CHECK_EQ_U64(count_lines(s, "\"name\": \"thread_name\"", "\"tid\": 4194308,",
+				 "{\"name\": \"stream 0x7777\"}", NULL),
+		     1);
+	/* the advice's launches per process: those in the window, whatever the load */
+	gr_model_processes(whole, &np);
+	CHECK(np <= 4);
+	CHECK(gr_export_process_launches(whole, &o, per) == 0);
+	CHECK(gr_export_process_launches(win, &o, wper) == 0);
+	CHECK_EQ_U64(per[0], 66);
+	CHECK(!memcmp(per, wper, sizeof(per)));
+out:
+	free(s);
+	free(ws);
+	gr_model_free(whole);
+	gr_model_free(win);
+}
+
+/* Without the header's clock anchor, the recording starts at the earliest chunk's first event. */
+static void test_load_start(void)
+{
+	struct gr_trace_header h = synth_header;
+	const char *path = tmp_path("noanchor.trc");
+	struct gr_trace_writer *w = NULL;
+	struct gr_model *m = NULL;
+	uint64_t v[GR_LOSS_NCOLS] = {7000, 7100, GR_LOSS_RINGBUF, 1};
+	uint64_t start = 1, first = 0, last;
+	int fd;
+
+	h.clock_monotonic_ns = 0;
+	unlink(path);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	CHECK(fd >= 0 && gr_trace_writer_open(&w, fd, &h, gr_events_schema(), NULL) == 0);
+	if (!w)
+		return;
+	CHECK(gr_trace_writer_append(w, GR_K_LOSS, v, NULL) == 0);
+	CHECK(gr_trace_writer_flush(w) == 0);
+	v[0] = 5000;
+	CHECK(gr_trace_writer_append(w, GR_K_LOSS, v, NULL) == 0);
+	CHECK(gr_trace_writer_close(w) == 0);
+	CHECK(gr_load_start("test", path, &start) == 0);
+	CHECK_EQ_U64(start, 5000);
+	CHECK(gr_model_load(&m, path, NULL) == 0);
+	if (m)
+		gr_model_time_span(m, &first, &last);
+	CHECK_EQ_U64(first, start);
 	gr_model_free(m);
 }
 
@@ -514,6 +766,9 @@ int main(void)
 	RUN_TEST(test_every_call_once);
 	RUN_TEST(test_window_and_pid);
 	RUN_TEST(test_sched_states);
+	RUN_TEST(test_sched_shared_rules);
+	RUN_TEST(test_window_load);
+	RUN_TEST(test_load_start);
 	RUN_TEST(test_write_error);
 	RUN_TEST(test_json_doubles);
 	RUN_TEST(test_json_buffered);
