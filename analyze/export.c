@@ -518,6 +518,7 @@ static int write_sched(struct ex *x)
 {
 	size_t n;
 	const struct gr_sched *e = gr_model_scheds(x->m, &n);
+	const struct gr_sched_key *keys = gr_model_sched_keys(x->m, NULL);
 	struct gr_timeline tl = {0};
 	uint32_t *tids = calloc(x->nthreads + 1, sizeof(*tids));
 	uint64_t *first = calloc(x->nthreads + 1, sizeof(*first));
@@ -532,7 +533,7 @@ static int write_sched(struct ex *x)
 	}
 	err = gr_timeline_init(&tl, tids, first, x->nthreads, on_span, x);
 	for (size_t i = 0; !err && i < n && e[i].ts <= x->hi; i++)
-		err = gr_timeline_feed(&tl, &e[i]);
+		err = gr_timeline_feed(&tl, e[i].ts, &keys[e[i].key]);
 	if (err)
 		goto out;
 	for (size_t t = 0; t < x->nthreads; t++) {

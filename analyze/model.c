@@ -484,6 +484,12 @@ static int finish(struct loader *L)
 	for (uint32_t i = 0; i < L->tab[T_LKEY].len; i++)
 		launch_key_unpack(gr_keymap_key(&L->tab[T_LKEY], i),
 				  &m->launch_keys.v[m->launch_keys.n++]);
+	err = RESERVE(m->sched_keys, L->tab[T_SKEY].len);
+	if (err)
+		goto oom;
+	for (uint32_t i = 0; i < L->tab[T_SKEY].len; i++)
+		sched_key_unpack(gr_keymap_key(&L->tab[T_SKEY], i),
+				 &m->sched_keys.v[m->sched_keys.n++]);
 	return 0;
 oom:
 	return gr_diag_set(L->diag, err, 0, "out of memory resolving names");
@@ -864,6 +870,7 @@ static void copy_job(struct gr_pool_job *job)
 	struct gr_model *m = P->ctx->m;
 	const uint32_t *thread = P->map[T_THREAD].v, *stream = P->map[T_STREAM].v;
 	const uint32_t *stack = P->map[T_STACK].v, *lkey = P->map[T_LKEY].v;
+	const uint32_t *skey = P->map[T_SKEY].v;
 
 	if (!P->mapped) {
 		/* the part's indexes are the model's (not in place: merge() says so) */
@@ -940,11 +947,16 @@ static void copy_job(struct gr_pool_job *job)
 			o[i].stack = stack[o[i].stack];
 		}
 	}
+	if (P->scheds.n) {
+		struct gr_sched *o = m->scheds.v + P->at[GR_K_SCHED];
+
+		for (size_t i = 0; i < P->scheds.n; i++) {
+			o[i] = P->scheds.v[i];
+			o[i].key = skey[o[i].key];
+		}
+	}
 	if (P->views) /* the rest have no index: in place already */
 		return;
-	if (P->scheds.n)
-		memcpy(m->scheds.v + P->at[GR_K_SCHED], P->scheds.v,
-		       P->scheds.n * sizeof(*P->scheds.v));
 	if (P->procs.n)
 		memcpy(m->procs.v + P->at[GR_K_PROC], P->procs.v, P->procs.n * sizeof(*P->procs.v));
 	if (P->losses.n)
@@ -1352,6 +1364,7 @@ void gr_model_free(struct gr_model *m)
 		return;
 	RELEASE(m->launches);
 	RELEASE(m->launch_keys);
+	RELEASE(m->sched_keys);
 	RELEASE(m->copies);
 	RELEASE(m->memsets);
 	RELEASE(m->allocs);
@@ -1413,6 +1426,7 @@ uint64_t gr_model_record_count(const struct gr_model *m, unsigned kind)
 
 ACCESSOR(gr_model_launches, struct gr_launch, launches)
 ACCESSOR(gr_model_launch_keys, struct gr_launch_key, launch_keys)
+ACCESSOR(gr_model_sched_keys, struct gr_sched_key, sched_keys)
 ACCESSOR(gr_model_copies, struct gr_copy, copies)
 ACCESSOR(gr_model_memsets, struct gr_memset, memsets)
 ACCESSOR(gr_model_allocs, struct gr_alloc, allocs)

@@ -126,9 +126,17 @@ struct gr_graph {
 	uint16_t kind; /* enum gr_graph_kind */
 };
 
-/* Scheduler events keep raw ids: they involve threads outside the traced set. */
+/*
+ * Scheduler events keep raw ids: they involve threads outside the traced set. As with launches,
+ * what an event says but its time repeats (the same threads switch on the same CPUs), so events
+ * share one gr_sched_key per distinct combination and an event is 16 bytes.
+ */
 struct gr_sched {
 	uint64_t ts;
+	uint32_t key; /* gr_model_sched_keys() index */
+};
+
+struct gr_sched_key {
 	uint64_t prev_state;
 	uint32_t cpu, target_cpu;
 	uint32_t prev_pid, prev_tid;
@@ -311,6 +319,8 @@ const struct gr_free *gr_model_frees(const struct gr_model *m, size_t *n);
 const struct gr_sync *gr_model_syncs(const struct gr_model *m, size_t *n);
 const struct gr_graph *gr_model_graphs(const struct gr_model *m, size_t *n);
 const struct gr_sched *gr_model_scheds(const struct gr_model *m, size_t *n);
+/* Scheduler event keys in order of first use (never NULL when there are events). */
+const struct gr_sched_key *gr_model_sched_keys(const struct gr_model *m, size_t *n);
 const struct gr_proc_event *gr_model_proc_events(const struct gr_model *m, size_t *n);
 const struct gr_loss *gr_model_losses(const struct gr_model *m, size_t *n);
 

@@ -49,6 +49,7 @@ struct gr_model {
 	ARRAY(struct gr_loss) losses;
 
 	ARRAY(struct gr_launch_key) launch_keys;
+	ARRAY(struct gr_sched_key) sched_keys;
 	ARRAY(struct gr_kernel) kernels;
 	ARRAY(const char *) kernel_names;
 	ARRAY(struct gr_config) configs;
@@ -83,6 +84,14 @@ struct launch_memo {
 	int valid;
 };
 
+#define GR_SCHED_MEMO 256 /* entries, power of two */
+
+struct sched_memo {
+	uint64_t key[5]; /* sched_key_pack() */
+	uint32_t skey;	 /* the part's scheduler key index */
+	int valid;
+};
+
 /* What converting any chunk needs, fixed before the first one: read by every worker. */
 struct load_ctx {
 	struct gr_model *m; /* where copy_job() puts the events */
@@ -103,12 +112,35 @@ struct shared_strs {
 /*
  * The dense tables an event indexes, in struct part and in the loader alike. A launch key's key
  * holds indexes of the tables before it (launch_key_pack()), so T_LKEY comes last: the merge maps
- * them first.
+ * them first. A scheduler key holds raw ids only (sched_key_pack()).
  */
-enum { T_KERNEL, T_CONFIG, T_THREAD, T_STREAM, T_STACK, T_LKEY, T_COUNT };
+enum { T_KERNEL, T_CONFIG, T_THREAD, T_STREAM, T_STACK, T_SKEY, T_LKEY, T_COUNT };
 
 /* Key words of each table's keymap. */
-static const uint32_t table_words[T_COUNT] = {2, 4, 2, 2, 2, 4};
+static const uint32_t table_words[T_COUNT] = {2, 4, 2, 2, 2, 5, 4};
+
+/* A scheduler key as its keymap's key (5 words), and back. */
+static inline void sched_key_pack(const struct gr_sched_key *k, uint64_t w[5])
+{
+	w[0] = k->prev_state;
+	w[1] = k->cpu | (uint64_t)k->target_cpu << 32;
+	w[2] = k->prev_pid | (uint64_t)k->prev_tid << 32;
+	w[3] = k->next_pid | (uint64_t)k->next_tid << 32;
+	w[4] = k->type;
+}
+
+static inline void sched_key_unpack(const uint64_t w[5], struct gr_sched_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->prev_state = w[0];
+	k->cpu = (uint32_t)w[1];
+	k->target_cpu = (uint32_t)(w[1] >> 32);
+	k->prev_pid = (uint32_t)w[2];
+	k->prev_tid = (uint32_t)(w[2] >> 32);
+	k->next_pid = (uint32_t)w[3];
+	k->next_tid = (uint32_t)(w[3] >> 32);
+	k->type = (uint8_t)w[4];
+}
 
 /* A launch key as its keymap's key (4 words), and back. */
 static inline void launch_key_pack(const struct gr_launch_key *k, uint64_t w[4])
@@ -179,6 +211,7 @@ struct part {
 	struct gr_keymap tab[T_COUNT]; /* local dense tables; T_STACK's index 0 is "no stack" */
 	struct cache thread_c, stream_c, stack_c;
 	struct launch_memo memo[GR_LAUNCH_MEMO];
+	struct sched_memo smemo[GR_SCHED_MEMO];
 	ARRAY(struct gr_stack) stacks; /* by local stack index; frames in @arena */
 
 	/* metadata, keyed: the value arrays are indexed by the keymap index */

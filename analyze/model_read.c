@@ -496,30 +496,60 @@ static int load_graphs(struct part *P, const uint64_t *const *v, const struct gr
 	return 0;
 }
 
+/* The part's scheduler key for @k (5 words, sched_key_pack()), through a direct-mapped memo. */
+static int sched_key_of(struct part *P, const uint64_t k[5], uint32_t *skey)
+{
+	uint64_t h = (k[0] + k[1] * 0x9e3779b97f4a7c15ull + k[4]) * 0xbf58476d1ce4e5b9ull ^
+		     (k[2] + k[3] * 0x94d049bb133111ebull);
+	struct sched_memo *e = &P->smemo[(h ^ h >> 29) & (GR_SCHED_MEMO - 1)];
+	int err;
+
+	if (e->valid && !memcmp(e->key, k, sizeof(e->key))) {
+		*skey = e->skey;
+		return 0;
+	}
+	err = gr_keymap_intern(&P->tab[T_SKEY], k, skey);
+	if (err < 0)
+		return err;
+	memcpy(e->key, k, sizeof(e->key));
+	e->skey = *skey;
+	e->valid = 1;
+	return 0;
+}
+
 static int load_scheds(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
 		       uint32_t n)
 {
 	struct gr_sched *o;
 	int err;
 
+	(void)b;
 	err = ROOM(P, P->scheds, n);
 	if (err)
 		return oom(P, err, "scheduler events");
 	for (uint32_t i = 0; i < n; i++) {
+		struct gr_sched_key k;
+		uint64_t w[5];
+
 		if (!keep_instant(P->ctx, v[GR_SCHED_TS][i]))
 			continue;
+		memset(&k, 0, sizeof(k));
+		k.prev_state = v[GR_SCHED_PREV_STATE][i];
+		k.cpu = sat32(v[GR_SCHED_CPU][i]);
+		k.target_cpu = sat32(v[GR_SCHED_TARGET_CPU][i]);
+		k.prev_pid = sat32(v[GR_SCHED_PREV_PID][i]);
+		k.prev_tid = sat32(v[GR_SCHED_PREV_TID][i]);
+		k.next_pid = sat32(v[GR_SCHED_NEXT_PID][i]);
+		k.next_tid = sat32(v[GR_SCHED_NEXT_TID][i]);
+		k.type = v[GR_SCHED_TYPE][i] > 255 ? 255 : (uint8_t)v[GR_SCHED_TYPE][i];
+		sched_key_pack(&k, w);
 		o = &P->scheds.v[P->scheds.n];
 		memset(o, 0, sizeof(*o));
+		err = sched_key_of(P, w, &o->key);
+		if (err < 0)
+			return oom(P, err, "scheduler events");
 		o->ts = v[GR_SCHED_TS][i];
 		note_ts(P, GR_K_SCHED, o->ts, P->scheds.n++);
-		o->prev_state = v[GR_SCHED_PREV_STATE][i];
-		o->cpu = sat32(v[GR_SCHED_CPU][i]);
-		o->target_cpu = sat32(v[GR_SCHED_TARGET_CPU][i]);
-		o->prev_pid = sat32(v[GR_SCHED_PREV_PID][i]);
-		o->prev_tid = sat32(v[GR_SCHED_PREV_TID][i]);
-		o->next_pid = sat32(v[GR_SCHED_NEXT_PID][i]);
-		o->next_tid = sat32(v[GR_SCHED_NEXT_TID][i]);
-		o->type = v[GR_SCHED_TYPE][i] > 255 ? 255 : (uint8_t)v[GR_SCHED_TYPE][i];
 	}
 	return 0;
 }
@@ -827,6 +857,8 @@ void part_reset(struct part *P)
 	P->thread_c.valid = P->stream_c.valid = P->stack_c.valid = 0;
 	for (int i = 0; i < GR_LAUNCH_MEMO; i++)
 		P->memo[i].valid = 0;
+	for (int i = 0; i < GR_SCHED_MEMO; i++)
+		P->smemo[i].valid = 0;
 	P->kname.n = P->kraw.n = P->comm.n = P->libs.n = 0;
 	P->mappings.n = P->symbols.n = P->session.n = 0;
 	gr_arena_free(&P->arena);

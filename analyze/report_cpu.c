@@ -278,6 +278,7 @@ int rp_cpu_replay(struct rp_ctx *x, struct rp_cpu **out)
 	struct rp_cpu *c = calloc(1, sizeof(*c));
 	size_t nsched, nct = 0;
 	const struct gr_sched *ev = gr_model_scheds(x->m, &nsched);
+	const struct gr_sched_key *keys = gr_model_sched_keys(x->m, NULL);
 	struct gr_timeline tl = {0};
 	uint32_t *tids = NULL;
 	uint64_t *first = NULL, *last = NULL;
@@ -315,7 +316,7 @@ int rp_cpu_replay(struct rp_ctx *x, struct rp_cpu **out)
 	}
 	err = gr_timeline_init(&tl, tids, first, c->n, on_span, c);
 	for (size_t i = 0; !err && i < nsched; i++)
-		err = gr_timeline_feed(&tl, &ev[i]);
+		err = gr_timeline_feed(&tl, ev[i].ts, &keys[ev[i].key]);
 	/* close each timeline at the thread's last event */
 	if (!err)
 		err = gr_timeline_finish(&tl, last);

@@ -61,16 +61,17 @@ static long lookup(const struct gr_timeline *tl, uint32_t tid)
 }
 
 /* The state a thread was in before its first scheduler record, from that record. */
-static uint8_t prior_state(const struct gr_sched *e, uint32_t tid)
+static uint8_t prior_state(const struct gr_sched_key *e, uint32_t tid)
 {
 	if (e->type == GR_SCHED_SWITCH)
 		return e->prev_tid == tid ? GR_STATE_RUN : GR_STATE_RUNNABLE;
 	return e->next_tid == tid ? GR_STATE_BLOCKED : GR_STATE_RUN;
 }
 
-/* The thread enters @next at @e (what began it: @cause), leaving its state as a span. */
-static int change(struct gr_timeline *tl, size_t i, const struct gr_sched *e, uint8_t next,
-		  uint8_t cause, uint32_t other)
+/* The thread enters @next at @ts by record @e (what began it: @cause), leaving its state as a
+ * span. */
+static int change(struct gr_timeline *tl, size_t i, uint64_t ts, const struct gr_sched_key *e,
+		  uint8_t next, uint8_t cause, uint32_t other)
 {
 	struct gr_timeline_thread *t = &tl->t[i];
 	struct gr_state_span sp = {
@@ -80,12 +81,12 @@ static int change(struct gr_timeline *tl, size_t i, const struct gr_sched *e, ui
 	    .cause = cause,
 	    .other_tid = cause == GR_SPAN_WAKEUP ? 0 : other,
 	    .start = t->since,
-	    .end = e->ts > t->since ? e->ts : t->since,
+	    .end = ts > t->since ? ts : t->since,
 	    .begin = t->begin,
 	};
 
 	t->state = next;
-	t->since = e->ts;
+	t->since = ts;
 	t->begin = (struct gr_state_begin){
 	    .cause = cause,
 	    .cpu = e->cpu,
@@ -103,32 +104,32 @@ static uint8_t switched_out(uint64_t prev_state)
 	return prev_state & TASK_DEAD ? GR_STATE_GONE : GR_STATE_BLOCKED;
 }
 
-static int step(struct gr_timeline *tl, size_t i, const struct gr_sched *e)
+static int step(struct gr_timeline *tl, size_t i, uint64_t ts, const struct gr_sched_key *e)
 {
 	struct gr_timeline_thread *t = &tl->t[i];
 
 	if (!t->seen) {
 		uint8_t prior = prior_state(e, t->tid);
 
-		if (e->ts < t->since)
-			t->since = e->ts;
+		if (ts < t->since)
+			t->since = ts;
 		t->seen = 1;
 		/* an API call before the first record means it ran then: only RUN is consistent */
-		t->state = t->since < e->ts && prior != GR_STATE_RUN ? GR_STATE_UNKNOWN : prior;
+		t->state = t->since < ts && prior != GR_STATE_RUN ? GR_STATE_UNKNOWN : prior;
 		/* the CPU of the first record: where a thread that was running then ran */
 		t->begin = (struct gr_state_begin){.cause = GR_SPAN_REPLAY_START, .cpu = e->cpu};
 	}
 	if (e->type == GR_SCHED_SWITCH && e->prev_tid == t->tid)
-		return change(tl, i, e, switched_out(e->prev_state), GR_SPAN_SWITCH_OUT,
+		return change(tl, i, ts, e, switched_out(e->prev_state), GR_SPAN_SWITCH_OUT,
 			      e->next_tid);
 	if (e->type == GR_SCHED_SWITCH && e->next_tid == t->tid)
-		return change(tl, i, e, GR_STATE_RUN, GR_SPAN_SWITCH_IN, e->prev_tid);
+		return change(tl, i, ts, e, GR_STATE_RUN, GR_SPAN_SWITCH_IN, e->prev_tid);
 	if (e->next_tid == t->tid && t->state == GR_STATE_BLOCKED) /* woken */
-		return change(tl, i, e, GR_STATE_RUNNABLE, GR_SPAN_WAKEUP, e->prev_tid);
+		return change(tl, i, ts, e, GR_STATE_RUNNABLE, GR_SPAN_WAKEUP, e->prev_tid);
 	return 0;
 }
 
-int gr_timeline_feed(struct gr_timeline *tl, const struct gr_sched *e)
+int gr_timeline_feed(struct gr_timeline *tl, uint64_t ts, const struct gr_sched_key *e)
 {
 	long a = lookup(tl, e->prev_tid), b = -1;
 	int err = 0;
@@ -136,9 +137,9 @@ int gr_timeline_feed(struct gr_timeline *tl, const struct gr_sched *e)
 	if (e->next_tid != e->prev_tid)
 		b = lookup(tl, e->next_tid);
 	if (a >= 0)
-		err = step(tl, (size_t)a, e);
+		err = step(tl, (size_t)a, ts, e);
 	if (!err && b >= 0)
-		err = step(tl, (size_t)b, e);
+		err = step(tl, (size_t)b, ts, e);
 	return err;
 }
 

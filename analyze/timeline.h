@@ -92,8 +92,9 @@ struct gr_timeline {
 int gr_timeline_init(struct gr_timeline *tl, const uint32_t *tids, const uint64_t *first_seen,
 		     size_t n, gr_timeline_fn fn, void *ctx);
 
-/* Replay one scheduler record. Returns 0 or the first non-zero value @fn returned. */
-int gr_timeline_feed(struct gr_timeline *tl, const struct gr_sched *e);
+/* Replay one scheduler record: its time @ts and key @e (struct gr_sched). Returns 0 or the first
+ * non-zero value @fn returned. */
+int gr_timeline_feed(struct gr_timeline *tl, uint64_t ts, const struct gr_sched_key *e);
 
 /*
  * End the replay: each thread seen in a record closes its current state at @last[i] (or at the

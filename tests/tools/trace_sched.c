@@ -41,7 +41,7 @@ int main(int argc, char **argv)
 	printf("\n");
 	sched = gr_model_scheds(m, &n);
 	for (size_t i = 0; i < n; i++) {
-		const struct gr_sched *e = &sched[i];
+		const struct gr_sched_key *e = &gr_model_sched_keys(m, NULL)[sched[i].key];
 
 		printf("%s %u %u %s %u %u %s %llu\n", e->type < 3 ? types[e->type] : "?",
 		       e->prev_pid, e->prev_tid, comm(m, e->prev_tid), e->next_pid, e->next_tid,

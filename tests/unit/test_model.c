@@ -207,7 +207,7 @@ static void test_standard_trace(void)
 	CHECK_EQ_U64(n, 1);
 	const struct gr_sched *sc = gr_model_scheds(m, &n);
 	CHECK_EQ_U64(n, 5);
-	CHECK_EQ_U64(sc[0].prev_tid, 101);
+	CHECK_EQ_U64(gr_model_sched_keys(m, NULL)[sc[0].key].prev_tid, 101);
 
 	/* metadata */
 	const struct gr_loss *lo = gr_model_losses(m, &n);
@@ -1032,13 +1032,16 @@ static void dump_events(FILE *f, const struct gr_model *m, const struct win *x)
 	}
 	{
 		const struct gr_sched *e = gr_model_scheds(m, &n);
+		const struct gr_sched_key *sk = gr_model_sched_keys(m, NULL);
 
 		for (size_t i = 0; i < n; i++) {
+			const struct gr_sched_key *sk_e = &sk[e[i].key];
+
 			if (x && x->on && (e[i].ts < x->lo || e[i].ts > x->to))
 				continue;
 			fprintf(f, "W %" PRIu64 " %" PRIx64 " %u %u %u %u %u %u %u\n", e[i].ts,
-				e[i].prev_state, e[i].cpu, e[i].target_cpu, e[i].prev_pid,
-				e[i].prev_tid, e[i].next_pid, e[i].next_tid, e[i].type);
+				sk_e->prev_state, sk_e->cpu, sk_e->target_cpu, sk_e->prev_pid,
+				sk_e->prev_tid, sk_e->next_pid, sk_e->next_tid, sk_e->type);
 		}
 	}
 	{
