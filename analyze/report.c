@@ -81,9 +81,13 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 		err = rp_cpu_replay(&x, &cpu);
 	if (!err)
 		err = rp_calls_sequence(&x, rp_cpu_waits(cpu));
-	/* the launch report and the iteration feed every other section */
+	/* the launch report and the iteration feed every other section; the tokens, the largest
+	 * array left, go as soon as the iteration has them */
+	if (!err)
+		err = rp_calls_tokens(&x);
 	if (!err)
 		err = rp_iteration(&x);
+	rp_calls_free_tokens(&x);
 	if (!err)
 		err = rp_launches(&x);
 	if (!err && (r->sections & GR_REPORT_FUSION))

@@ -5,9 +5,10 @@
  * return, the thread that launches most, and a dense id per (kernel name, launch config) pair.
  * The call-sequence pass walks every call of every thread in time order once: inter-launch gaps
  * (and, given the threads' runnable waits, the waiting inside them), launch entry to the thread's
- * next call (the launch cost estimate), what followed each copy, whether anything but a launch
- * came between two launches (fusion runs), and the main thread's calls as tokens (iteration
- * detection).
+ * next call (the launch cost estimate), what followed each copy, and whether anything but a launch
+ * came between two launches (fusion runs). The gaps and costs it stores are reduced to their
+ * distributions before it returns, so that the token pass, which turns the main thread's calls
+ * into tokens (iteration detection), never has them alive beside its own array.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -172,24 +173,25 @@ static void gap_wait(struct rp_gap_wait *g, const struct rp_waits *w, size_t *at
 int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 {
 	size_t n[RP_NCALLS] = {x->nl, x->nc, x->nms, x->nsy, x->ng, x->nal, x->nfr};
-	size_t pos[RP_NCALLS] = {0}, *cursor = NULL, *wait_at = NULL, ntok_cap;
+	size_t pos[RP_NCALLS] = {0}, *cursor = NULL, *wait_at = NULL, *gap_off = NULL, ncost = 0;
 	uint64_t *last_launch = NULL, *pending = NULL;
-	uint32_t *pending_copy = NULL;
+	uint32_t *pending_copy = NULL, *gaps = NULL, *cost = NULL;
 	uint8_t *broke = NULL;
 	int err = -ENOMEM;
 
-	x->lflags = calloc(x->nl + 1, 1);
-	x->gap_off = calloc(x->nth + 1, sizeof(*x->gap_off));
-	x->gaps = malloc((x->nl + 1) * sizeof(*x->gaps));
-	x->cost = malloc((x->nl + 1) * sizeof(*x->cost));
+	x->run_break = calloc(x->nl / 64 + 1, sizeof(*x->run_break));
+	gap_off = calloc(x->nth + 1, sizeof(*gap_off));
+	gaps = malloc((x->nl + 1) * sizeof(*gaps));
+	/* the cost estimate stands in for the launch call time only when that was not measured */
+	cost = x->nmeasured ? NULL : malloc((x->nl + 1) * sizeof(*cost));
 	x->copy_next = malloc((x->nc + 1) * sizeof(*x->copy_next));
 	cursor = calloc(x->nth + 1, sizeof(*cursor));
 	last_launch = malloc((x->nth + 1) * sizeof(*last_launch));
 	pending = malloc((x->nth + 1) * sizeof(*pending));
 	pending_copy = calloc(x->nth + 1, sizeof(*pending_copy));
 	broke = calloc(x->nth + 1, 1);
-	if (!x->lflags || !x->gap_off || !x->gaps || !x->cost || !x->copy_next || !cursor ||
-	    !last_launch || !pending || !pending_copy || !broke)
+	if (!x->run_break || !gap_off || !gaps || (!x->nmeasured && !cost) || !x->copy_next ||
+	    !cursor || !last_launch || !pending || !pending_copy || !broke)
 		goto out;
 	if (waits) {
 		x->gap_wait = calloc(x->nth + 1, sizeof(*x->gap_wait));
@@ -197,17 +199,10 @@ int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 		if (!x->gap_wait || !wait_at)
 			goto out;
 	}
-	ntok_cap = x->main_thread < x->nth ? x->thr[x->main_thread].launches : 0;
-	ntok_cap += x->nc + x->nms + x->nsy + 1;
-	x->tok = malloc(ntok_cap * sizeof(*x->tok));
-	x->tok_ref = malloc(ntok_cap * sizeof(*x->tok_ref));
-	if (!x->tok || !x->tok_ref)
-		goto out;
-	x->ntokids = x->nkc + 1096;
 
 	/* gaps grouped by thread: a thread with c launches has c - 1 gaps */
 	for (size_t t = 0, at = 0; t <= x->nth; t++) {
-		x->gap_off[t] = at;
+		gap_off[t] = at;
 		cursor[t] = at;
 		if (t < x->nth && x->thr[t].launches)
 			at += x->thr[t].launches - 1;
@@ -240,30 +235,27 @@ int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 			const struct gr_launch *l = &x->l[i];
 			uint32_t t = rp_lkey(x, i)->thread;
 
-			if (pending[t] != UINT64_MAX)
-				x->cost[x->ncost++] = rp_sat32(l->ts - pending[t]);
+			if (pending[t] != UINT64_MAX && cost)
+				cost[ncost++] = rp_sat32(l->ts - pending[t]);
 			pending[t] = l->ts;
 			if (pending_copy[t]) {
 				x->copy_next[pending_copy[t] - 1] =
 				    (struct rp_next){RP_LAUNCH, (uint32_t)i};
 				pending_copy[t] = 0;
 			}
-			x->lflags[i] = broke[t] ? RP_L_BREAK : 0;
+			if (broke[t])
+				rp_set_run_break(x, i);
 			broke[t] = 0;
 			if (last_launch[t] != UINT64_MAX) {
 				uint64_t gap = l->ts - last_launch[t];
 
-				x->gaps[cursor[t]++] = rp_sat32(gap);
+				gaps[cursor[t]++] = rp_sat32(gap);
 				x->thr[t].gap_hist[gap_bucket(gap)]++;
 				if (waits && waits[t].n)
 					gap_wait(&x->gap_wait[t], &waits[t], &wait_at[t],
 						 last_launch[t], l->ts);
 			}
 			last_launch[t] = l->ts;
-			if (t == x->main_thread) {
-				x->tok[x->ntok] = rp_pair(x, i);
-				x->tok_ref[x->ntok++] = (uint32_t)i; /* RP_LAUNCH is 0 */
-			}
 		}
 		if (okind == RP_NCALLS)
 			break;
@@ -274,7 +266,8 @@ int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 			if (t >= x->nth)
 				continue;
 			if (pending[t] != UINT64_MAX) {
-				x->cost[x->ncost++] = rp_sat32(other - pending[t]);
+				if (cost)
+					cost[ncost++] = rp_sat32(other - pending[t]);
 				pending[t] = UINT64_MAX;
 			}
 			if (pending_copy[t]) {
@@ -286,14 +279,16 @@ int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 				pending_copy[t] = i + 1;
 			if (okind != RP_ALLOC)
 				broke[t] = 1;
-			if (t == x->main_thread && okind <= RP_SYNC) {
-				x->tok[x->ntok] = token_of(x, okind, i);
-				x->tok_ref[x->ntok++] = (uint32_t)okind << RP_REF_BITS | i;
-			}
 		}
 	}
+	for (size_t t = 0; t < x->nth; t++)
+		gr_dist_u32(&x->thr[t].gap, gaps + gap_off[t], gap_off[t + 1] - gap_off[t]);
+	gr_dist_u32(&x->cost, cost, ncost);
 	err = 0;
 out:
+	free(gaps);
+	free(gap_off);
+	free(cost);
 	free(cursor);
 	free(wait_at);
 	free(last_launch);
@@ -303,6 +298,93 @@ out:
 	return err;
 }
 
+/* ---- token pass ---- */
+
+/* A walk over the main thread's launches, copies, memsets and syncs in call order. */
+struct walk {
+	size_t pos[RP_SYNC + 1]; /* per kind: the next main-thread call */
+	uint64_t other;		 /* the earliest next call of the other kinds: ts and kind */
+	unsigned okind;		 /* (RP_NCALLS: none left) */
+};
+
+/*
+ * The call-sequence pass sees calls in the order of the model's ts-sorted arrays merged so that a
+ * launch goes before any other call with the same or a later ts, and the other kinds go by ts,
+ * then by kind. That order of any two calls depends on those two alone, so the main thread's
+ * calls, taken by themselves, come in it here too: the tokens are in the order the sequence pass
+ * made them in when it made them too.
+ */
+static void walk_other(const struct rp_ctx *x, struct walk *w)
+{
+	size_t n[RP_SYNC + 1] = {x->nl, x->nc, x->nms, x->nsy};
+
+	w->other = UINT64_MAX;
+	w->okind = RP_NCALLS;
+	for (unsigned k = RP_COPY; k <= RP_SYNC; k++) {
+		uint64_t ts;
+
+		while (w->pos[k] < n[k] && thread_of(x, k, w->pos[k]) != x->main_thread)
+			w->pos[k]++;
+		if (w->pos[k] >= n[k])
+			continue;
+		ts = rp_call_ts(x, k, (uint32_t)w->pos[k]);
+		if (ts < w->other) {
+			w->other = ts;
+			w->okind = k;
+		}
+	}
+}
+
+/* The main thread's next call as a reference (kind and index); returns 1, or 0 after the last. */
+static inline int walk_next(const struct rp_ctx *x, struct walk *w, uint32_t *ref)
+{
+	size_t i = w->pos[RP_LAUNCH];
+
+	while (i < x->nl && rp_lkey(x, i)->thread != x->main_thread)
+		i++;
+	w->pos[RP_LAUNCH] = i;
+	if (i < x->nl && x->l[i].ts <= w->other) {
+		*ref = (uint32_t)i; /* RP_LAUNCH is 0 */
+		w->pos[RP_LAUNCH]++;
+		return 1;
+	}
+	if (w->okind == RP_NCALLS)
+		return 0;
+	*ref = (uint32_t)w->okind << RP_REF_BITS | (uint32_t)w->pos[w->okind]++;
+	walk_other(x, w);
+	return 1;
+}
+
+int rp_calls_tokens(struct rp_ctx *x)
+{
+	struct walk w = {0};
+	size_t cap;
+	uint32_t ref;
+
+	x->ntokids = x->nkc + 1096;
+	if (x->main_thread >= x->nth)
+		return 0;
+	cap = x->thr[x->main_thread].launches + x->nc + x->nms + x->nsy + 1;
+	x->tok = malloc(cap * sizeof(*x->tok));
+	x->tok_ref = malloc(cap * sizeof(*x->tok_ref));
+	if (!x->tok || !x->tok_ref)
+		return -ENOMEM;
+	walk_other(x, &w);
+	while (walk_next(x, &w, &ref)) {
+		x->tok[x->ntok] = token_of(x, rp_ref_kind(ref), rp_ref_idx(ref));
+		x->tok_ref[x->ntok++] = ref;
+	}
+	return 0;
+}
+
+void rp_calls_free_tokens(struct rp_ctx *x)
+{
+	free(x->tok);
+	free(x->tok_ref);
+	x->tok = x->tok_ref = NULL;
+	x->ntok = 0;
+}
+
 void rp_calls_free(struct rp_ctx *x)
 {
 	free(x->thr);
@@ -310,12 +392,8 @@ void rp_calls_free(struct rp_ctx *x)
 	gr_launch_stats_free(&x->ls); /* kc_of is its pair_of_key */
 	free(x->kc_key);
 	free(x->kc_count);
-	free(x->lflags);
-	free(x->gaps);
-	free(x->gap_off);
-	free(x->cost);
+	free(x->run_break);
 	free(x->copy_next);
 	free(x->gap_wait);
-	free(x->tok);
-	free(x->tok_ref);
+	rp_calls_free_tokens(x);
 }

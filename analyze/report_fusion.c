@@ -315,7 +315,7 @@ int rp_fusion(struct rp_ctx *x)
 		struct tstate *t = &ts[l->thread];
 		struct run *run = NULL;
 
-		if (x->lflags[i] & (RP_L_BREAK | RP_L_ITER))
+		if (rp_run_break(x, i))
 			for (uint32_t j = 0; j < t->nruns; j++) {
 				err = close_run(&f, l->thread, &t->runs[j]);
 				if (err)

@@ -34,12 +34,6 @@
 #define RP_SHMEM_PER_SM	    (228u * 1024)
 #define RP_SMALL_WAVES	    2.0
 
-/* Per-launch flags from the call-sequence pass. */
-#define RP_L_BREAK                                                                                 \
-	1u	     /* a copy, memset, sync, graph call or free came since the thread's           \
-		      * previous launch */
-#define RP_L_ITER 2u /* first launch of an iteration of the loop */
-
 /* Kinds of API calls in the merged call sequence. */
 enum rp_call { RP_LAUNCH = 0, RP_COPY, RP_MEMSET, RP_SYNC, RP_GRAPH, RP_ALLOC, RP_FREE, RP_NCALLS };
 
@@ -68,6 +62,7 @@ struct rp_thread {
 	uint64_t first, last;		    /* first API call entry, last API call return */
 	int cuda;			    /* made any API call */
 	uint64_t gap_hist[GR_REPORT_GAP_BUCKETS];
+	struct gr_dist gap; /* inter-launch gaps (saturated u32 ns) */
 };
 
 /* Per model stream (the per-thread pass). */
@@ -138,14 +133,15 @@ struct rp_ctx {
 	uint64_t nmeasured; /* launches with dur > 0 */
 
 	/* from the call-sequence pass (report_calls.c) */
-	uint8_t *lflags; /* per launch, RP_L_* */
-	uint32_t *gaps;	 /* inter-launch gaps grouped by thread (saturated u32 ns) */
-	size_t *gap_off; /* per thread: first gap in gaps; [nth] = total */
-	uint32_t *cost;	 /* launch entry to the thread's next call entry */
-	size_t ncost;
+	uint64_t *run_break; /* per launch, a bit (rp_run_break()): a fusion run ends before it, for
+			      * a copy, memset, sync, graph call or free came since the thread's
+			      * previous launch, or (set by rp_iteration()) an iteration begins */
+	struct gr_dist cost; /* launch entry to the thread's next call; count 0 when the launch
+			      * calls were measured (nmeasured), for then it is not needed */
 	struct rp_next *copy_next;    /* per copy */
 	struct rp_gap_wait *gap_wait; /* per model thread; NULL when given no waits */
-	/* the main thread's calls: token (dense id of what was called) and reference */
+	/* from the token pass: the main thread's calls as tokens (dense id of what was called) and
+	 * references */
 	uint32_t *tok;
 	uint32_t *tok_ref;
 	size_t ntok;
@@ -155,11 +151,27 @@ struct rp_ctx {
 /* ---- the passes over the calls (report_calls.c) ---- */
 /* Launches per thread and stream, thread spans, the main thread, the (kernel name, config)
  * pairs; then the call sequence, which needs them. @waits (per model thread, or NULL): runnable
- * waits to measure the launch gaps against, into x->gap_wait. Each returns 0 or -errno.
- * rp_calls_free() releases what they allocated. */
+ * waits to measure the launch gaps against, into x->gap_wait. The sequence pass keeps no
+ * per-launch array but run_break: it reduces the gaps and costs to their distributions before it
+ * returns. The token pass, run after it so that their arrays are never alive together, fills
+ * x->tok and x->tok_ref in the same call order. Each returns 0 or -errno.
+ * rp_calls_free_tokens() releases the tokens (once the iteration has them), rp_calls_free()
+ * everything the passes allocated. */
 int rp_calls_per_thread(struct rp_ctx *x);
 int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits);
+int rp_calls_tokens(struct rp_ctx *x);
+void rp_calls_free_tokens(struct rp_ctx *x);
 void rp_calls_free(struct rp_ctx *x);
+
+/* Whether a fusion run ends before launch @i, and mark that it does. */
+static inline int rp_run_break(const struct rp_ctx *x, size_t i)
+{
+	return (int)(x->run_break[i / 64] >> (i % 64) & 1);
+}
+static inline void rp_set_run_break(struct rp_ctx *x, size_t i)
+{
+	x->run_break[i / 64] |= 1ull << (i % 64);
+}
 
 /* ---- the sections (each fills its part of ctx->r) ---- */
 int rp_launches(struct rp_ctx *x);

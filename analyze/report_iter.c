@@ -84,6 +84,63 @@ static void loop_sums(struct rp_ctx *x, struct gr_report_iteration *it)
 	}
 }
 
+/* The loop of @K iterations of @p calls from token @i0: its span, the calls of one iteration, the
+ * median period; and a fusion run break at the first launch of each iteration. */
+static int loop_calls(struct rp_ctx *x, struct gr_report_iteration *it, size_t i0, size_t p,
+		      uint64_t K, double match)
+{
+	struct gr_dist dist;
+	uint64_t prev_start = 0;
+	uint32_t ref = 0, *d = malloc((K - 1) * sizeof(*d));
+
+	if (!d)
+		return -ENOMEM;
+	it->found = 1;
+	it->calls = (uint32_t)p;
+	it->count = K;
+	it->match = match;
+	for (uint64_t j = 0; j < K; j++) {
+		int launch_seen = 0;
+
+		for (size_t i = 0; i < p; i++) {
+			unsigned kind;
+			uint32_t idx;
+
+			ref = x->tok_ref[i0 + j * p + i];
+			kind = rp_ref_kind(ref);
+			idx = rp_ref_idx(ref);
+			if (!i) {
+				uint64_t ts = rp_call_ts(x, kind, idx);
+
+				if (j)
+					d[j - 1] = rp_sat32(ts - prev_start);
+				else
+					it->start_ts = ts;
+				prev_start = ts;
+			}
+			/* the first launch of each iteration starts a new fusion run */
+			if (kind == RP_LAUNCH && !launch_seen) {
+				rp_set_run_break(x, idx);
+				launch_seen = 1;
+			}
+			if (j)
+				continue;
+			if (kind == RP_LAUNCH)
+				it->launches++;
+			else if (kind == RP_COPY || kind == RP_MEMSET)
+				it->copies++;
+			else if (kind == RP_SYNC && x->sy[idx].kind <= GR_SYNC_EVENT)
+				it->syncs++;
+		}
+	}
+	it->end_ts = rp_call_end(x, rp_ref_kind(ref), rp_ref_idx(ref));
+	gr_dist_u32(&dist, d, K - 1);
+	it->period_ns = dist.median;
+	free(d);
+	loop_sums(x, it);
+	return 0;
+}
+
 int rp_iteration(struct rp_ctx *x)
 {
 	struct gr_report_iteration *it = &x->r->launches.iter;
@@ -173,57 +230,12 @@ int rp_iteration(struct rp_ctx *x)
 		}
 	}
 	if (p) {
-		size_t i0 = best_i0, k;
 		uint64_t K = best_cover / p;
 
 		if (K >= 2) {
-			free(d);
-			d = malloc((K - 1) * sizeof(*d));
-			if (!d)
+			err = loop_calls(x, it, best_i0, p, K, match);
+			if (err)
 				goto out;
-			it->found = 1;
-			it->calls = (uint32_t)p;
-			it->count = K;
-			it->match = match;
-			it->start_ts =
-			    rp_call_ts(x, rp_ref_kind(x->tok_ref[i0]), rp_ref_idx(x->tok_ref[i0]));
-			k = i0 + K * p - 1;
-			it->end_ts =
-			    rp_call_end(x, rp_ref_kind(x->tok_ref[k]), rp_ref_idx(x->tok_ref[k]));
-			for (size_t i = i0; i < i0 + p; i++) {
-				unsigned kind = rp_ref_kind(x->tok_ref[i]);
-
-				if (kind == RP_LAUNCH)
-					it->launches++;
-				else if (kind == RP_COPY || kind == RP_MEMSET)
-					it->copies++;
-				else if (kind == RP_SYNC &&
-					 x->sy[rp_ref_idx(x->tok_ref[i])].kind <= GR_SYNC_EVENT)
-					it->syncs++;
-			}
-			for (uint64_t j = 0; j + 1 < K; j++) {
-				size_t s0 = i0 + j * p, s1 = s0 + p;
-
-				uint32_t r0 = x->tok_ref[s0], r1 = x->tok_ref[s1];
-
-				d[j] = rp_sat32(rp_call_ts(x, rp_ref_kind(r1), rp_ref_idx(r1)) -
-						rp_call_ts(x, rp_ref_kind(r0), rp_ref_idx(r0)));
-			}
-			{
-				struct gr_dist dist;
-
-				gr_dist_u32(&dist, d, K - 1);
-				it->period_ns = dist.median;
-			}
-			/* the first launch of each iteration starts a new fusion run */
-			for (uint64_t j = 0; j < K; j++)
-				for (size_t i = i0 + j * p; i < i0 + (j + 1) * p; i++)
-					if (rp_ref_kind(x->tok_ref[i]) == RP_LAUNCH) {
-						x->lflags[rp_ref_idx(x->tok_ref[i])] |= RP_L_ITER;
-						break;
-					}
-			if (K)
-				loop_sums(x, it);
 		}
 	}
 	err = 0;

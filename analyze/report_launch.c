@@ -240,15 +240,13 @@ static int gaps(struct rp_ctx *x)
 	for (size_t i = 0; i < L->nthreads; i++) {
 		struct gr_report_gaps *g = &L->gaps[i];
 		uint32_t t = L->threads[i].index;
-		uint32_t *v = x->gaps + x->gap_off[t];
-		size_t n = x->thr[t].launches ? x->thr[t].launches - 1 : 0;
 
 		g->thread = t;
 		g->pid = x->th[t].pid;
 		g->tid = x->th[t].tid;
 		g->comm = x->th[t].comm;
 		memcpy(g->hist, x->thr[t].gap_hist, sizeof(g->hist));
-		gr_dist_u32(&g->gap, v, n);
+		g->gap = x->thr[t].gap;
 	}
 	L->ngaps = L->nthreads;
 	return 0;
@@ -399,12 +397,9 @@ int rp_launches(struct rp_ctx *x)
 		err = slow_calls(x);
 	if (err)
 		return err;
-	if (!L->api_measured && x->ncost) {
-		struct gr_dist d;
-
-		gr_dist_u32(&d, x->cost, x->ncost);
-		L->launch_cost_ns = d.median;
-		L->launch_cost_samples = d.count;
+	if (!L->api_measured && x->cost.count) {
+		L->launch_cost_ns = x->cost.median;
+		L->launch_cost_samples = x->cost.count;
 	}
 	if (L->iter.found && L->iter.period_ns)
 		L->launch_share = (double)L->iter.launches * (double)L->launch_cost_ns /
