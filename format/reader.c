@@ -918,11 +918,15 @@ static int read_chunk(struct gr_chunk_decoder *d, struct gr_trace_reader *r, uin
 	return 1;
 }
 
-int gr_chunk_decode(struct gr_chunk_decoder *d, struct gr_trace_reader *r, uint64_t i,
-		    const struct gr_chunk **chunk)
+/*
+ * Read chunk @i into @d: every column decoded (@lazy 0), or only its layout, for reading by rows
+ * (@lazy 1). Returns like gr_chunk_decode().
+ */
+static int decode_chunk(struct gr_chunk_decoder *d, struct gr_trace_reader *r, uint64_t i,
+			const struct gr_chunk **chunk, int lazy)
 {
 	struct gr_chunk_hdr h;
-	const uint8_t *payload;
+	const uint8_t *payload = NULL; /* set when read_chunk() returns 1 */
 	char why[160];
 	int err;
 
@@ -933,35 +937,10 @@ int gr_chunk_decode(struct gr_chunk_decoder *d, struct gr_trace_reader *r, uint6
 	err = read_chunk(d, r, i, &h, &payload);
 	if (err <= 0)
 		return err;
-	err = gr_decoder_payload(d, r, r->chunks[i].offset, &h, payload, why, sizeof(why));
-	if (err == -ENOMEM)
-		return err;
-	if (err) {
-		mark_bad(r, &r->chunks[i], err, why);
-		return 0;
-	}
-	*chunk = &d->chunk;
-	return 1;
-}
-
-/* ---- reading a chunk by rows ---- */
-
-int gr_chunk_decode_lazy(struct gr_chunk_decoder *d, struct gr_trace_reader *r, uint64_t i,
-			 const struct gr_chunk **chunk)
-{
-	struct gr_chunk_hdr h;
-	const uint8_t *payload;
-	char why[160];
-	int err;
-
-	if (!d || !r || !chunk)
-		return -EINVAL;
-	*chunk = NULL;
-	d->lazy = 0;
-	err = read_chunk(d, r, i, &h, &payload);
-	if (err <= 0)
-		return err;
-	err = gr_decoder_layout(d, r, r->chunks[i].offset, &h, payload, why, sizeof(why));
+	if (lazy)
+		err = gr_decoder_layout(d, r, r->chunks[i].offset, &h, payload, why, sizeof(why));
+	else
+		err = gr_decoder_payload(d, r, r->chunks[i].offset, &h, payload, why, sizeof(why));
 	if (err == -ENOMEM)
 		return err;
 	if (err) {
@@ -971,6 +950,20 @@ int gr_chunk_decode_lazy(struct gr_chunk_decoder *d, struct gr_trace_reader *r, 
 	d->index = i;
 	*chunk = &d->chunk;
 	return 1;
+}
+
+int gr_chunk_decode(struct gr_chunk_decoder *d, struct gr_trace_reader *r, uint64_t i,
+		    const struct gr_chunk **chunk)
+{
+	return decode_chunk(d, r, i, chunk, 0);
+}
+
+/* ---- reading a chunk by rows ---- */
+
+int gr_chunk_decode_lazy(struct gr_chunk_decoder *d, struct gr_trace_reader *r, uint64_t i,
+			 const struct gr_chunk **chunk)
+{
+	return decode_chunk(d, r, i, chunk, 1);
 }
 
 /* Start reading block @b by rows: one cursor per column. */
