@@ -51,8 +51,8 @@ static int reserve_pair(struct gr_launch_pair **pairs, size_t *cap, uint32_t id)
 
 /*
  * Launches sharing a launch key (struct gr_launch_key) share their pair, thread and stream, so
- * the per-launch pass only counts launches and call time per key, and notes each key's first
- * launch; the keys, taken in order of first launch, then make the pairs.
+ * the per-launch pass only counts launches and call time per key, and lists the keys in order of
+ * first launch; the keys, taken in that order, then make the pairs.
  */
 static int count_launches(const struct gr_model *m, struct gr_launch_stats *s, size_t *pair_cap)
 {
@@ -63,7 +63,7 @@ static int count_launches(const struct gr_model *m, struct gr_launch_stats *s, s
 	struct gr_launch_pair *pairs = s->pairs;
 	struct gr_keymap map;
 	struct key_total {
-		uint64_t count, dur, measured, first;
+		uint64_t count, dur, measured;
 	} *tot = calloc(nkeys + 1, sizeof(*tot));
 	uint32_t *order = malloc((nkeys + 1) * sizeof(*order));
 	size_t nused = 0;
@@ -76,10 +76,8 @@ static int count_launches(const struct gr_model *m, struct gr_launch_stats *s, s
 		struct key_total *t = &tot[l[i].key];
 		uint64_t dur = gr_launch_dur(&keys[l[i].key], &l[i]);
 
-		if (!t->count++) {
-			t->first = i;
-			order[nused++] = l[i].key;
-		}
+		if (!t->count++)
+			order[nused++] = l[i].key; /* the keys in order of first launch */
 		t->dur += dur;
 		t->measured += dur != 0;
 	}

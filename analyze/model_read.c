@@ -257,7 +257,6 @@ static int load_launches(struct part *P, const uint64_t *const *v, const struct 
 	uint64_t prev;
 	int err = 0, unsorted = 0;
 
-	(void)b;
 	err = ROOM(P, P->launches, n);
 	if (err)
 		return oom(P, err, "launches");
@@ -523,7 +522,6 @@ static int load_scheds(struct part *P, const uint64_t *const *v, const struct gr
 	struct gr_sched *o;
 	int err;
 
-	(void)b;
 	err = ROOM(P, P->scheds, n);
 	if (err)
 		return oom(P, err, "scheduler events");
