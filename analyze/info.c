@@ -141,6 +141,10 @@ static void calls(const struct gr_model *m, struct gr_info *in)
 	const struct gr_free *f = gr_model_frees(m, &n);
 	for (size_t i = 0; i < n; i++)
 		add(&in->frees, 0, f[i].dur);
+	/* calls set aside (failed, nested, in flight) were recorded with their stacks too */
+	const struct gr_aside *as = gr_model_asides(m, &n);
+	for (size_t i = 0; i < n; i++)
+		with_stack += gr_aside_stack(m, &as[i]) != 0;
 	in->events[GR_INFO_EV_STACK] = with_stack;
 }
 
