@@ -76,7 +76,7 @@ struct thread_state {
 	struct pending_call calls[GR_CALL_LEVELS];
 	__u32 depth;	     /* calls entered and not returned, kept or not */
 	__u32 runtime_depth; /* kept ones through the runtime API (not GR_CF_DRIVER) */
-	__u64 launch_mark;   /* the last entry-only runtime launch, for the driver launch it makes */
+	__u64 launch_mark; /* the last entry-only runtime launch, for the driver launch it makes */
 };
 
 struct {
@@ -361,7 +361,8 @@ static __always_inline int emit_call(struct pt_regs *ctx, struct scratch *sc, __
 		e->h.flags |= GR_EVF_RAWSTACK;
 		size += copy_stack(ctx, sc, at_entry);
 	} else if ((flags & GR_CF_STACK) && targ_stack_frames) {
-		__u32 n = walked ? walked->nframes : walk_stack(ctx, sc->frames, at_entry, entry_ret);
+		__u32 n =
+		    walked ? walked->nframes : walk_stack(ctx, sc->frames, at_entry, entry_ret);
 
 		if (walked)
 			copy_frames(sc->frames, walked->frames, n);
@@ -604,7 +605,7 @@ static __always_inline void emit_in_flight(struct thread_state *ts, bool exited,
 		struct {
 			struct gr_ev_call call;
 			__u64 frames[GR_MAX_FRAMES];
-		} *e;
+		} * e;
 		__u32 n = pc->nframes;
 
 		if (i >= ts->depth)

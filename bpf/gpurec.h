@@ -106,10 +106,11 @@ struct gr_ev_hdr {
 	__u64 dur;
 };
 
-#define GR_EVF_RAWSTACK	    1 /* a struct gr_ev_rawstack follows instead of frames */
-#define GR_EVF_RETURNED	    2 /* a call event emitted at the call's return: ret is valid */
-#define GR_EVF_IN_FLIGHT    4 /* a call entered and not returned when its thread exited
-				 (GR_EVF_EXITED) or the recording stopped; dur: time inside */
+#define GR_EVF_RAWSTACK 1 /* a struct gr_ev_rawstack follows instead of frames */
+#define GR_EVF_RETURNED 2 /* a call event emitted at the call's return: ret is valid */
+#define GR_EVF_IN_FLIGHT                                                                           \
+	4 /* a call entered and not returned when its thread exited                                \
+	     (GR_EVF_EXITED) or the recording stopped; dur: time inside */
 #define GR_EVF_EXITED	    8
 #define GR_EVF_DEPTH_SHIFT  4 /* calls of ours the thread was inside when it made this one */
 #define GR_EVF_DEPTH(flags) (((flags) >> GR_EVF_DEPTH_SHIFT) & 15)
