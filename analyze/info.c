@@ -160,6 +160,11 @@ int gr_info_compute(const struct gr_model *m, struct gr_info *in)
 		return err;
 	}
 	calls(m, in);
+	err = gr_outcome_compute(m, &in->outcome);
+	if (err) {
+		gr_info_free(in);
+		return err;
+	}
 	for (unsigned e = 0; e < GR_INFO_NEVENTS; e++)
 		if (e != GR_INFO_EV_STACK)
 			in->events[e] = gr_model_record_count(m, event_record_kind[e]);
@@ -177,5 +182,6 @@ void gr_info_free(struct gr_info *in)
 	gr_launch_stats_free(&in->launches);
 	free(in->pair_order);
 	free(in->thread_order);
+	gr_outcome_free(&in->outcome);
 	memset(in, 0, sizeof(*in));
 }

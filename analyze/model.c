@@ -887,6 +887,7 @@ static int merge(struct run *R, struct part *P)
 	for (int k = 0; k < GR_K_COUNT; k++)
 		m->counts[k] += P->counts[k];
 	m->lost = P->lost > UINT64_MAX - m->lost ? UINT64_MAX : m->lost + P->lost;
+	m->calls_ok += P->calls_ok;
 #define X(kind, field)                                                                             \
 	if (P->field.n) {                                                                          \
 		L->unsorted[kind] |= P->unsorted[kind] || P->first_ev[kind] < L->prev_ts[kind];    \
@@ -1719,6 +1720,11 @@ int gr_model_session(const struct gr_model *m, unsigned key, uint64_t *value, co
 uint64_t gr_model_lost_events(const struct gr_model *m)
 {
 	return m->lost;
+}
+
+uint64_t gr_model_calls_ok(const struct gr_model *m)
+{
+	return m->calls_ok;
 }
 
 void gr_model_time_span(const struct gr_model *m, uint64_t *first, uint64_t *last)

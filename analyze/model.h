@@ -342,6 +342,9 @@ const struct gr_alloc *gr_model_allocs(const struct gr_model *m, size_t *n);
 const struct gr_free *gr_model_frees(const struct gr_model *m, size_t *n);
 const struct gr_sync *gr_model_syncs(const struct gr_model *m, size_t *n);
 const struct gr_graph *gr_model_graphs(const struct gr_model *m, size_t *n);
+/* Calls in the event arrays known to have succeeded (they returned 0): the others there were
+ * recorded at entry only, or by a gpurec that kept no status. */
+uint64_t gr_model_calls_ok(const struct gr_model *m);
 /* Calls kept aside (struct gr_aside), by ts. */
 const struct gr_aside *gr_model_asides(const struct gr_model *m, size_t *n);
 /* What every aside call has, whatever its kind: api, thread, stack (0 = none) and stream

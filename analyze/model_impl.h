@@ -35,6 +35,7 @@ struct gr_model {
 	struct gr_integrity integ;
 	uint64_t counts[GR_K_COUNT];
 	uint64_t lost;
+	uint64_t calls_ok; /* kept calls that returned success (GR_CALL_RETURNED, status 0) */
 	uint64_t first_ts, last_ts;
 
 	ARRAY(struct gr_launch) launches;
@@ -197,6 +198,7 @@ struct part {
 	uint64_t offset, first_ts, last_ts, total;
 	uint64_t counts[GR_K_COUNT];
 	uint64_t lost;
+	uint64_t calls_ok; /* as the model's */
 	uint8_t unsorted[GR_K_COUNT];
 	uint64_t first_ev[GR_K_COUNT],
 	    last_ev[GR_K_COUNT]; /* ts of its first and last kept event */

@@ -170,8 +170,12 @@ static int aside(struct part *P, uint16_t kind, uint64_t status, uint64_t call, 
 	struct gr_aside *a;
 	int err;
 
-	if (!call || !GR_CALL_ASIDE(call, (uint32_t)status))
+	if (!call)
 		return 0;
+	if (!GR_CALL_ASIDE(call, (uint32_t)status)) {
+		P->calls_ok += (call & GR_CALL_RETURNED) != 0;
+		return 0;
+	}
 	err = RESERVE(P->asides, 1);
 	if (err)
 		return err;
@@ -913,7 +917,7 @@ void part_reset(struct part *P)
 
 	P->status = 0;
 	memset(&P->diag, 0, sizeof(P->diag));
-	P->offset = P->first_ts = P->last_ts = P->total = P->lost = 0;
+	P->offset = P->first_ts = P->last_ts = P->total = P->lost = P->calls_ok = 0;
 	memset(P->counts, 0, sizeof(P->counts));
 	memset(P->unsorted, 0, sizeof(P->unsorted));
 	P->launches.n = P->copies.n = P->memsets.n = P->allocs.n = P->frees.n = 0;
