@@ -76,7 +76,9 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 		gr_report_free(r);
 		return -E2BIG;
 	}
-	err = rp_calls_per_thread(&x);
+	err = rp_outcome(&x);
+	if (!err)
+		err = rp_calls_per_thread(&x);
 	if (!err && (r->sections & GR_REPORT_CPU))
 		err = rp_cpu_replay(&x, &cpu);
 	if (!err)
@@ -96,6 +98,8 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 		err = rp_transfer(&x);
 	if (!err && cpu)
 		err = rp_cpu(&x, cpu);
+	if (!err)
+		err = rp_outcome_judge(&x);
 	rp_cpu_free(cpu);
 	rp_calls_free(&x);
 	if (err) {
@@ -117,5 +121,6 @@ void gr_report_free(struct gr_report *r)
 		gr_arena_free(&priv->arena);
 		free(priv);
 	}
+	gr_outcome_free(&r->outcome.o);
 	free(r);
 }

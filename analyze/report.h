@@ -22,6 +22,7 @@
 
 #include "dist.h"
 #include "model.h"
+#include "outcome.h"
 
 /* Sections, for gr_report_opts.sections and gr_report.sections. */
 #define GR_REPORT_LAUNCHES (1u << 0)
@@ -290,6 +291,16 @@ struct gr_report_cpu {
 
 /* ---- the whole report ---- */
 
+/*
+ * What became of the calls (outcome.h): the failed ones by API and error with the call site of
+ * the first, and the calls still in flight at the end, each with its call site.
+ */
+struct gr_report_outcome {
+	struct gr_outcome o;
+	struct gr_report_site *error_sites;	/* o.errors[i]'s first call */
+	struct gr_report_site *in_flight_sites; /* o.in_flight[i] */
+};
+
 struct gr_report {
 	unsigned sections; /* computed sections */
 	uint32_t sms;
@@ -301,7 +312,8 @@ struct gr_report {
 	struct gr_report_fusion fusion;
 	struct gr_report_transfer transfer;
 	struct gr_report_cpu cpu;
-	void *priv; /* the report's allocations */
+	struct gr_report_outcome outcome; /* o.most_failed: no section's verdict is judged */
+	void *priv;			  /* the report's allocations */
 };
 
 /*

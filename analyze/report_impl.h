@@ -183,6 +183,11 @@ int rp_transfer(struct rp_ctx *x);
  * per model thread (NULL for a NULL replay), valid until rp_cpu_free(), which accepts NULL.
  * rp_cpu() makes the section from the replay and the gaps measured against its waits. */
 struct rp_cpu;
+/* report_outcome.c: failed and in-flight calls; then, once the sections have judged, their
+ * verdicts withdrawn when most calls failed. */
+int rp_outcome(struct rp_ctx *x);
+int rp_outcome_judge(struct rp_ctx *x);
+
 int rp_cpu_replay(struct rp_ctx *x, struct rp_cpu **out);
 const struct rp_waits *rp_cpu_waits(const struct rp_cpu *c);
 int rp_cpu(struct rp_ctx *x, const struct rp_cpu *c);

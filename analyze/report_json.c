@@ -416,6 +416,64 @@ static void cpu(struct gr_json *j, const struct gr_report *r, unsigned top)
 	gr_json_object_end(j);
 }
 
+/* "calls", "errors" (with the first call's frames) and "in_flight" (with frames). */
+static void outcome(struct gr_json *j, const struct gr_report *r, const struct gr_model *m)
+{
+	const struct gr_report_outcome *ro = &r->outcome;
+	const struct gr_outcome *o = &ro->o;
+	char buf[96];
+
+	gr_json_key(j, "calls");
+	gr_json_object_flat(j);
+	gr_json_kv_u64(j, "ok", o->ok);
+	gr_json_kv_u64(j, "failed", o->failed);
+	gr_json_kv_u64(j, "status_unknown", o->unknown);
+	gr_json_kv_bool(j, "most_failed", o->most_failed);
+	gr_json_key(j, "likely_cause");
+	if (o->cause)
+		gr_json_str(j, o->cause);
+	else
+		gr_json_null(j);
+	gr_json_object_end(j);
+	gr_json_key(j, "errors");
+	gr_json_array(j);
+	for (size_t i = 0; i < o->nerrors; i++) {
+		const struct gr_outcome_error *e = &o->errors[i];
+
+		gr_json_object(j);
+		gr_json_kv_str(j, "api", gr_api_name(e->api));
+		gr_json_kv_u64(j, "status", e->status);
+		gr_json_key(j, "status_name");
+		if (e->name)
+			gr_json_str(j, e->name);
+		else
+			gr_json_null(j);
+		gr_json_kv_u64(j, "count", e->count);
+		gr_json_kv_u64(j, "first_ts", e->first_ts);
+		gr_json_kv_u64(j, "last_ts", e->last_ts);
+		frames(j, "site", &ro->error_sites[i]);
+		gr_json_object_end(j);
+	}
+	gr_json_array_end(j);
+	gr_json_key(j, "in_flight");
+	gr_json_array(j);
+	for (size_t i = 0; i < o->nin_flight; i++) {
+		const struct gr_aside *a = o->in_flight[i];
+
+		gr_json_object(j);
+		gr_json_kv_str(j, "api", gr_api_name(gr_aside_api(m, a)));
+		gr_json_key(j, "thread");
+		thread_id(j, m, gr_aside_thread(m, a));
+		gr_json_kv_u64(j, "ts", a->ts);
+		gr_json_kv_u64(j, "inside_ns", a->dur);
+		gr_json_kv_bool(j, "thread_exited", (a->call & GR_CALL_EXITED) != 0);
+		gr_json_kv_str(j, "until", gr_outcome_in_flight_end(m, a, buf, sizeof(buf)));
+		frames(j, "site", &ro->in_flight_sites[i]);
+		gr_json_object_end(j);
+	}
+	gr_json_array_end(j);
+}
+
 int gr_report_write_json(FILE *f, const struct gr_report *r, const struct gr_model *m, unsigned top)
 {
 	struct gr_json j;
@@ -441,6 +499,7 @@ int gr_report_write_json(FILE *f, const struct gr_report *r, const struct gr_mod
 	if (r->sections & GR_REPORT_CPU)
 		gr_json_str(&j, "cpu");
 	gr_json_array_end(&j);
+	outcome(&j, r, m);
 	if (r->sections & GR_REPORT_LAUNCHES)
 		launches(&j, r, m, top);
 	if (r->sections & GR_REPORT_FUSION)

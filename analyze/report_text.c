@@ -461,6 +461,78 @@ static void cpu(FILE *f, const struct gr_report *r, unsigned top)
 		gr_units_ns(b[7], sizeof(b[7]), C->starved_gap_ns), C->gap_share * 100);
 }
 
+/* Calls still inside when their thread exited or the recording stopped, before anything else:
+ * the call a user with a hung job needs. */
+static void in_flight(FILE *f, const struct gr_report *r, const struct gr_model *m)
+{
+	const struct gr_report_outcome *ro = &r->outcome;
+	const struct gr_thread *t = gr_model_threads(m, NULL);
+	char d[32], end[96];
+
+	for (size_t i = 0; i < ro->o.nin_flight; i++) {
+		const struct gr_aside *a = ro->o.in_flight[i];
+		const struct gr_thread *th = &t[gr_aside_thread(m, a)];
+
+		fprintf(f, "IN FLIGHT: thread %u/%u (%s) still inside %s for %s %s\n", th->pid,
+			th->tid, th->comm, gr_api_name(gr_aside_api(m, a)),
+			gr_units_ns(d, sizeof(d), (double)a->dur),
+			gr_outcome_in_flight_end(m, a, end, sizeof(end)));
+		site_line(f, "  called from: ", &ro->in_flight_sites[i], 8);
+	}
+	if (ro->o.nin_flight)
+		fprintf(f, "\n");
+}
+
+/* The summary's word on failures: first, and loud, when most calls failed. */
+static void failed_summary(FILE *f, const struct gr_report *r)
+{
+	const struct gr_outcome *o = &r->outcome.o;
+	char buf[512];
+
+	if (!o->failed)
+		return;
+	if (o->most_failed)
+		snprintf(
+		    buf, sizeof(buf),
+		    "MOST CALLS FAILED: %" PRIu64 " of %" PRIu64
+		    " calls whose status is known returned an error%s%s; no verdict, byte total "
+		    "or bandwidth below counts a failed call",
+		    o->failed, o->failed + o->ok, o->cause ? ": likely " : "",
+		    o->cause ? o->cause : "");
+	else
+		snprintf(buf, sizeof(buf),
+			 "%" PRIu64 " of %" PRIu64
+			 " calls whose status is known failed: the figures below leave them out",
+			 o->failed, o->failed + o->ok);
+	fputs("  ", f);
+	wrap(f, buf, 2, 2);
+	if (o->unknown && r->launches.total)
+		fprintf(f, "  launches were recorded at entry: their status is unknown "
+			   "(--launch-time records it)\n");
+}
+
+/* Failing calls by API and error, with the call site of the first. */
+static void failed_calls(FILE *f, const struct gr_report *r, unsigned top)
+{
+	const struct gr_report_outcome *ro = &r->outcome;
+	char num[24], a[32];
+	size_t i;
+
+	if (!ro->o.nerrors)
+		return;
+	fprintf(f, "\nfailed calls\n  %-28s %-34s %8s %10s\n", "api", "error", "calls", "first at");
+	for (i = 0; i < ro->o.nerrors && i < top; i++) {
+		const struct gr_outcome_error *e = &ro->o.errors[i];
+
+		snprintf(num, sizeof(num), "error %u", e->status);
+		fprintf(f, "  %-28s %-34s %8" PRIu64 " %10s\n", gr_api_name(e->api),
+			e->name ? e->name : num, e->count,
+			gr_units_ns(a, sizeof(a), (double)(e->first_ts - r->first_ts)));
+		site_line(f, "    first from: ", &ro->error_sites[i], 6);
+	}
+	more(f, i, ro->o.nerrors, "failing calls");
+}
+
 int gr_report_write_text(FILE *f, const struct gr_report *r, const struct gr_model *m, unsigned top)
 {
 	static const struct {
@@ -477,6 +549,7 @@ int gr_report_write_text(FILE *f, const struct gr_report *r, const struct gr_mod
 
 	if (!top)
 		top = 20;
+	in_flight(f, r, m);
 	fprintf(f, "summary (%s recorded", gr_units_ns(b1, sizeof(b1), r->wall_ns));
 	if (r->lost_events)
 		fprintf(f, "; %" PRIu64 " EVENTS LOST: figures are lower bounds", r->lost_events);
@@ -489,6 +562,7 @@ int gr_report_write_text(FILE *f, const struct gr_report *r, const struct gr_mod
 	if (!r->cuda_libraries)
 		fprintf(f, "  no CUDA library was loaded by the traced command: nothing was "
 			   "recorded to report on\n");
+	failed_summary(f, r);
 	if (gr_model_session(m, GR_SESS_ATTACHED, NULL, NULL))
 		fprintf(f,
 			"  attached with -p: calls and kernel registrations made before the attach "
@@ -502,6 +576,7 @@ int gr_report_write_text(FILE *f, const struct gr_report *r, const struct gr_mod
 		n = fprintf(f, "  %-9s %-8s", sect[i].name, level_name(v->level));
 		wrap(f, v->text ? v->text : "", n, n);
 	}
+	failed_calls(f, r, top);
 	if (r->sections & GR_REPORT_LAUNCHES)
 		launches(f, r, m, top);
 	if (r->sections & GR_REPORT_FUSION)
