@@ -277,7 +277,9 @@ static void say_caveats(struct summary *c, const struct gr_model *const m[2])
 			say(c, 0, "%s lost %" PRIu64 " events while recording: its counts are low",
 			    s ? "NEW" : "BASE", lost);
 		if (!gr_model_integrity(m[s])->complete)
-			say(c, 0, "%s is damaged: figures cover the part that could be read",
+			say(c, 0,
+			    "%s is damaged: its figures cover the part that could be read and are "
+			    "lower bounds",
 			    s ? "NEW" : "BASE");
 	}
 	if (!c->d->same_host)

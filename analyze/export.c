@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "damage.h"
 #include "export.h"
 #include "json.h"
 #include "timeline.h"
@@ -657,6 +658,7 @@ static void write_prologue(struct ex *x)
 	gr_json_kv_u64(&j, "start_realtime_ns", h->clock_realtime_ns);
 	gr_json_kv_double(&j, "window_from_us", rel_us(x, x->lo));
 	gr_json_kv_double(&j, "window_to_us", rel_us(x, x->hi < x->end ? x->hi : x->end));
+	gr_damage_json(&j, x->m);
 	gr_json_object_end(&j);
 	if (gr_json_end(&j) && !x->err)
 		x->err = -EIO;

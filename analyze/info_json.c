@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "damage.h"
 #include "info.h"
 #include "json.h"
 
@@ -55,29 +56,6 @@ static void sum_list(struct gr_json *j, const char *key, const struct gr_info_su
 		gr_json_object_end(j);
 	}
 	gr_json_array_end(j);
-}
-
-static void integrity(struct gr_json *j, const struct gr_integrity *ig)
-{
-	gr_json_key(j, "integrity");
-	gr_json_object(j);
-	gr_json_kv_bool(j, "complete", ig->complete);
-	gr_json_kv_bool(j, "footer_present", ig->footer_present);
-	gr_json_kv_u64(j, "file_bytes", ig->file_bytes);
-	gr_json_kv_u64(j, "chunks_ok", ig->chunks_ok);
-	gr_json_kv_u64(j, "chunks_bad", ig->chunks_bad);
-	gr_json_kv_u64(j, "bytes_unread", ig->bytes_unread);
-	gr_json_key(j, "first_problem");
-	if (ig->first_problem.err) {
-		gr_json_object_flat(j);
-		gr_json_kv_u64(j, "offset", ig->first_problem.offset);
-		gr_json_kv_str(j, "error", gr_strerror(ig->first_problem.err));
-		gr_json_kv_str(j, "reason", ig->first_problem.reason);
-		gr_json_object_end(j);
-	} else {
-		gr_json_null(j);
-	}
-	gr_json_object_end(j);
 }
 
 static void header(struct gr_json *j, const struct gr_model *m)
@@ -376,7 +354,7 @@ int gr_info_write_json(FILE *f, const struct gr_info *in, const struct gr_model 
 	procs(&j, in, m);
 	streams(&j, in, m);
 	losses(&j, m);
-	integrity(&j, gr_model_integrity(m));
+	gr_damage_json(&j, m);
 	gr_json_object_end(&j);
 	return gr_json_end(&j);
 }

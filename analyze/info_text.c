@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "damage.h"
 #include "info.h"
 #include "units.h"
 
@@ -36,7 +37,7 @@ static void integrity(FILE *f, const struct gr_integrity *ig)
 		fprintf(f, ", no footer (the recording did not finish)");
 	if (ig->bytes_unread)
 		fprintf(f, "; %" PRIu64 " bytes unread at the end", ig->bytes_unread);
-	fprintf(f, "\n");
+	fprintf(f, "; the figures above are lower bounds\n");
 }
 
 static void header(FILE *f, const struct gr_info *in, const struct gr_model *m, const char *path)
@@ -44,6 +45,7 @@ static void header(FILE *f, const struct gr_info *in, const struct gr_model *m, 
 	const struct gr_trace_header *h = gr_model_header(m);
 	const char *text;
 	const char *const *libs;
+	struct gr_damage damage;
 	char buf[64];
 	size_t n;
 	uint64_t v;
@@ -75,7 +77,12 @@ static void header(FILE *f, const struct gr_info *in, const struct gr_model *m, 
 			"capabilities)\n",
 			v);
 	libs = gr_model_libraries(m, &n);
-	if (!n)
+	gr_damage_of(m, &damage);
+	if (!n && damage.libraries_lost)
+		fprintf(f, "  CUDA libs    unknown: their names were lost with the damage\n");
+	else if (!n && damage.damaged)
+		fprintf(f, "  CUDA libs    none in the part of the damaged file that was kept\n");
+	else if (!n)
 		fprintf(f,
 			"  CUDA libs    none seen: no CUDA library was loaded while recording\n");
 	for (size_t i = 0; i < n; i++)

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "damage.h"
 #include "load.h"
 
 /* Says why @path could not be read, in one line. */
@@ -23,11 +24,16 @@ int gr_load_trace(const char *cmd, const char *path, const struct gr_model_load_
 		  struct gr_model **out)
 {
 	struct gr_diag diag = {0};
+	struct gr_damage damage;
 	int err = gr_model_load_opts(out, path, o, &diag);
 
-	if (err)
+	if (err) {
 		say(cmd, path, err, &diag);
-	return err;
+		return err;
+	}
+	gr_damage_of(*out, &damage);
+	gr_damage_warn(stderr, cmd, path, &damage);
+	return 0;
 }
 
 int gr_load_start(const char *cmd, const char *path, uint64_t *start)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The one way a command opens a trace: load it, or tell the user why not in one line, "gpurec
- * CMD: PATH: reason (offset N)", with a hint when the file does not exist. Every command that
- * reads a trace goes through here, so a damaged or missing file reads the same everywhere.
+ * CMD: PATH: reason (offset N)", with a hint when the file does not exist; a damaged one that
+ * loads, in one line naming the damage. Every command that reads a trace goes through here, so
+ * a damaged or missing file reads the same everywhere.
  */
 #ifndef GR_ANALYZE_LOAD_H
 #define GR_ANALYZE_LOAD_H
@@ -11,8 +12,11 @@
 
 #include "model.h"
 
-/* Load @path into *@out for command @cmd ("report", ...), with @o (NULL: defaults, every CPU).
- * Returns 0, or a negative error after printing why (stderr). */
+/*
+ * Load @path into *@out for command @cmd ("report", ...), with @o (NULL: defaults, every CPU).
+ * Returns 0, or a negative error after printing why (stderr). A damaged trace that loads is
+ * said once on stderr too (damage.h: what was lost, figures are lower bounds).
+ */
 int gr_load_trace(const char *cmd, const char *path, const struct gr_model_load_opts *o,
 		  struct gr_model **out);
 

@@ -50,6 +50,7 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 		r->cuda_libraries = v;
 	r->lost_events = gr_model_lost_events(m);
 	r->ended_abruptly = gr_model_ended_abruptly(m, NULL);
+	gr_damage_of(m, &r->damage);
 
 	x.m = m;
 	x.r = r;

@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "damage.h"
 #include "dist.h"
 #include "model.h"
 #include "outcome.h"
@@ -308,6 +309,9 @@ struct gr_report {
 	uint64_t cuda_libraries;	     /* CUDA libraries the recorder probed */
 	uint64_t lost_events;
 	int ended_abruptly; /* no footer: nothing after last_ts is in the file (recorder killed) */
+	/* what a damaged file lost (damage.h): figures are lower bounds, an absence proves nothing
+	 */
+	struct gr_damage damage;
 	struct gr_report_launches launches;
 	struct gr_report_fusion fusion;
 	struct gr_report_transfer transfer;

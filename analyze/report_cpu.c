@@ -217,7 +217,9 @@ static int verdict(struct rp_ctx *x)
 
 	if (!C->nthreads)
 		return rp_verdict(x, &C->verdict, GR_VERDICT_NONE, "%s",
-				  x->r->cuda_libraries
+				  x->r->damage.damaged ? "no thread made CUDA calls in the part of "
+							 "the damaged trace that was kept"
+				  : x->r->cuda_libraries
 				      ? "no thread made CUDA calls"
 				      : "no CUDA library was loaded: no CUDA threads");
 	if (!C->has_sched)

@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "damage.h"
 #include "json.h"
 #include "report_impl.h"
 
@@ -487,6 +488,7 @@ int gr_report_write_json(FILE *f, const struct gr_report *r, const struct gr_mod
 	gr_json_kv_u64(&j, "cuda_libraries", r->cuda_libraries);
 	gr_json_kv_u64(&j, "lost_events", r->lost_events);
 	gr_json_kv_bool(&j, "ended_abruptly", r->ended_abruptly);
+	gr_damage_json(&j, m);
 	gr_json_kv_u64(&j, "sms", r->sms);
 	gr_json_key(&j, "sections");
 	gr_json_array_flat(&j);

@@ -327,8 +327,11 @@ static int verdict(struct rp_ctx *x)
 
 	if (!L->total)
 		return rp_verdict(x, &L->verdict, GR_VERDICT_NONE, "%s",
-				  x->r->cuda_libraries ? "no kernel launches were recorded"
-						       : "no CUDA library was loaded: no launches");
+				  x->r->damage.damaged ? "no kernel launches in the part of the "
+							 "damaged trace that was kept"
+				  : x->r->cuda_libraries
+				      ? "no kernel launches were recorded"
+				      : "no CUDA library was loaded: no launches");
 	if (it->found && it->period_ns)
 		snprintf(head, sizeof(head),
 			 "%s: %u launch%s per iteration x %s (%s launch cost) = %s of the %s "

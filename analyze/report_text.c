@@ -533,6 +533,29 @@ static void failed_calls(FILE *f, const struct gr_report *r, unsigned top)
 	more(f, i, ro->o.nerrors, "failing calls");
 }
 
+/* What a damaged file kept, under the summary line (the stderr line names the damage). */
+static void damage(FILE *f, const struct gr_damage *d)
+{
+	if (!d->damaged)
+		return;
+	if (!d->chunks_kept) {
+		fprintf(
+		    f, "  damaged trace: no complete chunk survived; nothing below was measured\n");
+		return;
+	}
+	fprintf(f,
+		"  damaged trace: %" PRIu64 " complete chunk%s kept%s; what follows covers only "
+		"them\n",
+		d->chunks_kept, d->chunks_kept == 1 ? "" : "s",
+		d->truncated ? ", the rest was cut off" : ", bad ones skipped");
+	if (d->libraries_lost)
+		fprintf(f, "  the CUDA library names were lost with the damage\n");
+	if (d->unnamed_kernels)
+		fprintf(f,
+			"  %" PRIu64 " kernel%s unnamed: their names were lost with the damage\n",
+			d->unnamed_kernels, d->unnamed_kernels == 1 ? "" : "s");
+}
+
 int gr_report_write_text(FILE *f, const struct gr_report *r, const struct gr_model *m, unsigned top)
 {
 	static const struct {
@@ -551,15 +574,20 @@ int gr_report_write_text(FILE *f, const struct gr_report *r, const struct gr_mod
 		top = 20;
 	in_flight(f, r, m);
 	fprintf(f, "summary (%s recorded", gr_units_ns(b1, sizeof(b1), r->wall_ns));
+	if (r->damage.damaged)
+		fprintf(f, "; DAMAGED TRACE");
 	if (r->lost_events)
-		fprintf(f, "; %" PRIu64 " EVENTS LOST: figures are lower bounds", r->lost_events);
+		fprintf(f, "; %" PRIu64 " EVENTS LOST", r->lost_events);
+	if (r->damage.lower_bounds)
+		fprintf(f, ": figures are lower bounds");
 	fprintf(f, ")\n");
 	if (r->ended_abruptly)
 		fprintf(f,
 			"  recording ended abruptly at %.3f s: events after %.3f s are not in the "
 			"file\n",
 			(r->last_ts - r->first_ts) / 1e9, (r->last_ts - r->first_ts) / 1e9);
-	if (!r->cuda_libraries)
+	damage(f, &r->damage);
+	if (!r->cuda_libraries && !r->damage.damaged)
 		fprintf(f, "  no CUDA library was loaded by the traced command: nothing was "
 			   "recorded to report on\n");
 	failed_summary(f, r);

@@ -218,8 +218,10 @@ static int verdict(struct rp_ctx *x, const uint64_t *dir_iter_bytes)
 
 	if (!T->copies && !T->memsets)
 		return rp_verdict(x, &T->verdict, GR_VERDICT_NONE, "%s",
-				  x->r->cuda_libraries ? "no copies or memsets were recorded"
-						       : "no CUDA library was loaded: no copies");
+				  x->r->damage.damaged ? "no copies or memsets in the part of the "
+							 "damaged trace that was kept"
+				  : x->r->cuda_libraries ? "no copies or memsets were recorded"
+							 : "no CUDA library was loaded: no copies");
 	for (size_t i = 0; i < T->nfindings; i++)
 		if (!top || T->findings[i].time_ns > top->time_ns)
 			top = &T->findings[i];

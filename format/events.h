@@ -50,7 +50,7 @@ enum gr_kind {
 	GR_K_PROC = 9,	    /* process/thread lifecycle: start, exec, exit, attach */
 	GR_K_NAME = 10,	    /* a name for a key: kernel name, comm, library version */
 	GR_K_MAPPING = 11,  /* an executable mapping of a traced process, with build-id */
-	GR_K_SYMBOL = 12,   /* symbol of one referenced address (frames), embedded at the end */
+	GR_K_SYMBOL = 12,   /* symbol of one referenced address (frames), as first referenced */
 	GR_K_STACK = 13,    /* stack id -> frame addresses (deduplicated) */
 	GR_K_LOSS = 14,	    /* events lost, with the time range and source */
 	GR_K_RAWSTACK = 15, /* --call-graph dwarf: registers + raw stack bytes of one event */

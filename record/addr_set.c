@@ -22,7 +22,7 @@ int gr_addr_set_add(struct gr_addr_set *set, uint32_t pid, uint64_t addr)
 	set->items[set->len].pid = pid;
 	set->items[set->len].addr = addr;
 	set->len++;
-	return gr_u64map_put(&set->seen, key, 1);
+	return gr_u64map_put(&set->seen, key, 1) ? -ENOMEM : 1;
 }
 
 void gr_addr_set_free(struct gr_addr_set *set)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A set of (pid, address) pairs in the order first added: the launched functions and stack
- * frames that translate.c collects while recording and symbols.c names at the end.
+ * frames that translate.c collects while recording, which symbols.c names when first added and
+ * again at the end for what it could not name then.
  */
 #ifndef GR_RECORD_ADDR_SET_H
 #define GR_RECORD_ADDR_SET_H
@@ -20,7 +21,7 @@ struct gr_addr_set {
 	size_t len, cap;
 };
 
-/* Add (@pid, @addr) unless present. Returns 0 or -ENOMEM. */
+/* Add (@pid, @addr) unless present. Returns 1 when added, 0 when present, or -ENOMEM. */
 int gr_addr_set_add(struct gr_addr_set *set, uint32_t pid, uint64_t addr);
 
 /* Free the items; @set is empty again. */

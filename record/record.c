@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * gpurec record: load the BPF side, start (or attach to) the traced processes, drain the ring
- * buffer into the trace writer on a timer, and at the end embed names and mappings.
+ * buffer into the trace writer on a timer (names, symbols and mappings are written as they are
+ * learned), and at the end add what is still missing and the closing facts.
  *
  * cmd_record() is parse_opts(), checks, then setup(), run() and finish(). This file owns the
  * session (struct session) and hands each module only its part: discovery the process table
@@ -566,6 +567,7 @@ static int attach_pids(struct session *s, char *list)
 		}
 		trace_pid(s, pid);
 		gr_discover_scan(&s->procs, pid);
+		gr_symbols_libraries(&s->tr.sym, v[GR_PROC_TS], pid);
 		v[GR_PROC_PID] = v[GR_PROC_TID] = pid;
 		gr_trace_writer_append(s->w, GR_K_PROC, v, &b);
 	}
@@ -592,6 +594,18 @@ static int start_command(struct session *s)
 	return err;
 }
 
+/* How stacks are taken, known from the start: a trace cut short still says it. */
+static int write_call_graph(struct session *s)
+{
+	char call_graph[32];
+
+	if (s->o.stacks && s->o.dwarf_bytes)
+		snprintf(call_graph, sizeof(call_graph), "dwarf,%u", s->o.dwarf_bytes);
+	else
+		snprintf(call_graph, sizeof(call_graph), "%s", s->o.stacks ? "fp" : "none");
+	return write_session(s, GR_SESS_CALL_GRAPH, 0, call_graph);
+}
+
 /* Pass signals on, then trace the -p processes or start the command; say why not. */
 static int start(struct session *s)
 {
@@ -606,6 +620,8 @@ static int start(struct session *s)
 			"gpurec record: cannot see which signals reach the command (%s): every "
 			"SIGINT, SIGTERM and SIGHUP sent to gpurec is passed on to it\n",
 			strerror(-err));
+	/* a write error here stays in the writer: its close reports it */
+	write_call_graph(s);
 	if (!s->o.pids)
 		return start_command(s);
 	err = attach_pids(s, s->o.pids);
@@ -751,13 +767,15 @@ static void report_summary(const struct session *s, uint64_t records)
 	}
 }
 
-/* What is known only at the end: names and mappings, then the closing session facts. */
+/*
+ * What is known only at the end: the names and mappings not written as they were learned
+ * (record/symbols.h), then the closing session facts.
+ */
 static void write_trailer(struct session *s)
 {
 	uint64_t untraced = s->tr.counters_seen[C_UNTRACED];
-	char call_graph[32];
 
-	gr_symbols_embed(s->w, &s->procs, &s->tr.refs, s->last_drain_ns);
+	gr_symbols_finish(&s->tr.sym, &s->tr.refs, s->last_drain_ns);
 	write_session(s, GR_SESS_STOP, s->stop_reason, "");
 	write_session(s, GR_SESS_CUDA_SEEN, s->attach.cuda_files, "");
 	if (untraced) {
@@ -768,11 +786,6 @@ static void write_trailer(struct session *s)
 			"memory is not yours to read\n",
 			untraced);
 	}
-	if (s->o.stacks && s->o.dwarf_bytes)
-		snprintf(call_graph, sizeof(call_graph), "dwarf,%u", s->o.dwarf_bytes);
-	else
-		snprintf(call_graph, sizeof(call_graph), "%s", s->o.stacks ? "fp" : "none");
-	write_session(s, GR_SESS_CALL_GRAPH, 0, call_graph);
 	if (s->child.pid > 0 && s->child_done)
 		write_session(s, GR_SESS_EXIT_STATUS, exit_status(s->status), "");
 }

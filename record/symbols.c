@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Names, symbols and mappings for what a recording referenced: see symbols.h. */
+/* Names, symbols and mappings for what a recording referenced, as it is learned: symbols.h. */
 #include <errno.h>
 #include <string.h>
 
@@ -9,24 +9,59 @@
 #include "symbols.h"
 #include "translate.h"
 
-/* What one embedding reads, and the files events point into: their mappings are embedded. */
-struct embed {
-	struct gr_trace_writer *w;
-	struct gr_procs *procs;
-	const struct gr_refs *refs;
-	struct gr_u64map referenced; /* struct gr_file * -> 1 */
-};
-
-/* Symbol containing runtime address @addr of @pid: 0 and the name, or a negative error. */
-static int resolve(struct embed *e, uint32_t pid, uint64_t addr, const char **name, uint64_t *start,
-		   uint64_t *size)
+void gr_symbols_init(struct gr_symbols *s, struct gr_trace_writer *w, struct gr_procs *procs)
 {
-	const struct gr_mapping *m = gr_discover_lookup(e->procs, pid, addr);
+	*s = (struct gr_symbols){.w = w, .procs = procs};
+}
+
+static int write_bytes_record(struct gr_symbols *s, uint16_t kind, uint64_t *v, const char *a,
+			      const void *b, size_t blen)
+{
+	struct gr_bytes bytes[2] = {{(const uint8_t *)a, (uint32_t)strlen(a)},
+				    {(const uint8_t *)b, (uint32_t)blen}};
+
+	return gr_trace_writer_append(s->w, kind, v, bytes);
+}
+
+/* The MAPPING record of @m in @pid, unless one was written. */
+static int write_mapping(struct gr_symbols *s, uint64_t ts, uint32_t pid,
+			 const struct gr_mapping *m)
+{
+	uint64_t key = gr_u64_key2(gr_u64_key2(pid, m->start), m->end);
+	uint64_t v[GR_MAP_NCOLS] = {ts, pid, m->start, m->end, m->pgoff, 0, 0};
+	const uint8_t *id = NULL;
+	size_t idlen = 0;
+	int err;
+
+	if (gr_u64map_get(&s->mapped, key))
+		return 0;
+	if (m->file->elf)
+		idlen = gr_elf_build_id(m->file->elf, &id);
+	err = write_bytes_record(s, GR_K_MAPPING, v, m->file->path, id, idlen);
+	if (!err)
+		err = gr_u64map_put(&s->mapped, key, 1);
+	return err;
+}
+
+/*
+ * Symbol containing runtime address @addr of @pid: 0 and the name, -ENOENT when there is none,
+ * or the writer's error. The mapping it lies in is written (once) and its file remembered as
+ * referenced, so that the end writes the other processes' mappings of it too.
+ */
+static int resolve(struct gr_symbols *s, uint64_t ts, uint32_t pid, uint64_t addr,
+		   const char **name, uint64_t *start, uint64_t *size)
+{
+	const struct gr_mapping *m = gr_discover_lookup(s->procs, pid, addr);
 	uint64_t vaddr;
+	int err;
 
 	if (!m || !m->file->elf)
 		return -ENOENT;
-	gr_u64map_put(&e->referenced, (uintptr_t)m->file, 1);
+	err = gr_u64map_put(&s->referenced, (uintptr_t)m->file, 1);
+	if (!err)
+		err = write_mapping(s, ts, pid, m);
+	if (err)
+		return err;
 	if (gr_elf_offset_to_vaddr(m->file->elf, addr - m->start + m->pgoff, &vaddr) ||
 	    gr_elf_symbolize(m->file->elf, vaddr, name, start, size))
 		return -ENOENT;
@@ -35,67 +70,77 @@ static int resolve(struct embed *e, uint32_t pid, uint64_t addr, const char **na
 	return 0;
 }
 
-static int write_bytes_record(struct embed *e, uint16_t kind, uint64_t *v, const char *a,
-			      const void *b, size_t blen)
+int gr_symbols_function(struct gr_symbols *s, uint64_t ts, uint32_t pid, uint64_t func)
 {
-	struct gr_bytes bytes[2] = {{(const uint8_t *)a, (uint32_t)strlen(a)},
-				    {(const uint8_t *)b, (uint32_t)blen}};
+	uint64_t v[GR_NAME_NCOLS] = {ts, GR_NAME_KERNEL, pid, func, 0};
+	uint64_t start, size;
+	const char *name;
+	char buf[4096];
+	int err = resolve(s, ts, pid, func, &name, &start, &size);
 
-	return gr_trace_writer_append(e->w, kind, v, bytes);
+	if (err)
+		return err == -ENOENT ? 0 : err;
+	err = write_bytes_record(s, GR_K_NAME, v, gr_demangle(name, buf, sizeof(buf)), NULL, 0);
+	if (!err && strcmp(buf, name)) {
+		v[GR_NAME_CLASS] = GR_NAME_KERNEL_RAW;
+		err = write_bytes_record(s, GR_K_NAME, v, name, NULL, 0);
+	}
+	return err ? err : 1;
 }
 
-static int name_functions(struct embed *e, uint64_t ts)
+int gr_symbols_frame(struct gr_symbols *s, uint64_t ts, uint32_t pid, uint64_t addr)
 {
+	uint64_t v[GR_SYM_NCOLS] = {ts, pid, addr, 0, 0, 0};
+	uint64_t key = gr_u64_key2(pid, addr);
+	const char *name;
 	char buf[4096];
+	int err;
 
-	for (size_t i = 0; i < e->refs->funcs.len; i++) {
-		uint32_t pid = e->refs->funcs.items[i].pid;
-		uint64_t addr = e->refs->funcs.items[i].addr, start, size;
-		uint64_t v[GR_NAME_NCOLS] = {ts, GR_NAME_KERNEL, pid, addr, 0};
-		const char *name;
+	if (gr_u64map_get(&s->symbolized, key))
+		return 0;
+	err = resolve(s, ts, pid, addr, &name, &v[GR_SYM_START], &v[GR_SYM_SIZE]);
+	if (err)
+		return err == -ENOENT ? 0 : err;
+	err = write_bytes_record(s, GR_K_SYMBOL, v, gr_demangle(name, buf, sizeof(buf)), NULL, 0);
+	if (!err)
+		err = gr_u64map_put(&s->symbolized, key, 1);
+	return err;
+}
+
+/* The table entry of @pid, NULL when discovery has none (never creates one). */
+static const struct gr_proc *proc_of(const struct gr_procs *procs, uint32_t pid)
+{
+	const uint64_t *v = pid ? gr_u64map_get(&procs->by_pid, pid) : NULL;
+
+	return v ? (const struct gr_proc *)(uintptr_t)*v : NULL;
+}
+
+int gr_symbols_libraries(struct gr_symbols *s, uint64_t ts, uint32_t pid)
+{
+	for (; s->files_seen < s->procs->nfiles; s->files_seen++) {
+		const struct gr_file *f = s->procs->files[s->files_seen];
+		/* the key is the file's place in discovery's order, as it always was */
+		uint64_t v[GR_NAME_NCOLS] = {ts, GR_NAME_LIBRARY, 0, s->files_seen + 1, 0};
+		const struct gr_proc *p;
 		int err;
 
-		if (gr_u64map_get(&e->refs->named, gr_u64_key2(pid, addr)) ||
-		    resolve(e, pid, addr, &name, &start, &size))
+		if (!f->probes)
 			continue;
-		err = write_bytes_record(e, GR_K_NAME, v, gr_demangle(name, buf, sizeof(buf)), NULL,
-					 0);
-		if (!err && strcmp(buf, name)) {
-			v[GR_NAME_CLASS] = GR_NAME_KERNEL_RAW;
-			err = write_bytes_record(e, GR_K_NAME, v, name, NULL, 0);
-		}
+		err = write_bytes_record(s, GR_K_NAME, v, f->path, NULL, 0);
 		if (err)
 			return err;
+		p = proc_of(s->procs, pid);
+		for (size_t j = 0; p && j < p->nmaps; j++)
+			if (p->maps[j].file == f && (err = write_mapping(s, ts, pid, &p->maps[j])))
+				return err;
 	}
 	return 0;
 }
 
-static int symbolize_frames(struct embed *e, uint64_t ts)
+/* Every process's mappings of the files events pointed into or that were probed. */
+static int write_mappings(struct gr_symbols *s, uint64_t ts)
 {
-	char buf[4096];
-
-	for (size_t i = 0; i < e->refs->frames.len; i++) {
-		uint32_t pid = e->refs->frames.items[i].pid;
-		uint64_t addr = e->refs->frames.items[i].addr, start, size;
-		uint64_t v[GR_SYM_NCOLS] = {ts, pid, addr, 0, 0, 0};
-		const char *name;
-		int err;
-
-		if (resolve(e, pid, addr, &name, &start, &size))
-			continue;
-		v[GR_SYM_START] = start;
-		v[GR_SYM_SIZE] = size;
-		err = write_bytes_record(e, GR_K_SYMBOL, v, gr_demangle(name, buf, sizeof(buf)),
-					 NULL, 0);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-static int write_mappings(struct embed *e, uint64_t ts)
-{
-	const struct gr_u64map *procs = &e->procs->by_pid;
+	const struct gr_u64map *procs = &s->procs->by_pid;
 
 	for (size_t i = 0; i < procs->cap; i++) {
 		const struct gr_proc *p;
@@ -105,16 +150,11 @@ static int write_mappings(struct embed *e, uint64_t ts)
 		p = (const struct gr_proc *)(uintptr_t)procs->vals[i];
 		for (size_t j = 0; j < p->nmaps; j++) {
 			const struct gr_mapping *m = &p->maps[j];
-			uint64_t v[GR_MAP_NCOLS] = {ts, p->pid, m->start, m->end, m->pgoff, 0, 0};
-			const uint8_t *id = NULL;
-			size_t idlen = 0;
 			int err;
 
-			if (!gr_u64map_get(&e->referenced, (uintptr_t)m->file) && !m->file->probes)
+			if (!gr_u64map_get(&s->referenced, (uintptr_t)m->file) && !m->file->probes)
 				continue;
-			if (m->file->elf)
-				idlen = gr_elf_build_id(m->file->elf, &id);
-			err = write_bytes_record(e, GR_K_MAPPING, v, m->file->path, id, idlen);
+			err = write_mapping(s, ts, p->pid, m);
 			if (err)
 				return err;
 		}
@@ -122,35 +162,30 @@ static int write_mappings(struct embed *e, uint64_t ts)
 	return 0;
 }
 
-static int write_libraries(struct embed *e, uint64_t ts)
+int gr_symbols_finish(struct gr_symbols *s, const struct gr_refs *refs, uint64_t ts)
 {
-	for (size_t i = 0; i < e->procs->nfiles; i++) {
-		const struct gr_file *f = e->procs->files[i];
-		uint64_t v[GR_NAME_NCOLS] = {ts, GR_NAME_LIBRARY, 0, i + 1, 0};
-		int err;
+	int err = gr_symbols_libraries(s, ts, 0);
 
-		if (!f->probes)
-			continue;
-		err = write_bytes_record(e, GR_K_NAME, v, f->path, NULL, 0);
-		if (err)
-			return err;
+	for (size_t i = 0; !err && i < refs->funcs.len; i++) {
+		uint32_t pid = refs->funcs.items[i].pid;
+		uint64_t addr = refs->funcs.items[i].addr;
+
+		if (!gr_u64map_get(&refs->named, gr_u64_key2(pid, addr)))
+			err = gr_symbols_function(s, ts, pid, addr);
+		err = err > 0 ? 0 : err;
 	}
-	return 0;
+	for (size_t i = 0; !err && i < refs->frames.len; i++)
+		err =
+		    gr_symbols_frame(s, ts, refs->frames.items[i].pid, refs->frames.items[i].addr);
+	if (!err)
+		err = write_mappings(s, ts);
+	return err;
 }
 
-int gr_symbols_embed(struct gr_trace_writer *w, struct gr_procs *procs, const struct gr_refs *refs,
-		     uint64_t ts)
+void gr_symbols_free(struct gr_symbols *s)
 {
-	struct embed e = {.w = w, .procs = procs, .refs = refs};
-	int err;
-
-	err = name_functions(&e, ts);
-	if (!err)
-		err = symbolize_frames(&e, ts);
-	if (!err)
-		err = write_mappings(&e, ts);
-	if (!err)
-		err = write_libraries(&e, ts);
-	gr_u64map_free(&e.referenced);
-	return err;
+	gr_u64map_free(&s->mapped);
+	gr_u64map_free(&s->symbolized);
+	gr_u64map_free(&s->referenced);
+	*s = (struct gr_symbols){0};
 }

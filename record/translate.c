@@ -18,6 +18,7 @@
 #include "format/events.h"
 #include "discover.h"
 #include "elf.h"
+#include "symbols.h"
 #include "translate.h"
 #include "watchdog.h"
 #include "unwind.h"
@@ -98,11 +99,20 @@ static uint64_t stack_id(struct gr_translate *t, uint32_t pid, uint64_t ts, cons
 	v[GR_STACK_PID] = pid;
 	b.data = (const uint8_t *)frames;
 	b.len = n * 8;
-	if (gr_u64map_put(&t->stacks, key, v[GR_STACK_ID]) ||
-	    gr_trace_writer_append(t->w, GR_K_STACK, v, &b))
+	if (gr_u64map_put(&t->stacks, key, v[GR_STACK_ID]))
 		return 0;
-	for (unsigned i = 0; i < n; i++)
-		gr_addr_set_add(&t->refs.frames, pid, frames[i]);
+	/* the frames' symbols go before the first record that uses the stack: same chunk or earlier
+	 */
+	for (unsigned i = 0; i < n; i++) {
+		int err = gr_addr_set_add(&t->refs.frames, pid, frames[i]);
+
+		if (err > 0)
+			err = gr_symbols_frame(&t->sym, ts, pid, frames[i]);
+		if (err < 0 && !t->err)
+			t->err = err;
+	}
+	if (gr_trace_writer_append(t->w, GR_K_STACK, v, &b))
+		return 0;
 	return v[GR_STACK_ID];
 }
 
@@ -158,9 +168,28 @@ static void call_state(const struct gr_ev_call *e, uint64_t *status, uint64_t *c
 		(uint64_t)GR_EVF_DEPTH(f) << GR_CALL_DEPTH_SHIFT;
 }
 
+/*
+ * A function launched for the first time in @pid that no registration named: named now from its
+ * symbol, before the launch record, so that the chunk holding the launch (or an earlier one)
+ * holds its name.
+ */
+static int note_function(struct gr_translate *t, uint64_t ts, uint32_t pid, uint64_t func)
+{
+	uint64_t nk = gr_u64_key2(pid, func);
+	int err = gr_addr_set_add(&t->refs.funcs, pid, func);
+
+	if (err <= 0 || gr_u64map_get(&t->refs.named, nk))
+		return err < 0 ? err : 0;
+	err = gr_symbols_function(&t->sym, ts, pid, func);
+	if (err > 0)
+		err = gr_u64map_put(&t->refs.named, nk, 1);
+	return err;
+}
+
 static int on_launch(struct gr_translate *t, const struct gr_ev_call *e, uint64_t stack)
 {
 	uint64_t v[GR_LAUNCH_NCOLS] = {0};
+	int err;
 
 	v[GR_LAUNCH_TS] = e->h.ts;
 	call_state(e, &v[GR_LAUNCH_STATUS], &v[GR_LAUNCH_CALL]);
@@ -206,7 +235,9 @@ static int on_launch(struct gr_translate *t, const struct gr_ev_call *e, uint64_
 		v[GR_LAUNCH_STREAM] = e->x[4];
 		break;
 	}
-	gr_addr_set_add(&t->refs.funcs, e->h.pid, v[GR_LAUNCH_FUNC]);
+	err = note_function(t, e->h.ts, e->h.pid, v[GR_LAUNCH_FUNC]);
+	if (err)
+		return err;
 	return gr_trace_writer_append(t->w, GR_K_LAUNCH, v, NULL);
 }
 
@@ -485,7 +516,7 @@ static int remember_name(struct gr_translate *t, uint64_t ts, uint32_t pid, uint
 	old = gr_u64map_get(&t->kernel_names, k);
 	if (old) {
 		free((char *)(uintptr_t)*old);
-	} else if (gr_addr_set_add(&t->named_keys, pid, key)) {
+	} else if (gr_addr_set_add(&t->named_keys, pid, key) < 0) {
 		free(copy);
 		return -ENOMEM;
 	}
@@ -622,18 +653,23 @@ static int on_proc(struct gr_translate *t, const struct gr_ev_proc *e)
 		gr_discover_scan(t->procs, e->h.pid);
 		if (e->stopped)
 			gr_resume(e->h.pid);
+		/* its CUDA libraries are named before any of their calls is written */
+		err = gr_symbols_libraries(&t->sym, e->h.ts, e->h.pid);
 		snprintf(path, sizeof(path), "/proc/%u/exe", e->h.pid);
 		n = readlink(path, exe, sizeof(exe) - 1);
 		exe[n > 0 ? n : 0] = 0;
 		/* the comm changed with the image */
 		gr_u64map_put(&t->comms, e->h.tid, 0);
 		note_comm(t, e->h.ts, e->h.pid, e->h.tid, e->comm, GR_COMM_LEN);
-		err = write_proc(t, e->h.ts, GR_PROC_EXEC, e->h.pid, e->h.tid, 0, exe);
+		if (!err)
+			err = write_proc(t, e->h.ts, GR_PROC_EXEC, e->h.pid, e->h.tid, 0, exe);
 		break;
 	case EV_MMAP:
 		gr_discover_scan(t->procs, e->h.pid);
 		if (e->stopped)
 			gr_resume(e->h.pid);
+		/* as for an exec */
+		err = gr_symbols_libraries(&t->sym, e->h.ts, e->h.pid);
 		break;
 	case EV_EXIT:
 		/* the process is gone: its unwinding session and the fds that holds go too */
@@ -772,6 +808,7 @@ void gr_translate_init(struct gr_translate *t, struct gr_trace_writer *w, struct
 {
 	*t = (struct gr_translate){
 	    .w = w, .procs = procs, .unwind = unwind, .counters_fd = counters_fd};
+	gr_symbols_init(&t->sym, w, procs);
 }
 
 /* Free a map whose values are strdup()ed strings (0 = none), and the map. */
@@ -793,5 +830,6 @@ void gr_translate_free(struct gr_translate *t)
 	gr_addr_set_free(&t->named_keys);
 	gr_addr_set_free(&t->refs.funcs);
 	gr_addr_set_free(&t->refs.frames);
+	gr_symbols_free(&t->sym);
 	*t = (struct gr_translate){0};
 }

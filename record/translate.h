@@ -3,8 +3,8 @@
  * BPF events -> trace records. Owns what turning events into records needs to remember:
  * stack deduplication (hash of frames -> stack id), the last comm written per thread, kernel
  * names per (pid, function) for handle aliases and forks, the BPF loss counters last seen,
- * and the functions and frames the events referenced (struct gr_refs), which symbols.c names
- * at the end. Process events go on to discovery (record/discover.h).
+ * and the functions and frames the events referenced (struct gr_refs), which symbols.c names as
+ * they first appear (record/symbols.h). Process events go on to discovery (record/discover.h).
  *
  * record.c sets it up once the trace is open, hands it every ring-buffer record and the loss
  * counters at each drain, and frees it at the end.
@@ -17,16 +17,21 @@
 
 #include "bpf/gpurec.h"
 #include "addr_set.h"
+#include "symbols.h"
 #include "u64map.h"
 
 struct gr_trace_writer;
 struct gr_procs;
 struct gr_unwind;
 
-/* What the events referenced: symbols.c names it at the end (record/symbols.h). */
+/*
+ * What the events referenced: symbols.c names each when first seen, and at the end what it
+ * could not name then (record/symbols.h).
+ */
 struct gr_refs {
-	struct gr_addr_set funcs;  /* launch funcs: named at the end when nothing named them */
-	struct gr_addr_set frames; /* stack frames: symbolized at the end */
+	struct gr_addr_set
+	    funcs; /* launch funcs: named from their symbol when nothing named them */
+	struct gr_addr_set frames; /* stack frames: symbolized */
 	struct gr_u64map named;	   /* key(pid, func) -> 1 once a kernel NAME is written */
 };
 
@@ -45,6 +50,7 @@ struct gr_translate {
 	/* tid -> char * name of a driver lookup awaiting its handle */
 	struct gr_u64map pending_name;
 	struct gr_refs refs;
+	struct gr_symbols sym; /* names, symbols and mappings written so far */
 	/* last values of the loss counters; record.c reads them for its closing line */
 	uint64_t counters_seen[C_COUNT];
 	int err; /* first error writing a record */

@@ -881,6 +881,46 @@ static struct mem chunked_trace(uint64_t *off, uint32_t *recs, uint32_t *n)
 	return m;
 }
 
+/*
+ * A file cut at any byte after its header keeps exactly the chunks that end at or before the cut,
+ * with all their records, none counted bad, and the bytes after them unread: what a recorder
+ * killed at any instant, or a copy cut short, leaves.
+ */
+static void test_truncated_everywhere(void)
+{
+	uint64_t off[NCHUNK + 1];
+	uint32_t recs[NCHUNK + 1], n, na, nb;
+	struct mem m = chunked_trace(off, recs, &n);
+	uint64_t footer = gr_get_le64(m.p + m.len - GR_TRAILER + GR_TR_FOOTER_OFF);
+
+	CHECK(n >= 5 && n <= NCHUNK);
+	if (n < 5 || n > NCHUNK)
+		return;
+	off[n] = footer;
+	for (uint64_t cut = off[0]; cut < m.len; cut++) {
+		struct gr_trace_reader *r;
+		const struct gr_integrity *in;
+		uint64_t want = 0;
+		uint32_t k = 0;
+
+		while (k < n && off[k + 1] <= cut)
+			want += recs[k++];
+		if (gr_trace_reader_open_mem(&r, m.p, cut, NULL)) {
+			CHECK(!"a cut file opens");
+			continue;
+		}
+		in = gr_trace_reader_integrity(r);
+		if (in->chunks_ok != k || in->chunks_bad || in->bytes_unread != cut - off[k] ||
+		    in->complete || read_ab(r, &na, &nb, NULL) != want || in->chunks_ok != k) {
+			CHECK_EQ_U64(cut, 0); /* names the first failing cut */
+			gr_trace_reader_close(r);
+			break;
+		}
+		gr_trace_reader_close(r);
+	}
+	free(m.p);
+}
+
 static void test_truncated(void)
 {
 	uint64_t off[NCHUNK + 1];
@@ -1801,6 +1841,7 @@ int main(void)
 	RUN_TEST(test_time_bound);
 	RUN_TEST(test_merge);
 	RUN_TEST(test_truncated);
+	RUN_TEST(test_truncated_everywhere);
 	RUN_TEST(test_flipped_byte);
 	RUN_TEST(test_bad_frame);
 	RUN_TEST(test_unknown_kind);

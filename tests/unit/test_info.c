@@ -253,7 +253,11 @@ static void test_json(void)
 		       "\"fp\",\n  \"attached\": false,\n");
 	CHECK_HAS(out, "\"cuda_libraries\": [\n    \"/usr/local/cuda/lib64/libcudart.so.13\"\n  ]");
 	CHECK_HAS(out, "\"integrity\": {\n    \"complete\": true,\n    \"footer_present\": true,");
-	CHECK_HAS(out, "\"first_problem\": null\n  }\n}\n");
+	CHECK_HAS(out,
+		  "\"first_problem\": null,\n    \"damaged\": false,\n    \"truncated\": false,\n"
+		  "    \"session_end\": true,\n    \"partial_chunk_offset\": null,\n"
+		  "    \"unnamed_kernels\": 0,\n    \"libraries_lost\": false,\n"
+		  "    \"lower_bounds\": true\n  }\n}\n");
 	free(out);
 	free(err);
 }
