@@ -24,6 +24,7 @@ static void usage(FILE *f)
 		   "  --key LIST       match kernels by name (always), and grid and/or block\n"
 		   "  --tolerance PCT  hide rows whose relative change is below PCT percent\n"
 		   "  --sms N          the GPU's SM count, for the fusion report's small grids\n"
+		   "  --no-compensate  leave the probes' own cost in host times\n"
 		   "  --json           machine-readable output (docs/REPORTS.md)\n");
 }
 
@@ -61,6 +62,7 @@ int cmd_diff(int argc, char **argv)
 	    {"key", required_argument, NULL, 'K'},
 	    {"tolerance", required_argument, NULL, 'T'},
 	    {"sms", required_argument, NULL, 'S'},
+	    {"no-compensate", no_argument, NULL, 'N'},
 	    {"jobs", required_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
@@ -97,6 +99,9 @@ int cmd_diff(int argc, char **argv)
 				    optarg);
 				return 2;
 			}
+			break;
+		case 'N':
+			ropts.no_compensate = 1;
 			break;
 		case 'S':
 			if (gr_opt_count("diff", "--sms", optarg, 100000, &sms))

@@ -26,7 +26,8 @@ static void usage(FILE *f)
 		"  --top N         rows per ranked table (default 20; --json: all)\n"
 		"  --sms N         streaming multiprocessors of the GPU, for the small-grid test\n"
 		"                  (default %d, an H100)\n"
-		"  --slow-launch US  list launch calls slower than this many us (default %d)\n",
+		"  --slow-launch US  list launch calls slower than this many us (default %d)\n"
+		"  --no-compensate leave the probes' own cost in host times (for comparison)\n",
 		GR_REPORT_DEFAULT_SMS, GR_REPORT_SLOW_LAUNCH_NS / 1000);
 }
 
@@ -78,6 +79,7 @@ int cmd_report(int argc, char **argv)
 	    {"top", required_argument, NULL, 'T'},
 	    {"sms", required_argument, NULL, 'S'},
 	    {"slow-launch", required_argument, NULL, 'L'},
+	    {"no-compensate", no_argument, NULL, 'N'},
 	    {"jobs", required_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
@@ -107,6 +109,9 @@ int cmd_report(int argc, char **argv)
 				    optarg);
 				return 2;
 			}
+			break;
+		case 'N':
+			opts.no_compensate = 1;
 			break;
 		case 'T':
 		case 'S':

@@ -30,6 +30,7 @@ static void json_side(struct gr_json *j, const struct gr_diff *d, int s, const s
 	gr_json_kv_u64(j, "lost_events", gr_model_lost_events(m));
 	gr_json_kv_bool(j, "complete", gr_model_integrity(m)->complete);
 	gr_damage_json(j, m);
+	gr_probe_cost_json(j, "probe_cost", &d->rep[s]->probe);
 	gr_json_key(j, "iteration");
 	if (d->iter_found[s]) {
 		gr_json_object_flat(j);

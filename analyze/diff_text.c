@@ -28,16 +28,19 @@ static const char *kernel_label(const struct gr_diff *d, const struct gr_diff_ke
 	return buf;
 }
 
-static void text_header(FILE *f, const struct gr_model *const m[2], const char *const path[2])
+static void text_header(FILE *f, const struct gr_diff *d, const struct gr_model *const m[2],
+			const char *const path[2])
 {
 	for (int s = 0; s < 2; s++) {
 		const struct gr_trace_header *h = gr_model_header(m[s]);
 		uint64_t first, last;
+		char probe[256];
 
 		gr_model_time_span(m[s], &first, &last);
-		fprintf(f, "%-4s  %s: %s\n      host %s, %.3f s recorded\n", side_name[s], path[s],
-			h->cmdline[0] ? h->cmdline : "(no command)", h->host,
-			(double)(last - first) / 1e9);
+		gr_probe_cost_describe(&d->rep[s]->probe, probe, sizeof(probe));
+		fprintf(f, "%-4s  %s: %s\n      host %s, %.3f s recorded\n      %s\n", side_name[s],
+			path[s], h->cmdline[0] ? h->cmdline : "(no command)", h->host,
+			(double)(last - first) / 1e9, probe);
 	}
 }
 
@@ -196,7 +199,7 @@ static void text_fusion(FILE *f, const struct gr_diff *d)
 int gr_diff_write_text(FILE *f, const struct gr_diff *d, const struct gr_model *const m[2],
 		       const char *const path[2])
 {
-	text_header(f, m, path);
+	text_header(f, d, m, path);
 	fprintf(f, "\nsummary\n");
 	for (size_t i = 0; i < d->nsummary; i++)
 		fprintf(f, "  %s\n", d->summary[i]);

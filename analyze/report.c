@@ -51,10 +51,12 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 	r->lost_events = gr_model_lost_events(m);
 	r->ended_abruptly = gr_model_ended_abruptly(m, NULL);
 	gr_damage_of(m, &r->damage);
+	gr_probe_cost_init(&r->probe, m, !o->no_compensate);
 
 	x.m = m;
 	x.r = r;
 	x.arena = &priv->arena;
+	x.pc = &r->probe;
 	x.sms = r->sms;
 	x.slow_ns = o->slow_launch_ns ? o->slow_launch_ns : GR_REPORT_SLOW_LAUNCH_NS;
 	x.l = gr_model_launches(m, &x.nl);

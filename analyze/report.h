@@ -24,6 +24,7 @@
 #include "dist.h"
 #include "model.h"
 #include "outcome.h"
+#include "probe_cost.h"
 
 /* Sections, for gr_report_opts.sections and gr_report.sections. */
 #define GR_REPORT_LAUNCHES (1u << 0)
@@ -42,6 +43,7 @@ struct gr_report_opts {
 	unsigned sections;	 /* GR_REPORT_* bits; 0 = all */
 	uint32_t sms;		 /* streaming multiprocessors of the GPU; 0 = 132 */
 	uint64_t slow_launch_ns; /* 0 = GR_REPORT_SLOW_LAUNCH_NS */
+	int no_compensate;	 /* leave our probes' cost in every time (probe_cost.h) */
 };
 
 /* How a report comes out: nothing to say (no data for it), healthy, or a problem to act on. */
@@ -317,7 +319,11 @@ struct gr_report {
 	struct gr_report_transfer transfer;
 	struct gr_report_cpu cpu;
 	struct gr_report_outcome outcome; /* o.most_failed: no section's verdict is judged */
-	void *priv;			  /* the report's allocations */
+	/* what our probes cost per call and whether it was subtracted (probe_cost.h): from launch
+	 * costs, call durations, inter-launch gaps and the iteration period; probe.clamped counts
+	 * the subtractions that stopped at 0 */
+	struct gr_probe_cost probe;
+	void *priv; /* the report's allocations */
 };
 
 /*

@@ -175,6 +175,9 @@ int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 	size_t n[RP_NCALLS] = {x->nl, x->nc, x->nms, x->nsy, x->ng, x->nal, x->nfr};
 	size_t pos[RP_NCALLS] = {0}, *cursor = NULL, *wait_at = NULL, *gap_off = NULL, ncost = 0;
 	uint64_t *last_launch = NULL, *pending = NULL;
+	/* per thread, for the probe cost (probe_cost.h): the recorded duration of the pending and
+	 * of the last launch, and the probe cost of the calls since the last launch */
+	uint64_t *pending_dur = NULL, *last_dur = NULL, *between = NULL;
 	uint32_t *pending_copy = NULL, *gaps = NULL, *cost = NULL;
 	uint8_t *broke = NULL;
 	int err = -ENOMEM;
@@ -188,10 +191,14 @@ int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 	cursor = calloc(x->nth + 1, sizeof(*cursor));
 	last_launch = malloc((x->nth + 1) * sizeof(*last_launch));
 	pending = malloc((x->nth + 1) * sizeof(*pending));
+	pending_dur = calloc(x->nth + 1, sizeof(*pending_dur));
+	last_dur = calloc(x->nth + 1, sizeof(*last_dur));
+	between = calloc(x->nth + 1, sizeof(*between));
 	pending_copy = calloc(x->nth + 1, sizeof(*pending_copy));
 	broke = calloc(x->nth + 1, 1);
 	if (!x->run_break || !gap_off || !gaps || (!x->nmeasured && !cost) || !x->copy_next ||
-	    !cursor || !last_launch || !pending || !pending_copy || !broke)
+	    !cursor || !last_launch || !pending || !pending_copy || !broke || !pending_dur ||
+	    !last_dur || !between)
 		goto out;
 	if (waits) {
 		x->gap_wait = calloc(x->nth + 1, sizeof(*x->gap_wait));
@@ -234,10 +241,13 @@ int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 			size_t i = pos[0]++;
 			const struct gr_launch *l = &x->l[i];
 			uint32_t t = rp_lkey(x, i)->thread;
+			uint64_t dur = rp_launch_raw(x, i);
 
 			if (pending[t] != UINT64_MAX && cost)
-				cost[ncost++] = rp_sat32(l->ts - pending[t]);
+				cost[ncost++] = rp_sat32(gr_probe_cost_gap(
+				    x->pc, l->ts - pending[t], pending_dur[t], dur, 0));
 			pending[t] = l->ts;
+			pending_dur[t] = dur;
 			if (pending_copy[t]) {
 				x->copy_next[pending_copy[t] - 1] =
 				    (struct rp_next){RP_LAUNCH, (uint32_t)i};
@@ -247,7 +257,8 @@ int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 				rp_set_run_break(x, i);
 			broke[t] = 0;
 			if (last_launch[t] != UINT64_MAX) {
-				uint64_t gap = l->ts - last_launch[t];
+				uint64_t gap = gr_probe_cost_gap(x->pc, l->ts - last_launch[t],
+								 last_dur[t], dur, between[t]);
 
 				gaps[cursor[t]++] = rp_sat32(gap);
 				x->thr[t].gap_hist[gap_bucket(gap)]++;
@@ -256,18 +267,24 @@ int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 						 last_launch[t], l->ts);
 			}
 			last_launch[t] = l->ts;
+			last_dur[t] = dur;
+			between[t] = 0;
 		}
 		if (okind == RP_NCALLS)
 			break;
 		{
 			uint32_t i = (uint32_t)pos[okind]++;
 			uint32_t t = thread_of(x, okind, i);
+			uint64_t dur;
 
 			if (t >= x->nth)
 				continue;
+			dur = rp_call_raw(x, okind, i);
+			between[t] += gr_probe_cost_call(x->pc, dur);
 			if (pending[t] != UINT64_MAX) {
 				if (cost)
-					cost[ncost++] = rp_sat32(other - pending[t]);
+					cost[ncost++] = rp_sat32(gr_probe_cost_gap(
+					    x->pc, other - pending[t], pending_dur[t], dur, 0));
 				pending[t] = UINT64_MAX;
 			}
 			if (pending_copy[t]) {
@@ -293,6 +310,9 @@ out:
 	free(wait_at);
 	free(last_launch);
 	free(pending);
+	free(pending_dur);
+	free(last_dur);
+	free(between);
 	free(pending_copy);
 	free(broke);
 	return err;

@@ -103,25 +103,30 @@ uint64_t rp_call_ts(const struct rp_ctx *x, unsigned kind, uint32_t idx)
 	return 0;
 }
 
-uint64_t rp_call_end(const struct rp_ctx *x, unsigned kind, uint32_t idx)
+uint64_t rp_call_raw(const struct rp_ctx *x, unsigned kind, uint32_t idx)
 {
 	switch (kind) {
 	case RP_LAUNCH:
-		return x->l[idx].ts + rp_launch_dur(x, idx);
+		return rp_launch_raw(x, idx);
 	case RP_COPY:
-		return x->c[idx].ts + x->c[idx].dur;
+		return x->c[idx].dur;
 	case RP_MEMSET:
-		return x->ms[idx].ts + x->ms[idx].dur;
+		return x->ms[idx].dur;
 	case RP_SYNC:
-		return x->sy[idx].ts + x->sy[idx].dur;
+		return x->sy[idx].dur;
 	case RP_GRAPH:
-		return x->g[idx].ts + x->g[idx].dur;
+		return x->g[idx].dur;
 	case RP_ALLOC:
-		return x->al[idx].ts + x->al[idx].dur;
+		return x->al[idx].dur;
 	case RP_FREE:
-		return x->fr[idx].ts + x->fr[idx].dur;
+		return x->fr[idx].dur;
 	}
 	return 0;
+}
+
+uint64_t rp_call_end(const struct rp_ctx *x, unsigned kind, uint32_t idx)
+{
+	return rp_call_ts(x, kind, idx) + rp_call_raw(x, kind, idx);
 }
 
 static const char *basename_of(const char *path)

@@ -91,7 +91,8 @@ struct rp_gap_wait {
 struct rp_ctx {
 	const struct gr_model *m;
 	struct gr_report *r;
-	struct gr_arena *arena; /* the report's */
+	struct gr_arena *arena;	  /* the report's */
+	struct gr_probe_cost *pc; /* the report's: what every host time is compensated by */
 	uint32_t sms;
 	uint64_t slow_ns;
 
@@ -202,11 +203,26 @@ static inline const struct gr_launch_key *rp_lkey(const struct rp_ctx *x, size_t
 	return &x->lk[x->l[i].key];
 }
 
-/* The call time of launch @i (0: not measured). */
-static inline uint64_t rp_launch_dur(const struct rp_ctx *x, size_t i)
+/* The call time of launch @i as recorded (0: not measured): where it ends on the timeline. */
+static inline uint64_t rp_launch_raw(const struct rp_ctx *x, size_t i)
 {
 	return gr_launch_dur(rp_lkey(x, i), &x->l[i]);
 }
+
+/* A measured call duration without our probes' share (0 stays 0: not measured). */
+static inline uint64_t rp_dur(const struct rp_ctx *x, uint64_t dur)
+{
+	return gr_probe_cost_dur(x->pc, dur);
+}
+
+/* The call time of launch @i without our probes' share (0: not measured). */
+static inline uint64_t rp_launch_dur(const struct rp_ctx *x, size_t i)
+{
+	return rp_dur(x, rp_launch_raw(x, i));
+}
+
+/* The recorded duration of a call of @kind, index @idx (0: entry-only). */
+uint64_t rp_call_raw(const struct rp_ctx *x, unsigned kind, uint32_t idx);
 
 /* The (kernel name, config) pair of launch @i. */
 static inline uint32_t rp_pair(const struct rp_ctx *x, size_t i)

@@ -64,7 +64,7 @@ static void loop_sums(struct rp_ctx *x, struct gr_report_iteration *it)
 			continue;
 		lp->copies[k]++;
 		lp->bytes[k] += c->bytes;
-		lp->copy_ns[k] += c->dur;
+		lp->copy_ns[k] += rp_dur(x, c->dur);
 	}
 	for (size_t i = 0; i < x->nsy; i++) {
 		const struct gr_sync *s = &x->sy[i];
@@ -74,7 +74,7 @@ static void loop_sums(struct rp_ctx *x, struct gr_report_iteration *it)
 		    s->kind == GR_SYNC_STREAM_WAIT_EVENT)
 			continue;
 		lp->syncs++;
-		lp->sync_ns += s->dur;
+		lp->sync_ns += rp_dur(x, s->dur);
 	}
 	for (size_t i = 0; i < x->nl; i++) {
 		if (x->l[i].ts < lo || x->l[i].ts > hi)
@@ -90,7 +90,7 @@ static int loop_calls(struct rp_ctx *x, struct gr_report_iteration *it, size_t i
 		      uint64_t K, double match)
 {
 	struct gr_dist dist;
-	uint64_t prev_start = 0;
+	uint64_t prev_start = 0, probe = 0; /* probe: the probes' cost of the previous iteration */
 	uint32_t ref = 0, *d = malloc((K - 1) * sizeof(*d));
 
 	if (!d)
@@ -112,12 +112,17 @@ static int loop_calls(struct rp_ctx *x, struct gr_report_iteration *it, size_t i
 			if (!i) {
 				uint64_t ts = rp_call_ts(x, kind, idx);
 
+				/* start to start holds the whole probe cost of every call of
+				 * the iteration (probe_cost.h) */
 				if (j)
-					d[j - 1] = rp_sat32(ts - prev_start);
+					d[j - 1] = rp_sat32(
+					    gr_probe_cost_sub(x->pc, ts - prev_start, probe));
 				else
 					it->start_ts = ts;
 				prev_start = ts;
+				probe = 0;
 			}
+			probe += gr_probe_cost_call(x->pc, rp_call_raw(x, kind, idx));
 			/* the first launch of each iteration starts a new fusion run */
 			if (kind == RP_LAUNCH && !launch_seen) {
 				rp_set_run_break(x, idx);

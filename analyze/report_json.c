@@ -490,6 +490,7 @@ int gr_report_write_json(FILE *f, const struct gr_report *r, const struct gr_mod
 	gr_json_kv_bool(&j, "ended_abruptly", r->ended_abruptly);
 	gr_damage_json(&j, m);
 	gr_json_kv_u64(&j, "sms", r->sms);
+	gr_probe_cost_json(&j, "probe_cost", &r->probe);
 	gr_json_key(&j, "sections");
 	gr_json_array_flat(&j);
 	if (r->sections & GR_REPORT_LAUNCHES)

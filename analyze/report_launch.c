@@ -191,14 +191,14 @@ static int kernels(struct rp_ctx *x)
 				goto out;
 			}
 			for (size_t i = 0; i < x->nl; i++)
-				if (rp_launch_dur(x, i))
+				if (rp_launch_raw(x, i))
 					api_off[slot[x->k[rp_lkey(x, i)->kernel].name_id] + 1]++;
 			for (size_t i = 0; i < nk; i++) {
 				api_off[i + 1] += api_off[i];
 				cur[i] = api_off[i];
 			}
 			for (size_t i = 0; i < x->nl; i++)
-				if (rp_launch_dur(x, i))
+				if (rp_launch_raw(x, i))
 					api[cur[slot[x->k[rp_lkey(x, i)->kernel].name_id]]++] =
 					    rp_sat32(rp_launch_dur(x, i));
 			free(cur);

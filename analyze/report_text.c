@@ -587,6 +587,13 @@ int gr_report_write_text(FILE *f, const struct gr_report *r, const struct gr_mod
 			"file\n",
 			(r->last_ts - r->first_ts) / 1e9, (r->last_ts - r->first_ts) / 1e9);
 	damage(f, &r->damage);
+	if (r->cuda_libraries) {
+		char probe[256];
+
+		gr_probe_cost_describe(&r->probe, probe, sizeof(probe));
+		fprintf(f, "  host times: ");
+		wrap(f, probe, 14, 14);
+	}
 	if (!r->cuda_libraries && !r->damage.damaged)
 		fprintf(f, "  no CUDA library was loaded by the traced command: nothing was "
 			   "recorded to report on\n");

@@ -313,6 +313,7 @@ int rp_transfer(struct rp_ctx *x)
 		uint32_t pid = x->th[c->thread].pid;
 		int async = !!(c->flags & GR_COPY_F_ASYNC), pageable = 0, blocking, in_loop;
 		unsigned b = size_bucket(c->bytes);
+		uint64_t dur = rp_dur(x, c->dur); /* counted once: rp_dur() counts clamps */
 
 		if (c->kind == GR_COPY_H2D)
 			pageable = !pinned_at(&pin, pid, c->src, c->ts);
@@ -321,43 +322,43 @@ int rp_transfer(struct rp_ctx *x)
 		blocking = async ? (pageable || c->kind == GR_COPY_H2H) : c->kind != GR_COPY_D2D;
 		T->copies++;
 		T->bytes += c->bytes;
-		T->copy_ns += c->dur;
+		T->copy_ns += dur;
 		D->count++;
 		D->bytes += c->bytes;
-		D->time_ns += c->dur;
+		D->time_ns += dur;
 		D->async_count += (uint64_t)async;
 		D->hist_count[b]++;
 		D->hist_bytes[b] += c->bytes;
 		if (blocking) {
 			D->blocking_count++;
 			D->blocking_bytes += c->bytes;
-			D->blocking_ns += c->dur;
+			D->blocking_ns += dur;
 		}
-		per_thread[c->thread] += c->dur;
+		per_thread[c->thread] += dur;
 		in_loop = c->ts >= lo && c->ts <= hi;
 		if (!in_loop)
 			continue;
 		if (blocking) {
 			T->loop_blocking_bytes += c->bytes;
-			T->loop_blocking_ns += c->dur;
+			T->loop_blocking_ns += dur;
 		}
 		if (it->found && c->thread == it->thread) {
-			T->iter_copy_ns += c->dur;
+			T->iter_copy_ns += dur;
 			dir_iter_bytes[dir_of(c->kind)] += c->bytes;
 		}
 		if (async && pageable)
-			err = fnd_add(&f[0], c->stack, c->bytes, c->dur);
+			err = fnd_add(&f[0], c->stack, c->bytes, dur);
 		if (!err && c->kind == GR_COPY_D2H && c->bytes <= RP_TINY_D2H) {
 			const struct rp_next *nx = &x->copy_next[i];
 
 			if (!async)
-				err = fnd_add(&f[2], c->stack, c->bytes, c->dur);
+				err = fnd_add(&f[2], c->stack, c->bytes, dur);
 			else if (is_sync_call(x, nx))
-				err =
-				    fnd_add(&f[2], c->stack, c->bytes, c->dur + x->sy[nx->idx].dur);
+				err = fnd_add(&f[2], c->stack, c->bytes,
+					      dur + rp_dur(x, x->sy[nx->idx].dur));
 		} else if (!err && !async && c->kind != GR_COPY_D2D &&
 			   !(c->kind == GR_COPY_H2D && c->bytes <= RP_SMALL_H2D)) {
-			err = fnd_add(&f[1], c->stack, c->bytes, c->dur);
+			err = fnd_add(&f[1], c->stack, c->bytes, dur);
 		}
 		if (err)
 			goto out;
@@ -369,12 +370,12 @@ int rp_transfer(struct rp_ctx *x)
 	for (size_t i = 0; i < x->nms; i++) {
 		T->memsets++;
 		T->memset_bytes += x->ms[i].bytes;
-		T->memset_ns += x->ms[i].dur;
+		T->memset_ns += rp_dur(x, x->ms[i].dur);
 	}
 	for (size_t i = 0; i < x->nsy; i++)
 		if (x->sy[i].kind <= GR_SYNC_EVENT) {
 			T->syncs++;
-			T->sync_ns += x->sy[i].dur;
+			T->sync_ns += rp_dur(x, x->sy[i].dur);
 		}
 	for (size_t t = 0; t < x->nth; t++)
 		if (per_thread[t] > T->busiest_copy_ns) {

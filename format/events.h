@@ -442,6 +442,18 @@ enum gr_session_key {
 	GR_SESS_ATTACHED,    /* value: 1 if recorded with -p (registrations may be missed) */
 	GR_SESS_UNTRACED,    /* value: privileged programs (setuid, setgid, file capabilities)
 				the traced processes exec'd and that were not traced */
+	/*
+	 * What our probes add per call on the recording machine, measured at the start of the
+	 * recording (record/calibrate.h); value in ns, text the stack mode they were measured with
+	 * (as GR_SESS_CALL_GRAPH). An entry-only probe (untimed launches), split at its timestamp:
+	 */
+	GR_SESS_PROBE_ENTRY_PRE,
+	GR_SESS_PROBE_ENTRY_POST,
+	/* a call probed at entry and return: before its entry timestamp, inside its duration,
+	 * after its return timestamp */
+	GR_SESS_PROBE_CALL_PRE,
+	GR_SESS_PROBE_CALL_IN,
+	GR_SESS_PROBE_CALL_POST,
 };
 
 /*

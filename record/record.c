@@ -37,6 +37,7 @@
 #include "bpf/gpurec.skel.h"
 #include "format/events.h"
 #include "attach.h"
+#include "calibrate.h"
 #include "child.h"
 #include "clock.h"
 #include "discover.h"
@@ -88,7 +89,9 @@ struct session {
 	struct gr_procs procs;
 	struct gr_translate tr;
 	struct gr_trace_writer *w;
-	int size_fd; /* the trace file, for its size in the closing line */
+	struct gr_calibration cal; /* what our probes cost here */
+	int calibrated;		   /* cal holds a measurement */
+	int size_fd;		   /* the trace file, for its size in the closing line */
 	uint64_t last_drain_ns;
 	int err; /* first fatal error of the loop */
 
@@ -449,10 +452,51 @@ static int open_trace(struct session *s)
 	return err;
 }
 
+/* The stack mode as the CALL_GRAPH session fact says it. */
+static void call_graph_name(const struct record_opts *o, char *buf, size_t size)
+{
+	if (o->stacks && o->dwarf_bytes)
+		snprintf(buf, size, "dwarf,%u", o->dwarf_bytes);
+	else
+		snprintf(buf, size, "%s", o->stacks ? "fp" : "none");
+}
+
+/*
+ * Measure what our probes cost on this machine, before anything is traced (calibrate.h). A
+ * failure only costs the compensation, which the trace then lacks: said, not fatal.
+ */
+static void calibrate(struct session *s)
+{
+	int err = gr_calibrate(s->skel, s->rb, s->attach.multi, s->o.stacks, &s->cal);
+
+	s->calibrated = !err;
+	if (err)
+		fprintf(stderr,
+			"gpurec record: cannot measure the probes' own cost (%s): reports will "
+			"not compensate for it\n",
+			strerror(-err));
+}
+
+static int write_session(struct session *s, unsigned key, uint64_t value, const char *text);
+
+/* The calibration as SESSION facts, at the start of the trace. */
+static void write_calibration(struct session *s)
+{
+	const uint64_t v[] = {s->cal.entry_pre, s->cal.entry_post, s->cal.call_pre, s->cal.call_in,
+			      s->cal.call_post};
+	char mode[32];
+
+	if (!s->calibrated)
+		return;
+	call_graph_name(&s->o, mode, sizeof(mode));
+	for (unsigned i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		write_session(s, GR_SESS_PROBE_ENTRY_PRE + i, v[i], mode);
+}
+
 /*
  * Everything recording needs before anything is traced: the unwinder, the BPF side and its
- * watchdog, the ring buffer, the trace file. Returns 0, or a negative error with the reason
- * printed (none for the unwinder, which can only run out of memory).
+ * watchdog, the ring buffer, the probe cost, the trace file. Returns 0, or a negative error with
+ * the reason printed (none for the unwinder, which can only run out of memory).
  */
 static int setup(struct session *s)
 {
@@ -473,9 +517,12 @@ static int setup(struct session *s)
 				strerror(-err));
 	}
 	if (!err)
+		calibrate(s);
+	if (!err)
 		err = open_trace(s);
 	if (err)
 		return err;
+	write_calibration(s);
 	s->procs.attach = &s->attach;
 	gr_translate_init(&s->tr, s->w, &s->procs, s->unwind, bpf_map__fd(s->skel->maps.counters));
 	s->last_drain_ns = gr_clock_ns(CLOCK_MONOTONIC);
@@ -599,10 +646,7 @@ static int write_call_graph(struct session *s)
 {
 	char call_graph[32];
 
-	if (s->o.stacks && s->o.dwarf_bytes)
-		snprintf(call_graph, sizeof(call_graph), "dwarf,%u", s->o.dwarf_bytes);
-	else
-		snprintf(call_graph, sizeof(call_graph), "%s", s->o.stacks ? "fp" : "none");
+	call_graph_name(&s->o, call_graph, sizeof(call_graph));
 	return write_session(s, GR_SESS_CALL_GRAPH, 0, call_graph);
 }
 
@@ -750,6 +794,20 @@ static void report_summary(const struct session *s, uint64_t records)
 	fprintf(stderr,
 		"gpurec record: wrote %s (%" PRIu64 " records, %.2f MB), %" PRIu64 " events lost\n",
 		s->o.output, records, st.st_size / 1e6, lost);
+	if (s->calibrated)
+		fprintf(stderr,
+			"gpurec record: probe cost measured here: %" PRIu64 " ns per launch "
+			"(entry only), %" PRIu64 " ns per timed call (%" PRIu64
+			" ns of it inside its duration); reports compensate for it\n",
+			s->cal.entry_pre + s->cal.entry_post,
+			s->cal.call_pre + s->cal.call_in + s->cal.call_post, s->cal.call_in);
+	if (s->calibrated && s->o.verbose)
+		fprintf(stderr,
+			"gpurec record: probe cost split: entry %" PRIu64 " + %" PRIu64
+			" ns, call %" PRIu64 " + %" PRIu64 " + %" PRIu64
+			" ns around its timestamps; measured in %.1f ms\n",
+			s->cal.entry_pre, s->cal.entry_post, s->cal.call_pre, s->cal.call_in,
+			s->cal.call_post, s->cal.elapsed_ns / 1e6);
 	if (s->o.verbose && !getrusage(RUSAGE_SELF, &ru))
 		fprintf(stderr,
 			"gpurec record: recorder cpu %.3f s user %.3f s sys, max rss %ld KiB\n",

@@ -116,5 +116,9 @@ if [ -x "$O/tests/bench_export" ]; then
 	rm -f "$TMP/export.json" "$TMP/export.trc"
 fi
 
+echo "== probe cost compensation: launch cost and iteration time against the simulator's truth"
+echo "   (target: compensated within 10%)"
+O=$O GPUREC=$GPUREC bash ./tests/bench/probe_cost.sh
+
 sysctl -qw kernel.bpf_stats_enabled="$stats" 2>/dev/null
 exit 0

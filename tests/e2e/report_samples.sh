@@ -94,8 +94,9 @@ check "chain_fused: iteration of 1 launch" "[2, 1, $N]" \
 	"$(q chain_fused '[d["launches"]["iteration"][k] for k in ("calls", "launches", "count")]')"
 check "chain_fused: nothing to fuse" '[0, "ok"]' \
 	"$(q chain_fused '[len(d["fusion"]["candidates"]), str(d["fusion"]["level"])]')"
+# the model: chain 5 x 5 us of a 28 us step (0.89), chain_fused 5 us of an 8 us step (0.62)
 check "chain spends a larger share of its iteration launching than chain_fused" True \
-	"$(python3 -c 'import json,sys; a,b=(json.load(open(f))["launches"]["launch_share"] for f in sys.argv[1:]); print(a > 1.5 * b)' "$TMP/chain.json" "$TMP/chain_fused.json")"
+	"$(python3 -c 'import json,sys; a,b=(json.load(open(f))["launches"]["launch_share"] for f in sys.argv[1:]); print(a > 1.25 * b)' "$TMP/chain.json" "$TMP/chain_fused.json")"
 
 # --- pageable / pinned: transfers ---
 N=20
@@ -216,7 +217,7 @@ check "text: says the launch cost is an estimate" 1 \
 	"$(grep -c 'launch API time is not measured: record with --launch-time' "$TMP/chain.txt")"
 check "text: transfers has nothing to say" 1 "$(grep -c '^  no copies or memsets were recorded' "$TMP/chain.txt")"
 "$GPUREC" report --only fusion,cpu --json "$TMP/chain.trc" >"$TMP/only.json"
-check "--only fusion,cpu" '["cpu", "fusion", "schema", "sections"]' \
+check "--only fusion,cpu" '["cpu", "fusion", "probe_cost", "schema", "sections"]' \
 	"$(json "$TMP/only.json" 'sorted(k for k in d if k not in ("wall_ns", "first_ts", "last_ts", "cuda_libraries", "lost_events", "ended_abruptly", "integrity", "sms", "calls", "errors", "in_flight"))')"
 check "--top 2 keeps 2 kernels of 5" "[2, 5]" \
 	"$("$GPUREC" report --top 2 --json "$TMP/chain.trc" | python3 -c 'import json,sys; d=json.load(sys.stdin)["launches"]; print([len(d["kernels"]), d["kernels_total"]])')"

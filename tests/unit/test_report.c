@@ -967,6 +967,97 @@ out:
 	}
 }
 
+/* ---- probe cost compensation (analyze/probe_cost.h) ---- */
+
+/*
+ * A loop whose host times are known without probes: 10 iterations of 3 launches (entry only),
+ * 5000 ns of host time each, then a sync of 2000 ns, then 0 ns to the next iteration; after it a
+ * 100 ns copy. The probes cost entry 100 + 200 (before + after the timestamp), timed call
+ * 150 + 300 + 50 (before, inside its duration, after its return). So the trace holds launch
+ * gaps of 5000 + 200 + 100, launch-to-sync 5000 + 200 + 150, syncs of 2000 + 300, and
+ * 0 + 50 + 100 from a sync's return to the next launch.
+ */
+static void probe_trace(struct tb *b, const char *name, int with_facts)
+{
+	const uint64_t facts[5] = {100, 200, 150, 300, 50};
+	uint64_t t = T0 + 1000;
+
+	tb_open(b, name);
+	if (with_facts)
+		for (unsigned k = 0; k < 5; k++)
+			b->err |=
+			    synth_session(b->w, T0, GR_SESS_PROBE_ENTRY_PRE + k, facts[k], "fp");
+	for (int it = 0; it < 10; it++) {
+		for (int i = 0; i < 3; i++) {
+			tb_launch(b, t, 3, 3, 0x10 + i, 1, 32, 0, 0, 0);
+			t += i < 2 ? 5300 : 5350;
+		}
+		tb_sync(b, t, 3, 3, GR_SYNC_STREAM, 2300);
+		t += 2300 + 150;
+	}
+	tb_copy(b, t, 3, 3, GR_COPY_D2H, 4, 0xd000, 0x7000, 0, 100, 0);
+}
+
+static void test_probe_cost(void)
+{
+	const struct gr_report_opts off = {.no_compensate = 1};
+	struct gr_report *r = NULL, *raw = NULL, *old = NULL;
+	struct gr_model *m, *mo;
+	struct tb b, bo;
+	char line[256];
+
+	probe_trace(&b, "probe.trc", 1);
+	probe_trace(&bo, "probe_old.trc", 0);
+	m = tb_load(&b);
+	mo = tb_load(&bo);
+	r = m ? compute(m, NULL) : NULL;
+	raw = m ? compute(m, &off) : NULL;
+	old = mo ? compute(mo, NULL) : NULL;
+	if (r && raw && old) {
+		const struct gr_report_gaps *g = &r->launches.gaps[0];
+
+		CHECK(r->probe.known && r->probe.applied);
+		CHECK_STR(r->probe.mode, "fp");
+		CHECK_EQ_U64(gr_probe_cost_per_call(&r->probe, 0), 300);
+		CHECK_EQ_U64(gr_probe_cost_per_call(&r->probe, 1), 500);
+		/* launch to next launch 5300 - 300, launch to sync 5350 - (200 + 150) */
+		CHECK_EQ_U64(r->launches.launch_cost_ns, 5000);
+		CHECK_EQ_U64(raw->launches.launch_cost_ns, 5300);
+		/* across iterations: 5350 + 2300 + 150 - (200 + 500 + 100) = 5000 + 2000 */
+		CHECK_EQ_U64(g->gap.count, 29);
+		CHECK_EQ_U64(g->gap.median, 5000);
+		CHECK_EQ_U64(g->gap.max, 7000);
+		CHECK_EQ_U64(raw->launches.gaps[0].gap.max, 7800);
+		/* an iteration: 3 x 5000 + 2000, its probes 3 x 300 + 500 */
+		CHECK(r->launches.iter.found && r->launches.iter.calls == 4);
+		CHECK_EQ_U64(r->launches.iter.period_ns, 17000);
+		CHECK_EQ_U64(raw->launches.iter.period_ns, 18400);
+		CHECK_EQ_U64(r->transfer.sync_ns, 10 * 2000);
+		CHECK_EQ_U64(raw->transfer.sync_ns, 10 * 2300);
+		/* the 100 ns copy is shorter than the 300 ns inside a duration: 0, counted */
+		CHECK_EQ_U64(r->transfer.copy_ns, 0);
+		CHECK_EQ_U64(r->probe.clamped, 1);
+		CHECK_EQ_U64(raw->transfer.copy_ns, 100);
+		CHECK_EQ_U64(raw->probe.clamped, 0);
+		CHECK(raw->probe.known && !raw->probe.applied);
+		gr_probe_cost_describe(&r->probe, line, sizeof(line));
+		CHECK(!strncmp(line, "compensated for 300 ns of probe cost per call", 45));
+		/* a trace from an older recorder: nothing subtracted, and said */
+		CHECK(!old->probe.known && !old->probe.applied);
+		CHECK_EQ_U64(old->launches.launch_cost_ns, 5300);
+		CHECK_EQ_U64(old->launches.iter.period_ns, 18400);
+		gr_probe_cost_describe(&old->probe, line, sizeof(line));
+		CHECK(strstr(line, "probe cost unknown (recorded by an older gpurec)") == line);
+	} else {
+		CHECK(0);
+	}
+	gr_report_free(r);
+	gr_report_free(raw);
+	gr_report_free(old);
+	gr_model_free(m);
+	gr_model_free(mo);
+}
+
 /* ---- measured launch calls ---- */
 
 static void test_slow_launches(void)
@@ -1096,6 +1187,7 @@ int main(void)
 	RUN_TEST(test_transfer_healthy);
 	RUN_TEST(test_cpu);
 	RUN_TEST(test_slow_launches);
+	RUN_TEST(test_probe_cost);
 	RUN_TEST(test_sms);
 	RUN_TEST(test_standard_trace);
 	{

@@ -1,0 +1,43 @@
+# Probe cost compensation (issue 11 item 7, docs/REPORTS.md "Probe cost"): chain recorded on the
+# GPU simulator, whose launch cost is its LAUNCH_NS (5 us, samples/sim/README.md) and whose step
+# is 5 launches + the last kernel's 3 us (KERNEL_MIN_NS): 28 us of modelled time. The report's
+# compensated launch cost and iteration period (medians: a preemption on a busy machine moves
+# neither) must be within 10% of those; the uncompensated ones include the probes and are never
+# smaller. Needs root (BPF), no GPU.
+. "$(dirname "$0")/lib.sh"
+need_root "probe_cost.sh"
+SAMPLES=${SAMPLES:-$PWD/$O/samples}
+SIM=$SAMPLES/sim
+LAUNCH_NS=5000        # samples/sim/gpusim.c LAUNCH_NS
+STEP_NS=$((5 * 5000 + 3000)) # five launches, then the last 3 us kernel drains before the sync
+
+if ! "$GPUREC" record -o "$TMP/pc.trc" -- env "LD_LIBRARY_PATH=$SIM" "$SAMPLES/chain" 400 \
+	>"$TMP/pc.out" 2>&1; then
+	not_ok "record chain: $(tail -3 "$TMP/pc.out")"
+	exit 1
+fi
+check "record says what the probes cost" 1 \
+	"$(grep -c '^gpurec record: probe cost measured here: [0-9]* ns per launch' "$TMP/pc.out")"
+"$GPUREC" report --json "$TMP/pc.trc" >"$TMP/pc.json"
+"$GPUREC" report --json --no-compensate "$TMP/pc.trc" >"$TMP/raw.json"
+check "calibration stored in the trace" "True True" \
+	"$(json "$TMP/pc.json" '"%s %s" % (d["probe_cost"]["known"], d["probe_cost"]["compensated"])')"
+check "--no-compensate" "False" "$(json "$TMP/raw.json" 'd["probe_cost"]["compensated"]')"
+within() { # within VALUE TRUTH: |VALUE - TRUTH| <= 10% of TRUTH
+	python3 -c "import sys; v,t=int(sys.argv[1]),int(sys.argv[2]); print(abs(v-t) <= t/10)" "$1" "$2"
+}
+cost=$(json "$TMP/pc.json" 'd["launches"]["launch_cost_ns"]')
+raw_cost=$(json "$TMP/raw.json" 'd["launches"]["launch_cost_ns"]')
+period=$(json "$TMP/pc.json" 'd["launches"]["iteration"]["period_ns"]')
+raw_period=$(json "$TMP/raw.json" 'd["launches"]["iteration"]["period_ns"]')
+check "compensated launch cost $cost ns within 10% of $LAUNCH_NS" True "$(within "$cost" $LAUNCH_NS)"
+check "compensated iteration $period ns within 10% of $STEP_NS" True "$(within "$period" $STEP_NS)"
+check "uncompensated launch cost $raw_cost ns >= compensated" True \
+	"$(python3 -c "print($raw_cost >= $cost)")"
+check "uncompensated iteration $raw_period ns >= compensated" True \
+	"$(python3 -c "print($raw_period >= $period)")"
+check "report text names the compensation" 1 \
+	"$("$GPUREC" report "$TMP/pc.trc" | grep -c 'compensated for [0-9]* ns of probe cost per call')"
+check "diff text names it per trace" 2 \
+	"$("$GPUREC" diff "$TMP/pc.trc" "$TMP/pc.trc" | grep -c 'compensated for [0-9]* ns of probe cost per call')"
+exit $((failures > 0))
