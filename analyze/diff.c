@@ -149,7 +149,9 @@ static int kernel_rows(const struct gr_model *m, unsigned key, struct krow **out
 			memcpy(rows[idx].grid, g, sizeof(g));
 			memcpy(rows[idx].block, b, sizeof(b));
 		}
-		rows[idx].count += pr->count;
+		/* kernels executed: a kernel replayed in a graph compares with its direct launches
+		 */
+		rows[idx].count += pr->executed;
 		rows[idx].api_ns += pr->dur;
 	}
 	err = 0;

@@ -161,6 +161,20 @@ static void names_list(const struct gr_diff *d, enum gr_diff_status st, char *bu
 		snprintf(buf + at, len - at, ", ...");
 }
 
+/* One side's launches per iteration: "40", or with graph launches "1 graph launch (40 kernels)"
+ * or "3 (1 graph launch, 42 kernels)". */
+static void iter_launches(const struct gr_report_iteration *it, char *buf, size_t len)
+{
+	if (!it->graph_launches)
+		snprintf(buf, len, "%u", it->launches);
+	else if (it->graph_launches == it->launches)
+		snprintf(buf, len, "%u graph launch%s (%" PRIu64 " kernels)", it->launches,
+			 it->launches == 1 ? "" : "es", it->kernels);
+	else
+		snprintf(buf, len, "%u (%u graph launch%s, %" PRIu64 " kernels)", it->launches,
+			 it->graph_launches, it->graph_launches == 1 ? "" : "es", it->kernels);
+}
+
 /* Kernel rows and fusion rows: what a change of the program shows first. */
 static void say_kernels(struct summary *c)
 {
@@ -176,7 +190,19 @@ static void say_kernels(struct summary *c)
 		    d->nremoved, d->nadded);
 	/* launches per iteration: the figure a fusion or a batching change moves */
 	if (both && mt) {
-		if (mt->delta != 0)
+		const struct gr_report_iteration *it0 = &d->rep[0]->launches.iter,
+						 *it1 = &d->rep[1]->launches.iter;
+
+		if (it0->graph_launches || it1->graph_launches) {
+			char a[64], b[64];
+
+			iter_launches(it0, a, sizeof(a));
+			iter_launches(it1, b, sizeof(b));
+			if (strcmp(a, b))
+				say(c, 1, "launches per iteration %s -> %s", a, b);
+			else
+				say(c, 0, "launches per iteration unchanged (%s)", a);
+		} else if (mt->delta != 0)
 			say(c, 1, "launches per iteration %s", arrow(mt, buf, sizeof(buf)));
 		else
 			say(c, 0, "launches per iteration unchanged (%.0f)", mt->v[0]);

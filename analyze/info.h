@@ -24,7 +24,7 @@
 #define GR_INFO_COPY_KINDS  6 /* H2H H2D D2H D2D default, other */
 #define GR_INFO_SYNC_KINDS  6
 #define GR_INFO_ALLOC_KINDS 6
-#define GR_INFO_GRAPH_KINDS 5
+#define GR_INFO_GRAPH_KINDS 11
 
 /* The event kinds info counts, in the order it lists them. */
 enum gr_info_event {

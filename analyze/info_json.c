@@ -124,6 +124,7 @@ static void kernels(struct gr_json *j, const struct gr_info *in, const struct gr
 		gr_json_object(j);
 		gr_json_kv_str(j, "name", names[name_id]);
 		gr_json_kv_u64(j, "count", k->count);
+		gr_json_kv_u64(j, "executed", k->executed);
 		gr_json_kv_u64(j, "api_ns", k->dur);
 		gr_json_key(j, "configs");
 		gr_json_array(j);
@@ -136,6 +137,7 @@ static void kernels(struct gr_json *j, const struct gr_info *in, const struct gr
 			gr_json_kv_dim3(j, "block", g->block);
 			gr_json_kv_u64(j, "shared_mem", g->shmem);
 			gr_json_kv_u64(j, "count", p->count);
+			gr_json_kv_u64(j, "executed", p->executed);
 			gr_json_object_end(j);
 		}
 		gr_json_array_end(j);

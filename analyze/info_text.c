@@ -125,14 +125,32 @@ static void kernels(FILE *f, const struct gr_info *in, const struct gr_model *m)
 
 	if (!s->nkernels)
 		return;
+	if (gr_graphs_any(s->graphs)) {
+		const struct gr_graphs_summary *g = gr_graphs_summary(s->graphs);
+
+		fprintf(f,
+			"\ngraphs: %" PRIu64 " graph launches executed %" PRIu64
+			" kernels; %" PRIu64 " launches were graph nodes (captured or added), not "
+			"executions\n",
+			g->graph_launches, g->kernels_executed, g->node_launches);
+		if (g->unknown_launches)
+			fprintf(f,
+				"  %" PRIu64 " graph launches of graphs instantiated before the "
+				"recording: what they executed is unknown\n",
+				g->unknown_launches);
+	}
 	fprintf(f, "\nkernels: %zu distinct\n  %10s %7s  %s\n", s->nkernels, "launches", "share",
 		"name / grid block shared-mem: launches");
 	for (size_t i = 0; i < s->nkernels; i++) {
 		uint32_t name_id = s->kernel_order[i];
 		const struct gr_launch_kernel *k = &s->kernels[name_id];
 
-		fprintf(f, "  %10" PRIu64 " %6.1f%%  %s\n", k->count,
+		fprintf(f, "  %10" PRIu64 " %6.1f%%  %s", k->count,
 			total ? 100.0 * (double)k->count / (double)total : 0.0, names[name_id]);
+		/* with graphs, launch calls and kernels executed differ (docs/INFO.md) */
+		if (gr_graphs_any(s->graphs))
+			fprintf(f, "  [executed %" PRIu64 "]", k->executed);
+		fputc('\n', f);
 		for (uint32_t c = 0; c < k->npairs; c++) {
 			const struct gr_launch_pair *p = &s->pairs[in->pair_order[k->first + c]];
 			const struct gr_config *g = &cfg[p->config];

@@ -60,6 +60,7 @@ static int count_launches(const struct gr_model *m, struct gr_launch_stats *s, s
 	const struct gr_launch *l = gr_model_launches(m, &nl);
 	const struct gr_launch_key *keys = gr_model_launch_keys(m, &nkeys);
 	const struct gr_kernel *k = gr_model_kernels(m, &nk);
+	const uint64_t *executed = gr_graphs_executed_by_key(s->graphs);
 	struct gr_launch_pair *pairs = s->pairs;
 	struct gr_keymap map;
 	struct key_total {
@@ -98,6 +99,7 @@ static int count_launches(const struct gr_model *m, struct gr_launch_stats *s, s
 			pairs[id].config = lk->config;
 		}
 		pairs[id].count += t->count;
+		pairs[id].executed += executed ? executed[order[j]] : t->count;
 		pairs[id].dur += t->dur;
 		s->pair_of_key[order[j]] = id;
 		s->thread_launches[lk->thread] += t->count;
@@ -130,7 +132,9 @@ static int by_name(const struct gr_model *m, struct gr_launch_stats *s)
 		struct gr_launch_kernel *kn = &s->kernels[s->pairs[p].name_id];
 
 		kn->count += s->pairs[p].count;
+		kn->executed += s->pairs[p].executed;
 		kn->dur += s->pairs[p].dur;
+		s->executed += s->pairs[p].executed;
 		kn->npairs++;
 	}
 	for (size_t i = 0; i < s->nkernels; i++) {
@@ -174,6 +178,9 @@ int gr_launch_stats_compute(const struct gr_model *m, struct gr_launch_stats *ou
 	if (!s.kernels || !s.kernel_order || !s.thread_launches || !s.process_launches ||
 	    !s.stream_launches || !s.pair_of_key)
 		goto out;
+	err = gr_graphs_build(m, &s.graphs);
+	if (err)
+		goto out;
 	err = reserve_pair(&s.pairs, &pair_cap, 0);
 	if (err)
 		goto out;
@@ -205,5 +212,6 @@ void gr_launch_stats_free(struct gr_launch_stats *s)
 	free(s->thread_launches);
 	free(s->process_launches);
 	free(s->stream_launches);
+	gr_graphs_free(s->graphs);
 	memset(s, 0, sizeof(*s));
 }

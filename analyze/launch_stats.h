@@ -24,21 +24,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "graphs.h"
 #include "model.h"
 
 /* One (kernel name, launch config) pair. */
 struct gr_launch_pair {
-	uint32_t name_id; /* gr_model_kernel_names() index */
-	uint32_t config;  /* gr_model_configs() index */
-	uint64_t count;	  /* launches */
-	uint64_t dur;	  /* launch call time summed, ns (0 when launches were not timed) */
+	uint32_t name_id;  /* gr_model_kernel_names() index */
+	uint32_t config;   /* gr_model_configs() index */
+	uint64_t count;	   /* launches: host launch calls, graph nodes included */
+	uint64_t executed; /* kernels executed: launches that were not graph nodes, plus the
+			      pair's kernel nodes in every graph launch (graphs.h) */
+	uint64_t dur;	   /* launch call time summed, ns (0 when launches were not timed) */
 };
 
 /* One kernel name: the sum of its pairs. */
 struct gr_launch_kernel {
-	uint64_t count; /* launches */
-	uint64_t dur;	/* launch call time summed, ns */
-	uint32_t first; /* its pairs are pair_by_name[first .. first + npairs) */
+	uint64_t count;	   /* launches (host launch calls) */
+	uint64_t executed; /* kernels executed (struct gr_launch_pair.executed) */
+	uint64_t dur;	   /* launch call time summed, ns */
+	uint32_t first;	   /* its pairs are pair_by_name[first .. first + npairs) */
 	uint32_t npairs;
 };
 
@@ -46,6 +50,10 @@ struct gr_launch_stats {
 	uint64_t nlaunches;  /* gr_model_launches() entries */
 	uint64_t with_stack; /* launches with a stack (stack != 0) */
 	uint64_t measured;   /* launches with a measured call time (dur > 0) */
+	uint64_t executed;   /* kernels executed, all kernels together */
+	/* the trace's graphs replayed (graphs.h): which launches were nodes, what graph launches
+	 * executed; owned by the stats, for every section that needs them */
+	struct gr_graphs *graphs;
 
 	/* per kernel name, indexed by name_id: nkernels == gr_model_kernel_names() entries */
 	struct gr_launch_kernel *kernels;

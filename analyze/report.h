@@ -79,8 +79,10 @@ struct gr_report_kconfig {
 
 struct gr_report_kernel {
 	uint32_t name_id;
-	const char *name; /* model: demangled */
-	uint64_t count;
+	const char *name;   /* model: demangled */
+	uint64_t count;	    /* launch calls */
+	uint64_t executed;  /* kernels executed (graphs.h): not graph nodes, plus graph launches'
+			       kernel nodes */
 	double share;	    /* of all launches */
 	struct gr_dist api; /* launch call durations; api.count 0 when not measured */
 	struct gr_report_kconfig *configs; /* by count, descending */
@@ -129,7 +131,9 @@ struct gr_report_iteration {
 	int found;
 	uint32_t thread;	   /* gr_model_threads() index of the thread it was found on */
 	uint32_t calls;		   /* API calls per iteration */
-	uint32_t launches;	   /* of which launches */
+	uint32_t launches;	   /* of which launches: launch calls, a graph launch one call */
+	uint32_t graph_launches;   /* of those, graph launches */
+	uint64_t kernels;	   /* kernels executed per iteration (graph launches' nodes too) */
 	uint32_t copies, syncs;	   /* copies (+ memsets) and synchronising calls */
 	uint64_t count;		   /* complete iterations in the loop */
 	uint64_t period_ns;	   /* median iteration time (start to next start) */
@@ -148,7 +152,11 @@ struct gr_report_slow {
 };
 
 struct gr_report_launches {
-	uint64_t total;
+	uint64_t total;		 /* launch calls (graph nodes included), as recorded */
+	uint64_t executed;	 /* kernels executed: launches that were not graph nodes, plus the
+				    kernel nodes of every graph launch */
+	uint64_t graph_launches; /* graph launch calls (not in total) */
+	uint64_t node_launches;	 /* launch calls that were graph nodes (captured or added) */
 	uint64_t first_ts, last_ts;	  /* first and last launch */
 	double per_second;		  /* total / (last_ts - first_ts) s */
 	struct gr_report_kernel *kernels; /* by count desc, then name */

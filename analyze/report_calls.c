@@ -133,8 +133,10 @@ static uint32_t token_of(const struct rp_ctx *x, unsigned kind, uint32_t idx)
 
 		return x->nkc + 1024 + (b > 63 ? 63 : b);
 	}
-	default:
+	case RP_SYNC:
 		return x->nkc + 1088 + (x->sy[idx].kind > 7 ? 7 : x->sy[idx].kind);
+	default: /* a graph launch: one call, whatever it executes */
+		return x->nkc + 1096;
 	}
 }
 
@@ -320,11 +322,15 @@ out:
 
 /* ---- token pass ---- */
 
-/* A walk over the main thread's launches, copies, memsets and syncs in call order. */
+/*
+ * A walk over the main thread's launches, copies, memsets, syncs and graph launches in call
+ * order. Launches that were graph nodes (captured) executed nothing and are left out; a graph
+ * launch is one call (graphs.h).
+ */
 struct walk {
-	size_t pos[RP_SYNC + 1]; /* per kind: the next main-thread call */
-	uint64_t other;		 /* the earliest next call of the other kinds: ts and kind */
-	unsigned okind;		 /* (RP_NCALLS: none left) */
+	size_t pos[RP_GRAPH + 1]; /* per kind: the next main-thread call */
+	uint64_t other;		  /* the earliest next call of the other kinds: ts and kind */
+	unsigned okind;		  /* (RP_NCALLS: none left) */
 };
 
 /*
@@ -334,16 +340,27 @@ struct walk {
  * calls, taken by themselves, come in it here too: the tokens are in the order the sequence pass
  * made them in when it made them too.
  */
+static int walk_skips(const struct rp_ctx *x, unsigned k, size_t i)
+{
+	if (thread_of(x, k, i) != x->main_thread)
+		return 1;
+	if (k == RP_COPY)
+		return gr_graphs_copy_is_node(x->ls.graphs, i);
+	if (k == RP_MEMSET)
+		return gr_graphs_memset_is_node(x->ls.graphs, i);
+	return k == RP_GRAPH && x->g[i].kind != GR_GRAPH_LAUNCH;
+}
+
 static void walk_other(const struct rp_ctx *x, struct walk *w)
 {
-	size_t n[RP_SYNC + 1] = {x->nl, x->nc, x->nms, x->nsy};
+	size_t n[RP_GRAPH + 1] = {x->nl, x->nc, x->nms, x->nsy, x->ng};
 
 	w->other = UINT64_MAX;
 	w->okind = RP_NCALLS;
-	for (unsigned k = RP_COPY; k <= RP_SYNC; k++) {
+	for (unsigned k = RP_COPY; k <= RP_GRAPH; k++) {
 		uint64_t ts;
 
-		while (w->pos[k] < n[k] && thread_of(x, k, w->pos[k]) != x->main_thread)
+		while (w->pos[k] < n[k] && walk_skips(x, k, w->pos[k]))
 			w->pos[k]++;
 		if (w->pos[k] >= n[k])
 			continue;
@@ -358,9 +375,10 @@ static void walk_other(const struct rp_ctx *x, struct walk *w)
 /* The main thread's next call as a reference (kind and index); returns 1, or 0 after the last. */
 static inline int walk_next(const struct rp_ctx *x, struct walk *w, uint32_t *ref)
 {
+	const uint64_t *nodes = gr_graphs_launch_bits(x->ls.graphs);
 	size_t i = w->pos[RP_LAUNCH];
 
-	while (i < x->nl && rp_lkey(x, i)->thread != x->main_thread)
+	while (i < x->nl && (rp_lkey(x, i)->thread != x->main_thread || gr_graphs_bit(nodes, i)))
 		i++;
 	w->pos[RP_LAUNCH] = i;
 	if (i < x->nl && x->l[i].ts <= w->other) {
@@ -381,10 +399,10 @@ int rp_calls_tokens(struct rp_ctx *x)
 	size_t cap;
 	uint32_t ref;
 
-	x->ntokids = x->nkc + 1096;
+	x->ntokids = x->nkc + 1097;
 	if (x->main_thread >= x->nth)
 		return 0;
-	cap = x->thr[x->main_thread].launches + x->nc + x->nms + x->nsy + 1;
+	cap = x->thr[x->main_thread].launches + x->nc + x->nms + x->nsy + x->ng + 1;
 	x->tok = malloc(cap * sizeof(*x->tok));
 	x->tok_ref = malloc(cap * sizeof(*x->tok_ref));
 	if (!x->tok || !x->tok_ref)

@@ -301,6 +301,7 @@ int rp_fusion(struct rp_ctx *x)
 	const struct gr_report_launches *L = &x->r->launches;
 	struct tstate *ts = calloc(x->nth + 1, sizeof(*ts));
 	struct fctx f = {.x = x};
+	const uint64_t *nodes = gr_graphs_launch_bits(x->ls.graphs);
 	int err = -ENOMEM;
 
 	F->launch_cost_ns = L->launch_cost_ns;
@@ -315,6 +316,17 @@ int rp_fusion(struct rp_ctx *x)
 		struct tstate *t = &ts[l->thread];
 		struct run *run = NULL;
 
+		/* a graph node (captured or added) executed nothing when called, and kernels
+		 * inside one graph already cost one launch: never part of a run, and no run spans
+		 * it */
+		if (gr_graphs_bit(nodes, i)) {
+			for (uint32_t j = 0; j < t->nruns; j++) {
+				err = close_run(&f, l->thread, &t->runs[j]);
+				if (err)
+					goto out;
+			}
+			continue;
+		}
 		if (rp_run_break(x, i))
 			for (uint32_t j = 0; j < t->nruns; j++) {
 				err = close_run(&f, l->thread, &t->runs[j]);

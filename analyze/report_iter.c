@@ -130,9 +130,18 @@ static int loop_calls(struct rp_ctx *x, struct gr_report_iteration *it, size_t i
 			}
 			if (j)
 				continue;
-			if (kind == RP_LAUNCH)
+			if (kind == RP_LAUNCH) {
 				it->launches++;
-			else if (kind == RP_COPY || kind == RP_MEMSET)
+				it->kernels++;
+			} else if (kind == RP_GRAPH) {
+				struct gr_graph_work w;
+
+				/* one launch call; it executes its graph's kernels */
+				it->launches++;
+				it->graph_launches++;
+				if (gr_graphs_launch_work(x->ls.graphs, idx, &w))
+					it->kernels += w.nkernels;
+			} else if (kind == RP_COPY || kind == RP_MEMSET)
 				it->copies++;
 			else if (kind == RP_SYNC && x->sy[idx].kind <= GR_SYNC_EVENT)
 				it->syncs++;

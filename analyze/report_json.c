@@ -109,6 +109,9 @@ static void launches(struct gr_json *j, const struct gr_report *r, const struct 
 	gr_json_object(j);
 	verdict(j, &L->verdict);
 	gr_json_kv_u64(j, "total", L->total);
+	gr_json_kv_u64(j, "executed", L->executed);
+	gr_json_kv_u64(j, "graph_launches", L->graph_launches);
+	gr_json_kv_u64(j, "node_launches", L->node_launches);
 	gr_json_kv_double(j, "per_second", L->per_second);
 	gr_json_kv_u64(j, "first_ts", L->first_ts);
 	gr_json_kv_u64(j, "last_ts", L->last_ts);
@@ -125,6 +128,8 @@ static void launches(struct gr_json *j, const struct gr_report *r, const struct 
 		thread_id(j, m, it->thread);
 		gr_json_kv_u64(j, "calls", it->calls);
 		gr_json_kv_u64(j, "launches", it->launches);
+		gr_json_kv_u64(j, "graph_launches", it->graph_launches);
+		gr_json_kv_u64(j, "kernels", it->kernels);
 		gr_json_kv_u64(j, "copies", it->copies);
 		gr_json_kv_u64(j, "syncs", it->syncs);
 		gr_json_kv_u64(j, "count", it->count);
@@ -144,6 +149,7 @@ static void launches(struct gr_json *j, const struct gr_report *r, const struct 
 		gr_json_object(j);
 		gr_json_kv_str(j, "name", k->name);
 		gr_json_kv_u64(j, "count", k->count);
+		gr_json_kv_u64(j, "executed", k->executed);
 		gr_json_kv_double(j, "share", k->share);
 		dist(j, "api", &k->api);
 		gr_json_key(j, "configs");

@@ -163,6 +163,7 @@ static int kernels(struct rp_ctx *x)
 			k->name_id = (uint32_t)i;
 			k->name = names[i];
 			k->count = name_count[i];
+			k->executed = x->ls.kernels[i].executed;
 			k->share = (double)k->count / (double)x->nl;
 			k->configs = rp_alloc(x, nc, sizeof(*k->configs));
 			if (!k->configs)
@@ -320,7 +321,7 @@ static int verdict(struct rp_ctx *x)
 	struct gr_report_launches *L = &x->r->launches;
 	const struct gr_report_iteration *it = &L->iter;
 	const char *how = L->api_measured ? "measured" : "estimated";
-	char b1[32], b2[32], b3[32], pc[16], head[400], slow[600] = "";
+	char b1[32], b2[32], b3[32], pc[16], head[480], slow[600] = "", graphs[96] = "";
 	uint64_t span = it->found ? it->end_ts - it->start_ts : L->last_ts - L->first_ts;
 	uint64_t slow_ns = 0;
 	int bound = L->launch_share >= RP_LAUNCH_BOUND, slow_problem;
@@ -332,12 +333,16 @@ static int verdict(struct rp_ctx *x)
 				  : x->r->cuda_libraries
 				      ? "no kernel launches were recorded"
 				      : "no CUDA library was loaded: no launches");
+	if (it->found && it->graph_launches)
+		snprintf(graphs, sizeof(graphs),
+			 " (%u graph launch%s executing %" PRIu64 " kernels)", it->graph_launches,
+			 it->graph_launches == 1 ? "" : "es", it->kernels);
 	if (it->found && it->period_ns)
 		snprintf(head, sizeof(head),
-			 "%s: %u launch%s per iteration x %s (%s launch cost) = %s of the %s "
+			 "%s: %u launch%s%s per iteration x %s (%s launch cost) = %s of the %s "
 			 "iteration%s",
 			 bound ? "launch-bound" : "not launch-bound", it->launches,
-			 it->launches == 1 ? "" : "es",
+			 it->launches == 1 ? "" : "es", graphs,
 			 gr_units_ns(b1, sizeof(b1), L->launch_cost_ns), how,
 			 gr_units_pct(pc, sizeof(pc), L->launch_share),
 			 gr_units_ns(b2, sizeof(b2), it->period_ns),
@@ -382,6 +387,9 @@ int rp_launches(struct rp_ctx *x)
 
 	gr_model_processes(x->m, &nprocs);
 	L->total = x->nl;
+	L->executed = x->ls.executed;
+	L->graph_launches = gr_graphs_summary(x->ls.graphs)->graph_launches;
+	L->node_launches = gr_graphs_summary(x->ls.graphs)->node_launches;
 	if (x->nl) {
 		L->first_ts = x->l[0].ts;
 		L->last_ts = x->l[x->nl - 1].ts;

@@ -142,6 +142,21 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 	fprintf(f, "  %" PRIu64 " launches in %s (first to last launch): %s launches/s\n", L->total,
 		gr_units_ns(b1, sizeof(b1), L->last_ts - L->first_ts),
 		rate_str(b2, sizeof(b2), L->per_second));
+	if (L->graph_launches || L->node_launches)
+		fprintf(f,
+			"  graphs: %" PRIu64 " kernels executed = %" PRIu64
+			" direct launches + %" PRIu64 " through %" PRIu64
+			" graph launches; %" PRIu64
+			" launches were graph nodes (captured or added), not executions\n",
+			L->executed, L->total - L->node_launches,
+			L->executed - (L->total - L->node_launches), L->graph_launches,
+			L->node_launches);
+	if (it->found && it->graph_launches)
+		fprintf(f,
+			"  iteration: %u launch call%s per iteration, %u of them graph launches, "
+			"executing %" PRIu64 " kernels\n",
+			it->launches, it->launches == 1 ? "" : "s", it->graph_launches,
+			it->kernels);
 	if (it->found)
 		fprintf(f,
 			"  iteration: %u launch%s per iteration (%u calls: %u launches, %u copies, "
@@ -174,6 +189,8 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 		fprintf(f, "  %-*s %9" PRIu64 " %5.1f%%", NAME_WIDTH,
 			cut(nb, sizeof(nb), k->name, NAME_WIDTH), k->count, k->share * 100);
 		dist_cols(f, &k->api);
+		if (L->graph_launches || L->node_launches)
+			fprintf(f, "  executed %" PRIu64, k->executed);
 		fputc('\n', f);
 		for (size_t j = 0; j < k->nconfigs && j < 4; j++) {
 			const struct gr_report_kconfig *c = &k->configs[j];

@@ -112,6 +112,20 @@ static const char *const api_names[GR_API_COUNT] = {
     [GR_API_cuGraphInstantiate] = "cuGraphInstantiate",
     [GR_API___cudaLaunchKernel] = "__cudaLaunchKernel",
     [GR_API___cudaLaunchKernel_ptsz] = "__cudaLaunchKernel_ptsz",
+    [GR_API_cudaGraphAddKernelNode] = "cudaGraphAddKernelNode",
+    [GR_API_cudaGraphKernelNodeSetParams] = "cudaGraphKernelNodeSetParams",
+    [GR_API_cudaGraphExecKernelNodeSetParams] = "cudaGraphExecKernelNodeSetParams",
+    [GR_API_cuGraphAddKernelNode] = "cuGraphAddKernelNode",
+    [GR_API_cuGraphKernelNodeSetParams] = "cuGraphKernelNodeSetParams",
+    [GR_API_cuGraphExecKernelNodeSetParams] = "cuGraphExecKernelNodeSetParams",
+    [GR_API_cudaGraphAddMemcpyNode] = "cudaGraphAddMemcpyNode",
+    [GR_API_cudaGraphAddMemcpyNode1D] = "cudaGraphAddMemcpyNode1D",
+    [GR_API_cudaGraphAddMemsetNode] = "cudaGraphAddMemsetNode",
+    [GR_API_cudaGraphAddChildGraphNode] = "cudaGraphAddChildGraphNode",
+    [GR_API_cudaGraphExecUpdate] = "cudaGraphExecUpdate",
+    [GR_API_cuGraphExecUpdate] = "cuGraphExecUpdate",
+    [GR_API_cudaGraphClone] = "cudaGraphClone",
+    [GR_API_cuGraphAddChildGraphNode] = "cuGraphAddChildGraphNode",
 };
 
 const char *gr_api_name(unsigned api)
@@ -166,8 +180,9 @@ const char *gr_sync_kind_name(unsigned skind)
 
 const char *gr_graph_kind_name(unsigned gkind)
 {
-	static const char *const names[] = {"begin-capture", "end-capture", "instantiate",
-					    "launch"};
+	static const char *const names[] = {
+	    "begin-capture",   "end-capture",	  "instantiate",     "launch",	    "add-node",
+	    "add-child-graph", "node-set-params", "exec-set-params", "exec-update", "clone"};
 	return name_of(names, N(names), gkind);
 }
 

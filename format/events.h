@@ -366,6 +366,22 @@ enum gr_api {
 	/* nvcc 13's <<<>>> calls these; in the toolkit's runtime they jump to cudaLaunchKernel */
 	GR_API___cudaLaunchKernel,
 	GR_API___cudaLaunchKernel_ptsz,
+	/* explicit graph building: LAUNCH, COPY or MEMSET rows that describe a node, not work */
+	GR_API_cudaGraphAddKernelNode,
+	GR_API_cudaGraphKernelNodeSetParams,
+	GR_API_cudaGraphExecKernelNodeSetParams,
+	GR_API_cuGraphAddKernelNode,
+	GR_API_cuGraphKernelNodeSetParams,
+	GR_API_cuGraphExecKernelNodeSetParams,
+	GR_API_cudaGraphAddMemcpyNode,
+	GR_API_cudaGraphAddMemcpyNode1D,
+	GR_API_cudaGraphAddMemsetNode,
+	/* graph calls (GRAPH rows) */
+	GR_API_cudaGraphAddChildGraphNode,
+	GR_API_cudaGraphExecUpdate,
+	GR_API_cuGraphExecUpdate,
+	GR_API_cudaGraphClone,
+	GR_API_cuGraphAddChildGraphNode,
 	GR_API_COUNT
 };
 
@@ -400,11 +416,24 @@ enum gr_sync_kind {
 };
 const char *gr_sync_kind_name(unsigned skind);
 
+/*
+ * What a GRAPH row says; which handles it carries (docs/FORMAT.md section 11). The node kinds
+ * reuse the row's handle columns: graph = the graph, exec = the node handle (ADD_NODE,
+ * NODE_SET_PARAMS), the child graph (ADD_CHILD) or the clone (CLONE); EXEC_SET_PARAMS: exec =
+ * the executable graph, graph = the node handle. ADD_NODE, NODE_SET_PARAMS and EXEC_SET_PARAMS
+ * come with a LAUNCH, COPY or MEMSET row of the same thread and ts that holds the node's work.
+ */
 enum gr_graph_kind {
 	GR_GRAPH_BEGIN_CAPTURE = 0,
 	GR_GRAPH_END_CAPTURE,
 	GR_GRAPH_INSTANTIATE,
-	GR_GRAPH_LAUNCH
+	GR_GRAPH_LAUNCH,
+	GR_GRAPH_ADD_NODE,	  /* a kernel, memcpy or memset node added to a graph */
+	GR_GRAPH_ADD_CHILD,	  /* a child graph node: a copy of the child graph */
+	GR_GRAPH_NODE_SET_PARAMS, /* a kernel node's parameters changed in its graph */
+	GR_GRAPH_EXEC_SET_PARAMS, /* a kernel node's parameters changed in an executable graph */
+	GR_GRAPH_EXEC_UPDATE,	  /* an executable graph takes a graph's nodes */
+	GR_GRAPH_CLONE,		  /* a graph copied into a new one */
 };
 const char *gr_graph_kind_name(unsigned gkind);
 

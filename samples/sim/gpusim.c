@@ -37,6 +37,9 @@
  *    has completed. cudaMemset(Async) never blocks. cudaFree and cudaFreeHost first wait for
  *    the whole device. Waits sleep, then spin the last SPIN_SLACK_NS, and so return within a
  *    few us of the completion time.
+ *  - Graphs (graph.c): work issued to a capturing stream becomes a graph node with its modelled
+ *    duration instead of being queued; a graph launch queues its nodes as one operation lasting
+ *    the sum of their durations (in order, no parallel branches) and costs LAUNCH_NS.
  *  - Data: device memory is host memory. Copies and memsets of at most GPUSIM_DATA_MAX bytes
  *    (default 64 KiB) move their bytes when called, so small read-backs see real values. Larger
  *    ones are timed but move nothing: a host memcpy of 16 MiB takes longer than the modelled

@@ -71,4 +71,65 @@ void sim_memory_reset(void);
 /* launches (launch.c): grid/block/shmem validation shared by every launch entry point */
 cudaError_t sim_check_config(dim3 grid, dim3 block, size_t shmem);
 
+/*
+ * Graphs (graph.c, and stream.c for capture). A node is one piece of device work as a graph
+ * holds it: what a launch, copy or memset would have queued, with its modelled duration
+ * computed when the node is made, so that a graph launch replays exactly those times.
+ */
+struct sim_kernel; /* launch.c */
+struct sim_graph;  /* graph.c */
+
+enum sim_node_type {
+	SIM_NODE_KERNEL,
+	SIM_NODE_COPY,
+	SIM_NODE_MEMSET,
+	SIM_NODE_CHILD, /* a private copy of another graph, run in place */
+	SIM_NODE_EMPTY,
+};
+
+struct sim_node {
+	enum sim_node_type type;
+	uint64_t dur; /* modelled device time; a child's is computed when it runs */
+	/* kernel */
+	struct sim_kernel *kernel;
+	dim3 grid, block;
+	size_t shmem;
+	/* copy, memset: the bytes move when the node runs, as copies do (GPUSIM_DATA_MAX) */
+	void *dst;
+	const void *src;
+	size_t bytes;
+	int value;
+	/* child */
+	struct sim_graph *child;
+};
+
+/*
+ * Stream capture (stream.c): when @stream is capturing, appends a copy of @node to the capture's
+ * graph instead of queuing work, and sets *captured to 1; otherwise *captured is 0 and the
+ * caller queues the work itself. @node NULL asks for a call that capture does not allow (a
+ * synchronous copy): it fails with cudaErrorStreamCaptureUnsupported on a capturing stream.
+ * Fails with cudaErrorInvalidResourceHandle for an unknown stream.
+ */
+cudaError_t sim_capture(cudaStream_t stream, int per_thread, const struct sim_node *node,
+			int *captured);
+
+/* graph.c, called with the lock held: a new empty graph, and appending a node to one. */
+struct sim_graph *sim_graph_new_locked(void);
+cudaError_t sim_graph_append_locked(struct sim_graph *g, const struct sim_node *node,
+				    struct sim_node **added);
+/* Whether @g is a live graph handle (lock held). */
+int sim_graph_known_locked(const struct sim_graph *g);
+
+/* launch.c: the kernel of a host stub or handle (NULL if unknown), and the launch log line. */
+struct sim_kernel *sim_kernel_of(const void *func);
+void sim_log_launch(const struct sim_kernel *k, dim3 grid, dim3 block, size_t shmem,
+		    cudaStream_t stream);
+
+/* memory.c: a copy node for these arguments (path and duration as the copy would take), and
+ * moving a node's bytes when it runs (within GPUSIM_DATA_MAX). */
+cudaError_t sim_copy_node(struct sim_node *node, void *dst, const void *src, size_t n,
+			  enum cudaMemcpyKind kind);
+cudaError_t sim_memset_node(struct sim_node *node, void *dst, int value, size_t n);
+void sim_node_move_data(const struct sim_node *node);
+
 #endif

@@ -100,6 +100,11 @@ static struct sim_kernel *kernel_get(const void *func)
 	return k;
 }
 
+struct sim_kernel *sim_kernel_of(const void *func)
+{
+	return kernel_get(func);
+}
+
 /* --- registration --- */
 
 void **__cudaRegisterFatBinary(void *fatCubin)
@@ -261,8 +266,7 @@ static void log_open(void)
 		log_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 }
 
-static void log_launch(const struct sim_kernel *k, dim3 g, dim3 b, size_t shmem,
-		       cudaStream_t stream)
+void sim_log_launch(const struct sim_kernel *k, dim3 g, dim3 b, size_t shmem, cudaStream_t stream)
 {
 	char line[1024];
 	int n;
@@ -293,18 +297,33 @@ static cudaError_t launch(struct sim_kernel *k, dim3 grid, dim3 block, size_t sh
 			  cudaStream_t stream, int per_thread)
 {
 	uint64_t t0 = sim_now(), end;
+	struct sim_node node = {.type = SIM_NODE_KERNEL};
 	cudaError_t err;
+	int captured;
 
 	if (!k)
 		return sim_fail(cudaErrorInvalidDeviceFunction);
 	err = sim_check_config(grid, block, shmem);
 	if (err)
 		return sim_fail(err);
-	err = sim_submit(stream, per_thread, t0 + sim_launch_ns, sim_kernel_ns(grid, block, shmem),
-			 &end);
+	node.kernel = k;
+	node.grid = grid;
+	node.block = block;
+	node.shmem = shmem;
+	node.dur = sim_kernel_ns(grid, block, shmem);
+	/* on a capturing stream the launch becomes a node: it runs (and is logged) per graph launch
+	 */
+	err = sim_capture(stream, per_thread, &node, &captured);
 	if (err)
 		return sim_fail(err);
-	log_launch(k, grid, block, shmem, stream);
+	if (captured) {
+		sim_spin_until(t0 + sim_launch_ns);
+		return cudaSuccess;
+	}
+	err = sim_submit(stream, per_thread, t0 + sim_launch_ns, node.dur, &end);
+	if (err)
+		return sim_fail(err);
+	sim_log_launch(k, grid, block, shmem, stream);
 	sim_spin_until(t0 + sim_launch_ns);
 	return cudaSuccess;
 }

@@ -383,8 +383,10 @@ static cudaError_t copy(void *dst, const void *src, size_t n, enum cudaMemcpyKin
 			cudaStream_t stream, int per_thread, int async)
 {
 	uint64_t t0 = sim_now(), end;
+	struct sim_node node;
 	enum sim_path path;
 	cudaError_t err;
+	int captured;
 
 	if (n == 0) {
 		sim_spin_until(t0 + sim_api_ns);
@@ -393,7 +395,17 @@ static cudaError_t copy(void *dst, const void *src, size_t n, enum cudaMemcpyKin
 	err = copy_path(dst, src, n, kind, &path);
 	if (err)
 		return sim_fail(err);
-	err = sim_submit(stream, per_thread, t0 + sim_api_ns, sim_copy_ns(n, path), &end);
+	/* a capturing stream takes asynchronous copies as nodes; cudaMemcpy is refused there */
+	node = (struct sim_node){.type = SIM_NODE_COPY, .dst = dst, .src = src, .bytes = n};
+	node.dur = sim_copy_ns(n, path);
+	err = sim_capture(stream, per_thread, async ? &node : NULL, &captured);
+	if (err)
+		return sim_fail(err);
+	if (captured) {
+		sim_spin_until(t0 + sim_api_ns);
+		return cudaSuccess;
+	}
+	err = sim_submit(stream, per_thread, t0 + sim_api_ns, node.dur, &end);
 	if (err)
 		return sim_fail(err);
 	if (n <= data_max)
@@ -430,15 +442,24 @@ cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count, enum 
 static cudaError_t memset_dev(void *p, int value, size_t n, cudaStream_t stream, int per_thread)
 {
 	uint64_t t0 = sim_now(), end;
+	struct sim_node node;
 	cudaError_t err;
+	int captured;
 
 	if (n == 0) {
 		sim_spin_until(t0 + sim_api_ns);
 		return cudaSuccess;
 	}
-	if (!sim_is_device_range(p, n))
-		return sim_fail(cudaErrorInvalidValue);
-	err = sim_submit(stream, per_thread, t0 + sim_api_ns, sim_copy_ns(n, SIM_DEVICE), &end);
+	err = sim_memset_node(&node, p, value, n);
+	if (!err)
+		err = sim_capture(stream, per_thread, &node, &captured);
+	if (err)
+		return sim_fail(err);
+	if (captured) {
+		sim_spin_until(t0 + sim_api_ns);
+		return cudaSuccess;
+	}
+	err = sim_submit(stream, per_thread, t0 + sim_api_ns, node.dur, &end);
 	if (err)
 		return sim_fail(err);
 	if (n <= data_max)
@@ -465,4 +486,38 @@ cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t 
 cudaError_t cudaMemsetAsync_ptsz(void *devPtr, int value, size_t count, cudaStream_t stream)
 {
 	return memset_dev(devPtr, value, count, stream, 1);
+}
+
+/* --- graph nodes (graph.c runs them) --- */
+
+cudaError_t sim_copy_node(struct sim_node *node, void *dst, const void *src, size_t n,
+			  enum cudaMemcpyKind kind)
+{
+	enum sim_path path;
+	cudaError_t err = copy_path(dst, src, n, kind, &path);
+
+	if (err)
+		return err;
+	*node = (struct sim_node){.type = SIM_NODE_COPY, .dst = dst, .src = src, .bytes = n};
+	node->dur = sim_copy_ns(n, path);
+	return cudaSuccess;
+}
+
+cudaError_t sim_memset_node(struct sim_node *node, void *dst, int value, size_t n)
+{
+	if (!sim_is_device_range(dst, n))
+		return cudaErrorInvalidValue;
+	*node = (struct sim_node){.type = SIM_NODE_MEMSET, .dst = dst, .bytes = n, .value = value};
+	node->dur = sim_copy_ns(n, SIM_DEVICE);
+	return cudaSuccess;
+}
+
+void sim_node_move_data(const struct sim_node *node)
+{
+	if (node->bytes > data_max)
+		return;
+	if (node->type == SIM_NODE_COPY)
+		memmove(node->dst, node->src, node->bytes);
+	else if (node->type == SIM_NODE_MEMSET)
+		memset(node->dst, node->value, node->bytes);
 }

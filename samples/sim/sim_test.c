@@ -9,6 +9,9 @@
  *    clock is deterministic); which calls block the host is checked on the wall clock, with wide
  *    margins.
  * 3. Memory: small copies move bytes; bad pointers, streams and configurations fail cleanly.
+ * 4. Graphs: captured work runs only when its graph is launched, with the captured times, as
+ *    often as it is launched (GPUSIM_LOG counts kernels executed); streams joined through events
+ *    feed the capture; explicit nodes, set-params, executable update and child graphs.
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -426,6 +429,201 @@ static void test_memory(void)
 	cudaStreamDestroy(s);
 }
 
+/* Lines of the launch log for kernel @name: kernels the simulator executed. */
+static long log_count(const char *log, const char *name)
+{
+	char line[256];
+	size_t len = strlen(name);
+	long n = 0;
+	FILE *f = fopen(log, "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		n += strncmp(line, name, len) == 0 && line[len] == ' ';
+	if (f)
+		fclose(f);
+	return n;
+}
+
+static void run_graph(cudaStream_t s, void *arg)
+{
+	cudaGraphLaunch(*(cudaGraphExec_t *)arg, s);
+}
+
+/* 4 us, 6 us, 3 us of kernels and a 3 us memset, captured on s. */
+static void capture_step(cudaStream_t s, void *dev)
+{
+	launch((const void *)stub_b, dim3_of(WAVE * 2, 1, 1), B256, 0, s);
+	launch((const void *)stub_b, dim3_of(WAVE * 3, 1, 1), B256, 0, s);
+	launch((const void *)stub_b, dim3_of(1, 1, 1), B256, 0, s);
+	cudaMemsetAsync(dev, 0, 1000000, s); /* 2 us + 1 us at 1000 GB/s */
+}
+
+static void test_capture(const char *log)
+{
+	enum cudaStreamCaptureStatus st = cudaStreamCaptureStatusInvalidated;
+	cudaStream_t s, s2;
+	cudaEvent_t fork, join;
+	cudaGraph_t g = NULL, g2 = NULL;
+	cudaGraphExec_t x = NULL, x2 = NULL;
+	void *dev = NULL, *host = malloc(64);
+	long before;
+	float ms;
+
+	/* non-blocking: the legacy stream's copies below do not delay it */
+	cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+	cudaStreamCreate(&s2);
+	cudaEventCreate(&fork);
+	cudaEventCreate(&join);
+	cudaMalloc(&dev, 1 << 20);
+	check(cudaStreamBeginCapture(0, cudaStreamCaptureModeGlobal) ==
+		  cudaErrorStreamCaptureUnsupported,
+	      "the legacy stream cannot be captured");
+
+	before = log_count(log, "_Z5abi_bPfi");
+	/* the capture queues nothing: events around it, behind busy work, see no device time */
+	launch((const void *)stub_busy, BUSY, B256, 0, s);
+	cudaEventRecord(fork, s);
+	cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+	capture_step(s, dev);
+	check(cudaStreamIsCapturing(s, &st) == cudaSuccess && st == cudaStreamCaptureStatusActive,
+	      "cudaStreamIsCapturing: active");
+	check(cudaMemcpy(dev, host, 64, cudaMemcpyHostToDevice) == cudaSuccess,
+	      "a synchronous copy on the legacy stream runs beside a capture");
+	check(cudaStreamEndCapture(s, &g) == cudaSuccess && g, "cudaStreamEndCapture: a graph");
+	cudaEventRecord(join, s);
+	cudaEventSynchronize(join);
+	ms = -1;
+	cudaEventElapsedTime(&ms, fork, join);
+	check(near_ms(ms, 0), "captured work takes no device time when captured");
+	check(log_count(log, "_Z5abi_bPfi") == before, "captured launches do not execute");
+	check(cudaStreamIsCapturing(s, &st) == cudaSuccess && st == cudaStreamCaptureStatusNone,
+	      "cudaStreamIsCapturing: none after the end");
+	check(cudaGraphInstantiate(&x, g, 0) == cudaSuccess, "cudaGraphInstantiate");
+	ms = timed(s, run_graph, &x);
+	check(near_ms(ms, 16000), "a graph launch takes its nodes' times (4 + 6 + 3 + 3 us)");
+	for (int i = 0; i < 4; i++)
+		run_graph(s, &x);
+	cudaStreamSynchronize(s);
+	check(log_count(log, "_Z5abi_bPfi") == before + 15,
+	      "5 graph launches execute 3 kernels each: 15");
+
+	/* s2 joins the capture through an event recorded on s, and rejoins through another */
+	before = log_count(log, "_Z5abi_bPfi");
+	cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+	cudaEventRecord(fork, s);
+	cudaStreamWaitEvent(s2, fork, 0);
+	check(cudaStreamIsCapturing(s2, &st) == cudaSuccess && st == cudaStreamCaptureStatusActive,
+	      "a stream waiting on an event recorded in a capture joins it");
+	launch((const void *)stub_b, dim3_of(WAVE * 2, 1, 1), B256, 0, s2);
+	launch((const void *)stub_b, dim3_of(1, 1, 1), B256, 0, s);
+	cudaEventRecord(join, s2);
+	cudaStreamWaitEvent(s, join, 0);
+	check(cudaMemcpy(dev, host, 64, cudaMemcpyHostToDevice) == cudaSuccess &&
+		  log_count(log, "_Z5abi_bPfi") == before,
+	      "launches on a joined stream do not execute");
+	check(cudaStreamEndCapture(s2, &g2) == cudaErrorStreamCaptureUnmatched,
+	      "only the origin stream ends a capture");
+	check(cudaStreamEndCapture(s, &g2) == cudaSuccess, "end of the joined capture");
+	check(cudaStreamIsCapturing(s2, &st) == cudaSuccess && st == cudaStreamCaptureStatusNone,
+	      "the joined stream stops capturing with its capture");
+	cudaGraphInstantiateWithFlags(&x2, g2, 0);
+	ms = timed(s, run_graph, &x2);
+	check(near_ms(ms, 7000), "joined capture: both streams' nodes run (4 + 3 us)");
+	check(log_count(log, "_Z5abi_bPfi") == before + 2, "joined capture: 2 kernels per launch");
+
+	check(cudaGraphExecDestroy(x) == cudaSuccess && cudaGraphExecDestroy(x2) == cudaSuccess,
+	      "cudaGraphExecDestroy");
+	check(cudaGraphDestroy(g) == cudaSuccess && cudaGraphDestroy(g2) == cudaSuccess,
+	      "cudaGraphDestroy");
+	check(cudaGraphLaunch(x, s) == cudaErrorInvalidValue, "a destroyed executable graph fails");
+	cudaFree(dev);
+	free(host);
+	cudaEventDestroy(fork);
+	cudaEventDestroy(join);
+	cudaStreamDestroy(s);
+	cudaStreamDestroy(s2);
+}
+
+static struct cudaKernelNodeParams kparams(const void *f, unsigned blocks)
+{
+	struct cudaKernelNodeParams p = {0};
+
+	p.func = (void *)f;
+	p.gridDim = dim3_of(blocks, 1, 1);
+	p.blockDim = B256;
+	return p;
+}
+
+static void test_graph_building(const char *log)
+{
+	cudaGraph_t g = NULL, child = NULL, clone = NULL;
+	cudaGraphExec_t x = NULL;
+	cudaGraphNode_t k1 = NULL, cp = NULL, ch = NULL, inner = NULL, extra = NULL;
+	cudaGraphExecUpdateResultInfo info;
+	struct cudaKernelNodeParams p = kparams((const void *)stub_b, WAVE * 2);
+	cudaStream_t s;
+	void *a = NULL, *b = NULL;
+	long before;
+	float ms;
+
+	cudaStreamCreate(&s);
+	cudaMalloc(&a, 1 << 20);
+	cudaMalloc(&b, 1 << 20);
+	check(cudaGraphCreate(&g, 0) == cudaSuccess && cudaGraphCreate(&child, 0) == cudaSuccess,
+	      "cudaGraphCreate");
+	check(cudaGraphAddKernelNode(&k1, g, NULL, 0, &p) == cudaSuccess && k1,
+	      "cudaGraphAddKernelNode");
+	check(cudaGraphAddMemcpyNode1D(&cp, g, &k1, 1, b, a, 1000000, cudaMemcpyDeviceToDevice) ==
+		  cudaSuccess,
+	      "cudaGraphAddMemcpyNode1D");
+	p = kparams((const void *)stub_b, 1);
+	check(cudaGraphAddKernelNode(&inner, child, NULL, 0, &p) == cudaSuccess,
+	      "a kernel node in the child graph");
+	check(cudaGraphAddChildGraphNode(&ch, g, &cp, 1, child) == cudaSuccess,
+	      "cudaGraphAddChildGraphNode");
+	p.func = (void *)&p; /* not a kernel */
+	check(cudaGraphAddKernelNode(&extra, g, NULL, 0, &p) == cudaErrorInvalidDeviceFunction,
+	      "a kernel node of an unknown kernel fails");
+	check(cudaGraphInstantiateWithFlags(&x, g, 0) == cudaSuccess,
+	      "instantiate the built graph");
+	before = log_count(log, "_Z5abi_bPfi");
+	ms = timed(s, run_graph, &x);
+	check(near_ms(ms, 10000), "built graph: 4 us kernel + 3 us copy + 3 us child kernel");
+	check(log_count(log, "_Z5abi_bPfi") == before + 2, "built graph: 2 kernels per launch");
+
+	/* set-params on the graph leaves the executable graph alone until an update */
+	p = kparams((const void *)stub_b, WAVE * 5);
+	check(cudaGraphKernelNodeSetParams(k1, &p) == cudaSuccess, "cudaGraphKernelNodeSetParams");
+	ms = timed(s, run_graph, &x);
+	check(near_ms(ms, 10000), "graph set-params does not change the executable graph");
+	check(cudaGraphExecUpdate(x, g, &info) == cudaSuccess &&
+		  info.result == cudaGraphExecUpdateSuccess,
+	      "cudaGraphExecUpdate");
+	ms = timed(s, run_graph, &x);
+	check(near_ms(ms, 16000), "after the update: 10 us kernel + 3 + 3");
+	p = kparams((const void *)stub_b, 1);
+	check(cudaGraphExecKernelNodeSetParams(x, k1, &p) == cudaSuccess,
+	      "cudaGraphExecKernelNodeSetParams");
+	ms = timed(s, run_graph, &x);
+	check(near_ms(ms, 9000), "exec set-params: 3 us kernel + 3 + 3");
+	check(cudaGraphClone(&clone, g) == cudaSuccess, "cudaGraphClone");
+	check(cudaGraphAddEmptyNode(&extra, clone, NULL, 0) == cudaSuccess,
+	      "cudaGraphAddEmptyNode");
+	check(cudaGraphExecUpdate(x, clone, &info) == cudaErrorGraphExecUpdateFailure &&
+		  info.result == cudaGraphExecUpdateErrorTopologyChanged,
+	      "an update to another topology fails");
+	ms = timed(s, run_graph, &x);
+	check(near_ms(ms, 9000), "a failed update leaves the executable graph as it was");
+
+	cudaGraphExecDestroy(x);
+	cudaGraphDestroy(clone);
+	cudaGraphDestroy(child);
+	cudaGraphDestroy(g);
+	cudaFree(a);
+	cudaFree(b);
+	cudaStreamDestroy(s);
+}
+
 static void test_queue_depth(void)
 {
 	cudaStream_t s;
@@ -469,6 +667,8 @@ int main(int argc, char **argv)
 	test_model();
 	test_memory();
 	test_queue_depth();
+	test_capture(log);
+	test_graph_building(log);
 	/* last: its largest grid keeps the simulated device busy for days */
 	test_abi(log);
 	if (log == tmp)

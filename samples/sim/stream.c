@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * gpusim streams and events: the per-stream FIFO queues of the time model (see gpusim.c), the
- * legacy and per-thread default streams, and every call that records, waits or synchronises.
+ * legacy and per-thread default streams, every call that records, waits or synchronises, and
+ * stream capture (which streams feed which graph; graph.c holds the graphs).
  */
 #include <stdlib.h>
 
@@ -14,6 +15,8 @@ struct sim_stream {
 	int user;     /* created by cudaStreamCreate*, so cudaStreamDestroy may free it */
 	int priority;
 	unsigned long long id;
+	struct sim_graph *capture;	/* the graph this stream's work goes to, or NULL */
+	int capture_origin;		/* capture began here (others joined through events) */
 	uint64_t tail;			/* end of the last operation queued */
 	uint64_t ring[SIM_QUEUE_DEPTH]; /* ends of queued operations, oldest at head */
 	unsigned int head, count;
@@ -24,6 +27,8 @@ struct sim_event {
 	unsigned int flags;
 	int recorded;
 	uint64_t t; /* when the device reaches the event: end of the work queued before it */
+	/* recorded on a capturing stream: a point in that graph, which a wait joins */
+	struct sim_graph *capture;
 };
 
 static struct sim_stream legacy = {.id = 1};
@@ -206,12 +211,17 @@ static cudaError_t stream_sync(cudaStream_t h, int per_thread)
 	uint64_t t0 = sim_now(), t;
 	struct sim_stream *s;
 
+	int capturing;
+
 	sim_lock();
 	s = stream_get(h, per_thread);
 	t = s ? s->tail : 0;
+	capturing = s && s->capture;
 	sim_unlock();
 	if (!s)
 		return sim_fail(cudaErrorInvalidResourceHandle);
+	if (capturing)
+		return sim_fail(cudaErrorStreamCaptureUnsupported);
 	sim_wait_until(max_u64(t, t0 + sim_sync_ns));
 	return cudaSuccess;
 }
@@ -374,8 +384,19 @@ static cudaError_t event_record(cudaEvent_t event, cudaStream_t stream, int per_
 	struct sim_event *e;
 	cudaError_t err;
 
+	struct sim_stream *s;
+
 	sim_lock();
 	e = event_get(event);
+	s = stream_get(stream, per_thread);
+	if (e && s && s->capture) {
+		/* in a capture the event marks a point of the graph: a stream waiting on it joins
+		 */
+		e->capture = s->capture;
+		sim_unlock();
+		sim_spin_until(t0 + sim_api_ns);
+		return cudaSuccess;
+	}
 	sim_unlock();
 	if (!e)
 		return sim_fail(cudaErrorInvalidResourceHandle);
@@ -483,7 +504,9 @@ static cudaError_t stream_wait_event(cudaStream_t stream, cudaEvent_t event, int
 	s = stream_get(stream, per_thread);
 	e = event_get(event);
 	/* later work on s starts after the event; an unrecorded event is already complete */
-	if (s && e && e->recorded)
+	if (s && e && e->capture)
+		s->capture = e->capture; /* s joins the capture: its work goes to the graph */
+	else if (s && e && e->recorded)
 		s->tail = max_u64(s->tail, e->t);
 	sim_unlock();
 	if (!s || !e)
@@ -500,4 +523,134 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
 cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
 {
 	return stream_wait_event(stream, event, 1);
+}
+
+/* --- stream capture --- */
+
+cudaError_t sim_capture(cudaStream_t h, int per_thread, const struct sim_node *node, int *captured)
+{
+	struct sim_stream *s;
+	cudaError_t err = cudaSuccess;
+
+	*captured = 0;
+	sim_lock();
+	s = stream_get(h, per_thread);
+	if (!s)
+		err = cudaErrorInvalidResourceHandle;
+	else if (s->capture && !node)
+		err = cudaErrorStreamCaptureUnsupported;
+	else if (s->capture) {
+		err = sim_graph_append_locked(s->capture, node, NULL);
+		*captured = !err;
+	}
+	sim_unlock();
+	return err;
+}
+
+static cudaError_t begin_capture(cudaStream_t h, int per_thread)
+{
+	uint64_t t0 = sim_now();
+	struct sim_stream *s;
+	cudaError_t err = cudaSuccess;
+
+	sim_lock();
+	s = stream_get(h, per_thread);
+	if (!s)
+		err = cudaErrorInvalidResourceHandle;
+	else if (s == &legacy) /* the legacy stream cannot be captured */
+		err = cudaErrorStreamCaptureUnsupported;
+	else if (s->capture)
+		err = cudaErrorIllegalState;
+	else if (!(s->capture = sim_graph_new_locked()))
+		err = cudaErrorMemoryAllocation;
+	else
+		s->capture_origin = 1;
+	sim_unlock();
+	if (err)
+		return sim_fail(err);
+	sim_spin_until(t0 + sim_api_ns);
+	return cudaSuccess;
+}
+
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode)
+{
+	return begin_capture(stream, 0);
+}
+
+cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t stream, enum cudaStreamCaptureMode mode)
+{
+	return begin_capture(stream, 1);
+}
+
+/* Ends the capture begun on h: every stream that joined it stops capturing too. */
+static cudaError_t end_capture(cudaStream_t h, int per_thread, cudaGraph_t *out)
+{
+	uint64_t t0 = sim_now();
+	struct sim_stream *s;
+	struct sim_graph *g = NULL;
+	cudaError_t err = cudaSuccess;
+
+	if (!out)
+		return sim_fail(cudaErrorInvalidValue);
+	sim_lock();
+	s = stream_get(h, per_thread);
+	if (!s)
+		err = cudaErrorInvalidResourceHandle;
+	else if (!s->capture)
+		err = cudaErrorIllegalState;
+	else if (!s->capture_origin)
+		err = cudaErrorStreamCaptureUnmatched;
+	if (!err) {
+		g = s->capture;
+		for (struct sim_stream *o = streams; o; o = o->next)
+			if (o->capture == g) {
+				o->capture = NULL;
+				o->capture_origin = 0;
+			}
+		for (struct sim_event *e = events; e; e = e->next)
+			if (e->capture == g)
+				e->capture = NULL;
+	}
+	sim_unlock();
+	if (err)
+		return sim_fail(err);
+	*out = (cudaGraph_t)(void *)g;
+	sim_spin_until(t0 + sim_api_ns);
+	return cudaSuccess;
+}
+
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph)
+{
+	return end_capture(stream, 0, pGraph);
+}
+
+cudaError_t cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t *pGraph)
+{
+	return end_capture(stream, 1, pGraph);
+}
+
+static cudaError_t is_capturing(cudaStream_t h, int per_thread,
+				enum cudaStreamCaptureStatus *status)
+{
+	struct sim_stream *s;
+
+	if (!status)
+		return sim_fail(cudaErrorInvalidValue);
+	sim_lock();
+	s = stream_get(h, per_thread);
+	if (s)
+		*status = s->capture ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
+	sim_unlock();
+	return s ? cudaSuccess : sim_fail(cudaErrorInvalidResourceHandle);
+}
+
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus)
+{
+	return is_capturing(stream, 0, pCaptureStatus);
+}
+
+cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream,
+				       enum cudaStreamCaptureStatus *pCaptureStatus)
+{
+	return is_capturing(stream, 1, pCaptureStatus);
 }

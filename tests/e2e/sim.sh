@@ -119,11 +119,23 @@ for name in starved alone; do
 	check "$name: 20 kernels x 50 steps" "1000 _Z4tickPfii 264,1,1 256,1,1 0;" \
 		"$(launches $name)"
 done
+# graph: the 40 captured launches execute nothing; each of 50 graph launches executes all 40
+for name in graph graph_eager; do
+	run_sim $name 50
+	check "$name: 4 kernels x 10 per step x 50 steps" \
+		"500 _Z12layer_linearPfPKfi 16,1,1 256,1,1 0;500 _Z10layer_biasPfi 16,1,1 256,1,1 0;500 _Z9layer_actPfi 16,1,1 256,1,1 0;500 _Z10layer_normPfi 1,1,1 256,1,1 0;" \
+		"$(launches $name)"
+done
+check "graph: summary (one graph launch per step)" "50 50 0 0" "$(for k in launches syncs copies errors; do
+	summary "$TMP/graph.out" $k; done | tr '\n' ' ' | sed 's/ $//')"
+check "graph_eager: summary" "2000 50 0 0" "$(for k in launches syncs copies errors; do
+	summary "$TMP/graph_eager.out" $k; done | tr '\n' ' ' | sed 's/ $//')"
+
 pgrep -x hog >/dev/null && not_ok "starved left hog processes behind" || ok "no hog left behind"
 
 # --- samples on the real runtime: every call fails without a driver, the sample goes on ---
 if [ -f "$REAL_CUDART" ]; then
-	for name in chain chain_fused pageable pinned item item_free starved alone; do
+	for name in chain chain_fused pageable pinned item item_free starved alone graph graph_eager; do
 		LD_LIBRARY_PATH=$(dirname "$REAL_CUDART") timeout 120 "$SAMPLES/$name" 3 \
 			>"$TMP/real.out" 2>"$TMP/real.err"
 		rc=$?
@@ -168,6 +180,9 @@ ratio_gt() { # NAME A B MIN: ok when A > MIN x B
 
 pair_us "chain 1000" "chain_fused 1000"
 ratio_gt "chain takes longer than chain_fused (5 launches vs 1 per step)" "$a" "$b" 2
+
+pair_us "graph_eager 200" "graph 200"
+ratio_gt "graph_eager takes longer than graph (40 launch calls vs 1 per step)" "$a" "$b" 1.2
 
 pair_us "pageable 20" "pinned 20"
 ratio_gt "pageable takes longer than pinned (8 vs 25 GB/s)" "$a" "$b" 2
