@@ -127,6 +127,8 @@ struct gr_report_iteration {
 	uint32_t calls;		   /* API calls per iteration */
 	uint32_t launches;	   /* of which launches */
 	uint32_t copies, syncs;	   /* copies (+ memsets) and synchronising calls */
+	uint32_t other;		   /* the rest (event records, stream waits): the four add up
+				    * to calls */
 	uint64_t count;		   /* complete iterations in the loop */
 	uint64_t period_ns;	   /* median iteration time (start to next start) */
 	uint64_t start_ts, end_ts; /* the loop: first iteration's first call to the end of the

@@ -126,6 +126,7 @@ static void launches(struct gr_json *j, const struct gr_report *r, const struct 
 		gr_json_kv_u64(j, "launches", it->launches);
 		gr_json_kv_u64(j, "copies", it->copies);
 		gr_json_kv_u64(j, "syncs", it->syncs);
+		gr_json_kv_u64(j, "other", it->other);
 		gr_json_kv_u64(j, "count", it->count);
 		gr_json_kv_u64(j, "period_ns", it->period_ns);
 		gr_json_kv_u64(j, "start_ts", it->start_ts);

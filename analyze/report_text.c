@@ -142,16 +142,24 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 	fprintf(f, "  %" PRIu64 " launches in %s (first to last launch): %s launches/s\n", L->total,
 		gr_units_ns(b1, sizeof(b1), L->last_ts - L->first_ts),
 		rate_str(b2, sizeof(b2), L->per_second));
-	if (it->found)
+	if (it->found) {
+		char c1[GR_UNITS_LEN], c2[GR_UNITS_LEN], c3[GR_UNITS_LEN], c4[GR_UNITS_LEN],
+		    c5[GR_UNITS_LEN], c6[GR_UNITS_LEN];
+
+		/* the breakdown adds up to the calls: what neither launches, copies nor blocks
+		 * (an event record, a stream wait) is "other" */
 		fprintf(f,
-			"  iteration: %u launch%s per iteration (%u calls: %u launches, %u copies, "
-			"%u syncs),\n             %" PRIu64 " iterations of %s (median), %.0f%% of "
-			"calls repeat, on %s (tid %u)\n",
-			it->launches, it->launches == 1 ? "" : "es", it->calls, it->launches,
-			it->copies, it->syncs, it->count,
+			"  iteration: %s per iteration (%s: %s, %s, %s, %u other),\n"
+			"             %s of %s (median), %.0f%% of calls repeat, on %s (tid %u)\n",
+			gr_units_count(c1, sizeof(c1), it->launches, "launch", "launches"),
+			gr_units_count(c2, sizeof(c2), it->calls, "call", "calls"),
+			gr_units_count(c3, sizeof(c3), it->launches, "launch", "launches"),
+			gr_units_count(c4, sizeof(c4), it->copies, "copy", "copies"),
+			gr_units_count(c5, sizeof(c5), it->syncs, "sync", "syncs"), it->other,
+			gr_units_count(c6, sizeof(c6), it->count, "iteration", "iterations"),
 			gr_units_ns(b1, sizeof(b1), it->period_ns), it->match * 100,
 			cut(nb, sizeof(nb), th[it->thread].comm, 16), th[it->thread].tid);
-	else
+	} else
 		fprintf(f, "  iteration: no repeating sequence of calls found\n");
 	if (L->api_measured)
 		fprintf(f, "  launch cost: %s median launch call (measured, %" PRIu64 " calls)\n",

@@ -522,6 +522,207 @@ static void test_iteration_sync_marker(void)
 	gr_model_free(m);
 }
 
+/* A copy or a sync on stream (or of event) @handle, for traces with several streams. */
+static void tb_copy_on(struct tb *b, uint64_t ts, uint32_t tid, unsigned kind, uint64_t bytes,
+		       int async, uint64_t stream)
+{
+	uint64_t v[GR_COPY_NCOLS] = {
+	    [GR_COPY_TS] = ts,
+	    [GR_COPY_DUR] = 100,
+	    [GR_COPY_PID] = tid,
+	    [GR_COPY_TID] = tid,
+	    [GR_COPY_API] = async ? GR_API_cudaMemcpyAsync : GR_API_cudaMemcpy,
+	    [GR_COPY_BYTES] = bytes,
+	    [GR_COPY_CKIND] = kind,
+	    [GR_COPY_STREAM] = stream,
+	    [GR_COPY_FLAGS] = async ? GR_COPY_F_ASYNC : 0,
+	};
+
+	b->err |= gr_trace_writer_append(b->w, GR_K_COPY, v, NULL);
+}
+
+static void tb_sync_on(struct tb *b, uint64_t ts, uint32_t tid, unsigned kind, uint64_t handle)
+{
+	uint64_t v[GR_SYNC_NCOLS] = {
+	    [GR_SYNC_TS] = ts,	 [GR_SYNC_DUR] = 100,	 [GR_SYNC_PID] = tid,
+	    [GR_SYNC_TID] = tid, [GR_SYNC_SKIND] = kind, [GR_SYNC_HANDLE] = handle};
+
+	b->err |= gr_trace_writer_append(b->w, GR_K_SYNC, v, NULL);
+}
+
+/* The breakdown of an iteration adds up to its calls. */
+static void check_breakdown(const struct gr_report_iteration *it)
+{
+	CHECK_EQ_U64(it->launches + it->copies + it->syncs + it->other, it->calls);
+}
+
+/* A warm-up launch, a device sync and an event record, then 300 launches of the same kernel,
+ * an event record and an event sync (a timed loop): 300 iterations of 1 launch. The warm-up
+ * launch repeats the loop's call but is no iteration: calls other than the loop's lie between. */
+static void test_iteration_warmup(void)
+{
+	struct tb b;
+	struct gr_model *m;
+	struct gr_report *r = NULL;
+
+	tb_open(&b, "warmup.trc");
+	tb_launch(&b, T0 + 1000, 7, 7, 0x10, 1, 32, 0, 0, 0);
+	tb_sync_on(&b, T0 + 2000, 7, GR_SYNC_DEVICE, 0);
+	tb_sync_on(&b, T0 + 3000, 7, GR_SYNC_EVENT_RECORD, 0);
+	for (uint64_t i = 0; i < 300; i++)
+		tb_launch(&b, T0 + 10000 + i * 1000, 7, 7, 0x10, 1, 32, 0, 0, 0);
+	tb_sync_on(&b, T0 + 400000, 7, GR_SYNC_EVENT_RECORD, 0);
+	tb_sync_on(&b, T0 + 401000, 7, GR_SYNC_EVENT, 0xE0);
+	m = tb_load(&b);
+	r = m ? compute(m, NULL) : NULL;
+	CHECK(r != NULL);
+	if (r) {
+		const struct gr_report_iteration *it = &r->launches.iter;
+
+		CHECK(it->found);
+		CHECK_EQ_U64(it->calls, 1);
+		CHECK_EQ_U64(it->launches, 1);
+		CHECK_EQ_U64(it->other, 0);
+		check_breakdown(it);
+		CHECK_EQ_U64(it->count, 300);
+		CHECK_EQ_U64(it->period_ns, 1000);
+		CHECK_EQ_U64(it->start_ts, T0 + 10000);
+		CHECK_EQ_U64(it->loop.launches, 300);
+		/* the match is over the anchor's calls, warm-up to last: 3 of 302 differ */
+		CHECK_NEAR(it->match, 299.0 / 302);
+	}
+	gr_report_free(r);
+	gr_model_free(m);
+}
+
+/* Four streams; setup: per stream a copy and an event record. Then per stream, 20 times: event
+ * synchronize, launch, async H2D, async D2H, event record, on that stream (stream after stream,
+ * or each round over the four). */
+static void streams_trace(struct tb *b, const char *name, int stream_major)
+{
+	uint64_t ts = T0 + 1000;
+
+	tb_open(b, name);
+	for (uint64_t s = 0; s < 4; s++) {
+		tb_copy_on(b, ts += 1000, 7, GR_COPY_H2D, 65536, 0, 0);
+		tb_sync_on(b, ts += 1000, 7, GR_SYNC_EVENT_RECORD, 0xA0 + s);
+	}
+	for (uint64_t a = 0; a < (stream_major ? 4 : 20); a++)
+		for (uint64_t c = 0; c < (stream_major ? 20 : 4); c++) {
+			uint64_t s = stream_major ? a : c;
+
+			tb_sync_on(b, ts += 1000, 7, GR_SYNC_EVENT, 0xE0 + s);
+			tb_launch(b, ts += 1000, 7, 7, 0x10, 1, 32, 0xA0 + s, 0, 0);
+			tb_copy_on(b, ts += 1000, 7, GR_COPY_H2D, 65536, 1, 0xA0 + s);
+			tb_copy_on(b, ts += 1000, 7, GR_COPY_D2H, 65536, 1, 0xA0 + s);
+			tb_sync_on(b, ts += 1000, 7, GR_SYNC_EVENT_RECORD, 0xA0 + s);
+		}
+}
+
+static void test_iteration_streams(void)
+{
+	struct tb b;
+	struct gr_model *m;
+	struct gr_report *r = NULL;
+
+	/* stream after stream: each stream's loop is 20 iterations of the 5 calls; the first wins
+	 * (a call on another stream is another call) */
+	streams_trace(&b, "streams_major.trc", 1);
+	m = tb_load(&b);
+	r = m ? compute(m, NULL) : NULL;
+	CHECK(r != NULL);
+	if (r) {
+		const struct gr_report_iteration *it = &r->launches.iter;
+
+		CHECK(it->found);
+		CHECK_EQ_U64(it->calls, 5);
+		CHECK_EQ_U64(it->launches, 1);
+		CHECK_EQ_U64(it->copies, 2);
+		CHECK_EQ_U64(it->syncs, 1);
+		CHECK_EQ_U64(it->other, 1);
+		check_breakdown(it);
+		CHECK_EQ_U64(it->count, 20);
+		CHECK_EQ_U64(it->period_ns, 5000);
+		/* the setup's 8 calls, then the first stream's first event sync */
+		CHECK_EQ_U64(it->start_ts, T0 + 1000 + 9000);
+		CHECK_EQ_U64(it->loop.launches, 20);
+	}
+	gr_report_free(r);
+	gr_model_free(m);
+
+	/* a round over the four streams is the iteration: 20 of 20 calls */
+	streams_trace(&b, "streams_rounds.trc", 0);
+	m = tb_load(&b);
+	r = m ? compute(m, NULL) : NULL;
+	CHECK(r != NULL);
+	if (r) {
+		const struct gr_report_iteration *it = &r->launches.iter;
+
+		CHECK(it->found);
+		CHECK_EQ_U64(it->calls, 20);
+		CHECK_EQ_U64(it->launches, 4);
+		CHECK_EQ_U64(it->copies, 8);
+		CHECK_EQ_U64(it->syncs, 4);
+		CHECK_EQ_U64(it->other, 4);
+		check_breakdown(it);
+		CHECK_EQ_U64(it->count, 20);
+		CHECK_EQ_U64(it->period_ns, 20000);
+		/* the setup's last call, the last stream's event record, repeats as the end of
+		 * every round: the loop starts there, and its 20th iteration ends before the last
+		 * round's last call */
+		CHECK_EQ_U64(it->start_ts, T0 + 1000 + 8000);
+		CHECK_EQ_U64(it->end_ts, T0 + 1000 + 8000 + 20 * 20000 - 1000 + 100);
+		CHECK_EQ_U64(it->loop.launches, 80);
+	}
+	gr_report_free(r);
+	gr_model_free(m);
+}
+
+/* The report's text, for wording checks (the caller frees it). */
+static char *render_text(const struct gr_report *r, const struct gr_model *m)
+{
+	char *text = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&text, &n);
+
+	CHECK(gr_report_write_text(f, r, m, 0) == 0);
+	fclose(f);
+	return text;
+}
+
+/* No loop, no loop wording: kernels that never repeat in order, with 4 synchronous 1 MiB H2D
+ * copies among them (a sync_copy_in_loop finding over the whole recording). */
+static void test_no_loop_wording(void)
+{
+	struct tb b;
+	struct gr_model *m;
+	struct gr_report *r = NULL;
+
+	tb_open(&b, "noloop.trc");
+	for (uint64_t i = 0; i < 40; i++)
+		tb_launch(&b, T0 + 1000 + i * 1000, 7, 7, 0x10 + (i * i * 7 + i / 3) % 11, 1, 32, 0,
+			  0, 0);
+	for (uint64_t i = 0; i < 4; i++)
+		tb_copy(&b, T0 + 1500 + i * 9000, 7, 7, GR_COPY_H2D, 1u << 20, 0x100, 0x200, 0, 400,
+			0);
+	m = tb_load(&b);
+	r = m ? compute(m, NULL) : NULL;
+	CHECK(r != NULL);
+	if (r) {
+		char *text = render_text(r, m);
+		const struct gr_report_finding *f = finding(r, "sync_copy_in_loop");
+
+		CHECK(!r->launches.iter.found);
+		CHECK(f && f->count == 4);
+		CHECK(text && !strstr(text, "in the loop") && !strstr(text, "per iteration") &&
+		      !strstr(text, "of the loop") && !strstr(text, "out of the loop"));
+		CHECK(text && strstr(text, "4 synchronous copies (4.0 MiB) in the recording"));
+		free(text);
+	}
+	gr_report_free(r);
+	gr_model_free(m);
+}
+
 static void test_fusion(void)
 {
 	struct gr_model *m = scenario_loop();
@@ -1089,6 +1290,9 @@ int main(void)
 	RUN_TEST(test_launches);
 	RUN_TEST(test_iteration);
 	RUN_TEST(test_iteration_sync_marker);
+	RUN_TEST(test_iteration_warmup);
+	RUN_TEST(test_iteration_streams);
+	RUN_TEST(test_no_loop_wording);
 	RUN_TEST(test_fusion);
 	RUN_TEST(test_fusion_streams);
 	RUN_TEST(test_transfer);
