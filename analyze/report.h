@@ -30,7 +30,6 @@
 #define GR_REPORT_CPU	   (1u << 3)
 #define GR_REPORT_ALL	   0xfu
 
-#define GR_REPORT_DEFAULT_SMS	 132   /* an H100 SXM */
 #define GR_REPORT_SLOW_LAUNCH_NS 50000 /* launch calls slower than this are listed */
 #define GR_REPORT_GAP_BUCKETS	 11    /* inter-launch gap histogram, see gr_report_gap_edges */
 #define GR_REPORT_SIZE_BUCKETS	 6     /* copy size histogram, see gr_report_size_edges */
@@ -38,7 +37,8 @@
 
 struct gr_report_opts {
 	unsigned sections;	 /* GR_REPORT_* bits; 0 = all */
-	uint32_t sms;		 /* streaming multiprocessors of the GPU; 0 = 132 */
+	uint32_t sms;		 /* streaming multiprocessors of the GPU; 0 = the count the
+				  * program got from the runtime, when recorded */
 	uint64_t slow_launch_ns; /* 0 = GR_REPORT_SLOW_LAUNCH_NS */
 };
 
@@ -292,9 +292,17 @@ struct gr_report_cpu {
 
 /* ---- the whole report ---- */
 
+/* Where the report's SM count came from. */
+enum gr_report_sms_source {
+	GR_REPORT_SMS_UNKNOWN = 0, /* neither: no waves, no grid marked small */
+	GR_REPORT_SMS_RECORDED,	   /* the program asked the runtime (GR_SESS_DEVICE_SMS) */
+	GR_REPORT_SMS_OPTION,	   /* --sms */
+};
+
 struct gr_report {
 	unsigned sections; /* computed sections */
-	uint32_t sms;
+	uint32_t sms;	   /* 0: unknown */
+	enum gr_report_sms_source sms_source;
 	uint64_t first_ts, last_ts, wall_ns; /* the recording (gr_model_time_span) */
 	uint64_t cuda_libraries;	     /* CUDA libraries the recorder probed */
 	uint64_t lost_events;

@@ -430,7 +430,15 @@ int gr_report_write_json(FILE *f, const struct gr_report *r, const struct gr_mod
 	gr_json_kv_u64(&j, "cuda_libraries", r->cuda_libraries);
 	gr_json_kv_u64(&j, "lost_events", r->lost_events);
 	gr_json_kv_bool(&j, "ended_abruptly", r->ended_abruptly);
-	gr_json_kv_u64(&j, "sms", r->sms);
+	gr_json_key(&j, "sms");
+	if (r->sms)
+		gr_json_u64(&j, r->sms);
+	else
+		gr_json_null(&j);
+	gr_json_kv_str(&j, "sms_source",
+		       r->sms_source == GR_REPORT_SMS_OPTION	 ? "option"
+		       : r->sms_source == GR_REPORT_SMS_RECORDED ? "recorded"
+								 : "unknown");
 	gr_json_key(&j, "sections");
 	gr_json_array_flat(&j);
 	if (r->sections & GR_REPORT_LAUNCHES)

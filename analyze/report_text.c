@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -72,6 +73,16 @@ static void heading(FILE *f, const char *title)
 	fputc('\n', f);
 }
 
+/* "1.50 waves", or "waves unknown" without an SM count. */
+static const char *waves_str(char *buf, size_t n, double waves)
+{
+	if (isnan(waves))
+		snprintf(buf, n, "waves unknown");
+	else
+		snprintf(buf, n, "%.2f waves", waves);
+	return buf;
+}
+
 static const char *dims(char *buf, size_t n, const uint32_t d[3])
 {
 	snprintf(buf, n, "(%u,%u,%u)", d[0], d[1], d[2]);
@@ -131,7 +142,7 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 	const struct gr_report_launches *L = &r->launches;
 	const struct gr_report_iteration *it = &L->iter;
 	const struct gr_thread *th = gr_model_threads(m, NULL);
-	char b1[64], b2[64], b3[64], nb[NAME_WIDTH + 8];
+	char b1[64], b2[64], b3[64], nb[NAME_WIDTH + 8], wb[32];
 	size_t i;
 
 	heading(f, "1. Launch frequency");
@@ -174,6 +185,15 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 	if (it->found)
 		fprintf(f, "  launch share of the iteration: %.1f%%\n", L->launch_share * 100);
 
+	if (r->sms)
+		fprintf(f, "  waves over %u SMs (%s)\n", r->sms,
+			r->sms_source == GR_REPORT_SMS_OPTION
+			    ? "--sms"
+			    : "the count the program got from the runtime");
+	else
+		fprintf(f,
+			"  SM count unknown (the program asked the runtime for none, or the call "
+			"failed; give --sms N):\n  no waves, no grid marked small\n");
 	fprintf(f, "\n  %-*s %9s %6s %10s %10s %10s\n", NAME_WIDTH, "kernel / grid block shmem",
 		"launches", "share", "API med", "API p99", "API max");
 	for (i = 0; i < L->nkernels && i < top; i++) {
@@ -186,11 +206,12 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 		for (size_t j = 0; j < k->nconfigs && j < 4; j++) {
 			const struct gr_report_kconfig *c = &k->configs[j];
 
-			fprintf(f,
-				"      %s %s %u: %" PRIu64 ", %" PRIu64 " blocks, %.2f waves%s\n",
+			fprintf(f, "      %s %s %u: %" PRIu64 ", %s, %s%s\n",
 				dims(b1, sizeof(b1), c->cfg.grid),
 				dims(b2, sizeof(b2), c->cfg.block), c->cfg.shmem, c->count,
-				c->blocks, c->waves, c->small ? ", small grid" : "");
+				gr_units_count(b3, sizeof(b3), c->blocks, "block", "blocks"),
+				waves_str(wb, sizeof(wb), c->waves),
+				c->small ? ", small grid" : "");
 		}
 		if (k->nconfigs > 4)
 			fprintf(f, "      ... %zu more configs\n", k->nconfigs - 4);
@@ -276,7 +297,7 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 static void fusion(FILE *f, const struct gr_report *r, unsigned top)
 {
 	const struct gr_report_fusion *F = &r->fusion;
-	char b1[64], b2[64], b3[64], nb[NAME_WIDTH + 8], line[512];
+	char b1[64], b2[64], b3[64], nb[NAME_WIDTH + 8], line[512], wb[32];
 	size_t i;
 
 	heading(f, "2. Fusion opportunities");
@@ -303,7 +324,10 @@ static void fusion(FILE *f, const struct gr_report *r, unsigned top)
 		const struct gr_report_candidate *c = &F->candidates[i];
 
 		snprintf(b2, sizeof(b2), "0x%" PRIx64, c->stream);
-		snprintf(b3, sizeof(b3), "%u/%u", c->nsmall, c->len);
+		if (r->sms)
+			snprintf(b3, sizeof(b3), "%u/%u", c->nsmall, c->len);
+		else
+			snprintf(b3, sizeof(b3), "?/%u", c->len);
 		fprintf(f, "  %3zu %6u %11" PRIu64 " %12s %7s %18s %8u\n", i + 1, c->len,
 			c->occurrences, gr_units_ns(b1, sizeof(b1), c->est_saving_ns), b3,
 			c->stream ? b2 : "0 (default)", c->pid);
@@ -318,11 +342,11 @@ static void fusion(FILE *f, const struct gr_report *r, unsigned top)
 			       c->kernels[j + rep].config == k->config)
 				rep++;
 			snprintf(b3, sizeof(b3), "x%u", rep);
-			fprintf(f, "        %-*s %4s %s %s %.2f waves%s\n", NAME_WIDTH,
+			fprintf(f, "        %-*s %4s %s %s %s%s\n", NAME_WIDTH,
 				cut(nb, sizeof(nb), k->name, NAME_WIDTH), rep > 1 ? b3 : "",
 				dims(b1, sizeof(b1), k->cfg.grid),
-				dims(b2, sizeof(b2), k->cfg.block), k->waves,
-				k->small ? " small" : "");
+				dims(b2, sizeof(b2), k->cfg.block),
+				waves_str(wb, sizeof(wb), k->waves), k->small ? " small" : "");
 			j += rep;
 			rows++;
 		}

@@ -405,6 +405,9 @@ enum gr_session_key {
 	GR_SESS_ATTACHED,    /* value: 1 if recorded with -p (registrations may be missed) */
 	GR_SESS_UNTRACED,    /* value: privileged programs (setuid, setgid, file capabilities)
 				the traced processes exec'd and that were not traced */
+	GR_SESS_DEVICE_SMS,  /* value: the SM count (multiProcessorCount) the traced program got
+				from the runtime; absent when it asked for none or every such
+				call failed */
 };
 
 /* The schema this build writes. */

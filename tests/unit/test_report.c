@@ -222,6 +222,18 @@ static char *render(const struct gr_report *r, const struct gr_model *m)
 	return json;
 }
 
+/* The report's text, for wording checks (the caller frees it). */
+static char *render_text(const struct gr_report *r, const struct gr_model *m)
+{
+	char *text = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&text, &n);
+
+	CHECK(gr_report_write_text(f, r, m, 0) == 0);
+	fclose(f);
+	return text;
+}
+
 /* ---- the quantile helper ---- */
 
 static int cmp_u32(const void *a, const void *b)
@@ -302,7 +314,8 @@ static void test_dist(void)
  * at +45000 (dur 45000). After the loop: a 4-byte async D2H copy at T0+1010000 (dur 100) into
  * pageable memory, then a stream sync at T0+1011000 (dur 500). The trace ends at T0+2000000.
  */
-static struct gr_model *scenario_loop(void)
+/* The loop scenario; @sms: the SM count the program got from the runtime (0: none recorded). */
+static struct gr_model *scenario_loop_sms(uint32_t sms)
 {
 	const uint64_t frames[3][3] = {
 	    {0x1010, 0x2010, 0x3010}, {0x1110, 0x2020, 0x3010}, {0x1210, 0x2030, 0x3010}};
@@ -336,7 +349,58 @@ static struct gr_model *scenario_loop(void)
 		tb_symbol(&b, end, 100, frames[s][1], 0x2000, "train_step()");
 	}
 	tb_symbol(&b, end, 100, 0x3010, 0x3000, "main");
+	if (sms)
+		b.err |= synth_session(b.w, end, GR_SESS_DEVICE_SMS, sms, "");
 	return tb_load(&b);
+}
+
+static struct gr_model *scenario_loop(void)
+{
+	return scenario_loop_sms(132);
+}
+
+/* The SM count: the recorded one (132 above), --sms over it, or unknown: then no waves and no
+ * grid is small, and the text says so. */
+static void test_sms_sources(void)
+{
+	struct gr_report_opts o = {.sms = 10};
+	struct gr_model *m = scenario_loop_sms(132);
+	struct gr_report *r = m ? compute(m, &o) : NULL;
+	const struct gr_report_kernel *k;
+
+	if (r) {
+		CHECK_EQ_U64(r->sms, 10);
+		CHECK_EQ_U64(r->sms_source, GR_REPORT_SMS_OPTION);
+		k = kernel(r, "b(float*)");
+		/* 2000 blocks over 10 SMs x 16 resident */
+		CHECK(k && !k->configs[0].small);
+		if (k)
+			CHECK_NEAR(k->configs[0].waves, 2000.0 / (10 * 16));
+	}
+	gr_report_free(r);
+	gr_model_free(m);
+
+	m = scenario_loop_sms(0);
+	r = m ? compute(m, NULL) : NULL;
+	CHECK(r != NULL);
+	if (r) {
+		char *text = render_text(r, m);
+
+		CHECK_EQ_U64(r->sms, 0);
+		CHECK_EQ_U64(r->sms_source, GR_REPORT_SMS_UNKNOWN);
+		for (size_t i = 0; i < r->launches.nkernels; i++) {
+			CHECK(isnan(r->launches.kernels[i].configs[0].waves));
+			CHECK(!r->launches.kernels[i].configs[0].small);
+		}
+		CHECK(r->fusion.ncandidates == 1 && r->fusion.candidates[0].nsmall == 0);
+		CHECK(text && strstr(text, "SM count unknown"));
+		CHECK(text && strstr(text, "2000 blocks, waves unknown\n"));
+		CHECK(text && !strstr(text, "unknown, small grid\n") && !strstr(text, "waves unknown small"));
+		CHECK(text && strstr(text, "?/3"));
+		free(text);
+	}
+	gr_report_free(r);
+	gr_model_free(m);
 }
 
 static void test_launches(void)
@@ -350,7 +414,8 @@ static void test_launches(void)
 		goto out;
 	L = &r->launches;
 	CHECK_EQ_U64(r->wall_ns, 2000000);
-	CHECK_EQ_U64(r->sms, 132);
+	CHECK_EQ_U64(r->sms, 132); /* recorded */
+	CHECK_EQ_U64(r->sms_source, GR_REPORT_SMS_RECORDED);
 	CHECK_EQ_U64(L->total, 30);
 	CHECK_EQ_U64(L->first_ts, T0 + 10000);
 	CHECK_EQ_U64(L->last_ts, T0 + 10000 + 900000 + 24000);
@@ -676,18 +741,6 @@ static void test_iteration_streams(void)
 	}
 	gr_report_free(r);
 	gr_model_free(m);
-}
-
-/* The report's text, for wording checks (the caller frees it). */
-static char *render_text(const struct gr_report *r, const struct gr_model *m)
-{
-	char *text = NULL;
-	size_t n = 0;
-	FILE *f = open_memstream(&text, &n);
-
-	CHECK(gr_report_write_text(f, r, m, 0) == 0);
-	fclose(f);
-	return text;
 }
 
 /* No loop, no loop wording: kernels that never repeat in order, with 4 synchronous 1 MiB H2D
@@ -1288,6 +1341,7 @@ int main(void)
 	}
 	RUN_TEST(test_dist);
 	RUN_TEST(test_launches);
+	RUN_TEST(test_sms_sources);
 	RUN_TEST(test_iteration);
 	RUN_TEST(test_iteration_sync_marker);
 	RUN_TEST(test_iteration_warmup);
