@@ -395,7 +395,8 @@ static void test_sms_sources(void)
 		CHECK(r->fusion.ncandidates == 1 && r->fusion.candidates[0].nsmall == 0);
 		CHECK(text && strstr(text, "SM count unknown"));
 		CHECK(text && strstr(text, "2000 blocks, waves unknown\n"));
-		CHECK(text && !strstr(text, "unknown, small grid\n") && !strstr(text, "waves unknown small"));
+		CHECK(text && !strstr(text, "unknown, small grid\n") &&
+		      !strstr(text, "waves unknown small"));
 		CHECK(text && strstr(text, "?/3"));
 		free(text);
 	}
