@@ -286,7 +286,9 @@ struct gr_report_cpu {
 	struct gr_report_cpu_thread *threads; /* CUDA-calling threads, by runnable_wait_ns desc */
 	size_t nthreads;
 	uint64_t starved_gap_ns; /* all threads */
-	double gap_share;	 /* starved_gap_ns / wall time: GPU feed lost to the scheduler */
+	uint64_t active_ns;	 /* all threads' active windows, summed */
+	double gap_share; /* starved_gap_ns / active_ns: GPU feed lost to the scheduler, over the
+			   * threads' own time (each gap lies in its thread's window: <= 1) */
 	struct gr_verdict verdict;
 };
 

@@ -457,7 +457,10 @@ static void cpu(FILE *f, const struct gr_report *r, unsigned top)
 		fprintf(f, "  %s\n", C->verdict.text);
 		return;
 	}
-	fprintf(f, "  per CUDA-calling thread, from %" PRIu64 " scheduler events (host-side)\n",
+	fprintf(f,
+		"  per CUDA-calling thread, from %" PRIu64 " scheduler events (host-side);\n"
+		"  starved: runnable wait over the time the thread made CUDA calls (first call to "
+		"last return),\n  the share the summary gives; life also holds start-up\n",
 		C->sched_events);
 	fprintf(f, "  %8s %-14s %9s %9s %9s %9s %6s %6s %7s %9s\n", "tid", "comm", "life", "on-CPU",
 		"runnable", "blocked", "invol", "vol", "starved", "in gaps");
@@ -470,7 +473,7 @@ static void cpu(FILE *f, const struct gr_report *r, unsigned top)
 			gr_units_ns(b[1], sizeof(b[1]), t->oncpu_ns),
 			gr_units_ns(b[2], sizeof(b[2]), t->runnable_wait_ns),
 			gr_units_ns(b[3], sizeof(b[3]), t->blocked_ns), t->involuntary,
-			t->voluntary, t->starved_share * 100,
+			t->voluntary, t->active_share * 100,
 			gr_units_ns(b[4], sizeof(b[4]), t->starved_gap_ns));
 		if (t->unknown_ns)
 			fprintf(f,
@@ -489,7 +492,9 @@ static void cpu(FILE *f, const struct gr_report *r, unsigned top)
 			    t->culprits[j].preemptions);
 	}
 	more(f, i, C->nthreads, "threads");
-	fprintf(f, "  runnable wait inside launch gaps, all threads: %s = %.1f%% of wall time\n",
+	fprintf(f,
+		"  runnable wait inside launch gaps, all threads: %s = %.1f%% of their time making "
+		"CUDA calls\n",
 		gr_units_ns(b[7], sizeof(b[7]), C->starved_gap_ns), C->gap_share * 100);
 }
 

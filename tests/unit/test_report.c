@@ -1099,6 +1099,48 @@ static void test_transfer_healthy(void)
 	gr_model_free(m);
 }
 
+/* Four single-threaded processes (pids 601..604) each launch at +1000 and +11000 and wait
+ * runnable over [+2000, +10000) inside that gap, all at once: 32000 ns of waiting in gaps over
+ * 40000 ns of the threads' time (80%), where over the ~10000 ns recording it read 320%. The
+ * table's starved column and the summary both give the active share: 8000 / 10000. */
+static void test_cpu_shares(void)
+{
+	struct tb b;
+	struct gr_model *m;
+	struct gr_report *r = NULL;
+
+	tb_open(&b, "four.trc");
+	for (uint32_t p = 601; p <= 604; p++) {
+		tb_launch(&b, T0 + 1000, p, p, 0xA, 1, 32, 0, 0, 0);
+		tb_launch(&b, T0 + 11000, p, p, 0xA, 1, 32, 0, 0, 0);
+	}
+	for (uint32_t p = 601; p <= 604; p++) {
+		tb_sched(&b, T0 + 2000 + p - 601, GR_SCHED_SWITCH, p, 0, 0);
+		tb_sched(&b, T0 + 10000 + p - 601, GR_SCHED_SWITCH, 0, 0, p);
+	}
+	m = tb_load(&b);
+	r = m ? compute(m, NULL) : NULL;
+	CHECK(r != NULL);
+	if (r) {
+		const struct gr_report_cpu *C = &r->cpu;
+		char *text = render_text(r, m);
+
+		CHECK_EQ_U64(C->nthreads, 4);
+		CHECK_EQ_U64(C->starved_gap_ns, 4 * 8000);
+		CHECK_EQ_U64(C->active_ns, 4 * 10000);
+		CHECK_NEAR(C->gap_share, 0.8);
+		CHECK(C->gap_share <= 1.0);
+		for (size_t i = 0; i < C->nthreads; i++)
+			CHECK_NEAR(C->threads[i].active_share, 0.8);
+		CHECK(text && strstr(text, "= 80.0% of their time making CUDA calls"));
+		CHECK(text && strstr(text, "  80.0%"));
+		CHECK(strstr(C->verdict.text, "was runnable but not running 80% of the time"));
+		free(text);
+	}
+	gr_report_free(r);
+	gr_model_free(m);
+}
+
 /* ---- scenario C: the scheduler ---- */
 
 /*
@@ -1184,7 +1226,9 @@ static void test_cpu(void)
 	CHECK_EQ_U64(t->unknown_ns, 3000);
 	CHECK_EQ_U64(t->runnable_wait_ns, 0);
 	CHECK_EQ_U64(C->starved_gap_ns, 12000);
-	CHECK_NEAR(C->gap_share, 12000.0 / 100000);
+	/* over the two threads' active windows (22000 + 3000), not the 100000 ns recording */
+	CHECK_EQ_U64(C->active_ns, 22000 + 3000);
+	CHECK_NEAR(C->gap_share, 12000.0 / 25000);
 	CHECK_EQ_U64(C->verdict.level, GR_VERDICT_PROBLEM);
 	CHECK(strstr(C->verdict.text, "CPU-starved: feeder (tid 301)") != NULL);
 	CHECK(strstr(C->verdict.text, "hog") != NULL);
@@ -1354,6 +1398,7 @@ int main(void)
 	RUN_TEST(test_transfer_waiting);
 	RUN_TEST(test_transfer_healthy);
 	RUN_TEST(test_cpu);
+	RUN_TEST(test_cpu_shares);
 	RUN_TEST(test_slow_launches);
 	RUN_TEST(test_sms);
 	RUN_TEST(test_standard_trace);
