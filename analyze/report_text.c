@@ -150,7 +150,8 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 		fprintf(f, "  %s\n", L->verdict.text);
 		return;
 	}
-	fprintf(f, "  %" PRIu64 " launches in %s (first to last launch): %s launches/s\n", L->total,
+	fprintf(f, "  %s in %s (first to last launch): %s launches/s\n",
+		gr_units_count(b3, sizeof(b3), L->total, "launch", "launches"),
 		gr_units_ns(b1, sizeof(b1), L->last_ts - L->first_ts),
 		rate_str(b2, sizeof(b2), L->per_second));
 	if (it->found) {

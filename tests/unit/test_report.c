@@ -1141,6 +1141,29 @@ static void test_cpu_shares(void)
 	gr_model_free(m);
 }
 
+/* One launch reads "1 launch", in the section and in the verdict. */
+static void test_one_launch_wording(void)
+{
+	struct tb b;
+	struct gr_model *m;
+	struct gr_report *r = NULL;
+
+	tb_open(&b, "one.trc");
+	tb_launch(&b, T0 + 1000, 7, 7, 0x10, 1, 32, 0, 0, 0);
+	m = tb_load(&b);
+	r = m ? compute(m, NULL) : NULL;
+	CHECK(r != NULL);
+	if (r) {
+		char *text = render_text(r, m);
+
+		CHECK(text && strstr(text, "  1 launch in ") && !strstr(text, "1 launches"));
+		CHECK(strstr(r->launches.verdict.text, "no repeating iteration; 1 launch x "));
+		free(text);
+	}
+	gr_report_free(r);
+	gr_model_free(m);
+}
+
 /* ---- scenario C: the scheduler ---- */
 
 /*
@@ -1399,6 +1422,7 @@ int main(void)
 	RUN_TEST(test_transfer_healthy);
 	RUN_TEST(test_cpu);
 	RUN_TEST(test_cpu_shares);
+	RUN_TEST(test_one_launch_wording);
 	RUN_TEST(test_slow_launches);
 	RUN_TEST(test_sms);
 	RUN_TEST(test_standard_trace);
