@@ -25,10 +25,11 @@ static void usage(FILE *f)
 		"  --only LIST     comma-separated sections: launches,fusion,transfer,cpu\n"
 		"  --top N         rows per ranked table (default 20; --json: all)\n"
 		"  --sms N         streaming multiprocessors of the GPU, for the small-grid test\n"
-		"                  (default %d, an H100)\n"
+		"                  (default: the count the program got from the runtime; else\n"
+		"                  unknown, and no grid is marked small)\n"
 		"  --slow-launch US  list launch calls slower than this many us (default %d)\n"
 		"  --no-compensate leave the probes' own cost in host times (for comparison)\n",
-		GR_REPORT_DEFAULT_SMS, GR_REPORT_SLOW_LAUNCH_NS / 1000);
+		GR_REPORT_SLOW_LAUNCH_NS / 1000);
 }
 
 /* "launches,fusion" -> bits; 0 on an unknown name. */

@@ -488,7 +488,8 @@ static void cpu_metrics(struct ctx *c)
 	       cpu[1]->has_sched ? (double)cpu[1]->starved_gap_ns : NAN,
 	       "runnable wait in launch gaps");
 	metric(c, "cpu.gap_share", "%", cpu[0]->has_sched ? 100 * cpu[0]->gap_share : NAN,
-	       cpu[1]->has_sched ? 100 * cpu[1]->gap_share : NAN, "share of wall time");
+	       cpu[1]->has_sched ? 100 * cpu[1]->gap_share : NAN,
+	       "share of the threads' CUDA time");
 	/* pair[i]: the NEW thread of BASE thread i, by comm and rank; then the threads left on
 	 * both sides in order (a renamed program); then NEW threads without a pair */
 	for (size_t i = 0; i < cpu[0]->nthreads; i++) {

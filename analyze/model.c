@@ -378,10 +378,17 @@ static int resolve_threads_processes(struct loader *L)
 		if (!p)
 			continue;
 		switch (e->type) {
-		case GR_PROC_START:
+		case GR_PROC_START: {
+			/* a forked child runs its parent's executable until it execs one of its
+			 * own: the parent's exe as of the fork (records come in time order) */
+			const struct gr_process *parent = find_process(m, sat32(e->value));
+
 			p->ppid = sat32(e->value);
 			p->start_ts = e->ts;
+			if (parent && parent != p && !p->exec_ts)
+				p->exe = parent->exe;
 			break;
+		}
 		case GR_PROC_EXEC:
 			p->exe = e->text;
 			p->exec_ts = e->ts;

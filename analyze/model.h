@@ -214,7 +214,8 @@ struct gr_process {
 	uint32_t pid;
 	uint32_t ppid;	  /* 0 when unknown */
 	const char *comm; /* comm of the main thread, else the exec basename, else "" */
-	const char *exe;  /* last EXEC path, "" when none */
+	const char *exe;  /* last EXEC path; before one, the parent's at the fork; "" when
+			   * neither is known */
 	uint64_t start_ts, exec_ts, exit_ts; /* 0 when not seen */
 	uint64_t exit_status;		     /* wait status, valid when has_exit */
 	int has_exit;

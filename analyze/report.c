@@ -41,7 +41,14 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 	}
 	r->priv = priv;
 	r->sections = o->sections ? o->sections & GR_REPORT_ALL : GR_REPORT_ALL;
-	r->sms = o->sms ? o->sms : GR_REPORT_DEFAULT_SMS;
+	/* no assumed GPU: the SM count is the one asked for, or the one the program got */
+	if (o->sms) {
+		r->sms = o->sms;
+		r->sms_source = GR_REPORT_SMS_OPTION;
+	} else if (gr_model_session(m, GR_SESS_DEVICE_SMS, &v, NULL) && v && v <= UINT32_MAX) {
+		r->sms = (uint32_t)v;
+		r->sms_source = GR_REPORT_SMS_RECORDED;
+	}
 	gr_model_time_span(m, &r->first_ts, &r->last_ts);
 	r->wall_ns = r->last_ts > r->first_ts ? r->last_ts - r->first_ts : 0;
 	gr_model_libraries(m, &nlibs);

@@ -33,7 +33,6 @@
 #define GR_REPORT_CPU	   (1u << 3)
 #define GR_REPORT_ALL	   0xfu
 
-#define GR_REPORT_DEFAULT_SMS	 132   /* an H100 SXM */
 #define GR_REPORT_SLOW_LAUNCH_NS 50000 /* launch calls slower than this are listed */
 #define GR_REPORT_GAP_BUCKETS	 11    /* inter-launch gap histogram, see gr_report_gap_edges */
 #define GR_REPORT_SIZE_BUCKETS	 6     /* copy size histogram, see gr_report_size_edges */
@@ -41,7 +40,8 @@
 
 struct gr_report_opts {
 	unsigned sections;	 /* GR_REPORT_* bits; 0 = all */
-	uint32_t sms;		 /* streaming multiprocessors of the GPU; 0 = 132 */
+	uint32_t sms;		 /* streaming multiprocessors of the GPU; 0 = the count the
+				  * program got from the runtime, when recorded */
 	uint64_t slow_launch_ns; /* 0 = GR_REPORT_SLOW_LAUNCH_NS */
 	int no_compensate;	 /* leave our probes' cost in every time (probe_cost.h) */
 };
@@ -135,6 +135,8 @@ struct gr_report_iteration {
 	uint32_t graph_launches;   /* of those, graph launches */
 	uint64_t kernels;	   /* kernels executed per iteration (graph launches' nodes too) */
 	uint32_t copies, syncs;	   /* copies (+ memsets) and synchronising calls */
+	uint32_t other;		   /* the rest (event records, stream waits): the four add up
+				    * to calls */
 	uint64_t count;		   /* complete iterations in the loop */
 	uint64_t period_ns;	   /* median iteration time (start to next start) */
 	uint64_t start_ts, end_ts; /* the loop: first iteration's first call to the end of the
@@ -296,7 +298,9 @@ struct gr_report_cpu {
 	struct gr_report_cpu_thread *threads; /* CUDA-calling threads, by runnable_wait_ns desc */
 	size_t nthreads;
 	uint64_t starved_gap_ns; /* all threads */
-	double gap_share;	 /* starved_gap_ns / wall time: GPU feed lost to the scheduler */
+	uint64_t active_ns;	 /* all threads' active windows, summed */
+	double gap_share; /* starved_gap_ns / active_ns: GPU feed lost to the scheduler, over the
+			   * threads' own time (each gap lies in its thread's window: <= 1) */
 	struct gr_verdict verdict;
 };
 
@@ -312,9 +316,17 @@ struct gr_report_outcome {
 	struct gr_report_site *in_flight_sites; /* o.in_flight[i] */
 };
 
+/* Where the report's SM count came from. */
+enum gr_report_sms_source {
+	GR_REPORT_SMS_UNKNOWN = 0, /* neither: no waves, no grid marked small */
+	GR_REPORT_SMS_RECORDED,	   /* the program asked the runtime (GR_SESS_DEVICE_SMS) */
+	GR_REPORT_SMS_OPTION,	   /* --sms */
+};
+
 struct gr_report {
 	unsigned sections; /* computed sections */
-	uint32_t sms;
+	uint32_t sms;	   /* 0: unknown */
+	enum gr_report_sms_source sms_source;
 	uint64_t first_ts, last_ts, wall_ns; /* the recording (gr_model_time_span) */
 	uint64_t cuda_libraries;	     /* CUDA libraries the recorder probed */
 	uint64_t lost_events;

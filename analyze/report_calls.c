@@ -116,27 +116,47 @@ static unsigned log2_bucket(uint64_t v)
 	return v ? 64 - (unsigned)__builtin_clzll(v) : 0; /* 0..64 */
 }
 
-static uint32_t token_of(const struct rp_ctx *x, unsigned kind, uint32_t idx)
+/*
+ * What makes two calls the same call for the iteration finder: the kind, what was called (a
+ * launch's kernel and config; a copy's direction, sync or async and size class; a memset's size
+ * class; a sync's kind) and where it went: the stream of a launch, copy or memset, the stream a
+ * stream sync, stream wait or event record names. A call on another stream is another call, so
+ * that a loop over streams is one iteration of all of them, and one stream's loop after another's
+ * are two loops. An event sync's event is left out: programs often create an event per step.
+ */
+static void token_key(const struct rp_ctx *x, unsigned kind, uint32_t idx, uint64_t key[3])
 {
 	switch (kind) {
 	case RP_LAUNCH:
-		return rp_pair(x, idx);
+		key[0] = RP_LAUNCH;
+		key[1] = rp_pair(x, idx);
+		key[2] = rp_lkey(x, idx)->stream;
+		break;
 	case RP_COPY: {
 		const struct gr_copy *c = &x->c[idx];
-		unsigned b = log2_bucket(c->bytes);
 
-		return x->nkc + (((c->kind & 7u) * 2 + !!(c->flags & GR_COPY_F_ASYNC)) * 64) +
-		       (b > 63 ? 63 : b);
+		key[0] = (uint64_t)RP_COPY << 32 | (c->kind * 2u + !!(c->flags & GR_COPY_F_ASYNC));
+		key[1] = log2_bucket(c->bytes);
+		key[2] = c->stream;
+		break;
 	}
-	case RP_MEMSET: {
-		unsigned b = log2_bucket(x->ms[idx].bytes);
+	case RP_MEMSET:
+		key[0] = RP_MEMSET;
+		key[1] = log2_bucket(x->ms[idx].bytes);
+		key[2] = x->ms[idx].stream;
+		break;
+	case RP_SYNC: {
+		const struct gr_sync *s = &x->sy[idx];
 
-		return x->nkc + 1024 + (b > 63 ? 63 : b);
+		key[0] = (uint64_t)RP_SYNC << 32 | s->kind;
+		key[1] = 0;
+		key[2] = s->kind == GR_SYNC_EVENT || s->kind == GR_SYNC_DEVICE ? 0 : s->handle;
+		break;
 	}
-	case RP_SYNC:
-		return x->nkc + 1088 + (x->sy[idx].kind > 7 ? 7 : x->sy[idx].kind);
-	default: /* a graph launch: one call, whatever it executes */
-		return x->nkc + 1096;
+	default: /* a graph launch: one call, whatever it executes; another graph is another call */
+		key[0] = (uint64_t)RP_GRAPH << 32;
+		key[1] = x->g[idx].exec;
+		key[2] = x->g[idx].stream;
 	}
 }
 
@@ -396,10 +416,12 @@ static inline int walk_next(const struct rp_ctx *x, struct walk *w, uint32_t *re
 int rp_calls_tokens(struct rp_ctx *x)
 {
 	struct walk w = {0};
+	struct gr_keymap ids;
 	size_t cap;
 	uint32_t ref;
+	int err = 0;
 
-	x->ntokids = x->nkc + 1097;
+	x->ntokids = 0;
 	if (x->main_thread >= x->nth)
 		return 0;
 	cap = x->thr[x->main_thread].launches + x->nc + x->nms + x->nsy + x->ng + 1;
@@ -407,12 +429,22 @@ int rp_calls_tokens(struct rp_ctx *x)
 	x->tok_ref = malloc(cap * sizeof(*x->tok_ref));
 	if (!x->tok || !x->tok_ref)
 		return -ENOMEM;
+	/* the tokens are dense ids of the calls' keys, numbered in order of first appearance */
+	gr_keymap_init(&ids, 3);
 	walk_other(x, &w);
 	while (walk_next(x, &w, &ref)) {
-		x->tok[x->ntok] = token_of(x, rp_ref_kind(ref), rp_ref_idx(ref));
+		uint64_t key[3];
+
+		token_key(x, rp_ref_kind(ref), rp_ref_idx(ref), key);
+		err = gr_keymap_intern(&ids, key, &x->tok[x->ntok]);
+		if (err < 0)
+			break;
+		err = 0;
 		x->tok_ref[x->ntok++] = ref;
 	}
-	return 0;
+	x->ntokids = ids.len;
+	gr_keymap_free(&ids);
+	return err;
 }
 
 void rp_calls_free_tokens(struct rp_ctx *x)

@@ -239,7 +239,8 @@ static int verdict(struct rp_ctx *x)
 		    x, &C->verdict, GR_VERDICT_PROBLEM,
 		    "CPU-starved: %s (tid %u) was runnable but not running %s of "
 		    "the time it made CUDA calls (%s; %" PRIu64 " involuntary switches); "
-		    "%s of it inside launch gaps, %s of wall time; the CPU went to "
+		    "%s of it inside launch gaps (all threads: %s of their time making CUDA "
+		    "calls); the CPU went to "
 		    "%s: give the launching thread a core of its own",
 		    w->comm[0] ? w->comm : "?", w->tid,
 		    gr_units_pct(p1, sizeof(p1), w->active_share),
@@ -402,11 +403,14 @@ int rp_cpu(struct rp_ctx *x, const struct rp_cpu *c)
 				    s->cul[j].comm, s->cul[j].ns, s->cul[j].preemptions};
 		qsort(o->culprits, o->nculprits, sizeof(*o->culprits), cmp_culprit);
 		C->starved_gap_ns += o->starved_gap_ns;
+		C->active_ns += o->active_ns;
 	}
 	C->nthreads = c->n;
 	loop_wait(x, c);
 	qsort(C->threads, c->n, sizeof(*C->threads), cmp_thread);
-	if (x->r->wall_ns)
-		C->gap_share = (double)C->starved_gap_ns / (double)x->r->wall_ns;
+	/* over the threads' summed time, not wall time: threads of several processes wait at once,
+	 * and their sum over one wall clock would pass 100% */
+	if (C->active_ns)
+		C->gap_share = (double)C->starved_gap_ns / (double)C->active_ns;
 	return verdict(x);
 }

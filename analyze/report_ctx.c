@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -71,6 +72,8 @@ double rp_waves(const struct rp_ctx *x, const struct gr_config *c, uint64_t *blo
 		resident = 1;
 	if (blocks)
 		*blocks = b;
+	if (!x->sms)
+		return NAN;
 	return (double)b / ((double)x->sms * (double)resident);
 }
 
@@ -79,7 +82,8 @@ int rp_small(const struct rp_ctx *x, const struct gr_config *c)
 	uint64_t blocks;
 	double waves = rp_waves(x, c, &blocks);
 
-	return blocks < x->sms || waves < RP_SMALL_WAVES;
+	/* without an SM count nothing is known to be small */
+	return x->sms && (blocks < x->sms || waves < RP_SMALL_WAVES);
 }
 
 uint64_t rp_call_ts(const struct rp_ctx *x, unsigned kind, uint32_t idx)

@@ -266,7 +266,7 @@ static int verdict(struct rp_ctx *x)
 	struct gr_report_fusion *F = &x->r->fusion;
 	const struct gr_report_iteration *it = &x->r->launches.iter;
 	const struct gr_report_candidate *c = F->ncandidates ? &F->candidates[0] : NULL;
-	char b1[32], pc[16];
+	char b1[32], pc[16], small[48];
 
 	if (!x->nl)
 		return rp_verdict(x, &F->verdict, GR_VERDICT_NONE,
@@ -284,14 +284,18 @@ static int verdict(struct rp_ctx *x)
 				  gr_units_ns(b1, sizeof(b1), F->total_saving_ns),
 				  gr_units_pct(pc, sizeof(pc), F->saving_share),
 				  it->found ? "loop" : "time between the first and last launch");
+	if (x->sms)
+		snprintf(small, sizeof(small), "%u of them small grids", c->nsmall);
+	else
+		snprintf(small, sizeof(small), "small grids unknown (no SM count)");
 	return rp_verdict(
 	    x, &F->verdict, GR_VERDICT_PROBLEM,
 	    "fusion would save about %s of host launch time (%s of the %s): the top candidate "
-	    "is %u kernels (%s ... %s) run %" PRIu64 " times%s%s, %u of them small grids%s",
+	    "is %u kernels (%s ... %s) run %" PRIu64 " times%s%s, %s%s",
 	    gr_units_ns(b1, sizeof(b1), F->total_saving_ns),
 	    gr_units_pct(pc, sizeof(pc), F->saving_share), it->found ? "loop" : "launch window",
 	    c->len, c->kernels[0].name, c->kernels[c->len - 1].name, c->occurrences,
-	    c->stack.nframes ? " from " : "", c->stack.nframes ? c->stack.frames[0] : "", c->nsmall,
+	    c->stack.nframes ? " from " : "", c->stack.nframes ? c->stack.frames[0] : "", small,
 	    c->len > 32 ? "; a run this long is a CUDA graph candidate" : "");
 }
 

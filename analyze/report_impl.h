@@ -252,7 +252,8 @@ int rp_verdict(struct rp_ctx *x, struct gr_verdict *v, enum gr_verdict_level lev
  * pointer). */
 void *rp_alloc(struct rp_ctx *x, size_t n, size_t size);
 
-/* Waves and small-grid test of a launch config. */
+/* Waves (NAN when the SM count is unknown) and small-grid test (never small then) of a launch
+ * config. */
 double rp_waves(const struct rp_ctx *x, const struct gr_config *c, uint64_t *blocks);
 int rp_small(const struct rp_ctx *x, const struct gr_config *c);
 

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The iteration (training step) of the loop: the period of the main thread's API calls. Each
- * call is a token (a launch: its kernel name and config; a copy: direction, sync/async and size
- * class; a memset: size class; a sync: its kind). A candidate period comes from an anchor token
- * that occurs at least 3 times (the 8 rarest): the median distance between its occurrences r
- * apart (r = 1..8, for anchors that occur r times per iteration), the smallest r under which at
- * least 90% of the calls over the anchor's span equal the call one period earlier. Its loop
- * extends backwards from the anchor's first occurrence and forwards from its last while the
- * calls still repeat, and holds floor(length / period) complete iterations; the candidate whose
- * loop holds the most calls wins. REPORTS.md has
- * the details.
+ * call is a token (a launch: its kernel name, config and stream; a copy: direction, sync/async,
+ * size class and stream; a memset: size class and stream; a sync: its kind and the stream it
+ * names). A candidate period comes from an anchor token that occurs at least 3 times (the 8
+ * rarest): the median distance between its occurrences r apart (r = 1..8, for anchors that occur
+ * r times per iteration), the smallest r under which at least 90% of the calls over the anchor's
+ * span equal the call one period earlier. Its loop is the longest stretch of that span where
+ * every call equals the one a period earlier, extended backwards and forwards while they still
+ * do, and holds floor(length / period) complete iterations: each one the program made. The
+ * candidate whose loop holds the most calls wins. REPORTS.md has the details.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -48,6 +48,32 @@ static double verify(const uint32_t *tok, size_t lo, size_t hi, size_t p)
 		if (tok[i] != tok[i - p] && ++bad > limit)
 			return 0;
 	return (double)(total - bad) / (double)total;
+}
+
+/*
+ * The longest stretch [*lo, *hi] of [from, to] in which every call equals the call @p before it
+ * (the first @p calls of the stretch excepted: they are its first iteration). The period was
+ * found over calls that repeat at least RP_ITER_MATCH of the time; the loop is where they all
+ * do, so that a warm-up call before it, or a different call inside it, is never counted as an
+ * iteration. Returns 0 when no stretch holds two iterations.
+ */
+static int exact_stretch(const uint32_t *tok, size_t from, size_t to, size_t p, size_t *lo,
+			 size_t *hi)
+{
+	size_t s = from, best = 0;
+
+	for (size_t i = from + p; i <= to + 1; i++) {
+		if (i <= to && tok[i] == tok[i - p])
+			continue;
+		/* i breaks the stretch [s, i - 1]; the next one starts at the call i repeats */
+		if (i - s > best) {
+			best = i - s;
+			*lo = s;
+			*hi = i - 1;
+		}
+		s = i - p + 1;
+	}
+	return best >= 2 * p;
 }
 
 /* What the loop [start_ts, end_ts] held, over every thread's calls that start in it. */
@@ -145,6 +171,8 @@ static int loop_calls(struct rp_ctx *x, struct gr_report_iteration *it, size_t i
 				it->copies++;
 			else if (kind == RP_SYNC && x->sy[idx].kind <= GR_SYNC_EVENT)
 				it->syncs++;
+			else
+				it->other++;
 		}
 	}
 	it->end_ts = rp_call_end(x, rp_ref_kind(ref), rp_ref_idx(ref));
@@ -207,7 +235,7 @@ int rp_iteration(struct rp_ctx *x)
 				q[nq++] = (uint32_t)i;
 		for (uint32_t r = 1; r <= MAX_MULT && r < nq; r++) {
 			struct gr_dist dist;
-			size_t nd = nq - r, cp, i0, iend, seen = 0;
+			size_t nd = nq - r, cp, i0 = 0, iend = 0, seen = 0;
 			double mt;
 
 			for (size_t j = 0; j < nd; j++)
@@ -227,8 +255,8 @@ int rp_iteration(struct rp_ctx *x)
 				continue;
 			if (ntried < MAX_ANCHORS * MAX_MULT)
 				tried[ntried++] = cp;
-			i0 = q[0];
-			iend = q[nq - 1];
+			if (!exact_stretch(tok, q[0], q[nq - 1], cp, &i0, &iend))
+				break;
 			while (i0 > 0 && tok[i0 - 1] == tok[i0 - 1 + cp])
 				i0--;
 			while (iend + 1 < n && tok[iend + 1] == tok[iend + 1 - cp])

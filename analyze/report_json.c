@@ -132,6 +132,7 @@ static void launches(struct gr_json *j, const struct gr_report *r, const struct 
 		gr_json_kv_u64(j, "kernels", it->kernels);
 		gr_json_kv_u64(j, "copies", it->copies);
 		gr_json_kv_u64(j, "syncs", it->syncs);
+		gr_json_kv_u64(j, "other", it->other);
 		gr_json_kv_u64(j, "count", it->count);
 		gr_json_kv_u64(j, "period_ns", it->period_ns);
 		gr_json_kv_u64(j, "start_ts", it->start_ts);
@@ -382,6 +383,7 @@ static void cpu(struct gr_json *j, const struct gr_report *r, unsigned top)
 	gr_json_kv_bool(j, "has_sched", C->has_sched);
 	gr_json_kv_u64(j, "sched_events", C->sched_events);
 	gr_json_kv_u64(j, "starved_gap_ns", C->starved_gap_ns);
+	gr_json_kv_u64(j, "active_ns", C->active_ns);
 	gr_json_kv_double(j, "gap_share", C->gap_share);
 	gr_json_kv_u64(j, "threads_total", C->nthreads);
 	gr_json_key(j, "threads");
@@ -495,7 +497,15 @@ int gr_report_write_json(FILE *f, const struct gr_report *r, const struct gr_mod
 	gr_json_kv_u64(&j, "lost_events", r->lost_events);
 	gr_json_kv_bool(&j, "ended_abruptly", r->ended_abruptly);
 	gr_damage_json(&j, m);
-	gr_json_kv_u64(&j, "sms", r->sms);
+	gr_json_key(&j, "sms");
+	if (r->sms)
+		gr_json_u64(&j, r->sms);
+	else
+		gr_json_null(&j);
+	gr_json_kv_str(&j, "sms_source",
+		       r->sms_source == GR_REPORT_SMS_OPTION	 ? "option"
+		       : r->sms_source == GR_REPORT_SMS_RECORDED ? "recorded"
+								 : "unknown");
 	gr_probe_cost_json(&j, "probe_cost", &r->probe);
 	gr_json_key(&j, "sections");
 	gr_json_array_flat(&j);

@@ -351,9 +351,10 @@ static int verdict(struct rp_ctx *x)
 			       : "");
 	else
 		snprintf(head, sizeof(head),
-			 "%s: no repeating iteration; %" PRIu64 " launches x %s (%s launch cost) "
+			 "%s: no repeating iteration; %s x %s (%s launch cost) "
 			 "= %s of the %s between the first and last launch",
-			 bound ? "launch-bound" : "not launch-bound", L->total,
+			 bound ? "launch-bound" : "not launch-bound",
+			 gr_units_count(b3, sizeof(b3), L->total, "launch", "launches"),
 			 gr_units_ns(b1, sizeof(b1), L->launch_cost_ns), how,
 			 gr_units_pct(pc, sizeof(pc), L->launch_share),
 			 gr_units_ns(b2, sizeof(b2), L->last_ts - L->first_ts));

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -72,6 +73,16 @@ static void heading(FILE *f, const char *title)
 	fputc('\n', f);
 }
 
+/* "1.50 waves", or "waves unknown" without an SM count. */
+static const char *waves_str(char *buf, size_t n, double waves)
+{
+	if (isnan(waves))
+		snprintf(buf, n, "waves unknown");
+	else
+		snprintf(buf, n, "%.2f waves", waves);
+	return buf;
+}
+
 static const char *dims(char *buf, size_t n, const uint32_t d[3])
 {
 	snprintf(buf, n, "(%u,%u,%u)", d[0], d[1], d[2]);
@@ -131,7 +142,7 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 	const struct gr_report_launches *L = &r->launches;
 	const struct gr_report_iteration *it = &L->iter;
 	const struct gr_thread *th = gr_model_threads(m, NULL);
-	char b1[64], b2[64], b3[64], nb[NAME_WIDTH + 8];
+	char b1[64], b2[64], b3[64], nb[NAME_WIDTH + 8], wb[32];
 	size_t i;
 
 	heading(f, "1. Launch frequency");
@@ -139,7 +150,8 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 		fprintf(f, "  %s\n", L->verdict.text);
 		return;
 	}
-	fprintf(f, "  %" PRIu64 " launches in %s (first to last launch): %s launches/s\n", L->total,
+	fprintf(f, "  %s in %s (first to last launch): %s launches/s\n",
+		gr_units_count(b3, sizeof(b3), L->total, "launch", "launches"),
 		gr_units_ns(b1, sizeof(b1), L->last_ts - L->first_ts),
 		rate_str(b2, sizeof(b2), L->per_second));
 	if (L->graph_launches || L->node_launches)
@@ -157,16 +169,24 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 			"executing %" PRIu64 " kernels\n",
 			it->launches, it->launches == 1 ? "" : "s", it->graph_launches,
 			it->kernels);
-	if (it->found)
+	if (it->found) {
+		char c1[GR_UNITS_LEN], c2[GR_UNITS_LEN], c3[GR_UNITS_LEN], c4[GR_UNITS_LEN],
+		    c5[GR_UNITS_LEN], c6[GR_UNITS_LEN];
+
+		/* the breakdown adds up to the calls: what neither launches, copies nor blocks
+		 * (an event record, a stream wait) is "other" */
 		fprintf(f,
-			"  iteration: %u launch%s per iteration (%u calls: %u launches, %u copies, "
-			"%u syncs),\n             %" PRIu64 " iterations of %s (median), %.0f%% of "
-			"calls repeat, on %s (tid %u)\n",
-			it->launches, it->launches == 1 ? "" : "es", it->calls, it->launches,
-			it->copies, it->syncs, it->count,
+			"  iteration: %s per iteration (%s: %s, %s, %s, %u other),\n"
+			"             %s of %s (median), %.0f%% of calls repeat, on %s (tid %u)\n",
+			gr_units_count(c1, sizeof(c1), it->launches, "launch", "launches"),
+			gr_units_count(c2, sizeof(c2), it->calls, "call", "calls"),
+			gr_units_count(c3, sizeof(c3), it->launches, "launch", "launches"),
+			gr_units_count(c4, sizeof(c4), it->copies, "copy", "copies"),
+			gr_units_count(c5, sizeof(c5), it->syncs, "sync", "syncs"), it->other,
+			gr_units_count(c6, sizeof(c6), it->count, "iteration", "iterations"),
 			gr_units_ns(b1, sizeof(b1), it->period_ns), it->match * 100,
 			cut(nb, sizeof(nb), th[it->thread].comm, 16), th[it->thread].tid);
-	else
+	} else
 		fprintf(f, "  iteration: no repeating sequence of calls found\n");
 	if (L->api_measured)
 		fprintf(f, "  launch cost: %s median launch call (measured, %" PRIu64 " calls)\n",
@@ -181,6 +201,15 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 	if (it->found)
 		fprintf(f, "  launch share of the iteration: %.1f%%\n", L->launch_share * 100);
 
+	if (r->sms)
+		fprintf(f, "  waves over %u SMs (%s)\n", r->sms,
+			r->sms_source == GR_REPORT_SMS_OPTION
+			    ? "--sms"
+			    : "the count the program got from the runtime");
+	else
+		fprintf(f,
+			"  SM count unknown (the program asked the runtime for none, or the call "
+			"failed; give --sms N):\n  no waves, no grid marked small\n");
 	fprintf(f, "\n  %-*s %9s %6s %10s %10s %10s\n", NAME_WIDTH, "kernel / grid block shmem",
 		"launches", "share", "API med", "API p99", "API max");
 	for (i = 0; i < L->nkernels && i < top; i++) {
@@ -195,11 +224,12 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 		for (size_t j = 0; j < k->nconfigs && j < 4; j++) {
 			const struct gr_report_kconfig *c = &k->configs[j];
 
-			fprintf(f,
-				"      %s %s %u: %" PRIu64 ", %" PRIu64 " blocks, %.2f waves%s\n",
+			fprintf(f, "      %s %s %u: %" PRIu64 ", %s, %s%s\n",
 				dims(b1, sizeof(b1), c->cfg.grid),
 				dims(b2, sizeof(b2), c->cfg.block), c->cfg.shmem, c->count,
-				c->blocks, c->waves, c->small ? ", small grid" : "");
+				gr_units_count(b3, sizeof(b3), c->blocks, "block", "blocks"),
+				waves_str(wb, sizeof(wb), c->waves),
+				c->small ? ", small grid" : "");
 		}
 		if (k->nconfigs > 4)
 			fprintf(f, "      ... %zu more configs\n", k->nconfigs - 4);
@@ -285,7 +315,7 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 static void fusion(FILE *f, const struct gr_report *r, unsigned top)
 {
 	const struct gr_report_fusion *F = &r->fusion;
-	char b1[64], b2[64], b3[64], nb[NAME_WIDTH + 8], line[512];
+	char b1[64], b2[64], b3[64], nb[NAME_WIDTH + 8], line[512], wb[32];
 	size_t i;
 
 	heading(f, "2. Fusion opportunities");
@@ -312,7 +342,10 @@ static void fusion(FILE *f, const struct gr_report *r, unsigned top)
 		const struct gr_report_candidate *c = &F->candidates[i];
 
 		snprintf(b2, sizeof(b2), "0x%" PRIx64, c->stream);
-		snprintf(b3, sizeof(b3), "%u/%u", c->nsmall, c->len);
+		if (r->sms)
+			snprintf(b3, sizeof(b3), "%u/%u", c->nsmall, c->len);
+		else
+			snprintf(b3, sizeof(b3), "?/%u", c->len);
 		fprintf(f, "  %3zu %6u %11" PRIu64 " %12s %7s %18s %8u\n", i + 1, c->len,
 			c->occurrences, gr_units_ns(b1, sizeof(b1), c->est_saving_ns), b3,
 			c->stream ? b2 : "0 (default)", c->pid);
@@ -327,11 +360,11 @@ static void fusion(FILE *f, const struct gr_report *r, unsigned top)
 			       c->kernels[j + rep].config == k->config)
 				rep++;
 			snprintf(b3, sizeof(b3), "x%u", rep);
-			fprintf(f, "        %-*s %4s %s %s %.2f waves%s\n", NAME_WIDTH,
+			fprintf(f, "        %-*s %4s %s %s %s%s\n", NAME_WIDTH,
 				cut(nb, sizeof(nb), k->name, NAME_WIDTH), rep > 1 ? b3 : "",
 				dims(b1, sizeof(b1), k->cfg.grid),
-				dims(b2, sizeof(b2), k->cfg.block), k->waves,
-				k->small ? " small" : "");
+				dims(b2, sizeof(b2), k->cfg.block),
+				waves_str(wb, sizeof(wb), k->waves), k->small ? " small" : "");
 			j += rep;
 			rows++;
 		}
@@ -442,7 +475,10 @@ static void cpu(FILE *f, const struct gr_report *r, unsigned top)
 		fprintf(f, "  %s\n", C->verdict.text);
 		return;
 	}
-	fprintf(f, "  per CUDA-calling thread, from %" PRIu64 " scheduler events (host-side)\n",
+	fprintf(f,
+		"  per CUDA-calling thread, from %" PRIu64 " scheduler events (host-side);\n"
+		"  starved: runnable wait over the time the thread made CUDA calls (first call to "
+		"last return),\n  the share the summary gives; life also holds start-up\n",
 		C->sched_events);
 	fprintf(f, "  %8s %-14s %9s %9s %9s %9s %6s %6s %7s %9s\n", "tid", "comm", "life", "on-CPU",
 		"runnable", "blocked", "invol", "vol", "starved", "in gaps");
@@ -455,7 +491,7 @@ static void cpu(FILE *f, const struct gr_report *r, unsigned top)
 			gr_units_ns(b[1], sizeof(b[1]), t->oncpu_ns),
 			gr_units_ns(b[2], sizeof(b[2]), t->runnable_wait_ns),
 			gr_units_ns(b[3], sizeof(b[3]), t->blocked_ns), t->involuntary,
-			t->voluntary, t->starved_share * 100,
+			t->voluntary, t->active_share * 100,
 			gr_units_ns(b[4], sizeof(b[4]), t->starved_gap_ns));
 		if (t->unknown_ns)
 			fprintf(f,
@@ -474,7 +510,9 @@ static void cpu(FILE *f, const struct gr_report *r, unsigned top)
 			    t->culprits[j].preemptions);
 	}
 	more(f, i, C->nthreads, "threads");
-	fprintf(f, "  runnable wait inside launch gaps, all threads: %s = %.1f%% of wall time\n",
+	fprintf(f,
+		"  runnable wait inside launch gaps, all threads: %s = %.1f%% of their time making "
+		"CUDA calls\n",
 		gr_units_ns(b[7], sizeof(b[7]), C->starved_gap_ns), C->gap_share * 100);
 }
 

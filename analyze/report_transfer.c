@@ -264,9 +264,12 @@ static int verdict(struct rp_ctx *x, const uint64_t *dir_iter_bytes)
 				 top->count, gr_units_ns(b1, sizeof(b1), top->time_ns));
 		else
 			snprintf(head, sizeof(head),
-				 "%" PRIu64 " synchronous copies in the loop blocked the host %s: "
-				 "use async copies from pinned memory",
-				 top->count, gr_units_ns(b1, sizeof(b1), top->time_ns));
+				 "%s in the %s blocked the host %s: use async copies from pinned "
+				 "memory",
+				 gr_units_count(b2, sizeof(b2), top->count, "synchronous copy",
+						"synchronous copies"),
+				 it->found ? "loop" : "recording",
+				 gr_units_ns(b1, sizeof(b1), top->time_ns));
 		return rp_verdict(x, &T->verdict, GR_VERDICT_PROBLEM, "%s%s; %s",
 				  bound ? "transfer-bound: " : "", head, tail);
 	}
@@ -416,11 +419,14 @@ int rp_transfer(struct rp_ctx *x)
 	}
 	if (f[1].count) {
 		snprintf(detail, sizeof(detail),
-			 "%" PRIu64 " synchronous copies (%s) in the loop blocked the thread %s; "
-			 "use cudaMemcpyAsync from pinned memory and sync once, or move them out "
-			 "of the loop",
-			 f[1].count, gr_units_bytes(b1, sizeof(b1), f[1].bytes),
-			 gr_units_ns(b2, sizeof(b2), f[1].time_ns));
+			 "%s (%s) in the %s blocked the thread %s; use cudaMemcpyAsync from "
+			 "pinned memory and sync once%s",
+			 gr_units_count(b3, sizeof(b3), f[1].count, "synchronous copy",
+					"synchronous copies"),
+			 gr_units_bytes(b1, sizeof(b1), f[1].bytes),
+			 it->found ? "loop" : "recording",
+			 gr_units_ns(b2, sizeof(b2), f[1].time_ns),
+			 it->found ? ", or move them out of the loop" : "");
 		err = fnd_emit(x, &f[1], &T->findings[T->nfindings++], detail);
 		if (err)
 			goto out;

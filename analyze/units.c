@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Figures for people (units.h): one rule per unit, shared by every command. */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 
@@ -62,5 +63,11 @@ const char *gr_units_pct(char *buf, size_t n, double share)
 const char *gr_units_s(char *buf, size_t n, double ns)
 {
 	snprintf(buf, n, "%.3f s", ns / 1e9);
+	return buf;
+}
+
+const char *gr_units_count(char *buf, size_t n, uint64_t count, const char *one, const char *many)
+{
+	snprintf(buf, n, "%" PRIu64 " %s", count, count == 1 ? one : many);
 	return buf;
 }

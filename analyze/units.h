@@ -25,5 +25,8 @@ const char *gr_units_rate(char *buf, size_t n, double bytes_per_s);
 const char *gr_units_pct(char *buf, size_t n, double share);
 /* Seconds with ms resolution, for positions in a recording: "12.345 s". */
 const char *gr_units_s(char *buf, size_t n, double ns);
+/* A count and its noun in agreement: "1 launch", "0 launches", "2 copies". @one is the singular,
+ * @many the plural. */
+const char *gr_units_count(char *buf, size_t n, uint64_t count, const char *one, const char *many);
 
 #endif

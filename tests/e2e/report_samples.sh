@@ -79,8 +79,12 @@ check "chain: one fusion candidate" 1 "$(q chain 'len(d["fusion"]["candidates"])
 check "chain: the candidate is the 5 elementwise kernels in order" \
 	'["bias_add", "gelu", "scale", "residual_add", "dropout_mask"]' \
 	"$(q chain '[k.split("(")[0] for k in d["fusion"]["candidates"][0]["kernels"]]')"
-check "chain: $N occurrences, all 5 grids small (16 blocks < 132 SMs)" "[$N, 5]" \
-	"$(q chain '[d["fusion"]["candidates"][0][k] for k in ("occurrences", "small_grids")]')"
+# the recording holds no SM count (the sample asks for none): unknown, nothing marked small;
+# with the simulator's 132 SMs given, every grid of 16 blocks is small
+check "chain: $N occurrences, SM count unknown, no grid marked small" "[$N, 0, null, \"unknown\"]" \
+	"$(q chain '[d["fusion"]["candidates"][0]["occurrences"], d["fusion"]["candidates"][0]["small_grids"], d["sms"], d["sms_source"]]')"
+check "chain --sms 132: all 5 grids small (16 blocks < 132 SMs)" "[5, 132, 'option']" \
+	"$("$GPUREC" report --sms 132 --json "$TMP/chain.trc" | python3 -c 'import json,sys; d=json.load(sys.stdin); print([d["fusion"]["candidates"][0]["small_grids"], d["sms"], d["sms_source"]])')"
 check "chain: saving = occurrences x 4 x launch cost" True \
 	"$(q chain 'd["fusion"]["candidates"][0]["est_saving_ns"] == '$N' * 4 * d["fusion"]["launch_cost_ns"]')"
 # the simulator's launch costs 5 us; the probe adds about 1 us
@@ -218,7 +222,7 @@ check "text: says the launch cost is an estimate" 1 \
 check "text: transfers has nothing to say" 1 "$(grep -c '^  no copies or memsets were recorded' "$TMP/chain.txt")"
 "$GPUREC" report --only fusion,cpu --json "$TMP/chain.trc" >"$TMP/only.json"
 check "--only fusion,cpu" '["cpu", "fusion", "probe_cost", "schema", "sections"]' \
-	"$(json "$TMP/only.json" 'sorted(k for k in d if k not in ("wall_ns", "first_ts", "last_ts", "cuda_libraries", "lost_events", "ended_abruptly", "integrity", "sms", "calls", "errors", "in_flight"))')"
+	"$(json "$TMP/only.json" 'sorted(k for k in d if k not in ("wall_ns", "first_ts", "last_ts", "cuda_libraries", "lost_events", "ended_abruptly", "integrity", "sms", "sms_source", "calls", "errors", "in_flight"))')"
 check "--top 2 keeps 2 kernels of 5" "[2, 5]" \
 	"$("$GPUREC" report --top 2 --json "$TMP/chain.trc" | python3 -c 'import json,sys; d=json.load(sys.stdin)["launches"]; print([len(d["kernels"]), d["kernels_total"]])')"
 check "--sms 8: 16 blocks of 256 threads are 0.25 waves" "0.25" \

@@ -231,7 +231,7 @@ static void test_json(void)
 	CHECK_HAS(out, "\"processes\": [\n    {\"pid\": 100, \"comm\": \"train\", \"launches\": "
 		       "1017, \"ppid\": 1, \"exe\": \"/usr/bin/train\", \"exit_status\": 1},\n"
 		       "    {\"pid\": 200, \"comm\": \"worker\", \"launches\": 7, \"ppid\": 100, "
-		       "\"exe\": \"\", \"exit_status\": 0}\n  ]");
+		       "\"exe\": \"/usr/bin/train\", \"exit_status\": 0}\n  ]");
 	CHECK_HAS(out,
 		  "\"threads\": [\n"
 		  "    {\"pid\": 100, \"tid\": 100, \"comm\": \"train\", \"launches\": 0},\n"

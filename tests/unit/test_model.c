@@ -171,6 +171,7 @@ static void test_standard_trace(void)
 	CHECK_EQ_U64(p[1].pid, 200);
 	CHECK_EQ_U64(p[1].ppid, 100);
 	CHECK_STR(p[1].comm, "worker");
+	CHECK_STR(p[1].exe, "/usr/bin/train"); /* forked, never exec'd: its parent's */
 	CHECK_EQ_U64(p[thread_of(m, 200)->process].pid, 200);
 	CHECK_EQ_U64(p[thread_of(m, 102)->process].pid, 100);
 
@@ -515,6 +516,43 @@ static void test_lookups(void)
 	sy = gr_model_symbol(m, 2, 0x1000);
 	CHECK(sy && !strcmp(sy->name, "other"));
 	CHECK(gr_model_symbol(m, 3, 0x1010) == NULL);
+	gr_model_free(m);
+}
+
+/* A forked child's exe is its parent's as of the fork, until it execs its own. 10 execs /bin/a,
+ * forks 11 and 12; 11 execs /bin/b; 10 execs /bin/c, then forks 13. 14's parent is untraced. */
+static void test_fork_exe(void)
+{
+	const char *path = tmp_path("forks.trc");
+	struct gr_trace_writer *w = NULL;
+	struct gr_model *m = NULL;
+	const struct gr_process *p;
+	size_t np = 0;
+	int err = 0;
+
+	CHECK(synth_open(&w, path, 0) == 0);
+	err |= synth_proc(w, SYNTH_T0 + 1, GR_PROC_START, 10, 10, 1, "");
+	err |= synth_proc(w, SYNTH_T0 + 2, GR_PROC_EXEC, 10, 10, 0, "/bin/a");
+	err |= synth_proc(w, SYNTH_T0 + 3, GR_PROC_START, 11, 11, 10, "");
+	err |= synth_proc(w, SYNTH_T0 + 4, GR_PROC_START, 12, 12, 10, "");
+	err |= synth_proc(w, SYNTH_T0 + 5, GR_PROC_EXEC, 11, 11, 0, "/bin/b");
+	err |= synth_proc(w, SYNTH_T0 + 6, GR_PROC_EXEC, 10, 10, 0, "/bin/c");
+	err |= synth_proc(w, SYNTH_T0 + 7, GR_PROC_START, 13, 13, 10, "");
+	err |= synth_proc(w, SYNTH_T0 + 8, GR_PROC_START, 14, 14, 99, "");
+	CHECK(err == 0);
+	CHECK(gr_trace_writer_close(w) == 0);
+	CHECK(gr_model_load(&m, path, NULL) == 0);
+	if (!m)
+		return;
+	p = gr_model_processes(m, &np);
+	CHECK_EQ_U64(np, 5);
+	if (np == 5) {
+		CHECK_STR(p[0].exe, "/bin/c");
+		CHECK_STR(p[1].exe, "/bin/b");
+		CHECK_STR(p[2].exe, "/bin/a");
+		CHECK_STR(p[3].exe, "/bin/c");
+		CHECK_STR(p[4].exe, "");
+	}
 	gr_model_free(m);
 }
 
@@ -1703,6 +1741,7 @@ int main(void)
 	RUN_TEST(test_columns_by_name);
 	RUN_TEST(test_empty);
 	RUN_TEST(test_lookups);
+	RUN_TEST(test_fork_exe);
 	RUN_TEST(test_pool);
 	RUN_TEST(test_parallel_same);
 	RUN_TEST(test_window);

@@ -222,6 +222,18 @@ static char *render(const struct gr_report *r, const struct gr_model *m)
 	return json;
 }
 
+/* The report's text, for wording checks (the caller frees it). */
+static char *render_text(const struct gr_report *r, const struct gr_model *m)
+{
+	char *text = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&text, &n);
+
+	CHECK(gr_report_write_text(f, r, m, 0) == 0);
+	fclose(f);
+	return text;
+}
+
 /* ---- the quantile helper ---- */
 
 static int cmp_u32(const void *a, const void *b)
@@ -302,7 +314,8 @@ static void test_dist(void)
  * at +45000 (dur 45000). After the loop: a 4-byte async D2H copy at T0+1010000 (dur 100) into
  * pageable memory, then a stream sync at T0+1011000 (dur 500). The trace ends at T0+2000000.
  */
-static struct gr_model *scenario_loop(void)
+/* The loop scenario; @sms: the SM count the program got from the runtime (0: none recorded). */
+static struct gr_model *scenario_loop_sms(uint32_t sms)
 {
 	const uint64_t frames[3][3] = {
 	    {0x1010, 0x2010, 0x3010}, {0x1110, 0x2020, 0x3010}, {0x1210, 0x2030, 0x3010}};
@@ -336,7 +349,59 @@ static struct gr_model *scenario_loop(void)
 		tb_symbol(&b, end, 100, frames[s][1], 0x2000, "train_step()");
 	}
 	tb_symbol(&b, end, 100, 0x3010, 0x3000, "main");
+	if (sms)
+		b.err |= synth_session(b.w, end, GR_SESS_DEVICE_SMS, sms, "");
 	return tb_load(&b);
+}
+
+static struct gr_model *scenario_loop(void)
+{
+	return scenario_loop_sms(132);
+}
+
+/* The SM count: the recorded one (132 above), --sms over it, or unknown: then no waves and no
+ * grid is small, and the text says so. */
+static void test_sms_sources(void)
+{
+	struct gr_report_opts o = {.sms = 10};
+	struct gr_model *m = scenario_loop_sms(132);
+	struct gr_report *r = m ? compute(m, &o) : NULL;
+	const struct gr_report_kernel *k;
+
+	if (r) {
+		CHECK_EQ_U64(r->sms, 10);
+		CHECK_EQ_U64(r->sms_source, GR_REPORT_SMS_OPTION);
+		k = kernel(r, "b(float*)");
+		/* 2000 blocks over 10 SMs x 16 resident */
+		CHECK(k && !k->configs[0].small);
+		if (k)
+			CHECK_NEAR(k->configs[0].waves, 2000.0 / (10 * 16));
+	}
+	gr_report_free(r);
+	gr_model_free(m);
+
+	m = scenario_loop_sms(0);
+	r = m ? compute(m, NULL) : NULL;
+	CHECK(r != NULL);
+	if (r) {
+		char *text = render_text(r, m);
+
+		CHECK_EQ_U64(r->sms, 0);
+		CHECK_EQ_U64(r->sms_source, GR_REPORT_SMS_UNKNOWN);
+		for (size_t i = 0; i < r->launches.nkernels; i++) {
+			CHECK(isnan(r->launches.kernels[i].configs[0].waves));
+			CHECK(!r->launches.kernels[i].configs[0].small);
+		}
+		CHECK(r->fusion.ncandidates == 1 && r->fusion.candidates[0].nsmall == 0);
+		CHECK(text && strstr(text, "SM count unknown"));
+		CHECK(text && strstr(text, "2000 blocks, waves unknown\n"));
+		CHECK(text && !strstr(text, "unknown, small grid\n") &&
+		      !strstr(text, "waves unknown small"));
+		CHECK(text && strstr(text, "?/3"));
+		free(text);
+	}
+	gr_report_free(r);
+	gr_model_free(m);
 }
 
 static void test_launches(void)
@@ -350,7 +415,8 @@ static void test_launches(void)
 		goto out;
 	L = &r->launches;
 	CHECK_EQ_U64(r->wall_ns, 2000000);
-	CHECK_EQ_U64(r->sms, 132);
+	CHECK_EQ_U64(r->sms, 132); /* recorded */
+	CHECK_EQ_U64(r->sms_source, GR_REPORT_SMS_RECORDED);
 	CHECK_EQ_U64(L->total, 30);
 	CHECK_EQ_U64(L->first_ts, T0 + 10000);
 	CHECK_EQ_U64(L->last_ts, T0 + 10000 + 900000 + 24000);
@@ -517,6 +583,195 @@ static void test_iteration_sync_marker(void)
 		CHECK_NEAR(r->launches.launch_share, 40.0 * 1000 / 39000);
 		CHECK_EQ_U64(r->launches.verdict.level, GR_VERDICT_PROBLEM);
 		CHECK(strstr(r->launches.verdict.text, "no repeating iteration") != NULL);
+	}
+	gr_report_free(r);
+	gr_model_free(m);
+}
+
+/* A copy or a sync on stream (or of event) @handle, for traces with several streams. */
+static void tb_copy_on(struct tb *b, uint64_t ts, uint32_t tid, unsigned kind, uint64_t bytes,
+		       int async, uint64_t stream)
+{
+	uint64_t v[GR_COPY_NCOLS] = {
+	    [GR_COPY_TS] = ts,
+	    [GR_COPY_DUR] = 100,
+	    [GR_COPY_PID] = tid,
+	    [GR_COPY_TID] = tid,
+	    [GR_COPY_API] = async ? GR_API_cudaMemcpyAsync : GR_API_cudaMemcpy,
+	    [GR_COPY_BYTES] = bytes,
+	    [GR_COPY_CKIND] = kind,
+	    [GR_COPY_STREAM] = stream,
+	    [GR_COPY_FLAGS] = async ? GR_COPY_F_ASYNC : 0,
+	};
+
+	b->err |= gr_trace_writer_append(b->w, GR_K_COPY, v, NULL);
+}
+
+static void tb_sync_on(struct tb *b, uint64_t ts, uint32_t tid, unsigned kind, uint64_t handle)
+{
+	uint64_t v[GR_SYNC_NCOLS] = {
+	    [GR_SYNC_TS] = ts,	 [GR_SYNC_DUR] = 100,	 [GR_SYNC_PID] = tid,
+	    [GR_SYNC_TID] = tid, [GR_SYNC_SKIND] = kind, [GR_SYNC_HANDLE] = handle};
+
+	b->err |= gr_trace_writer_append(b->w, GR_K_SYNC, v, NULL);
+}
+
+/* The breakdown of an iteration adds up to its calls. */
+static void check_breakdown(const struct gr_report_iteration *it)
+{
+	CHECK_EQ_U64(it->launches + it->copies + it->syncs + it->other, it->calls);
+}
+
+/* A warm-up launch, a device sync and an event record, then 300 launches of the same kernel,
+ * an event record and an event sync (a timed loop): 300 iterations of 1 launch. The warm-up
+ * launch repeats the loop's call but is no iteration: calls other than the loop's lie between. */
+static void test_iteration_warmup(void)
+{
+	struct tb b;
+	struct gr_model *m;
+	struct gr_report *r = NULL;
+
+	tb_open(&b, "warmup.trc");
+	tb_launch(&b, T0 + 1000, 7, 7, 0x10, 1, 32, 0, 0, 0);
+	tb_sync_on(&b, T0 + 2000, 7, GR_SYNC_DEVICE, 0);
+	tb_sync_on(&b, T0 + 3000, 7, GR_SYNC_EVENT_RECORD, 0);
+	for (uint64_t i = 0; i < 300; i++)
+		tb_launch(&b, T0 + 10000 + i * 1000, 7, 7, 0x10, 1, 32, 0, 0, 0);
+	tb_sync_on(&b, T0 + 400000, 7, GR_SYNC_EVENT_RECORD, 0);
+	tb_sync_on(&b, T0 + 401000, 7, GR_SYNC_EVENT, 0xE0);
+	m = tb_load(&b);
+	r = m ? compute(m, NULL) : NULL;
+	CHECK(r != NULL);
+	if (r) {
+		const struct gr_report_iteration *it = &r->launches.iter;
+
+		CHECK(it->found);
+		CHECK_EQ_U64(it->calls, 1);
+		CHECK_EQ_U64(it->launches, 1);
+		CHECK_EQ_U64(it->other, 0);
+		check_breakdown(it);
+		CHECK_EQ_U64(it->count, 300);
+		CHECK_EQ_U64(it->period_ns, 1000);
+		CHECK_EQ_U64(it->start_ts, T0 + 10000);
+		CHECK_EQ_U64(it->loop.launches, 300);
+		/* the match is over the anchor's calls, warm-up to last: 3 of 302 differ */
+		CHECK_NEAR(it->match, 299.0 / 302);
+	}
+	gr_report_free(r);
+	gr_model_free(m);
+}
+
+/* Four streams; setup: per stream a copy and an event record. Then per stream, 20 times: event
+ * synchronize, launch, async H2D, async D2H, event record, on that stream (stream after stream,
+ * or each round over the four). */
+static void streams_trace(struct tb *b, const char *name, int stream_major)
+{
+	uint64_t ts = T0 + 1000;
+
+	tb_open(b, name);
+	for (uint64_t s = 0; s < 4; s++) {
+		tb_copy_on(b, ts += 1000, 7, GR_COPY_H2D, 65536, 0, 0);
+		tb_sync_on(b, ts += 1000, 7, GR_SYNC_EVENT_RECORD, 0xA0 + s);
+	}
+	for (uint64_t a = 0; a < (stream_major ? 4 : 20); a++)
+		for (uint64_t c = 0; c < (stream_major ? 20 : 4); c++) {
+			uint64_t s = stream_major ? a : c;
+
+			tb_sync_on(b, ts += 1000, 7, GR_SYNC_EVENT, 0xE0 + s);
+			tb_launch(b, ts += 1000, 7, 7, 0x10, 1, 32, 0xA0 + s, 0, 0);
+			tb_copy_on(b, ts += 1000, 7, GR_COPY_H2D, 65536, 1, 0xA0 + s);
+			tb_copy_on(b, ts += 1000, 7, GR_COPY_D2H, 65536, 1, 0xA0 + s);
+			tb_sync_on(b, ts += 1000, 7, GR_SYNC_EVENT_RECORD, 0xA0 + s);
+		}
+}
+
+static void test_iteration_streams(void)
+{
+	struct tb b;
+	struct gr_model *m;
+	struct gr_report *r = NULL;
+
+	/* stream after stream: each stream's loop is 20 iterations of the 5 calls; the first wins
+	 * (a call on another stream is another call) */
+	streams_trace(&b, "streams_major.trc", 1);
+	m = tb_load(&b);
+	r = m ? compute(m, NULL) : NULL;
+	CHECK(r != NULL);
+	if (r) {
+		const struct gr_report_iteration *it = &r->launches.iter;
+
+		CHECK(it->found);
+		CHECK_EQ_U64(it->calls, 5);
+		CHECK_EQ_U64(it->launches, 1);
+		CHECK_EQ_U64(it->copies, 2);
+		CHECK_EQ_U64(it->syncs, 1);
+		CHECK_EQ_U64(it->other, 1);
+		check_breakdown(it);
+		CHECK_EQ_U64(it->count, 20);
+		CHECK_EQ_U64(it->period_ns, 5000);
+		/* the setup's 8 calls, then the first stream's first event sync */
+		CHECK_EQ_U64(it->start_ts, T0 + 1000 + 9000);
+		CHECK_EQ_U64(it->loop.launches, 20);
+	}
+	gr_report_free(r);
+	gr_model_free(m);
+
+	/* a round over the four streams is the iteration: 20 of 20 calls */
+	streams_trace(&b, "streams_rounds.trc", 0);
+	m = tb_load(&b);
+	r = m ? compute(m, NULL) : NULL;
+	CHECK(r != NULL);
+	if (r) {
+		const struct gr_report_iteration *it = &r->launches.iter;
+
+		CHECK(it->found);
+		CHECK_EQ_U64(it->calls, 20);
+		CHECK_EQ_U64(it->launches, 4);
+		CHECK_EQ_U64(it->copies, 8);
+		CHECK_EQ_U64(it->syncs, 4);
+		CHECK_EQ_U64(it->other, 4);
+		check_breakdown(it);
+		CHECK_EQ_U64(it->count, 20);
+		CHECK_EQ_U64(it->period_ns, 20000);
+		/* the setup's last call, the last stream's event record, repeats as the end of
+		 * every round: the loop starts there, and its 20th iteration ends before the last
+		 * round's last call */
+		CHECK_EQ_U64(it->start_ts, T0 + 1000 + 8000);
+		CHECK_EQ_U64(it->end_ts, T0 + 1000 + 8000 + 20 * 20000 - 1000 + 100);
+		CHECK_EQ_U64(it->loop.launches, 80);
+	}
+	gr_report_free(r);
+	gr_model_free(m);
+}
+
+/* No loop, no loop wording: kernels that never repeat in order, with 4 synchronous 1 MiB H2D
+ * copies among them (a sync_copy_in_loop finding over the whole recording). */
+static void test_no_loop_wording(void)
+{
+	struct tb b;
+	struct gr_model *m;
+	struct gr_report *r = NULL;
+
+	tb_open(&b, "noloop.trc");
+	for (uint64_t i = 0; i < 40; i++)
+		tb_launch(&b, T0 + 1000 + i * 1000, 7, 7, 0x10 + (i * i * 7 + i / 3) % 11, 1, 32, 0,
+			  0, 0);
+	for (uint64_t i = 0; i < 4; i++)
+		tb_copy(&b, T0 + 1500 + i * 9000, 7, 7, GR_COPY_H2D, 1u << 20, 0x100, 0x200, 0, 400,
+			0);
+	m = tb_load(&b);
+	r = m ? compute(m, NULL) : NULL;
+	CHECK(r != NULL);
+	if (r) {
+		char *text = render_text(r, m);
+		const struct gr_report_finding *f = finding(r, "sync_copy_in_loop");
+
+		CHECK(!r->launches.iter.found);
+		CHECK(f && f->count == 4);
+		CHECK(text && !strstr(text, "in the loop") && !strstr(text, "per iteration") &&
+		      !strstr(text, "of the loop") && !strstr(text, "out of the loop"));
+		CHECK(text && strstr(text, "4 synchronous copies (4.0 MiB) in the recording"));
+		free(text);
 	}
 	gr_report_free(r);
 	gr_model_free(m);
@@ -844,6 +1099,71 @@ static void test_transfer_healthy(void)
 	gr_model_free(m);
 }
 
+/* Four single-threaded processes (pids 601..604) each launch at +1000 and +11000 and wait
+ * runnable over [+2000, +10000) inside that gap, all at once: 32000 ns of waiting in gaps over
+ * 40000 ns of the threads' time (80%), where over the ~10000 ns recording it read 320%. The
+ * table's starved column and the summary both give the active share: 8000 / 10000. */
+static void test_cpu_shares(void)
+{
+	struct tb b;
+	struct gr_model *m;
+	struct gr_report *r = NULL;
+
+	tb_open(&b, "four.trc");
+	for (uint32_t p = 601; p <= 604; p++) {
+		tb_launch(&b, T0 + 1000, p, p, 0xA, 1, 32, 0, 0, 0);
+		tb_launch(&b, T0 + 11000, p, p, 0xA, 1, 32, 0, 0, 0);
+	}
+	for (uint32_t p = 601; p <= 604; p++) {
+		tb_sched(&b, T0 + 2000 + p - 601, GR_SCHED_SWITCH, p, 0, 0);
+		tb_sched(&b, T0 + 10000 + p - 601, GR_SCHED_SWITCH, 0, 0, p);
+	}
+	m = tb_load(&b);
+	r = m ? compute(m, NULL) : NULL;
+	CHECK(r != NULL);
+	if (r) {
+		const struct gr_report_cpu *C = &r->cpu;
+		char *text = render_text(r, m);
+
+		CHECK_EQ_U64(C->nthreads, 4);
+		CHECK_EQ_U64(C->starved_gap_ns, 4 * 8000);
+		CHECK_EQ_U64(C->active_ns, 4 * 10000);
+		CHECK_NEAR(C->gap_share, 0.8);
+		CHECK(C->gap_share <= 1.0);
+		for (size_t i = 0; i < C->nthreads; i++)
+			CHECK_NEAR(C->threads[i].active_share, 0.8);
+		CHECK(text && strstr(text, "= 80.0% of their time making CUDA calls"));
+		CHECK(text && strstr(text, "  80.0%"));
+		CHECK(strstr(C->verdict.text, "was runnable but not running 80% of the time"));
+		free(text);
+	}
+	gr_report_free(r);
+	gr_model_free(m);
+}
+
+/* One launch reads "1 launch", in the section and in the verdict. */
+static void test_one_launch_wording(void)
+{
+	struct tb b;
+	struct gr_model *m;
+	struct gr_report *r = NULL;
+
+	tb_open(&b, "one.trc");
+	tb_launch(&b, T0 + 1000, 7, 7, 0x10, 1, 32, 0, 0, 0);
+	m = tb_load(&b);
+	r = m ? compute(m, NULL) : NULL;
+	CHECK(r != NULL);
+	if (r) {
+		char *text = render_text(r, m);
+
+		CHECK(text && strstr(text, "  1 launch in ") && !strstr(text, "1 launches"));
+		CHECK(strstr(r->launches.verdict.text, "no repeating iteration; 1 launch x "));
+		free(text);
+	}
+	gr_report_free(r);
+	gr_model_free(m);
+}
+
 /* ---- scenario C: the scheduler ---- */
 
 /*
@@ -929,7 +1249,9 @@ static void test_cpu(void)
 	CHECK_EQ_U64(t->unknown_ns, 3000);
 	CHECK_EQ_U64(t->runnable_wait_ns, 0);
 	CHECK_EQ_U64(C->starved_gap_ns, 12000);
-	CHECK_NEAR(C->gap_share, 12000.0 / 100000);
+	/* over the two threads' active windows (22000 + 3000), not the 100000 ns recording */
+	CHECK_EQ_U64(C->active_ns, 22000 + 3000);
+	CHECK_NEAR(C->gap_share, 12000.0 / 25000);
 	CHECK_EQ_U64(C->verdict.level, GR_VERDICT_PROBLEM);
 	CHECK(strstr(C->verdict.text, "CPU-starved: feeder (tid 301)") != NULL);
 	CHECK(strstr(C->verdict.text, "hog") != NULL);
@@ -1178,14 +1500,20 @@ int main(void)
 	}
 	RUN_TEST(test_dist);
 	RUN_TEST(test_launches);
+	RUN_TEST(test_sms_sources);
 	RUN_TEST(test_iteration);
 	RUN_TEST(test_iteration_sync_marker);
+	RUN_TEST(test_iteration_warmup);
+	RUN_TEST(test_iteration_streams);
+	RUN_TEST(test_no_loop_wording);
 	RUN_TEST(test_fusion);
 	RUN_TEST(test_fusion_streams);
 	RUN_TEST(test_transfer);
 	RUN_TEST(test_transfer_waiting);
 	RUN_TEST(test_transfer_healthy);
 	RUN_TEST(test_cpu);
+	RUN_TEST(test_cpu_shares);
+	RUN_TEST(test_one_launch_wording);
 	RUN_TEST(test_slow_launches);
 	RUN_TEST(test_probe_cost);
 	RUN_TEST(test_sms);
