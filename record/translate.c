@@ -647,12 +647,14 @@ int gr_translate_event(void *ctx, void *data, size_t size)
 			if (size < sizeof(*c) + sizeof(*r) ||
 			    size < sizeof(*c) + sizeof(*r) + r->size)
 				return 0;
+			gr_call_status_note(&t->calls, c);
 			note_thread(t, h->ts, h->pid, h->tid);
 			stack = t->unwind ? raw_stack_id(t, h, r) : 0;
 			break;
 		}
 		if (size < sizeof(*c) + h->stack_len * 8ull)
 			return 0;
+		gr_call_status_note(&t->calls, c);
 		note_thread(t, h->ts, h->pid, h->tid);
 		stack = stack_id(t, h->pid, h->ts, (const uint64_t *)(c + 1), h->stack_len);
 		break;
@@ -763,6 +765,7 @@ static void free_strings(struct gr_u64map *m)
 void gr_translate_free(struct gr_translate *t)
 {
 	gr_u64map_free(&t->stacks);
+	gr_call_status_free(&t->calls);
 	gr_u64map_free(&t->comms);
 	gr_u64map_free(&t->refs.named);
 	free_strings(&t->kernel_names);

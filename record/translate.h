@@ -17,6 +17,7 @@
 
 #include "bpf/gpurec.h"
 #include "addr_set.h"
+#include "call_status.h"
 #include "u64map.h"
 
 struct gr_trace_writer;
@@ -45,6 +46,7 @@ struct gr_translate {
 	/* tid -> char * name of a driver lookup awaiting its handle */
 	struct gr_u64map pending_name;
 	struct gr_refs refs;
+	struct gr_call_status calls; /* what the calls returned: record.c warns at the end */
 	/* last values of the loss counters; record.c reads them for its closing line */
 	uint64_t counters_seen[C_COUNT];
 	int err; /* first error writing a record */
