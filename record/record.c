@@ -773,6 +773,7 @@ static void finish(struct session *s)
 		report_summary(s, records);
 	}
 	gr_call_status_report(&s->tr.calls, stderr);
+	gr_stack_cuts_report(&s->tr.cuts, stderr);
 	if (!s->attach.cuda_files)
 		fprintf(stderr, "gpurec record: no CUDA library was loaded by the traced processes "
 				"(nothing to probe); the trace holds process and scheduler events "

@@ -18,6 +18,7 @@
 #include "bpf/gpurec.h"
 #include "addr_set.h"
 #include "call_status.h"
+#include "stack_cut.h"
 #include "u64map.h"
 
 struct gr_trace_writer;
@@ -38,7 +39,8 @@ struct gr_translate {
 	struct gr_unwind *unwind; /* --call-graph dwarf: raw stacks are unwound; else NULL */
 	int counters_fd;	  /* the BPF side's per-CPU loss counters (enum gr_counter) */
 
-	struct gr_u64map stacks; /* hash of frames -> stack id */
+	struct gr_u64map stacks;   /* hash of frames (before any cut) -> stack id */
+	struct gr_stack_cuts cuts; /* stacks cut at a frame that is no code, per binary */
 	uint64_t next_stack_id;
 	struct gr_u64map comms;	       /* tid -> hash of the last comm written */
 	struct gr_u64map kernel_names; /* key(pid, func) -> char * raw name, for handle aliases */
