@@ -20,6 +20,7 @@
 
 #include "cmd.h"
 #include "bpf/gpurec.skel.h"
+#include "privilege.h"
 
 static int line(int ok, const char *what, const char *detail)
 {
@@ -146,7 +147,8 @@ int cmd_check(int argc, char **argv)
 	struct gpurec_bpf *skel = NULL;
 	struct utsname uts;
 	char cuda[1024], detail[256];
-	int fails = 0, root = geteuid() == 0, n, driver;
+	char missing[64];
+	int fails = 0, n, driver, privileged = gr_privilege_check(missing, sizeof(missing)) == 0;
 
 	uname(&uts);
 	printf("gpurec check: kernel %s %s\n", uts.release, uts.machine);
@@ -158,9 +160,15 @@ int cmd_check(int argc, char **argv)
 		      access("/sys/bus/event_source/devices/uprobe/type", R_OK)
 			  ? "missing: needs CONFIG_UPROBE_EVENTS=y"
 			  : "/sys/bus/event_source/devices/uprobe");
-	fails += line(root, "privileges",
-		      root ? "root" : "not root: run with sudo (needs CAP_BPF, CAP_PERFMON)");
-	if (root) {
+	if (!privileged)
+		snprintf(detail, sizeof(detail),
+			 "missing %s: run with sudo, or sudo setcap " GR_SETCAP_CAPS " on gpurec",
+			 missing);
+	else
+		snprintf(detail, sizeof(detail), "%s",
+			 geteuid() == 0 ? "root" : "CAP_BPF, CAP_PERFMON (file capabilities)");
+	fails += line(privileged, "privileges", detail);
+	if (privileged) {
 		libbpf_set_print(quiet);
 		skel = gpurec_bpf__open_and_load();
 		snprintf(detail, sizeof(detail), "%s",
