@@ -46,7 +46,9 @@ RECORD_SRCS	:= $(wildcard record/*.c)
 BPF_SRCS	:= $(wildcard bpf/*.bpf.c)
 SKELS		:= $(patsubst bpf/%.bpf.c,$(O)/bpf/%.skel.h,$(BPF_SRCS))
 
-FORMAT_OBJS	:= $(patsubst %.c,$(O)/%.o,$(FORMAT_SRCS))
+FORMAT_OBJS	:= $(patsubst %.c,$(O)/%.o,$(FORMAT_SRCS)) $(O)/format/status_names.o
+# the toolkit whose headers name cudaError_t and CUresult values (format/gen_status_names.sh)
+CUDA_INC	?= $(firstword $(wildcard /usr/local/cuda/include) $(dir $(NVCC))../include)
 ANALYZE_OBJS	:= $(patsubst %.c,$(O)/%.o,$(ANALYZE_SRCS))
 RECORD_OBJS	:= $(patsubst %.c,$(O)/%.o,$(RECORD_SRCS))
 
@@ -96,6 +98,15 @@ $(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
 # --- C objects ---
+$(O)/format/status_names.c: format/gen_status_names.sh
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)sh format/gen_status_names.sh $(CUDA_INC) > $@
+
+$(O)/format/status_names.o: $(O)/format/status_names.c
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Iformat -MMD -MP -c $< -o $@
+
 $(O)/%.o: %.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)

@@ -141,6 +141,10 @@ static void calls(const struct gr_model *m, struct gr_info *in)
 	const struct gr_free *f = gr_model_frees(m, &n);
 	for (size_t i = 0; i < n; i++)
 		add(&in->frees, 0, f[i].dur);
+	/* calls set aside (failed, nested, in flight) were recorded with their stacks too */
+	const struct gr_aside *as = gr_model_asides(m, &n);
+	for (size_t i = 0; i < n; i++)
+		with_stack += gr_aside_stack(m, &as[i]) != 0;
 	in->events[GR_INFO_EV_STACK] = with_stack;
 }
 
@@ -156,6 +160,11 @@ int gr_info_compute(const struct gr_model *m, struct gr_info *in)
 		return err;
 	}
 	calls(m, in);
+	err = gr_outcome_compute(m, &in->outcome);
+	if (err) {
+		gr_info_free(in);
+		return err;
+	}
 	for (unsigned e = 0; e < GR_INFO_NEVENTS; e++)
 		if (e != GR_INFO_EV_STACK)
 			in->events[e] = gr_model_record_count(m, event_record_kind[e]);
@@ -173,5 +182,6 @@ void gr_info_free(struct gr_info *in)
 	gr_launch_stats_free(&in->launches);
 	free(in->pair_order);
 	free(in->thread_order);
+	gr_outcome_free(&in->outcome);
 	memset(in, 0, sizeof(*in));
 }

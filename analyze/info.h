@@ -18,6 +18,7 @@
 
 #include "launch_stats.h"
 #include "model.h"
+#include "outcome.h"
 
 /* Buckets per kind: the kinds of format/events.h up to the last, then "other" for the rest. */
 #define GR_INFO_COPY_KINDS  6 /* H2H H2D D2H D2D default, other */
@@ -68,6 +69,10 @@ struct gr_info {
 	struct gr_info_sum allocs[GR_INFO_ALLOC_KINDS]; /* enum gr_alloc_kind, then other */
 	struct gr_info_sum frees;
 	struct gr_info_sum graphs[GR_INFO_GRAPH_KINDS]; /* enum gr_graph_kind, then other */
+
+	/* the sums above count calls that did not fail and were not inside another; these are
+	 * the others: failed, nested and in-flight calls */
+	struct gr_outcome outcome;
 };
 
 /*

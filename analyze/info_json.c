@@ -242,6 +242,77 @@ static void losses(struct gr_json *j, const struct gr_model *m)
 	gr_json_array_end(j);
 }
 
+/*
+ * "calls" (how many are known to have succeeded, failed, or have no status), "errors" (failed
+ * calls by api and error), "in_flight" (calls never returned) and "inner_calls".
+ */
+static void outcomes(struct gr_json *j, const struct gr_info *in, const struct gr_model *m)
+{
+	const struct gr_outcome *o = &in->outcome;
+	const struct gr_thread *t = gr_model_threads(m, NULL);
+	char buf[96];
+
+	gr_json_key(j, "calls");
+	gr_json_object_flat(j);
+	gr_json_kv_u64(j, "ok", o->ok);
+	gr_json_kv_u64(j, "failed", o->failed);
+	gr_json_kv_u64(j, "status_unknown", o->unknown);
+	gr_json_kv_bool(j, "most_failed", o->most_failed);
+	gr_json_key(j, "likely_cause");
+	if (o->cause)
+		gr_json_str(j, o->cause);
+	else
+		gr_json_null(j);
+	gr_json_object_end(j);
+	gr_json_key(j, "errors");
+	gr_json_array(j);
+	for (size_t i = 0; i < o->nerrors; i++) {
+		const struct gr_outcome_error *e = &o->errors[i];
+
+		gr_json_object_flat(j);
+		gr_json_kv_str(j, "api", gr_api_name(e->api));
+		gr_json_kv_u64(j, "status", e->status);
+		gr_json_key(j, "status_name");
+		if (e->name)
+			gr_json_str(j, e->name);
+		else
+			gr_json_null(j);
+		gr_json_kv_u64(j, "count", e->count);
+		gr_json_kv_u64(j, "first_ts_ns", e->first_ts);
+		gr_json_kv_u64(j, "last_ts_ns", e->last_ts);
+		gr_json_object_end(j);
+	}
+	gr_json_array_end(j);
+	gr_json_key(j, "in_flight");
+	gr_json_array(j);
+	for (size_t i = 0; i < o->nin_flight; i++) {
+		const struct gr_aside *a = o->in_flight[i];
+		const struct gr_thread *th = &t[gr_aside_thread(m, a)];
+
+		gr_json_object_flat(j);
+		gr_json_kv_str(j, "api", gr_api_name(gr_aside_api(m, a)));
+		gr_json_kv_u64(j, "pid", th->pid);
+		gr_json_kv_u64(j, "tid", th->tid);
+		gr_json_kv_u64(j, "ts_ns", a->ts);
+		gr_json_kv_u64(j, "inside_ns", a->dur);
+		gr_json_kv_u64(j, "depth", GR_CALL_DEPTH(a->call));
+		gr_json_kv_bool(j, "thread_exited", (a->call & GR_CALL_EXITED) != 0);
+		gr_json_kv_str(j, "until", gr_outcome_in_flight_end(m, a, buf, sizeof(buf)));
+		gr_json_object_end(j);
+	}
+	gr_json_array_end(j);
+	gr_json_key(j, "inner_calls");
+	gr_json_array(j);
+	for (size_t i = 0; i < o->ninner; i++) {
+		gr_json_object_flat(j);
+		gr_json_kv_str(j, "api", gr_api_name(o->inner[i].api));
+		gr_json_kv_u64(j, "count", o->inner[i].count);
+		gr_json_kv_u64(j, "dur_ns", o->inner[i].ns);
+		gr_json_object_end(j);
+	}
+	gr_json_array_end(j);
+}
+
 /* "ended_abruptly_at_s": seconds from the first event to the last one in the file, or null. */
 static void ended_abruptly(struct gr_json *j, const struct gr_model *m)
 {
@@ -301,6 +372,7 @@ int gr_info_write_json(FILE *f, const struct gr_info *in, const struct gr_model 
 	sum_list(&j, "allocations", in->allocs, GR_INFO_ALLOC_KINDS, 1);
 	gr_json_kv_u64(&j, "frees", in->frees.count);
 	sum_list(&j, "graphs", in->graphs, GR_INFO_GRAPH_KINDS, 0);
+	outcomes(&j, in, m);
 	procs(&j, in, m);
 	streams(&j, in, m);
 	losses(&j, m);

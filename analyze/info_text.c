@@ -187,6 +187,65 @@ static void procs(FILE *f, const struct gr_info *in, const struct gr_model *m)
 	}
 }
 
+/* Calls still inside when their thread exited or the recording stopped: what a hung job's user
+ * looks for first. */
+static void in_flight(FILE *f, const struct gr_info *in, const struct gr_model *m)
+{
+	const struct gr_outcome *o = &in->outcome;
+	const struct gr_thread *t = gr_model_threads(m, NULL);
+	char d[GR_UNITS_LEN], at[GR_UNITS_LEN], end[96];
+
+	for (size_t i = 0; i < o->nin_flight; i++) {
+		const struct gr_aside *a = o->in_flight[i];
+		const struct gr_thread *th = &t[gr_aside_thread(m, a)];
+
+		gr_units_s(at, sizeof(at), rel_ns(m, a->ts));
+		fprintf(f,
+			"IN FLIGHT: thread %u/%u (%s) still inside %s for %s %s (entered at %s)\n",
+			th->pid, th->tid, th->comm, gr_api_name(gr_aside_api(m, a)),
+			gr_units_ns(d, sizeof(d), (double)a->dur),
+			gr_outcome_in_flight_end(m, a, end, sizeof(end)), at);
+	}
+	if (o->nin_flight)
+		fprintf(f, "\n");
+}
+
+/* Failed calls by API and error, and calls made inside other recorded calls. */
+static void outcomes(FILE *f, const struct gr_info *in, const struct gr_model *m)
+{
+	const struct gr_outcome *o = &in->outcome;
+	char a[GR_UNITS_LEN], b[GR_UNITS_LEN], num[24], d[GR_UNITS_LEN];
+
+	if (o->failed) {
+		fprintf(f, "\nfailed calls: %" PRIu64 " of %" PRIu64 " calls whose status is known",
+			o->failed, o->failed + o->ok);
+		if (o->cause)
+			fprintf(f, " (likely cause: %s)", o->cause);
+		fprintf(f, "\n  %-28s %-34s %8s %10s %10s\n", "api", "error", "calls", "first",
+			"last");
+		for (size_t i = 0; i < o->nerrors; i++) {
+			const struct gr_outcome_error *e = &o->errors[i];
+
+			snprintf(num, sizeof(num), "error %u", e->status);
+			fprintf(f, "  %-28s %-34s %8" PRIu64 " %10s %10s\n", gr_api_name(e->api),
+				e->name ? e->name : num, e->count,
+				gr_units_s(a, sizeof(a), rel_ns(m, e->first_ts)),
+				gr_units_s(b, sizeof(b), rel_ns(m, e->last_ts)));
+		}
+	}
+	if (o->unknown && in->launches.nlaunches && (o->failed || o->ok))
+		fprintf(f, "  launches recorded at entry have no status (record with --launch-time "
+			   "to keep it)\n");
+	if (o->ninner) {
+		fprintf(f, "\ninner calls (made inside another recorded call; their time is the "
+			   "outer call's)\n");
+		for (size_t i = 0; i < o->ninner; i++)
+			fprintf(f, "  %-28s %8" PRIu64 " calls %12s\n",
+				gr_api_name(o->inner[i].api), o->inner[i].count,
+				gr_units_ns(d, sizeof(d), (double)o->inner[i].ns));
+	}
+}
+
 static void losses(FILE *f, const struct gr_model *m)
 {
 	size_t n;
@@ -216,6 +275,7 @@ static void losses(FILE *f, const struct gr_model *m)
 int gr_info_write_text(FILE *f, const struct gr_info *in, const struct gr_model *m,
 		       const char *path)
 {
+	in_flight(f, in, m);
 	header(f, in, m, path);
 	counts(f, in, m);
 	kernels(f, in, m);
@@ -231,6 +291,7 @@ int gr_info_write_text(FILE *f, const struct gr_info *in, const struct gr_model 
 	sums(f, "syncs", in->syncs, GR_INFO_SYNC_KINDS, 0);
 	sums(f, "allocations", in->allocs, GR_INFO_ALLOC_KINDS, 1);
 	sums(f, "graphs", in->graphs, GR_INFO_GRAPH_KINDS, 0);
+	outcomes(f, in, m);
 	procs(f, in, m);
 	losses(f, m);
 	fprintf(f, "\n");

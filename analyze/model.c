@@ -122,6 +122,9 @@ static int sort_events(struct loader *L)
 				m->last_ts = last;
 		}
 	}
+	/* kinds interleave in a chunk's asides: never in order */
+	if (!err && m->asides.n)
+		err = sort_by_ts(m->asides.v, m->asides.n, sizeof(*m->asides.v));
 	for (size_t i = 0; i < m->losses.n; i++)
 		if (m->losses.v[i].ts_end > m->last_ts)
 			m->last_ts = m->losses.v[i].ts_end;
@@ -820,6 +823,58 @@ static int place_events(struct run *R, struct part *P)
 	return err;
 }
 
+/* Append @P's aside calls to the model's, with its local indexes mapped (in chunk order). */
+static int merge_asides(struct loader *L, struct part *P)
+{
+	struct gr_model *m = L->m;
+	const uint32_t *thread = P->map[T_THREAD].v, *stream = P->map[T_STREAM].v;
+	const uint32_t *stack = P->map[T_STACK].v, *lkey = P->map[T_LKEY].v;
+	int err;
+
+	if (!P->asides.n)
+		return 0;
+	err = RESERVE(m->asides, P->asides.n);
+	if (err)
+		return err;
+	for (size_t i = 0; i < P->asides.n; i++) {
+		struct gr_aside *a = &m->asides.v[m->asides.n++];
+
+		*a = P->asides.v[i];
+		switch (a->kind) {
+		case GR_K_LAUNCH:
+			a->u.launch.key = lkey[a->u.launch.key];
+			break;
+		case GR_K_COPY:
+			a->u.copy.thread = thread[a->u.copy.thread];
+			a->u.copy.stream = stream[a->u.copy.stream];
+			a->u.copy.stack = stack[a->u.copy.stack];
+			break;
+		case GR_K_MEMSET:
+			a->u.memset.thread = thread[a->u.memset.thread];
+			a->u.memset.stream = stream[a->u.memset.stream];
+			a->u.memset.stack = stack[a->u.memset.stack];
+			break;
+		case GR_K_ALLOC:
+			a->u.alloc.thread = thread[a->u.alloc.thread];
+			a->u.alloc.stream = stream[a->u.alloc.stream];
+			break;
+		case GR_K_FREE:
+			a->u.free.thread = thread[a->u.free.thread];
+			break;
+		case GR_K_SYNC:
+			a->u.sync.thread = thread[a->u.sync.thread];
+			a->u.sync.stack = stack[a->u.sync.stack];
+			break;
+		case GR_K_GRAPH:
+			a->u.graph.thread = thread[a->u.graph.thread];
+			a->u.graph.stream = stream[a->u.graph.stream];
+			a->u.graph.stack = stack[a->u.graph.stack];
+			break;
+		}
+	}
+	return 0;
+}
+
 /* Merge the next part in chunk order. Returns 1 when its events are to be copied, 0 when it
  * has none (a bad chunk), or a negative error with the loader's diag set. */
 static int merge(struct run *R, struct part *P)
@@ -853,6 +908,7 @@ static int merge(struct run *R, struct part *P)
 	for (int k = 0; k < GR_K_COUNT; k++)
 		m->counts[k] += P->counts[k];
 	m->lost = P->lost > UINT64_MAX - m->lost ? UINT64_MAX : m->lost + P->lost;
+	m->calls_ok += P->calls_ok;
 #define X(kind, field)                                                                             \
 	if (P->field.n) {                                                                          \
 		L->unsorted[kind] |= P->unsorted[kind] || P->first_ev[kind] < L->prev_ts[kind];    \
@@ -873,6 +929,8 @@ static int merge(struct run *R, struct part *P)
 		err = map_table(L, P, t);
 	if (!err)
 		err = merge_metadata(L, P);
+	if (!err)
+		err = merge_asides(L, P);
 	if (!err)
 		err = place_events(R, P);
 	if (err)
@@ -1395,6 +1453,7 @@ void gr_model_free(struct gr_model *m)
 	RELEASE(m->scheds);
 	RELEASE(m->procs);
 	RELEASE(m->losses);
+	RELEASE(m->asides);
 	RELEASE(m->kernels);
 	RELEASE(m->kernel_names);
 	RELEASE(m->configs);
@@ -1454,6 +1513,83 @@ ACCESSOR(gr_model_allocs, struct gr_alloc, allocs)
 ACCESSOR(gr_model_frees, struct gr_free, frees)
 ACCESSOR(gr_model_syncs, struct gr_sync, syncs)
 ACCESSOR(gr_model_graphs, struct gr_graph, graphs)
+ACCESSOR(gr_model_asides, struct gr_aside, asides)
+
+unsigned gr_aside_api(const struct gr_model *m, const struct gr_aside *a)
+{
+	switch (a->kind) {
+	case GR_K_LAUNCH:
+		return m->launch_keys.v[a->u.launch.key].api;
+	case GR_K_COPY:
+		return a->u.copy.api;
+	case GR_K_MEMSET:
+		return a->u.memset.api;
+	case GR_K_ALLOC:
+		return a->u.alloc.api;
+	case GR_K_FREE:
+		return a->u.free.api;
+	case GR_K_SYNC:
+		return a->u.sync.api;
+	default:
+		return a->u.graph.api;
+	}
+}
+
+uint32_t gr_aside_thread(const struct gr_model *m, const struct gr_aside *a)
+{
+	switch (a->kind) {
+	case GR_K_LAUNCH:
+		return m->launch_keys.v[a->u.launch.key].thread;
+	case GR_K_COPY:
+		return a->u.copy.thread;
+	case GR_K_MEMSET:
+		return a->u.memset.thread;
+	case GR_K_ALLOC:
+		return a->u.alloc.thread;
+	case GR_K_FREE:
+		return a->u.free.thread;
+	case GR_K_SYNC:
+		return a->u.sync.thread;
+	default:
+		return a->u.graph.thread;
+	}
+}
+
+uint32_t gr_aside_stack(const struct gr_model *m, const struct gr_aside *a)
+{
+	switch (a->kind) {
+	case GR_K_LAUNCH:
+		return m->launch_keys.v[a->u.launch.key].stack;
+	case GR_K_COPY:
+		return a->u.copy.stack;
+	case GR_K_MEMSET:
+		return a->u.memset.stack;
+	case GR_K_SYNC:
+		return a->u.sync.stack;
+	case GR_K_GRAPH:
+		return a->u.graph.stack;
+	default:
+		return 0;
+	}
+}
+
+uint32_t gr_aside_stream(const struct gr_model *m, const struct gr_aside *a)
+{
+	switch (a->kind) {
+	case GR_K_LAUNCH:
+		return m->launch_keys.v[a->u.launch.key].stream;
+	case GR_K_COPY:
+		return a->u.copy.stream;
+	case GR_K_MEMSET:
+		return a->u.memset.stream;
+	case GR_K_ALLOC:
+		return a->u.alloc.stream;
+	case GR_K_GRAPH:
+		return a->u.graph.stream;
+	default:
+		return UINT32_MAX;
+	}
+}
 ACCESSOR(gr_model_scheds, struct gr_sched, scheds)
 ACCESSOR(gr_model_proc_events, struct gr_proc_event, procs)
 ACCESSOR(gr_model_losses, struct gr_loss, losses)
@@ -1605,6 +1741,11 @@ int gr_model_session(const struct gr_model *m, unsigned key, uint64_t *value, co
 uint64_t gr_model_lost_events(const struct gr_model *m)
 {
 	return m->lost;
+}
+
+uint64_t gr_model_calls_ok(const struct gr_model *m)
+{
+	return m->calls_ok;
 }
 
 void gr_model_time_span(const struct gr_model *m, uint64_t *first, uint64_t *last)

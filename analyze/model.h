@@ -127,6 +127,30 @@ struct gr_graph {
 };
 
 /*
+ * A call kept out of the event arrays above: it failed (returned an error), it was made inside
+ * another recorded call of its thread (depth > 0: its time is part of the outer call's), or it
+ * never returned (in flight when its thread exited or the recording stopped). See GR_CALL_ASIDE
+ * in format/events.h. The event arrays hold only outermost calls that succeeded or whose status
+ * is unknown (launches recorded at entry), so no figure computed from them can count a call that
+ * did nothing; the reports name these calls from here.
+ */
+struct gr_aside {
+	uint64_t ts, dur; /* in flight: dur runs from entry to the exit or the recording's end */
+	uint32_t status;  /* the return value when call has GR_CALL_RETURNED */
+	uint16_t kind;	  /* GR_K_LAUNCH .. GR_K_GRAPH: which member of u holds the call */
+	uint16_t call;	  /* the "call" column: GR_CALL_* flags and the depth */
+	union {
+		struct gr_launch launch; /* its key indexes gr_model_launch_keys() */
+		struct gr_copy copy;
+		struct gr_memset memset;
+		struct gr_alloc alloc;
+		struct gr_free free;
+		struct gr_sync sync;
+		struct gr_graph graph;
+	} u;
+};
+
+/*
  * Scheduler events keep raw ids: they involve threads outside the traced set. As with launches,
  * what an event says but its time repeats (the same threads switch on the same CPUs), so events
  * share one gr_sched_key per distinct combination and an event is 16 bytes.
@@ -318,6 +342,17 @@ const struct gr_alloc *gr_model_allocs(const struct gr_model *m, size_t *n);
 const struct gr_free *gr_model_frees(const struct gr_model *m, size_t *n);
 const struct gr_sync *gr_model_syncs(const struct gr_model *m, size_t *n);
 const struct gr_graph *gr_model_graphs(const struct gr_model *m, size_t *n);
+/* Calls in the event arrays known to have succeeded (they returned 0): the others there were
+ * recorded at entry only, or by a gpurec that kept no status. */
+uint64_t gr_model_calls_ok(const struct gr_model *m);
+/* Calls kept aside (struct gr_aside), by ts. */
+const struct gr_aside *gr_model_asides(const struct gr_model *m, size_t *n);
+/* What every aside call has, whatever its kind: api, thread, stack (0 = none) and stream
+ * (UINT32_MAX for kinds without one: free, sync). */
+unsigned gr_aside_api(const struct gr_model *m, const struct gr_aside *a);
+uint32_t gr_aside_thread(const struct gr_model *m, const struct gr_aside *a);
+uint32_t gr_aside_stack(const struct gr_model *m, const struct gr_aside *a);
+uint32_t gr_aside_stream(const struct gr_model *m, const struct gr_aside *a);
 const struct gr_sched *gr_model_scheds(const struct gr_model *m, size_t *n);
 /* Scheduler event keys in order of first use (never NULL when there are events). */
 const struct gr_sched_key *gr_model_sched_keys(const struct gr_model *m, size_t *n);

@@ -35,6 +35,7 @@ struct gr_model {
 	struct gr_integrity integ;
 	uint64_t counts[GR_K_COUNT];
 	uint64_t lost;
+	uint64_t calls_ok; /* kept calls that returned success (GR_CALL_RETURNED, status 0) */
 	uint64_t first_ts, last_ts;
 
 	ARRAY(struct gr_launch) launches;
@@ -47,6 +48,7 @@ struct gr_model {
 	ARRAY(struct gr_sched) scheds;
 	ARRAY(struct gr_proc_event) procs;
 	ARRAY(struct gr_loss) losses;
+	ARRAY(struct gr_aside) asides;
 
 	ARRAY(struct gr_launch_key) launch_keys;
 	ARRAY(struct gr_sched_key) sched_keys;
@@ -95,13 +97,16 @@ struct sched_memo {
 /* What converting any chunk needs, fixed before the first one: read by every worker. */
 struct load_ctx {
 	struct gr_model *m; /* where copy_job() puts the events */
-	/* file column of each column of this build's vocabulary; -1 when the kind is absent */
+	/* file column of each column of this build's vocabulary; -1 when the kind is absent,
+	 * COL_ZEROS for an optional column the file lacks */
 	int col[GR_K_COUNT][GR_MAX_COLUMNS];
 	uint8_t present[GR_K_COUNT];
 	int window;		  /* keep only the events of [lo, to] that reach from */
 	uint64_t from, to, lo;	  /* lo: from minus the margin */
 	struct shared_strs *strs; /* the model's strings */
 };
+
+#define COL_ZEROS (-2)
 
 /* The model's string table, shared by the workers (strings are metadata: rare, so one lock). */
 struct shared_strs {
@@ -193,6 +198,7 @@ struct part {
 	uint64_t offset, first_ts, last_ts, total;
 	uint64_t counts[GR_K_COUNT];
 	uint64_t lost;
+	uint64_t calls_ok; /* as the model's */
 	uint8_t unsorted[GR_K_COUNT];
 	uint64_t first_ev[GR_K_COUNT],
 	    last_ev[GR_K_COUNT]; /* ts of its first and last kept event */
@@ -207,6 +213,9 @@ struct part {
 	ARRAY(struct gr_sched) scheds;
 	ARRAY(struct gr_proc_event) procs;
 	ARRAY(struct gr_loss) losses;
+	ARRAY(struct gr_aside) asides; /* never in place: the merge appends them */
+	uint64_t *zeros;	       /* an optional column the file lacks: all 0 */
+	size_t nzeros;
 
 	struct gr_keymap tab[T_COUNT]; /* local dense tables; T_STACK's index 0 is "no stack" */
 	struct cache thread_c, stream_c, stack_c;

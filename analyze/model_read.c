@@ -75,6 +75,10 @@ int model_map_schema(struct load_ctx *L, const struct gr_schema *fs, struct gr_d
 			int fc = gr_schema_column(fs, ok->id, ok->cols[c].name);
 			int want_bytes = ok->cols[c].codec == GR_CODEC_BYTES;
 
+			if ((fc < 0 || fc >= fk->ncols) && ok->cols[c].optional) {
+				L->col[ok->id][c] = COL_ZEROS;
+				continue;
+			}
 			if (fc < 0 || fc >= fk->ncols)
 				return gr_diag_set(diag, GR_ERR_SCHEMA, 0,
 						   "record kind '%s' has no column '%s'", ok->name,
@@ -106,6 +110,18 @@ static int batch_cols(struct part *P, uint16_t kind, uint32_t n, const uint64_t 
 	for (uint16_t i = 0; i < kd->ncols; i++) {
 		const void *p;
 
+		if (L->col[kind][i] == COL_ZEROS) {
+			if (P->nzeros < n) {
+				free(P->zeros);
+				P->nzeros = 0;
+				P->zeros = calloc(n, sizeof(*P->zeros));
+				if (!P->zeros)
+					return oom(P, -ENOMEM, "chunks");
+				P->nzeros = n;
+			}
+			v[i] = P->zeros;
+			continue;
+		}
 		if (kd->cols[i].codec == GR_CODEC_BYTES)
 			p = b[i] = fb[L->col[kind][i]];
 		else
@@ -142,6 +158,37 @@ static inline void note_ts(struct part *P, uint16_t kind, uint64_t ts, size_t nk
 }
 
 /* ---- events ---- */
+
+/*
+ * A call the reports must not count (GR_CALL_ASIDE) goes to the part's asides, with the event
+ * @ev of @kind that the loader built for it, instead of the event array. 1 when it did, 0 when
+ * the call belongs in the event array, or < 0.
+ */
+static int aside(struct part *P, uint16_t kind, uint64_t status, uint64_t call, uint64_t dur,
+		 const void *ev, size_t size)
+{
+	struct gr_aside *a;
+	int err;
+
+	if (!call)
+		return 0;
+	if (!GR_CALL_ASIDE(call, (uint32_t)status)) {
+		P->calls_ok += (call & GR_CALL_RETURNED) != 0;
+		return 0;
+	}
+	err = RESERVE(P->asides, 1);
+	if (err)
+		return err;
+	a = &P->asides.v[P->asides.n++];
+	memset(a, 0, sizeof(*a));
+	memcpy(&a->u, ev, size);
+	a->kind = kind;
+	a->call = (uint16_t)call;
+	a->status = (uint32_t)status;
+	a->dur = dur;
+	memcpy(&a->ts, ev, sizeof(a->ts)); /* every call kind starts with it */
+	return 1;
+}
 
 static inline int thread_of(struct part *P, uint64_t pid, uint64_t tid, uint32_t *idx)
 {
@@ -269,6 +316,7 @@ static int load_launches(struct part *P, const uint64_t *const *v, const struct 
 	const uint64_t *gz = v[GR_LAUNCH_GZ], *bx = v[GR_LAUNCH_BX], *by = v[GR_LAUNCH_BY];
 	const uint64_t *bz = v[GR_LAUNCH_BZ], *shmem = v[GR_LAUNCH_SHMEM];
 	const uint64_t *stream = v[GR_LAUNCH_STREAM], *stack = v[GR_LAUNCH_STACK];
+	const uint64_t *status = v[GR_LAUNCH_STATUS], *call = v[GR_LAUNCH_CALL];
 
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t p = sat32(pid[i]), key[10];
@@ -290,8 +338,12 @@ static int load_launches(struct part *P, const uint64_t *const *v, const struct 
 		key[8] = sat16(cpu[i]) | (uint64_t)sat16(api[i]) << 16;
 		key[9] = dur[i] >> 32;
 		err = launch_key_of(P, key, &o->key);
+		if (err >= 0 && call[i])
+			err = aside(P, GR_K_LAUNCH, status[i], call[i], dur[i], o, sizeof(*o));
 		if (err < 0)
 			break;
+		if (err)
+			continue;
 		o++;
 	}
 	if (err < 0)
@@ -321,7 +373,6 @@ static int load_copies(struct part *P, const uint64_t *const *v, const struct gr
 		o = &P->copies.v[P->copies.n];
 		memset(o, 0, sizeof(*o));
 		o->ts = v[GR_COPY_TS][i];
-		note_ts(P, GR_K_COPY, o->ts, P->copies.n++);
 		o->dur = v[GR_COPY_DUR][i];
 		o->dst = v[GR_COPY_DST][i];
 		o->src = v[GR_COPY_SRC][i];
@@ -335,8 +386,13 @@ static int load_copies(struct part *P, const uint64_t *const *v, const struct gr
 			err = stack_of(P, v[GR_COPY_PID][i], v[GR_COPY_STACK][i], &o->stack);
 		if (err >= 0)
 			err = stream_of(P, v[GR_COPY_PID][i], v[GR_COPY_STREAM][i], &o->stream);
+		if (err >= 0)
+			err = aside(P, GR_K_COPY, v[GR_COPY_STATUS][i], v[GR_COPY_CALL][i], o->dur,
+				    o, sizeof(*o));
 		if (err < 0)
 			return oom(P, err, "copies");
+		if (!err)
+			note_ts(P, GR_K_COPY, o->ts, P->copies.n++);
 	}
 	return 0;
 }
@@ -356,7 +412,6 @@ static int load_memsets(struct part *P, const uint64_t *const *v, const struct g
 		o = &P->memsets.v[P->memsets.n];
 		memset(o, 0, sizeof(*o));
 		o->ts = v[GR_MEMSET_TS][i];
-		note_ts(P, GR_K_MEMSET, o->ts, P->memsets.n++);
 		o->dur = v[GR_MEMSET_DUR][i];
 		o->dst = v[GR_MEMSET_DST][i];
 		o->bytes = v[GR_MEMSET_BYTES][i];
@@ -369,8 +424,13 @@ static int load_memsets(struct part *P, const uint64_t *const *v, const struct g
 			err = stack_of(P, v[GR_MEMSET_PID][i], v[GR_MEMSET_STACK][i], &o->stack);
 		if (err >= 0)
 			err = stream_of(P, v[GR_MEMSET_PID][i], v[GR_MEMSET_STREAM][i], &o->stream);
+		if (err >= 0)
+			err = aside(P, GR_K_MEMSET, v[GR_MEMSET_STATUS][i], v[GR_MEMSET_CALL][i],
+				    o->dur, o, sizeof(*o));
 		if (err < 0)
 			return oom(P, err, "memsets");
+		if (!err)
+			note_ts(P, GR_K_MEMSET, o->ts, P->memsets.n++);
 	}
 	return 0;
 }
@@ -390,7 +450,6 @@ static int load_allocs(struct part *P, const uint64_t *const *v, const struct gr
 		o = &P->allocs.v[P->allocs.n];
 		memset(o, 0, sizeof(*o));
 		o->ts = v[GR_ALLOC_TS][i];
-		note_ts(P, GR_K_ALLOC, o->ts, P->allocs.n++);
 		o->dur = v[GR_ALLOC_DUR][i];
 		o->addr = v[GR_ALLOC_ADDR][i];
 		o->bytes = v[GR_ALLOC_BYTES][i];
@@ -399,8 +458,13 @@ static int load_allocs(struct part *P, const uint64_t *const *v, const struct gr
 		err = thread_of(P, v[GR_ALLOC_PID][i], v[GR_ALLOC_TID][i], &o->thread);
 		if (err >= 0)
 			err = stream_of(P, v[GR_ALLOC_PID][i], v[GR_ALLOC_STREAM][i], &o->stream);
+		if (err >= 0)
+			err = aside(P, GR_K_ALLOC, v[GR_ALLOC_STATUS][i], v[GR_ALLOC_CALL][i],
+				    o->dur, o, sizeof(*o));
 		if (err < 0)
 			return oom(P, err, "allocations");
+		if (!err)
+			note_ts(P, GR_K_ALLOC, o->ts, P->allocs.n++);
 	}
 	return 0;
 }
@@ -420,14 +484,18 @@ static int load_frees(struct part *P, const uint64_t *const *v, const struct gr_
 		o = &P->frees.v[P->frees.n];
 		memset(o, 0, sizeof(*o));
 		o->ts = v[GR_FREE_TS][i];
-		note_ts(P, GR_K_FREE, o->ts, P->frees.n++);
 		o->dur = v[GR_FREE_DUR][i];
 		o->addr = v[GR_FREE_ADDR][i];
 		o->api = sat16(v[GR_FREE_API][i]);
 		o->kind = sat16(v[GR_FREE_AKIND][i]);
 		err = thread_of(P, v[GR_FREE_PID][i], v[GR_FREE_TID][i], &o->thread);
+		if (err >= 0)
+			err = aside(P, GR_K_FREE, v[GR_FREE_STATUS][i], v[GR_FREE_CALL][i], o->dur,
+				    o, sizeof(*o));
 		if (err < 0)
 			return oom(P, err, "frees");
+		if (!err)
+			note_ts(P, GR_K_FREE, o->ts, P->frees.n++);
 	}
 	return 0;
 }
@@ -447,7 +515,6 @@ static int load_syncs(struct part *P, const uint64_t *const *v, const struct gr_
 		o = &P->syncs.v[P->syncs.n];
 		memset(o, 0, sizeof(*o));
 		o->ts = v[GR_SYNC_TS][i];
-		note_ts(P, GR_K_SYNC, o->ts, P->syncs.n++);
 		o->dur = v[GR_SYNC_DUR][i];
 		o->handle = v[GR_SYNC_HANDLE][i];
 		o->handle2 = v[GR_SYNC_HANDLE2][i];
@@ -457,8 +524,13 @@ static int load_syncs(struct part *P, const uint64_t *const *v, const struct gr_
 		err = thread_of(P, v[GR_SYNC_PID][i], v[GR_SYNC_TID][i], &o->thread);
 		if (err >= 0)
 			err = stack_of(P, v[GR_SYNC_PID][i], v[GR_SYNC_STACK][i], &o->stack);
+		if (err >= 0)
+			err = aside(P, GR_K_SYNC, v[GR_SYNC_STATUS][i], v[GR_SYNC_CALL][i], o->dur,
+				    o, sizeof(*o));
 		if (err < 0)
 			return oom(P, err, "syncs");
+		if (!err)
+			note_ts(P, GR_K_SYNC, o->ts, P->syncs.n++);
 	}
 	return 0;
 }
@@ -478,7 +550,6 @@ static int load_graphs(struct part *P, const uint64_t *const *v, const struct gr
 		o = &P->graphs.v[P->graphs.n];
 		memset(o, 0, sizeof(*o));
 		o->ts = v[GR_GRAPH_TS][i];
-		note_ts(P, GR_K_GRAPH, o->ts, P->graphs.n++);
 		o->dur = v[GR_GRAPH_DUR][i];
 		o->graph = v[GR_GRAPH_GRAPH][i];
 		o->exec = v[GR_GRAPH_EXEC][i];
@@ -489,8 +560,13 @@ static int load_graphs(struct part *P, const uint64_t *const *v, const struct gr
 			err = stack_of(P, v[GR_GRAPH_PID][i], v[GR_GRAPH_STACK][i], &o->stack);
 		if (err >= 0)
 			err = stream_of(P, v[GR_GRAPH_PID][i], v[GR_GRAPH_STREAM][i], &o->stream);
+		if (err >= 0)
+			err = aside(P, GR_K_GRAPH, v[GR_GRAPH_STATUS][i], v[GR_GRAPH_CALL][i],
+				    o->dur, o, sizeof(*o));
 		if (err < 0)
 			return oom(P, err, "graph calls");
+		if (!err)
+			note_ts(P, GR_K_GRAPH, o->ts, P->graphs.n++);
 	}
 	return 0;
 }
@@ -841,11 +917,12 @@ void part_reset(struct part *P)
 
 	P->status = 0;
 	memset(&P->diag, 0, sizeof(P->diag));
-	P->offset = P->first_ts = P->last_ts = P->total = P->lost = 0;
+	P->offset = P->first_ts = P->last_ts = P->total = P->lost = P->calls_ok = 0;
 	memset(P->counts, 0, sizeof(P->counts));
 	memset(P->unsorted, 0, sizeof(P->unsorted));
 	P->launches.n = P->copies.n = P->memsets.n = P->allocs.n = P->frees.n = 0;
 	P->syncs.n = P->graphs.n = P->scheds.n = P->procs.n = P->losses.n = 0;
+	P->asides.n = 0;
 	for (int t = 0; t < T_COUNT; t++)
 		P->map[t].n = 0;
 	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
@@ -885,6 +962,8 @@ void part_free(struct part *P)
 	}
 	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
 		gr_keymap_free(maps[i]);
+	RELEASE(P->asides);
+	free(P->zeros);
 	RELEASE(P->stacks);
 	RELEASE(P->kname);
 	RELEASE(P->kraw);

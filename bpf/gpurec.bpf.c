@@ -56,12 +56,27 @@ struct {
 	__type(value, __u8);
 } known_files SEC(".maps");
 
-/* Per thread: the entry state of the call whose return probe is pending, and the time of the
- * last entry-only runtime launch (consumed by the driver launch it makes). */
+/*
+ * Per thread: the calls whose return probe is pending, innermost last. A recorded call may make
+ * another (a runtime whose copy synchronises through its own exported sync function, a launch
+ * through a wrapper we also probe): each keeps its own entry state, and its depth. Levels past
+ * GR_CALL_LEVELS are counted in depth but not kept: their calls are lost (C_PENDING_LOST).
+ */
+#define GR_CALL_LEVELS 4
+
+struct pending_call {
+	struct gr_ev_call call; /* header and arguments at entry */
+	__u64 cookie;
+	__u32 nframes; /* the user stack walked at entry (frame-pointer stacks) */
+	__u32 pad;
+	__u64 frames[GR_MAX_FRAMES];
+};
+
 struct thread_state {
-	struct gr_ev_call pending;
-	__u64 launch_mark;
-	__u64 pending_cookie; /* 0: none */
+	struct pending_call calls[GR_CALL_LEVELS];
+	__u32 depth;	     /* calls entered and not returned, kept or not */
+	__u32 runtime_depth; /* kept ones through the runtime API (not GR_CF_DRIVER) */
+	__u64 launch_mark; /* the last entry-only runtime launch, for the driver launch it makes */
 };
 
 struct {
@@ -314,24 +329,43 @@ static __always_inline __u32 copy_stack(struct pt_regs *ctx, struct scratch *sc,
 	return sizeof(*r) + r->size;
 }
 
+/* Copy @n frames walked earlier (at most GR_MAX_FRAMES: else nothing, and -1). */
+static __always_inline int copy_frames(__u64 *dst, const __u64 *src, __u32 n)
+{
+	__u64 bytes = (__u64)n * 8;
+
+	/* 64 bits and the barrier keep the bound check on the register the helper gets */
+	asm volatile("" : "+r"(bytes));
+	if (!bytes)
+		return 0;
+	if (bytes > GR_MAX_FRAMES * 8)
+		return -1;
+	return bpf_probe_read_kernel(dst, bytes, src) ? -1 : 0;
+}
+
 /*
  * Submit a call event built in @sc with its stack, copied at its exact size: reserving room for
  * the deepest stack in the ring would waste most of it and make the buffer (mapped into the
  * recorder, counted in its RSS) bigger for the same headroom.
  */
 static __always_inline int emit_call(struct pt_regs *ctx, struct scratch *sc, __u32 flags,
-				     bool at_entry, __u64 entry_ret, __u64 pid_tgid)
+				     bool at_entry, __u64 entry_ret, __u64 pid_tgid,
+				     const struct pending_call *walked)
 {
 	struct gr_ev_call *e = &sc->call;
 	__u64 size = sizeof(*e);
 
-	/* h.flags is 0: fill_hdr() built the header, here or in api_entry */
+	/* h.flags holds only the GR_EVF_* call state so far: fill_hdr() cleared it */
 	e->h.stack_len = 0;
 	if ((flags & GR_CF_STACK) && targ_dwarf_bytes) {
-		e->h.flags = GR_EVF_RAWSTACK;
+		e->h.flags |= GR_EVF_RAWSTACK;
 		size += copy_stack(ctx, sc, at_entry);
 	} else if ((flags & GR_CF_STACK) && targ_stack_frames) {
-		__u32 n = walk_stack(ctx, sc->frames, at_entry, entry_ret);
+		__u32 n =
+		    walked ? walked->nframes : walk_stack(ctx, sc->frames, at_entry, entry_ret);
+
+		if (walked)
+			copy_frames(sc->frames, walked->frames, n);
 
 		if (n > GR_MAX_FRAMES)
 			n = GR_MAX_FRAMES;
@@ -382,7 +416,8 @@ static __always_inline __u64 capture_args(struct pt_regs *ctx, struct gr_ev_call
 }
 
 /* The hot path: one entry-only event (a launch), built in the per-CPU scratch. */
-static __always_inline int emit_entry(struct pt_regs *ctx, __u64 cookie, __u64 pid_tgid)
+static __always_inline int emit_entry(struct pt_regs *ctx, __u64 cookie, __u64 pid_tgid,
+				      __u32 depth)
 {
 	__u8 layout = GR_CK_LAYOUT(cookie);
 	struct scratch *sc = get_scratch();
@@ -395,7 +430,44 @@ static __always_inline int emit_entry(struct pt_regs *ctx, __u64 cookie, __u64 p
 	sc->call.h.layout = layout;
 	sc->call.h.api = GR_CK_API(cookie);
 	entry_ret = capture_args(ctx, &sc->call, layout);
-	return emit_call(ctx, sc, GR_CK_FLAGS(cookie), true, entry_ret, pid_tgid);
+	sc->call.h.flags = depth << GR_EVF_DEPTH_SHIFT;
+	return emit_call(ctx, sc, GR_CK_FLAGS(cookie), true, entry_ret, pid_tgid, NULL);
+}
+
+/* Keep the entry state of a call whose return is probed: its arguments, and its stack now. */
+static __always_inline int push_call(struct pt_regs *ctx, struct thread_state *ts, __u64 cookie,
+				     __u64 pid_tgid)
+{
+	__u8 layout = GR_CK_LAYOUT(cookie);
+	__u32 flags = GR_CK_FLAGS(cookie), d = ts->depth;
+	struct pending_call *pc;
+	__u64 entry_ret;
+
+	if (d >= GR_CALL_LEVELS) {
+		ts->depth = d + 1;
+		count(C_PENDING_LOST);
+		return 0;
+	}
+	pc = &ts->calls[d & (GR_CALL_LEVELS - 1)];
+	fill_hdr(&pc->call.h, event_type(layout), pid_tgid);
+	pc->call.h.layout = layout;
+	pc->call.h.api = GR_CK_API(cookie);
+	pc->call.h.flags = d << GR_EVF_DEPTH_SHIFT;
+	__builtin_memset(pc->call.x, 0, sizeof(pc->call.x));
+	entry_ret = capture_args(ctx, &pc->call, layout);
+	pc->cookie = cookie;
+	/*
+	 * Frame-pointer stacks are walked at entry, where they are the same as at the return: a
+	 * call that never returns (a hung sync, a killed process) keeps its stack too. Raw stacks
+	 * (dwarf) are too big to keep per level: they are copied at the return.
+	 */
+	pc->nframes = 0;
+	if ((flags & GR_CF_STACK) && !targ_dwarf_bytes && targ_stack_frames)
+		pc->nframes = walk_stack(ctx, pc->frames, true, entry_ret);
+	if (!(flags & GR_CF_DRIVER))
+		ts->runtime_depth++;
+	ts->depth = d + 1;
+	return 0;
 }
 
 SEC("uprobe")
@@ -403,43 +475,50 @@ int BPF_KPROBE(api_entry)
 {
 	__u64 cookie = bpf_get_attach_cookie(ctx);
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 flags = GR_CK_FLAGS(cookie);
+	__u32 flags = GR_CK_FLAGS(cookie), depth;
 	__u8 layout = GR_CK_LAYOUT(cookie);
-	struct thread_state *ts = NULL;
+	struct thread_state *ts;
 
 	if (!is_traced(pid_tgid >> 32))
 		return 0;
-	if (flags & GR_CF_DRIVER) {
-		ts = thread_state(false);
+	ts = thread_state(flags & GR_CF_RET);
+	if ((flags & GR_CF_DRIVER) && ts) {
 		/* a runtime call in progress on this thread: it is recorded already */
-		if (ts && ts->pending_cookie && !(GR_CK_FLAGS(ts->pending_cookie) & GR_CF_DRIVER))
+		if (ts->runtime_depth)
 			return 0;
-		if (ts && (event_type(layout) == EV_LAUNCH || layout == L_GRAPH_LAUNCH) &&
+		if ((event_type(layout) == EV_LAUNCH || layout == L_GRAPH_LAUNCH) &&
 		    ts->launch_mark && bpf_ktime_get_ns() - ts->launch_mark < LAUNCH_MARK_NS) {
 			ts->launch_mark = 0;
 			return 0;
 		}
 	}
 	if (flags & GR_CF_RET) {
-		ts = thread_state(true);
 		if (!ts) {
 			count(C_PENDING_LOST);
 			return 0;
 		}
-		fill_hdr(&ts->pending.h, event_type(layout), pid_tgid);
-		ts->pending.h.layout = layout;
-		ts->pending.h.api = GR_CK_API(cookie);
-		__builtin_memset(ts->pending.x, 0, sizeof(ts->pending.x));
-		capture_args(ctx, &ts->pending, layout);
-		ts->pending_cookie = cookie;
-		return 0;
+		return push_call(ctx, ts, cookie, pid_tgid);
 	}
 	if ((flags & GR_CF_LAUNCH) && driver_probed) {
-		ts = thread_state(true);
+		if (!ts)
+			ts = thread_state(true);
 		if (ts)
 			ts->launch_mark = bpf_ktime_get_ns();
 	}
-	return emit_entry(ctx, cookie, pid_tgid);
+	depth = ts ? ts->depth : 0;
+	return emit_entry(ctx, cookie, pid_tgid, depth < 15 ? depth : 15);
+}
+
+/* Drop the kept levels from @level up (their calls returned or are given up). */
+static __always_inline void pop_to(struct thread_state *ts, __u32 level)
+{
+	for (int i = GR_CALL_LEVELS - 1; i >= 0; i--) {
+		if (i < level || i >= ts->depth)
+			continue;
+		if (!(GR_CK_FLAGS(ts->calls[i].cookie) & GR_CF_DRIVER) && ts->runtime_depth)
+			ts->runtime_depth--;
+	}
+	ts->depth = level;
 }
 
 SEC("uretprobe")
@@ -447,27 +526,52 @@ int BPF_KRETPROBE(api_return)
 {
 	__u64 cookie = bpf_get_attach_cookie(ctx);
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct pending_call *pc = NULL;
 	struct thread_state *ts;
 	struct gr_ev_call *e;
 	struct scratch *sc;
 	__u64 out = 0;
+	__u32 level = 0;
 
 	if (!is_traced(pid_tgid >> 32))
 		return 0;
 	ts = thread_state(false);
-	/* not ours: e.g. a driver call returning inside the runtime call that is pending */
-	if (!ts || ts->pending_cookie != cookie)
+	if (!ts || !ts->depth)
 		return 0;
+	if (ts->depth > GR_CALL_LEVELS) {
+		/* the return of a level that was not kept (a driver call skipped at entry
+		 * inside a runtime call returns here too: those never count in depth) */
+		if (!(GR_CK_FLAGS(cookie) & GR_CF_DRIVER) || !ts->runtime_depth)
+			ts->depth--;
+		return 0;
+	}
+	/* the innermost kept call of this entry point; levels above it never returned (a
+	 * longjmp or an exception unwound through them): their calls are lost */
+	for (int i = GR_CALL_LEVELS - 1; i >= 0; i--) {
+		if (i < ts->depth && ts->calls[i].cookie == cookie) {
+			pc = &ts->calls[i];
+			level = i;
+			break;
+		}
+	}
+	/* not ours: a driver call returning inside the runtime call that is pending */
+	if (!pc)
+		return 0;
+	if (ts->depth > level + 1)
+		count(C_PENDING_LOST);
 	sc = get_scratch();
-	if (!sc)
+	if (!sc) {
+		pop_to(ts, level);
 		return 0;
+	}
 	sc->owner = pid_tgid;
 	e = &sc->call;
-	__builtin_memcpy(e, &ts->pending, sizeof(*e));
-	ts->pending_cookie = 0;
+	__builtin_memcpy(e, &pc->call, sizeof(*e));
+	pop_to(ts, level);
 
 	e->h.dur = bpf_ktime_get_ns() - e->h.ts;
 	e->h.cpu = bpf_get_smp_processor_id();
+	e->h.flags |= GR_EVF_RETURNED;
 	e->ret = PT_REGS_RC(ctx);
 	switch (e->h.layout) {
 	case L_MALLOC_OUT:
@@ -484,7 +588,43 @@ int BPF_KRETPROBE(api_return)
 		e->x[0] = out;
 		break;
 	}
-	return emit_call(ctx, sc, GR_CK_FLAGS(cookie), false, 0, pid_tgid);
+	return emit_call(ctx, sc, GR_CK_FLAGS(cookie), false, 0, pid_tgid, pc);
+}
+
+/*
+ * The calls @ts holds that never returned, each as its call event with GR_EVF_IN_FLIGHT and the
+ * time inside so far: at the thread's exit (@exited, the process was killed or exited mid-call)
+ * or when the recording stops. Rare: each event gets ring-buffer room for a full stack.
+ */
+static __always_inline void emit_in_flight(struct thread_state *ts, bool exited, __u32 cpu)
+{
+	__u64 now = bpf_ktime_get_ns();
+
+	for (int i = 0; i < GR_CALL_LEVELS; i++) {
+		struct pending_call *pc = &ts->calls[i];
+		struct {
+			struct gr_ev_call call;
+			__u64 frames[GR_MAX_FRAMES];
+		} * e;
+		__u32 n = pc->nframes;
+
+		if (i >= ts->depth)
+			break;
+		e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+		if (!e) {
+			count(C_RINGBUF_LOST);
+			continue;
+		}
+		__builtin_memcpy(&e->call, &pc->call, sizeof(e->call));
+		e->call.h.dur = now - e->call.h.ts;
+		e->call.h.cpu = cpu;
+		e->call.h.flags |= GR_EVF_IN_FLIGHT | (exited ? GR_EVF_EXITED : 0);
+		e->call.h.stack_len = 0;
+		e->call.ret = 0;
+		if (!copy_frames(e->frames, pc->frames, n))
+			e->call.h.stack_len = n;
+		bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+	}
 }
 
 /*
@@ -612,10 +752,14 @@ SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_exit, struct task_struct *p)
 {
 	__u32 tgid = p->tgid;
+	struct thread_state *ts;
 	struct gr_ev_proc *e;
 
 	if (!is_traced(tgid))
 		return 0;
+	ts = bpf_task_storage_get(&thread_states, p, NULL, 0);
+	if (ts && ts->depth)
+		emit_in_flight(ts, true, bpf_get_smp_processor_id());
 	if (emit_proc(EV_EXIT, p, 0, &e))
 		return 0;
 	e->exit_code = p->exit_code;
@@ -666,6 +810,24 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 		count(C_STOP_SENT);
 	}
 	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+	return 0;
+}
+
+/*
+ * Run once by the recorder when the recording stops: the calls that traced threads still alive
+ * are inside (a hung sync, a -d recording cut mid-call).
+ */
+SEC("iter/task")
+int in_flight_at_stop(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct thread_state *ts;
+
+	if (!task || !is_traced(task->tgid))
+		return 0;
+	ts = bpf_task_storage_get(&thread_states, task, NULL, 0);
+	if (ts && ts->depth)
+		emit_in_flight(ts, false, bpf_get_smp_processor_id());
 	return 0;
 }
 

@@ -107,6 +107,13 @@ struct gr_ev_hdr {
 };
 
 #define GR_EVF_RAWSTACK 1 /* a struct gr_ev_rawstack follows instead of frames */
+#define GR_EVF_RETURNED 2 /* a call event emitted at the call's return: ret is valid */
+#define GR_EVF_IN_FLIGHT                                                                           \
+	4 /* a call entered and not returned when its thread exited                                \
+	     (GR_EVF_EXITED) or the recording stopped; dur: time inside */
+#define GR_EVF_EXITED	    8
+#define GR_EVF_DEPTH_SHIFT  4 /* calls of ours the thread was inside when it made this one */
+#define GR_EVF_DEPTH(flags) (((flags) >> GR_EVF_DEPTH_SHIFT) & 15)
 
 /*
  * --call-graph dwarf: what unwinding needs, as perf's user regs + stack dump. The registers are

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* The schema gpurec writes (see events.h) and the names of its enum values. */
+#include <string.h>
+
 #include "events.h"
 
 #define N(x) (sizeof(x) / sizeof((x)[0]))
-#define V    GR_CODEC_VARINT
-#define D    GR_CODEC_DELTA
-#define T    GR_CODEC_DICT
-#define B    GR_CODEC_BYTES
+/* codec, optional (struct gr_column_def) */
+#define V    GR_CODEC_VARINT, 0
+#define D    GR_CODEC_DELTA, 0
+#define T    GR_CODEC_DICT, 0
+#define B    GR_CODEC_BYTES, 0
+#define TOPT GR_CODEC_DICT, 1 /* added after the kind's first version */
 static const char *const api_names[GR_API_COUNT] = {
     [GR_API_UNKNOWN] = "unknown",
     [GR_API_cudaLaunchKernel] = "cudaLaunchKernel",
@@ -117,6 +121,24 @@ const char *gr_api_name(unsigned api)
 	return api_names[api];
 }
 
+int gr_api_is_driver(unsigned api)
+{
+	const char *n = gr_api_name(api);
+
+	return !strncmp(n, "cu", 2) && strncmp(n, "cuda", 4);
+}
+
+const char *gr_status_name(unsigned api, uint32_t status)
+{
+	const struct gr_status_name *t =
+	    gr_api_is_driver(api) ? gr_driver_status_names : gr_runtime_status_names;
+
+	for (; t->name; t++)
+		if (t->status == status)
+			return t->name;
+	return NULL;
+}
+
 static const char *name_of(const char *const *names, unsigned n, unsigned v)
 {
 	return v < n && names[v] ? names[v] : "unknown";
@@ -160,32 +182,35 @@ const char *gr_loss_source_name(unsigned src)
  * are different every time (durations) VARINT. zstd then removes what the columns leave.
  */
 static const struct gr_column_def launch_cols[GR_LAUNCH_NCOLS] = {
-    {"ts", D},	    {"dur", V},	   {"pid", T},	  {"tid", T},	 {"cpu", T},	 {"api", T},
-    {"func", T},    {"grid_x", T}, {"grid_y", T}, {"grid_z", T}, {"block_x", T}, {"block_y", T},
-    {"block_z", T}, {"shmem", T},  {"stream", T}, {"stack", T},
+    {"ts", D},	    {"dur", V},	   {"pid", T},	  {"tid", T},	 {"cpu", T},	   {"api", T},
+    {"func", T},    {"grid_x", T}, {"grid_y", T}, {"grid_z", T}, {"block_x", T},   {"block_y", T},
+    {"block_z", T}, {"shmem", T},  {"stream", T}, {"stack", T},	 {"status", TOPT}, {"call", TOPT},
 };
 static const struct gr_column_def copy_cols[GR_COPY_NCOLS] = {
-    {"ts", D},	{"dur", V},   {"pid", T},  {"tid", T},	  {"cpu", T},	{"api", T},   {"dst", T},
-    {"src", T}, {"bytes", T}, {"kind", T}, {"stream", T}, {"flags", T}, {"stack", T},
+    {"ts", D},	   {"dur", V},	 {"pid", T},   {"tid", T},	 {"cpu", T},
+    {"api", T},	   {"dst", T},	 {"src", T},   {"bytes", T},	 {"kind", T},
+    {"stream", T}, {"flags", T}, {"stack", T}, {"status", TOPT}, {"call", TOPT},
 };
 static const struct gr_column_def memset_cols[GR_MEMSET_NCOLS] = {
-    {"ts", D},	{"dur", V},   {"pid", T},   {"tid", T},	   {"cpu", T},	 {"api", T},
-    {"dst", T}, {"bytes", T}, {"value", T}, {"stream", T}, {"flags", T}, {"stack", T},
+    {"ts", D},	  {"dur", V},	{"pid", T},	  {"tid", T},	  {"cpu", T},
+    {"api", T},	  {"dst", T},	{"bytes", T},	  {"value", T},	  {"stream", T},
+    {"flags", T}, {"stack", T}, {"status", TOPT}, {"call", TOPT},
 };
 static const struct gr_column_def alloc_cols[GR_ALLOC_NCOLS] = {
-    {"ts", D},	 {"dur", V},   {"pid", T},  {"tid", T},	   {"api", T},
-    {"addr", V}, {"bytes", T}, {"kind", T}, {"stream", T},
+    {"ts", D},	  {"dur", V},  {"pid", T},    {"tid", T},	{"api", T},	{"addr", V},
+    {"bytes", T}, {"kind", T}, {"stream", T}, {"status", TOPT}, {"call", TOPT},
 };
 static const struct gr_column_def free_cols[GR_FREE_NCOLS] = {
-    {"ts", D}, {"dur", V}, {"pid", T}, {"tid", T}, {"api", T}, {"addr", V}, {"kind", T},
+    {"ts", D},	 {"dur", V},  {"pid", T},	{"tid", T},	{"api", T},
+    {"addr", V}, {"kind", T}, {"status", TOPT}, {"call", TOPT},
 };
 static const struct gr_column_def sync_cols[GR_SYNC_NCOLS] = {
-    {"ts", D},	{"dur", V},  {"pid", T},    {"tid", T},	    {"cpu", T},
-    {"api", T}, {"kind", T}, {"handle", T}, {"handle2", T}, {"stack", T},
+    {"ts", D},	 {"dur", V},	{"pid", T},	{"tid", T},   {"cpu", T},	{"api", T},
+    {"kind", T}, {"handle", T}, {"handle2", T}, {"stack", T}, {"status", TOPT}, {"call", TOPT},
 };
 static const struct gr_column_def graph_cols[GR_GRAPH_NCOLS] = {
-    {"ts", D},	 {"dur", V},	{"pid", T},   {"tid", T},  {"api", T},
-    {"kind", T}, {"stream", T}, {"graph", T}, {"exec", T}, {"stack", T},
+    {"ts", D},	   {"dur", V},	 {"pid", T},  {"tid", T},   {"api", T},	      {"kind", T},
+    {"stream", T}, {"graph", T}, {"exec", T}, {"stack", T}, {"status", TOPT}, {"call", TOPT},
 };
 static const struct gr_column_def sched_cols[GR_SCHED_NCOLS] = {
     {"ts", D},	       {"cpu", T},	{"type", T},	 {"prev_pid", T},   {"prev_tid", T},

@@ -9,11 +9,34 @@
  * All timestamps are CLOCK_MONOTONIC nanoseconds of the recording host. "dur" is the API call's
  * duration in ns (entry to return), 0 when not measured. "stack" is a stack id (see GR_K_STACK),
  * 0 for none.
+ *
+ * Every API call kind (LAUNCH .. GRAPH) ends with two optional columns (absent in files of
+ * gpurec before they existed, read as 0): "status", the call's return value (cudaError_t or
+ * CUresult: 0 is success) when GR_CALL_RETURNED is set in "call", and "call", the GR_CALL_*
+ * flags and the call's nesting depth.
  */
 #ifndef GR_FORMAT_EVENTS_H
 #define GR_FORMAT_EVENTS_H
 
 #include "trace.h"
+
+/*
+ * The "call" column. A call recorded at entry only (a launch without --launch-time) has neither
+ * RETURNED nor IN_FLIGHT: its status is unknown. An IN_FLIGHT call had been entered and had not
+ * returned when its thread exited (EXITED) or the recording stopped: its dur is the time from
+ * entry to then, its status and out-parameters (an allocation's address) are unknown. The depth
+ * is the number of recorded calls the thread was inside when it made this one (0: an outermost
+ * call); an inner call's time is part of the outer call's.
+ */
+#define GR_CALL_RETURNED    1u
+#define GR_CALL_IN_FLIGHT   2u
+#define GR_CALL_EXITED	    4u
+#define GR_CALL_DEPTH_SHIFT 4
+#define GR_CALL_DEPTH(call) ((unsigned)((call) >> GR_CALL_DEPTH_SHIFT) & 15u)
+/* A call the reports must not count as done: it failed, is nested in another, or never ended. */
+#define GR_CALL_ASIDE(call, status)                                                                \
+	(((call)&GR_CALL_IN_FLIGHT) || GR_CALL_DEPTH(call) ||                                      \
+	 (((call)&GR_CALL_RETURNED) && (status)))
 
 enum gr_kind {
 	GR_K_LAUNCH = 1,    /* a kernel launch (runtime or driver API) */
@@ -53,6 +76,8 @@ enum {
 	GR_LAUNCH_SHMEM,
 	GR_LAUNCH_STREAM,
 	GR_LAUNCH_STACK,
+	GR_LAUNCH_STATUS,
+	GR_LAUNCH_CALL,
 	GR_LAUNCH_NCOLS
 };
 
@@ -71,6 +96,8 @@ enum {
 	GR_COPY_STREAM,
 	GR_COPY_FLAGS,
 	GR_COPY_STACK,
+	GR_COPY_STATUS,
+	GR_COPY_CALL,
 	GR_COPY_NCOLS
 };
 #define GR_COPY_F_ASYNC	 1u /* the API is asynchronous (…Async) */
@@ -93,6 +120,8 @@ enum {
 	GR_MEMSET_STREAM,
 	GR_MEMSET_FLAGS,
 	GR_MEMSET_STACK,
+	GR_MEMSET_STATUS,
+	GR_MEMSET_CALL,
 	GR_MEMSET_NCOLS
 };
 
@@ -107,6 +136,8 @@ enum {
 	GR_ALLOC_BYTES,
 	GR_ALLOC_AKIND,
 	GR_ALLOC_STREAM,
+	GR_ALLOC_STATUS,
+	GR_ALLOC_CALL,
 	GR_ALLOC_NCOLS
 };
 enum {
@@ -117,6 +148,8 @@ enum {
 	GR_FREE_API,
 	GR_FREE_ADDR,
 	GR_FREE_AKIND,
+	GR_FREE_STATUS,
+	GR_FREE_CALL,
 	GR_FREE_NCOLS
 };
 
@@ -132,6 +165,8 @@ enum {
 	GR_SYNC_HANDLE,
 	GR_SYNC_HANDLE2,
 	GR_SYNC_STACK,
+	GR_SYNC_STATUS,
+	GR_SYNC_CALL,
 	GR_SYNC_NCOLS
 };
 
@@ -147,6 +182,8 @@ enum {
 	GR_GRAPH_GRAPH,
 	GR_GRAPH_EXEC,
 	GR_GRAPH_STACK,
+	GR_GRAPH_STATUS,
+	GR_GRAPH_CALL,
 	GR_GRAPH_NCOLS
 };
 
@@ -406,6 +443,24 @@ enum gr_session_key {
 	GR_SESS_UNTRACED,    /* value: privileged programs (setuid, setgid, file capabilities)
 				the traced processes exec'd and that were not traced */
 };
+
+/*
+ * Names of the values a call returns, cudaError_t for the runtime API and CUresult for the
+ * driver API, generated at build time from the CUDA toolkit's headers (gen_status_names.sh).
+ * NULL-terminated tables.
+ */
+struct gr_status_name {
+	uint32_t status;
+	const char *name;
+};
+extern const struct gr_status_name gr_runtime_status_names[];
+extern const struct gr_status_name gr_driver_status_names[];
+
+/* 1 for a driver API entry point (cu*), 0 for the runtime's. */
+int gr_api_is_driver(unsigned api);
+/* The name of @status as @api returns it ("cudaErrorInsufficientDriver", "CUDA_SUCCESS"), NULL
+ * when this build's toolkit does not know it. */
+const char *gr_status_name(unsigned api, uint32_t status);
 
 /* The schema this build writes. */
 const struct gr_schema *gr_events_schema(void);

@@ -39,6 +39,12 @@ enum gr_codec {
 struct gr_column_def {
 	const char *name;
 	uint8_t codec; /* enum gr_codec */
+	/*
+	 * Added to its kind after the kind's first version: files from older writers lack it, and a
+	 * reader takes 0 for every record there. Not written to the file (a reader's own schema
+	 * says which of its columns it can do without).
+	 */
+	uint8_t optional;
 };
 
 struct gr_kind_def {

@@ -375,6 +375,8 @@ static int load_bpf(struct session *s)
 	if (test_drain_ms())
 		skel->rodata->targ_wakeup_bytes = (uint64_t)o->ringbuf_mb << 20;
 	bpf_map__set_max_entries(skel->maps.events, o->ringbuf_mb << 20);
+	/* run once, at the stop (sweep_in_flight()), not attached with the tracepoints */
+	bpf_program__set_autoattach(skel->progs.in_flight_at_stop, false);
 	err = gpurec_bpf__load(skel);
 	if (err) {
 		fprintf(stderr,
@@ -628,6 +630,32 @@ static int start(struct session *s)
 }
 
 /*
+ * The calls the traced threads still alive are inside when the recording stops (a hung sync, a
+ * -d or Ctrl-C stop mid-call): the BPF task iterator sends each as an in-flight call event.
+ * Threads that exited sent theirs at their exit.
+ */
+static void sweep_in_flight(struct session *s)
+{
+	struct bpf_link *link = bpf_program__attach_iter(s->skel->progs.in_flight_at_stop, NULL);
+	char buf[256];
+	int fd = -1;
+
+	if (link)
+		fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0) {
+		fprintf(stderr,
+			"gpurec record: cannot list the calls in flight at the stop (%s): calls "
+			"still running now are not in the trace\n",
+			strerror(errno));
+	} else {
+		while (read(fd, buf, sizeof(buf)) > 0)
+			;
+		close(fd);
+	}
+	bpf_link__destroy(link);
+}
+
+/*
  * Start tracing, then drain until the command exits, a signal ends a -p recording, every -p
  * process is gone, or the duration has passed. Nothing is drained when the start failed.
  */
@@ -659,6 +687,7 @@ static void run(struct session *s)
 			break;
 		}
 	}
+	sweep_in_flight(s);
 	/* what the last process wrote before exiting is still in the buffer */
 	drain(s, 0);
 }

@@ -157,11 +157,28 @@ static int is_async(unsigned api)
 	return strstr(gr_api_name(api), "Async") != NULL;
 }
 
+/*
+ * The "status" and "call" columns of call event @e: the return value, when the call returned (a
+ * cudaError_t or CUresult: 32 bits, the rest of rax is not the callee's), and how the call was
+ * seen: returned, in flight at its thread's exit or the recording's end, and its depth.
+ */
+static void call_state(const struct gr_ev_call *e, uint64_t *status, uint64_t *call)
+{
+	unsigned f = e->h.flags;
+
+	*status = (f & GR_EVF_RETURNED) ? (uint32_t)e->ret : 0;
+	*call = ((f & GR_EVF_RETURNED) ? GR_CALL_RETURNED : 0) |
+		((f & GR_EVF_IN_FLIGHT) ? GR_CALL_IN_FLIGHT : 0) |
+		((f & GR_EVF_EXITED) ? GR_CALL_EXITED : 0) |
+		(uint64_t)GR_EVF_DEPTH(f) << GR_CALL_DEPTH_SHIFT;
+}
+
 static int on_launch(struct gr_translate *t, const struct gr_ev_call *e, uint64_t stack)
 {
 	uint64_t v[GR_LAUNCH_NCOLS] = {0};
 
 	v[GR_LAUNCH_TS] = e->h.ts;
+	call_state(e, &v[GR_LAUNCH_STATUS], &v[GR_LAUNCH_CALL]);
 	v[GR_LAUNCH_DUR] = e->h.dur;
 	v[GR_LAUNCH_PID] = e->h.pid;
 	v[GR_LAUNCH_TID] = e->h.tid;
@@ -267,6 +284,7 @@ static int on_copy(struct gr_translate *t, const struct gr_ev_call *e, uint64_t 
 		break;
 	}
 	v[GR_COPY_TS] = e->h.ts;
+	call_state(e, &v[GR_COPY_STATUS], &v[GR_COPY_CALL]);
 	v[GR_COPY_DUR] = e->h.dur;
 	v[GR_COPY_PID] = e->h.pid;
 	v[GR_COPY_TID] = e->h.tid;
@@ -288,6 +306,7 @@ static int on_memset(struct gr_translate *t, const struct gr_ev_call *e, uint64_
 	int async = is_async(e->h.api);
 
 	v[GR_MEMSET_TS] = e->h.ts;
+	call_state(e, &v[GR_MEMSET_STATUS], &v[GR_MEMSET_CALL]);
 	v[GR_MEMSET_DUR] = e->h.dur;
 	v[GR_MEMSET_PID] = e->h.pid;
 	v[GR_MEMSET_TID] = e->h.tid;
@@ -335,14 +354,15 @@ static int on_alloc(struct gr_translate *t, const struct gr_ev_call *e)
 {
 	uint64_t v[GR_ALLOC_NCOLS] = {0};
 	unsigned kind = alloc_kind(e->h.api);
-	int ok = (uint32_t)e->ret == 0;
+	int ok = (e->h.flags & GR_EVF_RETURNED) && (uint32_t)e->ret == 0;
 
 	v[GR_ALLOC_TS] = e->h.ts;
+	call_state(e, &v[GR_ALLOC_STATUS], &v[GR_ALLOC_CALL]);
 	v[GR_ALLOC_DUR] = e->h.dur;
 	v[GR_ALLOC_PID] = e->h.pid;
 	v[GR_ALLOC_TID] = e->h.tid;
 	v[GR_ALLOC_API] = e->h.api;
-	/* a failed call allocated nothing: address 0 */
+	/* a failed call allocated nothing, one in flight nothing yet: address 0 */
 	v[GR_ALLOC_ADDR] = !ok ? 0 : e->h.layout == L_HOST_REGISTER ? e->r[0] : e->x[0];
 	v[GR_ALLOC_BYTES] = e->r[1];
 	v[GR_ALLOC_AKIND] = kind;
@@ -355,6 +375,7 @@ static int on_free(struct gr_translate *t, const struct gr_ev_call *e)
 	uint64_t v[GR_FREE_NCOLS] = {0};
 
 	v[GR_FREE_TS] = e->h.ts;
+	call_state(e, &v[GR_FREE_STATUS], &v[GR_FREE_CALL]);
 	v[GR_FREE_DUR] = e->h.dur;
 	v[GR_FREE_PID] = e->h.pid;
 	v[GR_FREE_TID] = e->h.tid;
@@ -393,6 +414,7 @@ static int on_sync(struct gr_translate *t, const struct gr_ev_call *e, uint64_t 
 	unsigned kind = sync_kind(e->h.api);
 
 	v[GR_SYNC_TS] = e->h.ts;
+	call_state(e, &v[GR_SYNC_STATUS], &v[GR_SYNC_CALL]);
 	v[GR_SYNC_DUR] = e->h.dur;
 	v[GR_SYNC_PID] = e->h.pid;
 	v[GR_SYNC_TID] = e->h.tid;
@@ -417,6 +439,7 @@ static int on_graph(struct gr_translate *t, const struct gr_ev_call *e, uint64_t
 	uint64_t v[GR_GRAPH_NCOLS] = {0};
 
 	v[GR_GRAPH_TS] = e->h.ts;
+	call_state(e, &v[GR_GRAPH_STATUS], &v[GR_GRAPH_CALL]);
 	v[GR_GRAPH_DUR] = e->h.dur;
 	v[GR_GRAPH_PID] = e->h.pid;
 	v[GR_GRAPH_TID] = e->h.tid;

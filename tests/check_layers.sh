@@ -7,7 +7,7 @@ set -u
 cd "$(dirname "$0")/.."
 
 MODEL="model model_impl model_read keymap strtab demangle pool"
-SHARED="units json load options dist timeline launch_stats"
+SHARED="units json load options dist timeline launch_stats outcome"
 
 layer() { # layer NAME (no extension): prints 1 model, 2 shared, 3 section, 4 command
 	local n=$1 w

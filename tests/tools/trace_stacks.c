@@ -44,6 +44,10 @@ static void count_stacks(const struct gr_model *m, uint64_t *uses)
 	g = gr_model_graphs(m, &n);
 	for (size_t i = 0; i < n; i++)
 		uses[g[i].stack]++;
+	/* calls that failed, nested or never returned carry their stacks too */
+	const struct gr_aside *a = gr_model_asides(m, &n);
+	for (size_t i = 0; i < n; i++)
+		uses[gr_aside_stack(m, &a[i])]++;
 }
 
 static int print_stacks(const char *path)

@@ -40,17 +40,17 @@ enum { A_TS, A_V, A_D, A_T, A_B, A_T2, A_NCOLS };
 enum { B_TS, B_S, B_X, B_NCOLS };
 
 static const struct gr_column_def alpha_cols[] = {
-    {"ts", GR_CODEC_DELTA}, {"v", GR_CODEC_VARINT}, {"d", GR_CODEC_DELTA},
-    {"t", GR_CODEC_DICT},   {"b", GR_CODEC_BYTES},  {"t2", GR_CODEC_DICT},
+    {"ts", GR_CODEC_DELTA, 0}, {"v", GR_CODEC_VARINT, 0}, {"d", GR_CODEC_DELTA, 0},
+    {"t", GR_CODEC_DICT, 0},   {"b", GR_CODEC_BYTES, 0},  {"t2", GR_CODEC_DICT, 0},
 };
 static const struct gr_column_def beta_cols[] = {
-    {"ts", GR_CODEC_DELTA},
-    {"s", GR_CODEC_BYTES},
-    {"x", GR_CODEC_DICT},
+    {"ts", GR_CODEC_DELTA, 0},
+    {"s", GR_CODEC_BYTES, 0},
+    {"x", GR_CODEC_DICT, 0},
 };
 static const struct gr_column_def gamma_cols[] = {
-    {"ts", GR_CODEC_DELTA},
-    {"v", GR_CODEC_VARINT},
+    {"ts", GR_CODEC_DELTA, 0},
+    {"v", GR_CODEC_VARINT, 0},
 };
 static const struct gr_kind_def test_kinds[] = {
     {K_ALPHA, "alpha", N(alpha_cols), alpha_cols},
@@ -1358,9 +1358,9 @@ static void test_file_api(void)
 
 static void test_writer_errors(void)
 {
-	static const struct gr_column_def bad_ts[] = {{"ts", GR_CODEC_VARINT}};
-	static const struct gr_column_def dup_cols[] = {{"ts", GR_CODEC_DELTA},
-							{"ts", GR_CODEC_DICT}};
+	static const struct gr_column_def bad_ts[] = {{"ts", GR_CODEC_VARINT, 0}};
+	static const struct gr_column_def dup_cols[] = {{"ts", GR_CODEC_DELTA, 0},
+							{"ts", GR_CODEC_DICT, 0}};
 	static const struct gr_kind_def bad1[] = {{1, "k", 1, bad_ts}};
 	static const struct gr_kind_def bad2[] = {{1, "k", 2, dup_cols}};
 	static const struct gr_kind_def bad3[] = {{0, "k", 1, alpha_cols}};

@@ -332,12 +332,12 @@ static void test_truncated(void)
  * column loads with the right values; a launch kind without grid_x fails with GR_ERR_SCHEMA.
  */
 static const struct gr_column_def odd_launch_cols[] = {
-    {"ts", GR_CODEC_DELTA},	{"extra", GR_CODEC_VARINT}, {"func", GR_CODEC_DICT},
-    {"pid", GR_CODEC_DICT},	{"tid", GR_CODEC_DICT},	    {"dur", GR_CODEC_VARINT},
-    {"cpu", GR_CODEC_DICT},	{"api", GR_CODEC_DICT},	    {"grid_z", GR_CODEC_DICT},
-    {"grid_y", GR_CODEC_DICT},	{"grid_x", GR_CODEC_DICT},  {"block_x", GR_CODEC_DICT},
-    {"block_y", GR_CODEC_DICT}, {"block_z", GR_CODEC_DICT}, {"shmem", GR_CODEC_DICT},
-    {"stream", GR_CODEC_DICT},	{"stack", GR_CODEC_DICT},
+    {"ts", GR_CODEC_DELTA, 0},	   {"extra", GR_CODEC_VARINT, 0}, {"func", GR_CODEC_DICT, 0},
+    {"pid", GR_CODEC_DICT, 0},	   {"tid", GR_CODEC_DICT, 0},	  {"dur", GR_CODEC_VARINT, 0},
+    {"cpu", GR_CODEC_DICT, 0},	   {"api", GR_CODEC_DICT, 0},	  {"grid_z", GR_CODEC_DICT, 0},
+    {"grid_y", GR_CODEC_DICT, 0},  {"grid_x", GR_CODEC_DICT, 0},  {"block_x", GR_CODEC_DICT, 0},
+    {"block_y", GR_CODEC_DICT, 0}, {"block_z", GR_CODEC_DICT, 0}, {"shmem", GR_CODEC_DICT, 0},
+    {"stream", GR_CODEC_DICT, 0},  {"stack", GR_CODEC_DICT, 0},
 };
 static const struct gr_kind_def odd_kinds[] = {
     {GR_K_LAUNCH, "launch", sizeof(odd_launch_cols) / sizeof(odd_launch_cols[0]), odd_launch_cols},

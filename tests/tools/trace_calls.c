@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Test helper: every API call the recorder captured, whatever became of it (done, failed, nested,
+ * in flight), summed per kind as JSON, so that a test checks the capture of arguments on the
+ * real runtime, where every call fails without a driver and the reports set the calls aside.
+ *
+ *   trace_calls FILE   {"copies": [[kind, count, bytes], ...], "allocations": [[kind, count,
+ *                      bytes], ...], "memsets": [count, bytes], "syncs": [[kind, count], ...],
+ *                      "graphs": [[kind, count], ...], "launches": count, "frees": count,
+ *                      "status": {"api status call-flags": count, ...}}
+ *                      kinds in their enum order, only those seen; status: every call with its
+ *                      api name, status name (or number, or "-" when not returned) and the
+ *                      GR_CALL_* flags as a number
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/model.h"
+#include "format/events.h"
+
+#define NK 8
+
+struct sums {
+	uint64_t copy_n[NK], copy_b[NK], alloc_n[NK], alloc_b[NK], sync_n[NK], graph_n[NK];
+	uint64_t memset_n, memset_b, launches, frees;
+};
+
+static unsigned k8(unsigned v)
+{
+	return v < NK ? v : NK - 1;
+}
+
+static void add_copy(struct sums *s, const struct gr_copy *c)
+{
+	s->copy_n[k8(c->kind)]++;
+	s->copy_b[k8(c->kind)] += c->bytes;
+}
+
+static void add_alloc(struct sums *s, const struct gr_alloc *a)
+{
+	s->alloc_n[k8(a->kind)]++;
+	s->alloc_b[k8(a->kind)] += a->bytes;
+}
+
+static void pairs(const char *key, const uint64_t *n, const uint64_t *b,
+		  const char *(*name)(unsigned), int last)
+{
+	int first = 1;
+
+	printf("\"%s\": [", key);
+	for (unsigned k = 0; k < NK; k++) {
+		if (!n[k])
+			continue;
+		printf("%s[\"%s\", %" PRIu64, first ? "" : ", ", name(k), n[k]);
+		if (b)
+			printf(", %" PRIu64, b[k]);
+		printf("]");
+		first = 0;
+	}
+	printf("]%s", last ? "" : ", ");
+}
+
+struct status_count {
+	char key[128];
+	uint64_t n;
+};
+
+static void count_status(struct status_count *t, size_t *nt, size_t cap, unsigned api,
+			 const struct gr_aside *a)
+{
+	char key[128], num[16];
+	const char *name = "-";
+
+	if (a && (a->call & GR_CALL_RETURNED)) {
+		name = gr_status_name(api, a->status);
+		if (!name) {
+			snprintf(num, sizeof(num), "%u", a->status);
+			name = num;
+		}
+	}
+	snprintf(key, sizeof(key), "%s %s %u", gr_api_name(api), name, a ? a->call : 0);
+	for (size_t i = 0; i < *nt; i++) {
+		if (!strcmp(t[i].key, key)) {
+			t[i].n++;
+			return;
+		}
+	}
+	if (*nt < cap) {
+		snprintf(t[*nt].key, sizeof(t[*nt].key), "%s", key);
+		t[(*nt)++].n = 1;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static struct status_count st[512];
+	struct gr_model *m = NULL;
+	struct gr_diag diag = {0};
+	struct sums s = {0};
+	size_t n, nst = 0;
+	int err;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: trace_calls FILE\n");
+		return 2;
+	}
+	err = gr_model_load(&m, argv[1], &diag);
+	if (err) {
+		fprintf(stderr, "trace_calls: %s: %s\n", argv[1], gr_strerror(err));
+		return 1;
+	}
+	const struct gr_launch_key *keys = gr_model_launch_keys(m, NULL);
+	const struct gr_launch *l = gr_model_launches(m, &n);
+	for (size_t i = 0; i < n; i++, s.launches++)
+		count_status(st, &nst, 512, keys[l[i].key].api, NULL);
+	const struct gr_copy *c = gr_model_copies(m, &n);
+	for (size_t i = 0; i < n; i++) {
+		add_copy(&s, &c[i]);
+		count_status(st, &nst, 512, c[i].api, NULL);
+	}
+	const struct gr_memset *ms = gr_model_memsets(m, &n);
+	for (size_t i = 0; i < n; i++, s.memset_n++) {
+		s.memset_b += ms[i].bytes;
+		count_status(st, &nst, 512, ms[i].api, NULL);
+	}
+	const struct gr_alloc *al = gr_model_allocs(m, &n);
+	for (size_t i = 0; i < n; i++) {
+		add_alloc(&s, &al[i]);
+		count_status(st, &nst, 512, al[i].api, NULL);
+	}
+	const struct gr_free *f = gr_model_frees(m, &n);
+	for (size_t i = 0; i < n; i++, s.frees++)
+		count_status(st, &nst, 512, f[i].api, NULL);
+	const struct gr_sync *sy = gr_model_syncs(m, &n);
+	for (size_t i = 0; i < n; i++) {
+		s.sync_n[k8(sy[i].kind)]++;
+		count_status(st, &nst, 512, sy[i].api, NULL);
+	}
+	const struct gr_graph *g = gr_model_graphs(m, &n);
+	for (size_t i = 0; i < n; i++) {
+		s.graph_n[k8(g[i].kind)]++;
+		count_status(st, &nst, 512, g[i].api, NULL);
+	}
+	const struct gr_aside *a = gr_model_asides(m, &n);
+	for (size_t i = 0; i < n; i++) {
+		switch (a[i].kind) {
+		case GR_K_LAUNCH:
+			s.launches++;
+			break;
+		case GR_K_COPY:
+			add_copy(&s, &a[i].u.copy);
+			break;
+		case GR_K_MEMSET:
+			s.memset_n++;
+			s.memset_b += a[i].u.memset.bytes;
+			break;
+		case GR_K_ALLOC:
+			add_alloc(&s, &a[i].u.alloc);
+			break;
+		case GR_K_FREE:
+			s.frees++;
+			break;
+		case GR_K_SYNC:
+			s.sync_n[k8(a[i].u.sync.kind)]++;
+			break;
+		case GR_K_GRAPH:
+			s.graph_n[k8(a[i].u.graph.kind)]++;
+			break;
+		}
+		count_status(st, &nst, 512, gr_aside_api(m, &a[i]), &a[i]);
+	}
+	printf("{");
+	pairs("copies", s.copy_n, s.copy_b, gr_copy_kind_name, 0);
+	pairs("allocations", s.alloc_n, s.alloc_b, gr_alloc_kind_name, 0);
+	printf("\"memsets\": [%" PRIu64 ", %" PRIu64 "], ", s.memset_n, s.memset_b);
+	pairs("syncs", s.sync_n, NULL, gr_sync_kind_name, 0);
+	pairs("graphs", s.graph_n, NULL, gr_graph_kind_name, 0);
+	printf("\"launches\": %" PRIu64 ", \"frees\": %" PRIu64 ", \"status\": {", s.launches,
+	       s.frees);
+	for (size_t i = 0; i < nst; i++)
+		printf("%s\"%s\": %" PRIu64, i ? ", " : "", st[i].key, st[i].n);
+	printf("}}\n");
+	gr_model_free(m);
+	return 0;
+}
