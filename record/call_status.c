@@ -7,27 +7,15 @@
 #include "format/events.h"
 #include "call_status.h"
 
-/*
- * By the API's name (enum gr_api keeps no family bit): cu* but not cuda* is the driver; the
- * rest (cuda*, __cuda*) the runtime.
- */
-static enum gr_call_family family_of(unsigned api)
-{
-	const char *name = gr_api_name(api);
-
-	return !strncmp(name, "cu", 2) && strncmp(name, "cuda", 4) ? GR_FAMILY_DRIVER
-								   : GR_FAMILY_RUNTIME;
-}
-
 void gr_call_status_note(struct gr_call_status *s, const struct gr_ev_call *e)
 {
 	enum gr_call_family fam;
 	uint32_t status;
 	uint64_t *n;
 
-	if (!e->h.dur)
+	if (!(e->h.flags & GR_EVF_RETURNED))
 		return;
-	fam = family_of(e->h.api);
+	fam = gr_api_is_driver(e->h.api) ? GR_FAMILY_DRIVER : GR_FAMILY_RUNTIME;
 	status = (uint32_t)e->ret;
 	s->returned[fam]++;
 	if (!status)
@@ -75,18 +63,24 @@ int gr_call_status_report(const struct gr_call_status *s, FILE *f)
 		return 0;
 	for (int fam = 0; fam < GR_FAMILY_COUNT; fam++) {
 		uint32_t error = 0;
+		const char *name;
 		uint64_t n;
 
 		if (!s->failed[fam])
 			continue;
 		n = most_common(s, fam, &error);
+		/* any API of the family names its statuses: the first runtime or driver one */
+		name = gr_status_name(fam == GR_FAMILY_DRIVER ? GR_API_cuLaunchKernel
+							      : GR_API_cudaLaunchKernel,
+				      error);
 		fprintf(
 		    f,
 		    "gpurec record: every CUDA %s call that returned failed (%" PRIu64
-		    " calls; %" PRIu64 " returned error %" PRIu32 "): most likely no usable CUDA "
+		    " calls; %" PRIu64 " returned %s%s%" PRIu32 "%s): most likely no usable CUDA "
 		    "driver or GPU here ('gpurec check' says); the trace holds what the program "
 		    "asked for, not work a GPU did\n",
-		    api[fam], s->returned[fam], n, error);
+		    api[fam], s->returned[fam], n, name ? name : "error ", name ? " (" : "", error,
+		    name ? ")" : "");
 		printed = 1;
 	}
 	return printed;

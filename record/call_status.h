@@ -27,10 +27,10 @@ struct gr_call_status {
 };
 
 /*
- * Count @e if it carries a return value (an event emitted at return: a nonzero duration; entry
- * events, launches without --launch-time, do not). The status is the low 32 bits of the return
- * register: cudaError_t and CUresult are 32-bit enums. Cannot fail (an error it could not
- * count is counted as failed, without its number).
+ * Count @e if it carries a return value (GR_EVF_RETURNED: emitted at the call's return; entry
+ * events, launches without --launch-time, and calls in flight do not). The status is the low 32
+ * bits of the return register: cudaError_t and CUresult are 32-bit enums. Cannot fail (an error it
+ * could not count is counted as failed, without its number).
  */
 void gr_call_status_note(struct gr_call_status *s, const struct gr_ev_call *e);
 

@@ -11,7 +11,7 @@ if [ -e /dev/nvidiactl ]; then
 	exit 0
 fi
 warning() {
-	echo "gpurec record: every CUDA runtime call that returned failed ($1 calls; $1 returned error 35):" \
+	echo "gpurec record: every CUDA runtime call that returned failed ($1 calls; $1 returned cudaErrorInsufficientDriver (35)):" \
 		"most likely no usable CUDA driver or GPU here ('gpurec check' says); the trace holds what" \
 		"the program asked for, not work a GPU did"
 }
