@@ -184,6 +184,26 @@ static int cmp_mapping(const void *a, const void *b)
 static int cmp_stack_at(const void *a, const void *b, void *stacks);
 
 /*
+ * A frame-pointer walk through code built without frame pointers takes whatever rbp points at
+ * for frames: a frame outside every mapping of its process is no code, and ends the stack (the
+ * recorder cuts them since; traces from before still hold them). Only where the innermost frame
+ * lies in a mapping: a trace without mappings (its recorder killed) says nothing either way.
+ */
+static void end_stacks_outside_mappings(struct gr_model *m)
+{
+	for (size_t i = 1; i < m->stacks.n; i++) {
+		struct gr_stack *s = &m->stacks.v[i];
+		uint32_t kept = 1;
+
+		if (s->nframes <= 1 || !gr_model_mapping(m, s->pid, s->frames[0]))
+			continue;
+		while (kept < s->nframes && gr_model_mapping(m, s->pid, s->frames[kept]))
+			kept++;
+		s->nframes = kept;
+	}
+}
+
+/*
  * The (id, pid) index behind gr_model_stack(), and frames for stacks that events reference in
  * their pid while the STACK record was written for pid 0 (any process).
  */
@@ -444,6 +464,7 @@ static int finish(struct loader *L)
 		m->symbols.v[i].name = demangled(L, m->symbols.v[i].name);
 	sort_table(m->symbols.v, m->symbols.n, sizeof(*m->symbols.v), cmp_symbol);
 	sort_table(m->mappings.v, m->mappings.n, sizeof(*m->mappings.v), cmp_mapping);
+	end_stacks_outside_mappings(m);
 	err = index_stacks(m);
 	if (err)
 		goto oom;

@@ -483,9 +483,9 @@ enum gr_session_key {
 	GR_SESS_PROBE_CALL_PRE,
 	GR_SESS_PROBE_CALL_IN,
 	GR_SESS_PROBE_CALL_POST,
-	GR_SESS_DEVICE_SMS,  /* value: the SM count (multiProcessorCount) the traced program got
-				from the runtime; absent when it asked for none or every such
-				call failed */
+	GR_SESS_DEVICE_SMS, /* value: the SM count (multiProcessorCount) the traced program got
+			       from the runtime; absent when it asked for none or every such
+			       call failed */
 };
 
 /*

@@ -44,6 +44,7 @@
 #include "forward.h"
 #include "identity.h"
 #include "output.h"
+#include "privilege.h"
 #include "ringbuf.h"
 #include "symbols.h"
 #include "translate.h"
@@ -297,17 +298,30 @@ static char *join_args(int argc, char *const *argv)
 
 static int check_privileges(void)
 {
+	char missing[64], self[4096] = "gpurec";
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	int err;
+
+	if (n > 0)
+		self[n] = 0;
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		fprintf(stderr,
 			"gpurec record: this kernel has no BTF (/sys/kernel/btf/vmlinux): "
 			"gpurec needs CONFIG_DEBUG_INFO_BTF=y (kernel 5.8+ built with BTF)\n");
 		return -1;
 	}
-	if (geteuid() != 0) {
+	err = gr_privilege_check(missing, sizeof(missing));
+	if (err == -EPERM) {
 		fprintf(stderr,
-			"gpurec record: not enough privilege to load BPF programs: run it as root "
-			"(sudo gpurec record ...) or grant CAP_BPF and CAP_PERFMON "
-			"(sudo setcap cap_bpf,cap_perfmon,cap_sys_admin+ep gpurec)\n");
+			"gpurec record: not enough privilege to load BPF programs: missing %s; run "
+			"it as root (sudo gpurec record ...) or give this binary the capabilities "
+			"(sudo setcap " GR_SETCAP_CAPS " %s)\n",
+			missing, self);
+		return -1;
+	}
+	if (err) {
+		fprintf(stderr, "gpurec record: cannot read this process's capabilities: %s\n",
+			strerror(-err));
 		return -1;
 	}
 	return 0;
@@ -569,8 +583,8 @@ static int write_session(struct session *s, unsigned key, uint64_t value, const 
 
 /*
  * The -p list, checked before anything is created: every entry a live process that the invoking
- * user could debug (under sudo, only the user's own: their calls and stacks go into the user's
- * file). Returns 0, or -1 with the reason printed.
+ * user could debug (under sudo, or with file capabilities, only the user's own: their calls and
+ * stacks go into the user's file). Returns 0, or -1 with the reason printed.
  */
 static int check_pids(const struct gr_identity *id, const char *list)
 {
@@ -583,15 +597,16 @@ static int check_pids(const struct gr_identity *id, const char *list)
 		long pid = strtol(tok, &end, 10);
 		int err;
 
-		if (*end || pid <= 0 || pid > INT32_MAX || kill(pid, 0)) {
+		/* EPERM: it exists, and may_trace says why it is not the user's to trace */
+		if (*end || pid <= 0 || pid > INT32_MAX || (kill(pid, 0) && errno == ESRCH)) {
 			fprintf(stderr, "gpurec record: no process %s\n", tok);
 			ret = -1;
 		} else if ((err = gr_identity_may_trace(id, pid))) {
 			fprintf(stderr, "gpurec record: -p %ld: %s\n", pid,
 				err == -ESRCH
 				    ? "no such process"
-				    : "not your process: under sudo, gpurec attaches only "
-				      "to processes the invoking user could debug");
+				    : "not your process: gpurec attaches only to processes "
+				      "the invoking user could debug");
 			ret = -1;
 		}
 	}
@@ -872,6 +887,8 @@ static void finish(struct session *s)
 	} else {
 		report_summary(s, records);
 	}
+	gr_call_status_report(&s->tr.calls, stderr);
+	gr_stack_cuts_report(&s->tr.cuts, stderr);
 	if (!s->attach.cuda_files)
 		fprintf(stderr, "gpurec record: no CUDA library was loaded by the traced processes "
 				"(nothing to probe); the trace holds process and scheduler events "

@@ -84,9 +84,10 @@ static int note_thread(struct gr_translate *t, uint64_t ts, uint32_t pid, uint32
 static uint64_t stack_id(struct gr_translate *t, uint32_t pid, uint64_t ts, const uint64_t *frames,
 			 unsigned n)
 {
-	uint64_t key = hash_bytes(0xcbf29ce484222325ull, &pid, sizeof(pid)), *id;
+	uint64_t key = hash_bytes(0xcbf29ce484222325ull, &pid, sizeof(pid)), *id, kept_key = 0;
 	uint64_t v[GR_STACK_NCOLS];
 	struct gr_bytes b;
+	unsigned kept;
 
 	if (!n)
 		return 0;
@@ -94,12 +95,26 @@ static uint64_t stack_id(struct gr_translate *t, uint32_t pid, uint64_t ts, cons
 	id = gr_u64map_get(&t->stacks, key);
 	if (id)
 		return *id;
+	/* a new stack: end it where the walk left code; the cut one may be known already */
+	kept = gr_stack_cut(&t->cuts, t->procs, pid, frames, n);
+	if (kept < n) {
+		kept_key = hash_bytes(hash_bytes(0xcbf29ce484222325ull, &pid, sizeof(pid)), frames,
+				      kept * 8ull) |
+			   1;
+		id = gr_u64map_get(&t->stacks, kept_key);
+		if (id) {
+			gr_u64map_put(&t->stacks, key, *id);
+			return *id;
+		}
+		n = kept;
+	}
 	v[GR_STACK_TS] = ts;
 	v[GR_STACK_ID] = ++t->next_stack_id;
 	v[GR_STACK_PID] = pid;
 	b.data = (const uint8_t *)frames;
 	b.len = n * 8;
-	if (gr_u64map_put(&t->stacks, key, v[GR_STACK_ID]))
+	if (gr_u64map_put(&t->stacks, key, v[GR_STACK_ID]) ||
+	    (kept_key && gr_u64map_put(&t->stacks, kept_key, v[GR_STACK_ID])))
 		return 0;
 	/* the frames' symbols go before the first record that uses the stack: same chunk or earlier
 	 */
@@ -706,12 +721,14 @@ int gr_translate_event(void *ctx, void *data, size_t size)
 			if (size < sizeof(*c) + sizeof(*r) ||
 			    size < sizeof(*c) + sizeof(*r) + r->size)
 				return 0;
+			gr_call_status_note(&t->calls, c);
 			note_thread(t, h->ts, h->pid, h->tid);
 			stack = t->unwind ? raw_stack_id(t, h, r) : 0;
 			break;
 		}
 		if (size < sizeof(*c) + h->stack_len * 8ull)
 			return 0;
+		gr_call_status_note(&t->calls, c);
 		note_thread(t, h->ts, h->pid, h->tid);
 		stack = stack_id(t, h->pid, h->ts, (const uint64_t *)(c + 1), h->stack_len);
 		break;
@@ -823,6 +840,8 @@ static void free_strings(struct gr_u64map *m)
 void gr_translate_free(struct gr_translate *t)
 {
 	gr_u64map_free(&t->stacks);
+	gr_call_status_free(&t->calls);
+	gr_stack_cuts_free(&t->cuts);
 	gr_u64map_free(&t->comms);
 	gr_u64map_free(&t->refs.named);
 	free_strings(&t->kernel_names);

@@ -18,6 +18,8 @@
 #include "bpf/gpurec.h"
 #include "addr_set.h"
 #include "symbols.h"
+#include "call_status.h"
+#include "stack_cut.h"
 #include "u64map.h"
 
 struct gr_trace_writer;
@@ -42,7 +44,8 @@ struct gr_translate {
 	struct gr_unwind *unwind; /* --call-graph dwarf: raw stacks are unwound; else NULL */
 	int counters_fd;	  /* the BPF side's per-CPU loss counters (enum gr_counter) */
 
-	struct gr_u64map stacks; /* hash of frames -> stack id */
+	struct gr_u64map stacks;   /* hash of frames (before any cut) -> stack id */
+	struct gr_stack_cuts cuts; /* stacks cut at a frame that is no code, per binary */
 	uint64_t next_stack_id;
 	struct gr_u64map comms;	       /* tid -> hash of the last comm written */
 	struct gr_u64map kernel_names; /* key(pid, func) -> char * raw name, for handle aliases */
@@ -50,7 +53,8 @@ struct gr_translate {
 	/* tid -> char * name of a driver lookup awaiting its handle */
 	struct gr_u64map pending_name;
 	struct gr_refs refs;
-	struct gr_symbols sym; /* names, symbols and mappings written so far */
+	struct gr_symbols sym;	     /* names, symbols and mappings written so far */
+	struct gr_call_status calls; /* what the calls returned: record.c warns at the end */
 	/* last values of the loss counters; record.c reads them for its closing line */
 	uint64_t counters_seen[C_COUNT];
 	int err; /* first error writing a record */

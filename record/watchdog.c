@@ -16,6 +16,8 @@
 
 #define SIGSTOP_BIT (1ull << (SIGSTOP - 1))
 #define POLL_MAX_MS 50
+/* without CAP_SYS_ADMIN: how long after the recorder's end to keep resuming (holder_alive) */
+#define UNKNOWN_HOLDER_MS 1000
 
 /* State letter of /proc/PID[/task/TID]/stat ('T' stopped), 0 when it is gone. */
 static char stat_state(const char *path)
@@ -117,20 +119,31 @@ static int resume_held(const uint64_t *traced_bits, size_t words)
 	return alive;
 }
 
-/* The map still exists: some program of ours may still run and hold a process. */
-static int holder_alive(uint32_t map_id)
+/*
+ * The map still exists: some program of ours may still run and hold a process. Looking a map
+ * up by id takes CAP_SYS_ADMIN, which a copy of gpurec with only CAP_BPF and CAP_PERFMON (see
+ * privilege.h) lacks: then the recorder's exit closed the links, no program of ours starts any
+ * more, and those running end within microseconds; sweep a while after it anyway.
+ */
+static int holder_alive(uint32_t map_id, const struct timespec *since)
 {
 	int fd = bpf_map_get_fd_by_id(map_id);
+	struct timespec now;
 
-	if (fd < 0)
+	if (fd >= 0) {
+		close(fd);
+		return 1;
+	}
+	if (errno != EPERM)
 		return errno != ENOENT;
-	close(fd);
-	return 1;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - since->tv_sec) * 1000 + (now.tv_nsec - since->tv_nsec) / 1000000 <
+	       UNKNOWN_HOLDER_MS;
 }
 
 static void watch(int fd, const uint64_t *traced_bits, size_t words, uint32_t holder_map_id)
 {
-	struct timespec delay = {0, 1000000};
+	struct timespec delay = {0, 1000000}, released;
 	char byte;
 
 	prctl(PR_SET_NAME, "gpurec-watchdog");
@@ -141,12 +154,13 @@ static void watch(int fd, const uint64_t *traced_bits, size_t words, uint32_t ho
 	signal(SIGQUIT, SIG_IGN);
 	while (read(fd, &byte, 1) < 0 && errno == EINTR)
 		;
+	clock_gettime(CLOCK_MONOTONIC, &released);
 	/*
 	 * Until the map is freed a program of ours may run and stop a process, even after the
 	 * last link is gone; resume what it holds as it goes, polling faster than anyone notices.
 	 * Nothing left alive to protect ends the watch too.
 	 */
-	while (resume_held(traced_bits, words) && holder_alive(holder_map_id)) {
+	while (resume_held(traced_bits, words) && holder_alive(holder_map_id, &released)) {
 		nanosleep(&delay, NULL);
 		if (delay.tv_nsec < POLL_MAX_MS * 1000000L)
 			delay.tv_nsec *= 2;

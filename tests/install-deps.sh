@@ -3,7 +3,7 @@
 # Used by `make deps`, the README's setup command and .ci/run.
 set -eu
 pkgs="make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev libzstd-dev
-zlib1g-dev python3 sudo passwd time"
+zlib1g-dev python3 sudo passwd time libcap2-bin"
 missing=()
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -73,6 +73,23 @@ fi
 "$GPUREC" check >"$TMP/check.out" 2>&1
 check "check: this machine can record" 0 $?
 grep -q "gpurec can record on this machine" "$TMP/check.out" && ok "check: says so" || not_ok "check output: $(cat "$TMP/check.out")"
+# the CUDA driver: a warning, never a failure; the toolkit's stub libcuda.so is not a driver
+nodrv="  no CUDA driver: programs will run but every CUDA call will fail; gpurec still records their calls
+gpurec can record on this machine (CUDA calls fail: no driver)"
+if [ -e /dev/nvidiactl ]; then
+	ok "check: no-driver lines # SKIP this machine has /dev/nvidiactl"
+else
+	check "check: no libcuda.so.1 here" "  [warn] CUDA driver                  libcuda.so.1 does not load (libcuda.so.1: cannot open shared object file: No such file or directory)
+$nodrv" "$(tail -n 3 "$TMP/check.out")"
+	mkdir "$TMP/stubs" && ln -s /usr/local/cuda/lib64/stubs/libcuda.so "$TMP/stubs/libcuda.so.1"
+	LD_LIBRARY_PATH=$TMP/stubs "$GPUREC" check >"$TMP/check-stub.out" 2>&1
+	check "check with the stub: exit 0" 0 $?
+	check "check: the stub is not a driver" "  [warn] CUDA driver                  only the toolkit's stub $(realpath /usr/local/cuda/lib64/stubs/libcuda.so)
+$nodrv" "$(tail -n 3 "$TMP/check-stub.out")"
+	LD_LIBRARY_PATH=$PROGS/fakecuda "$GPUREC" check >"$TMP/check-fake.out" 2>&1
+	check "check: a libcuda.so.1 without device nodes" "  [warn] CUDA driver                  $(realpath "$PROGS/fakecuda/libcuda.so.1") loads, but /dev/nvidiactl or /dev/nvidia0 is missing
+$nodrv" "$(tail -n 3 "$TMP/check-fake.out")"
+fi
 
 # -p: attach to a running process; names then come from symbols (registration was missed)
 "$PROGS/launch_loop" 0 1 4 20000 >/dev/null &

@@ -23,6 +23,26 @@ check "fp: recorded" 0 $?
 check "fp: the callers are lost" "$N: $launch_stub
 $N: inner" "$(stacks "$TMP/fp.trc")"
 
+# rbp pointing at words that are no code (nofp N fakefp: 0x3eaba2513f6961b9, 0x7f0000001000 past
+# inner): the frame-pointer walk takes them for frames; the recorder ends each stack before the
+# first and names the binary whose frame was the last good one
+"$GPUREC" record --call-graph fp -o "$TMP/fake.trc" -- "$PROGS/nofp" $N fakefp >/dev/null 2>"$TMP/fake.log"
+check "fp, fake frames: recorded" 0 $?
+check "fp, fake frames: STACK records end at the last frame in code" "1 1" \
+	"$("$STACKS" --stored "$TMP/fake.trc" | cut -d: -f1 | tr '\n' ' ' | sed 's/ $//')"
+check "fp, fake frames: the stacks replay reads" "$N: $launch_stub
+$N: inner" "$(stacks "$TMP/fake.trc")"
+check "fp, fake frames: record names the binary once" \
+	"gpurec record: stacks end early in 1 binary without frame pointers: $PROGS/nofp: --call-graph dwarf gives their full stacks" \
+	"$(grep 'stacks end early' "$TMP/fake.log")"
+check "fp, nofp without fake frames: nothing to say" "" "$(grep 'stacks end early' "$TMP/fp.log")"
+# a trace recorded before the recorder cut them (tests/data/old/nofp_fakefp.trc, N=10): the
+# three frames are stored, replay ends each stack at the frame outside every mapping
+old=tests/data/old/nofp_fakefp.trc
+check "old trace: three frames stored" "3 3" "$("$STACKS" --stored "$old" | cut -d: -f1 | tr '\n' ' ' | sed 's/ $//')"
+check "old trace: replay ends the stacks at the stack words" "10: $launch_stub
+10: inner" "$("$STACKS" "$old")"
+
 # dwarf: every caller, down to _start, for the launch (entry probe) and the copy (return probe)
 "$GPUREC" record -v --call-graph dwarf -o "$TMP/dw.trc" -- "$PROGS/nofp" $N >"$TMP/dw.log" 2>&1
 check "dwarf: recorded" 0 $?

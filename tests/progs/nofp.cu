@@ -4,6 +4,10 @@
 //   deep_kernel<<<2, 64>>> once (entry probe) and makes one cudaMemcpy H2D of 64 bytes (return
 //   probe). With "unlink", the executable deletes itself first: the recorder must unwind with
 //   the file it holds open.
+//   nofp N fakefp: main -> with_fake_fp -> fake_fp_body -> N x middle -> inner, with rbp
+//   pointing at a fake frame record the whole time: the frame-pointer walk past inner finds
+//   0x3eaba2513f6961b9, then 0x7f0000001000, words that are no code, as it does in code built
+//   without frame pointers whose rbp holds a pointer. The recorder must end the stack there.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -40,6 +44,31 @@ extern "C" __attribute__((noinline)) void outer(int n)
 	sink = sink + 1;
 }
 
+static int fake_rounds;
+// the saved rbp (a higher address, as a real chain), then a "return address" that is no code
+static unsigned long long fake_frame[4] = {0, 0x3eaba2513f6961b9ull, 0, 0x7f0000001000ull};
+
+// i lives in rbx across the calls; rbp is left alone (checked by tests/e2e/record_dwarf.sh)
+extern "C" __attribute__((noinline)) void fake_fp_body(void)
+{
+	for (int i = 0; i < fake_rounds; i++)
+		middle(i);
+	sink = sink + 1;
+}
+
+// with_fake_fp(frame): call fake_fp_body with rbp = frame; the push keeps the call aligned
+extern "C" void with_fake_fp(unsigned long long *frame);
+asm(".text\n"
+    ".globl with_fake_fp\n"
+    ".type with_fake_fp, @function\n"
+    "with_fake_fp:\n"
+    "	push %rbp\n"
+    "	mov %rdi, %rbp\n"
+    "	call fake_fp_body\n"
+    "	pop %rbp\n"
+    "	ret\n"
+    ".size with_fake_fp, .-with_fake_fp\n");
+
 int main(int argc, char **argv)
 {
 	char exe[4096];
@@ -52,6 +81,12 @@ int main(int argc, char **argv)
 		exe[len] = 0;
 		if (unlink(exe))
 			return 2;
+	}
+	if (argc > 2 && !strcmp(argv[2], "fakefp")) {
+		fake_rounds = atoi(argv[1]);
+		fake_frame[0] = (unsigned long long)&fake_frame[2];
+		with_fake_fp(fake_frame);
+		return 0;
 	}
 	outer(argc > 1 ? atoi(argv[1]) : 10);
 	return 0;

@@ -8,6 +8,8 @@
  *   trace_stacks --raw FILE  the RAWSTACK records: "rawstack N regs R min A max B entry E"
  *                            (N records, R register bytes each or -1 when they differ, stack
  *                            bytes from A to B, E taken at a function's entry)
+ *   trace_stacks --stored FILE the STACK records as written, before replay reads them:
+ *                            "FRAMES: 0xADDR;0xADDR..." for each, in file order
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -136,12 +138,50 @@ static int print_raw(const char *path)
 	return 0;
 }
 
+static int print_stored(const char *path)
+{
+	struct gr_trace_reader *r = NULL;
+	struct gr_diag diag = {0};
+	const struct gr_chunk *c;
+	int frames_col, err;
+
+	err = gr_trace_reader_open(&r, path, &diag);
+	if (err) {
+		fprintf(stderr, "trace_stacks: %s: %s\n", path, gr_strerror(err));
+		return 1;
+	}
+	frames_col = gr_schema_column(gr_trace_reader_schema(r), GR_K_STACK, "frames");
+	while (frames_col >= 0 && (err = gr_trace_reader_next_chunk(r, &c)) > 0) {
+		uint32_t n = gr_chunk_count(c, GR_K_STACK);
+		const struct gr_bytes *frames = gr_chunk_bytes(c, GR_K_STACK, frames_col);
+
+		for (uint32_t i = 0; i < n; i++) {
+			printf("%u:", frames[i].len / 8);
+			for (uint32_t f = 0; f < frames[i].len / 8; f++) {
+				uint64_t addr;
+
+				memcpy(&addr, frames[i].data + f * 8, 8);
+				printf("%s0x%" PRIx64, f ? ";" : " ", addr);
+			}
+			printf("\n");
+		}
+	}
+	gr_trace_reader_close(r);
+	if (err < 0) {
+		fprintf(stderr, "trace_stacks: %s: %s\n", path, gr_strerror(err));
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "--stored"))
+		return print_stored(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "--raw"))
 		return print_raw(argv[2]);
 	if (argc == 2)
 		return print_stacks(argv[1]);
-	fprintf(stderr, "usage: trace_stacks [--raw] FILE\n");
+	fprintf(stderr, "usage: trace_stacks [--raw|--stored] FILE\n");
 	return 2;
 }

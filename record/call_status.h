@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the traced CUDA calls returned, counted while recording: when every call that returned
+ * failed, the trace is a record of calls a GPU never saw (no driver, no device, the toolkit's
+ * stub libcuda), and `record` says so once at the end rather than let the reports imply work
+ * was done.
+ *
+ * translate.c notes every call event as it is decoded; record.c prints the warning at the end.
+ */
+#ifndef GR_RECORD_CALL_STATUS_H
+#define GR_RECORD_CALL_STATUS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "u64map.h"
+
+struct gr_ev_call;
+
+/* The runtime API (cudaError_t) and the driver API (CUresult) number their errors apart. */
+enum gr_call_family { GR_FAMILY_RUNTIME, GR_FAMILY_DRIVER, GR_FAMILY_COUNT };
+
+struct gr_call_status {
+	uint64_t returned[GR_FAMILY_COUNT];	  /* calls whose return value was seen */
+	uint64_t failed[GR_FAMILY_COUNT];	  /* of those, how many returned non-zero */
+	struct gr_u64map errors[GR_FAMILY_COUNT]; /* error + 1 -> how many calls returned it */
+};
+
+/*
+ * Count @e if it carries a return value (GR_EVF_RETURNED: emitted at the call's return; entry
+ * events, launches without --launch-time, and calls in flight do not). The status is the low 32
+ * bits of the return register: cudaError_t and CUresult are 32-bit enums. Cannot fail (an error it
+ * could not count is counted as failed, without its number).
+ */
+void gr_call_status_note(struct gr_call_status *s, const struct gr_ev_call *e);
+
+/*
+ * Print one warning to @f when calls returned and every one of them failed, naming the most
+ * frequent error and the likely cause. Returns 1 when it printed, else 0.
+ */
+int gr_call_status_report(const struct gr_call_status *s, FILE *f);
+
+/* Free what it holds; @s is zeroed. */
+void gr_call_status_free(struct gr_call_status *s);
+
+#endif

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# When every CUDA call that returned failed (no driver: here, every call of the real runtime
+# returns cudaErrorInsufficientDriver, 35), `record` says so once at the end. tests/progs/launches
+# with 20: 84 launches (entry-only unless --launch-time), 12 cudaMemcpy(Async) calls and one
+# __cudaGetKernel per kernel (2), which return. On the GPU simulator the calls succeed: no warning.
+. "$(dirname "$0")/lib.sh"
+need_root record_failed_calls
+
+if [ -e /dev/nvidiactl ]; then
+	ok "every call failed # SKIP this machine has a CUDA driver (/dev/nvidiactl)"
+	exit 0
+fi
+warning() {
+	echo "gpurec record: every CUDA runtime call that returned failed ($1 calls; $1 returned cudaErrorInsufficientDriver (35)):" \
+		"most likely no usable CUDA driver or GPU here ('gpurec check' says); the trace holds what" \
+		"the program asked for, not work a GPU did"
+}
+warned() { grep 'call that returned failed' "$1"; }
+
+"$GPUREC" record -o "$TMP/fail.trc" -- "$PROGS/launches" 20 >/dev/null 2>"$TMP/fail.err"
+check "real runtime, no driver: the command's status" 3 $?
+check "warned once: 12 copies + 2 kernel lookups returned" "$(warning 14)" "$(warned "$TMP/fail.err")"
+
+"$GPUREC" record --launch-time -o "$TMP/lt.trc" -- "$PROGS/launches" 20 >/dev/null 2>"$TMP/lt.err"
+check "--launch-time: the 84 launches returned too" "$(warning 98)" "$(warned "$TMP/lt.err")"
+
+LD_LIBRARY_PATH=$SAMPLES/sim "$GPUREC" record --launch-time -o "$TMP/sim.trc" -- "$PROGS/launches" 20 \
+	>/dev/null 2>"$TMP/sim.err"
+check "simulator: the command's status" 3 $?
+"$GPUREC" info --json "$TMP/sim.trc" >"$TMP/sim.json"
+check "simulator: its calls were probed" "84 12" "$(json "$TMP/sim.json" 'd["launches"]') $(json "$TMP/sim.json" 'd["events_by_kind"]["copy"]')"
+check "simulator: calls succeed, no warning" "" "$(warned "$TMP/sim.err")"
+exit $failures
