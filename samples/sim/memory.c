@@ -24,6 +24,12 @@ struct table {
 
 static struct table device_mem, pinned_mem;
 static size_t data_max = DEFAULT_DATA_MAX;
+/*
+ * GPUSIM_NESTED_SYNC=1: a copy that blocks waits by calling the exported
+ * cudaStreamSynchronize(_ptsz), as some runtimes do, so that a probe on the sync fires inside
+ * the copy (a nested call). The copy's time is the same either way.
+ */
+static int nested_sync;
 
 __attribute__((constructor)) static void memory_init(void)
 {
@@ -31,6 +37,8 @@ __attribute__((constructor)) static void memory_init(void)
 
 	if (v && *v)
 		data_max = strtoull(v, NULL, 0);
+	v = getenv("GPUSIM_NESTED_SYNC");
+	nested_sync = v && !strcmp(v, "1");
 }
 
 /* Index of the first range whose lo is > p. */
@@ -375,6 +383,21 @@ static cudaError_t copy_path(void *dst, const void *src, size_t n, enum cudaMemc
 }
 
 /*
+ * Blocks until a copy queued on stream completes at end. Nested: through the exported
+ * cudaStreamSynchronize, called through the PLT (the library is built without
+ * -fno-semantic-interposition), which waits for the stream's tail: the copy itself, unless
+ * another thread queued more behind it. A per-thread copy on stream 0 names its stream by the
+ * cudaStreamPerThread handle, so every nested sync is the one entry point.
+ */
+static void copy_wait(cudaStream_t stream, int per_thread, uint64_t end)
+{
+	if (!nested_sync)
+		sim_wait_until(end);
+	else
+		cudaStreamSynchronize(!stream && per_thread ? cudaStreamPerThread : stream);
+}
+
+/*
  * Every cudaMemcpy* variant. async: called as cudaMemcpyAsync; even then a copy through
  * pageable memory returns only once complete (the host buffer is staged by the CPU), and
  * cudaMemcpy returns early only for device-to-device copies, as the CUDA documentation says.
@@ -411,7 +434,7 @@ static cudaError_t copy(void *dst, const void *src, size_t n, enum cudaMemcpyKin
 	if (n <= data_max)
 		memmove(dst, src, n);
 	if (path == SIM_PAGEABLE || (!async && path == SIM_PINNED))
-		sim_wait_until(end);
+		copy_wait(stream, per_thread, end);
 	sim_spin_until(t0 + sim_api_ns);
 	return cudaSuccess;
 }

@@ -7,10 +7,17 @@
  *   trace_calls FILE   {"copies": [[kind, count, bytes], ...], "allocations": [[kind, count,
  *                      bytes], ...], "memsets": [count, bytes], "syncs": [[kind, count], ...],
  *                      "graphs": [[kind, count], ...], "launches": count, "frees": count,
- *                      "status": {"api status call-flags": count, ...}}
+ *                      "status": {"api status call-flags": count, ...},
+ *                      "copy_dur_ns": [least, most], "inner": [[api, count, in_copy], ...],
+ *                      "in_flight": [[api, handle, "frame;frame..."], ...]}
  *                      kinds in their enum order, only those seen; status: every call with its
  *                      api name, status name (or number, or "-" when not returned) and the
- *                      GR_CALL_* flags as a number
+ *                      GR_CALL_* flags as a number; copy_dur_ns: over the copies in the figures
+ *                      ([0, 0] when none); inner: calls made inside another call, by api in
+ *                      order of first use, in_copy of them lying wholly inside the time of a
+ *                      recorded copy of their thread; in_flight: each call that never returned,
+ *                      by entry time, with its stream or event handle (syncs; null for other
+ *                      kinds) and its stack innermost first (symbol names, else 0xADDR)
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -91,6 +98,91 @@ static void count_status(struct status_count *t, size_t *nt, size_t cap, unsigne
 		snprintf(t[*nt].key, sizeof(t[*nt].key), "%s", key);
 		t[(*nt)++].n = 1;
 	}
+}
+
+/* 1 when [ts, ts + dur) of thread lies inside one of the n copies (sorted by ts). */
+static int inside_copy(const struct gr_copy *c, size_t n, uint32_t thread, uint64_t ts,
+		       uint64_t dur)
+{
+	for (size_t i = 0; i < n && c[i].ts <= ts; i++)
+		if (c[i].thread == thread && ts + dur <= c[i].ts + c[i].dur)
+			return 1;
+	return 0;
+}
+
+struct inner_count {
+	unsigned api;
+	uint64_t n, in_copy;
+};
+
+/* "copy_dur_ns" and "inner": whether a nested call's time is part of its outer copy's. */
+static void print_nesting(const struct gr_model *m)
+{
+	static struct inner_count in[64];
+	size_t n, nc, nin = 0;
+	const struct gr_copy *c = gr_model_copies(m, &nc);
+	const struct gr_aside *a = gr_model_asides(m, &n);
+	uint64_t least = nc ? UINT64_MAX : 0, most = 0;
+
+	for (size_t i = 0; i < nc; i++) {
+		least = c[i].dur < least ? c[i].dur : least;
+		most = c[i].dur > most ? c[i].dur : most;
+	}
+	printf("\"copy_dur_ns\": [%" PRIu64 ", %" PRIu64 "], \"inner\": [", least, most);
+	for (size_t i = 0; i < n; i++) {
+		unsigned api = gr_aside_api(m, &a[i]);
+		size_t k = 0;
+
+		if (!GR_CALL_DEPTH(a[i].call) || (a[i].call & GR_CALL_IN_FLIGHT))
+			continue;
+		while (k < nin && in[k].api != api)
+			k++;
+		if (k == nin) {
+			if (nin == 64)
+				continue;
+			in[nin++] = (struct inner_count){.api = api};
+		}
+		in[k].n++;
+		in[k].in_copy += inside_copy(c, nc, gr_aside_thread(m, &a[i]), a[i].ts, a[i].dur);
+	}
+	for (size_t k = 0; k < nin; k++)
+		printf("%s[\"%s\", %" PRIu64 ", %" PRIu64 "]", k ? ", " : "",
+		       gr_api_name(in[k].api), in[k].n, in[k].in_copy);
+	printf("], ");
+}
+
+/* "in_flight": what a call that never returned still tells: its arguments and its stack. */
+static void print_in_flight(const struct gr_model *m)
+{
+	size_t n, nst;
+	const struct gr_aside *a = gr_model_asides(m, &n);
+	const struct gr_stack *st = gr_model_stacks(m, &nst);
+	int first = 1;
+
+	printf("\"in_flight\": [");
+	for (size_t i = 0; i < n; i++) {
+		uint32_t s = gr_aside_stack(m, &a[i]);
+
+		if (!(a[i].call & GR_CALL_IN_FLIGHT))
+			continue;
+		printf("%s[\"%s\", ", first ? "" : ", ", gr_api_name(gr_aside_api(m, &a[i])));
+		if (a[i].kind == GR_K_SYNC)
+			printf("%" PRIu64 ", \"", a[i].u.sync.handle);
+		else
+			printf("null, \"");
+		for (uint32_t f = 0; s < nst && f < st[s].nframes; f++) {
+			const struct gr_symbol *sym =
+			    gr_model_symbol(m, st[s].pid, st[s].frames[f]);
+
+			if (sym)
+				printf("%s%s", f ? ";" : "", sym->name);
+			else
+				printf("%s0x%" PRIx64, f ? ";" : "", st[s].frames[f]);
+		}
+		printf("\"]");
+		first = 0;
+	}
+	printf("]");
 }
 
 int main(int argc, char **argv)
@@ -181,7 +273,10 @@ int main(int argc, char **argv)
 	       s.frees);
 	for (size_t i = 0; i < nst; i++)
 		printf("%s\"%s\": %" PRIu64, i ? ", " : "", st[i].key, st[i].n);
-	printf("}}\n");
+	printf("}, ");
+	print_nesting(m);
+	print_in_flight(m);
+	printf("}\n");
 	gr_model_free(m);
 	return 0;
 }
