@@ -264,7 +264,8 @@ out:
 /* The group an id starts with ("iteration" of "iteration.h2d.bytes"), static, or NULL. */
 static const char *group_of(const char *id)
 {
-	static const char *const groups[] = {"run", "iteration", "transfer", "cpu", "losses"};
+	static const char *const groups[] = {"run", "iteration", "transfer",
+					     "cpu", "losses",	 "calls"};
 	size_t n = strcspn(id, ".");
 
 	for (size_t i = 0; i < N(groups); i++)
@@ -562,6 +563,22 @@ static void loss_metrics(struct ctx *c)
 	       (double)!gr_model_integrity(c->m[1])->complete, "damaged file (1 = yes)");
 }
 
+/* What became of the calls (outcome.h): the per-error counts are the summary's to compare. */
+static void call_metrics(struct ctx *c)
+{
+	const struct gr_outcome *o[2] = {&c->d->rep[0]->outcome.o, &c->d->rep[1]->outcome.o};
+	uint64_t inner[2] = {0, 0};
+
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; i < o[s]->ninner; i++)
+			inner[s] += o[s]->inner[i].count;
+	metric(c, "calls.failed", "", (double)o[0]->failed, (double)o[1]->failed, "failed calls");
+	metric(c, "calls.in_flight", "", (double)o[0]->nin_flight, (double)o[1]->nin_flight,
+	       "calls in flight at the end");
+	metric(c, "calls.inner", "", (double)inner[0], (double)inner[1],
+	       "calls inside other calls");
+}
+
 /* ---- fusion candidates ---- */
 
 static int fusion_add(struct ctx *c, const struct gr_report_candidate *cand, int side)
@@ -711,6 +728,7 @@ int gr_diff_compute(const struct gr_model *a, const struct gr_model *b,
 	transfer_metrics(&c);
 	cpu_metrics(&c);
 	loss_metrics(&c);
+	call_metrics(&c);
 	err = c.err;
 	if (err)
 		goto fail;

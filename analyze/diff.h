@@ -94,15 +94,18 @@ struct gr_diff_kernel {
  *   cpu.thread.<n>.preemptions   preemptions: <comm> #<rank>
  *   losses.lost_events           lost events
  *   losses.damaged               damaged file (1 = yes)
+ *   calls.failed                 failed calls (outermost calls that returned an error)
+ *   calls.in_flight              calls in flight at the end
+ *   calls.inner                  calls made inside another recorded call
  */
 #define GR_DIFF_ID_LEN 48 /* the longest id, "cpu.thread.<n>.runnable_wait", fits */
 
 /* One compared figure. v[i] is NAN when trace i lacks it (no iteration, no such thread). */
 struct gr_diff_metric {
 	char id[GR_DIFF_ID_LEN]; /* "transfer.h2d.bytes" (the list above), unique in a diff */
-	const char *group;	 /* static: "run", "iteration", "transfer", "cpu", "losses" */
-	char *name;		 /* for people: "H2D bytes", "runnable wait: chain #1" */
-	const char *unit;	 /* static: "" (count), "ns", "B", "/s", "%" */
+	const char *group; /* static: "run", "iteration", "transfer", "cpu", "losses", "calls" */
+	char *name;	   /* for people: "H2D bytes", "runnable wait: chain #1" */
+	const char *unit;  /* static: "" (count), "ns", "B", "/s", "%" */
 	double v[2];
 	double delta; /* v[1] - v[0]; NAN when either is NAN */
 	double ratio; /* v[1] / v[0]; NAN when v[0] is 0 or NAN */

@@ -293,6 +293,48 @@ static void say_figures(struct summary *c)
 		say(c, 1, "runnable wait in launch gaps %s", arrow(mt, buf, sizeof(buf)));
 }
 
+/* The failures of one (api, error) in trace @s: 0 when it has none. */
+static uint64_t failures(const struct gr_outcome *o, unsigned api, uint32_t status)
+{
+	for (size_t i = 0; i < o->nerrors; i++)
+		if (o->errors[i].api == api && o->errors[i].status == status)
+			return o->errors[i].count;
+	return 0;
+}
+
+/*
+ * Failed calls compared by API and error (BASE's errors, then those only NEW has), and a trace
+ * where most calls failed: its figures judge nothing.
+ */
+static void say_failures(struct summary *c)
+{
+	const struct gr_outcome *o[2] = {&c->d->rep[0]->outcome.o, &c->d->rep[1]->outcome.o};
+	char num[24];
+
+	for (int s = 0; s < 2; s++)
+		if (o[s]->most_failed)
+			say(c, 1,
+			    "%s: most calls failed (%" PRIu64 " of %" PRIu64 ")%s%s: its figures "
+			    "are not judged",
+			    s ? "NEW" : "BASE", o[s]->failed, o[s]->failed + o[s]->ok,
+			    o[s]->cause ? ", likely " : "", o[s]->cause ? o[s]->cause : "");
+	for (int s = 0; s < 2; s++) {
+		for (size_t i = 0; i < o[s]->nerrors; i++) {
+			const struct gr_outcome_error *e = &o[s]->errors[i];
+			uint64_t n[2];
+
+			n[s] = e->count;
+			n[!s] = failures(o[!s], e->api, e->status);
+			/* a pair both traces have is said once, from BASE's side */
+			if ((s && n[0]) || n[0] == n[1])
+				continue;
+			snprintf(num, sizeof(num), "error %u", e->status);
+			say(c, 1, "failed %s calls (%s): %" PRIu64 " -> %" PRIu64,
+			    gr_api_name(e->api), e->name ? e->name : num, n[0], n[1]);
+		}
+	}
+}
+
 /* What limits the comparison: losses, damage, two hosts. */
 static void say_caveats(struct summary *c, const struct gr_model *const m[2])
 {
@@ -320,6 +362,7 @@ int df_summarize(struct gr_diff *d, const struct gr_model *const m[2])
 	d->summary = calloc(GR_DIFF_SUMMARY_MAX, sizeof(*d->summary));
 	if (!d->summary)
 		return -ENOMEM;
+	say_failures(&c);
 	say_kernels(&c);
 	say_figures(&c);
 	say_caveats(&c, m);

@@ -500,6 +500,9 @@ static const char *const documented_ids[] = {
     "cpu.thread.<n>.preemptions",
     "losses.lost_events",
     "losses.damaged",
+    "calls.failed",
+    "calls.in_flight",
+    "calls.inner",
 };
 
 /* @id fits template @tmpl: <dir> a direction, <n> a row number from 1. */
