@@ -84,6 +84,11 @@ head -1 "$TMP/killed.info.txt" |
 	grep -Eq "^IN FLIGHT: thread $pid/$pid \(long_sync\) still inside cudaDeviceSynchronize for [0-9.]+ m?s when the process was killed by SIGKILL \(entered at [0-9.]+ s\)$" &&
 	ok "killed: info's first line says which call was in flight, and why it ended" ||
 	not_ok "killed: info's first line: $(head -1 "$TMP/killed.info.txt")"
+"$GPUREC" report "$TMP/killed.trc" >"$TMP/killed.report.txt" 2>/dev/null
+sed -n 2,3p "$TMP/killed.report.txt" | tr '\n' '|' |
+	grep -Eq "^IN FLIGHT: thread $pid/$pid \(long_sync\) still inside cudaDeviceSynchronize for [0-9.]+ m?s when the process was killed by SIGKILL\|  called from: wait_for_gpu\(int, CUstream_st\*\) \(long_sync\) <- main " &&
+	ok "killed: report's first lines say which call was in flight, and from where" ||
+	not_ok "killed: report's first lines: $(sed -n 2,3p "$TMP/killed.report.txt")"
 
 # --- the recording stops (-d 2) while the program is inside cudaStreamSynchronize(S) ---
 # The kernel lasts 6 s: the program reaches its sync well within the recording's 2 s (about
