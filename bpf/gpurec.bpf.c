@@ -213,6 +213,9 @@ static __always_inline __u8 event_type(__u8 layout)
 	case L_CU_LIBRARY_GET_KERNEL:
 	case L_CU_KERNEL_GET_FUNCTION:
 		return EV_ALIAS;
+	case L_DEVICE_PROPS:
+	case L_DEVICE_ATTR:
+		return EV_DEVICE;
 	default:
 		return EV_COPY;
 	}
@@ -587,6 +590,18 @@ int BPF_KRETPROBE(api_return)
 		bpf_probe_read_user(&out, sizeof(out), (void *)e->r[1]);
 		e->x[0] = out;
 		break;
+	case L_DEVICE_PROPS:
+	case L_DEVICE_ATTR: {
+		/* an int; what a failed call leaves there is garbage: translate checks ret */
+		__s32 v = 0;
+
+		bpf_probe_read_user(&v, sizeof(v),
+				    (void *)e->r[0] + (e->h.layout == L_DEVICE_PROPS
+							   ? GR_DEVICE_PROP_SMS_OFFSET
+							   : 0));
+		e->x[0] = (__u32)v;
+		break;
+	}
 	}
 	return emit_call(ctx, sc, GR_CK_FLAGS(cookie), false, 0, pid_tgid, pc);
 }

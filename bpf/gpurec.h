@@ -68,6 +68,9 @@ enum gr_layout {
 	L_CU_GET_FUNCTION,   /* cuModuleGetFunction(CUfunction *out, module, name) */
 	L_CU_LIBRARY_GET_KERNEL,  /* cuLibraryGetKernel(CUkernel *out, library, name) */
 	L_CU_KERNEL_GET_FUNCTION, /* cuKernelGetFunction(CUfunction *out, CUkernel) */
+	L_DEVICE_PROPS, /* cudaGetDeviceProperties(cudaDeviceProp *out, device): SM count at return
+			 */
+	L_DEVICE_ATTR,	/* cudaDeviceGetAttribute / cuDeviceGetAttribute(int *out, attr, device) */
 	L_COUNT
 };
 
@@ -80,13 +83,22 @@ enum gr_ev_type {
 	EV_SYNC,
 	EV_GRAPH,
 	EV_SCHED,
-	EV_FORK,  /* a traced process forked (child pid) or started a thread */
-	EV_EXEC,  /* a traced process exec'ed: stopped until the recorder resumes it */
-	EV_EXIT,  /* a traced thread exited */
-	EV_MMAP,  /* a traced process mapped an unknown executable file: stopped */
-	EV_NAME,  /* a kernel name: registration or driver lookup */
-	EV_ALIAS, /* handle -> function: __cudaGetKernel, cuKernelGetFunction */
+	EV_FORK,   /* a traced process forked (child pid) or started a thread */
+	EV_EXEC,   /* a traced process exec'ed: stopped until the recorder resumes it */
+	EV_EXIT,   /* a traced thread exited */
+	EV_MMAP,   /* a traced process mapped an unknown executable file: stopped */
+	EV_NAME,   /* a kernel name: registration or driver lookup */
+	EV_ALIAS,  /* handle -> function: __cudaGetKernel, cuKernelGetFunction */
+	EV_DEVICE, /* a device query: x[0] the int it returned (the SM count for L_DEVICE_PROPS) */
 };
+
+/*
+ * Offset of multiProcessorCount in the CUDA 13 struct cudaDeviceProp (driver_types.h), read at
+ * the return of cudaGetDeviceProperties. tests/progs/sm_count.cu checks it with offsetof.
+ */
+#define GR_DEVICE_PROP_SMS_OFFSET 384
+/* cudaDevAttrMultiProcessorCount = CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT (checked there too) */
+#define GR_DEVICE_ATTR_SMS 16
 
 /*
  * Common prefix. Events that carry a stack follow their fixed part with stack_len frames (u64),

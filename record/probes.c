@@ -168,6 +168,11 @@ static const struct gr_probe_spec table[] = {
     {"cuModuleGetFunction", GR_API_UNKNOWN, L_CU_GET_FUNCTION, GR_CF_DRIVER | GR_CF_RET, 1},
     {"cuLibraryGetKernel", GR_API_UNKNOWN, L_CU_LIBRARY_GET_KERNEL, GR_CF_DRIVER | GR_CF_RET, 1},
     {"cuKernelGetFunction", GR_API_UNKNOWN, L_CU_KERNEL_GET_FUNCTION, GR_CF_DRIVER | GR_CF_RET, 0},
+    /* device queries: no call rows, only the SM count they return (GR_SESS_DEVICE_SMS) */
+    {"cudaGetDeviceProperties", GR_API_UNKNOWN, L_DEVICE_PROPS, GR_CF_RET, 0},
+    {"cudaGetDeviceProperties_v2", GR_API_UNKNOWN, L_DEVICE_PROPS, GR_CF_RET, 0},
+    {"cudaDeviceGetAttribute", GR_API_UNKNOWN, L_DEVICE_ATTR, GR_CF_RET, 0},
+    {"cuDeviceGetAttribute", GR_API_UNKNOWN, L_DEVICE_ATTR, GR_CF_DRIVER | GR_CF_RET, 0},
 };
 
 const struct gr_probe_spec *gr_probes_table(size_t *n)

@@ -616,6 +616,24 @@ static int on_alias(struct gr_translate *t, const struct gr_ev_call *e)
 	return remember_name(t, e->h.ts, e->h.pid, handle, (const char *)(uintptr_t)*v);
 }
 
+/*
+ * A device query that returned the SM count: the first one becomes GR_SESS_DEVICE_SMS (the
+ * device the program set up first; a later query of another device does not replace it). A
+ * failed call leaves garbage in its out-parameter, an attribute query may ask anything else.
+ */
+static int on_device(struct gr_translate *t, const struct gr_ev_call *e)
+{
+	uint64_t v[GR_SESS_NCOLS] = {e->h.ts, GR_SESS_DEVICE_SMS, e->x[0], 0};
+	struct gr_bytes none = {(const uint8_t *)"", 0};
+
+	if (t->device_sms_seen || (uint32_t)e->ret || !(int32_t)e->x[0] || (int32_t)e->x[0] < 0)
+		return 0;
+	if (e->h.layout == L_DEVICE_ATTR && e->r[1] != GR_DEVICE_ATTR_SMS)
+		return 0;
+	t->device_sms_seen = true;
+	return gr_trace_writer_append(t->w, GR_K_SESSION, v, &none);
+}
+
 static int on_sched(struct gr_translate *t, const struct gr_ev_sched *e)
 {
 	uint64_t v[GR_SCHED_NCOLS];
@@ -715,6 +733,7 @@ int gr_translate_event(void *ctx, void *data, size_t size)
 	case EV_SYNC:
 	case EV_GRAPH:
 	case EV_ALIAS:
+	case EV_DEVICE:
 		if (h->flags & GR_EVF_RAWSTACK) {
 			const struct gr_ev_rawstack *r = (const void *)(c + 1);
 
@@ -768,6 +787,9 @@ int gr_translate_event(void *ctx, void *data, size_t size)
 		break;
 	case EV_ALIAS:
 		err = on_alias(t, c);
+		break;
+	case EV_DEVICE:
+		err = on_device(t, c);
 		break;
 	case EV_NAME:
 		err = on_name(t, data);

@@ -12,6 +12,7 @@
 #ifndef GR_RECORD_TRANSLATE_H
 #define GR_RECORD_TRANSLATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -57,7 +58,8 @@ struct gr_translate {
 	struct gr_call_status calls; /* what the calls returned: record.c warns at the end */
 	/* last values of the loss counters; record.c reads them for its closing line */
 	uint64_t counters_seen[C_COUNT];
-	int err; /* first error writing a record */
+	bool device_sms_seen; /* GR_SESS_DEVICE_SMS written: the first SM count wins */
+	int err;	      /* first error writing a record */
 };
 
 /* Start with nothing translated. @unwind may be NULL. Cannot fail. */

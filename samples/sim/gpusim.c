@@ -24,7 +24,7 @@
  *    (allocations, frees, host registration) after its entry. Synchronising calls return at
  *    max(completion, entry + SYNC_NS). Queries and failed calls cost nothing extra.
  *  - Kernel: resident = min(MAX_BLOCKS_PER_SM, MAX_THREADS_PER_SM / threads per block,
- *    SHMEM_PER_SM / dynamic shared memory), at least 1; waves = ceil(blocks / (SMS x
+ *    SHMEM_PER_SM / dynamic shared memory), at least 1; waves = ceil(blocks / (sms x
  *    resident)); duration = max(KERNEL_MIN_NS, waves x WAVE_NS). The kernel's code is ignored.
  *  - Copy: duration = COPY_LATENCY_NS + bytes / bandwidth: PINNED_BW when the host buffer lies
  *    inside a range from cudaMallocHost, cudaHostAlloc or cudaHostRegister, PAGEABLE_BW for any
@@ -70,7 +70,7 @@
 #define ALLOC_NS  10000ull /* cudaMalloc, cudaFree, pinned host memory */
 
 /* The device: an H100 SXM as far as the model needs one. */
-#define SMS		   132		    /* streaming multiprocessors */
+#define DEFAULT_SMS	   132		    /* streaming multiprocessors, unless GPUSIM_SMS */
 #define MAX_THREADS_PER_SM 2048		    /* resident threads per SM */
 #define MAX_BLOCKS_PER_SM  32		    /* resident blocks per SM */
 #define SHMEM_PER_SM	   (228u << 10)	    /* shared memory per SM, bytes */
@@ -97,6 +97,7 @@ int gpusim_is_simulator(void)
 }
 
 static int verbose;
+static uint64_t sms = DEFAULT_SMS; /* GPUSIM_SMS: what the device reports and the model uses */
 static __thread cudaError_t last_error;
 static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -105,6 +106,19 @@ __attribute__((constructor)) static void sim_init(void)
 	const char *v = getenv("GPUSIM_VERBOSE");
 
 	verbose = v && *v && strcmp(v, "0") != 0;
+	v = getenv("GPUSIM_SMS");
+	if (v && *v) {
+		char *end;
+		unsigned long n = strtoul(v, &end, 10);
+
+		if (*end || n < 1 || n > 100000)
+			fprintf(stderr,
+				"gpusim: GPUSIM_SMS=%s is not an SM count (1..100000): "
+				"using %d\n",
+				v, DEFAULT_SMS);
+		else
+			sms = n;
+	}
 	if (verbose)
 		fprintf(stderr, "%s\n", gpusim_simulator);
 }
@@ -164,7 +178,7 @@ uint64_t sim_kernel_ns(dim3 grid, dim3 block, size_t shmem)
 		resident = SHMEM_PER_SM / shmem;
 	if (resident == 0)
 		resident = 1;
-	slots = (uint64_t)SMS * resident;
+	slots = sms * resident;
 	waves = (blocks + slots - 1) / slots;
 	return waves * WAVE_NS > KERNEL_MIN_NS ? waves * WAVE_NS : KERNEL_MIN_NS;
 }
@@ -325,7 +339,7 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 	prop->totalConstMem = 64 << 10;
 	prop->major = 9;
 	prop->minor = 0;
-	prop->multiProcessorCount = SMS;
+	prop->multiProcessorCount = (int)sms;
 	prop->maxThreadsPerMultiProcessor = MAX_THREADS_PER_SM;
 	prop->maxBlocksPerMultiProcessor = MAX_BLOCKS_PER_SM;
 	prop->concurrentKernels = 1;
@@ -347,7 +361,7 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
 		return sim_fail(cudaErrorInvalidDevice);
 	switch (attr) {
 	case cudaDevAttrMultiProcessorCount:
-		*value = SMS;
+		*value = (int)sms;
 		break;
 	case cudaDevAttrMaxThreadsPerBlock:
 	case cudaDevAttrMaxBlockDimX:
