@@ -51,8 +51,10 @@ struct gr_export_opts {
 
 /* What was written, per sort of event. */
 struct gr_export_stats {
-	uint64_t api_slices[GR_K_COUNT]; /* "X" slices of API calls, by enum gr_kind */
+	uint64_t api_slices[GR_K_COUNT]; /* "X" slices of executed API calls, by enum gr_kind */
 	uint64_t api_total;
+	uint64_t node_slices;  /* graph nodes: launches, copies, memsets that executed nothing */
+	uint64_t aside_slices; /* failed, nested and in-flight calls (model.h struct gr_aside) */
 	uint64_t sched_slices;
 	uint64_t launch_instants; /* on stream tracks */
 	uint64_t flows;		  /* pairs of "s" + "f" */
