@@ -118,6 +118,12 @@ static void summary(FILE *f, const char *out, const struct gr_export_stats *st, 
 		sep = ", ";
 	}
 	fprintf(f, "%s\n", st->api_total ? ")" : "");
+	if (st->node_slices || st->aside_slices)
+		fprintf(f,
+			"  %" PRIu64
+			" graph node slices (captured, executed nothing then), %" PRIu64
+			" failed, nested or in-flight call slices\n",
+			st->node_slices, st->aside_slices);
 	fprintf(f,
 		"  %" PRIu64 " launch instants on stream tracks, %" PRIu64 " flows, %" PRIu64
 		" scheduler state slices\n",

@@ -7,7 +7,9 @@
 
 #include "damage.h"
 #include "export.h"
+#include "graphs.h"
 #include "json.h"
+#include "outcome.h"
 #include "timeline.h"
 
 /* Output is built in memory and written in blocks this large: never a write per event. */
@@ -36,6 +38,12 @@ struct ex {
 	uint32_t *thread_rank, *stream_rank;
 	size_t nthread_order, nstream_order;
 	uint64_t launches; /* launches written so far: the flows' ids */
+	/* which launches, copies and memsets were graph nodes, and what graph launches ran */
+	struct gr_graphs *graphs;
+	/* scratch for one graph launch's kernel counts, by kernel name id: allocated once */
+	uint64_t *name_count;
+	uint32_t *name_seen;
+	size_t nnames;
 	struct gr_json j;
 	int err;
 	int emit; /* 0: the marking pass, nothing written */
@@ -251,29 +259,51 @@ static void write_metadata(struct ex *x)
 
 /* ---- API calls ---- */
 
-/* Marks (first pass) or opens (second pass) the slice of one API call; 1 when it is written. */
-static int api_begin(struct ex *x, unsigned kind, const char *cat, uint32_t thread, uint16_t api,
-		     uint64_t ts, uint64_t dur)
+/* What a call slice is, for the counts: an executed call, a graph node, or a call set aside. */
+enum slice_sort { SLICE_CALL, SLICE_NODE, SLICE_ASIDE };
+
+static void count_slice(struct ex *x, enum slice_sort sort, unsigned kind)
+{
+	if (sort == SLICE_NODE) {
+		x->st.node_slices++;
+	} else if (sort == SLICE_ASIDE) {
+		x->st.aside_slices++;
+	} else {
+		x->st.api_slices[kind]++;
+		x->st.api_total++;
+	}
+}
+
+/*
+ * Marks (first pass) or opens (second pass) the slice @name of one call on its thread; 1 when it
+ * is written.
+ */
+static int slice_begin(struct ex *x, enum slice_sort sort, unsigned kind, const char *cat,
+		       uint32_t thread, const char *name, uint64_t ts, uint64_t dur)
 {
 	const struct gr_thread *t = &x->threads[thread];
 
 	if (!x->thread_ok[thread] || !in_window(x, ts, dur))
 		return 0;
+	count_slice(x, sort, kind);
 	if (!x->emit) {
 		x->thread_use[thread] |= 1;
 		x->proc_use[t->process] = 1;
-		x->st.api_slices[kind]++;
-		x->st.api_total++;
 		x->st.events++;
 		return 0;
 	}
-	event_begin(x, "X", gr_api_name(api), cat, t->pid, t->tid);
+	event_begin(x, "X", name, cat, t->pid, t->tid);
 	event_ts(x, ts);
 	gr_json_kv_double(&x->j, "dur", (double)dur / 1000.0);
 	args_begin(x);
-	x->st.api_slices[kind]++;
-	x->st.api_total++;
 	return 1;
+}
+
+/* The slice of one executed API call, named by its function. */
+static int api_begin(struct ex *x, unsigned kind, const char *cat, uint32_t thread, uint16_t api,
+		     uint64_t ts, uint64_t dur)
+{
+	return slice_begin(x, SLICE_CALL, kind, cat, thread, gr_api_name(api), ts, dur);
 }
 
 static void api_end(struct ex *x, uint64_t dur)
@@ -326,6 +356,129 @@ static void launch_extras(struct ex *x, const struct gr_launch *l, const struct 
 	x->st.flows++;
 }
 
+/* The arguments of each kind of call, shared by executed calls, graph nodes and asides. */
+static void launch_args(struct ex *x, const struct gr_launch_key *lk)
+{
+	const struct gr_kernel *k = gr_model_kernels(x->m, NULL);
+	const struct gr_config *cfg = &gr_model_configs(x->m, NULL)[lk->config];
+
+	gr_json_kv_str(&x->j, "kernel", k[lk->kernel].name);
+	kv_dim3(&x->j, "grid", cfg->grid);
+	kv_dim3(&x->j, "block", cfg->block);
+	gr_json_kv_u64(&x->j, "shared_mem", cfg->shmem);
+	kv_stream(x, lk->stream);
+	gr_json_kv_u64(&x->j, "cpu", lk->cpu);
+}
+
+static void copy_args(struct ex *x, const struct gr_copy *c)
+{
+	gr_json_kv_u64(&x->j, "bytes", c->bytes);
+	gr_json_kv_str(&x->j, "kind", gr_copy_kind_name(c->kind));
+	kv_stream(x, c->stream);
+	gr_json_kv_bool(&x->j, "async", !!(c->flags & GR_COPY_F_ASYNC));
+	kv_hex(&x->j, "dst", c->dst);
+	kv_hex(&x->j, "src", c->src);
+}
+
+static void memset_args(struct ex *x, const struct gr_memset *ms)
+{
+	gr_json_kv_u64(&x->j, "bytes", ms->bytes);
+	gr_json_kv_u64(&x->j, "value", ms->value);
+	kv_hex(&x->j, "dst", ms->dst);
+	kv_stream(x, ms->stream);
+}
+
+static void alloc_args(struct ex *x, const struct gr_alloc *a)
+{
+	gr_json_kv_u64(&x->j, "bytes", a->bytes);
+	gr_json_kv_str(&x->j, "kind", gr_alloc_kind_name(a->kind));
+	if (a->addr)
+		kv_hex(&x->j, "addr", a->addr);
+	else
+		gr_json_kv_str(&x->j, "addr", "failed");
+}
+
+static void free_args(struct ex *x, const struct gr_free *fr)
+{
+	kv_hex(&x->j, "addr", fr->addr);
+	gr_json_kv_str(&x->j, "kind", gr_alloc_kind_name(fr->kind));
+}
+
+static void sync_args(struct ex *x, const struct gr_sync *s)
+{
+	gr_json_kv_str(&x->j, "kind", gr_sync_kind_name(s->kind));
+	if (s->kind == GR_SYNC_STREAM)
+		kv_hex(&x->j, "stream", s->handle);
+	else if (s->kind != GR_SYNC_DEVICE)
+		kv_hex(&x->j, "handle", s->handle);
+	if (s->kind == GR_SYNC_STREAM_WAIT_EVENT)
+		kv_hex(&x->j, "event", s->handle2);
+}
+
+/*
+ * What graph launch @i (gr_model_graphs() index) executed, as graphs.c replayed it: the kernels,
+ * copies and memsets, and each kernel name with its count, in order of first appearance.
+ */
+static void graph_launch_args(struct ex *x, size_t i)
+{
+	const struct gr_kernel *k = gr_model_kernels(x->m, NULL);
+	const struct gr_launch_key *keys = gr_model_launch_keys(x->m, NULL);
+	const char *const *names = gr_model_kernel_names(x->m, NULL);
+	struct gr_graph_work w;
+	size_t nseen = 0;
+
+	if (!gr_graphs_launch_work(x->graphs, i, &w)) {
+		gr_json_kv_str(&x->j, "kernels",
+			       "unknown: the trace never instantiated this graph");
+		return;
+	}
+	gr_json_kv_u64(&x->j, "kernels", w.nkernels);
+	gr_json_kv_u64(&x->j, "copies", w.ncopies);
+	gr_json_kv_u64(&x->j, "memsets", w.nmemsets);
+	for (uint32_t n = 0; n < w.nkernels; n++) {
+		uint32_t id = k[keys[w.keys[n]].kernel].name_id;
+
+		if (!x->name_count[id]++)
+			x->name_seen[nseen++] = id;
+	}
+	gr_json_key(&x->j, "kernel_counts");
+	gr_json_object(&x->j);
+	for (size_t n = 0; n < nseen; n++) {
+		gr_json_kv_u64(&x->j, names[x->name_seen[n]], x->name_count[x->name_seen[n]]);
+		x->name_count[x->name_seen[n]] = 0;
+	}
+	gr_json_object_end(&x->j);
+}
+
+static void graph_args(struct ex *x, const struct gr_graph *g, size_t i)
+{
+	gr_json_kv_str(&x->j, "kind", gr_graph_kind_name(g->kind));
+	kv_hex(&x->j, "graph", g->graph);
+	kv_hex(&x->j, "exec", g->exec);
+	kv_stream(x, g->stream);
+	if (i != SIZE_MAX && g->kind == GR_GRAPH_LAUNCH)
+		graph_launch_args(x, i);
+}
+
+/*
+ * A graph node (graphs.h): recorded when the graph was built, it executed nothing then. A
+ * labelled slice on its thread, never an instant on a stream nor a flow: the graph launches that
+ * ran it carry what it did. @what: the kernel's name or the API's.
+ */
+static int node_begin(struct ex *x, unsigned kind, uint32_t thread, uint16_t api, const char *what,
+		      uint64_t ts, uint64_t dur)
+{
+	char name[300];
+
+	snprintf(name, sizeof(name), "%s: %s",
+		 gr_graphs_api_is_node(api) ? "graph node" : "captured", what);
+	if (!slice_begin(x, SLICE_NODE, kind, "graph_node", thread, name, ts, dur))
+		return 0;
+	gr_json_kv_bool(&x->j, "graph_node", 1);
+	gr_json_kv_str(&x->j, "api", gr_api_name(api));
+	return 1;
+}
+
 static void write_launches(struct ex *x)
 {
 	size_t n;
@@ -333,12 +486,20 @@ static void write_launches(struct ex *x)
 	const struct gr_launch_key *keys = gr_model_launch_keys(x->m, NULL);
 	const struct gr_kernel *k = gr_model_kernels(x->m, NULL);
 	const struct gr_config *c = gr_model_configs(x->m, NULL);
+	const uint64_t *nodes = gr_graphs_launch_bits(x->graphs);
 
 	for (size_t i = 0; i < n; i++) {
 		const struct gr_launch_key *lk = &keys[l[i].key];
-		const struct gr_config *cfg = &c[lk->config];
 		uint64_t dur = gr_launch_dur(lk, &l[i]);
 
+		if (gr_graphs_bit(nodes, i)) {
+			if (node_begin(x, GR_K_LAUNCH, lk->thread, lk->api, k[lk->kernel].name,
+				       l[i].ts, dur)) {
+				launch_args(x, lk);
+				api_end(x, dur);
+			}
+			continue;
+		}
 		if (!api_begin(x, GR_K_LAUNCH, "launch", lk->thread, lk->api, l[i].ts, dur)) {
 			if (!x->emit && x->thread_ok[lk->thread] && in_window(x, l[i].ts, dur)) {
 				x->stream_use[lk->stream] = 1;
@@ -348,14 +509,9 @@ static void write_launches(struct ex *x)
 			}
 			continue;
 		}
-		gr_json_kv_str(&x->j, "kernel", k[lk->kernel].name);
-		kv_dim3(&x->j, "grid", cfg->grid);
-		kv_dim3(&x->j, "block", cfg->block);
-		gr_json_kv_u64(&x->j, "shared_mem", cfg->shmem);
-		kv_stream(x, lk->stream);
-		gr_json_kv_u64(&x->j, "cpu", lk->cpu);
+		launch_args(x, lk);
 		api_end(x, dur);
-		launch_extras(x, &l[i], lk, k[lk->kernel].name, cfg);
+		launch_extras(x, &l[i], lk, k[lk->kernel].name, &c[lk->config]);
 	}
 }
 
@@ -364,70 +520,128 @@ static void write_calls(struct ex *x)
 	size_t n;
 
 	const struct gr_copy *c = gr_model_copies(x->m, &n);
+	const uint64_t *copy_nodes = gr_graphs_copy_bits(x->graphs);
 	for (size_t i = 0; i < n; i++) {
-		if (!api_begin(x, GR_K_COPY, "copy", c[i].thread, c[i].api, c[i].ts, c[i].dur))
+		if (gr_graphs_bit(copy_nodes, i)
+			? !node_begin(x, GR_K_COPY, c[i].thread, c[i].api, gr_api_name(c[i].api),
+				      c[i].ts, c[i].dur)
+			: !api_begin(x, GR_K_COPY, "copy", c[i].thread, c[i].api, c[i].ts,
+				     c[i].dur))
 			continue;
-		gr_json_kv_u64(&x->j, "bytes", c[i].bytes);
-		gr_json_kv_str(&x->j, "kind", gr_copy_kind_name(c[i].kind));
-		kv_stream(x, c[i].stream);
-		gr_json_kv_bool(&x->j, "async", !!(c[i].flags & GR_COPY_F_ASYNC));
-		kv_hex(&x->j, "dst", c[i].dst);
-		kv_hex(&x->j, "src", c[i].src);
+		copy_args(x, &c[i]);
 		api_end(x, c[i].dur);
 	}
 	const struct gr_memset *ms = gr_model_memsets(x->m, &n);
+	const uint64_t *memset_nodes = gr_graphs_memset_bits(x->graphs);
 	for (size_t i = 0; i < n; i++) {
-		if (!api_begin(x, GR_K_MEMSET, "memset", ms[i].thread, ms[i].api, ms[i].ts,
-			       ms[i].dur))
+		if (gr_graphs_bit(memset_nodes, i)
+			? !node_begin(x, GR_K_MEMSET, ms[i].thread, ms[i].api,
+				      gr_api_name(ms[i].api), ms[i].ts, ms[i].dur)
+			: !api_begin(x, GR_K_MEMSET, "memset", ms[i].thread, ms[i].api, ms[i].ts,
+				     ms[i].dur))
 			continue;
-		gr_json_kv_u64(&x->j, "bytes", ms[i].bytes);
-		gr_json_kv_u64(&x->j, "value", ms[i].value);
-		kv_hex(&x->j, "dst", ms[i].dst);
-		kv_stream(x, ms[i].stream);
+		memset_args(x, &ms[i]);
 		api_end(x, ms[i].dur);
 	}
 	const struct gr_alloc *a = gr_model_allocs(x->m, &n);
 	for (size_t i = 0; i < n; i++) {
 		if (!api_begin(x, GR_K_ALLOC, "alloc", a[i].thread, a[i].api, a[i].ts, a[i].dur))
 			continue;
-		gr_json_kv_u64(&x->j, "bytes", a[i].bytes);
-		gr_json_kv_str(&x->j, "kind", gr_alloc_kind_name(a[i].kind));
-		if (a[i].addr)
-			kv_hex(&x->j, "addr", a[i].addr);
-		else
-			gr_json_kv_str(&x->j, "addr", "failed");
+		alloc_args(x, &a[i]);
 		api_end(x, a[i].dur);
 	}
 	const struct gr_free *fr = gr_model_frees(x->m, &n);
 	for (size_t i = 0; i < n; i++) {
 		if (!api_begin(x, GR_K_FREE, "free", fr[i].thread, fr[i].api, fr[i].ts, fr[i].dur))
 			continue;
-		kv_hex(&x->j, "addr", fr[i].addr);
-		gr_json_kv_str(&x->j, "kind", gr_alloc_kind_name(fr[i].kind));
+		free_args(x, &fr[i]);
 		api_end(x, fr[i].dur);
 	}
 	const struct gr_sync *s = gr_model_syncs(x->m, &n);
 	for (size_t i = 0; i < n; i++) {
 		if (!api_begin(x, GR_K_SYNC, "sync", s[i].thread, s[i].api, s[i].ts, s[i].dur))
 			continue;
-		gr_json_kv_str(&x->j, "kind", gr_sync_kind_name(s[i].kind));
-		if (s[i].kind == GR_SYNC_STREAM)
-			kv_hex(&x->j, "stream", s[i].handle);
-		else if (s[i].kind != GR_SYNC_DEVICE)
-			kv_hex(&x->j, "handle", s[i].handle);
-		if (s[i].kind == GR_SYNC_STREAM_WAIT_EVENT)
-			kv_hex(&x->j, "event", s[i].handle2);
+		sync_args(x, &s[i]);
 		api_end(x, s[i].dur);
 	}
 	const struct gr_graph *g = gr_model_graphs(x->m, &n);
 	for (size_t i = 0; i < n; i++) {
 		if (!api_begin(x, GR_K_GRAPH, "graph", g[i].thread, g[i].api, g[i].ts, g[i].dur))
 			continue;
-		gr_json_kv_str(&x->j, "kind", gr_graph_kind_name(g[i].kind));
-		kv_hex(&x->j, "graph", g[i].graph);
-		kv_hex(&x->j, "exec", g[i].exec);
-		kv_stream(x, g[i].stream);
+		graph_args(x, &g[i], i);
 		api_end(x, g[i].dur);
+	}
+}
+
+static const char *const kind_cat[GR_K_COUNT] = {
+    [GR_K_LAUNCH] = "launch", [GR_K_COPY] = "copy", [GR_K_MEMSET] = "memset",
+    [GR_K_ALLOC] = "alloc",   [GR_K_FREE] = "free", [GR_K_SYNC] = "sync",
+    [GR_K_GRAPH] = "graph",
+};
+
+/*
+ * The calls set aside (model.h struct gr_aside): failed, nested in another call, or in flight.
+ * Each is a slice on its thread like any call, named so that a failure shows, with what became of
+ * it in args; never a launch instant nor a flow, since none executed anything. An in-flight
+ * call's slice runs from its entry to where the recording lost it.
+ */
+static void write_asides(struct ex *x)
+{
+	size_t n;
+	const struct gr_aside *a = gr_model_asides(x->m, &n);
+	const struct gr_launch_key *keys = gr_model_launch_keys(x->m, NULL);
+	char name[160], buf[128];
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned api = gr_aside_api(x->m, &a[i]);
+		int failed = (a[i].call & GR_CALL_RETURNED) && a[i].status;
+		int in_flight = !!(a[i].call & GR_CALL_IN_FLIGHT);
+		const char *cat = a[i].kind < GR_K_COUNT ? kind_cat[a[i].kind] : NULL;
+
+		if (failed)
+			snprintf(name, sizeof(name), "%s (failed: %s)", gr_api_name(api),
+				 gr_outcome_status_text(x->m, &a[i], buf, sizeof(buf)));
+		else if (in_flight)
+			snprintf(name, sizeof(name), "%s (in flight)", gr_api_name(api));
+		else
+			snprintf(name, sizeof(name), "%s", gr_api_name(api));
+		if (!cat || !slice_begin(x, SLICE_ASIDE, a[i].kind, cat,
+					 gr_aside_thread(x->m, &a[i]), name, a[i].ts, a[i].dur))
+			continue;
+		if (a[i].call & GR_CALL_RETURNED)
+			gr_json_kv_str(&x->j, "status",
+				       gr_outcome_status_text(x->m, &a[i], buf, sizeof(buf)));
+		else
+			gr_json_kv_str(&x->j, "status", "unknown");
+		gr_json_kv_u64(&x->j, "depth", GR_CALL_DEPTH(a[i].call));
+		gr_json_kv_bool(&x->j, "in_flight", in_flight);
+		if (in_flight)
+			gr_json_kv_str(&x->j, "until",
+				       gr_outcome_in_flight_end(x->m, &a[i], buf, sizeof(buf)));
+		switch (a[i].kind) {
+		case GR_K_LAUNCH:
+			launch_args(x, &keys[a[i].u.launch.key]);
+			break;
+		case GR_K_COPY:
+			copy_args(x, &a[i].u.copy);
+			break;
+		case GR_K_MEMSET:
+			memset_args(x, &a[i].u.memset);
+			break;
+		case GR_K_ALLOC:
+			alloc_args(x, &a[i].u.alloc);
+			break;
+		case GR_K_FREE:
+			free_args(x, &a[i].u.free);
+			break;
+		case GR_K_SYNC:
+			sync_args(x, &a[i].u.sync);
+			break;
+		default:
+			graph_args(x, &a[i].u.graph, SIZE_MAX);
+			break;
+		}
+		api_end(x, a[i].dur);
 	}
 }
 
@@ -680,7 +894,12 @@ static int setup(struct ex *x)
 		return -ENOMEM;
 	for (size_t t = 0; t < x->nthreads; t++)
 		x->thread_ok[t] = (uint8_t)pid_wanted(x->o, x->threads[t].pid);
-	return 0;
+	gr_model_kernel_names(x->m, &x->nnames);
+	x->name_count = calloc(x->nnames + 1, sizeof(*x->name_count));
+	x->name_seen = calloc(x->nnames + 1, sizeof(*x->name_seen));
+	if (!x->name_count || !x->name_seen)
+		return -ENOMEM;
+	return gr_graphs_build(x->m, &x->graphs);
 }
 
 static void ex_free(struct ex *x)
@@ -693,6 +912,9 @@ static void ex_free(struct ex *x)
 	free(x->thread_rank);
 	free(x->stream_order);
 	free(x->stream_rank);
+	free(x->name_count);
+	free(x->name_seen);
+	gr_graphs_free(x->graphs);
 	gr_json_buf_free(&x->out);
 }
 
@@ -729,6 +951,7 @@ static int mark(struct ex *x)
 	x->emit = 0;
 	write_launches(x);
 	write_calls(x);
+	write_asides(x);
 	err = write_sched(x);
 	write_procs(x);
 	for (size_t i = 0; i < n; i++) {
@@ -841,6 +1064,7 @@ int gr_export_chrome(const struct gr_model *m, FILE *f, const struct gr_export_o
 	write_metadata(&x);
 	write_launches(&x);
 	write_calls(&x);
+	write_asides(&x);
 	err = write_sched(&x);
 	write_procs(&x);
 	write_losses(&x);

@@ -21,6 +21,13 @@
  *   dur is the measured API time, 0 when the recording did not time the call;
  * - every launch is also an "i" instant on its stream's track, named by the kernel, and (unless
  *   no_flows) a flow ("s" on the thread, "f" on the stream track) joining the two;
+ * - a launch, copy or memset that was a graph node (graphs.h) executed nothing: it is a slice
+ *   "captured: KERNEL" (or "graph node: ...", cat "graph_node", args graph_node: true), without
+ *   instant or flow; a graph launch's slice says the kernels, copies and memsets it executed and
+ *   each kernel name's count;
+ * - a call set aside (model.h struct gr_aside: failed, nested, in flight) is a slice on its
+ *   thread named "API (failed: STATUS)" or "API (in flight)", args status, depth, in_flight and
+ *   until; never an instant or a flow;
  * - scheduler states of each traced thread as "X" slices "running", "runnable" and "blocked"
  *   (cat "sched") on the thread's CPU-state track, between the switch and wakeup events that
  *   delimit them, by the rules of the shared thread timeline (timeline.h); a state whose start
@@ -51,8 +58,10 @@ struct gr_export_opts {
 
 /* What was written, per sort of event. */
 struct gr_export_stats {
-	uint64_t api_slices[GR_K_COUNT]; /* "X" slices of API calls, by enum gr_kind */
+	uint64_t api_slices[GR_K_COUNT]; /* "X" slices of executed API calls, by enum gr_kind */
 	uint64_t api_total;
+	uint64_t node_slices;  /* graph nodes: launches, copies, memsets that executed nothing */
+	uint64_t aside_slices; /* failed, nested and in-flight calls (model.h struct gr_aside) */
 	uint64_t sched_slices;
 	uint64_t launch_instants; /* on stream tracks */
 	uint64_t flows;		  /* pairs of "s" + "f" */

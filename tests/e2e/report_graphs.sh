@@ -71,4 +71,18 @@ grep -qx "  launches per iteration 40 -> 1 graph launch (40 kernels)" "$TMP/diff
 	not_ok "diff: no 'launches per iteration 40 -> 1 graph launch (40 kernels)' line: $(sed -n 2,8p "$TMP/diff.txt")"
 check "diff: kernels executed equal on both sides (4 kernels, delta 0)" "4" \
 	"$(awk '/^kernels in both/ {on = 1; next} on && NF == 0 {on = 0} on && $1 == '$((10 * STEPS))' && $2 == '$((10 * STEPS))' && $3 == "+0"' "$TMP/diff.txt" | wc -l)"
+# export: the 40 captured launches are capture-time markers, never launches executed; each graph
+# launch slice names the 40 kernels it ran (10 of each); the eager twin draws every launch
+for name in graph graph_eager; do
+	"$GPUREC" export "$TMP/$name.trc" -o "$TMP/$name.export.json" >/dev/null 2>"$TMP/$name.err" ||
+		not_ok "export $name: $(cat "$TMP/$name.err")"
+done
+ev='[e for e in d["traceEvents"] if e["ph"] != "M"]'
+check "graph export: launch instants, flows, captured markers with graph_node" "0 0 40 40" \
+	"$(json "$TMP/graph.export.json" '" ".join(str(len(x)) for x in [[e for e in '"$ev"' if e["ph"] == "i" and e.get("cat") == "kernel"], [e for e in '"$ev"' if e["ph"] == "s"], [e for e in '"$ev"' if e["name"].startswith("captured: ")], [e for e in '"$ev"' if e["args"].get("graph_node") is True]])')"
+check "graph export: $STEPS graph launch slices, each 40 kernels, 10 of each" \
+	"$STEPS [[40, [10, 10, 10, 10]]]" \
+	"$(json "$TMP/graph.export.json" 'str(len([e for e in '"$ev"' if e["name"] == "cudaGraphLaunch"])) + " " + json.dumps(sorted(set((e["args"]["kernels"], tuple(sorted(e["args"]["kernel_counts"].values()))) for e in '"$ev"' if e["name"] == "cudaGraphLaunch")))')"
+check "graph_eager export: every launch an instant, no captured marker" "$((40 * STEPS)) 0" \
+	"$(json "$TMP/graph_eager.export.json" '" ".join(str(len(x)) for x in [[e for e in '"$ev"' if e["ph"] == "i" and e.get("cat") == "kernel"], [e for e in '"$ev"' if e["name"].startswith("captured: ")]])')"
 exit $failures

@@ -76,9 +76,9 @@ static void check_stats(const struct gr_export_stats *st)
 	for (int k = 0; k < GR_K_COUNT; k++)
 		sum += st->api_slices[k];
 	FUZZ_ASSERT(sum == st->api_total);
-	FUZZ_ASSERT(st->events == st->api_total + st->sched_slices + st->launch_instants +
-				      2 * st->flows + st->loss_instants + st->proc_instants +
-				      st->metadata);
+	FUZZ_ASSERT(st->events == st->api_total + st->node_slices + st->aside_slices +
+				      st->sched_slices + st->launch_instants + 2 * st->flows +
+				      st->loss_instants + st->proc_instants + st->metadata);
 	FUZZ_ASSERT(st->flows <= st->launch_instants);
 }
 
@@ -102,6 +102,8 @@ static void export_checked(const struct gr_model *m, const struct gr_export_opts
 	/* the count is the write without its metadata events */
 	FUZZ_ASSERT(counted.metadata == 0);
 	FUZZ_ASSERT(!memcmp(counted.api_slices, wrote->api_slices, sizeof(counted.api_slices)));
+	FUZZ_ASSERT(counted.node_slices == wrote->node_slices);
+	FUZZ_ASSERT(counted.aside_slices == wrote->aside_slices);
 	FUZZ_ASSERT(counted.sched_slices == wrote->sched_slices);
 	FUZZ_ASSERT(counted.launch_instants == wrote->launch_instants);
 	FUZZ_ASSERT(counted.flows == wrote->flows);
@@ -115,7 +117,8 @@ static void export_checked(const struct gr_model *m, const struct gr_export_opts
 	FUZZ_ASSERT(nevents >= 0 && (uint64_t)nevents == wrote->events);
 	count_phases(out, len, &ph);
 	FUZZ_ASSERT(ph.other == 0);
-	FUZZ_ASSERT(ph.X == wrote->api_total + wrote->sched_slices);
+	FUZZ_ASSERT(ph.X == wrote->api_total + wrote->node_slices + wrote->aside_slices +
+				wrote->sched_slices);
 	FUZZ_ASSERT(ph.i == wrote->launch_instants + wrote->loss_instants + wrote->proc_instants);
 	FUZZ_ASSERT(ph.s == wrote->flows && ph.f == wrote->flows);
 	FUZZ_ASSERT(ph.M == wrote->metadata);

@@ -221,6 +221,184 @@ static void test_window_and_pid(void)
 	gr_model_free(m);
 }
 
+/* ---- graph nodes and calls set aside ---- */
+
+enum { NA = 0xA0, NB = 0xB0, NS = 0x10, NG = 0x900, NX = 0x990 };
+#define NODE_REPLAYS 4
+
+static int node_launch(struct gr_trace_writer *w, uint64_t ts, uint64_t func)
+{
+	static const uint32_t g[3] = {16, 1, 1}, b[3] = {256, 1, 1};
+
+	return synth_launch(w, ts, 100, 101, func, g, b, 0, NS, 0, 700);
+}
+
+static int copy_call(struct gr_trace_writer *w, uint64_t ts, unsigned api, uint64_t call,
+		     uint64_t status)
+{
+	uint64_t v[GR_COPY_NCOLS] = {[GR_COPY_TS] = ts,
+				     [GR_COPY_DUR] = 300,
+				     [GR_COPY_PID] = 100,
+				     [GR_COPY_TID] = 101,
+				     [GR_COPY_API] = api,
+				     [GR_COPY_BYTES] = 4096,
+				     [GR_COPY_CKIND] = GR_COPY_H2D,
+				     [GR_COPY_STREAM] = NS,
+				     [GR_COPY_STATUS] = status,
+				     [GR_COPY_CALL] = call};
+
+	return gr_trace_writer_append(w, GR_K_COPY, v, NULL);
+}
+
+static int sync_call(struct gr_trace_writer *w, uint64_t ts, uint64_t dur, unsigned api,
+		     unsigned kind, uint64_t call)
+{
+	uint64_t v[GR_SYNC_NCOLS] = {
+	    [GR_SYNC_TS] = ts,	   [GR_SYNC_DUR] = dur,	 [GR_SYNC_PID] = 100,
+	    [GR_SYNC_TID] = 101,   [GR_SYNC_API] = api,	 [GR_SYNC_SKIND] = kind,
+	    [GR_SYNC_HANDLE] = NS, [GR_SYNC_CALL] = call};
+
+	return gr_trace_writer_append(w, GR_K_SYNC, v, NULL);
+}
+
+static int graph_row(struct gr_trace_writer *w, uint64_t ts, unsigned kind, uint64_t g,
+		     uint64_t exec)
+{
+	uint64_t v[GR_GRAPH_NCOLS] = {[GR_GRAPH_TS] = ts,
+				      [GR_GRAPH_DUR] = 900,
+				      [GR_GRAPH_PID] = 100,
+				      [GR_GRAPH_TID] = 101,
+				      [GR_GRAPH_API] = GR_API_cudaGraphLaunch,
+				      [GR_GRAPH_GKIND] = kind,
+				      [GR_GRAPH_STREAM] = NS,
+				      [GR_GRAPH_GRAPH] = g,
+				      [GR_GRAPH_EXEC] = exec};
+
+	return gr_trace_writer_append(w, GR_K_GRAPH, v, NULL);
+}
+
+/*
+ * Microsecond by microsecond from T0: 3 failed cudaMemcpy (1..3), a nested stream sync (4),
+ * one direct launch of "step_a" (5), a capture of step_a, step_b, step_b, a memset and a copy
+ * (10..16), its instantiation (17), NODE_REPLAYS graph launches (20..), and a device sync still
+ * in flight when the recording stopped (50, 2 us).
+ */
+static struct gr_model *load_graphs_asides(void)
+{
+	struct gr_trace_writer *w;
+	struct gr_model *m = NULL;
+	const uint64_t us = 1000, t = SYNTH_T0, failed = GR_CALL_RETURNED;
+	uint64_t ms[GR_MEMSET_NCOLS] = {
+	    [GR_MEMSET_TS] = t + 14 * us, [GR_MEMSET_PID] = 100,
+	    [GR_MEMSET_TID] = 101,	  [GR_MEMSET_API] = GR_API_cudaMemsetAsync,
+	    [GR_MEMSET_BYTES] = 256,	  [GR_MEMSET_STREAM] = NS};
+	int err = synth_open(&w, tmp_path("graphs.trc"), 0);
+
+	for (int i = 1; i <= 3; i++)
+		err |= copy_call(w, t + i * us, GR_API_cudaMemcpy, failed, 35);
+	err |= sync_call(w, t + 4 * us, 100, GR_API_cudaStreamSynchronize, GR_SYNC_STREAM,
+			 GR_CALL_RETURNED | 1u << GR_CALL_DEPTH_SHIFT);
+	err |= node_launch(w, t + 5 * us, NA);
+	err |= graph_row(w, t + 10 * us, GR_GRAPH_BEGIN_CAPTURE, 0, 0);
+	err |= node_launch(w, t + 11 * us, NA);
+	err |= node_launch(w, t + 12 * us, NB);
+	err |= node_launch(w, t + 13 * us, NB);
+	err |= gr_trace_writer_append(w, GR_K_MEMSET, ms, NULL);
+	err |= copy_call(w, t + 15 * us, GR_API_cudaMemcpyAsync, 0, 0);
+	err |= graph_row(w, t + 16 * us, GR_GRAPH_END_CAPTURE, NG, 0);
+	err |= graph_row(w, t + 17 * us, GR_GRAPH_INSTANTIATE, NG, NX);
+	for (int i = 0; i < NODE_REPLAYS; i++)
+		err |= graph_row(w, t + (20 + i) * us, GR_GRAPH_LAUNCH, 0, NX);
+	err |= sync_call(w, t + 50 * us, 2 * us, GR_API_cudaDeviceSynchronize, GR_SYNC_DEVICE,
+			 GR_CALL_IN_FLIGHT);
+	err |= synth_name(w, t + 60 * us, GR_NAME_KERNEL, 100, NA, "step_a");
+	err |= synth_name(w, t + 60 * us, GR_NAME_KERNEL, 100, NB, "step_b");
+	if (gr_trace_writer_close(w))
+		err = -1;
+	if (err || gr_model_load(&m, tmp_path("graphs.trc"), NULL))
+		return NULL;
+	return m;
+}
+
+static void test_graph_nodes_and_asides(void)
+{
+	struct gr_model *m = load_graphs_asides();
+	struct gr_export_opts o = {.from_ns = 9000};
+	struct gr_export_stats st, cnt;
+	char *s;
+
+	CHECK(m != NULL);
+	if (!m)
+		return;
+	s = export_str(m, NULL, &st);
+	CHECK(s != NULL);
+	/* executed: the one direct launch, with its instant and flow; nodes are neither */
+	CHECK_EQ_U64(count_lines(s, "\"ph\": \"X\"", "\"name\": \"cudaLaunchKernel\"", NULL), 1);
+	CHECK_EQ_U64(count_lines(s, "\"ph\": \"i\"", "\"cat\": \"kernel\"", NULL), 1);
+	CHECK_EQ_U64(count_lines(s, "\"ph\": \"s\"", NULL), 1);
+	CHECK_EQ_U64(st.launch_instants, 1);
+	CHECK_EQ_U64(st.flows, 1);
+	CHECK_EQ_U64(st.api_slices[GR_K_LAUNCH], 1);
+	/* capture-time markers */
+	CHECK_EQ_U64(count_lines(s, "\"name\": \"captured: step_a\"", "\"graph_node\": true", NULL),
+		     1);
+	CHECK_EQ_U64(count_lines(s, "\"name\": \"captured: step_b\"", "\"graph_node\": true", NULL),
+		     2);
+	CHECK_EQ_U64(count_lines(s, "\"name\": \"captured: cudaMemsetAsync\"", NULL), 1);
+	CHECK_EQ_U64(count_lines(s, "\"name\": \"captured: cudaMemcpyAsync\"", NULL), 1);
+	CHECK_EQ_U64(count_lines(s, "\"graph_node\": true", NULL), 5);
+	CHECK_EQ_U64(st.node_slices, 5);
+	CHECK_EQ_U64(st.api_slices[GR_K_COPY], 0);
+	CHECK_EQ_U64(st.api_slices[GR_K_MEMSET], 0);
+	/* each graph launch: what it executed */
+	CHECK_EQ_U64(
+	    count_lines(s, "\"name\": \"cudaGraphLaunch\"", "\"kind\": \"launch\"",
+			"\"kernels\": 3, \"copies\": 1, \"memsets\": 1, \"kernel_counts\": "
+			"{\"step_a\": 1, \"step_b\": 2}",
+			NULL),
+	    NODE_REPLAYS);
+	CHECK_EQ_U64(st.api_slices[GR_K_GRAPH], NODE_REPLAYS + 3);
+	/* calls set aside: slices, never launches */
+	CHECK_EQ_U64(count_lines(s, "\"ph\": \"X\"",
+				 "\"name\": \"cudaMemcpy (failed: cudaErrorInsufficientDriver)\"",
+				 "\"cat\": \"copy\"",
+				 "\"status\": \"cudaErrorInsufficientDriver\", \"depth\": 0, "
+				 "\"in_flight\": false",
+				 NULL),
+		     3);
+	CHECK_EQ_U64(count_lines(s, "\"name\": \"cudaStreamSynchronize\"",
+				 "\"status\": \"cudaSuccess\", \"depth\": 1, \"in_flight\": false",
+				 NULL),
+		     1);
+	CHECK_EQ_U64(count_lines(s, "\"name\": \"cudaDeviceSynchronize (in flight)\"",
+				 "\"ts\": 50, \"dur\": 2,",
+				 "\"status\": \"unknown\", \"depth\": 0, \"in_flight\": true, "
+				 "\"until\": \"when the recording stopped\"",
+				 NULL),
+		     1);
+	CHECK_EQ_U64(st.aside_slices, 5);
+	CHECK_EQ_U64(st.api_slices[GR_K_SYNC], 0);
+	CHECK_EQ_U64(count_lines(s, "\"in_flight\": ", NULL), 5);
+	/* the counting pass agrees */
+	CHECK_EQ_U64(gr_export_count(m, NULL, &cnt), 0);
+	CHECK_EQ_U64(cnt.node_slices, 5);
+	CHECK_EQ_U64(cnt.aside_slices, 5);
+	CHECK_EQ_U64(cnt.launch_instants, 1);
+	free(s);
+
+	/* the window: from 9 us, the failed copies, the nested sync and the direct launch go */
+	s = export_str(m, &o, &st);
+	CHECK(s != NULL);
+	CHECK_EQ_U64(count_lines(s, "(failed: ", NULL), 0);
+	CHECK_EQ_U64(count_lines(s, "\"depth\": 1", NULL), 0);
+	CHECK_EQ_U64(st.aside_slices, 1);
+	CHECK_EQ_U64(st.node_slices, 5);
+	CHECK_EQ_U64(st.launch_instants, 0);
+	CHECK_EQ_U64(count_lines(s, "\"kernels\": 3", NULL), NODE_REPLAYS);
+	free(s);
+	gr_model_free(m);
+}
+
 static int sched(struct gr_trace_writer *w, uint64_t ts, unsigned type, uint32_t prev_tid,
 		 uint64_t prev_state, uint32_t next_tid)
 {
@@ -765,6 +943,7 @@ int main(void)
 	}
 	RUN_TEST(test_every_call_once);
 	RUN_TEST(test_window_and_pid);
+	RUN_TEST(test_graph_nodes_and_asides);
 	RUN_TEST(test_sched_states);
 	RUN_TEST(test_sched_shared_rules);
 	RUN_TEST(test_window_load);
