@@ -369,6 +369,10 @@ static void write_calls(struct ex *x)
 			continue;
 		gr_json_kv_u64(&x->j, "bytes", c[i].bytes);
 		gr_json_kv_str(&x->j, "kind", gr_copy_kind_name(c[i].kind));
+		/* a "default" copy whose direction the allocations told (memmap.h) */
+		if (c[i].kind_recorded != c[i].kind)
+			gr_json_kv_str(&x->j, "recorded_kind",
+				       gr_copy_kind_name(c[i].kind_recorded));
 		kv_stream(x, c[i].stream);
 		gr_json_kv_bool(&x->j, "async", !!(c[i].flags & GR_COPY_F_ASYNC));
 		kv_hex(&x->j, "dst", c[i].dst);

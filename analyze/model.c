@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "demangle.h"
+#include "memmap.h"
 #include "model_impl.h"
 
 /* ---- sorting by ts (stable) ---- */
@@ -1382,6 +1383,11 @@ static int load_once(struct gr_model **out, struct gr_trace_reader *r,
 	err = finish(L);
 	if (err)
 		goto out;
+	err = gr_memmap_resolve_copies(m, !o->has_window);
+	if (err) {
+		err = gr_diag_set(diag, err, 0, "out of memory resolving copy directions");
+		goto out;
+	}
 	fit_arrays(m);
 	if (m->hdr.clock_monotonic_ns)
 		m->first_ts = m->hdr.clock_monotonic_ns;

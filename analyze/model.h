@@ -70,8 +70,13 @@ struct gr_copy {
 	uint32_t thread, stream;
 	uint16_t cpu, api;
 	uint16_t flags; /* GR_COPY_F_* */
-	uint8_t
-	    kind; /* enum gr_copy_kind; values above GR_COPY_DEFAULT are kept as read (<= 255) */
+	/*
+	 * enum gr_copy_kind, values above GR_COPY_DEFAULT kept as read (<= 255). A copy recorded
+	 * as GR_COPY_DEFAULT has the direction its addresses say when the recorded allocations
+	 * tell (memmap.h: gr_memmap_resolve_copies()); kind_recorded is the kind in the file.
+	 */
+	uint8_t kind;
+	uint8_t kind_recorded;
 };
 
 struct gr_memset {

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analyze/info.h"
 #include "analyze/model.h"
 #include "analyze/report.h"
 #include "analyze/report_impl.h"
@@ -1007,6 +1008,83 @@ out:
 	gr_model_free(m);
 }
 
+/*
+ * Copies recorded as "default" (cudaMemcpyDefault, cuMemcpy) take the direction the recorded
+ * allocations live at the copy give their addresses: pid 100 has device memory [D, D + 1 MiB)
+ * from T0+100 to its free at T0+10000 and pinned memory [P, P + 64 KiB); H is pageable. Pid 200
+ * made no device allocation and pid 300 was attached to: their default copies stay default.
+ */
+static void test_default_copies(void)
+{
+	const uint64_t D = 0x7f0000000000ull, P = 0x200000000ull, H = 0x5000, MiB = 1 << 20;
+	const struct gr_report_transfer *T;
+	struct gr_info in = {0};
+	struct gr_report *r = NULL;
+	struct gr_model *m;
+	const struct gr_copy *c;
+	size_t nc;
+	struct tb b;
+
+	tb_open(&b, "default_copies.gr");
+	b.err |= synth_proc(b.w, T0, GR_PROC_ATTACH, 300, 300, 0, "");
+	tb_copy(&b, T0 + 50, 100, 100, GR_COPY_DEFAULT, 500, H, D, 0, 10, 0); /* before: H2H */
+	tb_alloc(&b, T0 + 100, 100, 100, GR_ALLOC_DEVICE, D, MiB);
+	tb_alloc(&b, T0 + 110, 100, 100, GR_ALLOC_HOST_PINNED, P, 65536);
+	tb_alloc(&b, T0 + 120, 300, 300, GR_ALLOC_DEVICE, D, MiB);
+	tb_copy(&b, T0 + 1000, 100, 100, GR_COPY_DEFAULT, 100, H, D + 16, 0, 10, 0);	  /* H2D */
+	tb_copy(&b, T0 + 2000, 100, 100, GR_COPY_DEFAULT, 200, D, P, 0, 10, 0);		  /* D2H */
+	tb_copy(&b, T0 + 3000, 100, 100, GR_COPY_DEFAULT, 300, D, D + MiB / 2, 0, 10, 0); /* D2D */
+	tb_copy(&b, T0 + 4000, 100, 100, GR_COPY_DEFAULT, 400, H, P, 0, 10, 0);		  /* H2H */
+	tb_copy(&b, T0 + 5000, 100, 100, GR_COPY_H2D, 700, H, D, 0, 10, 0);	/* recorded H2D */
+	tb_copy(&b, T0 + 6000, 200, 200, GR_COPY_DEFAULT, 800, H, D, 0, 10, 0); /* no device */
+	tb_copy(&b, T0 + 7000, 300, 300, GR_COPY_DEFAULT, 900, H, D, 0, 10, 0); /* attached */
+	tb_free(&b, T0 + 10000, 100, 100, GR_ALLOC_DEVICE, D);
+	tb_copy(&b, T0 + 20000, 100, 100, GR_COPY_DEFAULT, 600, D, H, 0, 10, 0); /* after: H2H */
+	m = tb_load(&b);
+	if (!m)
+		return;
+	c = gr_model_copies(m, &nc);
+	CHECK_EQ_U64(nc, 9);
+	if (nc == 9) {
+		const unsigned want[9] = {GR_COPY_H2H,	   GR_COPY_H2D,	    GR_COPY_D2H,
+					  GR_COPY_D2D,	   GR_COPY_H2H,	    GR_COPY_H2D,
+					  GR_COPY_DEFAULT, GR_COPY_DEFAULT, GR_COPY_H2H};
+
+		for (size_t i = 0; i < nc; i++) {
+			CHECK_EQ_U64(c[i].kind, want[i]);
+			CHECK_EQ_U64(c[i].kind_recorded, i == 5 ? GR_COPY_H2D : GR_COPY_DEFAULT);
+		}
+	}
+
+	CHECK(gr_info_compute(m, &in) == 0);
+	CHECK_EQ_U64(in.copies[GR_COPY_H2H].count, 3);
+	CHECK_EQ_U64(in.copies[GR_COPY_H2H].bytes, 500 + 400 + 600);
+	CHECK_EQ_U64(in.copies[GR_COPY_H2D].count, 2);
+	CHECK_EQ_U64(in.copies[GR_COPY_H2D].bytes, 100 + 700);
+	CHECK_EQ_U64(in.copies[GR_COPY_D2H].count, 1);
+	CHECK_EQ_U64(in.copies[GR_COPY_D2H].bytes, 200);
+	CHECK_EQ_U64(in.copies[GR_COPY_D2D].count, 1);
+	CHECK_EQ_U64(in.copies[GR_COPY_D2D].bytes, 300);
+	CHECK_EQ_U64(in.copies[GR_COPY_DEFAULT].count, 2);
+	CHECK_EQ_U64(in.copies[GR_COPY_DEFAULT].bytes, 800 + 900);
+	gr_info_free(&in);
+
+	r = compute(m, NULL);
+	if (r) {
+		T = &r->transfer;
+		CHECK_EQ_U64(T->copies, 9);
+		CHECK_EQ_U64(T->dirs[GR_COPY_H2H].count, 3);
+		CHECK_EQ_U64(T->dirs[GR_COPY_H2D].count, 2);
+		CHECK_EQ_U64(T->dirs[GR_COPY_H2D].bytes, 800);
+		CHECK_EQ_U64(T->dirs[GR_COPY_D2H].count, 1);
+		CHECK_EQ_U64(T->dirs[GR_COPY_D2D].count, 1);
+		CHECK_EQ_U64(T->dirs[GR_COPY_DEFAULT].count, 2);
+		CHECK_EQ_U64(T->dirs[GR_COPY_DEFAULT].bytes, 1700);
+	}
+	gr_report_free(r);
+	gr_model_free(m);
+}
+
 /* Blocked in copies that move next to nothing: waiting for the GPU, not transfer-bound. */
 static void test_transfer_waiting(void)
 {
@@ -1482,7 +1560,9 @@ static void test_standard_trace(void)
 		CHECK_EQ_U64(r->transfer.copies, 19);
 		CHECK_EQ_U64(r->transfer.dirs[GR_COPY_H2D].count, 12);
 		CHECK_EQ_U64(r->transfer.dirs[GR_COPY_H2D].bytes, 12 * (4u << 20));
-		CHECK_EQ_U64(r->transfer.dirs[GR_COPY_DEFAULT].count, 1);
+		/* the default copy resolves to H2H: its addresses are in no allocation */
+		CHECK_EQ_U64(r->transfer.dirs[GR_COPY_DEFAULT].count, 0);
+		CHECK_EQ_U64(r->transfer.dirs[GR_COPY_H2H].count, 2);
 		CHECK_EQ_U64(r->transfer.memsets, 2);
 		CHECK_EQ_U64(r->transfer.syncs, 4);
 		CHECK_EQ_U64(r->transfer.sync_ns, 3500);
@@ -1509,6 +1589,7 @@ int main(void)
 	RUN_TEST(test_fusion);
 	RUN_TEST(test_fusion_streams);
 	RUN_TEST(test_transfer);
+	RUN_TEST(test_default_copies);
 	RUN_TEST(test_transfer_waiting);
 	RUN_TEST(test_transfer_healthy);
 	RUN_TEST(test_cpu);
