@@ -507,8 +507,11 @@ static int finish(struct loader *L)
 		const uint64_t *k = gr_keymap_key(&L->tab[T_STREAM], i);
 		struct gr_stream *s = &m->streams.v[m->streams.n++];
 
-		s->pid = (uint32_t)k[0];
-		s->handle = k[1];
+		*s = (struct gr_stream){.pid = (uint32_t)k[0], .handle = k[1]};
+		if ((k[1] & GR_STREAM_PER_THREAD) == GR_STREAM_PER_THREAD) {
+			s->per_thread = 1;
+			s->tid = (uint32_t)k[1];
+		}
 	}
 	err = RESERVE(m->launch_keys, L->tab[T_LKEY].len);
 	if (err)
@@ -1759,6 +1762,17 @@ uint64_t gr_model_lost_events(const struct gr_model *m)
 uint64_t gr_model_calls_ok(const struct gr_model *m)
 {
 	return m->calls_ok;
+}
+
+const char *gr_stream_name(const struct gr_stream *s, char *buf, size_t len)
+{
+	if (s->per_thread)
+		snprintf(buf, len, "per-thread default stream (tid %" PRIu32 ")", s->tid);
+	else if (!s->handle)
+		snprintf(buf, len, "legacy default stream");
+	else
+		snprintf(buf, len, "stream 0x%" PRIx64, s->handle);
+	return buf;
 }
 
 void gr_model_time_span(const struct gr_model *m, uint64_t *first, uint64_t *last)

@@ -210,10 +210,27 @@ struct gr_thread {
 	const char *comm; /* "" when unknown */
 };
 
+/*
+ * A stream: (pid, handle). The legacy default stream is handle 0 (cudaStreamLegacy, 0x1, is
+ * folded into it). A thread's per-thread default stream (cudaStreamPerThread, 0x2, or stream 0
+ * through a _ptsz/_ptds entry point) is its own stream: handle GR_STREAM_PER_THREAD | tid,
+ * per_thread 1. gr_stream_name() says which in words.
+ */
+#define GR_STREAM_HANDLE_LEGACY	    0x1ull
+#define GR_STREAM_HANDLE_PER_THREAD 0x2ull
+/* a tag no user-space stream pointer has (the kernel half of the address space) */
+#define GR_STREAM_PER_THREAD 0xffff000000000000ull
+
 struct gr_stream {
 	uint64_t handle; /* 0 = the legacy default stream */
 	uint32_t pid;
+	uint32_t tid;	/* the thread of a per-thread default stream, else 0 */
+	int per_thread; /* the per-thread default stream of thread tid */
 };
+
+/* @s in words into @buf (@len >= 48): "legacy default stream", "per-thread default stream (tid
+ * N)" or "stream 0x<hex>". Returns @buf. */
+const char *gr_stream_name(const struct gr_stream *s, char *buf, size_t len);
 
 struct gr_process {
 	uint32_t pid;

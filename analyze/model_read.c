@@ -197,9 +197,59 @@ static inline int thread_of(struct part *P, uint64_t pid, uint64_t tid, uint32_t
 	return intern_cached(&P->tab[T_THREAD], &P->thread_c, k, 2, idx);
 }
 
-static inline int stream_of(struct part *P, uint64_t pid, uint64_t handle, uint32_t *idx)
+/* 1 for the per-thread default stream entry points (nvcc --default-stream per-thread): with
+ * stream 0 they run on the calling thread's own default stream. */
+static int per_thread_api(uint64_t api)
+{
+	switch (api) {
+	case GR_API___cudaLaunchKernel_ptsz:
+	case GR_API_cudaLaunchKernel_ptsz:
+	case GR_API_cudaLaunchKernelExC_ptsz:
+	case GR_API_cudaLaunchCooperativeKernel_ptsz:
+	case GR_API_cudaGraphLaunch_ptsz:
+	case GR_API_cuLaunchKernel_ptsz:
+	case GR_API_cuLaunchKernelEx_ptsz:
+	case GR_API_cuLaunchCooperativeKernel_ptsz:
+	case GR_API_cuGraphLaunch_ptsz:
+	case GR_API_cudaMemcpy_ptds:
+	case GR_API_cudaMemcpyAsync_ptsz:
+	case GR_API_cudaMemcpy2D_ptds:
+	case GR_API_cudaMemcpy2DAsync_ptsz:
+	case GR_API_cudaMemcpy3D_ptds:
+	case GR_API_cudaMemcpy3DAsync_ptsz:
+	case GR_API_cudaMemcpyToSymbol_ptds:
+	case GR_API_cudaMemcpyFromSymbol_ptds:
+	case GR_API_cudaMemcpyToSymbolAsync_ptsz:
+	case GR_API_cudaMemcpyFromSymbolAsync_ptsz:
+	case GR_API_cudaMemset_ptds:
+	case GR_API_cudaMemsetAsync_ptsz:
+	case GR_API_cudaMallocAsync_ptsz:
+	case GR_API_cudaFreeAsync_ptsz:
+	case GR_API_cudaStreamSynchronize_ptsz:
+	case GR_API_cudaStreamWaitEvent_ptsz:
+	case GR_API_cudaEventRecord_ptsz:
+	case GR_API_cudaStreamBeginCapture_ptsz:
+	case GR_API_cudaStreamEndCapture_ptsz:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * The stream table's key for a call of @api by (@pid, @tid) on @handle: cudaStreamPerThread, and
+ * 0 through a per-thread entry point, are the thread's own default stream (GR_STREAM_PER_THREAD |
+ * tid); cudaStreamLegacy is the legacy default stream 0.
+ */
+static inline int stream_of(struct part *P, uint64_t pid, uint64_t tid, uint64_t api,
+			    uint64_t handle, uint32_t *idx)
 {
 	uint64_t k[2] = {sat32(pid), handle};
+
+	if (handle == GR_STREAM_HANDLE_PER_THREAD || (handle == 0 && per_thread_api(api)))
+		k[1] = GR_STREAM_PER_THREAD | sat32(tid);
+	else if (handle == GR_STREAM_HANDLE_LEGACY)
+		k[1] = 0;
 
 	return intern_cached(&P->tab[T_STREAM], &P->stream_c, k, 2, idx);
 }
@@ -280,7 +330,7 @@ static int launch_key_of(struct part *P, const uint64_t key[10], uint32_t *lkey)
 	err = thread_of(P, pid, key[6], &lk.thread);
 	if (err < 0)
 		return err;
-	err = stream_of(P, pid, key[7], &lk.stream);
+	err = stream_of(P, pid, key[6], (uint16_t)(key[8] >> 16), key[7], &lk.stream);
 	if (err < 0)
 		return err;
 	lk.cpu = (uint16_t)key[8];
@@ -385,7 +435,8 @@ static int load_copies(struct part *P, const uint64_t *const *v, const struct gr
 		if (err >= 0)
 			err = stack_of(P, v[GR_COPY_PID][i], v[GR_COPY_STACK][i], &o->stack);
 		if (err >= 0)
-			err = stream_of(P, v[GR_COPY_PID][i], v[GR_COPY_STREAM][i], &o->stream);
+			err = stream_of(P, v[GR_COPY_PID][i], v[GR_COPY_TID][i], v[GR_COPY_API][i],
+					v[GR_COPY_STREAM][i], &o->stream);
 		if (err >= 0)
 			err = aside(P, GR_K_COPY, v[GR_COPY_STATUS][i], v[GR_COPY_CALL][i], o->dur,
 				    o, sizeof(*o));
@@ -423,7 +474,8 @@ static int load_memsets(struct part *P, const uint64_t *const *v, const struct g
 		if (err >= 0)
 			err = stack_of(P, v[GR_MEMSET_PID][i], v[GR_MEMSET_STACK][i], &o->stack);
 		if (err >= 0)
-			err = stream_of(P, v[GR_MEMSET_PID][i], v[GR_MEMSET_STREAM][i], &o->stream);
+			err = stream_of(P, v[GR_MEMSET_PID][i], v[GR_MEMSET_TID][i],
+					v[GR_MEMSET_API][i], v[GR_MEMSET_STREAM][i], &o->stream);
 		if (err >= 0)
 			err = aside(P, GR_K_MEMSET, v[GR_MEMSET_STATUS][i], v[GR_MEMSET_CALL][i],
 				    o->dur, o, sizeof(*o));
@@ -457,7 +509,8 @@ static int load_allocs(struct part *P, const uint64_t *const *v, const struct gr
 		o->kind = sat16(v[GR_ALLOC_AKIND][i]);
 		err = thread_of(P, v[GR_ALLOC_PID][i], v[GR_ALLOC_TID][i], &o->thread);
 		if (err >= 0)
-			err = stream_of(P, v[GR_ALLOC_PID][i], v[GR_ALLOC_STREAM][i], &o->stream);
+			err = stream_of(P, v[GR_ALLOC_PID][i], v[GR_ALLOC_TID][i],
+					v[GR_ALLOC_API][i], v[GR_ALLOC_STREAM][i], &o->stream);
 		if (err >= 0)
 			err = aside(P, GR_K_ALLOC, v[GR_ALLOC_STATUS][i], v[GR_ALLOC_CALL][i],
 				    o->dur, o, sizeof(*o));
@@ -559,7 +612,8 @@ static int load_graphs(struct part *P, const uint64_t *const *v, const struct gr
 		if (err >= 0)
 			err = stack_of(P, v[GR_GRAPH_PID][i], v[GR_GRAPH_STACK][i], &o->stack);
 		if (err >= 0)
-			err = stream_of(P, v[GR_GRAPH_PID][i], v[GR_GRAPH_STREAM][i], &o->stream);
+			err = stream_of(P, v[GR_GRAPH_PID][i], v[GR_GRAPH_TID][i],
+					v[GR_GRAPH_API][i], v[GR_GRAPH_STREAM][i], &o->stream);
 		if (err >= 0)
 			err = aside(P, GR_K_GRAPH, v[GR_GRAPH_STATUS][i], v[GR_GRAPH_CALL][i],
 				    o->dur, o, sizeof(*o));
