@@ -1764,6 +1764,54 @@ uint64_t gr_model_calls_ok(const struct gr_model *m)
 	return m->calls_ok;
 }
 
+/* 1 for the per-thread default stream entry points (nvcc --default-stream per-thread): with
+ * stream 0 they run on the calling thread's own default stream. */
+static int per_thread_api(uint64_t api)
+{
+	switch (api) {
+	case GR_API___cudaLaunchKernel_ptsz:
+	case GR_API_cudaLaunchKernel_ptsz:
+	case GR_API_cudaLaunchKernelExC_ptsz:
+	case GR_API_cudaLaunchCooperativeKernel_ptsz:
+	case GR_API_cudaGraphLaunch_ptsz:
+	case GR_API_cuLaunchKernel_ptsz:
+	case GR_API_cuLaunchKernelEx_ptsz:
+	case GR_API_cuLaunchCooperativeKernel_ptsz:
+	case GR_API_cuGraphLaunch_ptsz:
+	case GR_API_cudaMemcpy_ptds:
+	case GR_API_cudaMemcpyAsync_ptsz:
+	case GR_API_cudaMemcpy2D_ptds:
+	case GR_API_cudaMemcpy2DAsync_ptsz:
+	case GR_API_cudaMemcpy3D_ptds:
+	case GR_API_cudaMemcpy3DAsync_ptsz:
+	case GR_API_cudaMemcpyToSymbol_ptds:
+	case GR_API_cudaMemcpyFromSymbol_ptds:
+	case GR_API_cudaMemcpyToSymbolAsync_ptsz:
+	case GR_API_cudaMemcpyFromSymbolAsync_ptsz:
+	case GR_API_cudaMemset_ptds:
+	case GR_API_cudaMemsetAsync_ptsz:
+	case GR_API_cudaMallocAsync_ptsz:
+	case GR_API_cudaFreeAsync_ptsz:
+	case GR_API_cudaStreamSynchronize_ptsz:
+	case GR_API_cudaStreamWaitEvent_ptsz:
+	case GR_API_cudaEventRecord_ptsz:
+	case GR_API_cudaStreamBeginCapture_ptsz:
+	case GR_API_cudaStreamEndCapture_ptsz:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+uint64_t gr_stream_key(uint32_t tid, uint64_t api, uint64_t handle)
+{
+	if (handle == GR_STREAM_HANDLE_PER_THREAD || (handle == 0 && per_thread_api(api)))
+		return GR_STREAM_PER_THREAD | tid;
+	if (handle == GR_STREAM_HANDLE_LEGACY)
+		return 0;
+	return handle;
+}
+
 const char *gr_stream_name(const struct gr_stream *s, char *buf, size_t len)
 {
 	if (s->per_thread)

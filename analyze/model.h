@@ -228,6 +228,13 @@ struct gr_stream {
 	int per_thread; /* the per-thread default stream of thread tid */
 };
 
+/*
+ * The handle gr_stream.handle has for a call of @api (enum gr_api) by thread @tid on the recorded
+ * stream @handle: GR_STREAM_PER_THREAD | tid for a per-thread default stream, 0 for the legacy
+ * one, else @handle. For handles that events carry raw (gr_sync.handle).
+ */
+uint64_t gr_stream_key(uint32_t tid, uint64_t api, uint64_t handle);
+
 /* @s in words into @buf (@len >= 48): "legacy default stream", "per-thread default stream (tid
  * N)" or "stream 0x<hex>". Returns @buf. */
 const char *gr_stream_name(const struct gr_stream *s, char *buf, size_t len);

@@ -197,45 +197,6 @@ static inline int thread_of(struct part *P, uint64_t pid, uint64_t tid, uint32_t
 	return intern_cached(&P->tab[T_THREAD], &P->thread_c, k, 2, idx);
 }
 
-/* 1 for the per-thread default stream entry points (nvcc --default-stream per-thread): with
- * stream 0 they run on the calling thread's own default stream. */
-static int per_thread_api(uint64_t api)
-{
-	switch (api) {
-	case GR_API___cudaLaunchKernel_ptsz:
-	case GR_API_cudaLaunchKernel_ptsz:
-	case GR_API_cudaLaunchKernelExC_ptsz:
-	case GR_API_cudaLaunchCooperativeKernel_ptsz:
-	case GR_API_cudaGraphLaunch_ptsz:
-	case GR_API_cuLaunchKernel_ptsz:
-	case GR_API_cuLaunchKernelEx_ptsz:
-	case GR_API_cuLaunchCooperativeKernel_ptsz:
-	case GR_API_cuGraphLaunch_ptsz:
-	case GR_API_cudaMemcpy_ptds:
-	case GR_API_cudaMemcpyAsync_ptsz:
-	case GR_API_cudaMemcpy2D_ptds:
-	case GR_API_cudaMemcpy2DAsync_ptsz:
-	case GR_API_cudaMemcpy3D_ptds:
-	case GR_API_cudaMemcpy3DAsync_ptsz:
-	case GR_API_cudaMemcpyToSymbol_ptds:
-	case GR_API_cudaMemcpyFromSymbol_ptds:
-	case GR_API_cudaMemcpyToSymbolAsync_ptsz:
-	case GR_API_cudaMemcpyFromSymbolAsync_ptsz:
-	case GR_API_cudaMemset_ptds:
-	case GR_API_cudaMemsetAsync_ptsz:
-	case GR_API_cudaMallocAsync_ptsz:
-	case GR_API_cudaFreeAsync_ptsz:
-	case GR_API_cudaStreamSynchronize_ptsz:
-	case GR_API_cudaStreamWaitEvent_ptsz:
-	case GR_API_cudaEventRecord_ptsz:
-	case GR_API_cudaStreamBeginCapture_ptsz:
-	case GR_API_cudaStreamEndCapture_ptsz:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
 /*
  * The stream table's key for a call of @api by (@pid, @tid) on @handle: cudaStreamPerThread, and
  * 0 through a per-thread entry point, are the thread's own default stream (GR_STREAM_PER_THREAD |
@@ -244,12 +205,7 @@ static int per_thread_api(uint64_t api)
 static inline int stream_of(struct part *P, uint64_t pid, uint64_t tid, uint64_t api,
 			    uint64_t handle, uint32_t *idx)
 {
-	uint64_t k[2] = {sat32(pid), handle};
-
-	if (handle == GR_STREAM_HANDLE_PER_THREAD || (handle == 0 && per_thread_api(api)))
-		k[1] = GR_STREAM_PER_THREAD | sat32(tid);
-	else if (handle == GR_STREAM_HANDLE_LEGACY)
-		k[1] = 0;
+	uint64_t k[2] = {sat32(pid), gr_stream_key((uint32_t)sat32(tid), api, handle)};
 
 	return intern_cached(&P->tab[T_STREAM], &P->stream_c, k, 2, idx);
 }
