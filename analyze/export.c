@@ -248,7 +248,9 @@ static void write_metadata(struct ex *x)
 		size_t s = x->stream_order[r];
 		const struct gr_stream *st = &x->streams[s];
 
-		if (st->handle)
+		if (st->per_thread)
+			gr_stream_name(st, buf, sizeof(buf));
+		else if (st->handle)
 			snprintf(buf, sizeof(buf), "stream 0x%" PRIx64, st->handle);
 		else
 			snprintf(buf, sizeof(buf), "stream 0 (legacy default)");
@@ -316,7 +318,13 @@ static void api_end(struct ex *x, uint64_t dur)
 
 static void kv_stream(struct ex *x, uint32_t stream)
 {
-	kv_hex(&x->j, "stream", x->streams[stream].handle);
+	const struct gr_stream *s = &x->streams[stream];
+	char buf[64];
+
+	if (s->per_thread)
+		gr_json_kv_str(&x->j, "stream", gr_stream_name(s, buf, sizeof(buf)));
+	else
+		kv_hex(&x->j, "stream", s->handle);
 }
 
 static void launch_extras(struct ex *x, const struct gr_launch *l, const struct gr_launch_key *lk,
@@ -374,6 +382,9 @@ static void copy_args(struct ex *x, const struct gr_copy *c)
 {
 	gr_json_kv_u64(&x->j, "bytes", c->bytes);
 	gr_json_kv_str(&x->j, "kind", gr_copy_kind_name(c->kind));
+	/* a "default" copy whose direction the allocations told (memmap.h) */
+	if (c->kind_recorded != c->kind)
+		gr_json_kv_str(&x->j, "recorded_kind", gr_copy_kind_name(c->kind_recorded));
 	kv_stream(x, c->stream);
 	gr_json_kv_bool(&x->j, "async", !!(c->flags & GR_COPY_F_ASYNC));
 	kv_hex(&x->j, "dst", c->dst);

@@ -102,6 +102,11 @@ static uint32_t pid_of_thread(const struct walk *w, uint32_t thread)
 	return thread < w->nthreads ? w->threads[thread].pid : 0;
 }
 
+static uint32_t tid_of_thread(const struct walk *w, uint32_t thread)
+{
+	return thread < w->nthreads ? w->threads[thread].tid : 0;
+}
+
 /* Id of (pid, h) in @hs, or UINT32_MAX. */
 static uint32_t handle_find(const struct handles *hs, uint32_t pid, uint64_t h)
 {
@@ -358,7 +363,8 @@ static int on_sync(struct walk *w, const struct gr_sync *s)
 
 	if (s->kind != GR_SYNC_EVENT_RECORD && s->kind != GR_SYNC_STREAM_WAIT_EVENT)
 		return 0;
-	si = stream_index(w, pid, s->handle);
+	/* a sync's handle is raw: the stream table's key says which default stream it is */
+	si = stream_index(w, pid, gr_stream_key(tid_of_thread(w, s->thread), s->api, s->handle));
 	if (s->kind == GR_SYNC_EVENT_RECORD) {
 		cap = si < w->nstreams ? w->stream_capture[si] : 0;
 		/* an event recorded outside a capture no longer joins anything */

@@ -189,14 +189,17 @@ static void streams(struct gr_json *j, const struct gr_info *in, const struct gr
 {
 	size_t n;
 	const struct gr_stream *s = gr_model_streams(m, &n);
-	char buf[24];
+	char buf[64];
 
 	gr_json_key(j, "streams");
 	gr_json_array(j);
 	for (size_t i = 0; i < n; i++) {
 		gr_json_object_flat(j);
 		gr_json_kv_u64(j, "pid", s[i].pid);
-		snprintf(buf, sizeof(buf), "0x%" PRIx64, s[i].handle);
+		if (s[i].per_thread)
+			gr_stream_name(&s[i], buf, sizeof(buf));
+		else
+			snprintf(buf, sizeof(buf), "0x%" PRIx64, s[i].handle);
 		gr_json_kv_str(j, "stream", buf);
 		gr_json_kv_u64(j, "launches", in->launches.stream_launches[i]);
 		gr_json_object_end(j);

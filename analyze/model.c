@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "demangle.h"
+#include "memmap.h"
 #include "model_impl.h"
 
 /* ---- sorting by ts (stable) ---- */
@@ -506,8 +507,11 @@ static int finish(struct loader *L)
 		const uint64_t *k = gr_keymap_key(&L->tab[T_STREAM], i);
 		struct gr_stream *s = &m->streams.v[m->streams.n++];
 
-		s->pid = (uint32_t)k[0];
-		s->handle = k[1];
+		*s = (struct gr_stream){.pid = (uint32_t)k[0], .handle = k[1]};
+		if ((k[1] & GR_STREAM_PER_THREAD) == GR_STREAM_PER_THREAD) {
+			s->per_thread = 1;
+			s->tid = (uint32_t)k[1];
+		}
 	}
 	err = RESERVE(m->launch_keys, L->tab[T_LKEY].len);
 	if (err)
@@ -1382,6 +1386,11 @@ static int load_once(struct gr_model **out, struct gr_trace_reader *r,
 	err = finish(L);
 	if (err)
 		goto out;
+	err = gr_memmap_resolve_copies(m, !o->has_window);
+	if (err) {
+		err = gr_diag_set(diag, err, 0, "out of memory resolving copy directions");
+		goto out;
+	}
 	fit_arrays(m);
 	if (m->hdr.clock_monotonic_ns)
 		m->first_ts = m->hdr.clock_monotonic_ns;
@@ -1753,6 +1762,65 @@ uint64_t gr_model_lost_events(const struct gr_model *m)
 uint64_t gr_model_calls_ok(const struct gr_model *m)
 {
 	return m->calls_ok;
+}
+
+/* 1 for the per-thread default stream entry points (nvcc --default-stream per-thread): with
+ * stream 0 they run on the calling thread's own default stream. */
+static int per_thread_api(uint64_t api)
+{
+	switch (api) {
+	case GR_API___cudaLaunchKernel_ptsz:
+	case GR_API_cudaLaunchKernel_ptsz:
+	case GR_API_cudaLaunchKernelExC_ptsz:
+	case GR_API_cudaLaunchCooperativeKernel_ptsz:
+	case GR_API_cudaGraphLaunch_ptsz:
+	case GR_API_cuLaunchKernel_ptsz:
+	case GR_API_cuLaunchKernelEx_ptsz:
+	case GR_API_cuLaunchCooperativeKernel_ptsz:
+	case GR_API_cuGraphLaunch_ptsz:
+	case GR_API_cudaMemcpy_ptds:
+	case GR_API_cudaMemcpyAsync_ptsz:
+	case GR_API_cudaMemcpy2D_ptds:
+	case GR_API_cudaMemcpy2DAsync_ptsz:
+	case GR_API_cudaMemcpy3D_ptds:
+	case GR_API_cudaMemcpy3DAsync_ptsz:
+	case GR_API_cudaMemcpyToSymbol_ptds:
+	case GR_API_cudaMemcpyFromSymbol_ptds:
+	case GR_API_cudaMemcpyToSymbolAsync_ptsz:
+	case GR_API_cudaMemcpyFromSymbolAsync_ptsz:
+	case GR_API_cudaMemset_ptds:
+	case GR_API_cudaMemsetAsync_ptsz:
+	case GR_API_cudaMallocAsync_ptsz:
+	case GR_API_cudaFreeAsync_ptsz:
+	case GR_API_cudaStreamSynchronize_ptsz:
+	case GR_API_cudaStreamWaitEvent_ptsz:
+	case GR_API_cudaEventRecord_ptsz:
+	case GR_API_cudaStreamBeginCapture_ptsz:
+	case GR_API_cudaStreamEndCapture_ptsz:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+uint64_t gr_stream_key(uint32_t tid, uint64_t api, uint64_t handle)
+{
+	if (handle == GR_STREAM_HANDLE_PER_THREAD || (handle == 0 && per_thread_api(api)))
+		return GR_STREAM_PER_THREAD | tid;
+	if (handle == GR_STREAM_HANDLE_LEGACY)
+		return 0;
+	return handle;
+}
+
+const char *gr_stream_name(const struct gr_stream *s, char *buf, size_t len)
+{
+	if (s->per_thread)
+		snprintf(buf, len, "per-thread default stream (tid %" PRIu32 ")", s->tid);
+	else if (!s->handle)
+		snprintf(buf, len, "legacy default stream");
+	else
+		snprintf(buf, len, "stream 0x%" PRIx64, s->handle);
+	return buf;
 }
 
 void gr_model_time_span(const struct gr_model *m, uint64_t *first, uint64_t *last)

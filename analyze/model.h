@@ -70,8 +70,13 @@ struct gr_copy {
 	uint32_t thread, stream;
 	uint16_t cpu, api;
 	uint16_t flags; /* GR_COPY_F_* */
-	uint8_t
-	    kind; /* enum gr_copy_kind; values above GR_COPY_DEFAULT are kept as read (<= 255) */
+	/*
+	 * enum gr_copy_kind, values above GR_COPY_DEFAULT kept as read (<= 255). A copy recorded
+	 * as GR_COPY_DEFAULT has the direction its addresses say when the recorded allocations
+	 * tell (memmap.h: gr_memmap_resolve_copies()); kind_recorded is the kind in the file.
+	 */
+	uint8_t kind;
+	uint8_t kind_recorded;
 };
 
 struct gr_memset {
@@ -205,10 +210,34 @@ struct gr_thread {
 	const char *comm; /* "" when unknown */
 };
 
+/*
+ * A stream: (pid, handle). The legacy default stream is handle 0 (cudaStreamLegacy, 0x1, is
+ * folded into it). A thread's per-thread default stream (cudaStreamPerThread, 0x2, or stream 0
+ * through a _ptsz/_ptds entry point) is its own stream: handle GR_STREAM_PER_THREAD | tid,
+ * per_thread 1. gr_stream_name() says which in words.
+ */
+#define GR_STREAM_HANDLE_LEGACY	    0x1ull
+#define GR_STREAM_HANDLE_PER_THREAD 0x2ull
+/* a tag no user-space stream pointer has (the kernel half of the address space) */
+#define GR_STREAM_PER_THREAD 0xffff000000000000ull
+
 struct gr_stream {
 	uint64_t handle; /* 0 = the legacy default stream */
 	uint32_t pid;
+	uint32_t tid;	/* the thread of a per-thread default stream, else 0 */
+	int per_thread; /* the per-thread default stream of thread tid */
 };
+
+/*
+ * The handle gr_stream.handle has for a call of @api (enum gr_api) by thread @tid on the recorded
+ * stream @handle: GR_STREAM_PER_THREAD | tid for a per-thread default stream, 0 for the legacy
+ * one, else @handle. For handles that events carry raw (gr_sync.handle).
+ */
+uint64_t gr_stream_key(uint32_t tid, uint64_t api, uint64_t handle);
+
+/* @s in words into @buf (@len >= 48): "legacy default stream", "per-thread default stream (tid
+ * N)" or "stream 0x<hex>". Returns @buf. */
+const char *gr_stream_name(const struct gr_stream *s, char *buf, size_t len);
 
 struct gr_process {
 	uint32_t pid;

@@ -197,9 +197,15 @@ static inline int thread_of(struct part *P, uint64_t pid, uint64_t tid, uint32_t
 	return intern_cached(&P->tab[T_THREAD], &P->thread_c, k, 2, idx);
 }
 
-static inline int stream_of(struct part *P, uint64_t pid, uint64_t handle, uint32_t *idx)
+/*
+ * The stream table's key for a call of @api by (@pid, @tid) on @handle: cudaStreamPerThread, and
+ * 0 through a per-thread entry point, are the thread's own default stream (GR_STREAM_PER_THREAD |
+ * tid); cudaStreamLegacy is the legacy default stream 0.
+ */
+static inline int stream_of(struct part *P, uint64_t pid, uint64_t tid, uint64_t api,
+			    uint64_t handle, uint32_t *idx)
 {
-	uint64_t k[2] = {sat32(pid), handle};
+	uint64_t k[2] = {sat32(pid), gr_stream_key((uint32_t)sat32(tid), api, handle)};
 
 	return intern_cached(&P->tab[T_STREAM], &P->stream_c, k, 2, idx);
 }
@@ -280,7 +286,7 @@ static int launch_key_of(struct part *P, const uint64_t key[10], uint32_t *lkey)
 	err = thread_of(P, pid, key[6], &lk.thread);
 	if (err < 0)
 		return err;
-	err = stream_of(P, pid, key[7], &lk.stream);
+	err = stream_of(P, pid, key[6], (uint16_t)(key[8] >> 16), key[7], &lk.stream);
 	if (err < 0)
 		return err;
 	lk.cpu = (uint16_t)key[8];
@@ -381,11 +387,13 @@ static int load_copies(struct part *P, const uint64_t *const *v, const struct gr
 		o->api = sat16(v[GR_COPY_API][i]);
 		o->flags = sat16(v[GR_COPY_FLAGS][i]);
 		o->kind = v[GR_COPY_CKIND][i] > 255 ? 255 : (uint8_t)v[GR_COPY_CKIND][i];
+		o->kind_recorded = o->kind; /* memmap.c may resolve a default one's kind */
 		err = thread_of(P, v[GR_COPY_PID][i], v[GR_COPY_TID][i], &o->thread);
 		if (err >= 0)
 			err = stack_of(P, v[GR_COPY_PID][i], v[GR_COPY_STACK][i], &o->stack);
 		if (err >= 0)
-			err = stream_of(P, v[GR_COPY_PID][i], v[GR_COPY_STREAM][i], &o->stream);
+			err = stream_of(P, v[GR_COPY_PID][i], v[GR_COPY_TID][i], v[GR_COPY_API][i],
+					v[GR_COPY_STREAM][i], &o->stream);
 		if (err >= 0)
 			err = aside(P, GR_K_COPY, v[GR_COPY_STATUS][i], v[GR_COPY_CALL][i], o->dur,
 				    o, sizeof(*o));
@@ -423,7 +431,8 @@ static int load_memsets(struct part *P, const uint64_t *const *v, const struct g
 		if (err >= 0)
 			err = stack_of(P, v[GR_MEMSET_PID][i], v[GR_MEMSET_STACK][i], &o->stack);
 		if (err >= 0)
-			err = stream_of(P, v[GR_MEMSET_PID][i], v[GR_MEMSET_STREAM][i], &o->stream);
+			err = stream_of(P, v[GR_MEMSET_PID][i], v[GR_MEMSET_TID][i],
+					v[GR_MEMSET_API][i], v[GR_MEMSET_STREAM][i], &o->stream);
 		if (err >= 0)
 			err = aside(P, GR_K_MEMSET, v[GR_MEMSET_STATUS][i], v[GR_MEMSET_CALL][i],
 				    o->dur, o, sizeof(*o));
@@ -457,7 +466,8 @@ static int load_allocs(struct part *P, const uint64_t *const *v, const struct gr
 		o->kind = sat16(v[GR_ALLOC_AKIND][i]);
 		err = thread_of(P, v[GR_ALLOC_PID][i], v[GR_ALLOC_TID][i], &o->thread);
 		if (err >= 0)
-			err = stream_of(P, v[GR_ALLOC_PID][i], v[GR_ALLOC_STREAM][i], &o->stream);
+			err = stream_of(P, v[GR_ALLOC_PID][i], v[GR_ALLOC_TID][i],
+					v[GR_ALLOC_API][i], v[GR_ALLOC_STREAM][i], &o->stream);
 		if (err >= 0)
 			err = aside(P, GR_K_ALLOC, v[GR_ALLOC_STATUS][i], v[GR_ALLOC_CALL][i],
 				    o->dur, o, sizeof(*o));
@@ -559,7 +569,8 @@ static int load_graphs(struct part *P, const uint64_t *const *v, const struct gr
 		if (err >= 0)
 			err = stack_of(P, v[GR_GRAPH_PID][i], v[GR_GRAPH_STACK][i], &o->stack);
 		if (err >= 0)
-			err = stream_of(P, v[GR_GRAPH_PID][i], v[GR_GRAPH_STREAM][i], &o->stream);
+			err = stream_of(P, v[GR_GRAPH_PID][i], v[GR_GRAPH_TID][i],
+					v[GR_GRAPH_API][i], v[GR_GRAPH_STREAM][i], &o->stream);
 		if (err >= 0)
 			err = aside(P, GR_K_GRAPH, v[GR_GRAPH_STATUS][i], v[GR_GRAPH_CALL][i],
 				    o->dur, o, sizeof(*o));

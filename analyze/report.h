@@ -93,8 +93,9 @@ struct gr_report_kernel {
  * (first to last launch). */
 struct gr_report_rate {
 	uint32_t index;	   /* gr_model_threads() / gr_model_processes() / gr_model_streams() */
-	uint32_t pid, tid; /* tid 0 for processes and streams */
-	uint64_t handle;   /* streams: the stream handle; 0 otherwise */
+	uint32_t pid, tid; /* tid 0 for processes and streams but per-thread default ones */
+	uint64_t handle;   /* streams: the stream handle (0 for default streams); 0 otherwise */
+	int per_thread;	   /* streams: the per-thread default stream of thread tid */
 	const char *comm;  /* model; "" when unknown */
 	uint64_t count;
 	double share;
@@ -200,7 +201,9 @@ struct gr_report_candidate {
 	uint64_t occurrences;	/* runs with exactly this (kernel, grid, block) sequence */
 	uint64_t est_saving_ns; /* estimate: occurrences x (len - 1) x launch cost */
 	uint32_t pid;
-	uint64_t stream;	     /* stream handle */
+	uint64_t stream;	     /* stream handle (0 for default streams) */
+	uint32_t stream_tid;	     /* the thread of a per-thread default stream, else 0 */
+	int per_thread;		     /* on stream_tid's per-thread default stream */
 	struct gr_report_site stack; /* frames every launch of every occurrence shares, innermost
 				      * first: the caller to change */
 	uint64_t first_ts;

@@ -219,7 +219,9 @@ static int candidates(struct fctx *f)
 		c->occurrences = g->occurrences;
 		c->est_saving_ns = g->occurrences * (g->len - 1) * F->launch_cost_ns;
 		c->pid = g->pid;
-		c->stream = streams[g->stream].handle;
+		c->per_thread = streams[g->stream].per_thread;
+		c->stream_tid = streams[g->stream].tid;
+		c->stream = c->per_thread ? 0 : streams[g->stream].handle;
 		c->first_ts = g->first_ts;
 		c->kernels = rp_alloc(x, g->len, sizeof(*c->kernels));
 		if (!c->kernels)

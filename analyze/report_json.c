@@ -85,9 +85,13 @@ static void rates(struct gr_json *j, const char *key, const struct gr_report_rat
 		gr_json_kv_u64(j, "pid", v[i].pid);
 		if (what == 0)
 			gr_json_kv_u64(j, "tid", v[i].tid);
-		if (what == 2)
+		if (what == 2) {
 			gr_json_kv_u64(j, "stream", v[i].handle);
-		else
+			if (v[i].per_thread) {
+				gr_json_kv_bool(j, "per_thread", 1);
+				gr_json_kv_u64(j, "tid", v[i].tid);
+			}
+		} else
 			gr_json_kv_str(j, "comm", v[i].comm);
 		gr_json_kv_u64(j, "count", v[i].count);
 		gr_json_kv_double(j, "share", v[i].share);
@@ -269,6 +273,10 @@ static void fusion(struct gr_json *j, const struct gr_report *r, unsigned top)
 		gr_json_kv_u64(j, "small_grids", c->nsmall);
 		gr_json_kv_u64(j, "pid", c->pid);
 		gr_json_kv_u64(j, "stream", c->stream);
+		if (c->per_thread) {
+			gr_json_kv_bool(j, "per_thread", 1);
+			gr_json_kv_u64(j, "stream_tid", c->stream_tid);
+		}
 		gr_json_kv_u64(j, "first_ts", c->first_ts);
 		frames(j, "stack", &c->stack);
 		gr_json_object_end(j);

@@ -108,7 +108,9 @@ static int rates(struct rp_ctx *x, size_t nent, int what, struct gr_report_rate 
 			r->comm = procs[e].comm;
 		} else {
 			r->pid = streams[e].pid;
-			r->handle = streams[e].handle;
+			r->per_thread = streams[e].per_thread;
+			r->tid = streams[e].tid;
+			r->handle = r->per_thread ? 0 : streams[e].handle;
 			r->comm = "";
 		}
 		r->share = (double)r->count / (double)x->nl;

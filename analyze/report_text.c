@@ -257,6 +257,15 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 	for (i = 0; i < L->nstreams && i < top; i++) {
 		const struct gr_report_rate *s = &L->streams[i];
 
+		if (s->per_thread) {
+			/* a name wider than the handle column: it takes the comm column too */
+			snprintf(nb, sizeof(nb), "per-thread default stream (tid %" PRIu32 ")",
+				 s->tid);
+			fprintf(f, "  %-8s %8u %-37s %9" PRIu64 " %5.1f%% %11s\n", "stream", s->pid,
+				nb, s->count, s->share * 100,
+				rate_str(b1, sizeof(b1), s->per_second));
+			continue;
+		}
 		snprintf(b2, sizeof(b2), "0x%" PRIx64, s->handle);
 		fprintf(f, "  %-8s %8u %18s %-18s %9" PRIu64 " %5.1f%% %11s\n", "stream", s->pid,
 			s->handle ? b2 : "0 (default)", "", s->count, s->share * 100,
@@ -341,14 +350,18 @@ static void fusion(FILE *f, const struct gr_report *r, unsigned top)
 	for (i = 0; i < F->ncandidates && i < top; i++) {
 		const struct gr_report_candidate *c = &F->candidates[i];
 
-		snprintf(b2, sizeof(b2), "0x%" PRIx64, c->stream);
+		if (c->per_thread)
+			snprintf(b2, sizeof(b2), "per-thread default stream (tid %" PRIu32 ")",
+				 c->stream_tid);
+		else
+			snprintf(b2, sizeof(b2), "0x%" PRIx64, c->stream);
 		if (r->sms)
 			snprintf(b3, sizeof(b3), "%u/%u", c->nsmall, c->len);
 		else
 			snprintf(b3, sizeof(b3), "?/%u", c->len);
 		fprintf(f, "  %3zu %6u %11" PRIu64 " %12s %7s %18s %8u\n", i + 1, c->len,
 			c->occurrences, gr_units_ns(b1, sizeof(b1), c->est_saving_ns), b3,
-			c->stream ? b2 : "0 (default)", c->pid);
+			c->stream || c->per_thread ? b2 : "0 (default)", c->pid);
 		/* the run in order, repeats of one kernel and config folded into "xN" */
 		uint32_t j = 0, rows = 0;
 

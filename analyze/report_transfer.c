@@ -5,109 +5,20 @@
  * of wall and iteration time the host spent blocked in copy calls; three findings over the loop
  * (pageable async copies, synchronous copies, tiny read-backs followed by a sync: .item()); and
  * the verdict. Pinned host memory is known from the recorded allocations (cudaHostAlloc,
- * cudaMallocHost, cudaHostRegister and the driver's equivalents) and their frees.
+ * cudaMallocHost, cudaHostRegister and the driver's equivalents) and their frees (memmap.h), as
+ * is the direction of copies recorded as "default", which the model resolves at load.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "memmap.h"
 #include "report_impl.h"
 
 const uint64_t gr_report_size_edges[GR_REPORT_SIZE_BUCKETS - 1] = {
     1024, 65536, 1u << 20, 16u << 20, 256u << 20,
 };
-
-struct range {
-	uint32_t pid;
-	uint64_t start, end;
-	uint64_t from, to; /* lifetime: allocation ts to free ts (UINT64_MAX: never freed) */
-};
-
-struct pinned {
-	struct range *v;
-	size_t n;
-};
-
-static int cmp_range(const void *a, const void *b)
-{
-	const struct range *x = a, *y = b;
-
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->from < y->from ? -1 : x->from > y->from;
-}
-
-static int is_pinned_kind(unsigned k)
-{
-	return k == GR_ALLOC_HOST_PINNED || k == GR_ALLOC_HOST_REGISTERED;
-}
-
-static int pinned_build(struct rp_ctx *x, struct pinned *p)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < x->nal; i++)
-		n += is_pinned_kind(x->al[i].kind) && x->al[i].addr && x->al[i].bytes;
-	p->v = calloc(n + 1, sizeof(*p->v));
-	if (!p->v)
-		return -ENOMEM;
-	for (size_t i = 0; i < x->nal; i++) {
-		const struct gr_alloc *a = &x->al[i];
-
-		if (!is_pinned_kind(a->kind) || !a->addr || !a->bytes)
-			continue;
-		p->v[p->n++] = (struct range){x->th[a->thread].pid, a->addr, a->addr + a->bytes,
-					      a->ts, UINT64_MAX};
-	}
-	qsort(p->v, p->n, sizeof(*p->v), cmp_range);
-	/* frees (in time order) end the earliest live range at their address */
-	for (size_t i = 0; i < x->nfr; i++) {
-		const struct gr_free *f = &x->fr[i];
-		uint32_t pid = x->th[f->thread].pid;
-
-		if (!is_pinned_kind(f->kind))
-			continue;
-		for (size_t j = 0; j < p->n; j++) {
-			struct range *r = &p->v[j];
-
-			if (r->pid == pid && r->start == f->addr && r->from <= f->ts &&
-			    r->to == UINT64_MAX) {
-				r->to = f->ts;
-				break;
-			}
-		}
-	}
-	return 0;
-}
-
-/* Is [addr, addr+1) inside a pinned range of @pid live at @ts? */
-static int pinned_at(const struct pinned *p, uint32_t pid, uint64_t addr, uint64_t ts)
-{
-	size_t lo = 0, hi = p->n;
-
-	/* the first range with (pid, start) > (pid, addr) */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct range *r = &p->v[mid];
-
-		if (r->pid < pid || (r->pid == pid && r->start <= addr))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	while (lo-- > 0) {
-		const struct range *r = &p->v[lo];
-
-		if (r->pid != pid)
-			break;
-		if (addr < r->end && ts >= r->from && ts < r->to)
-			return 1;
-	}
-	return 0;
-}
 
 static unsigned dir_of(unsigned kind)
 {
@@ -290,7 +201,7 @@ int rp_transfer(struct rp_ctx *x)
 {
 	struct gr_report_transfer *T = &x->r->transfer;
 	const struct gr_report_iteration *it = &x->r->launches.iter;
-	struct pinned pin = {0};
+	struct gr_memmap *mem = NULL;
 	struct fnd f[3] = {
 	    {.rule = "pageable_async"}, {.rule = "sync_copy_in_loop"}, {.rule = "item_pattern"}};
 	uint64_t *per_thread = calloc(x->nth + 1, sizeof(uint64_t));
@@ -303,7 +214,7 @@ int rp_transfer(struct rp_ctx *x)
 		gr_keymap_init(&f[i].sites, 1);
 	if (!per_thread)
 		goto out;
-	err = pinned_build(x, &pin);
+	err = gr_memmap_build(&mem, x->m);
 	if (err)
 		goto out;
 	for (unsigned d = 0; d < GR_REPORT_NDIRS; d++) {
@@ -319,9 +230,9 @@ int rp_transfer(struct rp_ctx *x)
 		uint64_t dur = rp_dur(x, c->dur); /* counted once: rp_dur() counts clamps */
 
 		if (c->kind == GR_COPY_H2D)
-			pageable = !pinned_at(&pin, pid, c->src, c->ts);
+			pageable = !gr_memmap_pinned_at(mem, pid, c->src, c->ts);
 		else if (c->kind == GR_COPY_D2H)
-			pageable = !pinned_at(&pin, pid, c->dst, c->ts);
+			pageable = !gr_memmap_pinned_at(mem, pid, c->dst, c->ts);
 		blocking = async ? (pageable || c->kind == GR_COPY_H2H) : c->kind != GR_COPY_D2D;
 		T->copies++;
 		T->bytes += c->bytes;
@@ -440,7 +351,7 @@ out:
 		gr_keymap_free(&f[i].sites);
 		free(f[i].site_count);
 	}
-	free(pin.v);
+	gr_memmap_free(mem);
 	free(per_thread);
 	return err;
 }

@@ -19,7 +19,8 @@
  *   (32,1,1) shmem 0, stream 0x9999.
  * - Two launches at the same ts T0 + 5000 + 1 (funcs 0xAAA0 then 0xBBB0): stable order.
  *   (counted in the 1000/600/400 above? no: they are two extra scale_bias + gemm launches)
- * - copies: H2H 1 x 100 B, H2D 12 x 4 MiB, D2H 3 x 1000 B, D2D 2 x 64 B, default 1 x 7 B; dur
+ * - copies: H2H 1 x 100 B, H2D 12 x 4 MiB, D2H 3 x 1000 B, D2D 2 x 64 B, default 1 x 7 B (its
+ *   addresses are in no allocation: the model resolves it to H2H); dur
  *   10000 each; copy i has stack 5 when i is even (10 of the 19).
  * - 2 memsets of 256 B; syncs: 3 device (dur 1000) + 1 stream (dur 500), stack 0; allocs: device
  *   1 MiB, host-pinned 4096 B; 1 free; 5 sched switches.

@@ -36,8 +36,11 @@ struct run {
 	uint32_t grid_x[MAXK]; /* grid (x,1,1); 0 means 16 */
 	uint32_t alt_grid_x;   /* when not 0: odd steps launch kernel 0 with this grid x */
 	uint64_t d2h_bytes;
+	int d2h_as_default; /* the copies are cudaMemcpyDefault from a recorded device buffer */
 	uint64_t lost;
 };
+
+#define DEVICE_BUF 0x7f0000000000ull
 
 static int write_run(const char *path, const struct run *r)
 {
@@ -54,6 +57,14 @@ static int write_run(const char *path, const struct run *r)
 	if (fd < 0 || gr_trace_writer_open(&w, fd, &h, gr_events_schema(), &opts))
 		return -1;
 	err |= synth_proc(w, SYNTH_T0 + 10, GR_PROC_START, 100, 100, 1, "");
+	if (r->d2h_as_default) {
+		uint64_t v[GR_ALLOC_NCOLS] = {
+		    [GR_ALLOC_TS] = SYNTH_T0 + 20, [GR_ALLOC_PID] = 100,
+		    [GR_ALLOC_TID] = 101,	   [GR_ALLOC_ADDR] = DEVICE_BUF,
+		    [GR_ALLOC_BYTES] = 1 << 20,	   [GR_ALLOC_AKIND] = GR_ALLOC_DEVICE};
+
+		err |= gr_trace_writer_append(w, GR_K_ALLOC, v, NULL);
+	}
 	for (unsigned s = 0; s < r->steps; s++) {
 		t = SYNTH_T0 + 10000 + s * period;
 		for (unsigned k = 0; k < r->nk; k++, t += 5000) {
@@ -72,7 +83,9 @@ static int write_run(const char *path, const struct run *r)
 			    [GR_COPY_TID] = 101,
 			    [GR_COPY_API] = GR_API_cudaMemcpyAsync,
 			    [GR_COPY_BYTES] = r->d2h_bytes,
-			    [GR_COPY_CKIND] = GR_COPY_D2H,
+			    [GR_COPY_CKIND] = r->d2h_as_default ? GR_COPY_DEFAULT : GR_COPY_D2H,
+			    [GR_COPY_SRC] = r->d2h_as_default ? DEVICE_BUF : 0,
+			    [GR_COPY_DST] = 0x5000, /* pageable */
 			    [GR_COPY_STREAM] = 0x5000,
 			    [GR_COPY_FLAGS] = GR_COPY_F_ASYNC,
 			};
@@ -403,6 +416,29 @@ out:
 	done(d, m);
 }
 
+/* Default copies from a recorded device buffer to pageable memory count as D2H, as the same
+ * copies recorded as D2H do: the diff sees no transfer change. */
+static void test_default_copies_as_d2h(void)
+{
+	struct run a = chain, b = chain;
+	struct gr_model *m[2];
+	struct gr_diff *d;
+
+	a.d2h_bytes = b.d2h_bytes = 4;
+	b.d2h_as_default = 1;
+	d = diff_runs(&a, &b, NULL, m);
+	if (!d)
+		goto out;
+	for (int i = 0; i < 2; i++) {
+		CHECK(metric_v(d, "transfer.d2h.copies", i) == 20);
+		CHECK(metric_v(d, "transfer.d2h.bytes", i) == 80);
+	}
+	/* a metric both sides lack is not listed: no default copy on either side */
+	CHECK(gr_diff_metric(d, "transfer.default.copies") == NULL);
+out:
+	done(d, m);
+}
+
 /* The standard synthetic trace (two processes, copies of every kind, a loss) against itself. */
 static void test_self_standard(void)
 {
@@ -666,6 +702,7 @@ int main(void)
 	RUN_TEST(test_tolerance);
 	RUN_TEST(test_key_grid);
 	RUN_TEST(test_transfers_and_losses);
+	RUN_TEST(test_default_copies_as_d2h);
 	RUN_TEST(test_empty);
 	RUN_TEST(test_ids);
 	RUN_TEST(test_summary_ignores_names);

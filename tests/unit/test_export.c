@@ -127,6 +127,11 @@ static void test_every_call_once(void)
 	    12);
 	CHECK_EQ_U64(count_lines(s, "\"cat\": \"copy\"", "\"kind\": \"D2H\"", "\"dur\": 10,", NULL),
 		     3);
+	/* the default copy of 7 B: its addresses are in no allocation, so host to host */
+	CHECK_EQ_U64(count_lines(s, "\"cat\": \"copy\"", "\"bytes\": 7,", "\"kind\": \"H2H\"",
+				 "\"recorded_kind\": \"default\"", NULL),
+		     1);
+	CHECK_EQ_U64(count_lines(s, "\"recorded_kind\"", NULL), 1);
 	CHECK_EQ_U64(count_lines(s, "\"cat\": \"sync\"", "\"kind\": \"stream\"",
 				 "\"stream\": \"0x1234\"", "\"dur\": 0.5,", NULL),
 		     1);

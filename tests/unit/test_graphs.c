@@ -220,34 +220,35 @@ static void test_capture_replay(void)
 }
 
 /*
- * S2 joins the capture of S through event 0xE1 recorded on S, and rejoins through 0xE2. An
+ * S2 joins the capture of @cs through event 0xE1 recorded on it, and rejoins through 0xE2. An
  * event recorded outside the capture (0xE3) joins nothing. The graph is launched 3 times.
+ * The capturing stream is @cs: S, or the per-thread default stream.
  */
-static void test_joined_streams(void)
+static void joined(const char *name, uint64_t cs)
 {
 	struct tb b = {0};
 	struct gr_model *m;
 	struct gr_graphs *g = NULL;
 
-	begin(&b, "joined");
+	begin(&b, name);
 	launch(&b, D, S2); /* S2 known before the capture, as in a real program */
 	sync_ev(&b, GR_SYNC_EVENT_RECORD, S2, 0xE3);
-	graph(&b, GR_GRAPH_BEGIN_CAPTURE, S, 0, 0, 0);
+	graph(&b, GR_GRAPH_BEGIN_CAPTURE, cs, 0, 0, 0);
 	sync_ev(&b, GR_SYNC_STREAM_WAIT_EVENT, S2, 0xE3); /* not a capture's event */
 	launch(&b, D, S2);				  /* so this runs */
-	sync_ev(&b, GR_SYNC_EVENT_RECORD, S, 0xE1);
+	sync_ev(&b, GR_SYNC_EVENT_RECORD, cs, 0xE1);
 	sync_ev(&b, GR_SYNC_STREAM_WAIT_EVENT, S2, 0xE1);
 	launch(&b, A, S2);
-	launch(&b, B, S);
+	launch(&b, B, cs);
 	sync_ev(&b, GR_SYNC_EVENT_RECORD, S2, 0xE2);
-	sync_ev(&b, GR_SYNC_STREAM_WAIT_EVENT, S, 0xE2);
-	graph(&b, GR_GRAPH_END_CAPTURE, S, G, 0, 0);
+	sync_ev(&b, GR_SYNC_STREAM_WAIT_EVENT, cs, 0xE2);
+	graph(&b, GR_GRAPH_END_CAPTURE, cs, G, 0, 0);
 	launch(&b, A, S2);				  /* the capture ended for S2 too */
 	sync_ev(&b, GR_SYNC_STREAM_WAIT_EVENT, S2, 0xE1); /* its capture is over */
 	launch(&b, A, S2);
 	graph(&b, GR_GRAPH_INSTANTIATE, 0, G, X, 0);
 	for (int i = 0; i < 3; i++)
-		graph(&b, GR_GRAPH_LAUNCH, S, 0, X, 0);
+		graph(&b, GR_GRAPH_LAUNCH, cs, 0, X, 0);
 	m = load(&b);
 	if (!m)
 		return;
@@ -259,6 +260,20 @@ static void test_joined_streams(void)
 	CHECK_EQ_U64(gr_graphs_summary(g)->kernels_executed, 6);
 	gr_graphs_free(g);
 	gr_model_free(m);
+}
+
+static void test_joined_streams(void)
+{
+	joined("joined", S);
+}
+
+/*
+ * The same with S the thread's per-thread default stream (cudaStreamPerThread): the model keys
+ * it by thread, and the event recorded on it, whose handle the trace keeps raw, must find it.
+ */
+static void test_joined_per_thread_stream(void)
+{
+	joined("joined_ptds", GR_STREAM_HANDLE_PER_THREAD);
 }
 
 /* An explicit node: its work row, then its GRAPH row at the same ts. */
@@ -362,6 +377,7 @@ int main(void)
 	}
 	RUN_TEST(test_capture_replay);
 	RUN_TEST(test_joined_streams);
+	RUN_TEST(test_joined_per_thread_stream);
 	RUN_TEST(test_explicit_nodes);
 	RUN_TEST(test_no_graphs);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);

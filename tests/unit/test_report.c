@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analyze/info.h"
 #include "analyze/model.h"
 #include "analyze/report.h"
 #include "analyze/report_impl.h"
@@ -836,8 +837,10 @@ static void test_fusion_streams(void)
 	struct gr_model *m;
 	struct gr_report *r = NULL;
 	uint64_t t = T0 + 1000;
-	/* X Y Z W V U on streams 1 2 1 1 2 2 */
-	const uint64_t funcs[6] = {0x1, 0x2, 0x3, 0x4, 0x5, 0x6}, streams[6] = {1, 2, 1, 1, 2, 2};
+	/* X Y Z W V U on streams 0x11 0x12 0x11 0x11 0x12 0x12 (1 and 2 are the default
+	 * streams' special handles) */
+	const uint64_t funcs[6] = {0x1, 0x2, 0x3, 0x4, 0x5, 0x6},
+		       streams[6] = {0x11, 0x12, 0x11, 0x11, 0x12, 0x12};
 
 	tb_open(&b, "streams.trc");
 	for (int i = 0; i < 3; i++) {
@@ -845,16 +848,16 @@ static void test_fusion_streams(void)
 			tb_launch(&b, t, 9, 9, funcs[j], 4, 64, streams[j], 0, 0);
 		tb_memset(&b, t, 9, 9, 64);
 		t += 1000;
-		tb_launch(&b, t, 9, 9, 0x1, 4, 64, 1, 0, 0);
+		tb_launch(&b, t, 9, 9, 0x1, 4, 64, 0x11, 0, 0);
 		t += 1000;
-		tb_launch(&b, t, 9, 9, 0x2, 4, 64, 1, 0, 0);
+		tb_launch(&b, t, 9, 9, 0x2, 4, 64, 0x11, 0, 0);
 		t += 1000;
 		tb_sync(&b, t, 9, 9, GR_SYNC_DEVICE, 0);
 		t += 1000;
 	}
-	/* once: X Z W Y on stream 1 */
+	/* once: X Z W Y on stream 0x11 */
 	for (int j = 0; j < 4; j++, t += 1000)
-		tb_launch(&b, t, 9, 9, j == 3 ? 0x2 : funcs[j == 0 ? 0 : j + 1], 4, 64, 1, 0, 0);
+		tb_launch(&b, t, 9, 9, j == 3 ? 0x2 : funcs[j == 0 ? 0 : j + 1], 4, 64, 0x11, 0, 0);
 	m = tb_load(&b);
 	r = m ? compute(m, &(struct gr_report_opts){.sections = GR_REPORT_FUSION}) : NULL;
 	if (r) {
@@ -871,8 +874,8 @@ static void test_fusion_streams(void)
 			/* equal savings: the earlier first */
 			CHECK_EQ_U64(c0->occurrences, 3);
 			CHECK_EQ_U64(c0->est_saving_ns, 3 * 2 * 1000);
-			CHECK_EQ_U64(c0->stream, 1);
-			CHECK_EQ_U64(c1->stream, 2);
+			CHECK_EQ_U64(c0->stream, 0x11);
+			CHECK_EQ_U64(c1->stream, 0x12);
 			CHECK_EQ_U64(c0->len, 3);
 			CHECK(strstr(c0->kernels[1].name, "0x3") != NULL); /* Z, unnamed */
 			CHECK(strstr(c1->kernels[2].name, "0x6") != NULL); /* U */
@@ -1003,6 +1006,161 @@ static void test_transfer(void)
 	CHECK(strncmp(T->verdict.text, "transfer-bound: 5 async copies from pageable", 44) == 0);
 	free(render(r, m));
 out:
+	gr_report_free(r);
+	gr_model_free(m);
+}
+
+static void tb_launch_api(struct tb *b, uint64_t ts, uint32_t tid, unsigned api, uint64_t stream)
+{
+	uint64_t v[GR_LAUNCH_NCOLS] = {
+	    [GR_LAUNCH_TS] = ts,   [GR_LAUNCH_PID] = 100,     [GR_LAUNCH_TID] = tid,
+	    [GR_LAUNCH_API] = api, [GR_LAUNCH_FUNC] = 0xAAA0, [GR_LAUNCH_GX] = 1,
+	    [GR_LAUNCH_GY] = 1,	   [GR_LAUNCH_GZ] = 1,	      [GR_LAUNCH_BX] = 32,
+	    [GR_LAUNCH_BY] = 1,	   [GR_LAUNCH_BZ] = 1,	      [GR_LAUNCH_STREAM] = stream,
+	    [GR_LAUNCH_DUR] = 100,
+	};
+
+	b->err |= gr_trace_writer_append(b->w, GR_K_LAUNCH, v, NULL);
+}
+
+/*
+ * Default streams: stream 0 through cudaLaunchKernel and cudaStreamLegacy (0x1) are the legacy
+ * stream; stream 0 through cudaLaunchKernel_ptsz and cudaStreamPerThread (0x2) are the calling
+ * thread's own per-thread default stream. Pid 100: thread 101 launches 3 on 0 and 1 on 0x1
+ * (legacy: 4), 2 on 0 by _ptsz and 1 on 0x2 (its own: 3); thread 102 launches 5 on 0 by _ptsz.
+ */
+static void test_per_thread_streams(void)
+{
+	const struct gr_stream *st;
+	struct gr_info in = {0};
+	struct gr_report *r = NULL;
+	struct gr_model *m;
+	size_t ns;
+	uint64_t ts = T0;
+	struct tb b;
+	char *text;
+
+	tb_open(&b, "per_thread_streams.gr");
+	for (int i = 0; i < 3; i++)
+		tb_launch_api(&b, ts += 1000, 101, GR_API_cudaLaunchKernel, 0);
+	tb_launch_api(&b, ts += 1000, 101, GR_API_cudaLaunchKernel, GR_STREAM_HANDLE_LEGACY);
+	for (int i = 0; i < 2; i++)
+		tb_launch_api(&b, ts += 1000, 101, GR_API_cudaLaunchKernel_ptsz, 0);
+	tb_launch_api(&b, ts += 1000, 101, GR_API_cudaLaunchKernel, GR_STREAM_HANDLE_PER_THREAD);
+	for (int i = 0; i < 5; i++)
+		tb_launch_api(&b, ts += 1000, 102, GR_API_cudaLaunchKernel_ptsz, 0);
+	m = tb_load(&b);
+	if (!m)
+		return;
+	st = gr_model_streams(m, &ns);
+	CHECK_EQ_U64(ns, 3);
+	CHECK(gr_info_compute(m, &in) == 0);
+	if (ns == 3 && in.launches.stream_launches) {
+		/* in order of first use */
+		CHECK(!st[0].per_thread && st[0].handle == 0 && st[0].pid == 100);
+		CHECK_EQ_U64(in.launches.stream_launches[0], 4);
+		CHECK(st[1].per_thread && st[1].tid == 101 && st[1].pid == 100);
+		CHECK_EQ_U64(in.launches.stream_launches[1], 3);
+		CHECK(st[2].per_thread && st[2].tid == 102 && st[2].pid == 100);
+		CHECK_EQ_U64(in.launches.stream_launches[2], 5);
+	}
+	gr_info_free(&in);
+
+	r = compute(m, NULL);
+	if (r) {
+		const struct gr_report_rate *s = r->launches.streams;
+
+		CHECK_EQ_U64(r->launches.nstreams, 3);
+		/* by count desc: thread 102's 5, legacy 4, thread 101's 3 */
+		if (r->launches.nstreams == 3) {
+			CHECK(s[0].per_thread && s[0].tid == 102 && s[0].count == 5);
+			CHECK(!s[1].per_thread && s[1].handle == 0 && s[1].count == 4);
+			CHECK(s[2].per_thread && s[2].tid == 101 && s[2].count == 3);
+		}
+		text = render_text(r, m);
+		CHECK(strstr(text, "per-thread default stream (tid 102)") != NULL);
+		CHECK(strstr(text, "per-thread default stream (tid 101)") != NULL);
+		CHECK(strstr(text, "0 (default)") != NULL);
+		free(text);
+		free(render(r, m));
+	}
+	gr_report_free(r);
+	gr_model_free(m);
+}
+
+/*
+ * Copies recorded as "default" (cudaMemcpyDefault, cuMemcpy) take the direction the recorded
+ * allocations live at the copy give their addresses: pid 100 has device memory [D, D + 1 MiB)
+ * from T0+100 to its free at T0+10000 and pinned memory [P, P + 64 KiB); H is pageable. Pid 200
+ * made no device allocation and pid 300 was attached to: their default copies stay default.
+ */
+static void test_default_copies(void)
+{
+	const uint64_t D = 0x7f0000000000ull, P = 0x200000000ull, H = 0x5000, MiB = 1 << 20;
+	const struct gr_report_transfer *T;
+	struct gr_info in = {0};
+	struct gr_report *r = NULL;
+	struct gr_model *m;
+	const struct gr_copy *c;
+	size_t nc;
+	struct tb b;
+
+	tb_open(&b, "default_copies.gr");
+	b.err |= synth_proc(b.w, T0, GR_PROC_ATTACH, 300, 300, 0, "");
+	tb_copy(&b, T0 + 50, 100, 100, GR_COPY_DEFAULT, 500, H, D, 0, 10, 0); /* before: H2H */
+	tb_alloc(&b, T0 + 100, 100, 100, GR_ALLOC_DEVICE, D, MiB);
+	tb_alloc(&b, T0 + 110, 100, 100, GR_ALLOC_HOST_PINNED, P, 65536);
+	tb_alloc(&b, T0 + 120, 300, 300, GR_ALLOC_DEVICE, D, MiB);
+	tb_copy(&b, T0 + 1000, 100, 100, GR_COPY_DEFAULT, 100, H, D + 16, 0, 10, 0);	  /* H2D */
+	tb_copy(&b, T0 + 2000, 100, 100, GR_COPY_DEFAULT, 200, D, P, 0, 10, 0);		  /* D2H */
+	tb_copy(&b, T0 + 3000, 100, 100, GR_COPY_DEFAULT, 300, D, D + MiB / 2, 0, 10, 0); /* D2D */
+	tb_copy(&b, T0 + 4000, 100, 100, GR_COPY_DEFAULT, 400, H, P, 0, 10, 0);		  /* H2H */
+	tb_copy(&b, T0 + 5000, 100, 100, GR_COPY_H2D, 700, H, D, 0, 10, 0);	/* recorded H2D */
+	tb_copy(&b, T0 + 6000, 200, 200, GR_COPY_DEFAULT, 800, H, D, 0, 10, 0); /* no device */
+	tb_copy(&b, T0 + 7000, 300, 300, GR_COPY_DEFAULT, 900, H, D, 0, 10, 0); /* attached */
+	tb_free(&b, T0 + 10000, 100, 100, GR_ALLOC_DEVICE, D);
+	tb_copy(&b, T0 + 20000, 100, 100, GR_COPY_DEFAULT, 600, D, H, 0, 10, 0); /* after: H2H */
+	m = tb_load(&b);
+	if (!m)
+		return;
+	c = gr_model_copies(m, &nc);
+	CHECK_EQ_U64(nc, 9);
+	if (nc == 9) {
+		const unsigned want[9] = {GR_COPY_H2H,	   GR_COPY_H2D,	    GR_COPY_D2H,
+					  GR_COPY_D2D,	   GR_COPY_H2H,	    GR_COPY_H2D,
+					  GR_COPY_DEFAULT, GR_COPY_DEFAULT, GR_COPY_H2H};
+
+		for (size_t i = 0; i < nc; i++) {
+			CHECK_EQ_U64(c[i].kind, want[i]);
+			CHECK_EQ_U64(c[i].kind_recorded, i == 5 ? GR_COPY_H2D : GR_COPY_DEFAULT);
+		}
+	}
+
+	CHECK(gr_info_compute(m, &in) == 0);
+	CHECK_EQ_U64(in.copies[GR_COPY_H2H].count, 3);
+	CHECK_EQ_U64(in.copies[GR_COPY_H2H].bytes, 500 + 400 + 600);
+	CHECK_EQ_U64(in.copies[GR_COPY_H2D].count, 2);
+	CHECK_EQ_U64(in.copies[GR_COPY_H2D].bytes, 100 + 700);
+	CHECK_EQ_U64(in.copies[GR_COPY_D2H].count, 1);
+	CHECK_EQ_U64(in.copies[GR_COPY_D2H].bytes, 200);
+	CHECK_EQ_U64(in.copies[GR_COPY_D2D].count, 1);
+	CHECK_EQ_U64(in.copies[GR_COPY_D2D].bytes, 300);
+	CHECK_EQ_U64(in.copies[GR_COPY_DEFAULT].count, 2);
+	CHECK_EQ_U64(in.copies[GR_COPY_DEFAULT].bytes, 800 + 900);
+	gr_info_free(&in);
+
+	r = compute(m, NULL);
+	if (r) {
+		T = &r->transfer;
+		CHECK_EQ_U64(T->copies, 9);
+		CHECK_EQ_U64(T->dirs[GR_COPY_H2H].count, 3);
+		CHECK_EQ_U64(T->dirs[GR_COPY_H2D].count, 2);
+		CHECK_EQ_U64(T->dirs[GR_COPY_H2D].bytes, 800);
+		CHECK_EQ_U64(T->dirs[GR_COPY_D2H].count, 1);
+		CHECK_EQ_U64(T->dirs[GR_COPY_D2D].count, 1);
+		CHECK_EQ_U64(T->dirs[GR_COPY_DEFAULT].count, 2);
+		CHECK_EQ_U64(T->dirs[GR_COPY_DEFAULT].bytes, 1700);
+	}
 	gr_report_free(r);
 	gr_model_free(m);
 }
@@ -1482,7 +1640,9 @@ static void test_standard_trace(void)
 		CHECK_EQ_U64(r->transfer.copies, 19);
 		CHECK_EQ_U64(r->transfer.dirs[GR_COPY_H2D].count, 12);
 		CHECK_EQ_U64(r->transfer.dirs[GR_COPY_H2D].bytes, 12 * (4u << 20));
-		CHECK_EQ_U64(r->transfer.dirs[GR_COPY_DEFAULT].count, 1);
+		/* the default copy resolves to H2H: its addresses are in no allocation */
+		CHECK_EQ_U64(r->transfer.dirs[GR_COPY_DEFAULT].count, 0);
+		CHECK_EQ_U64(r->transfer.dirs[GR_COPY_H2H].count, 2);
 		CHECK_EQ_U64(r->transfer.memsets, 2);
 		CHECK_EQ_U64(r->transfer.syncs, 4);
 		CHECK_EQ_U64(r->transfer.sync_ns, 3500);
@@ -1509,6 +1669,8 @@ int main(void)
 	RUN_TEST(test_fusion);
 	RUN_TEST(test_fusion_streams);
 	RUN_TEST(test_transfer);
+	RUN_TEST(test_default_copies);
+	RUN_TEST(test_per_thread_streams);
 	RUN_TEST(test_transfer_waiting);
 	RUN_TEST(test_transfer_healthy);
 	RUN_TEST(test_cpu);
