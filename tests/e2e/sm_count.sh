@@ -25,6 +25,12 @@ LD_LIBRARY_PATH=$SAMPLES/sim "$GPUREC" record -o "$TMP/default.trc" -- "$PROGS/s
 	>/dev/null 2>&1
 check "simulator, default GPUSIM_SMS: 132 SMs" "132 recorded" "$(sms_of "$TMP/default.trc")"
 
+# the driver API (Triton's way), against the test driver: 108 SMs on device 0
+"$GPUREC" record -o "$TMP/driver.trc" -- "$PROGS/driver_sm" "$PROGS/fakecuda/libcuda.so.1" \
+	>"$TMP/driver.out" 2>/dev/null
+check "driver API: what the program got" "0 1024 0 108 101 -1" "$(cat "$TMP/driver.out")"
+check "driver API: the recorded SM count" "108 recorded" "$(sms_of "$TMP/driver.trc")"
+
 if [ -e /dev/nvidiactl ]; then
 	ok "no driver: unknown # SKIP this machine has a CUDA driver (/dev/nvidiactl)"
 	exit $failures

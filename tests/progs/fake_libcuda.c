@@ -103,3 +103,21 @@ int cudaMemcpy(void *dst, const void *src, size_t bytes, int kind)
 {
 	return driver_htod((uint64_t)(uintptr_t)dst, src, bytes);
 }
+
+/* Device attributes as a GPU with 108 SMs would give them: 16 is
+ * CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 1 CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK. */
+CUresult cuDeviceGetAttribute(int *value, int attribute, int device)
+{
+	if (device != 0)
+		return 101; /* CUDA_ERROR_INVALID_DEVICE */
+	switch (attribute) {
+	case 1:
+		*value = 1024;
+		return 0;
+	case 16:
+		*value = 108;
+		return 0;
+	default:
+		return 1; /* CUDA_ERROR_INVALID_VALUE */
+	}
+}
