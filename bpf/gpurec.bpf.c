@@ -193,6 +193,12 @@ static __always_inline __u8 event_type(__u8 layout)
 	case L_CAPTURE_BEGIN:
 	case L_CAPTURE_END:
 	case L_GRAPH_INSTANTIATE:
+	case L_GRAPH_ADD_KERNEL:
+	case L_GRAPH_KERNEL_SET:
+	case L_GRAPH_EXEC_KERNEL_SET:
+	case L_GRAPH_EXEC_UPDATE:
+	case L_GRAPH_ADD_CHILD:
+	case L_GRAPH_CLONE:
 		return EV_GRAPH;
 	case L_MEMSET:
 	case L_CU_MEMSET_D8:
@@ -242,6 +248,15 @@ static __always_inline void read_entry_structs(struct gr_ev_call *e, __u8 layout
 		bpf_probe_read_user(&e->x[5], 4, p + 152);
 		bpf_probe_read_user(&e->x[6], 8, p);
 		bpf_probe_read_user(&e->x[7], 8, p + 64);
+		break;
+	case L_GRAPH_ADD_KERNEL:
+		bpf_probe_read_user(&e->x[0], GR_KERNEL_NODE_PARAMS_BYTES, (const void *)e->r[4]);
+		break;
+	case L_GRAPH_KERNEL_SET:
+		bpf_probe_read_user(&e->x[0], GR_KERNEL_NODE_PARAMS_BYTES, (const void *)e->r[1]);
+		break;
+	case L_GRAPH_EXEC_KERNEL_SET:
+		bpf_probe_read_user(&e->x[0], GR_KERNEL_NODE_PARAMS_BYTES, (const void *)e->r[2]);
 		break;
 	}
 }
@@ -589,6 +604,13 @@ int BPF_KRETPROBE(api_return)
 	case L_CAPTURE_END:
 		bpf_probe_read_user(&out, sizeof(out), (void *)e->r[1]);
 		e->x[0] = out;
+		break;
+	case L_GRAPH_ADD_KERNEL:
+	case L_GRAPH_ADD_CHILD:
+	case L_GRAPH_CLONE:
+		/* x[0..4] may hold the kernel node parameters */
+		bpf_probe_read_user(&out, sizeof(out), (void *)e->r[0]);
+		e->x[GR_X_GRAPH_OUT] = out;
 		break;
 	case L_DEVICE_PROPS:
 	case L_DEVICE_ATTR: {

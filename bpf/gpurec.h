@@ -71,6 +71,14 @@ enum gr_layout {
 	L_DEVICE_PROPS, /* cudaGetDeviceProperties(cudaDeviceProp *out, device): SM count at return
 			 */
 	L_DEVICE_ATTR,	/* cudaDeviceGetAttribute / cuDeviceGetAttribute(int *out, attr, device) */
+	/* explicit graph building (docs/FORMAT.md, CUDA graphs); the kernel node parameters
+	 * (cudaKernelNodeParams, CUDA_KERNEL_NODE_PARAMS) are read into x[0..4] at entry */
+	L_GRAPH_ADD_KERNEL,	 /* (node *out, graph, deps, ndeps, const params *) */
+	L_GRAPH_KERNEL_SET,	 /* (node, const params *) */
+	L_GRAPH_EXEC_KERNEL_SET, /* (exec, node, const params *) */
+	L_GRAPH_EXEC_UPDATE,	 /* (exec, graph, info *) */
+	L_GRAPH_ADD_CHILD,	 /* (node *out, graph, deps, ndeps, child graph) */
+	L_GRAPH_CLONE,		 /* (graph *clone out, graph) */
 	L_COUNT
 };
 
@@ -99,6 +107,16 @@ enum gr_ev_type {
 #define GR_DEVICE_PROP_SMS_OFFSET 384
 /* cudaDevAttrMultiProcessorCount = CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT (checked there too) */
 #define GR_DEVICE_ATTR_SMS 16
+
+/*
+ * The kernel node parameters, the same in the CUDA 13 struct cudaKernelNodeParams
+ * (driver_types.h) and CUDA_KERNEL_NODE_PARAMS (cuda.h): func at 0, then the grid and block
+ * dimensions as 6 u32 and the shared memory bytes as a u32 at 32 (tests/progs/graph_build.cu
+ * checks it with offsetof). Read whole at entry into x[0..4]; the node handle a building call
+ * returns through its first argument is read at the return into x[GR_X_GRAPH_OUT].
+ */
+#define GR_KERNEL_NODE_PARAMS_BYTES 36
+#define GR_X_GRAPH_OUT		    5
 
 /*
  * Common prefix. Events that carry a stack follow their fixed part with stack_len frames (u64),

@@ -496,8 +496,74 @@ static int on_graph(struct gr_translate *t, const struct gr_ev_call *e, uint64_t
 		v[GR_GRAPH_GRAPH] = e->r[1];
 		v[GR_GRAPH_EXEC] = e->x[0];
 		break;
+	case L_GRAPH_ADD_KERNEL:
+		v[GR_GRAPH_GKIND] = GR_GRAPH_ADD_NODE;
+		v[GR_GRAPH_GRAPH] = e->r[1];
+		v[GR_GRAPH_EXEC] = e->x[GR_X_GRAPH_OUT];
+		break;
+	case L_GRAPH_KERNEL_SET:
+		v[GR_GRAPH_GKIND] = GR_GRAPH_NODE_SET_PARAMS;
+		v[GR_GRAPH_EXEC] = e->r[0];
+		break;
+	case L_GRAPH_EXEC_KERNEL_SET:
+		v[GR_GRAPH_GKIND] = GR_GRAPH_EXEC_SET_PARAMS;
+		v[GR_GRAPH_GRAPH] = e->r[1];
+		v[GR_GRAPH_EXEC] = e->r[0];
+		break;
+	case L_GRAPH_EXEC_UPDATE:
+		v[GR_GRAPH_GKIND] = GR_GRAPH_EXEC_UPDATE;
+		v[GR_GRAPH_GRAPH] = e->r[1];
+		v[GR_GRAPH_EXEC] = e->r[0];
+		break;
+	case L_GRAPH_ADD_CHILD:
+		v[GR_GRAPH_GKIND] = GR_GRAPH_ADD_CHILD;
+		v[GR_GRAPH_GRAPH] = e->r[1];
+		v[GR_GRAPH_EXEC] = e->r[4];
+		break;
+	case L_GRAPH_CLONE:
+		v[GR_GRAPH_GKIND] = GR_GRAPH_CLONE;
+		v[GR_GRAPH_GRAPH] = e->r[1];
+		v[GR_GRAPH_EXEC] = e->x[GR_X_GRAPH_OUT];
+		break;
 	}
 	return gr_trace_writer_append(t->w, GR_K_GRAPH, v, NULL);
+}
+
+/*
+ * A kernel node's work as FORMAT.md says: a LAUNCH row of the building call on stream 0, from
+ * the kernel node parameters read at entry, written before the call's GRAPH row (same ts).
+ */
+static int on_kernel_node(struct gr_translate *t, const struct gr_ev_call *e, uint64_t stack)
+{
+	uint64_t v[GR_LAUNCH_NCOLS] = {0};
+	int err;
+
+	v[GR_LAUNCH_TS] = e->h.ts;
+	call_state(e, &v[GR_LAUNCH_STATUS], &v[GR_LAUNCH_CALL]);
+	v[GR_LAUNCH_DUR] = e->h.dur;
+	v[GR_LAUNCH_PID] = e->h.pid;
+	v[GR_LAUNCH_TID] = e->h.tid;
+	v[GR_LAUNCH_CPU] = e->h.cpu;
+	v[GR_LAUNCH_API] = e->h.api;
+	v[GR_LAUNCH_STACK] = stack;
+	v[GR_LAUNCH_FUNC] = e->x[0];
+	v[GR_LAUNCH_GX] = LO32(e->x[1]);
+	v[GR_LAUNCH_GY] = HI32(e->x[1]);
+	v[GR_LAUNCH_GZ] = LO32(e->x[2]);
+	v[GR_LAUNCH_BX] = HI32(e->x[2]);
+	v[GR_LAUNCH_BY] = LO32(e->x[3]);
+	v[GR_LAUNCH_BZ] = HI32(e->x[3]);
+	v[GR_LAUNCH_SHMEM] = LO32(e->x[4]);
+	err = note_function(t, e->h.ts, e->h.pid, v[GR_LAUNCH_FUNC]);
+	if (!err)
+		err = gr_trace_writer_append(t->w, GR_K_LAUNCH, v, NULL);
+	return err ? err : on_graph(t, e, stack);
+}
+
+static int is_kernel_node(unsigned layout)
+{
+	return layout == L_GRAPH_ADD_KERNEL || layout == L_GRAPH_KERNEL_SET ||
+	       layout == L_GRAPH_EXEC_KERNEL_SET;
 }
 
 /* Remember a name for (pid, key) and write it, demangled, with the mangled form beside it. */
@@ -783,7 +849,8 @@ int gr_translate_event(void *ctx, void *data, size_t size)
 		err = on_sync(t, c, stack);
 		break;
 	case EV_GRAPH:
-		err = on_graph(t, c, stack);
+		err = is_kernel_node(c->h.layout) ? on_kernel_node(t, c, stack)
+						  : on_graph(t, c, stack);
 		break;
 	case EV_ALIAS:
 		err = on_alias(t, c);

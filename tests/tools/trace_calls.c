@@ -6,7 +6,9 @@
  *
  *   trace_calls FILE   {"copies": [[kind, count, bytes], ...], "allocations": [[kind, count,
  *                      bytes], ...], "memsets": [count, bytes], "syncs": [[kind, count], ...],
- *                      "graphs": [[kind, count], ...], "launches": count, "frees": count,
+ *                      "graphs": [[kind, count], ...], "launches": count,
+ *                      "launch_configs": {"api gx,gy,gz bx,by,bz shmem": count, ...},
+ *                      "frees": count,
  *                      "status": {"api status call-flags": count, ...},
  *                      "copy_dur_ns": [least, most], "inner": [[api, count, in_copy], ...],
  *                      "in_flight": [[api, handle, "frame;frame..."], ...]}
@@ -27,28 +29,28 @@
 #include "analyze/model.h"
 #include "format/events.h"
 
-#define NK 8
+#define NK 16 /* above every kind enum (gr_graph_kind reaches 9) */
 
 struct sums {
 	uint64_t copy_n[NK], copy_b[NK], alloc_n[NK], alloc_b[NK], sync_n[NK], graph_n[NK];
 	uint64_t memset_n, memset_b, launches, frees;
 };
 
-static unsigned k8(unsigned v)
+static unsigned kind_index(unsigned v)
 {
 	return v < NK ? v : NK - 1;
 }
 
 static void add_copy(struct sums *s, const struct gr_copy *c)
 {
-	s->copy_n[k8(c->kind)]++;
-	s->copy_b[k8(c->kind)] += c->bytes;
+	s->copy_n[kind_index(c->kind)]++;
+	s->copy_b[kind_index(c->kind)] += c->bytes;
 }
 
 static void add_alloc(struct sums *s, const struct gr_alloc *a)
 {
-	s->alloc_n[k8(a->kind)]++;
-	s->alloc_b[k8(a->kind)] += a->bytes;
+	s->alloc_n[kind_index(a->kind)]++;
+	s->alloc_b[kind_index(a->kind)] += a->bytes;
 }
 
 static void pairs(const char *key, const uint64_t *n, const uint64_t *b,
@@ -88,6 +90,28 @@ static void count_status(struct status_count *t, size_t *nt, size_t cap, unsigne
 		}
 	}
 	snprintf(key, sizeof(key), "%s %s %u", gr_api_name(api), name, a ? a->call : 0);
+	for (size_t i = 0; i < *nt; i++) {
+		if (!strcmp(t[i].key, key)) {
+			t[i].n++;
+			return;
+		}
+	}
+	if (*nt < cap) {
+		snprintf(t[*nt].key, sizeof(t[*nt].key), "%s", key);
+		t[(*nt)++].n = 1;
+	}
+}
+
+/* Count launch @l (made or set aside) under its api and launch configuration. */
+static void count_config(struct status_count *t, size_t *nt, size_t cap, const struct gr_model *m,
+			 const struct gr_launch *l)
+{
+	const struct gr_launch_key *k = &gr_model_launch_keys(m, NULL)[l->key];
+	const struct gr_config *c = &gr_model_configs(m, NULL)[k->config];
+	char key[128];
+
+	snprintf(key, sizeof(key), "%s %u,%u,%u %u,%u,%u %u", gr_api_name(k->api), c->grid[0],
+		 c->grid[1], c->grid[2], c->block[0], c->block[1], c->block[2], c->shmem);
 	for (size_t i = 0; i < *nt; i++) {
 		if (!strcmp(t[i].key, key)) {
 			t[i].n++;
@@ -187,11 +211,11 @@ static void print_in_flight(const struct gr_model *m)
 
 int main(int argc, char **argv)
 {
-	static struct status_count st[512];
+	static struct status_count st[512], configs[512];
 	struct gr_model *m = NULL;
 	struct gr_diag diag = {0};
 	struct sums s = {0};
-	size_t n, nst = 0;
+	size_t n, nst = 0, nconfigs = 0;
 	int err;
 
 	if (argc != 2) {
@@ -205,8 +229,10 @@ int main(int argc, char **argv)
 	}
 	const struct gr_launch_key *keys = gr_model_launch_keys(m, NULL);
 	const struct gr_launch *l = gr_model_launches(m, &n);
-	for (size_t i = 0; i < n; i++, s.launches++)
+	for (size_t i = 0; i < n; i++, s.launches++) {
 		count_status(st, &nst, 512, keys[l[i].key].api, NULL);
+		count_config(configs, &nconfigs, 512, m, &l[i]);
+	}
 	const struct gr_copy *c = gr_model_copies(m, &n);
 	for (size_t i = 0; i < n; i++) {
 		add_copy(&s, &c[i]);
@@ -227,12 +253,12 @@ int main(int argc, char **argv)
 		count_status(st, &nst, 512, f[i].api, NULL);
 	const struct gr_sync *sy = gr_model_syncs(m, &n);
 	for (size_t i = 0; i < n; i++) {
-		s.sync_n[k8(sy[i].kind)]++;
+		s.sync_n[kind_index(sy[i].kind)]++;
 		count_status(st, &nst, 512, sy[i].api, NULL);
 	}
 	const struct gr_graph *g = gr_model_graphs(m, &n);
 	for (size_t i = 0; i < n; i++) {
-		s.graph_n[k8(g[i].kind)]++;
+		s.graph_n[kind_index(g[i].kind)]++;
 		count_status(st, &nst, 512, g[i].api, NULL);
 	}
 	const struct gr_aside *a = gr_model_asides(m, &n);
@@ -240,6 +266,7 @@ int main(int argc, char **argv)
 		switch (a[i].kind) {
 		case GR_K_LAUNCH:
 			s.launches++;
+			count_config(configs, &nconfigs, 512, m, &a[i].u.launch);
 			break;
 		case GR_K_COPY:
 			add_copy(&s, &a[i].u.copy);
@@ -255,10 +282,10 @@ int main(int argc, char **argv)
 			s.frees++;
 			break;
 		case GR_K_SYNC:
-			s.sync_n[k8(a[i].u.sync.kind)]++;
+			s.sync_n[kind_index(a[i].u.sync.kind)]++;
 			break;
 		case GR_K_GRAPH:
-			s.graph_n[k8(a[i].u.graph.kind)]++;
+			s.graph_n[kind_index(a[i].u.graph.kind)]++;
 			break;
 		}
 		count_status(st, &nst, 512, gr_aside_api(m, &a[i]), &a[i]);
@@ -269,8 +296,10 @@ int main(int argc, char **argv)
 	printf("\"memsets\": [%" PRIu64 ", %" PRIu64 "], ", s.memset_n, s.memset_b);
 	pairs("syncs", s.sync_n, NULL, gr_sync_kind_name, 0);
 	pairs("graphs", s.graph_n, NULL, gr_graph_kind_name, 0);
-	printf("\"launches\": %" PRIu64 ", \"frees\": %" PRIu64 ", \"status\": {", s.launches,
-	       s.frees);
+	printf("\"launches\": %" PRIu64 ", \"launch_configs\": {", s.launches);
+	for (size_t i = 0; i < nconfigs; i++)
+		printf("%s\"%s\": %" PRIu64, i ? ", " : "", configs[i].key, configs[i].n);
+	printf("}, \"frees\": %" PRIu64 ", \"status\": {", s.frees);
 	for (size_t i = 0; i < nst; i++)
 		printf("%s\"%s\": %" PRIu64, i ? ", " : "", st[i].key, st[i].n);
 	printf("}, ");

@@ -1,0 +1,62 @@
+# A CUDA graph built by hand (tests/progs/graph_build.cu: kernel nodes, a child graph, set-params
+# on the graph and on the executable graph, an exec update, a clone), recorded on the GPU
+# simulator, whose launch log says what executed: gpurec must count each kernel and each launch
+# configuration executed exactly as the simulator ran them. Then on the real runtime without a
+# driver, where every call fails (cudaErrorInsufficientDriver): nothing executed, and the building
+# calls' arguments (the kernel node configurations) are in the trace. Needs root (BPF).
+. "$(dirname "$0")/lib.sh"
+need_root "graph_build.sh"
+SAMPLES=${SAMPLES:-$PWD/$O/samples}
+SIM=$SAMPLES/sim
+REAL_CUDART=${REAL_CUDART:-/usr/local/cuda/lib64/libcudart.so.13}
+
+if [ ! -f "$SIM/libcudart.so.13" ] || [ ! -x "$PROGS/graph_build" ]; then
+	not_ok "simulator or progs not built ($SIM, $PROGS)"
+	exit 1
+fi
+
+# --- on the simulator ---
+if "$GPUREC" record -o "$TMP/sim.trc" -- env "LD_LIBRARY_PATH=$SIM" "GPUSIM_LOG=$TMP/sim.log" \
+	"$PROGS/graph_build" >"$TMP/sim.out" 2>&1; then
+	# ground truth: the simulator logs every kernel it executes with its grid and block
+	check "simulator: executions per kernel and config" \
+		"_Z6node_av 16,1,1 128,1,1 6;_Z6node_av 4,1,1 128,1,1 3;_Z6node_bv 5,1,1 64,1,1 2;_Z6node_bv 8,1,1 64,1,1 7;_Z7child_kv 1,1,1 32,1,1 9" \
+		"$(awk '{n[$1 " " $2 " " $3]++} END {for (k in n) print k, n[k]}' "$TMP/sim.log" | sort | tr '\n' ';' | sed 's/;$//')"
+	"$GPUREC" info --json "$TMP/sim.trc" >"$TMP/sim.json" 2>"$TMP/sim.err" ||
+		not_ok "info --json: $(cat "$TMP/sim.err")"
+	check "info: kernel node calls and executions per kernel" \
+		'[["child_k()", 1, 9], ["node_a()", 2, 9], ["node_b()", 3, 9]]' \
+		"$(json "$TMP/sim.json" 'sorted([k["name"], k["count"], k["executed"]] for k in d["kernels"])')"
+	# node_b <<<(2, 3)>>> was set to <<<8>>> before the instantiation: it never ran
+	check "info: executions per launch configuration" \
+		'[["child_k()", [1, 1, 1], [32, 1, 1], 9], ["node_a()", [4, 1, 1], [128, 1, 1], 3], ["node_a()", [16, 1, 1], [128, 1, 1], 6], ["node_b()", [2, 3, 1], [64, 1, 1], 0], ["node_b()", [5, 1, 1], [64, 1, 1], 2], ["node_b()", [8, 1, 1], [64, 1, 1], 7]]' \
+		"$(json "$TMP/sim.json" 'sorted([k["name"], c["grid"], c["block"], c["executed"]] for k in d["kernels"] for c in k["configs"])')"
+	"$CALLS" "$TMP/sim.trc" >"$TMP/sim.calls" 2>"$TMP/sim.err" || not_ok "trace_calls: $(cat "$TMP/sim.err")"
+	check "sim: graph rows by kind" \
+		'[["instantiate", 1], ["launch", 9], ["add-node", 3], ["add-child-graph", 1], ["node-set-params", 2], ["exec-set-params", 1], ["exec-update", 1], ["clone", 1]]' \
+		"$(json "$TMP/sim.calls" 'd["graphs"]')"
+else
+	not_ok "record on the simulator: $(tail -3 "$TMP/sim.out")"
+fi
+
+# --- on the real runtime, no driver: every call fails ---
+if [ ! -f "$REAL_CUDART" ]; then
+	ok "# SKIP no real runtime at $REAL_CUDART"
+elif "$GPUREC" record -o "$TMP/real.trc" -- "$PROGS/graph_build" >"$TMP/real.out" 2>&1; then
+	"$GPUREC" info --json "$TMP/real.trc" >"$TMP/real.json" 2>"$TMP/real.err" ||
+		not_ok "info --json real: $(cat "$TMP/real.err")"
+	check "real runtime: no kernel counted (every call failed)" "[]" \
+		"$(json "$TMP/real.json" 'd["kernels"]')"
+	"$CALLS" "$TMP/real.trc" >"$TMP/real.calls" 2>"$TMP/real.err" ||
+		not_ok "trace_calls real: $(cat "$TMP/real.err")"
+	check "real runtime: the kernel node configurations captured" \
+		'{"cudaGraphAddKernelNode 1,1,1 32,1,1 0": 1, "cudaGraphAddKernelNode 2,3,1 64,1,1 0": 1, "cudaGraphAddKernelNode 4,1,1 128,1,1 0": 1, "cudaGraphExecKernelNodeSetParams 5,1,1 64,1,1 0": 1, "cudaGraphKernelNodeSetParams 16,1,1 128,1,1 0": 1, "cudaGraphKernelNodeSetParams 8,1,1 64,1,1 0": 1}' \
+		"$(json "$TMP/real.calls" 'd["launch_configs"]')"
+	# a kernel node call is two rows (its LAUNCH and its GRAPH row), each with the call's status
+	check "real runtime: the building calls' rows, all failed with status 35" \
+		'[["cudaGraphAddChildGraphNode", "cudaErrorInsufficientDriver", 1], ["cudaGraphAddKernelNode", "cudaErrorInsufficientDriver", 6], ["cudaGraphClone", "cudaErrorInsufficientDriver", 1], ["cudaGraphExecKernelNodeSetParams", "cudaErrorInsufficientDriver", 2], ["cudaGraphExecUpdate", "cudaErrorInsufficientDriver", 1], ["cudaGraphKernelNodeSetParams", "cudaErrorInsufficientDriver", 4]]' \
+		"$(json "$TMP/real.calls" 'sorted([k.split()[0], k.split()[1], v] for k, v in d["status"].items() if "Node" in k or "Clone" in k or "ExecUpdate" in k)')"
+else
+	not_ok "record on the real runtime: $(tail -3 "$TMP/real.out")"
+fi
+exit $((failures > 0))
