@@ -343,6 +343,12 @@ int gr_info_write_json(FILE *f, const struct gr_info *in, const struct gr_model 
 	for (size_t i = 0; i < n; i++)
 		gr_json_str(&j, libs[i]);
 	gr_json_array_end(&j);
+	libs = gr_model_unprobed_libraries(m, &n);
+	gr_json_key(&j, "unprobed_libraries");
+	gr_json_array(&j);
+	for (size_t i = 0; i < n; i++)
+		gr_json_str(&j, libs[i]);
+	gr_json_array_end(&j);
 	kernels(&j, in, m);
 	sum_list(&j, "copies", in->copies, GR_INFO_COPY_KINDS, 1);
 	gr_json_key(&j, "memsets");

@@ -87,6 +87,12 @@ static void header(FILE *f, const struct gr_info *in, const struct gr_model *m, 
 			"  CUDA libs    none seen: no CUDA library was loaded while recording\n");
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "  %-12s %s\n", i ? "" : "CUDA libs", libs[i]);
+	libs = gr_model_unprobed_libraries(m, &n);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f,
+			"  %-12s %s (carries its own CUDA runtime: its internal CUDA calls are not "
+			"seen, only its calls into the probed libcudart/libcuda)\n",
+			i ? "" : "not probed", libs[i]);
 }
 
 static void counts(FILE *f, const struct gr_info *in, const struct gr_model *m)

@@ -755,6 +755,14 @@ static int merge_metadata(struct loader *L, struct part *P)
 				m->libraries.v[m->libraries.n++] = P->libs.v[i];
 		}
 	}
+	for (uint32_t i = 0; i < P->unprobed_k.len && err >= 0; i++) {
+		err = gr_keymap_intern(&L->unprobed_k, gr_keymap_key(&P->unprobed_k, i), &idx);
+		if (err == 1) {
+			err = RESERVE(m->unprobed, 1);
+			if (!err)
+				m->unprobed.v[m->unprobed.n++] = P->unprobed.v[i];
+		}
+	}
 	for (uint32_t i = 0; i < P->map_k.len && err >= 0; i++) {
 		struct gr_mapping e = P->mappings.v[i];
 
@@ -1293,6 +1301,7 @@ static void fit_arrays(struct gr_model *m)
 	FIT(m->streams);
 	FIT(m->processes);
 	FIT(m->libraries);
+	FIT(m->unprobed);
 	FIT(m->mappings);
 	FIT(m->symbols);
 	FIT(m->stacks);
@@ -1304,8 +1313,8 @@ static void loader_free(struct loader *L)
 {
 	if (!L)
 		return;
-	struct gr_keymap *maps[] = {&L->kname_k, &L->kraw_k, &L->comm_k, &L->lib_k,
-				    &L->sym_k,	 &L->map_k,  &L->sess_k};
+	struct gr_keymap *maps[] = {&L->kname_k,    &L->kraw_k, &L->comm_k, &L->lib_k,
+				    &L->unprobed_k, &L->sym_k,	&L->map_k,  &L->sess_k};
 
 	for (int t = 0; t < T_COUNT; t++)
 		gr_keymap_free(&L->tab[t]);
@@ -1355,6 +1364,7 @@ static int load_once(struct gr_model **out, struct gr_trace_reader *r,
 	gr_keymap_init(&L->kraw_k, 2);
 	gr_keymap_init(&L->comm_k, 2);
 	gr_keymap_init(&L->lib_k, 1);
+	gr_keymap_init(&L->unprobed_k, 1);
 	gr_keymap_init(&L->sym_k, 2);
 	gr_keymap_init(&L->map_k, 3);
 	gr_keymap_init(&L->sess_k, 1);
@@ -1477,6 +1487,7 @@ void gr_model_free(struct gr_model *m)
 	RELEASE(m->streams);
 	RELEASE(m->processes);
 	RELEASE(m->libraries);
+	RELEASE(m->unprobed);
 	RELEASE(m->mappings);
 	RELEASE(m->symbols);
 	RELEASE(m->stacks);
@@ -1630,6 +1641,13 @@ const char *const *gr_model_libraries(const struct gr_model *m, size_t *n)
 	if (n)
 		*n = m->libraries.n;
 	return m->libraries.v;
+}
+
+const char *const *gr_model_unprobed_libraries(const struct gr_model *m, size_t *n)
+{
+	if (n)
+		*n = m->unprobed.n;
+	return m->unprobed.v;
 }
 
 const char *gr_model_comm(const struct gr_model *m, uint32_t tid)

@@ -403,6 +403,12 @@ const struct gr_stream *gr_model_streams(const struct gr_model *m, size_t *n);
 const struct gr_process *gr_model_processes(const struct gr_model *m, size_t *n);
 /* Paths/versions of the CUDA libraries the recorder probed (NAME class LIBRARY), file order. */
 const char *const *gr_model_libraries(const struct gr_model *m, size_t *n);
+
+/*
+ * Paths of the mapped libraries that run CUDA code through a runtime copy of their own, which
+ * the recorder cannot probe (NAME class UNPROBED, e.g. cuBLAS), file order; each path once.
+ */
+const char *const *gr_model_unprobed_libraries(const struct gr_model *m, size_t *n);
 /* Mappings sorted by (pid, start); symbols by (pid, addr). */
 const struct gr_mapping *gr_model_mappings(const struct gr_model *m, size_t *n);
 const struct gr_symbol *gr_model_symbols(const struct gr_model *m, size_t *n);

@@ -59,6 +59,7 @@ struct gr_model {
 	ARRAY(struct gr_stream) streams;
 	ARRAY(struct gr_process) processes;
 	ARRAY(const char *) libraries;
+	ARRAY(const char *) unprobed; /* NAME class UNPROBED: mapped CUDA code nobody probes */
 	ARRAY(struct gr_mapping) mappings;
 	ARRAY(struct gr_symbol) symbols;
 	ARRAY(struct gr_stack) stacks;
@@ -224,11 +225,12 @@ struct part {
 	ARRAY(struct gr_stack) stacks; /* by local stack index; frames in @arena */
 
 	/* metadata, keyed: the value arrays are indexed by the keymap index */
-	struct gr_keymap kname_k, kraw_k, comm_k, lib_k, sym_k, map_k, sess_k;
+	struct gr_keymap kname_k, kraw_k, comm_k, lib_k, unprobed_k, sym_k, map_k, sess_k;
 	ARRAY(const char *) kname;
 	ARRAY(const char *) kraw;
 	ARRAY(const char *) comm;
 	ARRAY(const char *) libs;
+	ARRAY(const char *) unprobed;
 	ARRAY(struct gr_mapping) mappings; /* build ids in @arena */
 	ARRAY(struct gr_symbol) symbols;
 	ARRAY(struct gr_session_fact) session;
@@ -257,7 +259,7 @@ struct loader {
 
 	struct gr_keymap tab[T_COUNT];
 	/* metadata, keyed: the value arrays are indexed by the keymap index */
-	struct gr_keymap kname_k, kraw_k, comm_k, lib_k, sym_k, map_k, sess_k;
+	struct gr_keymap kname_k, kraw_k, comm_k, lib_k, unprobed_k, sym_k, map_k, sess_k;
 	ARRAY(const char *) kname;
 	ARRAY(const char *) kraw;
 	ARRAY(const char *) comm;

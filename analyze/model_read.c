@@ -731,6 +731,12 @@ static int load_names(struct part *P, const uint64_t *const *v, const struct gr_
 			if (err == 1)
 				err = SET_AT(P->libs, idx, &text);
 			break;
+		case GR_NAME_UNPROBED:
+			k[0] = (uintptr_t)text;
+			err = gr_keymap_intern(&P->unprobed_k, k, &idx);
+			if (err == 1)
+				err = SET_AT(P->unprobed, idx, &text);
+			break;
 		default: /* a class from a newer build */
 			break;
 		}
@@ -922,9 +928,9 @@ int part_read_chunk(struct part *P, struct gr_chunk_decoder *d, const struct gr_
 
 void part_reset(struct part *P)
 {
-	struct gr_keymap *maps[] = {&P->kname_k, &P->kraw_k, &P->comm_k, &P->lib_k,
-				    &P->sym_k,	 &P->map_k,  &P->sess_k};
-	static const uint32_t map_words[] = {2, 2, 2, 1, 2, 3, 1};
+	struct gr_keymap *maps[] = {&P->kname_k,    &P->kraw_k, &P->comm_k, &P->lib_k,
+				    &P->unprobed_k, &P->sym_k,	&P->map_k,  &P->sess_k};
+	static const uint32_t map_words[] = {2, 2, 2, 1, 1, 2, 3, 1};
 
 	P->status = 0;
 	memset(&P->diag, 0, sizeof(P->diag));
@@ -945,15 +951,15 @@ void part_reset(struct part *P)
 		P->memo[i].valid = 0;
 	for (int i = 0; i < GR_SCHED_MEMO; i++)
 		P->smemo[i].valid = 0;
-	P->kname.n = P->kraw.n = P->comm.n = P->libs.n = 0;
+	P->kname.n = P->kraw.n = P->comm.n = P->libs.n = P->unprobed.n = 0;
 	P->mappings.n = P->symbols.n = P->session.n = 0;
 	gr_arena_free(&P->arena);
 }
 
 void part_free(struct part *P)
 {
-	struct gr_keymap *maps[] = {&P->kname_k, &P->kraw_k, &P->comm_k, &P->lib_k,
-				    &P->sym_k,	 &P->map_k,  &P->sess_k};
+	struct gr_keymap *maps[] = {&P->kname_k,    &P->kraw_k, &P->comm_k, &P->lib_k,
+				    &P->unprobed_k, &P->sym_k,	&P->map_k,  &P->sess_k};
 
 	if (!P->views) { /* else they are the model's */
 		RELEASE(P->launches);
@@ -980,6 +986,7 @@ void part_free(struct part *P)
 	RELEASE(P->kraw);
 	RELEASE(P->comm);
 	RELEASE(P->libs);
+	RELEASE(P->unprobed);
 	RELEASE(P->mappings);
 	RELEASE(P->symbols);
 	RELEASE(P->session);

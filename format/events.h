@@ -452,6 +452,8 @@ enum gr_name_class {
 	GR_NAME_COMM,	    /* key = tid; text = comm */
 	GR_NAME_LIBRARY,    /* key = 0; text = path of a CUDA library that was probed */
 	GR_NAME_KERNEL_RAW, /* key = func; text = mangled name (when it differs) */
+	GR_NAME_UNPROBED,   /* key = 0; text = path of a library with CUDA code it runs through a
+			       runtime copy of its own, which was not probed (cuBLAS) */
 };
 
 enum gr_loss_source {

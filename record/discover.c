@@ -35,6 +35,21 @@ struct gr_proc *gr_discover_proc(struct gr_procs *procs, uint32_t pid)
 	return p;
 }
 
+/*
+ * Whether a file that got no probes still runs CUDA code of its own, through a private copy of
+ * the runtime we cannot probe (cuBLAS, cuBLASLt: their runtime exports no symbol). Device code
+ * built by nvcc lies in a .nv_fatbin section and is registered through __cudaRegisterFatBinary;
+ * a file that has the section but does not import that function from a shared libcudart
+ * registers it itself. Section headers and the dynamic symbols only: libelf already has both
+ * at hand, so this costs nothing next to probing, whatever the size of the file (libcublasLt
+ * is 540 MB), and files without the section (libc, libz) stop at the headers.
+ */
+static int carries_own_runtime(const struct gr_elf *elf)
+{
+	return gr_elf_has_section(elf, ".nv_fatbin") &&
+	       !gr_elf_imports(elf, "__cudaRegisterFatBinary");
+}
+
 static struct gr_file *file_get(struct gr_procs *procs, uint32_t pid, uint64_t start, uint64_t end,
 				uint64_t dev, uint64_t ino, const char *path)
 {
@@ -70,6 +85,8 @@ static struct gr_file *file_get(struct gr_procs *procs, uint32_t pid, uint64_t s
 
 		if (probes > 0)
 			f->probes = probes;
+		else if (f->elf)
+			f->own_runtime = carries_own_runtime(f->elf);
 		/* examined: the BPF side no longer holds processes that map it */
 		gr_attach_known(procs->attach, dev, ino);
 	}

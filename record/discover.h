@@ -28,6 +28,7 @@ struct gr_file {
 	char *path;
 	struct gr_elf *elf; /* NULL when not an ELF file */
 	int probes;	    /* probes attached to it (CUDA entry points found) */
+	int own_runtime;    /* no probes, but CUDA code through a runtime copy of its own */
 };
 
 struct gr_mapping {

@@ -286,6 +286,47 @@ void gr_elf_for_each_func(const struct gr_elf *e, void (*fn)(const char *name, v
 			fn(e->syms[i].name, arg);
 }
 
+int gr_elf_has_section(const struct gr_elf *e, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(e->elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		GElf_Shdr sh;
+		const char *n;
+
+		if (gelf_getshdr(scn, &sh) && (n = elf_strptr(e->elf, shstrndx, sh.sh_name)) &&
+		    !strcmp(n, name))
+			return 1;
+	}
+	return 0;
+}
+
+int gr_elf_imports(const struct gr_elf *e, const char *name)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; i < data->d_size / sh.sh_entsize; i++) {
+			GElf_Sym s;
+			const char *n;
+
+			if (gelf_getsym(data, i, &s) && s.st_shndx == SHN_UNDEF &&
+			    (n = elf_strptr(e->elf, sh.sh_link, s.st_name)) && !strcmp(n, name))
+				return 1;
+		}
+	}
+	return 0;
+}
+
 char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
 const char *gr_demangle(const char *name, char *buf, size_t size)

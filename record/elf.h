@@ -42,6 +42,12 @@ size_t gr_elf_build_id(const struct gr_elf *e, const uint8_t **id);
 void gr_elf_for_each_func(const struct gr_elf *e, void (*fn)(const char *name, void *arg),
 			  void *arg);
 
+/* Whether the file has a section named @name (section headers only: no section is read). */
+int gr_elf_has_section(const struct gr_elf *e, const char *name);
+
+/* Whether the dynamic symbol table lists @name as undefined: another library must define it. */
+int gr_elf_imports(const struct gr_elf *e, const char *name);
+
 /* Demangle a C++ name into @buf; copies @name unchanged when it is not mangled. */
 const char *gr_demangle(const char *name, char *buf, size_t size);
 

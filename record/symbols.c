@@ -121,9 +121,13 @@ int gr_symbols_libraries(struct gr_symbols *s, uint64_t ts, uint32_t pid)
 		const struct gr_file *f = s->procs->files[s->files_seen];
 		/* the key is the file's place in discovery's order, as it always was */
 		uint64_t v[GR_NAME_NCOLS] = {ts, GR_NAME_LIBRARY, 0, s->files_seen + 1, 0};
+		uint64_t u[GR_NAME_NCOLS] = {ts, GR_NAME_UNPROBED, 0, 0, 0};
 		const struct gr_proc *p;
 		int err;
 
+		/* named once, when found: info says whose CUDA calls the trace cannot hold */
+		if (f->own_runtime && (err = write_bytes_record(s, GR_K_NAME, u, f->path, NULL, 0)))
+			return err;
 		if (!f->probes)
 			continue;
 		err = write_bytes_record(s, GR_K_NAME, v, f->path, NULL, 0);

@@ -45,7 +45,8 @@ void gr_symbols_init(struct gr_symbols *s, struct gr_trace_writer *w, struct gr_
 
 /*
  * After discovery examined new files (a scan of @pid): a NAME (class LIBRARY) for each file
- * found since the last call that got probes, with @pid's mappings of it, stamped @ts. Returns 0
+ * found since the last call that got probes, with @pid's mappings of it, and a NAME (class
+ * UNPROBED) for each that runs CUDA code through a runtime of its own, stamped @ts. Returns 0
  * or the writer's negative error.
  */
 int gr_symbols_libraries(struct gr_symbols *s, uint64_t ts, uint32_t pid);

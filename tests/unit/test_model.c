@@ -441,6 +441,49 @@ static void test_empty(void)
 	gr_model_free(m);
 }
 
+/*
+ * UNPROBED names (libraries with a CUDA runtime of their own): each path once, in the order
+ * first found, a repeat in a later chunk included, and apart from the probed LIBRARY names.
+ */
+static void test_unprobed_libraries(void)
+{
+	const char *path = tmp_path("unprobed.trc");
+	struct gr_trace_writer *w = NULL;
+	struct gr_model *m = NULL;
+	const char *const *l;
+	size_t n = 99;
+
+	CHECK(synth_open(&w, path, 0) == 0);
+	CHECK(synth_name(w, SYNTH_T0, GR_NAME_LIBRARY, 0, 1, "/cuda/libcudart.so.13") == 0);
+	CHECK(synth_name(w, SYNTH_T0, GR_NAME_UNPROBED, 0, 0, "/cuda/libcublasLt.so.13") == 0);
+	CHECK(gr_trace_writer_flush(w) == 0);
+	CHECK(synth_name(w, SYNTH_T0 + 1, GR_NAME_UNPROBED, 0, 0, "/cuda/libcublas.so.13") == 0);
+	CHECK(synth_name(w, SYNTH_T0 + 1, GR_NAME_UNPROBED, 0, 0, "/cuda/libcublasLt.so.13") == 0);
+	CHECK(gr_trace_writer_close(w) == 0);
+	CHECK(gr_model_load(&m, path, NULL) == 0);
+	if (!m)
+		return;
+	l = gr_model_unprobed_libraries(m, &n);
+	CHECK_EQ_U64(n, 2);
+	if (n == 2) {
+		CHECK_STR(l[0], "/cuda/libcublasLt.so.13");
+		CHECK_STR(l[1], "/cuda/libcublas.so.13");
+	}
+	l = gr_model_libraries(m, &n);
+	CHECK_EQ_U64(n, 1);
+	if (n == 1)
+		CHECK_STR(l[0], "/cuda/libcudart.so.13");
+	gr_model_free(m);
+	/* a trace without the class (every older one): none */
+	CHECK(synth_write(tmp_path("std.trc"), 0) == 0);
+	CHECK(gr_model_load(&m, tmp_path("std.trc"), NULL) == 0);
+	if (m) {
+		gr_model_unprobed_libraries(m, &n);
+		CHECK_EQ_U64(n, 0);
+		gr_model_free(m);
+	}
+}
+
 static int put_mapping(struct gr_trace_writer *w, uint64_t pid, uint64_t start, uint64_t end,
 		       const char *path)
 {
@@ -1743,6 +1786,7 @@ int main(void)
 	RUN_TEST(test_truncated);
 	RUN_TEST(test_columns_by_name);
 	RUN_TEST(test_empty);
+	RUN_TEST(test_unprobed_libraries);
 	RUN_TEST(test_lookups);
 	RUN_TEST(test_fork_exe);
 	RUN_TEST(test_pool);
