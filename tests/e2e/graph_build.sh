@@ -59,4 +59,19 @@ elif "$GPUREC" record -o "$TMP/real.trc" -- "$PROGS/graph_build" >"$TMP/real.out
 else
 	not_ok "record on the real runtime: $(tail -3 "$TMP/real.out")"
 fi
+
+# the driver API's own building calls (tests/progs/driver_graph.c against the test driver): a
+# kernel node, a child graph with one, instantiate, 5 launches, exec set-params, 2 launches
+if "$GPUREC" record -o "$TMP/drv.trc" -- "$PROGS/driver_graph" "$PROGS/fakecuda/libcuda.so.1" \
+	>"$TMP/drv.out" 2>&1; then
+	"$GPUREC" info --json "$TMP/drv.trc" >"$TMP/drv.json"
+	check "driver API: kernels executed per config, through graph launches" \
+		'[["drv_graph_a", 2, 7, [[[7, 1, 1], 5], [[9, 1, 1], 2]]], ["drv_graph_b", 1, 7, [[[2, 1, 1], 7]]]]' \
+		"$(json "$TMP/drv.json" '[[k["name"], k["count"], k["executed"], [[c["grid"], c["executed"]] for c in k["configs"]]] for k in d["kernels"]]')"
+	check "driver API: the graph calls by kind" \
+		'[["instantiate", 1], ["launch", 7], ["add-node", 2], ["add-child-graph", 1], ["exec-set-params", 1]]' \
+		"$(json "$TMP/drv.json" '[[g["kind"], g["count"]] for g in d["graphs"]]')"
+else
+	not_ok "record driver_graph: $(tail -3 "$TMP/drv.out")"
+fi
 exit $((failures > 0))
