@@ -199,6 +199,8 @@ static __always_inline __u8 event_type(__u8 layout)
 	case L_GRAPH_EXEC_UPDATE:
 	case L_GRAPH_ADD_CHILD:
 	case L_GRAPH_CLONE:
+	case L_GRAPH_ADD_MEMCPY_1D:
+	case L_GRAPH_ADD_MEMSET:
 		return EV_GRAPH;
 	case L_MEMSET:
 	case L_CU_MEMSET_D8:
@@ -257,6 +259,10 @@ static __always_inline void read_entry_structs(struct gr_ev_call *e, __u8 layout
 		break;
 	case L_GRAPH_EXEC_KERNEL_SET:
 		bpf_probe_read_user(&e->x[0], GR_KERNEL_NODE_PARAMS_BYTES, (const void *)e->r[2]);
+		break;
+	case L_GRAPH_ADD_MEMSET:
+		/* cudaMemsetParams: dst@0 pitch@8 value@16 elementSize@20 width@24 height@32 */
+		bpf_probe_read_user(&e->x[0], 40, (const void *)e->r[4]);
 		break;
 	}
 }
@@ -608,7 +614,9 @@ int BPF_KRETPROBE(api_return)
 	case L_GRAPH_ADD_KERNEL:
 	case L_GRAPH_ADD_CHILD:
 	case L_GRAPH_CLONE:
-		/* x[0..4] may hold the kernel node parameters */
+	case L_GRAPH_ADD_MEMCPY_1D:
+	case L_GRAPH_ADD_MEMSET:
+		/* x[0..4] may hold the kernel or memset node parameters */
 		bpf_probe_read_user(&out, sizeof(out), (void *)e->r[0]);
 		e->x[GR_X_GRAPH_OUT] = out;
 		break;

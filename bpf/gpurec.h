@@ -79,6 +79,10 @@ enum gr_layout {
 	L_GRAPH_EXEC_UPDATE,	 /* (exec, graph, info *) */
 	L_GRAPH_ADD_CHILD,	 /* (node *out, graph, deps, ndeps, child graph) */
 	L_GRAPH_CLONE,		 /* (graph *clone out, graph) */
+	L_GRAPH_ADD_MEMCPY_1D,	 /* (node *out, graph, deps, ndeps, dst, src, [sp+8] bytes,
+				    [sp+16] kind) */
+	L_GRAPH_ADD_MEMSET,	 /* (node *out, graph, deps, ndeps, const cudaMemsetParams *):
+				    dst, pitch, value, element size, width, height in x[0..4] */
 	L_COUNT
 };
 

@@ -174,6 +174,10 @@ static const struct gr_probe_spec table[] = {
     {"cudaGraphAddChildGraphNode", GR_API_cudaGraphAddChildGraphNode, L_GRAPH_ADD_CHILD,
      GR_CF_RET | GR_CF_STACK, 0},
     {"cudaGraphClone", GR_API_cudaGraphClone, L_GRAPH_CLONE, GR_CF_RET | GR_CF_STACK, 0},
+    {"cudaGraphAddMemcpyNode1D", GR_API_cudaGraphAddMemcpyNode1D, L_GRAPH_ADD_MEMCPY_1D,
+     GR_CF_RET | GR_CF_STACK, 0},
+    {"cudaGraphAddMemsetNode", GR_API_cudaGraphAddMemsetNode, L_GRAPH_ADD_MEMSET,
+     GR_CF_RET | GR_CF_STACK, 0},
     /*
      * The driver's: CUDA_KERNEL_NODE_PARAMS starts as cudaKernelNodeParams does (function,
      * grid, block, shared memory at the same offsets), and cuda.h maps the plain names to the

@@ -520,6 +520,12 @@ static int on_graph(struct gr_translate *t, const struct gr_ev_call *e, uint64_t
 		v[GR_GRAPH_GRAPH] = e->r[1];
 		v[GR_GRAPH_EXEC] = e->r[4];
 		break;
+	case L_GRAPH_ADD_MEMCPY_1D:
+	case L_GRAPH_ADD_MEMSET:
+		v[GR_GRAPH_GKIND] = GR_GRAPH_ADD_NODE;
+		v[GR_GRAPH_GRAPH] = e->r[1];
+		v[GR_GRAPH_EXEC] = e->x[GR_X_GRAPH_OUT];
+		break;
 	case L_GRAPH_CLONE:
 		v[GR_GRAPH_GKIND] = GR_GRAPH_CLONE;
 		v[GR_GRAPH_GRAPH] = e->r[1];
@@ -557,6 +563,50 @@ static int on_kernel_node(struct gr_translate *t, const struct gr_ev_call *e, ui
 	err = note_function(t, e->h.ts, e->h.pid, v[GR_LAUNCH_FUNC]);
 	if (!err)
 		err = gr_trace_writer_append(t->w, GR_K_LAUNCH, v, NULL);
+	return err ? err : on_graph(t, e, stack);
+}
+
+/*
+ * A memcpy or memset node's work, as a kernel node's: a COPY or MEMSET row of the building call
+ * on stream 0, written before the call's GRAPH row (same ts).
+ */
+static int on_memory_node(struct gr_translate *t, const struct gr_ev_call *e, uint64_t stack)
+{
+	uint64_t c[GR_COPY_NCOLS] = {0}, m[GR_MEMSET_NCOLS] = {0};
+	int err;
+
+	if (e->h.layout == L_GRAPH_ADD_MEMCPY_1D) {
+		c[GR_COPY_TS] = e->h.ts;
+		call_state(e, &c[GR_COPY_STATUS], &c[GR_COPY_CALL]);
+		c[GR_COPY_DUR] = e->h.dur;
+		c[GR_COPY_PID] = e->h.pid;
+		c[GR_COPY_TID] = e->h.tid;
+		c[GR_COPY_CPU] = e->h.cpu;
+		c[GR_COPY_API] = e->h.api;
+		c[GR_COPY_DST] = e->r[4];
+		c[GR_COPY_SRC] = e->r[5];
+		c[GR_COPY_BYTES] = e->s[0];
+		c[GR_COPY_CKIND] =
+		    LO32(e->s[1]) <= GR_COPY_DEFAULT ? LO32(e->s[1]) : GR_COPY_DEFAULT;
+		c[GR_COPY_FLAGS] = GR_COPY_F_ASYNC; /* it runs in a graph launch, on its stream */
+		c[GR_COPY_STACK] = stack;
+		err = gr_trace_writer_append(t->w, GR_K_COPY, c, NULL);
+	} else {
+		m[GR_MEMSET_TS] = e->h.ts;
+		call_state(e, &m[GR_MEMSET_STATUS], &m[GR_MEMSET_CALL]);
+		m[GR_MEMSET_DUR] = e->h.dur;
+		m[GR_MEMSET_PID] = e->h.pid;
+		m[GR_MEMSET_TID] = e->h.tid;
+		m[GR_MEMSET_CPU] = e->h.cpu;
+		m[GR_MEMSET_API] = e->h.api;
+		m[GR_MEMSET_DST] = e->x[0];
+		m[GR_MEMSET_VALUE] = LO32(e->x[2]);
+		/* element size x width x height */
+		m[GR_MEMSET_BYTES] = HI32(e->x[2]) * e->x[3] * (e->x[4] ? e->x[4] : 1);
+		m[GR_MEMSET_FLAGS] = GR_COPY_F_ASYNC;
+		m[GR_MEMSET_STACK] = stack;
+		err = gr_trace_writer_append(t->w, GR_K_MEMSET, m, NULL);
+	}
 	return err ? err : on_graph(t, e, stack);
 }
 
@@ -849,8 +899,12 @@ int gr_translate_event(void *ctx, void *data, size_t size)
 		err = on_sync(t, c, stack);
 		break;
 	case EV_GRAPH:
-		err = is_kernel_node(c->h.layout) ? on_kernel_node(t, c, stack)
-						  : on_graph(t, c, stack);
+		if (is_kernel_node(c->h.layout))
+			err = on_kernel_node(t, c, stack);
+		else if (c->h.layout == L_GRAPH_ADD_MEMCPY_1D || c->h.layout == L_GRAPH_ADD_MEMSET)
+			err = on_memory_node(t, c, stack);
+		else
+			err = on_graph(t, c, stack);
 		break;
 	case EV_ALIAS:
 		err = on_alias(t, c);

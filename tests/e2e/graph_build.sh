@@ -60,6 +60,21 @@ else
 	not_ok "record on the real runtime: $(tail -3 "$TMP/real.out")"
 fi
 
+# memory nodes (tests/progs/graph_memnodes.cu): each of 3 graph launches runs 1 kernel, 1 copy
+# and 1 memset; on the real runtime the nodes' arguments are captured though every call fails
+if "$GPUREC" record -o "$TMP/mem.trc" -- env "LD_LIBRARY_PATH=$SIM" "$PROGS/graph_memnodes" \
+	>"$TMP/mem.out" 2>&1 && "$GPUREC" export "$TMP/mem.trc" -o "$TMP/mem.json" >/dev/null 2>&1; then
+	check "memory nodes: what each graph launch ran (kernels, copies, memsets)" \
+		'[[1, 1, 1], [1, 1, 1], [1, 1, 1]]' \
+		"$(json "$TMP/mem.json" '[[e["args"]["kernels"], e["args"]["copies"], e["args"]["memsets"]] for e in d["traceEvents"] if e.get("name") == "cudaGraphLaunch"]')"
+else
+	not_ok "record graph_memnodes: $(tail -3 "$TMP/mem.out")"
+fi
+"$GPUREC" record -o "$TMP/memr.trc" -- "$PROGS/graph_memnodes" >/dev/null 2>&1
+check "memory nodes, real runtime: the nodes' arguments, every call failed" \
+	'[[["H2D", 1, 4096]], [1, 1024], ["cudaGraphAddKernelNode cudaErrorInsufficientDriver 1", "cudaGraphAddMemcpyNode1D cudaErrorInsufficientDriver 1", "cudaGraphAddMemsetNode cudaErrorInsufficientDriver 1"]]' \
+	"$("$CALLS" "$TMP/memr.trc" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(json.dumps([d["copies"], d["memsets"], sorted(k for k in d["status"] if "Node" in k)]))')"
+
 # the driver API's own building calls (tests/progs/driver_graph.c against the test driver): a
 # kernel node, a child graph with one, instantiate, 5 launches, exec set-params, 2 launches
 if "$GPUREC" record -o "$TMP/drv.trc" -- "$PROGS/driver_graph" "$PROGS/fakecuda/libcuda.so.1" \
