@@ -227,8 +227,12 @@ int rp_transfer(struct rp_ctx *x)
 		uint32_t pid = x->th[c->thread].pid;
 		int async = !!(c->flags & GR_COPY_F_ASYNC), pageable = 0, blocking, in_loop;
 		unsigned b = size_bucket(c->bytes);
-		uint64_t dur = rp_dur(x, c->dur); /* counted once: rp_dur() counts clamps */
+		uint64_t dur;
 
+		/* a copy captured or added to a graph copied nothing then: graph launches do */
+		if (gr_graphs_copy_is_node(x->ls.graphs, i))
+			continue;
+		dur = rp_dur(x, c->dur); /* counted once: rp_dur() counts clamps */
 		if (c->kind == GR_COPY_H2D)
 			pageable = !gr_memmap_pinned_at(mem, pid, c->src, c->ts);
 		else if (c->kind == GR_COPY_D2H)
@@ -282,6 +286,8 @@ int rp_transfer(struct rp_ctx *x)
 			T->dirs[d].bandwidth = (double)T->dirs[d].blocking_bytes * 1e9 /
 					       (double)T->dirs[d].blocking_ns;
 	for (size_t i = 0; i < x->nms; i++) {
+		if (gr_graphs_memset_is_node(x->ls.graphs, i))
+			continue;
 		T->memsets++;
 		T->memset_bytes += x->ms[i].bytes;
 		T->memset_ns += rp_dur(x, x->ms[i].dur);

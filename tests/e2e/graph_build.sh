@@ -67,6 +67,9 @@ if "$GPUREC" record -o "$TMP/mem.trc" -- env "LD_LIBRARY_PATH=$SIM" "$PROGS/grap
 	check "memory nodes: what each graph launch ran (kernels, copies, memsets)" \
 		'[[1, 1, 1], [1, 1, 1], [1, 1, 1]]' \
 		"$(json "$TMP/mem.json" '[[e["args"]["kernels"], e["args"]["copies"], e["args"]["memsets"]] for e in d["traceEvents"] if e.get("name") == "cudaGraphLaunch"]')"
+	"$GPUREC" report --json "$TMP/mem.trc" >"$TMP/mem.report.json"
+	check "memory nodes: the transfer report counts no node as a copy or memset made" \
+		'[0, 0]' "$(json "$TMP/mem.report.json" '[d["transfer"]["copies"], d["transfer"]["memsets"]["count"]]')"
 else
 	not_ok "record graph_memnodes: $(tail -3 "$TMP/mem.out")"
 fi
