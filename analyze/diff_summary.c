@@ -309,7 +309,7 @@ static uint64_t failures(const struct gr_outcome *o, unsigned api, uint32_t stat
 static void say_failures(struct summary *c)
 {
 	const struct gr_outcome *o[2] = {&c->d->rep[0]->outcome.o, &c->d->rep[1]->outcome.o};
-	char num[24];
+	char num[64];
 
 	for (int s = 0; s < 2; s++)
 		if (o[s]->most_failed)
@@ -328,9 +328,9 @@ static void say_failures(struct summary *c)
 			/* a pair both traces have is said once, from BASE's side */
 			if ((s && n[0]) || n[0] == n[1])
 				continue;
-			snprintf(num, sizeof(num), "error %u", e->status);
 			say(c, 1, "failed %s calls (%s): %" PRIu64 " -> %" PRIu64,
-			    gr_api_name(e->api), e->name ? e->name : num, n[0], n[1]);
+			    gr_api_name(e->api), gr_outcome_error_text(e, num, sizeof(num)), n[0],
+			    n[1]);
 		}
 	}
 }

@@ -235,32 +235,14 @@ static void outcomes(struct gr_json *j, const struct gr_info *in, const struct g
 	const struct gr_thread *t = gr_model_threads(m, NULL);
 	char buf[96];
 
-	gr_json_key(j, "calls");
-	gr_json_object_flat(j);
-	gr_json_kv_u64(j, "ok", o->ok);
-	gr_json_kv_u64(j, "failed", o->failed);
-	gr_json_kv_u64(j, "status_unknown", o->unknown);
-	gr_json_kv_bool(j, "most_failed", o->most_failed);
-	gr_json_key(j, "likely_cause");
-	if (o->cause)
-		gr_json_str(j, o->cause);
-	else
-		gr_json_null(j);
-	gr_json_object_end(j);
+	gr_outcome_json_calls(j, o);
 	gr_json_key(j, "errors");
 	gr_json_array(j);
 	for (size_t i = 0; i < o->nerrors; i++) {
 		const struct gr_outcome_error *e = &o->errors[i];
 
 		gr_json_object_flat(j);
-		gr_json_kv_str(j, "api", gr_api_name(e->api));
-		gr_json_kv_u64(j, "status", e->status);
-		gr_json_key(j, "status_name");
-		if (e->name)
-			gr_json_str(j, e->name);
-		else
-			gr_json_null(j);
-		gr_json_kv_u64(j, "count", e->count);
+		gr_outcome_json_error(j, e);
 		gr_json_kv_u64(j, "first_ts_ns", e->first_ts);
 		gr_json_kv_u64(j, "last_ts_ns", e->last_ts);
 		gr_json_object_end(j);

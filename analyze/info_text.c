@@ -223,19 +223,14 @@ static void procs(FILE *f, const struct gr_info *in, const struct gr_model *m)
 static void in_flight(FILE *f, const struct gr_info *in, const struct gr_model *m)
 {
 	const struct gr_outcome *o = &in->outcome;
-	const struct gr_thread *t = gr_model_threads(m, NULL);
-	char d[GR_UNITS_LEN], at[GR_UNITS_LEN], end[96];
+	char at[GR_UNITS_LEN], line[256];
 
 	for (size_t i = 0; i < o->nin_flight; i++) {
 		const struct gr_aside *a = o->in_flight[i];
-		const struct gr_thread *th = &t[gr_aside_thread(m, a)];
 
-		gr_units_s(at, sizeof(at), rel_ns(m, a->ts));
-		fprintf(f,
-			"IN FLIGHT: thread %u/%u (%s) still inside %s for %s %s (entered at %s)\n",
-			th->pid, th->tid, th->comm, gr_api_name(gr_aside_api(m, a)),
-			gr_units_ns(d, sizeof(d), (double)a->dur),
-			gr_outcome_in_flight_end(m, a, end, sizeof(end)), at);
+		fprintf(f, "IN FLIGHT: %s (entered at %s)\n",
+			gr_outcome_in_flight_text(m, a, line, sizeof(line)),
+			gr_units_s(at, sizeof(at), rel_ns(m, a->ts)));
 	}
 	if (o->nin_flight)
 		fprintf(f, "\n");
@@ -245,7 +240,7 @@ static void in_flight(FILE *f, const struct gr_info *in, const struct gr_model *
 static void outcomes(FILE *f, const struct gr_info *in, const struct gr_model *m)
 {
 	const struct gr_outcome *o = &in->outcome;
-	char a[GR_UNITS_LEN], b[GR_UNITS_LEN], num[24], d[GR_UNITS_LEN];
+	char a[GR_UNITS_LEN], b[GR_UNITS_LEN], num[64], d[GR_UNITS_LEN];
 
 	if (o->failed) {
 		fprintf(f, "\nfailed calls: %" PRIu64 " of %" PRIu64 " calls whose status is known",
@@ -257,9 +252,8 @@ static void outcomes(FILE *f, const struct gr_info *in, const struct gr_model *m
 		for (size_t i = 0; i < o->nerrors; i++) {
 			const struct gr_outcome_error *e = &o->errors[i];
 
-			snprintf(num, sizeof(num), "error %u", e->status);
 			fprintf(f, "  %-28s %-34s %8" PRIu64 " %10s %10s\n", gr_api_name(e->api),
-				e->name ? e->name : num, e->count,
+				gr_outcome_error_text(e, num, sizeof(num)), e->count,
 				gr_units_s(a, sizeof(a), rel_ns(m, e->first_ts)),
 				gr_units_s(b, sizeof(b), rel_ns(m, e->last_ts)));
 		}

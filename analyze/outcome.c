@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "outcome.h"
+#include "units.h"
 
 /*
  * Errors that say why a whole run failed, by the name the toolkit gives them, runtime and driver
@@ -208,16 +209,65 @@ void gr_outcome_free(struct gr_outcome *o)
 	memset(o, 0, sizeof(*o));
 }
 
-const char *gr_outcome_status_text(const struct gr_model *m, const struct gr_aside *a, char *buf,
-				   size_t len)
+static const char *name_or_number(const char *name, uint32_t status, char *buf, size_t len)
 {
-	const char *name = gr_status_name(gr_aside_api(m, a), a->status);
-
 	if (name)
 		snprintf(buf, len, "%s", name);
 	else
-		snprintf(buf, len, "error %u", a->status);
+		snprintf(buf, len, "error %u", status);
 	return buf;
+}
+
+const char *gr_outcome_status_text(const struct gr_model *m, const struct gr_aside *a, char *buf,
+				   size_t len)
+{
+	return name_or_number(gr_status_name(gr_aside_api(m, a), a->status), a->status, buf, len);
+}
+
+const char *gr_outcome_error_text(const struct gr_outcome_error *e, char *buf, size_t len)
+{
+	return name_or_number(e->name, e->status, buf, len);
+}
+
+const char *gr_outcome_in_flight_text(const struct gr_model *m, const struct gr_aside *a, char *buf,
+				      size_t len)
+{
+	const struct gr_thread *th = &gr_model_threads(m, NULL)[gr_aside_thread(m, a)];
+	char d[GR_UNITS_LEN], end[96];
+
+	snprintf(buf, len, "thread %u/%u (%s) still inside %s for %s %s", th->pid, th->tid,
+		 th->comm, gr_api_name(gr_aside_api(m, a)),
+		 gr_units_ns(d, sizeof(d), (double)a->dur),
+		 gr_outcome_in_flight_end(m, a, end, sizeof(end)));
+	return buf;
+}
+
+void gr_outcome_json_calls(struct gr_json *j, const struct gr_outcome *o)
+{
+	gr_json_key(j, "calls");
+	gr_json_object_flat(j);
+	gr_json_kv_u64(j, "ok", o->ok);
+	gr_json_kv_u64(j, "failed", o->failed);
+	gr_json_kv_u64(j, "status_unknown", o->unknown);
+	gr_json_kv_bool(j, "most_failed", o->most_failed);
+	gr_json_key(j, "likely_cause");
+	if (o->cause)
+		gr_json_str(j, o->cause);
+	else
+		gr_json_null(j);
+	gr_json_object_end(j);
+}
+
+void gr_outcome_json_error(struct gr_json *j, const struct gr_outcome_error *e)
+{
+	gr_json_kv_str(j, "api", gr_api_name(e->api));
+	gr_json_kv_u64(j, "status", e->status);
+	gr_json_key(j, "status_name");
+	if (e->name)
+		gr_json_str(j, e->name);
+	else
+		gr_json_null(j);
+	gr_json_kv_u64(j, "count", e->count);
 }
 
 const char *gr_outcome_in_flight_end(const struct gr_model *m, const struct gr_aside *a, char *buf,

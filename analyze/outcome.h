@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "json.h"
 #include "model.h"
 
 /* The calls of one API that returned one error. */
@@ -56,9 +57,21 @@ struct gr_outcome {
 int gr_outcome_compute(const struct gr_model *m, struct gr_outcome *o);
 void gr_outcome_free(struct gr_outcome *o);
 
-/* The status of @a as text: its name, else the number, in @buf. */
+/* The status of @a as text: its name, else "error N", in @buf. */
 const char *gr_outcome_status_text(const struct gr_model *m, const struct gr_aside *a, char *buf,
 				   size_t len);
+/* The same for a group of failures. */
+const char *gr_outcome_error_text(const struct gr_outcome_error *e, char *buf, size_t len);
+
+/* In-flight call @a as every command says it: "thread P/T (comm) still inside API for 1.05 s
+ * when the process was killed by SIGKILL", in @buf. */
+const char *gr_outcome_in_flight_text(const struct gr_model *m, const struct gr_aside *a, char *buf,
+				      size_t len);
+
+/* --json: the "calls" object (ok, failed, status_unknown, most_failed, likely_cause), and the
+ * fields every "errors" entry has (api, status, status_name, count), into an open object. */
+void gr_outcome_json_calls(struct gr_json *j, const struct gr_outcome *o);
+void gr_outcome_json_error(struct gr_json *j, const struct gr_outcome_error *e);
 
 /*
  * Why in-flight call @a ended where it did, as a phrase that completes "still inside X for 12.3 s

@@ -440,32 +440,14 @@ static void outcome(struct gr_json *j, const struct gr_report *r, const struct g
 	const struct gr_outcome *o = &ro->o;
 	char buf[96];
 
-	gr_json_key(j, "calls");
-	gr_json_object_flat(j);
-	gr_json_kv_u64(j, "ok", o->ok);
-	gr_json_kv_u64(j, "failed", o->failed);
-	gr_json_kv_u64(j, "status_unknown", o->unknown);
-	gr_json_kv_bool(j, "most_failed", o->most_failed);
-	gr_json_key(j, "likely_cause");
-	if (o->cause)
-		gr_json_str(j, o->cause);
-	else
-		gr_json_null(j);
-	gr_json_object_end(j);
+	gr_outcome_json_calls(j, o);
 	gr_json_key(j, "errors");
 	gr_json_array(j);
 	for (size_t i = 0; i < o->nerrors; i++) {
 		const struct gr_outcome_error *e = &o->errors[i];
 
 		gr_json_object(j);
-		gr_json_kv_str(j, "api", gr_api_name(e->api));
-		gr_json_kv_u64(j, "status", e->status);
-		gr_json_key(j, "status_name");
-		if (e->name)
-			gr_json_str(j, e->name);
-		else
-			gr_json_null(j);
-		gr_json_kv_u64(j, "count", e->count);
+		gr_outcome_json_error(j, e);
 		gr_json_kv_u64(j, "first_ts", e->first_ts);
 		gr_json_kv_u64(j, "last_ts", e->last_ts);
 		frames(j, "site", &ro->error_sites[i]);

@@ -534,17 +534,11 @@ static void cpu(FILE *f, const struct gr_report *r, unsigned top)
 static void in_flight(FILE *f, const struct gr_report *r, const struct gr_model *m)
 {
 	const struct gr_report_outcome *ro = &r->outcome;
-	const struct gr_thread *t = gr_model_threads(m, NULL);
-	char d[32], end[96];
+	char line[256];
 
 	for (size_t i = 0; i < ro->o.nin_flight; i++) {
-		const struct gr_aside *a = ro->o.in_flight[i];
-		const struct gr_thread *th = &t[gr_aside_thread(m, a)];
-
-		fprintf(f, "IN FLIGHT: thread %u/%u (%s) still inside %s for %s %s\n", th->pid,
-			th->tid, th->comm, gr_api_name(gr_aside_api(m, a)),
-			gr_units_ns(d, sizeof(d), (double)a->dur),
-			gr_outcome_in_flight_end(m, a, end, sizeof(end)));
+		fprintf(f, "IN FLIGHT: %s\n",
+			gr_outcome_in_flight_text(m, ro->o.in_flight[i], line, sizeof(line)));
 		site_line(f, "  called from: ", &ro->in_flight_sites[i], 8);
 	}
 	if (ro->o.nin_flight)
@@ -583,7 +577,7 @@ static void failed_summary(FILE *f, const struct gr_report *r)
 static void failed_calls(FILE *f, const struct gr_report *r, unsigned top)
 {
 	const struct gr_report_outcome *ro = &r->outcome;
-	char num[24], a[32];
+	char num[64], a[32];
 	size_t i;
 
 	if (!ro->o.nerrors)
@@ -592,9 +586,8 @@ static void failed_calls(FILE *f, const struct gr_report *r, unsigned top)
 	for (i = 0; i < ro->o.nerrors && i < top; i++) {
 		const struct gr_outcome_error *e = &ro->o.errors[i];
 
-		snprintf(num, sizeof(num), "error %u", e->status);
 		fprintf(f, "  %-28s %-34s %8" PRIu64 " %10s\n", gr_api_name(e->api),
-			e->name ? e->name : num, e->count,
+			gr_outcome_error_text(e, num, sizeof(num)), e->count,
 			gr_units_ns(a, sizeof(a), (double)(e->first_ts - r->first_ts)));
 		site_line(f, "    first from: ", &ro->error_sites[i], 6);
 	}
