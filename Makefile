@@ -5,6 +5,7 @@
 #   make deps       install the Debian packages the build needs (when missing)
 #   make test       everything that needs no GPU; last line "N passed, N failed"
 #   make bench      benchmarks as ratios measured in one run
+#   make stress     `make test` ROUNDS times (10) beside a looping `make -j2` (tests/stress.sh)
 #   make fuzz       libFuzzer targets in build/fuzz/
 
 .DELETE_ON_ERROR:
@@ -68,7 +69,7 @@ FUZZ_BINS	:= $(patsubst tests/fuzz/%.c,$(O)/fuzz/%,$(FUZZ_SRCS))
 TOOL_SRCS	:= $(wildcard tests/tools/*.c)
 TOOL_BINS	:= $(patsubst tests/tools/%.c,$(O)/tests/tool_%,$(TOOL_SRCS))
 
-.PHONY: all deps demo test test-bins bench fuzz clean check-deps format-check samples progs
+.PHONY: all deps demo test test-bins stress bench fuzz clean check-deps format-check samples progs
 
 all: $(BIN)
 
@@ -172,6 +173,11 @@ test: test-bins check-deps
 
 bench: test-bins
 	$(Q)O=$(O) ./tests/bench/run.sh
+
+# The tests on a busy machine: tests/stress.sh builds its load in build-stress/.
+ROUNDS	?= 10
+stress:
+	$(Q)O=$(O) ./tests/stress.sh $(ROUNDS)
 
 samples:
 	$(Q)$(MAKE) -s -C samples O=$(abspath $(O))/samples NVCC=$(NVCC)
