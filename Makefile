@@ -76,11 +76,12 @@ all: $(BIN)
 deps:
 	$(Q)./tests/install-deps.sh
 
-# README's first command: set up, build, record a bundled sample, show the result.
+# README's first command: set up, build, record a bundled sample, show the result. As root it
+# needs no sudo; run by a user it asks sudo for installing packages and for recording only.
 demo:
 	$(Q)./tests/install-deps.sh
-	$(Q)$(MAKE) -s gpurec samples
-	$(Q)O=$(O) ./samples/demo.sh
+	$(Q)$(MAKE) -s $(BIN) samples
+	$(Q)O=$(O) GPUREC=$(abspath $(BIN)) ./samples/demo.sh
 
 # --- BPF: vmlinux.h from the running kernel's BTF, CO-RE objects, skeletons ---
 $(O)/vmlinux.h:
