@@ -109,14 +109,13 @@ int main(int argc, char **argv)
 	long steps = sample_steps(argc, argv, 50);
 	cudaStream_t s = 0;
 	float *x = nullptr, *bias = nullptr, *res = nullptr;
-	double t0;
 
 	ck(cudaStreamCreate(&s));
 	ck(cudaMalloc((void **)&x, N * sizeof(float)));
 	ck(cudaMalloc((void **)&bias, N * sizeof(float)));
 	ck(cudaMalloc((void **)&res, N * sizeof(float)));
 
-	t0 = sample_now_us();
+	sample_loop_start();
 	for (long step = 0; step < steps; step++) {
 #ifdef FUSED
 		fused_elementwise<<<GRID, BLOCK, 0, s>>>(x, bias, res, SCALE, (unsigned)step, N);
@@ -132,7 +131,7 @@ int main(int argc, char **argv)
 		ck(cudaStreamSynchronize(s));
 		tally.syncs++;
 	}
-	sample_summary(NAME, steps, sample_now_us() - t0);
+	sample_summary(NAME, steps);
 
 	ck(cudaFree(x));
 	ck(cudaFree(bias));

@@ -91,7 +91,6 @@ int main(int argc, char **argv)
 	long steps = sample_steps(argc, argv, 50);
 	cudaStream_t s = 0;
 	float *x = nullptr, *w = nullptr;
-	double t0;
 #ifndef EAGER
 	cudaGraph_t g = nullptr;
 	cudaGraphExec_t exec = nullptr;
@@ -107,7 +106,7 @@ int main(int argc, char **argv)
 	ck(cudaGraphInstantiate(&exec, g, 0));
 #endif
 
-	t0 = sample_now_us();
+	sample_loop_start();
 	for (long i = 0; i < steps; i++) {
 #ifdef EAGER
 		step(s, x, w);
@@ -119,7 +118,7 @@ int main(int argc, char **argv)
 		ck(cudaStreamSynchronize(s));
 		tally.syncs++;
 	}
-	sample_summary(NAME, steps, sample_now_us() - t0);
+	sample_summary(NAME, steps);
 
 #ifndef EAGER
 	ck(cudaGraphExecDestroy(exec));

@@ -87,14 +87,13 @@ int main(int argc, char **argv)
 	cudaStream_t s = 0;
 	float *act = nullptr, *w = nullptr, *loss = nullptr;
 	float h = 0.0f;
-	double t0;
 
 	ck(cudaStreamCreate(&s));
 	ck(cudaMalloc((void **)&act, N_ACT * sizeof(float)));
 	ck(cudaMalloc((void **)&w, N_W * sizeof(float)));
 	ck(cudaMalloc((void **)&loss, sizeof(float)));
 
-	t0 = sample_now_us();
+	sample_loop_start();
 	for (long step = 0; step < steps; step++) {
 		sample_busy_us(HOST_WORK_US);
 		forward<<<ACT_GRID, BLOCK, 0, s>>>(act, w, N_ACT);
@@ -114,7 +113,7 @@ int main(int argc, char **argv)
 	tally.copies++;
 	tally.syncs++;
 #endif
-	sample_summary(NAME, steps, sample_now_us() - t0);
+	sample_summary(NAME, steps);
 
 	ck(cudaFree(act));
 	ck(cudaFree(w));

@@ -51,7 +51,6 @@ int main(int argc, char **argv)
 	long steps = sample_steps(argc, argv, 50);
 	cudaStream_t s = 0;
 	float *dev = nullptr, *host = nullptr;
-	double t0;
 
 	ck(cudaStreamCreate(&s));
 	ck(cudaMalloc((void **)&dev, BYTES));
@@ -64,7 +63,7 @@ int main(int argc, char **argv)
 	if (host)
 		memset(host, 0, BYTES);
 
-	t0 = sample_now_us();
+	sample_loop_start();
 	for (long step = 0; step < steps; step++) {
 		ck(cudaMemcpyAsync(dev, host, BYTES, cudaMemcpyHostToDevice, s));
 		tally.copies++;
@@ -73,7 +72,7 @@ int main(int argc, char **argv)
 		ck(cudaStreamSynchronize(s));
 		tally.syncs++;
 	}
-	sample_summary(NAME, steps, sample_now_us() - t0);
+	sample_summary(NAME, steps);
 
 	ck(cudaFree(dev));
 #ifdef PINNED

@@ -3,9 +3,11 @@
  * What every sample shares: the step count from argv[1], a wall clock, an error tally that
  * never stops a sample (without a driver every CUDA call fails, and the sample must still make
  * the same calls), and the one-line summary a sample prints on stdout:
- *     <name>: steps=N launches=N syncs=N copies=N errors=N loop_us=N
+ *     <name>: steps=N launches=N syncs=N copies=N errors=N wait_us=N loop_us=N
  * launches, syncs and copies count the calls of the timed loop only, errors every failed CUDA
- * call of the run; loop_us is the wall time of the loop.
+ * call of the run; loop_us is the wall time of the loop (sample_loop_start() to the summary),
+ * wait_us the part of it the launching thread spent runnable but not running, by the kernel's
+ * own accounting (schedstat run_delay): what other work on the machine added to loop_us.
  */
 #ifndef SAMPLE_H
 #define SAMPLE_H
@@ -51,10 +53,39 @@ static inline void ck(cudaError_t err)
 		tally.errors++;
 }
 
-static inline void sample_summary(const char *name, long steps, double loop_us)
+/* This thread's time runnable but not running so far, in us (0 where the kernel does not say). */
+static inline double sample_run_delay_us(void)
 {
-	printf("%s: steps=%ld launches=%ld syncs=%ld copies=%ld errors=%ld loop_us=%.0f\n", name,
-	       steps, tally.launches, tally.syncs, tally.copies, tally.errors, loop_us);
+	unsigned long long run_ns = 0, delay_ns = 0;
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+
+	if (f) {
+		if (fscanf(f, "%llu %llu", &run_ns, &delay_ns) != 2)
+			delay_ns = 0;
+		fclose(f);
+	}
+	return delay_ns / 1e3;
+}
+
+static double loop_start_us, loop_start_delay_us;
+
+/* The timed loop begins (called by the thread that runs it). */
+static inline void sample_loop_start(void)
+{
+	loop_start_delay_us = sample_run_delay_us();
+	loop_start_us = sample_now_us();
+}
+
+/* The timed loop has ended: prints the summary line. */
+static inline void sample_summary(const char *name, long steps)
+{
+	double loop_us = sample_now_us() - loop_start_us;
+	double wait_us = sample_run_delay_us() - loop_start_delay_us;
+
+	printf("%s: steps=%ld launches=%ld syncs=%ld copies=%ld errors=%ld wait_us=%.0f "
+	       "loop_us=%.0f\n",
+	       name, steps, tally.launches, tally.syncs, tally.copies, tally.errors, wait_us,
+	       loop_us);
 }
 
 #endif

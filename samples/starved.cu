@@ -75,7 +75,6 @@ int main(int argc, char **argv)
 	cudaStream_t s = 0;
 	float *x = nullptr;
 	cpu_set_t cpu0;
-	double t0;
 
 	if (hogs < 0)
 		hogs = 0;
@@ -99,7 +98,7 @@ int main(int argc, char **argv)
 	ck(cudaStreamCreate(&s));
 	ck(cudaMalloc((void **)&x, N * sizeof(float)));
 
-	t0 = sample_now_us();
+	sample_loop_start();
 	for (long step = 0; step < steps; step++) {
 		for (int k = 0; k < LAUNCHES_PER_STEP; k++)
 			tick<<<GRID, BLOCK, 0, s>>>(x, (int)step, N);
@@ -107,7 +106,7 @@ int main(int argc, char **argv)
 		ck(cudaStreamSynchronize(s));
 		tally.syncs++;
 	}
-	sample_summary(NAME, steps, sample_now_us() - t0);
+	sample_summary(NAME, steps);
 
 	ck(cudaFree(x));
 	ck(cudaStreamDestroy(s));
