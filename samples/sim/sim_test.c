@@ -6,8 +6,12 @@
  *    shared memory and stream on the stack), must decode to the same grid, block, shared memory
  *    and stream in the GPUSIM_LOG file (argv[1], or a temporary file).
  * 2. Time model: durations measured with events behind a busy stream are exact (the virtual
- *    clock is deterministic); which calls block the host is checked on the wall clock, with wide
- *    margins.
+ *    clock is deterministic) when the host queued them before the busy work ended, which each
+ *    measurement checks (a host kept off the CPU longer measures again behind more busy work);
+ *    which calls block the host is checked on the wall clock in the directions other work on
+ *    the machine cannot fake: a wait from before the work it waits for was queued (other work
+ *    only lengthens it), a quick return as wall time less the time the kernel kept this thread
+ *    waiting for a CPU (schedstat run_delay).
  * 3. Memory: small copies move bytes; bad pointers, streams and configurations fail cleanly.
  * 4. Graphs: captured work runs only when its graph is launched, with the captured times, as
  *    often as it is launched (GPUSIM_LOG counts kernels executed); streams joined through events
@@ -40,10 +44,11 @@ cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 gridDim, dim3 blockDim,
 
 /* One wave: blocks of 256 threads that fit at once, 132 SMs x 8 resident blocks. */
 #define WAVE (132 * 8)
-/* 10000 waves, 20 ms of device time: longer than a preemption of this test by a busy machine's
- * scheduler, so exact durations stay exact and wall-clock bounds stay far apart. */
+/* 10000 waves, 20 ms of device time, which wall-clock bounds below keep far apart. */
 #define BUSY dim3_of(WAVE * 10000, 1, 1)
-#define B256 dim3_of(256, 1, 1)
+/* An exact measurement behind busy work is tried this many times, the busy work doubled each. */
+#define TRIES 6
+#define B256  dim3_of(256, 1, 1)
 
 static int failures;
 
@@ -210,7 +215,6 @@ static void test_abi(const char *log)
 	cudaStreamDestroy(s);
 }
 
-/* Device time of what fn queues on s behind 20 ms of busy work: exact, from events. */
 /* This thread's time spent runnable but not running (schedstat run_delay), in ns. */
 static unsigned long long run_delay_ns(void)
 {
@@ -225,27 +229,93 @@ static unsigned long long run_delay_ns(void)
 	return delay;
 }
 
+/* A point on the host's wall clock, with the thread's run_delay then. */
+struct host_clock {
+	double us;
+	unsigned long long delay_ns;
+};
+
+static struct host_clock host_clock(void)
+{
+	struct host_clock c = {0, run_delay_ns()};
+
+	c.us = now_us();
+	return c;
+}
+
+/* Wall time since c: other work on the machine only adds to it. */
+static double wall_since(struct host_clock c)
+{
+	return now_us() - c.us;
+}
+
+/* Wall time since c less this thread's wait for a CPU meanwhile: other work does not add to it. */
+static double own_since(struct host_clock c)
+{
+	double us = now_us() - c.us;
+
+	return us - (run_delay_ns() - c.delay_ns) / 1e3;
+}
+
+/* Busy work of ms milliseconds on s. */
+static void launch_busy(cudaStream_t s, unsigned ms)
+{
+	launch((const void *)stub_busy, dim3_of(WAVE * 500 * ms, 1, 1), B256, 0, s);
+}
+
+/* Whether the host was kept from running past the busy work: its event had completed. */
+static int host_late(cudaEvent_t after_busy, unsigned ms)
+{
+	if (cudaEventQuery(after_busy) != cudaSuccess)
+		return 0;
+	printf("# the busy work (%u ms) ended before this thread had queued what it times: "
+	       "again behind %u ms\n",
+	       ms, 2 * ms);
+	return 1;
+}
+
 /* The run_delay of the last timed() call: how late the kernel let this thread run. */
 static double timed_run_delay_ms;
 
+/*
+ * Device time of what fn queues on s behind busy work, from events: exact when the host queued
+ * fn's work and the closing event before the busy work ended (checked: the opening event had not
+ * completed then). For a fn that blocks the host (blocking != 0) the check is made before fn,
+ * which cannot return before the busy work ends.
+ */
+static float timed_as(cudaStream_t s, void (*fn)(cudaStream_t, void *), void *arg, int blocking)
+{
+	unsigned ms = 20;
+	float elapsed = -1;
+
+	for (int i = 0; i < TRIES; i++, ms *= 2) {
+		unsigned long long delay = run_delay_ns();
+		cudaEvent_t e0, e1;
+		int late;
+
+		cudaEventCreate(&e0);
+		cudaEventCreate(&e1);
+		launch_busy(s, ms);
+		cudaEventRecord(e0, s);
+		late = blocking && host_late(e0, ms);
+		fn(s, arg);
+		cudaEventRecord(e1, s);
+		late = late || (!blocking && host_late(e0, ms));
+		cudaEventSynchronize(e1);
+		timed_run_delay_ms = (run_delay_ns() - delay) / 1e6;
+		cudaEventElapsedTime(&elapsed, e0, e1);
+		cudaEventDestroy(e0);
+		cudaEventDestroy(e1);
+		if (!late)
+			return elapsed;
+	}
+	printf("# never queued before the busy work ended, %d tries\n", TRIES);
+	return -1;
+}
+
 static float timed(cudaStream_t s, void (*fn)(cudaStream_t, void *), void *arg)
 {
-	unsigned long long delay = run_delay_ns();
-	cudaEvent_t e0, e1;
-	float ms = -1;
-
-	cudaEventCreate(&e0);
-	cudaEventCreate(&e1);
-	launch((const void *)stub_busy, BUSY, B256, 0, s);
-	cudaEventRecord(e0, s);
-	fn(s, arg);
-	cudaEventRecord(e1, s);
-	cudaEventSynchronize(e1);
-	timed_run_delay_ms = (run_delay_ns() - delay) / 1e6;
-	cudaEventElapsedTime(&ms, e0, e1);
-	cudaEventDestroy(e0);
-	cudaEventDestroy(e1);
-	return ms;
+	return timed_as(s, fn, arg, 0);
 }
 
 struct kargs {
@@ -301,6 +371,7 @@ static void test_model(void)
 	struct kargs k;
 	struct cargs c;
 	void *dev = NULL, *dev2 = NULL, *pinned = NULL, *pageable = malloc(1 << 20);
+	struct host_clock hc, hc_nb;
 	double t;
 	float ms;
 
@@ -325,43 +396,46 @@ static void test_model(void)
 	printf("# pinned 1 MiB: %.6f ms\n", ms);
 	check(near_ms(ms, 2000 + 41943), "pinned H2D 1 MiB: 2 us + 1 MiB at 25 GB/s");
 	c = (struct cargs){pageable, dev, 1 << 20, cudaMemcpyDeviceToHost};
-	check(blocked_ms(timed(s, run_copy, &c), 2000 + 131072), "pageable D2H 1 MiB: 8 GB/s");
+	check(blocked_ms(timed_as(s, run_copy, &c, 1), 2000 + 131072),
+	      "pageable D2H 1 MiB: 8 GB/s");
 	c = (struct cargs){dev2, dev, 1 << 20, cudaMemcpyDeviceToDevice};
 	check(near_ms(timed(s, run_copy, &c), 2000 + 1048), "D2D 1 MiB: 1000 GB/s");
 	c = (struct cargs){dev2, pinned, 1 << 20, cudaMemcpyDefault};
 	check(near_ms(timed(s, run_copy, &c), 2000 + 41943), "cudaMemcpyDefault infers pinned H2D");
 
-	/* who blocks the host: 20 ms of work queued first in each case */
+	/* who blocks the host: 20 ms of work queued first in each case. A wait is timed from before
+	 * that work was queued, a quick return as the call's own time (less any wait for a CPU). */
 	launch((const void *)stub_busy, BUSY, B256, 0, s);
-	t = now_us();
+	hc = host_clock();
 	cudaMemcpyAsync(dev, pinned, 1 << 20, cudaMemcpyHostToDevice, s);
-	t = now_us() - t;
+	t = own_since(hc);
 	printf("# pinned cudaMemcpyAsync call: %.0f us\n", t);
 	check(t < 10000, "pinned cudaMemcpyAsync returns at once");
-	t = now_us();
+	hc = host_clock();
+	launch((const void *)stub_busy, BUSY, B256, 0, s);
 	cudaMemcpyAsync(dev, pageable, 1 << 20, cudaMemcpyHostToDevice, s);
-	t = now_us() - t;
+	t = wall_since(hc);
 	printf("# pageable cudaMemcpyAsync call: %.0f us\n", t);
-	check(t > 19000, "pageable cudaMemcpyAsync waits for the stream and the copy");
+	check(t > 20000 + 131 && cudaStreamQuery(s) == cudaSuccess,
+	      "pageable cudaMemcpyAsync waits for the stream and the copy");
+	hc = host_clock();
 	launch((const void *)stub_busy, BUSY, B256, 0, s);
-	t = now_us();
 	cudaMemcpy(pageable, dev, 4, cudaMemcpyDeviceToHost);
-	t = now_us() - t;
-	check(t > 19000, "cudaMemcpy on the legacy stream waits for a blocking stream");
+	check(wall_since(hc) > 20000 && cudaStreamQuery(s) == cudaSuccess,
+	      "cudaMemcpy on the legacy stream waits for a blocking stream");
+	hc_nb = host_clock();
 	launch((const void *)stub_busy, BUSY, B256, 0, nb);
-	t = now_us();
+	hc = host_clock();
 	cudaMemcpy(pageable, dev, 4, cudaMemcpyDeviceToHost);
-	t = now_us() - t;
-	check(t < 10000, "... but not for a non-blocking one");
-	t = now_us();
+	check(own_since(hc) < 10000, "... but not for a non-blocking one");
 	cudaStreamSynchronize(nb);
-	t = now_us() - t;
-	check(t > 5000, "cudaStreamSynchronize waits for the stream's work");
+	check(wall_since(hc_nb) > 20000 && cudaStreamQuery(nb) == cudaSuccess,
+	      "cudaStreamSynchronize waits for the stream's work");
+	hc = host_clock();
 	launch((const void *)stub_busy, BUSY, B256, 0, s);
-	t = now_us();
 	cudaFree(dev2);
-	t = now_us() - t;
-	check(t > 19000, "cudaFree waits for the device");
+	check(wall_since(hc) > 20000 && cudaStreamQuery(s) == cudaSuccess,
+	      "cudaFree waits for the device");
 
 	/* cudaHostRegister makes a malloc'd buffer pinned; unregistering makes it pageable again */
 	check(cudaHostRegister(pageable, 1 << 20, 0) == cudaSuccess, "cudaHostRegister");
@@ -370,7 +444,7 @@ static void test_model(void)
 	check(cudaHostRegister(pageable, 4096, 0) == cudaErrorHostMemoryAlreadyRegistered,
 	      "registering twice fails");
 	check(cudaHostUnregister(pageable) == cudaSuccess, "cudaHostUnregister");
-	check(blocked_ms(timed(s, run_copy, &c), 2000 + 131072),
+	check(blocked_ms(timed_as(s, run_copy, &c, 1), 2000 + 131072),
 	      "unregistered buffer copies pageable");
 	cudaGetLastError();
 
@@ -382,11 +456,15 @@ static void test_model(void)
 		cudaStreamCreate(&s3);
 		cudaEventCreate(&e);
 		cudaEventCreate(&e3);
-		launch((const void *)stub_busy, BUSY, B256, 0, nb);
-		cudaEventRecord(e, nb);
-		cudaStreamWaitEvent(s3, e, 0);
-		launch((const void *)stub_a, dim3_of(1, 1, 1), B256, 0, s3);
-		cudaEventRecord(e3, s3);
+		for (unsigned i = 0, busy = 20; i < TRIES; i++, busy *= 2) {
+			launch_busy(nb, busy);
+			cudaEventRecord(e, nb);
+			cudaStreamWaitEvent(s3, e, 0);
+			launch((const void *)stub_a, dim3_of(1, 1, 1), B256, 0, s3);
+			cudaEventRecord(e3, s3);
+			if (!host_late(e, busy))
+				break;
+		}
 		cudaStreamSynchronize(s3);
 		ms = -1;
 		cudaEventElapsedTime(&ms, e, e3);
@@ -480,17 +558,30 @@ static void test_capture(const char *log)
 	      "the legacy stream cannot be captured");
 
 	before = log_count(log, "_Z5abi_bPfi");
-	/* the capture queues nothing: events around it, behind busy work, see no device time */
-	launch((const void *)stub_busy, BUSY, B256, 0, s);
-	cudaEventRecord(fork, s);
-	cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
-	capture_step(s, dev);
-	check(cudaStreamIsCapturing(s, &st) == cudaSuccess && st == cudaStreamCaptureStatusActive,
-	      "cudaStreamIsCapturing: active");
-	check(cudaMemcpy(dev, host, 64, cudaMemcpyHostToDevice) == cudaSuccess,
-	      "a synchronous copy on the legacy stream runs beside a capture");
-	check(cudaStreamEndCapture(s, &g) == cudaSuccess && g, "cudaStreamEndCapture: a graph");
-	cudaEventRecord(join, s);
+	/* the capture queues nothing: events around it, behind busy work, see no device time (when
+	 * the host recorded the second before the busy work ended; else again, behind more) */
+	for (unsigned i = 0, busy = 20; i < TRIES; i++, busy *= 2) {
+		int active, copied, ended;
+
+		launch_busy(s, busy);
+		cudaEventRecord(fork, s);
+		cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+		capture_step(s, dev);
+		active = cudaStreamIsCapturing(s, &st) == cudaSuccess &&
+			 st == cudaStreamCaptureStatusActive;
+		copied = cudaMemcpy(dev, host, 64, cudaMemcpyHostToDevice) == cudaSuccess;
+		ended = cudaStreamEndCapture(s, &g) == cudaSuccess && g;
+		cudaEventRecord(join, s);
+		if (i + 1 < TRIES && host_late(fork, busy)) {
+			cudaGraphDestroy(g);
+			g = NULL;
+			continue;
+		}
+		check(active, "cudaStreamIsCapturing: active");
+		check(copied, "a synchronous copy on the legacy stream runs beside a capture");
+		check(ended, "cudaStreamEndCapture: a graph");
+		break;
+	}
 	cudaEventSynchronize(join);
 	ms = -1;
 	cudaEventElapsedTime(&ms, fork, join);
@@ -626,18 +717,25 @@ static void test_graph_building(const char *log)
 
 static void test_queue_depth(void)
 {
+	struct host_clock hc;
+	cudaEvent_t busy_done;
 	cudaStream_t s;
 	double t;
 
 	cudaStreamCreate(&s);
-	/* 20 ms of work, then more launches than a stream holds: the 1024th waits for it */
+	cudaEventCreate(&busy_done);
+	/* 20 ms of work, then more launches than a stream holds: the 1023rd after the busy work and
+	 * its event waits for the busy work, the oldest, to finish */
+	hc = host_clock();
 	launch((const void *)stub_busy, BUSY, B256, 0, s);
-	t = now_us();
+	cudaEventRecord(busy_done, s);
 	for (int i = 0; i < 1100; i++)
 		launch((const void *)stub_a, dim3_of(1, 1, 1), B256, 0, s);
-	t = now_us() - t;
+	t = wall_since(hc);
 	printf("# 1100 launches behind 20 ms of work: %.0f us\n", t);
-	check(t > 15000, "a full queue blocks the launching thread");
+	check(t > 20000 && cudaEventQuery(busy_done) == cudaSuccess,
+	      "a full queue blocks the launching thread until the oldest work is done");
+	cudaEventDestroy(busy_done);
 	cudaStreamSynchronize(s);
 	cudaStreamDestroy(s);
 }
