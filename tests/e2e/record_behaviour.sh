@@ -12,10 +12,12 @@ check "exit status 7 passes through" 7 $?
 "$GPUREC" record -o "$TMP/e.trc" -- sh -c 'kill -TERM $$' 2>/dev/null
 check "death by SIGTERM gives 143" 143 $?
 
-# SIGTERM to the recorder reaches the command; the trace is complete
-"$GPUREC" record -o "$TMP/sig.trc" -- sleep 30 2>/dev/null &
+# SIGTERM to the recorder reaches the command; the trace is complete. The signal is sent once
+# the command runs (the recorder starts it recording), however long loading took.
+"$GPUREC" record -o "$TMP/sig.trc" -- sh -c "echo > $TMP/sig.ready; exec sleep 30" 2>/dev/null &
 rec=$!
-sleep 1
+for _ in $(seq 1200); do [ -s "$TMP/sig.ready" ] && break; sleep 0.05; done
+[ -s "$TMP/sig.ready" ] || not_ok "SIGTERM: the command never started"
 kill -TERM $rec
 wait $rec
 check "SIGTERM forwarded: sleep killed, 143 returned" 143 $?
