@@ -72,11 +72,30 @@ struct pending_call {
 	__u64 frames[GR_MAX_FRAMES];
 };
 
+/*
+ * The thread's call events not yet in the ring buffer (struct gr_ev_batch). Only the thread's
+ * own programs append, so no lock: @busy tells a reader in the thread's context that an append
+ * was preempted midway (the switch-out hook then leaves the batch for later). Sent when the next
+ * event might not fit, when its first event is GR_BATCH_AGE_NS old, when the thread is switched
+ * out, before any event of the thread that goes to the ring directly, at the thread's exit and
+ * at the stop (after the probes are detached).
+ */
+struct call_batch {
+	__u32 len;	/* bytes of events[] in use */
+	__u32 count;	/* events in it */
+	__u64 first_ts; /* of its first event */
+	__u32 busy;
+	__u32 pad;
+	struct gr_ev_batch hdr; /* the ring record starts here, events[] follow it */
+	__u8 events[GR_BATCH_BYTES];
+};
+
 struct thread_state {
 	struct pending_call calls[GR_CALL_LEVELS];
 	__u32 depth;	     /* calls entered and not returned, kept or not */
 	__u32 runtime_depth; /* kept ones through the runtime API (not GR_CF_DRIVER) */
 	__u64 launch_mark; /* the last entry-only runtime launch, for the driver launch it makes */
+	struct call_batch batch;
 };
 
 struct {
@@ -118,12 +137,17 @@ struct {
 	__type(value, __u64);
 } counters SEC(".maps");
 
-static __always_inline void count(__u32 idx)
+static __always_inline void count_n(__u32 idx, __u64 n)
 {
 	__u64 *c = bpf_map_lookup_elem(&counters, &idx);
 
 	if (c)
-		*c += 1;
+		*c += n;
+}
+
+static __always_inline void count(__u32 idx)
+{
+	count_n(idx, 1);
 }
 
 static __always_inline bool is_traced(__u32 tgid)
@@ -167,6 +191,60 @@ static __always_inline __u64 wake_flags(void)
 	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > targ_wakeup_bytes
 		   ? BPF_RB_FORCE_WAKEUP
 		   : BPF_RB_NO_WAKEUP;
+}
+
+/* Send the thread's batched events as one ring record; a failure loses each of them, counted. */
+static __always_inline void batch_flush(struct call_batch *b)
+{
+	__u64 len = b->len;
+
+	/* 64 bits and the barrier keep the bound check on the register the helper gets */
+	asm volatile("" : "+r"(len));
+	if (len && len <= GR_BATCH_BYTES) {
+		b->hdr.type = EV_BATCH;
+		b->hdr.bytes = len;
+		if (bpf_ringbuf_output(&events, &b->hdr, sizeof(b->hdr) + len, wake_flags()))
+			count_n(C_RINGBUF_LOST, b->count);
+	}
+	b->len = 0;
+	b->count = 0;
+}
+
+/*
+ * Room for one more call event with the deepest stack at the end of @b, flushed first if full.
+ * NULL never happens: the check keeps the verifier's bound on the register that is used.
+ */
+static __always_inline struct gr_ev_call *batch_slot(struct call_batch *b)
+{
+	__u64 off;
+
+	if (b->len > GR_BATCH_BYTES - GR_CALL_EVENT_MAX)
+		batch_flush(b);
+	off = b->len;
+	asm volatile("" : "+r"(off));
+	if (off > GR_BATCH_BYTES - GR_CALL_EVENT_MAX)
+		return NULL;
+	return (struct gr_ev_call *)(b->events + off);
+}
+
+/* The event at the end of @b (@bytes with its frames, made at @now) is complete. */
+static __always_inline void batch_commit(struct call_batch *b, __u64 now, __u32 bytes)
+{
+	if (!b->len)
+		b->first_ts = now;
+	b->len += bytes;
+	b->count++;
+	if (b->len > GR_BATCH_BYTES - GR_CALL_EVENT_MAX || now - b->first_ts >= GR_BATCH_AGE_NS)
+		batch_flush(b);
+}
+
+/* Before an event of the thread goes to the ring directly: its earlier ones first. */
+static __always_inline void flush_task(struct task_struct *task)
+{
+	struct thread_state *ts = bpf_task_storage_get(&thread_states, task, NULL, 0);
+
+	if (ts && ts->batch.len && !ts->batch.busy)
+		batch_flush(&ts->batch);
 }
 
 static __always_inline void fill_hdr(struct gr_ev_hdr *h, __u8 type, __u64 pid_tgid)
@@ -439,7 +517,41 @@ static __always_inline __u64 capture_args(struct pt_regs *ctx, struct gr_ev_call
 	return top[0];
 }
 
-/* The hot path: one entry-only event (a launch), built in the per-CPU scratch. */
+/* The hot path: one entry-only event (a launch), built at the end of the thread's batch. */
+static __always_inline int batch_entry(struct pt_regs *ctx, struct call_batch *b, __u64 cookie,
+				       __u64 pid_tgid, __u32 depth)
+{
+	__u8 layout = GR_CK_LAYOUT(cookie);
+	struct gr_ev_call *e;
+	__u64 entry_ret;
+	__u32 n = 0;
+
+	b->busy = 1;
+	e = batch_slot(b);
+	if (!e) {
+		b->busy = 0;
+		return 0;
+	}
+	fill_hdr(&e->h, event_type(layout), pid_tgid);
+	e->h.layout = layout;
+	e->h.api = GR_CK_API(cookie);
+	entry_ret = capture_args(ctx, e, layout);
+	e->h.flags = depth << GR_EVF_DEPTH_SHIFT;
+	if ((GR_CK_FLAGS(cookie) & GR_CF_STACK) && targ_stack_frames) {
+		n = walk_stack(ctx, (__u64 *)(e + 1), true, entry_ret);
+		if (!n)
+			count(C_STACK_LOST);
+	}
+	e->h.stack_len = n;
+	batch_commit(b, e->h.ts, sizeof(*e) + n * 8);
+	b->busy = 0;
+	return 0;
+}
+
+/*
+ * The same, built in the per-CPU scratch and sent alone: raw (dwarf) stacks are too big to
+ * batch, and a thread whose state could not be allocated has no batch.
+ */
 static __always_inline int emit_entry(struct pt_regs *ctx, __u64 cookie, __u64 pid_tgid,
 				      __u32 depth)
 {
@@ -505,7 +617,8 @@ int BPF_KPROBE(api_entry)
 
 	if (!is_traced(pid_tgid >> 32))
 		return 0;
-	ts = thread_state(flags & GR_CF_RET);
+	/* every call needs the state now: its batch; raw stacks are sent alone */
+	ts = thread_state((flags & GR_CF_RET) || !targ_dwarf_bytes);
 	if ((flags & GR_CF_DRIVER) && ts) {
 		/* a runtime call in progress on this thread: it is recorded already */
 		if (ts->runtime_depth)
@@ -530,7 +643,10 @@ int BPF_KPROBE(api_entry)
 			ts->launch_mark = bpf_ktime_get_ns();
 	}
 	depth = ts ? ts->depth : 0;
-	return emit_entry(ctx, cookie, pid_tgid, depth < 15 ? depth : 15);
+	depth = depth < 15 ? depth : 15;
+	if (ts && !targ_dwarf_bytes)
+		return batch_entry(ctx, &ts->batch, cookie, pid_tgid, depth);
+	return emit_entry(ctx, cookie, pid_tgid, depth);
 }
 
 /* Drop the kept levels from @level up (their calls returned or are given up). */
@@ -545,53 +661,10 @@ static __always_inline void pop_to(struct thread_state *ts, __u32 level)
 	ts->depth = level;
 }
 
-SEC("uretprobe")
-int BPF_KRETPROBE(api_return)
+/* A call event copied from its entry state, completed at the call's return. */
+static __always_inline void finish_return(struct pt_regs *ctx, struct gr_ev_call *e)
 {
-	__u64 cookie = bpf_get_attach_cookie(ctx);
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	struct pending_call *pc = NULL;
-	struct thread_state *ts;
-	struct gr_ev_call *e;
-	struct scratch *sc;
 	__u64 out = 0;
-	__u32 level = 0;
-
-	if (!is_traced(pid_tgid >> 32))
-		return 0;
-	ts = thread_state(false);
-	if (!ts || !ts->depth)
-		return 0;
-	if (ts->depth > GR_CALL_LEVELS) {
-		/* the return of a level that was not kept (a driver call skipped at entry
-		 * inside a runtime call returns here too: those never count in depth) */
-		if (!(GR_CK_FLAGS(cookie) & GR_CF_DRIVER) || !ts->runtime_depth)
-			ts->depth--;
-		return 0;
-	}
-	/* the innermost kept call of this entry point; levels above it never returned (a
-	 * longjmp or an exception unwound through them): their calls are lost */
-	for (int i = GR_CALL_LEVELS - 1; i >= 0; i--) {
-		if (i < ts->depth && ts->calls[i].cookie == cookie) {
-			pc = &ts->calls[i];
-			level = i;
-			break;
-		}
-	}
-	/* not ours: a driver call returning inside the runtime call that is pending */
-	if (!pc)
-		return 0;
-	if (ts->depth > level + 1)
-		count(C_PENDING_LOST);
-	sc = get_scratch();
-	if (!sc) {
-		pop_to(ts, level);
-		return 0;
-	}
-	sc->owner = pid_tgid;
-	e = &sc->call;
-	__builtin_memcpy(e, &pc->call, sizeof(*e));
-	pop_to(ts, level);
 
 	e->h.dur = bpf_ktime_get_ns() - e->h.ts;
 	e->h.cpu = bpf_get_smp_processor_id();
@@ -633,7 +706,82 @@ int BPF_KRETPROBE(api_return)
 		break;
 	}
 	}
-	return emit_call(ctx, sc, GR_CK_FLAGS(cookie), false, 0, pid_tgid, pc);
+}
+
+SEC("uretprobe")
+int BPF_KRETPROBE(api_return)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct pending_call *pc = NULL;
+	struct thread_state *ts;
+	struct call_batch *b;
+	struct gr_ev_call *e;
+	struct scratch *sc;
+	__u32 level = 0, n = 0;
+
+	if (!is_traced(pid_tgid >> 32))
+		return 0;
+	ts = thread_state(false);
+	if (!ts || !ts->depth)
+		return 0;
+	if (ts->depth > GR_CALL_LEVELS) {
+		/* the return of a level that was not kept (a driver call skipped at entry
+		 * inside a runtime call returns here too: those never count in depth) */
+		if (!(GR_CK_FLAGS(cookie) & GR_CF_DRIVER) || !ts->runtime_depth)
+			ts->depth--;
+		return 0;
+	}
+	/* the innermost kept call of this entry point; levels above it never returned (a
+	 * longjmp or an exception unwound through them): their calls are lost */
+	for (int i = GR_CALL_LEVELS - 1; i >= 0; i--) {
+		if (i < ts->depth && ts->calls[i].cookie == cookie) {
+			pc = &ts->calls[i];
+			level = i;
+			break;
+		}
+	}
+	/* not ours: a driver call returning inside the runtime call that is pending */
+	if (!pc)
+		return 0;
+	if (ts->depth > level + 1)
+		count(C_PENDING_LOST);
+	if (targ_dwarf_bytes) {
+		/* raw stacks are copied now, too big to batch: the event is sent alone */
+		sc = get_scratch();
+		if (!sc) {
+			pop_to(ts, level);
+			return 0;
+		}
+		sc->owner = pid_tgid;
+		__builtin_memcpy(&sc->call, &pc->call, sizeof(sc->call));
+		pop_to(ts, level);
+		finish_return(ctx, &sc->call);
+		return emit_call(ctx, sc, GR_CK_FLAGS(cookie), false, 0, pid_tgid, pc);
+	}
+	b = &ts->batch;
+	b->busy = 1;
+	e = batch_slot(b);
+	if (!e) {
+		b->busy = 0;
+		pop_to(ts, level);
+		return 0;
+	}
+	__builtin_memcpy(e, &pc->call, sizeof(*e));
+	pop_to(ts, level);
+	finish_return(ctx, e);
+	if ((GR_CK_FLAGS(cookie) & GR_CF_STACK) && targ_stack_frames) {
+		/* walked at entry (push_call); the level's memory is intact after pop_to() */
+		n = pc->nframes;
+		if (n > GR_MAX_FRAMES || copy_frames((__u64 *)(e + 1), pc->frames, n))
+			n = 0;
+		if (!n)
+			count(C_STACK_LOST);
+	}
+	e->h.stack_len = n;
+	batch_commit(b, e->h.ts + e->h.dur, sizeof(*e) + n * 8);
+	b->busy = 0;
+	return 0;
 }
 
 /*
@@ -692,6 +840,8 @@ int BPF_KPROBE(name_entry)
 
 	if (!is_traced(pid_tgid >> 32))
 		return 0;
+	/* the recorder pairs a name with the thread's next return of this call: keep order */
+	flush_task(bpf_get_current_task_btf());
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		count(C_RINGBUF_LOST);
@@ -782,6 +932,8 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 		count(C_UNTRACED);
 		return 0;
 	}
+	/* calls of the old image come before the exec */
+	flush_task(p);
 	if (emit_proc(EV_EXEC, p, 0, &e))
 		return 0;
 	/* hold the new image before its first instruction: static cudart lives in it */
@@ -803,6 +955,8 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	if (!is_traced(tgid))
 		return 0;
 	ts = bpf_task_storage_get(&thread_states, p, NULL, 0);
+	if (ts && ts->batch.len)
+		batch_flush(&ts->batch);
 	if (ts && ts->depth)
 		emit_in_flight(ts, true, bpf_get_smp_processor_id());
 	if (emit_proc(EV_EXIT, p, 0, &e))
@@ -859,8 +1013,9 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 }
 
 /*
- * Run once by the recorder when the recording stops: the calls that traced threads still alive
- * are inside (a hung sync, a -d recording cut mid-call).
+ * Run once by the recorder when the recording stops, after it detached the probes (no append
+ * can be under way): what the threads still alive batched, and the calls they are inside (a
+ * hung sync, a -d recording cut mid-call).
  */
 SEC("iter/task")
 int in_flight_at_stop(struct bpf_iter__task *ctx)
@@ -871,6 +1026,8 @@ int in_flight_at_stop(struct bpf_iter__task *ctx)
 	if (!task || !is_traced(task->tgid))
 		return 0;
 	ts = bpf_task_storage_get(&thread_states, task, NULL, 0);
+	if (ts && ts->batch.len)
+		batch_flush(&ts->batch);
 	if (ts && ts->depth)
 		emit_in_flight(ts, false, bpf_get_smp_processor_id());
 	return 0;
@@ -913,6 +1070,9 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
+	/* a thread that stops running sends what it batched: events wait at most a time slice */
+	if (is_traced(prev->tgid))
+		flush_task(prev);
 	if (!targ_sched)
 		return 0;
 	/* idle (pid 0) and kernel threads are not traced; only switches touching ours */

@@ -690,9 +690,10 @@ static int start(struct session *s)
 }
 
 /*
- * The calls the traced threads still alive are inside when the recording stops (a hung sync, a
- * -d or Ctrl-C stop mid-call): the BPF task iterator sends each as an in-flight call event.
- * Threads that exited sent theirs at their exit.
+ * What the traced threads still alive hold when the recording stops: the call events they
+ * batched, and the calls they are inside (a hung sync, a -d or Ctrl-C stop mid-call), each sent
+ * by the BPF task iterator as an in-flight call event. Threads that exited sent both at their
+ * exit.
  */
 static void sweep_in_flight(struct session *s)
 {
@@ -747,6 +748,8 @@ static void run(struct session *s)
 			break;
 		}
 	}
+	/* the probes go first: no call enters, returns or is half batched while the sweep runs */
+	gr_attach_detach(&s->attach);
 	sweep_in_flight(s);
 	/* what the last process wrote before exiting is still in the buffer */
 	drain(s, 0);

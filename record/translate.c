@@ -16,6 +16,7 @@
 
 #include "bpf/gpurec.h"
 #include "format/events.h"
+#include "batch.h"
 #include "discover.h"
 #include "elf.h"
 #include "symbols.h"
@@ -830,7 +831,14 @@ static int on_proc(struct gr_translate *t, const struct gr_ev_proc *e)
 	return err;
 }
 
+static int translate_one(void *ctx, void *data, size_t size);
+
 int gr_translate_event(void *ctx, void *data, size_t size)
+{
+	return gr_batch_each(data, size, translate_one, ctx);
+}
+
+static int translate_one(void *ctx, void *data, size_t size)
 {
 	struct gr_translate *t = ctx;
 	const struct gr_ev_hdr *h = data;
