@@ -174,6 +174,12 @@ static int on_span(void *ctx, const struct gr_state_span *sp)
 	const struct rp_thread *t = &x->thr[s->out.thread];
 
 	account(s, sp);
+	/* a wait that a switch out or a wakeup ends (records lost or out of order): its pieces were
+	 * charged, so its time counts as waiting too */
+	if (c->exact && sp->state == GR_STATE_RUNNABLE &&
+	    (sp->cause == GR_SPAN_SWITCH_OUT || sp->cause == GR_SPAN_WAKEUP) &&
+	    add_interval(s, sp->start, sp->end))
+		return -ENOMEM;
 	switch (sp->cause) {
 	case GR_SPAN_SWITCH_OUT:
 		if (sp->next == GR_STATE_RUNNABLE) {
