@@ -1035,31 +1035,102 @@ int in_flight_at_stop(struct bpf_iter__task *ctx)
 
 /* ---- scheduler context of traced threads ---- */
 
-static __always_inline int emit_sched(__u8 sub, struct task_struct *prev, struct task_struct *next,
-				      __u32 prev_state, __u32 target_cpu)
+/*
+ * Wait windows: while a traced thread is runnable but waiting for a CPU, every switch on that
+ * CPU is recorded, so that replay knows exactly which tasks ran there, and for how long, while
+ * the thread waited (docs/REPORTS.md, "CPU starvation"). The rules:
+ * - a traced thread begins waiting on CPU c when it is switched out of c still runnable
+ *   (preempted, or prev_state 0), or woken onto c (sched_wakeup, sched_wakeup_new: c is
+ *   task_cpu(p)); a wakeup of a thread that is on a CPU (about to block) begins nothing;
+ * - it stops waiting when it is switched in, on any CPU;
+ * - a waiting thread that migrates moves its count from the old CPU to the new one; every
+ *   migration of a traced thread is recorded, with the task running on the old CPU then (who
+ *   held that CPU from its last switch until the thread left it);
+ * - self-healing: the count a switch-in takes back is the one of the CPU the thread was recorded
+ *   waiting on, wherever the switch-in happens; a thread waits on one CPU at most, so a missed
+ *   event can keep a CPU's switches recorded a little too long, never stop a window early.
+ * Counts change under the run queue locks of the CPUs involved, but the programs run on other
+ * CPUs than the count's (a wakeup's waker): hence the atomics.
+ */
+#define GR_MAX_CPUS 1024
+__u32 cpu_waiters[GR_MAX_CPUS];
+
+struct wait_state {
+	__u32 cpu; /* the CPU the thread waits on, + 1; 0 = not waiting */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct wait_state);
+} wait_states SEC(".maps");
+
+static __always_inline void waiters_add(__u32 cpu, int d)
+{
+	if (cpu < GR_MAX_CPUS)
+		__sync_fetch_and_add(&cpu_waiters[cpu], d);
+}
+
+static __always_inline void wait_begin(struct task_struct *p, __u32 cpu)
+{
+	struct wait_state *w =
+	    bpf_task_storage_get(&wait_states, p, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (!w || cpu >= GR_MAX_CPUS || w->cpu == cpu + 1)
+		return;
+	if (w->cpu)
+		waiters_add(w->cpu - 1, -1);
+	w->cpu = cpu + 1;
+	waiters_add(cpu, 1);
+}
+
+static __always_inline void wait_end(struct task_struct *p)
+{
+	struct wait_state *w = bpf_task_storage_get(&wait_states, p, NULL, 0);
+
+	if (!w || !w->cpu)
+		return;
+	waiters_add(w->cpu - 1, -1);
+	w->cpu = 0;
+}
+
+static __always_inline struct gr_ev_sched *sched_reserve(__u8 sub, __u32 cpu, __u32 prev_state,
+							 __u32 target_cpu)
 {
 	struct gr_ev_sched *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 
 	if (!e) {
 		count(C_RINGBUF_LOST);
-		return 0;
+		return NULL;
 	}
 	e->h.type = EV_SCHED;
 	e->h.layout = 0;
 	e->h.api = 0;
 	e->h.stack_len = 0;
 	e->h.flags = 0;
-	e->h.cpu = bpf_get_smp_processor_id();
-	e->h.pid = prev->tgid;
-	e->h.tid = prev->pid;
+	e->h.cpu = cpu;
 	e->h.ts = bpf_ktime_get_ns();
 	e->h.dur = 0;
-	e->next_pid = next->tgid;
-	e->next_tid = next->pid;
 	e->prev_state = prev_state;
 	e->target_cpu = target_cpu;
 	e->sub = sub;
 	__builtin_memset(e->pad, 0, sizeof(e->pad));
+	return e;
+}
+
+static __always_inline int emit_sched(__u8 sub, struct task_struct *prev, struct task_struct *next,
+				      __u32 prev_state, __u32 target_cpu)
+{
+	struct gr_ev_sched *e =
+	    sched_reserve(sub, bpf_get_smp_processor_id(), prev_state, target_cpu);
+
+	if (!e)
+		return 0;
+	e->h.pid = prev->tgid;
+	e->h.tid = prev->pid;
+	e->next_pid = next->tgid;
+	e->next_tid = next->pid;
 	BPF_CORE_READ_STR_INTO(&e->prev_comm, prev, comm);
 	BPF_CORE_READ_STR_INTO(&e->next_comm, next, comm);
 	bpf_ringbuf_submit(e, wake_flags());
@@ -1070,38 +1141,82 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
+	__u32 cpu = bpf_get_smp_processor_id(), state = preempt ? 0 : prev_state;
+
 	/* a thread that stops running sends what it batched: events wait at most a time slice */
 	if (is_traced(prev->tgid))
 		flush_task(prev);
-	if (!targ_sched)
+	if (!targ_sched || cpu >= GR_MAX_CPUS)
 		return 0;
-	/* idle (pid 0) and kernel threads are not traced; only switches touching ours */
-	if (!is_traced(prev->tgid) && !is_traced(next->tgid))
+	/* idle (pid 0) and kernel threads are not traced: only switches touching ours, and every
+	 * switch on a CPU where one of ours waits (one load when none does) */
+	if (!cpu_waiters[cpu] && !is_traced(prev->tgid) && !is_traced(next->tgid))
 		return 0;
+	if (is_traced(next->tgid))
+		wait_end(next);
+	if (!state && is_traced(prev->tgid))
+		wait_begin(prev, cpu);
 	/* preempted while runnable reads as state 0, as in perf sched */
-	return emit_sched(0, prev, next, preempt ? 0 : prev_state, bpf_get_smp_processor_id());
+	return emit_sched(GR_EVS_SWITCH, prev, next, state, cpu);
 }
 
 static __always_inline int wakeup(__u8 sub, struct task_struct *p)
 {
-	struct task_struct *cur;
+	__u32 cpu = BPF_CORE_READ(p, thread_info.cpu);
 
 	if (!targ_sched || !is_traced(p->tgid))
 		return 0;
-	cur = bpf_get_current_task_btf();
-	return emit_sched(sub, cur, p, 0, BPF_CORE_READ(p, thread_info.cpu));
+	if (!BPF_CORE_READ(p, on_cpu))
+		wait_begin(p, cpu);
+	return emit_sched(sub, bpf_get_current_task_btf(), p, 0, cpu);
 }
 
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(on_wakeup, struct task_struct *p)
 {
-	return wakeup(1, p);
+	return wakeup(GR_EVS_WAKEUP, p);
 }
 
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(on_wakeup_new, struct task_struct *p)
 {
-	return wakeup(2, p);
+	return wakeup(GR_EVS_WAKEUP_NEW, p);
+}
+
+/*
+ * A traced thread moves to @dest_cpu: recorded with the CPU it leaves and, when this program runs
+ * on that CPU (a push by its stopper thread, a wakeup there), the task running there: replay
+ * charges it the end of the wait on that CPU. Elsewhere that task is not known here (the run
+ * queues are not a symbol BPF can reach on every kernel): GR_EVS_NOBODY.
+ */
+SEC("tp_btf/sched_migrate_task")
+int BPF_PROG(on_migrate, struct task_struct *p, int dest_cpu)
+{
+	__u32 from = BPF_CORE_READ(p, thread_info.cpu);
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct wait_state *w;
+	struct gr_ev_sched *e;
+
+	if (!targ_sched || !is_traced(p->tgid) || dest_cpu < 0 || dest_cpu >= GR_MAX_CPUS)
+		return 0;
+	w = bpf_task_storage_get(&wait_states, p, NULL, 0);
+	if (w && w->cpu)
+		wait_begin(p, dest_cpu);
+	e = sched_reserve(GR_EVS_MIGRATE, from, 0, dest_cpu);
+	if (!e)
+		return 0;
+	e->h.pid = p->tgid;
+	e->h.tid = p->pid;
+	BPF_CORE_READ_STR_INTO(&e->prev_comm, p, comm);
+	e->next_pid = e->next_tid = GR_EVS_NOBODY;
+	e->next_comm[0] = 0;
+	if (bpf_get_smp_processor_id() == from) {
+		e->next_pid = cur->tgid;
+		e->next_tid = cur->pid;
+		BPF_CORE_READ_STR_INTO(&e->next_comm, cur, comm);
+	}
+	bpf_ringbuf_submit(e, wake_flags());
+	return 0;
 }
 
 char LICENSE[] SEC("license") = "GPL";

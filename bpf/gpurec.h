@@ -210,6 +210,13 @@ struct gr_ev_batch {
 	__u32 bytes; /* of events that follow */
 };
 
+/* gr_ev_sched.sub: the values of enum gr_sched_type in format/events.h (checked there). */
+#define GR_EVS_SWITCH	  0
+#define GR_EVS_WAKEUP	  1
+#define GR_EVS_WAKEUP_NEW 2
+#define GR_EVS_MIGRATE	  3 /* pid/tid: the task moving; next: who runs on the CPU it leaves */
+#define GR_EVS_NOBODY	  0xffffffffu /* next_pid/next_tid of a MIGRATE: not known */
+
 struct gr_ev_sched {
 	struct gr_ev_hdr h; /* pid/tid: prev (switch) or waker (wakeup) */
 	__u32 next_pid, next_tid;
