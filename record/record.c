@@ -52,6 +52,9 @@
 #include "watchdog.h"
 
 #define DRAIN_MS 20
+/* While no event comes the drain sleeps longer, up to this: out of the traced threads' way.
+ * The command's exit (a pidfd), a process held, a filling ring buffer wake it at once. */
+#define QUIET_DRAIN_MS 200
 /* Events wait at most this long in memory before they are in the file: what a kill can lose. */
 #define FLUSH_AGE_NS 1000000000ull
 
@@ -94,7 +97,9 @@ struct session {
 	int calibrated;		   /* cal holds a measurement */
 	int size_fd;		   /* the trace file, for its size in the closing line */
 	uint64_t last_drain_ns;
-	int err; /* first fatal error of the loop */
+	int64_t drained; /* records the last drain took */
+	int polled;	 /* the end of the recording is noticed by polling, not a pidfd */
+	int err;	 /* first fatal error of the loop */
 
 	struct gr_forward *fwd;
 	struct gr_child child;
@@ -561,7 +566,7 @@ static int drain(struct session *s, int timeout_ms)
 	if (err)
 		return err;
 	/* events written without a wakeup are consumed on this timer */
-	gr_ringbuf_consume(s->rb, gr_translate_event, &s->tr);
+	s->drained = gr_ringbuf_consume(s->rb, gr_translate_event, &s->tr);
 	if (s->tr.err && !s->err)
 		s->err = s->tr.err;
 	gr_translate_losses(&s->tr, s->last_drain_ns, gr_clock_ns(CLOCK_MONOTONIC));
@@ -748,16 +753,42 @@ static void sweep_in_flight(struct session *s)
  * Start tracing, then drain until the command exits, a signal ends a -p recording, every -p
  * process is gone, or the duration has passed. Nothing is drained when the start failed.
  */
+/* How long the next drain may sleep: longer while nothing comes, never past what is due. */
+static int drain_timeout(const struct session *s, int last_ms, uint64_t deadline)
+{
+	uint64_t now = gr_clock_ns(CLOCK_MONOTONIC), due = gr_forward_next_ns(s->fwd, now);
+	int ms = s->drained ? DRAIN_MS : last_ms * 2;
+
+	if (test_drain_ms())
+		return test_drain_ms();
+	if (ms > QUIET_DRAIN_MS)
+		ms = QUIET_DRAIN_MS;
+	/* what ends the recording is polled (-p processes, a kernel without pidfds) */
+	if (s->polled && ms > DRAIN_MS * 5)
+		ms = DRAIN_MS * 5;
+	if (due && due / 1000000 + 1 < (uint64_t)ms)
+		ms = due / 1000000 + 1;
+	if (deadline && (deadline <= now || (deadline - now) / 1000000 + 1 < (uint64_t)ms))
+		ms = deadline <= now ? 0 : (deadline - now) / 1000000 + 1;
+	return ms;
+}
+
 static void run(struct session *s)
 {
 	uint64_t deadline = 0;
+	int ms = DRAIN_MS, pidfd = -1;
 
 	if (start(s))
 		return;
 	if (s->o.duration > 0)
 		deadline = gr_clock_ns(CLOCK_MONOTONIC) + (uint64_t)(s->o.duration * 1e9);
+	/* the command's end wakes the drain (a pidfd); without one, the sleeps stay short */
+	if (s->child.pid > 0)
+		pidfd = syscall(SYS_pidfd_open, s->child.pid, 0);
+	s->polled = s->o.pids || pidfd < 0 || gr_ringbuf_watch(s->rb, pidfd);
 	while (!s->err) {
-		if (drain(s, test_drain_ms() ? test_drain_ms() : DRAIN_MS))
+		ms = drain_timeout(s, ms, deadline);
+		if (drain(s, ms))
 			break;
 		gr_forward_due(s->fwd, gr_clock_ns(CLOCK_MONOTONIC));
 		if (s->child.pid > 0 && !s->child_done &&
@@ -776,6 +807,8 @@ static void run(struct session *s)
 			break;
 		}
 	}
+	if (pidfd >= 0)
+		close(pidfd);
 	/* the probes go first: no call enters, returns or is half batched while the sweep runs */
 	gr_attach_detach(&s->attach);
 	sweep_in_flight(s);
@@ -824,6 +857,30 @@ static void session_free(struct session *s)
 	gr_translate_free(&s->tr);
 }
 
+/*
+ * With kernel.bpf_stats_enabled=1 the kernel times every run of our programs: say what each
+ * cost per run (the calibration's runs included). Quiet when the counts are off.
+ */
+static void report_bpf_stats(const struct session *s)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, s->skel->obj)
+	{
+		struct bpf_prog_info info = {0};
+		uint32_t len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) || !info.run_cnt)
+			continue;
+		fprintf(stderr,
+			"gpurec record: bpf %s: %llu runs, %.1f ns per run "
+			"(kernel.bpf_stats_enabled)\n",
+			bpf_program__name(prog), (unsigned long long)info.run_cnt,
+			(double)info.run_time_ns / info.run_cnt);
+	}
+}
+
 /* Like perf's closing line: what was written, what was lost, what it cost us. */
 static void report_summary(const struct session *s, uint64_t records)
 {
@@ -859,6 +916,8 @@ static void report_summary(const struct session *s, uint64_t records)
 			"gpurec record: recorder cpu %.3f s user %.3f s sys, max rss %ld KiB\n",
 			ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
 			ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, ru.ru_maxrss);
+	if (s->o.verbose)
+		report_bpf_stats(s);
 	if (s->o.verbose && s->unwind) {
 		struct gr_unwind_stats us;
 

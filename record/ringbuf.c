@@ -86,6 +86,13 @@ void gr_ringbuf_free(struct gr_ringbuf *rb)
 	free(rb);
 }
 
+int gr_ringbuf_watch(struct gr_ringbuf *rb, int fd)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.fd = fd};
+
+	return epoll_ctl(rb->epoll_fd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
+}
+
 int gr_ringbuf_wait(struct gr_ringbuf *rb, int timeout_ms)
 {
 	struct epoll_event ev;
