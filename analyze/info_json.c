@@ -102,6 +102,11 @@ static void session(struct gr_json *j, const struct gr_info *in, const struct gr
 		gr_json_str(j, text);
 	else
 		gr_json_null(j);
+	gr_json_key(j, "mmap_hook");
+	if (gr_model_session(m, GR_SESS_MMAP_HOOK, NULL, &text))
+		gr_json_str(j, text);
+	else
+		gr_json_null(j);
 	gr_json_kv_bool(j, "attached", gr_model_session(m, GR_SESS_ATTACHED, &v, NULL) && v);
 	gr_json_kv_u64(j, "untraced_privileged",
 		       gr_model_session(m, GR_SESS_UNTRACED, &v, NULL) ? v : 0);

@@ -69,6 +69,10 @@ static void header(FILE *f, const struct gr_info *in, const struct gr_model *m, 
 		fprintf(f, "  stopped by   %s\n", in->stop_reason);
 	if (gr_model_session(m, GR_SESS_CALL_GRAPH, NULL, &text) && *text)
 		fprintf(f, "  call graph   %s\n", text);
+	if (gr_model_session(m, GR_SESS_MMAP_HOOK, &v, &text) && *text)
+		fprintf(f, "  mappings     seen by %s%s\n", text,
+			v ? " (fexit unavailable: it ran at every system call of the machine)"
+			  : "");
 	if (gr_model_session(m, GR_SESS_ATTACHED, &v, NULL) && v)
 		fprintf(f, "  attached     yes (-p: calls made before the attach are missing)\n");
 	if (gr_model_session(m, GR_SESS_UNTRACED, &v, NULL) && v)

@@ -488,6 +488,9 @@ enum gr_session_key {
 	GR_SESS_DEVICE_SMS, /* value: the SM count (multiProcessorCount) the traced program got
 			       from the runtime; absent when it asked for none or every such
 			       call failed */
+	GR_SESS_MMAP_HOOK,  /* value: how new mappings were seen (0 fexit on the mmap system
+			       call, 1 tp_btf sys_exit: the fallback, at every system call of the
+			       machine); text: the hook's name. Absent in older traces */
 };
 
 /*

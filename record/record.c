@@ -43,6 +43,7 @@
 #include "discover.h"
 #include "forward.h"
 #include "identity.h"
+#include "mmap_hook.h"
 #include "output.h"
 #include "privilege.h"
 #include "ringbuf.h"
@@ -95,6 +96,9 @@ struct session {
 	int size_fd;		   /* the trace file, for its size in the closing line */
 	uint64_t last_drain_ns;
 	int err; /* first fatal error of the loop */
+
+	/* which program sees new mappings (mmap_hook.h) */
+	enum gr_mmap_hook mmap_hook;
 
 	struct gr_forward *fwd;
 	struct gr_child child;
@@ -356,6 +360,19 @@ static int setup_unwind(struct session *s)
 	return 0;
 }
 
+/* Library discovery's hook: never lost silently, so a fallback is said here and in the trace. */
+static void choose_mmap_hook(struct session *s, struct gpurec_bpf *skel)
+{
+	const char *why;
+
+	s->mmap_hook = gr_mmap_hook_choose(skel, &why);
+	if (s->mmap_hook != GR_MMAP_HOOK_FEXIT)
+		fprintf(stderr,
+			"gpurec record: %s: new mappings are seen with %s instead, a program that "
+			"runs at every system call of the machine while recording\n",
+			why, gr_mmap_hook_name(s->mmap_hook));
+}
+
 static int load_bpf(struct session *s)
 {
 	const struct record_opts *o = &s->o;
@@ -370,6 +387,7 @@ static int load_bpf(struct session *s)
 		return err;
 	}
 	gr_attach_init(&s->attach, skel, &popts, o->verbose);
+	choose_mmap_hook(s, skel);
 	skel->rodata->targ_recorder_pid = getpid();
 	skel->rodata->targ_stack_frames = o->stacks ? GR_MAX_FRAMES : 0;
 	skel->rodata->targ_dwarf_bytes = o->stacks ? o->dwarf_bytes : 0;
@@ -537,6 +555,7 @@ static int setup(struct session *s)
 	if (err)
 		return err;
 	write_calibration(s);
+	write_session(s, GR_SESS_MMAP_HOOK, s->mmap_hook, gr_mmap_hook_name(s->mmap_hook));
 	s->procs.attach = &s->attach;
 	gr_translate_init(&s->tr, s->w, &s->procs, s->unwind, bpf_map__fd(s->skel->maps.counters));
 	s->last_drain_ns = gr_clock_ns(CLOCK_MONOTONIC);

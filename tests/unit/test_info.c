@@ -252,7 +252,7 @@ static void test_json(void)
 	CHECK_HAS(out, "\"session_id\": \"deadbeef000000000000000000000000\",");
 	CHECK_HAS(out, "\"duration_ns\": 2000000,\n");
 	CHECK_HAS(out, "\"exit_status\": 1,\n  \"stop_reason\": \"exit\",\n  \"call_graph\": "
-		       "\"fp\",\n  \"attached\": false,\n");
+		       "\"fp\",\n  \"mmap_hook\": null,\n  \"attached\": false,\n");
 	CHECK_HAS(out, "\"cuda_libraries\": [\n    \"/usr/local/cuda/lib64/libcudart.so.13\"\n  ]");
 	CHECK_HAS(out, "\"integrity\": {\n    \"complete\": true,\n    \"footer_present\": true,");
 	CHECK_HAS(out,
