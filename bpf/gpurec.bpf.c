@@ -24,6 +24,8 @@ const volatile __u32 targ_recorder_pid = 0;	  /* never trace ourselves */
 const volatile __u64 targ_wakeup_bytes = 1 << 20; /* wake the recorder past this fill */
 const volatile __u32 targ_stack_frames = GR_MAX_FRAMES;
 const volatile __u32 targ_dwarf_bytes = 0; /* --call-graph dwarf: raw stack bytes, 0 = walk fp */
+/* --call-graph dwarf: past this fill, events go without their raw stack (0: never) */
+const volatile __u64 targ_shed_bytes = 0;
 const volatile bool targ_sched = true;
 const volatile bool targ_hold_mappings = true;
 
@@ -345,6 +347,17 @@ static __always_inline __u32 copy_stack(struct pt_regs *ctx, struct scratch *sc,
 	r->regs[GR_REG_R14] = ctx->r14;
 	r->regs[GR_REG_R15] = ctx->r15;
 	r->flags = at_entry ? GR_RAW_ENTRY : 0;
+	/*
+	 * A raw stack is ~8 KiB of a ~250 B event: when the consumer falls behind (unwinding is
+	 * slow, or it is starved of CPU), leaving the bytes out keeps the ring from overflowing, so
+	 * the event itself is kept.
+	 */
+	if (targ_shed_bytes && bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > targ_shed_bytes) {
+		r->flags |= GR_RAW_SHED;
+		r->size = 0;
+		count(C_STACK_SHED);
+		return sizeof(*r);
+	}
 	if (want > GR_DWARF_MAX)
 		want = GR_DWARF_MAX;
 	r->size = read_stack(sc->bytes, r->regs[GR_REG_SP], want);

@@ -462,8 +462,12 @@ enum gr_loss_source {
 	GR_LOSS_ATTACH,	     /* a library mapped but its probes could not be attached */
 	GR_LOSS_PENDING,     /* entry without return (thread killed mid-call) */
 	GR_LOSS_PREEMPTED,   /* staging taken over by a preempting thread */
+	GR_LOSS_STACK_SHED,  /* --call-graph dwarf: raw stack left out, the ring buffer filling */
+	GR_LOSS_UNWIND_SKIPPED, /* --call-graph dwarf: raw stack not unwound, the recorder behind */
 };
 const char *gr_loss_source_name(unsigned src);
+/* 1 when a loss of source @src kept its events and lost only their stacks, else 0. */
+int gr_loss_stack_only(unsigned src);
 
 enum gr_session_key {
 	GR_SESS_STOP = 0,    /* value: stop reason (0 exit, 1 signal, 2 duration) */

@@ -53,6 +53,13 @@
 #include "watchdog.h"
 
 #define DRAIN_MS 20
+/*
+ * --call-graph dwarf, when the recorder falls behind: past 3/8 of the ring it stops unwinding
+ * (the costly part of draining a raw stack), and should the ring still fill, past half the BPF
+ * side leaves the stack bytes out of the events. Both keep events and lose stacks, counted.
+ */
+#define UNWIND_FILL_EIGHTHS 3
+#define SHED_FILL_SHIFT	    1
 /* Events wait at most this long in memory before they are in the file: what a kill can lose. */
 #define FLUSH_AGE_NS 1000000000ull
 
@@ -391,6 +398,9 @@ static int load_bpf(struct session *s)
 	skel->rodata->targ_recorder_pid = getpid();
 	skel->rodata->targ_stack_frames = o->stacks ? GR_MAX_FRAMES : 0;
 	skel->rodata->targ_dwarf_bytes = o->stacks ? o->dwarf_bytes : 0;
+	/* past half full, raw stacks are left out and the events kept (SHED_FILL_SHIFT) */
+	if (o->stacks && o->dwarf_bytes)
+		skel->rodata->targ_shed_bytes = ((uint64_t)o->ringbuf_mb << 20) >> SHED_FILL_SHIFT;
 	skel->rodata->targ_sched = o->sched;
 	skel->rodata->targ_wakeup_bytes = (uint64_t)o->ringbuf_mb << 18; /* a quarter full */
 	/* test hook: a consumer that falls behind, so losses can be checked exactly */
@@ -558,6 +568,9 @@ static int setup(struct session *s)
 	write_session(s, GR_SESS_MMAP_HOOK, s->mmap_hook, gr_mmap_hook_name(s->mmap_hook));
 	s->procs.attach = &s->attach;
 	gr_translate_init(&s->tr, s->w, &s->procs, s->unwind, bpf_map__fd(s->skel->maps.counters));
+	if (s->unwind)
+		gr_translate_unwind_limit(&s->tr, s->rb,
+					  gr_ringbuf_size(s->rb) / 8 * UNWIND_FILL_EIGHTHS);
 	s->last_drain_ns = gr_clock_ns(CLOCK_MONOTONIC);
 	return 0;
 }
@@ -817,17 +830,25 @@ static void report_summary(const struct session *s, uint64_t records)
 {
 	struct rusage ru;
 	struct stat st;
-	uint64_t lost = 0;
+	const uint64_t *seen = s->tr.counters_seen;
+	uint64_t lost = 0, stacks = seen[C_STACK_LOST] + seen[C_STACK_SHED] + s->tr.unwind_skipped;
 
 	for (int i = 0; i < C_COUNT; i++)
-		if (i != C_STOP_SENT && i != C_UNTRACED)
-			lost += s->tr.counters_seen[i];
+		if (i != C_STOP_SENT && i != C_UNTRACED && i != C_STACK_LOST && i != C_STACK_SHED)
+			lost += seen[i];
 	/* the file's size through our descriptor: the path is the user's to look up, not ours */
 	if (fstat(s->size_fd, &st))
 		st.st_size = 0;
 	fprintf(stderr,
 		"gpurec record: wrote %s (%" PRIu64 " records, %.2f MB), %" PRIu64 " events lost\n",
 		s->o.output, records, st.st_size / 1e6, lost);
+	if (stacks)
+		fprintf(stderr,
+			"gpurec record: %" PRIu64 " events kept without their stack: %" PRIu64
+			" not unwound (the recorder behind), %" PRIu64
+			" left out by the kernel side (the ring buffer filling), %" PRIu64
+			" unreadable\n",
+			stacks, s->tr.unwind_skipped, seen[C_STACK_SHED], seen[C_STACK_LOST]);
 	if (s->calibrated)
 		fprintf(stderr,
 			"gpurec record: probe cost measured here: %" PRIu64 " ns per launch "

@@ -284,9 +284,8 @@ static void test_text(void)
 	CHECK_HAS(out, "(70000,3,2) (32,4,2) 128: 601\n");
 	CHECK_HAS(out,
 		  "  H2D                        12 calls     48.0 MiB     120.0 us in the API\n");
-	CHECK_HAS(
-	    out,
-	    "losses: 17 events lost\n  ringbuf          17 events  0.000300 s .. 0.000400 s\n");
+	CHECK_HAS(out, "losses: 17 events lost\n  ringbuf                17 events  0.000300 s .. "
+		       "0.000400 s\n");
 	CHECK_HAS(out, "\nintegrity: complete\n");
 	free(out);
 	free(err);
