@@ -104,8 +104,9 @@ struct session {
 	uint64_t last_drain_ns;
 	int err; /* first fatal error of the loop */
 
-	/* which program sees new mappings (mmap_hook.h) */
+	/* which program sees new mappings (mmap_hook.h), and why not fexit */
 	enum gr_mmap_hook mmap_hook;
+	const char *mmap_hook_why;
 
 	struct gr_forward *fwd;
 	struct gr_child child;
@@ -367,17 +368,10 @@ static int setup_unwind(struct session *s)
 	return 0;
 }
 
-/* Library discovery's hook: never lost silently, so a fallback is said here and in the trace. */
+/* Library discovery's hook: a fallback is said in the trace and at the end (report_summary). */
 static void choose_mmap_hook(struct session *s, struct gpurec_bpf *skel)
 {
-	const char *why;
-
-	s->mmap_hook = gr_mmap_hook_choose(skel, &why);
-	if (s->mmap_hook != GR_MMAP_HOOK_FEXIT)
-		fprintf(stderr,
-			"gpurec record: %s: new mappings are seen with %s instead, a program that "
-			"runs at every system call of the machine while recording\n",
-			why, gr_mmap_hook_name(s->mmap_hook));
+	s->mmap_hook = gr_mmap_hook_choose(skel, &s->mmap_hook_why);
 }
 
 static int load_bpf(struct session *s)
@@ -849,6 +843,11 @@ static void report_summary(const struct session *s, uint64_t records)
 			" left out by the kernel side (the ring buffer filling), %" PRIu64
 			" unreadable\n",
 			stacks, s->tr.unwind_skipped, seen[C_STACK_SHED], seen[C_STACK_LOST]);
+	if (s->mmap_hook != GR_MMAP_HOOK_FEXIT)
+		fprintf(stderr,
+			"gpurec record: %s: new mappings were seen with %s instead, a program that "
+			"ran at every system call of the machine while recording\n",
+			s->mmap_hook_why, gr_mmap_hook_name(s->mmap_hook));
 	if (s->calibrated)
 		fprintf(stderr,
 			"gpurec record: probe cost measured here: %" PRIu64 " ns per launch "

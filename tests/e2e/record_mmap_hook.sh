@@ -38,7 +38,7 @@ record() {
 		"$(json "$TMP/$1.trc.json" 'd["launches"]')"
 	hook=$(json "$TMP/$1.trc.json" 'd["mmap_hook"]')
 	progs=$(grep -E '^on_(mmap_return|sys_exit)$' "$TMP/$1.progs" | tr '\n' ' ')
-	said=$(grep -c 'instead, a program that runs at every system call' "$TMP/$1.err")
+	said=$(grep -c 'instead, a program that ran at every system call' "$TMP/$1.err")
 }
 
 record default
@@ -49,7 +49,7 @@ case "$hook" in
 	;;
 "tp_btf sys_exit")
 	# a kernel that refuses fexit there (this one may: it is what the fallback is for)
-	echo "# fexit cannot attach to ksys_mmap_pgoff on this kernel: $(head -1 "$TMP/default.err")"
+	echo "# fexit cannot attach to ksys_mmap_pgoff on this kernel: $(grep "instead, a program" "$TMP/default.err")"
 	check "default (fallback): the recorder holds the sys_exit program only" "on_sys_exit " "$progs"
 	check "default (fallback): said on stderr" 1 "$said"
 	;;
