@@ -54,12 +54,14 @@
 
 #define DRAIN_MS 20
 /*
- * --call-graph dwarf, when the recorder falls behind: past 3/8 of the ring it stops unwinding
- * (the costly part of draining a raw stack), and should the ring still fill, past half the BPF
+ * --call-graph dwarf, when the recorder falls behind: past 5/8 of the ring it stops unwinding
+ * (the costly part of draining a raw stack), and should the ring still fill, past 3/4 the BPF
  * side leaves the stack bytes out of the events. Both keep events and lose stacks, counted.
+ * A burst that fits 5/8 of the ring (~1250 events of 8 KiB in 16 MiB) keeps every stack; the
+ * last quarter holds ~16k events without stacks (~250 B) for a recorder starved of CPU.
  */
-#define UNWIND_FILL_EIGHTHS 3
-#define SHED_FILL_SHIFT	    1
+#define UNWIND_FILL_EIGHTHS 5
+#define SHED_FILL_EIGHTHS   6
 /* Events wait at most this long in memory before they are in the file: what a kill can lose. */
 #define FLUSH_AGE_NS 1000000000ull
 
@@ -392,9 +394,9 @@ static int load_bpf(struct session *s)
 	skel->rodata->targ_recorder_pid = getpid();
 	skel->rodata->targ_stack_frames = o->stacks ? GR_MAX_FRAMES : 0;
 	skel->rodata->targ_dwarf_bytes = o->stacks ? o->dwarf_bytes : 0;
-	/* past half full, raw stacks are left out and the events kept (SHED_FILL_SHIFT) */
+	/* past 3/4 full, raw stacks are left out and the events kept (SHED_FILL_EIGHTHS) */
 	if (o->stacks && o->dwarf_bytes)
-		skel->rodata->targ_shed_bytes = ((uint64_t)o->ringbuf_mb << 20) >> SHED_FILL_SHIFT;
+		skel->rodata->targ_shed_bytes = ((uint64_t)o->ringbuf_mb << 17) * SHED_FILL_EIGHTHS;
 	skel->rodata->targ_sched = o->sched;
 	skel->rodata->targ_wakeup_bytes = (uint64_t)o->ringbuf_mb << 18; /* a quarter full */
 	/* test hook: a consumer that falls behind, so losses can be checked exactly */
