@@ -90,6 +90,18 @@ static void session(struct gr_json *j, const struct gr_info *in, const struct gr
 	uint64_t v;
 
 	gr_json_kv_u64(j, "duration_ns", in->duration_ns);
+	gr_json_key(j, "recorder_pids"); /* the recorder and its watchdog; [] in older traces */
+	gr_json_array(j);
+	if (gr_model_session(m, GR_SESS_RECORDER_PID, &v, NULL))
+		gr_json_u64(j, v);
+	if (gr_model_session(m, GR_SESS_WATCHDOG_PID, &v, NULL))
+		gr_json_u64(j, v);
+	gr_json_array_end(j);
+	gr_json_key(j, "recorder_cpu_ns"); /* null: an older trace */
+	if (gr_model_session(m, GR_SESS_RECORDER_CPU, &v, NULL))
+		gr_json_u64(j, v);
+	else
+		gr_json_null(j);
 	gr_json_key(j, "exit_status");
 	if (gr_model_session(m, GR_SESS_EXIT_STATUS, &v, NULL))
 		gr_json_u64(j, v);

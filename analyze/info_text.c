@@ -62,7 +62,12 @@ static void header(FILE *f, const struct gr_info *in, const struct gr_model *m, 
 		if (localtime_r(&t, &tm) && strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S %z", &tm))
 			fprintf(f, "  started      %s\n", buf);
 	}
-	fprintf(f, "  duration     %s\n", gr_units_s(buf, sizeof(buf), (double)in->duration_ns));
+	fprintf(f, "  duration     %s", gr_units_s(buf, sizeof(buf), (double)in->duration_ns));
+	/* what recording cost the machine beside what it recorded */
+	if (gr_model_session(m, GR_SESS_RECORDER_CPU, &v, NULL))
+		fprintf(f, " (recorder CPU %s, user + sys)",
+			gr_units_s(buf, sizeof(buf), (double)v));
+	fprintf(f, "\n");
 	if (gr_model_session(m, GR_SESS_EXIT_STATUS, &v, NULL))
 		fprintf(f, "  exit status  %" PRIu64 "\n", v);
 	if (in->stop_reason)

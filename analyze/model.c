@@ -1773,6 +1773,16 @@ int gr_model_session(const struct gr_model *m, unsigned key, uint64_t *value, co
 	return 0;
 }
 
+int gr_model_is_recorder(const struct gr_model *m, uint32_t pid)
+{
+	for (size_t i = 0; i < m->session.n; i++)
+		if ((m->session.v[i].key == GR_SESS_RECORDER_PID ||
+		     m->session.v[i].key == GR_SESS_WATCHDOG_PID) &&
+		    m->session.v[i].value == pid && pid)
+			return 1;
+	return 0;
+}
+
 uint64_t gr_model_lost_events(const struct gr_model *m)
 {
 	return m->lost;

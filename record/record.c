@@ -693,6 +693,33 @@ static int write_call_graph(struct session *s)
 	return write_session(s, GR_SESS_CALL_GRAPH, 0, call_graph);
 }
 
+/*
+ * Who the recorder is, so that replay names its processes as the recording's own ("gpurec (this
+ * recording)") wherever they took a CPU, and whether scheduler records have wait windows.
+ */
+static void write_recorder_facts(struct session *s)
+{
+	write_session(s, GR_SESS_RECORDER_PID, (uint64_t)getpid(), "");
+	if (s->wd.pid > 0)
+		write_session(s, GR_SESS_WATCHDOG_PID, (uint64_t)s->wd.pid, "");
+	if (s->o.sched)
+		write_session(s, GR_SESS_SCHED_WINDOWS, 1, "");
+}
+
+/* The recorder's CPU time so far (user + sys, ns), for info beside the recording's length. */
+static void write_recorder_cpu(struct session *s)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return;
+	write_session(s, GR_SESS_RECORDER_CPU,
+		      ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) *
+			      1000000000ull +
+			  ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ull,
+		      "");
+}
+
 /* Pass signals on, then trace the -p processes or start the command; say why not. */
 static int start(struct session *s)
 {
@@ -709,6 +736,7 @@ static int start(struct session *s)
 			strerror(-err));
 	/* a write error here stays in the writer: its close reports it */
 	write_call_graph(s);
+	write_recorder_facts(s);
 	if (!s->o.pids)
 		return start_command(s);
 	err = attach_pids(s, s->o.pids);
@@ -718,9 +746,10 @@ static int start(struct session *s)
 }
 
 /*
- * The calls the traced threads still alive are inside when the recording stops (a hung sync, a
- * -d or Ctrl-C stop mid-call): the BPF task iterator sends each as an in-flight call event.
- * Threads that exited sent theirs at their exit.
+ * What the traced threads still alive hold when the recording stops: the call events they
+ * batched, and the calls they are inside (a hung sync, a -d or Ctrl-C stop mid-call), each sent
+ * by the BPF task iterator as an in-flight call event. Threads that exited sent both at their
+ * exit.
  */
 static void sweep_in_flight(struct session *s)
 {
@@ -775,6 +804,8 @@ static void run(struct session *s)
 			break;
 		}
 	}
+	/* the probes go first: no call enters, returns or is half batched while the sweep runs */
+	gr_attach_detach(&s->attach);
 	sweep_in_flight(s);
 	/* what the last process wrote before exiting is still in the buffer */
 	drain(s, 0);
@@ -892,6 +923,7 @@ static void write_trailer(struct session *s)
 	gr_symbols_finish(&s->tr.sym, &s->tr.refs, s->last_drain_ns);
 	write_session(s, GR_SESS_STOP, s->stop_reason, "");
 	write_session(s, GR_SESS_CUDA_SEEN, s->attach.cuda_files, "");
+	write_recorder_cpu(s);
 	if (untraced) {
 		write_session(s, GR_SESS_UNTRACED, untraced, "");
 		fprintf(stderr,

@@ -16,6 +16,7 @@
 
 #include "bpf/gpurec.h"
 #include "format/events.h"
+#include "batch.h"
 #include "discover.h"
 #include "elf.h"
 #include "symbols.h"
@@ -762,6 +763,11 @@ static int on_device(struct gr_translate *t, const struct gr_ev_call *e)
 	return gr_trace_writer_append(t->w, GR_K_SESSION, v, &none);
 }
 
+_Static_assert(GR_EVS_SWITCH == GR_SCHED_SWITCH && GR_EVS_WAKEUP == GR_SCHED_WAKEUP &&
+		   GR_EVS_WAKEUP_NEW == GR_SCHED_WAKEUP_NEW && GR_EVS_MIGRATE == GR_SCHED_MIGRATE &&
+		   GR_EVS_NOBODY == GR_SCHED_NOBODY,
+	       "the BPF side's scheduler record types are the file's");
+
 static int on_sched(struct gr_translate *t, const struct gr_ev_sched *e)
 {
 	uint64_t v[GR_SCHED_NCOLS];
@@ -776,7 +782,8 @@ static int on_sched(struct gr_translate *t, const struct gr_ev_sched *e)
 	v[GR_SCHED_NEXT_TID] = e->next_tid;
 	v[GR_SCHED_TARGET_CPU] = e->target_cpu;
 	note_comm(t, e->h.ts, e->h.pid, e->h.tid, e->prev_comm, GR_COMM_LEN);
-	note_comm(t, e->h.ts, e->next_pid, e->next_tid, e->next_comm, GR_COMM_LEN);
+	if (e->next_tid != GR_EVS_NOBODY)
+		note_comm(t, e->h.ts, e->next_pid, e->next_tid, e->next_comm, GR_COMM_LEN);
 	return gr_trace_writer_append(t->w, GR_K_SCHED, v, NULL);
 }
 
@@ -842,7 +849,14 @@ static int on_proc(struct gr_translate *t, const struct gr_ev_proc *e)
 	return err;
 }
 
+static int translate_one(void *ctx, void *data, size_t size);
+
 int gr_translate_event(void *ctx, void *data, size_t size)
+{
+	return gr_batch_each(data, size, translate_one, ctx);
+}
+
+static int translate_one(void *ctx, void *data, size_t size)
 {
 	struct gr_translate *t = ctx;
 	const struct gr_ev_hdr *h = data;
