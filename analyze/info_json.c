@@ -114,6 +114,11 @@ static void session(struct gr_json *j, const struct gr_info *in, const struct gr
 		gr_json_str(j, text);
 	else
 		gr_json_null(j);
+	gr_json_key(j, "mmap_hook");
+	if (gr_model_session(m, GR_SESS_MMAP_HOOK, NULL, &text))
+		gr_json_str(j, text);
+	else
+		gr_json_null(j);
 	gr_json_kv_bool(j, "attached", gr_model_session(m, GR_SESS_ATTACHED, &v, NULL) && v);
 	gr_json_kv_u64(j, "untraced_privileged",
 		       gr_model_session(m, GR_SESS_UNTRACED, &v, NULL) ? v : 0);
@@ -316,6 +321,7 @@ int gr_info_write_json(FILE *f, const struct gr_info *in, const struct gr_model 
 	gr_json_kv_str(&j, "file", path);
 	gr_json_kv_bool(&j, "complete", gr_model_integrity(m)->complete);
 	gr_json_kv_u64(&j, "lost_events", gr_model_lost_events(m));
+	gr_json_kv_u64(&j, "lost_stacks", gr_model_lost_stacks(m));
 	ended_abruptly(&j, m);
 	gr_json_kv_u64(&j, "launches", in->events[GR_INFO_EV_LAUNCH]);
 	gr_json_key(&j, "events_by_kind");

@@ -926,7 +926,8 @@ static int merge(struct run *R, struct part *P)
 		m->last_ts = P->last_ts;
 	for (int k = 0; k < GR_K_COUNT; k++)
 		m->counts[k] += P->counts[k];
-	m->lost = P->lost > UINT64_MAX - m->lost ? UINT64_MAX : m->lost + P->lost;
+	m->lost = sat_add(m->lost, P->lost);
+	m->lost_stacks = sat_add(m->lost_stacks, P->lost_stacks);
 	m->calls_ok += P->calls_ok;
 #define X(kind, field)                                                                             \
 	if (P->field.n) {                                                                          \
@@ -1785,6 +1786,11 @@ int gr_model_is_recorder(const struct gr_model *m, uint32_t pid)
 uint64_t gr_model_lost_events(const struct gr_model *m)
 {
 	return m->lost;
+}
+
+uint64_t gr_model_lost_stacks(const struct gr_model *m)
+{
+	return m->lost_stacks;
 }
 
 uint64_t gr_model_calls_ok(const struct gr_model *m)

@@ -439,8 +439,11 @@ int gr_model_is_recorder(const struct gr_model *m, uint32_t pid);
  * last record for a key wins. value and text may be NULL. */
 int gr_model_session(const struct gr_model *m, unsigned key, uint64_t *value, const char **text);
 
-/* Total events lost over all LOSS records. */
+/* Events lost, over the LOSS records whose events were lost (not gr_loss_stack_only()). */
 uint64_t gr_model_lost_events(const struct gr_model *m);
+
+/* Events kept without their stack, over the other LOSS records (gr_loss_stack_only()). */
+uint64_t gr_model_lost_stacks(const struct gr_model *m);
 
 /*
  * Time span of the recording: *first = the header's monotonic clock anchor (else the earliest

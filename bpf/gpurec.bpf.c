@@ -24,6 +24,8 @@ const volatile __u32 targ_recorder_pid = 0;	  /* never trace ourselves */
 const volatile __u64 targ_wakeup_bytes = 1 << 20; /* wake the recorder past this fill */
 const volatile __u32 targ_stack_frames = GR_MAX_FRAMES;
 const volatile __u32 targ_dwarf_bytes = 0; /* --call-graph dwarf: raw stack bytes, 0 = walk fp */
+/* --call-graph dwarf: past this fill, events go without their raw stack (0: never) */
+const volatile __u64 targ_shed_bytes = 0;
 const volatile bool targ_sched = true;
 const volatile bool targ_hold_mappings = true;
 
@@ -423,6 +425,17 @@ static __always_inline __u32 copy_stack(struct pt_regs *ctx, struct scratch *sc,
 	r->regs[GR_REG_R14] = ctx->r14;
 	r->regs[GR_REG_R15] = ctx->r15;
 	r->flags = at_entry ? GR_RAW_ENTRY : 0;
+	/*
+	 * A raw stack is ~8 KiB of a ~250 B event: when the consumer falls behind (unwinding is
+	 * slow, or it is starved of CPU), leaving the bytes out keeps the ring from overflowing, so
+	 * the event itself is kept.
+	 */
+	if (targ_shed_bytes && bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > targ_shed_bytes) {
+		r->flags |= GR_RAW_SHED;
+		r->size = 0;
+		count(C_STACK_SHED);
+		return sizeof(*r);
+	}
 	if (want > GR_DWARF_MAX)
 		want = GR_DWARF_MAX;
 	r->size = read_stack(sc->bytes, r->regs[GR_REG_SP], want);
@@ -971,24 +984,16 @@ int BPF_PROG(on_exit, struct task_struct *p)
 /*
  * A new executable mapping of a file nobody examined yet: hold the process (all its threads) so
  * that no constructor or call in that file runs before the recorder has attached its probes.
+ * @ret is what mmap returned, @prot, @fd and @len what it was asked.
  */
-SEC("tp_btf/sys_exit")
-int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
+static __always_inline int hold_new_mapping(__u64 prot, __u64 fd, __u64 len, __u64 ret)
 {
 	struct task_struct *task;
 	struct file_key key = {};
 	struct file **fds, *file;
 	struct gr_ev_proc *e;
-	__u64 prot, fd;
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
-	if (!targ_hold_mappings || ret < 0 || ret > -4096UL)
-		return 0;
-	if (BPF_CORE_READ(regs, orig_ax) != NR_MMAP || !is_traced(tgid))
-		return 0;
-	prot = BPF_CORE_READ(regs, dx);
-	fd = BPF_CORE_READ(regs, r8);
-	if (!(prot & PROT_EXEC) || (int)fd < 0)
+	if (ret > -4096UL || !(prot & PROT_EXEC) || (int)fd < 0)
 		return 0;
 	task = bpf_get_current_task_btf();
 	fds = BPF_CORE_READ(task, files, fdt, fd);
@@ -1003,13 +1008,42 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	e->dev = key.dev;
 	e->ino = key.ino;
 	e->addr = ret;
-	e->len = BPF_CORE_READ(regs, si);
+	e->len = len;
 	if (!bpf_send_signal(SIGSTOP)) {
 		e->stopped = 1;
 		count(C_STOP_SENT);
 	}
 	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
 	return 0;
+}
+
+/*
+ * New mappings, seen at the return of the mmap system call's body: runs only when some process
+ * maps something, and tests the traced set first. The recorder attaches this one, or where the
+ * kernel cannot (no BTF for the function, no fexit trampolines) on_sys_exit (record/mmap_hook.h).
+ * Mappings made by exec itself are held by on_exec.
+ */
+SEC("fexit/ksys_mmap_pgoff")
+int BPF_PROG(on_mmap_return, unsigned long addr, unsigned long len, unsigned long prot,
+	     unsigned long flags, unsigned long fd, unsigned long pgoff, unsigned long ret)
+{
+	if (!targ_hold_mappings || !is_traced(bpf_get_current_pid_tgid() >> 32))
+		return 0;
+	return hold_new_mapping(prot, fd, len, ret);
+}
+
+/* The fallback: every system call of every process on the machine, to find the mmaps. */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	if (!targ_hold_mappings || ret < 0)
+		return 0;
+	if (BPF_CORE_READ(regs, orig_ax) != NR_MMAP || !is_traced(tgid))
+		return 0;
+	return hold_new_mapping(BPF_CORE_READ(regs, dx), BPF_CORE_READ(regs, r8),
+				BPF_CORE_READ(regs, si), ret);
 }
 
 /*

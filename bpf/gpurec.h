@@ -160,6 +160,9 @@ struct gr_ev_hdr {
 #define GR_DWARF_DEFAULT 8192  /* stack bytes per event, as perf */
 #define GR_DWARF_MAX	 16384 /* what the per-CPU scratch holds */
 #define GR_RAW_ENTRY	 1     /* gr_ev_rawstack.flags: taken at a function's entry */
+/* gr_ev_rawstack.flags: the stack bytes were left out (size 0) because the ring buffer was
+ * filling (C_STACK_SHED): the event is kept, its stack is not */
+#define GR_RAW_SHED 2
 
 /* Registers of a raw stack, in this order (x86-64): what CFI rules name in practice. */
 enum gr_raw_reg {
@@ -273,6 +276,7 @@ enum gr_counter {
 			       thread: dropped and counted rather than sent corrupt */
 	C_STOP_SENT,	    /* SIGSTOPs sent for discovery */
 	C_UNTRACED,	    /* privileged execs left untraced (not a loss: on purpose) */
+	C_STACK_SHED,	    /* raw stacks left out of their event as the ring buffer filled */
 	C_COUNT
 };
 

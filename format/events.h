@@ -473,8 +473,12 @@ enum gr_loss_source {
 	GR_LOSS_ATTACH,	     /* a library mapped but its probes could not be attached */
 	GR_LOSS_PENDING,     /* entry without return (thread killed mid-call) */
 	GR_LOSS_PREEMPTED,   /* staging taken over by a preempting thread */
+	GR_LOSS_STACK_SHED,  /* --call-graph dwarf: raw stack left out, the ring buffer filling */
+	GR_LOSS_UNWIND_SKIPPED, /* --call-graph dwarf: raw stack not unwound, the recorder behind */
 };
 const char *gr_loss_source_name(unsigned src);
+/* 1 when a loss of source @src kept its events and lost only their stacks, else 0. */
+int gr_loss_stack_only(unsigned src);
 
 enum gr_session_key {
 	GR_SESS_STOP = 0,    /* value: stop reason (0 exit, 1 signal, 2 duration) */
@@ -508,6 +512,9 @@ enum gr_session_key {
 	GR_SESS_RECORDER_PID, /* value: the recorder's own pid; absent in older traces */
 	GR_SESS_RECORDER_CPU, /* value: the recorder's CPU time (user + sys, ns) at the end */
 	GR_SESS_WATCHDOG_PID, /* value: the pid of the recorder's watchdog process (a fork) */
+	GR_SESS_MMAP_HOOK,    /* value: how new mappings were seen (0 fexit on the mmap system
+			       call, 1 tp_btf sys_exit: the fallback, at every system call of the
+			       machine); text: the hook's name. Absent in older traces */
 };
 
 /*

@@ -43,6 +43,7 @@
 #include "discover.h"
 #include "forward.h"
 #include "identity.h"
+#include "mmap_hook.h"
 #include "output.h"
 #include "privilege.h"
 #include "ringbuf.h"
@@ -55,6 +56,15 @@
 /* While no event comes the drain sleeps longer, up to this: out of the traced threads' way.
  * The command's exit (a pidfd), a process held, a filling ring buffer wake it at once. */
 #define QUIET_DRAIN_MS 200
+/*
+ * --call-graph dwarf, when the recorder falls behind: past 5/8 of the ring it stops unwinding
+ * (the costly part of draining a raw stack), and should the ring still fill, past 3/4 the BPF
+ * side leaves the stack bytes out of the events. Both keep events and lose stacks, counted.
+ * A burst that fits 5/8 of the ring (~1250 events of 8 KiB in 16 MiB) keeps every stack; the
+ * last quarter holds ~16k events without stacks (~250 B) for a recorder starved of CPU.
+ */
+#define UNWIND_FILL_EIGHTHS 5
+#define SHED_FILL_EIGHTHS   6
 /* Events wait at most this long in memory before they are in the file: what a kill can lose. */
 #define FLUSH_AGE_NS 1000000000ull
 
@@ -100,6 +110,10 @@ struct session {
 	int64_t drained; /* records the last drain took */
 	int polled;	 /* the end of the recording is noticed by polling, not a pidfd */
 	int err;	 /* first fatal error of the loop */
+
+	/* which program sees new mappings (mmap_hook.h), and why not fexit */
+	enum gr_mmap_hook mmap_hook;
+	const char *mmap_hook_why;
 
 	struct gr_forward *fwd;
 	struct gr_child child;
@@ -361,6 +375,12 @@ static int setup_unwind(struct session *s)
 	return 0;
 }
 
+/* Library discovery's hook: a fallback is said in the trace and at the end (report_summary). */
+static void choose_mmap_hook(struct session *s, struct gpurec_bpf *skel)
+{
+	s->mmap_hook = gr_mmap_hook_choose(skel, &s->mmap_hook_why);
+}
+
 static int load_bpf(struct session *s)
 {
 	const struct record_opts *o = &s->o;
@@ -375,9 +395,13 @@ static int load_bpf(struct session *s)
 		return err;
 	}
 	gr_attach_init(&s->attach, skel, &popts, o->verbose);
+	choose_mmap_hook(s, skel);
 	skel->rodata->targ_recorder_pid = getpid();
 	skel->rodata->targ_stack_frames = o->stacks ? GR_MAX_FRAMES : 0;
 	skel->rodata->targ_dwarf_bytes = o->stacks ? o->dwarf_bytes : 0;
+	/* past 3/4 full, raw stacks are left out and the events kept (SHED_FILL_EIGHTHS) */
+	if (o->stacks && o->dwarf_bytes)
+		skel->rodata->targ_shed_bytes = ((uint64_t)o->ringbuf_mb << 17) * SHED_FILL_EIGHTHS;
 	skel->rodata->targ_sched = o->sched;
 	skel->rodata->targ_wakeup_bytes = (uint64_t)o->ringbuf_mb << 18; /* a quarter full */
 	/* test hook: a consumer that falls behind, so losses can be checked exactly */
@@ -542,8 +566,12 @@ static int setup(struct session *s)
 	if (err)
 		return err;
 	write_calibration(s);
+	write_session(s, GR_SESS_MMAP_HOOK, s->mmap_hook, gr_mmap_hook_name(s->mmap_hook));
 	s->procs.attach = &s->attach;
 	gr_translate_init(&s->tr, s->w, &s->procs, s->unwind, bpf_map__fd(s->skel->maps.counters));
+	if (s->unwind)
+		gr_translate_unwind_limit(&s->tr, s->rb,
+					  gr_ringbuf_size(s->rb) / 8 * UNWIND_FILL_EIGHTHS);
 	s->last_drain_ns = gr_clock_ns(CLOCK_MONOTONIC);
 	return 0;
 }
@@ -886,17 +914,30 @@ static void report_summary(const struct session *s, uint64_t records)
 {
 	struct rusage ru;
 	struct stat st;
-	uint64_t lost = 0;
+	const uint64_t *seen = s->tr.counters_seen;
+	uint64_t lost = 0, stacks = seen[C_STACK_LOST] + seen[C_STACK_SHED] + s->tr.unwind_skipped;
 
 	for (int i = 0; i < C_COUNT; i++)
-		if (i != C_STOP_SENT && i != C_UNTRACED)
-			lost += s->tr.counters_seen[i];
+		if (i != C_STOP_SENT && i != C_UNTRACED && i != C_STACK_LOST && i != C_STACK_SHED)
+			lost += seen[i];
 	/* the file's size through our descriptor: the path is the user's to look up, not ours */
 	if (fstat(s->size_fd, &st))
 		st.st_size = 0;
 	fprintf(stderr,
 		"gpurec record: wrote %s (%" PRIu64 " records, %.2f MB), %" PRIu64 " events lost\n",
 		s->o.output, records, st.st_size / 1e6, lost);
+	if (stacks)
+		fprintf(stderr,
+			"gpurec record: %" PRIu64 " events kept without their stack: %" PRIu64
+			" not unwound (the recorder behind), %" PRIu64
+			" left out by the kernel side (the ring buffer filling), %" PRIu64
+			" unreadable\n",
+			stacks, s->tr.unwind_skipped, seen[C_STACK_SHED], seen[C_STACK_LOST]);
+	if (s->mmap_hook != GR_MMAP_HOOK_FEXIT)
+		fprintf(stderr,
+			"gpurec record: %s: new mappings were seen with %s instead, a program that "
+			"ran at every system call of the machine while recording\n",
+			s->mmap_hook_why, gr_mmap_hook_name(s->mmap_hook));
 	if (s->calibrated)
 		fprintf(stderr,
 			"gpurec record: probe cost measured here: %" PRIu64 " ns per launch "

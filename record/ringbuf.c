@@ -134,3 +134,16 @@ out:
 		__atomic_store_n(rb->consumer_pos, cons, __ATOMIC_RELEASE);
 	return n;
 }
+
+uint64_t gr_ringbuf_backlog(const struct gr_ringbuf *rb)
+{
+	unsigned long prod = __atomic_load_n(rb->producer_pos, __ATOMIC_ACQUIRE);
+	unsigned long cons = __atomic_load_n(rb->consumer_pos, __ATOMIC_RELAXED);
+
+	return prod > cons ? prod - cons : 0;
+}
+
+uint64_t gr_ringbuf_size(const struct gr_ringbuf *rb)
+{
+	return rb->size;
+}

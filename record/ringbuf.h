@@ -25,4 +25,12 @@ int gr_ringbuf_wait(struct gr_ringbuf *rb, int timeout_ms);
 /* Hand every submitted record to @fn, in order. Returns the number of records. */
 int64_t gr_ringbuf_consume(struct gr_ringbuf *rb, gr_ringbuf_fn fn, void *ctx);
 
+/*
+ * Bytes the producers have written that the consumer has not released: what the BPF side sees
+ * as BPF_RB_AVAIL_DATA. Inside gr_ringbuf_consume() it lags the records handed out by up to
+ * the publishing step (256 KiB). Its capacity: gr_ringbuf_size().
+ */
+uint64_t gr_ringbuf_backlog(const struct gr_ringbuf *rb);
+uint64_t gr_ringbuf_size(const struct gr_ringbuf *rb);
+
 #endif
