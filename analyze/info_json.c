@@ -90,6 +90,18 @@ static void session(struct gr_json *j, const struct gr_info *in, const struct gr
 	uint64_t v;
 
 	gr_json_kv_u64(j, "duration_ns", in->duration_ns);
+	gr_json_key(j, "recorder_pids"); /* the recorder and its watchdog; [] in older traces */
+	gr_json_array(j);
+	if (gr_model_session(m, GR_SESS_RECORDER_PID, &v, NULL))
+		gr_json_u64(j, v);
+	if (gr_model_session(m, GR_SESS_WATCHDOG_PID, &v, NULL))
+		gr_json_u64(j, v);
+	gr_json_array_end(j);
+	gr_json_key(j, "recorder_cpu_ns"); /* null: an older trace */
+	if (gr_model_session(m, GR_SESS_RECORDER_CPU, &v, NULL))
+		gr_json_u64(j, v);
+	else
+		gr_json_null(j);
 	gr_json_key(j, "exit_status");
 	if (gr_model_session(m, GR_SESS_EXIT_STATUS, &v, NULL))
 		gr_json_u64(j, v);
@@ -99,6 +111,11 @@ static void session(struct gr_json *j, const struct gr_info *in, const struct gr
 	gr_json_str(j, in->stop_reason); /* NULL writes null */
 	gr_json_key(j, "call_graph");
 	if (gr_model_session(m, GR_SESS_CALL_GRAPH, NULL, &text))
+		gr_json_str(j, text);
+	else
+		gr_json_null(j);
+	gr_json_key(j, "mmap_hook");
+	if (gr_model_session(m, GR_SESS_MMAP_HOOK, NULL, &text))
 		gr_json_str(j, text);
 	else
 		gr_json_null(j);
@@ -304,6 +321,7 @@ int gr_info_write_json(FILE *f, const struct gr_info *in, const struct gr_model 
 	gr_json_kv_str(&j, "file", path);
 	gr_json_kv_bool(&j, "complete", gr_model_integrity(m)->complete);
 	gr_json_kv_u64(&j, "lost_events", gr_model_lost_events(m));
+	gr_json_kv_u64(&j, "lost_stacks", gr_model_lost_stacks(m));
 	ended_abruptly(&j, m);
 	gr_json_kv_u64(&j, "launches", in->events[GR_INFO_EV_LAUNCH]);
 	gr_json_key(&j, "events_by_kind");

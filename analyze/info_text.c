@@ -62,13 +62,22 @@ static void header(FILE *f, const struct gr_info *in, const struct gr_model *m, 
 		if (localtime_r(&t, &tm) && strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S %z", &tm))
 			fprintf(f, "  started      %s\n", buf);
 	}
-	fprintf(f, "  duration     %s\n", gr_units_s(buf, sizeof(buf), (double)in->duration_ns));
+	fprintf(f, "  duration     %s", gr_units_s(buf, sizeof(buf), (double)in->duration_ns));
+	/* what recording cost the machine beside what it recorded */
+	if (gr_model_session(m, GR_SESS_RECORDER_CPU, &v, NULL))
+		fprintf(f, " (recorder CPU %s, user + sys)",
+			gr_units_s(buf, sizeof(buf), (double)v));
+	fprintf(f, "\n");
 	if (gr_model_session(m, GR_SESS_EXIT_STATUS, &v, NULL))
 		fprintf(f, "  exit status  %" PRIu64 "\n", v);
 	if (in->stop_reason)
 		fprintf(f, "  stopped by   %s\n", in->stop_reason);
 	if (gr_model_session(m, GR_SESS_CALL_GRAPH, NULL, &text) && *text)
 		fprintf(f, "  call graph   %s\n", text);
+	if (gr_model_session(m, GR_SESS_MMAP_HOOK, &v, &text) && *text)
+		fprintf(f, "  mappings     seen by %s%s\n", text,
+			v ? " (fexit unavailable: it ran at every system call of the machine)"
+			  : "");
 	if (gr_model_session(m, GR_SESS_ATTACHED, &v, NULL) && v)
 		fprintf(f, "  attached     yes (-p: calls made before the attach are missing)\n");
 	if (gr_model_session(m, GR_SESS_UNTRACED, &v, NULL) && v)
@@ -283,7 +292,11 @@ static void losses(FILE *f, const struct gr_model *m)
 		fprintf(f, "\nlosses: none\n");
 		return;
 	}
-	fprintf(f, "\nlosses: %" PRIu64 " events lost\n", gr_model_lost_events(m));
+	fprintf(f, "\nlosses: %" PRIu64 " events lost", gr_model_lost_events(m));
+	if (gr_model_lost_stacks(m))
+		fprintf(f, ", %" PRIu64 " events kept without their stack",
+			gr_model_lost_stacks(m));
+	fprintf(f, "\n");
 	if (abrupt) {
 		gr_units_s(at, sizeof(at), rel_ns(m, last));
 		fprintf(f,
@@ -292,9 +305,10 @@ static void losses(FILE *f, const struct gr_model *m)
 	}
 	/* us resolution: a loss interval is often shorter than the ms of gr_units_s() */
 	for (size_t i = 0; i < n; i++)
-		fprintf(f, "  %-8s %10" PRIu64 " events  %.6f s .. %.6f s\n",
-			gr_loss_source_name(l[i].source), l[i].count, rel_ns(m, l[i].ts) / 1e9,
-			rel_ns(m, l[i].ts_end) / 1e9);
+		fprintf(f, "  %-14s %10" PRIu64 " %s  %.6f s .. %.6f s\n",
+			gr_loss_source_name(l[i].source), l[i].count,
+			gr_loss_stack_only(l[i].source) ? "stacks" : "events",
+			rel_ns(m, l[i].ts) / 1e9, rel_ns(m, l[i].ts_end) / 1e9);
 }
 
 int gr_info_write_text(FILE *f, const struct gr_info *in, const struct gr_model *m,

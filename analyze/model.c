@@ -926,7 +926,8 @@ static int merge(struct run *R, struct part *P)
 		m->last_ts = P->last_ts;
 	for (int k = 0; k < GR_K_COUNT; k++)
 		m->counts[k] += P->counts[k];
-	m->lost = P->lost > UINT64_MAX - m->lost ? UINT64_MAX : m->lost + P->lost;
+	m->lost = sat_add(m->lost, P->lost);
+	m->lost_stacks = sat_add(m->lost_stacks, P->lost_stacks);
 	m->calls_ok += P->calls_ok;
 #define X(kind, field)                                                                             \
 	if (P->field.n) {                                                                          \
@@ -1772,9 +1773,24 @@ int gr_model_session(const struct gr_model *m, unsigned key, uint64_t *value, co
 	return 0;
 }
 
+int gr_model_is_recorder(const struct gr_model *m, uint32_t pid)
+{
+	for (size_t i = 0; i < m->session.n; i++)
+		if ((m->session.v[i].key == GR_SESS_RECORDER_PID ||
+		     m->session.v[i].key == GR_SESS_WATCHDOG_PID) &&
+		    m->session.v[i].value == pid && pid)
+			return 1;
+	return 0;
+}
+
 uint64_t gr_model_lost_events(const struct gr_model *m)
 {
 	return m->lost;
+}
+
+uint64_t gr_model_lost_stacks(const struct gr_model *m)
+{
+	return m->lost_stacks;
 }
 
 uint64_t gr_model_calls_ok(const struct gr_model *m)

@@ -428,12 +428,22 @@ const struct gr_symbol *gr_model_symbol(const struct gr_model *m, uint32_t pid, 
 /* Mapping of @pid that holds @addr, or NULL. */
 const struct gr_mapping *gr_model_mapping(const struct gr_model *m, uint32_t pid, uint64_t addr);
 
+/* What reports call the recorder's own processes wherever a task is named. */
+#define GR_RECORDER_NAME "gpurec (this recording)"
+
+/* 1 when @pid is a process of the recorder that made the trace (GR_SESS_RECORDER_PID,
+ * GR_SESS_WATCHDOG_PID; older traces name none), else 0. */
+int gr_model_is_recorder(const struct gr_model *m, uint32_t pid);
+
 /* Session fact @key (enum gr_session_key): 1 and *value, *text set when present, else 0. The
  * last record for a key wins. value and text may be NULL. */
 int gr_model_session(const struct gr_model *m, unsigned key, uint64_t *value, const char **text);
 
-/* Total events lost over all LOSS records. */
+/* Events lost, over the LOSS records whose events were lost (not gr_loss_stack_only()). */
 uint64_t gr_model_lost_events(const struct gr_model *m);
+
+/* Events kept without their stack, over the other LOSS records (gr_loss_stack_only()). */
+uint64_t gr_model_lost_stacks(const struct gr_model *m);
 
 /*
  * Time span of the recording: *first = the header's monotonic clock anchor (else the earliest

@@ -34,8 +34,9 @@ struct gr_model {
 	struct gr_trace_header hdr;
 	struct gr_integrity integ;
 	uint64_t counts[GR_K_COUNT];
-	uint64_t lost;
-	uint64_t calls_ok; /* kept calls that returned success (GR_CALL_RETURNED, status 0) */
+	uint64_t lost;	      /* events lost */
+	uint64_t lost_stacks; /* events kept without their stack */
+	uint64_t calls_ok;    /* kept calls that returned success (GR_CALL_RETURNED, status 0) */
 	uint64_t first_ts, last_ts;
 
 	ARRAY(struct gr_launch) launches;
@@ -198,7 +199,7 @@ struct part {
 	struct gr_diag diag;
 	uint64_t offset, first_ts, last_ts, total;
 	uint64_t counts[GR_K_COUNT];
-	uint64_t lost;
+	uint64_t lost, lost_stacks;
 	uint64_t calls_ok; /* as the model's */
 	uint8_t unsorted[GR_K_COUNT];
 	uint64_t first_ev[GR_K_COUNT],
@@ -264,6 +265,12 @@ struct loader {
 	ARRAY(const char *) kraw;
 	ARRAY(const char *) comm;
 };
+
+/* @a + @b, UINT64_MAX when it would overflow. */
+static inline uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return b > UINT64_MAX - a ? UINT64_MAX : a + b;
+}
 
 static inline uint32_t sat32(uint64_t v)
 {

@@ -686,7 +686,10 @@ static int load_losses(struct part *P, const uint64_t *const *v, const struct gr
 		o->ts_end = end;
 		o->count = v[GR_LOSS_COUNT][i];
 		o->source = sat32(v[GR_LOSS_SOURCE][i]);
-		P->lost = o->count > UINT64_MAX - P->lost ? UINT64_MAX : P->lost + o->count;
+		if (gr_loss_stack_only(o->source))
+			P->lost_stacks = sat_add(P->lost_stacks, o->count);
+		else
+			P->lost = sat_add(P->lost, o->count);
 	}
 	return 0;
 }
@@ -934,7 +937,8 @@ void part_reset(struct part *P)
 
 	P->status = 0;
 	memset(&P->diag, 0, sizeof(P->diag));
-	P->offset = P->first_ts = P->last_ts = P->total = P->lost = P->calls_ok = 0;
+	P->offset = P->first_ts = P->last_ts = P->total = P->lost = P->lost_stacks = P->calls_ok =
+	    0;
 	memset(P->counts, 0, sizeof(P->counts));
 	memset(P->unsorted, 0, sizeof(P->unsorted));
 	P->launches.n = P->copies.n = P->memsets.n = P->allocs.n = P->frees.n = 0;

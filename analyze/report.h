@@ -272,9 +272,13 @@ struct gr_report_transfer {
 /* ---- 4. CPU starvation ---- */
 
 struct gr_report_culprit {
-	const char *comm;     /* model, or "pid N" (report) when the trace has no comm */
-	uint64_t ns;	      /* runnable-wait time attributed (estimate, see REPORTS.md) */
+	const char *comm;     /* model, or "tid N" (report) when the trace has no comm; the
+				 recorder's own processes are GR_RECORDER_NAME, tasks no record
+				 names "unknown" */
+	uint64_t ns;	      /* runnable-wait time it held the CPU (exact_culprits) or an
+				 estimate (older traces, see REPORTS.md) */
 	uint64_t preemptions; /* times it took the CPU from the thread */
+	int recorder;	      /* the recorder itself (gpurec) */
 };
 
 struct gr_report_cpu_thread {
@@ -297,6 +301,9 @@ struct gr_report_cpu_thread {
 
 struct gr_report_cpu {
 	int has_sched; /* the trace holds scheduler events */
+	/* culprits measured from every switch on the CPU a thread waited on (wait windows); 0:
+	 * older trace, estimated from the switches of traced threads only */
+	int exact_culprits;
 	uint64_t sched_events;
 	struct gr_report_cpu_thread *threads; /* CUDA-calling threads, by runnable_wait_ns desc */
 	size_t nthreads;

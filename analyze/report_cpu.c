@@ -2,7 +2,8 @@
 /*
  * Report 4, CPU starvation. Replays the scheduler events of every thread that made CUDA calls
  * into a state timeline (on CPU, runnable but waiting, blocked), counts involuntary switches and
- * who took the CPU, attributes each runnable wait to the tasks that held the CPU meanwhile, and
+ * who took the CPU, attributes each runnable wait to the tasks that held the CPU meanwhile
+ * (exactly, from the timeline's pieces, when the trace has wait windows; else estimated), and
  * reports how much of that waiting fell inside the thread's inter-launch gaps (the call-sequence
  * pass measures them against the waits this replay gives it): GPU feed lost to the scheduler.
  */
@@ -17,6 +18,7 @@
 struct culprit {
 	const char *comm;
 	uint64_t ns, preemptions;
+	int recorder;
 };
 
 struct cstate {
@@ -34,14 +36,18 @@ struct rp_cpu {
 	size_t n;
 	uint32_t *slot;		/* model thread -> cs index */
 	struct rp_waits *waits; /* per model thread */
+	int exact;		/* culprits from the timeline's pieces (wait windows) */
 };
 
-static const char *comm_of(struct rp_ctx *x, uint32_t tid)
+/* The name a task is charged under: its comm, the recorder's own name, idle. */
+static const char *comm_of(struct rp_ctx *x, uint32_t pid, uint32_t tid)
 {
 	const char *c;
 
 	if (!tid)
 		return "idle (wakeup latency)";
+	if (gr_model_is_recorder(x->m, pid))
+		return GR_RECORDER_NAME;
 	c = gr_model_comm(x->m, tid);
 	return c && *c ? c : rp_printf(x, "tid %u", tid);
 }
@@ -60,7 +66,7 @@ static struct culprit *culprit(struct cstate *s, const char *comm)
 		s->cul = v;
 		s->ccul = ncap;
 	}
-	s->cul[s->ncul] = (struct culprit){comm, 0, 0};
+	s->cul[s->ncul] = (struct culprit){comm, 0, 0, !strcmp(comm, GR_RECORDER_NAME)};
 	return &s->cul[s->ncul++];
 }
 
@@ -108,14 +114,14 @@ static int end_wait(struct rp_ctx *x, struct cstate *s, uint64_t since, uint64_t
 	const struct rp_thread *t = &x->thr[s->out.thread];
 	uint64_t lo = since > t->first ? since : t->first, hi = ts < t->last ? ts : t->last;
 	uint64_t d = hi > lo ? hi - lo : 0;
-	const char *pc = comm_of(x, prev_tid), *ac;
+	const char *pc = comm_of(x, 0, prev_tid), *ac;
 	struct culprit *a, *b;
 
 	if (!pc || add_interval(s, since, ts))
 		return -ENOMEM;
 	/* the preemptor and the task that ran last share the wait; either alone takes it all */
 	if (s->preemptor && s->preemptor != prev_tid + 1) {
-		ac = comm_of(x, s->preemptor - 1);
+		ac = comm_of(x, 0, s->preemptor - 1);
 		a = ac ? culprit(s, ac) : NULL;
 		if (!a)
 			return -ENOMEM;
@@ -134,6 +140,31 @@ static int end_wait(struct rp_ctx *x, struct cstate *s, uint64_t since, uint64_t
 	return 0;
 }
 
+/*
+ * Who held the CPU for a piece of a thread's wait (timeline.h), charged for the part inside the
+ * time the thread made CUDA calls (as end_wait() does): the culprits of a wait sum to it.
+ */
+static int on_piece(void *ctx, const struct gr_wait_piece *p)
+{
+	struct rp_cpu *c = ctx;
+	struct rp_ctx *x = c->x;
+	struct cstate *s = &c->cs[p->thread];
+	const struct rp_thread *t = &x->thr[s->out.thread];
+	uint64_t lo = p->start > t->first ? p->start : t->first;
+	uint64_t hi = p->end < t->last ? p->end : t->last;
+	const char *comm;
+	struct culprit *cu;
+
+	if (hi <= lo)
+		return 0;
+	comm = p->known ? comm_of(x, p->pid, p->tid) : "unknown";
+	cu = comm ? culprit(s, comm) : NULL;
+	if (!cu)
+		return -ENOMEM;
+	cu->ns += hi - lo;
+	return 0;
+}
+
 /* A state the thread left (timeline.h): account for it, count the switch, charge the wait. */
 static int on_span(void *ctx, const struct gr_state_span *sp)
 {
@@ -143,10 +174,16 @@ static int on_span(void *ctx, const struct gr_state_span *sp)
 	const struct rp_thread *t = &x->thr[s->out.thread];
 
 	account(s, sp);
+	/* a wait that a switch out or a wakeup ends (records lost or out of order): its pieces were
+	 * charged, so its time counts as waiting too */
+	if (c->exact && sp->state == GR_STATE_RUNNABLE &&
+	    (sp->cause == GR_SPAN_SWITCH_OUT || sp->cause == GR_SPAN_WAKEUP) &&
+	    add_interval(s, sp->start, sp->end))
+		return -ENOMEM;
 	switch (sp->cause) {
 	case GR_SPAN_SWITCH_OUT:
 		if (sp->next == GR_STATE_RUNNABLE) {
-			const char *comm = comm_of(x, sp->other_tid);
+			const char *comm = comm_of(x, sp->other_pid, sp->other_tid);
 			struct culprit *cu = comm ? culprit(s, comm) : NULL;
 
 			if (!cu)
@@ -160,9 +197,11 @@ static int on_span(void *ctx, const struct gr_state_span *sp)
 		}
 		return 0;
 	case GR_SPAN_SWITCH_IN:
-		return sp->state == GR_STATE_RUNNABLE
-			   ? end_wait(x, s, sp->start, sp->end, sp->other_tid)
-			   : 0;
+		if (sp->state != GR_STATE_RUNNABLE)
+			return 0;
+		/* exact: the pieces charged the wait already */
+		return c->exact ? add_interval(s, sp->start, sp->end)
+				: end_wait(x, s, sp->start, sp->end, sp->other_tid);
 	case GR_SPAN_WAKEUP:
 		s->preemptor = 0;
 		return 0;
@@ -212,7 +251,8 @@ static int verdict(struct rp_ctx *x)
 {
 	struct gr_report_cpu *C = &x->r->cpu;
 	const struct gr_report_cpu_thread *w = NULL;
-	char b1[32], b2[32], b3[32], p1[16], p2[16], who[400] = "";
+	char b1[32], b2[32], b3[32], b4[32], p1[16], p2[16], who[400] = "", advice[200];
+	uint64_t own = 0;
 	size_t at = 0;
 
 	if (!C->nthreads)
@@ -234,6 +274,22 @@ static int verdict(struct rp_ctx *x)
 		at += (size_t)snprintf(who + at, sizeof(who) - at, "%s%s %s", i ? ", " : "",
 				       w->culprits[i].comm,
 				       gr_units_ns(b1, sizeof(b1), w->culprits[i].ns));
+	for (size_t i = 0; i < w->nculprits; i++)
+		if (w->culprits[i].recorder)
+			own = w->culprits[i].ns;
+	/* the profiler's own CPU time is never advice against the user's machine */
+	if (own && w->nculprits && w->culprits[0].recorder)
+		snprintf(advice, sizeof(advice),
+			 "the profiler itself (" GR_RECORDER_NAME ") took most of it: without "
+			 "the recording it would wait less; record with a core left free for "
+			 "gpurec");
+	else if (own)
+		snprintf(advice, sizeof(advice),
+			 "give the launching thread a core of its own (%s of the wait was the "
+			 "profiler itself, " GR_RECORDER_NAME ")",
+			 gr_units_ns(b4, sizeof(b4), own));
+	else
+		snprintf(advice, sizeof(advice), "give the launching thread a core of its own");
 	if (w->active_share >= RP_STARVED_SHARE)
 		return rp_verdict(
 		    x, &C->verdict, GR_VERDICT_PROBLEM,
@@ -241,12 +297,12 @@ static int verdict(struct rp_ctx *x)
 		    "the time it made CUDA calls (%s; %" PRIu64 " involuntary switches); "
 		    "%s of it inside launch gaps (all threads: %s of their time making CUDA "
 		    "calls); the CPU went to "
-		    "%s: give the launching thread a core of its own",
+		    "%s: %s",
 		    w->comm[0] ? w->comm : "?", w->tid,
 		    gr_units_pct(p1, sizeof(p1), w->active_share),
 		    gr_units_ns(b2, sizeof(b2), w->active_wait_ns), w->involuntary,
 		    gr_units_ns(b3, sizeof(b3), w->starved_gap_ns),
-		    gr_units_pct(p2, sizeof(p2), C->gap_share), who[0] ? who : "(unknown)");
+		    gr_units_pct(p2, sizeof(p2), C->gap_share), who[0] ? who : "(unknown)", advice);
 	return rp_verdict(x, &C->verdict, GR_VERDICT_OK,
 			  "not CPU-starved: the most waiting thread, %s (tid %u), was runnable but "
 			  "not running %s of the time it made CUDA calls (%s; threshold %.0f%%); "
@@ -284,7 +340,7 @@ int rp_cpu_replay(struct rp_ctx *x, struct rp_cpu **out)
 	const struct gr_sched_key *keys = gr_model_sched_keys(x->m, NULL);
 	struct gr_timeline tl = {0};
 	uint32_t *tids = NULL;
-	uint64_t *first = NULL, *last = NULL;
+	uint64_t *first = NULL, *last = NULL, windows = 0;
 	struct cstate *cs;
 	int err = -ENOMEM;
 
@@ -318,6 +374,9 @@ int rp_cpu_replay(struct rp_ctx *x, struct rp_cpu **out)
 		c->n++;
 	}
 	err = gr_timeline_init(&tl, tids, first, c->n, on_span, c);
+	c->exact = gr_model_session(x->m, GR_SESS_SCHED_WINDOWS, &windows, NULL) && windows;
+	if (!err && c->exact)
+		err = gr_timeline_pieces(&tl, on_piece);
 	for (size_t i = 0; !err && i < nsched; i++)
 		err = gr_timeline_feed(&tl, ev[i].ts, &keys[ev[i].key]);
 	/* close each timeline at the thread's last event */
@@ -379,6 +438,7 @@ int rp_cpu(struct rp_ctx *x, const struct rp_cpu *c)
 	gr_model_scheds(x->m, &nsched);
 	C->sched_events = nsched;
 	C->has_sched = nsched > 0;
+	C->exact_culprits = c->exact;
 	C->threads = rp_alloc(x, c->n, sizeof(*C->threads));
 	if (!C->threads)
 		return -ENOMEM;
@@ -400,7 +460,8 @@ int rp_cpu(struct rp_ctx *x, const struct rp_cpu *c)
 		for (size_t j = 0; j < s->ncul; j++)
 			if (s->cul[j].ns || s->cul[j].preemptions)
 				o->culprits[o->nculprits++] = (struct gr_report_culprit){
-				    s->cul[j].comm, s->cul[j].ns, s->cul[j].preemptions};
+				    s->cul[j].comm, s->cul[j].ns, s->cul[j].preemptions,
+				    s->cul[j].recorder};
 		qsort(o->culprits, o->nculprits, sizeof(*o->culprits), cmp_culprit);
 		C->starved_gap_ns += o->starved_gap_ns;
 		C->active_ns += o->active_ns;

@@ -390,6 +390,7 @@ static void cpu(struct gr_json *j, const struct gr_report *r, unsigned top)
 	verdict(j, &C->verdict);
 	gr_json_kv_bool(j, "has_sched", C->has_sched);
 	gr_json_kv_u64(j, "sched_events", C->sched_events);
+	gr_json_kv_bool(j, "exact_culprits", C->exact_culprits);
 	gr_json_kv_u64(j, "starved_gap_ns", C->starved_gap_ns);
 	gr_json_kv_u64(j, "active_ns", C->active_ns);
 	gr_json_kv_double(j, "gap_share", C->gap_share);
@@ -424,6 +425,7 @@ static void cpu(struct gr_json *j, const struct gr_report *r, unsigned top)
 			gr_json_kv_str(j, "comm", t->culprits[c].comm);
 			gr_json_kv_u64(j, "ns", t->culprits[c].ns);
 			gr_json_kv_u64(j, "preemptions", t->culprits[c].preemptions);
+			gr_json_kv_bool(j, "recorder", t->culprits[c].recorder);
 			gr_json_object_end(j);
 		}
 		gr_json_array_end(j);

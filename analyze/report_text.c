@@ -491,8 +491,12 @@ static void cpu(FILE *f, const struct gr_report *r, unsigned top)
 	fprintf(f,
 		"  per CUDA-calling thread, from %" PRIu64 " scheduler events (host-side);\n"
 		"  starved: runnable wait over the time the thread made CUDA calls (first call to "
-		"last return),\n  the share the summary gives; life also holds start-up\n",
-		C->sched_events);
+		"last return),\n  the share the summary gives; life also holds start-up\n"
+		"  CPU taken: %s\n",
+		C->sched_events,
+		C->exact_culprits
+		    ? "what each task ran on the waited-on CPU (every switch recorded)"
+		    : "estimated (older trace: only switches of traced threads)");
 	fprintf(f, "  %8s %-14s %9s %9s %9s %9s %6s %6s %7s %9s\n", "tid", "comm", "life", "on-CPU",
 		"runnable", "blocked", "invol", "vol", "starved", "in gaps");
 	for (i = 0; i < C->nthreads && i < top; i++) {

@@ -40,8 +40,18 @@ int gr_timeline_init(struct gr_timeline *tl, const uint32_t *tids, const uint64_
 	return 0;
 }
 
+int gr_timeline_pieces(struct gr_timeline *tl, gr_timeline_piece_fn fn)
+{
+	tl->waiting = calloc(tl->n + 1, sizeof(*tl->waiting));
+	if (!tl->waiting)
+		return -ENOMEM;
+	tl->piece_fn = fn;
+	return 0;
+}
+
 void gr_timeline_free(struct gr_timeline *tl)
 {
+	free(tl->waiting);
 	free(tl->t);
 	free(tl->key);
 	free(tl->val);
@@ -68,18 +78,105 @@ static uint8_t prior_state(const struct gr_sched_key *e, uint32_t tid)
 	return e->next_tid == tid ? GR_STATE_BLOCKED : GR_STATE_RUN;
 }
 
+/* The piece of thread @i's wait from its mark to @end, held by @pid/@tid (known) or nobody. */
+static int piece(struct gr_timeline *tl, size_t i, uint64_t end, int known, uint32_t pid,
+		 uint32_t tid)
+{
+	struct gr_timeline_thread *t = &tl->t[i];
+	struct gr_wait_piece p = {
+	    .thread = (uint32_t)i,
+	    .cpu = t->wait_cpu,
+	    .pid = known ? pid : 0,
+	    .tid = known ? tid : 0,
+	    .known = (uint8_t)(known != 0),
+	    .start = t->mark,
+	    .end = end > t->mark ? end : t->mark,
+	};
+
+	t->mark = p.end;
+	return p.end > p.start ? tl->piece_fn(tl->ctx, &p) : 0;
+}
+
+static int piece_to_holder(struct gr_timeline *tl, size_t i, uint64_t end)
+{
+	const struct gr_timeline_thread *t = &tl->t[i];
+
+	return piece(tl, i, end, t->holder_known, t->holder_pid, t->holder_tid);
+}
+
+static void set_holder(struct gr_timeline_thread *t, int known, uint32_t pid, uint32_t tid)
+{
+	t->holder_known = (uint8_t)(known != 0);
+	t->holder_pid = pid;
+	t->holder_tid = tid;
+}
+
+/* Thread @i waits on @cpu from @ts; @e began it. */
+static void wait_start(struct gr_timeline *tl, size_t i, uint64_t ts, const struct gr_sched_key *e)
+{
+	struct gr_timeline_thread *t = &tl->t[i];
+
+	if (e->type == GR_SCHED_SWITCH) {
+		t->wait_cpu = e->cpu;
+		set_holder(t, 1, e->next_pid, e->next_tid);
+	} else {
+		/* a wakeup: the waker holds the target CPU when it runs there */
+		t->wait_cpu = e->target_cpu;
+		set_holder(t, e->cpu == e->target_cpu, e->prev_pid, e->prev_tid);
+	}
+	t->mark = ts;
+	if (!t->waiting)
+		tl->waiting[tl->nwaiting++] = (uint32_t)i;
+	t->waiting = 1;
+}
+
+/* Thread @i's runnable state ends at @ts (record @e, NULL at the end of the replay): its last
+ * piece. A wait whose start no record showed is one unknown piece. */
+static int wait_stop(struct gr_timeline *tl, size_t i, uint64_t ts, const struct gr_sched_key *e)
+{
+	struct gr_timeline_thread *t = &tl->t[i];
+	int err;
+
+	if (!t->waiting) {
+		t->mark = t->since;
+		return piece(tl, i, ts, 0, 0, 0);
+	}
+	/* switched in on another CPU than the one it waited on: a migration went unrecorded */
+	if (e && e->type == GR_SCHED_SWITCH && e->cpu != t->wait_cpu)
+		err = piece(tl, i, ts, 0, 0, 0);
+	else
+		err = piece_to_holder(tl, i, ts);
+	for (size_t k = 0; k < tl->nwaiting; k++)
+		if (tl->waiting[k] == i) {
+			tl->waiting[k] = tl->waiting[--tl->nwaiting];
+			break;
+		}
+	t->waiting = 0;
+	return err;
+}
+
 /* The thread enters @next at @ts by record @e (what began it: @cause), leaving its state as a
  * span. */
 static int change(struct gr_timeline *tl, size_t i, uint64_t ts, const struct gr_sched_key *e,
 		  uint8_t next, uint8_t cause, uint32_t other)
 {
 	struct gr_timeline_thread *t = &tl->t[i];
-	struct gr_state_span sp = {
+	struct gr_state_span sp;
+	int err;
+
+	if (tl->piece_fn && t->state == GR_STATE_RUNNABLE && (err = wait_stop(tl, i, ts, e)))
+		return err;
+	if (tl->piece_fn && next == GR_STATE_RUNNABLE)
+		wait_start(tl, i, ts, e);
+	sp = (struct gr_state_span){
 	    .thread = (uint32_t)i,
 	    .state = t->state,
 	    .next = next,
 	    .cause = cause,
 	    .other_tid = cause == GR_SPAN_WAKEUP ? 0 : other,
+	    .other_pid = cause == GR_SPAN_WAKEUP       ? 0
+			 : cause == GR_SPAN_SWITCH_OUT ? e->next_pid
+						       : e->prev_pid,
 	    .start = t->since,
 	    .end = ts > t->since ? ts : t->since,
 	    .begin = t->begin,
@@ -129,11 +226,57 @@ static int step(struct gr_timeline *tl, size_t i, uint64_t ts, const struct gr_s
 	return 0;
 }
 
+/*
+ * A switch on a CPU where tracked threads wait: the task switched out held it since each one's
+ * last piece; the task switched in holds it now.
+ */
+static int cut_waits(struct gr_timeline *tl, uint64_t ts, const struct gr_sched_key *e)
+{
+	for (size_t k = 0; k < tl->nwaiting; k++) {
+		struct gr_timeline_thread *t = &tl->t[tl->waiting[k]];
+		int err;
+
+		if (t->wait_cpu != e->cpu)
+			continue;
+		err = piece(tl, tl->waiting[k], ts, 1, e->prev_pid, e->prev_tid);
+		if (err)
+			return err;
+		set_holder(t, 1, e->next_pid, e->next_tid);
+	}
+	return 0;
+}
+
+/* A waiting thread moves to another CPU: the piece on the CPU it leaves ends. */
+static int migrate(struct gr_timeline *tl, uint64_t ts, const struct gr_sched_key *e)
+{
+	long a = lookup(tl, e->prev_tid);
+	struct gr_timeline_thread *t;
+	int err;
+
+	if (a < 0 || !tl->t[a].waiting)
+		return 0;
+	t = &tl->t[a];
+	if (t->wait_cpu != e->cpu)
+		set_holder(t, 0, 0, 0); /* a migration before it went unrecorded */
+	else if (e->next_tid != GR_SCHED_NOBODY)
+		set_holder(t, 1, e->next_pid, e->next_tid);
+	err = piece_to_holder(tl, (size_t)a, ts);
+	t->wait_cpu = e->target_cpu;
+	set_holder(t, 0, 0, 0);
+	return err;
+}
+
 int gr_timeline_feed(struct gr_timeline *tl, uint64_t ts, const struct gr_sched_key *e)
 {
-	long a = lookup(tl, e->prev_tid), b = -1;
+	long a, b = -1;
 	int err = 0;
 
+	if (e->type == GR_SCHED_MIGRATE)
+		return tl->piece_fn ? migrate(tl, ts, e) : 0;
+	if (tl->piece_fn && e->type == GR_SCHED_SWITCH && tl->nwaiting &&
+	    (err = cut_waits(tl, ts, e)))
+		return err;
+	a = lookup(tl, e->prev_tid);
 	if (e->next_tid != e->prev_tid)
 		b = lookup(tl, e->next_tid);
 	if (a >= 0)
@@ -152,6 +295,9 @@ int gr_timeline_finish(struct gr_timeline *tl, const uint64_t *last)
 
 		if (!t->seen)
 			continue;
+		if (tl->piece_fn && t->state == GR_STATE_RUNNABLE &&
+		    (err = wait_stop(tl, i, last[i] > t->since ? last[i] : t->since, NULL)))
+			return err;
 		sp = (struct gr_state_span){
 		    .thread = (uint32_t)i,
 		    .state = t->state,

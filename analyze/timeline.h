@@ -17,7 +17,20 @@
  * - a wakeup of a BLOCKED thread: RUNNABLE (a wakeup in any other state changes nothing);
  * - before its first record a thread's state follows from that record (switched out: it was
  *   running; switched in: runnable; woken: blocked), except that a thread seen making calls
- *   before that record must have run then: a prior state other than RUN is UNKNOWN.
+ *   before that record must have run then: a prior state other than RUN is UNKNOWN;
+ * - a migration record changes no state.
+ *
+ * Who held the CPU while a thread waited (gr_timeline_pieces(), for traces with wait windows:
+ * every switch on a CPU where a traced thread waited is recorded, and every migration):
+ * - a wait is on one CPU at a time: the one it was preempted on, the one a wakeup put it on
+ *   (target_cpu), then the one each migration moves it to;
+ * - a switch on that CPU ends a piece of the wait: the task switched out held the CPU since the
+ *   previous piece ended (exact: no switch on that CPU inside a window goes unrecorded);
+ * - the piece cut by a migration, by the thread's switch in elsewhere or by the end of the
+ *   replay goes to the task known to hold the CPU then (switched in on it during the wait, the
+ *   local waker, the migration record's task), else to nobody (known = 0);
+ * - a wait whose start no record shows (recording started mid-wait) is one unknown piece.
+ * The pieces of a wait tile it: their sum is the wait. They come before the wait's span.
  */
 #ifndef GR_ANALYZE_TIMELINE_H
 #define GR_ANALYZE_TIMELINE_H
@@ -63,17 +76,34 @@ struct gr_state_span {
 	uint8_t cause;	    /* enum gr_span_edge that ended it */
 	uint32_t other_tid; /* SWITCH_OUT: the task switched to; SWITCH_IN: the task switched from
 			     * (0: the idle task); 0 otherwise */
+	uint32_t other_pid; /* its process */
 	uint64_t start, end;
 	struct gr_state_begin begin;
 };
 
 typedef int (*gr_timeline_fn)(void *ctx, const struct gr_state_span *span);
 
+/* While thread @thread waited runnable on CPU @cpu over [start, end), task @pid/@tid held it;
+ * known 0: no record says who (tid and pid 0 are then meaningless). tid 0 with known: idle. */
+struct gr_wait_piece {
+	uint32_t thread;
+	uint32_t cpu;
+	uint32_t pid, tid;
+	uint8_t known;
+	uint64_t start, end;
+};
+
+typedef int (*gr_timeline_piece_fn)(void *ctx, const struct gr_wait_piece *piece);
+
 struct gr_timeline_thread {
 	uint32_t tid;
 	uint8_t state, seen;
 	uint64_t since; /* start of the current state (before the first record: first seen) */
 	struct gr_state_begin begin; /* of the current state */
+	/* the wait being cut into pieces: its CPU, the end of its last piece, who holds the CPU */
+	uint8_t waiting, holder_known;
+	uint32_t wait_cpu, holder_pid, holder_tid;
+	uint64_t mark;
 };
 
 struct gr_timeline {
@@ -83,6 +113,9 @@ struct gr_timeline {
 	uint32_t mask;
 	gr_timeline_fn fn;
 	void *ctx;
+	gr_timeline_piece_fn piece_fn; /* NULL: no pieces */
+	uint32_t *waiting;	       /* indices of the threads with waiting set */
+	size_t nwaiting;
 };
 
 /*
@@ -91,6 +124,13 @@ struct gr_timeline {
  */
 int gr_timeline_init(struct gr_timeline *tl, const uint32_t *tids, const uint64_t *first_seen,
 		     size_t n, gr_timeline_fn fn, void *ctx);
+
+/*
+ * Also cut every runnable wait into the pieces each task held the CPU (rules above), reported
+ * to @fn (the init's ctx) before the wait's span. Call before the first feed. Returns 0 or
+ * -ENOMEM.
+ */
+int gr_timeline_pieces(struct gr_timeline *tl, gr_timeline_piece_fn fn);
 
 /* Replay one scheduler record: its time @ts and key @e (struct gr_sched). Returns 0 or the first
  * non-zero value @fn returned. */

@@ -24,6 +24,8 @@ const volatile __u32 targ_recorder_pid = 0;	  /* never trace ourselves */
 const volatile __u64 targ_wakeup_bytes = 1 << 20; /* wake the recorder past this fill */
 const volatile __u32 targ_stack_frames = GR_MAX_FRAMES;
 const volatile __u32 targ_dwarf_bytes = 0; /* --call-graph dwarf: raw stack bytes, 0 = walk fp */
+/* --call-graph dwarf: past this fill, events go without their raw stack (0: never) */
+const volatile __u64 targ_shed_bytes = 0;
 const volatile bool targ_sched = true;
 const volatile bool targ_hold_mappings = true;
 
@@ -72,11 +74,30 @@ struct pending_call {
 	__u64 frames[GR_MAX_FRAMES];
 };
 
+/*
+ * The thread's call events not yet in the ring buffer (struct gr_ev_batch). Only the thread's
+ * own programs append, so no lock: @busy tells a reader in the thread's context that an append
+ * was preempted midway (the switch-out hook then leaves the batch for later). Sent when the next
+ * event might not fit, when its first event is GR_BATCH_AGE_NS old, when the thread is switched
+ * out, before any event of the thread that goes to the ring directly, at the thread's exit and
+ * at the stop (after the probes are detached).
+ */
+struct call_batch {
+	__u32 len;	/* bytes of events[] in use */
+	__u32 count;	/* events in it */
+	__u64 first_ts; /* of its first event */
+	__u32 busy;
+	__u32 pad;
+	struct gr_ev_batch hdr; /* the ring record starts here, events[] follow it */
+	__u8 events[GR_BATCH_BYTES];
+};
+
 struct thread_state {
 	struct pending_call calls[GR_CALL_LEVELS];
 	__u32 depth;	     /* calls entered and not returned, kept or not */
 	__u32 runtime_depth; /* kept ones through the runtime API (not GR_CF_DRIVER) */
 	__u64 launch_mark; /* the last entry-only runtime launch, for the driver launch it makes */
+	struct call_batch batch;
 };
 
 struct {
@@ -118,12 +139,17 @@ struct {
 	__type(value, __u64);
 } counters SEC(".maps");
 
-static __always_inline void count(__u32 idx)
+static __always_inline void count_n(__u32 idx, __u64 n)
 {
 	__u64 *c = bpf_map_lookup_elem(&counters, &idx);
 
 	if (c)
-		*c += 1;
+		*c += n;
+}
+
+static __always_inline void count(__u32 idx)
+{
+	count_n(idx, 1);
 }
 
 static __always_inline bool is_traced(__u32 tgid)
@@ -167,6 +193,60 @@ static __always_inline __u64 wake_flags(void)
 	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > targ_wakeup_bytes
 		   ? BPF_RB_FORCE_WAKEUP
 		   : BPF_RB_NO_WAKEUP;
+}
+
+/* Send the thread's batched events as one ring record; a failure loses each of them, counted. */
+static __always_inline void batch_flush(struct call_batch *b)
+{
+	__u64 len = b->len;
+
+	/* 64 bits and the barrier keep the bound check on the register the helper gets */
+	asm volatile("" : "+r"(len));
+	if (len && len <= GR_BATCH_BYTES) {
+		b->hdr.type = EV_BATCH;
+		b->hdr.bytes = len;
+		if (bpf_ringbuf_output(&events, &b->hdr, sizeof(b->hdr) + len, wake_flags()))
+			count_n(C_RINGBUF_LOST, b->count);
+	}
+	b->len = 0;
+	b->count = 0;
+}
+
+/*
+ * Room for one more call event with the deepest stack at the end of @b, flushed first if full.
+ * NULL never happens: the check keeps the verifier's bound on the register that is used.
+ */
+static __always_inline struct gr_ev_call *batch_slot(struct call_batch *b)
+{
+	__u64 off;
+
+	if (b->len > GR_BATCH_BYTES - GR_CALL_EVENT_MAX)
+		batch_flush(b);
+	off = b->len;
+	asm volatile("" : "+r"(off));
+	if (off > GR_BATCH_BYTES - GR_CALL_EVENT_MAX)
+		return NULL;
+	return (struct gr_ev_call *)(b->events + off);
+}
+
+/* The event at the end of @b (@bytes with its frames, made at @now) is complete. */
+static __always_inline void batch_commit(struct call_batch *b, __u64 now, __u32 bytes)
+{
+	if (!b->len)
+		b->first_ts = now;
+	b->len += bytes;
+	b->count++;
+	if (b->len > GR_BATCH_BYTES - GR_CALL_EVENT_MAX || now - b->first_ts >= GR_BATCH_AGE_NS)
+		batch_flush(b);
+}
+
+/* Before an event of the thread goes to the ring directly: its earlier ones first. */
+static __always_inline void flush_task(struct task_struct *task)
+{
+	struct thread_state *ts = bpf_task_storage_get(&thread_states, task, NULL, 0);
+
+	if (ts && ts->batch.len && !ts->batch.busy)
+		batch_flush(&ts->batch);
 }
 
 static __always_inline void fill_hdr(struct gr_ev_hdr *h, __u8 type, __u64 pid_tgid)
@@ -345,6 +425,17 @@ static __always_inline __u32 copy_stack(struct pt_regs *ctx, struct scratch *sc,
 	r->regs[GR_REG_R14] = ctx->r14;
 	r->regs[GR_REG_R15] = ctx->r15;
 	r->flags = at_entry ? GR_RAW_ENTRY : 0;
+	/*
+	 * A raw stack is ~8 KiB of a ~250 B event: when the consumer falls behind (unwinding is
+	 * slow, or it is starved of CPU), leaving the bytes out keeps the ring from overflowing, so
+	 * the event itself is kept.
+	 */
+	if (targ_shed_bytes && bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > targ_shed_bytes) {
+		r->flags |= GR_RAW_SHED;
+		r->size = 0;
+		count(C_STACK_SHED);
+		return sizeof(*r);
+	}
 	if (want > GR_DWARF_MAX)
 		want = GR_DWARF_MAX;
 	r->size = read_stack(sc->bytes, r->regs[GR_REG_SP], want);
@@ -439,7 +530,41 @@ static __always_inline __u64 capture_args(struct pt_regs *ctx, struct gr_ev_call
 	return top[0];
 }
 
-/* The hot path: one entry-only event (a launch), built in the per-CPU scratch. */
+/* The hot path: one entry-only event (a launch), built at the end of the thread's batch. */
+static __always_inline int batch_entry(struct pt_regs *ctx, struct call_batch *b, __u64 cookie,
+				       __u64 pid_tgid, __u32 depth)
+{
+	__u8 layout = GR_CK_LAYOUT(cookie);
+	struct gr_ev_call *e;
+	__u64 entry_ret;
+	__u32 n = 0;
+
+	b->busy = 1;
+	e = batch_slot(b);
+	if (!e) {
+		b->busy = 0;
+		return 0;
+	}
+	fill_hdr(&e->h, event_type(layout), pid_tgid);
+	e->h.layout = layout;
+	e->h.api = GR_CK_API(cookie);
+	entry_ret = capture_args(ctx, e, layout);
+	e->h.flags = depth << GR_EVF_DEPTH_SHIFT;
+	if ((GR_CK_FLAGS(cookie) & GR_CF_STACK) && targ_stack_frames) {
+		n = walk_stack(ctx, (__u64 *)(e + 1), true, entry_ret);
+		if (!n)
+			count(C_STACK_LOST);
+	}
+	e->h.stack_len = n;
+	batch_commit(b, e->h.ts, sizeof(*e) + n * 8);
+	b->busy = 0;
+	return 0;
+}
+
+/*
+ * The same, built in the per-CPU scratch and sent alone: raw (dwarf) stacks are too big to
+ * batch, and a thread whose state could not be allocated has no batch.
+ */
 static __always_inline int emit_entry(struct pt_regs *ctx, __u64 cookie, __u64 pid_tgid,
 				      __u32 depth)
 {
@@ -505,7 +630,8 @@ int BPF_KPROBE(api_entry)
 
 	if (!is_traced(pid_tgid >> 32))
 		return 0;
-	ts = thread_state(flags & GR_CF_RET);
+	/* every call needs the state now: its batch; raw stacks are sent alone */
+	ts = thread_state((flags & GR_CF_RET) || !targ_dwarf_bytes);
 	if ((flags & GR_CF_DRIVER) && ts) {
 		/* a runtime call in progress on this thread: it is recorded already */
 		if (ts->runtime_depth)
@@ -530,7 +656,10 @@ int BPF_KPROBE(api_entry)
 			ts->launch_mark = bpf_ktime_get_ns();
 	}
 	depth = ts ? ts->depth : 0;
-	return emit_entry(ctx, cookie, pid_tgid, depth < 15 ? depth : 15);
+	depth = depth < 15 ? depth : 15;
+	if (ts && !targ_dwarf_bytes)
+		return batch_entry(ctx, &ts->batch, cookie, pid_tgid, depth);
+	return emit_entry(ctx, cookie, pid_tgid, depth);
 }
 
 /* Drop the kept levels from @level up (their calls returned or are given up). */
@@ -545,53 +674,10 @@ static __always_inline void pop_to(struct thread_state *ts, __u32 level)
 	ts->depth = level;
 }
 
-SEC("uretprobe")
-int BPF_KRETPROBE(api_return)
+/* A call event copied from its entry state, completed at the call's return. */
+static __always_inline void finish_return(struct pt_regs *ctx, struct gr_ev_call *e)
 {
-	__u64 cookie = bpf_get_attach_cookie(ctx);
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	struct pending_call *pc = NULL;
-	struct thread_state *ts;
-	struct gr_ev_call *e;
-	struct scratch *sc;
 	__u64 out = 0;
-	__u32 level = 0;
-
-	if (!is_traced(pid_tgid >> 32))
-		return 0;
-	ts = thread_state(false);
-	if (!ts || !ts->depth)
-		return 0;
-	if (ts->depth > GR_CALL_LEVELS) {
-		/* the return of a level that was not kept (a driver call skipped at entry
-		 * inside a runtime call returns here too: those never count in depth) */
-		if (!(GR_CK_FLAGS(cookie) & GR_CF_DRIVER) || !ts->runtime_depth)
-			ts->depth--;
-		return 0;
-	}
-	/* the innermost kept call of this entry point; levels above it never returned (a
-	 * longjmp or an exception unwound through them): their calls are lost */
-	for (int i = GR_CALL_LEVELS - 1; i >= 0; i--) {
-		if (i < ts->depth && ts->calls[i].cookie == cookie) {
-			pc = &ts->calls[i];
-			level = i;
-			break;
-		}
-	}
-	/* not ours: a driver call returning inside the runtime call that is pending */
-	if (!pc)
-		return 0;
-	if (ts->depth > level + 1)
-		count(C_PENDING_LOST);
-	sc = get_scratch();
-	if (!sc) {
-		pop_to(ts, level);
-		return 0;
-	}
-	sc->owner = pid_tgid;
-	e = &sc->call;
-	__builtin_memcpy(e, &pc->call, sizeof(*e));
-	pop_to(ts, level);
 
 	e->h.dur = bpf_ktime_get_ns() - e->h.ts;
 	e->h.cpu = bpf_get_smp_processor_id();
@@ -633,7 +719,82 @@ int BPF_KRETPROBE(api_return)
 		break;
 	}
 	}
-	return emit_call(ctx, sc, GR_CK_FLAGS(cookie), false, 0, pid_tgid, pc);
+}
+
+SEC("uretprobe")
+int BPF_KRETPROBE(api_return)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct pending_call *pc = NULL;
+	struct thread_state *ts;
+	struct call_batch *b;
+	struct gr_ev_call *e;
+	struct scratch *sc;
+	__u32 level = 0, n = 0;
+
+	if (!is_traced(pid_tgid >> 32))
+		return 0;
+	ts = thread_state(false);
+	if (!ts || !ts->depth)
+		return 0;
+	if (ts->depth > GR_CALL_LEVELS) {
+		/* the return of a level that was not kept (a driver call skipped at entry
+		 * inside a runtime call returns here too: those never count in depth) */
+		if (!(GR_CK_FLAGS(cookie) & GR_CF_DRIVER) || !ts->runtime_depth)
+			ts->depth--;
+		return 0;
+	}
+	/* the innermost kept call of this entry point; levels above it never returned (a
+	 * longjmp or an exception unwound through them): their calls are lost */
+	for (int i = GR_CALL_LEVELS - 1; i >= 0; i--) {
+		if (i < ts->depth && ts->calls[i].cookie == cookie) {
+			pc = &ts->calls[i];
+			level = i;
+			break;
+		}
+	}
+	/* not ours: a driver call returning inside the runtime call that is pending */
+	if (!pc)
+		return 0;
+	if (ts->depth > level + 1)
+		count(C_PENDING_LOST);
+	if (targ_dwarf_bytes) {
+		/* raw stacks are copied now, too big to batch: the event is sent alone */
+		sc = get_scratch();
+		if (!sc) {
+			pop_to(ts, level);
+			return 0;
+		}
+		sc->owner = pid_tgid;
+		__builtin_memcpy(&sc->call, &pc->call, sizeof(sc->call));
+		pop_to(ts, level);
+		finish_return(ctx, &sc->call);
+		return emit_call(ctx, sc, GR_CK_FLAGS(cookie), false, 0, pid_tgid, pc);
+	}
+	b = &ts->batch;
+	b->busy = 1;
+	e = batch_slot(b);
+	if (!e) {
+		b->busy = 0;
+		pop_to(ts, level);
+		return 0;
+	}
+	__builtin_memcpy(e, &pc->call, sizeof(*e));
+	pop_to(ts, level);
+	finish_return(ctx, e);
+	if ((GR_CK_FLAGS(cookie) & GR_CF_STACK) && targ_stack_frames) {
+		/* walked at entry (push_call); the level's memory is intact after pop_to() */
+		n = pc->nframes;
+		if (n > GR_MAX_FRAMES || copy_frames((__u64 *)(e + 1), pc->frames, n))
+			n = 0;
+		if (!n)
+			count(C_STACK_LOST);
+	}
+	e->h.stack_len = n;
+	batch_commit(b, e->h.ts + e->h.dur, sizeof(*e) + n * 8);
+	b->busy = 0;
+	return 0;
 }
 
 /*
@@ -692,6 +853,8 @@ int BPF_KPROBE(name_entry)
 
 	if (!is_traced(pid_tgid >> 32))
 		return 0;
+	/* the recorder pairs a name with the thread's next return of this call: keep order */
+	flush_task(bpf_get_current_task_btf());
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		count(C_RINGBUF_LOST);
@@ -782,6 +945,8 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 		count(C_UNTRACED);
 		return 0;
 	}
+	/* calls of the old image come before the exec */
+	flush_task(p);
 	if (emit_proc(EV_EXEC, p, 0, &e))
 		return 0;
 	/* hold the new image before its first instruction: static cudart lives in it */
@@ -803,6 +968,8 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	if (!is_traced(tgid))
 		return 0;
 	ts = bpf_task_storage_get(&thread_states, p, NULL, 0);
+	if (ts && ts->batch.len)
+		batch_flush(&ts->batch);
 	if (ts && ts->depth)
 		emit_in_flight(ts, true, bpf_get_smp_processor_id());
 	if (emit_proc(EV_EXIT, p, 0, &e))
@@ -817,24 +984,16 @@ int BPF_PROG(on_exit, struct task_struct *p)
 /*
  * A new executable mapping of a file nobody examined yet: hold the process (all its threads) so
  * that no constructor or call in that file runs before the recorder has attached its probes.
+ * @ret is what mmap returned, @prot, @fd and @len what it was asked.
  */
-SEC("tp_btf/sys_exit")
-int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
+static __always_inline int hold_new_mapping(__u64 prot, __u64 fd, __u64 len, __u64 ret)
 {
 	struct task_struct *task;
 	struct file_key key = {};
 	struct file **fds, *file;
 	struct gr_ev_proc *e;
-	__u64 prot, fd;
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
-	if (!targ_hold_mappings || ret < 0 || ret > -4096UL)
-		return 0;
-	if (BPF_CORE_READ(regs, orig_ax) != NR_MMAP || !is_traced(tgid))
-		return 0;
-	prot = BPF_CORE_READ(regs, dx);
-	fd = BPF_CORE_READ(regs, r8);
-	if (!(prot & PROT_EXEC) || (int)fd < 0)
+	if (ret > -4096UL || !(prot & PROT_EXEC) || (int)fd < 0)
 		return 0;
 	task = bpf_get_current_task_btf();
 	fds = BPF_CORE_READ(task, files, fdt, fd);
@@ -849,7 +1008,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	e->dev = key.dev;
 	e->ino = key.ino;
 	e->addr = ret;
-	e->len = BPF_CORE_READ(regs, si);
+	e->len = len;
 	if (!bpf_send_signal(SIGSTOP)) {
 		e->stopped = 1;
 		count(C_STOP_SENT);
@@ -859,8 +1018,38 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 }
 
 /*
- * Run once by the recorder when the recording stops: the calls that traced threads still alive
- * are inside (a hung sync, a -d recording cut mid-call).
+ * New mappings, seen at the return of the mmap system call's body: runs only when some process
+ * maps something, and tests the traced set first. The recorder attaches this one, or where the
+ * kernel cannot (no BTF for the function, no fexit trampolines) on_sys_exit (record/mmap_hook.h).
+ * Mappings made by exec itself are held by on_exec.
+ */
+SEC("fexit/ksys_mmap_pgoff")
+int BPF_PROG(on_mmap_return, unsigned long addr, unsigned long len, unsigned long prot,
+	     unsigned long flags, unsigned long fd, unsigned long pgoff, unsigned long ret)
+{
+	if (!targ_hold_mappings || !is_traced(bpf_get_current_pid_tgid() >> 32))
+		return 0;
+	return hold_new_mapping(prot, fd, len, ret);
+}
+
+/* The fallback: every system call of every process on the machine, to find the mmaps. */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	if (!targ_hold_mappings || ret < 0)
+		return 0;
+	if (BPF_CORE_READ(regs, orig_ax) != NR_MMAP || !is_traced(tgid))
+		return 0;
+	return hold_new_mapping(BPF_CORE_READ(regs, dx), BPF_CORE_READ(regs, r8),
+				BPF_CORE_READ(regs, si), ret);
+}
+
+/*
+ * Run once by the recorder when the recording stops, after it detached the probes (no append
+ * can be under way): what the threads still alive batched, and the calls they are inside (a
+ * hung sync, a -d recording cut mid-call).
  */
 SEC("iter/task")
 int in_flight_at_stop(struct bpf_iter__task *ctx)
@@ -871,6 +1060,8 @@ int in_flight_at_stop(struct bpf_iter__task *ctx)
 	if (!task || !is_traced(task->tgid))
 		return 0;
 	ts = bpf_task_storage_get(&thread_states, task, NULL, 0);
+	if (ts && ts->batch.len)
+		batch_flush(&ts->batch);
 	if (ts && ts->depth)
 		emit_in_flight(ts, false, bpf_get_smp_processor_id());
 	return 0;
@@ -878,31 +1069,102 @@ int in_flight_at_stop(struct bpf_iter__task *ctx)
 
 /* ---- scheduler context of traced threads ---- */
 
-static __always_inline int emit_sched(__u8 sub, struct task_struct *prev, struct task_struct *next,
-				      __u32 prev_state, __u32 target_cpu)
+/*
+ * Wait windows: while a traced thread is runnable but waiting for a CPU, every switch on that
+ * CPU is recorded, so that replay knows exactly which tasks ran there, and for how long, while
+ * the thread waited (docs/REPORTS.md, "CPU starvation"). The rules:
+ * - a traced thread begins waiting on CPU c when it is switched out of c still runnable
+ *   (preempted, or prev_state 0), or woken onto c (sched_wakeup, sched_wakeup_new: c is
+ *   task_cpu(p)); a wakeup of a thread that is on a CPU (about to block) begins nothing;
+ * - it stops waiting when it is switched in, on any CPU;
+ * - a waiting thread that migrates moves its count from the old CPU to the new one; every
+ *   migration of a traced thread is recorded, with the task running on the old CPU then (who
+ *   held that CPU from its last switch until the thread left it);
+ * - self-healing: the count a switch-in takes back is the one of the CPU the thread was recorded
+ *   waiting on, wherever the switch-in happens; a thread waits on one CPU at most, so a missed
+ *   event can keep a CPU's switches recorded a little too long, never stop a window early.
+ * Counts change under the run queue locks of the CPUs involved, but the programs run on other
+ * CPUs than the count's (a wakeup's waker): hence the atomics.
+ */
+#define GR_MAX_CPUS 1024
+__u32 cpu_waiters[GR_MAX_CPUS];
+
+struct wait_state {
+	__u32 cpu; /* the CPU the thread waits on, + 1; 0 = not waiting */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct wait_state);
+} wait_states SEC(".maps");
+
+static __always_inline void waiters_add(__u32 cpu, int d)
+{
+	if (cpu < GR_MAX_CPUS)
+		__sync_fetch_and_add(&cpu_waiters[cpu], d);
+}
+
+static __always_inline void wait_begin(struct task_struct *p, __u32 cpu)
+{
+	struct wait_state *w =
+	    bpf_task_storage_get(&wait_states, p, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (!w || cpu >= GR_MAX_CPUS || w->cpu == cpu + 1)
+		return;
+	if (w->cpu)
+		waiters_add(w->cpu - 1, -1);
+	w->cpu = cpu + 1;
+	waiters_add(cpu, 1);
+}
+
+static __always_inline void wait_end(struct task_struct *p)
+{
+	struct wait_state *w = bpf_task_storage_get(&wait_states, p, NULL, 0);
+
+	if (!w || !w->cpu)
+		return;
+	waiters_add(w->cpu - 1, -1);
+	w->cpu = 0;
+}
+
+static __always_inline struct gr_ev_sched *sched_reserve(__u8 sub, __u32 cpu, __u32 prev_state,
+							 __u32 target_cpu)
 {
 	struct gr_ev_sched *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 
 	if (!e) {
 		count(C_RINGBUF_LOST);
-		return 0;
+		return NULL;
 	}
 	e->h.type = EV_SCHED;
 	e->h.layout = 0;
 	e->h.api = 0;
 	e->h.stack_len = 0;
 	e->h.flags = 0;
-	e->h.cpu = bpf_get_smp_processor_id();
-	e->h.pid = prev->tgid;
-	e->h.tid = prev->pid;
+	e->h.cpu = cpu;
 	e->h.ts = bpf_ktime_get_ns();
 	e->h.dur = 0;
-	e->next_pid = next->tgid;
-	e->next_tid = next->pid;
 	e->prev_state = prev_state;
 	e->target_cpu = target_cpu;
 	e->sub = sub;
 	__builtin_memset(e->pad, 0, sizeof(e->pad));
+	return e;
+}
+
+static __always_inline int emit_sched(__u8 sub, struct task_struct *prev, struct task_struct *next,
+				      __u32 prev_state, __u32 target_cpu)
+{
+	struct gr_ev_sched *e =
+	    sched_reserve(sub, bpf_get_smp_processor_id(), prev_state, target_cpu);
+
+	if (!e)
+		return 0;
+	e->h.pid = prev->tgid;
+	e->h.tid = prev->pid;
+	e->next_pid = next->tgid;
+	e->next_tid = next->pid;
 	BPF_CORE_READ_STR_INTO(&e->prev_comm, prev, comm);
 	BPF_CORE_READ_STR_INTO(&e->next_comm, next, comm);
 	bpf_ringbuf_submit(e, wake_flags());
@@ -913,35 +1175,82 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
-	if (!targ_sched)
+	__u32 cpu = bpf_get_smp_processor_id(), state = preempt ? 0 : prev_state;
+
+	/* a thread that stops running sends what it batched: events wait at most a time slice */
+	if (is_traced(prev->tgid))
+		flush_task(prev);
+	if (!targ_sched || cpu >= GR_MAX_CPUS)
 		return 0;
-	/* idle (pid 0) and kernel threads are not traced; only switches touching ours */
-	if (!is_traced(prev->tgid) && !is_traced(next->tgid))
+	/* idle (pid 0) and kernel threads are not traced: only switches touching ours, and every
+	 * switch on a CPU where one of ours waits (one load when none does) */
+	if (!cpu_waiters[cpu] && !is_traced(prev->tgid) && !is_traced(next->tgid))
 		return 0;
+	if (is_traced(next->tgid))
+		wait_end(next);
+	if (!state && is_traced(prev->tgid))
+		wait_begin(prev, cpu);
 	/* preempted while runnable reads as state 0, as in perf sched */
-	return emit_sched(0, prev, next, preempt ? 0 : prev_state, bpf_get_smp_processor_id());
+	return emit_sched(GR_EVS_SWITCH, prev, next, state, cpu);
 }
 
 static __always_inline int wakeup(__u8 sub, struct task_struct *p)
 {
-	struct task_struct *cur;
+	__u32 cpu = BPF_CORE_READ(p, thread_info.cpu);
 
 	if (!targ_sched || !is_traced(p->tgid))
 		return 0;
-	cur = bpf_get_current_task_btf();
-	return emit_sched(sub, cur, p, 0, BPF_CORE_READ(p, thread_info.cpu));
+	if (!BPF_CORE_READ(p, on_cpu))
+		wait_begin(p, cpu);
+	return emit_sched(sub, bpf_get_current_task_btf(), p, 0, cpu);
 }
 
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(on_wakeup, struct task_struct *p)
 {
-	return wakeup(1, p);
+	return wakeup(GR_EVS_WAKEUP, p);
 }
 
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(on_wakeup_new, struct task_struct *p)
 {
-	return wakeup(2, p);
+	return wakeup(GR_EVS_WAKEUP_NEW, p);
+}
+
+/*
+ * A traced thread moves to @dest_cpu: recorded with the CPU it leaves and, when this program runs
+ * on that CPU (a push by its stopper thread, a wakeup there), the task running there: replay
+ * charges it the end of the wait on that CPU. Elsewhere that task is not known here (the run
+ * queues are not a symbol BPF can reach on every kernel): GR_EVS_NOBODY.
+ */
+SEC("tp_btf/sched_migrate_task")
+int BPF_PROG(on_migrate, struct task_struct *p, int dest_cpu)
+{
+	__u32 from = BPF_CORE_READ(p, thread_info.cpu);
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct wait_state *w;
+	struct gr_ev_sched *e;
+
+	if (!targ_sched || !is_traced(p->tgid) || dest_cpu < 0 || dest_cpu >= GR_MAX_CPUS)
+		return 0;
+	w = bpf_task_storage_get(&wait_states, p, NULL, 0);
+	if (w && w->cpu)
+		wait_begin(p, dest_cpu);
+	e = sched_reserve(GR_EVS_MIGRATE, from, 0, dest_cpu);
+	if (!e)
+		return 0;
+	e->h.pid = p->tgid;
+	e->h.tid = p->pid;
+	BPF_CORE_READ_STR_INTO(&e->prev_comm, p, comm);
+	e->next_pid = e->next_tid = GR_EVS_NOBODY;
+	e->next_comm[0] = 0;
+	if (bpf_get_smp_processor_id() == from) {
+		e->next_pid = cur->tgid;
+		e->next_tid = cur->pid;
+		BPF_CORE_READ_STR_INTO(&e->next_comm, cur, comm);
+	}
+	bpf_ringbuf_submit(e, wake_flags());
+	return 0;
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -188,8 +188,14 @@ const char *gr_graph_kind_name(unsigned gkind)
 
 const char *gr_loss_source_name(unsigned src)
 {
-	static const char *const names[] = {"ringbuf", "stack", "attach", "pending", "preempted"};
+	static const char *const names[] = {"ringbuf",	 "stack",      "attach",	"pending",
+					    "preempted", "stack_shed", "unwind_skipped"};
 	return name_of(names, N(names), src);
+}
+
+int gr_loss_stack_only(unsigned src)
+{
+	return src == GR_LOSS_STACK || src == GR_LOSS_STACK_SHED || src == GR_LOSS_UNWIND_SKIPPED;
 }
 
 /*

@@ -190,7 +190,11 @@ enum {
 /*
  * SCHED: type enum gr_sched_type. For a switch, prev_* left the CPU (prev_state: 0 runnable =
  * preempted, else the kernel's task state bits) and next_* took it. For a wakeup, prev_* is the
- * waker (current task) and next_* the woken task, target_cpu where it will run.
+ * waker (current task) and next_* the woken task, target_cpu where it will run. For a migration,
+ * prev_* is the traced thread that moves, cpu the CPU it leaves, target_cpu the one it moves to,
+ * and next_* the task running on the CPU it leaves at that moment (GR_SCHED_NOBODY: unknown).
+ * A trace with the SCHED_WINDOWS session fact also has every switch on a CPU while a traced
+ * thread waited there runnable (docs/FORMAT.md).
  */
 enum {
 	GR_SCHED_TS,
@@ -437,7 +441,14 @@ enum gr_graph_kind {
 };
 const char *gr_graph_kind_name(unsigned gkind);
 
-enum gr_sched_type { GR_SCHED_SWITCH = 0, GR_SCHED_WAKEUP, GR_SCHED_WAKEUP_NEW };
+enum gr_sched_type {
+	GR_SCHED_SWITCH = 0,
+	GR_SCHED_WAKEUP,
+	GR_SCHED_WAKEUP_NEW,
+	GR_SCHED_MIGRATE, /* a traced thread moved to another CPU (see SCHED above) */
+};
+/* next_pid/next_tid of a MIGRATE when the task on the CPU left is not known. */
+#define GR_SCHED_NOBODY 0xffffffffu
 
 enum gr_proc_type {
 	GR_PROC_START = 0, /* fork/clone of a traced process (value = parent pid) */
@@ -462,8 +473,12 @@ enum gr_loss_source {
 	GR_LOSS_ATTACH,	     /* a library mapped but its probes could not be attached */
 	GR_LOSS_PENDING,     /* entry without return (thread killed mid-call) */
 	GR_LOSS_PREEMPTED,   /* staging taken over by a preempting thread */
+	GR_LOSS_STACK_SHED,  /* --call-graph dwarf: raw stack left out, the ring buffer filling */
+	GR_LOSS_UNWIND_SKIPPED, /* --call-graph dwarf: raw stack not unwound, the recorder behind */
 };
 const char *gr_loss_source_name(unsigned src);
+/* 1 when a loss of source @src kept its events and lost only their stacks, else 0. */
+int gr_loss_stack_only(unsigned src);
 
 enum gr_session_key {
 	GR_SESS_STOP = 0,    /* value: stop reason (0 exit, 1 signal, 2 duration) */
@@ -488,6 +503,18 @@ enum gr_session_key {
 	GR_SESS_DEVICE_SMS, /* value: the SM count (multiProcessorCount) the traced program got
 			       from the runtime; absent when it asked for none or every such
 			       call failed */
+	/*
+	 * value 1: the scheduler records hold, besides those of traced threads, every switch on a
+	 * CPU while a traced thread waited there runnable, and every migration of a traced thread
+	 * (wait windows, bpf/gpurec.bpf.c): culprits are exact. Absent in older traces.
+	 */
+	GR_SESS_SCHED_WINDOWS,
+	GR_SESS_RECORDER_PID, /* value: the recorder's own pid; absent in older traces */
+	GR_SESS_RECORDER_CPU, /* value: the recorder's CPU time (user + sys, ns) at the end */
+	GR_SESS_WATCHDOG_PID, /* value: the pid of the recorder's watchdog process (a fork) */
+	GR_SESS_MMAP_HOOK,    /* value: how new mappings were seen (0 fexit on the mmap system
+			       call, 1 tp_btf sys_exit: the fallback, at every system call of the
+			       machine); text: the hook's name. Absent in older traces */
 };
 
 /*

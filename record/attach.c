@@ -200,12 +200,19 @@ void gr_attach_known(struct gr_attach *a, uint64_t dev, uint64_t ino)
 	bpf_map_update_elem(bpf_map__fd(a->skel->maps.known_files), &key, &one, BPF_ANY);
 }
 
-void gr_attach_free(struct gr_attach *a)
+void gr_attach_detach(struct gr_attach *a)
 {
 	for (size_t i = 0; i < a->nlinks; i++)
 		bpf_link__destroy(a->links[i]);
 	for (size_t i = 0; i < a->nlink_fds; i++)
 		close(a->link_fds[i]);
+	a->nlinks = 0;
+	a->nlink_fds = 0;
+}
+
+void gr_attach_free(struct gr_attach *a)
+{
+	gr_attach_detach(a);
 	free(a->link_fds);
 	free(a->links);
 	*a = (struct gr_attach){0};

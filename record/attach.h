@@ -51,6 +51,12 @@ int gr_attach_file(struct gr_attach *a, int fd, const struct gr_elf *elf, const 
 /* The file (@dev, @ino) was examined: the BPF side no longer holds processes that map it. */
 void gr_attach_known(struct gr_attach *a, uint64_t dev, uint64_t ino);
 
+/*
+ * Detach every probe, once no probe program runs any more (the kernel waits for those under
+ * way): what the programs left behind is then final. cuda_files stays.
+ */
+void gr_attach_detach(struct gr_attach *a);
+
 /* Detach everything; @a is zeroed. */
 void gr_attach_free(struct gr_attach *a);
 

@@ -20,6 +20,7 @@
 #include "bpf/gpurec.h"
 #include "bpf/gpurec.skel.h"
 #include "format/events.h"
+#include "batch.h"
 #include "calibrate.h"
 #include "clock.h"
 #include "ringbuf.h"
@@ -145,8 +146,8 @@ static int attach_all(struct gpurec_bpf *skel, int multi, int stacks, struct pro
 	return err;
 }
 
-/* The ring buffer's records: keep what the current batch's calls produced, drop the rest. */
-static int take_event(void *ctx, void *data, size_t size)
+/* The ring buffer's events: keep what the current batch's calls produced, drop the rest. */
+static int take_one(void *ctx, void *data, size_t size)
 {
 	struct batch *b = ctx;
 	const struct gr_ev_call *e = data;
@@ -164,6 +165,11 @@ static int take_event(void *ctx, void *data, size_t size)
 	b->dur[i] = e->h.dur;
 	b->seen[i] = 1;
 	return 0;
+}
+
+static int take_event(void *ctx, void *data, size_t size)
+{
+	return gr_batch_each(data, size, take_one, ctx);
 }
 
 static void run_batch(struct batch *b, struct gr_ringbuf *rb, unsigned kind)

@@ -20,6 +20,7 @@
 
 #include "cmd.h"
 #include "bpf/gpurec.skel.h"
+#include "mmap_hook.h"
 #include "privilege.h"
 
 static int line(int ok, const char *what, const char *detail)
@@ -170,7 +171,22 @@ int cmd_check(int argc, char **argv)
 	fails += line(privileged, "privileges", detail);
 	if (privileged) {
 		libbpf_set_print(quiet);
-		skel = gpurec_bpf__open_and_load();
+		skel = gpurec_bpf__open();
+		if (skel) {
+			const char *why;
+
+			/* as record loads it: one hook for new mappings (mmap_hook.h) */
+			if (gr_mmap_hook_choose(skel, &why) == GR_MMAP_HOOK_FEXIT)
+				line(1, "new mappings", "fexit ksys_mmap_pgoff");
+			else
+				warn_line("new mappings",
+					  "tp_btf sys_exit, at every system call of the machine "
+					  "while recording (fexit refused here)");
+			if (gpurec_bpf__load(skel)) {
+				gpurec_bpf__destroy(skel);
+				skel = NULL;
+			}
+		}
 		snprintf(detail, sizeof(detail), "%s",
 			 skel ? "uprobes, tp_btf sched_switch/wakeup/fork/exec/exit, ring buffer"
 			      : strerror(errno));

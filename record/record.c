@@ -43,6 +43,7 @@
 #include "discover.h"
 #include "forward.h"
 #include "identity.h"
+#include "mmap_hook.h"
 #include "output.h"
 #include "privilege.h"
 #include "ringbuf.h"
@@ -52,6 +53,18 @@
 #include "watchdog.h"
 
 #define DRAIN_MS 20
+/* While no event comes the drain sleeps longer, up to this: out of the traced threads' way.
+ * The command's exit (a pidfd), a process held, a filling ring buffer wake it at once. */
+#define QUIET_DRAIN_MS 200
+/*
+ * --call-graph dwarf, when the recorder falls behind: past 5/8 of the ring it stops unwinding
+ * (the costly part of draining a raw stack), and should the ring still fill, past 3/4 the BPF
+ * side leaves the stack bytes out of the events. Both keep events and lose stacks, counted.
+ * A burst that fits 5/8 of the ring (~1250 events of 8 KiB in 16 MiB) keeps every stack; the
+ * last quarter holds ~16k events without stacks (~250 B) for a recorder starved of CPU.
+ */
+#define UNWIND_FILL_EIGHTHS 5
+#define SHED_FILL_EIGHTHS   6
 /* Events wait at most this long in memory before they are in the file: what a kill can lose. */
 #define FLUSH_AGE_NS 1000000000ull
 
@@ -94,7 +107,13 @@ struct session {
 	int calibrated;		   /* cal holds a measurement */
 	int size_fd;		   /* the trace file, for its size in the closing line */
 	uint64_t last_drain_ns;
-	int err; /* first fatal error of the loop */
+	int64_t drained; /* records the last drain took */
+	int polled;	 /* the end of the recording is noticed by polling, not a pidfd */
+	int err;	 /* first fatal error of the loop */
+
+	/* which program sees new mappings (mmap_hook.h), and why not fexit */
+	enum gr_mmap_hook mmap_hook;
+	const char *mmap_hook_why;
 
 	struct gr_forward *fwd;
 	struct gr_child child;
@@ -356,6 +375,12 @@ static int setup_unwind(struct session *s)
 	return 0;
 }
 
+/* Library discovery's hook: a fallback is said in the trace and at the end (report_summary). */
+static void choose_mmap_hook(struct session *s, struct gpurec_bpf *skel)
+{
+	s->mmap_hook = gr_mmap_hook_choose(skel, &s->mmap_hook_why);
+}
+
 static int load_bpf(struct session *s)
 {
 	const struct record_opts *o = &s->o;
@@ -370,9 +395,13 @@ static int load_bpf(struct session *s)
 		return err;
 	}
 	gr_attach_init(&s->attach, skel, &popts, o->verbose);
+	choose_mmap_hook(s, skel);
 	skel->rodata->targ_recorder_pid = getpid();
 	skel->rodata->targ_stack_frames = o->stacks ? GR_MAX_FRAMES : 0;
 	skel->rodata->targ_dwarf_bytes = o->stacks ? o->dwarf_bytes : 0;
+	/* past 3/4 full, raw stacks are left out and the events kept (SHED_FILL_EIGHTHS) */
+	if (o->stacks && o->dwarf_bytes)
+		skel->rodata->targ_shed_bytes = ((uint64_t)o->ringbuf_mb << 17) * SHED_FILL_EIGHTHS;
 	skel->rodata->targ_sched = o->sched;
 	skel->rodata->targ_wakeup_bytes = (uint64_t)o->ringbuf_mb << 18; /* a quarter full */
 	/* test hook: a consumer that falls behind, so losses can be checked exactly */
@@ -537,8 +566,12 @@ static int setup(struct session *s)
 	if (err)
 		return err;
 	write_calibration(s);
+	write_session(s, GR_SESS_MMAP_HOOK, s->mmap_hook, gr_mmap_hook_name(s->mmap_hook));
 	s->procs.attach = &s->attach;
 	gr_translate_init(&s->tr, s->w, &s->procs, s->unwind, bpf_map__fd(s->skel->maps.counters));
+	if (s->unwind)
+		gr_translate_unwind_limit(&s->tr, s->rb,
+					  gr_ringbuf_size(s->rb) / 8 * UNWIND_FILL_EIGHTHS);
 	s->last_drain_ns = gr_clock_ns(CLOCK_MONOTONIC);
 	return 0;
 }
@@ -561,7 +594,7 @@ static int drain(struct session *s, int timeout_ms)
 	if (err)
 		return err;
 	/* events written without a wakeup are consumed on this timer */
-	gr_ringbuf_consume(s->rb, gr_translate_event, &s->tr);
+	s->drained = gr_ringbuf_consume(s->rb, gr_translate_event, &s->tr);
 	if (s->tr.err && !s->err)
 		s->err = s->tr.err;
 	gr_translate_losses(&s->tr, s->last_drain_ns, gr_clock_ns(CLOCK_MONOTONIC));
@@ -665,6 +698,33 @@ static int write_call_graph(struct session *s)
 	return write_session(s, GR_SESS_CALL_GRAPH, 0, call_graph);
 }
 
+/*
+ * Who the recorder is, so that replay names its processes as the recording's own ("gpurec (this
+ * recording)") wherever they took a CPU, and whether scheduler records have wait windows.
+ */
+static void write_recorder_facts(struct session *s)
+{
+	write_session(s, GR_SESS_RECORDER_PID, (uint64_t)getpid(), "");
+	if (s->wd.pid > 0)
+		write_session(s, GR_SESS_WATCHDOG_PID, (uint64_t)s->wd.pid, "");
+	if (s->o.sched)
+		write_session(s, GR_SESS_SCHED_WINDOWS, 1, "");
+}
+
+/* The recorder's CPU time so far (user + sys, ns), for info beside the recording's length. */
+static void write_recorder_cpu(struct session *s)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return;
+	write_session(s, GR_SESS_RECORDER_CPU,
+		      ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) *
+			      1000000000ull +
+			  ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ull,
+		      "");
+}
+
 /* Pass signals on, then trace the -p processes or start the command; say why not. */
 static int start(struct session *s)
 {
@@ -681,6 +741,7 @@ static int start(struct session *s)
 			strerror(-err));
 	/* a write error here stays in the writer: its close reports it */
 	write_call_graph(s);
+	write_recorder_facts(s);
 	if (!s->o.pids)
 		return start_command(s);
 	err = attach_pids(s, s->o.pids);
@@ -690,9 +751,10 @@ static int start(struct session *s)
 }
 
 /*
- * The calls the traced threads still alive are inside when the recording stops (a hung sync, a
- * -d or Ctrl-C stop mid-call): the BPF task iterator sends each as an in-flight call event.
- * Threads that exited sent theirs at their exit.
+ * What the traced threads still alive hold when the recording stops: the call events they
+ * batched, and the calls they are inside (a hung sync, a -d or Ctrl-C stop mid-call), each sent
+ * by the BPF task iterator as an in-flight call event. Threads that exited sent both at their
+ * exit.
  */
 static void sweep_in_flight(struct session *s)
 {
@@ -719,16 +781,42 @@ static void sweep_in_flight(struct session *s)
  * Start tracing, then drain until the command exits, a signal ends a -p recording, every -p
  * process is gone, or the duration has passed. Nothing is drained when the start failed.
  */
+/* How long the next drain may sleep: longer while nothing comes, never past what is due. */
+static int drain_timeout(const struct session *s, int last_ms, uint64_t deadline)
+{
+	uint64_t now = gr_clock_ns(CLOCK_MONOTONIC), due = gr_forward_next_ns(s->fwd, now);
+	int ms = s->drained ? DRAIN_MS : last_ms * 2;
+
+	if (test_drain_ms())
+		return test_drain_ms();
+	if (ms > QUIET_DRAIN_MS)
+		ms = QUIET_DRAIN_MS;
+	/* what ends the recording is polled (-p processes, a kernel without pidfds) */
+	if (s->polled && ms > DRAIN_MS * 5)
+		ms = DRAIN_MS * 5;
+	if (due && due / 1000000 + 1 < (uint64_t)ms)
+		ms = due / 1000000 + 1;
+	if (deadline && (deadline <= now || (deadline - now) / 1000000 + 1 < (uint64_t)ms))
+		ms = deadline <= now ? 0 : (deadline - now) / 1000000 + 1;
+	return ms;
+}
+
 static void run(struct session *s)
 {
 	uint64_t deadline = 0;
+	int ms = DRAIN_MS, pidfd = -1;
 
 	if (start(s))
 		return;
 	if (s->o.duration > 0)
 		deadline = gr_clock_ns(CLOCK_MONOTONIC) + (uint64_t)(s->o.duration * 1e9);
+	/* the command's end wakes the drain (a pidfd); without one, the sleeps stay short */
+	if (s->child.pid > 0)
+		pidfd = syscall(SYS_pidfd_open, s->child.pid, 0);
+	s->polled = s->o.pids || pidfd < 0 || gr_ringbuf_watch(s->rb, pidfd);
 	while (!s->err) {
-		if (drain(s, test_drain_ms() ? test_drain_ms() : DRAIN_MS))
+		ms = drain_timeout(s, ms, deadline);
+		if (drain(s, ms))
 			break;
 		gr_forward_due(s->fwd, gr_clock_ns(CLOCK_MONOTONIC));
 		if (s->child.pid > 0 && !s->child_done &&
@@ -747,6 +835,10 @@ static void run(struct session *s)
 			break;
 		}
 	}
+	if (pidfd >= 0)
+		close(pidfd);
+	/* the probes go first: no call enters, returns or is half batched while the sweep runs */
+	gr_attach_detach(&s->attach);
 	sweep_in_flight(s);
 	/* what the last process wrote before exiting is still in the buffer */
 	drain(s, 0);
@@ -793,22 +885,59 @@ static void session_free(struct session *s)
 	gr_translate_free(&s->tr);
 }
 
+/*
+ * With kernel.bpf_stats_enabled=1 the kernel times every run of our programs: say what each
+ * cost per run (the calibration's runs included). Quiet when the counts are off.
+ */
+static void report_bpf_stats(const struct session *s)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, s->skel->obj)
+	{
+		struct bpf_prog_info info = {0};
+		uint32_t len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) || !info.run_cnt)
+			continue;
+		fprintf(stderr,
+			"gpurec record: bpf %s: %llu runs, %.1f ns per run "
+			"(kernel.bpf_stats_enabled)\n",
+			bpf_program__name(prog), (unsigned long long)info.run_cnt,
+			(double)info.run_time_ns / info.run_cnt);
+	}
+}
+
 /* Like perf's closing line: what was written, what was lost, what it cost us. */
 static void report_summary(const struct session *s, uint64_t records)
 {
 	struct rusage ru;
 	struct stat st;
-	uint64_t lost = 0;
+	const uint64_t *seen = s->tr.counters_seen;
+	uint64_t lost = 0, stacks = seen[C_STACK_LOST] + seen[C_STACK_SHED] + s->tr.unwind_skipped;
 
 	for (int i = 0; i < C_COUNT; i++)
-		if (i != C_STOP_SENT && i != C_UNTRACED)
-			lost += s->tr.counters_seen[i];
+		if (i != C_STOP_SENT && i != C_UNTRACED && i != C_STACK_LOST && i != C_STACK_SHED)
+			lost += seen[i];
 	/* the file's size through our descriptor: the path is the user's to look up, not ours */
 	if (fstat(s->size_fd, &st))
 		st.st_size = 0;
 	fprintf(stderr,
 		"gpurec record: wrote %s (%" PRIu64 " records, %.2f MB), %" PRIu64 " events lost\n",
 		s->o.output, records, st.st_size / 1e6, lost);
+	if (stacks)
+		fprintf(stderr,
+			"gpurec record: %" PRIu64 " events kept without their stack: %" PRIu64
+			" not unwound (the recorder behind), %" PRIu64
+			" left out by the kernel side (the ring buffer filling), %" PRIu64
+			" unreadable\n",
+			stacks, s->tr.unwind_skipped, seen[C_STACK_SHED], seen[C_STACK_LOST]);
+	if (s->mmap_hook != GR_MMAP_HOOK_FEXIT)
+		fprintf(stderr,
+			"gpurec record: %s: new mappings were seen with %s instead, a program that "
+			"ran at every system call of the machine while recording\n",
+			s->mmap_hook_why, gr_mmap_hook_name(s->mmap_hook));
 	if (s->calibrated)
 		fprintf(stderr,
 			"gpurec record: probe cost measured here: %" PRIu64 " ns per launch "
@@ -828,6 +957,8 @@ static void report_summary(const struct session *s, uint64_t records)
 			"gpurec record: recorder cpu %.3f s user %.3f s sys, max rss %ld KiB\n",
 			ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
 			ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, ru.ru_maxrss);
+	if (s->o.verbose)
+		report_bpf_stats(s);
 	if (s->o.verbose && s->unwind) {
 		struct gr_unwind_stats us;
 
@@ -851,6 +982,7 @@ static void write_trailer(struct session *s)
 	gr_symbols_finish(&s->tr.sym, &s->tr.refs, s->last_drain_ns);
 	write_session(s, GR_SESS_STOP, s->stop_reason, "");
 	write_session(s, GR_SESS_CUDA_SEEN, s->attach.cuda_files, "");
+	write_recorder_cpu(s);
 	if (untraced) {
 		write_session(s, GR_SESS_UNTRACED, untraced, "");
 		fprintf(stderr,

@@ -86,6 +86,13 @@ void gr_ringbuf_free(struct gr_ringbuf *rb)
 	free(rb);
 }
 
+int gr_ringbuf_watch(struct gr_ringbuf *rb, int fd)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.fd = fd};
+
+	return epoll_ctl(rb->epoll_fd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
+}
+
 int gr_ringbuf_wait(struct gr_ringbuf *rb, int timeout_ms)
 {
 	struct epoll_event ev;
@@ -126,4 +133,17 @@ out:
 	if (cons != published)
 		__atomic_store_n(rb->consumer_pos, cons, __ATOMIC_RELEASE);
 	return n;
+}
+
+uint64_t gr_ringbuf_backlog(const struct gr_ringbuf *rb)
+{
+	unsigned long prod = __atomic_load_n(rb->producer_pos, __ATOMIC_ACQUIRE);
+	unsigned long cons = __atomic_load_n(rb->consumer_pos, __ATOMIC_RELAXED);
+
+	return prod > cons ? prod - cons : 0;
+}
+
+uint64_t gr_ringbuf_size(const struct gr_ringbuf *rb)
+{
+	return rb->size;
 }

@@ -16,11 +16,13 @@
 
 #include "bpf/gpurec.h"
 #include "format/events.h"
+#include "batch.h"
 #include "discover.h"
 #include "elf.h"
 #include "symbols.h"
 #include "translate.h"
 #include "watchdog.h"
+#include "ringbuf.h"
 #include "unwind.h"
 
 #define LO32(v) ((uint64_t)(uint32_t)(v))
@@ -137,6 +139,11 @@ static uint64_t stack_id(struct gr_translate *t, uint32_t pid, uint64_t ts, cons
  * Keep the copy too (RAWSTACK, as perf's user stack dump), cut after the last byte the unwinder
  * read when it reached the outermost frame: an offline unwinder with the same files reads no
  * further, and the rest of the copy (most of it, often) is dead stack.
+ *
+ * Without a stack (0): a raw stack the BPF side left out (GR_RAW_SHED, counted there), or one
+ * that arrives while the recorder is behind: unwinding costs several us an event, and a
+ * recorder that cannot keep up would overflow the ring and lose events, not stacks. Neither
+ * is kept as a RAWSTACK record (compressing the copy costs nearly as much).
  */
 static uint64_t raw_stack_id(struct gr_translate *t, const struct gr_ev_hdr *h,
 			     const struct gr_ev_rawstack *r)
@@ -147,6 +154,12 @@ static uint64_t raw_stack_id(struct gr_translate *t, const struct gr_ev_hdr *h,
 	unsigned n;
 	int err;
 
+	if (r->flags & GR_RAW_SHED)
+		return 0;
+	if (t->rb && gr_ringbuf_backlog(t->rb) > t->unwind_backlog) {
+		t->unwind_skipped++;
+		return 0;
+	}
 	n = gr_unwind_stack(t->unwind, t->procs, h->pid, h->tid, r, frames, GR_MAX_FRAMES, &needed);
 	v[GR_RAW_TS] = h->ts;
 	v[GR_RAW_PID] = h->pid;
@@ -750,6 +763,11 @@ static int on_device(struct gr_translate *t, const struct gr_ev_call *e)
 	return gr_trace_writer_append(t->w, GR_K_SESSION, v, &none);
 }
 
+_Static_assert(GR_EVS_SWITCH == GR_SCHED_SWITCH && GR_EVS_WAKEUP == GR_SCHED_WAKEUP &&
+		   GR_EVS_WAKEUP_NEW == GR_SCHED_WAKEUP_NEW && GR_EVS_MIGRATE == GR_SCHED_MIGRATE &&
+		   GR_EVS_NOBODY == GR_SCHED_NOBODY,
+	       "the BPF side's scheduler record types are the file's");
+
 static int on_sched(struct gr_translate *t, const struct gr_ev_sched *e)
 {
 	uint64_t v[GR_SCHED_NCOLS];
@@ -764,7 +782,8 @@ static int on_sched(struct gr_translate *t, const struct gr_ev_sched *e)
 	v[GR_SCHED_NEXT_TID] = e->next_tid;
 	v[GR_SCHED_TARGET_CPU] = e->target_cpu;
 	note_comm(t, e->h.ts, e->h.pid, e->h.tid, e->prev_comm, GR_COMM_LEN);
-	note_comm(t, e->h.ts, e->next_pid, e->next_tid, e->next_comm, GR_COMM_LEN);
+	if (e->next_tid != GR_EVS_NOBODY)
+		note_comm(t, e->h.ts, e->next_pid, e->next_tid, e->next_comm, GR_COMM_LEN);
 	return gr_trace_writer_append(t->w, GR_K_SCHED, v, NULL);
 }
 
@@ -830,7 +849,14 @@ static int on_proc(struct gr_translate *t, const struct gr_ev_proc *e)
 	return err;
 }
 
+static int translate_one(void *ctx, void *data, size_t size);
+
 int gr_translate_event(void *ctx, void *data, size_t size)
+{
+	return gr_batch_each(data, size, translate_one, ctx);
+}
+
+static int translate_one(void *ctx, void *data, size_t size)
 {
 	struct gr_translate *t = ctx;
 	const struct gr_ev_hdr *h = data;
@@ -931,10 +957,9 @@ int gr_translate_event(void *ctx, void *data, size_t size)
 int gr_translate_losses(struct gr_translate *t, uint64_t since_ns, uint64_t now_ns)
 {
 	static const unsigned source[C_COUNT] = {
-	    [C_RINGBUF_LOST] = GR_LOSS_RINGBUF,
-	    [C_STACK_LOST] = GR_LOSS_STACK,
-	    [C_PENDING_LOST] = GR_LOSS_PENDING,
-	    [C_SCRATCH_LOST] = GR_LOSS_PREEMPTED,
+	    [C_RINGBUF_LOST] = GR_LOSS_RINGBUF,	 [C_STACK_LOST] = GR_LOSS_STACK,
+	    [C_PENDING_LOST] = GR_LOSS_PENDING,	 [C_SCRATCH_LOST] = GR_LOSS_PREEMPTED,
+	    [C_STACK_SHED] = GR_LOSS_STACK_SHED,
 	};
 	int ncpu = libbpf_num_possible_cpus(), fd = t->counters_fd;
 	uint64_t vals[ncpu > 0 ? ncpu : 1];
@@ -960,7 +985,22 @@ int gr_translate_losses(struct gr_translate *t, uint64_t since_ns, uint64_t now_
 		if (gr_trace_writer_append(t->w, GR_K_LOSS, v, NULL))
 			return -EIO;
 	}
+	if (t->unwind_skipped > t->unwind_skipped_seen) {
+		uint64_t v[GR_LOSS_NCOLS] = {since_ns, now_ns, GR_LOSS_UNWIND_SKIPPED,
+					     t->unwind_skipped - t->unwind_skipped_seen};
+
+		t->unwind_skipped_seen = t->unwind_skipped;
+		if (gr_trace_writer_append(t->w, GR_K_LOSS, v, NULL))
+			return -EIO;
+	}
 	return 0;
+}
+
+void gr_translate_unwind_limit(struct gr_translate *t, const struct gr_ringbuf *rb,
+			       uint64_t backlog)
+{
+	t->rb = rb;
+	t->unwind_backlog = backlog;
 }
 
 void gr_translate_init(struct gr_translate *t, struct gr_trace_writer *w, struct gr_procs *procs,

@@ -26,6 +26,7 @@
 struct gr_trace_writer;
 struct gr_procs;
 struct gr_unwind;
+struct gr_ringbuf;
 
 /*
  * What the events referenced: symbols.c names each when first seen, and at the end what it
@@ -58,6 +59,14 @@ struct gr_translate {
 	struct gr_call_status calls; /* what the calls returned: record.c warns at the end */
 	/* last values of the loss counters; record.c reads them for its closing line */
 	uint64_t counters_seen[C_COUNT];
+	/*
+	 * --call-graph dwarf: while the ring holds more than unwind_backlog bytes (the recorder
+	 * behind), raw stacks are not unwound, so that draining keeps up; counted, written as
+	 * LOSS records (GR_LOSS_UNWIND_SKIPPED). rb NULL: always unwound.
+	 */
+	const struct gr_ringbuf *rb;
+	uint64_t unwind_backlog;
+	uint64_t unwind_skipped, unwind_skipped_seen; /* so far; written as LOSS so far */
 	bool device_sms_seen; /* GR_SESS_DEVICE_SMS written: the first SM count wins */
 	int err;	      /* first error writing a record */
 };
@@ -65,6 +74,13 @@ struct gr_translate {
 /* Start with nothing translated. @unwind may be NULL. Cannot fail. */
 void gr_translate_init(struct gr_translate *t, struct gr_trace_writer *w, struct gr_procs *procs,
 		       struct gr_unwind *unwind, int counters_fd);
+
+/*
+ * --call-graph dwarf: skip unwinding while @rb (the ring being drained) holds more than
+ * @backlog bytes. Cannot fail.
+ */
+void gr_translate_unwind_limit(struct gr_translate *t, const struct gr_ringbuf *rb,
+			       uint64_t backlog);
 
 /*
  * A gr_ringbuf_fn (record/ringbuf.h), @ctx the struct gr_translate: turn one ring-buffer record

@@ -46,23 +46,40 @@ fp=$(median <"$TMP/fp")
 ltime=$(median <"$TMP/ltime")
 printf '  call without probes            %8.1f ns\n' "$bare"
 printf '  empty BPF uprobe               %8.1f ns  (+%.1f)\n' "$empty" "$(awk -v a="$empty" -v b="$bare" 'BEGIN{print a-b}')"
-printf '  gpurec, no stacks              %8.1f ns  ratio %s  (target <= 1.15)\n' "$nostack" "$(ratio "$nostack" "$bare" "$empty")"
-printf '  gpurec, frame-pointer stacks   %8.1f ns  ratio %s  (target <= 1.5)\n' "$fp" "$(ratio "$fp" "$bare" "$empty")"
-printf '  gpurec --launch-time           %8.1f ns  ratio %s  (entry + return probe)\n' "$ltime" "$(ratio "$ltime" "$bare" "$empty")"
+printf '  gpurec, no stacks              %8.1f ns  ratio %s  (target <= 1.15); bpf: api_entry %s ns per run\n' \
+	"$nostack" "$(ratio "$nostack" "$bare" "$empty")" "$(bpf_ns api_entry --call-graph none)"
+printf '  gpurec, frame-pointer stacks   %8.1f ns  ratio %s  (target <= 1.4); bpf: api_entry %s ns per run\n' \
+	"$fp" "$(ratio "$fp" "$bare" "$empty")" "$(bpf_ns api_entry)"
+printf '  gpurec --launch-time           %8.1f ns  ratio %s  (target <= 2.2, entry + return probe); bpf: api_entry %s + api_return %s ns\n' \
+	"$ltime" "$(ratio "$ltime" "$bare" "$empty")" "$(bpf_ns api_entry --call-graph none --launch-time)" \
+	"$(bpf_ns api_return --call-graph none --launch-time)"
+printf '  (bpf: with kernel.bpf_stats_enabled, which adds its own two clock reads to each run)\n'
+# the BPF programs' own time per run, from the kernel's bpf_stats, in separate runs (the counts
+# add two clock reads to every run: they would bias the ratios above)
+bpf_ns() { # PROGRAM RECORD-ARGS...: ns per run of PROGRAM
+	local prog=$1
+	shift
+	sysctl -qw kernel.bpf_stats_enabled=1 2>/dev/null
+	"$GPUREC" record -v --no-sched "$@" -o "$TMP/s.trc" -- "$PROGS/launch_loop" "$N" 2>&1 |
+		awk -v p="bpf $prog:" '$0 ~ p {for (i = 1; i <= NF; i++) if ($i == "ns") print $(i - 1)}'
+	sysctl -qw kernel.bpf_stats_enabled=0 2>/dev/null
+}
 # back to back, 8 KiB per event outruns the unwinding: the launches wait on the recorder
 printf '  gpurec, dwarf stacks (8 KiB)   %8.1f ns  ratio %s  (recorder: %s us to unwind a stack; %s events lost)\n' \
 	"$(median <"$TMP/dwarf")" "$(ratio "$(median <"$TMP/dwarf")" "$bare" "$empty")" "$(median <"$TMP/unwind")" "$(median <"$TMP/dwlost")"
 
-# perf record of the same uprobe (needs tracefs for perf probe)
+# perf record of the same uprobe (needs tracefs for perf probe). The probe gets a name of this
+# run's own, so one left by someone else (or an interrupted run) is neither reused nor removed.
 if command -v perf >/dev/null 2>&1; then
 	mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
-	if perf probe -q -x "$LIB" cudaLaunchKernel 2>/dev/null; then
-		ev=$(perf probe -l 2>/dev/null | awk '/cudaLaunchKernel/ {print $1; exit}')
+	probe=gpurec_bench_$$
+	if perf probe -q -x "$LIB" "$probe=cudaLaunchKernel" 2>"$TMP/perf-probe.err"; then
+		ev=$(perf probe -l 2>/dev/null | awk -v p=":$probe" 'index($1, p) {print $1; exit}')
 		for _ in $(seq "$REPS"); do
 			ns_per_launch perf record -q -e "$ev" -o "$TMP/perf.data" -- "$PROGS/launch_loop" "$N" >>"$TMP/perf"
 			ns_per_launch perf record -q -g -e "$ev" -o "$TMP/perf.data" -- "$PROGS/launch_loop" "$N" >>"$TMP/perfg"
 		done
-		perf probe -q -d "$ev" 2>/dev/null
+		perf probe -q -d "$ev" 2>/dev/null || echo "  perf probe: could not remove $ev" >&2
 		pf=$(median <"$TMP/perf")
 		pg=$(median <"$TMP/perfg")
 		printf '  perf record -e uprobe          %8.1f ns  ratio %s; gpurec (no stacks) %.1fx cheaper per event\n' \
@@ -70,8 +87,10 @@ if command -v perf >/dev/null 2>&1; then
 		printf '  perf record -g -e uprobe       %8.1f ns  ratio %s; gpurec (fp stacks) %.1fx cheaper per event (target >= 3)\n' \
 			"$pg" "$(ratio "$pg" "$bare" "$empty")" "$(awk -v p="$pg" -v g="$fp" -v b="$bare" 'BEGIN{print (p-b)/(g-b)}')"
 	else
-		echo "  perf record: perf probe unavailable here, skipped"
+		echo "  perf record: NOT MEASURED: perf probe failed: $(head -c 300 "$TMP/perf-probe.err" | tr '\n' ' ')"
 	fi
+else
+	echo "  perf record: NOT MEASURED: perf is not installed"
 fi
 
 echo "== trace size on a training-loop pattern"

@@ -2,8 +2,8 @@
 /*
  * Test helper: the scheduler records of a trace, one per line, for end-to-end checks:
  *   traced PID PID ...                      (every process the trace saw making CUDA calls)
- *   TYPE PREV_PID PREV_TID PREV_COMM NEXT_PID NEXT_TID NEXT_COMM PREV_STATE
- * TYPE is switch, wakeup or wakeup_new; comms are "?" when the trace names nobody.
+ *   TYPE PREV_PID PREV_TID PREV_COMM NEXT_PID NEXT_TID NEXT_COMM PREV_STATE CPU TARGET_CPU TS
+ * TYPE is switch, wakeup, wakeup_new or migrate; comms are "?" when the trace names nobody.
  */
 #include <stdio.h>
 
@@ -18,7 +18,7 @@ static const char *comm(const struct gr_model *m, uint32_t tid)
 
 int main(int argc, char **argv)
 {
-	static const char *const types[] = {"switch", "wakeup", "wakeup_new"};
+	static const char *const types[] = {"switch", "wakeup", "wakeup_new", "migrate"};
 	const struct gr_thread *threads;
 	const struct gr_sched *sched;
 	struct gr_model *m;
@@ -43,9 +43,10 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < n; i++) {
 		const struct gr_sched_key *e = &gr_model_sched_keys(m, NULL)[sched[i].key];
 
-		printf("%s %u %u %s %u %u %s %llu\n", e->type < 3 ? types[e->type] : "?",
+		printf("%s %u %u %s %u %u %s %llu %u %u %llu\n", e->type < 4 ? types[e->type] : "?",
 		       e->prev_pid, e->prev_tid, comm(m, e->prev_tid), e->next_pid, e->next_tid,
-		       comm(m, e->next_tid), (unsigned long long)e->prev_state);
+		       comm(m, e->next_tid), (unsigned long long)e->prev_state, e->cpu,
+		       e->target_cpu, (unsigned long long)sched[i].ts);
 	}
 	gr_model_free(m);
 	return 0;

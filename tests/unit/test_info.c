@@ -252,7 +252,7 @@ static void test_json(void)
 	CHECK_HAS(out, "\"session_id\": \"deadbeef000000000000000000000000\",");
 	CHECK_HAS(out, "\"duration_ns\": 2000000,\n");
 	CHECK_HAS(out, "\"exit_status\": 1,\n  \"stop_reason\": \"exit\",\n  \"call_graph\": "
-		       "\"fp\",\n  \"attached\": false,\n");
+		       "\"fp\",\n  \"mmap_hook\": null,\n  \"attached\": false,\n");
 	CHECK_HAS(out, "\"cuda_libraries\": [\n    \"/usr/local/cuda/lib64/libcudart.so.13\"\n  ]");
 	CHECK_HAS(out, "\"integrity\": {\n    \"complete\": true,\n    \"footer_present\": true,");
 	CHECK_HAS(out,
@@ -284,9 +284,8 @@ static void test_text(void)
 	CHECK_HAS(out, "(70000,3,2) (32,4,2) 128: 601\n");
 	CHECK_HAS(out,
 		  "  H2D                        12 calls     48.0 MiB     120.0 us in the API\n");
-	CHECK_HAS(
-	    out,
-	    "losses: 17 events lost\n  ringbuf          17 events  0.000300 s .. 0.000400 s\n");
+	CHECK_HAS(out, "losses: 17 events lost\n  ringbuf                17 events  0.000300 s .. "
+		       "0.000400 s\n");
 	CHECK_HAS(out, "\nintegrity: complete\n");
 	free(out);
 	free(err);
