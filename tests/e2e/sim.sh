@@ -41,7 +41,7 @@ check "one summary line on stdout" 1 "$(wc -l <"$TMP/out")"
 # --- self-test: its TAP lines, prefixed; again with driver-like opaque kernel handles ---
 "$SIM/sim_test" "$TMP/abi.log" >"$TMP/sim_test.out" 2>&1
 rc=$?
-sed -n 's/^\(ok\|not ok\) - /\1 - sim_test: /p' "$TMP/sim_test.out"
+sed -n 's/^\(ok\|not ok\) - /\1 - sim_test: /p; s/^# /# sim_test: /p' "$TMP/sim_test.out"
 failures=$((failures + $(grep -c '^not ok' "$TMP/sim_test.out")))
 check "sim_test exit status" 0 $rc
 GPUSIM_OPAQUE_HANDLES=1 "$SIM/sim_test" "$TMP/abi.log" >"$TMP/sim_test.out" 2>&1
