@@ -1020,7 +1020,8 @@ static __always_inline int hold_new_mapping(__u64 prot, __u64 fd, __u64 len, __u
 /*
  * New mappings, seen at the return of the mmap system call's body: runs only when some process
  * maps something, and tests the traced set first. The recorder attaches this one, or where the
- * kernel cannot (no BTF for the function, no fexit trampolines) on_sys_exit (record/mmap_hook.h).
+ * kernel cannot (no BTF for the function, no fexit trampolines) on_dl_debug_state
+ * (record/mmap_hook.h).
  * Mappings made by exec itself are held by on_exec.
  */
 SEC("fexit/ksys_mmap_pgoff")
@@ -1032,7 +1033,7 @@ int BPF_PROG(on_mmap_return, unsigned long addr, unsigned long len, unsigned lon
 	return hold_new_mapping(prot, fd, len, ret);
 }
 
-/* The fallback: every system call of every process on the machine, to find the mmaps. */
+/* Every system call of every process on the machine, to find the mmaps: only when asked for. */
 SEC("tp_btf/sys_exit")
 int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 {
@@ -1044,6 +1045,30 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 		return 0;
 	return hold_new_mapping(BPF_CORE_READ(regs, dx), BPF_CORE_READ(regs, r8),
 				BPF_CORE_READ(regs, si), ret);
+}
+
+/*
+ * The dynamic loader's debug hook, the third way (record/mmap_hook.h): ld.so (glibc's, musl's)
+ * calls _dl_debug_state() after it maps the objects of the program at startup, and of each
+ * dlopen, before their constructors run (and around each change: RT_ADD, RT_DELETE). Attached
+ * by the recorder to every loader its traced processes use. Whatever was mapped, the process
+ * is held (EV_MMAP without a file: dev = ino = 0) and the recorder rescans its mappings.
+ */
+SEC("uprobe")
+int BPF_KPROBE(on_dl_debug_state)
+{
+	struct gr_ev_proc *e;
+
+	if (!is_traced(bpf_get_current_pid_tgid() >> 32) || !targ_hold_mappings)
+		return 0;
+	if (emit_proc(EV_MMAP, bpf_get_current_task_btf(), 0, &e))
+		return 0;
+	if (!bpf_send_signal(SIGSTOP)) {
+		e->stopped = 1;
+		count(C_STOP_SENT);
+	}
+	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+	return 0;
 }
 
 /*

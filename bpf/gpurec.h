@@ -95,10 +95,12 @@ enum gr_ev_type {
 	EV_SYNC,
 	EV_GRAPH,
 	EV_SCHED,
-	EV_FORK,   /* a traced process forked (child pid) or started a thread */
-	EV_EXEC,   /* a traced process exec'ed: stopped until the recorder resumes it */
-	EV_EXIT,   /* a traced thread exited */
-	EV_MMAP,   /* a traced process mapped an unknown executable file: stopped */
+	EV_FORK, /* a traced process forked (child pid) or started a thread */
+	EV_EXEC, /* a traced process exec'ed: stopped until the recorder resumes it */
+	EV_EXIT, /* a traced thread exited */
+	/* a traced process mapped an unknown executable file (dev, ino), or its dynamic loader
+	 * changed what is mapped (dev = ino = 0: rescan them all): stopped */
+	EV_MMAP,
 	EV_NAME,   /* a kernel name: registration or driver lookup */
 	EV_ALIAS,  /* handle -> function: __cudaGetKernel, cuKernelGetFunction */
 	EV_DEVICE, /* a device query: x[0] the int it returned (the SM count for L_DEVICE_PROPS) */
@@ -237,7 +239,7 @@ struct gr_ev_proc {
 	__u32 child_pid, child_tid; /* EV_FORK */
 	__u32 exit_code;	    /* EV_EXIT */
 	__u32 stopped;		    /* the process was sent SIGSTOP and waits to be resumed */
-	__u64 dev, ino;		    /* EV_MMAP: the file */
+	__u64 dev, ino;		    /* EV_MMAP: the file; 0, 0 from the loader's debug hook */
 	__u64 addr, len;	    /* EV_MMAP */
 	char comm[GR_COMM_LEN];
 };

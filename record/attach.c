@@ -17,6 +17,7 @@
 #include "bpf/gpurec.skel.h"
 #include "attach.h"
 #include "elf.h"
+#include "mmap_hook.h"
 #include "uprobe_multi.h"
 
 void gr_attach_init(struct gr_attach *a, struct gpurec_bpf *skel, const struct gr_probe_opts *popts,
@@ -188,6 +189,29 @@ int gr_attach_file(struct gr_attach *a, int fd, const struct gr_elf *elf, const 
 	if (a->verbose)
 		fprintf(stderr, "gpurec: probing %d CUDA entry points in %s\n", probes, path);
 	return probes;
+}
+
+int gr_attach_loader(struct gr_attach *a, int fd, const struct gr_elf *elf, const char *path)
+{
+	char fdpath[64];
+	uint64_t off;
+	int err;
+
+	if (!a->ldso_hook || gr_elf_func_offset(elf, GR_LDSO_HOOK_FUNC, &off))
+		return 0;
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
+	err = attach_one(a, a->skel->progs.on_dl_debug_state, fdpath, off, 0, 0);
+	if (err) {
+		fprintf(stderr,
+			"gpurec: cannot probe the dynamic loader %s: %s; libraries it loads late "
+			"are not seen\n",
+			path, strerror(-err));
+		return err;
+	}
+	a->loaders++;
+	if (a->verbose)
+		fprintf(stderr, "gpurec: probing the loader's %s in %s\n", GR_LDSO_HOOK_FUNC, path);
+	return 1;
 }
 
 void gr_attach_known(struct gr_attach *a, uint64_t dev, uint64_t ino)
