@@ -1051,15 +1051,23 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
  * The dynamic loader's debug hook, the third way (record/mmap_hook.h): ld.so (glibc's, musl's)
  * calls _dl_debug_state() after it maps the objects of the program at startup, and of each
  * dlopen, before their constructors run (and around each change: RT_ADD, RT_DELETE). Attached
- * by the recorder to every loader its traced processes use. Whatever was mapped, the process
- * is held (EV_MMAP without a file: dev = ino = 0) and the recorder rescans its mappings.
+ * by the recorder to every loader its traced processes use. Unless the loader's r_debug says
+ * it is only about to map (RT_ADD, gpurec.h), the process is held (EV_MMAP without a file:
+ * dev = ino = 0) and the recorder rescans its mappings, whatever they are.
  */
 SEC("uprobe")
 int BPF_KPROBE(on_dl_debug_state)
 {
+	__s64 to_state = bpf_get_attach_cookie(ctx);
 	struct gr_ev_proc *e;
+	__u32 state;
 
 	if (!is_traced(bpf_get_current_pid_tgid() >> 32) || !targ_hold_mappings)
+		return 0;
+	/* the uprobe's ip is _dl_debug_state's address in this process */
+	if (to_state &&
+	    !bpf_probe_read_user(&state, sizeof(state), (void *)(PT_REGS_IP(ctx) + to_state)) &&
+	    state == GR_RT_ADD)
 		return 0;
 	if (emit_proc(EV_MMAP, bpf_get_current_task_btf(), 0, &e))
 		return 0;

@@ -215,6 +215,17 @@ struct gr_ev_batch {
 	__u32 bytes; /* of events that follow */
 };
 
+/*
+ * The dynamic loader's debug hook (on_dl_debug_state): the attach cookie is the distance from
+ * the loader's _dl_debug_state to the r_state field of its _r_debug, 0 when the loader does not
+ * export one. <link.h>: struct r_debug { int r_version; struct link_map *r_map; ElfW(Addr)
+ * r_brk; enum r_state; ElfW(Addr) r_ldbase; } (musl's struct debug is laid out the same). At
+ * RT_ADD the loader is about to map, not done: it calls again at RT_CONSISTENT, when it is.
+ */
+#define GR_R_DEBUG_SIZE		40
+#define GR_R_DEBUG_STATE_OFFSET 24
+#define GR_RT_ADD		1
+
 /* gr_ev_sched.sub: the values of enum gr_sched_type in format/events.h (checked there). */
 #define GR_EVS_SWITCH	  0
 #define GR_EVS_WAKEUP	  1

@@ -193,14 +193,18 @@ int gr_attach_file(struct gr_attach *a, int fd, const struct gr_elf *elf, const 
 
 int gr_attach_loader(struct gr_attach *a, int fd, const struct gr_elf *elf, const char *path)
 {
+	uint64_t off, func, r_debug, size, to_state = 0;
 	char fdpath[64];
-	uint64_t off;
 	int err;
 
 	if (!a->ldso_hook || gr_elf_func_offset(elf, GR_LDSO_HOOK_FUNC, &off))
 		return 0;
+	/* where the program reads the loader's state (bpf/gpurec.h): both in this file */
+	if (!gr_elf_func_addr(elf, GR_LDSO_HOOK_FUNC, &func) &&
+	    !gr_elf_object(elf, "_r_debug", &r_debug, &size) && size >= GR_R_DEBUG_SIZE)
+		to_state = r_debug + GR_R_DEBUG_STATE_OFFSET - func;
 	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
-	err = attach_one(a, a->skel->progs.on_dl_debug_state, fdpath, off, 0, 0);
+	err = attach_one(a, a->skel->progs.on_dl_debug_state, fdpath, off, to_state, 0);
 	if (err) {
 		fprintf(stderr,
 			"gpurec: cannot probe the dynamic loader %s: %s; libraries it loads late "

@@ -959,9 +959,9 @@ static void report_summary(const struct session *s, uint64_t records)
 	else if (s->mmap_hook == GR_MMAP_HOOK_LDSO && s->o.verbose)
 		fprintf(stderr,
 			"gpurec record: %s: new mappings were seen through %d dynamic loaders' "
-			"debug hook (code mapped without the loader is not: --mmap-hook=sys_exit "
-			"sees it)\n",
-			s->mmap_hook_why, s->attach.loaders);
+			"debug hook, %" PRIu64 " holds (code mapped without the loader is not: "
+			"--mmap-hook=sys_exit sees it)\n",
+			s->mmap_hook_why, s->attach.loaders, s->tr.loader_holds);
 	if (s->calibrated)
 		fprintf(stderr,
 			"gpurec record: probe cost measured here: %" PRIu64 " ns per launch "

@@ -72,6 +72,16 @@ record ldso --mmap-hook=ldso
 check "ldso: the trace names the loader's hook" "uprobe ld.so _dl_debug_state" "$hook"
 ldso_checks ldso
 
+# the loader holds a process once when it has mapped the program's libraries and once per
+# dlopen() that maps something, not at the RT_ADD call before each (that would be 6)
+ZLIB=$(ldconfig -p | awk '$1 == "libz.so.1" && /x86-64/ { print $NF; exit }')
+LIBM=$(ldconfig -p | awk '$1 == "libm.so.6" && /x86-64/ { print $NF; exit }')
+"$GPUREC" record -v --mmap-hook=ldso -o "$TMP/holds.trc" -- "$PROGS/dlopen_all" "$ZLIB" "$LIBM" \
+	>/dev/null 2>"$TMP/holds.err"
+check "ldso: dlopen_all of 2 libraries: recorded" 0 $?
+check "ldso: startup + 2 dlopens: 3 holds" 1 \
+	"$(grep -c "debug hook, 3 holds (code mapped without" "$TMP/holds.err")"
+
 record sys_exit --mmap-hook=sys_exit
 check "sys_exit: the trace says it" "tp_btf sys_exit" "$hook"
 check "sys_exit: the recorder holds the sys_exit program only" "on_sys_exit " "$progs"
