@@ -33,6 +33,8 @@ void gr_attach_init(struct gr_attach *a, struct gpurec_bpf *skel, const struct g
 						      GR_ATTACH_UPROBE_MULTI);
 		bpf_program__set_expected_attach_type(skel->progs.name_entry,
 						      GR_ATTACH_UPROBE_MULTI);
+		bpf_program__set_expected_attach_type(skel->progs.on_dl_debug_state,
+						      GR_ATTACH_UPROBE_MULTI);
 	}
 }
 
@@ -193,18 +195,21 @@ int gr_attach_file(struct gr_attach *a, int fd, const struct gr_elf *elf, const 
 
 int gr_attach_loader(struct gr_attach *a, int fd, const struct gr_elf *elf, const char *path)
 {
-	uint64_t off, func, r_debug, size, to_state = 0;
+	struct probe_set hook = {.n = 1};
+	uint64_t func, r_debug, size;
 	char fdpath[64];
 	int err;
 
-	if (!a->ldso_hook || gr_elf_func_offset(elf, GR_LDSO_HOOK_FUNC, &off))
+	if (!a->ldso_hook || gr_elf_func_offset(elf, GR_LDSO_HOOK_FUNC, &hook.offsets[0]))
 		return 0;
 	/* where the program reads the loader's state (bpf/gpurec.h): both in this file */
 	if (!gr_elf_func_addr(elf, GR_LDSO_HOOK_FUNC, &func) &&
 	    !gr_elf_object(elf, "_r_debug", &r_debug, &size) && size >= GR_R_DEBUG_SIZE)
-		to_state = r_debug + GR_R_DEBUG_STATE_OFFSET - func;
+		hook.cookies[0] = r_debug + GR_R_DEBUG_STATE_OFFSET - func;
 	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
-	err = attach_one(a, a->skel->progs.on_dl_debug_state, fdpath, off, to_state, 0);
+	/* a multi link where the kernel has them, as the API probes: here the kernel refused a
+	 * perf event uprobe (EACCES) to a recorder with file capabilities (record_setcap.sh) */
+	err = attach_set(a, a->skel->progs.on_dl_debug_state, fdpath, &hook, 0);
 	if (err) {
 		fprintf(stderr,
 			"gpurec: cannot probe the dynamic loader %s: %s; libraries it loads late "
