@@ -212,8 +212,8 @@ int gr_attach_loader(struct gr_attach *a, int fd, const struct gr_elf *elf, cons
 	err = attach_set(a, a->skel->progs.on_dl_debug_state, fdpath, &hook, 0);
 	if (err) {
 		fprintf(stderr,
-			"gpurec: cannot probe the dynamic loader %s: %s; libraries it loads late "
-			"are not seen\n",
+			"gpurec: cannot probe the dynamic loader %s: %s; the libraries it maps "
+			"after the exec are not seen (--mmap-hook=sys_exit sees them)\n",
 			path, strerror(-err));
 		return err;
 	}

@@ -57,7 +57,7 @@ int gr_attach_file(struct gr_attach *a, int fd, const struct gr_elf *elf, const 
  * hook (GR_LDSO_HOOK_FUNC: ld.so, musl's libc.so), attach the BPF program that holds a traced
  * process each time it is called. Once per file: a uprobe fires in every process that maps it.
  * Returns 1 when attached, 0 when not a loader (or no hook is wanted), or a negative error,
- * said on stderr: late loads through that loader are not seen.
+ * said on stderr: what that loader maps after the exec is not seen.
  */
 int gr_attach_loader(struct gr_attach *a, int fd, const struct gr_elf *elf, const char *path);
 
