@@ -664,6 +664,8 @@ static void other_name(const struct ex *x, char *buf, size_t len, uint32_t pid, 
 
 	if (!tid)
 		snprintf(buf, len, "idle");
+	else if (gr_model_is_recorder(x->m, pid))
+		snprintf(buf, len, "%s %u", GR_RECORDER_NAME, tid);
 	else if (comm)
 		snprintf(buf, len, "%s %u", comm, tid);
 	else

@@ -40,6 +40,20 @@ static void integrity(FILE *f, const struct gr_integrity *ig)
 	fprintf(f, "; the figures above are lower bounds\n");
 }
 
+/* What the SESSION fact GR_SESS_MMAP_HOOK's value implies (record/mmap_hook.h). */
+static const char *mmap_hook_note(uint64_t hook)
+{
+	switch (hook) {
+	case 0: /* fexit on the mmap system call: every mmap, at no cost elsewhere */
+		return "";
+	case 1:
+		return " (it ran at every system call of the machine)";
+	case 2:
+		return " (fexit unavailable; code mapped without the loader is not seen)";
+	}
+	return "";
+}
+
 static void header(FILE *f, const struct gr_info *in, const struct gr_model *m, const char *path)
 {
 	const struct gr_trace_header *h = gr_model_header(m);
@@ -75,9 +89,7 @@ static void header(FILE *f, const struct gr_info *in, const struct gr_model *m, 
 	if (gr_model_session(m, GR_SESS_CALL_GRAPH, NULL, &text) && *text)
 		fprintf(f, "  call graph   %s\n", text);
 	if (gr_model_session(m, GR_SESS_MMAP_HOOK, &v, &text) && *text)
-		fprintf(f, "  mappings     seen by %s%s\n", text,
-			v ? " (fexit unavailable: it ran at every system call of the machine)"
-			  : "");
+		fprintf(f, "  mappings     seen by %s%s\n", text, mmap_hook_note(v));
 	if (gr_model_session(m, GR_SESS_ATTACHED, &v, NULL) && v)
 		fprintf(f, "  attached     yes (-p: calls made before the attach are missing)\n");
 	if (gr_model_session(m, GR_SESS_UNTRACED, &v, NULL) && v)

@@ -66,6 +66,12 @@ struct {
  */
 #define GR_CALL_LEVELS 4
 
+/*
+ * What one read of user stack memory takes for a frame-pointer walk: a user read costs about as
+ * much for 1 KiB as for 16 bytes (~30 ns), and most frames are smaller than that.
+ */
+#define GR_STACK_WINDOW 1024
+
 struct pending_call {
 	struct gr_ev_call call; /* header and arguments at entry */
 	__u64 cookie;
@@ -98,6 +104,7 @@ struct thread_state {
 	__u32 runtime_depth; /* kept ones through the runtime API (not GR_CF_DRIVER) */
 	__u64 launch_mark; /* the last entry-only runtime launch, for the driver launch it makes */
 	struct call_batch batch;
+	__u8 window[GR_STACK_WINDOW]; /* user stack being walked (walk_window()) */
 };
 
 struct {
@@ -507,36 +514,142 @@ static __always_inline struct scratch *get_scratch(void)
 	return bpf_map_lookup_elem(&scratch_map, &zero);
 }
 
-/* Registers and stack arguments at entry, plus what the layout passes by pointer. */
-/* Returns the return address at [sp], read with the stack arguments (0 when unreadable). */
-static __always_inline __u64 capture_args(struct pt_regs *ctx, struct gr_ev_call *e, __u8 layout)
+/* Registers and stack arguments at entry (@s1..@s3: [sp+8..]), plus what the layout passes by
+ * pointer. */
+static __always_inline void fill_args(struct pt_regs *ctx, struct gr_ev_call *e, __u8 layout,
+				      __u64 s1, __u64 s2, __u64 s3)
 {
-	__u64 top[4];
-
 	e->r[0] = PT_REGS_PARM1(ctx);
 	e->r[1] = PT_REGS_PARM2(ctx);
 	e->r[2] = PT_REGS_PARM3(ctx);
 	e->r[3] = PT_REGS_PARM4(ctx);
 	e->r[4] = PT_REGS_PARM5(ctx);
 	e->r[5] = ctx->r9; /* PT_REGS_PARM6 is missing from libbpf 1.1 */
+	e->s[0] = s1;
+	e->s[1] = s2;
+	e->s[2] = s3;
+	read_entry_structs(e, layout);
+	e->ret = 0;
+}
+
+/* The arguments at entry; returns the return address at [sp], read with the stack arguments
+ * (0 when unreadable). */
+static __always_inline __u64 capture_args(struct pt_regs *ctx, struct gr_ev_call *e, __u8 layout)
+{
+	__u64 top[4];
+
 	/* at entry [sp] is the return address; stack arguments start at sp+8 */
 	if (bpf_probe_read_user(top, sizeof(top), (void *)PT_REGS_SP(ctx)))
 		__builtin_memset(top, 0, sizeof(top));
-	e->s[0] = top[1];
-	e->s[1] = top[2];
-	e->s[2] = top[3];
-	read_entry_structs(e, layout);
-	e->ret = 0;
+	fill_args(ctx, e, layout, top[1], top[2], top[3]);
 	return top[0];
 }
 
+/*
+ * Up to GR_STACK_WINDOW bytes of user memory at @addr into @win: the bytes read, 0 when
+ * unreadable. A read that runs past the end of the stack's mapping faults whole: then only up
+ * to the end of @addr's page.
+ */
+static __always_inline __u32 load_window(__u8 *win, __u64 addr)
+{
+	__u64 n;
+
+	if (!bpf_probe_read_user(win, GR_STACK_WINDOW, (void *)addr))
+		return GR_STACK_WINDOW;
+	n = 4096 - (addr & 4095);
+	/* the barrier keeps the bound check on the register the helper gets */
+	asm volatile("" : "+r"(n));
+	if (n >= GR_STACK_WINDOW || bpf_probe_read_user(win, n, (void *)addr))
+		return 0;
+	return n;
+}
+
+/* The state of walk_window(), through bpf_loop(): one step per frame. */
+struct window_walk {
+	__u64 *frames;
+	__u8 *win;
+	__u64 fp, wbase;
+	__u32 wlen, n;
+};
+
+/*
+ * Frame @i + 1 of a walk_window(). A bpf_loop() callback rather than an unrolled loop: the
+ * verifier checks it once, where a loop whose every step may read a window explodes its paths.
+ */
+static long window_step(__u64 i, void *ctx)
+{
+	struct window_walk *w = ctx;
+	__u64 fp = w->fp, off, saved_fp, ret, idx = i + 1;
+
+	if (idx >= GR_MAX_FRAMES || idx >= targ_stack_frames || !fp || (fp & 7))
+		return 1;
+	off = fp - w->wbase;
+	if (fp < w->wbase || off + 16 > w->wlen) {
+		w->wlen = load_window(w->win, fp);
+		w->wbase = fp;
+		off = 0;
+	}
+	asm volatile("" : "+r"(off));
+	if (off + 16 > w->wlen || off > GR_STACK_WINDOW - 16)
+		return 1;
+	/* the caller's saved rbp, then the return address */
+	saved_fp = *(__u64 *)(w->win + off);
+	ret = *(__u64 *)(w->win + off + 8);
+	if (ret < 4096)
+		return 1;
+	w->frames[idx] = ret;
+	w->n = idx + 1;
+	/* frames grow towards higher addresses; anything else is not a frame chain */
+	if (saved_fp <= fp)
+		return 1;
+	w->fp = saved_fp;
+	return 0;
+}
+
+/*
+ * walk_stack() with the frames read through @win, which holds @wlen bytes from @wbase: a new
+ * window is read only when a frame lies outside it, so a deep stack costs a read per window,
+ * not one per frame.
+ */
+static __always_inline __u32 walk_window(struct pt_regs *ctx, __u64 *frames, __u8 *win, __u64 wbase,
+					 __u32 wlen, __u64 entry_ret)
+{
+	struct window_walk w = {.frames = frames,
+				.win = win,
+				.fp = PT_REGS_FP(ctx),
+				.wbase = wbase,
+				.wlen = wlen,
+				.n = 1};
+
+	frames[0] = entry_ret;
+	if (!entry_ret)
+		return 0;
+	bpf_loop(GR_MAX_FRAMES - 1, window_step, &w, 0);
+	return w.n;
+}
+
+/* fill_args() and the walk, from one read of the stack at sp: the return address, the stack
+ * arguments and, mostly, the first frames of the chain. Returns the frames walked. */
+static __always_inline __u32 capture_args_and_stack(struct pt_regs *ctx, struct gr_ev_call *e,
+						    __u8 layout, struct thread_state *ts,
+						    __u64 *frames)
+{
+	__u64 sp = PT_REGS_SP(ctx), top[4] = {};
+	__u32 wlen = load_window(ts->window, sp);
+
+	if (wlen >= sizeof(top))
+		__builtin_memcpy(top, ts->window, sizeof(top));
+	fill_args(ctx, e, layout, top[1], top[2], top[3]);
+	return walk_window(ctx, frames, ts->window, sp, wlen, top[0]);
+}
+
 /* The hot path: one entry-only event (a launch), built at the end of the thread's batch. */
-static __always_inline int batch_entry(struct pt_regs *ctx, struct call_batch *b, __u64 cookie,
+static __always_inline int batch_entry(struct pt_regs *ctx, struct thread_state *ts, __u64 cookie,
 				       __u64 pid_tgid, __u32 depth)
 {
 	__u8 layout = GR_CK_LAYOUT(cookie);
+	struct call_batch *b = &ts->batch;
 	struct gr_ev_call *e;
-	__u64 entry_ret;
 	__u32 n = 0;
 
 	b->busy = 1;
@@ -548,12 +661,13 @@ static __always_inline int batch_entry(struct pt_regs *ctx, struct call_batch *b
 	fill_hdr(&e->h, event_type(layout), pid_tgid);
 	e->h.layout = layout;
 	e->h.api = GR_CK_API(cookie);
-	entry_ret = capture_args(ctx, e, layout);
 	e->h.flags = depth << GR_EVF_DEPTH_SHIFT;
 	if ((GR_CK_FLAGS(cookie) & GR_CF_STACK) && targ_stack_frames) {
-		n = walk_stack(ctx, (__u64 *)(e + 1), true, entry_ret);
+		n = capture_args_and_stack(ctx, e, layout, ts, (__u64 *)(e + 1));
 		if (!n)
 			count(C_STACK_LOST);
+	} else {
+		capture_args(ctx, e, layout);
 	}
 	e->h.stack_len = n;
 	batch_commit(b, e->h.ts, sizeof(*e) + n * 8);
@@ -590,7 +704,6 @@ static __always_inline int push_call(struct pt_regs *ctx, struct thread_state *t
 	__u8 layout = GR_CK_LAYOUT(cookie);
 	__u32 flags = GR_CK_FLAGS(cookie), d = ts->depth;
 	struct pending_call *pc;
-	__u64 entry_ret;
 
 	if (d >= GR_CALL_LEVELS) {
 		ts->depth = d + 1;
@@ -603,7 +716,6 @@ static __always_inline int push_call(struct pt_regs *ctx, struct thread_state *t
 	pc->call.h.api = GR_CK_API(cookie);
 	pc->call.h.flags = d << GR_EVF_DEPTH_SHIFT;
 	__builtin_memset(pc->call.x, 0, sizeof(pc->call.x));
-	entry_ret = capture_args(ctx, &pc->call, layout);
 	pc->cookie = cookie;
 	/*
 	 * Frame-pointer stacks are walked at entry, where they are the same as at the return: a
@@ -612,7 +724,9 @@ static __always_inline int push_call(struct pt_regs *ctx, struct thread_state *t
 	 */
 	pc->nframes = 0;
 	if ((flags & GR_CF_STACK) && !targ_dwarf_bytes && targ_stack_frames)
-		pc->nframes = walk_stack(ctx, pc->frames, true, entry_ret);
+		pc->nframes = capture_args_and_stack(ctx, &pc->call, layout, ts, pc->frames);
+	else
+		capture_args(ctx, &pc->call, layout);
 	if (!(flags & GR_CF_DRIVER))
 		ts->runtime_depth++;
 	ts->depth = d + 1;
@@ -658,7 +772,7 @@ int BPF_KPROBE(api_entry)
 	depth = ts ? ts->depth : 0;
 	depth = depth < 15 ? depth : 15;
 	if (ts && !targ_dwarf_bytes)
-		return batch_entry(ctx, &ts->batch, cookie, pid_tgid, depth);
+		return batch_entry(ctx, ts, cookie, pid_tgid, depth);
 	return emit_entry(ctx, cookie, pid_tgid, depth);
 }
 
@@ -1020,7 +1134,8 @@ static __always_inline int hold_new_mapping(__u64 prot, __u64 fd, __u64 len, __u
 /*
  * New mappings, seen at the return of the mmap system call's body: runs only when some process
  * maps something, and tests the traced set first. The recorder attaches this one, or where the
- * kernel cannot (no BTF for the function, no fexit trampolines) on_sys_exit (record/mmap_hook.h).
+ * kernel cannot (no BTF for the function, no fexit trampolines) on_dl_debug_state
+ * (record/mmap_hook.h).
  * Mappings made by exec itself are held by on_exec.
  */
 SEC("fexit/ksys_mmap_pgoff")
@@ -1032,7 +1147,7 @@ int BPF_PROG(on_mmap_return, unsigned long addr, unsigned long len, unsigned lon
 	return hold_new_mapping(prot, fd, len, ret);
 }
 
-/* The fallback: every system call of every process on the machine, to find the mmaps. */
+/* Every system call of every process on the machine, to find the mmaps: only when asked for. */
 SEC("tp_btf/sys_exit")
 int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 {
@@ -1044,6 +1159,38 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 		return 0;
 	return hold_new_mapping(BPF_CORE_READ(regs, dx), BPF_CORE_READ(regs, r8),
 				BPF_CORE_READ(regs, si), ret);
+}
+
+/*
+ * The dynamic loader's debug hook, the third way (record/mmap_hook.h): ld.so (glibc's, musl's)
+ * calls _dl_debug_state() after it maps the objects of the program at startup, and of each
+ * dlopen, before their constructors run (and around each change: RT_ADD, RT_DELETE). Attached
+ * by the recorder to every loader its traced processes use. Unless the loader's r_debug says
+ * it is only about to map (RT_ADD, gpurec.h), the process is held (EV_MMAP without a file:
+ * dev = ino = 0) and the recorder rescans its mappings, whatever they are.
+ */
+SEC("uprobe")
+int BPF_KPROBE(on_dl_debug_state)
+{
+	__s64 to_state = bpf_get_attach_cookie(ctx);
+	struct gr_ev_proc *e;
+	__u32 state;
+
+	if (!is_traced(bpf_get_current_pid_tgid() >> 32) || !targ_hold_mappings)
+		return 0;
+	/* the uprobe's ip is _dl_debug_state's address in this process */
+	if (to_state &&
+	    !bpf_probe_read_user(&state, sizeof(state), (void *)(PT_REGS_IP(ctx) + to_state)) &&
+	    state == GR_RT_ADD)
+		return 0;
+	if (emit_proc(EV_MMAP, bpf_get_current_task_btf(), 0, &e))
+		return 0;
+	if (!bpf_send_signal(SIGSTOP)) {
+		e->stopped = 1;
+		count(C_STOP_SENT);
+	}
+	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+	return 0;
 }
 
 /*

@@ -95,10 +95,12 @@ enum gr_ev_type {
 	EV_SYNC,
 	EV_GRAPH,
 	EV_SCHED,
-	EV_FORK,   /* a traced process forked (child pid) or started a thread */
-	EV_EXEC,   /* a traced process exec'ed: stopped until the recorder resumes it */
-	EV_EXIT,   /* a traced thread exited */
-	EV_MMAP,   /* a traced process mapped an unknown executable file: stopped */
+	EV_FORK, /* a traced process forked (child pid) or started a thread */
+	EV_EXEC, /* a traced process exec'ed: stopped until the recorder resumes it */
+	EV_EXIT, /* a traced thread exited */
+	/* a traced process mapped an unknown executable file (dev, ino), or its dynamic loader
+	 * changed what is mapped (dev = ino = 0: rescan them all): stopped */
+	EV_MMAP,
 	EV_NAME,   /* a kernel name: registration or driver lookup */
 	EV_ALIAS,  /* handle -> function: __cudaGetKernel, cuKernelGetFunction */
 	EV_DEVICE, /* a device query: x[0] the int it returned (the SM count for L_DEVICE_PROPS) */
@@ -213,6 +215,17 @@ struct gr_ev_batch {
 	__u32 bytes; /* of events that follow */
 };
 
+/*
+ * The dynamic loader's debug hook (on_dl_debug_state): the attach cookie is the distance from
+ * the loader's _dl_debug_state to the r_state field of its _r_debug, 0 when the loader does not
+ * export one. <link.h>: struct r_debug { int r_version; struct link_map *r_map; ElfW(Addr)
+ * r_brk; enum r_state; ElfW(Addr) r_ldbase; } (musl's struct debug is laid out the same). At
+ * RT_ADD the loader is about to map, not done: it calls again at RT_CONSISTENT, when it is.
+ */
+#define GR_R_DEBUG_SIZE		40
+#define GR_R_DEBUG_STATE_OFFSET 24
+#define GR_RT_ADD		1
+
 /* gr_ev_sched.sub: the values of enum gr_sched_type in format/events.h (checked there). */
 #define GR_EVS_SWITCH	  0
 #define GR_EVS_WAKEUP	  1
@@ -237,7 +250,7 @@ struct gr_ev_proc {
 	__u32 child_pid, child_tid; /* EV_FORK */
 	__u32 exit_code;	    /* EV_EXIT */
 	__u32 stopped;		    /* the process was sent SIGSTOP and waits to be resumed */
-	__u64 dev, ino;		    /* EV_MMAP: the file */
+	__u64 dev, ino;		    /* EV_MMAP: the file; 0, 0 from the loader's debug hook */
 	__u64 addr, len;	    /* EV_MMAP */
 	char comm[GR_COMM_LEN];
 };

@@ -513,8 +513,9 @@ enum gr_session_key {
 	GR_SESS_RECORDER_CPU, /* value: the recorder's CPU time (user + sys, ns) at the end */
 	GR_SESS_WATCHDOG_PID, /* value: the pid of the recorder's watchdog process (a fork) */
 	GR_SESS_MMAP_HOOK,    /* value: how new mappings were seen (0 fexit on the mmap system
-			       call, 1 tp_btf sys_exit: the fallback, at every system call of the
-			       machine); text: the hook's name. Absent in older traces */
+			       call, 1 tp_btf sys_exit: at every system call of the machine, 2 the
+			       dynamic loaders' debug hook); text: the hook's name. Absent in
+			       older traces */
 };
 
 /*

@@ -17,6 +17,7 @@
 #include "bpf/gpurec.skel.h"
 #include "attach.h"
 #include "elf.h"
+#include "mmap_hook.h"
 #include "uprobe_multi.h"
 
 void gr_attach_init(struct gr_attach *a, struct gpurec_bpf *skel, const struct gr_probe_opts *popts,
@@ -31,6 +32,8 @@ void gr_attach_init(struct gr_attach *a, struct gpurec_bpf *skel, const struct g
 		bpf_program__set_expected_attach_type(skel->progs.api_return,
 						      GR_ATTACH_UPROBE_MULTI);
 		bpf_program__set_expected_attach_type(skel->progs.name_entry,
+						      GR_ATTACH_UPROBE_MULTI);
+		bpf_program__set_expected_attach_type(skel->progs.on_dl_debug_state,
 						      GR_ATTACH_UPROBE_MULTI);
 	}
 }
@@ -188,6 +191,36 @@ int gr_attach_file(struct gr_attach *a, int fd, const struct gr_elf *elf, const 
 	if (a->verbose)
 		fprintf(stderr, "gpurec: probing %d CUDA entry points in %s\n", probes, path);
 	return probes;
+}
+
+int gr_attach_loader(struct gr_attach *a, int fd, const struct gr_elf *elf, const char *path)
+{
+	struct probe_set hook = {.n = 1};
+	uint64_t func, r_debug, size;
+	char fdpath[64];
+	int err;
+
+	if (!a->ldso_hook || gr_elf_func_offset(elf, GR_LDSO_HOOK_FUNC, &hook.offsets[0]))
+		return 0;
+	/* where the program reads the loader's state (bpf/gpurec.h): both in this file */
+	if (!gr_elf_func_addr(elf, GR_LDSO_HOOK_FUNC, &func) &&
+	    !gr_elf_object(elf, "_r_debug", &r_debug, &size) && size >= GR_R_DEBUG_SIZE)
+		hook.cookies[0] = r_debug + GR_R_DEBUG_STATE_OFFSET - func;
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
+	/* a multi link where the kernel has them, as the API probes: here the kernel refused a
+	 * perf event uprobe (EACCES) to a recorder with file capabilities (record_setcap.sh) */
+	err = attach_set(a, a->skel->progs.on_dl_debug_state, fdpath, &hook, 0);
+	if (err) {
+		fprintf(stderr,
+			"gpurec: cannot probe the dynamic loader %s: %s; the libraries it maps "
+			"after the exec are not seen (--mmap-hook=sys_exit sees them)\n",
+			path, strerror(-err));
+		return err;
+	}
+	a->loaders++;
+	if (a->verbose)
+		fprintf(stderr, "gpurec: probing the loader's %s in %s\n", GR_LDSO_HOOK_FUNC, path);
+	return 1;
 }
 
 void gr_attach_known(struct gr_attach *a, uint64_t dev, uint64_t ino)

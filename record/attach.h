@@ -32,6 +32,10 @@ struct gr_attach {
 	int *link_fds; /* uprobe multi links: one per program and file */
 	size_t nlink_fds;
 	int cuda_files; /* files with probes */
+	/* set by record.c when new mappings are seen through the dynamic loaders' debug hook
+	 * (record/mmap_hook.h): gr_attach_loader() then probes each loader found */
+	int ldso_hook;
+	int loaders; /* files whose debug hook is probed */
 };
 
 /*
@@ -47,6 +51,15 @@ void gr_attach_init(struct gr_attach *a, struct gpurec_bpf *skel, const struct g
  * negative error, said on stderr: the file's calls are not recorded.
  */
 int gr_attach_file(struct gr_attach *a, int fd, const struct gr_elf *elf, const char *path);
+
+/*
+ * With @ldso_hook set: when the ELF file @elf, open at @fd, defines the dynamic loader's debug
+ * hook (GR_LDSO_HOOK_FUNC: ld.so, musl's libc.so), attach the BPF program that holds a traced
+ * process each time it is called. Once per file: a uprobe fires in every process that maps it.
+ * Returns 1 when attached, 0 when not a loader (or no hook is wanted), or a negative error,
+ * said on stderr: what that loader maps after the exec is not seen.
+ */
+int gr_attach_loader(struct gr_attach *a, int fd, const struct gr_elf *elf, const char *path);
 
 /* The file (@dev, @ino) was examined: the BPF side no longer holds processes that map it. */
 void gr_attach_known(struct gr_attach *a, uint64_t dev, uint64_t ino);

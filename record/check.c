@@ -176,12 +176,13 @@ int cmd_check(int argc, char **argv)
 			const char *why;
 
 			/* as record loads it: one hook for new mappings (mmap_hook.h) */
-			if (gr_mmap_hook_choose(skel, &why) == GR_MMAP_HOOK_FEXIT)
+			if (gr_mmap_hook_choose(skel, GR_MMAP_ASK_AUTO, &why) == GR_MMAP_HOOK_FEXIT)
 				line(1, "new mappings", "fexit ksys_mmap_pgoff");
 			else
-				warn_line("new mappings",
-					  "tp_btf sys_exit, at every system call of the machine "
-					  "while recording (fexit refused here)");
+				warn_line(
+				    "new mappings",
+				    "the dynamic loader's debug hook (fexit refused here): "
+				    "code mapped without the loader needs --mmap-hook=sys_exit");
 			if (gpurec_bpf__load(skel)) {
 				gpurec_bpf__destroy(skel);
 				skel = NULL;

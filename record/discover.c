@@ -83,6 +83,9 @@ static struct gr_file *file_get(struct gr_procs *procs, uint32_t pid, uint64_t s
 	if (procs->attach) {
 		int probes = f->elf ? gr_attach_file(procs->attach, f->fd, f->elf, f->path) : 0;
 
+		/* a dynamic loader: its debug hook shows what it maps later (mmap_hook.h) */
+		if (f->elf)
+			gr_attach_loader(procs->attach, f->fd, f->elf, f->path);
 		if (probes > 0)
 			f->probes = probes;
 		else if (f->elf)

@@ -304,7 +304,9 @@ int gr_elf_has_section(const struct gr_elf *e, const char *name)
 	return 0;
 }
 
-int gr_elf_imports(const struct gr_elf *e, const char *name)
+/* The first dynamic symbol named @name that @want accepts, into *@out: 0, or -ENOENT. */
+static int find_dynsym(const struct gr_elf *e, const char *name, int (*want)(const GElf_Sym *),
+		       GElf_Sym *out)
 {
 	Elf_Scn *scn = NULL;
 
@@ -316,15 +318,43 @@ int gr_elf_imports(const struct gr_elf *e, const char *name)
 		    !(data = elf_getdata(scn, NULL)))
 			continue;
 		for (size_t i = 0; i < data->d_size / sh.sh_entsize; i++) {
-			GElf_Sym s;
 			const char *n;
 
-			if (gelf_getsym(data, i, &s) && s.st_shndx == SHN_UNDEF &&
-			    (n = elf_strptr(e->elf, sh.sh_link, s.st_name)) && !strcmp(n, name))
-				return 1;
+			if (gelf_getsym(data, i, out) && want(out) &&
+			    (n = elf_strptr(e->elf, sh.sh_link, out->st_name)) && !strcmp(n, name))
+				return 0;
 		}
 	}
-	return 0;
+	return -ENOENT;
+}
+
+static int is_undefined(const GElf_Sym *s)
+{
+	return s->st_shndx == SHN_UNDEF;
+}
+
+static int is_defined_object(const GElf_Sym *s)
+{
+	return s->st_shndx != SHN_UNDEF && GELF_ST_TYPE(s->st_info) == STT_OBJECT;
+}
+
+int gr_elf_imports(const struct gr_elf *e, const char *name)
+{
+	GElf_Sym s;
+
+	return !find_dynsym(e, name, is_undefined, &s);
+}
+
+int gr_elf_object(const struct gr_elf *e, const char *name, uint64_t *vaddr, uint64_t *size)
+{
+	GElf_Sym s;
+	int err = find_dynsym(e, name, is_defined_object, &s);
+
+	if (!err) {
+		*vaddr = s.st_value;
+		*size = s.st_size;
+	}
+	return err;
 }
 
 char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);

@@ -48,6 +48,12 @@ int gr_elf_has_section(const struct gr_elf *e, const char *name);
 /* Whether the dynamic symbol table lists @name as undefined: another library must define it. */
 int gr_elf_imports(const struct gr_elf *e, const char *name);
 
+/*
+ * The data object @name that the dynamic symbol table defines: its link-time address and size.
+ * Returns 0, or -ENOENT.
+ */
+int gr_elf_object(const struct gr_elf *e, const char *name, uint64_t *vaddr, uint64_t *size);
+
 /* Demangle a C++ name into @buf; copies @name unchanged when it is not mangled. */
 const char *gr_demangle(const char *name, char *buf, size_t size);
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The hook that sees new mappings: fexit where the kernel can, else sys_exit (mmap_hook.h). */
+/* The hook that sees new mappings: fexit where the kernel can, else ld.so's (mmap_hook.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,21 +42,52 @@ static const char *try_fexit(void)
 	return NULL;
 }
 
-enum gr_mmap_hook gr_mmap_hook_choose(struct gpurec_bpf *skel, const char **why)
+int gr_mmap_hook_parse(const char *mode, enum gr_mmap_hook_ask *ask)
+{
+	if (!strcmp(mode, "auto"))
+		*ask = GR_MMAP_ASK_AUTO;
+	else if (!strcmp(mode, "ldso"))
+		*ask = GR_MMAP_ASK_LDSO;
+	else if (!strcmp(mode, "sys_exit"))
+		*ask = GR_MMAP_ASK_SYS_EXIT;
+	else
+		return -1;
+	return 0;
+}
+
+enum gr_mmap_hook gr_mmap_hook_choose(struct gpurec_bpf *skel, enum gr_mmap_hook_ask ask,
+				      const char **why)
 {
 	const char *forced = getenv("GPUREC_TEST_MMAP_HOOK");
+	enum gr_mmap_hook hook = GR_MMAP_HOOK_LDSO;
 
-	*why = NULL;
 	if (forced && !strcmp(forced, "sys_exit"))
-		*why = "GPUREC_TEST_MMAP_HOOK=sys_exit";
-	else
+		ask = GR_MMAP_ASK_SYS_EXIT;
+	if (ask == GR_MMAP_ASK_SYS_EXIT) {
+		*why = "--mmap-hook=sys_exit";
+		hook = GR_MMAP_HOOK_SYS_EXIT;
+	} else if (ask == GR_MMAP_ASK_LDSO) {
+		*why = "--mmap-hook=ldso";
+	} else {
 		*why = try_fexit();
-	bpf_program__set_autoload(skel->progs.on_mmap_return, !*why);
-	bpf_program__set_autoload(skel->progs.on_sys_exit, !!*why);
-	return *why ? GR_MMAP_HOOK_SYS_EXIT : GR_MMAP_HOOK_FEXIT;
+		if (!*why)
+			hook = GR_MMAP_HOOK_FEXIT;
+	}
+	bpf_program__set_autoload(skel->progs.on_mmap_return, hook == GR_MMAP_HOOK_FEXIT);
+	bpf_program__set_autoload(skel->progs.on_sys_exit, hook == GR_MMAP_HOOK_SYS_EXIT);
+	bpf_program__set_autoload(skel->progs.on_dl_debug_state, hook == GR_MMAP_HOOK_LDSO);
+	return hook;
 }
 
 const char *gr_mmap_hook_name(enum gr_mmap_hook hook)
 {
-	return hook == GR_MMAP_HOOK_FEXIT ? "fexit " MMAP_FUNC : "tp_btf sys_exit";
+	switch (hook) {
+	case GR_MMAP_HOOK_FEXIT:
+		return "fexit " MMAP_FUNC;
+	case GR_MMAP_HOOK_SYS_EXIT:
+		return "tp_btf sys_exit";
+	case GR_MMAP_HOOK_LDSO:
+		break;
+	}
+	return "uprobe ld.so " GR_LDSO_HOOK_FUNC;
 }

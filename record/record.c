@@ -78,7 +78,8 @@ struct record_opts {
 	int sched;
 	int verbose;
 	unsigned ringbuf_mb;
-	char **argv; /* the command */
+	enum gr_mmap_hook_ask mmap_hook; /* --mmap-hook */
+	char **argv;			 /* the command */
 	int argc;
 };
 
@@ -143,6 +144,11 @@ static void usage(FILE *f)
 		"      --launch-time     also time every launch call (return probes: ~2x cost)\n"
 		"      --no-sched        no scheduler events\n"
 		"      --ringbuf-mb N    BPF ring buffer size in MiB (default 16)\n"
+		"      --mmap-hook MODE  how libraries loaded late are seen: auto (default):\n"
+		"                        fexit on mmap where the kernel allows it, else the\n"
+		"                        dynamic loader's debug hook; ldso: that hook;\n"
+		"                        sys_exit: a program at every system call of the\n"
+		"                        machine, for code mapped without the loader\n"
 		"  -v, --verbose         say which libraries are probed\n",
 		GR_DWARF_DEFAULT, GR_DWARF_MAX);
 }
@@ -206,6 +212,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 	    {"launch-time", no_argument, NULL, 'L'},
 	    {"no-sched", no_argument, NULL, 'S'},
 	    {"ringbuf-mb", required_argument, NULL, 'R'},
+	    {"mmap-hook", required_argument, NULL, 'M'},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
@@ -248,6 +255,15 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			    (o->ringbuf_mb & (o->ringbuf_mb - 1))) {
 				fprintf(stderr,
 					"gpurec record: --ringbuf-mb wants a power of two\n");
+				return -1;
+			}
+			break;
+		case 'M':
+			if (gr_mmap_hook_parse(optarg, &o->mmap_hook)) {
+				fprintf(stderr,
+					"gpurec record: --mmap-hook '%s': use auto, ldso or "
+					"sys_exit\n",
+					optarg);
 				return -1;
 			}
 			break;
@@ -378,7 +394,9 @@ static int setup_unwind(struct session *s)
 /* Library discovery's hook: a fallback is said in the trace and at the end (report_summary). */
 static void choose_mmap_hook(struct session *s, struct gpurec_bpf *skel)
 {
-	s->mmap_hook = gr_mmap_hook_choose(skel, &s->mmap_hook_why);
+	s->mmap_hook = gr_mmap_hook_choose(skel, s->o.mmap_hook, &s->mmap_hook_why);
+	/* discovery probes each loader it finds (attach.h) */
+	s->attach.ldso_hook = s->mmap_hook == GR_MMAP_HOOK_LDSO;
 }
 
 static int load_bpf(struct session *s)
@@ -933,11 +951,17 @@ static void report_summary(const struct session *s, uint64_t records)
 			" left out by the kernel side (the ring buffer filling), %" PRIu64
 			" unreadable\n",
 			stacks, s->tr.unwind_skipped, seen[C_STACK_SHED], seen[C_STACK_LOST]);
-	if (s->mmap_hook != GR_MMAP_HOOK_FEXIT)
+	if (s->mmap_hook == GR_MMAP_HOOK_SYS_EXIT)
 		fprintf(stderr,
 			"gpurec record: %s: new mappings were seen with %s instead, a program that "
 			"ran at every system call of the machine while recording\n",
 			s->mmap_hook_why, gr_mmap_hook_name(s->mmap_hook));
+	else if (s->mmap_hook == GR_MMAP_HOOK_LDSO && s->o.verbose)
+		fprintf(stderr,
+			"gpurec record: %s: new mappings were seen through %d dynamic loaders' "
+			"debug hook, %" PRIu64 " holds (code mapped without the loader is not: "
+			"--mmap-hook=sys_exit sees it)\n",
+			s->mmap_hook_why, s->attach.loaders, s->tr.loader_holds);
 	if (s->calibrated)
 		fprintf(stderr,
 			"gpurec record: probe cost measured here: %" PRIu64 " ns per launch "

@@ -833,6 +833,8 @@ static int on_proc(struct gr_translate *t, const struct gr_ev_proc *e)
 			err = write_proc(t, e->h.ts, GR_PROC_EXEC, e->h.pid, e->h.tid, 0, exe);
 		break;
 	case EV_MMAP:
+		if (!e->dev && !e->ino && e->stopped)
+			t->loader_holds++;
 		gr_discover_scan(t->procs, e->h.pid);
 		if (e->stopped)
 			gr_resume(e->h.pid);

@@ -67,6 +67,8 @@ struct gr_translate {
 	const struct gr_ringbuf *rb;
 	uint64_t unwind_backlog;
 	uint64_t unwind_skipped, unwind_skipped_seen; /* so far; written as LOSS so far */
+	/* holds of the dynamic loader's debug hook (EV_MMAP without a file): -v says them */
+	uint64_t loader_holds;
 	bool device_sms_seen; /* GR_SESS_DEVICE_SMS written: the first SM count wins */
 	int err;	      /* first error writing a record */
 };

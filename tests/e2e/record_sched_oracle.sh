@@ -69,6 +69,15 @@ check "the verdict names the profiler when it took the CPU" True \
 	"$("$GPUREC" report --json "$TMP/r.trc" | python3 -c 'import json,sys
 v=json.load(sys.stdin)["cpu"]["verdict"]
 print("gpurec (this recording)" in v or v)')"
+# export streams its JSON: the args that name who took the CPU, without loading it all
+"$GPUREC" export --no-flows -o - "$TMP/r.trc" 2>/dev/null | grep -oE '"(woken|preempted)_by": *"[^"]*"' |
+	sed -E 's/^"[a-z_]+": *"//; s/"$//' | sort -u >"$TMP/r.by"
+# (a span names its first preemptor only: whether the recorder is one of them is up to the machine)
+# (other gpurec sessions on the machine are outside culprits like any task: only ours count)
+ours=$("$GPUREC" info --json "$TMP/r.trc" | python3 -c 'import json,sys
+print("|".join(str(p) for p in json.load(sys.stdin)["recorder_pids"]))')
+check "export never names this recording's recorder by its plain comm" True \
+	"$([ -n "$ours" ] && ! grep -E "^gpurec(-watchdog)? ($ours)\$" "$TMP/r.by" && echo True)"
 check "info reports the recorder's CPU time" True \
 	"$("$GPUREC" info "$TMP/r.trc" | grep -q "recorder CPU" && echo True)"
 exit $failures
