@@ -25,6 +25,16 @@ ns_per_launch() { "$@" 2>/dev/null | awk '/ns_per_launch/ {print $2}'; }
 median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 ratio() { awk -v x="$1" -v b="$2" -v e="$3" 'BEGIN {printf "%.2f", (x - b) / (e - b)}'; }
 
+# the BPF programs' own time per run, from the kernel's bpf_stats, in separate runs (the counts
+# add two clock reads to every run: they would bias the ratios above)
+bpf_ns() { # PROGRAM RECORD-ARGS...: ns per run of PROGRAM
+	local prog=$1
+	shift
+	sysctl -qw kernel.bpf_stats_enabled=1 2>/dev/null
+	"$GPUREC" record -v --no-sched "$@" -o "$TMP/s.trc" -- "$PROGS/launch_loop" "$N" 2>&1 |
+		awk -v p="bpf $prog:" '$0 ~ p {for (i = 1; i <= NF; i++) if ($i == "ns") print $(i - 1)}'
+	sysctl -qw kernel.bpf_stats_enabled=0 2>/dev/null
+}
 echo "== record cost per launch ($N launches of one kernel, real libcudart, median of $REPS)"
 for _ in $(seq "$REPS"); do
 	# interleaved, so drift in the machine hits every variant alike
@@ -54,16 +64,6 @@ printf '  gpurec --launch-time           %8.1f ns  ratio %s  (target <= 2.2, ent
 	"$ltime" "$(ratio "$ltime" "$bare" "$empty")" "$(bpf_ns api_entry --call-graph none --launch-time)" \
 	"$(bpf_ns api_return --call-graph none --launch-time)"
 printf '  (bpf: with kernel.bpf_stats_enabled, which adds its own two clock reads to each run)\n'
-# the BPF programs' own time per run, from the kernel's bpf_stats, in separate runs (the counts
-# add two clock reads to every run: they would bias the ratios above)
-bpf_ns() { # PROGRAM RECORD-ARGS...: ns per run of PROGRAM
-	local prog=$1
-	shift
-	sysctl -qw kernel.bpf_stats_enabled=1 2>/dev/null
-	"$GPUREC" record -v --no-sched "$@" -o "$TMP/s.trc" -- "$PROGS/launch_loop" "$N" 2>&1 |
-		awk -v p="bpf $prog:" '$0 ~ p {for (i = 1; i <= NF; i++) if ($i == "ns") print $(i - 1)}'
-	sysctl -qw kernel.bpf_stats_enabled=0 2>/dev/null
-}
 # back to back, 8 KiB per event outruns the unwinding: the launches wait on the recorder
 printf '  gpurec, dwarf stacks (8 KiB)   %8.1f ns  ratio %s  (recorder: %s us to unwind a stack; %s events lost)\n' \
 	"$(median <"$TMP/dwarf")" "$(ratio "$(median <"$TMP/dwarf")" "$bare" "$empty")" "$(median <"$TMP/unwind")" "$(median <"$TMP/dwlost")"
