@@ -40,7 +40,8 @@ check "culprits sum to the runnable wait" "$(awk '$1 == "exact" {print $4}' "$TM
 steal=$(awk '$1 == "steal_ns" {print $2}' "$TMP/o.out")
 for name in hog_a hog_b ticker; do
 	oracle=$(awk -v n=$name '$1 == "ran" && $2 == n {print $4}' "$TMP/o.out")
-	charged=$(awk -v n=$name '$1 == n {print $2}' "$TMP/o.cul")
+	comm=$(awk -v n=$name '$1 == "ran" && $2 == n {print $5}' "$TMP/o.out")
+	charged=$(awk -v c="${comm:-?}" '$1 == c {print $2}' "$TMP/o.cul")
 	# the ticker runs ~2900 times: a few microseconds each that schedstat counts from the
 	# scheduler's entry and the switch record from its tracepoint add up to a few percent
 	pct=2

@@ -111,6 +111,7 @@ int main(int argc, char **argv)
 	double seconds = argc > 1 ? atof(argv[1]) : 2;
 	int with_ticker = argc > 2 && atoi(argv[2]);
 	const char *names[3] = {"hog_a", "hog_b", "ticker"};
+	char comms[3][16];
 	pid_t kids[3];
 	uint64_t before[3], after[3], end, steal;
 	int nkids = with_ticker ? 3 : 2;
@@ -123,8 +124,11 @@ int main(int argc, char **argv)
 		perror("sched_setaffinity");
 		return 1;
 	}
+	/* comms of this run's own (culprits are named by comm: another run's hog_a is not ours) */
 	for (int i = 0; i < nkids; i++)
-		kids[i] = child(names[i], i < 2 ? hog : ticker);
+		snprintf(comms[i], sizeof(comms[i]), "%s.%d", names[i], (int)(getpid() % 100000));
+	for (int i = 0; i < nkids; i++)
+		kids[i] = child(comms[i], i < 2 ? hog : ticker);
 	for (int i = 0; i < nkids; i++)
 		before[i] = ran_ns(kids[i]);
 	steal = cpu0_steal_ns();
@@ -141,8 +145,8 @@ int main(int argc, char **argv)
 		waitpid(kids[i], NULL, 0);
 	}
 	for (int i = 0; i < nkids; i++)
-		printf("ran %s %d %llu\n", names[i], (int)kids[i],
-		       (unsigned long long)(after[i] - before[i]));
+		printf("ran %s %d %llu %s\n", names[i], (int)kids[i],
+		       (unsigned long long)(after[i] - before[i]), comms[i]);
 	printf("steal_ns %llu\n", (unsigned long long)steal);
 	printf("calls %ld\n", calls);
 	return 0;
