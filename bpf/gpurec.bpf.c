@@ -124,6 +124,7 @@ struct scratch {
 			__u8 bytes[GR_DWARF_MAX];
 		};
 	};
+	__u8 window[GR_STACK_WINDOW]; /* user stack being walked (walk_window()); not sent */
 	/*
 	 * The thread building the event. A uprobe program runs with migration disabled, not
 	 * preemption: another thread may take this CPU, and this scratch, mid-event. Not sent
@@ -247,13 +248,17 @@ static __always_inline void batch_commit(struct call_batch *b, __u64 now, __u32 
 		batch_flush(b);
 }
 
-/* Before an event of the thread goes to the ring directly: its earlier ones first. */
-static __always_inline void flush_task(struct task_struct *task)
+/* Send what the thread batched, unless one of its programs was preempted mid-append. Before an
+ * event of the thread goes to the ring directly, its earlier ones go first. */
+static __always_inline void flush_state(struct thread_state *ts)
 {
-	struct thread_state *ts = bpf_task_storage_get(&thread_states, task, NULL, 0);
-
 	if (ts && ts->batch.len && !ts->batch.busy)
 		batch_flush(&ts->batch);
+}
+
+static __always_inline void flush_task(struct task_struct *task)
+{
+	flush_state(bpf_task_storage_get(&thread_states, task, NULL, 0));
 }
 
 static __always_inline void fill_hdr(struct gr_ev_hdr *h, __u8 type, __u64 pid_tgid)
@@ -355,40 +360,6 @@ static __always_inline void read_entry_structs(struct gr_ev_call *e, __u8 layout
 }
 
 /*
- * The user stack by frame pointers, walked here rather than with bpf_get_stack(): the perf
- * callchain machinery costs ~4x more per event. At a function's entry (the uprobe), [sp] holds
- * the return address into the caller and rbp is still the caller's frame; at a return probe,
- * ip is the return address and rbp the caller's frame. Frames are return addresses, innermost
- * first.
- */
-static __always_inline __u32 walk_stack(struct pt_regs *ctx, __u64 *frames, bool at_entry,
-					__u64 entry_ret)
-{
-	__u64 fp = PT_REGS_FP(ctx), pair[2];
-	__u32 n = 0;
-
-	/* at entry, capture_args() already read [sp]: one user read fewer per event */
-	frames[0] = at_entry ? entry_ret : PT_REGS_IP(ctx);
-	if (!frames[0])
-		return 0;
-	n = 1;
-	for (int i = 1; i < GR_MAX_FRAMES; i++) {
-		if (i >= targ_stack_frames || !fp || (fp & 7))
-			break;
-		/* pair[0]: the caller's saved rbp, pair[1]: the return address */
-		if (bpf_probe_read_user(pair, sizeof(pair), (void *)fp) || pair[1] < 4096)
-			break;
-		frames[i] = pair[1];
-		n = i + 1;
-		/* frames grow towards higher addresses; anything else is not a frame chain */
-		if (pair[0] <= fp)
-			break;
-		fp = pair[0];
-	}
-	return n;
-}
-
-/*
  * Copy @want bytes of user stack from @sp. A read past the top of the stack faults and copies
  * nothing, and faults are slow: the main thread's stack ends a little above mm->start_stack
  * (its arguments and environment), so its copy stops there, where its first frame lies; a
@@ -471,8 +442,7 @@ static __always_inline int copy_frames(__u64 *dst, const __u64 *src, __u32 n)
  * recorder, counted in its RSS) bigger for the same headroom.
  */
 static __always_inline int emit_call(struct pt_regs *ctx, struct scratch *sc, __u32 flags,
-				     bool at_entry, __u64 entry_ret, __u64 pid_tgid,
-				     const struct pending_call *walked)
+				     bool at_entry, __u32 nframes, __u64 pid_tgid)
 {
 	struct gr_ev_call *e = &sc->call;
 	__u64 size = sizeof(*e);
@@ -483,11 +453,8 @@ static __always_inline int emit_call(struct pt_regs *ctx, struct scratch *sc, __
 		e->h.flags |= GR_EVF_RAWSTACK;
 		size += copy_stack(ctx, sc, at_entry);
 	} else if ((flags & GR_CF_STACK) && targ_stack_frames) {
-		__u32 n =
-		    walked ? walked->nframes : walk_stack(ctx, sc->frames, at_entry, entry_ret);
-
-		if (walked)
-			copy_frames(sc->frames, walked->frames, n);
+		/* walked into sc->frames already (capture_args_and_stack()) */
+		__u32 n = nframes;
 
 		if (n > GR_MAX_FRAMES)
 			n = GR_MAX_FRAMES;
@@ -607,9 +574,12 @@ static long window_step(__u64 i, void *ctx)
 }
 
 /*
- * walk_stack() with the frames read through @win, which holds @wlen bytes from @wbase: a new
- * window is read only when a frame lies outside it, so a deep stack costs a read per window,
- * not one per frame.
+ * The user stack by frame pointers at a function's entry, walked here rather than with
+ * bpf_get_stack(): the perf callchain machinery costs ~4x more per event. At the entry (the
+ * uprobe) [sp] holds the return address into the caller (@entry_ret) and rbp is still the
+ * caller's frame. Frames are return addresses, innermost first. The frames are read through
+ * @win, which holds @wlen bytes from @wbase: a new window is read only when a frame lies
+ * outside it, so a deep stack costs a read per window, not one per frame.
  */
 static __always_inline __u32 walk_window(struct pt_regs *ctx, __u64 *frames, __u8 *win, __u64 wbase,
 					 __u32 wlen, __u64 entry_ret)
@@ -631,16 +601,15 @@ static __always_inline __u32 walk_window(struct pt_regs *ctx, __u64 *frames, __u
 /* fill_args() and the walk, from one read of the stack at sp: the return address, the stack
  * arguments and, mostly, the first frames of the chain. Returns the frames walked. */
 static __always_inline __u32 capture_args_and_stack(struct pt_regs *ctx, struct gr_ev_call *e,
-						    __u8 layout, struct thread_state *ts,
-						    __u64 *frames)
+						    __u8 layout, __u8 *win, __u64 *frames)
 {
 	__u64 sp = PT_REGS_SP(ctx), top[4] = {};
-	__u32 wlen = load_window(ts->window, sp);
+	__u32 wlen = load_window(win, sp);
 
 	if (wlen >= sizeof(top))
-		__builtin_memcpy(top, ts->window, sizeof(top));
+		__builtin_memcpy(top, win, sizeof(top));
 	fill_args(ctx, e, layout, top[1], top[2], top[3]);
-	return walk_window(ctx, frames, ts->window, sp, wlen, top[0]);
+	return walk_window(ctx, frames, win, sp, wlen, top[0]);
 }
 
 /* The hot path: one entry-only event (a launch), built at the end of the thread's batch. */
@@ -663,7 +632,7 @@ static __always_inline int batch_entry(struct pt_regs *ctx, struct thread_state 
 	e->h.api = GR_CK_API(cookie);
 	e->h.flags = depth << GR_EVF_DEPTH_SHIFT;
 	if ((GR_CK_FLAGS(cookie) & GR_CF_STACK) && targ_stack_frames) {
-		n = capture_args_and_stack(ctx, e, layout, ts, (__u64 *)(e + 1));
+		n = capture_args_and_stack(ctx, e, layout, ts->window, (__u64 *)(e + 1));
 		if (!n)
 			count(C_STACK_LOST);
 	} else {
@@ -683,8 +652,8 @@ static __always_inline int emit_entry(struct pt_regs *ctx, __u64 cookie, __u64 p
 				      __u32 depth)
 {
 	__u8 layout = GR_CK_LAYOUT(cookie);
+	__u32 flags = GR_CK_FLAGS(cookie), n = 0;
 	struct scratch *sc = get_scratch();
-	__u64 entry_ret;
 
 	if (!sc)
 		return 0;
@@ -692,9 +661,12 @@ static __always_inline int emit_entry(struct pt_regs *ctx, __u64 cookie, __u64 p
 	fill_hdr(&sc->call.h, event_type(layout), pid_tgid);
 	sc->call.h.layout = layout;
 	sc->call.h.api = GR_CK_API(cookie);
-	entry_ret = capture_args(ctx, &sc->call, layout);
+	if ((flags & GR_CF_STACK) && !targ_dwarf_bytes && targ_stack_frames)
+		n = capture_args_and_stack(ctx, &sc->call, layout, sc->window, sc->frames);
+	else
+		capture_args(ctx, &sc->call, layout);
 	sc->call.h.flags = depth << GR_EVF_DEPTH_SHIFT;
-	return emit_call(ctx, sc, GR_CK_FLAGS(cookie), true, entry_ret, pid_tgid, NULL);
+	return emit_call(ctx, sc, flags, true, n, pid_tgid);
 }
 
 /* Keep the entry state of a call whose return is probed: its arguments, and its stack now. */
@@ -724,7 +696,8 @@ static __always_inline int push_call(struct pt_regs *ctx, struct thread_state *t
 	 */
 	pc->nframes = 0;
 	if ((flags & GR_CF_STACK) && !targ_dwarf_bytes && targ_stack_frames)
-		pc->nframes = capture_args_and_stack(ctx, &pc->call, layout, ts, pc->frames);
+		pc->nframes =
+		    capture_args_and_stack(ctx, &pc->call, layout, ts->window, pc->frames);
 	else
 		capture_args(ctx, &pc->call, layout);
 	if (!(flags & GR_CF_DRIVER))
@@ -884,7 +857,7 @@ int BPF_KRETPROBE(api_return)
 		__builtin_memcpy(&sc->call, &pc->call, sizeof(sc->call));
 		pop_to(ts, level);
 		finish_return(ctx, &sc->call);
-		return emit_call(ctx, sc, GR_CK_FLAGS(cookie), false, 0, pid_tgid, pc);
+		return emit_call(ctx, sc, GR_CK_FLAGS(cookie), false, 0, pid_tgid);
 	}
 	b = &ts->batch;
 	b->busy = 1;
@@ -1082,8 +1055,7 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	if (!is_traced(tgid))
 		return 0;
 	ts = bpf_task_storage_get(&thread_states, p, NULL, 0);
-	if (ts && ts->batch.len)
-		batch_flush(&ts->batch);
+	flush_state(ts);
 	if (ts && ts->depth)
 		emit_in_flight(ts, true, bpf_get_smp_processor_id());
 	if (emit_proc(EV_EXIT, p, 0, &e))
@@ -1207,8 +1179,7 @@ int in_flight_at_stop(struct bpf_iter__task *ctx)
 	if (!task || !is_traced(task->tgid))
 		return 0;
 	ts = bpf_task_storage_get(&thread_states, task, NULL, 0);
-	if (ts && ts->batch.len)
-		batch_flush(&ts->batch);
+	flush_state(ts);
 	if (ts && ts->depth)
 		emit_in_flight(ts, false, bpf_get_smp_processor_id());
 	return 0;
