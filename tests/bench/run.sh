@@ -27,12 +27,14 @@ ratio() { awk -v x="$1" -v b="$2" -v e="$3" 'BEGIN {printf "%.2f", (x - b) / (e 
 
 # the BPF programs' own time per run, from the kernel's bpf_stats, in separate runs (the counts
 # add two clock reads to every run: they would bias the ratios above)
-bpf_ns() { # PROGRAM RECORD-ARGS...: ns per run of PROGRAM
-	local prog=$1
+bpf_ns() { # PROGRAMS RECORD-ARGS...: ns per run of each program (comma-separated), " + " between
+	local progs=$1
 	shift
 	sysctl -qw kernel.bpf_stats_enabled=1 2>/dev/null
 	"$GPUREC" record -v --no-sched "$@" -o "$TMP/s.trc" -- "$PROGS/launch_loop" "$N" 2>&1 |
-		awk -v p="bpf $prog:" '$0 ~ p {for (i = 1; i <= NF; i++) if ($i == "ns") print $(i - 1)}'
+		awk -v progs="$progs" 'BEGIN {n = split(progs, p, ",")}
+			$3 == "bpf" {for (i = 1; i <= NF; i++) if ($i == "ns") ns[$4] = $(i - 1)}
+			END {for (k = 1; k <= n; k++) printf "%s%s", (k > 1 ? " + " : ""), ns[p[k] ":"]}'
 	sysctl -qw kernel.bpf_stats_enabled=0 2>/dev/null
 }
 echo "== record cost per launch ($N launches of one kernel, real libcudart, median of $REPS)"
@@ -60,9 +62,8 @@ printf '  gpurec, no stacks              %8.1f ns  ratio %s  (target <= 1.15); b
 	"$nostack" "$(ratio "$nostack" "$bare" "$empty")" "$(bpf_ns api_entry --call-graph none)"
 printf '  gpurec, frame-pointer stacks   %8.1f ns  ratio %s  (target <= 1.4); bpf: api_entry %s ns per run\n' \
 	"$fp" "$(ratio "$fp" "$bare" "$empty")" "$(bpf_ns api_entry)"
-printf '  gpurec --launch-time           %8.1f ns  ratio %s  (target <= 2.2, entry + return probe); bpf: api_entry %s + api_return %s ns\n' \
-	"$ltime" "$(ratio "$ltime" "$bare" "$empty")" "$(bpf_ns api_entry --call-graph none --launch-time)" \
-	"$(bpf_ns api_return --call-graph none --launch-time)"
+printf '  gpurec --launch-time           %8.1f ns  ratio %s  (target <= 2.2, entry + return probe); bpf: api_entry + api_return %s ns\n' \
+	"$ltime" "$(ratio "$ltime" "$bare" "$empty")" "$(bpf_ns api_entry,api_return --call-graph none --launch-time)"
 printf '  (bpf: with kernel.bpf_stats_enabled, which adds its own two clock reads to each run)\n'
 # back to back, 8 KiB per event outruns the unwinding: the launches wait on the recorder
 printf '  gpurec, dwarf stacks (8 KiB)   %8.1f ns  ratio %s  (recorder: %s us to unwind a stack; %s events lost)\n' \
