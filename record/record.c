@@ -149,7 +149,9 @@ static void usage(FILE *f)
 		"                        dynamic loader's debug hook; ldso: that hook;\n"
 		"                        sys_exit: a program at every system call of the\n"
 		"                        machine, for code mapped without the loader\n"
-		"  -v, --verbose         say which libraries are probed\n",
+		"  -v, --verbose         say which libraries are probed; at the end, the\n"
+		"                        recorder's cost and (kernel.bpf_stats_enabled=1)\n"
+		"                        each BPF program's time per run\n",
 		GR_DWARF_DEFAULT, GR_DWARF_MAX);
 }
 
