@@ -497,6 +497,7 @@ static __always_inline void fill_args(struct pt_regs *ctx, struct gr_ev_call *e,
 	e->s[2] = s3;
 	read_entry_structs(e, layout);
 	e->ret = 0;
+	e->pystack = 0;
 }
 
 /* The arguments at entry; returns the return address at [sp], read with the stack arguments

@@ -105,6 +105,7 @@ enum gr_ev_type {
 	EV_ALIAS,  /* handle -> function: __cudaGetKernel, cuKernelGetFunction */
 	EV_DEVICE, /* a device query: x[0] the int it returned (the SM count for L_DEVICE_PROPS) */
 	EV_BATCH,  /* call events of one thread back to back (struct gr_ev_batch) */
+	EV_PYSTACK, /* a Python stack not sent before (struct gr_ev_pystack) */
 };
 
 /*
@@ -198,6 +199,7 @@ struct gr_ev_call {
 	__u64 s[3];
 	__u64 x[8];
 	__u64 ret;
+	__u64 pystack; /* the thread's Python stack (struct gr_ev_pystack id), 0 for none */
 };
 
 /*
@@ -254,6 +256,45 @@ struct gr_ev_proc {
 	__u64 addr, len;	    /* EV_MMAP */
 	char comm[GR_COMM_LEN];
 };
+
+/*
+ * CPython frames (record/pybuild.h says how a build is read). The recorder puts a struct
+ * gr_py_proc in the py_procs map for each traced process running a CPython it can read, before
+ * the process runs Python code. At every event with a stack the BPF side walks the calling
+ * thread's Python frames, keeping per frame the code object and the instruction running, and
+ * names the walk by a hash of it (gr_ev_call.pystack). A walk it has not sent for that process
+ * before goes to the ring buffer first, as an EV_PYSTACK: the recorder resolves the code objects
+ * while the process lives. Up to GR_PY_MAX_FRAMES frames, innermost first.
+ */
+#define GR_PY_MAX_FRAMES 128
+
+/* How a build chains its frames: the CPython minor versions that differ in it. */
+enum gr_py_chain {
+	GR_PY_CHAIN_310 = 1, /* PyThreadState.frame -> PyFrameObject, f_back, f_lasti (int) */
+	GR_PY_CHAIN_311,     /* tstate->cframe->current_frame, previous, prev_instr, is_entry */
+	GR_PY_CHAIN_312,     /* ... owner: FRAME_OWNED_BY_CSTACK shims between C entries */
+	GR_PY_CHAIN_313,     /* tstate->current_frame, f_executable, instr_ptr, owner */
+	GR_PY_CHAIN_314,     /* ... f_executable a tagged _PyStackRef (low bits: tag) */
+};
+
+struct gr_py_frame {
+	__u64 code;  /* the code object (f_code / f_executable, untagged) */
+	__u32 lasti; /* the instruction running, in code units from the first */
+	__u32 flags; /* GR_PYF_* */
+};
+/* the evaluation loop was entered from C for this frame: the outermost Python frame of one
+ * native _PyEval_EvalFrameDefault frame */
+#define GR_PYF_ENTRY 1
+
+struct gr_ev_pystack {
+	struct gr_ev_hdr h; /* pid, tid, ts of the event that walked it first */
+	__u64 id;	    /* the hash call events carry in pystack (never 0) */
+	__u32 nframes;
+	__u32 flags; /* GR_PYS_* */
+	struct gr_py_frame frames[GR_PY_MAX_FRAMES];
+};
+#define GR_PYS_TRUNCATED 1 /* more frames than GR_PY_MAX_FRAMES, or the walk stopped at one
+			       it could not read: the outermost are missing */
 
 /* EV_NAME: key is the host stub / CUfunction / CUkernel; name is NUL-terminated. */
 struct gr_ev_name {

@@ -255,6 +255,9 @@ static const struct gr_column_def stack_cols[GR_STACK_NCOLS] = {
     {"pid", T},
     {"frames", B},
 };
+static const struct gr_column_def pyframe_cols[GR_PYF_NCOLS] = {
+    {"ts", D}, {"key", V}, {"pid", T}, {"file", B}, {"line", V}, {"function", B},
+};
 static const struct gr_column_def loss_cols[GR_LOSS_NCOLS] = {
     {"ts", D},
     {"ts_end", V},
@@ -284,6 +287,7 @@ static const struct gr_kind_def kinds[] = {
     KIND(GR_K_MAPPING, "mapping", map_cols),   KIND(GR_K_SYMBOL, "symbol", sym_cols),
     KIND(GR_K_STACK, "stack", stack_cols),     KIND(GR_K_LOSS, "loss", loss_cols),
     KIND(GR_K_RAWSTACK, "rawstack", raw_cols), KIND(GR_K_SESSION, "session", sess_cols),
+    KIND(GR_K_PYFRAME, "pyframe", pyframe_cols),
 };
 
 static const struct gr_schema schema = {N(kinds), kinds};

@@ -55,6 +55,7 @@ enum gr_kind {
 	GR_K_LOSS = 14,	    /* events lost, with the time range and source */
 	GR_K_RAWSTACK = 15, /* --call-graph dwarf: registers + raw stack bytes of one event */
 	GR_K_SESSION = 16,  /* session facts known only at the end: stop time, exit status */
+	GR_K_PYFRAME = 17,  /* a Python frame a STACK refers to: file, line, function */
 	GR_K_COUNT
 };
 
@@ -242,8 +243,26 @@ enum {
 /* SYMBOL: name of the function containing addr in pid (addr..addr+size from sym_start). */
 enum { GR_SYM_TS, GR_SYM_PID, GR_SYM_ADDR, GR_SYM_START, GR_SYM_SIZE, GR_SYM_NAME, GR_SYM_NCOLS };
 
-/* STACK: frames are little-endian u64 return addresses, innermost first. */
+/*
+ * STACK: frames are little-endian u64 return addresses, innermost first. A frame with
+ * GR_FRAME_PYTHON set is not an address but a Python frame: the PYFRAME record whose key it is.
+ * User-space addresses never have that bit set, so the two cannot be confused. Python frames
+ * stand where the interpreter's evaluation loop ran them (they replace its native frames), or
+ * outermost when the native walk ended before reaching the interpreter.
+ */
 enum { GR_STACK_TS, GR_STACK_ID, GR_STACK_PID, GR_STACK_FRAMES, GR_STACK_NCOLS };
+#define GR_FRAME_PYTHON		 (1ull << 63)
+#define GR_FRAME_IS_PYTHON(f)	 (((f)&GR_FRAME_PYTHON) != 0)
+
+/*
+ * PYFRAME: one Python frame as the recorder resolved it while the process lived: key is the
+ * frame value stacks use (GR_FRAME_PYTHON | a number unique in the file), pid the process it ran
+ * in, file the code object's co_filename, line the line of the instruction running (0 when the
+ * code has no line for it), function its co_qualname (co_name before 3.11). Written before the
+ * first STACK that uses it. A frame the recorder could not resolve has an empty file and
+ * function "<unknown>".
+ */
+enum { GR_PYF_TS, GR_PYF_KEY, GR_PYF_PID, GR_PYF_FILE, GR_PYF_LINE, GR_PYF_FUNCTION, GR_PYF_NCOLS };
 
 /* LOSS: count events of source (enum gr_loss_source) lost between ts and ts_end. */
 enum { GR_LOSS_TS, GR_LOSS_TS_END, GR_LOSS_SOURCE, GR_LOSS_COUNT, GR_LOSS_NCOLS };
@@ -465,6 +484,9 @@ enum gr_name_class {
 	GR_NAME_KERNEL_RAW, /* key = func; text = mangled name (when it differs) */
 	GR_NAME_UNPROBED,   /* key = 0; text = path of a library with CUDA code it runs through a
 			       runtime copy of its own, which was not probed (cuBLAS) */
+	GR_NAME_PYTHON,	    /* key = PY_VERSION_HEX of the CPython that pid runs (0 unknown); text =
+			       "CPython 3.12.1 (path)" when its frames are read, or that followed by
+			       ": not read: <why>" when they cannot be (a build gpurec cannot read) */
 };
 
 enum gr_loss_source {
