@@ -101,10 +101,10 @@ enum gr_ev_type {
 	/* a traced process mapped an unknown executable file (dev, ino), or its dynamic loader
 	 * changed what is mapped (dev = ino = 0: rescan them all): stopped */
 	EV_MMAP,
-	EV_NAME,   /* a kernel name: registration or driver lookup */
-	EV_ALIAS,  /* handle -> function: __cudaGetKernel, cuKernelGetFunction */
-	EV_DEVICE, /* a device query: x[0] the int it returned (the SM count for L_DEVICE_PROPS) */
-	EV_BATCH,  /* call events of one thread back to back (struct gr_ev_batch) */
+	EV_NAME,    /* a kernel name: registration or driver lookup */
+	EV_ALIAS,   /* handle -> function: __cudaGetKernel, cuKernelGetFunction */
+	EV_DEVICE,  /* a device query: x[0] the int it returned (the SM count for L_DEVICE_PROPS) */
+	EV_BATCH,   /* call events of one thread back to back (struct gr_ev_batch) */
 	EV_PYSTACK, /* a Python stack not sent before (struct gr_ev_pystack) */
 };
 
@@ -293,8 +293,9 @@ struct gr_ev_pystack {
 	__u32 flags; /* GR_PYS_* */
 	struct gr_py_frame frames[GR_PY_MAX_FRAMES];
 };
-#define GR_PYS_TRUNCATED 1 /* more frames than GR_PY_MAX_FRAMES, or the walk stopped at one
-			       it could not read: the outermost are missing */
+#define GR_PYS_TRUNCATED                                                                           \
+	1 /* more frames than GR_PY_MAX_FRAMES, or the walk stopped at one                         \
+	      it could not read: the outermost are missing */
 
 /* EV_NAME: key is the host stub / CUfunction / CUkernel; name is NUL-terminated. */
 struct gr_ev_name {

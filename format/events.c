@@ -279,14 +279,14 @@ static const struct gr_column_def sess_cols[GR_SESS_NCOLS] = {
 		id, name, N(cols), cols                                                            \
 	}
 static const struct gr_kind_def kinds[] = {
-    KIND(GR_K_LAUNCH, "launch", launch_cols),  KIND(GR_K_COPY, "copy", copy_cols),
-    KIND(GR_K_MEMSET, "memset", memset_cols),  KIND(GR_K_ALLOC, "alloc", alloc_cols),
-    KIND(GR_K_FREE, "free", free_cols),	       KIND(GR_K_SYNC, "sync", sync_cols),
-    KIND(GR_K_GRAPH, "graph", graph_cols),     KIND(GR_K_SCHED, "sched", sched_cols),
-    KIND(GR_K_PROC, "proc", proc_cols),	       KIND(GR_K_NAME, "name", name_cols),
-    KIND(GR_K_MAPPING, "mapping", map_cols),   KIND(GR_K_SYMBOL, "symbol", sym_cols),
-    KIND(GR_K_STACK, "stack", stack_cols),     KIND(GR_K_LOSS, "loss", loss_cols),
-    KIND(GR_K_RAWSTACK, "rawstack", raw_cols), KIND(GR_K_SESSION, "session", sess_cols),
+    KIND(GR_K_LAUNCH, "launch", launch_cols),	 KIND(GR_K_COPY, "copy", copy_cols),
+    KIND(GR_K_MEMSET, "memset", memset_cols),	 KIND(GR_K_ALLOC, "alloc", alloc_cols),
+    KIND(GR_K_FREE, "free", free_cols),		 KIND(GR_K_SYNC, "sync", sync_cols),
+    KIND(GR_K_GRAPH, "graph", graph_cols),	 KIND(GR_K_SCHED, "sched", sched_cols),
+    KIND(GR_K_PROC, "proc", proc_cols),		 KIND(GR_K_NAME, "name", name_cols),
+    KIND(GR_K_MAPPING, "mapping", map_cols),	 KIND(GR_K_SYMBOL, "symbol", sym_cols),
+    KIND(GR_K_STACK, "stack", stack_cols),	 KIND(GR_K_LOSS, "loss", loss_cols),
+    KIND(GR_K_RAWSTACK, "rawstack", raw_cols),	 KIND(GR_K_SESSION, "session", sess_cols),
     KIND(GR_K_PYFRAME, "pyframe", pyframe_cols),
 };
 

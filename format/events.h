@@ -251,8 +251,8 @@ enum { GR_SYM_TS, GR_SYM_PID, GR_SYM_ADDR, GR_SYM_START, GR_SYM_SIZE, GR_SYM_NAM
  * outermost when the native walk ended before reaching the interpreter.
  */
 enum { GR_STACK_TS, GR_STACK_ID, GR_STACK_PID, GR_STACK_FRAMES, GR_STACK_NCOLS };
-#define GR_FRAME_PYTHON		 (1ull << 63)
-#define GR_FRAME_IS_PYTHON(f)	 (((f)&GR_FRAME_PYTHON) != 0)
+#define GR_FRAME_PYTHON	      (1ull << 63)
+#define GR_FRAME_IS_PYTHON(f) (((f)&GR_FRAME_PYTHON) != 0)
 
 /*
  * PYFRAME: one Python frame as the recorder resolved it while the process lived: key is the

@@ -38,19 +38,19 @@ struct gr_py_layout {
 	uint32_t frame_owner;	 /* 3.11 is_entry, 3.12+ owner (one byte each); 0 in 3.10 */
 
 	/* a code object, and the str and bytes objects it points to */
-	uint32_t object_type;	    /* PyObject.ob_type */
-	uint32_t code_filename;	    /* co_filename (str) */
-	uint32_t code_name;	    /* co_name (str) */
-	uint32_t code_qualname;	    /* co_qualname (str, 3.11+); 0 before */
-	uint32_t code_linetable;    /* co_linetable (bytes) */
-	uint32_t code_firstlineno;  /* co_firstlineno (int) */
-	uint32_t code_adaptive;	    /* co_code_adaptive (3.11+): the first instruction; 0 before */
-	uint32_t bytes_size;	    /* PyVarObject.ob_size of a bytes object */
-	uint32_t bytes_data;	    /* PyBytesObject.ob_sval */
-	uint32_t str_length;	    /* PyASCIIObject.length (code points) */
-	uint32_t str_state;	    /* PyASCIIObject.state (bits: kind 2-4, compact 5, ascii 6) */
-	uint32_t str_ascii_size;    /* sizeof(PyASCIIObject): compact ASCII data follow it */
-	uint32_t str_compact_size;  /* sizeof(PyCompactUnicodeObject): other compact data do */
+	uint32_t object_type;	   /* PyObject.ob_type */
+	uint32_t code_filename;	   /* co_filename (str) */
+	uint32_t code_name;	   /* co_name (str) */
+	uint32_t code_qualname;	   /* co_qualname (str, 3.11+); 0 before */
+	uint32_t code_linetable;   /* co_linetable (bytes) */
+	uint32_t code_firstlineno; /* co_firstlineno (int) */
+	uint32_t code_adaptive;	   /* co_code_adaptive (3.11+): the first instruction; 0 before */
+	uint32_t bytes_size;	   /* PyVarObject.ob_size of a bytes object */
+	uint32_t bytes_data;	   /* PyBytesObject.ob_sval */
+	uint32_t str_length;	   /* PyASCIIObject.length (code points) */
+	uint32_t str_state;	   /* PyASCIIObject.state (bits: kind 2-4, compact 5, ascii 6) */
+	uint32_t str_ascii_size;   /* sizeof(PyASCIIObject): compact ASCII data follow it */
+	uint32_t str_compact_size; /* sizeof(PyCompactUnicodeObject): other compact data do */
 };
 
 /* One CPython build: addresses are link-time (add the mapping's load bias). */
