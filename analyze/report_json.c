@@ -46,12 +46,24 @@ static void dist(struct gr_json *j, const char *key, const struct gr_dist *d)
 	gr_json_object_end(j);
 }
 
-static void frames(struct gr_json *j, const char *key, const struct gr_report_site *s)
+/*
+ * A site's frames as strings under @key, and, in a trace with Python frames, as objects under
+ * @objects_key (frames.h: gr_frame_json()); traces without them read as before.
+ */
+static void frames(struct gr_json *j, const struct gr_report *r, const char *key,
+		   const char *objects_key, const struct gr_report_site *s)
 {
 	gr_json_key(j, key);
 	gr_json_array(j);
 	for (uint32_t i = 0; i < s->nframes; i++)
 		gr_json_str(j, s->frames[i]);
+	gr_json_array_end(j);
+	if (!r->python)
+		return;
+	gr_json_key(j, objects_key);
+	gr_json_array(j);
+	for (uint32_t i = 0; i < s->nframes; i++)
+		gr_frame_json(j, &s->desc[i]);
 	gr_json_array_end(j);
 }
 
@@ -223,7 +235,7 @@ static void launches(struct gr_json *j, const struct gr_report *r, const struct 
 		gr_json_kv_u64(j, "count", s->count);
 		gr_json_kv_u64(j, "total_ns", s->total_ns);
 		gr_json_kv_u64(j, "max_ns", s->max_ns);
-		frames(j, "stack", &s->site);
+		frames(j, r, "stack", "frames", &s->site);
 		gr_json_object_end(j);
 	}
 	gr_json_array_end(j);
@@ -278,7 +290,7 @@ static void fusion(struct gr_json *j, const struct gr_report *r, unsigned top)
 			gr_json_kv_u64(j, "stream_tid", c->stream_tid);
 		}
 		gr_json_kv_u64(j, "first_ts", c->first_ts);
-		frames(j, "stack", &c->stack);
+		frames(j, r, "stack", "frames", &c->stack);
 		gr_json_object_end(j);
 	}
 	gr_json_array_end(j);
@@ -371,7 +383,7 @@ static void transfer(struct gr_json *j, const struct gr_report *r, const struct 
 		for (size_t s = 0; s < cap(f->nsites, top); s++) {
 			gr_json_object(j);
 			gr_json_kv_u64(j, "count", f->site_counts[s]);
-			frames(j, "stack", &f->sites[s]);
+			frames(j, r, "stack", "frames", &f->sites[s]);
 			gr_json_object_end(j);
 		}
 		gr_json_array_end(j);
@@ -452,7 +464,7 @@ static void outcome(struct gr_json *j, const struct gr_report *r, const struct g
 		gr_outcome_json_error(j, e);
 		gr_json_kv_u64(j, "first_ts", e->first_ts);
 		gr_json_kv_u64(j, "last_ts", e->last_ts);
-		frames(j, "site", &ro->error_sites[i]);
+		frames(j, r, "site", "site_frames", &ro->error_sites[i]);
 		gr_json_object_end(j);
 	}
 	gr_json_array_end(j);
@@ -469,7 +481,7 @@ static void outcome(struct gr_json *j, const struct gr_report *r, const struct g
 		gr_json_kv_u64(j, "inside_ns", a->dur);
 		gr_json_kv_bool(j, "thread_exited", (a->call & GR_CALL_EXITED) != 0);
 		gr_json_kv_str(j, "until", gr_outcome_in_flight_end(m, a, buf, sizeof(buf)));
-		frames(j, "site", &ro->in_flight_sites[i]);
+		frames(j, r, "site", "site_frames", &ro->in_flight_sites[i]);
 		gr_json_object_end(j);
 	}
 	gr_json_array_end(j);

@@ -116,6 +116,14 @@ static void site_line(FILE *f, const char *label, const struct gr_report_site *s
 		return;
 	}
 	line[0] = 0;
+	if (s->python >= 0) {
+		/* the program's line first, then the native call it made */
+		snprintf(line, sizeof(line), "%s%s%s", s->frames[s->python],
+			 s->launcher >= 0 ? " <- " : "", s->launcher >= 0 ? s->frames[s->launcher] : "");
+		fputs(label, f);
+		wrap(f, line, (int)strlen(label), (int)strlen(label) + 2);
+		return;
+	}
 	for (uint32_t i = 0; i < s->nframes && i < max && at < sizeof(line) - 8; i++)
 		at += (size_t)snprintf(line + at, sizeof(line) - at, "%s%s", i ? " <- " : "",
 				       s->frames[i]);
