@@ -332,8 +332,9 @@ int gr_info_write_json(FILE *f, const struct gr_info *in, const struct gr_model 
 	gr_json_key(&j, "records_by_kind");
 	gr_json_object_flat(&j);
 	for (uint16_t k = 0; k < schema->nkinds; k++)
-		gr_json_kv_u64(&j, schema->kinds[k].name,
-			       gr_model_record_count(m, schema->kinds[k].id));
+		if (gr_model_has_kind(m, schema->kinds[k].id))
+			gr_json_kv_u64(&j, schema->kinds[k].name,
+				       gr_model_record_count(m, schema->kinds[k].id));
 	gr_json_object_end(&j);
 	header(&j, m);
 	session(&j, in, m);

@@ -1415,6 +1415,7 @@ static int load_once(struct gr_model **out, struct gr_trace_reader *r,
 	err = model_map_schema(&L->ctx, gr_trace_reader_schema(r), diag);
 	if (err)
 		goto out;
+	memcpy(m->kinds, L->ctx.present, sizeof(m->kinds));
 	err = copy_header(L, gr_trace_reader_header(r));
 	if (err)
 		goto out;
@@ -1547,6 +1548,11 @@ int gr_model_ended_abruptly(const struct gr_model *m, uint64_t *last_ts)
 		return 0;
 	gr_model_time_span(m, NULL, last_ts);
 	return 1;
+}
+
+int gr_model_has_kind(const struct gr_model *m, unsigned kind)
+{
+	return kind < GR_K_COUNT && m->kinds[kind];
 }
 
 uint64_t gr_model_record_count(const struct gr_model *m, unsigned kind)

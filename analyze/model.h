@@ -381,6 +381,9 @@ const struct gr_integrity *gr_model_integrity(const struct gr_model *m);
  * after it are not in the file, and no loss record counts them. 0 for a trace closed properly.
  */
 int gr_model_ended_abruptly(const struct gr_model *m, uint64_t *last_ts);
+/* 1 when the file's schema declares record kind @kind (enum gr_kind), though it may hold none:
+ * files written before a kind existed do not. */
+int gr_model_has_kind(const struct gr_model *m, unsigned kind);
 /* Records of @kind (enum gr_kind) in the file, all kinds counted, including metadata. */
 uint64_t gr_model_record_count(const struct gr_model *m, unsigned kind);
 
