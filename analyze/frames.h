@@ -35,8 +35,7 @@ struct gr_frame {
 
 /* Describe frame @value of a stack of @pid into *@f. Never fails: what the trace does not say
  * is NULL. */
-void gr_frame_describe(const struct gr_model *m, uint32_t pid, uint64_t value,
-		       struct gr_frame *f);
+void gr_frame_describe(const struct gr_model *m, uint32_t pid, uint64_t value, struct gr_frame *f);
 
 /* Longest text gr_frame_format() writes whole; longer names are cut. */
 #define GR_FRAME_TEXT 512

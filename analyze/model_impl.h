@@ -35,9 +35,9 @@ struct gr_model {
 	struct gr_integrity integ;
 	uint64_t counts[GR_K_COUNT];
 	uint8_t kinds[GR_K_COUNT]; /* the file's schema declares the kind */
-	uint64_t lost;	      /* events lost */
-	uint64_t lost_stacks; /* events kept without their stack */
-	uint64_t calls_ok;    /* kept calls that returned success (GR_CALL_RETURNED, status 0) */
+	uint64_t lost;		   /* events lost */
+	uint64_t lost_stacks;	   /* events kept without their stack */
+	uint64_t calls_ok; /* kept calls that returned success (GR_CALL_RETURNED, status 0) */
 	uint64_t first_ts, last_ts;
 
 	ARRAY(struct gr_launch) launches;

@@ -852,8 +852,8 @@ static int load_stacks(struct part *P, const uint64_t *const *v, const struct gr
 	return 0;
 }
 
-static int load_pyframes(struct part *P, const uint64_t *const *v,
-			 const struct gr_bytes *const *b, uint32_t n)
+static int load_pyframes(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
+			 uint32_t n)
 {
 	int err;
 
@@ -908,11 +908,11 @@ typedef int (*load_fn)(struct part *P, const uint64_t *const *v, const struct gr
 		       uint32_t n);
 
 static const load_fn loaders[GR_K_COUNT] = {
-    [GR_K_LAUNCH] = load_launches, [GR_K_COPY] = load_copies,	   [GR_K_MEMSET] = load_memsets,
-    [GR_K_ALLOC] = load_allocs,	   [GR_K_FREE] = load_frees,	   [GR_K_SYNC] = load_syncs,
-    [GR_K_GRAPH] = load_graphs,	   [GR_K_SCHED] = load_scheds,	   [GR_K_PROC] = load_procs,
-    [GR_K_NAME] = load_names,	   [GR_K_MAPPING] = load_mappings, [GR_K_SYMBOL] = load_symbols,
-    [GR_K_STACK] = load_stacks,	   [GR_K_LOSS] = load_losses,	   [GR_K_SESSION] = load_session,
+    [GR_K_LAUNCH] = load_launches,  [GR_K_COPY] = load_copies,	    [GR_K_MEMSET] = load_memsets,
+    [GR_K_ALLOC] = load_allocs,	    [GR_K_FREE] = load_frees,	    [GR_K_SYNC] = load_syncs,
+    [GR_K_GRAPH] = load_graphs,	    [GR_K_SCHED] = load_scheds,	    [GR_K_PROC] = load_procs,
+    [GR_K_NAME] = load_names,	    [GR_K_MAPPING] = load_mappings, [GR_K_SYMBOL] = load_symbols,
+    [GR_K_STACK] = load_stacks,	    [GR_K_LOSS] = load_losses,	    [GR_K_SESSION] = load_session,
     [GR_K_PYFRAME] = load_pyframes,
 };
 

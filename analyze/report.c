@@ -133,5 +133,6 @@ void gr_report_free(struct gr_report *r)
 		free(priv);
 	}
 	gr_outcome_free(&r->outcome.o);
+	gr_launch_sites_free(&r->launches.sites);
 	free(r);
 }

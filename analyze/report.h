@@ -23,6 +23,7 @@
 #include "damage.h"
 #include "dist.h"
 #include "frames.h"
+#include "launch_sites.h"
 #include "model.h"
 #include "outcome.h"
 #include "probe_cost.h"
@@ -188,6 +189,9 @@ struct gr_report_launches {
 	uint64_t slow_count;	     /* launch calls slower than the threshold (measured only) */
 	struct gr_report_slow *slow; /* by total_ns desc */
 	size_t nslow;
+	/* launches by call site (launch_sites.h); computed only for a trace with Python frames
+	 * (gr_report.python), where the frames name the program's own lines */
+	struct gr_launch_sites sites;
 	struct gr_verdict verdict;
 };
 

@@ -165,7 +165,8 @@ int rp_site(struct rp_ctx *x, struct gr_report_site *s, uint32_t stack, uint32_t
 
 		s->python = gr_frames_python(&kept, n);
 		/* the native code the Python frame called into, not the interpreter around it */
-		s->launcher = gr_frames_launcher(x->m, &kept, s->python >= 0 ? (uint32_t)s->python : n);
+		s->launcher =
+		    gr_frames_launcher(x->m, &kept, s->python >= 0 ? (uint32_t)s->python : n);
 	}
 	return 0;
 }

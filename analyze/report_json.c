@@ -115,6 +115,49 @@ static void rates(struct gr_json *j, const char *key, const struct gr_report_rat
 	gr_json_array_end(j);
 }
 
+static void launch_sites(struct gr_json *j, const struct gr_report_launches *L,
+			 const struct gr_model *m, unsigned top)
+{
+	const struct gr_launch_sites *S = &L->sites;
+	const char *const *names = gr_model_kernel_names(m, NULL);
+	char fb[GR_FRAME_TEXT];
+
+	gr_json_key(j, "launch_sites");
+	gr_json_object(j);
+	gr_json_kv_u64(j, "total", S->n);
+	gr_json_kv_u64(j, "without_site", S->without_site);
+	gr_json_key(j, "sites");
+	gr_json_array(j);
+	for (size_t i = 0; i < cap(S->n, top); i++) {
+		const struct gr_launch_site *s = &S->v[i];
+
+		gr_json_object(j);
+		gr_json_kv_str(j, "site", gr_frame_format(&s->frame, fb, sizeof(fb)));
+		gr_json_kv_u64(j, "launches", s->launches);
+		gr_json_kv_double(j, "share",
+				  L->total ? (double)s->launches / (double)L->total : 0);
+		gr_json_key(j, "frame");
+		gr_frame_json(j, &s->frame);
+		gr_json_key(j, "launcher");
+		if (s->launcher.value)
+			gr_frame_json(j, &s->launcher);
+		else
+			gr_json_null(j);
+		gr_json_key(j, "kernels");
+		gr_json_array(j);
+		for (size_t k = 0; k < s->nkernels; k++) {
+			gr_json_object_flat(j);
+			gr_json_kv_str(j, "name", names[s->kernels[k].name_id]);
+			gr_json_kv_u64(j, "count", s->kernels[k].count);
+			gr_json_object_end(j);
+		}
+		gr_json_array_end(j);
+		gr_json_object_end(j);
+	}
+	gr_json_array_end(j);
+	gr_json_object_end(j);
+}
+
 static void launches(struct gr_json *j, const struct gr_report *r, const struct gr_model *m,
 		     unsigned top)
 {
@@ -219,6 +262,9 @@ static void launches(struct gr_json *j, const struct gr_report *r, const struct 
 		gr_json_object_end(j);
 	}
 	gr_json_array_end(j);
+
+	if (r->python)
+		launch_sites(j, L, m, top);
 
 	gr_json_key(j, "slow_launches");
 	gr_json_object(j);
