@@ -292,6 +292,7 @@ struct gr_pyframe {
 /* The CPython a process ran (NAME class PYTHON): version PY_VERSION_HEX, 0 unknown; text as the
  * recorder wrote it: "CPython 3.12.1 (path)", followed by ": not read: <why>" when its frames
  * could not be read. */
+#define GR_PYTHON_NOT_READ ": not read: " /* in gr_python.text: frames could not be read */
 struct gr_python {
 	uint32_t pid;
 	uint32_t version;
