@@ -198,7 +198,9 @@ static void end_stacks_outside_mappings(struct gr_model *m)
 
 		if (s->nframes <= 1 || !gr_model_mapping(m, s->pid, s->frames[0]))
 			continue;
-		while (kept < s->nframes && gr_model_mapping(m, s->pid, s->frames[kept]))
+		/* a Python frame is no address: it never ends a stack */
+		while (kept < s->nframes && (GR_FRAME_IS_PYTHON(s->frames[kept]) ||
+					     gr_model_mapping(m, s->pid, s->frames[kept])))
 			kept++;
 		s->nframes = kept;
 	}
