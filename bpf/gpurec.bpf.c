@@ -905,7 +905,9 @@ static __always_inline __u64 py_capture(struct thread_state *ts, __u64 pid_tgid)
 	asm volatile("" : "+r"(size));
 	if (size > sizeof(ts->py))
 		return hash;
-	if (bpf_ringbuf_output(&events, &ts->py, size, wake_flags())) {
+	/* woken now: the recorder resolves the frames while the process lives, and a new stack
+	 * is rare */
+	if (bpf_ringbuf_output(&events, &ts->py, size, BPF_RB_FORCE_WAKEUP)) {
 		/* not sent: the call event keeps its native stack (the recorder knows no id) */
 		count(C_RINGBUF_LOST);
 		return hash;
