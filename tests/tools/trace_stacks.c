@@ -4,7 +4,8 @@
  *
  *   trace_stacks FILE        each distinct stack of API events, in order of first use:
  *                            "COUNT: frame;frame;..." innermost first, each frame its symbol
- *                            name (gr_model_symbol), else 0xADDR; COUNT is the events using it
+ *                            name (gr_model_symbol), else 0xADDR, a Python frame
+ *                            "file:line function"; COUNT is the events using it
  *   trace_stacks --raw FILE  the RAWSTACK records: "rawstack N regs R min A max B entry E"
  *                            (N records, R register bytes each or -1 when they differ, stack
  *                            bytes from A to B, E taken at a function's entry)
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/frames.h"
 #include "analyze/model.h"
 #include "format/events.h"
 #include "format/trace.h"
@@ -77,8 +79,13 @@ static int print_stacks(const char *path)
 		for (uint32_t f = 0; f < st[i].nframes; f++) {
 			const struct gr_symbol *sym =
 			    gr_model_symbol(m, st[i].pid, st[i].frames[f]);
+			struct gr_frame fr;
+			char text[GR_FRAME_TEXT];
 
-			if (sym)
+			gr_frame_describe(m, st[i].pid, st[i].frames[f], &fr);
+			if (fr.kind == GR_FRAME_KIND_PYTHON)
+				printf("%s%s", f ? ";" : " ", gr_frame_format(&fr, text, sizeof(text)));
+			else if (sym)
 				printf("%s%s", f ? ";" : " ", sym->name);
 			else
 				printf("%s0x%" PRIx64, f ? ";" : " ", st[i].frames[f]);
