@@ -242,6 +242,25 @@ int gr_elf_offset_to_vaddr(const struct gr_elf *e, uint64_t off, uint64_t *vaddr
 	return -ENOENT;
 }
 
+int gr_elf_read(const struct gr_elf *e, uint64_t vaddr, void *buf, size_t n)
+{
+	size_t fsize;
+	const char *raw = elf_rawfile(e->elf, &fsize);
+
+	for (size_t i = 0; raw && i < e->nsegs; i++) {
+		const struct seg *g = &e->segs[i];
+
+		if (vaddr < g->vaddr || vaddr - g->vaddr >= g->filesz)
+			continue;
+		if (n > g->filesz - (vaddr - g->vaddr) ||
+		    g->offset + (vaddr - g->vaddr) + n > fsize)
+			return -ENOENT;
+		memcpy(buf, raw + g->offset + (vaddr - g->vaddr), n);
+		return 0;
+	}
+	return -ENOENT;
+}
+
 int gr_elf_symbolize(const struct gr_elf *e, uint64_t vaddr, const char **name, uint64_t *start,
 		     uint64_t *size)
 {

@@ -54,6 +54,12 @@ int gr_elf_imports(const struct gr_elf *e, const char *name);
  */
 int gr_elf_object(const struct gr_elf *e, const char *name, uint64_t *vaddr, uint64_t *size);
 
+/*
+ * Copy @n bytes of the file's initialised data at link-time address @vaddr into @buf: what a
+ * variable holds before the program runs. -ENOENT when they are not all in the file (bss).
+ */
+int gr_elf_read(const struct gr_elf *e, uint64_t vaddr, void *buf, size_t n);
+
 /* Demangle a C++ name into @buf; copies @name unchanged when it is not mangled. */
 const char *gr_demangle(const char *name, char *buf, size_t size);
 

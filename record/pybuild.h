@@ -18,7 +18,8 @@
 
 struct gr_elf;
 
-/* Byte offsets into CPython's structures, for one build. */
+/* Byte offsets into CPython's structures, for one build. An offset of a field the build's
+ * chain does not have is 0 (0 is also a real offset: look at chain first). */
 struct gr_py_layout {
 	uint32_t hexversion; /* PY_VERSION_HEX: 0x030c01f0 for 3.12.1 */
 	unsigned chain;	     /* enum gr_py_chain (bpf/gpurec.h): how frames chain */
@@ -27,9 +28,11 @@ struct gr_py_layout {
 	uint32_t interp_head;	    /* _PyRuntimeState.interpreters.head */
 	uint32_t threads_head;	    /* PyInterpreterState.threads.head */
 	uint32_t tstate_next;	    /* PyThreadState.next */
-	uint32_t tstate_native_tid; /* PyThreadState.native_thread_id (the kernel's tid) */
+	uint32_t tstate_native_tid; /* PyThreadState.native_thread_id (the kernel's tid), 3.11+ */
+	uint32_t tstate_pthread_id; /* 3.10 (no native_thread_id): PyThreadState.thread_id, the
+				       thread's pthread_self(), which is its fs base on x86-64 */
 	uint32_t tstate_frame;	    /* 3.10 .frame, 3.11-3.12 .cframe, 3.13+ .current_frame */
-	uint32_t cframe_current;    /* 3.11-3.12 _PyCFrame.current_frame; 0 otherwise */
+	uint32_t cframe_current;    /* 3.11-3.12 _PyCFrame.current_frame (unused otherwise) */
 
 	/* a frame: 3.10 PyFrameObject, 3.11+ _PyInterpreterFrame */
 	uint32_t frame_previous; /* f_back / previous */

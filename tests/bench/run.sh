@@ -94,6 +94,31 @@ else
 	echo "  perf record: NOT MEASURED: perf is not installed"
 fi
 
+# Python stacks (issue 13): python3 calling cudaLaunchKernel through ctypes from a stack DEPTH
+# frames deep. Every variant runs the same script, so the interpreter's own cost is in the
+# baseline: "added" is what the Python frames add to a frame-pointer recording, over the empty
+# uprobe's cost measured here on the same calls.
+PY=$(command -v /usr/bin/python3 || command -v python3)
+NPY=${BENCH_PY_LAUNCHES:-100000}
+echo "== Python stacks: cost per launch from $($PY -V 2>&1) through ctypes ($NPY launches, median of $REPS)"
+pyrun() { LD_LIBRARY_PATH=/usr/local/cuda/lib64 ns_per_launch "$@" "$PY" tests/bench/py_depth.py "$depth" "$NPY"; }
+for depth in 10 30 60; do
+	for v in bare empty nopy py; do : >"$TMP/py_$v"; done
+	for _ in $(seq "$REPS"); do
+		pyrun >>"$TMP/py_bare"
+		pyrun "$O/tests/bench_uprobe" "$LIB" cudaLaunchKernel >>"$TMP/py_empty"
+		pyrun "$GPUREC" record --no-sched --no-python -o "$TMP/p.trc" -- >>"$TMP/py_nopy"
+		pyrun "$GPUREC" record --no-sched -o "$TMP/p.trc" -- >>"$TMP/py_py"
+	done
+	pb=$(median <"$TMP/py_bare")
+	pe=$(median <"$TMP/py_empty")
+	pn=$(median <"$TMP/py_nopy")
+	pp=$(median <"$TMP/py_py")
+	printf '  %2d frames: fp + Python %7.1f ns, ratio %s (target <= 2.0); Python frames add %s of an empty uprobe (%.1f ns; target <= 1.0)\n' \
+		"$depth" "$pp" "$(ratio "$pp" "$pb" "$pe")" "$(awk -v p="$pp" -v n="$pn" -v e="$pe" -v b="$pb" 'BEGIN {printf "%.2f", (p - n) / (e - b)}')" \
+		"$(awk -v e="$pe" -v b="$pb" 'BEGIN {print e - b}')"
+done
+
 echo "== trace size on a training-loop pattern"
 steps=${BENCH_STEPS:-20000}
 "$GPUREC" record -o "$TMP/loop.trc" -- "$O/samples/chain" "$steps" >/dev/null 2>&1
