@@ -3,11 +3,12 @@
  * record/pylines and record/pyresolve: line tables decoded by hand from CPython's format notes;
  * code objects faked in this process's memory (every validation path); and each CPython on this
  * machine running tests/unit/pyresolve/workload.py, whose every code object at every
- * instruction must resolve to exactly the file, function and line that CPython itself prints.
- * The offsets come from tests/unit/pyresolve/py_layout.c compiled against each Python's own
- * headers.
+ * instruction must resolve to exactly the file, function and line that CPython itself prints,
+ * through the build record/pybuild.c finds in the file that holds its _PyRuntime.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "record/elf.h"
+#include "record/pybuild.h"
 #include "record/pylines.h"
 #include "record/pyresolve.h"
 #include "test.h"
@@ -330,80 +333,55 @@ static const char *const pythons[] = {
 
 static char tmpdir[64];
 
-/* The first line @cmd prints, without its newline, in @buf; 0 or -1. */
-static int first_line(const char *cmd, char *buf, size_t n)
-{
-	FILE *p = popen(cmd, "r");
-	int ok;
-
-	if (!p)
-		return -1;
-	ok = fgets(buf, (int)n, p) != NULL;
-	if (pclose(p) || !ok)
-		return -1;
-	buf[strcspn(buf, "\n")] = 0;
-	return 0;
-}
-
-#define FIELD(name)                                                                                \
-	{                                                                                          \
-#name, offsetof(struct gr_py_layout, name)                                         \
-	}
-static const struct {
-	const char *name;
-	size_t at;
-} layout_fields[] = {
-    FIELD(hexversion),	     FIELD(chain),	    FIELD(interp_head),
-    FIELD(threads_head),     FIELD(tstate_next),    FIELD(tstate_native_tid),
-    FIELD(tstate_frame),     FIELD(cframe_current), FIELD(frame_previous),
-    FIELD(frame_code),	     FIELD(frame_instr),    FIELD(frame_owner),
-    FIELD(object_type),	     FIELD(code_filename),  FIELD(code_name),
-    FIELD(code_qualname),    FIELD(code_linetable), FIELD(code_firstlineno),
-    FIELD(code_adaptive),    FIELD(bytes_size),	    FIELD(bytes_data),
-    FIELD(str_length),	     FIELD(str_state),	    FIELD(str_ascii_size),
-    FIELD(str_compact_size),
-};
-#define NFIELDS (sizeof(layout_fields) / sizeof(layout_fields[0]))
-
 /*
- * @python's layout from its own headers: py_layout.c compiled against them. 0, 1 when it has
- * no headers (skip), -1 on failure.
+ * The build of the CPython running as @pid, as the recorder finds it: the file that holds
+ * _PyRuntime (libpython3.X.so when the executable links it, else the executable), examined by
+ * gr_py_build_examine(), and its load bias from where the file is mapped. 0, or -1.
  */
-static int layout_of(const char *python, struct gr_py_layout *L)
+static int build_of(pid_t pid, struct gr_py_build *b, uint64_t *bias)
 {
-	char cmd[1024], inc[512], line[128], name[64];
-	unsigned long value;
-	unsigned seen = 0;
-	FILE *p;
+	char maps[64], line[1024], path[512], best[512] = "";
+	uint64_t start, offset, best_start = 0, best_offset = 0, vaddr;
+	struct gr_elf *e = NULL;
+	int fd = -1, err = -1;
+	FILE *f;
 
-	snprintf(cmd, sizeof(cmd),
-		 "%s -c 'import sysconfig; print(sysconfig.get_paths()[\"include\"])'", python);
-	if (first_line(cmd, inc, sizeof(inc)))
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
+	f = fopen(maps, "r");
+	if (!f)
 		return -1;
-	snprintf(cmd, sizeof(cmd), "%s/Python.h", inc);
-	if (access(cmd, R_OK)) {
-		printf("# skip %s: no headers in %s\n", python, inc);
-		return 1;
+	/* the first mapping of libpython if there is one, else of the executable (the first line)
+	 */
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%" SCNx64 "-%*x %*s %" SCNx64 " %*s %*u %511s", &start, &offset,
+			   path) == 3 &&
+		    (!best[0] || (strstr(path, "/libpython3") && !strstr(best, "/libpython3")))) {
+			snprintf(best, sizeof(best), "%s", path);
+			best_start = start;
+			best_offset = offset;
+		}
+	fclose(f);
+	fd = open(best, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || gr_elf_open(&e, fd))
+		goto out;
+	if (gr_py_build_examine(e, best, b) != 1 || b->unreadable) {
+		printf("#   %s: not a readable CPython (%s)\n", best,
+		       b->unreadable ? b->unreadable : "?");
+		goto out;
 	}
-	snprintf(cmd, sizeof(cmd), "cc -DPy_BUILD_CORE -I%s -o %s/py_layout %s && %s/py_layout",
-		 inc, tmpdir, LAYOUT_TOOL, tmpdir);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	while (fgets(line, sizeof(line), p))
-		if (sscanf(line, "%63s %lu", name, &value) == 2)
-			for (unsigned i = 0; i < NFIELDS; i++)
-				if (!strcmp(name, layout_fields[i].name)) {
-					uint32_t v = (uint32_t)value;
-
-					memcpy((char *)L + layout_fields[i].at, &v, sizeof(v));
-					seen |= 1u << i;
-				}
-	if (pclose(p) || seen != (1u << NFIELDS) - 1) {
-		printf("# %s: py_layout failed or left fields out (0x%x)\n", python, seen);
-		return -1;
+	*bias = 0;
+	if (gr_elf_is_dyn(e)) {
+		if (gr_elf_offset_to_vaddr(e, best_offset, &vaddr))
+			goto out;
+		*bias = best_start - vaddr;
 	}
-	return 0;
+	printf("# %s: CPython %s, bias 0x%" PRIx64 "\n", best, b->version, *bias);
+	err = 0;
+out:
+	gr_elf_free(e);
+	if (fd >= 0)
+		close(fd);
+	return err;
 }
 
 struct expected_code {
@@ -517,7 +495,7 @@ static int workload_stop(struct workload *w)
 
 /* Every code object of @w at every instruction, then one past its last: exactly CPython's. */
 static void resolve_all(const char *python, struct gr_pyresolve *r, const struct gr_py_build *b,
-			struct workload *w)
+			uint64_t bias, struct workload *w)
 {
 	uint64_t cold_ns = 0, warm_ns = 0, t;
 	unsigned resolved = 0, wrong = 0, warm = 0;
@@ -531,7 +509,7 @@ static void resolve_all(const char *python, struct gr_pyresolve *r, const struct
 			int err;
 
 			t = now_ns();
-			err = gr_pyresolve_frame(r, (uint32_t)w->pid, b, 0, c->id, lasti, &s);
+			err = gr_pyresolve_frame(r, (uint32_t)w->pid, b, bias, c->id, lasti, &s);
 			t = now_ns() - t;
 			if (lasti == 0) {
 				cold_ns += t;
@@ -549,7 +527,7 @@ static void resolve_all(const char *python, struct gr_pyresolve *r, const struct
 			}
 		}
 		/* cached: the same strings, not copies */
-		CHECK_EQ_U64(gr_pyresolve_frame(r, (uint32_t)w->pid, b, 0, c->id, 0, &again), 0);
+		CHECK_EQ_U64(gr_pyresolve_frame(r, (uint32_t)w->pid, b, bias, c->id, 0, &again), 0);
 		CHECK(again.file == s.file && again.function == s.function);
 	}
 	CHECK_EQ_U64(wrong, 0);
@@ -595,6 +573,7 @@ static void test_pythons(void)
 {
 	struct gr_pyresolve *r;
 	unsigned ran = 0;
+	char cmd[128];
 
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_pyresolve.XXXXXX");
 	CHECK(mkdtemp(tmpdir) != NULL);
@@ -603,47 +582,39 @@ static void test_pythons(void)
 		struct gr_py_build b = {0};
 		struct gr_py_site s;
 		struct workload w;
-		int err;
+		uint64_t bias = 0;
 
 		if (access(pythons[i], X_OK)) {
 			printf("# skip %s: missing\n", pythons[i]);
 			continue;
 		}
-		err = layout_of(pythons[i], &b.layout);
-		CHECK(err >= 0);
-		if (err)
-			continue;
 		if (workload_start(pythons[i], &w)) {
 			printf("#   %s: the workload did not start\n", pythons[i]);
 			CHECK(0);
 			workload_stop(&w);
 			continue;
 		}
-		b.code_type = w.code_type;
+		CHECK_EQ_U64(build_of(w.pid, &b, &bias), 0);
+		/* the build's PyCode_Type, moved by the bias, is the type CPython itself reports */
+		CHECK_EQ_U64(b.code_type + bias, w.code_type);
 		check_names(&b, &w);
-		resolve_all(pythons[i], r, &b, &w);
-		CHECK_EQ_U64(gr_pyresolve_frame(r, (uint32_t)w.pid, &b, 0, w.notcode, 0, &s),
+		resolve_all(pythons[i], r, &b, bias, &w);
+		CHECK_EQ_U64(gr_pyresolve_frame(r, (uint32_t)w.pid, &b, bias, w.notcode, 0, &s),
 			     -EFAULT);
 		CHECK_EQ_U64(
-		    gr_pyresolve_frame(r, (uint32_t)w.pid, &b, 0, w.codes[0].id + 8, 0, &s),
+		    gr_pyresolve_frame(r, (uint32_t)w.pid, &b, bias, w.codes[0].id + 8, 0, &s),
 		    -EFAULT);
 		CHECK_EQ_U64(workload_stop(&w), 0);
 		/* gone: once forgotten, its code objects are read again, and cannot be */
 		gr_pyresolve_forget(r, (uint32_t)w.pid);
-		CHECK_EQ_U64(gr_pyresolve_frame(r, (uint32_t)w.pid, &b, 0, w.code_type, 0, &s),
+		CHECK_EQ_U64(gr_pyresolve_frame(r, (uint32_t)w.pid, &b, bias, w.code_type, 0, &s),
 			     -ESRCH);
 		ran++;
 	}
 	printf("# %u CPython builds resolved\n", ran);
 	gr_pyresolve_free(r);
-	snprintf(tmpdir + strlen(tmpdir), sizeof(tmpdir) - strlen(tmpdir), "/*");
-	{
-		char cmd[128];
-
-		tmpdir[strlen(tmpdir) - 2] = 0;
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-		CHECK_EQ_U64(system(cmd), 0);
-	}
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	CHECK_EQ_U64(system(cmd), 0);
 }
 
 int main(void)
