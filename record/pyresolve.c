@@ -104,7 +104,7 @@ static int read_procmem(uint32_t pid, const struct iovec *local, const struct io
 		ssize_t got = pread(fd, local[i].iov_base, local[i].iov_len,
 				    (off_t)(uintptr_t)remote[i].iov_base);
 
-		/* one that exited keeps its /proc entry while a zombie, with no memory: reads give 0 */
+		/* an exited process keeps /proc/PID while a zombie, with no memory: reads give 0 */
 		if (got == 0 && local[i].iov_len)
 			err = -ESRCH;
 		else if (got != (ssize_t)local[i].iov_len)
