@@ -723,6 +723,9 @@ int gr_diff_compute(const struct gr_model *a, const struct gr_model *b,
 	err = match_fusion(&c);
 	if (err)
 		goto fail;
+	err = df_match_sites(c.d, c.m);
+	if (err)
+		goto fail;
 	run_metrics(&c);
 	iteration_metrics(&c);
 	transfer_metrics(&c);
@@ -757,6 +760,7 @@ void gr_diff_free(struct gr_diff *d)
 	free(d->summary);
 	free(d->metrics);
 	free(d->fusion);
+	free(d->sites);
 	free(d->kernels);
 	gr_report_free(d->rep[0]);
 	gr_report_free(d->rep[1]);

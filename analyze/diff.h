@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "frames.h"
 #include "model.h"
 #include "report.h"
 
@@ -122,6 +123,19 @@ struct gr_diff_fusion {
 	enum gr_diff_status status; /* ADDED: found only in NEW; REMOVED: gone in NEW */
 };
 
+/*
+ * A launch site of either trace (launch_sites.h), matched across the two by (file, function) of
+ * its Python frame, so an edit that moves the line keeps the match; a native site by (function,
+ * module), else (module, offset), else the address. Sites of one trace that match one key (a
+ * function launching from several lines) add up, frame[s] the one with most launches.
+ */
+struct gr_diff_site {
+	struct gr_frame frame[2]; /* model strings; frame[s].value 0: no such site in trace s */
+	uint64_t launches[2];
+	int64_t delta; /* launches[1] - launches[0] */
+	enum gr_diff_status status;
+};
+
 struct gr_diff {
 	unsigned key; /* opts.key */
 	double tolerance;
@@ -135,6 +149,11 @@ struct gr_diff {
 	size_t nmetrics;
 	struct gr_diff_fusion *fusion; /* gone, then found, then in both; by saving */
 	size_t nfusion;
+	/* launch sites, when either trace has Python frames (else none: the output reads as
+	 * before): by launches of both traces together, descending */
+	int python;
+	struct gr_diff_site *sites;
+	size_t nsites;
 	char **summary; /* sentences, most important first (at most GR_DIFF_SUMMARY_MAX) */
 	size_t nsummary;
 	int same_host;		  /* both headers name the same host */

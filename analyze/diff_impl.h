@@ -40,4 +40,11 @@ static inline const char *df_fusion_status(enum gr_diff_status s)
 	return s == GR_DIFF_ADDED ? "new" : s == GR_DIFF_REMOVED ? "gone" : "both";
 }
 
+/* Match the launch sites of @m[0] and @m[1] into d->sites (when either has Python frames).
+ * Returns 0 or -ENOMEM. */
+int df_match_sites(struct gr_diff *d, const struct gr_model *const m[2]);
+
+/* A matched site for people: "train.py:42 step", "train.py:42->44 step" when the line moved. */
+const char *df_site_label(const struct gr_diff_site *s, char *buf, size_t len);
+
 #endif

@@ -126,6 +126,40 @@ static void json_fusion(struct gr_json *j, const struct gr_diff *d)
 	gr_json_array_end(j);
 }
 
+static void json_sites(struct gr_json *j, const struct gr_diff *d)
+{
+	char label[2 * GR_FRAME_TEXT];
+
+	if (!d->python)
+		return;
+	gr_json_key(j, "launch_sites");
+	gr_json_array(j);
+	for (size_t i = 0; i < d->nsites; i++) {
+		const struct gr_diff_site *s = &d->sites[i];
+
+		gr_json_object(j);
+		gr_json_kv_str(j, "site", df_site_label(s, label, sizeof(label)));
+		gr_json_kv_str(j, "status", kstatus(s->status));
+		gr_json_key(j, "launches");
+		gr_json_array_flat(j);
+		gr_json_u64(j, s->launches[0]);
+		gr_json_u64(j, s->launches[1]);
+		gr_json_array_end(j);
+		gr_json_kv_i64(j, "delta", s->delta);
+		gr_json_key(j, "frames");
+		gr_json_array(j);
+		for (int side = 0; side < 2; side++) {
+			if (s->frame[side].value)
+				gr_frame_json(j, &s->frame[side]);
+			else
+				gr_json_null(j);
+		}
+		gr_json_array_end(j);
+		gr_json_object_end(j);
+	}
+	gr_json_array_end(j);
+}
+
 int gr_diff_write_json(FILE *f, const struct gr_diff *d, const struct gr_model *const m[2],
 		       const char *const path[2])
 {
@@ -165,6 +199,7 @@ int gr_diff_write_json(FILE *f, const struct gr_diff *d, const struct gr_model *
 		gr_json_str(&j, d->summary[i]);
 	gr_json_array_end(&j);
 	json_kernels(&j, d);
+	json_sites(&j, d);
 	json_fusion(&j, d);
 	json_metrics(&j, d);
 	gr_json_object_end(&j);

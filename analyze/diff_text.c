@@ -196,6 +196,27 @@ static void text_fusion(FILE *f, const struct gr_diff *d)
 	}
 }
 
+static void text_sites(FILE *f, const struct gr_diff *d)
+{
+	char label[2 * GR_FRAME_TEXT];
+
+	if (!d->python)
+		return;
+	fprintf(f,
+		"\nlaunch sites (matched by file and function of the innermost Python frame, else "
+		"by the native frame that launched)\n");
+	fprintf(f, "  %10s %10s %10s  %s\n", "BASE", "NEW", "delta", "site");
+	for (size_t i = 0; i < d->nsites; i++) {
+		const struct gr_diff_site *s = &d->sites[i];
+
+		fprintf(f, "  %10" PRIu64 " %10" PRIu64 " %+10" PRId64 "  %s%s\n", s->launches[0],
+			s->launches[1], s->delta, df_site_label(s, label, sizeof(label)),
+			s->status == GR_DIFF_ADDED     ? "  (added)"
+			: s->status == GR_DIFF_REMOVED ? "  (removed)"
+						       : "");
+	}
+}
+
 int gr_diff_write_text(FILE *f, const struct gr_diff *d, const struct gr_model *const m[2],
 		       const char *const path[2])
 {
@@ -204,6 +225,7 @@ int gr_diff_write_text(FILE *f, const struct gr_diff *d, const struct gr_model *
 	for (size_t i = 0; i < d->nsummary; i++)
 		fprintf(f, "  %s\n", d->summary[i]);
 	text_kernels(f, d);
+	text_sites(f, d);
 	text_fusion(f, d);
 	text_metrics(f, d);
 	return fflush(f) || ferror(f) ? -EIO : 0;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "damage.h"
+#include "export_stacks.h"
 #include "export.h"
 #include "graphs.h"
 #include "json.h"
@@ -44,6 +45,7 @@ struct ex {
 	uint64_t *name_count;
 	uint32_t *name_seen;
 	size_t nnames;
+	struct ex_stacks stacks; /* the events' call stacks */
 	struct gr_json j;
 	int err;
 	int emit; /* 0: the marking pass, nothing written */
@@ -281,7 +283,7 @@ static void count_slice(struct ex *x, enum slice_sort sort, unsigned kind)
  * is written.
  */
 static int slice_begin(struct ex *x, enum slice_sort sort, unsigned kind, const char *cat,
-		       uint32_t thread, const char *name, uint64_t ts, uint64_t dur)
+		       uint32_t thread, const char *name, uint64_t ts, uint64_t dur, uint32_t stack)
 {
 	const struct gr_thread *t = &x->threads[thread];
 
@@ -297,15 +299,24 @@ static int slice_begin(struct ex *x, enum slice_sort sort, unsigned kind, const 
 	event_begin(x, "X", name, cat, t->pid, t->tid);
 	event_ts(x, ts);
 	gr_json_kv_double(&x->j, "dur", (double)dur / 1000.0);
+	if (stack) {
+		/* the call stack, for the Perfetto UI's slice details ("stackFrames") */
+		int64_t sf = ex_stacks_sf(&x->stacks, stack);
+
+		if (sf < 0 && !x->err)
+			x->err = (int)sf;
+		if (sf > 0)
+			gr_json_kv_u64(&x->j, "sf", (uint64_t)sf);
+	}
 	args_begin(x);
 	return 1;
 }
 
 /* The slice of one executed API call, named by its function. */
 static int api_begin(struct ex *x, unsigned kind, const char *cat, uint32_t thread, uint16_t api,
-		     uint64_t ts, uint64_t dur)
+		     uint64_t ts, uint64_t dur, uint32_t stack)
 {
-	return slice_begin(x, SLICE_CALL, kind, cat, thread, gr_api_name(api), ts, dur);
+	return slice_begin(x, SLICE_CALL, kind, cat, thread, gr_api_name(api), ts, dur, stack);
 }
 
 static void api_end(struct ex *x, uint64_t dur)
@@ -477,13 +488,13 @@ static void graph_args(struct ex *x, const struct gr_graph *g, size_t i)
  * ran it carry what it did. @what: the kernel's name or the API's.
  */
 static int node_begin(struct ex *x, unsigned kind, uint32_t thread, uint16_t api, const char *what,
-		      uint64_t ts, uint64_t dur)
+		      uint64_t ts, uint64_t dur, uint32_t stack)
 {
 	char name[300];
 
 	snprintf(name, sizeof(name), "%s: %s",
 		 gr_graphs_api_is_node(api) ? "graph node" : "captured", what);
-	if (!slice_begin(x, SLICE_NODE, kind, "graph_node", thread, name, ts, dur))
+	if (!slice_begin(x, SLICE_NODE, kind, "graph_node", thread, name, ts, dur, stack))
 		return 0;
 	gr_json_kv_bool(&x->j, "graph_node", 1);
 	gr_json_kv_str(&x->j, "api", gr_api_name(api));
@@ -505,13 +516,14 @@ static void write_launches(struct ex *x)
 
 		if (gr_graphs_bit(nodes, i)) {
 			if (node_begin(x, GR_K_LAUNCH, lk->thread, lk->api, k[lk->kernel].name,
-				       l[i].ts, dur)) {
+				       l[i].ts, dur, lk->stack)) {
 				launch_args(x, lk);
 				api_end(x, dur);
 			}
 			continue;
 		}
-		if (!api_begin(x, GR_K_LAUNCH, "launch", lk->thread, lk->api, l[i].ts, dur)) {
+		if (!api_begin(x, GR_K_LAUNCH, "launch", lk->thread, lk->api, l[i].ts, dur,
+			       lk->stack)) {
 			if (!x->emit && x->thread_ok[lk->thread] && in_window(x, l[i].ts, dur)) {
 				x->stream_use[lk->stream] = 1;
 				x->st.launch_instants++;
@@ -535,9 +547,9 @@ static void write_calls(struct ex *x)
 	for (size_t i = 0; i < n; i++) {
 		if (gr_graphs_bit(copy_nodes, i)
 			? !node_begin(x, GR_K_COPY, c[i].thread, c[i].api, gr_api_name(c[i].api),
-				      c[i].ts, c[i].dur)
-			: !api_begin(x, GR_K_COPY, "copy", c[i].thread, c[i].api, c[i].ts,
-				     c[i].dur))
+				      c[i].ts, c[i].dur, c[i].stack)
+			: !api_begin(x, GR_K_COPY, "copy", c[i].thread, c[i].api, c[i].ts, c[i].dur,
+				     c[i].stack))
 			continue;
 		copy_args(x, &c[i]);
 		api_end(x, c[i].dur);
@@ -547,37 +559,40 @@ static void write_calls(struct ex *x)
 	for (size_t i = 0; i < n; i++) {
 		if (gr_graphs_bit(memset_nodes, i)
 			? !node_begin(x, GR_K_MEMSET, ms[i].thread, ms[i].api,
-				      gr_api_name(ms[i].api), ms[i].ts, ms[i].dur)
+				      gr_api_name(ms[i].api), ms[i].ts, ms[i].dur, ms[i].stack)
 			: !api_begin(x, GR_K_MEMSET, "memset", ms[i].thread, ms[i].api, ms[i].ts,
-				     ms[i].dur))
+				     ms[i].dur, ms[i].stack))
 			continue;
 		memset_args(x, &ms[i]);
 		api_end(x, ms[i].dur);
 	}
 	const struct gr_alloc *a = gr_model_allocs(x->m, &n);
 	for (size_t i = 0; i < n; i++) {
-		if (!api_begin(x, GR_K_ALLOC, "alloc", a[i].thread, a[i].api, a[i].ts, a[i].dur))
+		if (!api_begin(x, GR_K_ALLOC, "alloc", a[i].thread, a[i].api, a[i].ts, a[i].dur, 0))
 			continue;
 		alloc_args(x, &a[i]);
 		api_end(x, a[i].dur);
 	}
 	const struct gr_free *fr = gr_model_frees(x->m, &n);
 	for (size_t i = 0; i < n; i++) {
-		if (!api_begin(x, GR_K_FREE, "free", fr[i].thread, fr[i].api, fr[i].ts, fr[i].dur))
+		if (!api_begin(x, GR_K_FREE, "free", fr[i].thread, fr[i].api, fr[i].ts, fr[i].dur,
+			       0))
 			continue;
 		free_args(x, &fr[i]);
 		api_end(x, fr[i].dur);
 	}
 	const struct gr_sync *s = gr_model_syncs(x->m, &n);
 	for (size_t i = 0; i < n; i++) {
-		if (!api_begin(x, GR_K_SYNC, "sync", s[i].thread, s[i].api, s[i].ts, s[i].dur))
+		if (!api_begin(x, GR_K_SYNC, "sync", s[i].thread, s[i].api, s[i].ts, s[i].dur,
+			       s[i].stack))
 			continue;
 		sync_args(x, &s[i]);
 		api_end(x, s[i].dur);
 	}
 	const struct gr_graph *g = gr_model_graphs(x->m, &n);
 	for (size_t i = 0; i < n; i++) {
-		if (!api_begin(x, GR_K_GRAPH, "graph", g[i].thread, g[i].api, g[i].ts, g[i].dur))
+		if (!api_begin(x, GR_K_GRAPH, "graph", g[i].thread, g[i].api, g[i].ts, g[i].dur,
+			       g[i].stack))
 			continue;
 		graph_args(x, &g[i], i);
 		api_end(x, g[i].dur);
@@ -616,8 +631,9 @@ static void write_asides(struct ex *x)
 			snprintf(name, sizeof(name), "%s (in flight)", gr_api_name(api));
 		else
 			snprintf(name, sizeof(name), "%s", gr_api_name(api));
-		if (!cat || !slice_begin(x, SLICE_ASIDE, a[i].kind, cat,
-					 gr_aside_thread(x->m, &a[i]), name, a[i].ts, a[i].dur))
+		if (!cat ||
+		    !slice_begin(x, SLICE_ASIDE, a[i].kind, cat, gr_aside_thread(x->m, &a[i]), name,
+				 a[i].ts, a[i].dur, gr_aside_stack(x->m, &a[i])))
 			continue;
 		if (a[i].call & GR_CALL_RETURNED)
 			gr_json_kv_str(&x->j, "status",
@@ -912,6 +928,8 @@ static int setup(struct ex *x)
 	x->name_seen = calloc(x->nnames + 1, sizeof(*x->name_seen));
 	if (!x->name_count || !x->name_seen)
 		return -ENOMEM;
+	if (ex_stacks_init(&x->stacks, x->m))
+		return -ENOMEM;
 	return gr_graphs_build(x->m, &x->graphs);
 }
 
@@ -928,6 +946,7 @@ static void ex_free(struct ex *x)
 	free(x->name_count);
 	free(x->name_seen);
 	gr_graphs_free(x->graphs);
+	ex_stacks_free(&x->stacks);
 	gr_json_buf_free(&x->out);
 }
 
@@ -1081,7 +1100,9 @@ int gr_export_chrome(const struct gr_model *m, FILE *f, const struct gr_export_o
 	err = write_sched(&x);
 	write_procs(&x);
 	write_losses(&x);
-	gr_json_buf_raw(&x.out, "\n]}\n", 4);
+	gr_json_buf_raw(&x.out, "\n]", 2);
+	ex_stacks_write(&x.stacks, &x.out);
+	gr_json_buf_raw(&x.out, "}\n", 2);
 	if (!err)
 		err = gr_json_buf_flush(&x.out);
 	if (x.err)

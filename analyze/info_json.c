@@ -5,6 +5,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "damage.h"
@@ -308,6 +309,29 @@ static void ended_abruptly(struct gr_json *j, const struct gr_model *m)
 		gr_json_null(j);
 }
 
+/* The CPythons of the traced processes; absent when there are none (traces read as before). */
+static void pythons(struct gr_json *j, const struct gr_model *m)
+{
+	size_t n;
+	const struct gr_python *py = gr_model_pythons(m, &n);
+	char hex[16];
+
+	if (!n)
+		return;
+	gr_json_key(j, "pythons");
+	gr_json_array(j);
+	for (size_t i = 0; i < n; i++) {
+		gr_json_object_flat(j);
+		gr_json_kv_u64(j, "pid", py[i].pid);
+		snprintf(hex, sizeof(hex), "0x%08" PRIx32, py[i].version);
+		gr_json_kv_str(j, "version_hex", py[i].version ? hex : NULL);
+		gr_json_kv_str(j, "text", py[i].text);
+		gr_json_kv_bool(j, "frames_read", !strstr(py[i].text, GR_PYTHON_NOT_READ));
+		gr_json_object_end(j);
+	}
+	gr_json_array_end(j);
+}
+
 int gr_info_write_json(FILE *f, const struct gr_info *in, const struct gr_model *m,
 		       const char *path)
 {
@@ -332,8 +356,9 @@ int gr_info_write_json(FILE *f, const struct gr_info *in, const struct gr_model 
 	gr_json_key(&j, "records_by_kind");
 	gr_json_object_flat(&j);
 	for (uint16_t k = 0; k < schema->nkinds; k++)
-		gr_json_kv_u64(&j, schema->kinds[k].name,
-			       gr_model_record_count(m, schema->kinds[k].id));
+		if (gr_model_has_kind(m, schema->kinds[k].id))
+			gr_json_kv_u64(&j, schema->kinds[k].name,
+				       gr_model_record_count(m, schema->kinds[k].id));
 	gr_json_object_end(&j);
 	header(&j, m);
 	session(&j, in, m);
@@ -349,6 +374,7 @@ int gr_info_write_json(FILE *f, const struct gr_info *in, const struct gr_model 
 	for (size_t i = 0; i < n; i++)
 		gr_json_str(&j, libs[i]);
 	gr_json_array_end(&j);
+	pythons(&j, m);
 	kernels(&j, in, m);
 	sum_list(&j, "copies", in->copies, GR_INFO_COPY_KINDS, 1);
 	gr_json_key(&j, "memsets");

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "damage.h"
@@ -114,6 +115,14 @@ static void header(FILE *f, const struct gr_info *in, const struct gr_model *m, 
 			"  %-12s %s (carries its own CUDA runtime: its internal CUDA calls are not "
 			"seen, only its calls into the probed libcudart/libcuda)\n",
 			i ? "" : "not probed", libs[i]);
+	{
+		const struct gr_python *py = gr_model_pythons(m, &n);
+
+		for (size_t i = 0; i < n; i++)
+			fprintf(f, "  %-12s pid %" PRIu32 ": %s%s\n", i ? "" : "python", py[i].pid,
+				py[i].text,
+				strstr(py[i].text, GR_PYTHON_NOT_READ) ? "" : ", frames read");
+	}
 }
 
 static void counts(FILE *f, const struct gr_info *in, const struct gr_model *m)
@@ -132,6 +141,9 @@ static void counts(FILE *f, const struct gr_info *in, const struct gr_model *m)
 		/* the event kinds are listed above */
 		if (id == GR_K_LAUNCH || id == GR_K_COPY || id == GR_K_MEMSET || id == GR_K_ALLOC ||
 		    id == GR_K_FREE || id == GR_K_SYNC || id == GR_K_SCHED || id == GR_K_GRAPH)
+			continue;
+		/* a kind newer than the file is not "0 records" of it */
+		if (!gr_model_has_kind(m, id))
 			continue;
 		col +=
 		    fprintf(f, " %s %" PRIu64, schema->kinds[k].name, gr_model_record_count(m, id));

@@ -182,7 +182,20 @@ static int cmp_mapping(const void *a, const void *b)
 	return x->end < y->end ? -1 : x->end > y->end;
 }
 
+static int cmp_pyframe(const void *a, const void *b)
+{
+	const struct gr_pyframe *x = a, *y = b;
+
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
 static int cmp_stack_at(const void *a, const void *b, void *stacks);
+
+/* A Python frame is the interpreter's own word for code: never "outside every mapping". */
+static int in_code(const struct gr_model *m, uint32_t pid, uint64_t frame)
+{
+	return GR_FRAME_IS_PYTHON(frame) || gr_model_mapping(m, pid, frame);
+}
 
 /*
  * A frame-pointer walk through code built without frame pointers takes whatever rbp points at
@@ -196,9 +209,9 @@ static void end_stacks_outside_mappings(struct gr_model *m)
 		struct gr_stack *s = &m->stacks.v[i];
 		uint32_t kept = 1;
 
-		if (s->nframes <= 1 || !gr_model_mapping(m, s->pid, s->frames[0]))
+		if (s->nframes <= 1 || !in_code(m, s->pid, s->frames[0]))
 			continue;
-		while (kept < s->nframes && gr_model_mapping(m, s->pid, s->frames[kept]))
+		while (kept < s->nframes && in_code(m, s->pid, s->frames[kept]))
 			kept++;
 		s->nframes = kept;
 	}
@@ -465,6 +478,7 @@ static int finish(struct loader *L)
 		m->symbols.v[i].name = demangled(L, m->symbols.v[i].name);
 	sort_table(m->symbols.v, m->symbols.n, sizeof(*m->symbols.v), cmp_symbol);
 	sort_table(m->mappings.v, m->mappings.n, sizeof(*m->mappings.v), cmp_mapping);
+	sort_table(m->pyframes.v, m->pyframes.n, sizeof(*m->pyframes.v), cmp_pyframe);
 	end_stacks_outside_mappings(m);
 	err = index_stacks(m);
 	if (err)
@@ -780,6 +794,16 @@ static int merge_metadata(struct loader *L, struct part *P)
 		if (err >= 0)
 			err = SET_AT(m->symbols, idx, &P->symbols.v[i]);
 	}
+	for (uint32_t i = 0; i < P->pyf_k.len && err >= 0; i++) {
+		err = gr_keymap_intern(&L->pyf_k, gr_keymap_key(&P->pyf_k, i), &idx);
+		if (err >= 0)
+			err = SET_AT(m->pyframes, idx, &P->pyframes.v[i]);
+	}
+	for (uint32_t i = 0; i < P->py_k.len && err >= 0; i++) {
+		err = gr_keymap_intern(&L->py_k, gr_keymap_key(&P->py_k, i), &idx);
+		if (err >= 0)
+			err = SET_AT(m->pythons, idx, &P->pythons.v[i]);
+	}
 	for (uint32_t i = 0; i < P->sess_k.len && err >= 0; i++) {
 		err = gr_keymap_intern(&L->sess_k, gr_keymap_key(&P->sess_k, i), &idx);
 		if (err >= 0)
@@ -1068,7 +1092,7 @@ static void copy_job(struct gr_pool_job *job)
 /* Record kinds the model keeps whole in a windowed load: a chunk with one of them is read. */
 #define META_KINDS                                                                                 \
 	(1ull << GR_K_PROC | 1ull << GR_K_NAME | 1ull << GR_K_MAPPING | 1ull << GR_K_SYMBOL |      \
-	 1ull << GR_K_STACK | 1ull << GR_K_SESSION)
+	 1ull << GR_K_STACK | 1ull << GR_K_SESSION | 1ull << GR_K_PYFRAME)
 
 /*
  * The chunks to read, in file order, into @todo (gr_trace_reader_index_len() entries). Bad ones
@@ -1306,6 +1330,8 @@ static void fit_arrays(struct gr_model *m)
 	FIT(m->mappings);
 	FIT(m->symbols);
 	FIT(m->stacks);
+	FIT(m->pyframes);
+	FIT(m->pythons);
 	FIT(m->comms);
 	FIT(m->session);
 }
@@ -1314,8 +1340,8 @@ static void loader_free(struct loader *L)
 {
 	if (!L)
 		return;
-	struct gr_keymap *maps[] = {&L->kname_k,    &L->kraw_k, &L->comm_k, &L->lib_k,
-				    &L->unprobed_k, &L->sym_k,	&L->map_k,  &L->sess_k};
+	struct gr_keymap *maps[] = {&L->kname_k, &L->kraw_k, &L->comm_k, &L->lib_k, &L->unprobed_k,
+				    &L->sym_k,	 &L->map_k,  &L->sess_k, &L->pyf_k, &L->py_k};
 
 	for (int t = 0; t < T_COUNT; t++)
 		gr_keymap_free(&L->tab[t]);
@@ -1369,6 +1395,8 @@ static int load_once(struct gr_model **out, struct gr_trace_reader *r,
 	gr_keymap_init(&L->sym_k, 2);
 	gr_keymap_init(&L->map_k, 3);
 	gr_keymap_init(&L->sess_k, 1);
+	gr_keymap_init(&L->pyf_k, 1);
+	gr_keymap_init(&L->py_k, 2);
 	{
 		/* stack index 0 is "no stack" */
 		uint64_t none[2] = {0, 0};
@@ -1387,6 +1415,7 @@ static int load_once(struct gr_model **out, struct gr_trace_reader *r,
 	err = model_map_schema(&L->ctx, gr_trace_reader_schema(r), diag);
 	if (err)
 		goto out;
+	memcpy(m->kinds, L->ctx.present, sizeof(m->kinds));
 	err = copy_header(L, gr_trace_reader_header(r));
 	if (err)
 		goto out;
@@ -1492,6 +1521,8 @@ void gr_model_free(struct gr_model *m)
 	RELEASE(m->mappings);
 	RELEASE(m->symbols);
 	RELEASE(m->stacks);
+	RELEASE(m->pyframes);
+	RELEASE(m->pythons);
 	free(m->stacks_by_id);
 	RELEASE(m->comms);
 	RELEASE(m->session);
@@ -1517,6 +1548,11 @@ int gr_model_ended_abruptly(const struct gr_model *m, uint64_t *last_ts)
 		return 0;
 	gr_model_time_span(m, NULL, last_ts);
 	return 1;
+}
+
+int gr_model_has_kind(const struct gr_model *m, unsigned kind)
+{
+	return kind < GR_K_COUNT && m->kinds[kind];
 }
 
 uint64_t gr_model_record_count(const struct gr_model *m, unsigned kind)
@@ -1629,6 +1665,17 @@ ACCESSOR(gr_model_processes, struct gr_process, processes)
 ACCESSOR(gr_model_mappings, struct gr_mapping, mappings)
 ACCESSOR(gr_model_symbols, struct gr_symbol, symbols)
 ACCESSOR(gr_model_stacks, struct gr_stack, stacks)
+ACCESSOR(gr_model_pyframes, struct gr_pyframe, pyframes)
+ACCESSOR(gr_model_pythons, struct gr_python, pythons)
+
+const struct gr_pyframe *gr_model_pyframe(const struct gr_model *m, uint64_t frame)
+{
+	struct gr_pyframe key = {.key = frame};
+
+	if (!GR_FRAME_IS_PYTHON(frame) || !m->pyframes.n)
+		return NULL;
+	return bsearch(&key, m->pyframes.v, m->pyframes.n, sizeof(key), cmp_pyframe);
+}
 
 const char *const *gr_model_kernel_names(const struct gr_model *m, size_t *n)
 {

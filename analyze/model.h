@@ -277,6 +277,28 @@ struct gr_stack {
 	const uint64_t *frames; /* innermost first; NULL when nframes is 0 */
 };
 
+/*
+ * A Python frame (PYFRAME record): what a stack frame with GR_FRAME_PYTHON set stands for. key is
+ * that frame value, unique in the file; pid the process it ran in.
+ */
+struct gr_pyframe {
+	uint64_t key;
+	uint32_t pid;
+	uint32_t line;	      /* 0 when the code has no line for the instruction */
+	const char *file;     /* co_filename; "" when the recorder could not resolve the frame */
+	const char *function; /* co_qualname (co_name before 3.11); "<unknown>" when unresolved */
+};
+
+/* The CPython a process ran (NAME class PYTHON): version PY_VERSION_HEX, 0 unknown; text as the
+ * recorder wrote it: "CPython 3.12.1 (path)", followed by ": not read: <why>" when its frames
+ * could not be read. */
+#define GR_PYTHON_NOT_READ ": not read: " /* in gr_python.text: frames could not be read */
+struct gr_python {
+	uint32_t pid;
+	uint32_t version;
+	const char *text;
+};
+
 struct gr_session_fact {
 	uint64_t value;
 	const char *text; /* "" when none */
@@ -360,6 +382,9 @@ const struct gr_integrity *gr_model_integrity(const struct gr_model *m);
  * after it are not in the file, and no loss record counts them. 0 for a trace closed properly.
  */
 int gr_model_ended_abruptly(const struct gr_model *m, uint64_t *last_ts);
+/* 1 when the file's schema declares record kind @kind (enum gr_kind), though it may hold none:
+ * files written before a kind existed do not. */
+int gr_model_has_kind(const struct gr_model *m, unsigned kind);
 /* Records of @kind (enum gr_kind) in the file, all kinds counted, including metadata. */
 uint64_t gr_model_record_count(const struct gr_model *m, unsigned kind);
 
@@ -414,6 +439,17 @@ const struct gr_mapping *gr_model_mappings(const struct gr_model *m, size_t *n);
 const struct gr_symbol *gr_model_symbols(const struct gr_model *m, size_t *n);
 /* Stacks in order of first reference; entry 0 is the empty "no stack" (never NULL). */
 const struct gr_stack *gr_model_stacks(const struct gr_model *m, size_t *n);
+
+/* Python frames (PYFRAME records) sorted by key; the last record of a key wins. */
+const struct gr_pyframe *gr_model_pyframes(const struct gr_model *m, size_t *n);
+
+/* The Python frame stack frame value @frame stands for (GR_FRAME_PYTHON set), or NULL when the
+ * trace has no PYFRAME for it (reports say "python:?"). */
+const struct gr_pyframe *gr_model_pyframe(const struct gr_model *m, uint64_t frame);
+
+/* The CPythons of the traced processes (NAME class PYTHON), by (pid, version); the last record
+ * of a (pid, version) wins. */
+const struct gr_python *gr_model_pythons(const struct gr_model *m, size_t *n);
 
 /* Comm of @tid from the NAME records, or NULL when the trace has none. */
 const char *gr_model_comm(const struct gr_model *m, uint32_t tid);

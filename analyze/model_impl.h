@@ -34,9 +34,10 @@ struct gr_model {
 	struct gr_trace_header hdr;
 	struct gr_integrity integ;
 	uint64_t counts[GR_K_COUNT];
-	uint64_t lost;	      /* events lost */
-	uint64_t lost_stacks; /* events kept without their stack */
-	uint64_t calls_ok;    /* kept calls that returned success (GR_CALL_RETURNED, status 0) */
+	uint8_t kinds[GR_K_COUNT]; /* the file's schema declares the kind */
+	uint64_t lost;		   /* events lost */
+	uint64_t lost_stacks;	   /* events kept without their stack */
+	uint64_t calls_ok; /* kept calls that returned success (GR_CALL_RETURNED, status 0) */
 	uint64_t first_ts, last_ts;
 
 	ARRAY(struct gr_launch) launches;
@@ -64,6 +65,8 @@ struct gr_model {
 	ARRAY(struct gr_mapping) mappings;
 	ARRAY(struct gr_symbol) symbols;
 	ARRAY(struct gr_stack) stacks;
+	ARRAY(struct gr_pyframe) pyframes; /* sorted by key */
+	ARRAY(struct gr_python) pythons;
 	uint32_t *stacks_by_id; /* stacks indexes sorted by (id, pid) */
 	ARRAY(struct comm_entry) comms;
 	ARRAY(struct gr_session_fact) session;
@@ -227,6 +230,7 @@ struct part {
 
 	/* metadata, keyed: the value arrays are indexed by the keymap index */
 	struct gr_keymap kname_k, kraw_k, comm_k, lib_k, unprobed_k, sym_k, map_k, sess_k;
+	struct gr_keymap pyf_k, py_k;
 	ARRAY(const char *) kname;
 	ARRAY(const char *) kraw;
 	ARRAY(const char *) comm;
@@ -234,6 +238,8 @@ struct part {
 	ARRAY(const char *) unprobed;
 	ARRAY(struct gr_mapping) mappings; /* build ids in @arena */
 	ARRAY(struct gr_symbol) symbols;
+	ARRAY(struct gr_pyframe) pyframes;
+	ARRAY(struct gr_python) pythons;
 	ARRAY(struct gr_session_fact) session;
 	struct gr_arena arena;
 
@@ -261,6 +267,7 @@ struct loader {
 	struct gr_keymap tab[T_COUNT];
 	/* metadata, keyed: the value arrays are indexed by the keymap index */
 	struct gr_keymap kname_k, kraw_k, comm_k, lib_k, unprobed_k, sym_k, map_k, sess_k;
+	struct gr_keymap pyf_k, py_k;
 	ARRAY(const char *) kname;
 	ARRAY(const char *) kraw;
 	ARRAY(const char *) comm;

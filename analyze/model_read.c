@@ -740,6 +740,14 @@ static int load_names(struct part *P, const uint64_t *const *v, const struct gr_
 			if (err == 1)
 				err = SET_AT(P->unprobed, idx, &text);
 			break;
+		case GR_NAME_PYTHON: {
+			struct gr_python e = {(uint32_t)k[0], sat32(k[1]), text};
+
+			err = gr_keymap_intern(&P->py_k, k, &idx);
+			if (err >= 0)
+				err = SET_AT(P->pythons, idx, &e);
+			break;
+		}
 		default: /* a class from a newer build */
 			break;
 		}
@@ -844,6 +852,33 @@ static int load_stacks(struct part *P, const uint64_t *const *v, const struct gr
 	return 0;
 }
 
+static int load_pyframes(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
+			 uint32_t n)
+{
+	int err;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t k[1] = {v[GR_PYF_KEY][i]};
+		struct gr_pyframe e = {
+		    .key = k[0],
+		    .pid = sat32(v[GR_PYF_PID][i]),
+		    .line = sat32(v[GR_PYF_LINE][i]),
+		    .file = text_of(P, &b[GR_PYF_FILE][i]),
+		    .function = text_of(P, &b[GR_PYF_FUNCTION][i]),
+		};
+		uint32_t idx;
+
+		if (!e.file || !e.function)
+			return oom(P, -ENOMEM, "python frames");
+		err = gr_keymap_intern(&P->pyf_k, k, &idx);
+		if (err >= 0)
+			err = SET_AT(P->pyframes, idx, &e);
+		if (err < 0)
+			return oom(P, err, "python frames");
+	}
+	return 0;
+}
+
 static int load_session(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
 			uint32_t n)
 {
@@ -873,11 +908,12 @@ typedef int (*load_fn)(struct part *P, const uint64_t *const *v, const struct gr
 		       uint32_t n);
 
 static const load_fn loaders[GR_K_COUNT] = {
-    [GR_K_LAUNCH] = load_launches, [GR_K_COPY] = load_copies,	   [GR_K_MEMSET] = load_memsets,
-    [GR_K_ALLOC] = load_allocs,	   [GR_K_FREE] = load_frees,	   [GR_K_SYNC] = load_syncs,
-    [GR_K_GRAPH] = load_graphs,	   [GR_K_SCHED] = load_scheds,	   [GR_K_PROC] = load_procs,
-    [GR_K_NAME] = load_names,	   [GR_K_MAPPING] = load_mappings, [GR_K_SYMBOL] = load_symbols,
-    [GR_K_STACK] = load_stacks,	   [GR_K_LOSS] = load_losses,	   [GR_K_SESSION] = load_session,
+    [GR_K_LAUNCH] = load_launches,  [GR_K_COPY] = load_copies,	    [GR_K_MEMSET] = load_memsets,
+    [GR_K_ALLOC] = load_allocs,	    [GR_K_FREE] = load_frees,	    [GR_K_SYNC] = load_syncs,
+    [GR_K_GRAPH] = load_graphs,	    [GR_K_SCHED] = load_scheds,	    [GR_K_PROC] = load_procs,
+    [GR_K_NAME] = load_names,	    [GR_K_MAPPING] = load_mappings, [GR_K_SYMBOL] = load_symbols,
+    [GR_K_STACK] = load_stacks,	    [GR_K_LOSS] = load_losses,	    [GR_K_SESSION] = load_session,
+    [GR_K_PYFRAME] = load_pyframes,
 };
 
 /* The records of @kind, a batch of rows at a time. 0, 1 when a column does not decode, or < 0. */
@@ -931,9 +967,9 @@ int part_read_chunk(struct part *P, struct gr_chunk_decoder *d, const struct gr_
 
 void part_reset(struct part *P)
 {
-	struct gr_keymap *maps[] = {&P->kname_k,    &P->kraw_k, &P->comm_k, &P->lib_k,
-				    &P->unprobed_k, &P->sym_k,	&P->map_k,  &P->sess_k};
-	static const uint32_t map_words[] = {2, 2, 2, 1, 1, 2, 3, 1};
+	struct gr_keymap *maps[] = {&P->kname_k, &P->kraw_k, &P->comm_k, &P->lib_k, &P->unprobed_k,
+				    &P->sym_k,	 &P->map_k,  &P->sess_k, &P->pyf_k, &P->py_k};
+	static const uint32_t map_words[] = {2, 2, 2, 1, 1, 2, 3, 1, 1, 2};
 
 	P->status = 0;
 	memset(&P->diag, 0, sizeof(P->diag));
@@ -956,14 +992,14 @@ void part_reset(struct part *P)
 	for (int i = 0; i < GR_SCHED_MEMO; i++)
 		P->smemo[i].valid = 0;
 	P->kname.n = P->kraw.n = P->comm.n = P->libs.n = P->unprobed.n = 0;
-	P->mappings.n = P->symbols.n = P->session.n = 0;
+	P->mappings.n = P->symbols.n = P->session.n = P->pyframes.n = P->pythons.n = 0;
 	gr_arena_free(&P->arena);
 }
 
 void part_free(struct part *P)
 {
-	struct gr_keymap *maps[] = {&P->kname_k,    &P->kraw_k, &P->comm_k, &P->lib_k,
-				    &P->unprobed_k, &P->sym_k,	&P->map_k,  &P->sess_k};
+	struct gr_keymap *maps[] = {&P->kname_k, &P->kraw_k, &P->comm_k, &P->lib_k, &P->unprobed_k,
+				    &P->sym_k,	 &P->map_k,  &P->sess_k, &P->pyf_k, &P->py_k};
 
 	if (!P->views) { /* else they are the model's */
 		RELEASE(P->launches);
@@ -993,6 +1029,8 @@ void part_free(struct part *P)
 	RELEASE(P->unprobed);
 	RELEASE(P->mappings);
 	RELEASE(P->symbols);
+	RELEASE(P->pyframes);
+	RELEASE(P->pythons);
 	RELEASE(P->session);
 	gr_arena_free(&P->arena);
 	memset(P, 0, sizeof(*P));

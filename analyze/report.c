@@ -41,6 +41,7 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 	}
 	r->priv = priv;
 	r->sections = o->sections ? o->sections & GR_REPORT_ALL : GR_REPORT_ALL;
+	r->python = gr_frames_any_python(m);
 	/* no assumed GPU: the SM count is the one asked for, or the one the program got */
 	if (o->sms) {
 		r->sms = o->sms;
@@ -132,5 +133,6 @@ void gr_report_free(struct gr_report *r)
 		free(priv);
 	}
 	gr_outcome_free(&r->outcome.o);
+	gr_launch_sites_free(&r->launches.sites);
 	free(r);
 }

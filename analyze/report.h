@@ -22,6 +22,8 @@
 
 #include "damage.h"
 #include "dist.h"
+#include "frames.h"
+#include "launch_sites.h"
 #include "model.h"
 #include "outcome.h"
 #include "probe_cost.h"
@@ -58,12 +60,19 @@ struct gr_verdict {
 	char *text; /* one sentence with the numbers behind it; never NULL after compute */
 };
 
-/* A call site: the frames of a stack, innermost first, as "function (module)" strings owned by
- * the report. nframes 0: no stack was recorded. */
+/*
+ * A call site: the frames of a stack, innermost first, described (frames.h; strings in the
+ * model) and as text (gr_frame_format(), owned by the report). nframes 0: no stack was recorded.
+ * python: the innermost Python frame, -1 when none; launcher: the native frame that made the call
+ * (inside the Python frame when there is one), -1 when none. A site with a Python frame is shown
+ * as "python frame <- launcher".
+ */
 struct gr_report_site {
 	uint32_t stack; /* gr_model_stacks() index, 0 = none */
 	uint32_t nframes;
-	const char **frames;
+	const char **frames;	     /* text, innermost first */
+	const struct gr_frame *desc; /* the same frames described */
+	int python, launcher;
 };
 
 /* ---- 1. launch frequency ---- */
@@ -180,6 +189,9 @@ struct gr_report_launches {
 	uint64_t slow_count;	     /* launch calls slower than the threshold (measured only) */
 	struct gr_report_slow *slow; /* by total_ns desc */
 	size_t nslow;
+	/* launches by call site (launch_sites.h); computed only for a trace with Python frames
+	 * (gr_report.python), where the frames name the program's own lines */
+	struct gr_launch_sites sites;
 	struct gr_verdict verdict;
 };
 
@@ -335,6 +347,7 @@ enum gr_report_sms_source {
 
 struct gr_report {
 	unsigned sections; /* computed sections */
+	int python;	   /* the trace holds Python frames: sites show them, JSON gives "frames" */
 	uint32_t sms;	   /* 0: unknown */
 	enum gr_report_sms_source sms_source;
 	uint64_t first_ts, last_ts, wall_ns; /* the recording (gr_model_time_span) */

@@ -133,48 +133,47 @@ uint64_t rp_call_end(const struct rp_ctx *x, unsigned kind, uint32_t idx)
 	return rp_call_ts(x, kind, idx) + rp_call_raw(x, kind, idx);
 }
 
-static const char *basename_of(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
-static const char *frame_name(struct rp_ctx *x, uint32_t pid, uint64_t addr)
-{
-	const struct gr_symbol *sym = gr_model_symbol(x->m, pid, addr);
-	const struct gr_mapping *map = gr_model_mapping(x->m, pid, addr);
-
-	if (sym && map)
-		return rp_printf(x, "%s (%s)", sym->name, basename_of(map->path));
-	if (sym)
-		return sym->name;
-	if (map)
-		return rp_printf(x, "%s+0x%" PRIx64, basename_of(map->path),
-				 addr - map->start + map->pgoff);
-	return rp_printf(x, "0x%" PRIx64, addr);
-}
-
 int rp_site(struct rp_ctx *x, struct gr_report_site *s, uint32_t stack, uint32_t keep_outer)
 {
 	const struct gr_stack *st = stack < x->nst ? &x->st[stack] : NULL;
 	uint32_t n = st ? st->nframes : 0, skip;
+	struct gr_frame *desc;
+	char buf[GR_FRAME_TEXT];
 
 	memset(s, 0, sizeof(*s));
 	s->stack = stack;
+	s->python = s->launcher = -1;
 	if (keep_outer && keep_outer < n)
 		n = keep_outer;
 	if (!n)
 		return 0;
 	skip = st->nframes - n;
 	s->frames = rp_alloc(x, n, sizeof(*s->frames));
-	if (!s->frames)
+	desc = rp_alloc(x, n, sizeof(*desc));
+	if (!s->frames || !desc)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++) {
-		s->frames[i] = frame_name(x, st->pid, st->frames[skip + i]);
+		gr_frame_describe(x->m, st->pid, st->frames[skip + i], &desc[i]);
+		s->frames[i] = rp_printf(x, "%s", gr_frame_format(&desc[i], buf, sizeof(buf)));
 		if (!s->frames[i])
 			return -ENOMEM;
 	}
+	s->desc = desc;
 	s->nframes = n;
+	{
+		struct gr_stack kept = {.pid = st->pid, .nframes = n, .frames = st->frames + skip};
+
+		s->python = gr_frames_python(&kept, n);
+		/* the native code the Python frame called into, not the interpreter around it */
+		s->launcher =
+		    gr_frames_launcher(x->m, &kept, s->python >= 0 ? (uint32_t)s->python : n);
+	}
 	return 0;
+}
+
+const char *rp_site_lead(const struct gr_report_site *s)
+{
+	if (!s->nframes)
+		return "";
+	return s->frames[s->python >= 0 ? s->python : 0];
 }

@@ -297,7 +297,7 @@ static int verdict(struct rp_ctx *x)
 	    gr_units_ns(b1, sizeof(b1), F->total_saving_ns),
 	    gr_units_pct(pc, sizeof(pc), F->saving_share), it->found ? "loop" : "launch window",
 	    c->len, c->kernels[0].name, c->kernels[c->len - 1].name, c->occurrences,
-	    c->stack.nframes ? " from " : "", c->stack.nframes ? c->stack.frames[0] : "", small,
+	    c->stack.nframes ? " from " : "", rp_site_lead(&c->stack), small,
 	    c->len > 32 ? "; a run this long is a CUDA graph candidate" : "");
 }
 

@@ -242,6 +242,8 @@ uint64_t rp_call_end(const struct rp_ctx *x, unsigned kind, uint32_t idx);
 /* Fill @s with the frames of stack @stack (all of them when @keep_outer is 0, else the
  * outermost @keep_outer). Returns 0 or -ENOMEM. */
 int rp_site(struct rp_ctx *x, struct gr_report_site *s, uint32_t stack, uint32_t keep_outer);
+/* The frame a one-line mention of @s names: its Python frame, else its innermost; "" when none. */
+const char *rp_site_lead(const struct gr_report_site *s);
 
 /* printf into the report's arena; NULL when out of memory. */
 char *rp_printf(struct rp_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -46,12 +46,24 @@ static void dist(struct gr_json *j, const char *key, const struct gr_dist *d)
 	gr_json_object_end(j);
 }
 
-static void frames(struct gr_json *j, const char *key, const struct gr_report_site *s)
+/*
+ * A site's frames as strings under @key, and, in a trace with Python frames, as objects under
+ * @objects_key (frames.h: gr_frame_json()); traces without them read as before.
+ */
+static void frames(struct gr_json *j, const struct gr_report *r, const char *key,
+		   const char *objects_key, const struct gr_report_site *s)
 {
 	gr_json_key(j, key);
 	gr_json_array(j);
 	for (uint32_t i = 0; i < s->nframes; i++)
 		gr_json_str(j, s->frames[i]);
+	gr_json_array_end(j);
+	if (!r->python)
+		return;
+	gr_json_key(j, objects_key);
+	gr_json_array(j);
+	for (uint32_t i = 0; i < s->nframes; i++)
+		gr_frame_json(j, &s->desc[i]);
 	gr_json_array_end(j);
 }
 
@@ -101,6 +113,49 @@ static void rates(struct gr_json *j, const char *key, const struct gr_report_rat
 		gr_json_object_end(j);
 	}
 	gr_json_array_end(j);
+}
+
+static void launch_sites(struct gr_json *j, const struct gr_report_launches *L,
+			 const struct gr_model *m, unsigned top)
+{
+	const struct gr_launch_sites *S = &L->sites;
+	const char *const *names = gr_model_kernel_names(m, NULL);
+	char fb[GR_FRAME_TEXT];
+
+	gr_json_key(j, "launch_sites");
+	gr_json_object(j);
+	gr_json_kv_u64(j, "total", S->n);
+	gr_json_kv_u64(j, "without_site", S->without_site);
+	gr_json_key(j, "sites");
+	gr_json_array(j);
+	for (size_t i = 0; i < cap(S->n, top); i++) {
+		const struct gr_launch_site *s = &S->v[i];
+
+		gr_json_object(j);
+		gr_json_kv_str(j, "site", gr_frame_format(&s->frame, fb, sizeof(fb)));
+		gr_json_kv_u64(j, "launches", s->launches);
+		gr_json_kv_double(j, "share",
+				  L->total ? (double)s->launches / (double)L->total : 0);
+		gr_json_key(j, "frame");
+		gr_frame_json(j, &s->frame);
+		gr_json_key(j, "launcher");
+		if (s->launcher.value)
+			gr_frame_json(j, &s->launcher);
+		else
+			gr_json_null(j);
+		gr_json_key(j, "kernels");
+		gr_json_array(j);
+		for (size_t k = 0; k < s->nkernels; k++) {
+			gr_json_object_flat(j);
+			gr_json_kv_str(j, "name", names[s->kernels[k].name_id]);
+			gr_json_kv_u64(j, "count", s->kernels[k].count);
+			gr_json_object_end(j);
+		}
+		gr_json_array_end(j);
+		gr_json_object_end(j);
+	}
+	gr_json_array_end(j);
+	gr_json_object_end(j);
 }
 
 static void launches(struct gr_json *j, const struct gr_report *r, const struct gr_model *m,
@@ -208,6 +263,9 @@ static void launches(struct gr_json *j, const struct gr_report *r, const struct 
 	}
 	gr_json_array_end(j);
 
+	if (r->python)
+		launch_sites(j, L, m, top);
+
 	gr_json_key(j, "slow_launches");
 	gr_json_object(j);
 	gr_json_kv_u64(j, "threshold_ns", L->slow_threshold_ns);
@@ -223,7 +281,7 @@ static void launches(struct gr_json *j, const struct gr_report *r, const struct 
 		gr_json_kv_u64(j, "count", s->count);
 		gr_json_kv_u64(j, "total_ns", s->total_ns);
 		gr_json_kv_u64(j, "max_ns", s->max_ns);
-		frames(j, "stack", &s->site);
+		frames(j, r, "stack", "frames", &s->site);
 		gr_json_object_end(j);
 	}
 	gr_json_array_end(j);
@@ -278,7 +336,7 @@ static void fusion(struct gr_json *j, const struct gr_report *r, unsigned top)
 			gr_json_kv_u64(j, "stream_tid", c->stream_tid);
 		}
 		gr_json_kv_u64(j, "first_ts", c->first_ts);
-		frames(j, "stack", &c->stack);
+		frames(j, r, "stack", "frames", &c->stack);
 		gr_json_object_end(j);
 	}
 	gr_json_array_end(j);
@@ -371,7 +429,7 @@ static void transfer(struct gr_json *j, const struct gr_report *r, const struct 
 		for (size_t s = 0; s < cap(f->nsites, top); s++) {
 			gr_json_object(j);
 			gr_json_kv_u64(j, "count", f->site_counts[s]);
-			frames(j, "stack", &f->sites[s]);
+			frames(j, r, "stack", "frames", &f->sites[s]);
 			gr_json_object_end(j);
 		}
 		gr_json_array_end(j);
@@ -452,7 +510,7 @@ static void outcome(struct gr_json *j, const struct gr_report *r, const struct g
 		gr_outcome_json_error(j, e);
 		gr_json_kv_u64(j, "first_ts", e->first_ts);
 		gr_json_kv_u64(j, "last_ts", e->last_ts);
-		frames(j, "site", &ro->error_sites[i]);
+		frames(j, r, "site", "site_frames", &ro->error_sites[i]);
 		gr_json_object_end(j);
 	}
 	gr_json_array_end(j);
@@ -469,7 +527,7 @@ static void outcome(struct gr_json *j, const struct gr_report *r, const struct g
 		gr_json_kv_u64(j, "inside_ns", a->dur);
 		gr_json_kv_bool(j, "thread_exited", (a->call & GR_CALL_EXITED) != 0);
 		gr_json_kv_str(j, "until", gr_outcome_in_flight_end(m, a, buf, sizeof(buf)));
-		frames(j, "site", &ro->in_flight_sites[i]);
+		frames(j, r, "site", "site_frames", &ro->in_flight_sites[i]);
 		gr_json_object_end(j);
 	}
 	gr_json_array_end(j);

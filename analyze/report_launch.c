@@ -409,6 +409,8 @@ int rp_launches(struct rp_ctx *x)
 		err = gaps(x);
 	if (!err)
 		err = slow_calls(x);
+	if (!err && x->r->python)
+		err = gr_launch_sites_compute(x->m, &L->sites);
 	if (err)
 		return err;
 	if (!L->api_measured && x->cost.count) {

@@ -116,6 +116,15 @@ static void site_line(FILE *f, const char *label, const struct gr_report_site *s
 		return;
 	}
 	line[0] = 0;
+	if (s->python >= 0) {
+		/* the program's line first, then the native call it made */
+		snprintf(line, sizeof(line), "%s%s%s", s->frames[s->python],
+			 s->launcher >= 0 ? " <- " : "",
+			 s->launcher >= 0 ? s->frames[s->launcher] : "");
+		fputs(label, f);
+		wrap(f, line, (int)strlen(label), (int)strlen(label) + 2);
+		return;
+	}
 	for (uint32_t i = 0; i < s->nframes && i < max && at < sizeof(line) - 8; i++)
 		at += (size_t)snprintf(line + at, sizeof(line) - at, "%s%s", i ? " <- " : "",
 				       s->frames[i]);
@@ -135,6 +144,49 @@ static void dist_cols(FILE *f, const struct gr_dist *d)
 	}
 	fprintf(f, " %10s %10s %10s", gr_units_ns(b1, sizeof(b1), d->median),
 		gr_units_ns(b2, sizeof(b2), d->p99), gr_units_ns(b3, sizeof(b3), d->max));
+}
+
+/* At most this many kernels are named per launch site. */
+#define SITE_KERNELS 3
+
+static void launch_sites(FILE *f, const struct gr_report_launches *L, const struct gr_model *m,
+			 unsigned top)
+{
+	const struct gr_launch_sites *S = &L->sites;
+	const char *const *names = gr_model_kernel_names(m, NULL);
+	char line[2 * GR_FRAME_TEXT + 8], fb[GR_FRAME_TEXT], lb[GR_FRAME_TEXT], pc[32];
+	size_t i;
+
+	fprintf(f,
+		"\n  launch sites: %zu (the innermost Python frame, else the native frame that "
+		"launched)\n",
+		S->n);
+	if (S->without_site)
+		fprintf(f, "  %" PRIu64 " launches without a stack are in none\n", S->without_site);
+	fprintf(f, "  %9s %7s  %s\n", "launches", "share", "site");
+	for (i = 0; i < S->n && i < top; i++) {
+		const struct gr_launch_site *s = &S->v[i];
+		int at = 0;
+
+		gr_frame_format(&s->frame, fb, sizeof(fb));
+		if (s->frame.kind == GR_FRAME_KIND_PYTHON && s->launcher.value)
+			snprintf(line, sizeof(line), "%s <- %s", fb,
+				 gr_frame_format(&s->launcher, lb, sizeof(lb)));
+		else
+			snprintf(line, sizeof(line), "%s", fb);
+		fprintf(f, "  %9" PRIu64 " %7s  ", s->launches,
+			gr_units_pct(pc, sizeof(pc),
+				     L->total ? (double)s->launches / (double)L->total : 0));
+		wrap(f, line, 20, 22);
+		fprintf(f, "  %9s %7s  kernels:", "", "");
+		for (size_t k = 0; k < s->nkernels && k < SITE_KERNELS; k++, at++)
+			fprintf(f, "%s %s %" PRIu64, at ? "," : "", names[s->kernels[k].name_id],
+				s->kernels[k].count);
+		if (s->nkernels > SITE_KERNELS)
+			fprintf(f, ", %zu more", s->nkernels - SITE_KERNELS);
+		fputc('\n', f);
+	}
+	more(f, i, S->n, "launch sites");
 }
 
 static void launches(FILE *f, const struct gr_report *r, const struct gr_model *m, unsigned top)
@@ -295,6 +347,8 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 		fputc('\n', f);
 	}
 	more(f, i, L->ngaps, "threads");
+	if (r->python)
+		launch_sites(f, L, m, top);
 
 	if (!L->api_measured) {
 		fprintf(f,

@@ -28,6 +28,7 @@ const volatile __u32 targ_dwarf_bytes = 0; /* --call-graph dwarf: raw stack byte
 const volatile __u64 targ_shed_bytes = 0;
 const volatile bool targ_sched = true;
 const volatile bool targ_hold_mappings = true;
+const volatile bool targ_python = true; /* walk Python frames where py_procs says how */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -98,6 +99,14 @@ struct call_batch {
 	__u8 events[GR_BATCH_BYTES];
 };
 
+/*
+ * What one read of a thread's Python frames takes (py_walk()): 3.11+ frames lie back to back in
+ * the thread's data stack, a few hundred bytes each, so a window holds several.
+ */
+#define GR_PY_WINDOW 2048
+/* A thread with no PyThreadState (a C thread) is searched for again after this long. */
+#define GR_PY_MISS_NS 10000000ULL
+
 struct thread_state {
 	struct pending_call calls[GR_CALL_LEVELS];
 	__u32 depth;	     /* calls entered and not returned, kept or not */
@@ -105,6 +114,17 @@ struct thread_state {
 	__u64 launch_mark; /* the last entry-only runtime launch, for the driver launch it makes */
 	struct call_batch batch;
 	__u8 window[GR_STACK_WINDOW]; /* user stack being walked (walk_window()) */
+	/* Python frames (py_capture()) */
+	__u64 py_tstate;    /* the thread's PyThreadState, 0 when not known */
+	__u64 py_miss;	    /* when a search last found none */
+	__u64 py_last_sent; /* the id this thread sent or saw sent last */
+	__u64 py_frame;	    /* the walk: the next frame to read */
+	__u64 py_wbase;	    /* py_window holds py_wlen bytes of user memory from here */
+	__u32 py_wlen;
+	__u32 py_extent;	 /* bytes of a frame the walk reads */
+	__u64 py_hash;		 /* of py.frames[] before the last */
+	struct gr_ev_pystack py; /* the walk (nframes, flags so far), sent from here when new */
+	__u8 py_window[GR_PY_WINDOW];
 };
 
 struct {
@@ -113,6 +133,31 @@ struct {
 	__type(key, int);
 	__type(value, struct thread_state);
 } thread_states SEC(".maps");
+
+/* How to walk each traced CPython process's frames: record/python.c fills it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, struct gr_py_proc);
+} py_procs SEC(".maps");
+
+struct py_sent_key {
+	__u32 tgid;
+	__u32 pad;
+	__u64 id;
+};
+
+/*
+ * The Python stacks sent per process: a stack is sent once, the first time a thread of the
+ * process walks it. Least recently used ones go first when full: sent again then, harmless.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct py_sent_key);
+	__type(value, __u8);
+} py_sent SEC(".maps");
 
 /* An event being built: the call, then frames (fp) or registers and stack bytes (dwarf). */
 struct scratch {
@@ -613,6 +658,272 @@ static __always_inline __u32 capture_args_and_stack(struct pt_regs *ctx, struct 
 	return walk_window(ctx, frames, win, sp, wlen, top[0]);
 }
 
+/* ---- Python frames (bpf/gpurec.h: struct gr_py_proc, struct gr_ev_pystack) ---- */
+
+/* The frame owner from which a 3.12+ frame is a shim the evaluation loop puts on the C stack
+ * where C called it (FRAME_OWNED_BY_CSTACK; 3.14's FRAME_OWNED_BY_INTERPRETER too) */
+#define PY_OWNED_BY_CSTACK 3
+/* 3.14's f_executable is a _PyStackRef: its low bits are tags */
+#define PY_STACKREF_TAGS 7ULL
+
+static __always_inline __u64 read_u64(__u64 addr)
+{
+	__u64 v = 0;
+
+	if (bpf_probe_read_user(&v, sizeof(v), (void *)addr))
+		return 0;
+	return v;
+}
+
+/* The state of py_find_thread(), through bpf_loop(): one step per PyThreadState. */
+struct py_search {
+	const struct gr_py_proc *p;
+	__u64 tstate, found;
+	__u32 tid;
+};
+
+static long py_search_step(__u64 i, void *ctx)
+{
+	struct py_search *s = ctx;
+	__u32 ntid = 0;
+
+	if (!s->tstate)
+		return 1;
+	if (!bpf_probe_read_user(&ntid, sizeof(ntid),
+				 (void *)(s->tstate + s->p->tstate_native_tid)) &&
+	    ntid == s->tid) {
+		s->found = s->tstate;
+		return 1;
+	}
+	s->tstate = read_u64(s->tstate + s->p->tstate_next);
+	return 0;
+}
+
+/*
+ * The calling thread's PyThreadState: the one cached in @ts while its native_thread_id is still
+ * @tid (a thread state is freed and its memory reused when its thread ends), else found in the
+ * main interpreter's list of them. 0 when the thread has none (a thread of C code).
+ */
+static __always_inline __u64 py_find_thread(struct thread_state *ts, const struct gr_py_proc *p,
+					    __u32 tid)
+{
+	struct py_search s = {.p = p, .tid = tid};
+	__u64 t = ts->py_tstate, now;
+	__u32 ntid = 0;
+
+	if (t && !bpf_probe_read_user(&ntid, sizeof(ntid), (void *)(t + p->tstate_native_tid)) &&
+	    ntid == tid)
+		return t;
+	ts->py_tstate = 0;
+	now = bpf_ktime_get_ns();
+	if (ts->py_miss && now - ts->py_miss < GR_PY_MISS_NS)
+		return 0;
+	s.tstate = read_u64(read_u64(p->runtime + p->interp_head) + p->threads_head);
+	bpf_loop(256, py_search_step, &s, 0);
+	ts->py_tstate = s.found;
+	ts->py_miss = s.found ? 0 : now;
+	return s.found;
+}
+
+/*
+ * What py_step() is given: the walk's state lives in the thread's map value, not on the stack,
+ * so that the verifier knows none of it and checks the step once (a count it knew would make it
+ * check the step for each value).
+ */
+struct py_walk {
+	const struct gr_py_proc *p;
+	struct thread_state *ts;
+};
+
+static __always_inline __u64 win_u64(const __u8 *win, __u64 off)
+{
+	/* the barrier keeps the bound check on the register that is used */
+	asm volatile("" : "+r"(off));
+	if (off > GR_PY_WINDOW - 8)
+		return 0;
+	return *(const __u64 *)(win + off);
+}
+
+/*
+ * Make @ts's Python window hold @frame's bytes. Older frames lie below a frame in the data stack
+ * (it grows up), so the window ends with this frame; when that read crosses into memory not
+ * mapped, the window starts at it instead, up to the end of its page. Returns 0, or -1 when
+ * unreadable.
+ */
+static __always_inline int py_load(struct thread_state *ts, __u64 frame)
+{
+	__u64 extent = ts->py_extent, end = frame + extent, base = end - GR_PY_WINDOW, n;
+
+	if (end > GR_PY_WINDOW && !bpf_probe_read_user(ts->py_window, GR_PY_WINDOW, (void *)base)) {
+		ts->py_wbase = base;
+		ts->py_wlen = GR_PY_WINDOW;
+		return 0;
+	}
+	n = 4096 - (frame & 4095);
+	if (n < extent)
+		n = extent;
+	/* the barrier keeps the bound check on the register the helper gets */
+	asm volatile("" : "+r"(n));
+	if (n > GR_PY_WINDOW || bpf_probe_read_user(ts->py_window, n, (void *)frame))
+		return -1;
+	ts->py_wbase = frame;
+	ts->py_wlen = n;
+	return 0;
+}
+
+static __always_inline __u64 py_mix(__u64 h, const struct gr_py_frame *f)
+{
+	h = (h ^ f->code) * 0x100000001b3ULL;
+	h = (h ^ f->lasti) * 0x100000001b3ULL;
+	return (h ^ f->flags) * 0x100000001b3ULL;
+}
+
+/*
+ * One frame of a py_capture() walk, innermost first: kept as {code, lasti, flags} unless it is
+ * a shim (3.12+) or has no code. The hash takes a frame in when the next is kept, as a shim
+ * after it may still flag it GR_PYF_ENTRY.
+ */
+static long py_step(__u64 i, void *ctx)
+{
+	struct py_walk *w = ctx;
+	const struct gr_py_proc *p = w->p;
+	struct thread_state *ts = w->ts;
+	struct gr_ev_pystack *out = &ts->py;
+	__u64 f = ts->py_frame, off, code, instr, prev;
+	__u32 chain = p->chain, n = out->nframes, flags = 0, lasti;
+	__u8 owner = 0;
+
+	if (!f)
+		return 1;
+	if (n >= GR_PY_MAX_FRAMES) {
+		out->flags |= GR_PYS_TRUNCATED;
+		return 1;
+	}
+	off = f - ts->py_wbase;
+	if (f < ts->py_wbase || off + ts->py_extent > ts->py_wlen) {
+		if (py_load(ts, f)) {
+			out->flags |= GR_PYS_TRUNCATED;
+			return 1;
+		}
+		off = f - ts->py_wbase;
+	}
+	prev = win_u64(ts->py_window, off + p->frame_previous);
+	code = win_u64(ts->py_window, off + p->frame_code);
+	instr = win_u64(ts->py_window, off + p->frame_instr);
+	if (p->frame_owner)
+		owner = win_u64(ts->py_window, off + p->frame_owner);
+	ts->py_frame = prev;
+	if (chain >= GR_PY_CHAIN_312 && owner >= PY_OWNED_BY_CSTACK) {
+		/* the C entry shim: the frame inner to it is where the evaluation loop began */
+		if (n)
+			out->frames[(n - 1) & (GR_PY_MAX_FRAMES - 1)].flags |= GR_PYF_ENTRY;
+		return 0;
+	}
+	if (chain == GR_PY_CHAIN_314)
+		code &= ~PY_STACKREF_TAGS;
+	if (!code)
+		return 0;
+	if (chain == GR_PY_CHAIN_310) {
+		lasti = (__u32)instr; /* f_lasti, an int, in code units already */
+		flags = GR_PYF_ENTRY;
+	} else {
+		/* unsigned: the instruction before the first gives -1 (0xffffffff) as 3.10 does */
+		lasti = (__u32)((instr - (code + p->code_adaptive)) >> 1);
+		if (chain == GR_PY_CHAIN_311 && owner)
+			flags = GR_PYF_ENTRY;
+	}
+	if (n)
+		ts->py_hash = py_mix(ts->py_hash, &out->frames[(n - 1) & (GR_PY_MAX_FRAMES - 1)]);
+	out->frames[n & (GR_PY_MAX_FRAMES - 1)] = (struct gr_py_frame){code, lasti, flags};
+	out->nframes = n + 1;
+	return 0;
+}
+
+/*
+ * The calling thread's Python stack, when its process runs a CPython the recorder described in
+ * py_procs: walked into ts->py, named by a hash of its frames, sent as an EV_PYSTACK unless this
+ * process sent it before. Returns the id for the call event's pystack, 0 for none (not Python,
+ * no frame). The EV_PYSTACK goes to the ring at once, the call event later (in its batch, or
+ * after this returns): the recorder always sees the stack first.
+ */
+static __always_inline __u64 py_capture(struct thread_state *ts, __u64 pid_tgid)
+{
+	__u32 tgid = pid_tgid >> 32, tid = (__u32)pid_tgid, n, extent;
+	struct py_sent_key key = {.tgid = tgid};
+	const struct gr_py_proc *p;
+	struct py_walk w;
+	__u64 tstate, frame, size, hash;
+	__u8 one = 1;
+
+	if (!targ_python)
+		return 0;
+	p = bpf_map_lookup_elem(&py_procs, &tgid);
+	if (!p)
+		return 0;
+	tstate = py_find_thread(ts, p, tid);
+	if (!tstate)
+		return 0;
+	frame = read_u64(tstate + p->tstate_frame);
+	if (p->chain == GR_PY_CHAIN_311 || p->chain == GR_PY_CHAIN_312)
+		frame = frame ? read_u64(frame + p->cframe_current) : 0;
+	if (!frame)
+		return 0;
+	extent = p->frame_previous;
+	if (p->frame_code > extent)
+		extent = p->frame_code;
+	if (p->frame_instr > extent)
+		extent = p->frame_instr;
+	if (p->frame_owner > extent)
+		extent = p->frame_owner;
+	ts->py_extent = extent + 8;
+	ts->py_frame = frame;
+	ts->py_wbase = 0;
+	ts->py_wlen = 0;
+	ts->py_hash = 0xcbf29ce484222325ULL ^ p->seed;
+	ts->py.nframes = 0;
+	ts->py.flags = 0;
+	w.p = p;
+	w.ts = ts;
+	/* 3.12+ shims take a step each, at most one per frame */
+	bpf_loop(2 * GR_PY_MAX_FRAMES + 1, py_step, &w, 0);
+	n = ts->py.nframes;
+	if (!n || n > GR_PY_MAX_FRAMES)
+		return 0;
+	hash = py_mix(ts->py_hash, &ts->py.frames[(n - 1) & (GR_PY_MAX_FRAMES - 1)]);
+	hash = ((hash ^ n ^ ((__u64)ts->py.flags << 32)) * 0x100000001b3ULL) ?: 1;
+	if (hash == ts->py_last_sent)
+		return hash;
+	key.id = hash;
+	if (bpf_map_lookup_elem(&py_sent, &key)) {
+		ts->py_last_sent = hash;
+		return hash;
+	}
+	fill_hdr(&ts->py.h, EV_PYSTACK, pid_tgid);
+	ts->py.id = hash;
+	size = offsetof(struct gr_ev_pystack, frames) + (__u64)n * sizeof(struct gr_py_frame);
+	/* the barrier keeps the bound check on the register the helper gets */
+	asm volatile("" : "+r"(size));
+	if (size > sizeof(ts->py))
+		return hash;
+	/* woken now: the recorder resolves the frames while the process lives, and a new stack
+	 * is rare */
+	if (bpf_ringbuf_output(&events, &ts->py, size, BPF_RB_FORCE_WAKEUP)) {
+		/* not sent: the call event keeps its native stack (the recorder knows no id) */
+		count(C_RINGBUF_LOST);
+		return hash;
+	}
+	/* only a stack the recorder will see counts as sent */
+	bpf_map_update_elem(&py_sent, &key, &one, BPF_ANY);
+	ts->py_last_sent = hash;
+	return hash;
+}
+
+/* Whether an event of @flags has its stack captured, and so Python frames walked. */
+static __always_inline bool py_wanted(__u32 flags)
+{
+	return targ_python && (flags & GR_CF_STACK) && (targ_stack_frames || targ_dwarf_bytes);
+}
+
 /* The hot path: one entry-only event (a launch), built at the end of the thread's batch. */
 static __always_inline int batch_entry(struct pt_regs *ctx, struct thread_state *ts, __u64 cookie,
 				       __u64 pid_tgid, __u32 depth)
@@ -639,6 +950,8 @@ static __always_inline int batch_entry(struct pt_regs *ctx, struct thread_state 
 	} else {
 		capture_args(ctx, e, layout);
 	}
+	if (py_wanted(GR_CK_FLAGS(cookie)))
+		e->pystack = py_capture(ts, pid_tgid);
 	e->h.stack_len = n;
 	batch_commit(b, e->h.ts, sizeof(*e) + n * 8);
 	b->busy = 0;
@@ -649,8 +962,8 @@ static __always_inline int batch_entry(struct pt_regs *ctx, struct thread_state 
  * The same, built in the per-CPU scratch and sent alone: raw (dwarf) stacks are too big to
  * batch, and a thread whose state could not be allocated has no batch.
  */
-static __always_inline int emit_entry(struct pt_regs *ctx, __u64 cookie, __u64 pid_tgid,
-				      __u32 depth)
+static __always_inline int emit_entry(struct pt_regs *ctx, struct thread_state *ts, __u64 cookie,
+				      __u64 pid_tgid, __u32 depth)
 {
 	__u8 layout = GR_CK_LAYOUT(cookie);
 	__u32 flags = GR_CK_FLAGS(cookie), n = 0;
@@ -666,6 +979,8 @@ static __always_inline int emit_entry(struct pt_regs *ctx, __u64 cookie, __u64 p
 		n = capture_args_and_stack(ctx, &sc->call, layout, sc->window, sc->frames);
 	else
 		capture_args(ctx, &sc->call, layout);
+	if (ts && py_wanted(flags))
+		sc->call.pystack = py_capture(ts, pid_tgid);
 	sc->call.h.flags = depth << GR_EVF_DEPTH_SHIFT;
 	return emit_call(ctx, sc, flags, true, n, pid_tgid);
 }
@@ -701,6 +1016,9 @@ static __always_inline int push_call(struct pt_regs *ctx, struct thread_state *t
 		    capture_args_and_stack(ctx, &pc->call, layout, ts->window, pc->frames);
 	else
 		capture_args(ctx, &pc->call, layout);
+	/* the Python stack is the same at the return: walked now, sent before the event */
+	if (py_wanted(flags))
+		pc->call.pystack = py_capture(ts, pid_tgid);
 	if (!(flags & GR_CF_DRIVER))
 		ts->runtime_depth++;
 	ts->depth = d + 1;
@@ -718,8 +1036,9 @@ int BPF_KPROBE(api_entry)
 
 	if (!is_traced(pid_tgid >> 32))
 		return 0;
-	/* every call needs the state now: its batch; raw stacks are sent alone */
-	ts = thread_state((flags & GR_CF_RET) || !targ_dwarf_bytes);
+	/* every call needs the state now: its batch, or its Python frames; raw stacks are sent
+	 * alone */
+	ts = thread_state((flags & GR_CF_RET) || !targ_dwarf_bytes || py_wanted(flags));
 	if ((flags & GR_CF_DRIVER) && ts) {
 		/* a runtime call in progress on this thread: it is recorded already */
 		if (ts->runtime_depth)
@@ -747,7 +1066,7 @@ int BPF_KPROBE(api_entry)
 	depth = depth < 15 ? depth : 15;
 	if (ts && !targ_dwarf_bytes)
 		return batch_entry(ctx, ts, cookie, pid_tgid, depth);
-	return emit_entry(ctx, cookie, pid_tgid, depth);
+	return emit_entry(ctx, ts, cookie, pid_tgid, depth);
 }
 
 /* Drop the kept levels from @level up (their calls returned or are given up). */
@@ -1007,6 +1326,13 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 		return 0;
 	/* the whole tree is traced: children (and threads) inherit */
 	set_traced(ctgid);
+	/* a forked child runs the same interpreter at the same addresses */
+	if (ctgid != ptgid) {
+		struct gr_py_proc *py = bpf_map_lookup_elem(&py_procs, &ptgid);
+
+		if (py)
+			bpf_map_update_elem(&py_procs, &ctgid, py, BPF_ANY);
+	}
 	if (emit_proc(EV_FORK, parent, 0, &e))
 		return 0;
 	e->child_pid = ctgid;
@@ -1014,6 +1340,21 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	BPF_CORE_READ_STR_INTO(&e->comm, child, comm);
 	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
 	return 0;
+}
+
+/* @p execs: its process's Python description and its thread's Python state are the old
+ * image's. */
+static __always_inline void forget_python(struct task_struct *p)
+{
+	struct thread_state *ts = bpf_task_storage_get(&thread_states, p, NULL, 0);
+	__u32 tgid = p->tgid;
+
+	bpf_map_delete_elem(&py_procs, &tgid);
+	if (ts) {
+		ts->py_tstate = 0;
+		ts->py_miss = 0;
+		ts->py_last_sent = 0;
+	}
 }
 
 SEC("tp_btf/sched_process_exec")
@@ -1035,6 +1376,8 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	}
 	/* calls of the old image come before the exec */
 	flush_task(p);
+	/* the new image is another program: the recorder describes it again if it is a CPython */
+	forget_python(p);
 	if (emit_proc(EV_EXEC, p, 0, &e))
 		return 0;
 	/* hold the new image before its first instruction: static cudart lives in it */
@@ -1057,6 +1400,8 @@ int BPF_PROG(on_exit, struct task_struct *p)
 		return 0;
 	ts = bpf_task_storage_get(&thread_states, p, NULL, 0);
 	flush_state(ts);
+	if (!BPF_CORE_READ(p, signal, live.counter))
+		bpf_map_delete_elem(&py_procs, &tgid);
 	if (ts && ts->depth)
 		emit_in_flight(ts, true, bpf_get_smp_processor_id());
 	if (emit_proc(EV_EXIT, p, 0, &e))

@@ -297,6 +297,22 @@ struct gr_ev_pystack {
 	1 /* more frames than GR_PY_MAX_FRAMES, or the walk stopped at one                         \
 	      it could not read: the outermost are missing */
 
+/*
+ * The py_procs map's value for one process (key: its tgid), written by record/python.c: where
+ * its interpreter's state is, and the offsets of struct gr_py_layout (record/pybuild.h) that
+ * the walk reads, each < 64 KiB. A fork inherits its parent's entry; an exec or the exit of
+ * the process deletes it.
+ */
+struct gr_py_proc {
+	__u64 runtime; /* _PyRuntime, load bias added */
+	__u32 seed;    /* mixed into the stack ids: a new one for each entry the recorder writes,
+			  so that an id of an image before an exec never names a stack of the next */
+	__u16 chain;   /* enum gr_py_chain */
+	__u16 interp_head, threads_head, tstate_next, tstate_native_tid, tstate_frame;
+	__u16 cframe_current, frame_previous, frame_code, frame_instr, frame_owner;
+	__u16 code_adaptive;
+};
+
 /* EV_NAME: key is the host stub / CUfunction / CUkernel; name is NUL-terminated. */
 struct gr_ev_name {
 	struct gr_ev_hdr h;

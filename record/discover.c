@@ -16,6 +16,7 @@
 #include "attach.h"
 #include "discover.h"
 #include "elf.h"
+#include "pybuild.h"
 
 #define KERNEL_MKDEV(ma, mi) (((uint64_t)(ma) << 20) | (mi))
 
@@ -50,6 +51,17 @@ static int carries_own_runtime(const struct gr_elf *elf)
 	       !gr_elf_imports(elf, "__cudaRegisterFatBinary");
 }
 
+/* The CPython build @elf is, NULL when it is none (or memory ran out: then no Python frames). */
+static struct gr_py_build *examine_python(const struct gr_elf *elf, const char *path)
+{
+	struct gr_py_build *b = calloc(1, sizeof(*b));
+
+	if (b && gr_py_build_examine(elf, path, b) == 1)
+		return b;
+	free(b);
+	return NULL;
+}
+
 static struct gr_file *file_get(struct gr_procs *procs, uint32_t pid, uint64_t start, uint64_t end,
 				uint64_t dev, uint64_t ino, const char *path)
 {
@@ -78,6 +90,7 @@ static struct gr_file *file_get(struct gr_procs *procs, uint32_t pid, uint64_t s
 		f->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (f->fd >= 0 && gr_elf_open(&f->elf, f->fd))
 		f->elf = NULL;
+	f->py = f->elf ? examine_python(f->elf, path) : NULL;
 	procs->files[procs->nfiles++] = f;
 	gr_u64map_put(&procs->file_index, key, procs->nfiles);
 	if (procs->attach) {
@@ -196,6 +209,7 @@ void gr_discover_free(struct gr_procs *procs)
 		struct gr_file *f = procs->files[i];
 
 		gr_elf_free(f->elf);
+		free(f->py);
 		if (f->fd >= 0)
 			close(f->fd);
 		free(f->path);

@@ -20,15 +20,17 @@
 
 struct gr_elf;
 struct gr_attach;
+struct gr_py_build;
 
 /* A file some traced process mapped executable, kept open so it stays readable if deleted. */
 struct gr_file {
 	uint64_t dev, ino; /* dev in the kernel's encoding (MKDEV), as BPF sees it */
 	int fd;
 	char *path;
-	struct gr_elf *elf; /* NULL when not an ELF file */
-	int probes;	    /* probes attached to it (CUDA entry points found) */
-	int own_runtime;    /* no probes, but CUDA code through a runtime copy of its own */
+	struct gr_elf *elf;	/* NULL when not an ELF file */
+	int probes;		/* probes attached to it (CUDA entry points found) */
+	int own_runtime;	/* no probes, but CUDA code through a runtime copy of its own */
+	struct gr_py_build *py; /* a CPython (record/pybuild.h, read or not); else NULL */
 };
 
 struct gr_mapping {

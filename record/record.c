@@ -46,6 +46,7 @@
 #include "mmap_hook.h"
 #include "output.h"
 #include "privilege.h"
+#include "python.h"
 #include "ringbuf.h"
 #include "symbols.h"
 #include "translate.h"
@@ -73,6 +74,7 @@ struct record_opts {
 	char *pids; /* -p list */
 	double duration;
 	int stacks;
+	int python;	      /* Python frames with the stacks (--no-python: 0) */
 	unsigned dwarf_bytes; /* --call-graph dwarf: stack bytes per event; 0 = frame pointers */
 	int launch_time;
 	int sched;
@@ -102,6 +104,7 @@ struct session {
 	struct gr_unwind *unwind; /* --call-graph dwarf: raw stacks are unwound; else NULL */
 	struct gr_attach attach;
 	struct gr_procs procs;
+	struct gr_python py;
 	struct gr_translate tr;
 	struct gr_trace_writer *w;
 	struct gr_calibration cal; /* what our probes cost here */
@@ -140,7 +143,11 @@ static void usage(FILE *f)
 		"                        per event in the ring buffer; the trace keeps each\n"
 		"                        copy (RAWSTACK records) up to the last byte the\n"
 		"                        unwinder read, often 0.5-5 KiB before compression\n"
-		"                        none: no stacks\n"
+		"                        none: no stacks (and no Python frames)\n"
+		"      --no-python       no Python frames: by default, the stack of an event\n"
+		"                        of a CPython process (3.10+) holds the Python frames\n"
+		"                        of its thread, file:line function, in place of the\n"
+		"                        interpreter's own frames\n"
 		"      --launch-time     also time every launch call (return probes: ~2x cost)\n"
 		"      --no-sched        no scheduler events\n"
 		"      --ringbuf-mb N    BPF ring buffer size in MiB (default 16)\n"
@@ -213,6 +220,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 	    {"call-graph", required_argument, NULL, 'g'},
 	    {"launch-time", no_argument, NULL, 'L'},
 	    {"no-sched", no_argument, NULL, 'S'},
+	    {"no-python", no_argument, NULL, 'P'},
 	    {"ringbuf-mb", required_argument, NULL, 'R'},
 	    {"mmap-hook", required_argument, NULL, 'M'},
 	    {"verbose", no_argument, NULL, 'v'},
@@ -222,8 +230,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 	char *end;
 	int c;
 
-	*o =
-	    (struct record_opts){.output = "gpurec.trc", .stacks = 1, .sched = 1, .ringbuf_mb = 16};
+	*o = (struct record_opts){
+	    .output = "gpurec.trc", .stacks = 1, .python = 1, .sched = 1, .ringbuf_mb = 16};
 	gr_opt_begin();
 	while ((c = getopt_long(argc, argv, "+:o:p:d:vh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -250,6 +258,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'S':
 			o->sched = 0;
+			break;
+		case 'P':
+			o->python = 0;
 			break;
 		case 'R':
 			o->ringbuf_mb = strtoul(optarg, &end, 10);
@@ -423,6 +434,7 @@ static int load_bpf(struct session *s)
 	if (o->stacks && o->dwarf_bytes)
 		skel->rodata->targ_shed_bytes = ((uint64_t)o->ringbuf_mb << 17) * SHED_FILL_EIGHTHS;
 	skel->rodata->targ_sched = o->sched;
+	skel->rodata->targ_python = o->stacks && o->python;
 	skel->rodata->targ_wakeup_bytes = (uint64_t)o->ringbuf_mb << 18; /* a quarter full */
 	/* test hook: a consumer that falls behind, so losses can be checked exactly */
 	if (test_drain_ms())
@@ -447,6 +459,7 @@ static int load_bpf(struct session *s)
 		return err;
 	}
 	s->skel = skel;
+	gr_python_init(&s->py, o->stacks && o->python ? bpf_map__fd(skel->maps.py_procs) : -1);
 	return 0;
 }
 
@@ -589,6 +602,7 @@ static int setup(struct session *s)
 	write_session(s, GR_SESS_MMAP_HOOK, s->mmap_hook, gr_mmap_hook_name(s->mmap_hook));
 	s->procs.attach = &s->attach;
 	gr_translate_init(&s->tr, s->w, &s->procs, s->unwind, bpf_map__fd(s->skel->maps.counters));
+	s->tr.py = &s->py;
 	if (s->unwind)
 		gr_translate_unwind_limit(&s->tr, s->rb,
 					  gr_ringbuf_size(s->rb) / 8 * UNWIND_FILL_EIGHTHS);
@@ -682,6 +696,7 @@ static int attach_pids(struct session *s, char *list)
 		}
 		trace_pid(s, pid);
 		gr_discover_scan(&s->procs, pid);
+		gr_python_note(&s->py, &s->procs, s->w, v[GR_PROC_TS], pid);
 		gr_symbols_libraries(&s->tr.sym, v[GR_PROC_TS], pid);
 		v[GR_PROC_PID] = v[GR_PROC_TID] = pid;
 		gr_trace_writer_append(s->w, GR_K_PROC, v, &b);
@@ -903,6 +918,7 @@ static void session_free(struct session *s)
 	gpurec_bpf__destroy(s->skel);
 	s->skel = NULL;
 	gr_translate_free(&s->tr);
+	gr_python_free(&s->py);
 }
 
 /*

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/events.h"
 #include "discover.h"
 #include "stack_cut.h"
 
@@ -16,7 +17,9 @@ unsigned gr_stack_cut(struct gr_stack_cuts *c, struct gr_procs *procs, uint32_t 
 
 	if (n <= 1)
 		return n;
-	while (kept < n && gr_discover_lookup(procs, pid, frames[kept]))
+	/* a Python frame (merged in by pymerge.h) is no address: it never ends a stack */
+	while (kept < n &&
+	       (GR_FRAME_IS_PYTHON(frames[kept]) || gr_discover_lookup(procs, pid, frames[kept])))
 		kept++;
 	if (kept == n)
 		return n;

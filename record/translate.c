@@ -19,6 +19,10 @@
 #include "batch.h"
 #include "discover.h"
 #include "elf.h"
+#include "pybuild.h"
+#include "pymerge.h"
+#include "pyresolve.h"
+#include "python.h"
 #include "symbols.h"
 #include "translate.h"
 #include "watchdog.h"
@@ -121,7 +125,11 @@ static uint64_t stack_id(struct gr_translate *t, uint32_t pid, uint64_t ts, cons
 	/* the frames' symbols go before the first record that uses the stack: same chunk or earlier
 	 */
 	for (unsigned i = 0; i < n; i++) {
-		int err = gr_addr_set_add(&t->refs.frames, pid, frames[i]);
+		int err;
+
+		if (GR_FRAME_IS_PYTHON(frames[i]))
+			continue; /* named by its PYFRAME record */
+		err = gr_addr_set_add(&t->refs.frames, pid, frames[i]);
 
 		if (err > 0)
 			err = gr_symbols_frame(&t->sym, ts, pid, frames[i]);
@@ -131,6 +139,167 @@ static uint64_t stack_id(struct gr_translate *t, uint32_t pid, uint64_t ts, cons
 	if (gr_trace_writer_append(t->w, GR_K_STACK, v, &b))
 		return 0;
 	return v[GR_STACK_ID];
+}
+
+/* ---- Python frames: EV_PYSTACK records, merged into the stacks of the events that use them */
+
+/* What translate keeps of one process's Python stacks. */
+struct gr_py_pid {
+	struct gr_u64map stacks; /* pystack id -> struct py_stack * */
+	struct gr_u64map frames; /* key(code, lasti) -> PYFRAME key */
+};
+
+struct py_stack {
+	uint32_t nframes, flags;
+	struct gr_py_frame frames[];
+};
+
+static struct gr_py_pid *py_pid(struct gr_translate *t, uint32_t pid, int create)
+{
+	uint64_t *v = gr_u64map_get(&t->py_pids, pid);
+	struct gr_py_pid *p;
+
+	if (v && *v)
+		return (struct gr_py_pid *)(uintptr_t)*v;
+	if (!create)
+		return NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p || gr_u64map_put(&t->py_pids, pid, (uintptr_t)p)) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static void py_pid_free(struct gr_py_pid *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->stacks.cap; i++)
+		if (p->stacks.keys[i])
+			free((void *)(uintptr_t)p->stacks.vals[i]);
+	gr_u64map_free(&p->stacks);
+	gr_u64map_free(&p->frames);
+	free(p);
+}
+
+/* @pid execs or exits: its code addresses mean nothing now. */
+static void py_forget(struct gr_translate *t, uint32_t pid)
+{
+	uint64_t *v = gr_u64map_get(&t->py_pids, pid);
+
+	if (v) {
+		py_pid_free((struct gr_py_pid *)(uintptr_t)*v);
+		*v = 0; /* u64map has no removal: 0 is none (py_pid()) */
+	}
+	if (t->pyres)
+		gr_pyresolve_forget(t->pyres, pid);
+	if (t->py)
+		gr_python_forget(t->py, pid);
+}
+
+/* EV_PYSTACK: kept until an event uses it (and after: later events may use it again). */
+static int on_pystack(struct gr_translate *t, const struct gr_ev_pystack *e, size_t size)
+{
+	size_t bytes = offsetof(struct gr_ev_pystack, frames);
+	struct gr_py_pid *p;
+	struct py_stack *s;
+
+	if (size < bytes || !e->id || e->nframes > GR_PY_MAX_FRAMES ||
+	    size < bytes + e->nframes * sizeof(struct gr_py_frame))
+		return 0;
+	p = py_pid(t, e->h.pid, 1);
+	if (!p)
+		return -ENOMEM;
+	if (gr_u64map_get(&p->stacks, e->id))
+		return 0;
+	s = malloc(sizeof(*s) + e->nframes * sizeof(struct gr_py_frame));
+	if (!s)
+		return -ENOMEM;
+	s->nframes = e->nframes;
+	s->flags = e->flags;
+	memcpy(s->frames, e->frames, e->nframes * sizeof(struct gr_py_frame));
+	if (gr_u64map_put(&p->stacks, e->id, (uintptr_t)s)) {
+		free(s);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * The PYFRAME key of frame @f of @pid, the record written (resolved now, while the process
+ * lives) when the frame is new: 0 when it cannot be written.
+ */
+static uint64_t pyframe_key(struct gr_translate *t, struct gr_py_pid *p, uint32_t pid, uint64_t ts,
+			    const struct gr_python_proc *pp, const struct gr_py_frame *f)
+{
+	uint64_t k = gr_u64_key2(f->code, f->lasti), *known = gr_u64map_get(&p->frames, k);
+	struct gr_py_site site = {"", "<unknown>", 0};
+	uint64_t v[GR_PYF_NCOLS] = {0};
+	struct gr_bytes b[2];
+
+	if (known)
+		return *known;
+	if (!t->pyres ||
+	    gr_pyresolve_frame(t->pyres, pid, pp->build, pp->bias, f->code, f->lasti, &site))
+		site = (struct gr_py_site){"", "<unknown>", 0};
+	v[GR_PYF_TS] = ts;
+	v[GR_PYF_KEY] = GR_FRAME_PYTHON | (t->next_pyframe + 1);
+	v[GR_PYF_PID] = pid;
+	v[GR_PYF_LINE] = site.line;
+	b[0] = (struct gr_bytes){(const uint8_t *)site.file, (uint32_t)strlen(site.file)};
+	b[1] = (struct gr_bytes){(const uint8_t *)site.function, (uint32_t)strlen(site.function)};
+	if (gr_u64map_put(&p->frames, k, v[GR_PYF_KEY]))
+		return 0;
+	t->next_pyframe++;
+	/* before the STACK that uses it */
+	if (gr_trace_writer_append(t->w, GR_K_PYFRAME, v, b))
+		return 0;
+	return v[GR_PYF_KEY];
+}
+
+/*
+ * The stack id of an event's @n native frames and its Python stack @pystack: merged
+ * (pymerge.h) when the process sent that stack, the native frames alone when not (not a
+ * Python event, or its EV_PYSTACK was lost). The native frames are cut first where they leave
+ * code (stack_cut.h), so that the Python frames stay; the pair (native frames, pystack) is
+ * remembered with its stack id, so a stack seen before costs one hash.
+ */
+static uint64_t event_stack_id(struct gr_translate *t, const struct gr_ev_hdr *h,
+			       const uint64_t *frames, unsigned n, uint64_t pystack)
+{
+	uint64_t merged[GR_MAX_FRAMES + GR_PY_MAX_FRAMES], lo, *v, key, id;
+	const struct gr_python_proc *pp;
+	const struct py_stack *s;
+	struct gr_py_pid *p;
+	unsigned m;
+
+	if (!pystack || !t->py || !(pp = gr_python_proc(t->py, h->pid)) ||
+	    !(p = py_pid(t, h->pid, 0)) || !(v = gr_u64map_get(&p->stacks, pystack)))
+		return stack_id(t, h->pid, h->ts, frames, n);
+	if (n > GR_MAX_FRAMES)
+		n = GR_MAX_FRAMES;
+	key = hash_bytes(0xcbf29ce484222325ull, &h->pid, sizeof(h->pid));
+	key = hash_bytes(hash_bytes(key, frames, n * 8ull), &pystack, sizeof(pystack)) | 1;
+	v = gr_u64map_get(&t->stacks, key);
+	if (v)
+		return *v;
+	s = (const struct py_stack *)(uintptr_t)*gr_u64map_get(&p->stacks, pystack);
+	n = gr_stack_cut(&t->cuts, t->procs, h->pid, frames, n);
+	lo = pp->build->eval_start + pp->bias;
+	m = gr_pymerge(frames, n, s->frames, s->nframes, lo, lo + pp->build->eval_size, merged);
+	for (unsigned i = 0; i < m; i++) {
+		if (!GR_FRAME_IS_PYTHON(merged[i]))
+			continue;
+		merged[i] =
+		    pyframe_key(t, p, h->pid, h->ts, pp, &s->frames[merged[i] & ~GR_FRAME_PYTHON]);
+		if (!merged[i])
+			return stack_id(t, h->pid, h->ts, frames, n);
+	}
+	id = stack_id(t, h->pid, h->ts, merged, m);
+	if (id)
+		gr_u64map_put(&t->stacks, key, id);
+	return id;
 }
 
 /*
@@ -146,7 +315,7 @@ static uint64_t stack_id(struct gr_translate *t, uint32_t pid, uint64_t ts, cons
  * is kept as a RAWSTACK record (compressing the copy costs nearly as much).
  */
 static uint64_t raw_stack_id(struct gr_translate *t, const struct gr_ev_hdr *h,
-			     const struct gr_ev_rawstack *r)
+			     const struct gr_ev_rawstack *r, uint64_t pystack)
 {
 	uint64_t v[GR_RAW_NCOLS] = {0}, regs[GR_NREGS + 1], frames[GR_MAX_FRAMES];
 	struct gr_bytes b[2];
@@ -172,7 +341,7 @@ static uint64_t raw_stack_id(struct gr_translate *t, const struct gr_ev_hdr *h,
 	err = gr_trace_writer_append(t->w, GR_K_RAWSTACK, v, b);
 	if (err && !t->err)
 		t->err = err;
-	return stack_id(t, h->pid, h->ts, frames, n);
+	return event_stack_id(t, h, frames, n, pystack);
 }
 
 static int is_async(unsigned api)
@@ -808,6 +977,10 @@ static int on_proc(struct gr_translate *t, const struct gr_ev_proc *e)
 		if (e->child_pid != e->h.pid) {
 			gr_discover_fork(t->procs, e->h.pid, e->child_pid);
 			err = inherit_names(t, e->h.ts, e->h.pid, e->child_pid);
+			/* stacks the parent sent are not the child's: it sends its own */
+			py_forget(t, e->child_pid);
+			if (!err && t->py)
+				err = gr_python_fork(t->py, t->w, e->h.ts, e->h.pid, e->child_pid);
 			if (!err)
 				err = write_proc(t, e->h.ts, GR_PROC_START, e->child_pid,
 						 e->child_tid, e->h.pid, "");
@@ -818,7 +991,11 @@ static int on_proc(struct gr_translate *t, const struct gr_ev_proc *e)
 		break;
 	case EV_EXEC:
 		/* a new image: old mappings stay (earlier events refer to them) */
+		py_forget(t, e->h.pid);
 		gr_discover_scan(t->procs, e->h.pid);
+		/* a CPython is described before it runs (python.h) */
+		if (t->py)
+			err = gr_python_note(t->py, t->procs, t->w, e->h.ts, e->h.pid);
 		if (e->stopped)
 			gr_resume(e->h.pid);
 		/* its CUDA libraries are named before any of their calls is written */
@@ -836,15 +1013,21 @@ static int on_proc(struct gr_translate *t, const struct gr_ev_proc *e)
 		if (!e->dev && !e->ino && e->stopped)
 			t->loader_holds++;
 		gr_discover_scan(t->procs, e->h.pid);
+		/* libpython mapped late */
+		if (t->py)
+			err = gr_python_note(t->py, t->procs, t->w, e->h.ts, e->h.pid);
 		if (e->stopped)
 			gr_resume(e->h.pid);
 		/* as for an exec */
-		err = gr_symbols_libraries(&t->sym, e->h.ts, e->h.pid);
+		if (!err)
+			err = gr_symbols_libraries(&t->sym, e->h.ts, e->h.pid);
 		break;
 	case EV_EXIT:
 		/* the process is gone: its unwinding session and the fds that holds go too */
 		if (t->unwind && e->h.tid == e->h.pid)
 			gr_unwind_forget(t->unwind, e->h.pid);
+		if (e->h.tid == e->h.pid)
+			py_forget(t, e->h.pid);
 		err = write_proc(t, e->h.ts, GR_PROC_EXIT, e->h.pid, e->h.tid, e->exit_code, "");
 		break;
 	}
@@ -886,14 +1069,14 @@ static int translate_one(void *ctx, void *data, size_t size)
 				return 0;
 			gr_call_status_note(&t->calls, c);
 			note_thread(t, h->ts, h->pid, h->tid);
-			stack = t->unwind ? raw_stack_id(t, h, r) : 0;
+			stack = t->unwind ? raw_stack_id(t, h, r, c->pystack) : 0;
 			break;
 		}
 		if (size < sizeof(*c) + h->stack_len * 8ull)
 			return 0;
 		gr_call_status_note(&t->calls, c);
 		note_thread(t, h->ts, h->pid, h->tid);
-		stack = stack_id(t, h->pid, h->ts, (const uint64_t *)(c + 1), h->stack_len);
+		stack = event_stack_id(t, h, (const uint64_t *)(c + 1), h->stack_len, c->pystack);
 		break;
 	case EV_SCHED:
 		if (size < sizeof(struct gr_ev_sched))
@@ -903,6 +1086,11 @@ static int translate_one(void *ctx, void *data, size_t size)
 		if (size < sizeof(struct gr_ev_name))
 			return 0;
 		break;
+	case EV_PYSTACK:
+		err = on_pystack(t, data, size);
+		if (err && !t->err)
+			t->err = err;
+		return 0;
 	default:
 		if (size < sizeof(struct gr_ev_proc))
 			return 0;
@@ -1011,6 +1199,9 @@ void gr_translate_init(struct gr_translate *t, struct gr_trace_writer *w, struct
 	*t = (struct gr_translate){
 	    .w = w, .procs = procs, .unwind = unwind, .counters_fd = counters_fd};
 	gr_symbols_init(&t->sym, w, procs);
+	/* without it, Python frames are named "<unknown>" */
+	if (gr_pyresolve_new(&t->pyres))
+		t->pyres = NULL;
 }
 
 /* Free a map whose values are strdup()ed strings (0 = none), and the map. */
@@ -1024,6 +1215,11 @@ static void free_strings(struct gr_u64map *m)
 
 void gr_translate_free(struct gr_translate *t)
 {
+	for (size_t i = 0; i < t->py_pids.cap; i++)
+		if (t->py_pids.keys[i])
+			py_pid_free((struct gr_py_pid *)(uintptr_t)t->py_pids.vals[i]);
+	gr_u64map_free(&t->py_pids);
+	gr_pyresolve_free(t->pyres);
 	gr_u64map_free(&t->stacks);
 	gr_call_status_free(&t->calls);
 	gr_stack_cuts_free(&t->cuts);

@@ -25,6 +25,8 @@
 
 struct gr_trace_writer;
 struct gr_procs;
+struct gr_python;
+struct gr_pyresolve;
 struct gr_unwind;
 struct gr_ringbuf;
 
@@ -45,9 +47,17 @@ struct gr_translate {
 	struct gr_procs *procs;	  /* processes fork, exec and map files: discovery follows */
 	struct gr_unwind *unwind; /* --call-graph dwarf: raw stacks are unwound; else NULL */
 	int counters_fd;	  /* the BPF side's per-CPU loss counters (enum gr_counter) */
+	/* which processes run a CPython whose frames are read (set after gr_translate_init();
+	 * NULL: none does) */
+	struct gr_python *py;
 
-	struct gr_u64map stacks;   /* hash of frames (before any cut) -> stack id */
-	struct gr_stack_cuts cuts; /* stacks cut at a frame that is no code, per binary */
+	struct gr_u64map stacks; /* hash of frames (before any cut) -> stack id */
+	/* pid -> struct gr_py_pid * (translate.c): the Python stacks a process sent (EV_PYSTACK)
+	 * and the PYFRAME keys of its frames, until it execs or exits */
+	struct gr_u64map py_pids;
+	struct gr_pyresolve *pyres; /* code objects -> file, line, function; NULL: none */
+	uint64_t next_pyframe;	    /* PYFRAME keys given so far */
+	struct gr_stack_cuts cuts;  /* stacks cut at a frame that is no code, per binary */
 	uint64_t next_stack_id;
 	struct gr_u64map comms;	       /* tid -> hash of the last comm written */
 	struct gr_u64map kernel_names; /* key(pid, func) -> char * raw name, for handle aliases */

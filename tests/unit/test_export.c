@@ -94,7 +94,12 @@ static void test_every_call_once(void)
 	CHECK(s != NULL);
 	CHECK(!strncmp(s, "{\"displayTimeUnit\":\"ns\",\"otherData\":{", 37));
 	CHECK(strstr(s, ",\"traceEvents\":[\n{") != NULL);
-	CHECK(!strcmp(s + strlen(s) - 4, "\n]}\n"));
+	/* the events, then the one stack's two frames, outermost first (synth.h: stack 5) */
+	CHECK(strstr(s, "\n],\"stackFrames\":{\"1\": {\"name\": \"main (train)\", \"category\": "
+			"\"native\"}, \"2\": {\"name\": \"train_step() (train)\", \"category\": "
+			"\"native\", \"parent\": \"1\"}}\n}\n") != NULL);
+	/* every slice of a call with stack 5: 100 launches, 10 copies */
+	CHECK_EQ_U64(count_lines(s, "\"ph\": \"X\"", "\"sf\": 2,", NULL), 110);
 	CHECK_EQ_U64(count_lines(s, "\"ph\": \"X\"", "\"cat\": \"launch\"", NULL), SYNTH_LAUNCHES);
 	CHECK_EQ_U64(count_lines(s, "\"ph\": \"X\"", "\"cat\": \"copy\"", NULL), 19);
 	CHECK_EQ_U64(count_lines(s, "\"ph\": \"X\"", "\"cat\": \"memset\"", NULL), 2);
