@@ -151,7 +151,7 @@ $(O)/tests/fuzz_%_replay: $(O)/tests/fuzz/fuzz_%.o $(O)/tests/fuzz/replay_main.o
 # is a crash there, as with SAN=1, not a line in the log. The targets of what the recorder
 # parses as root (ELF files, raw stacks) compile record/ too, whose sources include the BPF
 # skeleton.
-FUZZ_RECORD	:= $(O)/fuzz/fuzz_elf $(O)/fuzz/fuzz_unwind
+FUZZ_RECORD	:= $(O)/fuzz/fuzz_elf $(O)/fuzz/fuzz_unwind $(O)/fuzz/fuzz_pylines
 FUZZ_LIBS	= $(ANALYZE_LIBS)
 $(FUZZ_RECORD): $(RECORD_SRCS) $(SKELS)
 $(FUZZ_RECORD): FUZZ_LIBS = $(RECORD_LIBS)

@@ -34,7 +34,8 @@ void gr_pyresolve_free(struct gr_pyresolve *r);
  * with bias @bias) at instruction offset @lasti (in code units: 2-byte words). Returns 0 and
  * @out (strings valid until gr_pyresolve_forget() of @pid or gr_pyresolve_free()); -ESRCH when
  * the process is gone; -EFAULT when the memory is unreadable or is not a code object (its
- * ob_type is not PyCode_Type + @bias) or holds strings gpurec does not read; -ENOMEM.
+ * ob_type is not PyCode_Type + @bias) or holds strings gpurec does not read; -EINVAL when @b
+ * is a build gpurec cannot read (b->unreadable, offsets out of range); -ENOMEM. Not thread-safe.
  */
 int gr_pyresolve_frame(struct gr_pyresolve *r, uint32_t pid, const struct gr_py_build *b,
 		       uint64_t bias, uint64_t code, uint32_t lasti, struct gr_py_site *out);
