@@ -851,6 +851,7 @@ static __always_inline __u64 py_capture(struct thread_state *ts, __u64 pid_tgid)
 	__u32 tgid = pid_tgid >> 32, tid = (__u32)pid_tgid, n, extent;
 	struct py_sent_key key = {.tgid = tgid};
 	const struct gr_py_proc *p;
+	struct gr_ev_pystack *out;
 	struct py_walk w;
 	__u64 tstate, frame, size, hash;
 	__u8 one = 1;
@@ -905,13 +906,24 @@ static __always_inline __u64 py_capture(struct thread_state *ts, __u64 pid_tgid)
 	asm volatile("" : "+r"(size));
 	if (size > sizeof(ts->py))
 		return hash;
-	/* woken now: the recorder resolves the frames while the process lives, and a new stack
-	 * is rare */
-	if (bpf_ringbuf_output(&events, &ts->py, size, BPF_RB_FORCE_WAKEUP)) {
+	out = bpf_ringbuf_reserve(&events, sizeof(*out), 0);
+	if (!out) {
 		/* not sent: the call event keeps its native stack (the recorder knows no id) */
 		count(C_RINGBUF_LOST);
 		return hash;
 	}
+	/*
+	 * The process is held until the recorder has resolved the frames: their code objects
+	 * are alive now, and may not be once the process runs on (a last call before it exits
+	 * and finalises its modules). A new stack is rare: a loop repeats its stacks.
+	 */
+	if (!bpf_send_signal(SIGSTOP)) {
+		ts->py.flags |= GR_PYS_STOPPED;
+		count(C_STOP_SENT);
+	}
+	if (bpf_probe_read_kernel(out, size, &ts->py))
+		__builtin_memset(out, 0, sizeof(out->h));
+	bpf_ringbuf_submit(out, BPF_RB_FORCE_WAKEUP);
 	/* only a stack the recorder will see counts as sent */
 	bpf_map_update_elem(&py_sent, &key, &one, BPF_ANY);
 	ts->py_last_sent = hash;

@@ -293,9 +293,11 @@ struct gr_ev_pystack {
 	__u32 flags; /* GR_PYS_* */
 	struct gr_py_frame frames[GR_PY_MAX_FRAMES];
 };
-#define GR_PYS_TRUNCATED                                                                           \
-	1 /* more frames than GR_PY_MAX_FRAMES, or the walk stopped at one                         \
-	      it could not read: the outermost are missing */
+/* more frames than GR_PY_MAX_FRAMES, or the walk stopped at one it could not read: the
+ * outermost are missing */
+#define GR_PYS_TRUNCATED 1
+/* the process was sent SIGSTOP with it: the recorder resolves the frames, then resumes it */
+#define GR_PYS_STOPPED 2
 
 /*
  * The py_procs map's value for one process (key: its tgid), written by record/python.c: where

@@ -226,6 +226,28 @@ static int on_pystack(struct gr_translate *t, const struct gr_ev_pystack *e, siz
 	return 0;
 }
 
+static uint64_t pyframe_key(struct gr_translate *t, struct gr_py_pid *p, uint32_t pid, uint64_t ts,
+			    const struct gr_python_proc *pp, const struct gr_py_frame *f);
+
+/*
+ * An EV_PYSTACK's frames resolved now, while their code objects live: the BPF side held the
+ * process (GR_PYS_STOPPED) until this is done, so a stack first seen just before the process
+ * exits is resolved before it finalises its modules. Resumes it.
+ */
+static int on_pystack_held(struct gr_translate *t, const struct gr_ev_pystack *e, size_t size)
+{
+	const struct gr_python_proc *pp = t->py ? gr_python_proc(t->py, e->h.pid) : NULL;
+	struct gr_py_pid *p;
+	int err = on_pystack(t, e, size);
+
+	p = err ? NULL : py_pid(t, e->h.pid, 0);
+	for (uint32_t i = 0; pp && p && i < e->nframes && i < GR_PY_MAX_FRAMES; i++)
+		pyframe_key(t, p, e->h.pid, e->h.ts, pp, &e->frames[i]);
+	if (size >= offsetof(struct gr_ev_pystack, frames) && (e->flags & GR_PYS_STOPPED))
+		gr_resume(e->h.pid);
+	return err;
+}
+
 /*
  * The PYFRAME key of frame @f of @pid, the record written (resolved now, while the process
  * lives) when the frame is new: 0 when it cannot be written.
@@ -1087,7 +1109,7 @@ static int translate_one(void *ctx, void *data, size_t size)
 			return 0;
 		break;
 	case EV_PYSTACK:
-		err = on_pystack(t, data, size);
+		err = on_pystack_held(t, data, size);
 		if (err && !t->err)
 			t->err = err;
 		return 0;

@@ -84,7 +84,8 @@ static int print_stacks(const char *path)
 
 			gr_frame_describe(m, st[i].pid, st[i].frames[f], &fr);
 			if (fr.kind == GR_FRAME_KIND_PYTHON)
-				printf("%s%s", f ? ";" : " ", gr_frame_format(&fr, text, sizeof(text)));
+				printf("%s%s", f ? ";" : " ",
+				       gr_frame_format(&fr, text, sizeof(text)));
 			else if (sym)
 				printf("%s%s", f ? ";" : " ", sym->name);
 			else

@@ -37,8 +37,8 @@ def register():
 
 
 def launch(stub):
-    cudart.cudaLaunchKernel(ctypes.c_void_p(stub), Dim3(70000, 3, 2), Dim3(128, 1, 1), None,
-                            ctypes.c_size_t(0), None)  # site: launch
+    grid, block = Dim3(70000, 3, 2), Dim3(128, 1, 1)
+    cudart.cudaLaunchKernel(ctypes.c_void_p(stub), grid, block, None, ctypes.c_size_t(0), None)  # site: launch
 
 
 def scale_step(n):
@@ -109,7 +109,7 @@ def main():
         b.join()
     elif mode in ("fork", "spawn"):
         p = multiprocessing.get_context(mode).Process(target=child_main, args=(n,))
-        p.start()
+        p.start()  # site: start
         p.join()
         scale_step(n)  # site: parent
     elif mode == "callback":
