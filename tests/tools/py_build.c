@@ -30,15 +30,18 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	is = gr_py_build_examine(e, argv[1], &b);
-	if (is <= 0) {
-		printf(is ? "error %d\n" : "not cpython\n", is);
-		return is ? 1 : 0;
+	if (is <= 0 || b.unreadable) {
+		if (is < 0)
+			printf("error %d\n", is);
+		else if (!is)
+			printf("not cpython\n");
+		else
+			printf("version %s\nunreadable %s\n", b.version, b.unreadable);
+		gr_elf_free(e);
+		close(fd);
+		return is < 0;
 	}
 	printf("version %s\n", b.version);
-	if (b.unreadable) {
-		printf("unreadable %s\n", b.unreadable);
-		return 0;
-	}
 	printf("hexversion %u\nchain %u\n", b.layout.hexversion, b.layout.chain);
 	P(interp_head);
 	P(threads_head);
