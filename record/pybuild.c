@@ -253,18 +253,19 @@ int gr_py_build_examine(const struct gr_elf *e, const char *name, struct gr_py_b
 {
 	uint64_t runtime_size, addr, size, version = 0;
 	const char *sym;
-	unsigned minor;
-	int free_threaded = 0;
+	unsigned minor = 0;
+	int free_threaded = 0, named;
 
 	memset(b, 0, sizeof(*b));
 	if (gr_elf_object(e, "_PyRuntime", &b->runtime, &runtime_size))
 		return 0;
+	named = !version_from_name(name, &minor, &free_threaded);
 	/* 3.11+ export their PY_VERSION_HEX; 3.10 says it only in its file name */
 	if (!gr_elf_object(e, "Py_Version", &addr, &size) && size >= 4 &&
 	    !gr_elf_read(e, addr, &version, size < 8 ? size : 8)) {
 		version &= 0xffffffffu;
 		set_version_text(b, (uint32_t)version, 1);
-	} else if (!version_from_name(name, &minor, &free_threaded)) {
+	} else if (named) {
 		version = PY_3(minor);
 		set_version_text(b, (uint32_t)version, 0);
 	} else {
@@ -272,7 +273,7 @@ int gr_py_build_examine(const struct gr_elf *e, const char *name, struct gr_py_b
 		b->unreadable = "its version is not known (no Py_Version, a file name without it)";
 		return 1;
 	}
-	if (!version_from_name(name, &minor, &free_threaded) && free_threaded) {
+	if (free_threaded) {
 		b->unreadable = "a free-threaded build (its frames are not read)";
 		return 1;
 	}

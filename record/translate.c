@@ -226,28 +226,6 @@ static int on_pystack(struct gr_translate *t, const struct gr_ev_pystack *e, siz
 	return 0;
 }
 
-static uint64_t pyframe_key(struct gr_translate *t, struct gr_py_pid *p, uint32_t pid, uint64_t ts,
-			    const struct gr_python_proc *pp, const struct gr_py_frame *f);
-
-/*
- * An EV_PYSTACK's frames resolved now, while their code objects live: the BPF side held the
- * process (GR_PYS_STOPPED) until this is done, so a stack first seen just before the process
- * exits is resolved before it finalises its modules. Resumes it.
- */
-static int on_pystack_held(struct gr_translate *t, const struct gr_ev_pystack *e, size_t size)
-{
-	const struct gr_python_proc *pp = t->py ? gr_python_proc(t->py, e->h.pid) : NULL;
-	struct gr_py_pid *p;
-	int err = on_pystack(t, e, size);
-
-	p = err ? NULL : py_pid(t, e->h.pid, 0);
-	for (uint32_t i = 0; pp && p && i < e->nframes && i < GR_PY_MAX_FRAMES; i++)
-		pyframe_key(t, p, e->h.pid, e->h.ts, pp, &e->frames[i]);
-	if (size >= offsetof(struct gr_ev_pystack, frames) && (e->flags & GR_PYS_STOPPED))
-		gr_resume(e->h.pid);
-	return err;
-}
-
 /*
  * The PYFRAME key of frame @f of @pid, the record written (resolved now, while the process
  * lives) when the frame is new: 0 when it cannot be written.
@@ -281,6 +259,25 @@ static uint64_t pyframe_key(struct gr_translate *t, struct gr_py_pid *p, uint32_
 }
 
 /*
+ * An EV_PYSTACK's frames resolved now, while their code objects live: the BPF side held the
+ * process (GR_PYS_STOPPED) until this is done, so a stack first seen just before the process
+ * exits is resolved before it finalises its modules. Resumes it.
+ */
+static int on_pystack_held(struct gr_translate *t, const struct gr_ev_pystack *e, size_t size)
+{
+	const struct gr_python_proc *pp = t->py ? gr_python_proc(t->py, e->h.pid) : NULL;
+	struct gr_py_pid *p;
+	int err = on_pystack(t, e, size);
+
+	p = err ? NULL : py_pid(t, e->h.pid, 0);
+	for (uint32_t i = 0; pp && p && i < e->nframes && i < GR_PY_MAX_FRAMES; i++)
+		pyframe_key(t, p, e->h.pid, e->h.ts, pp, &e->frames[i]);
+	if (size >= offsetof(struct gr_ev_pystack, frames) && (e->flags & GR_PYS_STOPPED))
+		gr_resume(e->h.pid);
+	return err;
+}
+
+/*
  * The stack id of an event's @n native frames and its Python stack @pystack: merged
  * (pymerge.h) when the process sent that stack, the native frames alone when not (not a
  * Python event, or its EV_PYSTACK was lost). The native frames are cut first where they leave
@@ -294,10 +291,11 @@ static uint64_t event_stack_id(struct gr_translate *t, const struct gr_ev_hdr *h
 	const struct gr_python_proc *pp;
 	const struct py_stack *s;
 	struct gr_py_pid *p;
+	uint64_t *sv;
 	unsigned m;
 
 	if (!pystack || !t->py || !(pp = gr_python_proc(t->py, h->pid)) ||
-	    !(p = py_pid(t, h->pid, 0)) || !(v = gr_u64map_get(&p->stacks, pystack)))
+	    !(p = py_pid(t, h->pid, 0)) || !(sv = gr_u64map_get(&p->stacks, pystack)))
 		return stack_id(t, h->pid, h->ts, frames, n);
 	if (n > GR_MAX_FRAMES)
 		n = GR_MAX_FRAMES;
@@ -306,7 +304,7 @@ static uint64_t event_stack_id(struct gr_translate *t, const struct gr_ev_hdr *h
 	v = gr_u64map_get(&t->stacks, key);
 	if (v)
 		return *v;
-	s = (const struct py_stack *)(uintptr_t)*gr_u64map_get(&p->stacks, pystack);
+	s = (const struct py_stack *)(uintptr_t)*sv;
 	n = gr_stack_cut(&t->cuts, t->procs, h->pid, frames, n);
 	lo = pp->build->eval_start + pp->bias;
 	m = gr_pymerge(frames, n, s->frames, s->nframes, lo, lo + pp->build->eval_size, merged);
