@@ -679,19 +679,41 @@ static __always_inline __u64 read_u64(__u64 addr)
 struct py_search {
 	const struct gr_py_proc *p;
 	__u64 tstate, found;
-	__u32 tid;
+	__u64 id; /* py_thread_id() */
 };
+
+/*
+ * What names the calling thread in its PyThreadState: its kernel tid (native_thread_id, 3.11+),
+ * or on 3.10, which has none, its pthread_self() (thread_id): the thread pointer, which on
+ * x86-64 is the fs base the kernel keeps for the task.
+ */
+static __always_inline __u64 py_thread_id(const struct gr_py_proc *p, __u32 tid)
+{
+	if (p->tstate_pthread_id)
+		return BPF_CORE_READ(bpf_get_current_task_btf(), thread.fsbase);
+	return tid;
+}
+
+/* Whether @tstate is the thread named @id (py_thread_id()). */
+static __always_inline bool py_is_thread(const struct gr_py_proc *p, __u64 tstate, __u64 id)
+{
+	__u64 v = 0;
+
+	if (p->tstate_pthread_id)
+		return !bpf_probe_read_user(&v, sizeof(v),
+					    (void *)(tstate + p->tstate_pthread_id)) &&
+		       v == id;
+	return !bpf_probe_read_user(&v, sizeof(__u32), (void *)(tstate + p->tstate_native_tid)) &&
+	       v == id;
+}
 
 static long py_search_step(__u64 i, void *ctx)
 {
 	struct py_search *s = ctx;
-	__u32 ntid = 0;
 
 	if (!s->tstate)
 		return 1;
-	if (!bpf_probe_read_user(&ntid, sizeof(ntid),
-				 (void *)(s->tstate + s->p->tstate_native_tid)) &&
-	    ntid == s->tid) {
+	if (py_is_thread(s->p, s->tstate, s->id)) {
 		s->found = s->tstate;
 		return 1;
 	}
@@ -700,19 +722,17 @@ static long py_search_step(__u64 i, void *ctx)
 }
 
 /*
- * The calling thread's PyThreadState: the one cached in @ts while its native_thread_id is still
- * @tid (a thread state is freed and its memory reused when its thread ends), else found in the
+ * The calling thread's PyThreadState: the one cached in @ts while it still names the thread (a
+ * thread state is freed and its memory reused when its thread ends), else found in the
  * main interpreter's list of them. 0 when the thread has none (a thread of C code).
  */
 static __always_inline __u64 py_find_thread(struct thread_state *ts, const struct gr_py_proc *p,
 					    __u32 tid)
 {
-	struct py_search s = {.p = p, .tid = tid};
+	struct py_search s = {.p = p, .id = py_thread_id(p, tid)};
 	__u64 t = ts->py_tstate, now;
-	__u32 ntid = 0;
 
-	if (t && !bpf_probe_read_user(&ntid, sizeof(ntid), (void *)(t + p->tstate_native_tid)) &&
-	    ntid == tid)
+	if (t && py_is_thread(p, t, s.id))
 		return t;
 	ts->py_tstate = 0;
 	now = bpf_ktime_get_ns();
@@ -747,8 +767,9 @@ static __always_inline __u64 win_u64(const __u8 *win, __u64 off)
 /*
  * Make @ts's Python window hold @frame's bytes. Older frames lie below a frame in the data stack
  * (it grows up), so the window ends with this frame; when that read crosses into memory not
- * mapped, the window starts at it instead, up to the end of its page. Returns 0, or -1 when
- * unreadable.
+ * mapped (the first frames of a thread's data stack, at the start of its own mapping), the
+ * window starts at it instead, up to the end of its page or the window's size. Returns 0, or -1
+ * when unreadable.
  */
 static __always_inline int py_load(struct thread_state *ts, __u64 frame)
 {
@@ -760,6 +781,8 @@ static __always_inline int py_load(struct thread_state *ts, __u64 frame)
 		return 0;
 	}
 	n = 4096 - (frame & 4095);
+	if (n > GR_PY_WINDOW)
+		n = GR_PY_WINDOW;
 	if (n < extent)
 		n = extent;
 	/* the barrier keeps the bound check on the register the helper gets */

@@ -313,6 +313,8 @@ struct gr_py_proc {
 	__u16 interp_head, threads_head, tstate_next, tstate_native_tid, tstate_frame;
 	__u16 cframe_current, frame_previous, frame_code, frame_instr, frame_owner;
 	__u16 code_adaptive;
+	__u16 tstate_pthread_id; /* 3.10: thread_id, matched against the thread pointer; 0 on
+				    3.11+, which match native_thread_id */
 };
 
 /* EV_NAME: key is the host stub / CUfunction / CUkernel; name is NUL-terminated. */

@@ -41,10 +41,10 @@ static int mapping_bias(const struct gr_mapping *m, uint64_t *bias)
 /* Offsets the BPF walk reads must fit its u16 fields. */
 static int fits_u16(const struct gr_py_layout *l)
 {
-	const uint32_t o[] = {l->interp_head,	    l->threads_head, l->tstate_next,
-			      l->tstate_native_tid, l->tstate_frame, l->cframe_current,
-			      l->frame_previous,    l->frame_code,   l->frame_instr,
-			      l->frame_owner,	    l->code_adaptive};
+	const uint32_t o[] = {l->interp_head,	    l->threads_head,  l->tstate_next,
+			      l->tstate_native_tid, l->tstate_frame,  l->cframe_current,
+			      l->frame_previous,    l->frame_code,    l->frame_instr,
+			      l->frame_owner,	    l->code_adaptive, l->tstate_pthread_id};
 
 	for (size_t i = 0; i < sizeof(o) / sizeof(o[0]); i++)
 		if (o[i] > UINT16_MAX)
@@ -71,6 +71,7 @@ static int write_bpf_entry(struct gr_python *py, uint32_t pid, const struct gr_p
 	    .frame_instr = l->frame_instr,
 	    .frame_owner = l->frame_owner,
 	    .code_adaptive = l->code_adaptive,
+	    .tstate_pthread_id = l->tstate_pthread_id,
 	};
 
 	if (!fits_u16(l))
