@@ -103,7 +103,11 @@ struct call_batch {
  * What one read of a thread's Python frames takes (py_walk()): 3.11+ frames lie back to back in
  * the thread's data stack, a few hundred bytes each, so a window holds several.
  */
-#define GR_PY_WINDOW 2048
+#define GR_PY_WINDOW 8192
+/* What py_thread_frame() reads of a PyThreadState at most: its thread id and current frame */
+#define PY_TSTATE_SPAN 256
+/* What a window holds beyond the span of the thread's last walk: its stack may grow a frame */
+#define PY_WINDOW_SLACK 512
 /* A thread with no PyThreadState (a C thread) is searched for again after this long. */
 #define GR_PY_MISS_NS 10000000ULL
 
@@ -123,8 +127,11 @@ struct thread_state {
 	__u32 py_wlen;
 	__u32 py_extent;	 /* bytes of a frame the walk reads */
 	__u64 py_hash;		 /* of py.frames[] before the last */
+	__u64 py_low;		 /* the walk's lowest frame address */
+	__u32 py_want;		 /* bytes a window read takes (py_load()); 0: all */
 	struct gr_ev_pystack py; /* the walk (nframes, flags so far), sent from here when new */
 	__u8 py_window[GR_PY_WINDOW];
+	__u8 py_tbuf[PY_TSTATE_SPAN]; /* py_thread_frame()'s read */
 };
 
 struct {
@@ -722,20 +729,16 @@ static long py_search_step(__u64 i, void *ctx)
 }
 
 /*
- * The calling thread's PyThreadState: the one cached in @ts while it still names the thread (a
- * thread state is freed and its memory reused when its thread ends), else found in the
- * main interpreter's list of them. 0 when the thread has none (a thread of C code).
+ * The calling thread's PyThreadState, named by @id, searched for in the main interpreter's list
+ * of them, and cached in @ts. 0 when the thread has none (a thread of C code): not searched for
+ * again for GR_PY_MISS_NS.
  */
 static __always_inline __u64 py_find_thread(struct thread_state *ts, const struct gr_py_proc *p,
-					    __u32 tid)
+					    __u64 id)
 {
-	struct py_search s = {.p = p, .id = py_thread_id(p, tid)};
-	__u64 t = ts->py_tstate, now;
+	struct py_search s = {.p = p, .id = id};
+	__u64 now = bpf_ktime_get_ns();
 
-	if (t && py_is_thread(p, t, s.id))
-		return t;
-	ts->py_tstate = 0;
-	now = bpf_ktime_get_ns();
 	if (ts->py_miss && now - ts->py_miss < GR_PY_MISS_NS)
 		return 0;
 	s.tstate = read_u64(read_u64(p->runtime + p->interp_head) + p->threads_head);
@@ -743,6 +746,44 @@ static __always_inline __u64 py_find_thread(struct thread_state *ts, const struc
 	ts->py_tstate = s.found;
 	ts->py_miss = s.found ? 0 : now;
 	return s.found;
+}
+
+static __always_inline __u64 tbuf_u64(const __u8 *buf, __u64 off)
+{
+	/* the barrier keeps the bound check on the register that is used */
+	asm volatile("" : "+r"(off));
+	if (off > PY_TSTATE_SPAN - 8)
+		return 0;
+	return *(const __u64 *)(buf + off);
+}
+
+/*
+ * The frame @tstate runs, when it is the thread named @id: its thread id and its current frame
+ * in one read (a read of user memory costs more than the bytes it copies). 0 with *@frame left
+ * 0 when it is the thread but runs no Python; -1 when it is not the thread, or unreadable.
+ */
+static __always_inline int py_thread_frame(struct thread_state *ts, const struct gr_py_proc *p,
+					   __u64 tstate, __u64 id, __u64 *frame)
+{
+	__u32 id_off = p->tstate_pthread_id ?: p->tstate_native_tid, lo = id_off, hi = id_off;
+	__u64 len, v;
+
+	if (p->tstate_frame < lo)
+		lo = p->tstate_frame;
+	if (p->tstate_frame > hi)
+		hi = p->tstate_frame;
+	len = hi + 8 - lo;
+	/* the barrier keeps the bound check on the register the helper gets */
+	asm volatile("" : "+r"(len));
+	if (len > PY_TSTATE_SPAN || bpf_probe_read_user(ts->py_tbuf, len, (void *)(tstate + lo)))
+		return -1;
+	v = tbuf_u64(ts->py_tbuf, id_off - lo);
+	if (!p->tstate_pthread_id)
+		v = (__u32)v;
+	if (v != id)
+		return -1;
+	*frame = tbuf_u64(ts->py_tbuf, p->tstate_frame - lo);
+	return 0;
 }
 
 /*
@@ -766,30 +807,33 @@ static __always_inline __u64 win_u64(const __u8 *win, __u64 off)
 
 /*
  * Make @ts's Python window hold @frame's bytes. Older frames lie below a frame in the data stack
- * (it grows up), so the window ends with this frame; when that read crosses into memory not
- * mapped (the first frames of a thread's data stack, at the start of its own mapping), the
- * window starts at it instead, up to the end of its page or the window's size. Returns 0, or -1
- * when unreadable.
+ * (it grows up), so the window ends with this frame. When that read crosses into memory not
+ * mapped or not yet touched (below the first frames of a thread: its data stack is a mapping
+ * of its own), the window starts at the frame's page instead, which the frame's bytes show
+ * mapped. A read copies what the thread's last walk spanned (py_want), plus some: copying
+ * costs by the byte. Returns 0, or -1 when unreadable.
  */
 static __always_inline int py_load(struct thread_state *ts, __u64 frame)
 {
-	__u64 extent = ts->py_extent, end = frame + extent, base = end - GR_PY_WINDOW, n;
+	__u64 end = frame + ts->py_extent, n = ts->py_want, base;
 
-	if (end > GR_PY_WINDOW && !bpf_probe_read_user(ts->py_window, GR_PY_WINDOW, (void *)base)) {
-		ts->py_wbase = base;
-		ts->py_wlen = GR_PY_WINDOW;
-		return 0;
-	}
-	n = 4096 - (frame & 4095);
-	if (n > GR_PY_WINDOW)
-		n = GR_PY_WINDOW;
-	if (n < extent)
-		n = extent;
 	/* the barrier keeps the bound check on the register the helper gets */
 	asm volatile("" : "+r"(n));
-	if (n > GR_PY_WINDOW || bpf_probe_read_user(ts->py_window, n, (void *)frame))
+	if (n < PY_WINDOW_SLACK || n > GR_PY_WINDOW)
+		n = GR_PY_WINDOW;
+	base = end - n;
+	if (end > n && !bpf_probe_read_user(ts->py_window, n, (void *)base)) {
+		ts->py_wbase = base;
+		ts->py_wlen = n;
+		return 0;
+	}
+	base = frame & ~4095ULL;
+	n = end - base;
+	/* the barrier keeps the bound check on the register the helper gets */
+	asm volatile("" : "+r"(n));
+	if (n > GR_PY_WINDOW || bpf_probe_read_user(ts->py_window, n, (void *)base))
 		return -1;
-	ts->py_wbase = frame;
+	ts->py_wbase = base;
 	ts->py_wlen = n;
 	return 0;
 }
@@ -830,6 +874,8 @@ static long py_step(__u64 i, void *ctx)
 		}
 		off = f - ts->py_wbase;
 	}
+	if (f < ts->py_low)
+		ts->py_low = f;
 	prev = win_u64(ts->py_window, off + p->frame_previous);
 	code = win_u64(ts->py_window, off + p->frame_code);
 	instr = win_u64(ts->py_window, off + p->frame_instr);
@@ -876,7 +922,7 @@ static __always_inline __u64 py_capture(struct thread_state *ts, __u64 pid_tgid)
 	const struct gr_py_proc *p;
 	struct gr_ev_pystack *out;
 	struct py_walk w;
-	__u64 tstate, frame, size, hash;
+	__u64 tstate, frame = 0, size, hash, id;
 	__u8 one = 1;
 
 	if (!targ_python)
@@ -884,10 +930,15 @@ static __always_inline __u64 py_capture(struct thread_state *ts, __u64 pid_tgid)
 	p = bpf_map_lookup_elem(&py_procs, &tgid);
 	if (!p)
 		return 0;
-	tstate = py_find_thread(ts, p, tid);
-	if (!tstate)
-		return 0;
-	frame = read_u64(tstate + p->tstate_frame);
+	id = py_thread_id(p, tid);
+	/* the cached thread state, unless its thread ended and its memory is another's now */
+	tstate = ts->py_tstate;
+	if (!tstate || py_thread_frame(ts, p, tstate, id, &frame)) {
+		ts->py_tstate = 0;
+		tstate = py_find_thread(ts, p, id);
+		if (!tstate || py_thread_frame(ts, p, tstate, id, &frame))
+			return 0;
+	}
 	if (p->chain == GR_PY_CHAIN_311 || p->chain == GR_PY_CHAIN_312)
 		frame = frame ? read_u64(frame + p->cframe_current) : 0;
 	if (!frame)
@@ -906,10 +957,14 @@ static __always_inline __u64 py_capture(struct thread_state *ts, __u64 pid_tgid)
 	ts->py_hash = 0xcbf29ce484222325ULL ^ p->seed;
 	ts->py.nframes = 0;
 	ts->py.flags = 0;
+	ts->py_low = frame;
 	w.p = p;
 	w.ts = ts;
 	/* 3.12+ shims take a step each, at most one per frame */
 	bpf_loop(2 * GR_PY_MAX_FRAMES + 1, py_step, &w, 0);
+	/* the next walk's first read: this one's frames, if the stack stays as deep */
+	size = frame + ts->py_extent - ts->py_low + PY_WINDOW_SLACK;
+	ts->py_want = size < GR_PY_WINDOW ? size : GR_PY_WINDOW;
 	n = ts->py.nframes;
 	if (!n || n > GR_PY_MAX_FRAMES)
 		return 0;
