@@ -97,7 +97,7 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 	/* the launch report and the iteration feed every other section; the tokens, the largest
 	 * array left, go as soon as the iteration has them */
 	if (!err)
-		err = rp_calls_tokens(&x);
+		err = rp_calls_tokens(&x, x.main_thread);
 	if (!err)
 		err = rp_iteration(&x);
 	rp_calls_free_tokens(&x);
@@ -109,6 +109,8 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 		err = rp_transfer(&x);
 	if (!err && cpu)
 		err = rp_cpu(&x, cpu);
+	if (!err && (r->sections & GR_REPORT_LAUNCHES))
+		err = rp_ranks(&x, rp_cpu_waits(cpu));
 	if (!err)
 		err = rp_outcome_judge(&x);
 	rp_cpu_free(cpu);

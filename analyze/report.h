@@ -326,6 +326,63 @@ struct gr_report_cpu {
 	struct gr_verdict verdict;
 };
 
+/* ---- per process: the ranks of a job and its straggler ---- */
+
+/* Below this ratio of the slowest process's iteration time to the others' median, no process is
+ * a straggler (docs/REPORTS.md). */
+#define GR_REPORT_STRAGGLER_RATIO 1.10
+
+/* Where an iteration's time goes, on the thread the iteration was found on. */
+enum gr_rank_part {
+	GR_RANK_HOST = 0, /* outside any API call of the thread: host work between calls */
+	GR_RANK_LAUNCH,	  /* launch and graph launch calls (0 unless measured: --launch-time) */
+	GR_RANK_COPY,	  /* copy and memset calls */
+	GR_RANK_SYNC,	  /* host-blocking syncs (not event records, not stream waits) */
+	GR_RANK_RUNNABLE, /* runnable, not running: overlaps the four above */
+	GR_RANK_NPARTS,
+};
+
+/* "host", "launch", "copy", "sync", "runnable"; index GR_RANK_NPARTS: "unexplained". */
+const char *gr_rank_part_name(unsigned part);
+
+/* One process that launches: its own iteration, found on its busiest launching thread. */
+struct gr_report_rank {
+	uint32_t process; /* gr_model_processes() index */
+	uint32_t pid;
+	int32_t rank;	  /* from the launcher's environment; -1 when none */
+	const char *comm; /* model */
+	struct gr_report_iteration iter;
+	uint64_t part_ns[GR_RANK_NPARTS]; /* per iteration (loop total / iterations); 0 without
+					   * an iteration */
+	uint64_t other_ns;		  /* per iteration: the thread's other calls (allocations,
+					   * frees, event records, stream waits) */
+	double blocked_share;		  /* (copy + sync) / iteration time */
+};
+
+/* The straggler: the slowest process by median iteration time, when its ratio to the others'
+ * median reaches GR_REPORT_STRAGGLER_RATIO. */
+struct gr_report_straggler {
+	int found;
+	size_t index;	    /* into gr_report_ranks.v */
+	double ratio;	    /* its iteration time over the median of the others' */
+	uint64_t others_ns; /* that median */
+	unsigned cause;	    /* enum gr_rank_part; GR_RANK_NPARTS when no part exceeds the others' */
+	uint64_t excess_ns; /* the cause's per-iteration time over the others' median of it */
+};
+
+struct gr_report_ranks {
+	struct gr_report_rank *v; /* by rank (ranked first), then pid; n 0 when fewer than two
+				   * processes launch */
+	size_t n;
+	struct gr_report_straggler straggler;
+	struct gr_verdict verdict; /* text NULL when n is 0 */
+};
+
+/* The straggler decision over @n ranks (those without an iteration take no part): fills *@out
+ * (found 0 when fewer than two have one, or the ratio is under the threshold). */
+void gr_report_straggler_find(const struct gr_report_rank *v, size_t n,
+			      struct gr_report_straggler *out);
+
 /* ---- the whole report ---- */
 
 /*
@@ -362,6 +419,7 @@ struct gr_report {
 	struct gr_report_transfer transfer;
 	struct gr_report_cpu cpu;
 	struct gr_report_outcome outcome; /* o.most_failed: no section's verdict is judged */
+	struct gr_report_ranks ranks;	  /* with the launches section */
 	/* what our probes cost per call and whether it was subtracted (probe_cost.h): from launch
 	 * costs, call durations, inter-launch gaps and the iteration period; probe.clamped counts
 	 * the subtractions that stopped at 0 */

@@ -7,7 +7,7 @@
  * (and, given the threads' runnable waits, the waiting inside them), launch entry to the thread's
  * next call (the launch cost estimate), what followed each copy, and whether anything but a launch
  * came between two launches (fusion runs). The gaps and costs it stores are reduced to their
- * distributions before it returns, so that the token pass, which turns the main thread's calls
+ * distributions before it returns, so that the token pass, which turns one thread's calls
  * into tokens (iteration detection), never has them alive beside its own array.
  */
 #include <errno.h>
@@ -19,26 +19,6 @@
 const uint64_t gr_report_gap_edges[GR_REPORT_GAP_BUCKETS - 1] = {
     1000, 2000, 5000, 10000, 20000, 50000, 100000, 500000, 1000000, 10000000,
 };
-
-static uint32_t thread_of(const struct rp_ctx *x, unsigned kind, size_t i)
-{
-	switch (kind) {
-	case RP_LAUNCH:
-		return rp_lkey(x, i)->thread;
-	case RP_COPY:
-		return x->c[i].thread;
-	case RP_MEMSET:
-		return x->ms[i].thread;
-	case RP_SYNC:
-		return x->sy[i].thread;
-	case RP_GRAPH:
-		return x->g[i].thread;
-	case RP_ALLOC:
-		return x->al[i].thread;
-	default:
-		return x->fr[i].thread;
-	}
-}
 
 /* ---- per-thread pass ---- */
 
@@ -90,7 +70,7 @@ int rp_calls_per_thread(struct rp_ctx *x)
 		}
 	for (unsigned k = RP_COPY; k < RP_NCALLS; k++)
 		for (size_t i = 0; i < n[k]; i++) {
-			struct rp_thread *t = &x->thr[thread_of(x, k, i)];
+			struct rp_thread *t = &x->thr[rp_call_thread(x, k, i)];
 			uint64_t ts = rp_call_ts(x, k, (uint32_t)i),
 				 end = rp_call_end(x, k, (uint32_t)i);
 
@@ -296,7 +276,7 @@ int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 			break;
 		{
 			uint32_t i = (uint32_t)pos[okind]++;
-			uint32_t t = thread_of(x, okind, i);
+			uint32_t t = rp_call_thread(x, okind, i);
 			uint64_t dur;
 
 			if (t >= x->nth)
@@ -343,8 +323,8 @@ out:
 /* ---- token pass ---- */
 
 /*
- * A walk over the main thread's launches, copies, memsets, syncs and graph launches in call
- * order. Launches that were graph nodes (captured) executed nothing and are left out; a graph
+ * A walk over one thread's (tok_thread's) launches, copies, memsets, syncs and graph launches in
+ * call order. Launches that were graph nodes (captured) executed nothing and are left out; a graph
  * launch is one call (graphs.h).
  */
 struct walk {
@@ -356,13 +336,13 @@ struct walk {
 /*
  * The call-sequence pass sees calls in the order of the model's ts-sorted arrays merged so that a
  * launch goes before any other call with the same or a later ts, and the other kinds go by ts,
- * then by kind. That order of any two calls depends on those two alone, so the main thread's
+ * then by kind. That order of any two calls depends on those two alone, so the thread's
  * calls, taken by themselves, come in it here too: the tokens are in the order the sequence pass
  * made them in when it made them too.
  */
 static int walk_skips(const struct rp_ctx *x, unsigned k, size_t i)
 {
-	if (thread_of(x, k, i) != x->main_thread)
+	if (rp_call_thread(x, k, i) != x->tok_thread)
 		return 1;
 	if (k == RP_COPY)
 		return gr_graphs_copy_is_node(x->ls.graphs, i);
@@ -392,13 +372,13 @@ static void walk_other(const struct rp_ctx *x, struct walk *w)
 	}
 }
 
-/* The main thread's next call as a reference (kind and index); returns 1, or 0 after the last. */
+/* The thread's next call as a reference (kind and index); returns 1, or 0 after the last. */
 static inline int walk_next(const struct rp_ctx *x, struct walk *w, uint32_t *ref)
 {
 	const uint64_t *nodes = gr_graphs_launch_bits(x->ls.graphs);
 	size_t i = w->pos[RP_LAUNCH];
 
-	while (i < x->nl && (rp_lkey(x, i)->thread != x->main_thread || gr_graphs_bit(nodes, i)))
+	while (i < x->nl && (rp_lkey(x, i)->thread != x->tok_thread || gr_graphs_bit(nodes, i)))
 		i++;
 	w->pos[RP_LAUNCH] = i;
 	if (i < x->nl && x->l[i].ts <= w->other) {
@@ -413,7 +393,7 @@ static inline int walk_next(const struct rp_ctx *x, struct walk *w, uint32_t *re
 	return 1;
 }
 
-int rp_calls_tokens(struct rp_ctx *x)
+int rp_calls_tokens(struct rp_ctx *x, uint32_t thread)
 {
 	struct walk w = {0};
 	struct gr_keymap ids;
@@ -422,9 +402,10 @@ int rp_calls_tokens(struct rp_ctx *x)
 	int err = 0;
 
 	x->ntokids = 0;
-	if (x->main_thread >= x->nth)
+	x->tok_thread = thread;
+	if (thread >= x->nth)
 		return 0;
-	cap = x->thr[x->main_thread].launches + x->nc + x->nms + x->nsy + x->ng + 1;
+	cap = x->thr[thread].launches + x->nc + x->nms + x->nsy + x->ng + 1;
 	x->tok = malloc(cap * sizeof(*x->tok));
 	x->tok_ref = malloc(cap * sizeof(*x->tok_ref));
 	if (!x->tok || !x->tok_ref)

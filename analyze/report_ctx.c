@@ -107,6 +107,26 @@ uint64_t rp_call_ts(const struct rp_ctx *x, unsigned kind, uint32_t idx)
 	return 0;
 }
 
+uint32_t rp_call_thread(const struct rp_ctx *x, unsigned kind, size_t i)
+{
+	switch (kind) {
+	case RP_LAUNCH:
+		return rp_lkey(x, i)->thread;
+	case RP_COPY:
+		return x->c[i].thread;
+	case RP_MEMSET:
+		return x->ms[i].thread;
+	case RP_SYNC:
+		return x->sy[i].thread;
+	case RP_GRAPH:
+		return x->g[i].thread;
+	case RP_ALLOC:
+		return x->al[i].thread;
+	default:
+		return x->fr[i].thread;
+	}
+}
+
 uint64_t rp_call_raw(const struct rp_ctx *x, unsigned kind, uint32_t idx)
 {
 	switch (kind) {

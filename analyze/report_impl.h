@@ -141,8 +141,10 @@ struct rp_ctx {
 			      * calls were measured (nmeasured), for then it is not needed */
 	struct rp_next *copy_next;    /* per copy */
 	struct rp_gap_wait *gap_wait; /* per model thread; NULL when given no waits */
-	/* from the token pass: the main thread's calls as tokens (dense id of what was called) and
-	 * references */
+	/* from the token pass: one thread's (tok_thread's: the main thread's for the report, each
+	 * launching process's busiest for the ranks) calls as tokens (dense id of what was called)
+	 * and references */
+	uint32_t tok_thread;
 	uint32_t *tok;
 	uint32_t *tok_ref;
 	size_t ntok;
@@ -155,12 +157,12 @@ struct rp_ctx {
  * waits to measure the launch gaps against, into x->gap_wait. The sequence pass keeps no
  * per-launch array but run_break: it reduces the gaps and costs to their distributions before it
  * returns. The token pass, run after it so that their arrays are never alive together, fills
- * x->tok and x->tok_ref in the same call order. Each returns 0 or -errno.
+ * x->tok and x->tok_ref in the same call order, for the calls of @thread. Each returns 0 or -errno.
  * rp_calls_free_tokens() releases the tokens (once the iteration has them), rp_calls_free()
  * everything the passes allocated. */
 int rp_calls_per_thread(struct rp_ctx *x);
 int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits);
-int rp_calls_tokens(struct rp_ctx *x);
+int rp_calls_tokens(struct rp_ctx *x, uint32_t thread);
 void rp_calls_free_tokens(struct rp_ctx *x);
 void rp_calls_free(struct rp_ctx *x);
 
@@ -176,7 +178,15 @@ static inline void rp_set_run_break(struct rp_ctx *x, size_t i)
 
 /* ---- the sections (each fills its part of ctx->r) ---- */
 int rp_launches(struct rp_ctx *x);
+/* The iteration of the thread the tokens are of (x->tok_thread) into @it. @main: the report's
+ * own (launches.iter), which breaks fusion runs at each iteration and sums the loop over every
+ * process; else the loop sums cover the thread's process only. rp_iteration() is the main one. */
+int rp_iteration_find(struct rp_ctx *x, struct gr_report_iteration *it, int main);
 int rp_iteration(struct rp_ctx *x);
+/* report_ranks.c: every launching process's iteration and where its time goes, and the
+ * straggler; only when two or more processes launch. @waits as for rp_calls_sequence(). Runs
+ * after the CPU section, with the per-thread pass's arrays still alive. */
+int rp_ranks(struct rp_ctx *x, const struct rp_waits *waits);
 int rp_fusion(struct rp_ctx *x);
 int rp_transfer(struct rp_ctx *x);
 /* The CPU section is two steps. rp_cpu_replay() replays the scheduler events of the threads the
@@ -234,6 +244,9 @@ static inline uint32_t rp_sat32(uint64_t v)
 {
 	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 }
+
+/* The model thread that made call @i of @kind. */
+uint32_t rp_call_thread(const struct rp_ctx *x, unsigned kind, size_t i);
 
 /* Entry and return time of a call of @kind, index @idx. */
 uint64_t rp_call_ts(const struct rp_ctx *x, unsigned kind, uint32_t idx);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The iteration (training step) of the loop: the period of the main thread's API calls. Each
+ * The iteration (training step) of the loop: the period of one thread's API calls (the main
+ * thread's for the report; each launching process's busiest thread's for the ranks). Each
  * call is a token (a launch: its kernel name, config and stream; a copy: direction, sync/async,
  * size class and stream; a memset: size class and stream; a sync: its kind and the stream it
  * names). A candidate period comes from an anchor token that occurs at least 3 times (the 8
@@ -76,8 +77,15 @@ static int exact_stretch(const uint32_t *tok, size_t from, size_t to, size_t p, 
 	return best >= 2 * p;
 }
 
-/* What the loop [start_ts, end_ts] held, over every thread's calls that start in it. */
-static void loop_sums(struct rp_ctx *x, struct gr_report_iteration *it)
+/* Whether model thread @t belongs to model process @process (UINT32_MAX: every process). */
+static int in_process(const struct rp_ctx *x, uint32_t t, uint32_t process)
+{
+	return process == UINT32_MAX || (t < x->nth && x->th[t].process == process);
+}
+
+/* What the loop [start_ts, end_ts] held, over the calls that start in it of every thread of
+ * @process (UINT32_MAX: of every process). */
+static void loop_sums(struct rp_ctx *x, struct gr_report_iteration *it, uint32_t process)
 {
 	struct gr_report_loop *lp = &it->loop;
 	uint64_t lo = it->start_ts, hi = it->end_ts;
@@ -86,7 +94,7 @@ static void loop_sums(struct rp_ctx *x, struct gr_report_iteration *it)
 		const struct gr_copy *c = &x->c[i];
 		unsigned k = c->kind < GR_REPORT_NDIRS ? c->kind : GR_COPY_DEFAULT;
 
-		if (c->ts < lo || c->ts > hi)
+		if (c->ts < lo || c->ts > hi || !in_process(x, c->thread, process))
 			continue;
 		lp->copies[k]++;
 		lp->bytes[k] += c->bytes;
@@ -97,13 +105,14 @@ static void loop_sums(struct rp_ctx *x, struct gr_report_iteration *it)
 
 		/* event records and stream waits do not block the host */
 		if (s->ts < lo || s->ts > hi || s->kind == GR_SYNC_EVENT_RECORD ||
-		    s->kind == GR_SYNC_STREAM_WAIT_EVENT)
+		    s->kind == GR_SYNC_STREAM_WAIT_EVENT || !in_process(x, s->thread, process))
 			continue;
 		lp->syncs++;
 		lp->sync_ns += rp_dur(x, s->dur);
 	}
 	for (size_t i = 0; i < x->nl; i++) {
-		if (x->l[i].ts < lo || x->l[i].ts > hi)
+		if (x->l[i].ts < lo || x->l[i].ts > hi ||
+		    !in_process(x, rp_lkey(x, i)->thread, process))
 			continue;
 		lp->launches++;
 		lp->launch_ns += rp_launch_dur(x, i);
@@ -111,9 +120,10 @@ static void loop_sums(struct rp_ctx *x, struct gr_report_iteration *it)
 }
 
 /* The loop of @K iterations of @p calls from token @i0: its span, the calls of one iteration, the
- * median period; and a fusion run break at the first launch of each iteration. */
+ * median period; for the report's own iteration (@main), a fusion run break at the first launch
+ * of each iteration, and the loop's sums over every process (else over the thread's own). */
 static int loop_calls(struct rp_ctx *x, struct gr_report_iteration *it, size_t i0, size_t p,
-		      uint64_t K, double match)
+		      uint64_t K, double match, int main)
 {
 	struct gr_dist dist;
 	uint64_t prev_start = 0, probe = 0; /* probe: the probes' cost of the previous iteration */
@@ -150,7 +160,7 @@ static int loop_calls(struct rp_ctx *x, struct gr_report_iteration *it, size_t i
 			}
 			probe += gr_probe_cost_call(x->pc, rp_call_raw(x, kind, idx));
 			/* the first launch of each iteration starts a new fusion run */
-			if (kind == RP_LAUNCH && !launch_seen) {
+			if (main && kind == RP_LAUNCH && !launch_seen) {
 				rp_set_run_break(x, idx);
 				launch_seen = 1;
 			}
@@ -179,13 +189,12 @@ static int loop_calls(struct rp_ctx *x, struct gr_report_iteration *it, size_t i
 	gr_dist_u32(&dist, d, K - 1);
 	it->period_ns = dist.median;
 	free(d);
-	loop_sums(x, it);
+	loop_sums(x, it, main ? UINT32_MAX : x->th[it->thread].process);
 	return 0;
 }
 
-int rp_iteration(struct rp_ctx *x)
+int rp_iteration_find(struct rp_ctx *x, struct gr_report_iteration *it, int main)
 {
-	struct gr_report_iteration *it = &x->r->launches.iter;
 	const uint32_t *tok = x->tok;
 	size_t n = x->ntok, nanch = 0, p = 0, nq = 0, best_cover = 0, best_i0 = 0, ntried = 0;
 	size_t tried[MAX_ANCHORS * MAX_MULT];
@@ -196,9 +205,9 @@ int rp_iteration(struct rp_ctx *x)
 	int err = -ENOMEM;
 
 	memset(it, 0, sizeof(*it));
-	if (x->main_thread >= x->nth || n < 6)
+	if (x->tok_thread >= x->nth || n < 6)
 		return 0;
-	it->thread = x->main_thread;
+	it->thread = x->tok_thread;
 	count = calloc(x->ntokids, sizeof(*count));
 	first = malloc(x->ntokids * sizeof(*first));
 	if (!count || !first)
@@ -275,7 +284,7 @@ int rp_iteration(struct rp_ctx *x)
 		uint64_t K = best_cover / p;
 
 		if (K >= 2) {
-			err = loop_calls(x, it, best_i0, p, K, match);
+			err = loop_calls(x, it, best_i0, p, K, match, main);
 			if (err)
 				goto out;
 		}
@@ -288,4 +297,9 @@ out:
 	free(q);
 	free(d);
 	return err;
+}
+
+int rp_iteration(struct rp_ctx *x)
+{
+	return rp_iteration_find(x, &x->r->launches.iter, 1);
 }

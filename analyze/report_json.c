@@ -493,6 +493,63 @@ static void cpu(struct gr_json *j, const struct gr_report *r, unsigned top)
 	gr_json_object_end(j);
 }
 
+/* "ranks" and "straggler": only when two or more processes launch. Times are per iteration. */
+static void ranks(struct gr_json *j, const struct gr_report *r, unsigned top)
+{
+	const struct gr_report_ranks *R = &r->ranks;
+	const struct gr_report_straggler *s = &R->straggler;
+
+	gr_json_key(j, "ranks_verdict");
+	gr_json_object_flat(j);
+	verdict(j, &R->verdict);
+	gr_json_object_end(j);
+	gr_json_key(j, "ranks");
+	gr_json_array(j);
+	for (size_t i = 0; i < cap(R->n, top); i++) {
+		const struct gr_report_rank *k = &R->v[i];
+
+		gr_json_object(j);
+		gr_json_kv_u64(j, "pid", k->pid);
+		gr_json_key(j, "rank");
+		if (k->rank >= 0)
+			gr_json_u64(j, (uint64_t)k->rank);
+		else
+			gr_json_null(j);
+		gr_json_kv_str(j, "comm", k->comm);
+		gr_json_kv_u64(j, "iterations", k->iter.count);
+		gr_json_kv_u64(j, "iteration_ns", k->iter.period_ns);
+		gr_json_kv_u64(j, "calls_per_iteration", k->iter.calls);
+		gr_json_kv_u64(j, "launches_per_iteration", k->iter.launches);
+		gr_json_kv_u64(j, "host_ns", k->part_ns[GR_RANK_HOST]);
+		gr_json_kv_u64(j, "launch_ns", k->part_ns[GR_RANK_LAUNCH]);
+		gr_json_kv_u64(j, "copy_ns", k->part_ns[GR_RANK_COPY]);
+		gr_json_kv_u64(j, "sync_ns", k->part_ns[GR_RANK_SYNC]);
+		gr_json_kv_u64(j, "runnable_ns", k->part_ns[GR_RANK_RUNNABLE]);
+		gr_json_kv_u64(j, "other_ns", k->other_ns);
+		gr_json_kv_double(j, "blocked_share", k->blocked_share);
+		gr_json_object_end(j);
+	}
+	gr_json_array_end(j);
+	gr_json_key(j, "straggler");
+	if (!s->found) {
+		gr_json_null(j);
+		return;
+	}
+	gr_json_object(j);
+	gr_json_kv_u64(j, "pid", R->v[s->index].pid);
+	gr_json_key(j, "rank");
+	if (R->v[s->index].rank >= 0)
+		gr_json_u64(j, (uint64_t)R->v[s->index].rank);
+	else
+		gr_json_null(j);
+	gr_json_kv_double(j, "ratio", s->ratio);
+	gr_json_kv_u64(j, "iteration_ns", R->v[s->index].iter.period_ns);
+	gr_json_kv_u64(j, "others_ns", s->others_ns);
+	gr_json_kv_str(j, "cause", gr_rank_part_name(s->cause));
+	gr_json_kv_u64(j, "excess_ns", s->excess_ns);
+	gr_json_object_end(j);
+}
+
 /* "calls", "errors" (with the first call's frames) and "in_flight" (with frames). */
 static void outcome(struct gr_json *j, const struct gr_report *r, const struct gr_model *m)
 {
@@ -577,6 +634,8 @@ int gr_report_write_json(FILE *f, const struct gr_report *r, const struct gr_mod
 		transfer(&j, r, m, top);
 	if (r->sections & GR_REPORT_CPU)
 		cpu(&j, r, top);
+	if (r->ranks.n)
+		ranks(&j, r, top);
 	gr_json_object_end(&j);
 	return gr_json_end(&j);
 }

@@ -587,6 +587,47 @@ static void cpu(FILE *f, const struct gr_report *r, unsigned top)
 		gr_units_ns(b[7], sizeof(b[7]), C->starved_gap_ns), C->gap_share * 100);
 }
 
+/* The ranks of the job: one row per launching process, then the straggler. */
+static void ranks(FILE *f, const struct gr_report *r, unsigned top)
+{
+	const struct gr_report_ranks *R = &r->ranks;
+	char b[8][32], nb[32], rk[16];
+	size_t i;
+
+	heading(f, "5. ranks");
+	fprintf(f, "  per launching process, its own iteration on its busiest launching thread;\n"
+		   "  per iteration: host = outside the thread's API calls, runnable overlaps\n"
+		   "  the rest; * the straggler\n");
+	fprintf(f, "  %7s %4s %-12s %5s %9s %5s %8s %8s %8s %8s %8s\n", "pid", "rank", "comm",
+		"iters", "iteration", "l/it", "host", "launch", "copy", "sync", "runnable");
+	for (i = 0; i < R->n && i < top; i++) {
+		const struct gr_report_rank *k = &R->v[i];
+
+		if (k->rank >= 0)
+			snprintf(rk, sizeof(rk), "%d", k->rank);
+		else
+			snprintf(rk, sizeof(rk), "-");
+		if (!k->iter.found) {
+			fprintf(f, "  %7u %4s %-12s %5s no repeating loop found\n", k->pid, rk,
+				cut(nb, sizeof(nb), k->comm, 12), "-");
+			continue;
+		}
+		fprintf(f, "  %7u %4s %-12s %5" PRIu64 " %9s %5u %8s %8s %8s %8s %8s%s\n", k->pid,
+			rk, cut(nb, sizeof(nb), k->comm, 12), k->iter.count,
+			gr_units_ns(b[0], sizeof(b[0]), (double)k->iter.period_ns),
+			k->iter.launches,
+			gr_units_ns(b[1], sizeof(b[1]), (double)k->part_ns[GR_RANK_HOST]),
+			gr_units_ns(b[2], sizeof(b[2]), (double)k->part_ns[GR_RANK_LAUNCH]),
+			gr_units_ns(b[3], sizeof(b[3]), (double)k->part_ns[GR_RANK_COPY]),
+			gr_units_ns(b[4], sizeof(b[4]), (double)k->part_ns[GR_RANK_SYNC]),
+			gr_units_ns(b[5], sizeof(b[5]), (double)k->part_ns[GR_RANK_RUNNABLE]),
+			R->straggler.found && R->straggler.index == i ? " *" : "");
+	}
+	more(f, i, R->n, "processes");
+	fprintf(f, "  ");
+	wrap(f, R->verdict.text ? R->verdict.text : "", 2, 2);
+}
+
 /* Calls still inside when their thread exited or the recording stopped, before anything else:
  * the call a user with a hung job needs. */
 static void in_flight(FILE *f, const struct gr_report *r, const struct gr_model *m)
@@ -730,6 +771,11 @@ int gr_report_write_text(FILE *f, const struct gr_report *r, const struct gr_mod
 		n = fprintf(f, "  %-9s %-8s", sect[i].name, level_name(v->level));
 		wrap(f, v->text ? v->text : "", n, n);
 	}
+	if (r->ranks.n) {
+		int n = fprintf(f, "  %-9s %-8s", "ranks", level_name(r->ranks.verdict.level));
+
+		wrap(f, r->ranks.verdict.text ? r->ranks.verdict.text : "", n, n);
+	}
 	failed_calls(f, r, top);
 	if (r->sections & GR_REPORT_LAUNCHES)
 		launches(f, r, m, top);
@@ -739,6 +785,8 @@ int gr_report_write_text(FILE *f, const struct gr_report *r, const struct gr_mod
 		transfer(f, r, m, top);
 	if (r->sections & GR_REPORT_CPU)
 		cpu(f, r, top);
+	if (r->ranks.n)
+		ranks(f, r, top);
 	fflush(f);
 	return ferror(f) ? -EIO : 0;
 }

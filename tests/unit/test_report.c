@@ -502,6 +502,143 @@ static void test_iteration(void)
 	CHECK_EQ_U64(it->end_ts, T0 + 10000 + 900000 + 90000);
 	CHECK_NEAR(it->match, 1.0);
 	CHECK_EQ_U64(gr_model_threads(m, NULL)[it->thread].tid, 101);
+	/* one launching process: no ranks part */
+	CHECK_EQ_U64(r->ranks.n, 0);
+out:
+	gr_report_free(r);
+	gr_model_free(m);
+}
+
+/* A rank for the straggler decision: its median iteration and per-iteration parts. */
+static struct gr_report_rank rank_of(int found, uint64_t period, uint64_t host, uint64_t sync,
+				     uint64_t runnable)
+{
+	struct gr_report_rank k = {.rank = -1};
+
+	k.iter.found = found;
+	k.iter.count = found ? 10 : 0;
+	k.iter.period_ns = period;
+	k.part_ns[GR_RANK_HOST] = host;
+	k.part_ns[GR_RANK_SYNC] = sync;
+	k.part_ns[GR_RANK_RUNNABLE] = runnable;
+	return k;
+}
+
+/* The decision alone: the slowest by median iteration against the others' (lower) median, the
+ * threshold, the cause as the part that passes the others' median of it the most. */
+static void test_straggler_decision(void)
+{
+	struct gr_report_rank v[5];
+	struct gr_report_straggler s;
+
+	v[0] = rank_of(1, 1000, 10, 990, 0);
+	v[1] = rank_of(1, 1000, 10, 990, 0);
+	v[2] = rank_of(1, 1050, 10, 1040, 0);
+	v[3] = rank_of(1, 3000, 2000, 1000, 500);
+	v[4] = rank_of(0, 0, 0, 0, 0); /* no loop: takes no part */
+	gr_report_straggler_find(v, 5, &s);
+	CHECK(s.found);
+	CHECK_EQ_U64(s.index, 3);
+	CHECK_EQ_U64(s.others_ns, 1000); /* of 1000, 1000, 1050 */
+	CHECK_NEAR(s.ratio, 3.0);
+	CHECK_EQ_U64(s.cause, GR_RANK_HOST);
+	CHECK_EQ_U64(s.excess_ns, 1990); /* host 2000 - 10; runnable passes by 500, sync by 10 */
+	CHECK_STR(gr_rank_part_name(s.cause), "host");
+
+	/* the runnable wait the larger excess: it is the cause */
+	v[3] = rank_of(1, 3000, 300, 1000, 2000);
+	gr_report_straggler_find(v, 5, &s);
+	CHECK(s.found && s.cause == GR_RANK_RUNNABLE && s.excess_ns == 2000);
+
+	/* at the threshold a straggler, under it none (the slowest still named, with its ratio) */
+	v[3] = rank_of(1, 1100, 10, 1090, 0);
+	gr_report_straggler_find(v, 5, &s);
+	CHECK(s.found && s.index == 3);
+	CHECK_NEAR(s.ratio, 1.1);
+	v[3] = rank_of(1, 1099, 10, 1089, 0);
+	gr_report_straggler_find(v, 5, &s);
+	CHECK(!s.found);
+	CHECK_EQ_U64(s.index, 3);
+	CHECK_NEAR(s.ratio, 1.099);
+
+	/* slower, but no part passes the others': the cause is unexplained */
+	v[3] = rank_of(1, 2000, 10, 990, 0);
+	gr_report_straggler_find(v, 5, &s);
+	CHECK(s.found && s.cause == GR_RANK_NPARTS && s.excess_ns == 0);
+	CHECK_STR(gr_rank_part_name(s.cause), "unexplained");
+
+	/* one rank with a loop: nothing to compare */
+	v[0] = rank_of(1, 1000, 10, 990, 0);
+	v[1] = rank_of(0, 0, 0, 0, 0);
+	gr_report_straggler_find(v, 2, &s);
+	CHECK(!s.found);
+	gr_report_straggler_find(v, 0, &s);
+	CHECK(!s.found);
+}
+
+/*
+ * Two processes, each 10 iterations of a launch (5 us) and a stream sync (90 us) on its thread:
+ * pid 100 every 100 us, pid 200 every 300 us (200 us more host work). Each process gets its own
+ * iteration; over the loop (9 periods and the last iteration's 95 us of calls), host time per
+ * iteration is (span - 10 x 95 us) / 10: 4.5 us and 184.5 us. pid 200 is the straggler, 3x, host.
+ */
+static void test_ranks(void)
+{
+	const uint64_t end = T0 + 5000000;
+	const struct gr_report_rank *a, *c;
+	struct gr_model *m;
+	struct gr_report *r = NULL;
+	struct tb b;
+	char *text;
+
+	tb_open(&b, "ranks.trc");
+	for (uint64_t i = 0; i < 10; i++) {
+		uint64_t p = T0 + 10000 + i * 100000, q = T0 + 20000 + i * 300000;
+
+		tb_launch(&b, p, 100, 101, 0xA0, 16, 256, 0x5, 0, 5000);
+		tb_sync(&b, p + 5000, 100, 101, GR_SYNC_STREAM, 90000);
+		tb_launch(&b, q, 200, 201, 0xA0, 16, 256, 0x5, 0, 5000);
+		tb_sync(&b, q + 5000, 200, 201, GR_SYNC_STREAM, 90000);
+	}
+	b.err |= synth_name(b.w, end, GR_NAME_KERNEL, 100, 0xA0, "a(float*)");
+	b.err |= synth_name(b.w, end, GR_NAME_KERNEL, 200, 0xA0, "a(float*)");
+	m = tb_load(&b);
+	r = m ? compute(m, NULL) : NULL;
+	if (!r)
+		goto out;
+	CHECK_EQ_U64(r->ranks.n, 2);
+	if (r->ranks.n != 2)
+		goto out;
+	a = &r->ranks.v[0];
+	c = &r->ranks.v[1];
+	CHECK_EQ_U64(a->pid, 100);
+	CHECK_EQ_U64(c->pid, 200);
+	CHECK(a->rank == -1 && c->rank == -1);
+	CHECK(a->iter.found && c->iter.found);
+	CHECK_EQ_U64(a->iter.count, 10);
+	CHECK_EQ_U64(c->iter.count, 10);
+	CHECK_EQ_U64(a->iter.period_ns, 100000);
+	CHECK_EQ_U64(c->iter.period_ns, 300000);
+	CHECK_EQ_U64(a->iter.launches, 1);
+	CHECK_EQ_U64(a->part_ns[GR_RANK_HOST], 4500);
+	CHECK_EQ_U64(c->part_ns[GR_RANK_HOST], 184500);
+	CHECK_EQ_U64(a->part_ns[GR_RANK_LAUNCH], 5000);
+	CHECK_EQ_U64(c->part_ns[GR_RANK_SYNC], 90000);
+	CHECK_EQ_U64(c->part_ns[GR_RANK_COPY], 0);
+	CHECK_NEAR(c->blocked_share, 90000.0 / 300000);
+	/* each loop's sums hold its own process's calls only */
+	CHECK_EQ_U64(a->iter.loop.launches, 10);
+	CHECK_EQ_U64(c->iter.loop.syncs, 10);
+	CHECK(r->ranks.straggler.found);
+	CHECK_EQ_U64(r->ranks.straggler.index, 1);
+	CHECK_NEAR(r->ranks.straggler.ratio, 3.0);
+	CHECK_EQ_U64(r->ranks.straggler.cause, GR_RANK_HOST);
+	CHECK_EQ_U64(r->ranks.straggler.excess_ns, 180000);
+	CHECK_EQ_U64(r->ranks.verdict.level, GR_VERDICT_PROBLEM);
+	text = render_text(r, m);
+	CHECK(text && strstr(text, "pid 200 is the straggler: 300.0 us per iteration, 3.00x"));
+	CHECK(text && strstr(text, "== 5. ranks"));
+	free(text);
 out:
 	gr_report_free(r);
 	gr_model_free(m);
@@ -1662,6 +1799,8 @@ int main(void)
 	RUN_TEST(test_launches);
 	RUN_TEST(test_sms_sources);
 	RUN_TEST(test_iteration);
+	RUN_TEST(test_straggler_decision);
+	RUN_TEST(test_ranks);
 	RUN_TEST(test_iteration_sync_marker);
 	RUN_TEST(test_iteration_warmup);
 	RUN_TEST(test_iteration_streams);

@@ -1,0 +1,60 @@
+// One rank of a data-parallel job (started by rank_launcher with RANK, WORLD_SIZE, ... set):
+//   rank_step STEPS EXTRA_US
+// setup: cudaStreamCreate(&S), cudaMalloc(4096); then STEPS times:
+//   step_forward<<<528000, 256, 0, S>>> (on the simulator: 500 waves x 2 us = 1000 us of GPU),
+//   step_update<<<16, 256, 0, S>>> (3 us), cudaStreamSynchronize(S),
+//   then EXTRA_US of host work: a busy loop on the thread's own CPU time, so that the step's wall
+//   time grows by at least EXTRA_US however busy the machine is;
+// teardown: cudaFree, cudaStreamDestroy. Each step is one iteration of 3 calls (2 launches, 1
+// sync): STEPS iterations. Prints "rank_step: steps=N launches=N".
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <cuda_runtime.h>
+
+__global__ void step_forward(float *x)
+{
+	if (x)
+		x[threadIdx.x] += 1;
+}
+
+__global__ void step_update(float *x)
+{
+	if (x)
+		x[threadIdx.x] *= 0.5f;
+}
+
+static double cpu_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+int main(int argc, char **argv)
+{
+	int steps = argc > 1 ? atoi(argv[1]) : 40, launches = 0;
+	double extra_us = argc > 2 ? atof(argv[2]) : 0;
+	cudaStream_t s = nullptr;
+	float *d = nullptr;
+	volatile unsigned long spin = 0;
+
+	cudaStreamCreate(&s);
+	cudaMalloc(&d, 4096);
+	for (int i = 0; i < steps; i++) {
+		step_forward<<<528000, 256, 0, s>>>(d), launches++;
+		step_update<<<16, 256, 0, s>>>(d), launches++;
+		cudaStreamSynchronize(s);
+		if (extra_us > 0) {
+			double until = cpu_us() + extra_us;
+
+			while (cpu_us() < until)
+				spin++;
+		}
+	}
+	cudaFree(d);
+	cudaStreamDestroy(s);
+	printf("rank_step: steps=%d launches=%d\n", steps, launches);
+	return 0;
+}
