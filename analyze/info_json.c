@@ -184,6 +184,13 @@ static void procs(struct gr_json *j, const struct gr_info *in, const struct gr_m
 			gr_json_u64(j, shell_status(p[i].exit_status));
 		else
 			gr_json_null(j);
+		/* only where the launcher's environment set them: traces without read as before */
+		if (p[i].rank_env) {
+			gr_json_kv_i64(j, "rank", p[i].rank);
+			gr_json_kv_i64(j, "local_rank", p[i].local_rank);
+			gr_json_kv_i64(j, "world_size", p[i].world_size);
+			gr_json_kv_str(j, "rank_env", p[i].rank_env);
+		}
 		gr_json_object_end(j);
 	}
 	gr_json_array_end(j);

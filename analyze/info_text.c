@@ -239,8 +239,12 @@ static void procs(FILE *f, const struct gr_info *in, const struct gr_model *m)
 		else if (p[i].has_exit)
 			snprintf(exit_buf, sizeof(exit_buf), "signal %u",
 				 (unsigned)(p[i].exit_status & 0x7f));
-		fprintf(f, "  %8u %8u %-16s %10" PRIu64 "  %s\n", p[i].pid, p[i].ppid, p[i].comm,
+		fprintf(f, "  %8u %8u %-16s %10" PRIu64 "  %s", p[i].pid, p[i].ppid, p[i].comm,
 			in->launches.process_launches[i], exit_buf);
+		/* from the launcher's environment, when it set any */
+		if (p[i].rank_env)
+			fprintf(f, "  (%s)", p[i].rank_env);
+		fprintf(f, "\n");
 	}
 	fprintf(f, "threads\n  %8s %8s %-16s %10s\n", "pid", "tid", "comm", "launches");
 	for (size_t k = 0; k < nt; k++) {

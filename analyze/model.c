@@ -348,6 +348,43 @@ static struct gr_process *find_process(struct gr_model *m, uint32_t pid)
 		   : NULL;
 }
 
+/* The value of @name in a RANK name's text ("NAME=VALUE NAME=VALUE"): a number 0..INT32_MAX,
+ * else -1. */
+static int32_t env_number(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *s = text; s && *s; s = strchr(s, ' '), s = s ? s + 1 : NULL) {
+		char *end;
+		long v;
+
+		if (strncmp(s, name, n) || s[n] != '=')
+			continue;
+		errno = 0;
+		v = strtol(s + n + 1, &end, 10);
+		if (errno || end == s + n + 1 || (*end && *end != ' ') || v < 0 || v > INT32_MAX)
+			return -1;
+		return (int32_t)v;
+	}
+	return -1;
+}
+
+/* A process's rank, local rank and world size from its RANK name, each from the first variable
+ * of its list that is set (docs/FORMAT.md). */
+static void rank_of_env(struct gr_process *p, const char *text)
+{
+	static const char *const rank[] = {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK",
+					   "SLURM_PROCID"};
+	static const char *const size[] = {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "SLURM_NTASKS"};
+
+	p->rank_env = text;
+	for (size_t i = 0; i < sizeof(rank) / sizeof(rank[0]) && p->rank < 0; i++)
+		p->rank = env_number(text, rank[i]);
+	for (size_t i = 0; i < sizeof(size) / sizeof(size[0]) && p->world_size < 0; i++)
+		p->world_size = env_number(text, size[i]);
+	p->local_rank = env_number(text, "LOCAL_RANK");
+}
+
 static int resolve_threads_processes(struct loader *L)
 {
 	struct gr_model *m = L->m;
@@ -402,6 +439,7 @@ static int resolve_threads_processes(struct loader *L)
 		memset(p, 0, sizeof(*p));
 		p->pid = (uint32_t)gr_keymap_key(&pids, i)[0];
 		p->exe = "";
+		p->rank = p->local_rank = p->world_size = -1;
 	}
 	sort_table(m->processes.v, m->processes.n, sizeof(*m->processes.v), cmp_process);
 	/* PROC records are sorted by ts, so the last exec wins */
@@ -452,6 +490,13 @@ static int resolve_threads_processes(struct loader *L)
 			slash = strrchr(p->exe, '/');
 			p->comm = slash ? slash + 1 : p->exe;
 		}
+	}
+	for (uint32_t i = 0; i < L->rankenv_k.len && i < L->rankenv.n; i++) {
+		struct gr_process *p =
+		    find_process(m, (uint32_t)gr_keymap_key(&L->rankenv_k, i)[0]);
+
+		if (p && L->rankenv.v[i])
+			rank_of_env(p, L->rankenv.v[i]);
 	}
 	for (size_t i = 0; i < m->threads.n; i++) {
 		struct gr_process *p = find_process(m, m->threads.v[i].pid);
@@ -761,6 +806,8 @@ static int merge_metadata(struct loader *L, struct part *P)
 		err = merge_texts(&L->kraw_k, &L->kraw, &P->kraw_k, P->kraw.v);
 	if (!err)
 		err = merge_texts(&L->comm_k, &L->comm, &P->comm_k, P->comm.v);
+	if (!err)
+		err = merge_texts(&L->rankenv_k, &L->rankenv, &P->rankenv_k, P->rankenv.v);
 	for (uint32_t i = 0; i < P->lib_k.len && err >= 0; i++) {
 		err = gr_keymap_intern(&L->lib_k, gr_keymap_key(&P->lib_k, i), &idx);
 		if (err == 1) {
@@ -1340,8 +1387,9 @@ static void loader_free(struct loader *L)
 {
 	if (!L)
 		return;
-	struct gr_keymap *maps[] = {&L->kname_k, &L->kraw_k, &L->comm_k, &L->lib_k, &L->unprobed_k,
-				    &L->sym_k,	 &L->map_k,  &L->sess_k, &L->pyf_k, &L->py_k};
+	struct gr_keymap *maps[] = {&L->kname_k,    &L->kraw_k, &L->comm_k,   &L->lib_k,
+				    &L->unprobed_k, &L->sym_k,	&L->map_k,    &L->sess_k,
+				    &L->pyf_k,	    &L->py_k,	&L->rankenv_k};
 
 	for (int t = 0; t < T_COUNT; t++)
 		gr_keymap_free(&L->tab[t]);
@@ -1350,6 +1398,7 @@ static void loader_free(struct loader *L)
 	RELEASE(L->kname);
 	RELEASE(L->kraw);
 	RELEASE(L->comm);
+	RELEASE(L->rankenv);
 	gr_strtab_free(&L->strs.t);
 	pthread_mutex_destroy(&L->strs.lock);
 	free(L);
@@ -1397,6 +1446,7 @@ static int load_once(struct gr_model **out, struct gr_trace_reader *r,
 	gr_keymap_init(&L->sess_k, 1);
 	gr_keymap_init(&L->pyf_k, 1);
 	gr_keymap_init(&L->py_k, 2);
+	gr_keymap_init(&L->rankenv_k, 2);
 	{
 		/* stack index 0 is "no stack" */
 		uint64_t none[2] = {0, 0};

@@ -249,6 +249,10 @@ struct gr_process {
 	uint64_t exit_status;		     /* wait status, valid when has_exit */
 	int has_exit;
 	int attached; /* recorded with -p: registrations before the attach may be missing */
+	/* from the launcher's environment at its exec (NAME class RANK, docs/FORMAT.md); -1 when
+	 * not set (or an older trace) */
+	int32_t rank, local_rank, world_size;
+	const char *rank_env; /* the recorded variables as text; NULL when none */
 };
 
 struct gr_mapping {

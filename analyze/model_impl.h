@@ -231,6 +231,8 @@ struct part {
 	/* metadata, keyed: the value arrays are indexed by the keymap index */
 	struct gr_keymap kname_k, kraw_k, comm_k, lib_k, unprobed_k, sym_k, map_k, sess_k;
 	struct gr_keymap pyf_k, py_k;
+	struct gr_keymap rankenv_k; /* pid: the RANK name's text (rankenv) */
+	ARRAY(const char *) rankenv;
 	ARRAY(const char *) kname;
 	ARRAY(const char *) kraw;
 	ARRAY(const char *) comm;
@@ -268,6 +270,8 @@ struct loader {
 	/* metadata, keyed: the value arrays are indexed by the keymap index */
 	struct gr_keymap kname_k, kraw_k, comm_k, lib_k, unprobed_k, sym_k, map_k, sess_k;
 	struct gr_keymap pyf_k, py_k;
+	struct gr_keymap rankenv_k; /* pid: the RANK name's text (rankenv) */
+	ARRAY(const char *) rankenv;
 	ARRAY(const char *) kname;
 	ARRAY(const char *) kraw;
 	ARRAY(const char *) comm;

@@ -748,6 +748,12 @@ static int load_names(struct part *P, const uint64_t *const *v, const struct gr_
 				err = SET_AT(P->pythons, idx, &e);
 			break;
 		}
+		case GR_NAME_RANK:
+			k[1] = 0;
+			err = gr_keymap_intern(&P->rankenv_k, k, &idx);
+			if (err >= 0)
+				err = SET_AT(P->rankenv, idx, &text);
+			break;
 		default: /* a class from a newer build */
 			break;
 		}
@@ -967,9 +973,10 @@ int part_read_chunk(struct part *P, struct gr_chunk_decoder *d, const struct gr_
 
 void part_reset(struct part *P)
 {
-	struct gr_keymap *maps[] = {&P->kname_k, &P->kraw_k, &P->comm_k, &P->lib_k, &P->unprobed_k,
-				    &P->sym_k,	 &P->map_k,  &P->sess_k, &P->pyf_k, &P->py_k};
-	static const uint32_t map_words[] = {2, 2, 2, 1, 1, 2, 3, 1, 1, 2};
+	struct gr_keymap *maps[] = {&P->kname_k,    &P->kraw_k, &P->comm_k,   &P->lib_k,
+				    &P->unprobed_k, &P->sym_k,	&P->map_k,    &P->sess_k,
+				    &P->pyf_k,	    &P->py_k,	&P->rankenv_k};
+	static const uint32_t map_words[] = {2, 2, 2, 1, 1, 2, 3, 1, 1, 2, 2};
 
 	P->status = 0;
 	memset(&P->diag, 0, sizeof(P->diag));
@@ -991,15 +998,16 @@ void part_reset(struct part *P)
 		P->memo[i].valid = 0;
 	for (int i = 0; i < GR_SCHED_MEMO; i++)
 		P->smemo[i].valid = 0;
-	P->kname.n = P->kraw.n = P->comm.n = P->libs.n = P->unprobed.n = 0;
+	P->kname.n = P->kraw.n = P->comm.n = P->libs.n = P->unprobed.n = P->rankenv.n = 0;
 	P->mappings.n = P->symbols.n = P->session.n = P->pyframes.n = P->pythons.n = 0;
 	gr_arena_free(&P->arena);
 }
 
 void part_free(struct part *P)
 {
-	struct gr_keymap *maps[] = {&P->kname_k, &P->kraw_k, &P->comm_k, &P->lib_k, &P->unprobed_k,
-				    &P->sym_k,	 &P->map_k,  &P->sess_k, &P->pyf_k, &P->py_k};
+	struct gr_keymap *maps[] = {&P->kname_k,    &P->kraw_k, &P->comm_k,   &P->lib_k,
+				    &P->unprobed_k, &P->sym_k,	&P->map_k,    &P->sess_k,
+				    &P->pyf_k,	    &P->py_k,	&P->rankenv_k};
 
 	if (!P->views) { /* else they are the model's */
 		RELEASE(P->launches);
@@ -1027,6 +1035,7 @@ void part_free(struct part *P)
 	RELEASE(P->comm);
 	RELEASE(P->libs);
 	RELEASE(P->unprobed);
+	RELEASE(P->rankenv);
 	RELEASE(P->mappings);
 	RELEASE(P->symbols);
 	RELEASE(P->pyframes);

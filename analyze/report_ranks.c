@@ -262,7 +262,7 @@ int rp_ranks(struct rp_ctx *x, const struct rp_waits *waits)
 		rk = &R->v[R->n++];
 		rk->process = p;
 		rk->pid = proc->pid;
-		rk->rank = -1;
+		rk->rank = proc->rank;
 		rk->comm = proc->comm;
 		err = rp_calls_tokens(x, busiest[p]);
 		if (!err)

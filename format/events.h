@@ -487,6 +487,8 @@ enum gr_name_class {
 	GR_NAME_PYTHON,	    /* key = PY_VERSION_HEX of the CPython that pid runs (0 unknown); text =
 			       "CPython 3.12.1 (path)" when its frames are read, or that followed by
 			       ": not read: <why>" when they cannot be (a build gpurec cannot read) */
+	GR_NAME_RANK,	    /* key = pid; text = the launcher's rank variables set at its exec,
+			       "RANK=3 LOCAL_RANK=1 WORLD_SIZE=4 ..." (docs/FORMAT.md) */
 };
 
 enum gr_loss_source {

@@ -23,6 +23,7 @@
 #include "pymerge.h"
 #include "pyresolve.h"
 #include "python.h"
+#include "rank_env.h"
 #include "symbols.h"
 #include "translate.h"
 #include "watchdog.h"
@@ -987,7 +988,7 @@ static int write_proc(struct gr_translate *t, uint64_t ts, unsigned type, uint32
 
 static int on_proc(struct gr_translate *t, const struct gr_ev_proc *e)
 {
-	char exe[4096] = "", path[64];
+	char exe[4096] = "", path[64], rank[GR_RANK_ENV_MAX];
 	ssize_t n;
 	int err = 0;
 
@@ -1016,6 +1017,10 @@ static int on_proc(struct gr_translate *t, const struct gr_ev_proc *e)
 		/* a CPython is described before it runs (python.h) */
 		if (t->py)
 			err = gr_python_note(t->py, t->procs, t->w, e->h.ts, e->h.pid);
+		/* its rank, from the environment its launcher gave it, read while it is held: it
+		 * cannot have changed its environment yet, nor exited */
+		if (!err && gr_rank_env_read((pid_t)e->h.pid, rank))
+			err = write_name(t, e->h.ts, GR_NAME_RANK, e->h.pid, e->h.pid, rank);
 		if (e->stopped)
 			gr_resume(e->h.pid);
 		/* its CUDA libraries are named before any of their calls is written */

@@ -602,18 +602,40 @@ static void test_ranks(void)
 	}
 	b.err |= synth_name(b.w, end, GR_NAME_KERNEL, 100, 0xA0, "a(float*)");
 	b.err |= synth_name(b.w, end, GR_NAME_KERNEL, 200, 0xA0, "a(float*)");
+	/* the ranks the launchers set: torchrun's for pid 100; Open MPI's (first in the list
+	 * after RANK) over Slurm's for pid 200, whose LOCAL_RANK is no number */
+	b.err |= synth_name(b.w, T0, GR_NAME_RANK, 100, 100,
+			    "RANK=1 LOCAL_RANK=1 WORLD_SIZE=2 LOCAL_WORLD_SIZE=2");
+	b.err |= synth_name(b.w, T0, GR_NAME_RANK, 200, 200,
+			    "LOCAL_RANK=x OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=2 "
+			    "SLURM_PROCID=7");
 	m = tb_load(&b);
 	r = m ? compute(m, NULL) : NULL;
 	if (!r)
 		goto out;
+	{
+		size_t np;
+		const struct gr_process *p = gr_model_processes(m, &np);
+
+		CHECK_EQ_U64(np, 2);
+		if (np == 2) {
+			CHECK(p[0].pid == 100 && p[0].rank == 1 && p[0].local_rank == 1 &&
+			      p[0].world_size == 2);
+			CHECK(p[1].pid == 200 && p[1].rank == 0 && p[1].local_rank == -1 &&
+			      p[1].world_size == 2);
+			CHECK_STR(p[0].rank_env,
+				  "RANK=1 LOCAL_RANK=1 WORLD_SIZE=2 LOCAL_WORLD_SIZE=2");
+		}
+	}
 	CHECK_EQ_U64(r->ranks.n, 2);
 	if (r->ranks.n != 2)
 		goto out;
-	a = &r->ranks.v[0];
-	c = &r->ranks.v[1];
+	/* by rank: pid 200 (rank 0) first */
+	a = &r->ranks.v[1];
+	c = &r->ranks.v[0];
 	CHECK_EQ_U64(a->pid, 100);
 	CHECK_EQ_U64(c->pid, 200);
-	CHECK(a->rank == -1 && c->rank == -1);
+	CHECK(a->rank == 1 && c->rank == 0);
 	CHECK(a->iter.found && c->iter.found);
 	CHECK_EQ_U64(a->iter.count, 10);
 	CHECK_EQ_U64(c->iter.count, 10);
@@ -630,13 +652,14 @@ static void test_ranks(void)
 	CHECK_EQ_U64(a->iter.loop.launches, 10);
 	CHECK_EQ_U64(c->iter.loop.syncs, 10);
 	CHECK(r->ranks.straggler.found);
-	CHECK_EQ_U64(r->ranks.straggler.index, 1);
+	CHECK_EQ_U64(r->ranks.straggler.index, 0);
 	CHECK_NEAR(r->ranks.straggler.ratio, 3.0);
 	CHECK_EQ_U64(r->ranks.straggler.cause, GR_RANK_HOST);
 	CHECK_EQ_U64(r->ranks.straggler.excess_ns, 180000);
 	CHECK_EQ_U64(r->ranks.verdict.level, GR_VERDICT_PROBLEM);
 	text = render_text(r, m);
-	CHECK(text && strstr(text, "pid 200 is the straggler: 300.0 us per iteration, 3.00x"));
+	CHECK(text &&
+	      strstr(text, "rank 0 (pid 200) is the straggler: 300.0 us per iteration, 3.00x"));
 	CHECK(text && strstr(text, "== 5. ranks"));
 	free(text);
 out:

@@ -1,0 +1,66 @@
+# Ranks of a job (docs/REPORTS.md section 5): tests/progs/rank_launcher starts 4 ranks of
+# rank_step with RANK/LOCAL_RANK/WORLD_SIZE/LOCAL_WORLD_SIZE set, each STEPS steps of 1003 us of
+# simulated GPU work (a 1000 us kernel, a 3 us one, a stream sync); rank 2 adds EXTRA_US of host
+# work per step, a busy loop on its own CPU time (so at least that much wall time). What the
+# program controls: 40 iterations of 3 calls (2 launches) per rank; rank 2's iteration at least
+# 2000 + 1003 us with at least 2000 us of it outside any call; nobody's under the GPU's 1003 us.
+# Other work on the machine can only lengthen those. Needs root (BPF).
+. "$(dirname "$0")/lib.sh"
+need_root "report_ranks.sh"
+SIM=${SAMPLES:-$PWD/$O/samples}/sim
+STEPS=40
+EXTRA_US=2000
+
+if [ ! -f "$SIM/libcudart.so.13" ] || [ ! -x "$PROGS/rank_launcher" ]; then
+	not_ok "simulator or progs not built (make samples progs)"
+	exit 1
+fi
+
+# job NAME FIRST COUNT SLOW_RANK: record ranks FIRST..FIRST+COUNT-1 of a 4-rank job
+job() {
+	if ! "$GPUREC" record -o "$TMP/$1.trc" -- env LD_LIBRARY_PATH="$SIM" \
+		"$PROGS/rank_launcher" "$2" "$3" 4 $STEPS "$4" $EXTRA_US >"$TMP/$1.out" 2>&1; then
+		not_ok "record $1: $(tail -3 "$TMP/$1.out")"
+		return 1
+	fi
+}
+
+# the straggler's figures against what the program controls; $1: report JSON
+check_slow() {
+	local r=$1 what=$2
+	check "$what: 4 ranks in rank order, each 40 iterations of 3 calls, 2 launches" \
+		"[[0, 40, 3, 2], [1, 40, 3, 2], [2, 40, 3, 2], [3, 40, 3, 2]]" \
+		"$(json "$r" "[[k['rank'], k['iterations'], k['calls_per_iteration'], k['launches_per_iteration']] for k in d['ranks']]")"
+	check "$what: the straggler is rank 2, its extra time host work" '[2, "host"]' \
+		"$(json "$r" "[d['straggler']['rank'], d['straggler']['cause']]")"
+	check "$what: rank 2 takes >= 2000 + 1003 us per iteration, >= 2000 us of it host work" \
+		"True" \
+		"$(json "$r" "d['ranks'][2]['iteration_ns'] >= 3000000 and d['ranks'][2]['host_ns'] >= 2000000")"
+	check "$what: no rank is under the GPU's 1003 us per iteration" "True" \
+		"$(json "$r" "min(k['iteration_ns'] for k in d['ranks']) >= 1000000")"
+	# the ratio: rank 2's iteration over the others' median, which cannot be under 1 ms
+	check "$what: ratio = rank 2 / others' median, in [1.10, rank 2 / 1 ms]" "True" \
+		"$(json "$r" "(lambda s, o: abs(s['ratio'] - s['iteration_ns'] / sorted(o)[1]) < 1e-9 and s['others_ns'] == sorted(o)[1] and 1.10 <= s['ratio'] <= s['iteration_ns'] / 1e6)(d['straggler'], [k['iteration_ns'] for k in d['ranks'] if k['rank'] != 2])")"
+}
+
+if job slow 0 4 2; then
+	"$GPUREC" report --json "$TMP/slow.trc" >"$TMP/slow.json"
+	"$GPUREC" report "$TMP/slow.trc" >"$TMP/slow.txt"
+	check_slow "$TMP/slow.json" "one trace"
+	check "one trace: the text names the straggler" 1 \
+		"$(grep -c "^  ranks     PROBLEM rank 2 (pid [0-9]*) is the straggler" "$TMP/slow.txt")"
+	"$GPUREC" info --json "$TMP/slow.trc" >"$TMP/slow.info.json"
+	check "info: each rank_step's rank, local rank and world size from its environment" \
+		"[[0, 0, 4], [1, 1, 4], [2, 2, 4], [3, 3, 4]]" \
+		"$(json "$TMP/slow.info.json" "[[p['rank'], p['local_rank'], p['world_size']] for p in d['processes'] if p['comm'] == 'rank_step']")"
+	check "info: the launcher has none (its environment sets none)" "False" \
+		"$(json "$TMP/slow.info.json" "any('rank' in p for p in d['processes'] if p['comm'] == 'rank_launcher')")"
+fi
+
+if job healthy 0 4 -1; then
+	"$GPUREC" report --json "$TMP/healthy.trc" >"$TMP/healthy.json"
+	check "healthy twin: 4 ranks of 40 iterations, no straggler" '[[40, 40, 40, 40], null, "ok"]' \
+		"$(json "$TMP/healthy.json" "[[k['iterations'] for k in d['ranks']], d['straggler'], d['ranks_verdict']['level']]")"
+fi
+
+exit $((failures > 0))
