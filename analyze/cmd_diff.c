@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "diff.h"
@@ -20,7 +21,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: gpurec diff [BASE [NEW]] [--key name,grid,block] [--tolerance PCT] "
 		   "[--json]\n"
 		   "  BASE, NEW        traces to compare (default gpurec.trc.old and gpurec.trc;\n"
-		   "                   with one file: that file against gpurec.trc)\n"
+		   "                   with one file: that file against gpurec.trc); a set of\n"
+		   "                   traces as one job: comma-separated, a1.trc,a2.trc\n"
 		   "  --key LIST       match kernels by name (always), and grid and/or block\n"
 		   "  --tolerance PCT  hide rows whose relative change is below PCT percent\n"
 		   "  --sms N          the GPU's SM count, for the fusion report's small grids\n"
@@ -45,6 +47,40 @@ static int parse_key(const char *s, unsigned *key)
 			return -EINVAL;
 	}
 	return 0;
+}
+
+/*
+ * One side of the diff: a trace, or a set of traces as one job, comma-separated ("a1.trc,a2.trc";
+ * a file whose own name holds a comma is taken whole).
+ */
+static int load_side(const char *arg, const struct gr_model_load_opts *lopts, struct gr_model **out)
+{
+	const char *paths[GR_MODEL_SET_MAX];
+	char *copy, *save = NULL;
+	size_t n = 0;
+	int err;
+
+	if (!strchr(arg, ',') || !access(arg, F_OK))
+		return gr_load_trace("diff", arg, lopts, out);
+	copy = strdup(arg);
+	if (!copy) {
+		fprintf(stderr, "gpurec diff: out of memory\n");
+		return -ENOMEM;
+	}
+	for (char *p = strtok_r(copy, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+		if (n == GR_MODEL_SET_MAX) {
+			fprintf(stderr, "gpurec diff: %d traces at most in a set ('%s')\n",
+				GR_MODEL_SET_MAX, arg);
+			free(copy);
+			return -EINVAL;
+		}
+		paths[n++] = p;
+	}
+	err = n ? gr_load_set("diff", paths, n, lopts, out) : -EINVAL;
+	if (!n)
+		fprintf(stderr, "gpurec diff: '%s': no trace in the set\n", arg);
+	free(copy);
+	return err;
 }
 
 int cmd_diff(int argc, char **argv)
@@ -128,7 +164,7 @@ int cmd_diff(int argc, char **argv)
 	if (npaths < 2)
 		path[1] = "gpurec.trc";
 	for (int s = 0; s < 2; s++)
-		if (gr_load_trace("diff", path[s], &lopts, &m[s]))
+		if (load_side(path[s], &lopts, &m[s]))
 			goto out;
 	err = gr_diff_compute(m[0], m[1], &o, &d);
 	if (err) {

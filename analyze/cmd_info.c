@@ -14,15 +14,17 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: gpurec info [FILE] [--json]\n"
-		   "  FILE    trace to describe (default gpurec.trc)\n"
+	fprintf(f, "usage: gpurec info [FILE...] [--json]\n"
+		   "  FILE    trace to describe (default gpurec.trc); several: one job, aligned\n"
+		   "          on the first one's clock\n"
 		   "  --json  machine-readable output\n");
 }
 
 int cmd_info(int argc, char **argv)
 {
 	struct gr_model_load_opts lopts = {0};
-	const char *path = NULL;
+	const char *paths[GR_MODEL_SET_MAX] = {NULL}, *path;
+	int npaths;
 	struct gr_model *m = NULL;
 	struct gr_info in = {0};
 	int json = 0, err, ret = 1;
@@ -45,7 +47,7 @@ int cmd_info(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		case 'i': /* perf's spelling */
-			path = optarg;
+			paths[0] = optarg;
 			break;
 		case 'j':
 			if (gr_opt_jobs("info", optarg, &lopts.jobs))
@@ -57,13 +59,18 @@ int cmd_info(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (gr_opt_paths("info", argc, argv, &path, !!path, 1) < 0) {
+	npaths = gr_opt_paths("info", argc, argv, paths, !!paths[0], GR_MODEL_SET_MAX);
+	if (npaths < 0) {
 		usage(stderr);
 		return 2;
 	}
-	if (!path)
-		path = "gpurec.trc";
-	if (gr_load_trace("info", path, &lopts, &m))
+	if (!npaths) {
+		paths[0] = "gpurec.trc";
+		npaths = 1;
+	}
+	/* a set is named by its first trace; the output lists them all */
+	path = paths[0];
+	if (gr_load_set("info", paths, (size_t)npaths, &lopts, &m))
 		goto out;
 	err = gr_info_compute(m, &in);
 	if (err) {

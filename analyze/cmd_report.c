@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gpurec report [FILE] [--json] [--only SECTIONS] [--top N] [--sms N]: load a trace, compute the
+ * gpurec report [FILE...] [--json] [--only SECTIONS] [--top N] [--sms N]: load a trace, compute the
  * four reports (report.h), print them as text or JSON. Errors: "gpurec report: FILE: reason
  * (offset N)", exit 1; usage errors exit 2.
  */
@@ -19,8 +19,9 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: gpurec report [FILE] [--json] [--only SECTIONS] [--top N] [--sms N]\n"
-		"  FILE            trace to report on (default gpurec.trc)\n"
+		"usage: gpurec report [FILE...] [--json] [--only SECTIONS] [--top N] [--sms N]\n"
+		"  FILE            trace to report on (default gpurec.trc); several: one job\n"
+		"                  (one trace per node), aligned on the first one's clock\n"
 		"  --json          machine-readable output (schema: docs/REPORTS.md)\n"
 		"  --only LIST     comma-separated sections: launches,fusion,transfer,cpu\n"
 		"  --top N         rows per ranked table (default 20; --json: all)\n"
@@ -68,7 +69,8 @@ int cmd_report(int argc, char **argv)
 {
 	struct gr_model_load_opts lopts = {0};
 	struct gr_report_opts opts = {0};
-	const char *path = NULL;
+	const char *paths[GR_MODEL_SET_MAX] = {NULL};
+	int npaths;
 	struct gr_model *m = NULL;
 	struct gr_report *r = NULL;
 	unsigned long top = 0; /* text: 20; JSON: every row */
@@ -98,7 +100,7 @@ int cmd_report(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		case 'i': /* perf's spelling */
-			path = optarg;
+			paths[0] = optarg;
 			break;
 		case 'O':
 			opts.sections = parse_only(optarg);
@@ -140,21 +142,28 @@ int cmd_report(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (gr_opt_paths("report", argc, argv, &path, !!path, 1) < 0) {
+	npaths = gr_opt_paths("report", argc, argv, paths, !!paths[0], GR_MODEL_SET_MAX);
+	if (npaths < 0) {
 		usage(stderr);
 		return 2;
 	}
-	if (!path)
-		path = "gpurec.trc";
-	if (gr_load_trace("report", path, &lopts, &m))
+	if (!npaths) {
+		paths[0] = "gpurec.trc";
+		npaths = 1;
+	}
+	if (gr_load_set("report", paths, (size_t)npaths, &lopts, &m))
 		goto out;
 	err = gr_report_compute(m, &opts, &r);
 	if (err) {
-		fprintf(stderr, "gpurec report: %s: %s\n", path, gr_strerror(err));
+		fprintf(stderr, "gpurec report: %s: %s\n", paths[0], gr_strerror(err));
 		goto out;
 	}
-	if (!json)
-		printf("gpurec report: %s\n", path);
+	if (!json) {
+		printf("gpurec report:");
+		for (int i = 0; i < npaths; i++)
+			printf("%s %s", i ? " +" : "", paths[i]);
+		printf(npaths > 1 ? " (one job)\n" : "\n");
+	}
 	err = json ? gr_report_write_json(stdout, r, m, (unsigned)top)
 		   : gr_report_write_text(stdout, r, m, (unsigned)top);
 	if (err) {

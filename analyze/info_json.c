@@ -184,6 +184,11 @@ static void procs(struct gr_json *j, const struct gr_info *in, const struct gr_m
 			gr_json_u64(j, shell_status(p[i].exit_status));
 		else
 			gr_json_null(j);
+		/* several traces: which one it came from, and its pid there */
+		if (gr_model_traces(m, NULL)) {
+			gr_json_kv_u64(j, "trace", p[i].trace);
+			gr_json_kv_u64(j, "trace_pid", p[i].trace_pid);
+		}
 		/* only where the launcher's environment set them: traces without read as before */
 		if (p[i].rank_env) {
 			gr_json_kv_i64(j, "rank", p[i].rank);
@@ -350,6 +355,25 @@ int gr_info_write_json(FILE *f, const struct gr_info *in, const struct gr_model 
 	gr_json_begin(&j, f, 2);
 	gr_json_object(&j);
 	gr_json_kv_str(&j, "file", path);
+	{
+		size_t nt;
+		const struct gr_model_trace *t = gr_model_traces(m, &nt);
+
+		/* several traces as one job: each one's path, host and clock shift */
+		if (nt) {
+			gr_json_key(&j, "traces");
+			gr_json_array(&j);
+			for (size_t i = 0; i < nt; i++) {
+				gr_json_object_flat(&j);
+				gr_json_kv_str(&j, "path", t[i].path);
+				gr_json_kv_str(&j, "host", t[i].host);
+				gr_json_kv_i64(&j, "shift_ns", t[i].shift_ns);
+				gr_json_kv_bool(&j, "aligned", t[i].anchored || !i);
+				gr_json_object_end(&j);
+			}
+			gr_json_array_end(&j);
+		}
+	}
 	gr_json_kv_bool(&j, "complete", gr_model_integrity(m)->complete);
 	gr_json_kv_u64(&j, "lost_events", gr_model_lost_events(m));
 	gr_json_kv_u64(&j, "lost_stacks", gr_model_lost_stacks(m));

@@ -65,8 +65,17 @@ static void header(FILE *f, const struct gr_info *in, const struct gr_model *m, 
 	size_t n;
 	uint64_t v;
 
+	const struct gr_model_trace *set = gr_model_traces(m, &n);
+
 	gr_units_bytes(buf, sizeof(buf), gr_model_integrity(m)->file_bytes);
 	fprintf(f, "%s: gpurec trace, format %u.%u, %s\n", path, h->major, h->minor, buf);
+	/* several traces as one job: the header below is the first one's */
+	for (size_t k = 0; k < n; k++)
+		fprintf(
+		    f,
+		    "  trace %zu      %s (host %s, clock %+.3f ms%s; its pids shown + %zu x %u)\n",
+		    k, set[k].path, set[k].host, set[k].shift_ns / 1e6,
+		    set[k].anchored || !k ? "" : ", not aligned", k, GR_MODEL_SET_PIDS);
 	fprintf(f, "  command      %s\n", h->cmdline);
 	fprintf(f, "  host         %s, kernel %s\n", h->host, h->kernel);
 	fprintf(f, "  recorded by  gpurec %s\n", h->tool_version);

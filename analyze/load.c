@@ -60,3 +60,32 @@ int gr_load_start(const char *cmd, const char *path, uint64_t *start)
 	gr_trace_reader_close(r);
 	return 0;
 }
+
+int gr_load_set(const char *cmd, const char *const *paths, size_t n,
+		const struct gr_model_load_opts *o, struct gr_model **out)
+{
+	struct gr_diag diag = {0};
+	struct gr_damage damage;
+	const struct gr_model_trace *t;
+	size_t failed = 0, nt;
+	int err;
+
+	if (n == 1)
+		return gr_load_trace(cmd, paths[0], o, out);
+	err = gr_model_load_set(out, paths, n, o, &diag, &failed);
+	if (err) {
+		say(cmd, failed < n ? paths[failed] : paths[0], err, &diag);
+		return err;
+	}
+	t = gr_model_traces(*out, &nt);
+	for (size_t i = 1; i < nt; i++)
+		if (!t[i].anchored)
+			fprintf(
+			    stderr,
+			    "gpurec %s: %s: its header or the first trace's has no clock anchor: "
+			    "its times are its own, not aligned with %s\n",
+			    cmd, t[i].path, t[0].path);
+	gr_damage_of(*out, &damage);
+	gr_damage_warn(stderr, cmd, paths[0], &damage);
+	return 0;
+}

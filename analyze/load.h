@@ -8,6 +8,7 @@
 #ifndef GR_ANALYZE_LOAD_H
 #define GR_ANALYZE_LOAD_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "model.h"
@@ -19,6 +20,15 @@
  */
 int gr_load_trace(const char *cmd, const char *path, const struct gr_model_load_opts *o,
 		  struct gr_model **out);
+
+/*
+ * Load the @n traces at @paths as one job (gr_model_load_set(): one trace per node or launcher,
+ * aligned on the first one's clock), or the one trace as gr_load_trace() when @n is 1. Errors
+ * name the trace they concern; a trace that cannot be aligned (no clock anchor) is said on
+ * stderr and read on its own clock.
+ */
+int gr_load_set(const char *cmd, const char *const *paths, size_t n,
+		const struct gr_model_load_opts *o, struct gr_model **out);
 
 /*
  * The recording start of @path, as gr_model_time_span() gives it for the whole trace (the

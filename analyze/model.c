@@ -440,6 +440,12 @@ static int resolve_threads_processes(struct loader *L)
 		p->pid = (uint32_t)gr_keymap_key(&pids, i)[0];
 		p->exe = "";
 		p->rank = p->local_rank = p->world_size = -1;
+		if (m->traces.n) {
+			p->trace = p->pid / GR_MODEL_SET_PIDS;
+			p->trace_pid = p->pid % GR_MODEL_SET_PIDS;
+		} else {
+			p->trace_pid = p->pid;
+		}
 	}
 	sort_table(m->processes.v, m->processes.n, sizeof(*m->processes.v), cmp_process);
 	/* PROC records are sorted by ts, so the last exec wins */
@@ -1404,10 +1410,52 @@ static void loader_free(struct loader *L)
 	free(L);
 }
 
-static int load_once(struct gr_model **out, struct gr_trace_reader *r,
-		     const struct gr_model_load_opts *o, int in_place, struct gr_diag *diag)
+int64_t gr_model_clock_shift(const struct gr_trace_header *first, const struct gr_trace_header *h,
+			     int *anchored)
+{
+	*anchored = first->clock_monotonic_ns && first->clock_realtime_ns &&
+		    h->clock_monotonic_ns && h->clock_realtime_ns;
+	if (!*anchored)
+		return 0;
+	/* the same instant reads realtime - monotonic later on each clock: the difference of the
+	 * two offsets carries one clock onto the other */
+	return ((int64_t)h->clock_realtime_ns - (int64_t)h->clock_monotonic_ns) -
+	       ((int64_t)first->clock_realtime_ns - (int64_t)first->clock_monotonic_ns);
+}
+
+/* The set's traces, where each came from, into the model; trace @k's place in L->ctx. */
+static int set_trace(struct loader *L, struct gr_trace_reader *const *rs, const char *const *paths,
+		     size_t n, size_t k)
+{
+	struct gr_model *m = L->m;
+	const struct gr_trace_header *h = gr_trace_reader_header(rs[k]);
+	struct gr_model_trace t = {0};
+	int err;
+
+	L->ctx.remap = k > 0;
+	L->ctx.id_base = (uint32_t)k * GR_MODEL_SET_PIDS;
+	L->ctx.cpu_base = (uint32_t)k * GR_MODEL_SET_CPUS;
+	L->ctx.ts_shift = gr_model_clock_shift(gr_trace_reader_header(rs[0]), h, &t.anchored);
+	if (n < 2)
+		return 0;
+	t.path = copy_str(L, paths[k]);
+	t.host = copy_str(L, h->host ? h->host : "");
+	t.shift_ns = L->ctx.ts_shift;
+	if (!t.path || !t.host)
+		return -ENOMEM;
+	err = RESERVE(m->traces, 1);
+	if (err)
+		return err;
+	m->traces.v[m->traces.n++] = t;
+	return 0;
+}
+
+static int load_once(struct gr_model **out, struct gr_trace_reader *const *rs,
+		     const char *const *paths, size_t nr, const struct gr_model_load_opts *o,
+		     int in_place, struct gr_diag *diag, size_t *failed)
 {
 	struct gr_model *m = NULL;
+	struct gr_trace_reader *r = rs[0];
 	struct loader *L;
 	int err;
 
@@ -1462,16 +1510,28 @@ static int load_once(struct gr_model **out, struct gr_trace_reader *r,
 		}
 	}
 
-	err = model_map_schema(&L->ctx, gr_trace_reader_schema(r), diag);
-	if (err)
-		goto out;
-	memcpy(m->kinds, L->ctx.present, sizeof(m->kinds));
 	err = copy_header(L, gr_trace_reader_header(r));
 	if (err)
 		goto out;
-	err = read_chunks(L, r, o->jobs, in_place);
-	if (err)
-		goto out;
+	/* a set's traces one after another; each one's chunks in its own file order */
+	for (size_t k = 0; k < nr; k++) {
+		*failed = k;
+		err = set_trace(L, rs, paths, nr, k);
+		if (err) {
+			err = gr_diag_set(diag, -ENOMEM, 0, "out of memory");
+			goto out;
+		}
+		err = model_map_schema(&L->ctx, gr_trace_reader_schema(rs[k]), diag);
+		if (err)
+			goto out;
+		for (int kind = 0; kind < GR_K_COUNT; kind++)
+			m->kinds[kind] |= L->ctx.present[kind];
+		/* in place needs the footer's counts of the one file the arrays are sized for */
+		err = read_chunks(L, rs[k], o->jobs, in_place && nr == 1);
+		if (err)
+			goto out;
+	}
+	*failed = 0;
 	m->integ = *gr_trace_reader_integrity(r);
 	err = finish(L);
 	if (err)
@@ -1494,15 +1554,53 @@ out:
 	return err;
 }
 
-static int load(struct gr_model **out, struct gr_trace_reader *r,
-		const struct gr_model_load_opts *o, struct gr_diag *diag)
+static int load_readers(struct gr_model **out, struct gr_trace_reader *const *rs,
+			const char *const *paths, size_t nr, const struct gr_model_load_opts *o,
+			struct gr_diag *diag, size_t *failed)
 {
-	int err = load_once(out, r, o, 1, diag);
+	int err = load_once(out, rs, paths, nr, o, 1, diag, failed);
 
 	/* the footer counted some chunk wrong, or a chunk failed to decode: it is marked bad now,
 	 * and the second load, through the parts, skips it as the first would have */
 	if (err == LOAD_AGAIN)
-		err = load_once(out, r, o, 0, diag);
+		err = load_once(out, rs, paths, nr, o, 0, diag, failed);
+	return err;
+}
+
+static int load(struct gr_model **out, struct gr_trace_reader *r,
+		const struct gr_model_load_opts *o, struct gr_diag *diag)
+{
+	size_t failed;
+
+	return load_readers(out, &r, NULL, 1, o, diag, &failed);
+}
+
+int gr_model_load_set(struct gr_model **out, const char *const *paths, size_t n,
+		      const struct gr_model_load_opts *opts, struct gr_diag *diag, size_t *failed)
+{
+	static const struct gr_model_load_opts defaults;
+	struct gr_trace_reader **rs;
+	size_t opened = 0;
+	int err = 0;
+
+	*out = NULL;
+	*failed = 0;
+	if (!n || n > GR_MODEL_SET_MAX)
+		return gr_diag_set(diag, -EINVAL, 0, "a set holds 1 to %d traces",
+				   GR_MODEL_SET_MAX);
+	rs = calloc(n, sizeof(*rs));
+	if (!rs)
+		return gr_diag_set(diag, -ENOMEM, 0, "out of memory");
+	for (; opened < n && !err; opened++) {
+		*failed = opened;
+		err = gr_trace_reader_open(&rs[opened], paths[opened], diag);
+	}
+	if (!err)
+		err = load_readers(out, rs, paths, n, opts ? opts : &defaults, diag, failed);
+	for (size_t i = 0; i < n; i++)
+		if (rs[i])
+			gr_trace_reader_close(rs[i]);
+	free(rs);
 	return err;
 }
 
@@ -1558,6 +1656,7 @@ void gr_model_free(struct gr_model *m)
 	RELEASE(m->graphs);
 	RELEASE(m->scheds);
 	RELEASE(m->procs);
+	RELEASE(m->traces);
 	RELEASE(m->losses);
 	RELEASE(m->asides);
 	RELEASE(m->kernels);
@@ -1717,6 +1816,7 @@ ACCESSOR(gr_model_symbols, struct gr_symbol, symbols)
 ACCESSOR(gr_model_stacks, struct gr_stack, stacks)
 ACCESSOR(gr_model_pyframes, struct gr_pyframe, pyframes)
 ACCESSOR(gr_model_pythons, struct gr_python, pythons)
+ACCESSOR(gr_model_traces, struct gr_model_trace, traces)
 
 const struct gr_pyframe *gr_model_pyframe(const struct gr_model *m, uint64_t frame)
 {

@@ -253,6 +253,9 @@ struct gr_process {
 	 * not set (or an older trace) */
 	int32_t rank, local_rank, world_size;
 	const char *rank_env; /* the recorded variables as text; NULL when none */
+	uint32_t trace;	      /* the trace of a set it came from (gr_model_traces()); 0 for one */
+	uint32_t trace_pid;   /* its pid in that trace (pid is moved up by trace x
+			       * GR_MODEL_SET_PIDS) */
 };
 
 struct gr_mapping {
@@ -378,6 +381,41 @@ void gr_model_free(struct gr_model *m);
 
 /* The file header; strings are copies owned by the model ("" when absent, never NULL). */
 const struct gr_trace_header *gr_model_header(const struct gr_model *m);
+
+/*
+ * Several traces as one job (one per node, or per launcher): gr_model_load_set() reads them into
+ * one model. Trace k's times move onto the first trace's monotonic clock by the difference of
+ * the two headers' clock anchors (realtime - monotonic, docs/FORMAT.md); its pids and tids (but
+ * 0) move up by k x GR_MODEL_SET_PIDS, and its CPUs by k x GR_MODEL_SET_CPUS, so that processes,
+ * threads and CPUs of different traces stay distinct even where their numbers are equal. The
+ * first trace's ids and times are its own: a set of one reads as gr_model_load_opts() does.
+ */
+#define GR_MODEL_SET_PIDS (1u << 22) /* above Linux's pid_max */
+#define GR_MODEL_SET_CPUS 4096u
+#define GR_MODEL_SET_MAX  512 /* traces in a set: ids stay under 2^31 */
+
+struct gr_model_trace {
+	const char *path; /* as given */
+	const char *host; /* its header's */
+	int64_t shift_ns; /* added to its times */
+	int anchored;	  /* its header and the first's hold both clocks: else shift_ns is 0 and
+			   * its times are its own */
+};
+
+/* The traces of a set, in the order given; NULL and *n 0 for a model of one trace. */
+const struct gr_model_trace *gr_model_traces(const struct gr_model *m, size_t *n);
+
+/* What a trace with header @h adds to its monotonic times to read on the clock of the trace
+ * with header @first; *@anchored 0 (and 0 returned) when either lacks a clock. */
+int64_t gr_model_clock_shift(const struct gr_trace_header *first, const struct gr_trace_header *h,
+			     int *anchored);
+
+/*
+ * Load the @n traces at @paths (1..GR_MODEL_SET_MAX) into one model, as above. Returns 0, or a
+ * negative error with @diag set and *@failed the index of the trace it concerns.
+ */
+int gr_model_load_set(struct gr_model **out, const char *const *paths, size_t n,
+		      const struct gr_model_load_opts *opts, struct gr_diag *diag, size_t *failed);
 /* Final integrity of the read. */
 const struct gr_integrity *gr_model_integrity(const struct gr_model *m);
 /*

@@ -31,7 +31,8 @@ struct comm_entry {
 };
 
 struct gr_model {
-	struct gr_trace_header hdr;
+	struct gr_trace_header hdr;	     /* a set's: its first trace's */
+	ARRAY(struct gr_model_trace) traces; /* a set's traces (gr_model_load_set); n 0 for one */
 	struct gr_integrity integ;
 	uint64_t counts[GR_K_COUNT];
 	uint8_t kinds[GR_K_COUNT]; /* the file's schema declares the kind */
@@ -109,6 +110,13 @@ struct load_ctx {
 	int window;		  /* keep only the events of [lo, to] that reach from */
 	uint64_t from, to, lo;	  /* lo: from minus the margin */
 	struct shared_strs *strs; /* the model's strings */
+	/* several traces as one job (gr_model_load_set()): the trace being read. Its pids, tids
+	 * and CPUs move up by id_base / cpu_base (0 stays 0: the idle task, no id), its times by
+	 * ts_shift onto the first trace's clock; remap is 0 for the first trace and a single one.
+	 */
+	int remap;
+	uint32_t id_base, cpu_base;
+	int64_t ts_shift;
 };
 
 #define COL_ZEROS (-2)
@@ -221,6 +229,8 @@ struct part {
 	ARRAY(struct gr_aside) asides; /* never in place: the merge appends them */
 	uint64_t *zeros;	       /* an optional column the file lacks: all 0 */
 	size_t nzeros;
+	uint64_t *adj[GR_MAX_COLUMNS]; /* columns adjusted for a trace of a set (load_ctx.remap) */
+	size_t nadj[GR_MAX_COLUMNS];
 
 	struct gr_keymap tab[T_COUNT]; /* local dense tables; T_STACK's index 0 is "no stack" */
 	struct cache thread_c, stream_c, stack_c;

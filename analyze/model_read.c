@@ -96,6 +96,114 @@ int model_map_schema(struct load_ctx *L, const struct gr_schema *fs, struct gr_d
 	return 0;
 }
 
+enum adj_what { ADJ_TS = 1, ADJ_ID, ADJ_CPU, ADJ_NAME_KEY, ADJ_PROC_VALUE, ADJ_SESS_VALUE };
+
+/* What a column of a trace of a set needs to join the first trace's clock and ids. */
+static enum adj_what adj_of(uint16_t kind, uint16_t col)
+{
+	if (col == 0)
+		return ADJ_TS; /* every kind's first column is its time */
+	switch (kind) {
+	case GR_K_LAUNCH:
+		return col == GR_LAUNCH_PID || col == GR_LAUNCH_TID ? ADJ_ID
+		       : col == GR_LAUNCH_CPU			    ? ADJ_CPU
+								    : 0;
+	case GR_K_COPY:
+		return col == GR_COPY_PID || col == GR_COPY_TID ? ADJ_ID : 0;
+	case GR_K_MEMSET:
+		return col == GR_MEMSET_PID || col == GR_MEMSET_TID ? ADJ_ID : 0;
+	case GR_K_ALLOC:
+		return col == GR_ALLOC_PID || col == GR_ALLOC_TID ? ADJ_ID : 0;
+	case GR_K_FREE:
+		return col == GR_FREE_PID || col == GR_FREE_TID ? ADJ_ID : 0;
+	case GR_K_SYNC:
+		return col == GR_SYNC_PID || col == GR_SYNC_TID ? ADJ_ID : 0;
+	case GR_K_GRAPH:
+		return col == GR_GRAPH_PID || col == GR_GRAPH_TID ? ADJ_ID : 0;
+	case GR_K_SCHED:
+		if (col == GR_SCHED_CPU || col == GR_SCHED_TARGET_CPU)
+			return ADJ_CPU;
+		return col == GR_SCHED_PREV_PID || col == GR_SCHED_PREV_TID ||
+			       col == GR_SCHED_NEXT_PID || col == GR_SCHED_NEXT_TID
+			   ? ADJ_ID
+			   : 0;
+	case GR_K_PROC:
+		return col == GR_PROC_PID || col == GR_PROC_TID ? ADJ_ID
+		       : col == GR_PROC_VALUE			? ADJ_PROC_VALUE
+								: 0;
+	case GR_K_NAME:
+		return col == GR_NAME_PID ? ADJ_ID : col == GR_NAME_KEY ? ADJ_NAME_KEY : 0;
+	case GR_K_MAPPING:
+		return col == GR_MAP_PID ? ADJ_ID : 0;
+	case GR_K_SYMBOL:
+		return col == GR_SYM_PID ? ADJ_ID : 0;
+	case GR_K_STACK:
+		return col == GR_STACK_PID ? ADJ_ID : 0;
+	case GR_K_PYFRAME:
+		return col == GR_PYF_PID ? ADJ_ID : 0;
+	case GR_K_LOSS:
+		return col == GR_LOSS_TS_END ? ADJ_TS : 0;
+	case GR_K_SESSION:
+		return col == GR_SESS_VALUE ? ADJ_SESS_VALUE : 0;
+	}
+	return 0;
+}
+
+/* Whether row @i's value in an ADJ_NAME_KEY / ADJ_PROC_VALUE / ADJ_SESS_VALUE column is an id:
+ * a COMM name's tid, a RANK name's pid; a START's parent pid, a THREAD's creating tid; the
+ * recorder's and its watchdog's pids. */
+static int row_is_id(enum adj_what w, const uint64_t *const *v, uint32_t i)
+{
+	switch (w) {
+	case ADJ_NAME_KEY:
+		return v[GR_NAME_CLASS][i] == GR_NAME_COMM || v[GR_NAME_CLASS][i] == GR_NAME_RANK;
+	case ADJ_PROC_VALUE:
+		return v[GR_PROC_TYPE][i] == GR_PROC_START || v[GR_PROC_TYPE][i] == GR_PROC_THREAD;
+	case ADJ_SESS_VALUE:
+		return v[GR_SESS_KEY][i] == GR_SESS_RECORDER_PID ||
+		       v[GR_SESS_KEY][i] == GR_SESS_WATCHDOG_PID;
+	default:
+		return 1;
+	}
+}
+
+/* The columns of a batch of a set's later trace, moved onto the first trace's clock and ids. */
+static int adjust_cols(struct part *P, uint16_t kind, uint32_t n, const uint64_t **v)
+{
+	const struct gr_kind_def *kd = gr_schema_kind(gr_events_schema(), kind);
+	const struct load_ctx *L = P->ctx;
+
+	for (uint16_t c = 0; c < kd->ncols; c++) {
+		enum adj_what w = kd->cols[c].codec == GR_CODEC_BYTES ? 0 : adj_of(kind, c);
+		uint64_t *o;
+
+		if (!w || !n)
+			continue;
+		if (P->nadj[c] < n) {
+			free(P->adj[c]);
+			P->nadj[c] = 0;
+			P->adj[c] = malloc(n * sizeof(*P->adj[c]));
+			if (!P->adj[c])
+				return oom(P, -ENOMEM, "chunks");
+			P->nadj[c] = n;
+		}
+		o = P->adj[c];
+		for (uint32_t i = 0; i < n; i++) {
+			uint64_t x = v[c][i];
+
+			if (w == ADJ_TS)
+				x = x ? x + (uint64_t)L->ts_shift : 0;
+			else if (w == ADJ_CPU)
+				x = x < 65536 ? x + L->cpu_base : x;
+			else if (x && row_is_id(w, v, i))
+				x += L->id_base;
+			o[i] = x;
+		}
+		v[c] = o;
+	}
+	return 0;
+}
+
 /*
  * The columns of @kind in a batch of the file's columns @fv/@fb, in this build's order: numeric
  * ones in @v, BYTES ones in @b.
@@ -131,7 +239,7 @@ static int batch_cols(struct part *P, uint16_t kind, uint32_t n, const uint64_t 
 					   "chunk has %u '%s' records but no '%s' column", n,
 					   kd->name, kd->cols[i].name);
 	}
-	return 0;
+	return L->remap ? adjust_cols(P, kind, n, v) : 0;
 }
 
 /*
@@ -950,6 +1058,10 @@ int part_read_chunk(struct part *P, struct gr_chunk_decoder *d, const struct gr_
 	P->total = gr_chunk_total(c);
 	P->first_ts = gr_chunk_first_ts(c);
 	P->last_ts = gr_chunk_last_ts(c);
+	if (P->ctx->remap) {
+		P->first_ts += (uint64_t)P->ctx->ts_shift;
+		P->last_ts += (uint64_t)P->ctx->ts_shift;
+	}
 	for (uint16_t k = 1; k < GR_K_COUNT && !err; k++) {
 		uint32_t n;
 
@@ -1029,6 +1141,8 @@ void part_free(struct part *P)
 		gr_keymap_free(maps[i]);
 	RELEASE(P->asides);
 	free(P->zeros);
+	for (int c = 0; c < GR_MAX_COLUMNS; c++)
+		free(P->adj[c]);
 	RELEASE(P->stacks);
 	RELEASE(P->kname);
 	RELEASE(P->kraw);

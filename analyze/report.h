@@ -348,7 +348,9 @@ const char *gr_rank_part_name(unsigned part);
 /* One process that launches: its own iteration, found on its busiest launching thread. */
 struct gr_report_rank {
 	uint32_t process; /* gr_model_processes() index */
-	uint32_t pid;
+	uint32_t pid;	  /* in its own trace (gr_process.trace_pid) */
+	uint32_t trace;	  /* of a set (gr_model_traces()); 0 for one trace */
+	const char *host; /* model: its trace's host; NULL for one trace */
 	int32_t rank;	  /* from the launcher's environment; -1 when none */
 	const char *comm; /* model */
 	struct gr_report_iteration iter;

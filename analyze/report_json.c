@@ -493,6 +493,27 @@ static void cpu(struct gr_json *j, const struct gr_report *r, unsigned top)
 	gr_json_object_end(j);
 }
 
+/* "traces": the traces of a set reported as one job; absent for one trace. */
+static void traces(struct gr_json *j, const struct gr_model *m)
+{
+	size_t n;
+	const struct gr_model_trace *t = gr_model_traces(m, &n);
+
+	if (!n)
+		return;
+	gr_json_key(j, "traces");
+	gr_json_array(j);
+	for (size_t i = 0; i < n; i++) {
+		gr_json_object_flat(j);
+		gr_json_kv_str(j, "path", t[i].path);
+		gr_json_kv_str(j, "host", t[i].host);
+		gr_json_kv_i64(j, "shift_ns", t[i].shift_ns);
+		gr_json_kv_bool(j, "aligned", t[i].anchored || !i);
+		gr_json_object_end(j);
+	}
+	gr_json_array_end(j);
+}
+
 /* "ranks" and "straggler": only when two or more processes launch. Times are per iteration. */
 static void ranks(struct gr_json *j, const struct gr_report *r, unsigned top)
 {
@@ -510,6 +531,11 @@ static void ranks(struct gr_json *j, const struct gr_report *r, unsigned top)
 
 		gr_json_object(j);
 		gr_json_kv_u64(j, "pid", k->pid);
+		/* several traces: which one it came from */
+		if (k->host) {
+			gr_json_kv_u64(j, "trace", k->trace);
+			gr_json_kv_str(j, "host", k->host);
+		}
 		gr_json_key(j, "rank");
 		if (k->rank >= 0)
 			gr_json_u64(j, (uint64_t)k->rank);
@@ -537,6 +563,8 @@ static void ranks(struct gr_json *j, const struct gr_report *r, unsigned top)
 	}
 	gr_json_object(j);
 	gr_json_kv_u64(j, "pid", R->v[s->index].pid);
+	if (R->v[s->index].host)
+		gr_json_kv_u64(j, "trace", R->v[s->index].trace);
 	gr_json_key(j, "rank");
 	if (R->v[s->index].rank >= 0)
 		gr_json_u64(j, (uint64_t)R->v[s->index].rank);
@@ -614,6 +642,7 @@ int gr_report_write_json(FILE *f, const struct gr_report *r, const struct gr_mod
 		       : r->sms_source == GR_REPORT_SMS_RECORDED ? "recorded"
 								 : "unknown");
 	gr_probe_cost_json(&j, "probe_cost", &r->probe);
+	traces(&j, m);
 	gr_json_key(&j, "sections");
 	gr_json_array_flat(&j);
 	if (r->sections & GR_REPORT_LAUNCHES)

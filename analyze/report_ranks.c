@@ -192,7 +192,7 @@ static int verdict(struct rp_ctx *x)
 {
 	struct gr_report_ranks *R = &x->r->ranks;
 	const struct gr_report_straggler *s = &R->straggler;
-	char b1[32], b2[32], b3[32], who[64];
+	char b1[32], b2[32], b3[32], who[160], where[96] = "";
 	size_t nfound = 0;
 
 	for (size_t i = 0; i < R->n; i++)
@@ -201,11 +201,14 @@ static int verdict(struct rp_ctx *x)
 		return rp_verdict(x, &R->verdict, GR_VERDICT_NONE,
 				  "%zu processes launch; %zu of them have an iteration to compare",
 				  R->n, nfound);
+	if (R->v[s->index].host)
+		snprintf(where, sizeof(where), ", trace %" PRIu32 " on %s", R->v[s->index].trace,
+			 R->v[s->index].host);
 	if (R->v[s->index].rank >= 0)
-		snprintf(who, sizeof(who), "rank %d (pid %" PRIu32 ")", R->v[s->index].rank,
-			 R->v[s->index].pid);
+		snprintf(who, sizeof(who), "rank %d (pid %" PRIu32 "%s)", R->v[s->index].rank,
+			 R->v[s->index].pid, where);
 	else
-		snprintf(who, sizeof(who), "pid %" PRIu32, R->v[s->index].pid);
+		snprintf(who, sizeof(who), "pid %" PRIu32 "%s", R->v[s->index].pid, where);
 	gr_units_ns(b1, sizeof(b1), (double)R->v[s->index].iter.period_ns);
 	gr_units_ns(b2, sizeof(b2), (double)s->others_ns);
 	if (!s->found)
@@ -223,7 +226,8 @@ static int verdict(struct rp_ctx *x)
 int rp_ranks(struct rp_ctx *x, const struct rp_waits *waits)
 {
 	struct gr_report_ranks *R = &x->r->ranks;
-	size_t np;
+	size_t np, ntraces;
+	const struct gr_model_trace *traces = gr_model_traces(x->m, &ntraces);
 	uint32_t *busiest;
 	int err = 0;
 
@@ -261,7 +265,10 @@ int rp_ranks(struct rp_ctx *x, const struct rp_waits *waits)
 			continue;
 		rk = &R->v[R->n++];
 		rk->process = p;
-		rk->pid = proc->pid;
+		rk->pid = proc->trace_pid;
+		rk->trace = proc->trace;
+		if (proc->trace < ntraces)
+			rk->host = traces[proc->trace].host;
 		rk->rank = proc->rank;
 		rk->comm = proc->comm;
 		err = rp_calls_tokens(x, busiest[p]);

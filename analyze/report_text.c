@@ -588,18 +588,26 @@ static void cpu(FILE *f, const struct gr_report *r, unsigned top)
 }
 
 /* The ranks of the job: one row per launching process, then the straggler. */
-static void ranks(FILE *f, const struct gr_report *r, unsigned top)
+static void ranks(FILE *f, const struct gr_report *r, const struct gr_model *m, unsigned top)
 {
 	const struct gr_report_ranks *R = &r->ranks;
-	char b[8][32], nb[32], rk[16];
-	size_t i;
+	char b[8][32], nb[32], rk[16], pid[24];
+	size_t i, nt;
+	const struct gr_model_trace *t = gr_model_traces(m, &nt);
+	int w = nt ? 9 : 7;
 
 	heading(f, "5. ranks");
+	/* several traces: where each process came from, as TRACE:PID */
+	for (size_t k = 0; k < nt; k++)
+		fprintf(f, "  trace %zu: %s (host %s, clock %+.3f ms%s)\n", k, t[k].path, t[k].host,
+			t[k].shift_ns / 1e6, t[k].anchored || !k ? "" : ", not aligned");
 	fprintf(f, "  per launching process, its own iteration on its busiest launching thread;\n"
 		   "  per iteration: host = outside the thread's API calls, runnable overlaps\n"
 		   "  the rest; * the straggler\n");
-	fprintf(f, "  %7s %4s %-12s %5s %9s %5s %8s %8s %8s %8s %8s\n", "pid", "rank", "comm",
-		"iters", "iteration", "l/it", "host", "launch", "copy", "sync", "runnable");
+	/* TRACE:PID needs two columns more than a pid */
+	fprintf(f, "  %*s %4s %-12s %5s %9s %5s %8s %8s %8s %8s %8s\n", w, nt ? "trace:pid" : "pid",
+		"rank", "comm", "iters", "iteration", "l/it", "host", "launch", "copy", "sync",
+		"runnable");
 	for (i = 0; i < R->n && i < top; i++) {
 		const struct gr_report_rank *k = &R->v[i];
 
@@ -607,12 +615,16 @@ static void ranks(FILE *f, const struct gr_report *r, unsigned top)
 			snprintf(rk, sizeof(rk), "%d", k->rank);
 		else
 			snprintf(rk, sizeof(rk), "-");
+		if (nt)
+			snprintf(pid, sizeof(pid), "%u:%u", k->trace, k->pid);
+		else
+			snprintf(pid, sizeof(pid), "%u", k->pid);
 		if (!k->iter.found) {
-			fprintf(f, "  %7u %4s %-12s %5s no repeating loop found\n", k->pid, rk,
+			fprintf(f, "  %*s %4s %-12s %5s no repeating loop found\n", w, pid, rk,
 				cut(nb, sizeof(nb), k->comm, 12), "-");
 			continue;
 		}
-		fprintf(f, "  %7u %4s %-12s %5" PRIu64 " %9s %5u %8s %8s %8s %8s %8s%s\n", k->pid,
+		fprintf(f, "  %*s %4s %-12s %5" PRIu64 " %9s %5u %8s %8s %8s %8s %8s%s\n", w, pid,
 			rk, cut(nb, sizeof(nb), k->comm, 12), k->iter.count,
 			gr_units_ns(b[0], sizeof(b[0]), (double)k->iter.period_ns),
 			k->iter.launches,
@@ -786,7 +798,7 @@ int gr_report_write_text(FILE *f, const struct gr_report *r, const struct gr_mod
 	if (r->sections & GR_REPORT_CPU)
 		cpu(f, r, top);
 	if (r->ranks.n)
-		ranks(f, r, top);
+		ranks(f, r, m, top);
 	fflush(f);
 	return ferror(f) ? -EIO : 0;
 }

@@ -63,4 +63,26 @@ if job healthy 0 4 -1; then
 		"$(json "$TMP/healthy.json" "[[k['iterations'] for k in d['ranks']], d['straggler'], d['ranks_verdict']['level']]")"
 fi
 
+# two launchers recorded separately (ranks 0-1, then 2-3: as two nodes would), reported as one
+# job: the same table and straggler, each process with the trace it came from
+if job node0 0 2 2 && job node1 2 2 2; then
+	"$GPUREC" report --json "$TMP/node0.trc" "$TMP/node1.trc" >"$TMP/set.json"
+	check_slow "$TMP/set.json" "two traces"
+	check "two traces: ranks 0-1 from trace 0, 2-3 from trace 1; the straggler's is 1" \
+		"[[0, 0], [1, 0], [2, 1], [3, 1], 1]" \
+		"$(json "$TMP/set.json" "[[k['rank'], k['trace']] for k in d['ranks']] + [d['straggler']['trace']]")"
+	check "two traces: both listed, aligned on the first one's clock" '[true, true]' \
+		"$(json "$TMP/set.json" "[t['aligned'] for t in d['traces']]")"
+	"$GPUREC" info --json "$TMP/node0.trc" "$TMP/node1.trc" >"$TMP/set.info.json"
+	check "info over the set: 2 launchers + 4 ranks, 320 launches, each rank 80 in its trace" \
+		"[6, 320, [[0, 0, 80], [0, 1, 80], [1, 2, 80], [1, 3, 80]]]" \
+		"$(json "$TMP/set.info.json" "[len(d['processes']), d['launches'], [[p['trace'], p['rank'], p['launches']] for p in d['processes'] if 'rank' in p]]")"
+	# a set on either side of diff: comma-separated; the set against the one-trace job
+	"$GPUREC" diff --json "$TMP/node0.trc,$TMP/node1.trc" "$TMP/slow.trc" >"$TMP/diff.json" 2>"$TMP/diff.err"
+	check "diff: a set against one trace exits 0" 0 $?
+	"$GPUREC" report "$TMP/node0.trc" "$TMP/nonexistent.trc" >/dev/null 2>"$TMP/err"
+	check "a missing trace of a set: exit 1, the error names it" "1 1" \
+		"$? $(grep -c "nonexistent.trc: No such file" "$TMP/err")"
+fi
+
 exit $((failures > 0))

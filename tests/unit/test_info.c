@@ -347,7 +347,10 @@ static void test_errors(void)
 	CHECK_EQ_U64(run_info(a3, &out, &err), 2);
 	free(out);
 	free(err);
-	CHECK_EQ_U64(run_info(a4, &out, &err), 2);
+	/* two files are one job: the first that is no trace is named, exit 1 */
+	CHECK_EQ_U64(run_info(a4, &out, &err), 1);
+	snprintf(prefix, sizeof(prefix), "gpurec info: %s: ", junk);
+	CHECK(err && !strncmp(err, prefix, strlen(prefix)));
 	free(out);
 	free(err);
 }

@@ -526,6 +526,126 @@ static struct gr_report_rank rank_of(int found, uint64_t period, uint64_t host, 
 
 /* The decision alone: the slowest by median iteration against the others' (lower) median, the
  * threshold, the cause as the part that passes the others' median of it the most. */
+/* A trace like tb_open()'s with its own clock anchor and host. */
+static void tb_open_clock(struct tb *b, const char *name, uint64_t mono, uint64_t real,
+			  const char *host)
+{
+	struct gr_trace_header h = synth_header;
+	int fd;
+
+	h.clock_monotonic_ns = mono;
+	h.clock_realtime_ns = real;
+	h.host = host;
+	snprintf(b->path, sizeof(b->path), "%s/%s", dir, name);
+	unlink(b->path);
+	fd = open(b->path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	b->err = fd < 0 || gr_trace_writer_open(&b->w, fd, &h, gr_events_schema(), NULL) ? -1 : 0;
+}
+
+/* The shift between two clocks: the difference of their (realtime - monotonic) offsets; none
+ * without both anchors. */
+static void test_clock_shift(void)
+{
+	struct gr_trace_header a = {.clock_monotonic_ns = 1000, .clock_realtime_ns = 5000000};
+	struct gr_trace_header b = {.clock_monotonic_ns = 9000000, .clock_realtime_ns = 5000700};
+	int anchored;
+
+	/* b's monotonic 9000000 is the wall time 5000700, which a's clock reads as 1700 */
+	CHECK(gr_model_clock_shift(&a, &b, &anchored) == 1700 - 9000000);
+	CHECK(anchored);
+	CHECK(gr_model_clock_shift(&b, &a, &anchored) == 9000000 - 1700);
+	CHECK(gr_model_clock_shift(&a, &a, &anchored) == 0 && anchored);
+	b.clock_realtime_ns = 0;
+	CHECK(gr_model_clock_shift(&a, &b, &anchored) == 0 && !anchored);
+	CHECK(gr_model_clock_shift(&b, &a, &anchored) == 0 && !anchored);
+}
+
+/*
+ * Two traces of one job, from two nodes whose monotonic clocks began 5 s apart, each with a pid
+ * 100: trace A (node-a) 10 iterations every 100 us from T0 + 10 us; trace B (node-b, monotonic
+ * T0 + 5 s at the wall time of A's T0 + 1 us) 10 every 300 us from its own T0 + 5 s + 20 us. As
+ * one job: two distinct processes, B's times on A's clock (T0 + 21 us on), and B's pid 100 the
+ * straggler at 3x.
+ */
+static void test_ranks_set(void)
+{
+	const uint64_t R = 1700000000000000000ull, S = 5000000000ull;
+	struct gr_model *m = NULL;
+	struct gr_report *r = NULL;
+	struct gr_diag diag = {0};
+	struct tb a, b;
+	const char *paths[2];
+	const struct gr_process *p;
+	const struct gr_model_trace *t;
+	const struct gr_launch *l;
+	size_t np, nt, nl, failed = 9;
+
+	tb_open_clock(&a, "set_a.trc", T0, R, "node-a");
+	tb_open_clock(&b, "set_b.trc", T0 + S, R + 1000, "node-b");
+	for (uint64_t i = 0; i < 10; i++) {
+		uint64_t pa = T0 + 10000 + i * 100000, pb = T0 + S + 20000 + i * 300000;
+
+		tb_launch(&a, pa, 100, 100, 0xA0, 16, 256, 0x5, 0, 5000);
+		tb_sync(&a, pa + 5000, 100, 100, GR_SYNC_STREAM, 90000);
+		tb_launch(&b, pb, 100, 100, 0xA0, 16, 256, 0x5, 0, 5000);
+		tb_sync(&b, pb + 5000, 100, 100, GR_SYNC_STREAM, 90000);
+	}
+	a.err |= synth_name(a.w, T0, GR_NAME_RANK, 100, 100, "RANK=0 WORLD_SIZE=2");
+	b.err |= synth_name(b.w, T0 + S, GR_NAME_RANK, 100, 100, "RANK=1 WORLD_SIZE=2");
+	b.err |= synth_name(b.w, T0 + S, GR_NAME_COMM, 100, 100, "trainer-b");
+	CHECK(gr_trace_writer_close(a.w) == 0 && a.err == 0);
+	CHECK(gr_trace_writer_close(b.w) == 0 && b.err == 0);
+	paths[0] = a.path;
+	paths[1] = b.path;
+	CHECK(gr_model_load_set(&m, paths, 2, NULL, &diag, &failed) == 0);
+	if (!m) {
+		printf("#   load set: %s\n", diag.reason);
+		return;
+	}
+	t = gr_model_traces(m, &nt);
+	CHECK_EQ_U64(nt, 2);
+	if (nt == 2) {
+		CHECK_STR(t[1].host, "node-b");
+		CHECK(t[0].shift_ns == 0 && t[1].shift_ns == 1000 - (int64_t)S && t[1].anchored);
+	}
+	p = gr_model_processes(m, &np);
+	CHECK_EQ_U64(np, 2);
+	if (np == 2) {
+		CHECK(p[0].pid == 100 && p[0].trace == 0 && p[0].trace_pid == 100);
+		CHECK(p[1].pid == 100 + GR_MODEL_SET_PIDS && p[1].trace == 1 &&
+		      p[1].trace_pid == 100);
+		CHECK(p[0].rank == 0 && p[1].rank == 1);
+		/* a COMM name of B names B's thread only */
+		CHECK_STR(p[1].comm, "trainer-b");
+		CHECK(strcmp(p[0].comm, "trainer-b") != 0);
+	}
+	l = gr_model_launches(m, &nl);
+	CHECK_EQ_U64(nl, 20);
+	/* in time order on A's clock: B's first launch at its T0 + S + 20 us is A's T0 + 21 us */
+	if (nl == 20) {
+		CHECK_EQ_U64(l[0].ts, T0 + 10000);
+		CHECK_EQ_U64(l[1].ts, T0 + 21000);
+	}
+	r = compute(m, NULL);
+	if (r && r->ranks.n == 2) {
+		CHECK(r->ranks.v[1].trace == 1 && r->ranks.v[1].pid == 100);
+		CHECK_STR(r->ranks.v[1].host, "node-b");
+		CHECK(r->ranks.straggler.found && r->ranks.straggler.index == 1);
+		CHECK_NEAR(r->ranks.straggler.ratio, 3.0);
+		CHECK_EQ_U64(r->ranks.v[1].part_ns[GR_RANK_HOST], 184500);
+	} else {
+		CHECK(r && r->ranks.n == 2);
+	}
+	/* a missing trace: the error names it */
+	paths[1] = "/nonexistent/set_c.trc";
+	gr_model_free(m);
+	m = NULL;
+	CHECK(gr_model_load_set(&m, paths, 2, NULL, &diag, &failed) < 0);
+	CHECK(m == NULL && failed == 1);
+	gr_report_free(r);
+	gr_model_free(m);
+}
+
 static void test_straggler_decision(void)
 {
 	struct gr_report_rank v[5];
@@ -1824,6 +1944,8 @@ int main(void)
 	RUN_TEST(test_iteration);
 	RUN_TEST(test_straggler_decision);
 	RUN_TEST(test_ranks);
+	RUN_TEST(test_clock_shift);
+	RUN_TEST(test_ranks_set);
 	RUN_TEST(test_iteration_sync_marker);
 	RUN_TEST(test_iteration_warmup);
 	RUN_TEST(test_iteration_streams);
