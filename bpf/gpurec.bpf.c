@@ -368,6 +368,15 @@ static __always_inline __u8 event_type(__u8 layout)
 	case L_DEVICE_PROPS:
 	case L_DEVICE_ATTR:
 		return EV_DEVICE;
+	case L_NCCL_COLL_OP:
+	case L_NCCL_BROADCAST:
+	case L_NCCL_REDUCE:
+	case L_NCCL_ALL_GATHER:
+	case L_NCCL_P2P:
+	case L_NCCL_GROUP:
+	case L_NCCL_INIT:
+	case L_NCCL_DESTROY:
+		return EV_COMM;
 	default:
 		return EV_COPY;
 	}
@@ -533,6 +542,25 @@ static __always_inline struct scratch *get_scratch(void)
 	return bpf_map_lookup_elem(&scratch_map, &zero);
 }
 
+/*
+ * ncclCommInitRank's ncclUniqueId, passed by value in memory at [sp+8] at entry: its hash (see
+ * GR_NCCL_ID_BYTES), 0 when unreadable. Read in two halves through x[], which is free then.
+ */
+static __always_inline __u64 nccl_id_hash(struct pt_regs *ctx, struct gr_ev_call *e)
+{
+	__u64 h = GR_FNV_OFFSET;
+
+	for (int half = 0; half < 2; half++) {
+		if (bpf_probe_read_user(&e->x[0], sizeof(e->x),
+					(void *)PT_REGS_SP(ctx) + 8 + half * sizeof(e->x)))
+			return 0;
+		for (int i = 0; i < 8; i++)
+			h = (h ^ e->x[i]) * GR_FNV_PRIME;
+	}
+	__builtin_memset(e->x, 0, sizeof(e->x));
+	return h;
+}
+
 /* Registers and stack arguments at entry (@s1..@s3: [sp+8..]), plus what the layout passes by
  * pointer. */
 static __always_inline void fill_args(struct pt_regs *ctx, struct gr_ev_call *e, __u8 layout,
@@ -548,6 +576,8 @@ static __always_inline void fill_args(struct pt_regs *ctx, struct gr_ev_call *e,
 	e->s[1] = s2;
 	e->s[2] = s3;
 	read_entry_structs(e, layout);
+	if (layout == L_NCCL_INIT)
+		e->x[GR_X_NCCL_ID] = nccl_id_hash(ctx, e);
 	e->ret = 0;
 	e->pystack = 0;
 }
@@ -1193,6 +1223,11 @@ static __always_inline void finish_return(struct pt_regs *ctx, struct gr_ev_call
 	case L_CAPTURE_END:
 		bpf_probe_read_user(&out, sizeof(out), (void *)e->r[1]);
 		e->x[0] = out;
+		break;
+	case L_NCCL_INIT:
+		/* x[GR_X_NCCL_ID] holds the id's hash */
+		bpf_probe_read_user(&out, sizeof(out), (void *)e->r[0]);
+		e->x[GR_X_NCCL_COMM] = out;
 		break;
 	case L_GRAPH_ADD_KERNEL:
 	case L_GRAPH_ADD_CHILD:

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# NCCL calls on the toolkit's real libnccl (tests/progs/nccl_calls.c): without a GPU every call
+# that touches a communicator fails, but the probes see the true arguments. Exact rows per call:
+# 5 all-reduce (1024 float32, sum, stream 0x5a000), 3 reduce-scatter (256 float16, max,
+# 0x5b000), 2 all-gather (512 int64, 0x5a000), 4 broadcast (100 uint8, root 1, 0x5b000), 1
+# reduce (64 float64, prod, root 3, 0x5a000), one group of 2 send (10 int32 to 1) and 2 recv (from
+# 0), and two communicator creations whose ncclUniqueId (bytes 0..127, then 255..128) is passed
+# by value: their hashes are computed here, independently, from the bytes the program uses.
+. "$(dirname "$0")/lib.sh"
+need_root record_nccl
+COMMS=${COMMS:-$PWD/$O/tests/tool_trace_comm}
+
+if [ -e /dev/nvidiactl ]; then
+	ok "real libnccl # SKIP this machine has a CUDA driver (/dev/nvidiactl)"
+	exit 0
+fi
+"$GPUREC" record -o "$TMP/nccl.trc" -- "$PROGS/nccl_calls" >"$TMP/out" 2>"$TMP/err"
+check "nccl_calls ran to its end" "0 ncclCommDestroy 0" "$? $(tail -1 "$TMP/out")"
+"$COMMS" "$TMP/nccl.trc" | cut -d' ' -f2- | sort | uniq -c | sed "s/^ *//" | sort >"$TMP/rows"
+
+# FNV-1a over the id's 16 little-endian u64 words (docs/FORMAT.md, COMM)
+fnv() {
+	python3 -c 'import struct,sys
+h=0xcbf29ce484222325
+for (w,) in struct.iter_unpack("<Q", bytes(eval(sys.argv[1]))):
+	h=((h^w)*0x100000001b3)&(2**64-1)
+print(hex(h))' "$1"
+}
+ida=$(fnv 'range(128)')
+idb=$(fnv '(255-i for i in range(128))')
+inval=ncclInvalidArgument
+expected="1 ncclCommInitRank init 0x0 0x0 0 int8 - -1 $ida 4 2 ncclUnhandledCudaError 1
+1 ncclCommInitRankConfig init 0x0 0x0 0 int8 - -1 $idb 2 1 ncclUnhandledCudaError 1
+5 ncclAllReduce all-reduce 0x0 0x5a000 1024 float32 sum -1 0x0 0 0 $inval 1
+3 ncclReduceScatter reduce-scatter 0x0 0x5b000 256 float16 max -1 0x0 0 0 $inval 1
+2 ncclAllGather all-gather 0x0 0x5a000 512 int64 - -1 0x0 0 0 $inval 1
+4 ncclBroadcast broadcast 0x0 0x5b000 100 uint8 - 1 0x0 0 0 $inval 1
+1 ncclReduce reduce 0x0 0x5a000 64 float64 prod 3 0x0 0 0 $inval 1
+1 ncclGroupStart group-start 0x0 0x0 0 int8 - -1 0x0 0 0 ncclSuccess 1
+2 ncclSend send 0x0 0x5b000 10 int32 - 1 0x0 0 0 $inval 1
+2 ncclRecv recv 0x0 0x5b000 10 int32 - 0 0x0 0 0 $inval 1
+1 ncclGroupEnd group-end 0x0 0x0 0 int8 - -1 0x0 0 0 ncclSuccess 1
+1 ncclCommDestroy destroy 0x0 0x0 0 int8 - -1 0x0 0 0 ncclSuccess 1"
+check "every NCCL call once, with its arguments, status and id hash" \
+	"$(echo "$expected" | sort)" "$(cat "$TMP/rows")"
+check "the probed libnccl is named" 1 \
+	"$("$GPUREC" info --json "$TMP/nccl.trc" | python3 -c 'import json,sys
+print(sum("libnccl" in p for p in json.load(sys.stdin)["cuda_libraries"]))')"
+exit $failures
