@@ -473,8 +473,6 @@ static int finish(struct loader *L)
 	err = sort_events(L);
 	if (err)
 		return err;
-	if (gr_model_comm_resolve(m))
-		return gr_diag_set(L->diag, -ENOMEM, 0, "out of memory setting NCCL calls aside");
 
 	/* lookup tables first: kernel and thread names use them */
 	for (size_t i = 0; i < m->symbols.n; i++)
@@ -499,6 +497,10 @@ static int finish(struct loader *L)
 	if (err)
 		goto oom;
 	err = resolve_threads_processes(L);
+	if (err)
+		goto oom;
+	/* by process: after the threads know theirs */
+	err = gr_model_comm_resolve(m);
 	if (err)
 		goto oom;
 

@@ -46,4 +46,20 @@ check "every NCCL call once, with its arguments, status and id hash" \
 check "the probed libnccl is named" 1 \
 	"$("$GPUREC" info --json "$TMP/nccl.trc" | python3 -c 'import json,sys
 print(sum("libnccl" in p for p in json.load(sys.stdin)["cuda_libraries"]))')"
+
+# The real libnccl failed every collective: the finding counts none of them.
+"$GPUREC" report --json "$TMP/nccl.trc" >"$TMP/rep.json"
+check "failed calls are not in the communication finding (21 set aside)" "0 0 0 [] 21" \
+	"$(json "$TMP/rep.json" 'd["communication"]["collectives"]') $(json "$TMP/rep.json" 'd["communication"]["p2p"]') $(json "$TMP/rep.json" 'd["communication"]["host_ns"]') $(json "$TMP/rep.json" 'd["communication"]["kinds"]') $(json "$TMP/rep.json" 'd["communication"]["aside"]')"
+
+# Four ranks on the stand-in libnccl (tests/progs/fake_libnccl.c): 5 all-reduces each, rank 3
+# sleeping 100 ms before each; a sixth on a NULL communicator fails in every rank.
+LD_LIBRARY_PATH=$PROGS/fakenccl "$GPUREC" record -o "$TMP/ranks.trc" -- "$PROGS/nccl_ranks" 5 100 \
+	>/dev/null 2>&1
+check "nccl_ranks: every rank ran" 0 $?
+"$GPUREC" report --json "$TMP/ranks.trc" >"$TMP/ranks.json"
+check "20 all-reduces of 4096 bytes done, 4 set aside" '20 [{"bytes": 81920, "calls": 20, "host_ns": 0, "kind": "all-reduce"}] 4' \
+	"$(json "$TMP/ranks.json" 'd["communication"]["collectives"]') $(json "$TMP/ranks.json" '[dict(k, host_ns=0) for k in d["communication"]["kinds"]]') $(json "$TMP/ranks.json" 'd["communication"]["aside"]')"
+check "rank 3 entered all 5 collectives last, making the others wait >= 100 ms" "5 [[4, 3, 5, true]]" \
+	"$(json "$TMP/ranks.json" 'd["communication"]["matched"]') $(json "$TMP/ranks.json" '[[k["nranks"], k["rank"], k["last"], k["mean_wait_ns"] >= 100000000] for k in d["communication"]["last_to_enter"]]')"
 exit $failures
