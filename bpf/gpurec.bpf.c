@@ -114,7 +114,9 @@ struct call_batch {
 struct thread_state {
 	struct pending_call calls[GR_CALL_LEVELS];
 	__u32 depth;	     /* calls entered and not returned, kept or not */
-	__u32 runtime_depth; /* kept ones through the runtime API (not GR_CF_DRIVER) */
+	__u32 runtime_depth; /* kept ones through the runtime API (not GR_CF_DRIVER, GR_CF_OUTER) */
+	__u32 outer;	     /* kept GR_CF_OUTER ones: not in the depth events carry */
+	__u32 pad_outer;
 	__u64 launch_mark; /* the last entry-only runtime launch, for the driver launch it makes */
 	struct call_batch batch;
 	__u8 window[GR_STACK_WINDOW]; /* user stack being walked (walk_window()) */
@@ -1122,7 +1124,7 @@ static __always_inline int push_call(struct pt_regs *ctx, struct thread_state *t
 	fill_hdr(&pc->call.h, event_type(layout), pid_tgid);
 	pc->call.h.layout = layout;
 	pc->call.h.api = GR_CK_API(cookie);
-	pc->call.h.flags = d << GR_EVF_DEPTH_SHIFT;
+	pc->call.h.flags = (d - ts->outer) << GR_EVF_DEPTH_SHIFT;
 	__builtin_memset(pc->call.x, 0, sizeof(pc->call.x));
 	pc->cookie = cookie;
 	/*
@@ -1139,7 +1141,9 @@ static __always_inline int push_call(struct pt_regs *ctx, struct thread_state *t
 	/* the Python stack is the same at the return: walked now, sent before the event */
 	if (py_wanted(flags))
 		pc->call.pystack = py_capture(ts, pid_tgid);
-	if (!(flags & GR_CF_DRIVER))
+	if (flags & GR_CF_OUTER)
+		ts->outer++;
+	else if (!(flags & GR_CF_DRIVER))
 		ts->runtime_depth++;
 	ts->depth = d + 1;
 	return 0;
@@ -1182,7 +1186,7 @@ int BPF_KPROBE(api_entry)
 		if (ts)
 			ts->launch_mark = bpf_ktime_get_ns();
 	}
-	depth = ts ? ts->depth : 0;
+	depth = ts && ts->depth > ts->outer ? ts->depth - ts->outer : 0;
 	depth = depth < 15 ? depth : 15;
 	if (ts && !targ_dwarf_bytes)
 		return batch_entry(ctx, ts, cookie, pid_tgid, depth);
@@ -1192,11 +1196,18 @@ int BPF_KPROBE(api_entry)
 /* Drop the kept levels from @level up (their calls returned or are given up). */
 static __always_inline void pop_to(struct thread_state *ts, __u32 level)
 {
+	__u32 flags;
+
 	for (int i = GR_CALL_LEVELS - 1; i >= 0; i--) {
 		if (i < level || i >= ts->depth)
 			continue;
-		if (!(GR_CK_FLAGS(ts->calls[i].cookie) & GR_CF_DRIVER) && ts->runtime_depth)
+		flags = GR_CK_FLAGS(ts->calls[i].cookie);
+		if (flags & GR_CF_OUTER) {
+			if (ts->outer)
+				ts->outer--;
+		} else if (!(flags & GR_CF_DRIVER) && ts->runtime_depth) {
 			ts->runtime_depth--;
+		}
 	}
 	ts->depth = level;
 }

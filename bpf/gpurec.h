@@ -27,6 +27,9 @@
 #define GR_CF_DRIVER		      2 /* driver API: skipped while a runtime call of the thread is inside */
 #define GR_CF_STACK		      4 /* capture the user stack with the event */
 #define GR_CF_LAUNCH		      8 /* entry-only launch: marks the thread for the driver launch it makes */
+/* a library call that makes CUDA calls as its work (NCCL): those are not nested calls, and driver
+ * calls inside it are recorded (it counts in neither the depth events carry nor runtime_depth) */
+#define GR_CF_OUTER 16
 
 /* How a probe's arguments are laid out. */
 enum gr_layout {

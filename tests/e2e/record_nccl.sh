@@ -62,4 +62,15 @@ check "20 all-reduces of 4096 bytes done, 4 set aside" '20 [{"bytes": 81920, "ca
 	"$(json "$TMP/ranks.json" 'd["communication"]["collectives"]') $(json "$TMP/ranks.json" '[dict(k, host_ns=0) for k in d["communication"]["kinds"]]') $(json "$TMP/ranks.json" 'd["communication"]["aside"]')"
 check "rank 3 entered all 5 collectives last, making the others wait >= 100 ms" "5 [[4, 3, 5, true]]" \
 	"$(json "$TMP/ranks.json" 'd["communication"]["matched"]') $(json "$TMP/ranks.json" '[[k["nranks"], k["rank"], k["last"], k["mean_wait_ns"] >= 100000000] for k in d["communication"]["last_to_enter"]]')"
+
+# NCCL launches its kernels through the driver from inside the collective (the stand-in does
+# one cuLaunchKernel per all-reduce, with the stand-in driver tests/progs/fake_libcuda.c): they
+# are the collective's work, recorded and counted, not nested calls set aside
+LD_LIBRARY_PATH=$PROGS/fakenccl:$PROGS/fakecuda "$GPUREC" record -o "$TMP/drv.trc" -- \
+	"$PROGS/nccl_ranks" 5 0 >/dev/null 2>&1
+check "nccl_ranks on a driver: every rank ran" 0 $?
+"$GPUREC" report --json "$TMP/drv.trc" >"$TMP/drv.json"
+"$GPUREC" info --json "$TMP/drv.trc" >"$TMP/drv.info.json"
+check "the 20 driver launches inside all-reduces are counted, none set aside as nested" "20 20 []" \
+	"$(json "$TMP/drv.json" 'd["launches"]["total"]') $(json "$TMP/drv.json" 'd["communication"]["collectives"]') $(json "$TMP/drv.info.json" 'd["inner_calls"]')"
 exit $failures
