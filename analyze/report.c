@@ -109,7 +109,7 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 		err = rp_transfer(&x);
 	if (!err && cpu)
 		err = rp_cpu(&x, cpu);
-	if (!err)
+	if (!err && (r->sections & GR_REPORT_COMM))
 		err = rp_comm(&x);
 	if (!err)
 		err = rp_outcome_judge(&x);

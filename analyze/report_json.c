@@ -614,6 +614,8 @@ int gr_report_write_json(FILE *f, const struct gr_report *r, const struct gr_mod
 		gr_json_str(&j, "transfer");
 	if (r->sections & GR_REPORT_CPU)
 		gr_json_str(&j, "cpu");
+	if (r->sections & GR_REPORT_COMM)
+		gr_json_str(&j, "communication");
 	gr_json_array_end(&j);
 	outcome(&j, r, m);
 	if (r->sections & GR_REPORT_LAUNCHES)
@@ -624,7 +626,8 @@ int gr_report_write_json(FILE *f, const struct gr_report *r, const struct gr_mod
 		transfer(&j, r, m, top);
 	if (r->sections & GR_REPORT_CPU)
 		cpu(&j, r, top);
-	comm(&j, r);
+	if (r->sections & GR_REPORT_COMM)
+		comm(&j, r);
 	gr_json_object_end(&j);
 	return gr_json_end(&j);
 }

@@ -779,7 +779,8 @@ int gr_report_write_text(FILE *f, const struct gr_report *r, const struct gr_mod
 		transfer(f, r, m, top);
 	if (r->sections & GR_REPORT_CPU)
 		cpu(f, r, top);
-	comm(f, r);
+	if (r->sections & GR_REPORT_COMM)
+		comm(f, r);
 	fflush(f);
 	return ferror(f) ? -EIO : 0;
 }
