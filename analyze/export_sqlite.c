@@ -100,22 +100,15 @@ static int on_row(void *ctx, const struct gr_xtable *t, const struct gr_xval *v)
  * Every API call in one view, for counts over all kinds ("how many calls failed"): kind, the
  * row's id in its kind's table, and the columns every call table has.
  */
+#define CALL_COLS " id, start, dur, thread_id, api_id, outcome, status, error, depth"
 static const char calls_view[] =
-    "CREATE VIEW api_calls AS"
-    " SELECT 'launch' AS kind, id, start, dur, thread_id, api_id, outcome, status, depth"
-    " FROM launches"
-    " UNION ALL SELECT 'copy', id, start, dur, thread_id, api_id, outcome, status, depth"
-    " FROM copies"
-    " UNION ALL SELECT 'memset', id, start, dur, thread_id, api_id, outcome, status, depth"
-    " FROM memsets"
-    " UNION ALL SELECT 'alloc', id, start, dur, thread_id, api_id, outcome, status, depth"
-    " FROM allocs"
-    " UNION ALL SELECT 'free', id, start, dur, thread_id, api_id, outcome, status, depth"
-    " FROM frees"
-    " UNION ALL SELECT 'sync', id, start, dur, thread_id, api_id, outcome, status, depth"
-    " FROM syncs"
-    " UNION ALL SELECT 'graph', id, start, dur, thread_id, api_id, outcome, status, depth"
-    " FROM graph_calls";
+    "CREATE VIEW api_calls AS SELECT 'launch' AS kind," CALL_COLS " FROM launches"
+    " UNION ALL SELECT 'copy'," CALL_COLS " FROM copies"
+    " UNION ALL SELECT 'memset'," CALL_COLS " FROM memsets"
+    " UNION ALL SELECT 'alloc'," CALL_COLS " FROM allocs"
+    " UNION ALL SELECT 'free'," CALL_COLS " FROM frees"
+    " UNION ALL SELECT 'sync'," CALL_COLS " FROM syncs"
+    " UNION ALL SELECT 'graph'," CALL_COLS " FROM graph_calls";
 
 int gr_export_sqlite(const struct gr_model *m, const char *path, const char *version,
 		     struct gr_export_table_stats *st, const char **err_text)
