@@ -110,6 +110,8 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 	if (!err && cpu)
 		err = rp_cpu(&x, cpu);
 	if (!err)
+		err = rp_comm(&x);
+	if (!err)
 		err = rp_outcome_judge(&x);
 	rp_cpu_free(cpu);
 	rp_calls_free(&x);
