@@ -133,9 +133,9 @@ static int same_file(const char *in, const char *out)
 /* --format sqlite and csv: the tables of docs/EXPORT.md, and a line saying what was written. */
 static int export_tables(const struct gr_model *m, enum out_format fmt, const char *out)
 {
-	static const char *const ftables[] = {"launches",    "copies",	     "memsets",
-					      "allocs",	     "frees",	     "syncs",
-					      "graph_calls", "sched_states", "losses"};
+	static const char *const ftables[] = {"launches",     "copies", "memsets",     "allocs",
+					      "frees",	      "syncs",	"graph_calls", "nccl_calls",
+					      "sched_states", "losses"};
 	struct gr_export_table_stats st;
 	const struct gr_xtable *t;
 	const char *why = NULL;

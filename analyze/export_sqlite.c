@@ -108,7 +108,8 @@ static const char calls_view[] =
     " UNION ALL SELECT 'alloc'," CALL_COLS " FROM allocs"
     " UNION ALL SELECT 'free'," CALL_COLS " FROM frees"
     " UNION ALL SELECT 'sync'," CALL_COLS " FROM syncs"
-    " UNION ALL SELECT 'graph'," CALL_COLS " FROM graph_calls";
+    " UNION ALL SELECT 'graph'," CALL_COLS " FROM graph_calls"
+    " UNION ALL SELECT 'nccl'," CALL_COLS " FROM nccl_calls";
 
 int gr_export_sqlite(const struct gr_model *m, const char *path, const char *version,
 		     struct gr_export_table_stats *st, const char **err_text)

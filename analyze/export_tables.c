@@ -79,6 +79,12 @@ static const struct gr_xcol graph_calls_cols[] = {
     {"stack_id", I}, {"api_id", I}, {"kind", T},    {"graph", I},     {"exec", I},
     {"kernels", I},  {"copies", I}, {"memsets", I}, OUTCOME_COLS,
 };
+static const struct gr_xcol nccl_calls_cols[] = {
+    {"id", I},	   {"start", I}, {"dur", I},	{"thread_id", I}, {"stack_id", I},
+    {"api_id", I}, {"kind", T},	 {"comm", I},	{"comm_id", I},	  {"nranks", I},
+    {"rank", I},   {"seq", I},	 {"stream", I}, {"count", I},	  {"dtype", I},
+    {"redop", I},  {"peer", I},	 {"bytes", I},	OUTCOME_COLS,
+};
 static const struct gr_xcol graph_kernels_cols[] = {
     {"graph_call_id", I}, {"position", I}, {"kernel_id", I}, {"grid_x", I},  {"grid_y", I},
     {"grid_z", I},	  {"block_x", I},  {"block_y", I},   {"block_z", I}, {"shared_mem", I},
@@ -116,6 +122,7 @@ enum tab {
 	TAB_SYNCS,
 	TAB_GRAPH_CALLS,
 	TAB_GRAPH_KERNELS,
+	TAB_NCCL_CALLS,
 	TAB_SCHED,
 	TAB_LOSSES,
 	TAB_STRINGS, /* last: the other tables name what it holds */
@@ -138,6 +145,7 @@ static const struct gr_xtable tables[TAB_COUNT] = {
     [TAB_SYNCS] = TABLE(syncs),
     [TAB_GRAPH_CALLS] = TABLE(graph_calls),
     [TAB_GRAPH_KERNELS] = TABLE(graph_kernels),
+    [TAB_NCCL_CALLS] = TABLE(nccl_calls),
     [TAB_SCHED] = {"sched_states", sched_cols, sizeof(sched_cols) / sizeof(sched_cols[0])},
     [TAB_LOSSES] = TABLE(losses),
     [TAB_STRINGS] = TABLE(strings),
@@ -629,6 +637,67 @@ static void sync_row(struct xt *x, uint64_t *id, const struct gr_sync *s)
 		put_null(x);
 }
 
+/* An NCCL call, its outcome columns after it: "ok" for those the model counts, else as asides. */
+static void nccl_row(struct xt *x, uint64_t *id, const struct gr_comm_call *c, int done)
+{
+	const char *name;
+	char buf[32];
+
+	put_u64(x, ++*id);
+	put_time(x, c->ts);
+	put_dur(x, c->dur);
+	put_int(x, (int64_t)c->thread + 1);
+	put_stack(x, c->stack);
+	put_api(x, c->api);
+	put_text(x, gr_comm_kind_name(c->kind));
+	put_u64(x, c->comm);
+	if (c->id)
+		put_u64(x, c->id);
+	else
+		put_null(x);
+	if (c->nranks) {
+		put_int(x, c->nranks);
+		put_int(x, c->rank);
+	} else {
+		put_null(x);
+		put_null(x);
+	}
+	if (done && GR_COMM_IS_COLLECTIVE(c->kind))
+		put_int(x, c->seq);
+	else
+		put_null(x);
+	put_u64(x, c->stream);
+	put_u64(x, c->count);
+	put_int(x, c->dtype);
+	put_int(x, c->redop);
+	if (c->peer != GR_COMM_NO_PEER)
+		put_int(x, c->peer);
+	else
+		put_null(x);
+	put_u64(x, c->bytes);
+	if (done) {
+		put_outcome_ok(x);
+		return;
+	}
+	if (c->call & GR_CALL_IN_FLIGHT)
+		put_text(x, "in_flight");
+	else if (GR_CALL_DEPTH(c->call))
+		put_text(x, "nested");
+	else
+		put_text(x, "failed");
+	if (c->call & GR_CALL_RETURNED) {
+		put_int(x, c->status);
+		name = gr_status_name(c->api, c->status);
+		if (!name)
+			snprintf(buf, sizeof(buf), "%u", c->status);
+		put_text(x, c->status ? name ? name : buf : NULL);
+	} else {
+		put_null(x);
+		put_null(x);
+	}
+	put_int(x, GR_CALL_DEPTH(c->call));
+}
+
 /* A graph call; @i its gr_model_graphs() index (SIZE_MAX for an aside: it executed nothing). */
 static void graph_row(struct xt *x, uint64_t *id, const struct gr_graph *g, size_t i)
 {
@@ -794,6 +863,24 @@ static void write_calls(struct xt *x)
 	}
 }
 
+static void write_nccl(struct xt *x)
+{
+	uint64_t id = 0;
+	size_t n;
+	const struct gr_comm_call *c = gr_model_comm_calls(x->m, &n);
+
+	begin_table(x, TAB_NCCL_CALLS);
+	for (size_t i = 0; i < n && !x->err; i++) {
+		nccl_row(x, &id, &c[i], 1);
+		end_row(x);
+	}
+	c = gr_model_comm_asides(x->m, &n);
+	for (size_t i = 0; i < n && !x->err; i++) {
+		nccl_row(x, &id, &c[i], 0);
+		end_row(x);
+	}
+}
+
 /* ---- scheduler states, from the shared thread timeline (as export's CPU-state tracks) ---- */
 
 static const char *const edge_name[] = {
@@ -915,9 +1002,9 @@ int gr_export_tables(const struct gr_model *m, const char *version,
 		     const struct gr_table_sink *sink, struct gr_export_table_stats *st)
 {
 	struct xt *x = calloc(1, sizeof(*x));
-	static const enum tab events[] = {TAB_LAUNCHES,	   TAB_COPIES, TAB_MEMSETS,
-					  TAB_ALLOCS,	   TAB_FREES,  TAB_SYNCS,
-					  TAB_GRAPH_CALLS, TAB_SCHED,  TAB_LOSSES};
+	static const enum tab events[] = {TAB_LAUNCHES, TAB_COPIES, TAB_MEMSETS,     TAB_ALLOCS,
+					  TAB_FREES,	TAB_SYNCS,  TAB_GRAPH_CALLS, TAB_NCCL_CALLS,
+					  TAB_SCHED,	TAB_LOSSES};
 	uint64_t last;
 	int err;
 
@@ -938,6 +1025,7 @@ int gr_export_tables(const struct gr_model *m, const char *version,
 	write_kernels(x);
 	write_stacks(x);
 	write_calls(x);
+	write_nccl(x);
 	if (!x->err)
 		write_sched(x);
 	write_losses(x);

@@ -73,4 +73,23 @@ check "nccl_ranks on a driver: every rank ran" 0 $?
 "$GPUREC" info --json "$TMP/drv.trc" >"$TMP/drv.info.json"
 check "the 20 driver launches inside all-reduces are counted, none set aside as nested" "20 20 []" \
 	"$(json "$TMP/drv.json" 'd["launches"]["total"]') $(json "$TMP/drv.json" 'd["communication"]["collectives"]') $(json "$TMP/drv.info.json" 'd["inner_calls"]')"
+
+# the SQLite export carries the NCCL calls (docs/EXPORT.md, nccl_calls): per kind and outcome as
+# the report counts them, one communicator id across the 4 ranks, collective numbers 0..4 in
+# each, and the driver launches inside the all-reduces
+if command -v sqlite3 >/dev/null; then
+	"$GPUREC" export "$TMP/drv.trc" --format sqlite -o "$TMP/drv.sqlite" >/dev/null 2>&1
+	check "sqlite export: NCCL calls by kind and outcome, one communicator, seq 0..4 per rank" \
+		"all-reduce|failed|4|16384|||0
+all-reduce|ok|20|81920|0|4|1
+destroy|ok|4|0|||1
+init|ok|4|0|||1
+4|5
+20" \
+		"$(sqlite3 "$TMP/drv.sqlite" "select kind, outcome, count(*), sum(bytes), min(seq), max(seq), count(distinct comm_id) from nccl_calls group by 1, 2 order by 1, 2;
+select count(distinct rank), count(distinct seq) from nccl_calls where outcome = 'ok' and kind = 'all-reduce';
+select count(*) from launches l where outcome = 'ok' and exists (select 1 from nccl_calls n where n.thread_id = l.thread_id and l.start between n.start and n.start + n.dur)")"
+else
+	ok "sqlite export of NCCL calls # SKIP no sqlite3"
+fi
 exit $failures
