@@ -109,6 +109,8 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 		err = rp_transfer(&x);
 	if (!err && cpu)
 		err = rp_cpu(&x, cpu);
+	if (!err && (r->sections & GR_REPORT_COMM))
+		err = rp_comm(&x);
 	if (!err && (r->sections & GR_REPORT_LAUNCHES))
 		err = rp_ranks(&x, rp_cpu_waits(cpu));
 	if (!err)

@@ -780,7 +780,7 @@ static void test_ranks(void)
 	text = render_text(r, m);
 	CHECK(text &&
 	      strstr(text, "rank 0 (pid 200) is the straggler: 300.0 us per iteration, 3.00x"));
-	CHECK(text && strstr(text, "== 5. ranks"));
+	CHECK(text && strstr(text, "== 6. Ranks"));
 	free(text);
 out:
 	gr_report_free(r);
