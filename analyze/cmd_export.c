@@ -29,8 +29,11 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: gpurec export [FILE] [-o OUT] [--from TIME] [--to TIME] [--pid PIDS]\n"
 		"  FILE           trace to export (default gpurec.trc)\n"
-		"  -o, --output   JSON file to write (default FILE with .trc replaced by .json;\n"
+		"  -o, --output   file to write (default FILE with .trc replaced by .json;\n"
 		"                 '-' for standard output)\n"
+		"  --format F     json (Chrome trace JSON) or perfetto (Perfetto's\n"
+		"                 protobuf trace: the default for .pftrace and\n"
+		"                 .perfetto-trace outputs)\n"
 		"  --from TIME    start of the window, from the recording start (default 0)\n"
 		"  --to TIME      end of the window (default: the end of the recording)\n"
 		"                 TIME is seconds, or a number with ns, us, ms or s\n"
@@ -95,6 +98,17 @@ static char *default_output(const char *in)
 		out[n - 4] = 0;
 	strcat(out, ".json");
 	return out;
+}
+
+/* --format's value, or the one @out's name asks for: 1 Perfetto, 0 JSON, -1 unknown. */
+static int perfetto_format(const char *format, const char *out)
+{
+	size_t n = strlen(out);
+
+	if (format)
+		return !strcmp(format, "perfetto") ? 1 : !strcmp(format, "json") ? 0 : -1;
+	return (n > 8 && !strcmp(out + n - 8, ".pftrace")) ||
+	       (n > 15 && !strcmp(out + n - 15, ".perfetto-trace"));
 }
 
 static void summary(FILE *f, const char *out, const struct gr_export_stats *st, long long bytes)
@@ -190,7 +204,7 @@ static int bad_value(const char *opt, const char *arg)
 int cmd_export(int argc, char **argv)
 {
 	struct gr_model_load_opts lopts = {0};
-	const char *path = NULL, *out = NULL;
+	const char *path = NULL, *out = NULL, *format = NULL;
 	char *out_alloc = NULL;
 	struct gr_export_opts o = {0};
 	struct gr_export_stats st;
@@ -200,14 +214,20 @@ int cmd_export(int argc, char **argv)
 	FILE *f = NULL;
 	long long bytes = -1;
 	uint64_t warn_bytes = (uint64_t)WARN_MB << 20;
-	int err, ret = 1, to_stdout, force = 0;
+	int err, ret = 1, to_stdout, force = 0, perfetto;
 
 	static const struct option longopts[] = {
-	    {"output", required_argument, NULL, 'o'},  {"from", required_argument, NULL, 'F'},
-	    {"to", required_argument, NULL, 'T'},      {"pid", required_argument, NULL, 'p'},
-	    {"warn-mb", required_argument, NULL, 'W'}, {"force", no_argument, NULL, 'f'},
-	    {"no-flows", no_argument, NULL, 'N'},      {"jobs", required_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},	       {0},
+	    {"output", required_argument, NULL, 'o'},
+	    {"from", required_argument, NULL, 'F'},
+	    {"to", required_argument, NULL, 'T'},
+	    {"pid", required_argument, NULL, 'p'},
+	    {"warn-mb", required_argument, NULL, 'W'},
+	    {"force", no_argument, NULL, 'f'},
+	    {"no-flows", no_argument, NULL, 'N'},
+	    {"jobs", required_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"format", required_argument, NULL, 'M'},
+	    {0},
 	};
 	int c;
 
@@ -251,6 +271,9 @@ int cmd_export(int argc, char **argv)
 		case 'N':
 			o.no_flows = 1;
 			break;
+		case 'M':
+			format = optarg;
+			break;
 		case 'j':
 			if (gr_opt_jobs("export", optarg, &lopts.jobs))
 				return 2;
@@ -280,6 +303,11 @@ int cmd_export(int argc, char **argv)
 		return 1;
 	}
 	to_stdout = !strcmp(out, "-");
+	perfetto = perfetto_format(format, out);
+	if (perfetto < 0) {
+		free(out_alloc);
+		return bad_value("--format", format);
+	}
 
 	if (o.from_ns || o.has_to) {
 		/* only the window's chunks, and the margin's: each thread's state when it opens */
@@ -296,7 +324,8 @@ int cmd_export(int argc, char **argv)
 	err = gr_load_trace("export", path, &lopts, &m);
 	if (err)
 		goto out;
-	if (!force) {
+	/* the refusal's estimate is JSON's bytes per event: a Perfetto trace is far smaller */
+	if (!force && !perfetto) {
 		err = gr_export_count(m, &o, &st);
 		if (err) {
 			fprintf(stderr, "gpurec export: %s\n", gr_strerror(err));
@@ -312,7 +341,7 @@ int cmd_export(int argc, char **argv)
 		fprintf(stderr, "gpurec export: %s: %s\n", out, strerror(errno));
 		goto out;
 	}
-	err = gr_export_chrome(m, f, &o, &st);
+	err = perfetto ? gr_export_perfetto(m, f, &o, &st) : gr_export_chrome(m, f, &o, &st);
 	if (!err && !to_stdout) {
 		bytes = ftello(f);
 		if (fclose(f))

@@ -79,6 +79,17 @@ int gr_export_chrome(const struct gr_model *m, FILE *f, const struct gr_export_o
 		     struct gr_export_stats *st);
 
 /*
+ * The same events as gr_export_chrome() in Perfetto's protobuf trace format (export_perfetto.h,
+ * docs/EXPORT.md "Perfetto"), streamed to @f packet by packet: slices as begin and end track
+ * events, flows as flow ids on the launch's slice and its instant, the tracks' names as track
+ * descriptors, call stacks as an interned "stack" argument. @st counts as for JSON, but for the
+ * flows' own events and sort-index metadata, which this form has none of. Returns 0, -ENOMEM, or
+ * -EIO when writing @f failed; prints nothing.
+ */
+int gr_export_perfetto(const struct gr_model *m, FILE *f, const struct gr_export_opts *o,
+		       struct gr_export_stats *st);
+
+/*
  * What gr_export_chrome() would write with @o, counted without formatting anything (metadata
  * events are not counted): a cheap size estimate before a long write. Returns 0 or -ENOMEM.
  */

@@ -9,7 +9,8 @@
 # --list prints the packages, one a line, and changes nothing.
 set -eu
 pkgs="make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev libzstd-dev
-zlib1g-dev python3 sudo passwd time libcap2-bin"
+zlib1g-dev python3 sudo passwd time libcap2-bin
+protobuf-compiler"
 if [ "${1:-}" = --list ]; then
 	printf '%s\n' $pkgs
 	exit 0
