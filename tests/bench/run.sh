@@ -165,5 +165,13 @@ echo "== probe cost compensation: launch cost and iteration time against the sim
 echo "   (target: compensated within 10%)"
 O=$O GPUREC=$GPUREC bash ./tests/bench/probe_cost.sh
 
+echo "== Perfetto export: size and speed against the Chrome JSON of the same trace (200k launches)"
+echo "   (bytes per launch compare the two; per event counts each form's own events: JSON has 2 per flow)"
+if [ -x "$O/tests/bench_export" ]; then
+	"$O/tests/bench_export" -n 200000 -k -o "$TMP/pf.json" "$TMP/pf.trc" | sed 's/^/  json:     /'
+	"$O/tests/bench_export" -e -p -o "$TMP/pf.pftrace" "$TMP/pf.trc" | sed 's/^/  perfetto: /'
+	rm -f "$TMP/pf.json" "$TMP/pf.pftrace" "$TMP/pf.trc"
+fi
+
 sysctl -qw kernel.bpf_stats_enabled="$stats" 2>/dev/null
 exit 0
