@@ -58,7 +58,7 @@ ANALYZE_LIB	:= $(O)/libgranalyze.a
 RECORD_LIB	:= $(O)/libgrrecord.a
 
 FORMAT_LIBS	:= -lzstd -lz
-ANALYZE_LIBS	:= -ldw -lelf -lstdc++ $(FORMAT_LIBS)
+ANALYZE_LIBS	:= -lsqlite3 -ldw -lelf -lstdc++ $(FORMAT_LIBS)
 RECORD_LIBS	:= -lbpf -lelf $(ANALYZE_LIBS)
 
 UNIT_SRCS	:= $(wildcard tests/unit/test_*.c)

@@ -9,9 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd.h"
 #include "export.h"
+#include "export_tables.h"
 #include "load.h"
 #include "options.h"
 #include "model.h"
@@ -29,11 +31,14 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: gpurec export [FILE] [-o OUT] [--from TIME] [--to TIME] [--pid PIDS]\n"
 		"  FILE           trace to export (default gpurec.trc)\n"
-		"  -o, --output   file to write (default FILE with .trc replaced by .json;\n"
+		"  -o, --output   JSON file to write (default FILE with .trc replaced by .json;\n"
 		"                 '-' for standard output)\n"
-		"  --format F     json (Chrome trace JSON) or perfetto (Perfetto's\n"
-		"                 protobuf trace: the default for .pftrace and\n"
-		"                 .perfetto-trace outputs)\n"
+		"  --format FMT   json (the default), sqlite (the default when OUT ends in\n"
+		"                 .sqlite, .sqlite3 or .db: FILE.sqlite without -o) or csv\n"
+		"                 (-o names an existing directory: one CSV file per table);\n"
+		"                 the tables are in docs/EXPORT.md; a database is replaced;\n"
+		"                 or perfetto (Perfetto's protobuf trace, the default when\n"
+		"                 OUT ends in .pftrace or .perfetto-trace)\n"
 		"  --from TIME    start of the window, from the recording start (default 0)\n"
 		"  --to TIME      end of the window (default: the end of the recording)\n"
 		"                 TIME is seconds, or a number with ns, us, ms or s\n"
@@ -42,7 +47,8 @@ static void usage(FILE *f)
 		"  --warn-mb N    warn when the output is over N MiB (default %d); when it\n"
 		"                 would be over %d times that, stop before writing\n"
 		"  --force        write it anyway\n"
-		"Open the output in ui.perfetto.dev or chrome://tracing.\n",
+		"Open the output in ui.perfetto.dev or chrome://tracing. --from, --to, --pid,\n"
+		"--no-flows and --warn-mb are for JSON.\n",
 		WARN_MB, REFUSE_FACTOR);
 }
 
@@ -86,29 +92,84 @@ static int parse_pids(char *s, uint32_t *pids, size_t *n)
 	return *n ? 0 : -EINVAL;
 }
 
-static char *default_output(const char *in)
+static char *default_output(const char *in, const char *ext)
 {
 	size_t n = strlen(in);
-	char *out = malloc(n + 6);
+	char *out = malloc(n + strlen(ext) + 1);
 
 	if (!out)
 		return NULL;
 	memcpy(out, in, n + 1);
 	if (n > 4 && !strcmp(in + n - 4, ".trc"))
 		out[n - 4] = 0;
-	strcat(out, ".json");
+	strcat(out, ext);
 	return out;
 }
 
-/* --format's value, or the one @out's name asks for: 1 Perfetto, 0 JSON, -1 unknown. */
-static int perfetto_format(const char *format, const char *out)
-{
-	size_t n = strlen(out);
+enum out_format { FMT_JSON = 0, FMT_SQLITE, FMT_CSV, FMT_PERFETTO };
 
-	if (format)
-		return !strcmp(format, "perfetto") ? 1 : !strcmp(format, "json") ? 0 : -1;
-	return (n > 8 && !strcmp(out + n - 8, ".pftrace")) ||
-	       (n > 15 && !strcmp(out + n - 15, ".perfetto-trace"));
+static int ends_with(const char *s, const char *end)
+{
+	size_t n = strlen(s), e = strlen(end);
+
+	return n > e && !strcmp(s + n - e, end);
+}
+
+/* The format when --format does not say: a database for the names databases have. */
+static enum out_format format_of(const char *out)
+{
+	if (out &&
+	    (ends_with(out, ".sqlite") || ends_with(out, ".sqlite3") || ends_with(out, ".db")))
+		return FMT_SQLITE;
+	if (out && (ends_with(out, ".pftrace") || ends_with(out, ".perfetto-trace")))
+		return FMT_PERFETTO;
+	return FMT_JSON;
+}
+
+/* 1 when @out names the file @in (the trace being read): writing it would destroy the input. */
+static int same_file(const char *in, const char *out)
+{
+	struct stat a, b;
+
+	return !stat(in, &a) && !stat(out, &b) && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* --format sqlite and csv: the tables of docs/EXPORT.md, and a line saying what was written. */
+static int export_tables(const struct gr_model *m, enum out_format fmt, const char *out)
+{
+	static const char *const ftables[] = {"launches",     "copies", "memsets",     "allocs",
+					      "frees",	      "syncs",	"graph_calls", "nccl_calls",
+					      "sched_states", "losses"};
+	struct gr_export_table_stats st;
+	const struct gr_xtable *t;
+	const char *why = NULL;
+	size_t nt;
+	int err;
+
+	/* why: SQLite's message when it failed (-EIO); for CSV, the file that failed */
+	if (fmt == FMT_SQLITE)
+		err = gr_export_sqlite(m, out, GPUREC_VERSION, &st, &why);
+	else
+		err = gr_export_csv(m, out, GPUREC_VERSION, &st, &why);
+	if (err && fmt == FMT_SQLITE)
+		fprintf(stderr, "gpurec export: writing %s: %s\n", out,
+			err == -EIO && why ? why : gr_strerror(err));
+	else if (err)
+		fprintf(stderr, "gpurec export: writing %s: %s\n", why ? why : out,
+			gr_strerror(err));
+	if (err) {
+		return 1;
+	}
+	t = gr_export_tables_list(&nt);
+	printf("gpurec export: wrote %s: %" PRIu64 " rows in %zu tables, %" PRIu64
+	       " of them events\n ",
+	       out, st.total, nt, st.events);
+	for (size_t i = 0; i < nt; i++)
+		for (size_t k = 0; k < sizeof(ftables) / sizeof(ftables[0]); k++)
+			if (!strcmp(t[i].name, ftables[k]))
+				printf(" %s %" PRIu64, t[i].name, st.rows[i]);
+	printf("\n");
+	return 0;
 }
 
 static void summary(FILE *f, const char *out, const struct gr_export_stats *st, long long bytes)
@@ -204,7 +265,7 @@ static int bad_value(const char *opt, const char *arg)
 int cmd_export(int argc, char **argv)
 {
 	struct gr_model_load_opts lopts = {0};
-	const char *path = NULL, *out = NULL, *format = NULL;
+	const char *path = NULL, *out = NULL;
 	char *out_alloc = NULL;
 	struct gr_export_opts o = {0};
 	struct gr_export_stats st;
@@ -214,7 +275,7 @@ int cmd_export(int argc, char **argv)
 	FILE *f = NULL;
 	long long bytes = -1;
 	uint64_t warn_bytes = (uint64_t)WARN_MB << 20;
-	int err, ret = 1, to_stdout, force = 0, perfetto;
+	int err, ret = 1, to_stdout, force = 0, json_only = 0, fmt = -1, timeline;
 
 	static const struct option longopts[] = {
 	    {"output", required_argument, NULL, 'o'},
@@ -226,7 +287,7 @@ int cmd_export(int argc, char **argv)
 	    {"no-flows", no_argument, NULL, 'N'},
 	    {"jobs", required_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
-	    {"format", required_argument, NULL, 'M'},
+	    {"format", required_argument, NULL, 'X'},
 	    {0},
 	};
 	int c;
@@ -243,21 +304,38 @@ int cmd_export(int argc, char **argv)
 		case 'i': /* perf's spelling */
 			path = optarg;
 			break;
+		case 'X':
+			if (!strcmp(optarg, "json"))
+				fmt = FMT_JSON;
+			else if (!strcmp(optarg, "sqlite"))
+				fmt = FMT_SQLITE;
+			else if (!strcmp(optarg, "csv"))
+				fmt = FMT_CSV;
+			else if (!strcmp(optarg, "perfetto"))
+				fmt = FMT_PERFETTO;
+			else
+				return bad_value("--format", optarg);
+			break;
 		case 'F':
+			json_only = 1;
 			if (parse_time(optarg, &o.from_ns))
 				return bad_value("--from", optarg);
 			break;
 		case 'T':
+			json_only = 1;
 			if (parse_time(optarg, &o.to_ns))
 				return bad_value("--to", optarg);
 			o.has_to = 1;
 			break;
 		case 'p':
+			json_only = 1;
 			if (parse_pids(optarg, pids, &npids))
 				return bad_value("--pid", optarg);
 			break;
 		case 'W': {
 			char *end;
+
+			json_only = 1;
 			double v = strtod(optarg, &end);
 
 			if (end == optarg || *end || !(v > 0) || v > 1e9)
@@ -269,10 +347,8 @@ int cmd_export(int argc, char **argv)
 			force = 1;
 			break;
 		case 'N':
+			json_only = 1;
 			o.no_flows = 1;
-			break;
-		case 'M':
-			format = optarg;
 			break;
 		case 'j':
 			if (gr_opt_jobs("export", optarg, &lopts.jobs))
@@ -296,17 +372,50 @@ int cmd_export(int argc, char **argv)
 	o.npids = npids;
 	if (!path)
 		path = "gpurec.trc";
+	if (fmt < 0)
+		fmt = format_of(out);
+	/* timelines: JSON and Perfetto; tables: sqlite and csv */
+	timeline = fmt == FMT_JSON || fmt == FMT_PERFETTO;
+
+	if (!timeline && json_only) {
+		fprintf(stderr,
+			"gpurec export: --from, --to, --pid, --no-flows and --warn-mb are for "
+			"--format json: a %s export holds the whole trace\n",
+			fmt == FMT_SQLITE ? "sqlite" : "csv");
+		return 2;
+	}
+	if (fmt == FMT_CSV && !out) {
+		fprintf(stderr, "gpurec export: --format csv needs -o DIR, the directory to write "
+				"the tables into\n");
+		return 2;
+	}
 	if (!out)
-		out = out_alloc = default_output(path);
+		out = out_alloc = default_output(path, fmt == FMT_SQLITE     ? ".sqlite"
+						       : fmt == FMT_PERFETTO ? ".pftrace"
+									     : ".json");
 	if (!out) {
 		fprintf(stderr, "gpurec export: out of memory\n");
 		return 1;
 	}
 	to_stdout = !strcmp(out, "-");
-	perfetto = perfetto_format(format, out);
-	if (perfetto < 0) {
-		free(out_alloc);
-		return bad_value("--format", format);
+	if (to_stdout && !timeline) {
+		fprintf(stderr, "gpurec export: a %s export cannot go to standard output\n",
+			fmt == FMT_SQLITE ? "sqlite" : "csv");
+		goto out;
+	}
+	if (!to_stdout && same_file(path, out)) {
+		fprintf(stderr, "gpurec export: %s is the trace being exported: not overwritten\n",
+			out);
+		goto out;
+	}
+	if (fmt == FMT_CSV) {
+		struct stat sb;
+
+		if (stat(out, &sb) || !S_ISDIR(sb.st_mode)) {
+			fprintf(stderr, "gpurec export: %s: %s\n", out,
+				stat(out, &sb) ? strerror(errno) : strerror(ENOTDIR));
+			goto out;
+		}
 	}
 
 	if (o.from_ns || o.has_to) {
@@ -324,8 +433,12 @@ int cmd_export(int argc, char **argv)
 	err = gr_load_trace("export", path, &lopts, &m);
 	if (err)
 		goto out;
+	if (!timeline) {
+		ret = export_tables(m, fmt, out);
+		goto out;
+	}
 	/* the refusal's estimate is JSON's bytes per event: a Perfetto trace is far smaller */
-	if (!force && !perfetto) {
+	if (!force && fmt == FMT_JSON) {
 		err = gr_export_count(m, &o, &st);
 		if (err) {
 			fprintf(stderr, "gpurec export: %s\n", gr_strerror(err));
@@ -341,7 +454,8 @@ int cmd_export(int argc, char **argv)
 		fprintf(stderr, "gpurec export: %s: %s\n", out, strerror(errno));
 		goto out;
 	}
-	err = perfetto ? gr_export_perfetto(m, f, &o, &st) : gr_export_chrome(m, f, &o, &st);
+	err = fmt == FMT_PERFETTO ? gr_export_perfetto(m, f, &o, &st)
+				  : gr_export_chrome(m, f, &o, &st);
 	if (!err && !to_stdout) {
 		bytes = ftello(f);
 		if (fclose(f))

@@ -22,7 +22,8 @@ static void usage(FILE *f)
 		"usage: gpurec report [FILE] [--json] [--only SECTIONS] [--top N] [--sms N]\n"
 		"  FILE            trace to report on (default gpurec.trc)\n"
 		"  --json          machine-readable output (schema: docs/REPORTS.md)\n"
-		"  --only LIST     comma-separated sections: launches,fusion,transfer,cpu\n"
+		"  --only LIST     comma-separated sections: "
+		"launches,fusion,transfer,cpu,communication\n"
 		"  --top N         rows per ranked table (default 20; --json: all)\n"
 		"  --sms N         streaming multiprocessors of the GPU, for the small-grid test\n"
 		"                  (default: the count the program got from the runtime; else\n"
@@ -38,13 +39,11 @@ static unsigned parse_only(const char *s)
 	static const struct {
 		const char *name;
 		unsigned bit;
-	} names[] = {{"launches", GR_REPORT_LAUNCHES},
-		     {"launch", GR_REPORT_LAUNCHES},
-		     {"fusion", GR_REPORT_FUSION},
-		     {"transfer", GR_REPORT_TRANSFER},
-		     {"transfers", GR_REPORT_TRANSFER},
-		     {"cpu", GR_REPORT_CPU},
-		     {"all", GR_REPORT_ALL}};
+	} names[] = {{"launches", GR_REPORT_LAUNCHES},	{"launch", GR_REPORT_LAUNCHES},
+		     {"fusion", GR_REPORT_FUSION},	{"transfer", GR_REPORT_TRANSFER},
+		     {"transfers", GR_REPORT_TRANSFER}, {"cpu", GR_REPORT_CPU},
+		     {"communication", GR_REPORT_COMM}, {"comm", GR_REPORT_COMM},
+		     {"nccl", GR_REPORT_COMM},		{"all", GR_REPORT_ALL}};
 	unsigned bits = 0;
 
 	while (*s) {
@@ -106,7 +105,7 @@ int cmd_report(int argc, char **argv)
 				fprintf(
 				    stderr,
 				    "gpurec report: --only '%s': sections are launches, fusion, "
-				    "transfer, cpu\n",
+				    "transfer, cpu, communication\n",
 				    optarg);
 				return 2;
 			}

@@ -107,6 +107,7 @@ static int sort_events(struct loader *L)
 	    {GR_K_SCHED, m->scheds.v, m->scheds.n, sizeof(*m->scheds.v)},
 	    {GR_K_PROC, m->procs.v, m->procs.n, sizeof(*m->procs.v)},
 	    {GR_K_LOSS, m->losses.v, m->losses.n, sizeof(*m->losses.v)},
+	    {GR_K_COMM, m->comm_calls.v, m->comm_calls.n, sizeof(*m->comm_calls.v)},
 	};
 	int err = 0;
 
@@ -498,6 +499,10 @@ static int finish(struct loader *L)
 	err = resolve_threads_processes(L);
 	if (err)
 		goto oom;
+	/* by process: after the threads know theirs */
+	err = gr_model_comm_resolve(m);
+	if (err)
+		goto oom;
 
 	err = RESERVE(m->configs, L->tab[T_CONFIG].len);
 	if (err)
@@ -823,7 +828,8 @@ static int merge_metadata(struct loader *L, struct part *P)
 	X(GR_K_GRAPH, graphs)                                                                      \
 	X(GR_K_SCHED, scheds)                                                                      \
 	X(GR_K_PROC, procs)                                                                        \
-	X(GR_K_LOSS, losses)
+	X(GR_K_LOSS, losses)                                                                       \
+	X(GR_K_COMM, comm_calls)
 
 /* Copies in flight write into the model's arrays: wait for them before an array moves. */
 static void drain_copies(struct run *R)
@@ -1067,6 +1073,15 @@ static void copy_job(struct gr_pool_job *job)
 			o[i] = P->graphs.v[i];
 			o[i].thread = thread[o[i].thread];
 			o[i].stream = stream[o[i].stream];
+			o[i].stack = stack[o[i].stack];
+		}
+	}
+	if (P->comm_calls.n) {
+		struct gr_comm_call *o = m->comm_calls.v + P->at[GR_K_COMM];
+
+		for (size_t i = 0; i < P->comm_calls.n; i++) {
+			o[i] = P->comm_calls.v[i];
+			o[i].thread = thread[o[i].thread];
 			o[i].stack = stack[o[i].stack];
 		}
 	}
@@ -1510,6 +1525,8 @@ void gr_model_free(struct gr_model *m)
 	RELEASE(m->procs);
 	RELEASE(m->losses);
 	RELEASE(m->asides);
+	RELEASE(m->comm_calls);
+	RELEASE(m->comm_asides);
 	RELEASE(m->kernels);
 	RELEASE(m->kernel_names);
 	RELEASE(m->configs);
@@ -1577,6 +1594,8 @@ ACCESSOR(gr_model_allocs, struct gr_alloc, allocs)
 ACCESSOR(gr_model_frees, struct gr_free, frees)
 ACCESSOR(gr_model_syncs, struct gr_sync, syncs)
 ACCESSOR(gr_model_graphs, struct gr_graph, graphs)
+ACCESSOR(gr_model_comm_calls, struct gr_comm_call, comm_calls)
+ACCESSOR(gr_model_comm_asides, struct gr_comm_call, comm_asides)
 ACCESSOR(gr_model_asides, struct gr_aside, asides)
 
 unsigned gr_aside_api(const struct gr_model *m, const struct gr_aside *a)

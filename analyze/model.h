@@ -156,6 +156,34 @@ struct gr_aside {
 };
 
 /*
+ * An NCCL call (COMM record). Collectives carry the identity of their communicator, from the
+ * init that returned its handle in the same process (0 when the trace has none): id (the
+ * ncclUniqueId's hash, the same in every rank), nranks and rank; and seq, their number on it in
+ * their process, counting the collectives done on it before (from 0). A collective k of
+ * communicator id in one process and collective k of id in another are the same operation:
+ * that is how ranks are matched, across the processes of one model, never by the handle.
+ */
+struct gr_comm_call {
+	uint64_t ts;
+	uint64_t dur;
+	uint64_t comm;	 /* the ncclComm_t passed (init: returned) */
+	uint64_t stream; /* the cudaStream_t passed, raw */
+	uint64_t count;	 /* elements as passed (docs/FORMAT.md, COMM) */
+	uint64_t bytes;	 /* count x the datatype's size: the buffer counted (docs/REPORTS.md) */
+	uint64_t id;	 /* the communicator's ncclUniqueId hash, 0 = unknown */
+	uint32_t nranks, rank; /* the communicator's, 0 and 0 when unknown */
+	uint32_t peer;	       /* send/recv peer, broadcast/reduce root, else GR_COMM_NO_PEER */
+	uint32_t seq;	       /* collectives only: number on its communicator in its process */
+	uint32_t thread;       /* gr_model_threads() index */
+	uint32_t stack;	       /* gr_model_stacks() index, 0 = none */
+	uint32_t status;       /* ncclResult_t when call has GR_CALL_RETURNED */
+	uint16_t api, call;    /* enum gr_api; the "call" column */
+	uint16_t redop;	       /* ncclRedOp_t (saturated) */
+	uint8_t kind;	       /* enum gr_comm_kind */
+	uint8_t dtype;	       /* ncclDataType_t (saturated at 255) */
+};
+
+/*
  * Scheduler events keep raw ids: they involve threads outside the traced set. As with launches,
  * what an event says but its time repeats (the same threads switch on the same CPUs), so events
  * share one gr_sched_key per distinct combination and an event is 16 bytes.
@@ -400,6 +428,12 @@ const struct gr_graph *gr_model_graphs(const struct gr_model *m, size_t *n);
 /* Calls in the event arrays known to have succeeded (they returned 0): the others there were
  * recorded at entry only, or by a gpurec that kept no status. */
 uint64_t gr_model_calls_ok(const struct gr_model *m);
+/*
+ * NCCL calls by ts: those done (outermost, not failed, returned), and apart from them those set
+ * aside as GR_CALL_ASIDE says (failed, nested or in flight), which no figure may count.
+ */
+const struct gr_comm_call *gr_model_comm_calls(const struct gr_model *m, size_t *n);
+const struct gr_comm_call *gr_model_comm_asides(const struct gr_model *m, size_t *n);
 /* Calls kept aside (struct gr_aside), by ts. */
 const struct gr_aside *gr_model_asides(const struct gr_model *m, size_t *n);
 /* What every aside call has, whatever its kind: api, thread, stack (0 = none) and stream

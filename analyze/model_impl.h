@@ -50,6 +50,8 @@ struct gr_model {
 	ARRAY(struct gr_sched) scheds;
 	ARRAY(struct gr_proc_event) procs;
 	ARRAY(struct gr_loss) losses;
+	ARRAY(struct gr_comm_call) comm_calls; /* every COMM row until finish(): then done ones */
+	ARRAY(struct gr_comm_call) comm_asides;
 	ARRAY(struct gr_aside) asides;
 
 	ARRAY(struct gr_launch_key) launch_keys;
@@ -218,6 +220,7 @@ struct part {
 	ARRAY(struct gr_sched) scheds;
 	ARRAY(struct gr_proc_event) procs;
 	ARRAY(struct gr_loss) losses;
+	ARRAY(struct gr_comm_call) comm_calls;
 	ARRAY(struct gr_aside) asides; /* never in place: the merge appends them */
 	uint64_t *zeros;	       /* an optional column the file lacks: all 0 */
 	size_t nzeros;
@@ -483,5 +486,12 @@ void part_free(struct part *P);
  * error (P->diag set).
  */
 int part_read_chunk(struct part *P, struct gr_chunk_decoder *d, const struct gr_chunk *c);
+
+/*
+ * After the load, with every event array in time order (analyze/model_comm.c): the NCCL calls'
+ * communicator identities and sequence numbers, and the calls that did nothing moved from
+ * comm_calls to comm_asides. 0, or -ENOMEM.
+ */
+int gr_model_comm_resolve(struct gr_model *m);
 
 #endif

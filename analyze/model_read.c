@@ -582,6 +582,50 @@ static int load_graphs(struct part *P, const uint64_t *const *v, const struct gr
 	return 0;
 }
 
+/*
+ * NCCL calls: every row, done or not (finish() sets the others aside: the model's calls are
+ * matched across processes by their sequence, which needs them in time order first).
+ */
+static int load_comm_calls(struct part *P, const uint64_t *const *v,
+			   const struct gr_bytes *const *b, uint32_t n)
+{
+	struct gr_comm_call *o;
+	int err;
+
+	err = ROOM(P, P->comm_calls, n);
+	if (err)
+		return oom(P, err, "NCCL calls");
+	for (uint32_t i = 0; i < n; i++) {
+		if (!keep_call(P->ctx, v[GR_COMM_TS][i], v[GR_COMM_DUR][i]))
+			continue;
+		o = &P->comm_calls.v[P->comm_calls.n];
+		memset(o, 0, sizeof(*o));
+		o->ts = v[GR_COMM_TS][i];
+		o->dur = v[GR_COMM_DUR][i];
+		o->comm = v[GR_COMM_COMM][i];
+		o->stream = v[GR_COMM_STREAM][i];
+		o->count = v[GR_COMM_COUNT][i];
+		o->bytes = o->count * gr_comm_dtype_size(v[GR_COMM_DTYPE][i]);
+		o->id = v[GR_COMM_ID][i];
+		o->nranks = sat32(v[GR_COMM_NRANKS][i]);
+		o->rank = sat32(v[GR_COMM_RANK][i]);
+		o->peer = sat32(v[GR_COMM_PEER][i]);
+		o->status = (uint32_t)v[GR_COMM_STATUS][i];
+		o->api = sat16(v[GR_COMM_API][i]);
+		o->call = sat16(v[GR_COMM_CALL][i]);
+		o->redop = sat16(v[GR_COMM_REDOP][i]);
+		o->kind = v[GR_COMM_KIND][i] > 255 ? 255 : v[GR_COMM_KIND][i];
+		o->dtype = v[GR_COMM_DTYPE][i] > 255 ? 255 : v[GR_COMM_DTYPE][i];
+		err = thread_of(P, v[GR_COMM_PID][i], v[GR_COMM_TID][i], &o->thread);
+		if (err >= 0)
+			err = stack_of(P, v[GR_COMM_PID][i], v[GR_COMM_STACK][i], &o->stack);
+		if (err < 0)
+			return oom(P, err, "NCCL calls");
+		note_ts(P, GR_K_COMM, o->ts, P->comm_calls.n++);
+	}
+	return 0;
+}
+
 /* The part's scheduler key for @k (5 words, sched_key_pack()), through a direct-mapped memo. */
 static int sched_key_of(struct part *P, const uint64_t k[5], uint32_t *skey)
 {
@@ -908,12 +952,12 @@ typedef int (*load_fn)(struct part *P, const uint64_t *const *v, const struct gr
 		       uint32_t n);
 
 static const load_fn loaders[GR_K_COUNT] = {
-    [GR_K_LAUNCH] = load_launches,  [GR_K_COPY] = load_copies,	    [GR_K_MEMSET] = load_memsets,
-    [GR_K_ALLOC] = load_allocs,	    [GR_K_FREE] = load_frees,	    [GR_K_SYNC] = load_syncs,
-    [GR_K_GRAPH] = load_graphs,	    [GR_K_SCHED] = load_scheds,	    [GR_K_PROC] = load_procs,
-    [GR_K_NAME] = load_names,	    [GR_K_MAPPING] = load_mappings, [GR_K_SYMBOL] = load_symbols,
-    [GR_K_STACK] = load_stacks,	    [GR_K_LOSS] = load_losses,	    [GR_K_SESSION] = load_session,
-    [GR_K_PYFRAME] = load_pyframes,
+    [GR_K_LAUNCH] = load_launches, [GR_K_COPY] = load_copies,	   [GR_K_MEMSET] = load_memsets,
+    [GR_K_ALLOC] = load_allocs,	   [GR_K_FREE] = load_frees,	   [GR_K_SYNC] = load_syncs,
+    [GR_K_COMM] = load_comm_calls, [GR_K_GRAPH] = load_graphs,	   [GR_K_SCHED] = load_scheds,
+    [GR_K_PROC] = load_procs,	   [GR_K_NAME] = load_names,	   [GR_K_MAPPING] = load_mappings,
+    [GR_K_SYMBOL] = load_symbols,  [GR_K_STACK] = load_stacks,	   [GR_K_LOSS] = load_losses,
+    [GR_K_SESSION] = load_session, [GR_K_PYFRAME] = load_pyframes,
 };
 
 /* The records of @kind, a batch of rows at a time. 0, 1 when a column does not decode, or < 0. */
@@ -979,7 +1023,7 @@ void part_reset(struct part *P)
 	memset(P->unsorted, 0, sizeof(P->unsorted));
 	P->launches.n = P->copies.n = P->memsets.n = P->allocs.n = P->frees.n = 0;
 	P->syncs.n = P->graphs.n = P->scheds.n = P->procs.n = P->losses.n = 0;
-	P->asides.n = 0;
+	P->asides.n = P->comm_calls.n = 0;
 	for (int t = 0; t < T_COUNT; t++)
 		P->map[t].n = 0;
 	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
@@ -1012,6 +1056,7 @@ void part_free(struct part *P)
 		RELEASE(P->scheds);
 		RELEASE(P->procs);
 		RELEASE(P->losses);
+		RELEASE(P->comm_calls);
 	}
 	for (int t = 0; t < T_COUNT; t++) {
 		gr_keymap_free(&P->tab[t]);

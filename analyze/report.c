@@ -109,6 +109,8 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 		err = rp_transfer(&x);
 	if (!err && cpu)
 		err = rp_cpu(&x, cpu);
+	if (!err && (r->sections & GR_REPORT_COMM))
+		err = rp_comm(&x);
 	if (!err)
 		err = rp_outcome_judge(&x);
 	rp_cpu_free(cpu);

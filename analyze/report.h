@@ -33,7 +33,8 @@
 #define GR_REPORT_FUSION   (1u << 1)
 #define GR_REPORT_TRANSFER (1u << 2)
 #define GR_REPORT_CPU	   (1u << 3)
-#define GR_REPORT_ALL	   0xfu
+#define GR_REPORT_COMM	   (1u << 4)
+#define GR_REPORT_ALL	   0x1fu
 
 #define GR_REPORT_SLOW_LAUNCH_NS 50000 /* launch calls slower than this are listed */
 #define GR_REPORT_GAP_BUCKETS	 11    /* inter-launch gap histogram, see gr_report_gap_edges */
@@ -338,6 +339,36 @@ struct gr_report_outcome {
 	struct gr_report_site *in_flight_sites; /* o.in_flight[i] */
 };
 
+/*
+ * 5. Communication (NCCL): the done collectives and point-to-point calls (failed ones are only
+ * counted in aside), bytes and host time per kind, and, for communicators with 2 or more ranks in
+ * the model, which rank entered each collective last (docs/REPORTS.md, "communication").
+ */
+#define GR_REPORT_COMM_KINDS (GR_COMM_RECV + 1) /* the collectives, send and recv */
+struct gr_report_comm_kind {
+	uint64_t calls, bytes, host_ns;
+};
+struct gr_report_comm_rank {
+	uint64_t id; /* the communicator's ncclUniqueId hash */
+	uint32_t nranks, rank;
+	uint32_t pid;  /* the process that was this rank */
+	uint64_t last; /* matched collectives it entered last */
+	uint64_t
+	    wait_ns; /* over those, the mean of (its entry - each other rank's entry), summed */
+};
+struct gr_report_comm {
+	uint64_t collectives, p2p; /* done calls */
+	uint64_t aside;		   /* NCCL calls set aside: failed, nested, in flight */
+	uint64_t host_ns;	   /* in the done collectives and p2p calls */
+	double wall_share;	   /* host_ns / the recording's wall time */
+	double per_iteration;	   /* collectives per iteration, 0 without iteration */
+	double per_second;	   /* collectives per second of the recording */
+	struct gr_report_comm_kind kinds[GR_REPORT_COMM_KINDS];
+	uint64_t matched; /* collectives seen in every rank of their communicator */
+	struct gr_report_comm_rank *ranks; /* by (id, rank); NULL when nranks is 0 */
+	size_t nranks;
+};
+
 /* Where the report's SM count came from. */
 enum gr_report_sms_source {
 	GR_REPORT_SMS_UNKNOWN = 0, /* neither: no waves, no grid marked small */
@@ -361,6 +392,7 @@ struct gr_report {
 	struct gr_report_fusion fusion;
 	struct gr_report_transfer transfer;
 	struct gr_report_cpu cpu;
+	struct gr_report_comm comm;
 	struct gr_report_outcome outcome; /* o.most_failed: no section's verdict is judged */
 	/* what our probes cost per call and whether it was subtracted (probe_cost.h): from launch
 	 * costs, call durations, inter-launch gaps and the iteration period; probe.clamped counts

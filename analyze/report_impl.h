@@ -179,6 +179,8 @@ int rp_launches(struct rp_ctx *x);
 int rp_iteration(struct rp_ctx *x);
 int rp_fusion(struct rp_ctx *x);
 int rp_transfer(struct rp_ctx *x);
+/* The communication finding (report_comm.c). 0 or -ENOMEM. */
+int rp_comm(struct rp_ctx *x);
 /* The CPU section is two steps. rp_cpu_replay() replays the scheduler events of the threads the
  * per-thread pass found (0, or -errno and *out NULL); rp_cpu_waits() gives its runnable waits
  * per model thread (NULL for a NULL replay), valid until rp_cpu_free(), which accepts NULL.

@@ -494,6 +494,53 @@ static void cpu(struct gr_json *j, const struct gr_report *r, unsigned top)
 }
 
 /* "calls", "errors" (with the first call's frames) and "in_flight" (with frames). */
+static void comm(struct gr_json *j, const struct gr_report *r)
+{
+	const struct gr_report_comm *C = &r->comm;
+
+	gr_json_key(j, "communication");
+	gr_json_object(j);
+	gr_json_kv_u64(j, "collectives", C->collectives);
+	gr_json_kv_u64(j, "p2p", C->p2p);
+	gr_json_kv_u64(j, "aside", C->aside);
+	gr_json_kv_u64(j, "host_ns", C->host_ns);
+	gr_json_kv_double(j, "wall_share", C->wall_share);
+	gr_json_kv_double(j, "per_iteration", C->per_iteration);
+	gr_json_kv_double(j, "per_second", C->per_second);
+	gr_json_key(j, "kinds");
+	gr_json_array(j);
+	for (unsigned k = 0; k < GR_REPORT_COMM_KINDS; k++) {
+		if (!C->kinds[k].calls)
+			continue;
+		gr_json_object_flat(j);
+		gr_json_kv_str(j, "kind", gr_comm_kind_name(k));
+		gr_json_kv_u64(j, "calls", C->kinds[k].calls);
+		gr_json_kv_u64(j, "bytes", C->kinds[k].bytes);
+		gr_json_kv_u64(j, "host_ns", C->kinds[k].host_ns);
+		gr_json_object_end(j);
+	}
+	gr_json_array_end(j);
+	gr_json_kv_u64(j, "matched", C->matched);
+	gr_json_key(j, "last_to_enter");
+	gr_json_array(j);
+	for (size_t i = 0; i < C->nranks; i++) {
+		const struct gr_report_comm_rank *k = &C->ranks[i];
+		char id[24];
+
+		snprintf(id, sizeof(id), "%016" PRIx64, k->id);
+		gr_json_object_flat(j);
+		gr_json_kv_str(j, "comm_id", id);
+		gr_json_kv_u64(j, "nranks", k->nranks);
+		gr_json_kv_u64(j, "rank", k->rank);
+		gr_json_kv_u64(j, "pid", k->pid);
+		gr_json_kv_u64(j, "last", k->last);
+		gr_json_kv_u64(j, "mean_wait_ns", k->last ? k->wait_ns / k->last : 0);
+		gr_json_object_end(j);
+	}
+	gr_json_array_end(j);
+	gr_json_object_end(j);
+}
+
 static void outcome(struct gr_json *j, const struct gr_report *r, const struct gr_model *m)
 {
 	const struct gr_report_outcome *ro = &r->outcome;
@@ -567,6 +614,8 @@ int gr_report_write_json(FILE *f, const struct gr_report *r, const struct gr_mod
 		gr_json_str(&j, "transfer");
 	if (r->sections & GR_REPORT_CPU)
 		gr_json_str(&j, "cpu");
+	if (r->sections & GR_REPORT_COMM)
+		gr_json_str(&j, "communication");
 	gr_json_array_end(&j);
 	outcome(&j, r, m);
 	if (r->sections & GR_REPORT_LAUNCHES)
@@ -577,6 +626,8 @@ int gr_report_write_json(FILE *f, const struct gr_report *r, const struct gr_mod
 		transfer(&j, r, m, top);
 	if (r->sections & GR_REPORT_CPU)
 		cpu(&j, r, top);
+	if (r->sections & GR_REPORT_COMM)
+		comm(&j, r);
 	gr_json_object_end(&j);
 	return gr_json_end(&j);
 }

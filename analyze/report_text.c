@@ -675,6 +675,46 @@ static void damage(FILE *f, const struct gr_damage *d)
 			d->unnamed_kernels, d->unnamed_kernels == 1 ? "" : "s");
 }
 
+static void comm(FILE *f, const struct gr_report *r)
+{
+	const struct gr_report_comm *C = &r->comm;
+	char b1[32], b2[32];
+
+	if (!C->collectives && !C->p2p && !C->aside)
+		return;
+	heading(f, "5. Communication (NCCL, host side)");
+	fprintf(f, "  %" PRIu64 " collectives, %" PRIu64 " point-to-point calls", C->collectives,
+		C->p2p);
+	if (C->per_iteration > 0)
+		fprintf(f, ", %.1f collectives per iteration", C->per_iteration);
+	else
+		fprintf(f, ", %.1f collectives/s", C->per_second);
+	fprintf(f, "; %s in the calls, %.1f%% of wall time\n",
+		gr_units_ns(b1, sizeof(b1), C->host_ns), 100.0 * C->wall_share);
+	if (C->aside)
+		fprintf(f, "  %" PRIu64 " NCCL calls failed, nested or unfinished: not counted\n",
+			C->aside);
+	fprintf(f, "  %-16s %10s %14s %12s\n", "kind", "calls", "bytes", "host time");
+	for (unsigned k = 0; k < GR_REPORT_COMM_KINDS; k++)
+		if (C->kinds[k].calls)
+			fprintf(f, "  %-16s %10" PRIu64 " %14" PRIu64 " %12s\n",
+				gr_comm_kind_name(k), C->kinds[k].calls, C->kinds[k].bytes,
+				gr_units_ns(b2, sizeof(b2), C->kinds[k].host_ns));
+	if (!C->nranks)
+		return;
+	fprintf(f, "  last to enter, over %" PRIu64 " collectives seen in every rank:\n",
+		C->matched);
+	fprintf(f, "  %-18s %6s %8s %8s %14s\n", "communicator", "rank", "pid", "last",
+		"mean wait");
+	for (size_t i = 0; i < C->nranks; i++) {
+		const struct gr_report_comm_rank *k = &C->ranks[i];
+
+		fprintf(f, "  %016" PRIx64 "   %6" PRIu32 " %8" PRIu32 " %8" PRIu64 " %14s\n",
+			k->id, k->rank, k->pid, k->last,
+			gr_units_ns(b1, sizeof(b1), k->last ? k->wait_ns / k->last : 0));
+	}
+}
+
 int gr_report_write_text(FILE *f, const struct gr_report *r, const struct gr_model *m, unsigned top)
 {
 	static const struct {
@@ -739,6 +779,8 @@ int gr_report_write_text(FILE *f, const struct gr_report *r, const struct gr_mod
 		transfer(f, r, m, top);
 	if (r->sections & GR_REPORT_CPU)
 		cpu(f, r, top);
+	if (r->sections & GR_REPORT_COMM)
+		comm(f, r);
 	fflush(f);
 	return ferror(f) ? -EIO : 0;
 }

@@ -114,7 +114,9 @@ struct call_batch {
 struct thread_state {
 	struct pending_call calls[GR_CALL_LEVELS];
 	__u32 depth;	     /* calls entered and not returned, kept or not */
-	__u32 runtime_depth; /* kept ones through the runtime API (not GR_CF_DRIVER) */
+	__u32 runtime_depth; /* kept ones through the runtime API (not GR_CF_DRIVER, GR_CF_OUTER) */
+	__u32 outer;	     /* kept GR_CF_OUTER ones: not in the depth events carry */
+	__u32 pad_outer;
 	__u64 launch_mark; /* the last entry-only runtime launch, for the driver launch it makes */
 	struct call_batch batch;
 	__u8 window[GR_STACK_WINDOW]; /* user stack being walked (walk_window()) */
@@ -368,6 +370,15 @@ static __always_inline __u8 event_type(__u8 layout)
 	case L_DEVICE_PROPS:
 	case L_DEVICE_ATTR:
 		return EV_DEVICE;
+	case L_NCCL_COLL_OP:
+	case L_NCCL_BROADCAST:
+	case L_NCCL_REDUCE:
+	case L_NCCL_ALL_GATHER:
+	case L_NCCL_P2P:
+	case L_NCCL_GROUP:
+	case L_NCCL_INIT:
+	case L_NCCL_DESTROY:
+		return EV_COMM;
 	default:
 		return EV_COPY;
 	}
@@ -533,6 +544,25 @@ static __always_inline struct scratch *get_scratch(void)
 	return bpf_map_lookup_elem(&scratch_map, &zero);
 }
 
+/*
+ * ncclCommInitRank's ncclUniqueId, passed by value in memory at [sp+8] at entry: its hash (see
+ * GR_NCCL_ID_BYTES), 0 when unreadable. Read in two halves through x[], which is free then.
+ */
+static __always_inline __u64 nccl_id_hash(struct pt_regs *ctx, struct gr_ev_call *e)
+{
+	__u64 h = GR_FNV_OFFSET;
+
+	for (int half = 0; half < 2; half++) {
+		if (bpf_probe_read_user(&e->x[0], sizeof(e->x),
+					(void *)PT_REGS_SP(ctx) + 8 + half * sizeof(e->x)))
+			return 0;
+		for (int i = 0; i < 8; i++)
+			h = (h ^ e->x[i]) * GR_FNV_PRIME;
+	}
+	__builtin_memset(e->x, 0, sizeof(e->x));
+	return h;
+}
+
 /* Registers and stack arguments at entry (@s1..@s3: [sp+8..]), plus what the layout passes by
  * pointer. */
 static __always_inline void fill_args(struct pt_regs *ctx, struct gr_ev_call *e, __u8 layout,
@@ -548,6 +578,8 @@ static __always_inline void fill_args(struct pt_regs *ctx, struct gr_ev_call *e,
 	e->s[1] = s2;
 	e->s[2] = s3;
 	read_entry_structs(e, layout);
+	if (layout == L_NCCL_INIT)
+		e->x[GR_X_NCCL_ID] = nccl_id_hash(ctx, e);
 	e->ret = 0;
 	e->pystack = 0;
 }
@@ -1092,7 +1124,7 @@ static __always_inline int push_call(struct pt_regs *ctx, struct thread_state *t
 	fill_hdr(&pc->call.h, event_type(layout), pid_tgid);
 	pc->call.h.layout = layout;
 	pc->call.h.api = GR_CK_API(cookie);
-	pc->call.h.flags = d << GR_EVF_DEPTH_SHIFT;
+	pc->call.h.flags = (d - ts->outer) << GR_EVF_DEPTH_SHIFT;
 	__builtin_memset(pc->call.x, 0, sizeof(pc->call.x));
 	pc->cookie = cookie;
 	/*
@@ -1109,7 +1141,9 @@ static __always_inline int push_call(struct pt_regs *ctx, struct thread_state *t
 	/* the Python stack is the same at the return: walked now, sent before the event */
 	if (py_wanted(flags))
 		pc->call.pystack = py_capture(ts, pid_tgid);
-	if (!(flags & GR_CF_DRIVER))
+	if (flags & GR_CF_OUTER)
+		ts->outer++;
+	else if (!(flags & GR_CF_DRIVER))
 		ts->runtime_depth++;
 	ts->depth = d + 1;
 	return 0;
@@ -1152,7 +1186,7 @@ int BPF_KPROBE(api_entry)
 		if (ts)
 			ts->launch_mark = bpf_ktime_get_ns();
 	}
-	depth = ts ? ts->depth : 0;
+	depth = ts && ts->depth > ts->outer ? ts->depth - ts->outer : 0;
 	depth = depth < 15 ? depth : 15;
 	if (ts && !targ_dwarf_bytes)
 		return batch_entry(ctx, ts, cookie, pid_tgid, depth);
@@ -1162,11 +1196,18 @@ int BPF_KPROBE(api_entry)
 /* Drop the kept levels from @level up (their calls returned or are given up). */
 static __always_inline void pop_to(struct thread_state *ts, __u32 level)
 {
+	__u32 flags;
+
 	for (int i = GR_CALL_LEVELS - 1; i >= 0; i--) {
 		if (i < level || i >= ts->depth)
 			continue;
-		if (!(GR_CK_FLAGS(ts->calls[i].cookie) & GR_CF_DRIVER) && ts->runtime_depth)
+		flags = GR_CK_FLAGS(ts->calls[i].cookie);
+		if (flags & GR_CF_OUTER) {
+			if (ts->outer)
+				ts->outer--;
+		} else if (!(flags & GR_CF_DRIVER) && ts->runtime_depth) {
 			ts->runtime_depth--;
+		}
 	}
 	ts->depth = level;
 }
@@ -1193,6 +1234,11 @@ static __always_inline void finish_return(struct pt_regs *ctx, struct gr_ev_call
 	case L_CAPTURE_END:
 		bpf_probe_read_user(&out, sizeof(out), (void *)e->r[1]);
 		e->x[0] = out;
+		break;
+	case L_NCCL_INIT:
+		/* x[GR_X_NCCL_ID] holds the id's hash */
+		bpf_probe_read_user(&out, sizeof(out), (void *)e->r[0]);
+		e->x[GR_X_NCCL_COMM] = out;
 		break;
 	case L_GRAPH_ADD_KERNEL:
 	case L_GRAPH_ADD_CHILD:

@@ -27,6 +27,9 @@
 #define GR_CF_DRIVER		      2 /* driver API: skipped while a runtime call of the thread is inside */
 #define GR_CF_STACK		      4 /* capture the user stack with the event */
 #define GR_CF_LAUNCH		      8 /* entry-only launch: marks the thread for the driver launch it makes */
+/* a library call that makes CUDA calls as its work (NCCL): those are not nested calls, and driver
+ * calls inside it are recorded (it counts in neither the depth events carry nor runtime_depth) */
+#define GR_CF_OUTER 16
 
 /* How a probe's arguments are laid out. */
 enum gr_layout {
@@ -83,6 +86,18 @@ enum gr_layout {
 				    [sp+16] kind) */
 	L_GRAPH_ADD_MEMSET,	 /* (node *out, graph, deps, ndeps, const cudaMemsetParams *):
 				    dst, pitch, value, element size, width, height in x[0..4] */
+	/* NCCL (docs/FORMAT.md, COMM); stream is the last argument of every call that has one */
+	L_NCCL_COLL_OP,	   /* (send, recv, count, dtype, op, comm, [sp+8] stream): AllReduce,
+			      ReduceScatter */
+	L_NCCL_BROADCAST,  /* (send, recv, count, dtype, root, comm, [sp+8] stream) */
+	L_NCCL_REDUCE,	   /* (send, recv, count, dtype, op, root, [sp+8] comm, [sp+16] stream) */
+	L_NCCL_ALL_GATHER, /* (send, recv, count, dtype, comm, stream) */
+	L_NCCL_P2P,	   /* (buf, count, dtype, peer, comm, stream): Send, Recv */
+	L_NCCL_GROUP,	   /* () */
+	L_NCCL_INIT,	   /* (comm *out, nranks, ncclUniqueId by value, rank [, config]): the
+			      128-byte id is passed in memory, at [sp+8] at entry, so rank is in
+			      rdx; x[GR_X_NCCL_ID] its hash, x[GR_X_NCCL_COMM] *out at return */
+	L_NCCL_DESTROY,	   /* (comm) */
 	L_COUNT
 };
 
@@ -106,7 +121,19 @@ enum gr_ev_type {
 	EV_DEVICE,  /* a device query: x[0] the int it returned (the SM count for L_DEVICE_PROPS) */
 	EV_BATCH,   /* call events of one thread back to back (struct gr_ev_batch) */
 	EV_PYSTACK, /* a Python stack not sent before (struct gr_ev_pystack) */
+	EV_COMM,    /* an NCCL call (layouts L_NCCL_*) */
 };
+
+/*
+ * ncclUniqueId: 128 bytes, the same in every rank of one communicator. The BPF side folds it
+ * into 64 bits at ncclCommInitRank's entry, FNV-1a over its 16 little-endian u64 words (docs/
+ * FORMAT.md): ranks recorded apart get the same hash, so replay matches their collectives.
+ */
+#define GR_NCCL_ID_BYTES 128
+#define GR_FNV_OFFSET	 0xcbf29ce484222325ull
+#define GR_FNV_PRIME	 0x100000001b3ull
+#define GR_X_NCCL_ID	 0
+#define GR_X_NCCL_COMM	 1
 
 /*
  * Offset of multiProcessorCount in the CUDA 13 struct cudaDeviceProp (driver_types.h), read at

@@ -126,6 +126,18 @@ static const char *const api_names[GR_API_COUNT] = {
     [GR_API_cuGraphExecUpdate] = "cuGraphExecUpdate",
     [GR_API_cudaGraphClone] = "cudaGraphClone",
     [GR_API_cuGraphAddChildGraphNode] = "cuGraphAddChildGraphNode",
+    [GR_API_ncclAllReduce] = "ncclAllReduce",
+    [GR_API_ncclReduceScatter] = "ncclReduceScatter",
+    [GR_API_ncclAllGather] = "ncclAllGather",
+    [GR_API_ncclBroadcast] = "ncclBroadcast",
+    [GR_API_ncclReduce] = "ncclReduce",
+    [GR_API_ncclSend] = "ncclSend",
+    [GR_API_ncclRecv] = "ncclRecv",
+    [GR_API_ncclGroupStart] = "ncclGroupStart",
+    [GR_API_ncclGroupEnd] = "ncclGroupEnd",
+    [GR_API_ncclCommInitRank] = "ncclCommInitRank",
+    [GR_API_ncclCommInitRankConfig] = "ncclCommInitRankConfig",
+    [GR_API_ncclCommDestroy] = "ncclCommDestroy",
 };
 
 const char *gr_api_name(unsigned api)
@@ -142,10 +154,23 @@ int gr_api_is_driver(unsigned api)
 	return !strncmp(n, "cu", 2) && strncmp(n, "cuda", 4);
 }
 
+int gr_api_is_nccl(unsigned api)
+{
+	return !strncmp(gr_api_name(api), "nccl", 4);
+}
+
+/* ncclResult_t of nccl.h (NCCL 2.x): few, stable, and not worth a generated table */
+static const struct gr_status_name nccl_status_names[] = {
+    {0, "ncclSuccess"},	      {1, "ncclUnhandledCudaError"}, {2, "ncclSystemError"},
+    {3, "ncclInternalError"}, {4, "ncclInvalidArgument"},    {5, "ncclInvalidUsage"},
+    {6, "ncclRemoteError"},   {7, "ncclInProgress"},	     {0, NULL},
+};
+
 const char *gr_status_name(unsigned api, uint32_t status)
 {
-	const struct gr_status_name *t =
-	    gr_api_is_driver(api) ? gr_driver_status_names : gr_runtime_status_names;
+	const struct gr_status_name *t = gr_api_is_nccl(api)	 ? nccl_status_names
+					 : gr_api_is_driver(api) ? gr_driver_status_names
+								 : gr_runtime_status_names;
 
 	for (; t->name; t++)
 		if (t->status == status)
@@ -184,6 +209,37 @@ const char *gr_graph_kind_name(unsigned gkind)
 	    "begin-capture",   "end-capture",	  "instantiate",     "launch",	    "add-node",
 	    "add-child-graph", "node-set-params", "exec-set-params", "exec-update", "clone"};
 	return name_of(names, N(names), gkind);
+}
+
+const char *gr_comm_kind_name(unsigned kind)
+{
+	static const char *const names[] = {
+	    "all-reduce", "reduce-scatter", "all-gather", "broadcast", "reduce",  "send",
+	    "recv",	  "group-start",    "group-end",  "init",      "destroy",
+	};
+	return name_of(names, N(names), kind);
+}
+
+const char *gr_comm_dtype_name(unsigned dtype)
+{
+	static const char *const names[] = {
+	    "int8",    "uint8",	  "int32",   "uint32",	 "int64",      "uint64",
+	    "float16", "float32", "float64", "bfloat16", "float8e4m3", "float8e5m2",
+	};
+	return name_of(names, N(names), dtype);
+}
+
+unsigned gr_comm_dtype_size(unsigned dtype)
+{
+	static const unsigned char sizes[] = {1, 1, 4, 4, 8, 8, 2, 4, 8, 2, 1, 1};
+	return dtype < N(sizes) ? sizes[dtype] : 0;
+}
+
+const char *gr_comm_redop_name(unsigned redop)
+{
+	static const char *const names[] = {"sum", "prod", "max", "min", "avg"};
+	/* ncclRedOpCreatePreMulSum hands out values from ncclNumOps (5) up */
+	return redop < N(names) ? names[redop] : "custom";
 }
 
 const char *gr_loss_source_name(unsigned src)
@@ -267,6 +323,12 @@ static const struct gr_column_def loss_cols[GR_LOSS_NCOLS] = {
 static const struct gr_column_def raw_cols[GR_RAW_NCOLS] = {
     {"ts", D}, {"pid", T}, {"tid", T}, {"regs", B}, {"stack", B},
 };
+static const struct gr_column_def comm_cols[GR_COMM_NCOLS] = {
+    {"ts", D},	  {"dur", V},	{"pid", T},    {"tid", T},    {"cpu", T},
+    {"api", T},	  {"kind", T},	{"comm", T},   {"stream", T}, {"count", T},
+    {"dtype", T}, {"redop", T}, {"peer", T},   {"id", T},     {"nranks", T},
+    {"rank", T},  {"stack", T}, {"status", T}, {"call", T},
+};
 static const struct gr_column_def sess_cols[GR_SESS_NCOLS] = {
     {"ts", D},
     {"key", T},
@@ -287,7 +349,7 @@ static const struct gr_kind_def kinds[] = {
     KIND(GR_K_MAPPING, "mapping", map_cols),	 KIND(GR_K_SYMBOL, "symbol", sym_cols),
     KIND(GR_K_STACK, "stack", stack_cols),	 KIND(GR_K_LOSS, "loss", loss_cols),
     KIND(GR_K_RAWSTACK, "rawstack", raw_cols),	 KIND(GR_K_SESSION, "session", sess_cols),
-    KIND(GR_K_PYFRAME, "pyframe", pyframe_cols),
+    KIND(GR_K_PYFRAME, "pyframe", pyframe_cols), KIND(GR_K_COMM, "comm", comm_cols),
 };
 
 static const struct gr_schema schema = {N(kinds), kinds};

@@ -56,6 +56,8 @@ enum gr_kind {
 	GR_K_RAWSTACK = 15, /* --call-graph dwarf: registers + raw stack bytes of one event */
 	GR_K_SESSION = 16,  /* session facts known only at the end: stop time, exit status */
 	GR_K_PYFRAME = 17,  /* a Python frame a STACK refers to: file, line, function */
+	GR_K_COMM = 18,	    /* a collective communication call (NCCL): collective, p2p, group,
+			       communicator creation and destruction */
 	GR_K_COUNT
 };
 
@@ -276,6 +278,39 @@ enum { GR_LOSS_TS, GR_LOSS_TS_END, GR_LOSS_SOURCE, GR_LOSS_COUNT, GR_LOSS_NCOLS 
  */
 enum { GR_RAW_TS, GR_RAW_PID, GR_RAW_TID, GR_RAW_REGS, GR_RAW_STACK, GR_RAW_NCOLS };
 
+/*
+ * COMM: one NCCL call. kind enum gr_comm_kind; comm the ncclComm_t it was made on (INIT: the one
+ * it returned through its first argument, 0 when it failed); stream the cudaStream_t; count the
+ * elements as passed (ALL_GATHER: per rank, the send buffer's; REDUCE_SCATTER: per rank, the
+ * receive buffer's); dtype the ncclDataType_t; redop the ncclRedOp_t (reductions only); peer the
+ * peer of SEND/RECV or the root of BROADCAST/REDUCE, GR_COMM_NO_PEER otherwise. INIT only: id
+ * the hash of the ncclUniqueId (docs/FORMAT.md), nranks, rank. status the ncclResult_t. Every
+ * COMM call is probed at entry and return.
+ */
+enum {
+	GR_COMM_TS,
+	GR_COMM_DUR,
+	GR_COMM_PID,
+	GR_COMM_TID,
+	GR_COMM_CPU,
+	GR_COMM_API,
+	GR_COMM_KIND,
+	GR_COMM_COMM,
+	GR_COMM_STREAM,
+	GR_COMM_COUNT,
+	GR_COMM_DTYPE,
+	GR_COMM_REDOP,
+	GR_COMM_PEER,
+	GR_COMM_ID,
+	GR_COMM_NRANKS,
+	GR_COMM_RANK,
+	GR_COMM_STACK,
+	GR_COMM_STATUS,
+	GR_COMM_CALL,
+	GR_COMM_NCOLS
+};
+#define GR_COMM_NO_PEER 0xffffffffu
+
 /* SESSION: key enum gr_session_key, value numeric, text optional. */
 enum { GR_SESS_TS, GR_SESS_KEY, GR_SESS_VALUE, GR_SESS_TEXT, GR_SESS_NCOLS };
 
@@ -405,6 +440,19 @@ enum gr_api {
 	GR_API_cuGraphExecUpdate,
 	GR_API_cudaGraphClone,
 	GR_API_cuGraphAddChildGraphNode,
+	/* NCCL (COMM rows) */
+	GR_API_ncclAllReduce,
+	GR_API_ncclReduceScatter,
+	GR_API_ncclAllGather,
+	GR_API_ncclBroadcast,
+	GR_API_ncclReduce,
+	GR_API_ncclSend,
+	GR_API_ncclRecv,
+	GR_API_ncclGroupStart,
+	GR_API_ncclGroupEnd,
+	GR_API_ncclCommInitRank,
+	GR_API_ncclCommInitRankConfig,
+	GR_API_ncclCommDestroy,
 	GR_API_COUNT
 };
 
@@ -459,6 +507,31 @@ enum gr_graph_kind {
 	GR_GRAPH_CLONE,		  /* a graph copied into a new one */
 };
 const char *gr_graph_kind_name(unsigned gkind);
+
+/* What a COMM row is. The collectives come first: kind <= GR_COMM_REDUCE. */
+enum gr_comm_kind {
+	GR_COMM_ALL_REDUCE = 0,
+	GR_COMM_REDUCE_SCATTER,
+	GR_COMM_ALL_GATHER,
+	GR_COMM_BROADCAST,
+	GR_COMM_REDUCE,
+	GR_COMM_SEND,
+	GR_COMM_RECV,
+	GR_COMM_GROUP_START,
+	GR_COMM_GROUP_END,
+	GR_COMM_INIT,	 /* a communicator created (ncclCommInitRank, ...Config) */
+	GR_COMM_DESTROY, /* a communicator destroyed */
+};
+#define GR_COMM_IS_COLLECTIVE(kind) ((kind) <= GR_COMM_REDUCE)
+/* "all-reduce", "reduce-scatter", ..., "init", "destroy"; "unknown" otherwise. */
+const char *gr_comm_kind_name(unsigned kind);
+/* "int8", "uint8", "int32", "uint32", "int64", "uint64", "float16", "float32", "float64",
+ * "bfloat16", "float8e4m3", "float8e5m2" (ncclDataType_t); "unknown" otherwise. */
+const char *gr_comm_dtype_name(unsigned dtype);
+/* Bytes of one element of ncclDataType_t @dtype, 0 when unknown. */
+unsigned gr_comm_dtype_size(unsigned dtype);
+/* "sum", "prod", "max", "min", "avg" (ncclRedOp_t); "custom" for a user-defined one. */
+const char *gr_comm_redop_name(unsigned redop);
 
 enum gr_sched_type {
 	GR_SCHED_SWITCH = 0,
@@ -542,8 +615,8 @@ enum gr_session_key {
 
 /*
  * Names of the values a call returns, cudaError_t for the runtime API and CUresult for the
- * driver API, generated at build time from the CUDA toolkit's headers (gen_status_names.sh).
- * NULL-terminated tables.
+ * driver API (ncclResult_t for NCCL: gr_status_name() knows them), generated at build time from the
+ * CUDA toolkit's headers (gen_status_names.sh). NULL-terminated tables.
  */
 struct gr_status_name {
 	uint32_t status;
@@ -552,9 +625,12 @@ struct gr_status_name {
 extern const struct gr_status_name gr_runtime_status_names[];
 extern const struct gr_status_name gr_driver_status_names[];
 
-/* 1 for a driver API entry point (cu*), 0 for the runtime's. */
+/* 1 for a driver API entry point (cu*), 0 for the runtime's and NCCL's. */
 int gr_api_is_driver(unsigned api);
-/* The name of @status as @api returns it ("cudaErrorInsufficientDriver", "CUDA_SUCCESS"), NULL
+/* 1 for an NCCL entry point (nccl*): its status is an ncclResult_t. */
+int gr_api_is_nccl(unsigned api);
+/* The name of @status as @api returns it ("cudaErrorInsufficientDriver", "CUDA_SUCCESS",
+ * "ncclUnhandledCudaError"), NULL
  * when this build's toolkit does not know it. */
 const char *gr_status_name(unsigned api, uint32_t status);
 

@@ -15,7 +15,9 @@ void gr_call_status_note(struct gr_call_status *s, const struct gr_ev_call *e)
 
 	if (!(e->h.flags & GR_EVF_RETURNED))
 		return;
-	fam = gr_api_is_driver(e->h.api) ? GR_FAMILY_DRIVER : GR_FAMILY_RUNTIME;
+	fam = gr_api_is_nccl(e->h.api)	   ? GR_FAMILY_NCCL
+	      : gr_api_is_driver(e->h.api) ? GR_FAMILY_DRIVER
+					   : GR_FAMILY_RUNTIME;
 	status = (uint32_t)e->ret;
 	s->returned[fam]++;
 	if (!status)
@@ -51,7 +53,9 @@ static uint64_t most_common(const struct gr_call_status *s, enum gr_call_family 
 
 int gr_call_status_report(const struct gr_call_status *s, FILE *f)
 {
-	static const char *const api[GR_FAMILY_COUNT] = {"runtime", "driver"};
+	static const char *const api[GR_FAMILY_COUNT] = {"runtime", "driver", "NCCL"};
+	static const unsigned first[GR_FAMILY_COUNT] = {
+	    GR_API_cudaLaunchKernel, GR_API_cuLaunchKernel, GR_API_ncclAllReduce};
 	uint64_t returned = 0, failed = 0;
 	int printed = 0;
 
@@ -69,10 +73,8 @@ int gr_call_status_report(const struct gr_call_status *s, FILE *f)
 		if (!s->failed[fam])
 			continue;
 		n = most_common(s, fam, &error);
-		/* any API of the family names its statuses: the first runtime or driver one */
-		name = gr_status_name(fam == GR_FAMILY_DRIVER ? GR_API_cuLaunchKernel
-							      : GR_API_cudaLaunchKernel,
-				      error);
+		/* any API of the family names its statuses */
+		name = gr_status_name(first[fam], error);
 		fprintf(
 		    f,
 		    "gpurec record: every CUDA %s call that returned failed (%" PRIu64

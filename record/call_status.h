@@ -17,8 +17,9 @@
 
 struct gr_ev_call;
 
-/* The runtime API (cudaError_t) and the driver API (CUresult) number their errors apart. */
-enum gr_call_family { GR_FAMILY_RUNTIME, GR_FAMILY_DRIVER, GR_FAMILY_COUNT };
+/* The runtime API (cudaError_t), the driver API (CUresult) and NCCL (ncclResult_t) number their
+ * errors apart. */
+enum gr_call_family { GR_FAMILY_RUNTIME, GR_FAMILY_DRIVER, GR_FAMILY_NCCL, GR_FAMILY_COUNT };
 
 struct gr_call_status {
 	uint64_t returned[GR_FAMILY_COUNT];	  /* calls whose return value was seen */

@@ -201,6 +201,31 @@ static const struct gr_probe_spec table[] = {
      GR_CF_DRIVER | GR_CF_RET | GR_CF_STACK, 0},
     {"cuGraphAddChildGraphNode", GR_API_cuGraphAddChildGraphNode, L_GRAPH_ADD_CHILD,
      GR_CF_DRIVER | GR_CF_RET | GR_CF_STACK, 0},
+    /*
+     * NCCL (libnccl.so.2, found like libcudart wherever it is mapped): entry and return, for
+     * the time in the call and its ncclResult_t. ncclFoo and pncclFoo are one address: the
+     * plain name is probed. Its kernels are launched through a runtime linked into libnccl,
+     * which has no symbols, so they are seen at the driver: GR_CF_OUTER keeps those driver
+     * calls recorded, as the collective's own work, not calls nested in it.
+     */
+    {"ncclAllReduce", GR_API_ncclAllReduce, L_NCCL_COLL_OP, GR_CF_OUTER | GR_CF_RET | GR_CF_STACK,
+     0},
+    {"ncclReduceScatter", GR_API_ncclReduceScatter, L_NCCL_COLL_OP,
+     GR_CF_OUTER | GR_CF_RET | GR_CF_STACK, 0},
+    {"ncclAllGather", GR_API_ncclAllGather, L_NCCL_ALL_GATHER,
+     GR_CF_OUTER | GR_CF_RET | GR_CF_STACK, 0},
+    {"ncclBroadcast", GR_API_ncclBroadcast, L_NCCL_BROADCAST, GR_CF_OUTER | GR_CF_RET | GR_CF_STACK,
+     0},
+    {"ncclReduce", GR_API_ncclReduce, L_NCCL_REDUCE, GR_CF_OUTER | GR_CF_RET | GR_CF_STACK, 0},
+    {"ncclSend", GR_API_ncclSend, L_NCCL_P2P, GR_CF_OUTER | GR_CF_RET | GR_CF_STACK, 0},
+    {"ncclRecv", GR_API_ncclRecv, L_NCCL_P2P, GR_CF_OUTER | GR_CF_RET | GR_CF_STACK, 0},
+    {"ncclGroupStart", GR_API_ncclGroupStart, L_NCCL_GROUP, GR_CF_OUTER | GR_CF_RET, 0},
+    {"ncclGroupEnd", GR_API_ncclGroupEnd, L_NCCL_GROUP, GR_CF_OUTER | GR_CF_RET | GR_CF_STACK, 0},
+    {"ncclCommInitRank", GR_API_ncclCommInitRank, L_NCCL_INIT,
+     GR_CF_OUTER | GR_CF_RET | GR_CF_STACK, 0},
+    {"ncclCommInitRankConfig", GR_API_ncclCommInitRankConfig, L_NCCL_INIT,
+     GR_CF_OUTER | GR_CF_RET | GR_CF_STACK, 0},
+    {"ncclCommDestroy", GR_API_ncclCommDestroy, L_NCCL_DESTROY, GR_CF_OUTER | GR_CF_RET, 0},
     {"__cudaRegisterFunction", GR_API_UNKNOWN, L_REGISTER_FUNCTION, 0, 1},
     {"__cudaGetKernel", GR_API_UNKNOWN, L_GET_KERNEL, GR_CF_RET, 0},
     {"cudaGetKernel", GR_API_UNKNOWN, L_GET_KERNEL, GR_CF_RET, 0},

@@ -667,6 +667,97 @@ static int on_sync(struct gr_translate *t, const struct gr_ev_call *e, uint64_t 
 	return gr_trace_writer_append(t->w, GR_K_SYNC, v, NULL);
 }
 
+static unsigned comm_kind(unsigned api)
+{
+	switch (api) {
+	case GR_API_ncclAllReduce:
+		return GR_COMM_ALL_REDUCE;
+	case GR_API_ncclReduceScatter:
+		return GR_COMM_REDUCE_SCATTER;
+	case GR_API_ncclAllGather:
+		return GR_COMM_ALL_GATHER;
+	case GR_API_ncclBroadcast:
+		return GR_COMM_BROADCAST;
+	case GR_API_ncclReduce:
+		return GR_COMM_REDUCE;
+	case GR_API_ncclSend:
+		return GR_COMM_SEND;
+	case GR_API_ncclRecv:
+		return GR_COMM_RECV;
+	case GR_API_ncclGroupStart:
+		return GR_COMM_GROUP_START;
+	case GR_API_ncclGroupEnd:
+		return GR_COMM_GROUP_END;
+	case GR_API_ncclCommDestroy:
+		return GR_COMM_DESTROY;
+	default:
+		return GR_COMM_INIT;
+	}
+}
+
+/* An NCCL call: its arguments where its layout (bpf/gpurec.h) puts them. ints are 32 bits. */
+static int on_comm(struct gr_translate *t, const struct gr_ev_call *e, uint64_t stack)
+{
+	uint64_t v[GR_COMM_NCOLS] = {0};
+
+	v[GR_COMM_TS] = e->h.ts;
+	call_state(e, &v[GR_COMM_STATUS], &v[GR_COMM_CALL]);
+	v[GR_COMM_DUR] = e->h.dur;
+	v[GR_COMM_PID] = e->h.pid;
+	v[GR_COMM_TID] = e->h.tid;
+	v[GR_COMM_CPU] = e->h.cpu;
+	v[GR_COMM_API] = e->h.api;
+	v[GR_COMM_KIND] = comm_kind(e->h.api);
+	v[GR_COMM_PEER] = GR_COMM_NO_PEER;
+	v[GR_COMM_STACK] = stack;
+	switch (e->h.layout) {
+	case L_NCCL_COLL_OP:
+	case L_NCCL_BROADCAST:
+		v[GR_COMM_COUNT] = e->r[2];
+		v[GR_COMM_DTYPE] = (uint32_t)e->r[3];
+		if (e->h.layout == L_NCCL_BROADCAST)
+			v[GR_COMM_PEER] = (uint32_t)e->r[4];
+		else
+			v[GR_COMM_REDOP] = (uint32_t)e->r[4];
+		v[GR_COMM_COMM] = e->r[5];
+		v[GR_COMM_STREAM] = e->s[0];
+		break;
+	case L_NCCL_REDUCE:
+		v[GR_COMM_COUNT] = e->r[2];
+		v[GR_COMM_DTYPE] = (uint32_t)e->r[3];
+		v[GR_COMM_REDOP] = (uint32_t)e->r[4];
+		v[GR_COMM_PEER] = (uint32_t)e->r[5];
+		v[GR_COMM_COMM] = e->s[0];
+		v[GR_COMM_STREAM] = e->s[1];
+		break;
+	case L_NCCL_ALL_GATHER:
+		v[GR_COMM_COUNT] = e->r[2];
+		v[GR_COMM_DTYPE] = (uint32_t)e->r[3];
+		v[GR_COMM_COMM] = e->r[4];
+		v[GR_COMM_STREAM] = e->r[5];
+		break;
+	case L_NCCL_P2P:
+		v[GR_COMM_COUNT] = e->r[1];
+		v[GR_COMM_DTYPE] = (uint32_t)e->r[2];
+		v[GR_COMM_PEER] = (uint32_t)e->r[3];
+		v[GR_COMM_COMM] = e->r[4];
+		v[GR_COMM_STREAM] = e->r[5];
+		break;
+	case L_NCCL_INIT:
+		v[GR_COMM_NRANKS] = (uint32_t)e->r[1];
+		v[GR_COMM_RANK] = (uint32_t)e->r[2];
+		v[GR_COMM_ID] = e->x[GR_X_NCCL_ID];
+		/* what a failed call leaves in *comm is not a communicator */
+		if ((e->h.flags & GR_EVF_RETURNED) && !(uint32_t)e->ret)
+			v[GR_COMM_COMM] = e->x[GR_X_NCCL_COMM];
+		break;
+	case L_NCCL_DESTROY:
+		v[GR_COMM_COMM] = e->r[0];
+		break;
+	}
+	return gr_trace_writer_append(t->w, GR_K_COMM, v, NULL);
+}
+
 static int on_graph(struct gr_translate *t, const struct gr_ev_call *e, uint64_t stack)
 {
 	uint64_t v[GR_GRAPH_NCOLS] = {0};
@@ -1081,6 +1172,7 @@ static int translate_one(void *ctx, void *data, size_t size)
 	case EV_GRAPH:
 	case EV_ALIAS:
 	case EV_DEVICE:
+	case EV_COMM:
 		if (h->flags & GR_EVF_RAWSTACK) {
 			const struct gr_ev_rawstack *r = (const void *)(c + 1);
 
@@ -1147,6 +1239,9 @@ static int translate_one(void *ctx, void *data, size_t size)
 		break;
 	case EV_DEVICE:
 		err = on_device(t, c);
+		break;
+	case EV_COMM:
+		err = on_comm(t, c, stack);
 		break;
 	case EV_NAME:
 		err = on_name(t, data);

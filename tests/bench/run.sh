@@ -165,6 +165,34 @@ echo "== probe cost compensation: launch cost and iteration time against the sim
 echo "   (target: compensated within 10%)"
 O=$O GPUREC=$GPUREC bash ./tests/bench/probe_cost.sh
 
+echo "== SQLite and CSV export (export's training-loop trace, 1M launches: whole command, best of 3;"
+echo "   bytes per event = output size / rows of the event tables; the load alone is info's time)"
+if [ -x "$O/tests/bench_export" ]; then
+	"$O/tests/bench_export" -n 1000000 -r 1 -k -o /dev/null "$TMP/tables.trc" >/dev/null
+	mkdir -p "$TMP/tables.csv"
+	GPUREC=$GPUREC python3 - "$TMP" <<'PY'
+import os, re, subprocess, sys, time
+tmp, g = sys.argv[1], os.environ["GPUREC"]
+trc = tmp + "/tables.trc"
+def best(cmd):
+    t = []
+    for _ in range(3):
+        a = time.monotonic()
+        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+        t.append(time.monotonic() - a)
+    return min(t), out
+load, _ = best([g, "info", trc])
+for fmt, out in (("sqlite", tmp + "/tables.sqlite"), ("csv", tmp + "/tables.csv")):
+    s, text = best([g, "export", trc, "--format", fmt, "-o", out])
+    events = int(re.search(r"(\d+) of them events", text).group(1))
+    size = os.path.getsize(out) if fmt == "sqlite" else sum(
+        os.path.getsize(os.path.join(out, f)) for f in os.listdir(out))
+    print("  %-6s %.2fM events/s (%d events in %.3f s, load %.3f s of it), %.1f bytes/event"
+          % (fmt, events / s / 1e6, events, s, load, size / events))
+PY
+	rm -rf "$TMP/tables.trc" "$TMP/tables.sqlite" "$TMP/tables.csv"
+fi
+
 echo "== Perfetto export: size and speed against the Chrome JSON of the same trace (200k launches)"
 echo "   (bytes per launch compare the two; per event counts each form's own events: JSON has 2 per flow)"
 if [ -x "$O/tests/bench_export" ]; then
