@@ -179,7 +179,7 @@ static void summary(FILE *f, const char *out, const struct gr_export_stats *st, 
 		const char *name;
 	} kinds[] = {{GR_K_LAUNCH, "launch"}, {GR_K_COPY, "copy"}, {GR_K_MEMSET, "memset"},
 		     {GR_K_ALLOC, "alloc"},   {GR_K_FREE, "free"}, {GR_K_SYNC, "sync"},
-		     {GR_K_GRAPH, "graph"}};
+		     {GR_K_GRAPH, "graph"},   {GR_K_COMM, "nccl"}};
 	const char *sep = " (";
 
 	fprintf(f, "gpurec export: wrote %s", out);

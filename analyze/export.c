@@ -729,6 +729,80 @@ static void write_calls(struct ex *x)
 	}
 }
 
+/* What an NCCL call says, beside its kind (docs/FORMAT.md, COMM). */
+static void comm_args(struct ex *x, const struct gr_comm_call *c)
+{
+	arg_str(x, "kind", gr_comm_kind_name(c->kind));
+	arg_hex(x, "comm", c->comm);
+	if (c->id) {
+		arg_hex(x, "comm_id", c->id);
+		arg_u64(x, "nranks", c->nranks);
+		arg_u64(x, "rank", c->rank);
+	}
+	if (c->kind == GR_COMM_INIT || c->kind == GR_COMM_DESTROY ||
+	    c->kind == GR_COMM_GROUP_START || c->kind == GR_COMM_GROUP_END)
+		return;
+	arg_hex(x, "stream", c->stream);
+	arg_u64(x, "count", c->count);
+	arg_u64(x, "dtype", c->dtype);
+	arg_u64(x, "bytes", c->bytes);
+	if (c->kind == GR_COMM_ALL_REDUCE || c->kind == GR_COMM_REDUCE_SCATTER ||
+	    c->kind == GR_COMM_REDUCE)
+		arg_u64(x, "redop", c->redop);
+	if (c->peer != GR_COMM_NO_PEER)
+		arg_u64(x, c->kind == GR_COMM_SEND || c->kind == GR_COMM_RECV ? "peer" : "root",
+			c->peer);
+}
+
+/*
+ * The NCCL calls: a slice each on its thread, cat "nccl", named by the function; done ones with
+ * their collective number (seq: collective seq of one comm_id is one operation across ranks),
+ * the others named and marked as the CUDA calls set aside are.
+ */
+static void write_comm(struct ex *x)
+{
+	size_t n;
+	const struct gr_comm_call *c = gr_model_comm_calls(x->m, &n);
+	char name[160], buf[32];
+	const char *status;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!api_begin(x, GR_K_COMM, "nccl", c[i].thread, c[i].api, c[i].ts, c[i].dur,
+			       c[i].stack))
+			continue;
+		comm_args(x, &c[i]);
+		if (GR_COMM_IS_COLLECTIVE(c[i].kind))
+			arg_u64(x, "seq", c[i].seq);
+		api_end(x, c[i].dur);
+	}
+	c = gr_model_comm_asides(x->m, &n);
+	for (size_t i = 0; i < n; i++) {
+		int returned = !!(c[i].call & GR_CALL_RETURNED);
+		int in_flight = !!(c[i].call & GR_CALL_IN_FLIGHT);
+
+		status = returned ? gr_status_name(c[i].api, c[i].status) : "unknown";
+		if (!status) {
+			snprintf(buf, sizeof(buf), "%u", c[i].status);
+			status = buf;
+		}
+		if (returned && c[i].status)
+			snprintf(name, sizeof(name), "%s (failed: %s)", gr_api_name(c[i].api),
+				 status);
+		else if (in_flight)
+			snprintf(name, sizeof(name), "%s (in flight)", gr_api_name(c[i].api));
+		else
+			snprintf(name, sizeof(name), "%s", gr_api_name(c[i].api));
+		if (!slice_begin(x, SLICE_ASIDE, GR_K_COMM, "nccl", c[i].thread, name, c[i].ts,
+				 c[i].dur, c[i].stack))
+			continue;
+		arg_str(x, "status", status);
+		arg_u64(x, "depth", GR_CALL_DEPTH(c[i].call));
+		arg_bool(x, "in_flight", in_flight);
+		comm_args(x, &c[i]);
+		api_end(x, c[i].dur);
+	}
+}
+
 static const char *const kind_cat[GR_K_COUNT] = {
     [GR_K_LAUNCH] = "launch", [GR_K_COPY] = "copy", [GR_K_MEMSET] = "memset",
     [GR_K_ALLOC] = "alloc",   [GR_K_FREE] = "free", [GR_K_SYNC] = "sync",
@@ -1111,6 +1185,7 @@ static int mark(struct ex *x)
 	x->emit = 0;
 	write_launches(x);
 	write_calls(x);
+	write_comm(x);
 	write_asides(x);
 	err = write_sched(x);
 	write_procs(x);
@@ -1223,6 +1298,7 @@ static int write_all(struct ex *x)
 	write_metadata(x);
 	write_launches(x);
 	write_calls(x);
+	write_comm(x);
 	write_asides(x);
 	err = write_sched(x);
 	write_procs(x);

@@ -19,6 +19,10 @@
  * - every CUDA API call (launch, copy, memset, alloc, free, sync, graph) is one "X" slice on its
  *   thread, named by the API function, with cat the call's kind and its arguments in args;
  *   dur is the measured API time, 0 when the recording did not time the call;
+ * - every NCCL call is an "X" slice on its thread, cat "nccl", named by the function, with its
+ *   kind, communicator (comm, comm_id, nranks, rank), count, dtype, bytes, stream, peer or root
+ *   and, for a collective, seq (its number on the communicator: one seq of one comm_id is one
+ *   operation across ranks) in args; one not done is named and marked as an aside below is;
  * - every launch is also an "i" instant on its stream's track, named by the kernel, and (unless
  *   no_flows) a flow ("s" on the thread, "f" on the stream track) joining the two;
  * - a launch, copy or memset that was a graph node (graphs.h) executed nothing: it is a slice
