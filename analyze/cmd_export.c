@@ -36,7 +36,9 @@ static void usage(FILE *f)
 		"  --format FMT   json (the default), sqlite (the default when OUT ends in\n"
 		"                 .sqlite, .sqlite3 or .db: FILE.sqlite without -o) or csv\n"
 		"                 (-o names an existing directory: one CSV file per table);\n"
-		"                 the tables are in docs/EXPORT.md; a database is replaced\n"
+		"                 the tables are in docs/EXPORT.md; a database is replaced;\n"
+		"                 or perfetto (Perfetto's protobuf trace, the default when\n"
+		"                 OUT ends in .pftrace or .perfetto-trace)\n"
 		"  --from TIME    start of the window, from the recording start (default 0)\n"
 		"  --to TIME      end of the window (default: the end of the recording)\n"
 		"                 TIME is seconds, or a number with ns, us, ms or s\n"
@@ -104,7 +106,7 @@ static char *default_output(const char *in, const char *ext)
 	return out;
 }
 
-enum out_format { FMT_JSON = 0, FMT_SQLITE, FMT_CSV };
+enum out_format { FMT_JSON = 0, FMT_SQLITE, FMT_CSV, FMT_PERFETTO };
 
 static int ends_with(const char *s, const char *end)
 {
@@ -119,6 +121,8 @@ static enum out_format format_of(const char *out)
 	if (out &&
 	    (ends_with(out, ".sqlite") || ends_with(out, ".sqlite3") || ends_with(out, ".db")))
 		return FMT_SQLITE;
+	if (out && (ends_with(out, ".pftrace") || ends_with(out, ".perfetto-trace")))
+		return FMT_PERFETTO;
 	return FMT_JSON;
 }
 
@@ -175,7 +179,7 @@ static void summary(FILE *f, const char *out, const struct gr_export_stats *st, 
 		const char *name;
 	} kinds[] = {{GR_K_LAUNCH, "launch"}, {GR_K_COPY, "copy"}, {GR_K_MEMSET, "memset"},
 		     {GR_K_ALLOC, "alloc"},   {GR_K_FREE, "free"}, {GR_K_SYNC, "sync"},
-		     {GR_K_GRAPH, "graph"}};
+		     {GR_K_GRAPH, "graph"},   {GR_K_COMM, "nccl"}};
 	const char *sep = " (";
 
 	fprintf(f, "gpurec export: wrote %s", out);
@@ -271,7 +275,7 @@ int cmd_export(int argc, char **argv)
 	FILE *f = NULL;
 	long long bytes = -1;
 	uint64_t warn_bytes = (uint64_t)WARN_MB << 20;
-	int err, ret = 1, to_stdout, force = 0, json_only = 0, fmt = -1;
+	int err, ret = 1, to_stdout, force = 0, json_only = 0, fmt = -1, timeline;
 
 	static const struct option longopts[] = {
 	    {"output", required_argument, NULL, 'o'},
@@ -307,6 +311,8 @@ int cmd_export(int argc, char **argv)
 				fmt = FMT_SQLITE;
 			else if (!strcmp(optarg, "csv"))
 				fmt = FMT_CSV;
+			else if (!strcmp(optarg, "perfetto"))
+				fmt = FMT_PERFETTO;
 			else
 				return bad_value("--format", optarg);
 			break;
@@ -368,7 +374,10 @@ int cmd_export(int argc, char **argv)
 		path = "gpurec.trc";
 	if (fmt < 0)
 		fmt = format_of(out);
-	if (fmt != FMT_JSON && json_only) {
+	/* timelines: JSON and Perfetto; tables: sqlite and csv */
+	timeline = fmt == FMT_JSON || fmt == FMT_PERFETTO;
+
+	if (!timeline && json_only) {
 		fprintf(stderr,
 			"gpurec export: --from, --to, --pid, --no-flows and --warn-mb are for "
 			"--format json: a %s export holds the whole trace\n",
@@ -381,13 +390,15 @@ int cmd_export(int argc, char **argv)
 		return 2;
 	}
 	if (!out)
-		out = out_alloc = default_output(path, fmt == FMT_SQLITE ? ".sqlite" : ".json");
+		out = out_alloc = default_output(path, fmt == FMT_SQLITE     ? ".sqlite"
+						       : fmt == FMT_PERFETTO ? ".pftrace"
+									     : ".json");
 	if (!out) {
 		fprintf(stderr, "gpurec export: out of memory\n");
 		return 1;
 	}
 	to_stdout = !strcmp(out, "-");
-	if (to_stdout && fmt != FMT_JSON) {
+	if (to_stdout && !timeline) {
 		fprintf(stderr, "gpurec export: a %s export cannot go to standard output\n",
 			fmt == FMT_SQLITE ? "sqlite" : "csv");
 		goto out;
@@ -422,11 +433,12 @@ int cmd_export(int argc, char **argv)
 	err = gr_load_trace("export", path, &lopts, &m);
 	if (err)
 		goto out;
-	if (fmt != FMT_JSON) {
+	if (!timeline) {
 		ret = export_tables(m, fmt, out);
 		goto out;
 	}
-	if (!force) {
+	/* the refusal's estimate is JSON's bytes per event: a Perfetto trace is far smaller */
+	if (!force && fmt == FMT_JSON) {
 		err = gr_export_count(m, &o, &st);
 		if (err) {
 			fprintf(stderr, "gpurec export: %s\n", gr_strerror(err));
@@ -442,7 +454,8 @@ int cmd_export(int argc, char **argv)
 		fprintf(stderr, "gpurec export: %s: %s\n", out, strerror(errno));
 		goto out;
 	}
-	err = gr_export_chrome(m, f, &o, &st);
+	err = fmt == FMT_PERFETTO ? gr_export_perfetto(m, f, &o, &st)
+				  : gr_export_chrome(m, f, &o, &st);
 	if (!err && !to_stdout) {
 		bytes = ftello(f);
 		if (fclose(f))

@@ -8,6 +8,7 @@
 #include "damage.h"
 #include "export_stacks.h"
 #include "export.h"
+#include "export_perfetto.h"
 #include "graphs.h"
 #include "json.h"
 #include "outcome.h"
@@ -47,6 +48,8 @@ struct ex {
 	size_t nnames;
 	struct ex_stacks stacks; /* the events' call stacks */
 	struct gr_json j;
+	/* the Perfetto protobuf form (export_perfetto.h) instead of JSON; NULL for JSON */
+	struct ex_pf *pf;
 	int err;
 	int emit; /* 0: the marking pass, nothing written */
 };
@@ -102,16 +105,84 @@ static char *put_hex(char *p, uint64_t v)
 	return p;
 }
 
+/*
+ * The arguments of an event, in JSON or as Perfetto debug annotations. Hexadecimal numbers are
+ * strings in JSON and pointers in Perfetto, which shows them in hex.
+ */
+static void arg_str(struct ex *x, const char *key, const char *v)
+{
+	if (x->pf)
+		ex_pf_arg_str(x->pf, key, v, strlen(v));
+	else
+		gr_json_kv_str(&x->j, key, v);
+}
+
+static void arg_strn(struct ex *x, const char *key, const char *v, size_t n)
+{
+	if (x->pf) {
+		ex_pf_arg_str(x->pf, key, v, n);
+	} else {
+		gr_json_key(&x->j, key);
+		gr_json_strn(&x->j, v, n);
+	}
+}
+
+static void arg_u64(struct ex *x, const char *key, uint64_t v)
+{
+	if (x->pf)
+		ex_pf_arg_u64(x->pf, key, v);
+	else
+		gr_json_kv_u64(&x->j, key, v);
+}
+
+static void arg_bool(struct ex *x, const char *key, int v)
+{
+	if (x->pf)
+		ex_pf_arg_bool(x->pf, key, v);
+	else
+		gr_json_kv_bool(&x->j, key, v);
+}
+
+static void arg_double(struct ex *x, const char *key, double v)
+{
+	if (x->pf)
+		ex_pf_arg_double(x->pf, key, v);
+	else
+		gr_json_kv_double(&x->j, key, v);
+}
+
+static void arg_dict_begin(struct ex *x, const char *key)
+{
+	if (x->pf) {
+		ex_pf_dict_begin(x->pf, key);
+	} else {
+		gr_json_key(&x->j, key);
+		gr_json_object(&x->j);
+	}
+}
+
+static void arg_dict_end(struct ex *x)
+{
+	if (x->pf)
+		ex_pf_dict_end(x->pf);
+	else
+		gr_json_object_end(&x->j);
+}
+
 /* These run a few times per event: formatted by hand, not by snprintf(). */
-static void kv_hex(struct gr_json *j, const char *key, uint64_t v)
+static void arg_hex(struct ex *x, const char *key, uint64_t v)
 {
 	char buf[24];
 
-	gr_json_key(j, key);
-	gr_json_strn(j, buf, (size_t)(put_hex(buf, v) - buf));
+	if (x->pf) {
+		ex_pf_arg_pointer(x->pf, key, v);
+		return;
+	}
+	gr_json_key(&x->j, key);
+	gr_json_strn(&x->j, buf, (size_t)(put_hex(buf, v) - buf));
 }
 
-static void kv_dim3(struct gr_json *j, const char *key, const uint32_t d[3])
+static void arg_dim3(struct ex *x, const char *key, const uint32_t d[3])
 {
 	char buf[48], *p = buf;
 
@@ -122,14 +193,17 @@ static void kv_dim3(struct gr_json *j, const char *key, const uint32_t d[3])
 	*p++ = ',';
 	p = put_dec(p, d[2]);
 	*p++ = ')';
-	gr_json_key(j, key);
-	gr_json_strn(j, buf, (size_t)(p - buf));
+	arg_strn(x, key, buf, (size_t)(p - buf));
 }
 
 /* Opens one event object on its own line: the caller adds members, then event_end(). */
 static void event_begin(struct ex *x, const char *ph, const char *name, const char *cat,
 			uint32_t pid, uint32_t tid)
 {
+	if (x->pf) {
+		ex_pf_begin(x->pf, ph[0], name, cat, pid, tid);
+		return;
+	}
 	if (x->st.events)
 		gr_json_buf_raw(&x->out, ",", 1);
 	gr_json_begin_buf(&x->j, &x->out, 0);
@@ -144,13 +218,48 @@ static void event_begin(struct ex *x, const char *ph, const char *name, const ch
 
 static void event_ts(struct ex *x, uint64_t ts)
 {
-	gr_json_kv_double(&x->j, "ts", rel_us(x, ts));
+	if (x->pf)
+		ex_pf_ts(x->pf, ts);
+	else
+		gr_json_kv_double(&x->j, "ts", rel_us(x, ts));
+}
+
+static void event_dur(struct ex *x, uint64_t dur)
+{
+	if (x->pf)
+		ex_pf_dur(x->pf, dur);
+	else
+		gr_json_kv_double(&x->j, "dur", (double)dur / 1000.0);
+}
+
+/* An instant's scope: 't' its thread, 'p' its process, 'g' global. */
+static void event_scope(struct ex *x, char scope)
+{
+	char s[2] = {scope, 0};
+
+	if (x->pf)
+		ex_pf_scope(x->pf, scope);
+	else
+		gr_json_kv_str(&x->j, "s", s);
+}
+
+/* The id of the flow a Perfetto slice or instant starts or ends; the JSON has events of its own
+ * for a flow's ends ("s" and "f", which the Perfetto form skips). */
+static void event_flow(struct ex *x, uint64_t id)
+{
+	if (x->pf)
+		ex_pf_flow(x->pf, id);
 }
 
 static void event_end(struct ex *x)
 {
 	int err;
 
+	if (x->pf) {
+		ex_pf_end(x->pf);
+		x->st.events++;
+		return;
+	}
 	gr_json_object_end(&x->j);
 	err = gr_json_end(&x->j);
 	if (err && !x->err)
@@ -160,13 +269,16 @@ static void event_end(struct ex *x)
 
 static void args_begin(struct ex *x)
 {
+	if (x->pf)
+		return;
 	gr_json_key(&x->j, "args");
 	gr_json_object(&x->j);
 }
 
 static void args_end(struct ex *x)
 {
-	gr_json_object_end(&x->j);
+	if (!x->pf)
+		gr_json_object_end(&x->j);
 }
 
 static uint32_t sched_tid(const struct ex *x, size_t thread)
@@ -181,8 +293,19 @@ static uint32_t stream_tid(const struct ex *x, size_t stream)
 
 /* ---- metadata ---- */
 
+/* A track's name: a JSON metadata event, a Perfetto track descriptor. */
 static void meta(struct ex *x, const char *what, uint32_t pid, uint32_t tid, const char *name)
 {
+	if (x->pf) {
+		ex_pf_track(x->pf,
+			    !strcmp(what, "process_name") ? EX_PF_PROCESS
+			    : tid < GR_EXPORT_TID_BASE	  ? EX_PF_THREAD
+							  : EX_PF_CUSTOM,
+			    pid, tid, name);
+		x->st.metadata++;
+		x->st.events++;
+		return;
+	}
 	event_begin(x, "M", what, "__metadata", pid, tid);
 	args_begin(x);
 	gr_json_kv_str(&x->j, "name", name);
@@ -191,8 +314,11 @@ static void meta(struct ex *x, const char *what, uint32_t pid, uint32_t tid, con
 	x->st.metadata++;
 }
 
+/* A track's place: JSON only (a Perfetto UI orders tracks by itself). */
 static void meta_sort(struct ex *x, uint32_t pid, uint32_t tid, uint64_t index)
 {
+	if (x->pf)
+		return;
 	event_begin(x, "M", "thread_sort_index", "__metadata", pid, tid);
 	args_begin(x);
 	gr_json_kv_u64(&x->j, "sort_index", index);
@@ -298,8 +424,10 @@ static int slice_begin(struct ex *x, enum slice_sort sort, unsigned kind, const 
 	}
 	event_begin(x, "X", name, cat, t->pid, t->tid);
 	event_ts(x, ts);
-	gr_json_kv_double(&x->j, "dur", (double)dur / 1000.0);
-	if (stack) {
+	event_dur(x, dur);
+	if (stack && x->pf) {
+		ex_pf_stack(x->pf, stack);
+	} else if (stack) {
 		/* the call stack, for the Perfetto UI's slice details ("stackFrames") */
 		int64_t sf = ex_stacks_sf(&x->stacks, stack);
 
@@ -322,7 +450,7 @@ static int api_begin(struct ex *x, unsigned kind, const char *cat, uint32_t thre
 static void api_end(struct ex *x, uint64_t dur)
 {
 	if (!dur)
-		gr_json_kv_str(&x->j, "api_time", "not measured");
+		arg_str(x, "api_time", "not measured");
 	args_end(x);
 	event_end(x);
 }
@@ -333,9 +461,9 @@ static void kv_stream(struct ex *x, uint32_t stream)
 	char buf[64];
 
 	if (s->per_thread)
-		gr_json_kv_str(&x->j, "stream", gr_stream_name(s, buf, sizeof(buf)));
+		arg_str(x, "stream", gr_stream_name(s, buf, sizeof(buf)));
 	else
-		kv_hex(&x->j, "stream", s->handle);
+		arg_hex(x, "stream", s->handle);
 }
 
 static void launch_extras(struct ex *x, const struct gr_launch *l, const struct gr_launch_key *lk,
@@ -347,18 +475,22 @@ static void launch_extras(struct ex *x, const struct gr_launch *l, const struct 
 
 	event_begin(x, "i", kernel, "kernel", t->pid, stid);
 	event_ts(x, l->ts);
-	gr_json_kv_str(&x->j, "s", "t");
+	event_scope(x, 't');
+	event_flow(x, x->o->no_flows ? 0 : id);
 	args_begin(x);
-	gr_json_kv_str(&x->j, "kernel", kernel);
-	kv_dim3(&x->j, "grid", c->grid);
-	kv_dim3(&x->j, "block", c->block);
-	gr_json_kv_u64(&x->j, "shared_mem", c->shmem);
-	gr_json_kv_u64(&x->j, "tid", t->tid);
+	arg_str(x, "kernel", kernel);
+	arg_dim3(x, "grid", c->grid);
+	arg_dim3(x, "block", c->block);
+	arg_u64(x, "shared_mem", c->shmem);
+	arg_u64(x, "tid", t->tid);
 	args_end(x);
 	event_end(x);
 	x->st.launch_instants++;
 	if (x->o->no_flows)
 		return;
+	x->st.flows++;
+	if (x->pf)
+		return; /* the slice and the instant carry the flow's id: no events of its own */
 	event_begin(x, "s", "launch", "flow", t->pid, t->tid);
 	event_ts(x, l->ts);
 	gr_json_kv_u64(&x->j, "id", id);
@@ -372,7 +504,6 @@ static void launch_extras(struct ex *x, const struct gr_launch *l, const struct 
 	args_begin(x);
 	args_end(x);
 	event_end(x);
-	x->st.flows++;
 }
 
 /* The arguments of each kind of call, shared by executed calls, graph nodes and asides. */
@@ -381,60 +512,60 @@ static void launch_args(struct ex *x, const struct gr_launch_key *lk)
 	const struct gr_kernel *k = gr_model_kernels(x->m, NULL);
 	const struct gr_config *cfg = &gr_model_configs(x->m, NULL)[lk->config];
 
-	gr_json_kv_str(&x->j, "kernel", k[lk->kernel].name);
-	kv_dim3(&x->j, "grid", cfg->grid);
-	kv_dim3(&x->j, "block", cfg->block);
-	gr_json_kv_u64(&x->j, "shared_mem", cfg->shmem);
+	arg_str(x, "kernel", k[lk->kernel].name);
+	arg_dim3(x, "grid", cfg->grid);
+	arg_dim3(x, "block", cfg->block);
+	arg_u64(x, "shared_mem", cfg->shmem);
 	kv_stream(x, lk->stream);
-	gr_json_kv_u64(&x->j, "cpu", lk->cpu);
+	arg_u64(x, "cpu", lk->cpu);
 }
 
 static void copy_args(struct ex *x, const struct gr_copy *c)
 {
-	gr_json_kv_u64(&x->j, "bytes", c->bytes);
-	gr_json_kv_str(&x->j, "kind", gr_copy_kind_name(c->kind));
+	arg_u64(x, "bytes", c->bytes);
+	arg_str(x, "kind", gr_copy_kind_name(c->kind));
 	/* a "default" copy whose direction the allocations told (memmap.h) */
 	if (c->kind_recorded != c->kind)
-		gr_json_kv_str(&x->j, "recorded_kind", gr_copy_kind_name(c->kind_recorded));
+		arg_str(x, "recorded_kind", gr_copy_kind_name(c->kind_recorded));
 	kv_stream(x, c->stream);
-	gr_json_kv_bool(&x->j, "async", !!(c->flags & GR_COPY_F_ASYNC));
-	kv_hex(&x->j, "dst", c->dst);
-	kv_hex(&x->j, "src", c->src);
+	arg_bool(x, "async", !!(c->flags & GR_COPY_F_ASYNC));
+	arg_hex(x, "dst", c->dst);
+	arg_hex(x, "src", c->src);
 }
 
 static void memset_args(struct ex *x, const struct gr_memset *ms)
 {
-	gr_json_kv_u64(&x->j, "bytes", ms->bytes);
-	gr_json_kv_u64(&x->j, "value", ms->value);
-	kv_hex(&x->j, "dst", ms->dst);
+	arg_u64(x, "bytes", ms->bytes);
+	arg_u64(x, "value", ms->value);
+	arg_hex(x, "dst", ms->dst);
 	kv_stream(x, ms->stream);
 }
 
 static void alloc_args(struct ex *x, const struct gr_alloc *a)
 {
-	gr_json_kv_u64(&x->j, "bytes", a->bytes);
-	gr_json_kv_str(&x->j, "kind", gr_alloc_kind_name(a->kind));
+	arg_u64(x, "bytes", a->bytes);
+	arg_str(x, "kind", gr_alloc_kind_name(a->kind));
 	if (a->addr)
-		kv_hex(&x->j, "addr", a->addr);
+		arg_hex(x, "addr", a->addr);
 	else
-		gr_json_kv_str(&x->j, "addr", "failed");
+		arg_str(x, "addr", "failed");
 }
 
 static void free_args(struct ex *x, const struct gr_free *fr)
 {
-	kv_hex(&x->j, "addr", fr->addr);
-	gr_json_kv_str(&x->j, "kind", gr_alloc_kind_name(fr->kind));
+	arg_hex(x, "addr", fr->addr);
+	arg_str(x, "kind", gr_alloc_kind_name(fr->kind));
 }
 
 static void sync_args(struct ex *x, const struct gr_sync *s)
 {
-	gr_json_kv_str(&x->j, "kind", gr_sync_kind_name(s->kind));
+	arg_str(x, "kind", gr_sync_kind_name(s->kind));
 	if (s->kind == GR_SYNC_STREAM)
-		kv_hex(&x->j, "stream", s->handle);
+		arg_hex(x, "stream", s->handle);
 	else if (s->kind != GR_SYNC_DEVICE)
-		kv_hex(&x->j, "handle", s->handle);
+		arg_hex(x, "handle", s->handle);
 	if (s->kind == GR_SYNC_STREAM_WAIT_EVENT)
-		kv_hex(&x->j, "event", s->handle2);
+		arg_hex(x, "event", s->handle2);
 }
 
 /*
@@ -450,33 +581,31 @@ static void graph_launch_args(struct ex *x, size_t i)
 	size_t nseen = 0;
 
 	if (!gr_graphs_launch_work(x->graphs, i, &w)) {
-		gr_json_kv_str(&x->j, "kernels",
-			       "unknown: the trace never instantiated this graph");
+		arg_str(x, "kernels", "unknown: the trace never instantiated this graph");
 		return;
 	}
-	gr_json_kv_u64(&x->j, "kernels", w.nkernels);
-	gr_json_kv_u64(&x->j, "copies", w.ncopies);
-	gr_json_kv_u64(&x->j, "memsets", w.nmemsets);
+	arg_u64(x, "kernels", w.nkernels);
+	arg_u64(x, "copies", w.ncopies);
+	arg_u64(x, "memsets", w.nmemsets);
 	for (uint32_t n = 0; n < w.nkernels; n++) {
 		uint32_t id = k[keys[w.keys[n]].kernel].name_id;
 
 		if (!x->name_count[id]++)
 			x->name_seen[nseen++] = id;
 	}
-	gr_json_key(&x->j, "kernel_counts");
-	gr_json_object(&x->j);
+	arg_dict_begin(x, "kernel_counts");
 	for (size_t n = 0; n < nseen; n++) {
-		gr_json_kv_u64(&x->j, names[x->name_seen[n]], x->name_count[x->name_seen[n]]);
+		arg_u64(x, names[x->name_seen[n]], x->name_count[x->name_seen[n]]);
 		x->name_count[x->name_seen[n]] = 0;
 	}
-	gr_json_object_end(&x->j);
+	arg_dict_end(x);
 }
 
 static void graph_args(struct ex *x, const struct gr_graph *g, size_t i)
 {
-	gr_json_kv_str(&x->j, "kind", gr_graph_kind_name(g->kind));
-	kv_hex(&x->j, "graph", g->graph);
-	kv_hex(&x->j, "exec", g->exec);
+	arg_str(x, "kind", gr_graph_kind_name(g->kind));
+	arg_hex(x, "graph", g->graph);
+	arg_hex(x, "exec", g->exec);
 	kv_stream(x, g->stream);
 	if (i != SIZE_MAX && g->kind == GR_GRAPH_LAUNCH)
 		graph_launch_args(x, i);
@@ -496,8 +625,8 @@ static int node_begin(struct ex *x, unsigned kind, uint32_t thread, uint16_t api
 		 gr_graphs_api_is_node(api) ? "graph node" : "captured", what);
 	if (!slice_begin(x, SLICE_NODE, kind, "graph_node", thread, name, ts, dur, stack))
 		return 0;
-	gr_json_kv_bool(&x->j, "graph_node", 1);
-	gr_json_kv_str(&x->j, "api", gr_api_name(api));
+	arg_bool(x, "graph_node", 1);
+	arg_str(x, "api", gr_api_name(api));
 	return 1;
 }
 
@@ -533,6 +662,7 @@ static void write_launches(struct ex *x)
 			continue;
 		}
 		launch_args(x, lk);
+		event_flow(x, x->o->no_flows ? 0 : x->launches + 1); /* launch_extras()'s id */
 		api_end(x, dur);
 		launch_extras(x, &l[i], lk, k[lk->kernel].name, &c[lk->config]);
 	}
@@ -599,6 +729,80 @@ static void write_calls(struct ex *x)
 	}
 }
 
+/* What an NCCL call says, beside its kind (docs/FORMAT.md, COMM). */
+static void comm_args(struct ex *x, const struct gr_comm_call *c)
+{
+	arg_str(x, "kind", gr_comm_kind_name(c->kind));
+	arg_hex(x, "comm", c->comm);
+	if (c->id) {
+		arg_hex(x, "comm_id", c->id);
+		arg_u64(x, "nranks", c->nranks);
+		arg_u64(x, "rank", c->rank);
+	}
+	if (c->kind == GR_COMM_INIT || c->kind == GR_COMM_DESTROY ||
+	    c->kind == GR_COMM_GROUP_START || c->kind == GR_COMM_GROUP_END)
+		return;
+	arg_hex(x, "stream", c->stream);
+	arg_u64(x, "count", c->count);
+	arg_u64(x, "dtype", c->dtype);
+	arg_u64(x, "bytes", c->bytes);
+	if (c->kind == GR_COMM_ALL_REDUCE || c->kind == GR_COMM_REDUCE_SCATTER ||
+	    c->kind == GR_COMM_REDUCE)
+		arg_u64(x, "redop", c->redop);
+	if (c->peer != GR_COMM_NO_PEER)
+		arg_u64(x, c->kind == GR_COMM_SEND || c->kind == GR_COMM_RECV ? "peer" : "root",
+			c->peer);
+}
+
+/*
+ * The NCCL calls: a slice each on its thread, cat "nccl", named by the function; done ones with
+ * their collective number (seq: collective seq of one comm_id is one operation across ranks),
+ * the others named and marked as the CUDA calls set aside are.
+ */
+static void write_comm(struct ex *x)
+{
+	size_t n;
+	const struct gr_comm_call *c = gr_model_comm_calls(x->m, &n);
+	char name[160], buf[32];
+	const char *status;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!api_begin(x, GR_K_COMM, "nccl", c[i].thread, c[i].api, c[i].ts, c[i].dur,
+			       c[i].stack))
+			continue;
+		comm_args(x, &c[i]);
+		if (GR_COMM_IS_COLLECTIVE(c[i].kind))
+			arg_u64(x, "seq", c[i].seq);
+		api_end(x, c[i].dur);
+	}
+	c = gr_model_comm_asides(x->m, &n);
+	for (size_t i = 0; i < n; i++) {
+		int returned = !!(c[i].call & GR_CALL_RETURNED);
+		int in_flight = !!(c[i].call & GR_CALL_IN_FLIGHT);
+
+		status = returned ? gr_status_name(c[i].api, c[i].status) : "unknown";
+		if (!status) {
+			snprintf(buf, sizeof(buf), "%u", c[i].status);
+			status = buf;
+		}
+		if (returned && c[i].status)
+			snprintf(name, sizeof(name), "%s (failed: %s)", gr_api_name(c[i].api),
+				 status);
+		else if (in_flight)
+			snprintf(name, sizeof(name), "%s (in flight)", gr_api_name(c[i].api));
+		else
+			snprintf(name, sizeof(name), "%s", gr_api_name(c[i].api));
+		if (!slice_begin(x, SLICE_ASIDE, GR_K_COMM, "nccl", c[i].thread, name, c[i].ts,
+				 c[i].dur, c[i].stack))
+			continue;
+		arg_str(x, "status", status);
+		arg_u64(x, "depth", GR_CALL_DEPTH(c[i].call));
+		arg_bool(x, "in_flight", in_flight);
+		comm_args(x, &c[i]);
+		api_end(x, c[i].dur);
+	}
+}
+
 static const char *const kind_cat[GR_K_COUNT] = {
     [GR_K_LAUNCH] = "launch", [GR_K_COPY] = "copy", [GR_K_MEMSET] = "memset",
     [GR_K_ALLOC] = "alloc",   [GR_K_FREE] = "free", [GR_K_SYNC] = "sync",
@@ -636,15 +840,14 @@ static void write_asides(struct ex *x)
 				 a[i].ts, a[i].dur, gr_aside_stack(x->m, &a[i])))
 			continue;
 		if (a[i].call & GR_CALL_RETURNED)
-			gr_json_kv_str(&x->j, "status",
-				       gr_outcome_status_text(x->m, &a[i], buf, sizeof(buf)));
+			arg_str(x, "status", gr_outcome_status_text(x->m, &a[i], buf, sizeof(buf)));
 		else
-			gr_json_kv_str(&x->j, "status", "unknown");
-		gr_json_kv_u64(&x->j, "depth", GR_CALL_DEPTH(a[i].call));
-		gr_json_kv_bool(&x->j, "in_flight", in_flight);
+			arg_str(x, "status", "unknown");
+		arg_u64(x, "depth", GR_CALL_DEPTH(a[i].call));
+		arg_bool(x, "in_flight", in_flight);
 		if (in_flight)
-			gr_json_kv_str(&x->j, "until",
-				       gr_outcome_in_flight_end(x->m, &a[i], buf, sizeof(buf)));
+			arg_str(x, "until",
+				gr_outcome_in_flight_end(x->m, &a[i], buf, sizeof(buf)));
 		switch (a[i].kind) {
 		case GR_K_LAUNCH:
 			launch_args(x, &keys[a[i].u.launch.key]);
@@ -721,17 +924,16 @@ static void sched_slice(struct ex *x, size_t t, const struct gr_state_span *sp, 
 	}
 	event_begin(x, "X", gr_thread_state_name(sp->state), "sched", th->pid, sched_tid(x, t));
 	event_ts(x, a);
-	gr_json_kv_double(&x->j, "dur", (double)(b - a) / 1000.0);
+	event_dur(x, b - a);
 	args_begin(x);
 	if (sp->state == GR_STATE_RUN) {
-		gr_json_kv_u64(&x->j, "cpu", by->cpu);
+		arg_u64(x, "cpu", by->cpu);
 	} else if (sp->state == GR_STATE_RUNNABLE) {
 		other_name(x, buf, sizeof(buf), by->other_pid, by->other_tid);
-		gr_json_kv_str(&x->j, by->cause == GR_SPAN_WAKEUP ? "woken_by" : "preempted_by",
-			       buf);
+		arg_str(x, by->cause == GR_SPAN_WAKEUP ? "woken_by" : "preempted_by", buf);
 	} else {
-		gr_json_kv_str(&x->j, "sleep", sleep_name(by->prev_state));
-		kv_hex(&x->j, "prev_state", by->prev_state);
+		arg_str(x, "sleep", sleep_name(by->prev_state));
+		arg_hex(x, "prev_state", by->prev_state);
 	}
 	args_end(x);
 	event_end(x);
@@ -813,11 +1015,11 @@ static void write_losses(struct ex *x)
 			 gr_loss_source_name(l[i].source));
 		event_begin(x, "i", name, "loss", 0, 0);
 		event_ts(x, l[i].ts);
-		gr_json_kv_str(&x->j, "s", "g");
+		event_scope(x, 'g');
 		args_begin(x);
-		gr_json_kv_str(&x->j, "source", gr_loss_source_name(l[i].source));
-		gr_json_kv_u64(&x->j, "count", l[i].count);
-		gr_json_kv_double(&x->j, "until_us", rel_us(x, end));
+		arg_str(x, "source", gr_loss_source_name(l[i].source));
+		arg_u64(x, "count", l[i].count);
+		arg_double(x, "until_us", rel_us(x, end));
 		args_end(x);
 		event_end(x);
 		x->st.loss_instants++;
@@ -867,15 +1069,15 @@ static void write_procs(struct ex *x)
 		}
 		event_begin(x, "i", name, "process", p[i].pid, p[i].pid);
 		event_ts(x, p[i].ts);
-		gr_json_kv_str(&x->j, "s", "p");
+		event_scope(x, 'p');
 		args_begin(x);
-		gr_json_kv_u64(&x->j, "tid", p[i].tid);
+		arg_u64(x, "tid", p[i].tid);
 		if (p[i].type == GR_PROC_START)
-			gr_json_kv_u64(&x->j, "parent", p[i].value);
+			arg_u64(x, "parent", p[i].value);
 		else if (p[i].type == GR_PROC_EXIT)
-			gr_json_kv_u64(&x->j, "wait_status", p[i].value);
+			arg_u64(x, "wait_status", p[i].value);
 		else if (p[i].type == GR_PROC_EXEC)
-			gr_json_kv_str(&x->j, "path", p[i].text);
+			arg_str(x, "path", p[i].text);
 		args_end(x);
 		event_end(x);
 		x->st.proc_instants++;
@@ -983,6 +1185,7 @@ static int mark(struct ex *x)
 	x->emit = 0;
 	write_launches(x);
 	write_calls(x);
+	write_comm(x);
 	write_asides(x);
 	err = write_sched(x);
 	write_procs(x);
@@ -1076,6 +1279,33 @@ int gr_export_process_launches(const struct gr_model *m, const struct gr_export_
 	return err;
 }
 
+/*
+ * The events of either form, after the marking pass, so that the tracks' names come first. Returns
+ * 0 or -ENOMEM; errors in writing are the form's own.
+ */
+static int write_all(struct ex *x)
+{
+	int err = mark(x);
+
+	if (!err)
+		err = order(x);
+	if (err)
+		return err;
+	memset(&x->st, 0, sizeof(x->st));
+	x->emit = 1;
+	if (!x->pf)
+		write_prologue(x);
+	write_metadata(x);
+	write_launches(x);
+	write_calls(x);
+	write_comm(x);
+	write_asides(x);
+	err = write_sched(x);
+	write_procs(x);
+	write_losses(x);
+	return err;
+}
+
 int gr_export_chrome(const struct gr_model *m, FILE *f, const struct gr_export_opts *o,
 		     struct gr_export_stats *st)
 {
@@ -1084,22 +1314,7 @@ int gr_export_chrome(const struct gr_model *m, FILE *f, const struct gr_export_o
 
 	if (err)
 		goto out;
-	/* the marking pass first, so that the tracks' names come first; then the writing one */
-	err = mark(&x);
-	if (!err)
-		err = order(&x);
-	if (err)
-		goto out;
-	memset(&x.st, 0, sizeof(x.st));
-	x.emit = 1;
-	write_prologue(&x);
-	write_metadata(&x);
-	write_launches(&x);
-	write_calls(&x);
-	write_asides(&x);
-	err = write_sched(&x);
-	write_procs(&x);
-	write_losses(&x);
+	err = write_all(&x);
 	gr_json_buf_raw(&x.out, "\n]", 2);
 	ex_stacks_write(&x.stacks, &x.out);
 	gr_json_buf_raw(&x.out, "}\n", 2);
@@ -1110,6 +1325,25 @@ int gr_export_chrome(const struct gr_model *m, FILE *f, const struct gr_export_o
 	if (st)
 		*st = x.st;
 out:
+	ex_free(&x);
+	return err;
+}
+
+int gr_export_perfetto(const struct gr_model *m, FILE *f, const struct gr_export_opts *o,
+		       struct gr_export_stats *st)
+{
+	struct ex x;
+	int err = ex_init(&x, m, NULL, o), close_err;
+
+	if (!err)
+		err = ex_pf_open(&x.pf, f, m);
+	if (!err)
+		err = write_all(&x);
+	close_err = ex_pf_close(x.pf);
+	if (!err)
+		err = close_err;
+	if (!err && st)
+		*st = x.st;
 	ex_free(&x);
 	return err;
 }

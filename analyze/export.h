@@ -19,6 +19,10 @@
  * - every CUDA API call (launch, copy, memset, alloc, free, sync, graph) is one "X" slice on its
  *   thread, named by the API function, with cat the call's kind and its arguments in args;
  *   dur is the measured API time, 0 when the recording did not time the call;
+ * - every NCCL call is an "X" slice on its thread, cat "nccl", named by the function, with its
+ *   kind, communicator (comm, comm_id, nranks, rank), count, dtype, bytes, stream, peer or root
+ *   and, for a collective, seq (its number on the communicator: one seq of one comm_id is one
+ *   operation across ranks) in args; one not done is named and marked as an aside below is;
  * - every launch is also an "i" instant on its stream's track, named by the kernel, and (unless
  *   no_flows) a flow ("s" on the thread, "f" on the stream track) joining the two;
  * - a launch, copy or memset that was a graph node (graphs.h) executed nothing: it is a slice
@@ -77,6 +81,17 @@ struct gr_export_stats {
  */
 int gr_export_chrome(const struct gr_model *m, FILE *f, const struct gr_export_opts *o,
 		     struct gr_export_stats *st);
+
+/*
+ * The same events as gr_export_chrome() in Perfetto's protobuf trace format (export_perfetto.h,
+ * docs/EXPORT.md "Perfetto"), streamed to @f packet by packet: slices as begin and end track
+ * events, flows as flow ids on the launch's slice and its instant, the tracks' names as track
+ * descriptors, call stacks as an interned "stack" argument. @st counts as for JSON, but for the
+ * flows' own events and sort-index metadata, which this form has none of. Returns 0, -ENOMEM, or
+ * -EIO when writing @f failed; prints nothing.
+ */
+int gr_export_perfetto(const struct gr_model *m, FILE *f, const struct gr_export_opts *o,
+		       struct gr_export_stats *st);
 
 /*
  * What gr_export_chrome() would write with @o, counted without formatting anything (metadata

@@ -10,7 +10,8 @@
 set -eu
 pkgs="make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev libzstd-dev
 zlib1g-dev python3 sudo passwd time libcap2-bin
-libsqlite3-dev sqlite3"
+libsqlite3-dev sqlite3
+protobuf-compiler"
 if [ "${1:-}" = --list ]; then
 	printf '%s\n' $pkgs
 	exit 0

@@ -5,7 +5,10 @@
  * the launching thread preempted, given the CPU back, blocked in the sync and woken), loads it
  * once, then times gr_export_chrome() alone into a JSON file, on one core.
  *
- *   build/tests/bench_export [-n LAUNCHES] [-r RUNS] [-o OUT] [-k] [-e] [FILE]
+ *   build/tests/bench_export [-n LAUNCHES] [-r RUNS] [-o OUT] [-k] [-e] [-p] [FILE]
+ *
+ * -p times gr_export_perfetto() instead (Perfetto's protobuf trace) and says the bytes per
+ * launch and per JSON event of what it wrote, for comparing the two forms' sizes.
  *
  * Prints "export trace events/s: X" (trace events written, metadata included, over the best
  * write time: formatting and the write into the page cache) and the load time apart. Default
@@ -168,7 +171,7 @@ int main(int argc, char **argv)
 {
 	const char *path = "/tmp/gr_bench_export.trc", *out = "/tmp/gr_bench_export.json";
 	uint64_t nlaunch = 500000;
-	int runs = 3, keep = 0, existing = 0, own_out = 1, opt, status = 0, ret = 1;
+	int runs = 3, keep = 0, existing = 0, own_out = 1, opt, status = 0, ret = 1, perfetto = 0;
 	double best = 1e30, load, t;
 	struct gr_diag diag = {0};
 	struct gr_model *m = NULL;
@@ -176,7 +179,7 @@ int main(int argc, char **argv)
 	struct stat sb;
 	pid_t child;
 
-	while ((opt = getopt(argc, argv, "n:r:o:ke")) != -1) {
+	while ((opt = getopt(argc, argv, "n:r:o:kep")) != -1) {
 		switch (opt) {
 		case 'n':
 			nlaunch = strtoull(optarg, NULL, 0);
@@ -194,10 +197,14 @@ int main(int argc, char **argv)
 		case 'e':
 			existing = 1;
 			break;
+		case 'p':
+			perfetto = 1;
+			break;
 		default:
-			fprintf(stderr,
-				"usage: %s [-n LAUNCHES] [-r RUNS] [-o OUT] [-k] [-e] [FILE]\n",
-				argv[0]);
+			fprintf(
+			    stderr,
+			    "usage: %s [-n LAUNCHES] [-r RUNS] [-o OUT] [-k] [-e] [-p] [FILE]\n",
+			    argv[0]);
 			return 2;
 		}
 	}
@@ -229,7 +236,8 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		t = now();
-		err = gr_export_chrome(m, f, NULL, &st);
+		err = perfetto ? gr_export_perfetto(m, f, NULL, &st)
+			       : gr_export_chrome(m, f, NULL, &st);
 		t = now() - t;
 		if (fclose(f) || err) {
 			fprintf(stderr, "bench_export: exporting to %s failed\n", out);
@@ -240,9 +248,14 @@ int main(int argc, char **argv)
 	}
 	if (stat(out, &sb))
 		goto out;
-	printf("export trace events/s: %.2fM (%" PRIu64 " events, %.0f MB of JSON in %.3f s, "
+	printf("export trace events/s: %.2fM (%" PRIu64 " events, %.0f MB of %s in %.3f s, "
 	       "best of %d; target >= 2M)\n",
-	       (double)st.events / best / 1e6, st.events, (double)sb.st_size / 1e6, best, runs);
+	       (double)st.events / best / 1e6, st.events, (double)sb.st_size / 1e6,
+	       perfetto ? "Perfetto protobuf" : "JSON", best, runs);
+	printf("export bytes: %.1f per event, %.1f per launch\n",
+	       (double)sb.st_size / (double)(st.events ? st.events : 1),
+	       (double)sb.st_size /
+		   (double)(st.api_slices[GR_K_LAUNCH] ? st.api_slices[GR_K_LAUNCH] : 1));
 	printf("export load: %.3f s for %" PRIu64 " launches (not in the figure above)\n", load,
 	       gr_model_record_count(m, GR_K_LAUNCH));
 	ret = 0;

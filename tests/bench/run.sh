@@ -193,5 +193,13 @@ PY
 	rm -rf "$TMP/tables.trc" "$TMP/tables.sqlite" "$TMP/tables.csv"
 fi
 
+echo "== Perfetto export: size and speed against the Chrome JSON of the same trace (200k launches)"
+echo "   (bytes per launch compare the two; per event counts each form's own events: JSON has 2 per flow)"
+if [ -x "$O/tests/bench_export" ]; then
+	"$O/tests/bench_export" -n 200000 -k -o "$TMP/pf.json" "$TMP/pf.trc" | sed 's/^/  json:     /'
+	"$O/tests/bench_export" -e -p -o "$TMP/pf.pftrace" "$TMP/pf.trc" | sed 's/^/  perfetto: /'
+	rm -f "$TMP/pf.json" "$TMP/pf.pftrace" "$TMP/pf.trc"
+fi
+
 sysctl -qw kernel.bpf_stats_enabled="$stats" 2>/dev/null
 exit 0

@@ -92,4 +92,19 @@ select count(*) from launches l where outcome = 'ok' and exists (select 1 from n
 else
 	ok "sqlite export of NCCL calls # SKIP no sqlite3"
 fi
+
+# the JSON export draws each NCCL call as a slice on its thread (cat nccl) with its collective
+# number: done all-reduces seq 0..4 in each of the 4 ranks, the 4 failed ones named so
+"$GPUREC" export "$TMP/drv.trc" -o "$TMP/drv.json" >/dev/null 2>&1
+check "export: NCCL slices by name, all-reduce seqs per rank" \
+	"[['ncclAllReduce', 20], ['ncclAllReduce (failed: ncclInvalidArgument)', 4], ['ncclCommDestroy', 4], ['ncclCommInitRank', 4]] [[0, 1, 2, 3, 4], [0, 1, 2, 3, 4], [0, 1, 2, 3, 4], [0, 1, 2, 3, 4]]" \
+	"$(python3 -c '
+import collections, json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+nccl = [e for e in ev if e.get("cat") == "nccl" and e["ph"] == "X"]
+seqs = collections.defaultdict(list)
+for e in nccl:
+    if e["name"] == "ncclAllReduce":
+        seqs[e["args"]["rank"]].append(e["args"]["seq"])
+print(sorted(map(list, collections.Counter(e["name"] for e in nccl).items())), [sorted(v) for k, v in sorted(seqs.items())])' "$TMP/drv.json")"
 exit $failures
