@@ -152,6 +152,8 @@ struct gr_report_iteration {
 	uint64_t period_ns;	   /* median iteration time (start to next start) */
 	uint64_t start_ts, end_ts; /* the loop: first iteration's first call to the end of the
 				    * last complete iteration's last call */
+	uint64_t last_start_ts;	   /* the last iteration's first call: [start_ts, last_start_ts)
+				    * holds count - 1 whole periods */
 	double match; /* fraction of the loop's calls equal to the call one period earlier */
 	struct gr_report_loop loop;
 };
@@ -355,7 +357,7 @@ struct gr_report_rank {
 	int32_t rank;	  /* from the launcher's environment; -1 when none */
 	const char *comm; /* model */
 	struct gr_report_iteration iter;
-	uint64_t part_ns[GR_RANK_NPARTS]; /* per iteration (loop total / iterations); 0 without
+	uint64_t part_ns[GR_RANK_NPARTS]; /* per iteration (over the whole periods); 0 without
 					   * an iteration */
 	uint64_t other_ns;		  /* per iteration: the thread's other calls (allocations,
 					   * frees, event records, stream waits) */

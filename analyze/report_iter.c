@@ -186,6 +186,7 @@ static int loop_calls(struct rp_ctx *x, struct gr_report_iteration *it, size_t i
 		}
 	}
 	it->end_ts = rp_call_end(x, rp_ref_kind(ref), rp_ref_idx(ref));
+	it->last_start_ts = prev_start;
 	gr_dist_u32(&dist, d, K - 1);
 	it->period_ns = dist.median;
 	free(d);

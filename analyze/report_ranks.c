@@ -119,19 +119,23 @@ static int blocking_sync(const struct rp_ctx *x, unsigned kind, size_t idx)
 	       x->sy[idx].kind != GR_SYNC_STREAM_WAIT_EVENT;
 }
 
-/* Where the loop's time went on the iteration's thread, per iteration. */
+/* Where the loop's time went on the iteration's thread, per iteration: over its whole periods,
+ * first iteration's start to the last one's, so that each holds all its host work (the last
+ * iteration's ends with the loop, not with the next start) and the parts add up to the mean
+ * period. */
 static void split_parts(struct rp_ctx *x, struct gr_report_rank *rk, const struct rp_waits *waits)
 {
 	const struct gr_report_iteration *it = &rk->iter;
 	size_t n[RP_NCALLS] = {x->nl, x->nc, x->nms, x->nsy, x->ng, x->nal, x->nfr};
-	uint64_t lo = it->start_ts, hi = it->end_ts, span = hi - lo, in_calls = 0;
+	uint64_t lo = it->start_ts, hi = it->last_start_ts, span = hi - lo, in_calls = 0;
+	uint64_t periods = it->count - 1;
 	uint64_t sum[GR_RANK_NPARTS] = {0}, other = 0;
 
 	for (unsigned k = 0; k < RP_NCALLS; k++)
 		for (size_t i = 0; i < n[k]; i++) {
 			uint64_t ts = rp_call_ts(x, k, (uint32_t)i), raw, d;
 
-			if (ts < lo || ts > hi || rp_call_thread(x, k, i) != it->thread)
+			if (ts < lo || ts >= hi || rp_call_thread(x, k, i) != it->thread)
 				continue;
 			/* graph nodes made no call of their own: their graph launch did */
 			if ((k == RP_LAUNCH &&
@@ -165,8 +169,8 @@ static void split_parts(struct rp_ctx *x, struct gr_report_rank *rk, const struc
 		}
 	}
 	for (unsigned p = 0; p < GR_RANK_NPARTS; p++)
-		rk->part_ns[p] = sum[p] / it->count;
-	rk->other_ns = other / it->count;
+		rk->part_ns[p] = sum[p] / periods;
+	rk->other_ns = other / periods;
 	if (it->period_ns)
 		rk->blocked_share =
 		    (double)(rk->part_ns[GR_RANK_COPY] + rk->part_ns[GR_RANK_SYNC]) /
@@ -277,7 +281,7 @@ int rp_ranks(struct rp_ctx *x, const struct rp_waits *waits)
 		rp_calls_free_tokens(x);
 		/* a process without a loop still shows, with the thread it was looked for on */
 		rk->iter.thread = busiest[p];
-		if (!err && rk->iter.found && rk->iter.count)
+		if (!err && rk->iter.found && rk->iter.count >= 2)
 			split_parts(x, rk, waits);
 	}
 	if (err)

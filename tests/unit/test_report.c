@@ -500,6 +500,7 @@ static void test_iteration(void)
 	CHECK_EQ_U64(it->period_ns, 100000);
 	CHECK_EQ_U64(it->start_ts, T0 + 10000);
 	CHECK_EQ_U64(it->end_ts, T0 + 10000 + 900000 + 90000);
+	CHECK_EQ_U64(it->last_start_ts, T0 + 10000 + 900000);
 	CHECK_NEAR(it->match, 1.0);
 	CHECK_EQ_U64(gr_model_threads(m, NULL)[it->thread].tid, 101);
 	/* one launching process: no ranks part */
@@ -632,7 +633,7 @@ static void test_ranks_set(void)
 		CHECK_STR(r->ranks.v[1].host, "node-b");
 		CHECK(r->ranks.straggler.found && r->ranks.straggler.index == 1);
 		CHECK_NEAR(r->ranks.straggler.ratio, 3.0);
-		CHECK_EQ_U64(r->ranks.v[1].part_ns[GR_RANK_HOST], 184500);
+		CHECK_EQ_U64(r->ranks.v[1].part_ns[GR_RANK_HOST], 205000);
 	} else {
 		CHECK(r && r->ranks.n == 2);
 	}
@@ -699,8 +700,8 @@ static void test_straggler_decision(void)
 /*
  * Two processes, each 10 iterations of a launch (5 us) and a stream sync (90 us) on its thread:
  * pid 100 every 100 us, pid 200 every 300 us (200 us more host work). Each process gets its own
- * iteration; over the loop (9 periods and the last iteration's 95 us of calls), host time per
- * iteration is (span - 10 x 95 us) / 10: 4.5 us and 184.5 us. pid 200 is the straggler, 3x, host.
+ * iteration; over its 9 whole periods, host time per iteration is the period less the 95 us of
+ * calls: 5 us and 205 us. pid 200 is the straggler, 3x, host.
  */
 static void test_ranks(void)
 {
@@ -762,8 +763,8 @@ static void test_ranks(void)
 	CHECK_EQ_U64(a->iter.period_ns, 100000);
 	CHECK_EQ_U64(c->iter.period_ns, 300000);
 	CHECK_EQ_U64(a->iter.launches, 1);
-	CHECK_EQ_U64(a->part_ns[GR_RANK_HOST], 4500);
-	CHECK_EQ_U64(c->part_ns[GR_RANK_HOST], 184500);
+	CHECK_EQ_U64(a->part_ns[GR_RANK_HOST], 5000);
+	CHECK_EQ_U64(c->part_ns[GR_RANK_HOST], 205000);
 	CHECK_EQ_U64(a->part_ns[GR_RANK_LAUNCH], 5000);
 	CHECK_EQ_U64(c->part_ns[GR_RANK_SYNC], 90000);
 	CHECK_EQ_U64(c->part_ns[GR_RANK_COPY], 0);
@@ -775,7 +776,7 @@ static void test_ranks(void)
 	CHECK_EQ_U64(r->ranks.straggler.index, 0);
 	CHECK_NEAR(r->ranks.straggler.ratio, 3.0);
 	CHECK_EQ_U64(r->ranks.straggler.cause, GR_RANK_HOST);
-	CHECK_EQ_U64(r->ranks.straggler.excess_ns, 180000);
+	CHECK_EQ_U64(r->ranks.straggler.excess_ns, 200000);
 	CHECK_EQ_U64(r->ranks.verdict.level, GR_VERDICT_PROBLEM);
 	text = render_text(r, m);
 	CHECK(text &&
