@@ -24,7 +24,7 @@ static void usage(FILE *f)
 		"                  (one trace per node), aligned on the first one's clock\n"
 		"  --json          machine-readable output (schema: docs/REPORTS.md)\n"
 		"  --only LIST     comma-separated sections: "
-		"launches,fusion,transfer,cpu,communication\n"
+		"launches,fusion,transfer,cpu,communication,ranks\n"
 		"  --top N         rows per ranked table (default 20; --json: all)\n"
 		"  --sms N         streaming multiprocessors of the GPU, for the small-grid test\n"
 		"                  (default: the count the program got from the runtime; else\n"
@@ -40,11 +40,17 @@ static unsigned parse_only(const char *s)
 	static const struct {
 		const char *name;
 		unsigned bit;
-	} names[] = {{"launches", GR_REPORT_LAUNCHES},	{"launch", GR_REPORT_LAUNCHES},
-		     {"fusion", GR_REPORT_FUSION},	{"transfer", GR_REPORT_TRANSFER},
-		     {"transfers", GR_REPORT_TRANSFER}, {"cpu", GR_REPORT_CPU},
-		     {"communication", GR_REPORT_COMM}, {"comm", GR_REPORT_COMM},
-		     {"nccl", GR_REPORT_COMM},		{"all", GR_REPORT_ALL}};
+	} names[] = {{"launches", GR_REPORT_LAUNCHES},
+		     {"launch", GR_REPORT_LAUNCHES},
+		     {"fusion", GR_REPORT_FUSION},
+		     {"transfer", GR_REPORT_TRANSFER},
+		     {"transfers", GR_REPORT_TRANSFER},
+		     {"cpu", GR_REPORT_CPU},
+		     {"communication", GR_REPORT_COMM},
+		     {"comm", GR_REPORT_COMM},
+		     {"nccl", GR_REPORT_COMM},
+		     {"ranks", GR_REPORT_RANKS},
+		     {"all", GR_REPORT_ALL}};
 	unsigned bits = 0;
 
 	while (*s) {
@@ -107,7 +113,7 @@ int cmd_report(int argc, char **argv)
 				fprintf(
 				    stderr,
 				    "gpurec report: --only '%s': sections are launches, fusion, "
-				    "transfer, cpu, communication\n",
+				    "transfer, cpu, communication, ranks\n",
 				    optarg);
 				return 2;
 			}

@@ -90,7 +90,8 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 	err = rp_outcome(&x);
 	if (!err)
 		err = rp_calls_per_thread(&x);
-	if (!err && (r->sections & GR_REPORT_CPU))
+	/* the ranks' time split takes each thread's runnable wait from the CPU replay */
+	if (!err && (r->sections & (GR_REPORT_CPU | GR_REPORT_RANKS)))
 		err = rp_cpu_replay(&x, &cpu);
 	if (!err)
 		err = rp_calls_sequence(&x, rp_cpu_waits(cpu));
@@ -107,11 +108,11 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 		err = rp_fusion(&x);
 	if (!err && (r->sections & GR_REPORT_TRANSFER))
 		err = rp_transfer(&x);
-	if (!err && cpu)
+	if (!err && cpu && (r->sections & GR_REPORT_CPU))
 		err = rp_cpu(&x, cpu);
 	if (!err && (r->sections & GR_REPORT_COMM))
 		err = rp_comm(&x);
-	if (!err && (r->sections & GR_REPORT_LAUNCHES))
+	if (!err && (r->sections & GR_REPORT_RANKS))
 		err = rp_ranks(&x, rp_cpu_waits(cpu));
 	if (!err)
 		err = rp_outcome_judge(&x);

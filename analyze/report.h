@@ -34,7 +34,8 @@
 #define GR_REPORT_TRANSFER (1u << 2)
 #define GR_REPORT_CPU	   (1u << 3)
 #define GR_REPORT_COMM	   (1u << 4)
-#define GR_REPORT_ALL	   0x1fu
+#define GR_REPORT_RANKS	   (1u << 5)
+#define GR_REPORT_ALL	   0x3fu
 
 #define GR_REPORT_SLOW_LAUNCH_NS 50000 /* launch calls slower than this are listed */
 #define GR_REPORT_GAP_BUCKETS	 11    /* inter-launch gap histogram, see gr_report_gap_edges */

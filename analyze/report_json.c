@@ -702,6 +702,8 @@ int gr_report_write_json(FILE *f, const struct gr_report *r, const struct gr_mod
 		gr_json_str(&j, "cpu");
 	if (r->sections & GR_REPORT_COMM)
 		gr_json_str(&j, "communication");
+	if (r->sections & GR_REPORT_RANKS)
+		gr_json_str(&j, "ranks");
 	gr_json_array_end(&j);
 	outcome(&j, r, m);
 	if (r->sections & GR_REPORT_LAUNCHES)

@@ -107,4 +107,28 @@ for e in nccl:
     if e["name"] == "ncclAllReduce":
         seqs[e["args"]["rank"]].append(e["args"]["seq"])
 print(sorted(map(list, collections.Counter(e["name"] for e in nccl).items())), [sorted(v) for k, v in sorted(seqs.items())])' "$TMP/drv.json")"
+
+# one job, two traces: ranks 0-1 and ranks 2-3 recorded by two recorders at once; reported
+# together, collective k of the communicator is matched across the traces, rank 3 last in all 5
+# (both halves begin when both run under their recorders: $TMP/go)
+export NCCL_RANKS_GO=$TMP/go
+LD_LIBRARY_PATH=$PROGS/fakenccl "$GPUREC" record -o "$TMP/half0.trc" -- \
+	"$PROGS/nccl_ranks" 5 100 0 1 >/dev/null 2>&1 &
+half0=$!
+LD_LIBRARY_PATH=$PROGS/fakenccl "$GPUREC" record -o "$TMP/half1.trc" -- \
+	"$PROGS/nccl_ranks" 5 100 2 3 >/dev/null 2>&1 &
+half1=$!
+for _ in $(seq 1200); do
+	[ -e "$TMP/go.ready.0" ] && [ -e "$TMP/go.ready.2" ] && break
+	sleep 0.05
+done
+touch "$TMP/go"
+unset NCCL_RANKS_GO
+wait $half0
+st0=$?
+wait $half1
+check "two recorders, ranks 0-1 and 2-3: both ran" "0 0" "$st0 $?"
+"$GPUREC" report --json "$TMP/half0.trc" "$TMP/half1.trc" >"$TMP/halves.json"
+check "two traces: 20 all-reduces, rank 3 (trace 1) entered all 5 last" "20 5 [[4, 3, 5, true]]" \
+	"$(json "$TMP/halves.json" 'd["communication"]["collectives"]') $(json "$TMP/halves.json" 'd["communication"]["matched"]') $(json "$TMP/halves.json" '[[k["nranks"], k["rank"], k["last"], k["mean_wait_ns"] >= 100000000] for k in d["communication"]["last_to_enter"]]')"
 exit $failures

@@ -54,6 +54,14 @@ if job slow 0 4 2; then
 	check_slow "$TMP/slow.json" "one trace"
 	check "one trace: the text names the straggler" 1 \
 		"$(grep -c "^  ranks     PROBLEM rank 2 (pid [0-9]*) is the straggler" "$TMP/slow.txt")"
+	# --only selects the part alone, with the same figures (the CPU replay feeds its runnable
+	# wait whether or not the cpu section is asked for); --only launches leaves it out
+	check "--only ranks: the same ranks and straggler as the whole report" "True True" \
+		"$("$GPUREC" report --json --only ranks "$TMP/slow.trc" | python3 -c 'import json, sys
+a, b = json.load(sys.stdin), json.load(open(sys.argv[1]))
+print(a["ranks"] == b["ranks"] and a["straggler"] == b["straggler"], "cpu" not in a and a["sections"] == ["ranks"])' "$TMP/slow.json")"
+	check "--only launches: no ranks part" "False" \
+		"$("$GPUREC" report --json --only launches "$TMP/slow.trc" | python3 -c 'import json, sys; print("ranks" in json.load(sys.stdin))')"
 	"$GPUREC" info --json "$TMP/slow.trc" >"$TMP/slow.info.json"
 	check "info: each rank_step's rank, local rank and world size from its environment" \
 		"[[0, 0, 4], [1, 1, 4], [2, 2, 4], [3, 3, 4]]" \

@@ -6,7 +6,12 @@
  * libnccl, tests/progs/fake_libnccl.c, returns at once). Then a last all-reduce on a NULL
  * communicator that fails in every rank.
  *
- *   nccl_ranks N SLOW_MS
+ * FIRST..LAST (default 0..3) are the ranks this launcher forks: two launchers recorded apart,
+ * one with 0 1 and one with 2 3, make one job of two traces. With NCCL_RANKS_GO=PATH, the
+ * launcher creates PATH.ready.FIRST once it runs (under its recorder) and its ranks begin only
+ * when PATH exists: the test starts both halves together.
+ *
+ *   nccl_ranks N SLOW_MS [FIRST LAST]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +22,15 @@
 #include <nccl.h>
 
 #define NRANKS 4
+
+/* Until @path exists (the test's go), or at once without one. */
+static void wait_for_go(const char *path)
+{
+	struct timespec tick = {0, 1000000};
+
+	while (path && access(path, F_OK))
+		nanosleep(&tick, NULL);
+}
 
 static void rank_main(int rank, int n, int slow_ms)
 {
@@ -29,6 +43,7 @@ static void rank_main(int rank, int n, int slow_ms)
 		id.internal[i] = (char)(i * 7 + 1);
 	if (ncclCommInitRank(&comm, NRANKS, id, rank) != ncclSuccess)
 		exit(1);
+	wait_for_go(getenv("NCCL_RANKS_GO"));
 	for (int i = 0; i < n; i++) {
 		if (rank == NRANKS - 1)
 			nanosleep(&slow, NULL);
@@ -44,11 +59,26 @@ static void rank_main(int rank, int n, int slow_ms)
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 10, slow_ms = argc > 2 ? atoi(argv[2]) : 20, bad = 0;
+	int first = argc > 4 ? atoi(argv[3]) : 0, last = argc > 4 ? atoi(argv[4]) : NRANKS - 1;
 
-	for (int r = 0; r < NRANKS; r++)
+	if (first < 0 || last >= NRANKS || first > last) {
+		fprintf(stderr, "nccl_ranks: ranks %d..%d: not within 0..%d\n", first, last,
+			NRANKS - 1);
+		return 2;
+	}
+	if (getenv("NCCL_RANKS_GO")) {
+		char ready[4096];
+		FILE *f;
+
+		snprintf(ready, sizeof(ready), "%s.ready.%d", getenv("NCCL_RANKS_GO"), first);
+		f = fopen(ready, "w");
+		if (!f || fclose(f))
+			return 2;
+	}
+	for (int r = first; r <= last; r++)
 		if (fork() == 0)
 			rank_main(r, n, slow_ms);
-	for (int r = 0; r < NRANKS; r++) {
+	for (int r = first; r <= last; r++) {
 		int st;
 
 		if (wait(&st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
