@@ -1989,6 +1989,24 @@ int gr_model_session(const struct gr_model *m, unsigned key, uint64_t *value, co
 	return 0;
 }
 
+int gr_model_session_min(const struct gr_model *m, unsigned key, uint64_t *min, int *differs)
+{
+	int n = 0;
+
+	*differs = 0;
+	for (size_t i = 0; i < m->session.n; i++) {
+		uint64_t v = m->session.v[i].value;
+
+		if (m->session.v[i].key != key || !m->session.v[i].text)
+			continue;
+		if (n && v != *min)
+			*differs = 1;
+		if (!n++ || v < *min)
+			*min = v;
+	}
+	return n;
+}
+
 int gr_model_is_recorder(const struct gr_model *m, uint32_t pid)
 {
 	for (size_t i = 0; i < m->session.n; i++)

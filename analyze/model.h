@@ -548,8 +548,14 @@ const struct gr_mapping *gr_model_mapping(const struct gr_model *m, uint32_t pid
 int gr_model_is_recorder(const struct gr_model *m, uint32_t pid);
 
 /* Session fact @key (enum gr_session_key): 1 and *value, *text set when present, else 0. The
- * last record for a key wins. value and text may be NULL. */
+ * last record for a key wins; a set of traces keeps each trace's, and this gives the first
+ * trace's. value and text may be NULL. */
 int gr_model_session(const struct gr_model *m, unsigned key, uint64_t *value, const char **text);
+/*
+ * Over every fact @key of @m (a set of traces has one per trace): how many there are, the
+ * smallest value in *@min, and in *@differs whether they do not all agree.
+ */
+int gr_model_session_min(const struct gr_model *m, unsigned key, uint64_t *min, int *differs);
 
 /* Events lost, over the LOSS records whose events were lost (not gr_loss_stack_only()). */
 uint64_t gr_model_lost_events(const struct gr_model *m);

@@ -1048,7 +1048,9 @@ static int load_session(struct part *P, const uint64_t *const *v, const struct g
 	int err;
 
 	for (uint32_t i = 0; i < n; i++) {
-		uint64_t k[1] = {sat32(v[GR_SESS_KEY][i])};
+		/* keyed by fact and trace: a set keeps each trace's facts (its probe cost) */
+		uint64_t k[1] = {sat32(v[GR_SESS_KEY][i]) |
+				 (uint64_t)(P->ctx->id_base / GR_MODEL_SET_PIDS) << 32};
 		struct gr_session_fact e = {
 		    .key = (uint32_t)k[0],
 		    .value = v[GR_SESS_VALUE][i],

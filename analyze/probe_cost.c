@@ -12,9 +12,19 @@ void gr_probe_cost_init(struct gr_probe_cost *pc, const struct gr_model *m, int 
 	int n = 0;
 
 	*pc = (struct gr_probe_cost){.mode = ""};
-	for (unsigned k = GR_SESS_PROBE_ENTRY_PRE; k <= GR_SESS_PROBE_CALL_POST; k++)
-		n += gr_model_session(m, k, &v[k - GR_SESS_PROBE_ENTRY_PRE],
-				      k == GR_SESS_PROBE_ENTRY_PRE ? &mode : NULL);
+	/*
+	 * A set of traces (one per node) holds each trace's own calibration: the smallest of
+	 * each part is taken, as subtracting more than a probe cost there would make its calls
+	 * look faster than they ran
+	 */
+	for (unsigned k = GR_SESS_PROBE_ENTRY_PRE; k <= GR_SESS_PROBE_CALL_POST; k++) {
+		int differs;
+
+		if (gr_model_session_min(m, k, &v[k - GR_SESS_PROBE_ENTRY_PRE], &differs) > 0)
+			n++;
+		pc->traces_differ |= differs;
+	}
+	gr_model_session(m, GR_SESS_PROBE_ENTRY_PRE, NULL, &mode);
 	/* all five or nothing: a partial calibration cannot place what it lacks */
 	if (n != (int)(sizeof(v) / sizeof(v[0])))
 		return;
@@ -95,6 +105,9 @@ void gr_probe_cost_describe(const struct gr_probe_cost *pc, char *buf, size_t si
 		     pc->applied ? "compensated for" : "not compensated (--no-compensate) for",
 		     gr_probe_cost_per_call(pc, 0), gr_probe_cost_per_call(pc, 1), pc->call_in,
 		     *pc->mode ? pc->mode : "unknown");
+	if (pc->traces_differ && n > 0 && (size_t)n < size)
+		n += snprintf(buf + n, size - (size_t)n,
+			      "; the smallest of the traces' own measurements, which differ");
 	if (pc->clamped && n > 0 && (size_t)n < size)
 		snprintf(buf + n, size - (size_t)n,
 			 "; %" PRIu64 " times a time was shorter than the cost and was taken as 0",
@@ -112,9 +125,10 @@ void gr_probe_cost_json(struct gr_json *j, const char *key, const struct gr_prob
 		gr_json_kv_u64(j, "timed_call_ns", gr_probe_cost_per_call(pc, 1));
 		gr_json_kv_u64(j, "in_duration_ns", pc->call_in);
 		gr_json_kv_str(j, "stack_mode", pc->mode);
+		gr_json_kv_bool(j, "traces_differ", pc->traces_differ);
 	} else {
 		const char *keys[] = {"per_call_ns", "timed_call_ns", "in_duration_ns",
-				      "stack_mode"};
+				      "stack_mode", "traces_differ"};
 
 		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 			gr_json_key(j, keys[i]);

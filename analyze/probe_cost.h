@@ -32,7 +32,8 @@ struct gr_probe_cost {
 	uint64_t entry_pre, entry_post;	       /* an entry-only probe */
 	uint64_t call_pre, call_in, call_post; /* a call probed at entry and return */
 	const char *mode;		       /* stack mode of the calibration ("" when unknown) */
-	uint64_t clamped; /* subtractions that would have gone below 0 (the only mutable field) */
+	int traces_differ; /* a set whose traces measured different costs: the smallest is used */
+	uint64_t clamped;  /* subtractions that would have gone below 0 (the only mutable field) */
 };
 
 /*

@@ -88,6 +88,15 @@ if job node0 0 2 2 && job node1 2 2 2; then
 		"$(json "$TMP/set.json" "[[k['rank'], k['trace']] for k in d['ranks']] + [d['straggler']['trace']]")"
 	check "two traces: both listed, aligned on the first one's clock" '[true, true]' \
 		"$(json "$TMP/set.json" "[t['aligned'] for t in d['traces']]")"
+	# each trace measured its own probe cost: the set subtracts the smaller of each part,
+	# and says whether they differed
+	"$GPUREC" report --json "$TMP/node0.trc" >"$TMP/node0.json"
+	"$GPUREC" report --json "$TMP/node1.trc" >"$TMP/node1.json"
+	check "two traces: the probe cost in a duration is the smaller trace's; a difference is said" "True" \
+		"$(python3 -c 'import json, sys
+s, a, b = (json.load(open(f))["probe_cost"] for f in sys.argv[1:])
+f = ("per_call_ns", "timed_call_ns", "in_duration_ns")
+print(s["in_duration_ns"] == min(a["in_duration_ns"], b["in_duration_ns"]) and s["per_call_ns"] <= min(a["per_call_ns"], b["per_call_ns"]) and (s["traces_differ"] or [a[k] for k in f] == [b[k] for k in f]))' "$TMP/set.json" "$TMP/node0.json" "$TMP/node1.json")"
 	"$GPUREC" info --json "$TMP/node0.trc" "$TMP/node1.trc" >"$TMP/set.info.json"
 	check "info over the set: 2 launchers + 4 ranks, 320 launches, each rank 80 in its trace" \
 		"[6, 320, [[0, 0, 80], [0, 1, 80], [1, 2, 80], [1, 3, 80]]]" \
