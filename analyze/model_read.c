@@ -976,6 +976,18 @@ static int load_symbols(struct part *P, const uint64_t *const *v, const struct g
 	return 0;
 }
 
+/*
+ * A Python frame of a set's later trace, made that trace's own: each recording numbers its
+ * PYFRAME keys from 1 (GR_FRAME_PYTHON | n), so the trace's index goes into bits 48-62, which
+ * no count reaches. Native frames and the first trace's stay as recorded.
+ */
+static uint64_t own_pyframe(const struct load_ctx *L, uint64_t frame)
+{
+	if (!(frame & GR_FRAME_PYTHON) || !L->id_base)
+		return frame;
+	return frame ^ (uint64_t)(L->id_base / GR_MODEL_SET_PIDS) << 48;
+}
+
 static int load_stacks(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
 		       uint32_t n)
 {
@@ -1004,10 +1016,11 @@ static int load_stacks(struct part *P, const uint64_t *const *v, const struct gr
 		for (uint32_t f = 0; f < e.nframes; f++) {
 			const uint8_t *p = fb->data + (size_t)f * 8;
 
-			frames[f] = (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 |
-				    (uint64_t)p[3] << 24 | (uint64_t)p[4] << 32 |
-				    (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 |
-				    (uint64_t)p[7] << 56;
+			frames[f] =
+			    own_pyframe(P->ctx, (uint64_t)p[0] | (uint64_t)p[1] << 8 |
+						    (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
+						    (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 |
+						    (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56);
 		}
 		e.frames = frames;
 		P->stacks.v[idx] = e;
@@ -1021,7 +1034,7 @@ static int load_pyframes(struct part *P, const uint64_t *const *v, const struct 
 	int err;
 
 	for (uint32_t i = 0; i < n; i++) {
-		uint64_t k[1] = {v[GR_PYF_KEY][i]};
+		uint64_t k[1] = {own_pyframe(P->ctx, v[GR_PYF_KEY][i])};
 		struct gr_pyframe e = {
 		    .key = k[0],
 		    .pid = sat32(v[GR_PYF_PID][i]),

@@ -153,6 +153,17 @@ static void tb_stack(struct tb *b, uint64_t ts, uint32_t pid, uint64_t id, const
 	b->err |= gr_trace_writer_append(b->w, GR_K_STACK, v, bb);
 }
 
+/* A Python frame (PYFRAME) of key GR_FRAME_PYTHON | @n, as the recorder numbers them. */
+static void tb_pyframe(struct tb *b, uint64_t ts, uint32_t pid, uint64_t n, const char *file,
+		       uint32_t line, const char *function)
+{
+	uint64_t v[GR_PYF_NCOLS] = {ts, GR_FRAME_PYTHON | n, pid, 0, line, 0};
+	/* one entry per BYTES column, in column order: file, function */
+	struct gr_bytes bb[2] = {{(const uint8_t *)file, (uint32_t)strlen(file)},
+				 {(const uint8_t *)function, (uint32_t)strlen(function)}};
+	b->err |= gr_trace_writer_append(b->w, GR_K_PYFRAME, v, bb);
+}
+
 static void tb_mapping(struct tb *b, uint64_t ts, uint32_t pid, uint64_t start, uint64_t end,
 		       const char *path)
 {
@@ -594,6 +605,11 @@ static void test_ranks_set(void)
 	a.err |= synth_name(a.w, T0, GR_NAME_RANK, 100, 100, "RANK=0 WORLD_SIZE=2");
 	b.err |= synth_name(b.w, T0 + S, GR_NAME_RANK, 100, 100, "RANK=1 WORLD_SIZE=2");
 	b.err |= synth_name(b.w, T0 + S, GR_NAME_COMM, 100, 100, "trainer-b");
+	/* each recording numbers its Python frames from 1: key 1 is a different line in each */
+	tb_pyframe(&a, T0, 100, 1, "a.py", 10, "step_a");
+	tb_pyframe(&b, T0 + S, 100, 1, "b.py", 20, "step_b");
+	tb_stack(&a, T0, 100, 7, (const uint64_t[]){GR_FRAME_PYTHON | 1}, 1);
+	tb_stack(&b, T0 + S, 100, 7, (const uint64_t[]){GR_FRAME_PYTHON | 1}, 1);
 	CHECK(gr_trace_writer_close(a.w) == 0 && a.err == 0);
 	CHECK(gr_trace_writer_close(b.w) == 0 && b.err == 0);
 	paths[0] = a.path;
@@ -619,6 +635,26 @@ static void test_ranks_set(void)
 		/* a COMM name of B names B's thread only */
 		CHECK_STR(p[1].comm, "trainer-b");
 		CHECK(strcmp(p[0].comm, "trainer-b") != 0);
+	}
+	/* stack 7 of each trace reads its own trace's frame */
+	{
+		const struct gr_stack *st = gr_model_stacks(m, &nt);
+		int seen = 0;
+
+		for (size_t i = 0; i < nt; i++) {
+			const struct gr_pyframe *pf;
+
+			if (st[i].id != 7 || st[i].nframes != 1)
+				continue;
+			pf = gr_model_pyframe(m, st[i].frames[0]);
+			CHECK(pf != NULL);
+			if (!pf)
+				continue;
+			seen++;
+			CHECK_STR(pf->file, (st[i].pid == 100 ? "a.py" : "b.py"));
+			CHECK_STR(pf->function, (st[i].pid == 100 ? "step_a" : "step_b"));
+		}
+		CHECK_EQ_U64(seen, 2);
 	}
 	l = gr_model_launches(m, &nl);
 	CHECK_EQ_U64(nl, 20);
