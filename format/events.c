@@ -329,6 +329,13 @@ static const struct gr_column_def comm_cols[GR_COMM_NCOLS] = {
     {"dtype", T}, {"redop", T}, {"peer", T},   {"id", T},     {"nranks", T},
     {"rank", T},  {"stack", T}, {"status", T}, {"call", T},
 };
+static const struct gr_column_def gpu_cols[GR_GPU_NCOLS] = {
+    {"ts", D},	       {"dur", V},    {"pid", T},     {"host_tid", T},	{"host_ts", V},
+    {"kind", T},       {"device", T}, {"context", T}, {"stream", T},	{"correlation", V},
+    {"grid_x", T},     {"grid_y", T}, {"grid_z", T},  {"block_x", T},	{"block_y", T},
+    {"block_z", T},    {"shared", T}, {"bytes", T},   {"copy_kind", T}, {"graph", T},
+    {"graph_node", V}, {"name", B},
+};
 static const struct gr_column_def sess_cols[GR_SESS_NCOLS] = {
     {"ts", D},
     {"key", T},
@@ -341,15 +348,25 @@ static const struct gr_column_def sess_cols[GR_SESS_NCOLS] = {
 		id, name, N(cols), cols                                                            \
 	}
 static const struct gr_kind_def kinds[] = {
-    KIND(GR_K_LAUNCH, "launch", launch_cols),	 KIND(GR_K_COPY, "copy", copy_cols),
-    KIND(GR_K_MEMSET, "memset", memset_cols),	 KIND(GR_K_ALLOC, "alloc", alloc_cols),
-    KIND(GR_K_FREE, "free", free_cols),		 KIND(GR_K_SYNC, "sync", sync_cols),
-    KIND(GR_K_GRAPH, "graph", graph_cols),	 KIND(GR_K_SCHED, "sched", sched_cols),
-    KIND(GR_K_PROC, "proc", proc_cols),		 KIND(GR_K_NAME, "name", name_cols),
-    KIND(GR_K_MAPPING, "mapping", map_cols),	 KIND(GR_K_SYMBOL, "symbol", sym_cols),
-    KIND(GR_K_STACK, "stack", stack_cols),	 KIND(GR_K_LOSS, "loss", loss_cols),
-    KIND(GR_K_RAWSTACK, "rawstack", raw_cols),	 KIND(GR_K_SESSION, "session", sess_cols),
-    KIND(GR_K_PYFRAME, "pyframe", pyframe_cols), KIND(GR_K_COMM, "comm", comm_cols),
+    KIND(GR_K_LAUNCH, "launch", launch_cols),
+    KIND(GR_K_COPY, "copy", copy_cols),
+    KIND(GR_K_MEMSET, "memset", memset_cols),
+    KIND(GR_K_ALLOC, "alloc", alloc_cols),
+    KIND(GR_K_FREE, "free", free_cols),
+    KIND(GR_K_SYNC, "sync", sync_cols),
+    KIND(GR_K_GRAPH, "graph", graph_cols),
+    KIND(GR_K_SCHED, "sched", sched_cols),
+    KIND(GR_K_PROC, "proc", proc_cols),
+    KIND(GR_K_NAME, "name", name_cols),
+    KIND(GR_K_MAPPING, "mapping", map_cols),
+    KIND(GR_K_SYMBOL, "symbol", sym_cols),
+    KIND(GR_K_STACK, "stack", stack_cols),
+    KIND(GR_K_LOSS, "loss", loss_cols),
+    KIND(GR_K_RAWSTACK, "rawstack", raw_cols),
+    KIND(GR_K_SESSION, "session", sess_cols),
+    KIND(GR_K_PYFRAME, "pyframe", pyframe_cols),
+    KIND(GR_K_COMM, "comm", comm_cols),
+    KIND(GR_K_GPU, "gpu", gpu_cols),
 };
 
 static const struct gr_schema schema = {N(kinds), kinds};

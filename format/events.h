@@ -58,6 +58,8 @@ enum gr_kind {
 	GR_K_PYFRAME = 17,  /* a Python frame a STACK refers to: file, line, function */
 	GR_K_COMM = 18,	    /* a collective communication call (NCCL): collective, p2p, group,
 			       communicator creation and destruction */
+	GR_K_GPU = 19,	    /* --cupti: what the GPU did (a kernel, copy, memset), measured by
+			       CUPTI, tied to the host call that asked for it */
 	GR_K_COUNT
 };
 
@@ -310,6 +312,51 @@ enum {
 	GR_COMM_NCOLS
 };
 #define GR_COMM_NO_PEER 0xffffffffu
+
+/*
+ * GPU (--cupti only): one CUPTI activity record of a kernel, memcpy or memset, as the GPU ran it.
+ * ts: the GPU's start and dur its end minus start, both on the trace's CLOCK_MONOTONIC (the
+ * injection library gives CUPTI a CLOCK_MONOTONIC timestamp callback); pid the process; kind enum
+ * gr_gpu_kind; device, context: CUPTI's ids; stream: CUPTI's stream id (not the cudaStream_t);
+ * correlation: CUPTI's correlation id of the API call that asked for it; host_tid, host_ts: that
+ * API call's thread and entry time (CLOCK_MONOTONIC), from CUPTI's RUNTIME or DRIVER activity
+ * record of the same correlation id, 0 when not known: they tie the row to the call the probes
+ * recorded (docs/FORMAT.md, "GPU rows"); grid, block, shared (static + dynamic bytes): kernels;
+ * bytes: copies and memsets; copy_kind: CUpti_ActivityMemcpyKind; graph: the CUDA graph id a
+ * node ran in (0: not from a graph), graph_node its node id; name: the kernel's name as CUPTI
+ * gives it (mangled), empty for copies and memsets.
+ */
+enum {
+	GR_GPU_TS,
+	GR_GPU_DUR,
+	GR_GPU_PID,
+	GR_GPU_HOST_TID,
+	GR_GPU_HOST_TS,
+	GR_GPU_KIND,
+	GR_GPU_DEVICE,
+	GR_GPU_CONTEXT,
+	GR_GPU_STREAM,
+	GR_GPU_CORRELATION,
+	GR_GPU_GRID_X,
+	GR_GPU_GRID_Y,
+	GR_GPU_GRID_Z,
+	GR_GPU_BLOCK_X,
+	GR_GPU_BLOCK_Y,
+	GR_GPU_BLOCK_Z,
+	GR_GPU_SHARED,
+	GR_GPU_BYTES,
+	GR_GPU_COPY_KIND,
+	GR_GPU_GRAPH,
+	GR_GPU_GRAPH_NODE,
+	GR_GPU_NAME,
+	GR_GPU_NCOLS
+};
+
+enum gr_gpu_kind {
+	GR_GPU_KERNEL = 0,
+	GR_GPU_MEMCPY,
+	GR_GPU_MEMSET,
+};
 
 /* SESSION: key enum gr_session_key, value numeric, text optional. */
 enum { GR_SESS_TS, GR_SESS_KEY, GR_SESS_VALUE, GR_SESS_TEXT, GR_SESS_NCOLS };
@@ -613,6 +660,13 @@ enum gr_session_key {
 			       call, 1 tp_btf sys_exit: at every system call of the machine, 2 the
 			       dynamic loaders' debug hook); text: the hook's name. Absent in
 			       older traces */
+	/*
+	 * --cupti: value 1 when GPU activity was recorded (GPU rows may follow), 0 when it could
+	 * not be (text: why, e.g. "no CUDA driver"); value of GR_SESS_CUPTI_DROPPED: activity
+	 * records CUPTI dropped (its buffers were full). Absent without --cupti.
+	 */
+	GR_SESS_CUPTI,
+	GR_SESS_CUPTI_DROPPED,
 };
 
 /*
