@@ -7,6 +7,8 @@
 #   make bench      benchmarks as ratios measured in one run
 #   make stress     `make test` ROUNDS times (10) beside a looping `make -j2` (tests/stress.sh)
 #   make fuzz       libFuzzer targets in build/fuzz/
+#   make gpu-kit    build/gpurec-gpukit.tar.gz: gpurec, its libraries, samples, tests/gpu/
+#   make gpu-check  the GPU validation (tests/gpu/README.md); refuses without a GPU
 
 .DELETE_ON_ERROR:
 .SUFFIXES:
@@ -69,7 +71,8 @@ FUZZ_BINS	:= $(patsubst tests/fuzz/%.c,$(O)/fuzz/%,$(FUZZ_SRCS))
 TOOL_SRCS	:= $(wildcard tests/tools/*.c)
 TOOL_BINS	:= $(patsubst tests/tools/%.c,$(O)/tests/tool_%,$(TOOL_SRCS))
 
-.PHONY: all deps demo test test-bins stress bench fuzz clean check-deps format-check samples progs
+.PHONY: all deps demo test test-bins stress bench fuzz clean check-deps format-check samples progs \
+	gpu-kit gpu-check
 
 all: $(BIN)
 
@@ -164,7 +167,7 @@ $(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(FORMAT_SRCS) 
 
 fuzz: $(FUZZ_BINS)
 
-test-bins: $(BIN) $(UNIT_BINS) $(FUZZ_REPLAY) $(TOOL_BINS) progs samples
+test-bins: $(BIN) $(UNIT_BINS) $(FUZZ_REPLAY) $(TOOL_BINS) progs samples gpu-kit
 
 progs:
 	$(Q)$(MAKE) -s -C tests/progs O=$(abspath $(O))/progs NVCC=$(NVCC)
@@ -179,6 +182,21 @@ bench: test-bins
 ROUNDS	?= 10
 stress:
 	$(Q)O=$(O) ./tests/stress.sh $(ROUNDS)
+
+# The GPU validation kit (tests/gpu/README.md). Its gpurec finds the libraries carried beside it
+# through an RPATH (not RUNPATH: it covers their own dependencies too), so nothing goes into the
+# environment the traced command inherits.
+KIT	:= $(O)/gpurec-gpukit
+$(O)/kit/gpurec: $(O)/gpurec.o $(RECORD_LIB) $(ANALYZE_LIB) $(FORMAT_LIB)
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS) -Wl,-rpath,'$$ORIGIN/lib' -Wl,--disable-new-dtags -o $@ $^ $(RECORD_LIBS)
+
+gpu-kit: $(O)/kit/gpurec samples
+	$(Q)./tests/gpu/kit.sh $(O)/kit/gpurec $(O)/samples $(KIT)
+
+gpu-check: $(BIN) samples
+	$(Q)GPUREC=$(abspath $(BIN)) SAMPLES=$(abspath $(O))/samples ./tests/gpu/run.sh
 
 samples:
 	$(Q)$(MAKE) -s -C samples O=$(abspath $(O))/samples NVCC=$(NVCC)
