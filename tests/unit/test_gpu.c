@@ -14,6 +14,7 @@
 #include "analyze/gpu.h"
 #include "analyze/graphs.h"
 #include "analyze/model.h"
+#include "analyze/report.h"
 #include "test.h"
 #include "synth.h"
 
@@ -377,6 +378,60 @@ static void test_no_rows(void)
 	gr_model_free(m);
 }
 
+/* The report's GPU section: there with GPU rows (text and JSON), absent without. */
+static void report_out(const struct gr_model *m, char **text, char **json)
+{
+	struct gr_report *r = NULL;
+	size_t len;
+	FILE *f;
+
+	*text = *json = NULL;
+	CHECK_EQ_U64(gr_report_compute(m, NULL, &r), 0);
+	if (!r)
+		return;
+	f = open_memstream(text, &len);
+	CHECK(f && gr_report_write_text(f, r, m, 0) == 0);
+	if (f)
+		fclose(f);
+	f = open_memstream(json, &len);
+	CHECK(f && gr_report_write_json(f, r, m, 0) == 0);
+	if (f)
+		fclose(f);
+	gr_report_free(r);
+}
+
+static void test_report(void)
+{
+	struct gr_model *m = scenario();
+	struct gr_diag diag = {0};
+	char path[256], *text, *json;
+
+	if (!m)
+		return;
+	report_out(m, &text, &json);
+	CHECK(text && strstr(text, "GPU: measured on the GPU (CUPTI)"));
+	CHECK(text && strstr(text, "b(float*): probes 2 (+0 in graphs), GPU 1 (+0 in graphs)"));
+	CHECK(text && strstr(text, "c(): probes 0 (+0 in graphs), GPU 1 (+0 in graphs)"));
+	CHECK(json && strstr(json, "\"count_mismatches\": 2"));
+	CHECK(json && strstr(json, "\"busy_ns\": 109000"));
+	free(text);
+	free(json);
+	gr_model_free(m);
+
+	m = NULL;
+	snprintf(path, sizeof(path), "%s/synth.trc", dir);
+	CHECK(synth_write(path, 0) == 0);
+	CHECK(gr_model_load(&m, path, &diag) == 0);
+	if (!m)
+		return;
+	report_out(m, &text, &json);
+	CHECK(text && !strstr(text, "CUPTI"));
+	CHECK(json && !strstr(json, "\"gpu\""));
+	free(text);
+	free(json);
+	gr_model_free(m);
+}
+
 int main(void)
 {
 	char cmd[300];
@@ -391,6 +446,7 @@ int main(void)
 	RUN_TEST(test_kernels_copies);
 	RUN_TEST(test_counts);
 	RUN_TEST(test_no_rows);
+	RUN_TEST(test_report);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)
 		return 1;
