@@ -40,6 +40,8 @@ endif
 # ./gpurec for the default build dir; a build elsewhere (SAN=1 O=build-san) links its own copy
 # there, so a sanitizer build never replaces the binary that README's commands and tests run.
 BIN	:= $(if $(filter build,$(O)),gpurec,$(O)/gpurec)
+# `record --cupti`'s injection library sits next to the binary, where the recorder looks for it.
+CUPTI_SO	:= $(if $(filter build,$(O)),libgpurec_cupti.so,$(O)/libgpurec_cupti.so)
 
 ARCH	:= $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
@@ -74,7 +76,7 @@ TOOL_BINS	:= $(patsubst tests/tools/%.c,$(O)/tests/tool_%,$(TOOL_SRCS))
 .PHONY: all deps demo test test-bins stress bench fuzz clean check-deps format-check samples progs \
 	gpu-kit gpu-check
 
-all: $(BIN)
+all: $(BIN) $(CUPTI_SO)
 
 deps:
 	$(Q)./tests/install-deps.sh
@@ -118,6 +120,21 @@ $(O)/%.o: %.c
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(RECORD_OBJS) $(O)/gpurec.o: $(SKELS)
+
+# --- the CUPTI injection library (record --cupti): the only thing that links CUPTI ---
+# convert.o and send.o are pure (no CUPTI call): unit tests and the stand-in tool link them too.
+CUPTI_LIBDIR	?= $(firstword $(patsubst %/,%,$(dir $(wildcard /usr/local/cuda/lib64/libcupti.so.13 \
+			/usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13))) /usr/local/cuda/lib64)
+CUPTI_PURE_OBJS	:= $(O)/cupti/convert.o $(O)/cupti/send.o
+$(O)/cupti/%.o $(O)/tests/unit/test_cupti.o $(O)/tests/tools/cupti_feed.o: CFLAGS += -I$(CUDA_INC) -fPIC -fvisibility=hidden
+
+# found next to itself first ($ORIGIN: a carried copy), then in the toolkit it was built against
+$(CUPTI_SO): $(O)/cupti/inject.o $(CUPTI_PURE_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,libgpurec_cupti.so -Wl,--no-undefined -o $@ $^ \
+		-L$(CUPTI_LIBDIR) -Wl,-rpath,'$$ORIGIN:$(CUPTI_LIBDIR)' -l:libcupti.so.13 -lpthread
+
+$(O)/tests/test_cupti $(O)/tests/tool_cupti_feed: $(CUPTI_PURE_OBJS)
 
 $(FORMAT_LIB): $(FORMAT_OBJS)
 	$(call msg,AR,$@)
@@ -167,7 +184,7 @@ $(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(FORMAT_SRCS) 
 
 fuzz: $(FUZZ_BINS)
 
-test-bins: $(BIN) $(UNIT_BINS) $(FUZZ_REPLAY) $(TOOL_BINS) progs samples gpu-kit
+test-bins: $(BIN) $(CUPTI_SO) $(UNIT_BINS) $(FUZZ_REPLAY) $(TOOL_BINS) progs samples gpu-kit
 
 progs:
 	$(Q)$(MAKE) -s -C tests/progs O=$(abspath $(O))/progs NVCC=$(NVCC)
@@ -192,8 +209,8 @@ $(O)/kit/gpurec: $(O)/gpurec.o $(RECORD_LIB) $(ANALYZE_LIB) $(FORMAT_LIB)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(LDFLAGS) -Wl,-rpath,'$$ORIGIN/lib' -Wl,--disable-new-dtags -o $@ $^ $(RECORD_LIBS)
 
-gpu-kit: $(O)/kit/gpurec samples
-	$(Q)./tests/gpu/kit.sh $(O)/kit/gpurec $(O)/samples $(KIT)
+gpu-kit: $(O)/kit/gpurec $(CUPTI_SO) samples
+	$(Q)CUPTI_LIB=$(CUPTI_LIBDIR)/libcupti.so.13 ./tests/gpu/kit.sh $(O)/kit/gpurec $(O)/samples $(KIT) $(CUPTI_SO)
 
 gpu-check: $(BIN) samples
 	$(Q)GPUREC=$(abspath $(BIN)) SAMPLES=$(abspath $(O))/samples ./tests/gpu/run.sh
@@ -214,7 +231,7 @@ format-check:
 	$(Q)clang-format --dry-run -Werror $$(git ls-files '*.c' '*.h')
 
 clean:
-	$(Q)rm -rf $(O) $(BIN)
+	$(Q)rm -rf $(O) $(BIN) $(CUPTI_SO)
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
 

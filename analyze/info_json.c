@@ -85,6 +85,24 @@ static void header(struct gr_json *j, const struct gr_model *m)
 	gr_json_object_end(j);
 }
 
+/* --cupti only: whether GPU times were recorded, why not, how many GPU rows, how many lost. */
+static void gpu(struct gr_json *j, const struct gr_model *m)
+{
+	const char *text;
+	uint64_t v;
+
+	if (!gr_model_session(m, GR_SESS_CUPTI, &v, &text))
+		return;
+	gr_json_key(j, "gpu");
+	gr_json_object_flat(j);
+	gr_json_kv_bool(j, "recorded", v != 0);
+	gr_json_key(j, "why");
+	gr_json_str(j, text);
+	gr_json_kv_u64(j, "rows", gr_model_record_count(m, GR_K_GPU));
+	gr_json_kv_u64(j, "lost", gr_model_session(m, GR_SESS_CUPTI_DROPPED, &v, NULL) ? v : 0);
+	gr_json_object_end(j);
+}
+
 static void session(struct gr_json *j, const struct gr_info *in, const struct gr_model *m)
 {
 	const char *text;
@@ -123,6 +141,7 @@ static void session(struct gr_json *j, const struct gr_info *in, const struct gr
 	gr_json_kv_bool(j, "attached", gr_model_session(m, GR_SESS_ATTACHED, &v, NULL) && v);
 	gr_json_kv_u64(j, "untraced_privileged",
 		       gr_model_session(m, GR_SESS_UNTRACED, &v, NULL) ? v : 0);
+	gpu(j, m);
 }
 
 static void kernels(struct gr_json *j, const struct gr_info *in, const struct gr_model *m)

@@ -107,6 +107,20 @@ static void header(FILE *f, const struct gr_info *in, const struct gr_model *m, 
 			"  untraced     %" PRIu64 " privileged programs (setuid, setgid, file "
 			"capabilities)\n",
 			v);
+	if (gr_model_session(m, GR_SESS_CUPTI, &v, &text)) {
+		uint64_t lost = 0;
+		const char *why = NULL;
+
+		gr_model_session(m, GR_SESS_CUPTI_DROPPED, &lost, &why);
+		if (v)
+			fprintf(f,
+				"  GPU times    %" PRIu64
+				" GPU rows, measured by CUPTI (--cupti); %" PRIu64 " lost%s%s%s\n",
+				gr_model_record_count(m, GR_K_GPU), lost, lost ? " (" : "",
+				lost && why ? why : "", lost ? ")" : "");
+		else
+			fprintf(f, "  GPU times    not recorded (--cupti: %s)\n", text);
+	}
 	libs = gr_model_libraries(m, &n);
 	gr_damage_of(m, &damage);
 	if (!n && damage.libraries_lost)

@@ -107,6 +107,7 @@ static int sort_events(struct loader *L)
 	    {GR_K_SCHED, m->scheds.v, m->scheds.n, sizeof(*m->scheds.v)},
 	    {GR_K_PROC, m->procs.v, m->procs.n, sizeof(*m->procs.v)},
 	    {GR_K_LOSS, m->losses.v, m->losses.n, sizeof(*m->losses.v)},
+	    {GR_K_GPU, m->gpus.v, m->gpus.n, sizeof(*m->gpus.v)},
 	    {GR_K_COMM, m->comm_calls.v, m->comm_calls.n, sizeof(*m->comm_calls.v)},
 	};
 	int err = 0;
@@ -130,6 +131,10 @@ static int sort_events(struct loader *L)
 	for (size_t i = 0; i < m->losses.n; i++)
 		if (m->losses.v[i].ts_end > m->last_ts)
 			m->last_ts = m->losses.v[i].ts_end;
+	/* the GPU's work ends after it starts: a recording holds its end too */
+	for (size_t i = 0; i < m->gpus.n; i++)
+		if (m->gpus.v[i].ts + m->gpus.v[i].dur > m->last_ts)
+			m->last_ts = m->gpus.v[i].ts + m->gpus.v[i].dur;
 	return err ? gr_diag_set(L->diag, err, 0, "out of memory sorting events") : 0;
 }
 
@@ -154,6 +159,44 @@ static const char *demangled(struct loader *L, const char *name)
 	s = gr_strtab_intern_str(&L->strs.t, d);
 	free(d);
 	return s ? s : name; /* out of memory: the mangled name still names it */
+}
+
+/*
+ * GPU rows' kernel names, demangled. The strings are interned, so equal names are one pointer:
+ * each distinct name is demangled once however many rows carry it (a run has millions).
+ */
+static int demangle_gpu_names(struct loader *L)
+{
+	struct gr_model *m = L->m;
+	struct gr_keymap seen; /* mangled pointer -> index in names */
+	ARRAY(const char *) names = {0};
+	int err = 0;
+
+	gr_keymap_init(&seen, 1);
+	for (size_t i = 0; i < m->gpus.n && !err; i++) {
+		struct gr_gpu *g = &m->gpus.v[i];
+		uint64_t k = (uintptr_t)g->mangled;
+		uint32_t idx;
+
+		if (!*g->mangled) {
+			g->name = g->mangled;
+			continue;
+		}
+		err = gr_keymap_intern(&seen, &k, &idx);
+		if (err < 0)
+			break;
+		err = 0;
+		if (idx == names.n) {
+			err = RESERVE(names, 1);
+			if (err)
+				break;
+			names.v[names.n++] = demangled(L, g->mangled);
+		}
+		g->name = names.v[idx];
+	}
+	gr_keymap_free(&seen);
+	RELEASE(names);
+	return err < 0 ? err : 0;
 }
 
 /* qsort() that accepts the NULL array of an empty table */
@@ -525,6 +568,9 @@ static int finish(struct loader *L)
 	if (err)
 		return err;
 
+	err = demangle_gpu_names(L);
+	if (err)
+		goto oom;
 	/* lookup tables first: kernel and thread names use them */
 	for (size_t i = 0; i < m->symbols.n; i++)
 		m->symbols.v[i].name = demangled(L, m->symbols.v[i].name);
@@ -882,6 +928,7 @@ static int merge_metadata(struct loader *L, struct part *P)
 	X(GR_K_SCHED, scheds)                                                                      \
 	X(GR_K_PROC, procs)                                                                        \
 	X(GR_K_LOSS, losses)                                                                       \
+	X(GR_K_GPU, gpus)                                                                          \
 	X(GR_K_COMM, comm_calls)
 
 /* Copies in flight write into the model's arrays: wait for them before an array moves. */
@@ -1153,6 +1200,8 @@ static void copy_job(struct gr_pool_job *job)
 	if (P->losses.n)
 		memcpy(m->losses.v + P->at[GR_K_LOSS], P->losses.v,
 		       P->losses.n * sizeof(*P->losses.v));
+	if (P->gpus.n)
+		memcpy(m->gpus.v + P->at[GR_K_GPU], P->gpus.v, P->gpus.n * sizeof(*P->gpus.v));
 }
 
 /* ---- load ---- */
@@ -1673,6 +1722,7 @@ void gr_model_free(struct gr_model *m)
 	RELEASE(m->procs);
 	RELEASE(m->traces);
 	RELEASE(m->losses);
+	RELEASE(m->gpus);
 	RELEASE(m->asides);
 	RELEASE(m->comm_calls);
 	RELEASE(m->comm_asides);
@@ -1825,6 +1875,7 @@ uint32_t gr_aside_stream(const struct gr_model *m, const struct gr_aside *a)
 ACCESSOR(gr_model_scheds, struct gr_sched, scheds)
 ACCESSOR(gr_model_proc_events, struct gr_proc_event, procs)
 ACCESSOR(gr_model_losses, struct gr_loss, losses)
+ACCESSOR(gr_model_gpus, struct gr_gpu, gpus)
 ACCESSOR(gr_model_kernels, struct gr_kernel, kernels)
 ACCESSOR(gr_model_configs, struct gr_config, configs)
 ACCESSOR(gr_model_threads, struct gr_thread, threads)

@@ -209,6 +209,29 @@ struct gr_proc_event {
 	uint8_t type; /* enum gr_proc_type */
 };
 
+/*
+ * A GPU row (--cupti, docs/FORMAT.md "GPU rows"): what the GPU ran, as CUPTI measured it; ts and
+ * dur are the GPU's. Ids are raw (pid and host_tid moved like every pid of a set's later trace):
+ * the GPU's device, context and stream are CUPTI's and index no table of the model. gpu.h ties
+ * a row to the probed call that made it.
+ */
+struct gr_gpu {
+	uint64_t ts, dur;
+	uint64_t host_ts; /* entry of the API call that asked for it; 0 = not known */
+	uint64_t bytes;	  /* copies and memsets */
+	uint64_t correlation;
+	uint64_t graph; /* the CUDA graph it ran in; 0 = not from a graph */
+	uint64_t graph_node;
+	const char *name;	/* kernels: demangled when it was mangled; "" otherwise */
+	const char *mangled;	/* kernels: as CUPTI gave it; "" otherwise */
+	uint32_t pid, host_tid; /* host_tid 0 = not known */
+	uint32_t device, context, stream;
+	uint32_t grid[3], block[3];
+	uint32_t shared;   /* static + dynamic shared memory bytes */
+	uint8_t kind;	   /* enum gr_gpu_kind (saturated at 255) */
+	uint8_t copy_kind; /* CUpti_ActivityMemcpyKind (saturated at 255) */
+};
+
 struct gr_loss {
 	uint64_t ts, ts_end;
 	uint64_t count;
@@ -489,6 +512,8 @@ const struct gr_sched *gr_model_scheds(const struct gr_model *m, size_t *n);
 const struct gr_sched_key *gr_model_sched_keys(const struct gr_model *m, size_t *n);
 const struct gr_proc_event *gr_model_proc_events(const struct gr_model *m, size_t *n);
 const struct gr_loss *gr_model_losses(const struct gr_model *m, size_t *n);
+/* GPU rows (--cupti) by ts, the GPU's start; none in a recording made without --cupti. */
+const struct gr_gpu *gr_model_gpus(const struct gr_model *m, size_t *n);
 
 /* Kernels in order of first launch (then kernels named but never launched are absent). */
 const struct gr_kernel *gr_model_kernels(const struct gr_model *m, size_t *n);
@@ -565,8 +590,8 @@ uint64_t gr_model_lost_stacks(const struct gr_model *m);
 
 /*
  * Time span of the recording: *first = the header's monotonic clock anchor (else the earliest
- * event), *last = the latest ts of any record (ts_end of losses included). Both 0 for an empty
- * trace without anchor.
+ * event), *last = the latest ts of any record (ts_end of losses and GPU rows' ends included). Both
+ * 0 for an empty trace without anchor.
  */
 void gr_model_time_span(const struct gr_model *m, uint64_t *first, uint64_t *last);
 

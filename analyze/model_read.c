@@ -145,6 +145,12 @@ static enum adj_what adj_of(uint16_t kind, uint16_t col)
 		return col == GR_LOSS_TS_END ? ADJ_TS : 0;
 	case GR_K_SESSION:
 		return col == GR_SESS_VALUE ? ADJ_SESS_VALUE : 0;
+	case GR_K_GPU:
+		/* host_ts is a time of the same clock; CUPTI's own ids (device, stream) are not
+		 * the host's and stay as they are */
+		return col == GR_GPU_PID || col == GR_GPU_HOST_TID ? ADJ_ID
+		       : col == GR_GPU_HOST_TS			   ? ADJ_TS
+								   : 0;
 	case GR_K_COMM:
 		/* the communicator's identity (GR_COMM_ID) is the job's, shared by every trace */
 		return col == GR_COMM_PID || col == GR_COMM_TID ? ADJ_ID
@@ -695,6 +701,50 @@ static int load_graphs(struct part *P, const uint64_t *const *v, const struct gr
 	return 0;
 }
 
+/* GPU rows (--cupti): the GPU's times, kept like an API call's in a window. */
+static int load_gpus(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
+		     uint32_t n)
+{
+	struct gr_gpu *o;
+	int err;
+
+	err = ROOM(P, P->gpus, n);
+	if (err)
+		return oom(P, err, "GPU rows");
+	for (uint32_t i = 0; i < n; i++) {
+		if (!keep_call(P->ctx, v[GR_GPU_TS][i], v[GR_GPU_DUR][i]))
+			continue;
+		o = &P->gpus.v[P->gpus.n];
+		memset(o, 0, sizeof(*o));
+		o->ts = v[GR_GPU_TS][i];
+		o->dur = v[GR_GPU_DUR][i];
+		o->host_ts = v[GR_GPU_HOST_TS][i];
+		o->bytes = v[GR_GPU_BYTES][i];
+		o->correlation = v[GR_GPU_CORRELATION][i];
+		o->graph = v[GR_GPU_GRAPH][i];
+		o->graph_node = v[GR_GPU_GRAPH_NODE][i];
+		o->pid = sat32(v[GR_GPU_PID][i]);
+		o->host_tid = sat32(v[GR_GPU_HOST_TID][i]);
+		o->device = sat32(v[GR_GPU_DEVICE][i]);
+		o->context = sat32(v[GR_GPU_CONTEXT][i]);
+		o->stream = sat32(v[GR_GPU_STREAM][i]);
+		for (int d = 0; d < 3; d++) {
+			o->grid[d] = sat32(v[GR_GPU_GRID_X + d][i]);
+			o->block[d] = sat32(v[GR_GPU_BLOCK_X + d][i]);
+		}
+		o->shared = sat32(v[GR_GPU_SHARED][i]);
+		o->kind = v[GR_GPU_KIND][i] > 255 ? 255 : (uint8_t)v[GR_GPU_KIND][i];
+		o->copy_kind = v[GR_GPU_COPY_KIND][i] > 255 ? 255 : (uint8_t)v[GR_GPU_COPY_KIND][i];
+		/* the model demangles once per distinct name when the load is done (finish()) */
+		o->mangled = text_of(P, &b[GR_GPU_NAME][i]);
+		if (!o->mangled)
+			return oom(P, -ENOMEM, "GPU rows");
+		o->name = o->mangled;
+		note_ts(P, GR_K_GPU, o->ts, P->gpus.n++);
+	}
+	return 0;
+}
+
 /*
  * NCCL calls: every row, done or not (finish() sets the others aside: the model's calls are
  * matched across processes by their sequence, which needs them in time order first).
@@ -1091,7 +1141,7 @@ static const load_fn loaders[GR_K_COUNT] = {
     [GR_K_COMM] = load_comm_calls, [GR_K_GRAPH] = load_graphs,	   [GR_K_SCHED] = load_scheds,
     [GR_K_PROC] = load_procs,	   [GR_K_NAME] = load_names,	   [GR_K_MAPPING] = load_mappings,
     [GR_K_SYMBOL] = load_symbols,  [GR_K_STACK] = load_stacks,	   [GR_K_LOSS] = load_losses,
-    [GR_K_SESSION] = load_session, [GR_K_PYFRAME] = load_pyframes,
+    [GR_K_SESSION] = load_session, [GR_K_PYFRAME] = load_pyframes, [GR_K_GPU] = load_gpus,
 };
 
 /* The records of @kind, a batch of rows at a time. 0, 1 when a column does not decode, or < 0. */
@@ -1162,7 +1212,7 @@ void part_reset(struct part *P)
 	memset(P->unsorted, 0, sizeof(P->unsorted));
 	P->launches.n = P->copies.n = P->memsets.n = P->allocs.n = P->frees.n = 0;
 	P->syncs.n = P->graphs.n = P->scheds.n = P->procs.n = P->losses.n = 0;
-	P->asides.n = P->comm_calls.n = 0;
+	P->asides.n = P->comm_calls.n = P->gpus.n = 0;
 	for (int t = 0; t < T_COUNT; t++)
 		P->map[t].n = 0;
 	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
@@ -1197,6 +1247,7 @@ void part_free(struct part *P)
 		RELEASE(P->procs);
 		RELEASE(P->losses);
 		RELEASE(P->comm_calls);
+		RELEASE(P->gpus);
 	}
 	for (int t = 0; t < T_COUNT; t++) {
 		gr_keymap_free(&P->tab[t]);

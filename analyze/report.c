@@ -104,6 +104,8 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 	rp_calls_free_tokens(&x);
 	if (!err)
 		err = rp_launches(&x);
+	if (!err)
+		err = rp_gpu(&x);
 	if (!err && (r->sections & GR_REPORT_FUSION))
 		err = rp_fusion(&x);
 	if (!err && (r->sections & GR_REPORT_TRANSFER))
@@ -138,6 +140,7 @@ void gr_report_free(struct gr_report *r)
 		free(priv);
 	}
 	gr_outcome_free(&r->outcome.o);
+	gr_gpu_free(r->gpu);
 	gr_launch_sites_free(&r->launches.sites);
 	free(r);
 }

@@ -23,6 +23,7 @@
 #include "damage.h"
 #include "dist.h"
 #include "frames.h"
+#include "gpu.h"
 #include "launch_sites.h"
 #include "model.h"
 #include "outcome.h"
@@ -461,6 +462,9 @@ struct gr_report {
 	 * costs, call durations, inter-launch gaps and the iteration period; probe.clamped counts
 	 * the subtractions that stopped at 0 */
 	struct gr_probe_cost probe;
+	/* measured on the GPU (--cupti, gpu.h): NULL when the trace has no GPU rows, and then no
+	 * output says anything about the GPU */
+	struct gr_gpu_summary *gpu;
 	void *priv; /* the report's allocations */
 };
 

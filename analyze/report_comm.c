@@ -97,7 +97,8 @@ int rp_comm(struct rp_ctx *x)
 	}
 	if (it->found && it->count)
 		C->per_iteration = (double)in_loop / (double)it->count;
-	qsort(g, ng, sizeof(*g), by_id_seq);
+	if (ng)
+		qsort(g, ng, sizeof(*g), by_id_seq);
 	C->ranks = ng ? rp_alloc(x, ng, sizeof(*C->ranks)) : NULL;
 	if (ng && !C->ranks) {
 		free(g);

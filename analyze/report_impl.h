@@ -191,6 +191,14 @@ int rp_fusion(struct rp_ctx *x);
 int rp_transfer(struct rp_ctx *x);
 /* The communication finding (report_comm.c). 0 or -ENOMEM. */
 int rp_comm(struct rp_ctx *x);
+/* report_gpu.c: the GPU rows' figures (x->r->gpu), over the iteration when one was found */
+int rp_gpu(struct rp_ctx *x);
+/* report_gpu.c: the "measured on the GPU (CUPTI)" section, text and JSON; nothing when
+ * r->gpu is NULL */
+void rp_gpu_text(FILE *f, const struct gr_report *r, const struct gr_model *m, unsigned top);
+struct gr_json;
+void rp_gpu_json(struct gr_json *j, const struct gr_report *r, const struct gr_model *m,
+		 unsigned top);
 /* The CPU section is two steps. rp_cpu_replay() replays the scheduler events of the threads the
  * per-thread pass found (0, or -errno and *out NULL); rp_cpu_waits() gives its runnable waits
  * per model thread (NULL for a NULL replay), valid until rp_cpu_free(), which accepts NULL.

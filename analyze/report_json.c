@@ -718,6 +718,7 @@ int gr_report_write_json(FILE *f, const struct gr_report *r, const struct gr_mod
 		comm(&j, r);
 	if (r->ranks.n)
 		ranks(&j, r, top);
+	rp_gpu_json(&j, r, m, top);
 	gr_json_object_end(&j);
 	return gr_json_end(&j);
 }

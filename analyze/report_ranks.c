@@ -286,7 +286,8 @@ int rp_ranks(struct rp_ctx *x, const struct rp_waits *waits)
 	}
 	if (err)
 		goto out;
-	qsort(R->v, R->n, sizeof(*R->v), cmp_rank);
+	if (R->n)
+		qsort(R->v, R->n, sizeof(*R->v), cmp_rank);
 	gr_report_straggler_find(R->v, R->n, &R->straggler);
 	err = verdict(x);
 out:

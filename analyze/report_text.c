@@ -841,6 +841,7 @@ int gr_report_write_text(FILE *f, const struct gr_report *r, const struct gr_mod
 		comm(f, r);
 	if (r->ranks.n)
 		ranks(f, r, m, top);
+	rp_gpu_text(f, r, m, top);
 	fflush(f);
 	return ferror(f) ? -EIO : 0;
 }

@@ -20,6 +20,7 @@
 
 #include "cmd.h"
 #include "bpf/gpurec.skel.h"
+#include "driver.h"
 #include "mmap_hook.h"
 #include "privilege.h"
 
@@ -69,71 +70,12 @@ static int find_cuda(char *found, size_t size)
 	return n;
 }
 
-/*
- * Load libcuda.so.1 as a program would, in a child: a real driver's constructors may open the
- * device or start threads, which have no business in the checker. Returns 1 with the loaded
- * file's path in @path, or 0 with the loader's reason there.
- */
-static int load_libcuda(char *path, size_t size)
-{
-	char buf[512];
-	int fds[2], status = 0;
-	ssize_t n = 0, r;
-	pid_t pid;
-
-	snprintf(path, size, "cannot check: %s", strerror(errno));
-	if (pipe2(fds, O_CLOEXEC))
-		return 0;
-	pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return 0;
-	}
-	if (pid == 0) {
-		void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-		struct link_map *lm = NULL;
-		const char *text = h ? "" : dlerror();
-
-		char real[PATH_MAX];
-
-		if (h && dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name)
-			/* a link named libcuda.so.1 may lead to the stub: say where it leads */
-			text = realpath(lm->l_name, real) ? real : lm->l_name;
-		r = write(fds[1], text, strlen(text));
-		_exit(h && r >= 0 ? 0 : 1);
-	}
-	close(fds[1]);
-	while (n < (ssize_t)sizeof(buf) - 1 &&
-	       ((r = read(fds[0], buf + n, sizeof(buf) - 1 - n)) > 0 || (r < 0 && errno == EINTR)))
-		n += r > 0 ? r : 0;
-	buf[n] = 0;
-	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	snprintf(path, size, "%s", n ? buf : "the loader said nothing");
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
-/*
- * Can CUDA programs reach a GPU here? A loadable libcuda.so.1 that is not the toolkit's link-time
- * stub (stubs/libcuda.so carries the same soname but every call fails), and the device nodes.
- * Returns 1 when they are all there; prints one line either way.
- */
+/* Can CUDA programs reach a GPU here? Returns 1 when they can; prints one line either way. */
 static int check_driver(void)
 {
-	char lib[512], detail[640];
-	int loads = load_libcuda(lib, sizeof(lib));
+	char detail[640];
 
-	if (loads && strstr(lib, "/stubs/"))
-		snprintf(detail, sizeof(detail), "only the toolkit's stub %s", lib);
-	else if (!loads)
-		snprintf(detail, sizeof(detail), "libcuda.so.1 does not load (%s)", lib);
-	else if (access("/dev/nvidiactl", F_OK) || access("/dev/nvidia0", F_OK))
-		snprintf(detail, sizeof(detail),
-			 "%s loads, but /dev/nvidiactl or /dev/nvidia0 is missing", lib);
-	else {
-		snprintf(detail, sizeof(detail), "%s, /dev/nvidiactl, /dev/nvidia0", lib);
+	if (gr_driver_probe(NULL, detail, sizeof(detail))) {
 		line(1, "CUDA driver", detail);
 		return 1;
 	}

@@ -101,6 +101,9 @@ int gr_child_start(struct gr_child *c, const struct gr_identity *id, const char 
 		err = gr_identity_drop(id);
 		if (!err)
 			err = gr_identity_set_env(id);
+		for (char *const *e = c->env; !err && e && *e; e++)
+			if (putenv(*e))
+				err = -errno;
 		if (!err) {
 			execv(path, argv);
 			err = -errno;

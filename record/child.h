@@ -9,6 +9,7 @@
 struct gr_child {
 	pid_t pid;
 	int go_fd, report_fd;
+	char *const *env; /* "NAME=value" strings added to the command's environment, or NULL */
 };
 
 struct gr_identity;
@@ -21,7 +22,7 @@ int gr_child_resolve(const struct gr_identity *id, const char *cmd, char *out, s
 
 /*
  * Fork the command, held before exec until gr_child_release(); it then runs as @id with @id's
- * HOME, USER and LOGNAME.
+ * HOME, USER and LOGNAME, and c->env added (the recorder's own environment is left as is).
  */
 int gr_child_start(struct gr_child *c, const struct gr_identity *id, const char *path, char **argv);
 

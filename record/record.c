@@ -40,6 +40,7 @@
 #include "calibrate.h"
 #include "child.h"
 #include "clock.h"
+#include "cupti.h"
 #include "discover.h"
 #include "forward.h"
 #include "identity.h"
@@ -77,6 +78,7 @@ struct record_opts {
 	int python;	      /* Python frames with the stacks (--no-python: 0) */
 	unsigned dwarf_bytes; /* --call-graph dwarf: stack bytes per event; 0 = frame pointers */
 	int launch_time;
+	int cupti; /* --cupti: GPU activity from CUPTI, injected into the command */
 	int sched;
 	int verbose;
 	unsigned ringbuf_mb;
@@ -107,6 +109,7 @@ struct session {
 	struct gr_python py;
 	struct gr_translate tr;
 	struct gr_trace_writer *w;
+	struct gr_cupti cupti;	   /* --cupti's channel (cupti.h) */
 	struct gr_calibration cal; /* what our probes cost here */
 	int calibrated;		   /* cal holds a measurement */
 	int size_fd;		   /* the trace file, for its size in the closing line */
@@ -149,6 +152,10 @@ static void usage(FILE *f)
 		"                        of its thread, file:line function, in place of the\n"
 		"                        interpreter's own frames\n"
 		"      --launch-time     also time every launch call (return probes: ~2x cost)\n"
+		"      --cupti           also record what the GPU ran (kernels, copies, memsets:\n"
+		"                        GPU start and duration) with CUPTI, injected into the\n"
+		"                        command through the CUDA driver; costs the program\n"
+		"                        CUPTI's overhead. Needs a driver and a command (not -p)\n"
 		"      --no-sched        no scheduler events\n"
 		"      --ringbuf-mb N    BPF ring buffer size in MiB (default 16)\n"
 		"      --mmap-hook MODE  how libraries loaded late are seen: auto (default):\n"
@@ -219,6 +226,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 	    {"duration", required_argument, NULL, 'd'},
 	    {"call-graph", required_argument, NULL, 'g'},
 	    {"launch-time", no_argument, NULL, 'L'},
+	    {"cupti", no_argument, NULL, 'C'},
 	    {"no-sched", no_argument, NULL, 'S'},
 	    {"no-python", no_argument, NULL, 'P'},
 	    {"ringbuf-mb", required_argument, NULL, 'R'},
@@ -255,6 +263,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'L':
 			o->launch_time = 1;
+			break;
+		case 'C':
+			o->cupti = 1;
 			break;
 		case 'S':
 			o->sched = 0;
@@ -298,6 +309,12 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		fprintf(stderr, "gpurec record: give a command after -- or -p PID, not %s\n",
 			o->argc ? "both" : "neither");
 		usage(stderr);
+		return -1;
+	}
+	if (o->cupti && o->pids) {
+		fprintf(stderr,
+			"gpurec record: --cupti needs a command: the CUDA driver loads "
+			"CUPTI only into a process that starts with it, not into -p ones\n");
 		return -1;
 	}
 	return 0;
@@ -631,6 +648,8 @@ static int drain(struct session *s, int timeout_ms)
 	s->drained = gr_ringbuf_consume(s->rb, gr_translate_event, &s->tr);
 	if (s->tr.err && !s->err)
 		s->err = s->tr.err;
+	if ((err = gr_cupti_drain(&s->cupti, s->w)) && !s->err)
+		s->err = err;
 	gr_translate_losses(&s->tr, s->last_drain_ns, gr_clock_ns(CLOCK_MONOTONIC));
 	s->last_drain_ns = gr_clock_ns(CLOCK_MONOTONIC);
 	/* a chunk in the file survives a kill; one still pending here does not */
@@ -707,7 +726,12 @@ static int attach_pids(struct session *s, char *list)
 /* Start the command, traced from its first instruction; on failure s->ret is 127. */
 static int start_command(struct session *s)
 {
-	int err = gr_child_start(&s->child, &s->id, s->exe, s->o.argv);
+	int err;
+
+	if (s->cupti.active)
+		s->child.env = s->cupti.env;
+	err = gr_child_start(&s->child, &s->id, s->exe, s->o.argv);
+	gr_cupti_started(&s->cupti);
 
 	if (!err)
 		err = trace_pid(s, s->child.pid);
@@ -849,6 +873,9 @@ static void run(struct session *s)
 	if (s->child.pid > 0)
 		pidfd = syscall(SYS_pidfd_open, s->child.pid, 0);
 	s->polled = s->o.pids || pidfd < 0 || gr_ringbuf_watch(s->rb, pidfd);
+	/* GPU records wake the drain too: a burst waits in the pipe no longer than needed */
+	if (s->cupti.rd >= 0 && gr_ringbuf_watch(s->rb, s->cupti.rd))
+		s->polled = 1;
 	while (!s->err) {
 		ms = drain_timeout(s, ms, deadline);
 		if (drain(s, ms))
@@ -919,6 +946,7 @@ static void session_free(struct session *s)
 	s->skel = NULL;
 	gr_translate_free(&s->tr);
 	gr_python_free(&s->py);
+	gr_cupti_close(&s->cupti);
 }
 
 /*
@@ -1013,6 +1041,23 @@ static void report_summary(const struct session *s, uint64_t records)
 	}
 }
 
+/* --cupti: whether GPU activity was recorded, and what of it was lost (FORMAT.md). */
+static void write_cupti_facts(struct session *s)
+{
+	char why[160], lost[160];
+	uint64_t recorded, dropped;
+
+	gr_cupti_facts(&s->cupti, &recorded, why, sizeof(why), &dropped, lost, sizeof(lost));
+	write_session(s, GR_SESS_CUPTI, recorded, why);
+	write_session(s, GR_SESS_CUPTI_DROPPED, dropped, lost);
+	if (s->cupti.active && !recorded)
+		fprintf(stderr, "gpurec record: --cupti: %s: no GPU times were recorded\n", why);
+	else if (recorded)
+		fprintf(stderr,
+			"gpurec record: --cupti: %" PRIu64 " GPU records, %" PRIu64 " lost (%s)\n",
+			s->cupti.rows, dropped, lost);
+}
+
 /*
  * What is known only at the end: the names and mappings not written as they were learned
  * (record/symbols.h), then the closing session facts.
@@ -1024,6 +1069,8 @@ static void write_trailer(struct session *s)
 	gr_symbols_finish(&s->tr.sym, &s->tr.refs, s->last_drain_ns);
 	write_session(s, GR_SESS_STOP, s->stop_reason, "");
 	write_session(s, GR_SESS_CUDA_SEEN, s->attach.cuda_files, "");
+	if (s->o.cupti)
+		write_cupti_facts(s);
 	write_recorder_cpu(s);
 	if (untraced) {
 		write_session(s, GR_SESS_UNTRACED, untraced, "");
@@ -1092,8 +1139,10 @@ int cmd_record(int argc, char **argv)
 	    .wd = {.pid = 0, .fd = -1},
 	    .child = {.pid = 0, .go_fd = -1, .report_fd = -1},
 	    .size_fd = -1,
+	    .cupti = {.rd = -1, .wr = -1},
 	    .ret = 1,
 	};
+	char msg[PATH_MAX * 2 + 128];
 	int err;
 
 	if (parse_opts(argc, argv, &s.o))
@@ -1109,6 +1158,13 @@ int cmd_record(int argc, char **argv)
 		return 1;
 	if (s.o.pids && check_pids(&s.id, s.o.pids))
 		return 1;
+	if (s.o.cupti && gr_cupti_open(&s.cupti, &s.id, msg, sizeof(msg))) {
+		fprintf(stderr, "gpurec record: %s\n", msg);
+		return 1;
+	}
+	if (s.o.cupti && !s.cupti.active)
+		fprintf(stderr, "gpurec record: --cupti: %s here: GPU times will not be recorded\n",
+			s.cupti.why);
 	if (!setup(&s)) {
 		run(&s);
 		finish(&s);

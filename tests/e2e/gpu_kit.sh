@@ -101,6 +101,10 @@ check "kit: ten samples, each with sm_90 machine code" 10 \
 	"$(for s in "$KIT"/samples/*; do python3 tests/gpu/fatbin_archs.py "$s"; done | grep -cx 'cubin sm_90')"
 check "kit: the samples' libcudart, the scripts and fixtures are there" "yes" \
 	"$([ -f "$KIT/cuda/libcudart.so.13" ] && [ -x "$KIT/tests/gpu/run.sh" ] && [ -f "$KIT/tests/gpu/fixtures/gpurec_window.sql" ] && [ -f "$KIT/Makefile" ] && echo yes)"
+if [ -f "$PWD/$O/libgpurec_cupti.so" ] || [ -f "$PWD/libgpurec_cupti.so" ]; then
+	check "kit: --cupti's injection library beside gpurec, its libcupti resolved in the kit" 1 \
+		"$(env -i ldd "$KIT/libgpurec_cupti.so" | grep -c "libcupti.so.13 => $KIT/libcupti.so.13")"
+fi
 (cd "$TMP" && PYTHONPYCACHEPREFIX=$TMP/pyc python3 "$KIT/tests/gpu/test_compare.py" >"$TMP/kit_compare.out")
 check "kit: its compare.py tests pass from the unpacked copy" "0 0" "$? $(grep -c '^not ok' "$TMP/kit_compare.out")"
 (cd "$KIT" && PATH=/usr/bin:/bin make -s gpu-check >"$TMP/kit_refuse.out" 2>&1)
