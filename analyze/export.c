@@ -729,6 +729,32 @@ static void write_calls(struct ex *x)
 	}
 }
 
+/*
+ * Opens the slice of a call set aside (failed, nested, in flight), named so that a failure shows,
+ * with what became of it in args; 1 when it is written. CUDA calls (write_asides()) and NCCL
+ * calls (write_comm()) alike.
+ */
+static int aside_begin(struct ex *x, unsigned kind, const char *cat, uint32_t thread, unsigned api,
+		       uint16_t call, uint32_t status, uint64_t ts, uint64_t dur, uint32_t stack)
+{
+	int returned = !!(call & GR_CALL_RETURNED), in_flight = !!(call & GR_CALL_IN_FLIGHT);
+	char name[160], buf[128];
+
+	gr_outcome_call_status_text(api, status, buf, sizeof(buf));
+	if (returned && status)
+		snprintf(name, sizeof(name), "%s (failed: %s)", gr_api_name(api), buf);
+	else if (in_flight)
+		snprintf(name, sizeof(name), "%s (in flight)", gr_api_name(api));
+	else
+		snprintf(name, sizeof(name), "%s", gr_api_name(api));
+	if (!slice_begin(x, SLICE_ASIDE, kind, cat, thread, name, ts, dur, stack))
+		return 0;
+	arg_str(x, "status", returned ? buf : "unknown");
+	arg_u64(x, "depth", GR_CALL_DEPTH(call));
+	arg_bool(x, "in_flight", in_flight);
+	return 1;
+}
+
 /* What an NCCL call says, beside its kind (docs/FORMAT.md, COMM). */
 static void comm_args(struct ex *x, const struct gr_comm_call *c)
 {
@@ -763,8 +789,6 @@ static void write_comm(struct ex *x)
 {
 	size_t n;
 	const struct gr_comm_call *c = gr_model_comm_calls(x->m, &n);
-	char name[160], buf[32];
-	const char *status;
 
 	for (size_t i = 0; i < n; i++) {
 		if (!api_begin(x, GR_K_COMM, "nccl", c[i].thread, c[i].api, c[i].ts, c[i].dur,
@@ -777,27 +801,9 @@ static void write_comm(struct ex *x)
 	}
 	c = gr_model_comm_asides(x->m, &n);
 	for (size_t i = 0; i < n; i++) {
-		int returned = !!(c[i].call & GR_CALL_RETURNED);
-		int in_flight = !!(c[i].call & GR_CALL_IN_FLIGHT);
-
-		status = returned ? gr_status_name(c[i].api, c[i].status) : "unknown";
-		if (!status) {
-			snprintf(buf, sizeof(buf), "%u", c[i].status);
-			status = buf;
-		}
-		if (returned && c[i].status)
-			snprintf(name, sizeof(name), "%s (failed: %s)", gr_api_name(c[i].api),
-				 status);
-		else if (in_flight)
-			snprintf(name, sizeof(name), "%s (in flight)", gr_api_name(c[i].api));
-		else
-			snprintf(name, sizeof(name), "%s", gr_api_name(c[i].api));
-		if (!slice_begin(x, SLICE_ASIDE, GR_K_COMM, "nccl", c[i].thread, name, c[i].ts,
-				 c[i].dur, c[i].stack))
+		if (!aside_begin(x, GR_K_COMM, "nccl", c[i].thread, c[i].api, c[i].call,
+				 c[i].status, c[i].ts, c[i].dur, c[i].stack))
 			continue;
-		arg_str(x, "status", status);
-		arg_u64(x, "depth", GR_CALL_DEPTH(c[i].call));
-		arg_bool(x, "in_flight", in_flight);
 		comm_args(x, &c[i]);
 		api_end(x, c[i].dur);
 	}
@@ -820,32 +826,16 @@ static void write_asides(struct ex *x)
 	size_t n;
 	const struct gr_aside *a = gr_model_asides(x->m, &n);
 	const struct gr_launch_key *keys = gr_model_launch_keys(x->m, NULL);
-	char name[160], buf[128];
+	char buf[128];
 
 	for (size_t i = 0; i < n; i++) {
-		unsigned api = gr_aside_api(x->m, &a[i]);
-		int failed = (a[i].call & GR_CALL_RETURNED) && a[i].status;
-		int in_flight = !!(a[i].call & GR_CALL_IN_FLIGHT);
 		const char *cat = a[i].kind < GR_K_COUNT ? kind_cat[a[i].kind] : NULL;
 
-		if (failed)
-			snprintf(name, sizeof(name), "%s (failed: %s)", gr_api_name(api),
-				 gr_outcome_status_text(x->m, &a[i], buf, sizeof(buf)));
-		else if (in_flight)
-			snprintf(name, sizeof(name), "%s (in flight)", gr_api_name(api));
-		else
-			snprintf(name, sizeof(name), "%s", gr_api_name(api));
-		if (!cat ||
-		    !slice_begin(x, SLICE_ASIDE, a[i].kind, cat, gr_aside_thread(x->m, &a[i]), name,
-				 a[i].ts, a[i].dur, gr_aside_stack(x->m, &a[i])))
+		if (!cat || !aside_begin(x, a[i].kind, cat, gr_aside_thread(x->m, &a[i]),
+					 gr_aside_api(x->m, &a[i]), a[i].call, a[i].status, a[i].ts,
+					 a[i].dur, gr_aside_stack(x->m, &a[i])))
 			continue;
-		if (a[i].call & GR_CALL_RETURNED)
-			arg_str(x, "status", gr_outcome_status_text(x->m, &a[i], buf, sizeof(buf)));
-		else
-			arg_str(x, "status", "unknown");
-		arg_u64(x, "depth", GR_CALL_DEPTH(a[i].call));
-		arg_bool(x, "in_flight", in_flight);
-		if (in_flight)
+		if (a[i].call & GR_CALL_IN_FLIGHT)
 			arg_str(x, "until",
 				gr_outcome_in_flight_end(x->m, &a[i], buf, sizeof(buf)));
 		switch (a[i].kind) {

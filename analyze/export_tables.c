@@ -177,6 +177,7 @@ struct xt {
 	enum tab tab; /* the table being written */
 	struct gr_xval v[MAX_COLS];
 	unsigned n;
+	char status_text[128]; /* the row's error text: a text value lives until the row ends */
 	uint64_t sched_rows;
 	int err;
 };
@@ -313,25 +314,28 @@ static void put_outcome_ok(struct xt *x)
 	put_int(x, 0);
 }
 
-/* The outcome columns of aside @a, by info's precedence (outcome.h): in flight, nested, failed. */
-static void put_outcome_aside(struct xt *x, const struct gr_aside *a, char *buf, size_t len)
+/*
+ * The outcome columns of a call set aside, by info's precedence (outcome.h): in flight, nested,
+ * failed. @call is its "call" column, @status what @api returned. CUDA and NCCL calls alike.
+ */
+static void put_outcome_set_aside(struct xt *x, unsigned api, uint16_t call, uint32_t status)
 {
-	int returned = !!(a->call & GR_CALL_RETURNED);
-
-	if (a->call & GR_CALL_IN_FLIGHT)
+	if (call & GR_CALL_IN_FLIGHT)
 		put_text(x, "in_flight");
-	else if (GR_CALL_DEPTH(a->call))
+	else if (GR_CALL_DEPTH(call))
 		put_text(x, "nested");
 	else
 		put_text(x, "failed");
-	if (returned) {
-		put_int(x, a->status);
-		put_text(x, a->status ? gr_outcome_status_text(x->m, a, buf, len) : NULL);
+	if (call & GR_CALL_RETURNED) {
+		put_int(x, status);
+		put_text(x, status ? gr_outcome_call_status_text(api, status, x->status_text,
+								 sizeof(x->status_text))
+				   : NULL);
 	} else {
 		put_null(x);
 		put_null(x);
 	}
-	put_int(x, GR_CALL_DEPTH(a->call));
+	put_int(x, GR_CALL_DEPTH(call));
 }
 
 /* ---- the small tables ---- */
@@ -640,9 +644,6 @@ static void sync_row(struct xt *x, uint64_t *id, const struct gr_sync *s)
 /* An NCCL call, its outcome columns after it: "ok" for those the model counts, else as asides. */
 static void nccl_row(struct xt *x, uint64_t *id, const struct gr_comm_call *c, int done)
 {
-	const char *name;
-	char buf[32];
-
 	put_u64(x, ++*id);
 	put_time(x, c->ts);
 	put_dur(x, c->dur);
@@ -675,27 +676,10 @@ static void nccl_row(struct xt *x, uint64_t *id, const struct gr_comm_call *c, i
 	else
 		put_null(x);
 	put_u64(x, c->bytes);
-	if (done) {
+	if (done)
 		put_outcome_ok(x);
-		return;
-	}
-	if (c->call & GR_CALL_IN_FLIGHT)
-		put_text(x, "in_flight");
-	else if (GR_CALL_DEPTH(c->call))
-		put_text(x, "nested");
 	else
-		put_text(x, "failed");
-	if (c->call & GR_CALL_RETURNED) {
-		put_int(x, c->status);
-		name = gr_status_name(c->api, c->status);
-		if (!name)
-			snprintf(buf, sizeof(buf), "%u", c->status);
-		put_text(x, c->status ? name ? name : buf : NULL);
-	} else {
-		put_null(x);
-		put_null(x);
-	}
-	put_int(x, GR_CALL_DEPTH(c->call));
+		put_outcome_set_aside(x, c->api, c->call, c->status);
 }
 
 /* A graph call; @i its gr_model_graphs() index (SIZE_MAX for an aside: it executed nothing). */
@@ -730,7 +714,6 @@ static void write_asides(struct xt *x, unsigned kind, uint64_t *id)
 {
 	size_t n;
 	const struct gr_aside *a = gr_model_asides(x->m, &n);
-	char buf[128];
 
 	for (size_t i = 0; i < n && !x->err; i++) {
 		if (a[i].kind != kind)
@@ -761,7 +744,7 @@ static void write_asides(struct xt *x, unsigned kind, uint64_t *id)
 		/* an aside's duration is its own (in flight: to where the recording lost it) */
 		x->v[2] = a[i].dur ? (struct gr_xval){.i = (int64_t)a[i].dur}
 				   : (struct gr_xval){.null = 1};
-		put_outcome_aside(x, &a[i], buf, sizeof(buf));
+		put_outcome_set_aside(x, gr_aside_api(x->m, &a[i]), a[i].call, a[i].status);
 		end_row(x);
 	}
 }

@@ -218,10 +218,9 @@ static const char *name_or_number(const char *name, uint32_t status, char *buf, 
 	return buf;
 }
 
-const char *gr_outcome_status_text(const struct gr_model *m, const struct gr_aside *a, char *buf,
-				   size_t len)
+const char *gr_outcome_call_status_text(unsigned api, uint32_t status, char *buf, size_t len)
 {
-	return name_or_number(gr_status_name(gr_aside_api(m, a), a->status), a->status, buf, len);
+	return name_or_number(gr_status_name(api, status), status, buf, len);
 }
 
 const char *gr_outcome_error_text(const struct gr_outcome_error *e, char *buf, size_t len)

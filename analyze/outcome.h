@@ -57,9 +57,8 @@ struct gr_outcome {
 int gr_outcome_compute(const struct gr_model *m, struct gr_outcome *o);
 void gr_outcome_free(struct gr_outcome *o);
 
-/* The status of @a as text: its name, else "error N", in @buf. */
-const char *gr_outcome_status_text(const struct gr_model *m, const struct gr_aside *a, char *buf,
-				   size_t len);
+/* Status @status of a call to @api as text: its name, else "error N", in @buf. */
+const char *gr_outcome_call_status_text(unsigned api, uint32_t status, char *buf, size_t len);
 /* The same for a group of failures. */
 const char *gr_outcome_error_text(const struct gr_outcome_error *e, char *buf, size_t len);
 
