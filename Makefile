@@ -204,10 +204,13 @@ stress:
 # through an RPATH (not RUNPATH: it covers their own dependencies too), so nothing goes into the
 # environment the traced command inherits.
 KIT	:= $(O)/gpurec-gpukit
+# libstdc++ (only __cxa_demangle) and libgcc linked in: the carried libstdc++ of this build host
+# asked for glibc 2.36, which would have refused hosts with 2.34-2.35 (RHEL 9, Ubuntu 22.04)
+KIT_LIBS := $(patsubst -lstdc++,-l:libstdc++.a -static-libgcc,$(RECORD_LIBS))
 $(O)/kit/gpurec: $(O)/gpurec.o $(RECORD_LIB) $(ANALYZE_LIB) $(FORMAT_LIB)
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(LDFLAGS) -Wl,-rpath,'$$ORIGIN/lib' -Wl,--disable-new-dtags -o $@ $^ $(RECORD_LIBS)
+	$(Q)$(CC) $(LDFLAGS) -Wl,-rpath,'$$ORIGIN/lib' -Wl,--disable-new-dtags -o $@ $^ $(KIT_LIBS)
 
 gpu-kit: $(O)/kit/gpurec $(CUPTI_SO) samples
 	$(Q)CUPTI_LIB=$(CUPTI_LIBDIR)/libcupti.so.13 ./tests/gpu/kit.sh $(O)/kit/gpurec $(O)/samples $(KIT) $(CUPTI_SO)

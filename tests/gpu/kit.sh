@@ -36,8 +36,8 @@ cp "$here"/*.sh "$here"/*.py "$here/README.md" "$kit/tests/gpu/"
 cp "$here"/fixtures/* "$kit/tests/gpu/fixtures/"
 rm -f "$kit/tests/gpu/kit.sh"
 printf 'gpu-check:\n\t./tests/gpu/run.sh\n.PHONY: gpu-check\n' >"$kit/Makefile"
-# what the host's glibc must provide: the newest symbol version the binary asks for
-glibc=$(objdump -T "$kit/gpurec" "$kit"/lib/*.so* | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1)
+# what the host's glibc must provide: the newest symbol version anything carried asks for
+glibc=$(objdump -T "$kit/gpurec" "$kit"/lib/*.so* "$kit"/*.so* "$kit"/cuda/*.so* | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1)
 {
 	echo "gpurec GPU kit: $("$kit/gpurec" --version)"
 	echo "built on: $(. /etc/os-release && echo "$PRETTY_NAME"), $(uname -r), commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
