@@ -223,7 +223,7 @@ static int32_t gpu_track(struct hv *x, const struct gr_gpu *g)
 	return id;
 }
 
-/* A span of [start, start + dur] in every window it overlaps. */
+/* A span of [start, start + dur] in every window [start, end) it overlaps. */
 static void span(struct hv *x, int32_t track, unsigned type, const char *name, const char *detail,
 		 uint64_t start, uint64_t dur)
 {
@@ -235,7 +235,7 @@ static void span(struct hv *x, int32_t track, unsigned type, const char *name, c
 		const struct gr_html_window *win = &x->v->windows[w];
 		struct cand *c = &x->cand[w];
 
-		if (start > win->end || start + dur < win->start)
+		if (start >= win->end || start + dur < win->start)
 			continue;
 		if (ni < 0) {
 			ni = name_idx(x, name);
@@ -261,7 +261,7 @@ static void span(struct hv *x, int32_t track, unsigned type, const char *name, c
 static int wanted(const struct hv *x, uint64_t start, uint64_t dur)
 {
 	for (size_t w = 0; w < x->v->nwindows; w++)
-		if (start <= x->v->windows[w].end && start + dur >= x->v->windows[w].start)
+		if (start < x->v->windows[w].end && start + dur >= x->v->windows[w].start)
 			return 1;
 	return 0;
 }
