@@ -54,7 +54,9 @@ SKELS		:= $(patsubst bpf/%.bpf.c,$(O)/bpf/%.skel.h,$(BPF_SRCS))
 FORMAT_OBJS	:= $(patsubst %.c,$(O)/%.o,$(FORMAT_SRCS)) $(O)/format/status_names.o
 # the toolkit whose headers name cudaError_t and CUresult values (format/gen_status_names.sh)
 CUDA_INC	?= $(firstword $(wildcard /usr/local/cuda/include) $(dir $(NVCC))../include)
-ANALYZE_OBJS	:= $(patsubst %.c,$(O)/%.o,$(ANALYZE_SRCS))
+# the HTML report's page, styles and scripts, compiled in (analyze/gen_html_assets.sh)
+HTML_ASSETS	:= $(sort $(wildcard analyze/html/*))
+ANALYZE_OBJS	:= $(patsubst %.c,$(O)/%.o,$(ANALYZE_SRCS)) $(O)/analyze/html_assets.o
 RECORD_OBJS	:= $(patsubst %.c,$(O)/%.o,$(RECORD_SRCS))
 
 FORMAT_LIB	:= $(O)/libgrformat.a
@@ -113,6 +115,15 @@ $(O)/format/status_names.c: format/gen_status_names.sh
 $(O)/format/status_names.o: $(O)/format/status_names.c
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Iformat -MMD -MP -c $< -o $@
+
+$(O)/analyze/html_assets.c: analyze/gen_html_assets.sh $(HTML_ASSETS)
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)sh analyze/gen_html_assets.sh analyze/html > $@
+
+$(O)/analyze/html_assets.o: $(O)/analyze/html_assets.c
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(O)/%.o: %.c
 	$(call msg,CC,$@)
@@ -176,7 +187,8 @@ FUZZ_LIBS	= $(ANALYZE_LIBS)
 $(FUZZ_RECORD): $(RECORD_SRCS) $(SKELS)
 $(FUZZ_RECORD): FUZZ_LIBS = $(RECORD_LIBS)
 
-$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(FORMAT_SRCS) $(ANALYZE_SRCS)
+$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(FORMAT_SRCS) $(ANALYZE_SRCS) \
+		$(O)/analyze/html_assets.c
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -I$(O) -fsanitize=fuzzer,address,undefined \

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gpurec diff [BASE [NEW]] [--key name,grid,block] [--tolerance PCT] [--sms N] [--json]: load
- * both traces, compare them (diff.h), render the result as aligned text (diff_text.c) or JSON
- * (diff_json.c; docs/REPORTS.md, "gpurec diff --json"). Exit status 0, 1 when a trace cannot be
+ * gpurec diff [BASE [NEW]] [--key name,grid,block] [--tolerance PCT] [--sms N] [--json | --html
+ * -o PAGE]: load both traces, compare them (diff.h), render the result as aligned text
+ * (diff_text.c), JSON (diff_json.c; docs/REPORTS.md, "gpurec diff --json") or one HTML page
+ * (html.h, docs/HTML.md). Exit status 0, 1 when a trace cannot be
  * read or the output not written, 2 for a usage error.
  */
 #include <errno.h>
@@ -13,13 +14,14 @@
 
 #include "cmd.h"
 #include "diff.h"
+#include "html.h"
 #include "load.h"
 #include "options.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: gpurec diff [BASE [NEW]] [--key name,grid,block] [--tolerance PCT] "
-		   "[--json]\n"
+		   "[--json | --html -o PAGE]\n"
 		   "  BASE, NEW        traces to compare (default gpurec.trc.old and gpurec.trc;\n"
 		   "                   with one file: that file against gpurec.trc); a set of\n"
 		   "                   traces as one job: comma-separated, a1.trc,a2.trc\n"
@@ -27,7 +29,10 @@ static void usage(FILE *f)
 		   "  --tolerance PCT  hide rows whose relative change is below PCT percent\n"
 		   "  --sms N          the GPU's SM count, for the fusion report's small grids\n"
 		   "  --no-compensate  leave the probes' own cost in host times\n"
-		   "  --json           machine-readable output (docs/REPORTS.md)\n");
+		   "  --json           machine-readable output (docs/REPORTS.md)\n"
+		   "  --html           one self-contained HTML page, both sides and the changes,\n"
+		   "                   written to -o PAGE (docs/HTML.md)\n"
+		   "  -o, --output PAGE  the page --html writes (replaced if it exists)\n");
 }
 
 static int parse_key(const char *s, unsigned *key)
@@ -91,10 +96,13 @@ int cmd_diff(int argc, char **argv)
 	struct gr_report_opts ropts = {0};
 	struct gr_diff_opts o = {.report = &ropts};
 	struct gr_diff *d = NULL;
-	int json = 0, npaths = 0, err, ret = 1;
+	const char *out = NULL;
+	int json = 0, html = 0, npaths = 0, err, ret = 1;
 
 	static const struct option longopts[] = {
 	    {"json", no_argument, NULL, 'J'},
+	    {"html", no_argument, NULL, 'H'},
+	    {"output", required_argument, NULL, 'o'},
 	    {"key", required_argument, NULL, 'K'},
 	    {"tolerance", required_argument, NULL, 'T'},
 	    {"sms", required_argument, NULL, 'S'},
@@ -108,10 +116,16 @@ int cmd_diff(int argc, char **argv)
 	int c;
 
 	gr_opt_begin();
-	while ((c = getopt_long(argc, argv, ":hj:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hj:o:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'J':
 			json = 1;
+			break;
+		case 'H':
+			html = 1;
+			break;
+		case 'o':
+			out = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -163,12 +177,26 @@ int cmd_diff(int argc, char **argv)
 		path[0] = "gpurec.trc.old";
 	if (npaths < 2)
 		path[1] = "gpurec.trc";
+	if (gr_opt_html("diff", html, json, out))
+		return 2;
 	for (int s = 0; s < 2; s++)
 		if (load_side(path[s], &lopts, &m[s]))
 			goto out;
 	err = gr_diff_compute(m[0], m[1], &o, &d);
 	if (err) {
 		fprintf(stderr, "gpurec diff: %s\n", gr_strerror(err));
+		goto out;
+	}
+	if (html) {
+		long long bytes = -1;
+
+		err = gr_html_diff_save(out, d, (const struct gr_model *const *)m, path, &bytes);
+		if (err) {
+			fprintf(stderr, "gpurec diff: writing %s: %s\n", out, gr_strerror(err));
+			goto out;
+		}
+		printf("gpurec diff: wrote %s (%.1f kB)\n", out, (double)bytes / 1e3);
+		ret = 0;
 		goto out;
 	}
 	err = json ? gr_diff_write_json(stdout, d, (const struct gr_model *const *)m, path)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gpurec report [FILE...] [--json] [--only SECTIONS] [--top N] [--sms N]: load a trace, compute the
- * four reports (report.h), print them as text or JSON. Errors: "gpurec report: FILE: reason
+ * gpurec report [FILE...] [--json | --html -o PAGE] [--only SECTIONS] [--top N] [--sms N]: load a
+ * trace, compute the four reports (report.h), print them as text or JSON, or write them as one
+ * HTML page (html.h, docs/HTML.md). Errors: "gpurec report: FILE: reason
  * (offset N)", exit 1; usage errors exit 2.
  */
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "html.h"
 #include "load.h"
 #include "model.h"
 #include "options.h"
@@ -18,20 +20,25 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: gpurec report [FILE...] [--json] [--only SECTIONS] [--top N] [--sms N]\n"
-		"  FILE            trace to report on (default gpurec.trc); several: one job\n"
-		"                  (one trace per node), aligned on the first one's clock\n"
-		"  --json          machine-readable output (schema: docs/REPORTS.md)\n"
-		"  --only LIST     comma-separated sections: "
-		"launches,fusion,transfer,cpu,communication,ranks\n"
-		"  --top N         rows per ranked table (default 20; --json: all)\n"
-		"  --sms N         streaming multiprocessors of the GPU, for the small-grid test\n"
-		"                  (default: the count the program got from the runtime; else\n"
-		"                  unknown, and no grid is marked small)\n"
-		"  --slow-launch US  list launch calls slower than this many us (default %d)\n"
-		"  --no-compensate leave the probes' own cost in host times (for comparison)\n",
-		GR_REPORT_SLOW_LAUNCH_NS / 1000);
+	fprintf(
+	    f,
+	    "usage: gpurec report [FILE...] [--json | --html -o PAGE] [--only SECTIONS] [--top N]\n"
+	    "                     [--sms N]\n"
+	    "  FILE            trace to report on (default gpurec.trc); several: one job\n"
+	    "                  (one trace per node), aligned on the first one's clock\n"
+	    "  --json          machine-readable output (schema: docs/REPORTS.md)\n"
+	    "  --html          one self-contained HTML page with charts, the timeline and a\n"
+	    "                  flame graph, written to -o PAGE (docs/HTML.md)\n"
+	    "  -o, --output PAGE  the page --html writes (replaced if it exists)\n"
+	    "  --only LIST     comma-separated sections: "
+	    "launches,fusion,transfer,cpu,communication,ranks\n"
+	    "  --top N         rows per ranked table (default 20; --json: all)\n"
+	    "  --sms N         streaming multiprocessors of the GPU, for the small-grid test\n"
+	    "                  (default: the count the program got from the runtime; else\n"
+	    "                  unknown, and no grid is marked small)\n"
+	    "  --slow-launch US  list launch calls slower than this many us (default %d)\n"
+	    "  --no-compensate leave the probes' own cost in host times (for comparison)\n",
+	    GR_REPORT_SLOW_LAUNCH_NS / 1000);
 }
 
 /* "launches,fusion" -> bits; 0 on an unknown name. */
@@ -79,10 +86,13 @@ int cmd_report(int argc, char **argv)
 	struct gr_model *m = NULL;
 	struct gr_report *r = NULL;
 	unsigned long top = 0; /* text: 20; JSON: every row */
-	int json = 0, err, ret = 1;
+	const char *out = NULL;
+	int json = 0, html = 0, err, ret = 1;
 
 	static const struct option longopts[] = {
 	    {"json", no_argument, NULL, 'J'},
+	    {"html", no_argument, NULL, 'H'},
+	    {"output", required_argument, NULL, 'o'},
 	    {"only", required_argument, NULL, 'O'},
 	    {"top", required_argument, NULL, 'T'},
 	    {"sms", required_argument, NULL, 'S'},
@@ -96,10 +106,16 @@ int cmd_report(int argc, char **argv)
 	int c;
 
 	gr_opt_begin();
-	while ((c = getopt_long(argc, argv, ":hi:j:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hi:j:o:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'J':
 			json = 1;
+			break;
+		case 'H':
+			html = 1;
+			break;
+		case 'o':
+			out = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -156,11 +172,25 @@ int cmd_report(int argc, char **argv)
 		paths[0] = "gpurec.trc";
 		npaths = 1;
 	}
+	if (gr_opt_html("report", html, json, out))
+		return 2;
 	if (gr_load_set("report", paths, (size_t)npaths, &lopts, &m))
 		goto out;
 	err = gr_report_compute(m, &opts, &r);
 	if (err) {
 		fprintf(stderr, "gpurec report: %s: %s\n", paths[0], gr_strerror(err));
+		goto out;
+	}
+	if (html) {
+		long long bytes = -1;
+
+		err = gr_html_report_save(out, m, r, paths, (size_t)npaths, &bytes);
+		if (err) {
+			fprintf(stderr, "gpurec report: writing %s: %s\n", out, gr_strerror(err));
+			goto out;
+		}
+		printf("gpurec report: wrote %s (%.1f kB)\n", out, (double)bytes / 1e3);
+		ret = 0;
 		goto out;
 	}
 	if (!json) {

@@ -184,6 +184,12 @@ const struct gr_diff_metric *gr_diff_metric(const struct gr_diff *d, const char 
 int gr_diff_write_text(FILE *f, const struct gr_diff *d, const struct gr_model *const m[2],
 		       const char *const path[2]);
 
+struct gr_json;
+/* The same JSON as gr_diff_write_json(), as one value into @j, a document the caller began and
+ * ends (the HTML report's data, html.h). */
+void gr_diff_json(struct gr_json *j, const struct gr_diff *d, const struct gr_model *const m[2],
+		  const char *const path[2]);
+
 /* The diff as JSON, the schema of docs/REPORTS.md ("gpurec diff --json"). Returns 0, -EIO or
  * GR_ERR_STATE (writer misuse). */
 int gr_diff_write_json(FILE *f, const struct gr_diff *d, const struct gr_model *const m[2],

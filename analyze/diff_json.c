@@ -160,48 +160,55 @@ static void json_sites(struct gr_json *j, const struct gr_diff *d)
 	gr_json_array_end(j);
 }
 
-int gr_diff_write_json(FILE *f, const struct gr_diff *d, const struct gr_model *const m[2],
-		       const char *const path[2])
+void gr_diff_json(struct gr_json *j, const struct gr_diff *d, const struct gr_model *const m[2],
+		  const char *const path[2])
 {
-	struct gr_json j;
 	size_t hidden_k = 0, hidden_m = 0;
 
 	for (size_t i = 0; i < d->nkernels; i++)
 		hidden_k += d->kernels[i].hidden;
 	for (size_t i = 0; i < d->nmetrics; i++)
 		hidden_m += d->metrics[i].hidden;
-	gr_json_begin(&j, f, 2);
-	gr_json_object(&j);
-	json_side(&j, d, 0, m[0], path[0]);
-	json_side(&j, d, 1, m[1], path[1]);
-	gr_json_key(&j, "key");
-	gr_json_array_flat(&j);
-	gr_json_str(&j, "name");
+	gr_json_object(j);
+	json_side(j, d, 0, m[0], path[0]);
+	json_side(j, d, 1, m[1], path[1]);
+	gr_json_key(j, "key");
+	gr_json_array_flat(j);
+	gr_json_str(j, "name");
 	if (d->key & GR_DIFF_KEY_GRID)
-		gr_json_str(&j, "grid");
+		gr_json_str(j, "grid");
 	if (d->key & GR_DIFF_KEY_BLOCK)
-		gr_json_str(&j, "block");
-	gr_json_array_end(&j);
-	gr_json_kv_double(&j, "tolerance_pct", d->tolerance);
-	gr_json_kv_bool(&j, "comparable", d->comparable);
-	gr_json_kv_bool(&j, "same_host", d->same_host);
-	gr_json_key(&j, "counts");
-	gr_json_object_flat(&j);
-	gr_json_kv_u64(&j, "both", d->ncommon);
-	gr_json_kv_u64(&j, "added", d->nadded);
-	gr_json_kv_u64(&j, "removed", d->nremoved);
-	gr_json_kv_u64(&j, "hidden_kernels", hidden_k);
-	gr_json_kv_u64(&j, "hidden_metrics", hidden_m);
-	gr_json_object_end(&j);
-	gr_json_key(&j, "summary");
-	gr_json_array(&j);
+		gr_json_str(j, "block");
+	gr_json_array_end(j);
+	gr_json_kv_double(j, "tolerance_pct", d->tolerance);
+	gr_json_kv_bool(j, "comparable", d->comparable);
+	gr_json_kv_bool(j, "same_host", d->same_host);
+	gr_json_key(j, "counts");
+	gr_json_object_flat(j);
+	gr_json_kv_u64(j, "both", d->ncommon);
+	gr_json_kv_u64(j, "added", d->nadded);
+	gr_json_kv_u64(j, "removed", d->nremoved);
+	gr_json_kv_u64(j, "hidden_kernels", hidden_k);
+	gr_json_kv_u64(j, "hidden_metrics", hidden_m);
+	gr_json_object_end(j);
+	gr_json_key(j, "summary");
+	gr_json_array(j);
 	for (size_t i = 0; i < d->nsummary; i++)
-		gr_json_str(&j, d->summary[i]);
-	gr_json_array_end(&j);
-	json_kernels(&j, d);
-	json_sites(&j, d);
-	json_fusion(&j, d);
-	json_metrics(&j, d);
-	gr_json_object_end(&j);
+		gr_json_str(j, d->summary[i]);
+	gr_json_array_end(j);
+	json_kernels(j, d);
+	json_sites(j, d);
+	json_fusion(j, d);
+	json_metrics(j, d);
+	gr_json_object_end(j);
+}
+
+int gr_diff_write_json(FILE *f, const struct gr_diff *d, const struct gr_model *const m[2],
+		       const char *const path[2])
+{
+	struct gr_json j;
+
+	gr_json_begin(&j, f, 2);
+	gr_diff_json(&j, d, m, path);
 	return gr_json_end(&j);
 }

@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define GR_JSON_MAX_DEPTH 32
+#define GR_JSON_MAX_DEPTH 256 /* the HTML report's flame graph nests two per frame */
 
 struct gr_json_buf;
 

@@ -68,3 +68,21 @@ int gr_opt_jobs(const char *cmd, const char *arg, unsigned *jobs)
 	*jobs = (unsigned)v;
 	return 0;
 }
+
+int gr_opt_html(const char *cmd, int html, int json, const char *out)
+{
+	if (html && json)
+		fprintf(stderr, "gpurec %s: --html and --json: give one of them\n", cmd);
+	else if (html && !out)
+		fprintf(stderr,
+			"gpurec %s: --html needs -o PAGE, the file to write (a page on a terminal "
+			"is of no use)\n",
+			cmd);
+	else if (!html && out)
+		fprintf(stderr,
+			"gpurec %s: -o is for --html: text and --json go to standard output\n",
+			cmd);
+	else
+		return 0;
+	return -EINVAL;
+}

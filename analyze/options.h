@@ -39,4 +39,10 @@ int gr_opt_paths(const char *cmd, int argc, char **argv, const char **paths, int
  * the message. */
 int gr_opt_jobs(const char *cmd, const char *arg, unsigned *jobs);
 
+/*
+ * The output options of report and diff: --html needs -o PAGE (a page on a terminal is of no use),
+ * never goes with --json, and -o is for --html alone. Prints the error; returns 0 or -EINVAL.
+ */
+int gr_opt_html(const char *cmd, int html, int json, const char *out);
+
 #endif

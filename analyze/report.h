@@ -158,6 +158,10 @@ struct gr_report_iteration {
 				    * holds count - 1 whole periods */
 	double match; /* fraction of the loop's calls equal to the call one period earlier */
 	struct gr_report_loop loop;
+	/* every iteration j < count: its first call's entry, and its time (start to the next
+	 * start; the last: to its last call's return), without the probes' cost as period_ns;
+	 * report-owned, NULL when not found */
+	uint64_t *starts, *durs;
 };
 
 /* Launch calls slower than opts.slow_launch_ns, grouped by (kernel name, call site). */
@@ -482,6 +486,12 @@ void gr_report_free(struct gr_report *r);
  * per ranked table (0 = 20). Returns 0 or -EIO. */
 int gr_report_write_text(FILE *f, const struct gr_report *r, const struct gr_model *m,
 			 unsigned top);
+
+struct gr_json;
+/* The same JSON as gr_report_write_json(), as one value into @j, a document the caller began and
+ * ends (the HTML report's data, html.h). */
+void gr_report_json(struct gr_json *j, const struct gr_report *r, const struct gr_model *m,
+		    unsigned top);
 
 /* JSON rendering, the schema of docs/REPORTS.md; at most @top entries per ranked list (0 =
  * all). Returns 0, -EIO or GR_ERR_STATE (writer misuse). */

@@ -129,8 +129,12 @@ static int loop_calls(struct rp_ctx *x, struct gr_report_iteration *it, size_t i
 	uint64_t prev_start = 0, probe = 0; /* probe: the probes' cost of the previous iteration */
 	uint32_t ref = 0, *d = malloc((K - 1) * sizeof(*d));
 
-	if (!d)
+	it->starts = rp_alloc(x, K, sizeof(*it->starts));
+	it->durs = rp_alloc(x, K, sizeof(*it->durs));
+	if (!d || !it->starts || !it->durs) {
+		free(d);
 		return -ENOMEM;
+	}
 	it->found = 1;
 	it->calls = (uint32_t)p;
 	it->count = K;
@@ -150,11 +154,13 @@ static int loop_calls(struct rp_ctx *x, struct gr_report_iteration *it, size_t i
 
 				/* start to start holds the whole probe cost of every call of
 				 * the iteration (probe_cost.h) */
-				if (j)
-					d[j - 1] = rp_sat32(
-					    gr_probe_cost_sub(x->pc, ts - prev_start, probe));
-				else
+				if (j) {
+					it->durs[j - 1] =
+					    gr_probe_cost_sub(x->pc, ts - prev_start, probe);
+					d[j - 1] = rp_sat32(it->durs[j - 1]);
+				} else
 					it->start_ts = ts;
+				it->starts[j] = ts;
 				prev_start = ts;
 				probe = 0;
 			}
@@ -187,6 +193,8 @@ static int loop_calls(struct rp_ctx *x, struct gr_report_iteration *it, size_t i
 	}
 	it->end_ts = rp_call_end(x, rp_ref_kind(ref), rp_ref_idx(ref));
 	it->last_start_ts = prev_start;
+	/* not gr_probe_cost_sub(): its clamp count is the report's, over the periods alone */
+	it->durs[K - 1] = it->end_ts > prev_start + probe ? it->end_ts - prev_start - probe : 0;
 	gr_dist_u32(&dist, d, K - 1);
 	it->period_ns = dist.median;
 	free(d);

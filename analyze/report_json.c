@@ -665,60 +665,66 @@ static void outcome(struct gr_json *j, const struct gr_report *r, const struct g
 	gr_json_array_end(j);
 }
 
+void gr_report_json(struct gr_json *j, const struct gr_report *r, const struct gr_model *m,
+		    unsigned top)
+{
+	gr_json_object(j);
+	gr_json_kv_str(j, "schema", "gpurec-report/1");
+	gr_json_kv_u64(j, "wall_ns", r->wall_ns);
+	gr_json_kv_u64(j, "first_ts", r->first_ts);
+	gr_json_kv_u64(j, "last_ts", r->last_ts);
+	gr_json_kv_u64(j, "cuda_libraries", r->cuda_libraries);
+	gr_json_kv_u64(j, "lost_events", r->lost_events);
+	gr_json_kv_bool(j, "ended_abruptly", r->ended_abruptly);
+	gr_damage_json(j, m);
+	gr_json_key(j, "sms");
+	if (r->sms)
+		gr_json_u64(j, r->sms);
+	else
+		gr_json_null(j);
+	gr_json_kv_str(j, "sms_source",
+		       r->sms_source == GR_REPORT_SMS_OPTION	 ? "option"
+		       : r->sms_source == GR_REPORT_SMS_RECORDED ? "recorded"
+								 : "unknown");
+	gr_probe_cost_json(j, "probe_cost", &r->probe);
+	traces(j, m);
+	gr_json_key(j, "sections");
+	gr_json_array_flat(j);
+	if (r->sections & GR_REPORT_LAUNCHES)
+		gr_json_str(j, "launches");
+	if (r->sections & GR_REPORT_FUSION)
+		gr_json_str(j, "fusion");
+	if (r->sections & GR_REPORT_TRANSFER)
+		gr_json_str(j, "transfer");
+	if (r->sections & GR_REPORT_CPU)
+		gr_json_str(j, "cpu");
+	if (r->sections & GR_REPORT_COMM)
+		gr_json_str(j, "communication");
+	if (r->sections & GR_REPORT_RANKS)
+		gr_json_str(j, "ranks");
+	gr_json_array_end(j);
+	outcome(j, r, m);
+	if (r->sections & GR_REPORT_LAUNCHES)
+		launches(j, r, m, top);
+	if (r->sections & GR_REPORT_FUSION)
+		fusion(j, r, top);
+	if (r->sections & GR_REPORT_TRANSFER)
+		transfer(j, r, m, top);
+	if (r->sections & GR_REPORT_CPU)
+		cpu(j, r, top);
+	if (r->sections & GR_REPORT_COMM)
+		comm(j, r);
+	if (r->ranks.n)
+		ranks(j, r, top);
+	rp_gpu_json(j, r, m, top);
+	gr_json_object_end(j);
+}
+
 int gr_report_write_json(FILE *f, const struct gr_report *r, const struct gr_model *m, unsigned top)
 {
 	struct gr_json j;
 
 	gr_json_begin(&j, f, 2);
-	gr_json_object(&j);
-	gr_json_kv_str(&j, "schema", "gpurec-report/1");
-	gr_json_kv_u64(&j, "wall_ns", r->wall_ns);
-	gr_json_kv_u64(&j, "first_ts", r->first_ts);
-	gr_json_kv_u64(&j, "last_ts", r->last_ts);
-	gr_json_kv_u64(&j, "cuda_libraries", r->cuda_libraries);
-	gr_json_kv_u64(&j, "lost_events", r->lost_events);
-	gr_json_kv_bool(&j, "ended_abruptly", r->ended_abruptly);
-	gr_damage_json(&j, m);
-	gr_json_key(&j, "sms");
-	if (r->sms)
-		gr_json_u64(&j, r->sms);
-	else
-		gr_json_null(&j);
-	gr_json_kv_str(&j, "sms_source",
-		       r->sms_source == GR_REPORT_SMS_OPTION	 ? "option"
-		       : r->sms_source == GR_REPORT_SMS_RECORDED ? "recorded"
-								 : "unknown");
-	gr_probe_cost_json(&j, "probe_cost", &r->probe);
-	traces(&j, m);
-	gr_json_key(&j, "sections");
-	gr_json_array_flat(&j);
-	if (r->sections & GR_REPORT_LAUNCHES)
-		gr_json_str(&j, "launches");
-	if (r->sections & GR_REPORT_FUSION)
-		gr_json_str(&j, "fusion");
-	if (r->sections & GR_REPORT_TRANSFER)
-		gr_json_str(&j, "transfer");
-	if (r->sections & GR_REPORT_CPU)
-		gr_json_str(&j, "cpu");
-	if (r->sections & GR_REPORT_COMM)
-		gr_json_str(&j, "communication");
-	if (r->sections & GR_REPORT_RANKS)
-		gr_json_str(&j, "ranks");
-	gr_json_array_end(&j);
-	outcome(&j, r, m);
-	if (r->sections & GR_REPORT_LAUNCHES)
-		launches(&j, r, m, top);
-	if (r->sections & GR_REPORT_FUSION)
-		fusion(&j, r, top);
-	if (r->sections & GR_REPORT_TRANSFER)
-		transfer(&j, r, m, top);
-	if (r->sections & GR_REPORT_CPU)
-		cpu(&j, r, top);
-	if (r->sections & GR_REPORT_COMM)
-		comm(&j, r);
-	if (r->ranks.n)
-		ranks(&j, r, top);
-	rp_gpu_json(&j, r, m, top);
-	gr_json_object_end(&j);
+	gr_report_json(&j, r, m, top);
 	return gr_json_end(&j);
 }

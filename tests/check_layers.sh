@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # analyze/'s layering, checked on every `make test` (check-deps): arrows point one way only,
-#   commands (cmd_*) -> sections (report*, info*, diff*, export*) -> shared layer -> model -> format
+#   commands (cmd_*) -> sections (report*, info*, diff*, export*, html*) -> shared layer -> model -> format
 # A file may include headers of its own layer or of a layer below it, never above. The layer of a
 # file is told by its name, so `ls analyze/` shows it too; a new file that fits no rule fails here.
 set -u
@@ -15,7 +15,7 @@ layer() { # layer NAME (no extension): prints 1 model, 2 shared, 3 section, 4 co
 	for w in $SHARED; do [ "$n" = "$w" ] && { echo 2; return; }; done
 	case $n in
 	cmd_*) echo 4 ;;
-	report | report_* | info | info_* | diff | diff_* | export | export_*) echo 3 ;;
+	report | report_* | info | info_* | diff | diff_* | export | export_* | html | html_*) echo 3 ;;
 	*) echo 0 ;;
 	esac
 }
