@@ -6,6 +6,7 @@
  * trace's report (report.h) and from the model; definitions in docs/REPORTS.md ("gpurec diff").
  *
  * The module: diff.c computes (kernel matching, the side-by-side figures, fusion rows),
+ * diff_gpu.c matches the GPU kernel rows (--cupti), diff_sites.c the launch sites,
  * diff_summary.c writes the summary sentences from the computed figures, diff_text.c and
  * diff_json.c render; the command is cmd_diff.c. Figures are named by their id, never by the
  * words a person reads.
