@@ -264,8 +264,8 @@ out:
 /* The group an id starts with ("iteration" of "iteration.h2d.bytes"), static, or NULL. */
 static const char *group_of(const char *id)
 {
-	static const char *const groups[] = {"run", "iteration", "transfer",
-					     "cpu", "losses",	 "calls"};
+	static const char *const groups[] = {"run",    "iteration", "transfer", "cpu",
+					     "losses", "calls",	    "gpu"};
 	size_t n = strcspn(id, ".");
 
 	for (size_t i = 0; i < N(groups); i++)
@@ -579,6 +579,59 @@ static void call_metrics(struct ctx *c)
 	       "calls inside other calls");
 }
 
+/* A window's busy time over its devices, added, and the busiest device's share. */
+static void busy_of(const struct gr_gpu_window *w, uint64_t *busy_ns, double *share)
+{
+	*busy_ns = 0;
+	*share = 0;
+	for (size_t i = 0; i < w->ndevices; i++) {
+		*busy_ns += w->devices[i].busy_ns;
+		if (w->devices[i].share > *share)
+			*share = w->devices[i].share;
+	}
+}
+
+/*
+ * Measured on the GPU (--cupti): each report's GPU summary (gpu.h), compared only when both
+ * traces have one. The iteration's busy time is the GPU's inside the loop's time range (the
+ * window the report gave gpu.h), per complete iteration of that loop.
+ */
+static void gpu_metrics(struct ctx *c)
+{
+	const struct gr_gpu_summary *g[2] = {c->d->rep[0]->gpu, c->d->rep[1]->gpu};
+	const int *found = c->d->iter_found;
+	double kt[2] = {0, 0}, busy[2], share[2], it_busy[2], it_share[2];
+
+	if (!c->d->gpu[0] || !c->d->gpu[1])
+		return;
+	for (int s = 0; s < 2; s++) {
+		uint64_t b;
+
+		for (size_t i = 0; i < g[s]->nby_name; i++)
+			kt[s] += (double)g[s]->by_name[i].dur.total;
+		busy_of(&g[s]->recording, &b, &share[s]);
+		busy[s] = (double)b;
+		busy_of(&g[s]->iteration, &b, &it_share[s]);
+		it_busy[s] =
+		    found[s] && g[s]->iteration.ndevices ? per(b, c->d->iterations[s]) : NAN;
+		if (!(found[s] && g[s]->iteration.ndevices))
+			it_share[s] = NAN;
+	}
+	metric(c, "gpu.kernels", "", (double)g[0]->kernels, (double)g[1]->kernels,
+	       "kernels run on the GPU");
+	metric(c, "gpu.kernel_time", "ns", kt[0], kt[1], "GPU kernel time");
+	metric(c, "gpu.busy_time", "ns", busy[0], busy[1], "GPU busy time");
+	metric(c, "gpu.busy_share", "%", 100 * share[0], 100 * share[1], "GPU busy share");
+	if (found[0] || found[1]) {
+		metric(c, "gpu.iteration.busy_time", "ns", it_busy[0], it_busy[1],
+		       "GPU busy time per iteration");
+		metric(c, "gpu.iteration.busy_share", "%", 100 * it_share[0], 100 * it_share[1],
+		       "GPU busy share in the iteration");
+	}
+	metric(c, "gpu.dropped", "", (double)gr_model_session_sum(c->m[0], GR_SESS_CUPTI_DROPPED),
+	       (double)gr_model_session_sum(c->m[1], GR_SESS_CUPTI_DROPPED), "GPU records dropped");
+}
+
 /* ---- fusion candidates ---- */
 
 static int fusion_add(struct ctx *c, const struct gr_report_candidate *cand, int side)
@@ -716,6 +769,7 @@ int gr_diff_compute(const struct gr_model *a, const struct gr_model *b,
 			c.d->iter_found[s] = it->found && it->count;
 			c.d->iterations[s] = c.d->iter_found[s] ? it->count : 0;
 		}
+		c.d->gpu[s] = c.d->rep[s]->gpu && c.d->rep[s]->gpu->nrows;
 	}
 	err = match_kernels(&c, o->key);
 	if (err)
@@ -726,12 +780,16 @@ int gr_diff_compute(const struct gr_model *a, const struct gr_model *b,
 	err = df_match_sites(c.d, c.m);
 	if (err)
 		goto fail;
+	err = df_match_gpu_kernels(c.d, c.m);
+	if (err)
+		goto fail;
 	run_metrics(&c);
 	iteration_metrics(&c);
 	transfer_metrics(&c);
 	cpu_metrics(&c);
 	loss_metrics(&c);
 	call_metrics(&c);
+	gpu_metrics(&c);
 	err = c.err;
 	if (err)
 		goto fail;
@@ -762,6 +820,7 @@ void gr_diff_free(struct gr_diff *d)
 	free(d->fusion);
 	free(d->sites);
 	free(d->kernels);
+	free(d->gpu_kernels);
 	gr_report_free(d->rep[0]);
 	gr_report_free(d->rep[1]);
 	free(d);

@@ -6,6 +6,7 @@
  * trace's report (report.h) and from the model; definitions in docs/REPORTS.md ("gpurec diff").
  *
  * The module: diff.c computes (kernel matching, the side-by-side figures, fusion rows),
+ * diff_gpu.c matches the GPU kernel rows (--cupti), diff_sites.c the launch sites,
  * diff_summary.c writes the summary sentences from the computed figures, diff_text.c and
  * diff_json.c render; the command is cmd_diff.c. Figures are named by their id, never by the
  * words a person reads.
@@ -20,6 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "dist.h"
 #include "frames.h"
 #include "model.h"
 #include "report.h"
@@ -98,19 +100,44 @@ struct gr_diff_kernel {
  *   calls.failed                 failed calls (outermost calls that returned an error)
  *   calls.in_flight              calls in flight at the end
  *   calls.inner                  calls made inside another recorded call
+ *   gpu.kernels                  kernels run on the GPU (the gpu group: both traces have GPU
+ *                                rows, --cupti; measured on the GPU)
+ *   gpu.kernel_time              GPU kernel time
+ *   gpu.busy_time                GPU busy time (every device's, added)
+ *   gpu.busy_share               GPU busy share (of the busiest device)
+ *   gpu.iteration.busy_time      GPU busy time per iteration (when either trace has one)
+ *   gpu.iteration.busy_share     GPU busy share in the iteration
+ *   gpu.dropped                  GPU records dropped (the GPU figures are lower bounds)
  */
 #define GR_DIFF_ID_LEN 48 /* the longest id, "cpu.thread.<n>.runnable_wait", fits */
 
 /* One compared figure. v[i] is NAN when trace i lacks it (no iteration, no such thread). */
 struct gr_diff_metric {
 	char id[GR_DIFF_ID_LEN]; /* "transfer.h2d.bytes" (the list above), unique in a diff */
-	const char *group; /* static: "run", "iteration", "transfer", "cpu", "losses", "calls" */
+	const char *group; /* static: "run", "iteration", "transfer", "cpu", "losses", "calls",
+			    * "gpu" */
 	char *name;	   /* for people: "H2D bytes", "runnable wait: chain #1" */
 	const char *unit;  /* static: "" (count), "ns", "B", "/s", "%" */
 	double v[2];
 	double delta; /* v[1] - v[0]; NAN when either is NAN */
 	double ratio; /* v[1] / v[0]; NAN when v[0] is 0 or NAN */
 	int hidden;   /* relative change below the tolerance */
+};
+
+/*
+ * One kernel key's GPU time in each trace (--cupti, gpu.h), matched by the key of the kernel rows
+ * (name, and grid and block when opts.key says so). dur[s].count 0: it did not run on the GPU in
+ * trace s.
+ */
+struct gr_diff_gpu_kernel {
+	const char *name;	    /* demangled (model) */
+	uint32_t grid[3], block[3]; /* part of the key when opts.key says so, else 0 */
+	struct gr_dist dur[2];	    /* GPU durations (count, total, median ...) */
+	int64_t total_delta;	    /* dur[1].total - dur[0].total */
+	double total_ratio;	    /* dur[1].total / dur[0].total; NAN when dur[0].total is 0 */
+	int64_t median_delta;	    /* dur[1].median - dur[0].median */
+	enum gr_diff_status status;
+	int hidden; /* common, and its count and total changed by less than the tolerance */
 };
 
 /* A fusion candidate of either trace, by its sequence of kernel names. */
@@ -154,6 +181,12 @@ struct gr_diff {
 	int python;
 	struct gr_diff_site *sites;
 	size_t nsites;
+	/* measured on the GPU (--cupti): gpu[s] when trace s has GPU rows (rep[s]->gpu); the GPU
+	 * kernel rows and the gpu group of figures only when both have (one side alone: nothing
+	 * is compared GPU-side; neither: the output reads as before) */
+	int gpu[2];
+	struct gr_diff_gpu_kernel *gpu_kernels; /* common (by |total_delta|), added, removed */
+	size_t ngpu_kernels;
 	char **summary; /* sentences, most important first (at most GR_DIFF_SUMMARY_MAX) */
 	size_t nsummary;
 	int same_host;		  /* both headers name the same host */

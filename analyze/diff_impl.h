@@ -47,4 +47,8 @@ int df_match_sites(struct gr_diff *d, const struct gr_model *const m[2]);
 /* A matched site for people: "train.py:42 step", "train.py:42->44 step" when the line moved. */
 const char *df_site_label(const struct gr_diff_site *s, char *buf, size_t len);
 
+/* Match the GPU kernel rows of @m[0] and @m[1] by d->key into d->gpu_kernels (diff_gpu.c), when
+ * both have GPU rows. Returns 0 or -ENOMEM. */
+int df_match_gpu_kernels(struct gr_diff *d, const struct gr_model *const m[2]);
+
 #endif

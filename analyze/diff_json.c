@@ -82,6 +82,60 @@ static void json_kernels(struct gr_json *j, const struct gr_diff *d)
 	gr_json_array_end(j);
 }
 
+static void json_dist(struct gr_json *j, const char *key, const struct gr_dist *d)
+{
+	gr_json_key(j, key);
+	gr_json_object_flat(j);
+	gr_json_kv_u64(j, "count", d->count);
+	gr_json_kv_u64(j, "total_ns", d->total);
+	gr_json_kv_u64(j, "median_ns", d->median);
+	gr_json_object_end(j);
+}
+
+/* Measured on the GPU (--cupti): absent when neither trace has GPU rows, so the output reads as
+ * it did before; "compared" false, and no kernels, when only one has. */
+static void json_gpu(struct gr_json *j, const struct gr_diff *d, const struct gr_model *const m[2])
+{
+	size_t hidden = 0;
+
+	if (!d->gpu[0] && !d->gpu[1])
+		return;
+	gr_json_key(j, "gpu");
+	gr_json_object(j);
+	gr_json_kv_str(j, "source", "measured on the GPU (CUPTI)");
+	gr_json_kv_bool(j, "compared", d->gpu[0] && d->gpu[1]);
+	gr_json_kv_u64(j, "rows_a", d->gpu[0] ? d->rep[0]->gpu->nrows : 0);
+	gr_json_kv_u64(j, "rows_b", d->gpu[1] ? d->rep[1]->gpu->nrows : 0);
+	gr_json_kv_u64(j, "dropped_a", gr_model_session_sum(m[0], GR_SESS_CUPTI_DROPPED));
+	gr_json_kv_u64(j, "dropped_b", gr_model_session_sum(m[1], GR_SESS_CUPTI_DROPPED));
+	for (size_t i = 0; i < d->ngpu_kernels; i++)
+		hidden += d->gpu_kernels[i].hidden;
+	gr_json_kv_u64(j, "hidden_kernels", hidden);
+	gr_json_key(j, "kernels");
+	gr_json_array(j);
+	for (size_t i = 0; i < d->ngpu_kernels; i++) {
+		const struct gr_diff_gpu_kernel *k = &d->gpu_kernels[i];
+
+		if (k->hidden)
+			continue;
+		gr_json_object(j);
+		gr_json_kv_str(j, "name", k->name);
+		if (d->key & GR_DIFF_KEY_GRID)
+			gr_json_kv_dim3(j, "grid", k->grid);
+		if (d->key & GR_DIFF_KEY_BLOCK)
+			gr_json_kv_dim3(j, "block", k->block);
+		gr_json_kv_str(j, "status", kstatus(k->status));
+		json_dist(j, "a", &k->dur[0]);
+		json_dist(j, "b", &k->dur[1]);
+		gr_json_kv_i64(j, "total_delta_ns", k->total_delta);
+		gr_json_kv_double(j, "total_ratio", k->total_ratio);
+		gr_json_kv_i64(j, "median_delta_ns", k->median_delta);
+		gr_json_object_end(j);
+	}
+	gr_json_array_end(j);
+	gr_json_object_end(j);
+}
+
 static void json_metrics(struct gr_json *j, const struct gr_diff *d)
 {
 	gr_json_key(j, "metrics");
@@ -197,6 +251,7 @@ void gr_diff_json(struct gr_json *j, const struct gr_diff *d, const struct gr_mo
 		gr_json_str(j, d->summary[i]);
 	gr_json_array_end(j);
 	json_kernels(j, d);
+	json_gpu(j, d, m);
 	json_sites(j, d);
 	json_fusion(j, d);
 	json_metrics(j, d);

@@ -14,17 +14,17 @@
 static const char *const side_name[2] = {"BASE", "NEW"};
 
 /* "name" or "name (grid) (block)" as --key asks. */
-static const char *kernel_label(const struct gr_diff *d, const struct gr_diff_kernel *k, char *buf,
-				size_t len)
+static const char *kernel_label(const struct gr_diff *d, const char *name, const uint32_t grid[3],
+				const uint32_t block[3], char *buf, size_t len)
 {
-	int n = snprintf(buf, len, "%s", k->name);
+	int n = snprintf(buf, len, "%s", name);
 
 	if (n >= 0 && (size_t)n < len && (d->key & GR_DIFF_KEY_GRID))
-		n += snprintf(buf + n, len - (size_t)n, " grid (%u,%u,%u)", k->grid[0], k->grid[1],
-			      k->grid[2]);
+		n += snprintf(buf + n, len - (size_t)n, " grid (%u,%u,%u)", grid[0], grid[1],
+			      grid[2]);
 	if (n >= 0 && (size_t)n < len && (d->key & GR_DIFF_KEY_BLOCK))
-		snprintf(buf + n, len - (size_t)n, " block (%u,%u,%u)", k->block[0], k->block[1],
-			 k->block[2]);
+		snprintf(buf + n, len - (size_t)n, " block (%u,%u,%u)", block[0], block[1],
+			 block[2]);
 	return buf;
 }
 
@@ -110,7 +110,7 @@ static void text_kernels(FILE *f, const struct gr_diff *d)
 			fmt_opt(c[4], sizeof(c[4]), "ns", (double)k->api_ns[1],
 				api[1] && k->count[1]);
 			fprintf(f, " %11s %11s  %s\n", c[3], c[4],
-				kernel_label(d, k, label, sizeof(label)));
+				kernel_label(d, k->name, k->grid, k->block, label, sizeof(label)));
 		}
 	}
 	if (!d->nkernels)
@@ -118,6 +118,70 @@ static void text_kernels(FILE *f, const struct gr_diff *d)
 	if (hidden)
 		fprintf(f, "  (%zu kernels changed by less than the tolerance of %g%%: hidden)\n",
 			hidden, d->tolerance);
+}
+
+/* "+12.5%", "0%", "new" (from 0), "-" (no base): a change as the figures' rows write it. */
+static void fmt_change(char *buf, size_t len, double delta, double ratio)
+{
+	if (isnan(delta))
+		snprintf(buf, len, "-");
+	else if (delta == 0)
+		snprintf(buf, len, "0%%");
+	else if (isnan(ratio))
+		snprintf(buf, len, "new");
+	else
+		snprintf(buf, len, "%+.1f%%", 100 * (ratio - 1));
+}
+
+/* GPU time per kernel (--cupti): both traces' rows, or the one line that says only one has. */
+static void text_gpu(FILE *f, const struct gr_diff *d)
+{
+	static const char *const status[] = {
+	    [GR_DIFF_COMMON] = "both", [GR_DIFF_ADDED] = "added", [GR_DIFF_REMOVED] = "removed"};
+	size_t hidden = 0;
+	char label[512], c[6][32];
+
+	if (!d->gpu[0] && !d->gpu[1])
+		return;
+	if (!d->gpu[0] || !d->gpu[1]) {
+		fprintf(f,
+			"\nGPU: only %s has GPU rows (recorded with --cupti): nothing is compared "
+			"on the GPU side\n",
+			d->gpu[0] ? "BASE" : "NEW");
+		return;
+	}
+	fprintf(f,
+		"\nGPU time per kernel, measured on the GPU (CUPTI): matched by name%s%s; largest "
+		"change of GPU time first\n",
+		d->key & GR_DIFF_KEY_GRID ? ", grid" : "",
+		d->key & GR_DIFF_KEY_BLOCK ? ", block" : "");
+	fprintf(f, "  %-7s %8s %8s %11s %11s %12s %8s %11s %11s  %s\n", "", "BASE", "NEW",
+		"time BASE", "time NEW", "delta", "change", "median BASE", "median NEW", "name");
+	for (size_t i = 0; i < d->ngpu_kernels; i++) {
+		const struct gr_diff_gpu_kernel *k = &d->gpu_kernels[i];
+		double delta = (double)k->total_delta;
+
+		if (k->hidden) {
+			hidden++;
+			continue;
+		}
+		gr_diff_format(c[0], sizeof(c[0]), "ns", (double)k->dur[0].total);
+		gr_diff_format(c[1], sizeof(c[1]), "ns", (double)k->dur[1].total);
+		gr_diff_format(c[2] + 1, sizeof(c[2]) - 1, "ns", delta);
+		c[2][0] = '+';
+		fmt_change(c[3], sizeof(c[3]), delta, k->total_ratio);
+		fmt_opt(c[4], sizeof(c[4]), "ns", (double)k->dur[0].median, k->dur[0].count != 0);
+		fmt_opt(c[5], sizeof(c[5]), "ns", (double)k->dur[1].median, k->dur[1].count != 0);
+		fprintf(f, "  %-7s %8" PRIu64 " %8" PRIu64 " %11s %11s %12s %8s %11s %11s  %s\n",
+			status[k->status], k->dur[0].count, k->dur[1].count, c[0], c[1],
+			delta > 0 ? c[2] : c[2] + 1, c[3], c[4], c[5],
+			kernel_label(d, k->name, k->grid, k->block, label, sizeof(label)));
+	}
+	if (hidden)
+		fprintf(
+		    f,
+		    "  (%zu GPU kernel rows changed by less than the tolerance of %g%%: hidden)\n",
+		    hidden, d->tolerance);
 }
 
 static void text_metrics(FILE *f, const struct gr_diff *d)
@@ -129,6 +193,7 @@ static void text_metrics(FILE *f, const struct gr_diff *d)
 	    {"iteration", "per iteration (the detected training step)"},
 	    {"transfer", "copies and syncs, whole run"},
 	    {"cpu", "CPU starvation (threads matched by comm and order of first CUDA call)"},
+	    {"gpu", "measured on the GPU (CUPTI)"},
 	    {"losses", "losses"},
 	};
 	size_t hidden = 0;
@@ -159,14 +224,7 @@ static void text_metrics(FILE *f, const struct gr_diff *d)
 			gr_diff_format(b, sizeof(b), mt->unit, mt->v[1]);
 			gr_diff_format(delta + 1, sizeof(delta) - 1, mt->unit, mt->delta);
 			delta[0] = !isnan(mt->delta) && mt->delta > 0 ? '+' : ' ';
-			if (isnan(mt->delta))
-				snprintf(pct, sizeof(pct), "-");
-			else if (mt->delta == 0)
-				snprintf(pct, sizeof(pct), "0%%");
-			else if (isnan(mt->ratio))
-				snprintf(pct, sizeof(pct), "new");
-			else
-				snprintf(pct, sizeof(pct), "%+.1f%%", 100 * (mt->ratio - 1));
+			fmt_change(pct, sizeof(pct), mt->delta, mt->ratio);
 			fprintf(f, "  %-38s %13s %13s %14s %8s\n", mt->name, a, b,
 				delta[0] == ' ' ? delta + 1 : delta, pct);
 		}
@@ -225,6 +283,7 @@ int gr_diff_write_text(FILE *f, const struct gr_diff *d, const struct gr_model *
 	for (size_t i = 0; i < d->nsummary; i++)
 		fprintf(f, "  %s\n", d->summary[i]);
 	text_kernels(f, d);
+	text_gpu(f, d);
 	text_sites(f, d);
 	text_fusion(f, d);
 	text_metrics(f, d);

@@ -265,34 +265,35 @@ static int window_of(const struct gr_gpu *rows, size_t n, const uint32_t *devs, 
 
 /* ---- kernels and copies ---- */
 
-/* Row indexes compared through the rows (qsort_r's context). */
-static int cmp_by_name(const void *a, const void *b, void *rows)
-{
-	const struct gr_gpu *r = rows, *x = &r[*(const uint32_t *)a], *y = &r[*(const uint32_t *)b];
+/* What kernel rows are grouped by (qsort_r's context): the rows, and GR_GPU_BY_* besides the
+ * name. */
+struct grouping {
+	const struct gr_gpu *rows;
+	unsigned by;
+};
 
-	return strcmp(x->name, y->name);
+static int cmp_u32_field(uint32_t x, uint32_t y)
+{
+	return x < y ? -1 : x > y;
 }
 
-static int same_config(const struct gr_gpu *x, const struct gr_gpu *y)
+/* Row indexes compared by name, then the parts the grouping asks for. */
+static int cmp_group(const void *a, const void *b, void *ctx)
 {
-	return !memcmp(x->grid, y->grid, sizeof(x->grid)) &&
-	       !memcmp(x->block, y->block, sizeof(x->block)) && x->shared == y->shared;
-}
-
-static int cmp_by_config(const void *a, const void *b, void *rows)
-{
-	const struct gr_gpu *r = rows, *x = &r[*(const uint32_t *)a], *y = &r[*(const uint32_t *)b];
+	const struct grouping *g = ctx;
+	const struct gr_gpu *x = &g->rows[*(const uint32_t *)a],
+			    *y = &g->rows[*(const uint32_t *)b];
 	int c = strcmp(x->name, y->name);
 
-	if (c)
-		return c;
-	for (int d = 0; d < 3; d++) {
-		if (x->grid[d] != y->grid[d])
-			return x->grid[d] < y->grid[d] ? -1 : 1;
-		if (x->block[d] != y->block[d])
-			return x->block[d] < y->block[d] ? -1 : 1;
+	for (int d = 0; d < 3 && !c; d++) {
+		if (g->by & GR_GPU_BY_GRID)
+			c = cmp_u32_field(x->grid[d], y->grid[d]);
+		if (!c && (g->by & GR_GPU_BY_BLOCK))
+			c = cmp_u32_field(x->block[d], y->block[d]);
 	}
-	return x->shared < y->shared ? -1 : x->shared > y->shared;
+	if (!c && (g->by & GR_GPU_BY_SHARED))
+		c = cmp_u32_field(x->shared, y->shared);
+	return c;
 }
 
 static int cmp_kernel_total(const void *a, const void *b)
@@ -309,11 +310,11 @@ static uint32_t sat_u32(uint64_t v)
 	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 }
 
-/* Kernel rows @idx, sorted by @cmp, grouped by name (and @by_config) into *@out. */
-static int kernel_groups(const struct gr_gpu *rows, uint32_t *idx, size_t n,
-			 int (*cmp)(const void *, const void *, void *), int by_config,
+/* Kernel rows @idx grouped by name and @by (GR_GPU_BY_*) into *@out, by dur.total desc. */
+static int kernel_groups(const struct gr_gpu *rows, uint32_t *idx, size_t n, unsigned by,
 			 struct gr_gpu_kernel **out, size_t *nout)
 {
+	struct grouping grp = {rows, by};
 	struct gr_gpu_kernel *v = calloc(n ? n : 1, sizeof(*v));
 	uint32_t *durs = malloc((n ? n : 1) * sizeof(*durs));
 	size_t k = 0;
@@ -324,22 +325,22 @@ static int kernel_groups(const struct gr_gpu *rows, uint32_t *idx, size_t n,
 		return -ENOMEM;
 	}
 	if (n > 1)
-		qsort_r(idx, n, sizeof(*idx), cmp, (void *)rows);
+		qsort_r(idx, n, sizeof(*idx), cmp_group, &grp);
 	for (size_t i = 0; i < n;) {
 		const struct gr_gpu *first = &rows[idx[i]];
 		size_t j = i;
 
-		while (j < n && !strcmp(rows[idx[j]].name, first->name) &&
-		       (!by_config || same_config(&rows[idx[j]], first))) {
+		while (j < n && !cmp_group(&idx[j], &idx[i], &grp)) {
 			durs[j - i] = sat_u32(rows[idx[j]].dur);
 			j++;
 		}
 		v[k].name = first->name;
-		if (by_config) {
+		if (by & GR_GPU_BY_GRID)
 			memcpy(v[k].grid, first->grid, sizeof(v[k].grid));
+		if (by & GR_GPU_BY_BLOCK)
 			memcpy(v[k].block, first->block, sizeof(v[k].block));
+		if (by & GR_GPU_BY_SHARED)
 			v[k].shared = first->shared;
-		}
 		gr_dist_u32(&v[k].dur, durs, j - i);
 		k++;
 		i = j;
@@ -350,6 +351,36 @@ static int kernel_groups(const struct gr_gpu *rows, uint32_t *idx, size_t n,
 	*out = v;
 	*nout = k;
 	return 0;
+}
+
+/* The indexes of @m's kernel rows into a new array (*@n of them), or NULL. */
+static uint32_t *kernel_rows(const struct gr_gpu *rows, size_t nrows, size_t *n)
+{
+	uint32_t *idx = malloc((nrows ? nrows : 1) * sizeof(*idx));
+
+	*n = 0;
+	if (!idx)
+		return NULL;
+	for (size_t i = 0; i < nrows; i++)
+		if (rows[i].kind == GR_GPU_KERNEL)
+			idx[(*n)++] = (uint32_t)i;
+	return idx;
+}
+
+int gr_gpu_kernels(const struct gr_model *m, unsigned by, struct gr_gpu_kernel **out, size_t *n)
+{
+	size_t nrows, nkern;
+	const struct gr_gpu *rows = gr_model_gpus(m, &nrows);
+	uint32_t *idx = kernel_rows(rows, nrows, &nkern);
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	if (!idx)
+		return -ENOMEM;
+	err = kernel_groups(rows, idx, nkern, by, out, n);
+	free(idx);
+	return err;
 }
 
 static int copy_dirs(const struct gr_gpu *rows, size_t n, struct gr_gpu_summary *s)
@@ -482,7 +513,7 @@ int gr_gpu_compute(const struct gr_model *m, const struct gr_graphs *graphs, uin
 	s->ties = calloc(n, sizeof(*s->ties));
 	calls = host_calls(m, graphs, &ncalls);
 	devs = malloc(n * sizeof(*devs));
-	idx = malloc(n * sizeof(*idx));
+	idx = kernel_rows(rows, n, &nkern);
 	if (!s->ties || !calls || !devs || !idx)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
@@ -505,14 +536,12 @@ int gr_gpu_compute(const struct gr_model *m, const struct gr_graphs *graphs, uin
 	if (!err && iter_to > iter_from)
 		err = window_of(rows, n, devs, ndevs, iter_from, iter_to, &s->iteration);
 
-	for (size_t i = 0; i < n; i++)
-		if (rows[i].kind == GR_GPU_KERNEL)
-			idx[nkern++] = (uint32_t)i;
 	if (!err)
-		err = kernel_groups(rows, idx, nkern, cmp_by_name, 0, &s->by_name, &s->nby_name);
+		err = kernel_groups(rows, idx, nkern, 0, &s->by_name, &s->nby_name);
 	if (!err)
-		err = kernel_groups(rows, idx, nkern, cmp_by_config, 1, &s->by_config,
-				    &s->nby_config);
+		err = kernel_groups(rows, idx, nkern,
+				    GR_GPU_BY_GRID | GR_GPU_BY_BLOCK | GR_GPU_BY_SHARED,
+				    &s->by_config, &s->nby_config);
 	if (!err)
 		err = copy_dirs(rows, n, s);
 	if (!err)

@@ -103,6 +103,19 @@ struct gr_gpu_summary {
 int gr_gpu_compute(const struct gr_model *m, const struct gr_graphs *graphs, uint64_t iter_from,
 		   uint64_t iter_to, struct gr_gpu_summary **out);
 
+/* What kernel rows are grouped by besides their name (gr_gpu_kernels()). */
+#define GR_GPU_BY_GRID	 1u
+#define GR_GPU_BY_BLOCK	 2u
+#define GR_GPU_BY_SHARED 4u
+
+/*
+ * @m's kernel rows grouped by name and the parts @by (GR_GPU_BY_* bits) names, by dur.total
+ * desc, then name; the parts not asked for are 0. The grouping of the summary's by_name (@by 0)
+ * and by_config (all three): `gpurec diff` asks for its --key. Returns 0 and *@out (the caller
+ * frees it; names point into @m) with *@n entries, or -ENOMEM with *@out NULL.
+ */
+int gr_gpu_kernels(const struct gr_model *m, unsigned by, struct gr_gpu_kernel **out, size_t *n);
+
 /* Free what gr_gpu_compute() returned (NULL is accepted). */
 void gr_gpu_free(struct gr_gpu_summary *s);
 

@@ -2058,6 +2058,16 @@ int gr_model_session_min(const struct gr_model *m, unsigned key, uint64_t *min, 
 	return n;
 }
 
+uint64_t gr_model_session_sum(const struct gr_model *m, unsigned key)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < m->session.n; i++)
+		if (m->session.v[i].key == key && m->session.v[i].text)
+			sum += m->session.v[i].value;
+	return sum;
+}
+
 int gr_model_is_recorder(const struct gr_model *m, uint32_t pid)
 {
 	for (size_t i = 0; i < m->session.n; i++)

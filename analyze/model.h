@@ -581,6 +581,9 @@ int gr_model_session(const struct gr_model *m, unsigned key, uint64_t *value, co
  * smallest value in *@min, and in *@differs whether they do not all agree.
  */
 int gr_model_session_min(const struct gr_model *m, unsigned key, uint64_t *min, int *differs);
+/* The sum of every fact @key's value (a set of traces has one per trace): counts of a job, such as
+ * GR_SESS_CUPTI_DROPPED. 0 when there is none. */
+uint64_t gr_model_session_sum(const struct gr_model *m, unsigned key);
 
 /* Events lost, over the LOSS records whose events were lost (not gr_loss_stack_only()). */
 uint64_t gr_model_lost_events(const struct gr_model *m);

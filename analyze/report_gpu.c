@@ -42,7 +42,7 @@ static void window_text(FILE *f, const char *what, const struct gr_gpu_window *w
 			const struct gr_model *m, const struct gr_gpu_summary *s)
 {
 	const struct gr_gpu *rows = gr_model_gpus(m, NULL);
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], g[32];
 
 	for (size_t d = 0; d < w->ndevices; d++) {
 		const struct gr_gpu_busy *x = &w->devices[d];
@@ -56,7 +56,7 @@ static void window_text(FILE *f, const char *what, const struct gr_gpu_window *w
 			x->device, what, gr_units_ns(a, sizeof(a), (double)x->busy_ns),
 			gr_units_ns(b, sizeof(b), (double)(w->to_ts - w->from_ts)),
 			gr_units_pct(c, sizeof(c), x->share), x->gaps,
-			gr_units_ns(b, sizeof(b), (double)x->gap_ns));
+			gr_units_ns(g, sizeof(g), (double)x->gap_ns));
 		if (!x->gaps)
 			continue;
 		fprintf(f, "    largest gap %s at +%s, after %s, until %s",
@@ -80,6 +80,27 @@ static void window_text(FILE *f, const char *what, const struct gr_gpu_window *w
 	}
 }
 
+/*
+ * GPU records lost on the way (GR_SESS_CUPTI_DROPPED, over every trace of a set): rows that
+ * never reached the trace, so every GPU count and time below is a lower bound. The breakdown
+ * (CUPTI's buffers, the pipe, not valid) is the fact's text, shown for a single trace.
+ */
+static void dropped_text(FILE *f, const struct gr_model *m)
+{
+	uint64_t dropped = gr_model_session_sum(m, GR_SESS_CUPTI_DROPPED), min;
+	const char *why = NULL;
+	int differs;
+
+	if (!dropped)
+		return;
+	if (gr_model_session_min(m, GR_SESS_CUPTI_DROPPED, &min, &differs) == 1)
+		gr_model_session(m, GR_SESS_CUPTI_DROPPED, NULL, &why);
+	fprintf(f,
+		"  %" PRIu64 " GPU records dropped%s%s%s: the GPU counts and times below are lower "
+		"bounds\n",
+		dropped, why && *why ? " (" : "", why && *why ? why : "", why && *why ? ")" : "");
+}
+
 void rp_gpu_text(FILE *f, const struct gr_report *r, const struct gr_model *m, unsigned top)
 {
 	const struct gr_gpu_summary *s = r->gpu;
@@ -95,6 +116,7 @@ void rp_gpu_text(FILE *f, const struct gr_report *r, const struct gr_model *m, u
 		" memsets; %" PRIu64 " tied to a recorded call (%" PRIu64 " at its entry), %" PRIu64
 		" untied\n",
 		s->nrows, s->kernels, s->copies, s->memsets, s->tied, s->exact, s->untied);
+	dropped_text(f, m);
 	window_text(f, "recording", &s->recording, m, s);
 	window_text(f, "iteration", &s->iteration, m, s);
 	if (s->iteration.ndevices && r->launches.iter.found)
@@ -194,7 +216,6 @@ void rp_gpu_json(struct gr_json *j, const struct gr_report *r, const struct gr_m
 {
 	const struct gr_gpu_summary *s = r->gpu;
 
-	(void)m;
 	if (!s || !s->nrows)
 		return;
 	gr_json_key(j, "gpu");
@@ -207,6 +228,8 @@ void rp_gpu_json(struct gr_json *j, const struct gr_report *r, const struct gr_m
 	gr_json_kv_u64(j, "tied", s->tied);
 	gr_json_kv_u64(j, "tied_exact", s->exact);
 	gr_json_kv_u64(j, "untied", s->untied);
+	/* GPU records that never reached the trace: the counts and times are lower bounds */
+	gr_json_kv_u64(j, "dropped", gr_model_session_sum(m, GR_SESS_CUPTI_DROPPED));
 	window_json(j, "recording", &s->recording);
 	window_json(j, "iteration", &s->iteration);
 	gr_json_kv_double(j, "host_launch_share", r->launches.launch_share);

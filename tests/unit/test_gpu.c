@@ -11,12 +11,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analyze/diff.h"
 #include "analyze/gpu.h"
 #include "analyze/graphs.h"
 #include "analyze/model.h"
 #include "analyze/report.h"
 #include "test.h"
 #include "synth.h"
+#include "synth_gpu.h"
 
 #define T0  SYNTH_T0
 #define PID 100
@@ -432,6 +434,288 @@ static void test_report(void)
 	gr_model_free(m);
 }
 
+/* ---- gpurec diff: GPU time per kernel and per iteration (synth_gpu.h's loop) ---- */
+
+/* The loop of synth_gpu.h into @name under the test's directory, loaded; NULL on failure. */
+static struct gr_model *loop(const char *name, unsigned iters, uint64_t a_ns, uint64_t b_ns,
+			     uint64_t dropped)
+{
+	struct gr_model *m = NULL;
+	struct gr_diag diag = {0};
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	CHECK(synth_gpu_loop(path, iters, a_ns, b_ns, dropped) == 0);
+	CHECK(gr_model_load(&m, path, &diag) == 0);
+	return m;
+}
+
+static struct gr_model *standard(void)
+{
+	struct gr_model *m = NULL;
+	struct gr_diag diag = {0};
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/standard.trc", dir);
+	CHECK(synth_write(path, 0) == 0);
+	CHECK(gr_model_load(&m, path, &diag) == 0);
+	return m;
+}
+
+static double fig(const struct gr_diff *d, const char *id, int side)
+{
+	const struct gr_diff_metric *mt = gr_diff_metric(d, id);
+
+	CHECK(mt != NULL);
+	return mt ? mt->v[side] : NAN;
+}
+
+/* The diff's text and JSON. */
+static void diff_out(const struct gr_diff *d, const struct gr_model *a, const struct gr_model *b,
+		     char **text, char **json)
+{
+	const struct gr_model *const m[2] = {a, b};
+	const char *const path[2] = {"a.trc", "b.trc"};
+	size_t len;
+	FILE *f;
+
+	*text = *json = NULL;
+	f = open_memstream(text, &len);
+	CHECK(f && gr_diff_write_text(f, d, m, path) == 0);
+	if (f)
+		fclose(f);
+	f = open_memstream(json, &len);
+	CHECK(f && gr_diff_write_json(f, d, m, path) == 0);
+	if (f)
+		fclose(f);
+}
+
+static void check_gpu_kernel(const struct gr_diff_gpu_kernel *k, const char *name,
+			     enum gr_diff_status status, const uint64_t count[2],
+			     const uint64_t total[2], const uint64_t median[2])
+{
+	CHECK_STR(k->name, name);
+	CHECK_EQ_U64(k->status, status);
+	for (int s = 0; s < 2; s++) {
+		CHECK_EQ_U64(k->dur[s].count, count[s]);
+		CHECK_EQ_U64(k->dur[s].total, total[s]);
+		CHECK_EQ_U64(k->dur[s].median, median[s]);
+	}
+	CHECK(k->total_delta == (int64_t)total[1] - (int64_t)total[0]);
+	CHECK(k->median_delta == (int64_t)median[1] - (int64_t)median[0]);
+}
+
+/*
+ * BASE: 10 iterations, a 1000 ns, b 3000 / 3100 ns on the GPU; NEW: a 1500, b 2000 / 2100, and 5
+ * records dropped. b: 10 x, 30500 -> 20500 ns (median 3000 -> 2000); a: 10000 -> 15000 ns (1000
+ * -> 1500). Per iteration the GPU is busy a + b: 4050 -> 3550 ns; the loop runs from the first
+ * launch to the last sync's end, 9 periods + 2200 + a + b_9 ns (906300 and 905800).
+ */
+static void test_diff_gpu(void)
+{
+	struct gr_model *a = loop("base.trc", 10, 1000, 3000, 0);
+	struct gr_model *b = loop("new.trc", 10, 1500, 2000, 5);
+	struct gr_diff *d = NULL;
+	char *text = NULL, *json = NULL;
+
+	if (!a || !b)
+		goto out;
+	CHECK_EQ_U64(gr_diff_compute(a, b, NULL, &d), 0);
+	if (!d)
+		goto out;
+	CHECK(d->gpu[0] && d->gpu[1]);
+	CHECK_EQ_U64(d->iterations[0], 10);
+	CHECK_EQ_U64(d->iterations[1], 10);
+	CHECK_EQ_U64(d->ngpu_kernels, 2);
+	if (d->ngpu_kernels == 2) {
+		/* by the change of GPU time: b's 10000 ns before a's 5000 */
+		check_gpu_kernel(&d->gpu_kernels[0], "b(float*)", GR_DIFF_COMMON,
+				 (const uint64_t[2]){10, 10}, (const uint64_t[2]){30500, 20500},
+				 (const uint64_t[2]){3000, 2000});
+		check_gpu_kernel(&d->gpu_kernels[1], "a(float*)", GR_DIFF_COMMON,
+				 (const uint64_t[2]){10, 10}, (const uint64_t[2]){10000, 15000},
+				 (const uint64_t[2]){1000, 1500});
+		CHECK(d->gpu_kernels[1].total_ratio == 1.5);
+	}
+	CHECK(fig(d, "gpu.kernels", 0) == 20 && fig(d, "gpu.kernels", 1) == 20);
+	CHECK(fig(d, "gpu.kernel_time", 0) == 40500 && fig(d, "gpu.kernel_time", 1) == 35500);
+	CHECK(fig(d, "gpu.busy_time", 0) == 40500 && fig(d, "gpu.busy_time", 1) == 35500);
+	CHECK(fig(d, "gpu.iteration.busy_time", 0) == 4050);
+	CHECK(fig(d, "gpu.iteration.busy_time", 1) == 3550);
+	CHECK(fig(d, "gpu.iteration.busy_share", 0) == 100 * (40500.0 / 906300.0));
+	CHECK(fig(d, "gpu.iteration.busy_share", 1) == 100 * (35500.0 / 905800.0));
+	/* the recording opens at the header's anchor, SYNTH_T0: 1000 ns before the loop */
+	CHECK(fig(d, "gpu.busy_share", 0) == 100 * (40500.0 / 907300.0));
+	CHECK(fig(d, "gpu.dropped", 0) == 0 && fig(d, "gpu.dropped", 1) == 5);
+	diff_out(d, a, b, &text, &json);
+	CHECK(text && strstr(text, "GPU time per kernel, measured on the GPU (CUPTI)"));
+	CHECK(text &&
+	      strstr(text, "  both          10       10     30.5 us     20.5 us     -10.0 us "
+			   "  -32.8%     3.00 us     2.00 us  b(float*)\n"));
+	CHECK(text && strstr(text, "  GPU busy time per iteration                  4.05 us       "
+				   "3.55 us       -0.50 us   -12.3%\n"));
+	CHECK(json && strstr(json, "\"total_delta_ns\": -10000"));
+	CHECK(json && strstr(json, "\"dropped_b\": 5"));
+out:
+	free(text);
+	free(json);
+	gr_diff_free(d);
+	gr_model_free(a);
+	gr_model_free(b);
+}
+
+/*
+ * Keyed by name and grid, the loop against test_gpu's scenario: a grid 4 in both (10 x 1000 ns;
+ * 2 rows, 4000 ns, median the lower, 1000), b grid 8 in both (30500 -> 2000), a grid 2 (the graph
+ * node) and c() only in NEW.
+ */
+static void test_diff_gpu_key(void)
+{
+	struct gr_model *a = loop("base.trc", 10, 1000, 3000, 0), *b = scenario();
+	struct gr_diff_opts o = {.key = GR_DIFF_KEY_GRID};
+	struct gr_diff *d = NULL;
+
+	if (!a || !b)
+		goto out;
+	CHECK_EQ_U64(gr_diff_compute(a, b, &o, &d), 0);
+	if (!d || d->ngpu_kernels != 4) {
+		CHECK(0);
+		goto out;
+	}
+	check_gpu_kernel(&d->gpu_kernels[0], "b(float*)", GR_DIFF_COMMON,
+			 (const uint64_t[2]){10, 1}, (const uint64_t[2]){30500, 2000},
+			 (const uint64_t[2]){3000, 2000});
+	CHECK_EQ_U64(d->gpu_kernels[0].grid[0], 8);
+	check_gpu_kernel(&d->gpu_kernels[1], "a(float*)", GR_DIFF_COMMON,
+			 (const uint64_t[2]){10, 2}, (const uint64_t[2]){10000, 4000},
+			 (const uint64_t[2]){1000, 1000});
+	CHECK_EQ_U64(d->gpu_kernels[1].grid[0], 4);
+	/* added, by GPU time then name: a grid 2 and c(), 1000 ns each */
+	check_gpu_kernel(&d->gpu_kernels[2], "a(float*)", GR_DIFF_ADDED, (const uint64_t[2]){0, 1},
+			 (const uint64_t[2]){0, 1000}, (const uint64_t[2]){0, 1000});
+	CHECK_EQ_U64(d->gpu_kernels[2].grid[0], 2);
+	CHECK(isnan(d->gpu_kernels[2].total_ratio));
+	check_gpu_kernel(&d->gpu_kernels[3], "c()", GR_DIFF_ADDED, (const uint64_t[2]){0, 1},
+			 (const uint64_t[2]){0, 1000}, (const uint64_t[2]){0, 1000});
+	/* the block is not part of the key: 0 */
+	CHECK_EQ_U64(d->gpu_kernels[3].block[0], 0);
+out:
+	gr_diff_free(d);
+	gr_model_free(a);
+	gr_model_free(b);
+}
+
+/* One side with GPU rows: one line, nothing compared; neither: no word of the GPU. */
+static void test_diff_gpu_one_side(void)
+{
+	struct gr_model *a = standard(), *b = loop("new.trc", 10, 1500, 2000, 5);
+	struct gr_diff *d = NULL;
+	char *text = NULL, *json = NULL;
+
+	if (!a || !b)
+		goto out;
+	CHECK_EQ_U64(gr_diff_compute(a, b, NULL, &d), 0);
+	if (!d)
+		goto out;
+	CHECK(!d->gpu[0] && d->gpu[1]);
+	CHECK_EQ_U64(d->ngpu_kernels, 0);
+	CHECK(gr_diff_metric(d, "gpu.kernel_time") == NULL);
+	CHECK(gr_diff_metric(d, "gpu.iteration.busy_time") == NULL);
+	diff_out(d, a, b, &text, &json);
+	CHECK(text && strstr(text, "\nGPU: only NEW has GPU rows (recorded with --cupti): nothing "
+				   "is compared on the GPU side\n"));
+	CHECK(text && !strstr(text, "GPU time per kernel"));
+	CHECK(json && strstr(json, "\"compared\": false"));
+	free(text);
+	free(json);
+	text = json = NULL;
+	gr_diff_free(d);
+	d = NULL;
+	gr_model_free(b);
+	b = standard();
+	if (!b)
+		goto out;
+	CHECK_EQ_U64(gr_diff_compute(a, b, NULL, &d), 0);
+	if (!d)
+		goto out;
+	diff_out(d, a, b, &text, &json);
+	CHECK(text && !strstr(text, "GPU"));
+	CHECK(json && !strstr(json, "\"gpu"));
+out:
+	free(text);
+	free(json);
+	gr_diff_free(d);
+	gr_model_free(a);
+	gr_model_free(b);
+}
+
+/* Sets as one job per side: GPU rows of every trace, dropped records added over the traces. */
+static void test_diff_gpu_sets(void)
+{
+	struct gr_model *m[2] = {NULL, NULL};
+	struct gr_diff *d = NULL;
+	struct gr_diag diag = {0};
+	char p[4][256];
+	size_t failed;
+
+	for (int i = 0; i < 4; i++) {
+		snprintf(p[i], sizeof(p[i]), "%s/set%d.trc", dir, i);
+		CHECK(synth_gpu_loop(p[i], 10, i < 2 ? 1000 : 1500, i < 2 ? 3000 : 2000,
+				     (uint64_t)i + 1) == 0);
+	}
+	for (int s = 0; s < 2; s++) {
+		const char *const paths[2] = {p[2 * s], p[2 * s + 1]};
+
+		CHECK(gr_model_load_set(&m[s], paths, 2, NULL, &diag, &failed) == 0);
+	}
+	if (!m[0] || !m[1])
+		goto out;
+	CHECK_EQ_U64(gr_diff_compute(m[0], m[1], NULL, &d), 0);
+	if (!d || d->ngpu_kernels != 2) {
+		CHECK(0);
+		goto out;
+	}
+	check_gpu_kernel(&d->gpu_kernels[0], "b(float*)", GR_DIFF_COMMON,
+			 (const uint64_t[2]){20, 20}, (const uint64_t[2]){61000, 41000},
+			 (const uint64_t[2]){3000, 2000});
+	check_gpu_kernel(&d->gpu_kernels[1], "a(float*)", GR_DIFF_COMMON,
+			 (const uint64_t[2]){20, 20}, (const uint64_t[2]){20000, 30000},
+			 (const uint64_t[2]){1000, 1500});
+	CHECK(fig(d, "gpu.kernel_time", 0) == 81000 && fig(d, "gpu.kernel_time", 1) == 71000);
+	/* dropped: 1 + 2 in BASE, 3 + 4 in NEW */
+	CHECK(fig(d, "gpu.dropped", 0) == 3 && fig(d, "gpu.dropped", 1) == 7);
+out:
+	gr_diff_free(d);
+	gr_model_free(m[0]);
+	gr_model_free(m[1]);
+}
+
+/* The report says how many GPU records were dropped: its figures are lower bounds. */
+static void test_report_dropped(void)
+{
+	struct gr_model *m = loop("dropped.trc", 10, 1000, 3000, 5);
+	char *text, *json;
+
+	if (!m)
+		return;
+	report_out(m, &text, &json);
+	CHECK(text && strstr(text, "\n  5 GPU records dropped (dropped by CUPTI): the GPU counts "
+				   "and times below are lower bounds\n"));
+	CHECK(json && strstr(json, "\"dropped\": 5"));
+	free(text);
+	free(json);
+	gr_model_free(m);
+	m = loop("kept.trc", 10, 1000, 3000, 0);
+	if (!m)
+		return;
+	report_out(m, &text, &json);
+	CHECK(text && !strstr(text, "dropped"));
+	CHECK(json && strstr(json, "\"dropped\": 0"));
+	free(text);
+	free(json);
+	gr_model_free(m);
+}
+
 int main(void)
 {
 	char cmd[300];
@@ -447,6 +731,11 @@ int main(void)
 	RUN_TEST(test_counts);
 	RUN_TEST(test_no_rows);
 	RUN_TEST(test_report);
+	RUN_TEST(test_diff_gpu);
+	RUN_TEST(test_diff_gpu_key);
+	RUN_TEST(test_diff_gpu_one_side);
+	RUN_TEST(test_diff_gpu_sets);
+	RUN_TEST(test_report_dropped);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)
 		return 1;
