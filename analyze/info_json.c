@@ -99,7 +99,8 @@ static void gpu(struct gr_json *j, const struct gr_model *m)
 	gr_json_key(j, "why");
 	gr_json_str(j, text);
 	gr_json_kv_u64(j, "rows", gr_model_record_count(m, GR_K_GPU));
-	gr_json_kv_u64(j, "lost", gr_model_session(m, GR_SESS_CUPTI_DROPPED, &v, NULL) ? v : 0);
+	/* rows and losses of every trace of a set */
+	gr_json_kv_u64(j, "lost", gr_model_session_sum(m, GR_SESS_CUPTI_DROPPED));
 	gr_json_object_end(j);
 }
 

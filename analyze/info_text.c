@@ -108,10 +108,11 @@ static void header(FILE *f, const struct gr_info *in, const struct gr_model *m, 
 			"capabilities)\n",
 			v);
 	if (gr_model_session(m, GR_SESS_CUPTI, &v, &text)) {
-		uint64_t lost = 0;
+		/* rows and losses of every trace of a set; the reason, the first trace's */
+		uint64_t lost = gr_model_session_sum(m, GR_SESS_CUPTI_DROPPED);
 		const char *why = NULL;
 
-		gr_model_session(m, GR_SESS_CUPTI_DROPPED, &lost, &why);
+		gr_model_session(m, GR_SESS_CUPTI_DROPPED, NULL, &why);
 		if (v)
 			fprintf(f,
 				"  GPU times    %" PRIu64

@@ -1499,6 +1499,7 @@ static int set_trace(struct loader *L, struct gr_trace_reader *const *rs, const 
 	L->ctx.remap = k > 0;
 	L->ctx.id_base = (uint32_t)k * GR_MODEL_SET_PIDS;
 	L->ctx.cpu_base = (uint32_t)k * GR_MODEL_SET_CPUS;
+	L->ctx.gpu_base = (uint32_t)k * GR_MODEL_SET_GPUS;
 	L->ctx.ts_shift = gr_model_clock_shift(gr_trace_reader_header(rs[0]), h, &t.anchored);
 	if (n < 2)
 		return 0;

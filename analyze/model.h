@@ -437,12 +437,14 @@ const struct gr_trace_header *gr_model_header(const struct gr_model *m);
  * Several traces as one job (one per node, or per launcher): gr_model_load_set() reads them into
  * one model. Trace k's times move onto the first trace's monotonic clock by the difference of
  * the two headers' clock anchors (realtime - monotonic, docs/FORMAT.md); its pids and tids (but
- * 0) move up by k x GR_MODEL_SET_PIDS, and its CPUs by k x GR_MODEL_SET_CPUS, so that processes,
- * threads and CPUs of different traces stay distinct even where their numbers are equal. The
+ * 0) move up by k x GR_MODEL_SET_PIDS, its CPUs by k x GR_MODEL_SET_CPUS and its GPU devices (GPU
+ * rows) by k x GR_MODEL_SET_GPUS, so that processes, threads, CPUs and GPUs of different traces
+ * stay distinct even where their numbers are equal. The
  * first trace's ids and times are its own: a set of one reads as gr_model_load_opts() does.
  */
 #define GR_MODEL_SET_PIDS (1u << 22) /* above Linux's pid_max */
 #define GR_MODEL_SET_CPUS 4096u
+#define GR_MODEL_SET_GPUS 256u /* a node's device ordinals are below it */
 #define GR_MODEL_SET_MAX  512 /* traces in a set: ids stay under 2^31 */
 
 struct gr_model_trace {

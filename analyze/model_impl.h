@@ -114,11 +114,12 @@ struct load_ctx {
 	uint64_t from, to, lo;	  /* lo: from minus the margin */
 	struct shared_strs *strs; /* the model's strings */
 	/* several traces as one job (gr_model_load_set()): the trace being read. Its pids, tids
-	 * and CPUs move up by id_base / cpu_base (0 stays 0: the idle task, no id), its times by
-	 * ts_shift onto the first trace's clock; remap is 0 for the first trace and a single one.
+	 * and CPUs move up by id_base / cpu_base (0 stays 0: the idle task, no id), its GPU
+	 * devices by gpu_base, its times by ts_shift onto the first trace's clock; remap is 0 for
+	 * the first trace and a single one.
 	 */
 	int remap;
-	uint32_t id_base, cpu_base;
+	uint32_t id_base, cpu_base, gpu_base;
 	int64_t ts_shift;
 };
 

@@ -96,7 +96,7 @@ int model_map_schema(struct load_ctx *L, const struct gr_schema *fs, struct gr_d
 	return 0;
 }
 
-enum adj_what { ADJ_TS = 1, ADJ_ID, ADJ_CPU, ADJ_NAME_KEY, ADJ_PROC_VALUE, ADJ_SESS_VALUE };
+enum adj_what { ADJ_TS = 1, ADJ_ID, ADJ_CPU, ADJ_GPU, ADJ_NAME_KEY, ADJ_PROC_VALUE, ADJ_SESS_VALUE };
 
 /* What a column of a trace of a set needs to join the first trace's clock and ids. */
 static enum adj_what adj_of(uint16_t kind, uint16_t col)
@@ -146,10 +146,11 @@ static enum adj_what adj_of(uint16_t kind, uint16_t col)
 	case GR_K_SESSION:
 		return col == GR_SESS_VALUE ? ADJ_SESS_VALUE : 0;
 	case GR_K_GPU:
-		/* host_ts is a time of the same clock; CUPTI's own ids (device, stream) are not
-		 * the host's and stay as they are */
+		/* host_ts is a time of the same clock; a device is the trace's own, like a CPU
+		 * (two nodes' GPU 0 are two GPUs); a stream is already told apart by its pid */
 		return col == GR_GPU_PID || col == GR_GPU_HOST_TID ? ADJ_ID
 		       : col == GR_GPU_HOST_TS			   ? ADJ_TS
+		       : col == GR_GPU_DEVICE			   ? ADJ_GPU
 								   : 0;
 	case GR_K_COMM:
 		/* the communicator's identity (GR_COMM_ID) is the job's, shared by every trace */
@@ -206,6 +207,8 @@ static int adjust_cols(struct part *P, uint16_t kind, uint32_t n, const uint64_t
 				x = x ? x + (uint64_t)L->ts_shift : 0;
 			else if (w == ADJ_CPU)
 				x = x < 65536 ? x + L->cpu_base : x;
+			else if (w == ADJ_GPU)
+				x += L->gpu_base;
 			else if (x && row_is_id(w, v, i))
 				x += L->id_base;
 			o[i] = x;

@@ -64,6 +64,10 @@ check "stand-in: the exact GPU rows" "$(cat "$TMP/want")" "$(cat "$TMP/got")"
 "$GPUREC" info --json "$TMP/f.trc" >"$TMP/f.json"
 check "stand-in: info's gpu facts" \
 	'{"lost": 7, "recorded": true, "rows": 5, "why": "1 processes"}' "$(json "$TMP/f.json" 'd["gpu"]')"
+cp "$TMP/f.trc" "$TMP/f2.trc"
+"$GPUREC" info --json "$TMP/f.trc" "$TMP/f2.trc" >"$TMP/f12.json"
+check "stand-in: info of two traces as one job: rows and losses of both" \
+	'{"lost": 14, "recorded": true, "rows": 10, "why": "1 processes"}' "$(json "$TMP/f12.json" 'd["gpu"]')"
 check "stand-in: the closing line" \
 	"gpurec record: --cupti: 5 GPU records, 7 lost (7 dropped by CUPTI, 0 not written (the pipe was full), 0 not valid)" \
 	"$(grep -e --cupti "$TMP/f.log")"

@@ -682,6 +682,9 @@ static void test_diff_gpu_sets(void)
 			 (const uint64_t[2]){20, 20}, (const uint64_t[2]){20000, 30000},
 			 (const uint64_t[2]){1000, 1500});
 	CHECK(fig(d, "gpu.kernel_time", 0) == 81000 && fig(d, "gpu.kernel_time", 1) == 71000);
+	/* each trace's GPU 0 is a GPU of its own: busy times add, not merge (both traces of a
+	 * side run their kernels at the same times) */
+	CHECK(fig(d, "gpu.busy_time", 0) == 81000 && fig(d, "gpu.busy_time", 1) == 71000);
 	/* dropped: 1 + 2 in BASE, 3 + 4 in NEW */
 	CHECK(fig(d, "gpu.dropped", 0) == 3 && fig(d, "gpu.dropped", 1) == 7);
 out:
