@@ -445,7 +445,7 @@ const struct gr_trace_header *gr_model_header(const struct gr_model *m);
 #define GR_MODEL_SET_PIDS (1u << 22) /* above Linux's pid_max */
 #define GR_MODEL_SET_CPUS 4096u
 #define GR_MODEL_SET_GPUS 256u /* a node's device ordinals are below it */
-#define GR_MODEL_SET_MAX  512 /* traces in a set: ids stay under 2^31 */
+#define GR_MODEL_SET_MAX  512  /* traces in a set: ids stay under 2^31 */
 
 struct gr_model_trace {
 	const char *path; /* as given */

@@ -96,7 +96,15 @@ int model_map_schema(struct load_ctx *L, const struct gr_schema *fs, struct gr_d
 	return 0;
 }
 
-enum adj_what { ADJ_TS = 1, ADJ_ID, ADJ_CPU, ADJ_GPU, ADJ_NAME_KEY, ADJ_PROC_VALUE, ADJ_SESS_VALUE };
+enum adj_what {
+	ADJ_TS = 1,
+	ADJ_ID,
+	ADJ_CPU,
+	ADJ_GPU,
+	ADJ_NAME_KEY,
+	ADJ_PROC_VALUE,
+	ADJ_SESS_VALUE
+};
 
 /* What a column of a trace of a set needs to join the first trace's clock and ids. */
 static enum adj_what adj_of(uint16_t kind, uint16_t col)
