@@ -203,6 +203,11 @@ static void summary(FILE *f, const char *out, const struct gr_export_stats *st, 
 		"  %" PRIu64 " launch instants on stream tracks, %" PRIu64 " flows, %" PRIu64
 		" scheduler state slices\n",
 		st->launch_instants, st->flows, st->sched_slices);
+	if (st->gpu_slices)
+		fprintf(f,
+			"  %" PRIu64 " GPU slices (measured on the GPU), %" PRIu64
+			" flows from their calls, %" PRIu64 " tied to no recorded call\n",
+			st->gpu_slices, st->gpu_flows, st->gpu_untied);
 	fprintf(f,
 		"  %" PRIu64 " loss instants, %" PRIu64 " process events, %" PRIu64
 		" metadata events, %" PRIu64 " events in all\n",
