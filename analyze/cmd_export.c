@@ -139,7 +139,7 @@ static int export_tables(const struct gr_model *m, enum out_format fmt, const ch
 {
 	static const char *const ftables[] = {"launches",     "copies", "memsets",     "allocs",
 					      "frees",	      "syncs",	"graph_calls", "nccl_calls",
-					      "sched_states", "losses"};
+					      "sched_states", "losses", "gpu_activity"};
 	struct gr_export_table_stats st;
 	const struct gr_xtable *t;
 	const char *why = NULL;
@@ -163,10 +163,12 @@ static int export_tables(const struct gr_model *m, enum out_format fmt, const ch
 	t = gr_export_tables_list(&nt);
 	printf("gpurec export: wrote %s: %" PRIu64 " rows in %zu tables, %" PRIu64
 	       " of them events\n ",
-	       out, st.total, nt, st.events);
+	       out, st.total, st.tables, st.events);
 	for (size_t i = 0; i < nt; i++)
 		for (size_t k = 0; k < sizeof(ftables) / sizeof(ftables[0]); k++)
-			if (!strcmp(t[i].name, ftables[k]))
+			/* gpu_activity: a table only when the trace has GPU rows */
+			if (!strcmp(t[i].name, ftables[k]) &&
+			    (st.rows[i] || strcmp(t[i].name, "gpu_activity")))
 				printf(" %s %" PRIu64, t[i].name, st.rows[i]);
 	printf("\n");
 	return 0;
