@@ -43,7 +43,7 @@ static void usage(FILE *f)
 		"  --to TIME      end of the window (default: the end of the recording)\n"
 		"                 TIME is seconds, or a number with ns, us, ms or s\n"
 		"  --pid PIDS     only these processes (comma-separated)\n"
-		"  --no-flows     no flow arrows from launches to their stream's track\n"
+		"  --no-flows     no flow arrows (launch to stream track, call to GPU row)\n"
 		"  --warn-mb N    warn when the output is over N MiB (default %d); when it\n"
 		"                 would be over %d times that, stop before writing\n"
 		"  --force        write it anyway\n"

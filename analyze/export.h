@@ -10,11 +10,11 @@
  * GR_EXPORT_TID_BASE up, above any real tid (PID_MAX_LIMIT), so they never collide. The tracks
  * written are sorted: threads by (pid, tid), each with its CPU-state track after it, then streams
  * by (pid, handle), then GPU tracks by (pid, device, stream); their extra tids and sort indexes,
- * and the flows' ids (launches written, in order, from 1; then the GPU rows' flows, in row
- * order), depend on what the window holds alone. So a model loaded for the window alone
- * (gr_model_load_opts()'s window, margin GR_MODEL_MARGIN_NS) gives the same JSON as a whole one,
- * but for what began more than the margin before the window: an API call that long reaching into
- * it, a thread state entered before the margin (not drawn), the CPU-state track of a thread
+ * and the flows' ids (launches written, in order, from 1; then the GPU rows' flows, in
+ * gr_model_gpus() order), depend on what the window holds alone. So a model loaded for the window
+ * alone (gr_model_load_opts()'s window, margin GR_MODEL_MARGIN_NS) gives the same JSON as a whole
+ * one, but for what began more than the margin before the window: an API call that long reaching
+ * into it, a thread state entered before the margin (not drawn), the CPU-state track of a thread
  * whose calls are all older (that model does not know the thread).
  *
  * - every CUDA API call (launch, copy, memset, alloc, free, sync, graph) is one "X" slice on its
