@@ -43,7 +43,7 @@ static void usage(FILE *f)
 		"  --to TIME      end of the window (default: the end of the recording)\n"
 		"                 TIME is seconds, or a number with ns, us, ms or s\n"
 		"  --pid PIDS     only these processes (comma-separated)\n"
-		"  --no-flows     no flow arrows from launches to their stream's track\n"
+		"  --no-flows     no flow arrows (launch to stream track, call to GPU row)\n"
 		"  --warn-mb N    warn when the output is over N MiB (default %d); when it\n"
 		"                 would be over %d times that, stop before writing\n"
 		"  --force        write it anyway\n"
@@ -139,7 +139,7 @@ static int export_tables(const struct gr_model *m, enum out_format fmt, const ch
 {
 	static const char *const ftables[] = {"launches",     "copies", "memsets",     "allocs",
 					      "frees",	      "syncs",	"graph_calls", "nccl_calls",
-					      "sched_states", "losses"};
+					      "sched_states", "losses", "gpu_activity"};
 	struct gr_export_table_stats st;
 	const struct gr_xtable *t;
 	const char *why = NULL;
@@ -163,10 +163,12 @@ static int export_tables(const struct gr_model *m, enum out_format fmt, const ch
 	t = gr_export_tables_list(&nt);
 	printf("gpurec export: wrote %s: %" PRIu64 " rows in %zu tables, %" PRIu64
 	       " of them events\n ",
-	       out, st.total, nt, st.events);
+	       out, st.total, st.tables, st.events);
 	for (size_t i = 0; i < nt; i++)
 		for (size_t k = 0; k < sizeof(ftables) / sizeof(ftables[0]); k++)
-			if (!strcmp(t[i].name, ftables[k]))
+			/* gpu_activity: a table only when the trace has GPU rows */
+			if (!strcmp(t[i].name, ftables[k]) &&
+			    (st.rows[i] || strcmp(t[i].name, "gpu_activity")))
 				printf(" %s %" PRIu64, t[i].name, st.rows[i]);
 	printf("\n");
 	return 0;
@@ -203,6 +205,11 @@ static void summary(FILE *f, const char *out, const struct gr_export_stats *st, 
 		"  %" PRIu64 " launch instants on stream tracks, %" PRIu64 " flows, %" PRIu64
 		" scheduler state slices\n",
 		st->launch_instants, st->flows, st->sched_slices);
+	if (st->gpu_slices)
+		fprintf(f,
+			"  %" PRIu64 " GPU slices (measured on the GPU), %" PRIu64
+			" flows from their calls, %" PRIu64 " tied to no recorded call\n",
+			st->gpu_slices, st->gpu_flows, st->gpu_untied);
 	fprintf(f,
 		"  %" PRIu64 " loss instants, %" PRIu64 " process events, %" PRIu64
 		" metadata events, %" PRIu64 " events in all\n",

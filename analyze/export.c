@@ -9,6 +9,7 @@
 #include "export_stacks.h"
 #include "export.h"
 #include "export_perfetto.h"
+#include "gpu.h"
 #include "graphs.h"
 #include "json.h"
 #include "outcome.h"
@@ -16,6 +17,41 @@
 
 /* Output is built in memory and written in blocks this large: never a write per event. */
 #define OUT_BUF (1u << 20)
+
+/* The host calls that make GPU rows, in the order the export writes their slices. */
+enum gpu_slot { SLOT_LAUNCH, SLOT_COPY, SLOT_MEMSET, SLOT_GRAPH, SLOT_COUNT };
+
+/* One GPU track: a stream of a device, as CUPTI numbers them, in one process. */
+struct ex_gpu_track {
+	uint32_t pid, device, stream;
+};
+
+/* A flow from the host call that made a GPU row: the call (by its kind's slot and model index). */
+struct ex_gpu_from {
+	uint32_t slot; /* enum gpu_slot */
+	uint32_t index;
+	uint32_t row;
+};
+
+/*
+ * The GPU rows (gpu.h) and what the export makes of them. Only allocated when the trace has GPU
+ * rows: without, the export is what it was before they existed, byte for byte.
+ */
+struct ex_gpu {
+	struct gr_gpu_summary *sum; /* the rows' ties; NULL: no GPU rows */
+	const struct gr_gpu *rows;
+	size_t nrows;
+	uint32_t *track; /* per row: its track's rank, UINT32_MAX when the window drops it */
+	uint64_t *flow;	 /* per row: its flow's number among the GPU flows (from 1), 0: none */
+	uint64_t nflows; /* numbered so far (marking pass) */
+	uint64_t base;	 /* the launch flows' count: GPU flow ids follow theirs */
+	struct ex_gpu_track *tracks;
+	size_t ntracks;
+	struct ex_gpu_from *from; /* rows with a flow, by (slot, index, row) */
+	size_t nfrom;
+	size_t cursor[SLOT_COUNT]; /* per slot: the next entry of from[] (calls are written in
+				      order) */
+};
 
 struct ex {
 	const struct gr_model *m;
@@ -47,6 +83,7 @@ struct ex {
 	uint32_t *name_seen;
 	size_t nnames;
 	struct ex_stacks stacks; /* the events' call stacks */
+	struct ex_gpu gpu;	 /* the GPU rows (--cupti) */
 	struct gr_json j;
 	/* the Perfetto protobuf form (export_perfetto.h) instead of JSON; NULL for JSON */
 	struct ex_pf *pf;
@@ -291,6 +328,12 @@ static uint32_t stream_tid(const struct ex *x, size_t stream)
 	return GR_EXPORT_TID_BASE + (uint32_t)x->nthread_order + x->stream_rank[stream];
 }
 
+/* GPU tracks come after the streams' tracks. */
+static uint32_t gpu_tid(const struct ex *x, uint32_t rank)
+{
+	return GR_EXPORT_TID_BASE + (uint32_t)(x->nthread_order + x->nstream_order) + rank;
+}
+
 /* ---- metadata ---- */
 
 /* A track's name: a JSON metadata event, a Perfetto track descriptor. */
@@ -384,6 +427,14 @@ static void write_metadata(struct ex *x)
 			snprintf(buf, sizeof(buf), "stream 0 (legacy default)");
 		meta(x, "thread_name", st->pid, stream_tid(x, s), buf);
 		meta_sort(x, st->pid, stream_tid(x, s), 2 * (uint64_t)x->nthread_order + r);
+	}
+	for (size_t r = 0; r < x->gpu.ntracks; r++) {
+		const struct ex_gpu_track *t = &x->gpu.tracks[r];
+
+		snprintf(buf, sizeof(buf), "GPU %u stream 0x%x", t->device, t->stream);
+		meta(x, "thread_name", t->pid, gpu_tid(x, (uint32_t)r), buf);
+		meta_sort(x, t->pid, gpu_tid(x, (uint32_t)r),
+			  2 * (uint64_t)x->nthread_order + x->nstream_order + r);
 	}
 }
 
@@ -504,6 +555,47 @@ static void launch_extras(struct ex *x, const struct gr_launch *l, const struct 
 	args_begin(x);
 	args_end(x);
 	event_end(x);
+}
+
+/* ---- flows from the calls to the GPU rows they made ---- */
+
+static uint64_t gpu_flow_id(const struct ex *x, size_t row)
+{
+	return x->gpu.base + x->gpu.flow[row];
+}
+
+/*
+ * Ends the slice of executed call @index of @slot's kind on @thread (api_end()) with the flows
+ * that start there, one per GPU row the call made (struct ex_gpu): their ids on the slice in
+ * Perfetto, an "s" event each at the call's entry @ts in JSON.
+ */
+static void call_end(struct ex *x, enum gpu_slot slot, size_t index, uint32_t thread, uint64_t ts,
+		     uint64_t dur)
+{
+	const struct gr_thread *t = &x->threads[thread];
+	struct ex_gpu *g = &x->gpu;
+	size_t a = g->cursor[slot], b;
+
+	if (!g->nfrom) {
+		api_end(x, dur);
+		return;
+	}
+	while (a < g->nfrom && g->from[a].slot == slot && g->from[a].index < index)
+		a++;
+	for (b = a; b < g->nfrom && g->from[b].slot == slot && g->from[b].index == index; b++)
+		event_flow(x, gpu_flow_id(x, g->from[b].row));
+	api_end(x, dur);
+	g->cursor[slot] = b;
+	if (x->pf)
+		return; /* the slice and the GPU slice carry the flow's id */
+	for (size_t c = a; c < b; c++) {
+		event_begin(x, "s", "gpu", "flow", t->pid, t->tid);
+		event_ts(x, ts);
+		gr_json_kv_u64(&x->j, "id", gpu_flow_id(x, g->from[c].row));
+		args_begin(x);
+		args_end(x);
+		event_end(x);
+	}
 }
 
 /* The arguments of each kind of call, shared by executed calls, graph nodes and asides. */
@@ -663,7 +755,7 @@ static void write_launches(struct ex *x)
 		}
 		launch_args(x, lk);
 		event_flow(x, x->o->no_flows ? 0 : x->launches + 1); /* launch_extras()'s id */
-		api_end(x, dur);
+		call_end(x, SLOT_LAUNCH, i, lk->thread, l[i].ts, dur);
 		launch_extras(x, &l[i], lk, k[lk->kernel].name, &c[lk->config]);
 	}
 }
@@ -682,7 +774,7 @@ static void write_calls(struct ex *x)
 				     c[i].stack))
 			continue;
 		copy_args(x, &c[i]);
-		api_end(x, c[i].dur);
+		call_end(x, SLOT_COPY, i, c[i].thread, c[i].ts, c[i].dur);
 	}
 	const struct gr_memset *ms = gr_model_memsets(x->m, &n);
 	const uint64_t *memset_nodes = gr_graphs_memset_bits(x->graphs);
@@ -694,7 +786,7 @@ static void write_calls(struct ex *x)
 				     ms[i].dur, ms[i].stack))
 			continue;
 		memset_args(x, &ms[i]);
-		api_end(x, ms[i].dur);
+		call_end(x, SLOT_MEMSET, i, ms[i].thread, ms[i].ts, ms[i].dur);
 	}
 	const struct gr_alloc *a = gr_model_allocs(x->m, &n);
 	for (size_t i = 0; i < n; i++) {
@@ -725,7 +817,7 @@ static void write_calls(struct ex *x)
 			       g[i].stack))
 			continue;
 		graph_args(x, &g[i], i);
-		api_end(x, g[i].dur);
+		call_end(x, SLOT_GRAPH, i, g[i].thread, g[i].ts, g[i].dur);
 	}
 }
 
@@ -862,6 +954,176 @@ static void write_asides(struct ex *x)
 			break;
 		}
 		api_end(x, a[i].dur);
+	}
+}
+
+/* ---- GPU rows (--cupti) ---- */
+
+/* Index of the process of @pid (gr_model_processes() is sorted by pid), or SIZE_MAX. */
+static size_t process_index(const struct ex *x, uint32_t pid)
+{
+	size_t lo = 0, hi = x->nprocs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (x->procs[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < x->nprocs && x->procs[lo].pid == pid ? lo : SIZE_MAX;
+}
+
+/* The call a GPU row is tied to (gpu.h): 1 and its slot, thread, entry and duration; 0 none. */
+static int tied_call(const struct ex *x, const struct gr_gpu_tie *t, enum gpu_slot *slot,
+		     uint32_t *thread, uint64_t *ts, uint64_t *dur)
+{
+	switch (t->kind) {
+	case GR_K_LAUNCH: {
+		const struct gr_launch *l = &gr_model_launches(x->m, NULL)[t->index];
+		const struct gr_launch_key *k = &gr_model_launch_keys(x->m, NULL)[l->key];
+
+		*slot = SLOT_LAUNCH, *thread = k->thread, *ts = l->ts, *dur = gr_launch_dur(k, l);
+		return 1;
+	}
+	case GR_K_COPY: {
+		const struct gr_copy *c = &gr_model_copies(x->m, NULL)[t->index];
+
+		*slot = SLOT_COPY, *thread = c->thread, *ts = c->ts, *dur = c->dur;
+		return 1;
+	}
+	case GR_K_MEMSET: {
+		const struct gr_memset *s = &gr_model_memsets(x->m, NULL)[t->index];
+
+		*slot = SLOT_MEMSET, *thread = s->thread, *ts = s->ts, *dur = s->dur;
+		return 1;
+	}
+	case GR_K_GRAPH: {
+		const struct gr_graph *g = &gr_model_graphs(x->m, NULL)[t->index];
+
+		*slot = SLOT_GRAPH, *thread = g->thread, *ts = g->ts, *dur = g->dur;
+		return 1;
+	}
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Marking pass for GPU row @r, which the window holds: its track and process are used, and it
+ * gets a flow when the slice of its call is written too (a row whose call the probes did not
+ * record, or whose call is outside the window, is a slice without a flow).
+ */
+static void mark_gpu_row(struct ex *x, size_t r)
+{
+	const struct gr_gpu *row = &x->gpu.rows[r];
+	const struct gr_gpu_tie *t = &x->gpu.sum->ties[r];
+	size_t p = process_index(x, row->pid);
+	enum gpu_slot slot;
+	uint32_t thread;
+	uint64_t ts, dur;
+
+	x->gpu.track[r] = 0; /* used: order_gpu() ranks it */
+	if (p != SIZE_MAX)
+		x->proc_use[p] = 1;
+	x->st.gpu_slices++;
+	x->st.gpu_untied += !t->kind;
+	x->st.events++;
+	if (x->o->no_flows || !tied_call(x, t, &slot, &thread, &ts, &dur) ||
+	    !x->thread_ok[thread] || !in_window(x, ts, dur))
+		return;
+	x->gpu.flow[r] = ++x->gpu.nflows;
+	x->st.gpu_flows++;
+	x->st.events += 2; /* JSON: "s" and "f" */
+}
+
+/* The slice of GPU row @r on its track, and the end of its flow. */
+static void gpu_slice(struct ex *x, size_t r)
+{
+	const struct gr_gpu *row = &x->gpu.rows[r];
+	uint32_t tid = gpu_tid(x, x->gpu.track[r]), pid, host_tid;
+	uint64_t id = x->gpu.flow[r] ? gpu_flow_id(x, r) : 0, host_ts;
+	const char *name, *cat;
+	char buf[64];
+	unsigned api;
+
+	if (row->kind == GR_GPU_KERNEL) {
+		name = row->name[0] ? row->name : "kernel";
+		cat = "gpu_kernel";
+	} else if (row->kind == GR_GPU_MEMCPY) {
+		snprintf(buf, sizeof(buf), "memcpy %s", gr_gpu_copy_kind_name(row->copy_kind));
+		name = buf;
+		cat = "gpu_memcpy";
+	} else if (row->kind == GR_GPU_MEMSET) {
+		name = "memset";
+		cat = "gpu_memset";
+	} else {
+		snprintf(buf, sizeof(buf), "GPU activity (kind %u)", row->kind);
+		name = buf;
+		cat = "gpu";
+	}
+	event_begin(x, "X", name, cat, row->pid, tid);
+	event_ts(x, row->ts);
+	event_dur(x, row->dur);
+	event_flow(x, id);
+	args_begin(x);
+	if (row->kind == GR_GPU_KERNEL) {
+		arg_str(x, "kernel", name);
+		arg_dim3(x, "grid", row->grid);
+		arg_dim3(x, "block", row->block);
+		arg_u64(x, "shared_mem", row->shared);
+	} else if (row->kind == GR_GPU_MEMCPY) {
+		arg_str(x, "copy_kind", gr_gpu_copy_kind_name(row->copy_kind));
+		arg_u64(x, "bytes", row->bytes);
+	} else if (row->kind == GR_GPU_MEMSET) {
+		arg_u64(x, "bytes", row->bytes);
+	}
+	arg_u64(x, "correlation", row->correlation);
+	if (row->graph) {
+		arg_u64(x, "graph", row->graph);
+		arg_u64(x, "graph_node", row->graph_node);
+	}
+	if (gr_gpu_tie_call(x->m, &x->gpu.sum->ties[r], &pid, &host_tid, &host_ts, &api)) {
+		arg_str(x, "call", gr_api_name(api));
+		arg_u64(x, "call_tid", host_tid);
+	} else {
+		arg_str(x, "call", "not recorded by the probes");
+	}
+	args_end(x);
+	event_end(x);
+	x->st.gpu_slices++;
+	x->st.gpu_untied += !x->gpu.sum->ties[r].kind;
+	if (!id)
+		return;
+	x->st.gpu_flows++;
+	if (x->pf)
+		return;
+	event_begin(x, "f", "gpu", "flow", row->pid, tid);
+	event_ts(x, row->ts);
+	gr_json_kv_u64(&x->j, "id", id);
+	gr_json_kv_str(&x->j, "bp", "e");
+	args_begin(x);
+	args_end(x);
+	event_end(x);
+}
+
+/*
+ * Every GPU row the window and the pid filter hold: a slice on the track of its (process,
+ * device, stream) at its GPU time, and the end of the flow from its call. Marked (first pass) or
+ * written.
+ */
+static void write_gpu(struct ex *x)
+{
+	for (size_t r = 0; r < x->gpu.nrows; r++) {
+		const struct gr_gpu *row = &x->gpu.rows[r];
+
+		if (!pid_wanted(x->o, row->pid) || !in_window(x, row->ts, row->dur))
+			continue;
+		if (!x->emit)
+			mark_gpu_row(x, r);
+		else
+			gpu_slice(x, r);
 	}
 }
 
@@ -1100,8 +1362,30 @@ static void write_prologue(struct ex *x)
 	gr_json_buf_raw(&x->out, events, sizeof(events) - 1);
 }
 
+/* The GPU rows' ties and per-row state, when the trace has GPU rows. Returns 0 or -ENOMEM. */
+static int setup_gpu(struct ex *x)
+{
+	struct ex_gpu *g = &x->gpu;
+	int err;
+
+	g->rows = gr_model_gpus(x->m, &g->nrows);
+	if (!g->nrows)
+		return 0;
+	err = gr_gpu_compute(x->m, x->graphs, 0, 0, &g->sum);
+	if (err)
+		return err;
+	g->track = malloc(g->nrows * sizeof(*g->track));
+	g->flow = calloc(g->nrows, sizeof(*g->flow));
+	if (!g->track || !g->flow)
+		return -ENOMEM;
+	memset(g->track, 0xff, g->nrows * sizeof(*g->track)); /* UINT32_MAX: not written */
+	return 0;
+}
+
 static int setup(struct ex *x)
 {
+	int err;
+
 	x->thread_ok = calloc(x->nthreads + 1, 1);
 	x->thread_use = calloc(x->nthreads + 1, 1);
 	x->stream_use = calloc(x->nstreams + 1, 1);
@@ -1122,7 +1406,10 @@ static int setup(struct ex *x)
 		return -ENOMEM;
 	if (ex_stacks_init(&x->stacks, x->m))
 		return -ENOMEM;
-	return gr_graphs_build(x->m, &x->graphs);
+	err = gr_graphs_build(x->m, &x->graphs);
+	if (!err)
+		err = setup_gpu(x);
+	return err;
 }
 
 static void ex_free(struct ex *x)
@@ -1138,6 +1425,11 @@ static void ex_free(struct ex *x)
 	free(x->name_count);
 	free(x->name_seen);
 	gr_graphs_free(x->graphs);
+	gr_gpu_free(x->gpu.sum);
+	free(x->gpu.track);
+	free(x->gpu.flow);
+	free(x->gpu.tracks);
+	free(x->gpu.from);
 	ex_stacks_free(&x->stacks);
 	gr_json_buf_free(&x->out);
 }
@@ -1177,6 +1469,7 @@ static int mark(struct ex *x)
 	write_calls(x);
 	write_comm(x);
 	write_asides(x);
+	write_gpu(x);
 	err = write_sched(x);
 	write_procs(x);
 	for (size_t i = 0; i < n; i++) {
@@ -1213,6 +1506,66 @@ static size_t order_tracks(struct track_key *k, size_t n, uint32_t *order, uint3
 	return n;
 }
 
+static int cmp_from(const void *p, const void *q)
+{
+	const struct ex_gpu_from *a = p, *b = q;
+
+	if (a->slot != b->slot)
+		return a->slot < b->slot ? -1 : 1;
+	if (a->index != b->index)
+		return a->index < b->index ? -1 : 1;
+	return a->row < b->row ? -1 : a->row > b->row;
+}
+
+/*
+ * After the marking pass: the GPU tracks used, by (pid, device, stream), each row's rank among
+ * them, and the flows by the call they start from, in the order the calls are written. The GPU
+ * flows' ids follow the launch flows' (the marking pass counted those). Returns 0 or -ENOMEM.
+ */
+static int order_gpu(struct ex *x)
+{
+	struct ex_gpu *g = &x->gpu;
+	struct track_key *k;
+	size_t n = 0;
+
+	if (!g->sum)
+		return 0;
+	k = calloc(g->nrows, sizeof(*k));
+	g->tracks = calloc(g->nrows, sizeof(*g->tracks));
+	g->from = calloc(g->nflows + 1, sizeof(*g->from));
+	if (!k || !g->tracks || !g->from) {
+		free(k);
+		return -ENOMEM;
+	}
+	for (size_t r = 0; r < g->nrows; r++)
+		if (g->track[r] != UINT32_MAX)
+			k[n++] = (struct track_key){
+			    g->rows[r].pid, (uint64_t)g->rows[r].device << 32 | g->rows[r].stream,
+			    (uint32_t)r};
+	qsort(k, n, sizeof(*k), cmp_track);
+	for (size_t i = 0; i < n; i++) {
+		if (!i || cmp_track(&k[i - 1], &k[i]))
+			g->tracks[g->ntracks++] = (struct ex_gpu_track){
+			    (uint32_t)k[i].a, (uint32_t)(k[i].b >> 32), (uint32_t)k[i].b};
+		g->track[k[i].idx] = (uint32_t)g->ntracks - 1;
+	}
+	free(k);
+	for (size_t r = 0; r < g->nrows; r++) {
+		enum gpu_slot slot;
+		uint32_t thread;
+		uint64_t ts, dur;
+
+		if (g->flow[r] && tied_call(x, &g->sum->ties[r], &slot, &thread, &ts, &dur))
+			g->from[g->nfrom++] =
+			    (struct ex_gpu_from){slot, g->sum->ties[r].index, (uint32_t)r};
+	}
+	qsort(g->from, g->nfrom, sizeof(*g->from), cmp_from);
+	for (size_t i = g->nfrom; i-- > 0;)
+		g->cursor[g->from[i].slot] = i;
+	g->base = x->st.flows;
+	return 0;
+}
+
 /* After the marking pass: the order of the used tracks (struct ex). Returns 0 or -ENOMEM. */
 static int order(struct ex *x)
 {
@@ -1233,7 +1586,7 @@ static int order(struct ex *x)
 						    (uint32_t)s};
 	x->nstream_order = order_tracks(k, n, x->stream_order, x->stream_rank);
 	free(k);
-	return 0;
+	return order_gpu(x);
 }
 
 int gr_export_count(const struct gr_model *m, const struct gr_export_opts *o,
@@ -1290,6 +1643,7 @@ static int write_all(struct ex *x)
 	write_calls(x);
 	write_comm(x);
 	write_asides(x);
+	write_gpu(x);
 	err = write_sched(x);
 	write_procs(x);
 	write_losses(x);

@@ -9,11 +9,12 @@
  * stream a track "stream 0x..." in its process; these extra tracks use tids from
  * GR_EXPORT_TID_BASE up, above any real tid (PID_MAX_LIMIT), so they never collide. The tracks
  * written are sorted: threads by (pid, tid), each with its CPU-state track after it, then streams
- * by (pid, handle); their extra tids and sort indexes, and the flows' ids (launches written, in
- * order, from 1), depend on what the window holds alone. So a model loaded for the window alone
- * (gr_model_load_opts()'s window, margin GR_MODEL_MARGIN_NS) gives the same JSON as a whole one,
- * but for what began more than the margin before the window: an API call that long reaching into
- * it, a thread state entered before the margin (not drawn), the CPU-state track of a thread
+ * by (pid, handle), then GPU tracks by (pid, device, stream); their extra tids and sort indexes,
+ * and the flows' ids (launches written, in order, from 1; then the GPU rows' flows, in
+ * gr_model_gpus() order), depend on what the window holds alone. So a model loaded for the window
+ * alone (gr_model_load_opts()'s window, margin GR_MODEL_MARGIN_NS) gives the same JSON as a whole
+ * one, but for what began more than the margin before the window: an API call that long reaching
+ * into it, a thread state entered before the margin (not drawn), the CPU-state track of a thread
  * whose calls are all older (that model does not know the thread).
  *
  * - every CUDA API call (launch, copy, memset, alloc, free, sync, graph) is one "X" slice on its
@@ -37,6 +38,16 @@
  *   delimit them, by the rules of the shared thread timeline (timeline.h); a state whose start
  *   was not recorded is not drawn (a thread's first record that is a wakeup it issued starts
  *   its "running" state); a thread switched out dead (TASK_DEAD) has no state after;
+ * - GPU rows (--cupti, gpu.h): a track "GPU N stream 0x..." per (pid, device, stream), CUPTI's
+ *   ids (streams are per process), after the process's thread and stream tracks; an "X" slice
+ *   per row at its GPU time: a kernel named by its (demangled) name, cat "gpu_kernel", with
+ *   grid, block, shared_mem; "memcpy KIND", cat "gpu_memcpy", with copy_kind and bytes;
+ *   "memset", cat "gpu_memset", with bytes; all with correlation, graph and graph_node (from a
+ *   graph) and the call they are tied to (call, call_tid). Unless no_flows, a flow (JSON "s"
+ *   named "gpu" at the call's entry on its thread, "f" on the GPU slice; Perfetto: the flow's id
+ *   on both slices) from the slice of the call that made the row, when that slice is written; a
+ *   row tied to no recorded call is a slice without a flow (gpu_untied). A trace without GPU
+ *   rows exports as it did before they existed, byte for byte;
  * - losses as global "i" instants (cat "loss"); process start, exec, exit as process instants.
  */
 #ifndef GR_ANALYZE_EXPORT_H
@@ -57,7 +68,7 @@ struct gr_export_opts {
 	int has_to;
 	const uint32_t *pids; /* only these processes (losses are global: always kept) */
 	size_t npids;	      /* 0 = every process */
-	int no_flows;	      /* no launch flows: about a third smaller for launch-heavy traces */
+	int no_flows; /* no flows (launch nor GPU): about a third smaller for launch-heavy traces */
 };
 
 /* What was written, per sort of event. */
@@ -68,7 +79,10 @@ struct gr_export_stats {
 	uint64_t aside_slices; /* failed, nested and in-flight calls (model.h struct gr_aside) */
 	uint64_t sched_slices;
 	uint64_t launch_instants; /* on stream tracks */
-	uint64_t flows;		  /* pairs of "s" + "f" */
+	uint64_t flows;		  /* launch flows: pairs of "s" + "f" */
+	uint64_t gpu_slices;	  /* GPU rows (--cupti), on GPU tracks */
+	uint64_t gpu_flows;	  /* from the call that made a GPU row to its slice: "s" + "f" */
+	uint64_t gpu_untied;	  /* GPU slices tied to no recorded call (gpu.h): never a flow */
 	uint64_t loss_instants, proc_instants;
 	uint64_t metadata;
 	uint64_t events; /* every event above, metadata included */

@@ -89,6 +89,7 @@ struct ex_pf {
 	struct gr_pb out;      /* whole packets, written to f every GR_PF_FLUSH bytes */
 	struct gr_pb ev;       /* the TrackEvent being built */
 	struct gr_pb interned; /* the InternedData entries it adds */
+	struct gr_pb flows;    /* its flow ids (a launch's slice has one per GPU row it made) */
 	struct gr_arena arena;
 	struct gr_strtab strings; /* each string interned once: keys compare by address */
 	struct gr_keymap iids;	  /* (namespace, interned string or stack id) -> iid - 1 */
@@ -96,7 +97,7 @@ struct ex_pf {
 	/* the event being built */
 	char ph;
 	int skip; /* an 's' or 'f' event: nothing written */
-	uint64_t track, ts, dur, flow;
+	uint64_t track, ts, dur;
 	size_t dict[EX_PF_DEPTH];
 	int depth;
 	int err;
@@ -173,6 +174,7 @@ int ex_pf_open(struct ex_pf **out, FILE *f, const struct gr_model *m)
 	gr_pb_init(&pf->out);
 	gr_pb_init(&pf->ev);
 	gr_pb_init(&pf->interned);
+	gr_pb_init(&pf->flows);
 	gr_strtab_init(&pf->strings, &pf->arena);
 	gr_keymap_init(&pf->iids, 2);
 	gr_model_stacks(m, &pf->nstacks);
@@ -245,10 +247,11 @@ void ex_pf_begin(struct ex_pf *pf, char ph, const char *name, const char *cat, u
 	pf->ph = ph;
 	pf->skip = ph == 's' || ph == 'f';
 	pf->track = track_uuid(pid, tid);
-	pf->ts = pf->dur = pf->flow = 0;
+	pf->ts = pf->dur = 0;
 	pf->depth = 0;
 	gr_pb_reset(&pf->ev);
 	gr_pb_reset(&pf->interned);
+	gr_pb_reset(&pf->flows);
 	if (pf->skip)
 		return;
 	gr_pb_varint(&pf->ev, TE_NAME_IID, intern_str(pf, NS_NAME, name, strlen(name)));
@@ -269,7 +272,8 @@ void ex_pf_dur(struct ex_pf *pf, uint64_t dur)
 
 void ex_pf_flow(struct ex_pf *pf, uint64_t id)
 {
-	pf->flow = id;
+	if (id && !pf->skip)
+		gr_pb_fixed64(&pf->flows, TE_FLOW_IDS, id);
 }
 
 /* Instants are on their thread's track already; the others on their process's or global. */
@@ -416,8 +420,7 @@ static void event_packet(struct ex_pf *pf, uint64_t ts, unsigned type, int with_
 		gr_pb_varint(&pf->out, TE_TRACK_UUID, pf->track);
 	if (with_body) {
 		gr_pb_raw(&pf->out, pf->ev.p, pf->ev.len);
-		if (pf->flow)
-			gr_pb_fixed64(&pf->out, TE_FLOW_IDS, pf->flow);
+		gr_pb_raw(&pf->out, pf->flows.p, pf->flows.len);
 	}
 	gr_pb_end(&pf->out, te);
 	gr_pb_varint(&pf->out, PKT_SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
@@ -432,6 +435,8 @@ void ex_pf_end(struct ex_pf *pf)
 		fail(pf, pf->ev.err);
 	if (pf->interned.err)
 		fail(pf, pf->interned.err);
+	if (pf->flows.err)
+		fail(pf, pf->flows.err);
 	if (pf->ph == 'X') {
 		event_packet(pf, pf->ts, TYPE_SLICE_BEGIN, 1);
 		event_packet(pf, pf->ts + pf->dur, TYPE_SLICE_END, 0);
@@ -458,6 +463,7 @@ int ex_pf_close(struct ex_pf *pf)
 	gr_pb_free(&pf->out);
 	gr_pb_free(&pf->ev);
 	gr_pb_free(&pf->interned);
+	gr_pb_free(&pf->flows);
 	gr_strtab_free(&pf->strings);
 	gr_arena_free(&pf->arena);
 	gr_keymap_free(&pf->iids);

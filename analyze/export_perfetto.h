@@ -44,8 +44,10 @@ void ex_pf_track(struct ex_pf *pf, enum ex_pf_track kind, uint32_t pid, uint32_t
 /*
  * One event, as export.c writes it in JSON: begin with its phase ('X' slice, 'i' instant, 's'
  * and 'f' the JSON's flow ends, which are skipped here: the slice and the instant they join
- * carry the flow's id), name, category and track; then its time, duration, stack, flow id,
- * instant scope ('t' thread, 'p' process, 'g' global) and arguments, in any order; then end.
+ * carry the flow's id), name, category and track; then its time, duration, stack, flow ids
+ * (ex_pf_flow() once per flow: a launch's slice starts its launch flow and one flow per GPU row
+ * it made; 0 adds none), instant scope ('t' thread, 'p' process, 'g' global) and arguments, in
+ * any order; then end.
  */
 void ex_pf_begin(struct ex_pf *pf, char ph, const char *name, const char *cat, uint32_t pid,
 		 uint32_t tid);

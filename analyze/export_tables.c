@@ -6,6 +6,7 @@
 
 #include "export_tables.h"
 #include "frames.h"
+#include "gpu.h"
 #include "graphs.h"
 #include "keymap.h"
 #include "outcome.h"
@@ -96,6 +97,19 @@ static const struct gr_xcol sched_cols[] = {
 static const struct gr_xcol losses_cols[] = {
     {"id", I}, {"start", I}, {"end", I}, {"count", I}, {"source", T}, {"stack_only", I},
 };
+/* GPU rows (--cupti): every column of GR_K_GPU, and the call each is tied to (gpu.h) */
+static const struct gr_xcol gpu_activity_cols[] = {
+    {"id", I},	       {"start", I},	     {"dur", I},
+    {"process_id", I}, {"pid", I},	     {"host_tid", I},
+    {"host_start", I}, {"kind", T},	     {"device", I},
+    {"context", I},    {"stream", I},	     {"correlation", I},
+    {"grid_x", I},     {"grid_y", I},	     {"grid_z", I},
+    {"block_x", I},    {"block_y", I},	     {"block_z", I},
+    {"shared_mem", I}, {"bytes", I},	     {"copy_kind", T},
+    {"graph", I},      {"graph_node", I},    {"name_id", I},
+    {"mangled_id", I}, {"launch_id", I},     {"copy_id", I},
+    {"memset_id", I},  {"graph_call_id", I},
+};
 
 #undef I
 #undef T
@@ -125,7 +139,8 @@ enum tab {
 	TAB_NCCL_CALLS,
 	TAB_SCHED,
 	TAB_LOSSES,
-	TAB_STRINGS, /* last: the other tables name what it holds */
+	TAB_GPU_ACTIVITY, /* only when the trace has GPU rows */
+	TAB_STRINGS,	  /* last: the other tables name what it holds */
 	TAB_COUNT
 };
 
@@ -148,6 +163,7 @@ static const struct gr_xtable tables[TAB_COUNT] = {
     [TAB_NCCL_CALLS] = TABLE(nccl_calls),
     [TAB_SCHED] = {"sched_states", sched_cols, sizeof(sched_cols) / sizeof(sched_cols[0])},
     [TAB_LOSSES] = TABLE(losses),
+    [TAB_GPU_ACTIVITY] = TABLE(gpu_activity),
     [TAB_STRINGS] = TABLE(strings),
 };
 
@@ -161,7 +177,7 @@ const struct gr_xtable *gr_export_tables_list(size_t *n)
 }
 
 /* The widest table's columns: a row is built in place, one value after another. */
-#define MAX_COLS 24
+#define MAX_COLS 32
 
 struct xt {
 	const struct gr_model *m;
@@ -289,6 +305,7 @@ static void put_api(struct xt *x, unsigned api)
 static void begin_table(struct xt *x, enum tab t)
 {
 	x->tab = t;
+	x->st.tables++;
 	if (!x->err)
 		x->err = x->sink->table(x->sink->ctx, &tables[t]);
 }
@@ -971,6 +988,74 @@ static void write_losses(struct xt *x)
 	}
 }
 
+/* A GPU row's column that only some kinds have: NULL for the others. */
+static void put_if(struct xt *x, int has, uint64_t v)
+{
+	if (has)
+		put_u64(x, v);
+	else
+		put_null(x);
+}
+
+/* The call a GPU row is tied to, as the id of its table's row (ids are model indexes + 1). */
+static void put_tie(struct xt *x, const struct gr_gpu_tie *t)
+{
+	static const unsigned kinds[] = {GR_K_LAUNCH, GR_K_COPY, GR_K_MEMSET, GR_K_GRAPH};
+
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		put_ref(x, t->kind == kinds[k] ? t->index : UINT32_MAX, UINT32_MAX);
+}
+
+/*
+ * The GPU rows (--cupti), one row each, tied to their call by gpu.h's computation (report and
+ * export agree). A trace without GPU rows has no such table: its export is what it was before.
+ */
+static void write_gpu_activity(struct xt *x)
+{
+	size_t n, np;
+	const struct gr_gpu *g = gr_model_gpus(x->m, &n);
+	const struct gr_process *p = gr_model_processes(x->m, &np);
+	struct gr_gpu_summary *sum = NULL;
+
+	if (!n || x->err)
+		return;
+	x->err = gr_gpu_compute(x->m, x->graphs, 0, 0, &sum);
+	begin_table(x, TAB_GPU_ACTIVITY);
+	for (size_t i = 0; i < n && !x->err; i++) {
+		int kernel = g[i].kind == GR_GPU_KERNEL, copy = g[i].kind == GR_GPU_MEMCPY;
+
+		put_int(x, (int64_t)i + 1);
+		put_time(x, g[i].ts);
+		put_u64(x, g[i].dur);
+		put_ref(x, process_of(p, np, g[i].pid), UINT32_MAX);
+		put_int(x, g[i].pid);
+		put_if(x, g[i].host_tid, g[i].host_tid);
+		put_opt_time(x, g[i].host_ts);
+		put_text(x, kernel			 ? "kernel"
+			    : copy			 ? "memcpy"
+			    : g[i].kind == GR_GPU_MEMSET ? "memset"
+							 : "unknown");
+		put_int(x, g[i].device);
+		put_int(x, g[i].context);
+		put_int(x, g[i].stream);
+		put_u64(x, g[i].correlation);
+		for (int d = 0; d < 3; d++)
+			put_if(x, kernel, g[i].grid[d]);
+		for (int d = 0; d < 3; d++)
+			put_if(x, kernel, g[i].block[d]);
+		put_if(x, kernel, g[i].shared);
+		put_if(x, !kernel, g[i].bytes);
+		put_text(x, copy ? gr_gpu_copy_kind_name(g[i].copy_kind) : NULL);
+		put_if(x, g[i].graph, g[i].graph);
+		put_if(x, g[i].graph, g[i].graph_node);
+		put_string(x, kernel ? g[i].name : NULL);
+		put_string(x, kernel ? g[i].mangled : NULL);
+		put_tie(x, &sum->ties[i]);
+		end_row(x);
+	}
+	gr_gpu_free(sum);
+}
+
 static void write_strings(struct xt *x)
 {
 	begin_table(x, TAB_STRINGS);
@@ -987,7 +1072,7 @@ int gr_export_tables(const struct gr_model *m, const char *version,
 	struct xt *x = calloc(1, sizeof(*x));
 	static const enum tab events[] = {TAB_LAUNCHES, TAB_COPIES, TAB_MEMSETS,     TAB_ALLOCS,
 					  TAB_FREES,	TAB_SYNCS,  TAB_GRAPH_CALLS, TAB_NCCL_CALLS,
-					  TAB_SCHED,	TAB_LOSSES};
+					  TAB_SCHED,	TAB_LOSSES, TAB_GPU_ACTIVITY};
 	uint64_t last;
 	int err;
 
@@ -1012,6 +1097,7 @@ int gr_export_tables(const struct gr_model *m, const char *version,
 	if (!x->err)
 		write_sched(x);
 	write_losses(x);
+	write_gpu_activity(x);
 	write_strings(x);
 
 	for (size_t i = 0; i < TAB_COUNT; i++)

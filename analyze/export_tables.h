@@ -3,8 +3,9 @@
  * A trace as relational tables, in the manner of Nsight Systems' SQLite export: one table per
  * event kind (launches, copies, memsets, allocs, frees, syncs, graph calls) plus the tables their
  * integer ids join (strings, kernels, stacks and frames, processes, threads, streams), the
- * kernels each graph launch executed, each thread's scheduler states, the losses and the trace's
- * facts (meta). docs/EXPORT.md is the schema: every table, column, type, unit and join.
+ * kernels each graph launch executed, each thread's scheduler states, the losses, the GPU rows
+ * (--cupti: gpu_activity, only in a trace that has them) and the trace's facts (meta).
+ * docs/EXPORT.md is the schema: every table, column, type, unit and join.
  *
  * The rows are made once, here, and handed to a sink that stores them: SQLite (export_sqlite.c)
  * or CSV files (export_csv.c), so both hold the same tables, column for column.
@@ -68,7 +69,8 @@ const struct gr_xtable *gr_export_tables_list(size_t *n);
 struct gr_export_table_stats {
 	uint64_t rows[GR_EXPORT_MAX_TABLES];
 	uint64_t total;
-	uint64_t events; /* rows of the event tables: API calls, states, losses */
+	uint64_t events; /* rows of the event tables: API calls, states, losses, GPU rows */
+	size_t tables;	 /* tables written: gpu_activity only when the trace has GPU rows */
 };
 
 /*

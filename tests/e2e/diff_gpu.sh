@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `gpurec diff --json` compares GPU time (record --cupti) per kernel and per iteration, on two
-# synthetic training loops whose GPU times we choose (tests/unit/synth_gpu.h, written by
+# synthetic training loops whose GPU times we choose (tests/unit/synth_gpu_loop.h, written by
 # tests/tools/trace_gpu_loop.c): 10 iterations each; BASE runs a for 1000 ns and b for 3000 /
 # 3100 ns (alternately), NEW a for 1500 and b for 2000 / 2100, with 5 GPU records dropped. A set
 # of traces per side adds up; a trace without GPU rows on one side compares nothing GPU-side.

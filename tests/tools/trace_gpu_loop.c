@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Test helper: writes the synthetic training loop of tests/unit/synth_gpu.h, recorded with
+ * Test helper: writes the synthetic training loop of tests/unit/synth_gpu_loop.h, recorded with
  * --cupti and with GPU times given here, for the end-to-end test of `gpurec diff`'s GPU figures
  * (tests/e2e/diff_gpu.sh).
  *
@@ -11,7 +11,7 @@
 
 /* the unit tests' header-only writers: this helper uses the loop's, not the standard trace's */
 #pragma GCC diagnostic ignored "-Wunused-function"
-#include "../unit/synth_gpu.h"
+#include "../unit/synth_gpu_loop.h"
 
 static int arg(const char *s, unsigned long long *v)
 {

@@ -14,7 +14,7 @@
 #include "analyze/load.h"
 #include "analyze/model.h"
 #include "test.h"
-#include "synth.h"
+#include "synth_gpu.h"
 
 static char dir[] = "/tmp/gr_test_export.XXXXXX";
 
@@ -228,6 +228,78 @@ static void test_window_and_pid(void)
 	CHECK_EQ_U64(count_lines(s, "\"pid\": 100,", NULL), 0);
 	CHECK_EQ_U64(st.loss_instants, 1); /* losses are global */
 	free(s);
+	gr_model_free(m);
+}
+
+/* ---- GPU rows (--cupti): the trace of synth_gpu.h ---- */
+
+/* The counts of a JSON and a Perfetto export of @m with @o, and of gr_export_count(). */
+static void gpu_exports(const struct gr_model *m, const struct gr_export_opts *o,
+			struct gr_export_stats *json, struct gr_export_stats *pf,
+			struct gr_export_stats *est)
+{
+	FILE *f = fopen(tmp_path("gpu.pftrace"), "w");
+	char *s = export_str(m, o, json);
+
+	CHECK(s != NULL);
+	free(s);
+	CHECK(f && gr_export_perfetto(m, f, o, pf) == 0);
+	if (f)
+		fclose(f);
+	CHECK(gr_export_count(m, o, est) == 0);
+}
+
+static void test_gpu_rows(void)
+{
+	struct gr_model *m = NULL;
+	struct gr_export_stats st, pf, est;
+	struct gr_export_opts o = {0};
+	static const uint32_t pid200[] = {200};
+
+	CHECK(synth_gpu_write(tmp_path("gpu.trc")) == 0);
+	CHECK(gr_model_load(&m, tmp_path("gpu.trc"), NULL) == 0);
+	if (!m)
+		return;
+	gpu_exports(m, &o, &st, &pf, &est);
+	CHECK_EQ_U64(st.gpu_slices, SYNTH_GPU_ROWS);
+	CHECK_EQ_U64(st.gpu_flows, SYNTH_GPU_TIED);
+	CHECK_EQ_U64(st.gpu_untied, SYNTH_GPU_ROWS - SYNTH_GPU_TIED);
+	CHECK_EQ_U64(st.flows, SYNTH_GPU_LAUNCHES);
+	/* Perfetto: the same slices and flows, none of the flows' own events */
+	CHECK_EQ_U64(pf.gpu_slices, SYNTH_GPU_ROWS);
+	CHECK_EQ_U64(pf.gpu_flows, SYNTH_GPU_TIED);
+	CHECK_EQ_U64(st.events - pf.events,
+		     2 * (SYNTH_GPU_LAUNCHES + SYNTH_GPU_TIED) + (st.metadata - pf.metadata));
+	/* the estimate counts what the JSON writes, but for the metadata */
+	CHECK_EQ_U64(est.gpu_slices, SYNTH_GPU_ROWS);
+	CHECK_EQ_U64(est.gpu_flows, SYNTH_GPU_TIED);
+	CHECK_EQ_U64(est.events, st.events - st.metadata);
+	/* metadata: 2 processes, 3 threads, 3 streams, 3 GPU tracks; a name and a place for each
+	 * but the processes */
+	CHECK_EQ_U64(pf.metadata, 2 + 3 + 3 + SYNTH_GPU_TRACKS);
+	CHECK_EQ_U64(st.metadata, 2 + 2 * (3 + 3 + SYNTH_GPU_TRACKS));
+
+	/* the window [11.5, 14] us holds 3 GPU rows but none of their calls: no flow */
+	o = (struct gr_export_opts){.from_ns = 11500, .to_ns = 14000, .has_to = 1};
+	gpu_exports(m, &o, &st, &pf, &est);
+	CHECK_EQ_U64(st.gpu_slices, 3);
+	CHECK_EQ_U64(st.gpu_flows, 0);
+	CHECK_EQ_U64(pf.gpu_slices, 3);
+	CHECK_EQ_U64(est.events, st.events - st.metadata);
+
+	/* pid 200: its one row, tied, and its one launch */
+	o = (struct gr_export_opts){.pids = pid200, .npids = 1};
+	gpu_exports(m, &o, &st, &pf, &est);
+	CHECK_EQ_U64(st.gpu_slices, 1);
+	CHECK_EQ_U64(st.gpu_flows, 1);
+	CHECK_EQ_U64(st.flows, 1);
+
+	/* --no-flows: every GPU slice, no flow */
+	o = (struct gr_export_opts){.no_flows = 1};
+	gpu_exports(m, &o, &st, &pf, &est);
+	CHECK_EQ_U64(st.gpu_slices, SYNTH_GPU_ROWS);
+	CHECK_EQ_U64(st.gpu_flows + st.flows + pf.gpu_flows + est.gpu_flows, 0);
+	CHECK_EQ_U64(st.gpu_untied, SYNTH_GPU_ROWS - SYNTH_GPU_TIED);
 	gr_model_free(m);
 }
 
@@ -953,6 +1025,7 @@ int main(void)
 	}
 	RUN_TEST(test_every_call_once);
 	RUN_TEST(test_window_and_pid);
+	RUN_TEST(test_gpu_rows);
 	RUN_TEST(test_graph_nodes_and_asides);
 	RUN_TEST(test_sched_states);
 	RUN_TEST(test_sched_shared_rules);

@@ -18,7 +18,7 @@
 #include "analyze/report.h"
 #include "test.h"
 #include "synth.h"
-#include "synth_gpu.h"
+#include "synth_gpu_loop.h"
 
 #define T0  SYNTH_T0
 #define PID 100
@@ -434,9 +434,9 @@ static void test_report(void)
 	gr_model_free(m);
 }
 
-/* ---- gpurec diff: GPU time per kernel and per iteration (synth_gpu.h's loop) ---- */
+/* ---- gpurec diff: GPU time per kernel and per iteration (synth_gpu_loop.h's loop) ---- */
 
-/* The loop of synth_gpu.h into @name under the test's directory, loaded; NULL on failure. */
+/* The loop of synth_gpu_loop.h into @name under the test's directory, loaded; NULL on failure. */
 static struct gr_model *loop(const char *name, unsigned iters, uint64_t a_ns, uint64_t b_ns,
 			     uint64_t dropped)
 {
