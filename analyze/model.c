@@ -1257,9 +1257,11 @@ static int presize(struct loader *L, const uint64_t *hint)
 	struct gr_model *m = L->m;
 	int exact = 1;
 
+	/* room for this file's events after what earlier traces of a set put there: sized to the
+	 * file's counts alone, a smaller second trace shrank the array under the first's events */
 #define X(kind, field)                                                                             \
 	if (hint[kind] && (!L->max_records || hint[kind] <= L->max_records))                       \
-		exact &= !RESERVE_TO(m->field, hint[kind]);                                        \
+		exact &= !RESERVE_TO(m->field, m->field.n + hint[kind]);                           \
 	else if (hint[kind])                                                                       \
 		exact = 0;
 	EVENT_ARRAYS(X)

@@ -683,6 +683,54 @@ static void test_ranks_set(void)
 	gr_model_free(m);
 }
 
+/*
+ * A set whose first trace holds more events than the second: trace A 3000 launches and 400
+ * scheduler switches, B (recorded after it) 5 and 3. Every event of both is there, in time
+ * order, as written: B's arrays were sized to B's counts alone and shrank the model's arrays
+ * under A's events (a second trace smaller than the first read garbage or crashed).
+ */
+static void test_set_first_larger(void)
+{
+	const uint64_t R = 1700000000000000000ull, S = 1000000000ull;
+	struct gr_model *m = NULL;
+	struct gr_diag diag = {0};
+	struct tb a, b;
+	const char *paths[2];
+	const struct gr_launch *l;
+	const struct gr_sched *sc;
+	size_t nl, ns, failed = 9, bad = 0;
+
+	tb_open_clock(&a, "big_a.trc", T0, R, "node-a");
+	tb_open_clock(&b, "small_b.trc", T0, R, "node-b");
+	for (uint64_t i = 0; i < 3000; i++)
+		tb_launch(&a, T0 + 1000 + i * 100, 100, 100, 0xA0, 16, 256, 0x5, 0, 50);
+	for (uint64_t i = 0; i < 400; i++)
+		tb_sched(&a, T0 + 1050 + i * 100, GR_SCHED_SWITCH, 100, 1, 0);
+	for (uint64_t i = 0; i < 5; i++)
+		tb_launch(&b, T0 + S + i * 100, 100, 100, 0xA0, 16, 256, 0x5, 0, 50);
+	for (uint64_t i = 0; i < 3; i++)
+		tb_sched(&b, T0 + S + 50 + i * 100, GR_SCHED_SWITCH, 100, 1, 0);
+	CHECK(gr_trace_writer_close(a.w) == 0 && a.err == 0);
+	CHECK(gr_trace_writer_close(b.w) == 0 && b.err == 0);
+	paths[0] = a.path;
+	paths[1] = b.path;
+	CHECK(gr_model_load_set(&m, paths, 2, NULL, &diag, &failed) == 0);
+	if (!m) {
+		printf("#   load set: %s\n", diag.reason);
+		return;
+	}
+	l = gr_model_launches(m, &nl);
+	sc = gr_model_scheds(m, &ns);
+	CHECK_EQ_U64(nl, 3005);
+	CHECK_EQ_U64(ns, 403);
+	for (size_t i = 0; i < nl && nl == 3005; i++)
+		bad += l[i].ts != (i < 3000 ? T0 + 1000 + i * 100 : T0 + S + (i - 3000) * 100);
+	for (size_t i = 0; i < ns && ns == 403; i++)
+		bad += sc[i].ts != (i < 400 ? T0 + 1050 + i * 100 : T0 + S + 50 + (i - 400) * 100);
+	CHECK_EQ_U64(bad, 0);
+	gr_model_free(m);
+}
+
 static void test_straggler_decision(void)
 {
 	struct gr_report_rank v[5];
@@ -1983,6 +2031,7 @@ int main(void)
 	RUN_TEST(test_ranks);
 	RUN_TEST(test_clock_shift);
 	RUN_TEST(test_ranks_set);
+	RUN_TEST(test_set_first_larger);
 	RUN_TEST(test_iteration_sync_marker);
 	RUN_TEST(test_iteration_warmup);
 	RUN_TEST(test_iteration_streams);
