@@ -18,8 +18,11 @@ class BrowserError(Exception):
 
 
 def find_chromium():
-    for name in (os.environ.get("CHROMIUM"), "chromium", "chromium-browser", "google-chrome"):
-        if name and shutil.which(name):
+    """$CHROMIUM when set (only it: a test can name a browser that is not there), else PATH's."""
+    if os.environ.get("CHROMIUM"):
+        return shutil.which(os.environ["CHROMIUM"])
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        if shutil.which(name):
             return shutil.which(name)
     return None
 
