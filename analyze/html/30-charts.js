@@ -58,7 +58,8 @@
 				tip: k.name + '\n' + k.count + ' launches (' + GR.pct(k.share) + '), ' +
 					k.executed + ' executed' + (configs ? '\n' + configs : '')};
 		});
-		var note = (l.total || 0) + ' launches of ' + (l.kernels_total || ks.length) + ' kernels' +
+		var nk = l.kernels_total || ks.length;
+		var note = (l.total || 0) + ' launches of ' + nk + (nk === 1 ? ' kernel' : ' kernels') +
 			(l.kernels_total > ks.length ? ' (' + ks.length + ' shown)' : '');
 		var box = GR.el('div', {class: 'scroll', tabindex: 0, 'aria-label': 'launches per kernel'});
 		return chart('Launches per kernel', note, ks.length ? hbars(box, items) : null);
@@ -71,7 +72,7 @@
 		gaps.slice(0, 6).forEach(function (th) {
 			var h = th.histogram || [], max = 0;
 			h.forEach(function (b) { max = Math.max(max, b.count); });
-			var bw = 44, hh = 90, g = [];
+			var bw = 56, hh = 90, g = [];
 			h.forEach(function (b, i) {
 				var lo = i ? h[i - 1].lt_ns : 0;
 				var label = b.lt_ns === null ? '\u2265' + GR.ns(lo) : '<' + GR.ns(b.lt_ns);

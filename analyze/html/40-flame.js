@@ -25,7 +25,10 @@
 			return box;
 		}
 		var labels = {launches: 'launches', host_ns: 'host time in CUDA calls'};
-		var w = 0, zoomPath = [root], holder = GR.el('div');
+		/* the first weight with anything to show: a run of graph launches only has no
+		 * kernel launches to weigh, but host time */
+		var w = Math.max(0, root.v.findIndex(function (v) { return v > 0; }));
+		var zoomPath = [root], holder = GR.el('div');
 		(function parents(n) {
 			(n.children || []).forEach(function (c) {
 				c.up = n;
@@ -33,8 +36,9 @@
 			});
 		})(root);
 		box.appendChild(GR.el('div', {class: 'toolbar'}, [GR.el('span', {class: 'meta'}, ['width:']),
-			GR.choice(flame.weights.map(function (k) { return labels[k] || k; }), 0,
-				  function (i) { w = i; draw(); })]));
+			GR.choice(flame.weights.map(function (k) { return labels[k] || k; }), w,
+				  function (i) { w = i; draw(); }),
+			root.v[0] ? null : GR.el('span', {class: 'note'}, ['(no kernel launch has a stack)'])]));
 		box.appendChild(holder);
 
 		function fmt(v, i) {

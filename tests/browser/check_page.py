@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Loads a gpurec HTML report in headless Chromium and checks what it draws (docs/HTML.md).
 
-usage: check_page.py PAGE.html [--name NAME] [--screenshot OUT.png] [--expect-launches N]
-                     [--keyboard] [--dark] [--hostile] [--max-bytes N]
+usage: check_page.py PAGE.html [--name NAME] [--screenshot OUT.png] [--shot-height PX]
+                     [--expect-launches N] [--keyboard] [--dark] [--hostile] [--max-bytes N]
 The expected counts come from the data the page carries (its gpurec-data script). Prints TAP
 lines. Exit status: 0 every check passed, 1 one failed, 77 skipped: the browser could not start
 (the reason is printed on a "# SKIP" line; a skip is never a pass).
@@ -18,6 +18,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cdp import Browser, BrowserError, find_chromium  # noqa: E402
 
 SKIPPED = 77
+SHOT_HEIGHT = 2400  # the top of a long page is what a screenshot is for
 failures = 0
 
 
@@ -187,7 +188,7 @@ def run(b, args, data):
 
 
 def shot(b, path):
-    height = b.evaluate("Math.min(document.documentElement.scrollHeight, 2400)")
+    height = b.evaluate("Math.min(document.documentElement.scrollHeight, %d)" % SHOT_HEIGHT)
     r = b.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True,
                                           "clip": {"x": 0, "y": 0, "width": 1200,
                                                    "height": height, "scale": 1}})
@@ -207,7 +208,9 @@ def main():
     ap.add_argument("--dark", action="store_true")
     ap.add_argument("--hostile", action="store_true")
     ap.add_argument("--max-bytes", type=int)
+    ap.add_argument("--shot-height", type=int, default=SHOT_HEIGHT)
     args = ap.parse_args()
+    globals()["SHOT_HEIGHT"] = args.shot_height
     data = page_data(args.page)
     check(args.name + ": the page carries gpurec-html-1 data",
           data is not None and data.get("schema") == "gpurec-html-1")

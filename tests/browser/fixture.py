@@ -10,6 +10,7 @@ usage:
   fixture.py report REPORT.json EXPORT.json FILE -o DATA.json
   fixture.py diff DIFF.json REPORT_A.json EXPORT_A.json A REPORT_B.json EXPORT_B.json B -o DATA.json
   fixture.py edge CASE REPORT.json EXPORT.json -o DATA.json
+  --version V: the version the page names (default "fixture")
       CASE: no-iteration | empty | hostile-names | many-kernels
 """
 import argparse
@@ -80,9 +81,11 @@ def tracks_and_spans(export, names):
         by_key[key] = t["id"]
         return t["id"]
 
-    for (pid, tid), label in thread_names.items():
-        if label.endswith(" CPU state"):
-            state_owner[(pid, tid)] = int(label.split()[-3])
+    for (pid, tid), label in list(thread_names.items()):
+        if label.endswith(" CPU state"):  # "COMM TID CPU state"
+            owner = int(label.split()[-3])
+            state_owner[(pid, tid)] = owner
+            thread_names.setdefault((pid, owner), " ".join(label.split()[:-3]))
     spans = []
     for e in export["traceEvents"]:
         cat, ph = e.get("cat"), e.get("ph")
@@ -285,13 +288,14 @@ def main():
     ap.add_argument("mode", choices=["report", "diff", "edge"])
     ap.add_argument("args", nargs="+")
     ap.add_argument("-o", "--output", required=True)
+    ap.add_argument("--version", default="fixture", help="what the page says made it")
     a = ap.parse_args()
     if a.mode == "report":
         rep, exp, name = a.args
-        doc = report_doc(load(rep), load(exp), [name])
+        doc = report_doc(load(rep), load(exp), [name], a.version)
     elif a.mode == "diff":
         d, ra, ea, na, rb, eb, nb = a.args
-        doc = {"schema": "gpurec-html-1", "kind": "diff", "version": "fixture",
+        doc = {"schema": "gpurec-html-1", "kind": "diff", "version": a.version,
                "title": "gpurec diff: %s vs %s" % (na, nb),
                "base": {"files": [na], "report": load(ra), "views": views_of(load(ra), load(ea))},
                "new": {"files": [nb], "report": load(rb), "views": views_of(load(rb), load(eb))},
