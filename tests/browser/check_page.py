@@ -2,7 +2,7 @@
 """Loads a gpurec HTML report in headless Chromium and checks what it draws (docs/HTML.md).
 
 usage: check_page.py PAGE.html [--name NAME] [--screenshot OUT.png] [--shot-height PX]
-                     [--expect-launches N] [--keyboard] [--dark] [--hostile] [--max-bytes N]
+                     [--expect-launches N] [--mouse] [--keyboard] [--dark] [--hostile] [--max-bytes N]
 The expected counts come from the data the page carries (its gpurec-data script). Prints TAP
 lines. Exit status: 0 every check passed, 1 one failed, 77 skipped: the browser could not start
 (the reason is printed on a "# SKIP" line; a skip is never a pass).
@@ -124,6 +124,44 @@ def keyboard(b, name):
               [before, after])
 
 
+def center(b, selector):
+    return b.evaluate("(() => { const e = document.querySelector(%s); if (!e) return null;"
+                      " e.scrollIntoView({block: 'center'}); const r = e.getBoundingClientRect();"
+                      " return [r.left + r.width / 2, r.top + r.height / 2, r.width]; })()"
+                      % json.dumps(selector))
+
+
+def mouse(b, name, data):
+    """Hover a span: its tooltip names it; click a flame box: it fills the graph's width."""
+    s = data if data["kind"] == "report" else data["base"]
+    tl = s["views"]["timeline"]
+    at = center(b, "[data-span]")
+    if at:
+        b.call("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": at[0], "y": at[1]})
+        i = b.evaluate("+document.elementFromPoint(%f, %f).getAttribute('data-span')" % tuple(at[:2]))
+        tip = b.evaluate("[document.getElementById('tip').hidden,"
+                         " document.getElementById('tip').textContent]")
+        span = tl["spans"][i] if isinstance(i, int) and 0 <= i < len(tl["spans"]) else None
+        want = [tl["names"][span[4]], "duration "] if span else ["?"]
+        check(name + ": hovering a span shows its name and duration",
+              not tip[0] and all(w in tip[1] for w in want), [tip, want])
+    root_w = center(b, "[data-flame=root] rect")
+    box = b.evaluate("(() => { const all = [...document.querySelectorAll('[data-flame=box] rect')];"
+                     " const r = all.filter(e => e.getBoundingClientRect().width > 20"
+                     " && e.getBoundingClientRect().width < 0.9 * %f); return r.length ?"
+                     " r[r.length - 1].parentNode.getAttribute('aria-label') : null; })()"
+                     % (root_w[2] if root_w else 0))
+    if box:
+        sel = "[data-flame=box][aria-label=%s] rect" % json.dumps(box)
+        at = center(b, sel)
+        for t in ("mousePressed", "mouseReleased"):
+            b.call("Input.dispatchMouseEvent", {"type": t, "x": at[0], "y": at[1],
+                                                "button": "left", "clickCount": 1})
+        after = center(b, sel)
+        check(name + ": clicking a flame box zooms it to the full width",
+              after and abs(after[2] - root_w[2]) < 1, [box, at[2], after, root_w[2]])
+
+
 def run(b, args, data):
     name = args.name
     for domain in ("Runtime", "Log", "Page"):
@@ -145,6 +183,12 @@ def run(b, args, data):
           count("[data-span]"))
     check(name + ": a line per verdict (%d)" % verdicts, count("[data-verdict]") == verdicts,
           count("[data-verdict]"))
+    for side in sides(data):
+        cut = side["views"]["timeline"].get("truncated", 0)
+        if cut:
+            check(name + ": the page says %d spans were left out" % cut,
+                  b.evaluate("document.body.textContent.includes(%s)"
+                             % json.dumps("%d spans left out" % cut)))
     nflame = count("[data-flame]")
     check(name + ": flame boxes " + ("drawn" if flame else "absent (no stacks)"),
           nflame > 1 if flame else nflame == 0, nflame)
@@ -167,6 +211,8 @@ def run(b, args, data):
         size = os.path.getsize(args.page)
         check(name + ": the page is under %d bytes (%d)" % (args.max_bytes, size),
               size < args.max_bytes)
+    if args.mouse:
+        mouse(b, name, data)
     if args.keyboard:
         keyboard(b, name)
     light = luminance(b.evaluate("getComputedStyle(document.body).backgroundColor"))
@@ -205,6 +251,7 @@ def main():
     ap.add_argument("--screenshot")
     ap.add_argument("--expect-launches", type=int)
     ap.add_argument("--keyboard", action="store_true")
+    ap.add_argument("--mouse", action="store_true")
     ap.add_argument("--dark", action="store_true")
     ap.add_argument("--hostile", action="store_true")
     ap.add_argument("--max-bytes", type=int)

@@ -11,7 +11,7 @@ usage:
   fixture.py diff DIFF.json REPORT_A.json EXPORT_A.json A REPORT_B.json EXPORT_B.json B -o DATA.json
   fixture.py edge CASE REPORT.json EXPORT.json -o DATA.json
   --version V: the version the page names (default "fixture")
-      CASE: no-iteration | empty | hostile-names | many-kernels
+      CASE: no-iteration | empty | hostile-names | many-kernels | many-spans
 """
 import argparse
 import json
@@ -275,11 +275,23 @@ def edge(case, report, export):
                     e["args"]["kernel"] = hostile[0]
                     if e["cat"] == "kernel":
                         e["name"] = hostile[1]
+    elif case == "many-spans":
+        pass  # filled in below, once the views exist
     else:
         raise SystemExit("fixture.py: unknown edge case " + case)
     title = "edge: " + case + (" </script>\"<" if case == "hostile-names" else "")
     doc = report_doc(report, export, [title])
     doc["title"] = "gpurec report: " + title
+    if case == "many-spans":
+        # every window at its cap: WINDOW_SPAN_CAP launches each, evenly spread, and some left out
+        tl = doc["views"]["timeline"]
+        name = tl["names"].index("__cudaLaunchKernel") if "__cudaLaunchKernel" in tl["names"] else 0
+        spans = []
+        for w in tl["windows"]:
+            step = max(1, (w["end"] - w["start"]) // WINDOW_SPAN_CAP)
+            spans += [[0, w["start"] + i * step, step // 2, "launch", name, -1]
+                      for i in range(WINDOW_SPAN_CAP)]
+        tl["spans"], tl["truncated"] = spans, 12345
     return doc
 
 

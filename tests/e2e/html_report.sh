@@ -69,12 +69,13 @@ browse() {
 	[ $rc -eq 0 ] || failures=$((failures + 1))
 }
 
-browse "$TMP/chain.html" chain --expect-launches $STEPS --keyboard --dark \
+browse "$TMP/chain.html" chain --expect-launches $STEPS --mouse --keyboard --dark \
 	--screenshot "$SHOTS/report.png"
-browse "$TMP/diff.html" diff --keyboard --dark --screenshot "$SHOTS/diff.png"
+browse "$TMP/diff.html" diff --mouse --keyboard --dark --screenshot "$SHOTS/diff.png"
 
-# edge cases, made from the chain trace's JSON
-for c in no-iteration empty hostile-names many-kernels; do
+# edge cases, made from the chain trace's JSON; many-kernels and many-spans are the caps'
+# worst case (5000 kernel rows, 20000 spans in each window): still under 2 MB
+for c in no-iteration empty hostile-names many-kernels many-spans; do
 	python3 "$BROWSER/fixture.py" edge $c "$TMP/chain.json" "$TMP/chain.export.json" \
 		-o "$TMP/$c.data.json"
 	python3 "$BROWSER/assemble.py" "$TMP/$c.data.json" "$TMP/$c.html"
