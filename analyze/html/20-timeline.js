@@ -178,13 +178,21 @@
 		box.appendChild(legend(present));
 		if (tl.truncated)
 			box.appendChild(GR.el('p', {class: 'note warn'}, [tl.truncated +
-				' spans left out (a window keeps at most 20000)']));
+				' spans left out (a window keeps its longest ones)']));
+		var next = 0;
 		tl.windows.forEach(function (w) {
-			var spansIn = [];
-			tl.spans.forEach(function (s, i) {
-				if (s[1] <= w.end && s[1] + s[2] >= w.start)
+			var spansIn = [], i;
+			if (typeof w.spans === 'number') {
+				/* the array holds each window's spans in turn, w.spans of them */
+				for (i = next; i < next + w.spans && i < tl.spans.length; i++)
 					spansIn.push(i);
-			});
+				next += w.spans;
+			} else {
+				tl.spans.forEach(function (s, j) {
+					if (s[1] < w.end && s[1] + s[2] >= w.start)
+						spansIn.push(j);
+				});
+			}
 			var title = w.index >= 0 ? w.label + ' iteration (#' + w.index + ')' :
 				'the busiest ' + GR.ns(w.end - w.start) + ' (no iteration found)';
 			var fig = GR.el('figure', {class: 'window', 'data-iteration': w.index}, [

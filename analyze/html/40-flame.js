@@ -38,7 +38,9 @@
 		box.appendChild(GR.el('div', {class: 'toolbar'}, [GR.el('span', {class: 'meta'}, ['width:']),
 			GR.choice(flame.weights.map(function (k) { return labels[k] || k; }), w,
 				  function (i) { w = i; draw(); }),
-			root.v[0] ? null : GR.el('span', {class: 'note'}, ['(no kernel launch has a stack)'])]));
+			root.v[0] ? null : GR.el('span', {class: 'note'}, ['(no kernel launch has a stack)']),
+			flame.merged ? GR.el('span', {class: 'note'}, [flame.merged +
+				' call sites under 0.1% of both weights are folded into "(other)"']) : null]));
 		box.appendChild(holder);
 
 		function fmt(v, i) {

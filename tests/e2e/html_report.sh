@@ -74,7 +74,7 @@ browse "$TMP/chain.html" chain --expect-launches $STEPS --mouse --keyboard --dar
 browse "$TMP/diff.html" diff --mouse --keyboard --dark --screenshot "$SHOTS/diff.png"
 
 # edge cases, made from the chain trace's JSON; many-kernels and many-spans are the caps'
-# worst case (5000 kernel rows, 20000 spans in each window): still under 2 MB
+# worst case (5000 kernel rows, 10000 spans in each window): still under 2 MB
 for c in no-iteration empty hostile-names many-kernels many-spans; do
 	python3 "$BROWSER/fixture.py" edge $c "$TMP/chain.json" "$TMP/chain.export.json" \
 		-o "$TMP/$c.data.json"
