@@ -2,7 +2,7 @@
  * Calls are bars coloured by type; runnable and blocked waits shade the thread's row behind
  * them; a launch's instant on its stream is a tick. Wheel or the buttons zoom, drag pans. */
 (function () {
-	var LABEL_W = 190, ROW_H = 22, AXIS_H = 22;
+	var LABEL_W = 230, ROW_H = 22, AXIS_H = 22;
 	var SHADES = {runnable: 1, blocked: 1};
 	var TYPES = ['launch', 'copy', 'memset', 'sync', 'alloc', 'free', 'graph', 'nccl', 'other',
 		     'failed', 'runnable', 'blocked', 'gpu_kernel', 'gpu_memcpy', 'gpu_memset', 'kernel'];
@@ -46,8 +46,8 @@
 				if (i % 2 === 0)
 					g.push(GR.svg('rect', {class: 'track-band', x: 0, y: y, width: width,
 							       height: ROW_H}));
-				g.push(GR.svg('text', {x: 4, y: y + 15}, [t.label.length > 28 ?
-					t.label.slice(0, 27) + '\u2026' : t.label]));
+				g.push(GR.svg('text', {x: 4, y: y + 15}, [t.label.length > 34 ?
+					t.label.slice(0, 33) + '\u2026' : t.label]));
 			});
 			var step = niceStep(view.b - view.a, Math.max(2, plotW / 110));
 			var first = Math.ceil((view.a - w.start) / step) * step + w.start;
