@@ -2,7 +2,8 @@
 # warnings are errors, SAN=1 builds with ASan+UBSan.
 #
 #   make            ./gpurec (+ BPF objects, skeletons, vmlinux.h in build/)
-#   make deps       install the Debian packages the build needs (when missing)
+#   make deps       install the Debian packages the build and the tests need (when missing;
+#                   chromium for the HTML report's browser tests)
 #   make test       everything that needs no GPU; last line "N passed, N failed"
 #   make bench      benchmarks as ratios measured in one run
 #   make stress     `make test` ROUNDS times (10) beside a looping `make -j2` (tests/stress.sh)
@@ -86,7 +87,7 @@ deps:
 # README's first command: set up, build, record a bundled sample, show the result. As root it
 # needs no sudo; run by a user it asks sudo for installing packages and for recording only.
 demo:
-	$(Q)./tests/install-deps.sh
+	$(Q)./tests/install-deps.sh --no-browser
 	$(Q)$(MAKE) -s $(BIN) samples
 	$(Q)O=$(O) GPUREC=$(abspath $(BIN)) ./samples/demo.sh
 

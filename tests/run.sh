@@ -2,12 +2,14 @@
 # Runs every test that needs no GPU and prints one final line: "N passed, N failed".
 # Unit tests and fuzz replays print TAP lines ("ok - name" / "not ok - name"); each end-to-end
 # script in tests/e2e/ is one or more TAP lines too. Exit status is non-zero on any failure.
+# A skip ("ok ... # SKIP reason") is counted apart, never as a pass: its line says how many.
 set -u
 cd "$(dirname "$0")/.."
 O=${O:-build}
 export O GPUREC="${GPUREC:-$PWD/gpurec}" SAMPLES="$PWD/$O/samples"
 passed=0
 failed=0
+skipped=0
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
@@ -15,6 +17,7 @@ count() { # $1: label; stdin: TAP output
 	local line
 	while IFS= read -r line; do
 		case "$line" in
+		"ok "*"# SKIP"*) skipped=$((skipped + 1)); echo "  $line" ;;
 		"ok "* | "ok") passed=$((passed + 1)); echo "  $line" ;;
 		"not ok"*) failed=$((failed + 1)); echo "  $line  [$1]" ;;
 		"#"*) echo "  $line" ;;
@@ -52,5 +55,6 @@ for t in tests/e2e/*.sh; do
 	[ -f "$t" ] && run "$(basename "$t")" bash "$t"
 done
 
+[ $skipped -eq 0 ] || echo "$skipped skipped (neither passed nor failed; the reasons are above)"
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]

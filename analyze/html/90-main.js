@@ -1,0 +1,67 @@
+/* Reads the data the page carries and draws the report or the diff. */
+(function () {
+	function header(data, app, report) {
+		app.appendChild(GR.el('h1', {}, [data.title]));
+		var bits = [data.version ? 'gpurec ' + data.version : null];
+		if (report) {
+			bits.push(GR.ns(report.wall_ns) + ' recorded');
+			if (report.lost_events)
+				bits.push(report.lost_events + ' events lost');
+			if (report.integrity && report.integrity.damaged)
+				bits.push('the trace is damaged: figures are lower bounds');
+		}
+		app.appendChild(GR.el('p', {class: 'meta'}, [bits.filter(Boolean).join(' \u00b7 ')]));
+	}
+
+	function reportPage(data, app) {
+		var r = data.report, v = data.views;
+		header(data, app, r);
+		app.appendChild(GR.el('h2', {}, ['Verdicts']));
+		app.appendChild(GR.verdicts(r));
+		app.appendChild(GR.el('h2', {}, ['Iteration timeline']));
+		app.appendChild(GR.timeline(v));
+		app.appendChild(GR.el('h2', {}, ['Charts']));
+		app.appendChild(GR.charts(r, v));
+		app.appendChild(GR.el('h2', {}, ['Launch flame graph']));
+		app.appendChild(GR.flame(v.flame));
+	}
+
+	function drawAll() {
+		GR.drawers.forEach(function (d) { d(); });
+	}
+
+	function main() {
+		var app = document.getElementById('app'), data;
+		try {
+			data = JSON.parse(document.getElementById('gpurec-data').textContent);
+		} catch (e) {
+			app.textContent = 'this report carries no readable data: ' + e.message;
+			return;
+		}
+		app.replaceChildren();
+		if (data.schema !== 'gpurec-html-1') {
+			app.textContent = 'this page reads data of schema gpurec-html-1, not ' + data.schema;
+			return;
+		}
+		if (data.kind === 'diff') {
+			GR.firstTs = data.base.report.first_ts;
+			header(data, app, null);
+			GR.diffPage(data, app);
+		} else {
+			GR.firstTs = data.report.first_ts;
+			reportPage(data, app);
+		}
+		drawAll();
+		var pending = 0;
+		window.addEventListener('resize', function () {
+			clearTimeout(pending);
+			pending = setTimeout(drawAll, 150);
+		});
+		document.documentElement.setAttribute('data-ready', 'true');
+	}
+
+	if (document.readyState === 'loading')
+		document.addEventListener('DOMContentLoaded', main);
+	else
+		main();
+})();

@@ -1,0 +1,289 @@
+#!/usr/bin/env python3
+"""Loads a gpurec HTML report in headless Chromium and checks what it draws (docs/HTML.md).
+
+usage: check_page.py PAGE.html [--name NAME] [--screenshot OUT.png] [--shot-height PX]
+                     [--expect-launches N] [--mouse] [--keyboard] [--dark] [--hostile] [--max-bytes N]
+The expected counts come from the data the page carries (its gpurec-data script). Prints TAP
+lines. Exit status: 0 every check passed, 1 one failed, 77 skipped: the browser could not start
+(the reason is printed on a "# SKIP" line; a skip is never a pass).
+"""
+import argparse
+import base64
+import json
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cdp import Browser, BrowserError, find_chromium  # noqa: E402
+
+SKIPPED = 77
+SHOT_HEIGHT = 2400  # the top of a long page is what a screenshot is for
+failures = 0
+
+
+def check(name, ok, detail=""):
+    global failures
+    print(("ok - " if ok else "not ok - ") + name + ("" if ok else ": " + str(detail)))
+    failures += 0 if ok else 1
+
+
+def page_data(path):
+    text = open(path, encoding="utf-8").read()
+    m = re.search(r'<script id="gpurec-data" type="application/json">(.*?)</script>', text, re.S)
+    return json.loads(m.group(1)) if m else None
+
+
+def sides(data):
+    if data["kind"] == "diff":
+        return [data["base"], data["new"]]
+    return [data]
+
+
+def expected(data):
+    """What the page must draw, counted from its own data."""
+    kernels = windows = spans = verdicts = 0
+    flame = False
+    for s in sides(data):
+        r, v = s["report"], s["views"]
+        kernels += len(r.get("launches", {}).get("kernels", []))
+        tl = v["timeline"]
+        windows += len(tl["windows"])
+        for w in tl["windows"]:
+            if isinstance(w.get("spans"), int):  # each window's spans in turn in the array
+                spans += w["spans"]
+            else:
+                spans += sum(1 for x in tl["spans"] if x[1] < w["end"] and x[1] + x[2] >= w["start"])
+        verdicts += sum(1 for sec in r.get("sections", [])
+                        if isinstance(r.get(sec), dict) and isinstance(r[sec].get("verdict"), str))
+        root = v["flame"]["root"]
+        flame = flame or any(root["v"])
+    return kernels, windows, spans, verdicts, flame
+
+
+def problems_in(events):
+    """Console errors and warnings, uncaught exceptions, and browser log errors."""
+    out = []
+    for e in events:
+        p = e.get("params", {})
+        if e["method"] == "Runtime.exceptionThrown":
+            d = p.get("exceptionDetails", {})
+            out.append("exception: %s %s" % (d.get("text"), d.get("exception", {}).get(
+                "description", "")))
+        elif e["method"] == "Runtime.consoleAPICalled" and p.get("type") in (
+                "error", "warning", "assert"):
+            out.append("console.%s: %s" % (p["type"], " ".join(
+                str(a.get("value", a.get("description"))) for a in p.get("args", []))))
+        elif e["method"] == "Log.entryAdded" and p.get("entry", {}).get("level") in (
+                "error", "warning"):
+            out.append("log %s: %s" % (p["entry"]["level"], p["entry"].get("text")))
+    return out
+
+
+def luminance(css):
+    m = re.match(r"rgba?\((\d+), (\d+), (\d+)", css or "")
+    if not m:
+        return None
+    r, g, b = (int(x) / 255 for x in m.groups())
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def tab_to(b, selector, limit=400):
+    """Presses Tab until the focused element matches selector; returns the presses or None."""
+    for i in range(1, limit + 1):
+        b.key("Tab", "Tab", 9)
+        if b.evaluate("document.activeElement && document.activeElement.matches(%s)"
+                      % json.dumps(selector)):
+            return i
+    return None
+
+
+def keyboard(b, name):
+    presses = tab_to(b, "button[aria-expanded=false]")
+    check(name + ": Tab reaches a toggle", presses is not None, "no toggle after 400 Tabs")
+    if presses is None:
+        return
+    outline = b.evaluate("(() => { const s = getComputedStyle(document.activeElement);"
+                         " return [s.outlineStyle, parseFloat(s.outlineWidth)]; })()")
+    check(name + ": the focused toggle shows its focus", outline[0] != "none" and outline[1] > 0,
+          outline)
+    b.key("Enter", "Enter", 13, "\r")
+    state = b.evaluate("(() => { const t = document.activeElement;"
+                       " const r = document.getElementById(t.getAttribute('aria-controls'));"
+                       " return [t.getAttribute('aria-expanded'), !r.hidden, r.offsetHeight > 0];"
+                       " })()")
+    check(name + ": Enter opens it", state == ["true", True, True], state)
+    b.key("Enter", "Enter", 13, "\r")
+    check(name + ": Enter closes it again",
+          b.evaluate("document.activeElement.getAttribute('aria-expanded')") == "false")
+    if b.evaluate("!!document.querySelector('.flame [aria-pressed=false]')"):
+        check(name + ": Tab reaches the flame graph's weight switch",
+              tab_to(b, ".flame button[aria-pressed=false]") is not None)
+        before = b.evaluate("document.querySelector('[data-flame=root]').getAttribute('aria-label')")
+        b.key(" ", "Space", 32, " ")
+        after = b.evaluate("[document.activeElement.getAttribute('aria-pressed'),"
+                           " document.querySelector('[data-flame=root]').getAttribute('aria-label')]")
+        check(name + ": Space switches the weight", after[0] == "true" and after[1] != before,
+              [before, after])
+
+
+def center(b, selector):
+    return b.evaluate("(() => { const e = document.querySelector(%s); if (!e) return null;"
+                      " e.scrollIntoView({block: 'center'}); const r = e.getBoundingClientRect();"
+                      " return [r.left + r.width / 2, r.top + r.height / 2, r.width]; })()"
+                      % json.dumps(selector))
+
+
+def mouse(b, name, data):
+    """Hover a span: its tooltip names it; click a flame box: it fills the graph's width."""
+    s = data if data["kind"] == "report" else data["base"]
+    tl = s["views"]["timeline"]
+    at = center(b, "[data-span]")
+    if at:
+        b.call("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": at[0], "y": at[1]})
+        i = b.evaluate("+document.elementFromPoint(%f, %f).getAttribute('data-span')" % tuple(at[:2]))
+        tip = b.evaluate("[document.getElementById('tip').hidden,"
+                         " document.getElementById('tip').textContent]")
+        span = tl["spans"][i] if isinstance(i, int) and 0 <= i < len(tl["spans"]) else None
+        want = [tl["names"][span[4]], "duration "] if span else ["?"]
+        check(name + ": hovering a span shows its name and duration",
+              not tip[0] and all(w in tip[1] for w in want), [tip, want])
+    root_w = center(b, "[data-flame=root] rect")
+    box = b.evaluate("(() => { const all = [...document.querySelectorAll('[data-flame=box] rect')];"
+                     " const r = all.filter(e => e.getBoundingClientRect().width > 20"
+                     " && e.getBoundingClientRect().width < 0.9 * %f); return r.length ?"
+                     " r[r.length - 1].parentNode.getAttribute('aria-label') : null; })()"
+                     % (root_w[2] if root_w else 0))
+    if box:
+        sel = "[data-flame=box][aria-label=%s] rect" % json.dumps(box)
+        at = center(b, sel)
+        for t in ("mousePressed", "mouseReleased"):
+            b.call("Input.dispatchMouseEvent", {"type": t, "x": at[0], "y": at[1],
+                                                "button": "left", "clickCount": 1})
+        after = center(b, sel)
+        check(name + ": clicking a flame box zooms it to the full width",
+              after and abs(after[2] - root_w[2]) < 1, [box, at[2], after, root_w[2]])
+
+
+def run(b, args, data):
+    name = args.name
+    for domain in ("Runtime", "Log", "Page"):
+        b.call(domain + ".enable")
+    b.call("Emulation.setDeviceMetricsOverride", {"width": 1200, "height": 900,
+                                                  "deviceScaleFactor": 1, "mobile": False})
+    b.call("Page.navigate", {"url": "file://" + os.path.abspath(args.page)})
+    b.wait_event("Page.loadEventFired")
+    check(name + ": the page says it is drawn",
+          b.evaluate("document.documentElement.dataset.ready") == "true",
+          b.evaluate("document.getElementById('app').textContent.slice(0, 200)"))
+    kernels, windows, spans, verdicts, flame = expected(data)
+    count = lambda sel: b.evaluate("document.querySelectorAll(%s).length" % json.dumps(sel))
+    check(name + ": a bar per kernel (%d)" % kernels, count("[data-kernel]") == kernels,
+          count("[data-kernel]"))
+    check(name + ": a window per timeline window (%d)" % windows,
+          count("[data-iteration]") == windows, count("[data-iteration]"))
+    check(name + ": every span of the windows drawn (%d)" % spans, count("[data-span]") == spans,
+          count("[data-span]"))
+    check(name + ": a line per verdict (%d)" % verdicts, count("[data-verdict]") == verdicts,
+          count("[data-verdict]"))
+    for side in sides(data):
+        cut = side["views"]["timeline"].get("truncated", 0)
+        if cut:
+            check(name + ": the page says %d spans were left out" % cut,
+                  b.evaluate("document.body.textContent.includes(%s)"
+                             % json.dumps("%d spans left out" % cut)))
+    nflame = count("[data-flame]")
+    check(name + ": flame boxes " + ("drawn" if flame else "absent (no stacks)"),
+          nflame > 1 if flame else nflame == 0, nflame)
+    if args.expect_launches is not None:
+        shown = b.evaluate("Array.from(document.querySelectorAll('[data-kernel]'))"
+                           ".map(r => r.nextSibling.textContent.split(' ')[0])")
+        check(name + ": each kernel's bar says %d launches" % args.expect_launches,
+              shown and all(s == str(args.expect_launches) for s in shown), shown)
+    if args.hostile:
+        check(name + ": no markup from a kernel name ran or was inserted",
+              b.evaluate("window.PWNED === undefined && !document.querySelector('img, b')"),
+              b.evaluate("String(window.PWNED)"))
+        check(name + ": the title is the data's title, as text",
+              b.evaluate("document.title") == data["title"], b.evaluate("document.title"))
+        want = data["report"]["launches"]["kernels"][0]["name"]
+        check(name + ": a kernel's name reaches its tooltip intact",
+              b.evaluate("document.querySelector('[data-kernel=\"0\"]').tipText.split('\\n')[0]")
+              == want)
+    if args.max_bytes:
+        size = os.path.getsize(args.page)
+        check(name + ": the page is under %d bytes (%d)" % (args.max_bytes, size),
+              size < args.max_bytes)
+    if args.mouse:
+        mouse(b, name, data)
+    if args.keyboard:
+        keyboard(b, name)
+    light = luminance(b.evaluate("getComputedStyle(document.body).backgroundColor"))
+    if args.screenshot:
+        shot(b, args.screenshot)
+    if args.dark:
+        b.call("Emulation.setEmulatedMedia",
+               {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+        dark = luminance(b.evaluate("getComputedStyle(document.body).backgroundColor"))
+        text = luminance(b.evaluate("getComputedStyle(document.body).color"))
+        check(name + ": light by default, dark under prefers-color-scheme: dark",
+              light is not None and dark is not None and light > 0.8 and dark < 0.15
+              and text > 0.6, [light, dark, text])
+        if args.screenshot:
+            shot(b, re.sub(r"\.png$", "-dark.png", args.screenshot))
+    b.evaluate("new Promise(r => setTimeout(r, 100))")  # let late console messages arrive
+    problems = problems_in(b.events)
+    check(name + ": no console error or warning", not problems, "; ".join(problems)[:1500])
+
+
+def shot(b, path):
+    height = b.evaluate("Math.min(document.documentElement.scrollHeight, %d)" % SHOT_HEIGHT)
+    r = b.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True,
+                                          "clip": {"x": 0, "y": 0, "width": 1200,
+                                                   "height": height, "scale": 1}})
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(base64.b64decode(r["data"]))
+    check("screenshot " + os.path.basename(path), os.path.getsize(path) > 1000)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("page")
+    ap.add_argument("--name", default="page")
+    ap.add_argument("--screenshot")
+    ap.add_argument("--expect-launches", type=int)
+    ap.add_argument("--keyboard", action="store_true")
+    ap.add_argument("--mouse", action="store_true")
+    ap.add_argument("--dark", action="store_true")
+    ap.add_argument("--hostile", action="store_true")
+    ap.add_argument("--max-bytes", type=int)
+    ap.add_argument("--shot-height", type=int, default=SHOT_HEIGHT)
+    args = ap.parse_args()
+    globals()["SHOT_HEIGHT"] = args.shot_height
+    data = page_data(args.page)
+    check(args.name + ": the page carries gpurec-html-1 data",
+          data is not None and data.get("schema") == "gpurec-html-1")
+    if data is None:
+        return 1
+    binary = find_chromium()
+    if not binary:
+        print("ok - %s # SKIP no chromium on this machine (apt-get install chromium)" % args.name)
+        return SKIPPED
+    try:
+        b = Browser(binary)
+    except (BrowserError, OSError) as e:
+        print("ok - %s # SKIP the browser did not start: %s" % (args.name,
+                                                               str(e).replace("\n", " ")[:300]))
+        return SKIPPED
+    try:
+        run(b, args, data)
+    except BrowserError as e:
+        check(args.name + ": the browser answered", False, e)
+    finally:
+        b.close()
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

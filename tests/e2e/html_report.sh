@@ -1,0 +1,104 @@
+# The HTML report in a real browser (docs/HTML.md): headless Chromium loads the report of the
+# chain sample (5 kernels x 200 steps on the simulator), a diff against chain_fused, and the
+# edge cases the recorder cannot produce on demand; tests/browser/check_page.py checks the drawn
+# elements against the page's data, the keyboard, dark mode and the console. Screenshots go to
+# $O/browser/. The pages come from `gpurec report --html` / `diff --html` when gpurec has them,
+# else from tests/browser/fixture.py over report/diff/export JSON. Without a browser every
+# check is a SKIP with the reason. Needs root (BPF), no GPU.
+. "$(dirname "$0")/lib.sh"
+need_root "html_report.sh"
+SAMPLES=${SAMPLES:-$PWD/$O/samples}
+SIM=$SAMPLES/sim
+BROWSER=$PWD/tests/browser
+SHOTS=$PWD/$O/browser
+mkdir -p "$SHOTS"
+STEPS=200
+
+if [ ! -f "$SIM/libcudart.so.13" ] || [ ! -x "$SAMPLES/chain" ]; then
+	not_ok "samples not built in $SAMPLES (make samples)"
+	exit 1
+fi
+
+for s in chain chain_fused; do
+	if ! "$GPUREC" record -o "$TMP/$s.trc" -- env LD_LIBRARY_PATH="$SIM" "$SAMPLES/$s" $STEPS \
+		>"$TMP/$s.out" 2>&1; then
+		not_ok "record $s: $(tail -3 "$TMP/$s.out")"
+		exit 1
+	fi
+	"$GPUREC" report --json "$TMP/$s.trc" >"$TMP/$s.json"
+	"$GPUREC" export "$TMP/$s.trc" -o "$TMP/$s.export.json" >/dev/null
+done
+
+# the page of a report and of a diff: gpurec's own when it has --html, else the fixture's
+if "$GPUREC" report --help 2>&1 | grep -q -- --html; then
+	"$GPUREC" report --html -o "$TMP/chain.html" "$TMP/chain.trc" >/dev/null
+	"$GPUREC" diff --html -o "$TMP/diff.html" "$TMP/chain.trc" "$TMP/chain_fused.trc" >/dev/null
+	echo "# pages from gpurec report --html and diff --html"
+else
+	python3 "$BROWSER/fixture.py" report "$TMP/chain.json" "$TMP/chain.export.json" chain.trc \
+		-o "$TMP/chain.data.json"
+	python3 "$BROWSER/assemble.py" "$TMP/chain.data.json" "$TMP/chain.html"
+	"$GPUREC" diff --json "$TMP/chain.trc" "$TMP/chain_fused.trc" >"$TMP/diff.json"
+	python3 "$BROWSER/fixture.py" diff "$TMP/diff.json" "$TMP/chain.json" \
+		"$TMP/chain.export.json" chain.trc "$TMP/chain_fused.json" \
+		"$TMP/chain_fused.export.json" chain_fused.trc -o "$TMP/diff.data.json"
+	python3 "$BROWSER/assemble.py" "$TMP/diff.data.json" "$TMP/diff.html"
+	echo "# pages from tests/browser/fixture.py (gpurec has no report --html yet)"
+fi
+
+# what the sample controls, in the page's data: 200 iterations of 5 kernels, 200 launches each
+data() { python3 -c 'import json,re,sys
+t=open(sys.argv[1]).read()
+d=json.loads(re.search(r"<script id=\"gpurec-data\" type=\"application/json\">(.*?)</script>",t,re.S).group(1))
+print(eval(sys.argv[2]))' "$@"; }
+check "chain page: iterations in the data" $STEPS "$(data "$TMP/chain.html" 'd["views"]["iterations"]["count"]')"
+check "chain page: kernels in the data" 5 "$(data "$TMP/chain.html" 'len(d["report"]["launches"]["kernels"])')"
+check "diff page: the new side's one kernel" \
+	"$STEPS" "$(data "$TMP/diff.html" 'd["new"]["report"]["launches"]["kernels"][0]["count"]')"
+
+# browse PAGE NAME [check_page options]: 77 (no browser) ends the script with its SKIP line
+browse() {
+	local page=$1 name=$2 rc
+	shift 2
+	python3 "$BROWSER/check_page.py" "$page" --name "$name" --max-bytes 2000000 "$@"
+	rc=$?
+	if [ $rc -eq 77 ]; then
+		echo "# the browser checks were skipped; the rest would be too"
+		exit 0
+	fi
+	[ $rc -eq 0 ] || failures=$((failures + 1))
+}
+
+browse "$TMP/chain.html" chain --expect-launches $STEPS --mouse --keyboard --dark \
+	--screenshot "$SHOTS/report.png"
+browse "$TMP/diff.html" diff --mouse --keyboard --dark --screenshot "$SHOTS/diff.png"
+
+# edge cases, made from the chain trace's JSON; many-kernels and many-spans are the caps'
+# worst case (5000 kernel rows, 10000 spans in each window): still under 2 MB
+for c in no-iteration empty hostile-names many-kernels many-spans; do
+	python3 "$BROWSER/fixture.py" edge $c "$TMP/chain.json" "$TMP/chain.export.json" \
+		-o "$TMP/$c.data.json"
+	python3 "$BROWSER/assemble.py" "$TMP/$c.data.json" "$TMP/$c.html"
+	extra=()
+	[ $c = hostile-names ] && extra=(--hostile)
+	[ $c = empty ] && extra=(--keyboard)
+	browse "$TMP/$c.html" $c "${extra[@]}" --screenshot "$SHOTS/$c.png"
+done
+check "many-kernels page: 5000 kernels in the data" 5000 \
+	"$(data "$TMP/many-kernels.html" 'len(d["report"]["launches"]["kernels"])')"
+
+# the checks can fail: a page that warns on the console and draws one kernel too many fails
+# exactly those two, and a browser that is not there is a skip (77), not a pass
+python3 -c 'import sys
+t = open(sys.argv[1]).read().replace("\x27use strict\x27;", "\x27use strict\x27; console.warn(\"planted\");"
+    " document.body.appendChild(document.createElement(\"i\")).setAttribute(\"data-kernel\", \"x\");", 1)
+open(sys.argv[2], "w").write(t)' "$TMP/chain.html" "$TMP/planted.html"
+python3 "$BROWSER/check_page.py" "$TMP/planted.html" --name planted >"$TMP/planted.tap"
+check "planted page: the harness exits 1" 1 $?
+check "planted page: its failures" "not ok - planted: a bar per kernel (5): 6|not ok - planted: no console error or warning: console.warning: planted" \
+	"$(grep '^not ok' "$TMP/planted.tap" | paste -sd'|')"
+CHROMIUM=/nonexistent python3 "$BROWSER/check_page.py" "$TMP/chain.html" --name absent >"$TMP/absent.tap"
+check "no browser: the harness exits 77 (skipped)" 77 $?
+check "no browser: it says why" "ok - absent # SKIP no chromium on this machine (apt-get install chromium)" \
+	"$(tail -1 "$TMP/absent.tap")"
+exit $((failures > 0))
