@@ -12,6 +12,7 @@
 #include "analyze/report.h"
 #include "test.h"
 #include "synth.h"
+#include "synth_gpu_loop.h"
 
 #define T0  SYNTH_T0
 #define PID 100
@@ -257,6 +258,56 @@ static void test_standard_trace(void)
 	gr_model_free(m);
 }
 
+/*
+ * GPU rows (--cupti): synth_gpu_loop.h's loop, whose every iteration runs kernels a and b on the
+ * GPU inside its own sync. Each window drawn holds its iteration's two GPU rows, on one track
+ * (pid 100, device 0, stream 7), at their GPU times: a at S + 2100 for 1000 ns, then b.
+ */
+static void test_gpu_tracks(void)
+{
+	char path[300];
+	struct gr_model *m = NULL;
+	struct gr_report *r = NULL;
+	struct gr_html_views *v = NULL;
+	size_t gpu_tracks = 0, a_at = 0;
+
+	snprintf(path, sizeof(path), "%s/gpu.trc", dir);
+	CHECK(synth_gpu_loop(path, 10, 1000, 3000, 0) == 0);
+	CHECK(gr_model_load(&m, path, NULL) == 0);
+	if (m)
+		CHECK(gr_report_compute(m, NULL, &r) == 0);
+	if (r)
+		CHECK(gr_html_views_compute(m, r, &v) == 0);
+	if (!v)
+		goto out;
+	CHECK(v->nwindows >= 1 && v->windows[0].label != GR_HTML_WHOLE);
+	for (size_t t = 0; t < v->ntracks; t++)
+		if (v->tracks[t].kind == GR_HTML_TRACK_GPU) {
+			gpu_tracks++;
+			CHECK(v->tracks[t].pid == SYNTH_GPU_PID && v->tracks[t].device == 0 &&
+			      v->tracks[t].stream == 7);
+		}
+	CHECK_EQ_U64(gpu_tracks, 1);
+	for (size_t w = 0; w < v->nwindows; w++) {
+		CHECK_EQ_U64(count_type(v, w, GR_HTML_GPU_KERNEL), 2);
+		CHECK_EQ_U64(count_type(v, w, GR_HTML_GPU_MEMCPY), 0);
+	}
+	for (size_t i = 0; i < v->nspans; i++) {
+		const struct gr_html_span *sp = &v->spans[i];
+
+		if (sp->type != GR_HTML_GPU_KERNEL)
+			continue;
+		CHECK(v->tracks[sp->track].kind == GR_HTML_TRACK_GPU);
+		a_at += sp->dur == 1000 &&
+			(sp->start - (SYNTH_T0 + 1000 + 2100)) % SYNTH_GPU_PERIOD == 0;
+	}
+	CHECK_EQ_U64(a_at, v->nwindows);
+out:
+	gr_html_views_free(v);
+	gr_report_free(r);
+	gr_model_free(m);
+}
+
 /* A kernel named "</script>" in the data cannot end the data's script; the title is text. */
 static void test_escaping(void)
 {
@@ -292,6 +343,7 @@ int main(void)
 	RUN_TEST(test_binning_and_pruning);
 	RUN_TEST(test_span_cap);
 	RUN_TEST(test_standard_trace);
+	RUN_TEST(test_gpu_tracks);
 	RUN_TEST(test_escaping);
 	{
 		char cmd[300];
