@@ -222,9 +222,10 @@ void rp_gpu_json(struct gr_json *j, const struct gr_report *r, const struct gr_m
 	gr_json_object(j);
 	gr_json_kv_str(j, "source", "measured on the GPU (CUPTI)");
 	gr_json_kv_u64(j, "rows", s->nrows);
-	gr_json_kv_u64(j, "kernels", s->kernels);
-	gr_json_kv_u64(j, "copies", s->copies);
-	gr_json_kv_u64(j, "memsets", s->memsets);
+	/* rows by kind: "kernels" and "copies" below are the per-name arrays */
+	gr_json_kv_u64(j, "kernel_rows", s->kernels);
+	gr_json_kv_u64(j, "copy_rows", s->copies);
+	gr_json_kv_u64(j, "memset_rows", s->memsets);
 	gr_json_kv_u64(j, "tied", s->tied);
 	gr_json_kv_u64(j, "tied_exact", s->exact);
 	gr_json_kv_u64(j, "untied", s->untied);

@@ -60,6 +60,11 @@
 		var b = data.base, n = data['new'], d = data.diff || {}, mark = kernelMarks(d);
 		app.appendChild(GR.el('h2', {}, ['What changed']));
 		app.appendChild(changes(d));
+		var gpu = GR.gpuDiff(d);
+		if (gpu) {
+			app.appendChild(GR.el('h2', {}, ['GPU time compared (CUPTI)']));
+			app.appendChild(gpu);
+		}
 		[].concat(
 			pair('Verdicts', GR.el('div', {}, [side(b, 'base'), GR.verdicts(b.report, n.report)]),
 			     GR.el('div', {}, [side(n, 'new'), GR.verdicts(n.report, b.report)])),

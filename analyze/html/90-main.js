@@ -18,6 +18,11 @@
 		header(data, app, r);
 		app.appendChild(GR.el('h2', {}, ['Verdicts']));
 		app.appendChild(GR.verdicts(r));
+		var gpu = GR.gpu(r);
+		if (gpu) {
+			app.appendChild(GR.el('h2', {}, ['Measured on the GPU (CUPTI)']));
+			app.appendChild(gpu);
+		}
 		app.appendChild(GR.el('h2', {}, ['Iteration timeline']));
 		app.appendChild(GR.timeline(v));
 		app.appendChild(GR.el('h2', {}, ['Charts']));

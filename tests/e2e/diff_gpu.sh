@@ -33,6 +33,23 @@ check "GPU records dropped" "[0, 5]" "$(fig gpu.dropped)"
 check "GPU busy share in the iteration" "True" \
 	"$(json "$TMP/d.json" "[m['a'] == 100 * (40500 / 906300) and m['b'] == 100 * (35500 / 905800) for m in d['metrics'] if m['id'] == 'gpu.iteration.busy_share'][0]")"
 
+# every object of the JSON has each key once: the report's GPU section had "kernels" and
+# "copies" twice (a count, then the per-name rows), which parsers resolve differently
+dupkeys() { # dupkeys FILE: the keys an object of FILE repeats, or nothing
+	python3 -c 'import json, sys
+def hook(pairs):
+    keys = [k for k, _ in pairs]
+    for k in sorted(set(k for k in keys if keys.count(k) > 1)):
+        print(k)
+    return dict(pairs)
+json.load(open(sys.argv[1]), object_pairs_hook=hook)' "$1"
+}
+"$GPUREC" report --json "$TMP/b.trc" >"$TMP/r.json"
+check "report --json and diff --json: no key twice in an object" "" \
+	"$(dupkeys "$TMP/r.json")$(dupkeys "$TMP/d.json")"
+check "report --json: GPU rows by kind" "[20, 0, 0]" \
+	"$(json "$TMP/r.json" '[d["gpu"][k] for k in ("kernel_rows", "copy_rows", "memset_rows")]')"
+
 # --key name,grid,block: the same rows, keyed by the launch configuration
 "$GPUREC" diff --json --key name,grid,block "$TMP/a.trc" "$TMP/b.trc" >"$TMP/k.json"
 check "--key grid,block: grid and block in each row" '[["b(float*)", [8, 1, 1], [128, 1, 1], 30500, 20500], ["a(float*)", [4, 1, 1], [128, 1, 1], 10000, 15000]]' \
