@@ -6,8 +6,9 @@
 # waits for them, up to INSTALL_DEPS_LOCK_WAIT seconds (default 600), instead of failing at once.
 # apt-get waits for the dpkg locks itself (DPkg::Lock::Timeout); `apt-get update` does not for
 # the package lists' lock (apt 2.6), so that one is retried here, once a second.
-# --list prints the packages, one a line, and changes nothing. --no-browser leaves out chromium,
-# which only the HTML report's browser tests need (tests/browser/): `make demo` does without it.
+# --list prints the packages, one a line, and changes nothing. --no-browser leaves out chromium
+# and firefox-esr, which only the HTML report's browser tests need (tests/browser/): `make demo`
+# does without them.
 set -eu
 pkgs="make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev libzstd-dev
 zlib1g-dev python3 sudo passwd time libcap2-bin
@@ -16,7 +17,7 @@ protobuf-compiler"
 if [ "${1:-}" = --no-browser ]; then
 	shift
 else
-	pkgs="$pkgs chromium"
+	pkgs="$pkgs chromium firefox-esr"
 fi
 if [ "${1:-}" = --list ]; then
 	printf '%s\n' $pkgs

@@ -3,6 +3,7 @@
 Python standard library only: the browser reads commands on its fd 3 and writes replies and
 events on its fd 4, each message one JSON object followed by a NUL byte.
 """
+import base64
 import fcntl
 import json
 import os
@@ -15,6 +16,10 @@ import time
 
 class BrowserError(Exception):
     pass
+
+
+# the keys the checks press: DOM key name -> (DOM code, Windows key code, the text it types)
+KEYS = {"Tab": ("Tab", 9, None), "Enter": ("Enter", 13, "\r"), " ": ("Space", 32, " ")}
 
 
 def find_chromium():
@@ -128,13 +133,63 @@ class Browser:
                                                     r["exceptionDetails"].get("text")))
         return r["result"].get("value")
 
-    def key(self, key, code, keycode, text=None):
-        """One key press (down and up) on the page, as a keyboard would send it."""
+    def press(self, key):
+        """One key press (down and up) on the page, as a keyboard would send it: KEYS' names."""
+        code, keycode, text = KEYS[key]
         down = {"type": "keyDown", "key": key, "code": code, "windowsVirtualKeyCode": keycode}
         if text:
             down["text"] = text
         self.call("Input.dispatchKeyEvent", down)
         self.call("Input.dispatchKeyEvent", dict(down, type="keyUp", text=""))
+
+    # what check_page.py asks of either browser (bidi.Browser has the same methods)
+
+    def open(self, url, width, height):
+        """Loads url in a width x height viewport and returns once its load event fired."""
+        for domain in ("Runtime", "Log", "Page"):
+            self.call(domain + ".enable")
+        self.call("Emulation.setDeviceMetricsOverride", {"width": width, "height": height,
+                                                         "deviceScaleFactor": 1, "mobile": False})
+        self.call("Page.navigate", {"url": url})
+        self.wait_event("Page.loadEventFired")
+
+    def hover(self, x, y):
+        self.call("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y})
+
+    def click(self, x, y):
+        for t in ("mousePressed", "mouseReleased"):
+            self.call("Input.dispatchMouseEvent", {"type": t, "x": x, "y": y, "button": "left",
+                                                   "clickCount": 1})
+
+    def dark(self):
+        """From now on the page sees prefers-color-scheme: dark."""
+        self.call("Emulation.setEmulatedMedia",
+                  {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+
+    def screenshot(self, width, height):
+        """PNG bytes of the page's top width x height, below the viewport's fold too."""
+        r = self.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True,
+                                                 "clip": {"x": 0, "y": 0, "width": width,
+                                                          "height": height, "scale": 1}})
+        return base64.b64decode(r["data"])
+
+    def problems(self):
+        """Console errors and warnings, uncaught exceptions, and browser log errors so far."""
+        out = []
+        for e in self.events:
+            p = e.get("params", {})
+            if e["method"] == "Runtime.exceptionThrown":
+                d = p.get("exceptionDetails", {})
+                out.append("exception: %s %s" % (d.get("text"), d.get("exception", {}).get(
+                    "description", "")))
+            elif e["method"] == "Runtime.consoleAPICalled" and p.get("type") in (
+                    "error", "warning", "assert"):
+                out.append("console.%s: %s" % (p["type"], " ".join(
+                    str(a.get("value", a.get("description"))) for a in p.get("args", []))))
+            elif e["method"] == "Log.entryAdded" and p.get("entry", {}).get("level") in (
+                    "error", "warning"):
+                out.append("log %s: %s" % (p["entry"]["level"], p["entry"].get("text")))
+        return out
 
     def close(self):
         try:

@@ -1,21 +1,29 @@
 #!/usr/bin/env python3
-"""Loads a gpurec HTML report in headless Chromium and checks what it draws (docs/HTML.md).
+"""Loads a gpurec HTML report in a headless browser and checks what it draws (docs/HTML.md).
 
-usage: check_page.py PAGE.html [--name NAME] [--screenshot OUT.png] [--shot-height PX]
-                     [--expect-launches N] [--mouse] [--keyboard] [--dark] [--hostile] [--max-bytes N]
-The expected counts come from the data the page carries (its gpurec-data script). Prints TAP
-lines. Exit status: 0 every check passed, 1 one failed, 77 skipped: the browser could not start
-(the reason is printed on a "# SKIP" line; a skip is never a pass).
+usage: check_page.py PAGE.html [--browser chromium|firefox] [--name NAME] [--screenshot OUT.png]
+                     [--shot-height PX] [--expect-launches N] [--mouse] [--keyboard] [--dark]
+                     [--hostile] [--max-bytes N]
+The same checks in either browser: Chromium through the DevTools protocol (cdp.py), Firefox
+through WebDriver BiDi (bidi.py); both drivers have the methods run() uses. The expected counts
+come from the data the page carries (its gpurec-data script). Prints TAP lines. Exit status: 0
+every check passed, 1 one failed, 77 skipped: the browser could not start (the reason is printed
+on a "# SKIP" line; a skip is never a pass).
 """
 import argparse
-import base64
 import json
 import os
 import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cdp import Browser, BrowserError, find_chromium  # noqa: E402
+import bidi  # noqa: E402
+import cdp  # noqa: E402
+from cdp import BrowserError  # noqa: E402
+
+# --browser NAME: how to find it, how to drive it, and what to install when it is missing
+BROWSERS = {"chromium": (cdp.find_chromium, cdp.Browser, "chromium"),
+            "firefox": (bidi.find_firefox, bidi.Browser, "firefox-esr")}
 
 SKIPPED = 77
 SHOT_HEIGHT = 2400  # the top of a long page is what a screenshot is for
@@ -61,25 +69,6 @@ def expected(data):
     return kernels, windows, spans, verdicts, flame
 
 
-def problems_in(events):
-    """Console errors and warnings, uncaught exceptions, and browser log errors."""
-    out = []
-    for e in events:
-        p = e.get("params", {})
-        if e["method"] == "Runtime.exceptionThrown":
-            d = p.get("exceptionDetails", {})
-            out.append("exception: %s %s" % (d.get("text"), d.get("exception", {}).get(
-                "description", "")))
-        elif e["method"] == "Runtime.consoleAPICalled" and p.get("type") in (
-                "error", "warning", "assert"):
-            out.append("console.%s: %s" % (p["type"], " ".join(
-                str(a.get("value", a.get("description"))) for a in p.get("args", []))))
-        elif e["method"] == "Log.entryAdded" and p.get("entry", {}).get("level") in (
-                "error", "warning"):
-            out.append("log %s: %s" % (p["entry"]["level"], p["entry"].get("text")))
-    return out
-
-
 def luminance(css):
     m = re.match(r"rgba?\((\d+), (\d+), (\d+)", css or "")
     if not m:
@@ -91,8 +80,11 @@ def luminance(css):
 def tab_to(b, selector, limit=400):
     """Presses Tab until the focused element matches selector; returns the presses or None."""
     for i in range(1, limit + 1):
-        b.key("Tab", "Tab", 9)
-        if b.evaluate("document.activeElement && document.activeElement.matches(%s)"
+        b.press("Tab")
+        # the document must have the focus too: Firefox tabs from the page's last element into
+        # its own toolbar, and activeElement still names the page's element meanwhile
+        if b.evaluate("document.hasFocus() && document.activeElement"
+                      " && document.activeElement.matches(%s)"
                       % json.dumps(selector)):
             return i
     return None
@@ -107,20 +99,20 @@ def keyboard(b, name):
                          " return [s.outlineStyle, parseFloat(s.outlineWidth)]; })()")
     check(name + ": the focused toggle shows its focus", outline[0] != "none" and outline[1] > 0,
           outline)
-    b.key("Enter", "Enter", 13, "\r")
+    b.press("Enter")
     state = b.evaluate("(() => { const t = document.activeElement;"
                        " const r = document.getElementById(t.getAttribute('aria-controls'));"
                        " return [t.getAttribute('aria-expanded'), !r.hidden, r.offsetHeight > 0];"
                        " })()")
     check(name + ": Enter opens it", state == ["true", True, True], state)
-    b.key("Enter", "Enter", 13, "\r")
+    b.press("Enter")
     check(name + ": Enter closes it again",
           b.evaluate("document.activeElement.getAttribute('aria-expanded')") == "false")
     if b.evaluate("!!document.querySelector('.flame [aria-pressed=false]')"):
         check(name + ": Tab reaches the flame graph's weight switch",
               tab_to(b, ".flame button[aria-pressed=false]") is not None)
         before = b.evaluate("document.querySelector('[data-flame=root]').getAttribute('aria-label')")
-        b.key(" ", "Space", 32, " ")
+        b.press(" ")
         after = b.evaluate("[document.activeElement.getAttribute('aria-pressed'),"
                            " document.querySelector('[data-flame=root]').getAttribute('aria-label')]")
         check(name + ": Space switches the weight", after[0] == "true" and after[1] != before,
@@ -128,9 +120,13 @@ def keyboard(b, name):
 
 
 def center(b, selector):
+    """[x, y, width] of the element's box: its centre in the viewport, its own width (an SVG
+    shape's without its stroke: Firefox's getBoundingClientRect counts the stroke, Chromium's
+    does not)."""
     return b.evaluate("(() => { const e = document.querySelector(%s); if (!e) return null;"
                       " e.scrollIntoView({block: 'center'}); const r = e.getBoundingClientRect();"
-                      " return [r.left + r.width / 2, r.top + r.height / 2, r.width]; })()"
+                      " return [r.left + r.width / 2, r.top + r.height / 2,"
+                      " e.getBBox ? e.getBBox().width : r.width]; })()"
                       % json.dumps(selector))
 
 
@@ -140,7 +136,7 @@ def mouse(b, name, data):
     tl = s["views"]["timeline"]
     at = center(b, "[data-span]")
     if at:
-        b.call("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": at[0], "y": at[1]})
+        b.hover(at[0], at[1])
         i = b.evaluate("+document.elementFromPoint(%f, %f).getAttribute('data-span')" % tuple(at[:2]))
         tip = b.evaluate("[document.getElementById('tip').hidden,"
                          " document.getElementById('tip').textContent]")
@@ -157,9 +153,7 @@ def mouse(b, name, data):
     if box:
         sel = "[data-flame=box][aria-label=%s] rect" % json.dumps(box)
         at = center(b, sel)
-        for t in ("mousePressed", "mouseReleased"):
-            b.call("Input.dispatchMouseEvent", {"type": t, "x": at[0], "y": at[1],
-                                                "button": "left", "clickCount": 1})
+        b.click(at[0], at[1])
         after = center(b, sel)
         check(name + ": clicking a flame box zooms it to the full width",
               after and abs(after[2] - root_w[2]) < 1, [box, at[2], after, root_w[2]])
@@ -167,12 +161,7 @@ def mouse(b, name, data):
 
 def run(b, args, data):
     name = args.name
-    for domain in ("Runtime", "Log", "Page"):
-        b.call(domain + ".enable")
-    b.call("Emulation.setDeviceMetricsOverride", {"width": 1200, "height": 900,
-                                                  "deviceScaleFactor": 1, "mobile": False})
-    b.call("Page.navigate", {"url": "file://" + os.path.abspath(args.page)})
-    b.wait_event("Page.loadEventFired")
+    b.open("file://" + os.path.abspath(args.page), 1200, 900)
     check(name + ": the page says it is drawn",
           b.evaluate("document.documentElement.dataset.ready") == "true",
           b.evaluate("document.getElementById('app').textContent.slice(0, 200)"))
@@ -214,16 +203,17 @@ def run(b, args, data):
         size = os.path.getsize(args.page)
         check(name + ": the page is under %d bytes (%d)" % (args.max_bytes, size),
               size < args.max_bytes)
-    if args.mouse:
-        mouse(b, name, data)
+    # the keyboard first, from the page as loaded: after a click Tab starts from the clicked box,
+    # and past the page's last element Firefox goes on into its toolbar, never back
     if args.keyboard:
         keyboard(b, name)
+    if args.mouse:
+        mouse(b, name, data)
     light = luminance(b.evaluate("getComputedStyle(document.body).backgroundColor"))
     if args.screenshot:
         shot(b, args.screenshot)
     if args.dark:
-        b.call("Emulation.setEmulatedMedia",
-               {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+        b.dark()
         dark = luminance(b.evaluate("getComputedStyle(document.body).backgroundColor"))
         text = luminance(b.evaluate("getComputedStyle(document.body).color"))
         check(name + ": light by default, dark under prefers-color-scheme: dark",
@@ -232,24 +222,23 @@ def run(b, args, data):
         if args.screenshot:
             shot(b, re.sub(r"\.png$", "-dark.png", args.screenshot))
     b.evaluate("new Promise(r => setTimeout(r, 100))")  # let late console messages arrive
-    problems = problems_in(b.events)
+    problems = b.problems()
     check(name + ": no console error or warning", not problems, "; ".join(problems)[:1500])
 
 
 def shot(b, path):
     height = b.evaluate("Math.min(document.documentElement.scrollHeight, %d)" % SHOT_HEIGHT)
-    r = b.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True,
-                                          "clip": {"x": 0, "y": 0, "width": 1200,
-                                                   "height": height, "scale": 1}})
+    png = b.screenshot(1200, height)
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "wb") as f:
-        f.write(base64.b64decode(r["data"]))
+        f.write(png)
     check("screenshot " + os.path.basename(path), os.path.getsize(path) > 1000)
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("page")
+    ap.add_argument("--browser", choices=sorted(BROWSERS), default="chromium")
     ap.add_argument("--name", default="page")
     ap.add_argument("--screenshot")
     ap.add_argument("--expect-launches", type=int)
@@ -266,12 +255,14 @@ def main():
           data is not None and data.get("schema") == "gpurec-html-1")
     if data is None:
         return 1
-    binary = find_chromium()
+    find, driver, package = BROWSERS[args.browser]
+    binary = find()
     if not binary:
-        print("ok - %s # SKIP no chromium on this machine (apt-get install chromium)" % args.name)
+        print("ok - %s # SKIP no %s on this machine (apt-get install %s)"
+              % (args.name, args.browser, package))
         return SKIPPED
     try:
-        b = Browser(binary)
+        b = driver(binary)
     except (BrowserError, OSError) as e:
         print("ok - %s # SKIP the browser did not start: %s" % (args.name,
                                                                str(e).replace("\n", " ")[:300]))

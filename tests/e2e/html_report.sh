@@ -1,10 +1,13 @@
-# The HTML report in a real browser (docs/HTML.md): headless Chromium loads the report of the
-# chain sample (5 kernels x 200 steps on the simulator), a diff against chain_fused, and the
-# edge cases the recorder cannot produce on demand; tests/browser/check_page.py checks the drawn
-# elements against the page's data, the keyboard, dark mode and the console. Screenshots go to
-# $O/browser/. The pages come from `gpurec report --html` / `diff --html` when gpurec has them,
-# else from tests/browser/fixture.py over report/diff/export JSON. Without a browser every
-# check is a SKIP with the reason. Needs root (BPF), no GPU.
+# The HTML report in real browsers (docs/HTML.md): headless Chromium and headless Firefox each
+# load the report of the chain sample (5 kernels x 200 steps on the simulator), a diff against
+# chain_fused, and the edge cases the recorder cannot produce on demand;
+# tests/browser/check_page.py runs the same checks in both: the drawn elements against the
+# page's data, the keyboard, the mouse, dark mode and the console. Screenshots go to $O/browser/
+# (NAME.png from Chromium, NAME-firefox.png from Firefox). The pages come from
+# `gpurec report --html` / `diff --html` when gpurec has them, else from tests/browser/fixture.py
+# over report/diff/export JSON. A browser that is not there or cannot start is a SKIP with the
+# reason and its remaining pages are not loaded; the other browser's checks still run. Needs
+# root (BPF), no GPU.
 . "$(dirname "$0")/lib.sh"
 need_root "html_report.sh"
 SAMPLES=${SAMPLES:-$PWD/$O/samples}
@@ -56,22 +59,32 @@ check "chain page: kernels in the data" 5 "$(data "$TMP/chain.html" 'len(d["repo
 check "diff page: the new side's one kernel" \
 	"$STEPS" "$(data "$TMP/diff.html" 'd["new"]["report"]["launches"]["kernels"][0]["count"]')"
 
-# browse PAGE NAME [check_page options]: 77 (no browser) ends the script with its SKIP line
+# the browsers that have not skipped yet; chromium's screenshots keep their plain names
+browsers="chromium firefox"
+suffix() { [ "$1" = chromium ] || echo "-$1"; }
+
+# browse PAGE NAME SHOT [check_page options]: the page in each browser, its screenshot as
+# $SHOTS/SHOT.png and SHOT-firefox.png. A 77 (the browser cannot start: check_page printed the
+# SKIP line) drops that browser for the rest of the script.
 browse() {
-	local page=$1 name=$2 rc
-	shift 2
-	python3 "$BROWSER/check_page.py" "$page" --name "$name" --max-bytes 2000000 "$@"
-	rc=$?
-	if [ $rc -eq 77 ]; then
-		echo "# the browser checks were skipped; the rest would be too"
-		exit 0
-	fi
-	[ $rc -eq 0 ] || failures=$((failures + 1))
+	local page=$1 name=$2 shot=$3 b rc left=""
+	shift 3
+	for b in $browsers; do
+		python3 "$BROWSER/check_page.py" "$page" --browser $b --name "$name/$b" \
+			--max-bytes 2000000 --screenshot "$SHOTS/$shot$(suffix $b).png" "$@"
+		rc=$?
+		if [ $rc -eq 77 ]; then
+			echo "# $b's checks were skipped; its other pages would be too"
+			continue
+		fi
+		left="$left $b"
+		[ $rc -eq 0 ] || failures=$((failures + 1))
+	done
+	browsers=$left
 }
 
-browse "$TMP/chain.html" chain --expect-launches $STEPS --mouse --keyboard --dark \
-	--screenshot "$SHOTS/report.png"
-browse "$TMP/diff.html" diff --mouse --keyboard --dark --screenshot "$SHOTS/diff.png"
+browse "$TMP/chain.html" chain report --expect-launches $STEPS --mouse --keyboard --dark
+browse "$TMP/diff.html" diff diff --mouse --keyboard --dark
 
 # edge cases, made from the chain trace's JSON; many-kernels and many-spans are the caps'
 # worst case (5000 kernel rows, 10000 spans in each window): still under 2 MB
@@ -82,23 +95,41 @@ for c in no-iteration empty hostile-names many-kernels many-spans; do
 	extra=()
 	[ $c = hostile-names ] && extra=(--hostile)
 	[ $c = empty ] && extra=(--keyboard)
-	browse "$TMP/$c.html" $c "${extra[@]}" --screenshot "$SHOTS/$c.png"
+	browse "$TMP/$c.html" $c $c "${extra[@]}"
 done
 check "many-kernels page: 5000 kernels in the data" 5000 \
 	"$(data "$TMP/many-kernels.html" 'len(d["report"]["launches"]["kernels"])')"
 
 # the checks can fail: a page that warns on the console and draws one kernel too many fails
-# exactly those two, and a browser that is not there is a skip (77), not a pass
+# exactly those two, in each browser that ran
 python3 -c 'import sys
 t = open(sys.argv[1]).read().replace("\x27use strict\x27;", "\x27use strict\x27; console.warn(\"planted\");"
     " document.body.appendChild(document.createElement(\"i\")).setAttribute(\"data-kernel\", \"x\");", 1)
 open(sys.argv[2], "w").write(t)' "$TMP/chain.html" "$TMP/planted.html"
-python3 "$BROWSER/check_page.py" "$TMP/planted.html" --name planted >"$TMP/planted.tap"
-check "planted page: the harness exits 1" 1 $?
-check "planted page: its failures" "not ok - planted: a bar per kernel (5): 6|not ok - planted: no console error or warning: console.warning: planted" \
-	"$(grep '^not ok' "$TMP/planted.tap" | paste -sd'|')"
-CHROMIUM=/nonexistent python3 "$BROWSER/check_page.py" "$TMP/chain.html" --name absent >"$TMP/absent.tap"
-check "no browser: the harness exits 77 (skipped)" 77 $?
-check "no browser: it says why" "ok - absent # SKIP no chromium on this machine (apt-get install chromium)" \
+for b in $browsers; do
+	python3 "$BROWSER/check_page.py" "$TMP/planted.html" --browser $b --name planted/$b \
+		>"$TMP/planted-$b.tap"
+	check "planted page in $b: the harness exits 1" 1 $?
+	check "planted page in $b: its failures" \
+		"not ok - planted/$b: a bar per kernel (5): 6|not ok - planted/$b: no console error or warning: console.warning: planted" \
+		"$(grep '^not ok' "$TMP/planted-$b.tap" | paste -sd'|')"
+done
+# a browser that is not there is a skip (77), not a pass
+CHROMIUM=/nonexistent python3 "$BROWSER/check_page.py" "$TMP/chain.html" --name absent \
+	>"$TMP/absent.tap"
+check "no chromium: the harness exits 77 (skipped)" 77 $?
+check "no chromium: it says why" "ok - absent # SKIP no chromium on this machine (apt-get install chromium)" \
 	"$(tail -1 "$TMP/absent.tap")"
+FIREFOX=/nonexistent python3 "$BROWSER/check_page.py" "$TMP/chain.html" --browser firefox \
+	--name absent >"$TMP/absent-firefox.tap"
+check "no firefox: the harness exits 77 (skipped)" 77 $?
+check "no firefox: it says why" "ok - absent # SKIP no firefox on this machine (apt-get install firefox-esr)" \
+	"$(tail -1 "$TMP/absent-firefox.tap")"
+# one that is there but cannot start (here: exits at once) is a skip with the reason too
+FIREFOX=false python3 "$BROWSER/check_page.py" "$TMP/chain.html" --browser firefox \
+	--name broken >"$TMP/broken-firefox.tap"
+check "firefox that cannot start: the harness exits 77 (skipped)" 77 $?
+check "firefox that cannot start: it says why" \
+	"ok - broken # SKIP the browser did not start: firefox exited with status 1" \
+	"$(tail -1 "$TMP/broken-firefox.tap")"
 exit $((failures > 0))
