@@ -83,13 +83,16 @@
 				g.push(r, GR.svg('text', {class: 'muted', x: i * bw + 2, y: 12}, [GR.count(b.count)]),
 				       GR.svg('text', {x: i * bw + 2, y: hh + 28}, [label]));
 			});
-			var svg = GR.svg('svg', {width: h.length * bw + 10, height: hh + 34}, g);
+			/* scaled down to its column rather than cut at its edge */
+			var w = h.length * bw + 10;
+			var svg = GR.svg('svg', {viewBox: '0 0 ' + w + ' ' + (hh + 34), width: '100%',
+						 style: 'max-width: ' + w + 'px'}, g);
 			hover(svg);
 			var gap = th.gap || {};
 			wrap.appendChild(GR.el('p', {class: 'meta'}, [th.comm + ' (tid ' + th.tid + '): ' +
 				gap.count + ' gaps, median ' + GR.ns(gap.median_ns) + ', p99 ' +
 				GR.ns(gap.p99_ns) + ', max ' + GR.ns(gap.max_ns)]));
-			wrap.appendChild(GR.el('div', {style: 'overflow-x: auto'}, [svg]));
+			wrap.appendChild(svg);
 		});
 		if (gaps.length > 6)
 			wrap.appendChild(GR.el('p', {class: 'note'}, ['first 6 of ' + gaps.length + ' threads']));

@@ -69,6 +69,16 @@ def expected(data):
     return kernels, windows, spans, verdicts, flame
 
 
+def expected_gpu_rows(data):
+    """Rows of GPU kernels the page must list: the report's GPU section, or on a diff page the
+    diff's GPU comparison (when both traces have GPU rows); None when the page has none."""
+    if data["kind"] == "diff":
+        g = (data.get("diff") or {}).get("gpu")
+        return len(g["kernels"]) if g and g.get("compared") else None
+    g = data["report"].get("gpu")
+    return len(g["kernels"]) if g else None
+
+
 def luminance(css):
     m = re.match(r"rgba?\((\d+), (\d+), (\d+)", css or "")
     if not m:
@@ -169,6 +179,13 @@ def run(b, args, data):
     count = lambda sel: b.evaluate("document.querySelectorAll(%s).length" % json.dumps(sel))
     check(name + ": a bar per kernel (%d)" % kernels, count("[data-kernel]") == kernels,
           count("[data-kernel]"))
+    gpu_rows = expected_gpu_rows(data)
+    if gpu_rows is not None:
+        check(name + ": a row per kernel the GPU measured (%d)" % gpu_rows,
+              count("[data-gpu-kernel]") == gpu_rows, count("[data-gpu-kernel]"))
+    else:
+        check(name + ": no GPU part without GPU rows", count("section.gpu") == 0,
+              count("section.gpu"))
     check(name + ": a window per timeline window (%d)" % windows,
           count("[data-iteration]") == windows, count("[data-iteration]"))
     check(name + ": every span of the windows drawn (%d)" % spans, count("[data-span]") == spans,

@@ -86,6 +86,21 @@ browse() {
 browse "$TMP/chain.html" chain report --expect-launches $STEPS --mouse --keyboard --dark
 browse "$TMP/diff.html" diff diff --mouse --keyboard --dark
 
+# record --cupti: synthetic loops with GPU rows (tests/tools/trace_gpu_loop.c, 10 iterations of
+# kernels a and b; the second with 5 GPU records dropped): the page's GPU part lists each
+# kernel the GPU measured, the diff page each kernel whose GPU time it compares
+if "$GPUREC" report --help 2>&1 | grep -q -e --html; then
+	"$PWD/$O/tests/tool_trace_gpu_loop" "$TMP/ga.trc" 10 1000 3000 0 &&
+		"$PWD/$O/tests/tool_trace_gpu_loop" "$TMP/gb.trc" 10 1500 2000 5 &&
+		"$GPUREC" report --html -o "$TMP/gpu.html" "$TMP/gb.trc" >/dev/null &&
+		"$GPUREC" diff --html -o "$TMP/gpudiff.html" "$TMP/ga.trc" "$TMP/gb.trc" >/dev/null
+	check "GPU pages written" 0 $?
+	check "GPU pages: 2 kernels measured, 5 records dropped; 2 kernels compared" "2 5 2" \
+		"$(data "$TMP/gpu.html" '"%d %d" % (len(d["report"]["gpu"]["kernels"]), d["report"]["gpu"]["dropped"])') $(data "$TMP/gpudiff.html" 'len(d["diff"]["gpu"]["kernels"])')"
+	browse "$TMP/gpu.html" gpu gpu --keyboard
+	browse "$TMP/gpudiff.html" gpudiff gpudiff
+fi
+
 # edge cases, made from the chain trace's JSON; many-kernels and many-spans are the caps'
 # worst case (5000 kernel rows, 10000 spans in each window): still under 2 MB
 for c in no-iteration empty hostile-names many-kernels many-spans; do
