@@ -15,6 +15,10 @@
 #include "model.h"
 #include "report.h"
 
+/* Rows of each ranked table of the report the page carries (`report --json --top N`); the
+ * tables' *_total fields say how many there are. */
+#define GR_HTML_REPORT_ROWS 500
+
 /*
  * The data of a report on @m (its report @r, loaded from the @nfiles traces @files) to @f, as
  * one JSON line. Returns 0, -ENOMEM, -EIO, or GR_ERR_STATE (writer misuse).

@@ -51,8 +51,9 @@ static int side(struct gr_json *j, const struct gr_model *m, const struct gr_rep
 	if (err)
 		return err;
 	gr_json_key(j, "report");
-	/* every row, as `report --json` prints them */
-	gr_report_json(j, r, m, 0);
+	/* as `report --json --top GR_HTML_REPORT_ROWS` prints it: every figure and total, the
+	 * first rows of each ranked table (20000 kernels' rows were 10 MB) */
+	gr_report_json(j, r, m, GR_HTML_REPORT_ROWS);
 	gr_json_key(j, "views");
 	gr_html_views_json(j, v, m);
 	gr_html_views_free(v);

@@ -7,6 +7,7 @@
  * the report counts them (graphs.h).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -632,26 +633,61 @@ static int cmp_span_start(const void *a, const void *b)
 }
 
 /* Each window's spans, the longest GR_HTML_WINDOW_SPANS kept, by start, into v->spans. */
+/* What a span adds to the data: its row, and each name it is first to use. */
+static size_t span_bytes(const struct gr_html_views *v, const struct gr_html_span *sp,
+			 uint8_t *named)
+{
+	size_t n = GR_HTML_SPAN_ROW_BYTES;
+
+	if (!named[sp->name]) {
+		named[sp->name] = 1;
+		n += strlen(v->names[sp->name]) + 4;
+	}
+	if (sp->detail >= 0 && !named[sp->detail]) {
+		named[sp->detail] = 1;
+		n += strlen(v->names[sp->detail]) + 4;
+	}
+	return n;
+}
+
+/*
+ * Each window keeps its spans, longest first when they are more than GR_HTML_WINDOW_SPANS or
+ * than GR_HTML_WINDOW_BYTES of data (rows and the names they bring: thousands of distinct
+ * kernel names made one window megabytes), then in time order; the names no kept span uses go.
+ */
 static void gather_spans(struct hv *x)
 {
 	struct gr_html_views *v = x->v;
-	size_t total = 0;
+	size_t total = 0, nnames = 0;
+	uint8_t *named = calloc(v->nnames + 1, 1);
+	uint32_t *renum = NULL;
 
 	for (size_t w = 0; w < v->nwindows; w++)
 		total += x->cand[w].n < GR_HTML_WINDOW_SPANS ? x->cand[w].n : GR_HTML_WINDOW_SPANS;
 	v->spans = malloc((total + 1) * sizeof(*v->spans));
-	if (!v->spans) {
+	renum = malloc((v->nnames + 1) * sizeof(*renum));
+	if (!v->spans || !named || !renum) {
 		x->err = -ENOMEM;
-		return;
+		goto out;
 	}
 	for (size_t w = 0; w < v->nwindows; w++) {
 		struct cand *c = &x->cand[w];
-		size_t keep = c->n;
+		size_t keep = 0, bytes = 0;
 
-		if (keep > GR_HTML_WINDOW_SPANS) {
+		for (size_t i = 0; i < c->n; i++)
+			bytes += span_bytes(v, &c->v[i], named);
+		memset(named, 0, v->nnames);
+		if (c->n > GR_HTML_WINDOW_SPANS || bytes > GR_HTML_WINDOW_BYTES) {
 			qsort(c->v, c->n, sizeof(*c->v), cmp_span_dur);
-			keep = GR_HTML_WINDOW_SPANS;
+			for (bytes = 0; keep < c->n && keep < GR_HTML_WINDOW_SPANS; keep++) {
+				bytes += span_bytes(v, &c->v[keep], named);
+				if (bytes > GR_HTML_WINDOW_BYTES)
+					break;
+			}
+			memset(named, 0, v->nnames);
 			v->truncated += c->n - keep;
+		} else {
+			keep = c->n;
 		}
 		qsort(c->v, keep, sizeof(*c->v), cmp_span_start);
 		if (keep)
@@ -659,6 +695,26 @@ static void gather_spans(struct hv *x)
 		v->nspans += keep;
 		v->window_spans[w] = keep;
 	}
+	/* the names of the spans kept, in their first order */
+	for (size_t i = 0; i < v->nspans; i++) {
+		named[v->spans[i].name] = 1;
+		if (v->spans[i].detail >= 0)
+			named[v->spans[i].detail] = 1;
+	}
+	for (size_t k = 0; k < v->nnames; k++) {
+		renum[k] = (uint32_t)nnames;
+		if (named[k])
+			v->names[nnames++] = v->names[k];
+	}
+	for (size_t i = 0; i < v->nspans; i++) {
+		v->spans[i].name = renum[v->spans[i].name];
+		if (v->spans[i].detail >= 0)
+			v->spans[i].detail = (int32_t)renum[v->spans[i].detail];
+	}
+	v->nnames = nnames;
+out:
+	free(named);
+	free(renum);
 }
 
 /* ---- iterations ---- */
@@ -919,9 +975,14 @@ static void flame(struct hv *x)
 		flame_path(x, &cap, &sum);
 		i = j;
 	}
+	/* a weight whose total is 0 (no call timed, no launch) holds every node under it: with
+	 * 0 as its threshold nothing was ever folded, and 20000 kernels made 3 MB of flame */
 	if (!x->err)
-		flame_prune(x, &cap, 0, GR_HTML_FLAME_MIN * (double)v->flame[0].launches,
-			    GR_HTML_FLAME_MIN * (double)v->flame[0].host_ns);
+		flame_prune(x, &cap, 0,
+			    v->flame[0].launches ? GR_HTML_FLAME_MIN * (double)v->flame[0].launches
+						 : HUGE_VAL,
+			    v->flame[0].host_ns ? GR_HTML_FLAME_MIN * (double)v->flame[0].host_ns
+						: HUGE_VAL);
 out:
 	free(f.v);
 }

@@ -18,11 +18,13 @@
 #include "model.h"
 #include "report.h"
 
-#define GR_HTML_ITER_BINS    2000	 /* iteration points at most; more iterations are binned */
-#define GR_HTML_WINDOW_SPANS 10000	 /* spans per timeline window at most (the longest kept) */
-#define GR_HTML_WHOLE_NS     50000000ull /* no iteration: the busiest 50 ms */
-#define GR_HTML_FLAME_MIN    0.001 /* a flame node under this share of both weights: "(other)" */
-#define GR_HTML_NWINDOWS     3
+#define GR_HTML_ITER_BINS      2000   /* iteration points at most; more iterations are binned */
+#define GR_HTML_WINDOW_SPANS   10000  /* spans per timeline window at most (the longest kept) */
+#define GR_HTML_WINDOW_BYTES   400000 /* and at most this much data: rows and the names they use */
+#define GR_HTML_SPAN_ROW_BYTES 48     /* a span's row in the JSON, its names aside (about) */
+#define GR_HTML_WHOLE_NS       50000000ull /* no iteration: the busiest 50 ms */
+#define GR_HTML_FLAME_MIN      0.001 /* a flame node under this share of both weights: "(other)" */
+#define GR_HTML_NWINDOWS       3
 
 /* One point of the iteration chart: an iteration, or a bin of consecutive ones. */
 struct gr_html_iter_point {

@@ -205,7 +205,8 @@ out:
 }
 
 /* 3 iterations of 12000 launches of kernA, each with its own grid (12000 configs, 10 ns apart):
- * the one window holds 24000 spans (launch + instant), keeps 10000, leaves 14000 out. */
+ * the one window holds 24000 spans (launch + instant), keeps what its caps allow, counts the
+ * rest as left out. */
 static void test_span_cap(void)
 {
 	uint64_t ts = T0 + 1000;
@@ -224,10 +225,69 @@ static void test_span_cap(void)
 		goto out;
 	CHECK_EQ_U64(v->iter_count, 3);
 	CHECK_EQ_U64(v->nwindows, 1);
-	CHECK_EQ_U64(v->window_spans[0], GR_HTML_WINDOW_SPANS);
-	CHECK_EQ_U64(v->truncated, 24000 - GR_HTML_WINDOW_SPANS);
-	CHECK_EQ_U64(v->nspans, GR_HTML_WINDOW_SPANS);
+	/* 24000 candidates (a launch and its kernel instant each), each launch with a detail of
+	 * its own (grid (k,1,1)): the byte budget binds before the count; every candidate is kept
+	 * or counted as left out, and what is kept is within both caps */
+	CHECK(v->window_spans[0] > 1000 && v->window_spans[0] < GR_HTML_WINDOW_SPANS);
+	CHECK_EQ_U64(v->truncated, 24000 - v->window_spans[0]);
+	CHECK_EQ_U64(v->nspans, v->window_spans[0]);
+	{
+		size_t bytes = v->nspans * GR_HTML_SPAN_ROW_BYTES;
+
+		for (size_t i = 0; i < v->nnames; i++)
+			bytes += strlen(v->names[i]) + 4;
+		CHECK(bytes <= GR_HTML_WINDOW_BYTES);
+		/* only the names of kept spans: a detail per kept launch at most, and kernA */
+		CHECK(v->nnames <= v->nspans + 2);
+	}
 out:
+	gr_html_views_free(v);
+	gr_report_free(r);
+	gr_model_free(m);
+}
+
+/*
+ * 20000 distinct kernels (torch.compile makes thousands; a name of 120 bytes each), each
+ * launched 3 times with 3 grid sizes: the page's data stays under 2 MB by carrying the first
+ * GR_HTML_REPORT_ROWS rows of each ranked table, with the totals that say how many there are.
+ */
+static void test_many_kernels_size(void)
+{
+	uint64_t ts = T0 + 1000;
+	struct gr_model *m;
+	struct gr_report *r;
+	struct gr_html_views *v;
+	struct tb b;
+	char *data = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	tb_open(&b, "kernels.trc");
+	for (uint32_t k = 0; k < 20000; k++) {
+		char name[160];
+
+		snprintf(name, sizeof(name),
+			 "triton_poi_fused__to_copy_add_clone_convolution_backward_mul_native_"
+			 "batch_norm_backward_relu_threshold_backward_sum_%05u",
+			 k);
+		b.err |= synth_name(b.w, T0, GR_NAME_KERNEL, PID, 0x100000 + k, name);
+	}
+	for (int rep = 0; rep < 3; rep++)
+		for (uint32_t k = 0; k < 20000; k++, ts += 10)
+			tb_launch(&b, ts, 0x100000 + k, 1 + (uint32_t)rep);
+	v = tb_views(&b, &m, &r);
+	if (!v)
+		goto out;
+	f = open_memstream(&data, &len);
+	CHECK(f != NULL);
+	if (!f)
+		goto out;
+	CHECK_EQ_U64(gr_html_report_data(f, m, r, (const char *const[]){"kernels.trc"}, 1, "t"), 0);
+	fclose(f);
+	CHECK(len < 2000000);
+	CHECK(data && strstr(data, "\"kernels_total\": 20000"));
+out:
+	free(data);
 	gr_html_views_free(v);
 	gr_report_free(r);
 	gr_model_free(m);
@@ -342,6 +402,7 @@ int main(void)
 	RUN_TEST(test_iterations_windows_flame);
 	RUN_TEST(test_binning_and_pruning);
 	RUN_TEST(test_span_cap);
+	RUN_TEST(test_many_kernels_size);
 	RUN_TEST(test_standard_trace);
 	RUN_TEST(test_gpu_tracks);
 	RUN_TEST(test_escaping);
