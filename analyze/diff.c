@@ -97,14 +97,8 @@ struct krow {
 static int cmp_krow(const void *pa, const void *pb)
 {
 	const struct krow *x = pa, *y = pb;
-	int c = strcmp(x->name, y->name);
 
-	if (c)
-		return c;
-	c = memcmp(x->grid, y->grid, sizeof(x->grid));
-	if (c)
-		return c;
-	return memcmp(x->block, y->block, sizeof(x->block));
+	return df_cmp_key(x->name, x->grid, x->block, y->name, y->grid, y->block);
 }
 
 /* Totals per key (name [+ grid] [+ block]) of one trace, sorted by key: the (name, config)
@@ -169,27 +163,21 @@ out:
 
 /* ---- kernels ---- */
 
-static uint64_t absdiff(uint64_t a, uint64_t b)
-{
-	return a > b ? a - b : b - a;
-}
-
 /* Common rows by absolute impact (count change, then API time change), then added, removed. */
 static int cmp_impact(const void *pa, const void *pb)
 {
 	const struct gr_diff_kernel *x = pa, *y = pb;
 	uint64_t dx, dy;
-	int c;
 
 	if (x->status != y->status)
 		return x->status < y->status ? -1 : 1;
 	if (x->status == GR_DIFF_COMMON) {
-		dx = absdiff(x->count[0], x->count[1]);
-		dy = absdiff(y->count[0], y->count[1]);
+		dx = df_absdiff(x->count[0], x->count[1]);
+		dy = df_absdiff(y->count[0], y->count[1]);
 		if (dx != dy)
 			return dx > dy ? -1 : 1;
-		dx = absdiff(x->api_ns[0], x->api_ns[1]);
-		dy = absdiff(y->api_ns[0], y->api_ns[1]);
+		dx = df_absdiff(x->api_ns[0], x->api_ns[1]);
+		dy = df_absdiff(y->api_ns[0], y->api_ns[1]);
 		if (dx != dy)
 			return dx > dy ? -1 : 1;
 	}
@@ -197,11 +185,7 @@ static int cmp_impact(const void *pa, const void *pb)
 	dy = y->count[0] + y->count[1];
 	if (dx != dy)
 		return dx > dy ? -1 : 1;
-	c = strcmp(x->name, y->name);
-	if (c)
-		return c;
-	c = memcmp(x->grid, y->grid, sizeof(x->grid));
-	return c ? c : memcmp(x->block, y->block, sizeof(x->block));
+	return df_cmp_key(x->name, x->grid, x->block, y->name, y->grid, y->block);
 }
 
 static int match_kernels(struct ctx *c, unsigned key)

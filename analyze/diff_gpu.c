@@ -22,17 +22,8 @@ static unsigned gpu_by(unsigned key)
 static int cmp_key(const void *pa, const void *pb)
 {
 	const struct gr_gpu_kernel *x = pa, *y = pb;
-	int c = strcmp(x->name, y->name);
 
-	if (c)
-		return c;
-	c = memcmp(x->grid, y->grid, sizeof(x->grid));
-	return c ? c : memcmp(x->block, y->block, sizeof(x->block));
-}
-
-static uint64_t absdiff(uint64_t a, uint64_t b)
-{
-	return a > b ? a - b : b - a;
+	return df_cmp_key(x->name, x->grid, x->block, y->name, y->grid, y->block);
 }
 
 /* Common rows by the change of total GPU time, largest first, then added, removed (each by the
@@ -41,13 +32,12 @@ static int cmp_impact(const void *pa, const void *pb)
 {
 	const struct gr_diff_gpu_kernel *x = pa, *y = pb;
 	uint64_t dx, dy;
-	int c;
 
 	if (x->status != y->status)
 		return x->status < y->status ? -1 : 1;
 	if (x->status == GR_DIFF_COMMON) {
-		dx = absdiff(x->dur[0].total, x->dur[1].total);
-		dy = absdiff(y->dur[0].total, y->dur[1].total);
+		dx = df_absdiff(x->dur[0].total, x->dur[1].total);
+		dy = df_absdiff(y->dur[0].total, y->dur[1].total);
 		if (dx != dy)
 			return dx > dy ? -1 : 1;
 	}
@@ -55,11 +45,7 @@ static int cmp_impact(const void *pa, const void *pb)
 	dy = y->dur[0].total + y->dur[1].total;
 	if (dx != dy)
 		return dx > dy ? -1 : 1;
-	c = strcmp(x->name, y->name);
-	if (c)
-		return c;
-	c = memcmp(x->grid, y->grid, sizeof(x->grid));
-	return c ? c : memcmp(x->block, y->block, sizeof(x->block));
+	return df_cmp_key(x->name, x->grid, x->block, y->name, y->grid, y->block);
 }
 
 int df_match_gpu_kernels(struct gr_diff *d, const struct gr_model *const m[2])

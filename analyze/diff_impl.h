@@ -8,8 +8,28 @@
 #define GR_ANALYZE_DIFF_IMPL_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "diff.h"
+
+/* Order of two kernel keys (name, grid, block): every table of kernel rows is merged and tied
+ * in it, whatever holds the key. */
+static inline int df_cmp_key(const char *na, const uint32_t ga[3], const uint32_t ba[3],
+			     const char *nb, const uint32_t gb[3], const uint32_t bb[3])
+{
+	int c = strcmp(na, nb);
+
+	if (c)
+		return c;
+	c = memcmp(ga, gb, 3 * sizeof(*ga));
+	return c ? c : memcmp(ba, bb, 3 * sizeof(*ba));
+}
+
+static inline uint64_t df_absdiff(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : b - a;
+}
 
 /* Relative change in percent: 0 for equal values, INFINITY from 0 to non-zero or with a NAN. */
 double df_change_pct(double a, double b);

@@ -45,6 +45,18 @@ static void json_side(struct gr_json *j, const struct gr_diff *d, int s, const s
 	gr_json_object_end(j);
 }
 
+/* A kernel row's key as the diff keys it (--key), and its status. */
+static void json_key(struct gr_json *j, const struct gr_diff *d, const char *name,
+		     const uint32_t grid[3], const uint32_t block[3], enum gr_diff_status status)
+{
+	gr_json_kv_str(j, "name", name);
+	if (d->key & GR_DIFF_KEY_GRID)
+		gr_json_kv_dim3(j, "grid", grid);
+	if (d->key & GR_DIFF_KEY_BLOCK)
+		gr_json_kv_dim3(j, "block", block);
+	gr_json_kv_str(j, "status", kstatus(status));
+}
+
 static void json_kernels(struct gr_json *j, const struct gr_diff *d)
 {
 	gr_json_key(j, "kernels");
@@ -55,12 +67,7 @@ static void json_kernels(struct gr_json *j, const struct gr_diff *d)
 		if (k->hidden)
 			continue;
 		gr_json_object_flat(j);
-		gr_json_kv_str(j, "name", k->name);
-		if (d->key & GR_DIFF_KEY_GRID)
-			gr_json_kv_dim3(j, "grid", k->grid);
-		if (d->key & GR_DIFF_KEY_BLOCK)
-			gr_json_kv_dim3(j, "block", k->block);
-		gr_json_kv_str(j, "status", kstatus(k->status));
+		json_key(j, d, k->name, k->grid, k->block, k->status);
 		gr_json_kv_u64(j, "count_a", k->count[0]);
 		gr_json_kv_u64(j, "count_b", k->count[1]);
 		gr_json_kv_i64(j, "delta", k->delta);
@@ -119,12 +126,7 @@ static void json_gpu(struct gr_json *j, const struct gr_diff *d, const struct gr
 		if (k->hidden)
 			continue;
 		gr_json_object(j);
-		gr_json_kv_str(j, "name", k->name);
-		if (d->key & GR_DIFF_KEY_GRID)
-			gr_json_kv_dim3(j, "grid", k->grid);
-		if (d->key & GR_DIFF_KEY_BLOCK)
-			gr_json_kv_dim3(j, "block", k->block);
-		gr_json_kv_str(j, "status", kstatus(k->status));
+		json_key(j, d, k->name, k->grid, k->block, k->status);
 		json_dist(j, "a", &k->dur[0]);
 		json_dist(j, "b", &k->dur[1]);
 		gr_json_kv_i64(j, "total_delta_ns", k->total_delta);
