@@ -7,7 +7,6 @@
  * is never appended to.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include <unistd.h>
 
 #include "export_tables.h"
+#include "outfile.h"
 
 struct sq {
 	sqlite3 *db;
@@ -124,13 +124,10 @@ int gr_export_sqlite(const struct gr_model *m, const char *path, const char *ver
 		*err_text = NULL;
 	if (!tmp)
 		return -ENOMEM;
-	/* created by this process, so with the caller's rights and umask, as fopen() would */
-	snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	fd = gr_outfile_begin(path, tmp, len);
 	if (fd < 0) {
-		err = -errno;
 		free(tmp);
-		return err;
+		return fd;
 	}
 	close(fd);
 	err = -EIO;
@@ -146,11 +143,8 @@ int gr_export_sqlite(const struct gr_model *m, const char *path, const char *ver
 		err = exec(&q, calls_view);
 	if (!err)
 		err = exec(&q, "COMMIT");
-	if (!err && rename(tmp, path))
-		err = -errno;
 out:
-	if (err)
-		unlink(tmp);
+	err = gr_outfile_end(tmp, path, err);
 	if (err == -EIO && err_text) {
 		/* sqlite3_errmsg()'s text dies with the connection: copied for the caller */
 		static char msg[256];

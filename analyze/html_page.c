@@ -5,16 +5,15 @@
  * beside its destination and renamed into place.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "html.h"
 #include "html_assets.h"
+#include "outfile.h"
 
 int gr_html_write_json_escaped(FILE *f, const char *s, size_t n)
 {
@@ -154,39 +153,22 @@ int gr_html_write_page(FILE *f, const char *title, const char *data, size_t len)
 int gr_html_save(const char *path, const char *title, const char *data, size_t len)
 {
 	char tmp[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	mode_t mask;
-	FILE *f = NULL;
+	FILE *f;
 	int fd, err;
 
-	/* beside @path, so that the rename stays in one file system */
-	if (snprintf(tmp, sizeof(tmp), "%.*s.gpurec-html.XXXXXX",
-		     (int)(slash ? slash - path + 1 : 0), path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = mkstemp(tmp);
+	fd = gr_outfile_begin(path, tmp, sizeof(tmp));
 	if (fd < 0)
-		return -errno;
-	/* mkstemp makes it 0600: give it the mode a plain creation would */
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) || !(f = fdopen(fd, "w"))) {
+		return fd;
+	f = fdopen(fd, "w");
+	if (!f) {
 		err = -errno;
 		close(fd);
-		goto fail;
+		return gr_outfile_end(tmp, path, err);
 	}
 	err = gr_html_write_page(f, title, data, len);
 	if (fflush(f) && !err)
 		err = -EIO;
 	if (fclose(f) && !err)
 		err = -EIO;
-	if (err)
-		goto fail;
-	if (rename(tmp, path)) {
-		err = -errno;
-		goto fail;
-	}
-	return 0;
-fail:
-	unlink(tmp);
-	return err;
+	return gr_outfile_end(tmp, path, err);
 }

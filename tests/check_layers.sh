@@ -7,7 +7,7 @@ set -u
 cd "$(dirname "$0")/.."
 
 MODEL="model model_impl model_read model_comm memmap keymap strtab demangle pool"
-SHARED="units json load damage options dist timeline launch_stats outcome probe_cost graphs frames launch_sites gpu"
+SHARED="units json load damage options dist timeline launch_stats outcome probe_cost graphs frames launch_sites gpu outfile"
 
 layer() { # layer NAME (no extension): prints 1 model, 2 shared, 3 section, 4 command
 	local n=$1 w
