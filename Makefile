@@ -47,7 +47,7 @@ CUPTI_SO	:= $(if $(filter build,$(O)),libgpurec_cupti.so,$(O)/libgpurec_cupti.so
 ARCH	:= $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 FORMAT_SRCS	:= $(wildcard format/*.c)
-ANALYZE_SRCS	:= $(wildcard analyze/*.c)
+ANALYZE_SRCS	:= $(wildcard analyze/*.c analyze/*/*.c)
 RECORD_SRCS	:= $(wildcard record/*.c)
 BPF_SRCS	:= $(wildcard bpf/*.bpf.c)
 SKELS		:= $(patsubst bpf/%.bpf.c,$(O)/bpf/%.skel.h,$(BPF_SRCS))
@@ -55,9 +55,9 @@ SKELS		:= $(patsubst bpf/%.bpf.c,$(O)/bpf/%.skel.h,$(BPF_SRCS))
 FORMAT_OBJS	:= $(patsubst %.c,$(O)/%.o,$(FORMAT_SRCS)) $(O)/format/status_names.o
 # the toolkit whose headers name cudaError_t and CUresult values (format/gen_status_names.sh)
 CUDA_INC	?= $(firstword $(wildcard /usr/local/cuda/include) $(dir $(NVCC))../include)
-# the HTML report's page, styles and scripts, compiled in (analyze/gen_html_assets.sh)
-HTML_ASSETS	:= $(sort $(wildcard analyze/html/*))
-ANALYZE_OBJS	:= $(patsubst %.c,$(O)/%.o,$(ANALYZE_SRCS)) $(O)/analyze/html_assets.o
+# the HTML report's page, styles and scripts, compiled in (analyze/html/gen_html_assets.sh)
+HTML_ASSETS	:= $(sort $(wildcard analyze/html/page/*))
+ANALYZE_OBJS	:= $(patsubst %.c,$(O)/%.o,$(ANALYZE_SRCS)) $(O)/analyze/html/html_assets.o
 RECORD_OBJS	:= $(patsubst %.c,$(O)/%.o,$(RECORD_SRCS))
 
 FORMAT_LIB	:= $(O)/libgrformat.a
@@ -117,12 +117,12 @@ $(O)/format/status_names.o: $(O)/format/status_names.c
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Iformat -MMD -MP -c $< -o $@
 
-$(O)/analyze/html_assets.c: analyze/gen_html_assets.sh $(HTML_ASSETS)
+$(O)/analyze/html/html_assets.c: analyze/html/gen_html_assets.sh $(HTML_ASSETS)
 	$(call msg,GEN,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)sh analyze/gen_html_assets.sh analyze/html > $@
+	$(Q)sh analyze/html/gen_html_assets.sh analyze/html/page > $@
 
-$(O)/analyze/html_assets.o: $(O)/analyze/html_assets.c
+$(O)/analyze/html/html_assets.o: $(O)/analyze/html/html_assets.c
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
@@ -189,7 +189,7 @@ $(FUZZ_RECORD): $(RECORD_SRCS) $(SKELS)
 $(FUZZ_RECORD): FUZZ_LIBS = $(RECORD_LIBS)
 
 $(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(FORMAT_SRCS) $(ANALYZE_SRCS) \
-		$(O)/analyze/html_assets.c
+		$(O)/analyze/html/html_assets.c
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -I$(O) -fsanitize=fuzzer,address,undefined \
@@ -235,13 +235,13 @@ samples:
 	$(Q)$(MAKE) -s -C samples O=$(abspath $(O))/samples NVCC=$(NVCC)
 
 # format/ never links libbpf nor includes record/, analyze/ or bpf/; analyze/ never sees bpf/, and
-# its layers include one way only (tests/check_layers.sh).
-check-deps:
+# its folders are layers whose includes and calls run one way only (tests/check_layers.py).
+check-deps: $(ANALYZE_LIB)
 	$(Q)! grep -nE '#include *"(\.\./)?(bpf|record|analyze)/|<bpf/|libbpf' format/*.[ch] \
 		|| { echo "format/ must depend on libc, zstd and zlib only" >&2; exit 1; }
-	$(Q)! grep -nE '#include *"(\.\./)?(bpf|record)/|<bpf/|\.skel\.h' analyze/*.[ch] \
+	$(Q)! grep -nE '#include *"(\.\./)?(bpf|record)/|<bpf/|\.skel\.h' $$(find analyze -name '*.[ch]') \
 		|| { echo "analyze/ must not include bpf/ or record/" >&2; exit 1; }
-	$(Q)./tests/check_layers.sh
+	$(Q)O=$(O) ./tests/check_layers.py
 
 format-check:
 	$(Q)clang-format --dry-run -Werror $$(git ls-files '*.c' '*.h')

@@ -12,11 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analyze/diff/diff.h"
+#include "analyze/html/html.h"
+#include "analyze/model/load.h"
+#include "analyze/util/options.h"
 #include "cmd.h"
-#include "diff.h"
-#include "html.h"
-#include "load.h"
-#include "options.h"
 
 static void usage(FILE *f)
 {

@@ -11,12 +11,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "analyze/export/export.h"
+#include "analyze/export/export_tables.h"
+#include "analyze/model/load.h"
+#include "analyze/model/model.h"
+#include "analyze/util/options.h"
 #include "cmd.h"
-#include "export.h"
-#include "export_tables.h"
-#include "load.h"
-#include "options.h"
-#include "model.h"
 
 /* Browsers fail or crawl on JSON traces past a few hundred MB (one JS string, a V8 heap). */
 #define WARN_MB 256

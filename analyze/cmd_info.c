@@ -7,10 +7,10 @@
  */
 #include <stdio.h>
 
+#include "analyze/info/info.h"
+#include "analyze/model/load.h"
+#include "analyze/util/options.h"
 #include "cmd.h"
-#include "info.h"
-#include "load.h"
-#include "options.h"
 
 static void usage(FILE *f)
 {

@@ -11,12 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/html/html.h"
+#include "analyze/model/load.h"
+#include "analyze/model/model.h"
+#include "analyze/report/report.h"
+#include "analyze/util/options.h"
 #include "cmd.h"
-#include "html.h"
-#include "load.h"
-#include "model.h"
-#include "options.h"
-#include "report.h"
 
 static void usage(FILE *f)
 {

@@ -31,17 +31,17 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "analyze/options.h"
-#include "cmd.h"
+#include "analyze/util/options.h"
+#include "attach.h"
 #include "bpf/gpurec.h"
 #include "bpf/gpurec.skel.h"
-#include "format/events.h"
-#include "attach.h"
 #include "calibrate.h"
 #include "child.h"
 #include "clock.h"
+#include "cmd.h"
 #include "cupti.h"
 #include "discover.h"
+#include "format/events.h"
 #include "forward.h"
 #include "identity.h"
 #include "mmap_hook.h"

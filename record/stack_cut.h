@@ -7,7 +7,7 @@
  * which binaries lack frame pointers.
  *
  * translate.c cuts every new stack before it is written; record.c prints the summary at the end.
- * The replay side applies the same rule to traces recorded before it (analyze/model.c).
+ * The replay side applies the same rule to traces recorded before it (analyze/model/model.c).
  */
 #ifndef GR_RECORD_STACK_CUT_H
 #define GR_RECORD_STACK_CUT_H

@@ -27,8 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "analyze/export.h"
-#include "analyze/model.h"
+#include "analyze/export/export.h"
+#include "analyze/model/model.h"
 #include "format/events.h"
 #include "format/trace.h"
 

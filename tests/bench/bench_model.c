@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "analyze/model.h"
+#include "analyze/model/model.h"
 #include "format/events.h"
 #include "format/trace.h"
 

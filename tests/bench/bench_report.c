@@ -28,8 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "analyze/model.h"
-#include "analyze/report.h"
+#include "analyze/model/model.h"
+#include "analyze/report/report.h"
 #include "format/events.h"
 #include "format/trace.h"
 

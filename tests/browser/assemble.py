@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fills analyze/html/page.html's markers the way `gpurec report --html` does (docs/HTML.md).
+"""Fills analyze/html/page/page.html's markers the way `gpurec report --html` does (docs/HTML.md).
 
 For fixtures only: the real page comes from the gpurec binary, which embeds the same files.
 usage: assemble.py DATA.json OUT.html [HTML_DIR]
@@ -26,7 +26,7 @@ def concat(d, ext):
 def main():
     data_path, out_path = sys.argv[1], sys.argv[2]
     d = sys.argv[3] if len(sys.argv) > 3 else os.path.join(
-        os.path.dirname(os.path.abspath(__file__)), "..", "..", "analyze", "html")
+        os.path.dirname(os.path.abspath(__file__)), "..", "..", "analyze", "html", "page")
     data_text = open(data_path).read()
     title = json.loads(data_text)["title"]
     parts = {"@@TITLE@@": html.escape(title), "@@STYLE@@": concat(d, "css"),

@@ -18,8 +18,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "analyze/diff.h"
-#include "analyze/model.h"
+#include "analyze/diff/diff.h"
+#include "analyze/model/model.h"
 #include "cmd.h"
 #include "json_check.h"
 #include "tests/fuzz/fuzz.h"

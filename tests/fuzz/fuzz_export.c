@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/export.h"
-#include "analyze/model.h"
+#include "analyze/export/export.h"
+#include "analyze/model/model.h"
 #include "json_check.h"
 #include "tests/fuzz/fuzz.h"
 

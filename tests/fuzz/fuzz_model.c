@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "analyze/model.h"
+#include "analyze/model/model.h"
 #include "tests/fuzz/fuzz.h"
 
 static void check_model(const struct gr_model *m)

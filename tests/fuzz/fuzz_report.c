@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "analyze/model.h"
-#include "analyze/report.h"
+#include "analyze/model/model.h"
+#include "analyze/report/report.h"
 #include "tests/fuzz/fuzz.h"
 
 static void check_dist(const struct gr_dist *d)

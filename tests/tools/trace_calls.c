@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/model.h"
+#include "analyze/model/model.h"
 #include "format/events.h"
 
 #define NK 16 /* above every kind enum (gr_graph_kind reaches 9) */

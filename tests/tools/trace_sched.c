@@ -7,7 +7,7 @@
  */
 #include <stdio.h>
 
-#include "analyze/model.h"
+#include "analyze/model/model.h"
 
 static const char *comm(const struct gr_model *m, uint32_t tid)
 {

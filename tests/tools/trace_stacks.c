@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/frames.h"
-#include "analyze/model.h"
+#include "analyze/figures/frames.h"
+#include "analyze/model/model.h"
 #include "format/events.h"
 #include "format/trace.h"
 

@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "analyze/diff.h"
-#include "analyze/diff_impl.h"
-#include "analyze/model.h"
-#include "test.h"
+#include "analyze/diff/diff.h"
+#include "analyze/diff/diff_impl.h"
+#include "analyze/model/model.h"
 #include "synth.h"
+#include "test.h"
 
 static char dir[] = "/tmp/gr_test_diff.XXXXXX";
 

@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "analyze/export.h"
-#include "analyze/json.h"
-#include "analyze/load.h"
-#include "analyze/model.h"
-#include "test.h"
+#include "analyze/export/export.h"
+#include "analyze/model/load.h"
+#include "analyze/model/model.h"
+#include "analyze/util/json.h"
 #include "synth_gpu.h"
+#include "test.h"
 
 static char dir[] = "/tmp/gr_test_export.XXXXXX";
 

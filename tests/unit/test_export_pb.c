@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The protobuf wire writer (analyze/export_pb.h): every encoding checked against bytes worked out
- * from the protobuf encoding rules by hand, and nested lengths at the sizes where their varint
- * grows. tests/e2e/export_perfetto.sh decodes whole exports with protoc.
+ * The protobuf wire writer (analyze/export/export_pb.h): every encoding checked against bytes
+ * worked out from the protobuf encoding rules by hand, and nested lengths at the sizes where their
+ * varint grows. tests/e2e/export_perfetto.sh decodes whole exports with protoc.
  */
-#include "../../analyze/export_pb.h"
+#include "../../analyze/export/export_pb.h"
 #include "test.h"
 
 static int bytes_are(const struct gr_pb *b, const uint8_t *want, size_t n)

@@ -11,14 +11,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analyze/diff.h"
-#include "analyze/gpu.h"
-#include "analyze/graphs.h"
-#include "analyze/model.h"
-#include "analyze/report.h"
-#include "test.h"
+#include "analyze/diff/diff.h"
+#include "analyze/figures/gpu.h"
+#include "analyze/figures/graphs.h"
+#include "analyze/model/model.h"
+#include "analyze/report/report.h"
 #include "synth.h"
 #include "synth_gpu_loop.h"
+#include "test.h"
 
 #define T0  SYNTH_T0
 #define PID 100

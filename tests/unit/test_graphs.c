@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "analyze/graphs.h"
-#include "analyze/launch_stats.h"
-#include "analyze/model.h"
-#include "test.h"
+#include "analyze/figures/graphs.h"
+#include "analyze/figures/launch_stats.h"
+#include "analyze/model/model.h"
 #include "synth.h"
+#include "test.h"
 
 #define PID 100
 #define TID 101

@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * analyze/html*: the HTML report's views on synthetic traces whose every time the test sets
+ * analyze/html/: the HTML report's views on synthetic traces whose every time the test sets
  * (iterations, windows, spans per type, flame weights, the caps), and the page's escaping.
  */
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "analyze/html.h"
-#include "analyze/html_views.h"
-#include "analyze/model.h"
-#include "analyze/report.h"
-#include "test.h"
+#include "analyze/html/html.h"
+#include "analyze/html/html_views.h"
+#include "analyze/model/model.h"
+#include "analyze/report/report.h"
 #include "synth.h"
 #include "synth_gpu_loop.h"
+#include "test.h"
 
 #define T0  SYNTH_T0
 #define PID 100

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "analyze/launch_stats.h"
-#include "analyze/model.h"
-#include "test.h"
+#include "analyze/figures/launch_stats.h"
+#include "analyze/model/model.h"
 #include "synth.h"
+#include "test.h"
 
 #define T0 SYNTH_T0
 

@@ -7,15 +7,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analyze/json.h"
-#include "analyze/keymap.h"
-#include "analyze/model.h"
-#include "analyze/pool.h"
-#include "analyze/strtab.h"
+#include "analyze/model/model.h"
+#include "analyze/util/json.h"
+#include "analyze/util/keymap.h"
+#include "analyze/util/pool.h"
+#include "analyze/util/strtab.h"
 #include "format/layout.h"
 #include "format/le.h"
-#include "test.h"
 #include "synth.h"
+#include "test.h"
 
 static char dir[] = "/tmp/gr_test_model.XXXXXX";
 

@@ -11,12 +11,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analyze/info.h"
-#include "analyze/model.h"
-#include "analyze/report.h"
-#include "analyze/report_impl.h"
-#include "test.h"
+#include "analyze/info/info.h"
+#include "analyze/model/model.h"
+#include "analyze/report/report.h"
+#include "analyze/report/report_impl.h"
 #include "synth.h"
+#include "test.h"
 
 #define T0 SYNTH_T0
 
@@ -1812,7 +1812,7 @@ out:
 	}
 }
 
-/* ---- probe cost compensation (analyze/probe_cost.h) ---- */
+/* ---- probe cost compensation (analyze/figures/probe_cost.h) ---- */
 
 /*
  * A loop whose host times are known without probes: 10 iterations of 3 launches (entry only),

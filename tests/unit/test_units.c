@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* analyze/units.c: each unit reads the same for every command, at each scale's boundary. */
-#include "analyze/units.h"
+/* analyze/util/units.c: each unit reads the same for every command, at each scale's boundary. */
+#include "analyze/util/units.h"
 #include "test.h"
 
 #define NS(v, want)    CHECK_STR(gr_units_ns(buf, sizeof(buf), (v)), (want))

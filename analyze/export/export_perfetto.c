@@ -1,0 +1,472 @@
+/* SPDX-License-Identifier: MIT */
+/* Perfetto TracePacket writer of the export (see export_perfetto.h, docs/EXPORT.md). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/figures/frames.h"
+#include "analyze/util/keymap.h"
+#include "analyze/util/strtab.h"
+#include "export_pb.h"
+#include "export_perfetto.h"
+
+/* Field numbers, from Perfetto's protos/perfetto/trace/ (docs/EXPORT.md says which file). */
+enum {
+	TRACE_PACKET = 1,
+
+	PKT_CLOCK_SNAPSHOT = 6,
+	PKT_TIMESTAMP = 8,
+	PKT_SEQUENCE_ID = 10, /* trusted_packet_sequence_id */
+	PKT_TRACK_EVENT = 11,
+	PKT_INTERNED_DATA = 12,
+	PKT_SEQUENCE_FLAGS = 13,
+	PKT_DEFAULTS = 59, /* trace_packet_defaults */
+	PKT_TRACK_DESCRIPTOR = 60,
+
+	DEFAULTS_CLOCK_ID = 58, /* TracePacketDefaults.timestamp_clock_id */
+
+	SNAPSHOT_CLOCKS = 1,
+	SNAPSHOT_PRIMARY_CLOCK = 2,
+	CLOCK_ID = 1,
+	CLOCK_TIMESTAMP = 2,
+
+	TD_UUID = 1,
+	TD_NAME = 2,
+	TD_PROCESS = 3,
+	TD_THREAD = 4,
+	TD_PARENT_UUID = 5,
+	PROCESS_PID = 1,
+	PROCESS_NAME = 6,
+	THREAD_PID = 1,
+	THREAD_TID = 2,
+	THREAD_NAME = 5,
+
+	TE_CATEGORY_IIDS = 3,
+	TE_DEBUG_ANNOTATIONS = 4,
+	TE_TYPE = 9,
+	TE_NAME_IID = 10,
+	TE_TRACK_UUID = 11,
+	TE_FLOW_IDS = 47,
+
+	DA_NAME_IID = 1,
+	DA_BOOL = 2,
+	DA_UINT = 3,
+	DA_DOUBLE = 5,
+	DA_POINTER = 7,
+	DA_NAME = 10,
+	DA_DICT_ENTRIES = 11,
+	DA_STRING_IID = 17,
+
+	ID_EVENT_CATEGORIES = 1,
+	ID_EVENT_NAMES = 2,
+	ID_ANNOTATION_NAMES = 3,
+	ID_ANNOTATION_STRINGS = 29,
+	INTERNED_IID = 1,
+	INTERNED_NAME = 2, /* EventName.name, EventCategory.name, DebugAnnotationName.name and
+			      InternedString.str all are field 2 */
+};
+
+enum { TYPE_SLICE_BEGIN = 1, TYPE_SLICE_END = 2, TYPE_INSTANT = 3 };
+enum { SEQ_INCREMENTAL_STATE_CLEARED = 1, SEQ_NEEDS_INCREMENTAL_STATE = 2 };
+enum { CLOCK_REALTIME = 1, CLOCK_MONOTONIC = 3 };
+
+#define SEQUENCE_ID 1
+
+/* The interning namespaces: an iid is unique in each (one counter serves them all). */
+enum intern_ns { NS_NAME, NS_CATEGORY, NS_ANNOTATION, NS_STRING, NS_STACK };
+
+static const uint32_t ns_field[] = {
+    [NS_NAME] = ID_EVENT_NAMES,
+    [NS_CATEGORY] = ID_EVENT_CATEGORIES,
+    [NS_ANNOTATION] = ID_ANNOTATION_NAMES,
+    [NS_STRING] = ID_ANNOTATION_STRINGS,
+    [NS_STACK] = ID_ANNOTATION_STRINGS, /* a stack is shown as a string argument */
+};
+
+struct ex_pf {
+	FILE *f;
+	const struct gr_model *m;
+	struct gr_pb out;      /* whole packets, written to f every GR_PF_FLUSH bytes */
+	struct gr_pb ev;       /* the TrackEvent being built */
+	struct gr_pb interned; /* the InternedData entries it adds */
+	struct gr_pb flows;    /* its flow ids (a launch's slice has one per GPU row it made) */
+	struct gr_arena arena;
+	struct gr_strtab strings; /* each string interned once: keys compare by address */
+	struct gr_keymap iids;	  /* (namespace, interned string or stack id) -> iid - 1 */
+	size_t nstacks;
+	/* the event being built */
+	char ph;
+	int skip; /* an 's' or 'f' event: nothing written */
+	uint64_t track, ts, dur;
+	size_t dict[EX_PF_DEPTH];
+	int depth;
+	int err;
+};
+
+static void fail(struct ex_pf *pf, int err)
+{
+	if (!pf->err)
+		pf->err = err;
+}
+
+/* Write the packets buffered so far. */
+static void flush(struct ex_pf *pf)
+{
+	if (pf->out.len && fwrite(pf->out.p, 1, pf->out.len, pf->f) != pf->out.len)
+		fail(pf, -EIO);
+	gr_pb_reset(&pf->out);
+}
+
+/*
+ * The iid of @key in namespace @ns; a new one adds its entry, @text, to the packet being built.
+ * 0 on error (no valid iid is 0).
+ */
+static uint64_t intern(struct ex_pf *pf, enum intern_ns ns, uint64_t key, const char *text)
+{
+	uint64_t k[2] = {ns, key};
+	uint32_t idx;
+	int added = gr_keymap_intern(&pf->iids, k, &idx);
+	size_t m;
+
+	if (added < 0) {
+		fail(pf, added);
+		return 0;
+	}
+	if (added) {
+		m = gr_pb_begin(&pf->interned, ns_field[ns]);
+		gr_pb_varint(&pf->interned, INTERNED_IID, (uint64_t)idx + 1);
+		gr_pb_str(&pf->interned, INTERNED_NAME, text);
+		gr_pb_end(&pf->interned, m);
+	}
+	return (uint64_t)idx + 1;
+}
+
+static uint64_t intern_str(struct ex_pf *pf, enum intern_ns ns, const char *s, size_t n)
+{
+	const char *p = gr_strtab_intern(&pf->strings, s, n);
+
+	if (!p) {
+		fail(pf, -ENOMEM);
+		return 0;
+	}
+	return intern(pf, ns, (uint64_t)(uintptr_t)p, p);
+}
+
+static void packet_head(struct ex_pf *pf, uint64_t ts, int has_ts)
+{
+	if (has_ts)
+		gr_pb_varint(&pf->out, PKT_TIMESTAMP, ts);
+	gr_pb_varint(&pf->out, PKT_SEQUENCE_ID, SEQUENCE_ID);
+}
+
+int ex_pf_open(struct ex_pf **out, FILE *f, const struct gr_model *m)
+{
+	const struct gr_trace_header *h = gr_model_header(m);
+	struct ex_pf *pf = calloc(1, sizeof(*pf));
+	uint64_t t0, end;
+	size_t pkt, snap, clk, def;
+
+	*out = pf;
+	if (!pf)
+		return -ENOMEM;
+	pf->f = f;
+	pf->m = m;
+	gr_pb_init(&pf->out);
+	gr_pb_init(&pf->ev);
+	gr_pb_init(&pf->interned);
+	gr_pb_init(&pf->flows);
+	gr_strtab_init(&pf->strings, &pf->arena);
+	gr_keymap_init(&pf->iids, 2);
+	gr_model_stacks(m, &pf->nstacks);
+	gr_model_time_span(m, &t0, &end);
+
+	/* the recording's clock (CLOCK_MONOTONIC) as the trace's, anchored to wall time */
+	pkt = gr_pb_begin(&pf->out, TRACE_PACKET);
+	packet_head(pf, 0, 0);
+	snap = gr_pb_begin(&pf->out, PKT_CLOCK_SNAPSHOT);
+	clk = gr_pb_begin(&pf->out, SNAPSHOT_CLOCKS);
+	gr_pb_varint(&pf->out, CLOCK_ID, CLOCK_MONOTONIC);
+	gr_pb_varint(&pf->out, CLOCK_TIMESTAMP, h->clock_monotonic_ns);
+	gr_pb_end(&pf->out, clk);
+	clk = gr_pb_begin(&pf->out, SNAPSHOT_CLOCKS);
+	gr_pb_varint(&pf->out, CLOCK_ID, CLOCK_REALTIME);
+	gr_pb_varint(&pf->out, CLOCK_TIMESTAMP, h->clock_realtime_ns);
+	gr_pb_end(&pf->out, clk);
+	gr_pb_varint(&pf->out, SNAPSHOT_PRIMARY_CLOCK, CLOCK_MONOTONIC);
+	gr_pb_end(&pf->out, snap);
+	gr_pb_end(&pf->out, pkt);
+
+	/* the sequence starts: no interned state before this, timestamps in CLOCK_MONOTONIC */
+	pkt = gr_pb_begin(&pf->out, TRACE_PACKET);
+	packet_head(pf, 0, 0);
+	gr_pb_varint(&pf->out, PKT_SEQUENCE_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
+	def = gr_pb_begin(&pf->out, PKT_DEFAULTS);
+	gr_pb_varint(&pf->out, DEFAULTS_CLOCK_ID, CLOCK_MONOTONIC);
+	gr_pb_end(&pf->out, def);
+	gr_pb_end(&pf->out, pkt);
+	return pf->out.err;
+}
+
+static uint64_t track_uuid(uint32_t pid, uint32_t tid)
+{
+	return (uint64_t)pid << 32 | tid;
+}
+
+void ex_pf_track(struct ex_pf *pf, enum ex_pf_track kind, uint32_t pid, uint32_t tid,
+		 const char *name)
+{
+	size_t pkt = gr_pb_begin(&pf->out, TRACE_PACKET), td, d;
+
+	packet_head(pf, 0, 0);
+	td = gr_pb_begin(&pf->out, PKT_TRACK_DESCRIPTOR);
+	if (kind == EX_PF_PROCESS) {
+		gr_pb_varint(&pf->out, TD_UUID, track_uuid(pid, 0));
+		d = gr_pb_begin(&pf->out, TD_PROCESS);
+		gr_pb_varint(&pf->out, PROCESS_PID, pid);
+		gr_pb_str(&pf->out, PROCESS_NAME, name);
+		gr_pb_end(&pf->out, d);
+	} else if (kind == EX_PF_THREAD) {
+		gr_pb_varint(&pf->out, TD_UUID, track_uuid(pid, tid));
+		d = gr_pb_begin(&pf->out, TD_THREAD);
+		gr_pb_varint(&pf->out, THREAD_PID, pid);
+		gr_pb_varint(&pf->out, THREAD_TID, tid);
+		gr_pb_str(&pf->out, THREAD_NAME, name);
+		gr_pb_end(&pf->out, d);
+	} else {
+		gr_pb_varint(&pf->out, TD_UUID, track_uuid(pid, tid));
+		gr_pb_str(&pf->out, TD_NAME, name);
+		gr_pb_varint(&pf->out, TD_PARENT_UUID, track_uuid(pid, 0));
+	}
+	gr_pb_end(&pf->out, td);
+	gr_pb_end(&pf->out, pkt);
+}
+
+void ex_pf_begin(struct ex_pf *pf, char ph, const char *name, const char *cat, uint32_t pid,
+		 uint32_t tid)
+{
+	pf->ph = ph;
+	pf->skip = ph == 's' || ph == 'f';
+	pf->track = track_uuid(pid, tid);
+	pf->ts = pf->dur = 0;
+	pf->depth = 0;
+	gr_pb_reset(&pf->ev);
+	gr_pb_reset(&pf->interned);
+	gr_pb_reset(&pf->flows);
+	if (pf->skip)
+		return;
+	gr_pb_varint(&pf->ev, TE_NAME_IID, intern_str(pf, NS_NAME, name, strlen(name)));
+	if (cat)
+		gr_pb_varint(&pf->ev, TE_CATEGORY_IIDS,
+			     intern_str(pf, NS_CATEGORY, cat, strlen(cat)));
+}
+
+void ex_pf_ts(struct ex_pf *pf, uint64_t ts)
+{
+	pf->ts = ts;
+}
+
+void ex_pf_dur(struct ex_pf *pf, uint64_t dur)
+{
+	pf->dur = dur;
+}
+
+void ex_pf_flow(struct ex_pf *pf, uint64_t id)
+{
+	if (id && !pf->skip)
+		gr_pb_fixed64(&pf->flows, TE_FLOW_IDS, id);
+}
+
+/* Instants are on their thread's track already; the others on their process's or global. */
+void ex_pf_scope(struct ex_pf *pf, char scope)
+{
+	if (scope == 'p')
+		pf->track &= ~(uint64_t)UINT32_MAX;
+	else if (scope == 'g')
+		pf->track = 0;
+}
+
+/* Opens one argument named @key: interned at the top level, inline in a dictionary (its keys
+ * are kernel names: one-off, not worth an iid each). Returns the mark for gr_pb_end(). */
+static size_t arg_begin(struct ex_pf *pf, const char *key)
+{
+	size_t m = gr_pb_begin(&pf->ev, pf->depth ? DA_DICT_ENTRIES : TE_DEBUG_ANNOTATIONS);
+
+	if (pf->depth)
+		gr_pb_str(&pf->ev, DA_NAME, key);
+	else
+		gr_pb_varint(&pf->ev, DA_NAME_IID, intern_str(pf, NS_ANNOTATION, key, strlen(key)));
+	return m;
+}
+
+void ex_pf_arg_str(struct ex_pf *pf, const char *key, const char *v, size_t n)
+{
+	size_t m;
+
+	if (pf->skip)
+		return;
+	m = arg_begin(pf, key);
+	gr_pb_varint(&pf->ev, DA_STRING_IID, intern_str(pf, NS_STRING, v, n));
+	gr_pb_end(&pf->ev, m);
+}
+
+static void arg_varint(struct ex_pf *pf, const char *key, uint32_t field, uint64_t v)
+{
+	size_t m;
+
+	if (pf->skip)
+		return;
+	m = arg_begin(pf, key);
+	gr_pb_varint(&pf->ev, field, v);
+	gr_pb_end(&pf->ev, m);
+}
+
+void ex_pf_arg_u64(struct ex_pf *pf, const char *key, uint64_t v)
+{
+	arg_varint(pf, key, DA_UINT, v);
+}
+
+void ex_pf_arg_bool(struct ex_pf *pf, const char *key, int v)
+{
+	arg_varint(pf, key, DA_BOOL, !!v);
+}
+
+void ex_pf_arg_pointer(struct ex_pf *pf, const char *key, uint64_t v)
+{
+	arg_varint(pf, key, DA_POINTER, v);
+}
+
+void ex_pf_arg_double(struct ex_pf *pf, const char *key, double v)
+{
+	size_t m;
+
+	if (pf->skip)
+		return;
+	m = arg_begin(pf, key);
+	gr_pb_double(&pf->ev, DA_DOUBLE, v);
+	gr_pb_end(&pf->ev, m);
+}
+
+void ex_pf_dict_begin(struct ex_pf *pf, const char *key)
+{
+	if (pf->skip)
+		return;
+	if (pf->depth == EX_PF_DEPTH) {
+		fail(pf, -E2BIG);
+		return;
+	}
+	pf->dict[pf->depth] = arg_begin(pf, key);
+	pf->depth++;
+}
+
+void ex_pf_dict_end(struct ex_pf *pf)
+{
+	if (pf->skip || !pf->depth)
+		return;
+	gr_pb_end(&pf->ev, pf->dict[--pf->depth]);
+}
+
+/* Model stack @stack as text, its innermost frame first, one a line (frames.h names them). */
+static uint64_t stack_iid(struct ex_pf *pf, uint32_t stack)
+{
+	const struct gr_stack *st = &gr_model_stacks(pf->m, NULL)[stack];
+	uint64_t k[2] = {NS_STACK, stack};
+	int64_t idx = gr_keymap_find(&pf->iids, k);
+	char frame[GR_FRAME_TEXT];
+	struct gr_pb text;
+	uint64_t iid;
+
+	if (idx >= 0)
+		return (uint64_t)idx + 1;
+	gr_pb_init(&text);
+	for (uint32_t i = 0; i < st->nframes; i++) {
+		struct gr_frame f;
+
+		gr_frame_describe(pf->m, st->pid, st->frames[i], &f);
+		gr_frame_format(&f, frame, sizeof(frame));
+		if (i)
+			gr_pb_raw(&text, "\n", 1);
+		gr_pb_raw(&text, frame, strlen(frame));
+	}
+	gr_pb_raw(&text, "", 1);
+	if (text.err)
+		fail(pf, text.err);
+	iid = intern(pf, NS_STACK, stack, text.err ? "" : (const char *)text.p);
+	gr_pb_free(&text);
+	return iid;
+}
+
+void ex_pf_stack(struct ex_pf *pf, uint32_t stack)
+{
+	size_t m;
+
+	if (pf->skip || !stack || stack >= pf->nstacks)
+		return;
+	m = arg_begin(pf, "stack");
+	gr_pb_varint(&pf->ev, DA_STRING_IID, stack_iid(pf, stack));
+	gr_pb_end(&pf->ev, m);
+}
+
+/* One packet: the event in pf->ev at @ts, of @type, with the interned entries it added. */
+static void event_packet(struct ex_pf *pf, uint64_t ts, unsigned type, int with_body)
+{
+	size_t pkt = gr_pb_begin(&pf->out, TRACE_PACKET), te;
+
+	packet_head(pf, ts, 1);
+	if (with_body && pf->interned.len)
+		gr_pb_bytes(&pf->out, PKT_INTERNED_DATA, pf->interned.p, pf->interned.len);
+	te = gr_pb_begin(&pf->out, PKT_TRACK_EVENT);
+	gr_pb_varint(&pf->out, TE_TYPE, type);
+	if (pf->track)
+		gr_pb_varint(&pf->out, TE_TRACK_UUID, pf->track);
+	if (with_body) {
+		gr_pb_raw(&pf->out, pf->ev.p, pf->ev.len);
+		gr_pb_raw(&pf->out, pf->flows.p, pf->flows.len);
+	}
+	gr_pb_end(&pf->out, te);
+	gr_pb_varint(&pf->out, PKT_SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
+	gr_pb_end(&pf->out, pkt);
+}
+
+void ex_pf_end(struct ex_pf *pf)
+{
+	if (pf->skip)
+		return;
+	if (pf->ev.err)
+		fail(pf, pf->ev.err);
+	if (pf->interned.err)
+		fail(pf, pf->interned.err);
+	if (pf->flows.err)
+		fail(pf, pf->flows.err);
+	if (pf->ph == 'X') {
+		event_packet(pf, pf->ts, TYPE_SLICE_BEGIN, 1);
+		event_packet(pf, pf->ts + pf->dur, TYPE_SLICE_END, 0);
+	} else {
+		event_packet(pf, pf->ts, TYPE_INSTANT, 1);
+	}
+	if (pf->out.len >= GR_PF_FLUSH)
+		flush(pf);
+}
+
+int ex_pf_close(struct ex_pf *pf)
+{
+	int err;
+
+	if (!pf)
+		return 0;
+	if (pf->out.err)
+		fail(pf, pf->out.err);
+	if (!pf->err)
+		flush(pf);
+	if (!pf->err && fflush(pf->f))
+		fail(pf, -EIO);
+	err = pf->err;
+	gr_pb_free(&pf->out);
+	gr_pb_free(&pf->ev);
+	gr_pb_free(&pf->interned);
+	gr_pb_free(&pf->flows);
+	gr_strtab_free(&pf->strings);
+	gr_arena_free(&pf->arena);
+	gr_keymap_free(&pf->iids);
+	free(pf);
+	return err;
+}

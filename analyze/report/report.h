@@ -1,0 +1,501 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The four reports of `gpurec report`, computed from a loaded model into plain structs: launch
+ * frequency, fusion opportunities, transfers, CPU starvation. Computation never prints; the
+ * renderers (gr_report_write_text/json) and `gpurec diff` read these structs. Definitions,
+ * formulas and thresholds: docs/REPORTS.md.
+ *
+ * Every time is in ns of the recording host's CLOCK_MONOTONIC and is a host-side measurement
+ * (an API call's entry to return, a scheduler state) unless its comment says "estimate".
+ *
+ * Ownership: gr_report_compute() allocates the report and everything it points to, except the
+ * strings marked "model": kernel names and comms point into the model, so the report is valid
+ * while the model lives. gr_report_free() releases it all. Arrays are sorted as their comment
+ * says; an empty array has n == 0 (the pointer may be NULL).
+ */
+#ifndef GR_ANALYZE_REPORT_H
+#define GR_ANALYZE_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "analyze/figures/frames.h"
+#include "analyze/figures/gpu.h"
+#include "analyze/figures/launch_sites.h"
+#include "analyze/figures/outcome.h"
+#include "analyze/figures/probe_cost.h"
+#include "analyze/model/damage.h"
+#include "analyze/model/model.h"
+#include "analyze/util/dist.h"
+
+/* Sections, for gr_report_opts.sections and gr_report.sections. */
+#define GR_REPORT_LAUNCHES (1u << 0)
+#define GR_REPORT_FUSION   (1u << 1)
+#define GR_REPORT_TRANSFER (1u << 2)
+#define GR_REPORT_CPU	   (1u << 3)
+#define GR_REPORT_COMM	   (1u << 4)
+#define GR_REPORT_RANKS	   (1u << 5)
+#define GR_REPORT_ALL	   0x3fu
+
+#define GR_REPORT_SLOW_LAUNCH_NS 50000 /* launch calls slower than this are listed */
+#define GR_REPORT_GAP_BUCKETS	 11    /* inter-launch gap histogram, see gr_report_gap_edges */
+#define GR_REPORT_SIZE_BUCKETS	 6     /* copy size histogram, see gr_report_size_edges */
+#define GR_REPORT_NDIRS		 5     /* H2H H2D D2H D2D default (enum gr_copy_kind order) */
+
+struct gr_report_opts {
+	unsigned sections;	 /* GR_REPORT_* bits; 0 = all */
+	uint32_t sms;		 /* streaming multiprocessors of the GPU; 0 = the count the
+				  * program got from the runtime, when recorded */
+	uint64_t slow_launch_ns; /* 0 = GR_REPORT_SLOW_LAUNCH_NS */
+	int no_compensate;	 /* leave our probes' cost in every time (probe_cost.h) */
+};
+
+/* How a report comes out: nothing to say (no data for it), healthy, or a problem to act on. */
+enum gr_verdict_level {
+	GR_VERDICT_NONE = 0, /* no data: no launches / no copies / no scheduler events */
+	GR_VERDICT_OK,
+	GR_VERDICT_PROBLEM,
+};
+
+struct gr_verdict {
+	enum gr_verdict_level level;
+	char *text; /* one sentence with the numbers behind it; never NULL after compute */
+};
+
+/*
+ * A call site: the frames of a stack, innermost first, described (frames.h; strings in the
+ * model) and as text (gr_frame_format(), owned by the report). nframes 0: no stack was recorded.
+ * python: the innermost Python frame, -1 when none; launcher: the native frame that made the call
+ * (inside the Python frame when there is one), -1 when none. A site with a Python frame is shown
+ * as "python frame <- launcher".
+ */
+struct gr_report_site {
+	uint32_t stack; /* gr_model_stacks() index, 0 = none */
+	uint32_t nframes;
+	const char **frames;	     /* text, innermost first */
+	const struct gr_frame *desc; /* the same frames described */
+	int python, launcher;
+};
+
+/* ---- 1. launch frequency ---- */
+
+struct gr_report_kconfig {
+	uint32_t config; /* gr_model_configs() index */
+	struct gr_config cfg;
+	uint64_t count;
+	uint64_t blocks; /* grid x * y * z */
+	double waves;	 /* estimate: blocks / (SMs x resident blocks per SM), see REPORTS.md */
+	int small;	 /* blocks < SMs or waves < 2: latency-bound */
+};
+
+struct gr_report_kernel {
+	uint32_t name_id;
+	const char *name;   /* model: demangled */
+	uint64_t count;	    /* launch calls */
+	uint64_t executed;  /* kernels executed (graphs.h): not graph nodes, plus graph launches'
+			       kernel nodes */
+	double share;	    /* of all launches */
+	struct gr_dist api; /* launch call durations; api.count 0 when not measured */
+	struct gr_report_kconfig *configs; /* by count, descending */
+	size_t nconfigs;
+};
+
+/* Per thread, process or stream: launches and their rate over the entity's own active window
+ * (first to last launch). */
+struct gr_report_rate {
+	uint32_t index;	   /* gr_model_threads() / gr_model_processes() / gr_model_streams() */
+	uint32_t pid, tid; /* tid 0 for processes and streams but per-thread default ones */
+	uint64_t handle;   /* streams: the stream handle (0 for default streams); 0 otherwise */
+	int per_thread;	   /* streams: the per-thread default stream of thread tid */
+	const char *comm;  /* model; "" when unknown */
+	uint64_t count;
+	double share;
+	double per_second; /* count / (last - first launch) s; 0 for a single launch */
+	uint64_t first_ts, last_ts;
+};
+
+/* Inter-launch gaps of one thread: ts of a launch to ts of the thread's next launch. */
+struct gr_report_gaps {
+	uint32_t thread; /* gr_model_threads() index */
+	uint32_t pid, tid;
+	const char *comm; /* model */
+	struct gr_dist gap;
+	uint64_t hist[GR_REPORT_GAP_BUCKETS];
+};
+
+/* Upper edges (ns, exclusive) of the gap histogram's buckets; the last bucket is open. */
+extern const uint64_t gr_report_gap_edges[GR_REPORT_GAP_BUCKETS - 1];
+
+/* What the loop ([start_ts, end_ts] of the iteration) held, calls of every thread that start in
+ * it counted: the per-iteration figures of `gpurec diff`. All 0 without an iteration. */
+struct gr_report_loop {
+	uint64_t launches, launch_ns; /* launch_ns: launch call time, 0 when not measured */
+	uint64_t copies[GR_REPORT_NDIRS], bytes[GR_REPORT_NDIRS], copy_ns[GR_REPORT_NDIRS];
+	uint64_t syncs, sync_ns; /* host-blocking syncs (not event records, not stream waits) */
+	/* runnable wait of the iteration's thread inside the loop (the CPU report's timeline);
+	 * 0 when the CPU section was not computed */
+	uint64_t runnable_ns;
+};
+
+/* The repeating pattern of API calls (launches, copies, memsets, syncs) of the thread that
+ * launches most: the training step. */
+struct gr_report_iteration {
+	int found;
+	uint32_t thread;	   /* gr_model_threads() index of the thread it was found on */
+	uint32_t calls;		   /* API calls per iteration */
+	uint32_t launches;	   /* of which launches: launch calls, a graph launch one call */
+	uint32_t graph_launches;   /* of those, graph launches */
+	uint64_t kernels;	   /* kernels executed per iteration (graph launches' nodes too) */
+	uint32_t copies, syncs;	   /* copies (+ memsets) and synchronising calls */
+	uint32_t other;		   /* the rest (event records, stream waits): the four add up
+				    * to calls */
+	uint64_t count;		   /* complete iterations in the loop */
+	uint64_t period_ns;	   /* median iteration time (start to next start) */
+	uint64_t start_ts, end_ts; /* the loop: first iteration's first call to the end of the
+				    * last complete iteration's last call */
+	uint64_t last_start_ts;	   /* the last iteration's first call: [start_ts, last_start_ts)
+				    * holds count - 1 whole periods */
+	double match; /* fraction of the loop's calls equal to the call one period earlier */
+	struct gr_report_loop loop;
+	/* every iteration j < count: its first call's entry, and its time (start to the next
+	 * start; the last: to its last call's return), without the probes' cost as period_ns;
+	 * report-owned, NULL when not found */
+	uint64_t *starts, *durs;
+};
+
+/* Launch calls slower than opts.slow_launch_ns, grouped by (kernel name, call site). */
+struct gr_report_slow {
+	uint32_t name_id;
+	const char *name; /* model */
+	uint64_t count, total_ns, max_ns;
+	struct gr_report_site site;
+};
+
+struct gr_report_launches {
+	uint64_t total;		 /* launch calls (graph nodes included), as recorded */
+	uint64_t executed;	 /* kernels executed: launches that were not graph nodes, plus the
+				    kernel nodes of every graph launch */
+	uint64_t graph_launches; /* graph launch calls (not in total) */
+	uint64_t node_launches;	 /* launch calls that were graph nodes (captured or added) */
+	uint64_t first_ts, last_ts;	  /* first and last launch */
+	double per_second;		  /* total / (last_ts - first_ts) s */
+	struct gr_report_kernel *kernels; /* by count desc, then name */
+	size_t nkernels;
+	struct gr_report_rate *processes, *threads, *streams; /* by count desc */
+	size_t nprocesses, nthreads, nstreams;
+	struct gr_report_gaps *gaps; /* one per launching thread, same order as threads */
+	size_t ngaps;
+	struct gr_report_iteration iter;
+	/* Launch cost: measured = median launch call duration (recorded with --launch-time);
+	 * else an estimate: median of launch entry to the thread's next API call entry. */
+	int api_measured; /* launches with dur > 0 exist */
+	uint64_t launch_cost_ns;
+	uint64_t launch_cost_samples;
+	double
+	    launch_share; /* launches per iteration x launch cost / period; 0 without iteration */
+	uint64_t slow_threshold_ns;
+	uint64_t slow_count;	     /* launch calls slower than the threshold (measured only) */
+	struct gr_report_slow *slow; /* by total_ns desc */
+	size_t nslow;
+	/* launches by call site (launch_sites.h); computed only for a trace with Python frames
+	 * (gr_report.python), where the frames name the program's own lines */
+	struct gr_launch_sites sites;
+	struct gr_verdict verdict;
+};
+
+/* ---- 2. fusion opportunities ---- */
+
+struct gr_report_fkernel {
+	uint32_t name_id;
+	const char *name; /* model */
+	uint32_t config;  /* gr_model_configs() index */
+	struct gr_config cfg;
+	double waves;
+	int small;
+};
+
+struct gr_report_candidate {
+	struct gr_report_fkernel *kernels; /* the run, in launch order */
+	uint32_t len;
+	uint32_t nsmall;	/* kernels of the run with small grids */
+	uint64_t occurrences;	/* runs with exactly this (kernel, grid, block) sequence */
+	uint64_t est_saving_ns; /* estimate: occurrences x (len - 1) x launch cost */
+	uint32_t pid;
+	uint64_t stream;	     /* stream handle (0 for default streams) */
+	uint32_t stream_tid;	     /* the thread of a per-thread default stream, else 0 */
+	int per_thread;		     /* on stream_tid's per-thread default stream */
+	struct gr_report_site stack; /* frames every launch of every occurrence shares, innermost
+				      * first: the caller to change */
+	uint64_t first_ts;
+};
+
+struct gr_report_fusion {
+	uint64_t runs;		 /* runs of >= 3 launches seen (before grouping) */
+	uint64_t launch_cost_ns; /* the one gr_report_launches uses */
+	int cost_measured;
+	struct gr_report_candidate *candidates; /* by est_saving_ns desc */
+	size_t ncandidates;
+	uint64_t total_saving_ns;
+	double saving_share; /* total_saving_ns over the loop (or the launch window) */
+	struct gr_verdict verdict;
+};
+
+/* ---- 3. transfers ---- */
+
+struct gr_report_direction {
+	unsigned kind;			/* enum gr_copy_kind */
+	const char *name;		/* "H2D", ... (static) */
+	uint64_t count, bytes, time_ns; /* every copy; time = call durations */
+	uint64_t async_count;
+	/* Copies whose call blocked until the copy was done (synchronous API, or async through
+	 * pageable host memory): their bytes over their call time is the effective bandwidth. */
+	uint64_t blocking_count, blocking_bytes, blocking_ns;
+	double bandwidth; /* bytes/s; 0 when no blocking copy */
+	uint64_t hist_count[GR_REPORT_SIZE_BUCKETS];
+	uint64_t hist_bytes[GR_REPORT_SIZE_BUCKETS];
+};
+
+/* Upper edges (bytes, inclusive) of the size histogram's buckets; the last bucket is open. */
+extern const uint64_t gr_report_size_edges[GR_REPORT_SIZE_BUCKETS - 1];
+
+/* A finding: rule "pageable_async", "sync_copy_in_loop" or "item_pattern". */
+struct gr_report_finding {
+	const char *rule;		/* static */
+	uint64_t count, bytes, time_ns; /* time the host was blocked (copy + following sync) */
+	double per_iteration;		/* count / iterations; 0 without iteration */
+	char *detail;			/* one sentence */
+	struct gr_report_site *sites;	/* by count desc */
+	uint64_t *site_counts;
+	size_t nsites;
+};
+
+struct gr_report_transfer {
+	uint64_t copies, bytes, copy_ns; /* all copies */
+	uint64_t memsets, memset_bytes, memset_ns;
+	uint64_t syncs, sync_ns; /* synchronising calls (device/stream/event sync) */
+	struct gr_report_direction dirs[GR_REPORT_NDIRS];
+	/* Share of wall time (the recording) the busiest copying thread spent in copy calls. */
+	uint32_t busiest_thread;
+	uint64_t busiest_copy_ns;
+	double wall_share;
+	/* In the loop (gr_report_launches.iter), on its thread: copy call time per iteration. */
+	uint64_t iter_copy_ns; /* total in the loop */
+	double iter_share;     /* iter_copy_ns / loop time */
+	/* Copies that blocked their caller in the loop (the whole recording without one), any
+	 * thread: below 1 GB/s the blocked time is waiting for the GPU, not moving data. */
+	uint64_t loop_blocking_bytes, loop_blocking_ns;
+	struct gr_report_finding *findings;
+	size_t nfindings;
+	struct gr_verdict verdict;
+};
+
+/* ---- 4. CPU starvation ---- */
+
+struct gr_report_culprit {
+	const char *comm;     /* model, or "tid N" (report) when the trace has no comm; the
+				 recorder's own processes are GR_RECORDER_NAME, tasks no record
+				 names "unknown" */
+	uint64_t ns;	      /* runnable-wait time it held the CPU (exact_culprits) or an
+				 estimate (older traces, see REPORTS.md) */
+	uint64_t preemptions; /* times it took the CPU from the thread */
+	int recorder;	      /* the recorder itself (gpurec) */
+};
+
+struct gr_report_cpu_thread {
+	uint32_t thread; /* gr_model_threads() index */
+	uint32_t pid, tid;
+	const char *comm;     /* model */
+	uint64_t lifetime_ns; /* first to last event of the thread */
+	uint64_t oncpu_ns, runnable_wait_ns, blocked_ns, unknown_ns;
+	uint64_t involuntary, voluntary;    /* switches out while runnable / while blocking */
+	double starved_share;		    /* runnable_wait_ns / lifetime_ns */
+	uint64_t active_ns;		    /* first API call entry to last API call return */
+	uint64_t active_wait_ns;	    /* runnable wait inside that window */
+	double active_share;		    /* active_wait_ns / active_ns: what the verdict uses */
+	uint64_t gaps;			    /* inter-launch gaps */
+	uint64_t starved_gaps;		    /* gaps overlapping a runnable-wait interval */
+	uint64_t starved_gap_ns;	    /* runnable-wait time inside launch gaps */
+	struct gr_report_culprit *culprits; /* by ns desc */
+	size_t nculprits;
+};
+
+struct gr_report_cpu {
+	int has_sched; /* the trace holds scheduler events */
+	/* culprits measured from every switch on the CPU a thread waited on (wait windows); 0:
+	 * older trace, estimated from the switches of traced threads only */
+	int exact_culprits;
+	uint64_t sched_events;
+	struct gr_report_cpu_thread *threads; /* CUDA-calling threads, by runnable_wait_ns desc */
+	size_t nthreads;
+	uint64_t starved_gap_ns; /* all threads */
+	uint64_t active_ns;	 /* all threads' active windows, summed */
+	double gap_share; /* starved_gap_ns / active_ns: GPU feed lost to the scheduler, over the
+			   * threads' own time (each gap lies in its thread's window: <= 1) */
+	struct gr_verdict verdict;
+};
+
+/* ---- per process: the ranks of a job and its straggler ---- */
+
+/* Below this ratio of the slowest process's iteration time to the others' median, no process is
+ * a straggler (docs/REPORTS.md). */
+#define GR_REPORT_STRAGGLER_RATIO 1.10
+
+/* Where an iteration's time goes, on the thread the iteration was found on. */
+enum gr_rank_part {
+	GR_RANK_HOST = 0, /* outside any API call of the thread: host work between calls */
+	GR_RANK_LAUNCH,	  /* launch and graph launch calls (0 unless measured: --launch-time) */
+	GR_RANK_COPY,	  /* copy and memset calls */
+	GR_RANK_SYNC,	  /* host-blocking syncs (not event records, not stream waits) */
+	GR_RANK_RUNNABLE, /* runnable, not running: overlaps the four above */
+	GR_RANK_NPARTS,
+};
+
+/* "host", "launch", "copy", "sync", "runnable"; index GR_RANK_NPARTS: "unexplained". */
+const char *gr_rank_part_name(unsigned part);
+
+/* One process that launches: its own iteration, found on its busiest launching thread. */
+struct gr_report_rank {
+	uint32_t process; /* gr_model_processes() index */
+	uint32_t pid;	  /* in its own trace (gr_process.trace_pid) */
+	uint32_t trace;	  /* of a set (gr_model_traces()); 0 for one trace */
+	const char *host; /* model: its trace's host; NULL for one trace */
+	int32_t rank;	  /* from the launcher's environment; -1 when none */
+	const char *comm; /* model */
+	struct gr_report_iteration iter;
+	uint64_t part_ns[GR_RANK_NPARTS]; /* per iteration (over the whole periods); 0 without
+					   * an iteration */
+	uint64_t other_ns;		  /* per iteration: the thread's other calls (allocations,
+					   * frees, event records, stream waits) */
+	double blocked_share;		  /* (copy + sync) / iteration time */
+};
+
+/* The straggler: the slowest process by median iteration time, when its ratio to the others'
+ * median reaches GR_REPORT_STRAGGLER_RATIO. */
+struct gr_report_straggler {
+	int found;
+	size_t index;	    /* into gr_report_ranks.v */
+	double ratio;	    /* its iteration time over the median of the others' */
+	uint64_t others_ns; /* that median */
+	unsigned cause;	    /* enum gr_rank_part; GR_RANK_NPARTS when no part exceeds the others' */
+	uint64_t excess_ns; /* the cause's per-iteration time over the others' median of it */
+};
+
+struct gr_report_ranks {
+	struct gr_report_rank *v; /* by rank (ranked first), then pid; n 0 when fewer than two
+				   * processes launch */
+	size_t n;
+	struct gr_report_straggler straggler;
+	struct gr_verdict verdict; /* text NULL when n is 0 */
+};
+
+/* The straggler decision over @n ranks (those without an iteration take no part): fills *@out
+ * (found 0 when fewer than two have one, or the ratio is under the threshold). */
+void gr_report_straggler_find(const struct gr_report_rank *v, size_t n,
+			      struct gr_report_straggler *out);
+
+/* ---- the whole report ---- */
+
+/*
+ * What became of the calls (outcome.h): the failed ones by API and error with the call site of
+ * the first, and the calls still in flight at the end, each with its call site.
+ */
+struct gr_report_outcome {
+	struct gr_outcome o;
+	struct gr_report_site *error_sites;	/* o.errors[i]'s first call */
+	struct gr_report_site *in_flight_sites; /* o.in_flight[i] */
+};
+
+/*
+ * 5. Communication (NCCL): the done collectives and point-to-point calls (failed ones are only
+ * counted in aside), bytes and host time per kind, and, for communicators with 2 or more ranks in
+ * the model, which rank entered each collective last (docs/REPORTS.md, "communication").
+ */
+#define GR_REPORT_COMM_KINDS (GR_COMM_RECV + 1) /* the collectives, send and recv */
+struct gr_report_comm_kind {
+	uint64_t calls, bytes, host_ns;
+};
+struct gr_report_comm_rank {
+	uint64_t id; /* the communicator's ncclUniqueId hash */
+	uint32_t nranks, rank;
+	uint32_t pid;  /* the process that was this rank */
+	uint64_t last; /* matched collectives it entered last */
+	uint64_t
+	    wait_ns; /* over those, the mean of (its entry - each other rank's entry), summed */
+};
+struct gr_report_comm {
+	uint64_t collectives, p2p; /* done calls */
+	uint64_t aside;		   /* NCCL calls set aside: failed, nested, in flight */
+	uint64_t host_ns;	   /* in the done collectives and p2p calls */
+	double wall_share;	   /* host_ns / the recording's wall time */
+	double per_iteration;	   /* collectives per iteration, 0 without iteration */
+	double per_second;	   /* collectives per second of the recording */
+	struct gr_report_comm_kind kinds[GR_REPORT_COMM_KINDS];
+	uint64_t matched; /* collectives seen in every rank of their communicator */
+	struct gr_report_comm_rank *ranks; /* by (id, rank); NULL when nranks is 0 */
+	size_t nranks;
+};
+
+/* Where the report's SM count came from. */
+enum gr_report_sms_source {
+	GR_REPORT_SMS_UNKNOWN = 0, /* neither: no waves, no grid marked small */
+	GR_REPORT_SMS_RECORDED,	   /* the program asked the runtime (GR_SESS_DEVICE_SMS) */
+	GR_REPORT_SMS_OPTION,	   /* --sms */
+};
+
+struct gr_report {
+	unsigned sections; /* computed sections */
+	int python;	   /* the trace holds Python frames: sites show them, JSON gives "frames" */
+	uint32_t sms;	   /* 0: unknown */
+	enum gr_report_sms_source sms_source;
+	uint64_t first_ts, last_ts, wall_ns; /* the recording (gr_model_time_span) */
+	uint64_t cuda_libraries;	     /* CUDA libraries the recorder probed */
+	uint64_t lost_events;
+	int ended_abruptly; /* no footer: nothing after last_ts is in the file (recorder killed) */
+	/* what a damaged file lost (damage.h): figures are lower bounds, an absence proves nothing
+	 */
+	struct gr_damage damage;
+	struct gr_report_launches launches;
+	struct gr_report_fusion fusion;
+	struct gr_report_transfer transfer;
+	struct gr_report_cpu cpu;
+	struct gr_report_comm comm;
+	struct gr_report_outcome outcome; /* o.most_failed: no section's verdict is judged */
+	struct gr_report_ranks ranks;	  /* with the launches section */
+	/* what our probes cost per call and whether it was subtracted (probe_cost.h): from launch
+	 * costs, call durations, inter-launch gaps and the iteration period; probe.clamped counts
+	 * the subtractions that stopped at 0 */
+	struct gr_probe_cost probe;
+	/* measured on the GPU (--cupti, gpu.h): NULL when the trace has no GPU rows, and then no
+	 * output says anything about the GPU */
+	struct gr_gpu_summary *gpu;
+	void *priv; /* the report's allocations */
+};
+
+/*
+ * Compute the sections @o asks for (NULL: defaults, all sections) from @m. Returns 0 and sets
+ * *@out, or -ENOMEM / -EINVAL with *@out NULL. The report points into @m (see the top).
+ */
+int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
+		      struct gr_report **out);
+
+/* Free a report (NULL is accepted). */
+void gr_report_free(struct gr_report *r);
+
+/* Text rendering: a summary with the verdicts, then each section's tables, at most @top rows
+ * per ranked table (0 = 20). Returns 0 or -EIO. */
+int gr_report_write_text(FILE *f, const struct gr_report *r, const struct gr_model *m,
+			 unsigned top);
+
+struct gr_json;
+/* The same JSON as gr_report_write_json(), as one value into @j, a document the caller began and
+ * ends (the HTML report's data, html.h). */
+void gr_report_json(struct gr_json *j, const struct gr_report *r, const struct gr_model *m,
+		    unsigned top);
+
+/* JSON rendering, the schema of docs/REPORTS.md; at most @top entries per ranked list (0 =
+ * all). Returns 0, -EIO or GR_ERR_STATE (writer misuse). */
+int gr_report_write_json(FILE *f, const struct gr_report *r, const struct gr_model *m,
+			 unsigned top);
+
+#endif
