@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internals of the trace model shared by model.c (load driver, resolution, accessors) and
- * model_read.c (records of one chunk into the model's arrays). Not for other modules: they use
- * model.h.
+ * Internals of the trace model shared by model_load.c (load driver, resolution, the passes in
+ * order), model_read.c (records of one chunk into the model's arrays), the passes (model_comm.c,
+ * memmap.c) and model.c (freeing, lookups). Not for other modules: they use model.h.
  */
 #ifndef GR_ANALYZE_MODEL_IMPL_H
 #define GR_ANALYZE_MODEL_IMPL_H
@@ -189,10 +189,10 @@ static inline void launch_key_unpack(const uint64_t w[4], struct gr_launch_key *
  * One chunk's records, converted on a worker (model_read.c) exactly as a sequential pass over the
  * chunk would convert them, but with the dense indexes (kernels, configs, threads, streams,
  * stacks) local to the chunk, numbered in order of first use in it, and the keyed metadata
- * (last record wins) local too. The merge (model.c) takes the parts in chunk order: interning a
- * part's local keys in local order into the model's tables gives every key the index a
- * sequential load gives it, and replaying its metadata in order keeps "last record wins".
- * A part's arrays are reused for the next chunk it carries.
+ * (last record wins) local too. The merge (model_load.c) takes the parts in chunk order: interning
+ * a part's local keys in local order into the model's tables gives every key the index a sequential
+ * load gives it, and replaying its metadata in order keeps "last record wins". A part's arrays are
+ * reused for the next chunk it carries.
  */
 struct part {
 	struct gr_pool_job job;
@@ -200,7 +200,7 @@ struct part {
 	struct decoders *decs;
 	struct gr_trace_reader *r;
 	uint64_t index; /* the chunk's index entry */
-	int state;	/* what the slot holds: enum in model.c */
+	int state;	/* what the slot holds: enum in model_load.c */
 	/*
 	 * Set before the conversion: the tables start as copies of the model's (indexes below
 	 * snap[] are the model's own, so most events need no mapping), and with @views the event
@@ -270,7 +270,7 @@ struct part {
 /* part_read_chunk(): more events than the footer counts, where the part writes in place */
 #define PART_MISMATCH 2
 
-/* The load driver's state (model.c): the merged tables and metadata. */
+/* The load driver's state (model_load.c): the merged tables and metadata. */
 struct loader {
 	struct gr_model *m;
 	struct shared_strs strs;
@@ -493,7 +493,7 @@ const char *shared_intern(struct shared_strs *s, const void *p, size_t n);
 int model_map_schema(struct load_ctx *x, const struct gr_schema *fs, struct gr_diag *diag);
 
 /* Ready @P (new: zeroed) for its next chunk, keeping the memory of its arrays; its tables and
- * stacks are the seed's (model.c). */
+ * stacks are the seed's (model_load.c). */
 void part_reset(struct part *P);
 void part_free(struct part *P);
 
@@ -510,5 +510,20 @@ int part_read_chunk(struct part *P, struct gr_chunk_decoder *d, const struct gr_
  * comm_calls to comm_asides. 0, or -ENOMEM.
  */
 int gr_model_comm_resolve(struct gr_model *m);
+
+/* The orders the loader sorts these tables in, and the lookups (model.c) search them by. */
+static inline int cmp_pyframe(const void *a, const void *b)
+{
+	const struct gr_pyframe *x = a, *y = b;
+
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+static inline int cmp_comm(const void *a, const void *b)
+{
+	const struct comm_entry *x = a, *y = b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
 
 #endif

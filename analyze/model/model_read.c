@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * One chunk's records into a part (see struct part in model_impl.h, model.c for the whole load),
- * on any worker thread. Event columns are copied into compact structs, with (pid, func), launch
- * configs, threads, streams and stacks interned into the part's dense tables on the way: a
+ * One chunk's records into a part (see struct part in model_impl.h, model_load.c for the whole
+ * load), on any worker thread. Event columns are copied into compact structs, with (pid, func),
+ * launch configs, threads, streams and stacks interned into the part's dense tables on the way: a
  * one-entry cache in front of each hash table catches the common runs. Metadata records go into
  * keyed tables where the last record for a key wins. A windowed load keeps only the events that
  * reach into the window (load_ctx).
@@ -16,7 +16,7 @@
 static int oom(struct part *P, int err, const char *what)
 {
 	if (err == -EOVERFLOW)
-		return err; /* not an error: the load goes on another way (model.c) */
+		return err; /* not an error: the load goes on another way (model_load.c) */
 	return gr_diag_set(&P->diag, err, P->offset, "%s while loading %s",
 			   err == GR_ERR_LIMIT ? "too many distinct keys" : "out of memory", what);
 }
