@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * gr_report_compute(): the report's orchestrator. It reads the model into the computation context
- * (report_impl.h), runs the passes over the API calls that every section reads (report_calls.c),
+ * (report_ctx.h), runs the passes over the API calls that every section reads (report_calls.c),
  * then the sections in the order their inputs need, and hands back the report. The computation
  * lives in those files; their shared helpers in report_ctx.c.
  */
@@ -9,7 +9,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "report_impl.h"
+#include "report.h"
+#include "report_sections.h"
 
 struct report_priv {
 	struct gr_arena arena;

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "report_impl.h"
+#include "report_sections.h"
 
 const uint64_t gr_report_gap_edges[GR_REPORT_GAP_BUCKETS - 1] = {
     1000, 2000, 5000, 10000, 20000, 50000, 100000, 500000, 1000000, 10000000,

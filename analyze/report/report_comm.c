@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "report_impl.h"
+#include "report_sections.h"
 
 static int by_id_seq(const void *a, const void *b)
 {

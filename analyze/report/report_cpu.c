@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "analyze/figures/timeline.h"
-#include "report_impl.h"
+#include "report_sections.h"
 
 struct culprit {
 	const char *comm;

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report_impl.h"
+#include "report_ctx.h"
 
 void *rp_alloc(struct rp_ctx *x, size_t n, size_t size)
 {

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internals shared by the report's computation files: the computation context that report.c
- * fills from the model, the facts the passes over the calls derive for every section
- * (report_calls.c), the sections' entry points, and their helpers (report_ctx.c). Not for other
- * modules: they use report.h.
+ * The context every part of the report's computation reads: the model's arrays, the report
+ * being filled, the facts the passes over the calls derive (report_calls.c), and the helpers over
+ * them (report_ctx.c). report.c fills it and runs the passes and sections in order
+ * (report_sections.h); a section never calls report.c. Not for other modules: they use report.h.
  */
-#ifndef GR_ANALYZE_REPORT_IMPL_H
-#define GR_ANALYZE_REPORT_IMPL_H
+#ifndef GR_ANALYZE_REPORT_CTX_H
+#define GR_ANALYZE_REPORT_CTX_H
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -15,7 +15,7 @@
 #include "analyze/util/keymap.h"
 #include "analyze/util/strtab.h"
 #include "analyze/util/units.h"
-#include "report.h"
+#include "report_types.h"
 
 /* Thresholds (docs/REPORTS.md). */
 #define RP_MIN_RUN	    3	  /* launches in a fusion run */
@@ -151,21 +151,6 @@ struct rp_ctx {
 	uint32_t ntokids;
 };
 
-/* ---- the passes over the calls (report_calls.c) ---- */
-/* Launches per thread and stream, thread spans, the main thread, the (kernel name, config)
- * pairs; then the call sequence, which needs them. @waits (per model thread, or NULL): runnable
- * waits to measure the launch gaps against, into x->gap_wait. The sequence pass keeps no
- * per-launch array but run_break: it reduces the gaps and costs to their distributions before it
- * returns. The token pass, run after it so that their arrays are never alive together, fills
- * x->tok and x->tok_ref in the same call order, for the calls of @thread. Each returns 0 or -errno.
- * rp_calls_free_tokens() releases the tokens (once the iteration has them), rp_calls_free()
- * everything the passes allocated. */
-int rp_calls_per_thread(struct rp_ctx *x);
-int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits);
-int rp_calls_tokens(struct rp_ctx *x, uint32_t thread);
-void rp_calls_free_tokens(struct rp_ctx *x);
-void rp_calls_free(struct rp_ctx *x);
-
 /* Whether a fusion run ends before launch @i, and mark that it does. */
 static inline int rp_run_break(const struct rp_ctx *x, size_t i)
 {
@@ -175,44 +160,6 @@ static inline void rp_set_run_break(struct rp_ctx *x, size_t i)
 {
 	x->run_break[i / 64] |= 1ull << (i % 64);
 }
-
-/* ---- the sections (each fills its part of ctx->r) ---- */
-int rp_launches(struct rp_ctx *x);
-/* The iteration of the thread the tokens are of (x->tok_thread) into @it. @main: the report's
- * own (launches.iter), which breaks fusion runs at each iteration and sums the loop over every
- * process; else the loop sums cover the thread's process only. rp_iteration() is the main one. */
-int rp_iteration_find(struct rp_ctx *x, struct gr_report_iteration *it, int main);
-int rp_iteration(struct rp_ctx *x);
-/* report_ranks.c: every launching process's iteration and where its time goes, and the
- * straggler; only when two or more processes launch. @waits as for rp_calls_sequence(). Runs
- * after the CPU section, with the per-thread pass's arrays still alive. */
-int rp_ranks(struct rp_ctx *x, const struct rp_waits *waits);
-int rp_fusion(struct rp_ctx *x);
-int rp_transfer(struct rp_ctx *x);
-/* The communication finding (report_comm.c). 0 or -ENOMEM. */
-int rp_comm(struct rp_ctx *x);
-/* report_gpu.c: the GPU rows' figures (x->r->gpu), over the iteration when one was found */
-int rp_gpu(struct rp_ctx *x);
-/* report_gpu.c: the "measured on the GPU (CUPTI)" section, text and JSON; nothing when
- * r->gpu is NULL */
-void rp_gpu_text(FILE *f, const struct gr_report *r, const struct gr_model *m, unsigned top);
-struct gr_json;
-void rp_gpu_json(struct gr_json *j, const struct gr_report *r, const struct gr_model *m,
-		 unsigned top);
-/* The CPU section is two steps. rp_cpu_replay() replays the scheduler events of the threads the
- * per-thread pass found (0, or -errno and *out NULL); rp_cpu_waits() gives its runnable waits
- * per model thread (NULL for a NULL replay), valid until rp_cpu_free(), which accepts NULL.
- * rp_cpu() makes the section from the replay and the gaps measured against its waits. */
-struct rp_cpu;
-/* report_outcome.c: failed and in-flight calls; then, once the sections have judged, their
- * verdicts withdrawn when most calls failed. */
-int rp_outcome(struct rp_ctx *x);
-int rp_outcome_judge(struct rp_ctx *x);
-
-int rp_cpu_replay(struct rp_ctx *x, struct rp_cpu **out);
-const struct rp_waits *rp_cpu_waits(const struct rp_cpu *c);
-int rp_cpu(struct rp_ctx *x, const struct rp_cpu *c);
-void rp_cpu_free(struct rp_cpu *c);
 
 /* ---- helpers (report_ctx.c) ---- */
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_impl.h"
+#include "report_sections.h"
 
 struct run {
 	uint32_t stream;

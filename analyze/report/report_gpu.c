@@ -8,7 +8,7 @@
 #include <inttypes.h>
 
 #include "analyze/util/json.h"
-#include "report_impl.h"
+#include "report_sections.h"
 
 int rp_gpu(struct rp_ctx *x)
 {

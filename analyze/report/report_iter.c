@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_impl.h"
+#include "report_sections.h"
 
 #define MAX_ANCHORS 8
 #define MAX_MULT    8

@@ -11,7 +11,8 @@
 
 #include "analyze/model/damage.h"
 #include "analyze/util/json.h"
-#include "report_impl.h"
+#include "report.h"
+#include "report_sections.h"
 
 static const char *level_name(enum gr_verdict_level l)
 {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_impl.h"
+#include "report_sections.h"
 
 static double rate(uint64_t count, uint64_t first, uint64_t last)
 {

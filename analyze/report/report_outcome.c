@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <inttypes.h>
 
-#include "report_impl.h"
+#include "report_sections.h"
 
 int rp_outcome(struct rp_ctx *x)
 {

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_impl.h"
+#include "report_sections.h"
 
 const char *gr_rank_part_name(unsigned part)
 {

@@ -11,7 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report_impl.h"
+#include "report.h"
+#include "report_sections.h"
 
 #define WIDTH	   100
 #define NAME_WIDTH 46

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "analyze/model/memmap.h"
-#include "report_impl.h"
+#include "report_sections.h"
 
 const uint64_t gr_report_size_edges[GR_REPORT_SIZE_BUCKETS - 1] = {
     1024, 65536, 1u << 20, 16u << 20, 256u << 20,

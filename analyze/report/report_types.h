@@ -13,8 +13,8 @@
  * while the model lives. gr_report_free() releases it all. Arrays are sorted as their comment
  * says; an empty array has n == 0 (the pointer may be NULL).
  */
-#ifndef GR_ANALYZE_REPORT_H
-#define GR_ANALYZE_REPORT_H
+#ifndef GR_ANALYZE_REPORT_TYPES_H
+#define GR_ANALYZE_REPORT_TYPES_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -471,31 +471,5 @@ struct gr_report {
 	struct gr_gpu_summary *gpu;
 	void *priv; /* the report's allocations */
 };
-
-/*
- * Compute the sections @o asks for (NULL: defaults, all sections) from @m. Returns 0 and sets
- * *@out, or -ENOMEM / -EINVAL with *@out NULL. The report points into @m (see the top).
- */
-int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
-		      struct gr_report **out);
-
-/* Free a report (NULL is accepted). */
-void gr_report_free(struct gr_report *r);
-
-/* Text rendering: a summary with the verdicts, then each section's tables, at most @top rows
- * per ranked table (0 = 20). Returns 0 or -EIO. */
-int gr_report_write_text(FILE *f, const struct gr_report *r, const struct gr_model *m,
-			 unsigned top);
-
-struct gr_json;
-/* The same JSON as gr_report_write_json(), as one value into @j, a document the caller began and
- * ends (the HTML report's data, html.h). */
-void gr_report_json(struct gr_json *j, const struct gr_report *r, const struct gr_model *m,
-		    unsigned top);
-
-/* JSON rendering, the schema of docs/REPORTS.md; at most @top entries per ranked list (0 =
- * all). Returns 0, -EIO or GR_ERR_STATE (writer misuse). */
-int gr_report_write_json(FILE *f, const struct gr_report *r, const struct gr_model *m,
-			 unsigned top);
 
 #endif

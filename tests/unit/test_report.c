@@ -14,7 +14,7 @@
 #include "analyze/info/info.h"
 #include "analyze/model/model.h"
 #include "analyze/report/report.h"
-#include "analyze/report/report_impl.h"
+#include "analyze/report/report_sections.h"
 #include "synth.h"
 #include "test.h"
 
