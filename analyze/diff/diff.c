@@ -12,8 +12,11 @@
 #include <string.h>
 
 #include "analyze/figures/launch_stats.h"
+#include "analyze/report/report.h"
 #include "analyze/util/keymap.h"
-#include "diff_impl.h"
+#include "diff.h"
+#include "diff_common.h"
+#include "diff_parts.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -37,47 +40,6 @@ static char *xstrdup_printf(const char *fmt, ...)
 		s = NULL;
 	va_end(ap);
 	return s;
-}
-
-const char *df_short_name(const char *name, char *buf, size_t len)
-{
-	size_t n = strcspn(name, "(");
-
-	if (!n || n >= len)
-		n = strnlen(name, len - 1);
-	memcpy(buf, name, n);
-	buf[n] = 0;
-	return buf;
-}
-
-double df_change_pct(double a, double b)
-{
-	if (isnan(a) || isnan(b))
-		return INFINITY;
-	if (a == b)
-		return 0;
-	if (a == 0)
-		return INFINITY;
-	return fabs(b - a) / fabs(a) * 100.0;
-}
-
-const char *df_dir_id(unsigned k)
-{
-	/* enum gr_copy_kind order, as gr_copy_kind_name() */
-	static const char *const dirs[] = {"h2h", "h2d", "d2h", "d2d", "default"};
-
-	return k < N(dirs) ? dirs[k] : "unknown";
-}
-
-const char *df_id(char *buf, size_t len, const char *tmpl, const char *part)
-{
-	const char *lt = strchr(tmpl, '<'), *gt = lt ? strchr(lt, '>') : NULL;
-
-	if (!gt)
-		snprintf(buf, len, "%s", tmpl);
-	else
-		snprintf(buf, len, "%.*s%s%s", (int)(lt - tmpl), tmpl, part, gt + 1);
-	return buf;
 }
 
 static double per(uint64_t v, uint64_t n)
@@ -712,14 +674,6 @@ static int match_fusion(struct ctx *c)
 }
 
 /* ---- lookup ---- */
-
-const struct gr_diff_metric *gr_diff_metric(const struct gr_diff *d, const char *id)
-{
-	for (size_t i = 0; i < d->nmetrics; i++)
-		if (!strcmp(d->metrics[i].id, id))
-			return &d->metrics[i];
-	return NULL;
-}
 
 /* ---- the whole diff ---- */
 

@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diff_impl.h"
+#include "diff_common.h"
+#include "diff_parts.h"
 
 /* The diff's key as the GPU grouping spells it: shared memory is never part of it. */
 static unsigned gpu_by(unsigned key)

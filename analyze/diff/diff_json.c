@@ -7,7 +7,9 @@
 
 #include "analyze/model/damage.h"
 #include "analyze/util/json.h"
-#include "diff_impl.h"
+#include "diff.h"
+#include "diff_common.h"
+#include "diff_parts.h"
 
 static const char *kstatus(enum gr_diff_status s)
 {

@@ -11,7 +11,8 @@
 #include <string.h>
 
 #include "analyze/figures/launch_sites.h"
-#include "diff_impl.h"
+#include "diff_common.h"
+#include "diff_parts.h"
 
 static int same_str(const char *a, const char *b)
 {

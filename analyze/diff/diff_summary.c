@@ -14,7 +14,8 @@
 #include <string.h>
 
 #include "analyze/util/units.h"
-#include "diff_impl.h"
+#include "diff_common.h"
+#include "diff_parts.h"
 
 /* The figures the summary reads; the order is that of df_summary_ids[]. */
 enum {

@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "diff_impl.h"
+#include "diff.h"
+#include "diff_common.h"
+#include "diff_parts.h"
 
 static const char *const side_name[2] = {"BASE", "NEW"};
 

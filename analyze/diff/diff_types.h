@@ -3,19 +3,21 @@
  * Two traces compared, perf diff's model: BASE (index 0) and NEW (index 1). Kernels are matched
  * by demangled name, optionally with grid and block, never by address, so runs from different
  * machines or program builds compare. Whole-run and per-iteration figures come from each
- * trace's report (report.h) and from the model; definitions in docs/REPORTS.md ("gpurec diff").
+ * trace's report (report_types.h) and from the model; definitions in docs/REPORTS.md ("gpurec
+ * diff").
  *
- * The module: diff.c computes (kernel matching, the side-by-side figures, fusion rows),
- * diff_gpu.c matches the GPU kernel rows (--cupti), diff_sites.c the launch sites,
- * diff_summary.c writes the summary sentences from the computed figures, diff_text.c and
- * diff_json.c render; the command is cmd_diff.c. Figures are named by their id, never by the
+ * The module: diff.c computes (kernel matching, the side-by-side figures, fusion rows), then
+ * runs its parts (diff_parts.h): diff_gpu.c matches the GPU kernel rows (--cupti), diff_sites.c
+ * the launch sites, diff_summary.c writes the summary sentences from the computed figures;
+ * diff_common.c holds what they share; diff_text.c and diff_json.c render; the command is
+ * analyze/cmd_diff.c. Figures are named by their id, never by the
  * words a person reads.
  *
  * Ownership: gr_diff_compute() allocates the diff and its strings; kernel names point into the
  * models, so the diff is valid while both models live. gr_diff_free() releases it.
  */
-#ifndef GR_ANALYZE_DIFF_H
-#define GR_ANALYZE_DIFF_H
+#ifndef GR_ANALYZE_DIFF_TYPES_H
+#define GR_ANALYZE_DIFF_TYPES_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -23,7 +25,7 @@
 
 #include "analyze/figures/frames.h"
 #include "analyze/model/model.h"
-#include "analyze/report/report.h"
+#include "analyze/report/report_types.h"
 #include "analyze/util/dist.h"
 
 #define GR_DIFF_KEY_GRID  1u /* kernels also keyed by grid */
@@ -193,39 +195,8 @@ struct gr_diff {
 	struct gr_report *rep[2]; /* each trace's report */
 };
 
-/*
- * Compare @a (BASE) with @b (NEW). Returns 0 and sets *@out, or -ENOMEM / -EINVAL with *@out
- * NULL. Prints nothing.
+/* The metric with id @id (the ids above; diff_common.c), or NULL when this diff does not have it.
  */
-int gr_diff_compute(const struct gr_model *a, const struct gr_model *b,
-		    const struct gr_diff_opts *o, struct gr_diff **out);
-
-/* Free a diff and its reports (NULL is accepted). */
-void gr_diff_free(struct gr_diff *d);
-
-/* @v in @unit ("ns", "B", "/s", "%", "" for a count) for people: "1.250 ms", "16.0 MiB";
- * "-" for NAN. */
-void gr_diff_format(char *buf, size_t len, const char *unit, double v);
-
-/* The metric with id @id (see the list above), or NULL when this diff does not have it. */
 const struct gr_diff_metric *gr_diff_metric(const struct gr_diff *d, const char *id);
-
-/*
- * The diff as aligned text, `gpurec diff`'s output: each trace (@path, its model), the summary,
- * the kernel rows, the fusion rows, the figures by group. Returns 0 or -EIO.
- */
-int gr_diff_write_text(FILE *f, const struct gr_diff *d, const struct gr_model *const m[2],
-		       const char *const path[2]);
-
-struct gr_json;
-/* The same JSON as gr_diff_write_json(), as one value into @j, a document the caller began and
- * ends (the HTML report's data, html.h). */
-void gr_diff_json(struct gr_json *j, const struct gr_diff *d, const struct gr_model *const m[2],
-		  const char *const path[2]);
-
-/* The diff as JSON, the schema of docs/REPORTS.md ("gpurec diff --json"). Returns 0, -EIO or
- * GR_ERR_STATE (writer misuse). */
-int gr_diff_write_json(FILE *f, const struct gr_diff *d, const struct gr_model *const m[2],
-		       const char *const path[2]);
 
 #endif

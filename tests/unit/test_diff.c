@@ -6,7 +6,8 @@
 #include <unistd.h>
 
 #include "analyze/diff/diff.h"
-#include "analyze/diff/diff_impl.h"
+#include "analyze/diff/diff_common.h"
+#include "analyze/diff/diff_parts.h"
 #include "analyze/model/model.h"
 #include "synth.h"
 #include "test.h"
