@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "forward.h"
 #include "identity.h"
 
 struct resolve_arg {
@@ -105,6 +106,8 @@ int gr_child_start(struct gr_child *c, const struct gr_identity *id, const char 
 			if (putenv(*e))
 				err = -errno;
 		if (!err) {
+			/* what nohup or the shell set, not the recorder's handlers */
+			gr_forward_restore();
 			execv(path, argv);
 			err = -errno;
 		}

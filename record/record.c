@@ -587,6 +587,29 @@ static void write_calibration(struct session *s)
 }
 
 /*
+ * A stop signal (@sig, 0: none) before the command started: nothing ran, and nothing was created,
+ * so the previous trace at the output path stays as it was. Exit as the signal says, like a
+ * shell's 128 + N. Returns 0, or -EINTR with the reason printed and s->ret set.
+ */
+static int interrupted(struct session *s, int sig)
+{
+	if (!sig)
+		return 0;
+	if (s->o.pids)
+		fprintf(stderr,
+			"gpurec record: interrupted by %s before tracing started; no trace "
+			"written\n",
+			gr_forward_signal_name(sig));
+	else
+		fprintf(stderr,
+			"gpurec record: interrupted by %s before the command started; nothing was "
+			"run, no trace written\n",
+			gr_forward_signal_name(sig));
+	s->ret = 128 + sig;
+	return -EINTR;
+}
+
+/*
  * Everything recording needs before anything is traced: the unwinder, the BPF side and its
  * watchdog, the ring buffer, the probe cost, the trace file. Returns 0, or a negative error with
  * the reason printed (none for the unwinder, which can only run out of memory).
@@ -611,6 +634,9 @@ static int setup(struct session *s)
 	}
 	if (!err)
 		calibrate(s);
+	/* a stop signal from here on waits for the command to run (gr_forward_hold()) */
+	if (!err)
+		err = interrupted(s, gr_forward_hold());
 	if (!err)
 		err = open_trace(s);
 	if (err)
@@ -863,9 +889,12 @@ static int drain_timeout(const struct session *s, int last_ms, uint64_t deadline
 static void run(struct session *s)
 {
 	uint64_t deadline = 0;
-	int ms = DRAIN_MS, pidfd = -1;
+	int ms = DRAIN_MS, pidfd = -1, err;
 
-	if (start(s))
+	err = start(s);
+	/* the command runs (or never will): what came during the start is handled now */
+	gr_forward_unhold();
+	if (err)
 		return;
 	if (s->o.duration > 0)
 		deadline = gr_clock_ns(CLOCK_MONOTONIC) + (uint64_t)(s->o.duration * 1e9);
@@ -1147,6 +1176,8 @@ int cmd_record(int argc, char **argv)
 
 	if (parse_opts(argc, argv, &s.o))
 		return 2;
+	/* before anything is loaded: Ctrl-C from now on is ours to handle (interrupted()) */
+	gr_forward_init();
 	/* before anything is traced: the user database loads NSS modules (see identity.h) */
 	gr_identity_resolve(&s.id);
 	if (s.o.argc && (err = gr_child_resolve(&s.id, s.o.argv[0], s.exe, sizeof(s.exe)))) {
