@@ -125,6 +125,7 @@ struct session {
 	struct gr_forward *fwd;
 	struct gr_child child;
 	int status, child_done; /* the command's wait status, once reaped */
+	int not_run;		/* the command could not be started: ret says why */
 	enum stop_reason stop_reason;
 	int ret; /* exit status of cmd_record() */
 };
@@ -749,10 +750,19 @@ static int attach_pids(struct session *s, char *list)
 	return 0;
 }
 
-/* Start the command, traced from its first instruction; on failure s->ret is 127. */
+/*
+ * What a shell exits with when it cannot run a command: 127 when it is not found, 126 when it
+ * is found and cannot be run (not executable, not a program, the privilege drop refused).
+ */
+static int not_run_status(int err)
+{
+	return err == -ENOENT ? 127 : 126;
+}
+
+/* Start the command, traced from its first instruction; on failure s->ret is 126 or 127. */
 static int start_command(struct session *s)
 {
-	int err;
+	int err, exec_err = 0;
 
 	if (s->cupti.active)
 		s->child.env = s->cupti.env;
@@ -764,12 +774,14 @@ static int start_command(struct session *s)
 	if (!err)
 		gr_forward_set_command(s->fwd, s->child.pid);
 	if (!err)
-		err = gr_child_release(&s->child);
+		err = exec_err = gr_child_release(&s->child);
 	if (err) {
 		fprintf(stderr, "gpurec record: cannot run %s: %s\n", s->o.argv[0], strerror(-err));
 		if (s->child.pid > 0)
 			waitpid(s->child.pid, &s->status, 0);
-		s->ret = 127;
+		/* fork or tracing failed: the recorder's fault, not the command's; 127 as before */
+		s->ret = exec_err ? not_run_status(exec_err) : 127;
+		s->not_run = 1;
 	}
 	return err;
 }
@@ -1116,7 +1128,7 @@ static void write_trailer(struct session *s)
 /*
  * Close the trace (names, closing facts, footer), stop tracing so the command runs on
  * untraced, wait for it, and settle s->ret: the command's exit status, 0 for a -p recording,
- * 1 when the trace could not be written, 127 when the command could not be started.
+ * 1 when the trace could not be written, 126 or 127 when the command could not be started.
  */
 static void finish(struct session *s)
 {
@@ -1156,7 +1168,7 @@ static void finish(struct session *s)
 		wait_command(s->fwd, s->child.pid, &s->status);
 		s->child_done = 1;
 	}
-	if (s->child.pid > 0 && s->child_done && s->ret != 127)
+	if (s->child.pid > 0 && s->child_done && !s->not_run)
 		s->ret = err ? 1 : exit_status(s->status);
 	else if (s->o.pids)
 		s->ret = err ? 1 : 0;
@@ -1183,7 +1195,7 @@ int cmd_record(int argc, char **argv)
 	if (s.o.argc && (err = gr_child_resolve(&s.id, s.o.argv[0], s.exe, sizeof(s.exe)))) {
 		fprintf(stderr, "gpurec record: %s: %s\n", s.o.argv[0],
 			err == -ENOENT ? "command not found" : strerror(-err));
-		return 127;
+		return not_run_status(err);
 	}
 	if (check_privileges())
 		return 1;
