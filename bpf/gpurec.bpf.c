@@ -94,7 +94,7 @@ struct call_batch {
 	__u32 count;	/* events in it */
 	__u64 first_ts; /* of its first event */
 	__u32 busy;
-	__u32 pad;
+	__u32 nostack; /* events in it whose stack is missing: counted once the batch is sent */
 	struct gr_ev_batch hdr; /* the ring record starts here, events[] follow it */
 	__u8 events[GR_BATCH_BYTES];
 };
@@ -267,11 +267,15 @@ static __always_inline void batch_flush(struct call_batch *b)
 	if (len && len <= GR_BATCH_BYTES) {
 		b->hdr.type = EV_BATCH;
 		b->hdr.bytes = len;
+		/* a stack loss is of an event that is kept (FORMAT.md), not of one dropped */
 		if (bpf_ringbuf_output(&events, &b->hdr, sizeof(b->hdr) + len, wake_flags()))
 			count_n(C_RINGBUF_LOST, b->count);
+		else if (b->nostack)
+			count_n(C_STACK_LOST, b->nostack);
 	}
 	b->len = 0;
 	b->count = 0;
+	b->nostack = 0;
 }
 
 /*
@@ -291,13 +295,17 @@ static __always_inline struct gr_ev_call *batch_slot(struct call_batch *b)
 	return (struct gr_ev_call *)(b->events + off);
 }
 
-/* The event at the end of @b (@bytes with its frames, made at @now) is complete. */
-static __always_inline void batch_commit(struct call_batch *b, __u64 now, __u32 bytes)
+/*
+ * The event at the end of @b (@bytes with its frames, made at @now) is complete; @nostack: its
+ * stack was wanted and could not be walked.
+ */
+static __always_inline void batch_commit(struct call_batch *b, __u64 now, __u32 bytes, bool nostack)
 {
 	if (!b->len)
 		b->first_ts = now;
 	b->len += bytes;
 	b->count++;
+	b->nostack += nostack;
 	if (b->len > GR_BATCH_BYTES - GR_CALL_EVENT_MAX || now - b->first_ts >= GR_BATCH_AGE_NS)
 		batch_flush(b);
 }
@@ -474,14 +482,11 @@ static __always_inline __u32 copy_stack(struct pt_regs *ctx, struct scratch *sc,
 	if (targ_shed_bytes && bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > targ_shed_bytes) {
 		r->flags |= GR_RAW_SHED;
 		r->size = 0;
-		count(C_STACK_SHED);
 		return sizeof(*r);
 	}
 	if (want > GR_DWARF_MAX)
 		want = GR_DWARF_MAX;
 	r->size = read_stack(sc->bytes, r->regs[GR_REG_SP], want);
-	if (!r->size)
-		count(C_STACK_LOST);
 	return sizeof(*r) + r->size;
 }
 
@@ -509,12 +514,17 @@ static __always_inline int emit_call(struct pt_regs *ctx, struct scratch *sc, __
 {
 	struct gr_ev_call *e = &sc->call;
 	__u64 size = sizeof(*e);
+	__u32 stack_loss = C_COUNT; /* none */
 
 	/* h.flags holds only the GR_EVF_* call state so far: fill_hdr() cleared it */
 	e->h.stack_len = 0;
 	if ((flags & GR_CF_STACK) && targ_dwarf_bytes) {
 		e->h.flags |= GR_EVF_RAWSTACK;
 		size += copy_stack(ctx, sc, at_entry);
+		if (sc->raw.flags & GR_RAW_SHED)
+			stack_loss = C_STACK_SHED;
+		else if (!sc->raw.size)
+			stack_loss = C_STACK_LOST;
 	} else if ((flags & GR_CF_STACK) && targ_stack_frames) {
 		/* walked into sc->frames already (capture_args_and_stack()) */
 		__u32 n = nframes;
@@ -524,7 +534,7 @@ static __always_inline int emit_call(struct pt_regs *ctx, struct scratch *sc, __
 		e->h.stack_len = n;
 		size += (__u64)n * 8;
 		if (!n)
-			count(C_STACK_LOST);
+			stack_loss = C_STACK_LOST;
 	}
 	if (size > offsetof(struct scratch, owner))
 		size = offsetof(struct scratch, owner);
@@ -532,8 +542,11 @@ static __always_inline int emit_call(struct pt_regs *ctx, struct scratch *sc, __
 		count(C_SCRATCH_LOST);
 		return 0;
 	}
+	/* a stack loss is of an event that is kept (FORMAT.md), not of one dropped */
 	if (bpf_ringbuf_output(&events, sc, size, wake_flags()))
 		count(C_RINGBUF_LOST);
+	else if (stack_loss != C_COUNT)
+		count(stack_loss);
 	return 0;
 }
 
@@ -1053,6 +1066,7 @@ static __always_inline int batch_entry(struct pt_regs *ctx, struct thread_state 
 	__u8 layout = GR_CK_LAYOUT(cookie);
 	struct call_batch *b = &ts->batch;
 	struct gr_ev_call *e;
+	bool nostack = false;
 	__u32 n = 0;
 
 	b->busy = 1;
@@ -1067,15 +1081,14 @@ static __always_inline int batch_entry(struct pt_regs *ctx, struct thread_state 
 	e->h.flags = depth << GR_EVF_DEPTH_SHIFT;
 	if ((GR_CK_FLAGS(cookie) & GR_CF_STACK) && targ_stack_frames) {
 		n = capture_args_and_stack(ctx, e, layout, ts->window, (__u64 *)(e + 1));
-		if (!n)
-			count(C_STACK_LOST);
+		nostack = !n;
 	} else {
 		capture_args(ctx, e, layout);
 	}
 	if (py_wanted(GR_CK_FLAGS(cookie)))
 		e->pystack = py_capture(ts, pid_tgid);
 	e->h.stack_len = n;
-	batch_commit(b, e->h.ts, sizeof(*e) + n * 8);
+	batch_commit(b, e->h.ts, sizeof(*e) + n * 8, nostack);
 	b->busy = 0;
 	return 0;
 }
@@ -1274,6 +1287,7 @@ int BPF_KRETPROBE(api_return)
 	struct call_batch *b;
 	struct gr_ev_call *e;
 	struct scratch *sc;
+	bool nostack = false;
 	__u32 level = 0, n = 0;
 
 	if (!is_traced(pid_tgid >> 32))
@@ -1331,11 +1345,10 @@ int BPF_KRETPROBE(api_return)
 		n = pc->nframes;
 		if (n > GR_MAX_FRAMES || copy_frames((__u64 *)(e + 1), pc->frames, n))
 			n = 0;
-		if (!n)
-			count(C_STACK_LOST);
+		nostack = !n;
 	}
 	e->h.stack_len = n;
-	batch_commit(b, e->h.ts + e->h.dur, sizeof(*e) + n * 8);
+	batch_commit(b, e->h.ts + e->h.dur, sizeof(*e) + n * 8, nostack);
 	b->busy = 0;
 	return 0;
 }

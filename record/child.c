@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "forward.h"
 #include "identity.h"
 
 struct resolve_arg {
@@ -31,6 +32,7 @@ static void resolve(const void *arg, struct gr_as_user_reply *reply)
 	char *out = reply->text;
 	size_t size = sizeof(reply->text);
 	struct stat st;
+	int denied = 0;
 
 	if (strchr(a->cmd, '/')) {
 		if (stat(a->cmd, &st))
@@ -45,12 +47,16 @@ static void resolve(const void *arg, struct gr_as_user_reply *reply)
 		size_t len = strcspn(path, ":");
 
 		snprintf(out, size, "%.*s/%s", (int)len, len ? path : ".", a->cmd);
-		if (!stat(out, &st) && S_ISREG(st.st_mode) && !access(out, X_OK))
-			return;
+		if (!stat(out, &st) && S_ISREG(st.st_mode)) {
+			if (!access(out, X_OK))
+				return;
+			/* found, not executable: a shell's 126, unless a later one runs */
+			denied = 1;
+		}
 		path += len + (path[len] == ':');
 	}
 	out[0] = 0;
-	reply->ret = -ENOENT;
+	reply->ret = denied ? -EACCES : -ENOENT;
 }
 
 int gr_child_resolve(const struct gr_identity *id, const char *cmd, char *out, size_t size)
@@ -105,6 +111,8 @@ int gr_child_start(struct gr_child *c, const struct gr_identity *id, const char 
 			if (putenv(*e))
 				err = -errno;
 		if (!err) {
+			/* what nohup or the shell set, not the recorder's handlers */
+			gr_forward_restore();
 			execv(path, argv);
 			err = -errno;
 		}

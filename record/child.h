@@ -16,7 +16,7 @@ struct gr_identity;
 
 /*
  * Find @cmd like execvp would, with @id's rights (a path the user cannot see is not found):
- * 0 and the path in @out, or -ENOENT / -EACCES / -ENAMETOOLONG.
+ * 0 and the path in @out, or -ENOENT, -EACCES (found, and not executable), -ENAMETOOLONG.
  */
 int gr_child_resolve(const struct gr_identity *id, const char *cmd, char *out, size_t size);
 

@@ -27,6 +27,12 @@ static struct {
 } incoming[GR_NSIG];
 static volatile sig_atomic_t stop_signal;
 
+/* The signals the recorder catches, and what it was started with (gr_forward_init()). */
+static const int caught[] = {SIGINT, SIGTERM, SIGHUP};
+static struct sigaction started_action[sizeof(caught) / sizeof(caught[0])];
+static sigset_t started_mask, held_mask;
+static int held;
+
 static void on_signal(int sig, siginfo_t *info, void *uctx)
 {
 	stop_signal = sig;
@@ -38,9 +44,66 @@ static void on_signal(int sig, siginfo_t *info, void *uctx)
 	incoming[sig].pending = 1;
 }
 
-int gr_forward_open(struct gr_forward **out)
+void gr_forward_init(void)
 {
 	struct sigaction sa = {.sa_sigaction = on_signal, .sa_flags = SA_SIGINFO};
+
+	sigemptyset(&sa.sa_mask);
+	sigprocmask(SIG_SETMASK, NULL, &started_mask);
+	for (unsigned i = 0; i < sizeof(caught) / sizeof(caught[0]); i++) {
+		sigaction(caught[i], NULL, &started_action[i]);
+		/*
+		 * Ignored by whoever started us (nohup, a shell's background job): ignored by the
+		 * recorder too, so that a logout stops neither the recording nor the command.
+		 */
+		if (started_action[i].sa_handler != SIG_IGN)
+			sigaction(caught[i], &sa, NULL);
+	}
+}
+
+void gr_forward_restore(void)
+{
+	for (unsigned i = 0; i < sizeof(caught) / sizeof(caught[0]); i++)
+		sigaction(caught[i], &started_action[i], NULL);
+	/* after the dispositions: a signal held until now meets the command's, not our handler */
+	sigprocmask(SIG_SETMASK, &started_mask, NULL);
+}
+
+int gr_forward_hold(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (unsigned i = 0; i < sizeof(caught) / sizeof(caught[0]); i++)
+		sigaddset(&set, caught[i]);
+	if (!held && !sigprocmask(SIG_BLOCK, &set, &held_mask))
+		held = 1;
+	return stop_signal;
+}
+
+void gr_forward_unhold(void)
+{
+	if (held)
+		sigprocmask(SIG_SETMASK, &held_mask, NULL);
+	held = 0;
+}
+
+const char *gr_forward_signal_name(int sig)
+{
+	switch (sig) {
+	case SIGINT:
+		return "SIGINT";
+	case SIGTERM:
+		return "SIGTERM";
+	case SIGHUP:
+		return "SIGHUP";
+	default:
+		return "a signal";
+	}
+}
+
+int gr_forward_open(struct gr_forward **out)
+{
 	struct gr_forward *f;
 	int err = 0;
 
@@ -48,10 +111,6 @@ int gr_forward_open(struct gr_forward **out)
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
 	f->skel = signals_bpf__open();
 	if (!f->skel) {
 		err = -errno;

@@ -125,6 +125,7 @@ struct session {
 	struct gr_forward *fwd;
 	struct gr_child child;
 	int status, child_done; /* the command's wait status, once reaped */
+	int not_run;		/* the command could not be started: ret says why */
 	enum stop_reason stop_reason;
 	int ret; /* exit status of cmd_record() */
 };
@@ -587,6 +588,29 @@ static void write_calibration(struct session *s)
 }
 
 /*
+ * A stop signal (@sig, 0: none) before the command started: nothing ran, and nothing was created,
+ * so the previous trace at the output path stays as it was. Exit as the signal says, like a
+ * shell's 128 + N. Returns 0, or -EINTR with the reason printed and s->ret set.
+ */
+static int interrupted(struct session *s, int sig)
+{
+	if (!sig)
+		return 0;
+	if (s->o.pids)
+		fprintf(stderr,
+			"gpurec record: interrupted by %s before tracing started; no trace "
+			"written\n",
+			gr_forward_signal_name(sig));
+	else
+		fprintf(stderr,
+			"gpurec record: interrupted by %s before the command started; nothing was "
+			"run, no trace written\n",
+			gr_forward_signal_name(sig));
+	s->ret = 128 + sig;
+	return -EINTR;
+}
+
+/*
  * Everything recording needs before anything is traced: the unwinder, the BPF side and its
  * watchdog, the ring buffer, the probe cost, the trace file. Returns 0, or a negative error with
  * the reason printed (none for the unwinder, which can only run out of memory).
@@ -611,6 +635,9 @@ static int setup(struct session *s)
 	}
 	if (!err)
 		calibrate(s);
+	/* a stop signal from here on waits for the command to run (gr_forward_hold()) */
+	if (!err)
+		err = interrupted(s, gr_forward_hold());
 	if (!err)
 		err = open_trace(s);
 	if (err)
@@ -723,10 +750,19 @@ static int attach_pids(struct session *s, char *list)
 	return 0;
 }
 
-/* Start the command, traced from its first instruction; on failure s->ret is 127. */
+/*
+ * What a shell exits with when it cannot run a command: 127 when it is not found, 126 when it
+ * is found and cannot be run (not executable, not a program, the privilege drop refused).
+ */
+static int not_run_status(int err)
+{
+	return err == -ENOENT ? 127 : 126;
+}
+
+/* Start the command, traced from its first instruction; on failure s->ret is 126 or 127. */
 static int start_command(struct session *s)
 {
-	int err;
+	int err, exec_err = 0;
 
 	if (s->cupti.active)
 		s->child.env = s->cupti.env;
@@ -738,12 +774,14 @@ static int start_command(struct session *s)
 	if (!err)
 		gr_forward_set_command(s->fwd, s->child.pid);
 	if (!err)
-		err = gr_child_release(&s->child);
+		err = exec_err = gr_child_release(&s->child);
 	if (err) {
 		fprintf(stderr, "gpurec record: cannot run %s: %s\n", s->o.argv[0], strerror(-err));
 		if (s->child.pid > 0)
 			waitpid(s->child.pid, &s->status, 0);
-		s->ret = 127;
+		/* fork or tracing failed: the recorder's fault, not the command's; 127 as before */
+		s->ret = exec_err ? not_run_status(exec_err) : 127;
+		s->not_run = 1;
 	}
 	return err;
 }
@@ -863,9 +901,12 @@ static int drain_timeout(const struct session *s, int last_ms, uint64_t deadline
 static void run(struct session *s)
 {
 	uint64_t deadline = 0;
-	int ms = DRAIN_MS, pidfd = -1;
+	int ms = DRAIN_MS, pidfd = -1, err;
 
-	if (start(s))
+	err = start(s);
+	/* the command runs (or never will): what came during the start is handled now */
+	gr_forward_unhold();
+	if (err)
 		return;
 	if (s->o.duration > 0)
 		deadline = gr_clock_ns(CLOCK_MONOTONIC) + (uint64_t)(s->o.duration * 1e9);
@@ -1087,7 +1128,7 @@ static void write_trailer(struct session *s)
 /*
  * Close the trace (names, closing facts, footer), stop tracing so the command runs on
  * untraced, wait for it, and settle s->ret: the command's exit status, 0 for a -p recording,
- * 1 when the trace could not be written, 127 when the command could not be started.
+ * 1 when the trace could not be written, 126 or 127 when the command could not be started.
  */
 static void finish(struct session *s)
 {
@@ -1127,7 +1168,7 @@ static void finish(struct session *s)
 		wait_command(s->fwd, s->child.pid, &s->status);
 		s->child_done = 1;
 	}
-	if (s->child.pid > 0 && s->child_done && s->ret != 127)
+	if (s->child.pid > 0 && s->child_done && !s->not_run)
 		s->ret = err ? 1 : exit_status(s->status);
 	else if (s->o.pids)
 		s->ret = err ? 1 : 0;
@@ -1147,12 +1188,14 @@ int cmd_record(int argc, char **argv)
 
 	if (parse_opts(argc, argv, &s.o))
 		return 2;
+	/* before anything is loaded: Ctrl-C from now on is ours to handle (interrupted()) */
+	gr_forward_init();
 	/* before anything is traced: the user database loads NSS modules (see identity.h) */
 	gr_identity_resolve(&s.id);
 	if (s.o.argc && (err = gr_child_resolve(&s.id, s.o.argv[0], s.exe, sizeof(s.exe)))) {
 		fprintf(stderr, "gpurec record: %s: %s\n", s.o.argv[0],
 			err == -ENOENT ? "command not found" : strerror(-err));
-		return 127;
+		return not_run_status(err);
 	}
 	if (check_privileges())
 		return 1;

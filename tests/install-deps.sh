@@ -11,7 +11,7 @@
 # does without them.
 set -eu
 pkgs="make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev libzstd-dev
-zlib1g-dev python3 sudo passwd time libcap2-bin
+zlib1g-dev python3 sudo passwd time libcap2-bin strace
 libsqlite3-dev sqlite3
 protobuf-compiler"
 if [ "${1:-}" = --no-browser ]; then

@@ -41,6 +41,18 @@ check "trace mode 0600" 600 "$(stat -c %a "$out")"
 "$GPUREC" record -o "$TMP/x.trc" -- /nonexistent/cmd 2>"$TMP/err"
 check "missing command exits 127" 127 $?
 grep -q "command not found\|No such file" "$TMP/err" && ok "missing command is named" || not_ok "missing command message: $(cat "$TMP/err")"
+# found but not run, as a shell says it: 126 (127 is for not found only)
+printf 'exit 0\n' >"$TMP/noexec" && chmod 644 "$TMP/noexec"
+"$GPUREC" record -o "$TMP/x.trc" -- "$TMP/noexec" 2>"$TMP/err"
+check "non-executable file: 126, permission denied" "126 gpurec record: $TMP/noexec: Permission denied" "$? $(cat "$TMP/err")"
+PATH=$TMP:$PATH "$GPUREC" record -o "$TMP/x.trc" -- noexec 2>/dev/null
+check "non-executable file found in PATH: 126" 126 $?
+printf '\001\002 not a program' >"$TMP/garbage" && chmod 755 "$TMP/garbage"
+"$GPUREC" record -o "$TMP/x.trc" -- "$TMP/garbage" 2>/dev/null
+check "executable file that is no program (exec fails, ENOEXEC): 126" 126 $?
+printf '#!/nonexistent/interpreter\n' >"$TMP/badinterp" && chmod 755 "$TMP/badinterp"
+"$GPUREC" record -o "$TMP/x.trc" -- "$TMP/badinterp" 2>/dev/null
+check "script whose interpreter does not exist (exec fails, ENOENT): 127" 127 $?
 echo "not a trace" >"$TMP/bad.trc"
 "$GPUREC" info "$TMP/bad.trc" 2>"$TMP/err"
 check "info on garbage exits 1" 1 $?

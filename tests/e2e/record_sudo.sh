@@ -102,7 +102,7 @@ check "the user's trace opens" 0 "$("$GPUREC" info "$own/ok.trc" >/dev/null 2>&1
 # a command the user cannot see is reported as the user would see it, not as root would
 mkdir -p "$TMP/rootonly" && chmod 0700 "$TMP/rootonly" && cp /bin/true "$TMP/rootonly/prog"
 as_user -o "$own/x.trc" -- "$TMP/rootonly/prog" 2>"$TMP/log/err6"
-check "a command in a directory only root can read: not run (127)" 127 $?
+check "a command in a directory only root can read: not run (126, as a shell says)" 126 $?
 grep -q "Permission denied" "$TMP/log/err6" && ok "says permission denied, as for the user" ||
 	not_ok "hidden command message: $(cat "$TMP/log/err6")"
 # -p: sudo opens only the user's own processes, never root's or another user's
