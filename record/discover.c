@@ -132,7 +132,8 @@ static int add_mapping(struct gr_proc *p, uint64_t start, uint64_t end, uint64_t
 int gr_discover_scan(struct gr_procs *procs, uint32_t pid)
 {
 	struct gr_proc *p = gr_discover_proc(procs, pid);
-	char path[64], line[4096 + 256];
+	char path[64], *line = NULL;
+	size_t cap = 0;
 	FILE *maps;
 
 	if (!p)
@@ -141,7 +142,12 @@ int gr_discover_scan(struct gr_procs *procs, uint32_t pid)
 	maps = fopen(path, "re");
 	if (!maps)
 		return -errno;
-	while (fgets(line, sizeof(line), maps)) {
+	/*
+	 * Whole lines, however long: a path has no length limit here, and the rest of a line cut
+	 * at a buffer's end would read as a line of its own, mapping and device and inode the
+	 * program spelled out in its directory names.
+	 */
+	while (getline(&line, &cap, maps) > 0) {
 		uint64_t start, end, pgoff, ino;
 		unsigned int major, minor;
 		char perms[8];
@@ -158,6 +164,7 @@ int gr_discover_scan(struct gr_procs *procs, uint32_t pid)
 		if (f)
 			add_mapping(p, start, end, pgoff, f);
 	}
+	free(line);
 	fclose(maps);
 	return 0;
 }
