@@ -11,7 +11,7 @@
 
 #include "mapped_open.h"
 
-/* Whether @st is a regular file and the one of @dev (kernel encoding: major << 20 | minor), @ino. */
+/* Whether @st is a regular file, the one of @dev (the kernel's MKDEV encoding) and @ino. */
 static int is_mapped_file(const struct stat *st, uint64_t dev, uint64_t ino)
 {
 	return S_ISREG(st->st_mode) && major(st->st_dev) == (dev >> 20) &&
@@ -47,7 +47,7 @@ static int open_checked(const char *path, int follow, uint64_t dev, uint64_t ino
 		goto out;
 	}
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
-	/* O_NONBLOCK and O_NOCTTY cost nothing on a regular file, and would matter on anything else */
+	/* O_NONBLOCK and O_NOCTTY cost nothing on a regular file and matter on anything else */
 	fd = open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
 		fd = -errno;

@@ -23,7 +23,7 @@
 #include "test.h"
 
 #define CONTENT "the mapped file's own bytes"
-#define MARKER "GPUREC-UNIT-SECRET-MARKER"
+#define MARKER	"GPUREC-UNIT-SECRET-MARKER"
 
 static char dir[] = "/tmp/gpurec-mapped-open.XXXXXX";
 
@@ -104,8 +104,8 @@ static void test_fifo(void)
 	CHECK_EQ_U64(gr_mapped_open_path(getpid(), m.shown, m.dev, m.ino), -EINVAL);
 	/* map_files (root's: it needs CAP_SYS_ADMIN) still reaches the deleted file itself */
 	if (geteuid() == 0)
-		CHECK(reads_content(
-		    gr_mapped_open(getpid(), m.start, m.end, m.dev, m.ino, m.shown)));
+		CHECK(
+		    reads_content(gr_mapped_open(getpid(), m.start, m.end, m.dev, m.ino, m.shown)));
 	/* the mapping gone from that range: the path is tried, and refused */
 	munmap(m.p, 4096);
 	CHECK_EQ_U64(gr_mapped_open(getpid(), m.start, m.end, m.dev, m.ino, m.shown), -EINVAL);
