@@ -5,7 +5,6 @@
  * them and marks them known, so nobody is held for them again), and the caller resumes it.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,6 +15,7 @@
 #include "attach.h"
 #include "discover.h"
 #include "elf.h"
+#include "mapped_open.h"
 #include "pybuild.h"
 
 #define KERNEL_MKDEV(ma, mi) (((uint64_t)(ma) << 20) | (mi))
@@ -67,7 +67,6 @@ static struct gr_file *file_get(struct gr_procs *procs, uint32_t pid, uint64_t s
 {
 	uint64_t key = gr_u64_key2(dev, ino), *idx = gr_u64map_get(&procs->file_index, key);
 	struct gr_file *f, **files;
-	char mf[96];
 
 	if (idx)
 		return procs->files[*idx - 1];
@@ -83,12 +82,11 @@ static struct gr_file *file_get(struct gr_procs *procs, uint32_t pid, uint64_t s
 	f->dev = dev;
 	f->ino = ino;
 	f->path = strdup(path);
-	/* map_files reaches the mapped file even when deleted or in another mount namespace */
-	snprintf(mf, sizeof(mf), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, start, end);
-	f->fd = open(mf, O_RDONLY | O_CLOEXEC);
+	/* never by @path alone: the program chooses what it names by the time we open it */
+	f->fd = gr_mapped_open(pid, start, end, dev, ino, path);
 	if (f->fd < 0)
-		f->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (f->fd >= 0 && gr_elf_open(&f->elf, f->fd))
+		f->fd = -1;
+	else if (gr_elf_open(&f->elf, f->fd))
 		f->elf = NULL;
 	f->py = f->elf ? examine_python(f->elf, path) : NULL;
 	procs->files[procs->nfiles++] = f;
@@ -134,7 +132,8 @@ static int add_mapping(struct gr_proc *p, uint64_t start, uint64_t end, uint64_t
 int gr_discover_scan(struct gr_procs *procs, uint32_t pid)
 {
 	struct gr_proc *p = gr_discover_proc(procs, pid);
-	char path[64], line[4096 + 256];
+	char path[64], *line = NULL;
+	size_t cap = 0;
 	FILE *maps;
 
 	if (!p)
@@ -143,7 +142,12 @@ int gr_discover_scan(struct gr_procs *procs, uint32_t pid)
 	maps = fopen(path, "re");
 	if (!maps)
 		return -errno;
-	while (fgets(line, sizeof(line), maps)) {
+	/*
+	 * Whole lines, however long: a path has no length limit here, and the rest of a line cut
+	 * at a buffer's end would read as a line of its own, mapping and device and inode the
+	 * program spelled out in its directory names.
+	 */
+	while (getline(&line, &cap, maps) > 0) {
 		uint64_t start, end, pgoff, ino;
 		unsigned int major, minor;
 		char perms[8];
@@ -160,6 +164,7 @@ int gr_discover_scan(struct gr_procs *procs, uint32_t pid)
 		if (f)
 			add_mapping(p, start, end, pgoff, f);
 	}
+	free(line);
 	fclose(maps);
 	return 0;
 }
