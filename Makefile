@@ -48,7 +48,7 @@ ARCH	:= $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 FORMAT_SRCS	:= $(wildcard format/*.c)
 ANALYZE_SRCS	:= $(wildcard analyze/*.c analyze/*/*.c)
-RECORD_SRCS	:= $(wildcard record/*.c)
+RECORD_SRCS	:= $(wildcard record/*.c record/*/*.c)
 BPF_SRCS	:= $(wildcard bpf/*.bpf.c)
 SKELS		:= $(patsubst bpf/%.bpf.c,$(O)/bpf/%.skel.h,$(BPF_SRCS))
 

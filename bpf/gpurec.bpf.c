@@ -143,7 +143,7 @@ struct {
 	__type(value, struct thread_state);
 } thread_states SEC(".maps");
 
-/* How to walk each traced CPython process's frames: record/python.c fills it. */
+/* How to walk each traced CPython process's frames: record/python/python.c fills it. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 8192);

@@ -285,7 +285,7 @@ struct gr_ev_proc {
 };
 
 /*
- * CPython frames (record/pybuild.h says how a build is read). The recorder puts a struct
+ * CPython frames (record/python/pybuild.h says how a build is read). The recorder puts a struct
  * gr_py_proc in the py_procs map for each traced process running a CPython it can read, before
  * the process runs Python code. At every event with a stack the BPF side walks the calling
  * thread's Python frames, keeping per frame the code object and the instruction running, and
@@ -327,10 +327,10 @@ struct gr_ev_pystack {
 #define GR_PYS_STOPPED 2
 
 /*
- * The py_procs map's value for one process (key: its tgid), written by record/python.c: where
- * its interpreter's state is, and the offsets of struct gr_py_layout (record/pybuild.h) that
- * the walk reads, each < 64 KiB. A fork inherits its parent's entry; an exec or the exit of
- * the process deletes it.
+ * The py_procs map's value for one process (key: its tgid), written by record/python/python.c:
+ * where its interpreter's state is, and the offsets of struct gr_py_layout
+ * (record/python/pybuild.h) that the walk reads, each < 64 KiB. A fork inherits its parent's entry;
+ * an exec or the exit of the process deletes it.
  */
 struct gr_py_proc {
 	__u64 runtime; /* _PyRuntime, load bias added */

@@ -16,7 +16,7 @@
 #include "discover.h"
 #include "elf.h"
 #include "mapped_open.h"
-#include "pybuild.h"
+#include "record/python/pybuild.h"
 
 #define KERNEL_MKDEV(ma, mi) (((uint64_t)(ma) << 20) | (mi))
 

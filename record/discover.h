@@ -30,7 +30,7 @@ struct gr_file {
 	struct gr_elf *elf;	/* NULL when not an ELF file */
 	int probes;		/* probes attached to it (CUDA entry points found) */
 	int own_runtime;	/* no probes, but CUDA code through a runtime copy of its own */
-	struct gr_py_build *py; /* a CPython (record/pybuild.h, read or not); else NULL */
+	struct gr_py_build *py; /* a CPython (record/python/pybuild.h, read or not); else NULL */
 };
 
 struct gr_mapping {

@@ -47,7 +47,7 @@
 #include "mmap_hook.h"
 #include "output.h"
 #include "privilege.h"
-#include "python.h"
+#include "record/python/python.h"
 #include "ringbuf.h"
 #include "symbols.h"
 #include "translate.h"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# record/pybuild.c's view of each CPython on the machine equals what its own headers say: every
+# record/python/pybuild.c's view of each CPython on the machine equals what its own headers say: every
 # offset tests/python/py_offsets.c computes with offsetof() against that version's headers (the
 # per-version table for 3.10-3.12, the _Py_DebugOffsets parse for 3.13+). Versions whose
 # headers are not installed are checked for their version line only. Then the builds gpurec

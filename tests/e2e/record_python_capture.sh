@@ -8,7 +8,7 @@ PYFRAMES=$PWD/$O/tests/tool_trace_pyframes
 script=$PWD/tests/e2e/py_stack_capture.py
 
 if [ -f record/pyresolve_stub.c ]; then
-	echo "ok - record_python_capture # skip: record/pyresolve.c (branch pyres) is not merged"
+	echo "ok - record_python_capture # skip: record/python/pyresolve.c (branch pyres) is not merged"
 	exit 0
 fi
 py=/usr/bin/python3

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Fuzz target: a code object's line table, as record/pyresolve.c reads it from a traced
+ * Fuzz target: a code object's line table, as record/python/pyresolve.c reads it from a traced
  * process (hostile: the object may be freed or rewritten while it is read), through
  * gr_py_lines_decode() and gr_py_lines_find().
  *
@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "record/pylines.h"
+#include "record/python/pylines.h"
 #include "tests/fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The offsets record/pybuild.c reads, as one CPython's own headers say: compiled by
+ * The offsets record/python/pybuild.c reads, as one CPython's own headers say: compiled by
  * tests/e2e/python_offsets.sh against each CPython on the machine (its Include/ and
  * Include/internal/, with Py_BUILD_CORE), one "name value" line each, in the names of struct
  * gr_py_layout. Never linked into gpurec.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Test helper: what record/pybuild.c makes of an ELF file, in the "name value" lines of
+ * Test helper: what record/python/pybuild.c makes of an ELF file, in the "name value" lines of
  * tests/python/py_offsets.c, plus its version and whether it is readable.
  *
  *   py_build FILE   "not cpython", or the layout and "version X.Y.Z", "unreadable WHY"
@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "record/elf.h"
-#include "record/pybuild.h"
+#include "record/python/pybuild.h"
 
 #define P(field) printf(#field " %u\n", (unsigned)b.layout.field)
 

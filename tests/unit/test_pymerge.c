@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* record/pymerge.c: where Python frames go among the native frames of one event. */
+/* record/python/pymerge.c: where Python frames go among the native frames of one event. */
 #include "format/events.h"
-#include "record/pymerge.h"
+#include "record/python/pymerge.h"
 #include "test.h"
 
 #define EVAL_LO 0x1000

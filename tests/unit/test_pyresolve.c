@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * record/pylines and record/pyresolve: line tables decoded by hand from CPython's format notes;
- * code objects faked in this process's memory (every validation path); and each CPython on this
- * machine running tests/unit/pyresolve/workload.py, whose every code object at every
- * instruction must resolve to exactly the file, function and line that CPython itself prints,
- * through the build record/pybuild.c finds in the file that holds its _PyRuntime.
+ * record/python/pylines and record/python/pyresolve: line tables decoded by hand from CPython's
+ * format notes; code objects faked in this process's memory (every validation path); and each
+ * CPython on this machine running tests/unit/pyresolve/workload.py, whose every code object at
+ * every instruction must resolve to exactly the file, function and line that CPython itself prints,
+ * through the build record/python/pybuild.c finds in the file that holds its _PyRuntime.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,9 +20,9 @@
 #include <unistd.h>
 
 #include "record/elf.h"
-#include "record/pybuild.h"
-#include "record/pylines.h"
-#include "record/pyresolve.h"
+#include "record/python/pybuild.h"
+#include "record/python/pylines.h"
+#include "record/python/pyresolve.h"
 #include "test.h"
 
 static uint64_t now_ns(void)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The recorder's side of Python frames: for each traced process that maps a CPython
- * (record/pybuild.h), the BPF side's py_procs entry (where its interpreter state is and how its
- * frames chain), written before the process is resumed, and the process's NAME record of class
+ * (record/python/pybuild.h), the BPF side's py_procs entry (where its interpreter state is and how
+ * its frames chain), written before the process is resumed, and the process's NAME record of class
  * GR_NAME_PYTHON. A build whose frames cannot be read is said once on stderr and in the trace,
  * and its processes run on without Python frames.
  *
@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-#include "u64map.h"
+#include "record/u64map.h"
 
 struct gr_procs;
 struct gr_py_build;

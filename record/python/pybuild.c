@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "bpf/gpurec.h"
-#include "elf.h"
+#include "record/elf.h"
 #include "pybuild.h"
 
 #define PY_3(minor) (0x03000000u | (minor) << 16)

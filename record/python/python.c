@@ -11,8 +11,8 @@
 #include "bpf/gpurec.h"
 #include "format/events.h"
 #include "format/trace.h"
-#include "discover.h"
-#include "elf.h"
+#include "record/discover.h"
+#include "record/elf.h"
 #include "pybuild.h"
 #include "python.h"
 

@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#include "record/pybuild.h"
+#include "pybuild.h"
 
 /* Per-recording cache of code objects and their (code, lasti) -> line answers. */
 struct gr_pyresolve;

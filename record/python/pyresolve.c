@@ -13,8 +13,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "record/pylines.h"
-#include "record/pyresolve.h"
+#include "pylines.h"
+#include "pyresolve.h"
 #include "record/u64map.h"
 
 /* Caps on what a code object may make us read: larger is taken as garbage. */

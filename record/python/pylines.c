@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "record/pylines.h"
+#include "pylines.h"
 
 /* Lines beyond this are taken as a corrupt table (CPython's are C ints; no source is longer). */
 #define MAX_LINE 100000000

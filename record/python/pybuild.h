@@ -8,8 +8,8 @@
  * _Py_DebugOffsets at the start of _PyRuntime, in the file's initialised data), and from one
  * table per minor version otherwise (pybuild.c names its source).
  *
- * Read by discover.c (every examined file), the BPF side's py_procs entries (record/python.c)
- * and the resolution of code objects (record/pyresolve.c).
+ * Read by discover.c (every examined file), the BPF side's py_procs entries
+ * (record/python/python.c) and the resolution of code objects (record/python/pyresolve.c).
  */
 #ifndef GR_RECORD_PYBUILD_H
 #define GR_RECORD_PYBUILD_H

@@ -3,7 +3,7 @@
  * CPython's line tables (a code object's co_linetable) decoded into the line of each
  * instruction: 3.10's PEP 626 table of (byte delta, line delta) pairs, and 3.11+'s PEP 657
  * location table of variable-length entries counted in code units. Pure decoding, no process:
- * record/pyresolve.c reads the table, this says which line an instruction is on.
+ * record/python/pyresolve.c reads the table, this says which line an instruction is on.
  */
 #ifndef GR_RECORD_PYLINES_H
 #define GR_RECORD_PYLINES_H
