@@ -187,6 +187,8 @@ FUZZ_RECORD	:= $(O)/fuzz/fuzz_elf $(O)/fuzz/fuzz_unwind $(O)/fuzz/fuzz_pylines
 FUZZ_LIBS	= $(ANALYZE_LIBS)
 $(FUZZ_RECORD): $(RECORD_SRCS) $(SKELS)
 $(FUZZ_RECORD): FUZZ_LIBS = $(RECORD_LIBS)
+# format/'s generated status-name table is compiled in like its sources
+$(FUZZ_BINS): $(O)/format/status_names.c
 
 $(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(FORMAT_SRCS) $(ANALYZE_SRCS) \
 		$(O)/analyze/html_assets.c
