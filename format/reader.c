@@ -816,15 +816,17 @@ static int check_sequence(struct gr_trace_reader *r)
 		if (!c->seq_known || c->repeated)
 			continue;
 		if (c->seq < next) {
-			r->integ.chunks_out_of_order++;
-			gr_reader_problem(r, GR_ERR_CORRUPT, c->offset,
-					  "chunk %" PRIu32 " out of order at offset %" PRIu64,
-					  c->seq, c->offset);
 			g = gap_of(gaps, ngaps, c->seq);
 			if (g) {
 				g->found++;
 				r->integ.chunks_bad--;
 			}
+			if (c->bad)
+				continue; /* counted and named for a reason of its own */
+			r->integ.chunks_out_of_order++;
+			gr_reader_problem(r, GR_ERR_CORRUPT, c->offset,
+					  "chunk %" PRIu32 " out of order at offset %" PRIu64,
+					  c->seq, c->offset);
 			continue;
 		}
 		lo = next + (credit && c->seq > next);

@@ -141,8 +141,8 @@ struct gr_integrity {
 	/*
 	 * Chunks whose sequence numbers (docs/FORMAT.md, 4.1) disagree with their place in the
 	 * file, each also named in first_problem when it is the first: a copy of a chunk already in
-	 * the file is skipped (counted in chunks_bad too), so that no record is read twice; a chunk
-	 * after one written later is read where it lies (counted in chunks_ok too).
+	 * the file is skipped (counted in chunks_bad too), so that no record is read twice; a good
+	 * chunk after one written later is read where it lies (counted in chunks_ok at open).
 	 */
 	uint64_t chunks_repeated;
 	uint64_t chunks_out_of_order;

@@ -1641,6 +1641,37 @@ static void test_chunk_sequence(void)
 	check_rearranged(&m, off, n, order, k,
 			 &(struct seq_want){n - 1, 1, 0, 0, 3, "missing before", 3}, 0, 0);
 
+	/* in reverse, the second chunk bad: bad once, not lost too, and not out of order */
+	k = 0;
+	for (uint32_t i = 0; i < n; i++)
+		order[k++] = n - 1 - i;
+	{
+		uint64_t end = gr_get_le64(m.p + m.len - GR_TRAILER + GR_TR_FOOTER_OFF);
+
+		for (int footer = 1; footer >= 0; footer--) {
+			struct mem x = rearranged(&m, order, k, footer);
+			uint64_t at = rearranged_off(off, n, order, 1, end);
+			struct gr_trace_reader *r = NULL;
+			const struct gr_integrity *in;
+
+			x.p[at + GR_CHUNK_HDR + 20] ^= 0x40;
+			CHECK_EQ_U64(gr_trace_reader_open_mem(&r, x.p, x.len, NULL), 0);
+			if (r) {
+				in = gr_trace_reader_integrity(r);
+				CHECK_EQ_U64(in->chunks_ok, n - 1);
+				CHECK_EQ_U64(in->chunks_bad, 1);
+				CHECK_EQ_U64(in->chunks_repeated, 0);
+				CHECK_EQ_U64(in->chunks_out_of_order, n - 2);
+				CHECK_EQ_U64(in->first_problem.err,
+					     (uint64_t)(int64_t)GR_ERR_CHECKSUM);
+				CHECK_EQ_U64(in->first_problem.offset, at);
+				CHECK_EQ_U64(count_records(r), 1300 - recs[n - 2]);
+			}
+			gr_trace_reader_close(r);
+			free(x.p);
+		}
+	}
+
 	/* the first copy of a repeated chunk bad: the good copy is read, nothing counted twice */
 	k = 0;
 	for (uint32_t i = 0; i < n; i++) {
