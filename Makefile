@@ -182,18 +182,33 @@ $(O)/tests/fuzz_%_replay: $(O)/tests/fuzz/fuzz_%.o $(O)/tests/fuzz/replay_main.o
 # libFuzzer builds compile what they test with the fuzzer's instrumentation; undefined behaviour
 # is a crash there, as with SAN=1, not a line in the log. The targets of what the recorder
 # parses as root (ELF files, raw stacks) compile record/ too, whose sources include the BPF
-# skeleton.
+# skeleton. Every target links the same instrumented objects (in $(O)/fuzz/obj/, generated
+# sources included), compiled once: each target compiling every source took minutes.
+FUZZ_CFLAGS	:= -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -I$(O) -fsanitize=address,undefined \
+		   -fno-sanitize-recover=undefined
+fuzz_objs	= $(patsubst $(O)/%,$(O)/fuzz/obj/%,$(1))
 FUZZ_RECORD	:= $(O)/fuzz/fuzz_elf $(O)/fuzz/fuzz_unwind $(O)/fuzz/fuzz_pylines
 FUZZ_LIBS	= $(ANALYZE_LIBS)
-$(FUZZ_RECORD): $(RECORD_SRCS) $(SKELS)
+$(FUZZ_BINS): $(call fuzz_objs,$(FORMAT_OBJS) $(ANALYZE_OBJS))
+$(FUZZ_RECORD): $(call fuzz_objs,$(RECORD_OBJS))
 $(FUZZ_RECORD): FUZZ_LIBS = $(RECORD_LIBS)
+$(call fuzz_objs,$(RECORD_OBJS)): $(SKELS)
+
+$(O)/fuzz/obj/%.o: %.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+
+$(O)/fuzz/obj/%.o: $(O)/%.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
 
 $(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(FORMAT_SRCS) $(ANALYZE_SRCS) \
 		$(O)/analyze/html/html_assets.c
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -I$(O) -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=undefined -o $@ $(filter %.c,$^) $(FUZZ_LIBS)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(filter %.o,$^) $(FUZZ_LIBS)
 
 fuzz: $(FUZZ_BINS)
 

@@ -25,9 +25,13 @@ struct chunk_ent {
 	uint32_t size; /* chunk header + payload */
 	uint32_t records;
 	uint64_t first_ts, last_ts;
-	uint64_t kinds;	 /* from the footer: bit k when kind k has records; 0 = unknown (scan) */
-	uint64_t counts; /* where its per-kind counts start in r->kcounts (footer only) */
-	int bad;	 /* skipped, counted in chunks_bad; read and set with __atomic */
+	uint64_t kinds;	    /* from the footer: bit k when kind k has records; 0 = unknown (scan) */
+	uint64_t counts;    /* where its per-kind counts start in r->kcounts (footer only) */
+	int bad;	    /* skipped, counted in chunks_bad; read and set with __atomic */
+	uint32_t seq;	    /* the chunk header's sequence number, when seq_known */
+	uint8_t seq_known;  /* its chunk header's magic and CRC held */
+	uint8_t after_skip; /* the scan skipped bytes without a chunk header just before it */
+	uint8_t repeated;   /* a later copy of a chunk with the same seq: never read */
 };
 
 /* Where the encoded columns of one kind sit in the decompressed payload. */

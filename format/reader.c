@@ -327,6 +327,10 @@ static int add_chunk(struct gr_trace_reader *r, uint64_t off, const struct gr_ch
 	e->kinds = 0;
 	e->counts = 0;
 	e->bad = bad;
+	e->seq = h->seq;
+	e->seq_known = 1;
+	e->after_skip = 0;
+	e->repeated = 0;
 	if (bad)
 		r->integ.chunks_bad++;
 	else
@@ -518,6 +522,8 @@ static int check_indexed(struct gr_trace_reader *r)
 		if (err)
 			return err;
 		err = gr_chunk_hdr_get(hb, &h);
+		c->seq_known = !err;
+		c->seq = err ? 0 : h.seq;
 		if (err) {
 			gr_reader_problem(r, err, c->offset,
 					  "chunk at offset %" PRIu64 ": bad chunk header (%s)",
@@ -605,8 +611,7 @@ static const uint8_t *hb_prefix(struct gr_trace_reader *r, uint64_t off, uint64_
 static int scan(struct gr_trace_reader *r)
 {
 	uint64_t off = r->header_len, next;
-	uint32_t expect_seq = 0;
-	int err;
+	int skipped = 0, err;
 
 	while (off < r->size) {
 		uint8_t hb[GR_CHUNK_HDR];
@@ -643,16 +648,15 @@ static int scan(struct gr_trace_reader *r)
 				r->integ.bytes_unread = left;
 				return 0;
 			}
-			/* chunks lost inside a region skipped below: their sequence numbers */
-			if (h.seq > expect_seq)
-				r->integ.chunks_bad += h.seq - expect_seq;
 			err = check_payload(r, off, &h);
 			if (err && err != GR_ERR_CHECKSUM)
 				return err;
 			err = add_chunk(r, off, &h, err != 0);
 			if (err)
 				return err;
-			expect_seq = h.seq + 1;
+			/* the chunks lost with those bytes are counted by their numbers later */
+			r->chunks[r->nchunks - 1].after_skip = (uint8_t)skipped;
+			skipped = 0;
 			off += GR_CHUNK_HDR + h.payload;
 			continue;
 		}
@@ -680,10 +684,185 @@ static int scan(struct gr_trace_reader *r)
 				  " hold no valid chunk header (skipped)",
 				  off, next);
 		r->integ.chunks_bad++;
-		expect_seq++; /* that region held at least the chunk counted just now */
+		skipped = 1;
 		off = next;
 	}
 	return 0;
+}
+
+/* ---- sequence numbers ---- */
+
+/* Sequence numbers [lo, hi) no chunk before the one at @offset holds; @found of them came later. */
+struct seq_gap {
+	uint64_t lo, hi, found, offset;
+};
+
+struct seq_ref {
+	uint32_t seq;
+	uint64_t i; /* index entry */
+};
+
+static int seq_ref_cmp(const void *a, const void *b)
+{
+	const struct seq_ref *x = a, *y = b;
+
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/*
+ * Of the chunks with the same sequence number, the first good one in the file is read; every
+ * other good one is a repeat, skipped so that its records are not counted twice. Returns 0 or
+ * -ENOMEM.
+ */
+static int mark_repeats(struct gr_trace_reader *r)
+{
+	struct seq_ref *by;
+	uint64_t n = 0;
+
+	for (uint64_t i = 0; i < r->nchunks; i++)
+		n += r->chunks[i].seq_known;
+	by = malloc((n ? n : 1) * sizeof(*by));
+	if (!by)
+		return -ENOMEM;
+	n = 0;
+	for (uint64_t i = 0; i < r->nchunks; i++)
+		if (r->chunks[i].seq_known)
+			by[n++] = (struct seq_ref){r->chunks[i].seq, i};
+	qsort(by, n, sizeof(*by), seq_ref_cmp);
+	for (uint64_t a = 0, b; a < n; a = b) {
+		uint64_t keep = by[a].i; /* when every copy is bad, the first stands for them */
+
+		for (b = a; b < n && by[b].seq == by[a].seq; b++)
+			;
+		for (uint64_t k = a; k < b; k++) {
+			if (!r->chunks[by[k].i].bad) {
+				keep = by[k].i;
+				break;
+			}
+		}
+		for (uint64_t k = a; k < b; k++) {
+			struct chunk_ent *c = &r->chunks[by[k].i];
+
+			if (by[k].i == keep)
+				continue;
+			c->repeated = 1;
+			if (c->bad)
+				continue; /* skipped already, for a reason of its own */
+			c->bad = 1;
+			r->integ.chunks_ok--;
+			r->integ.chunks_bad++;
+			r->integ.chunks_repeated++;
+			gr_reader_problem(r, GR_ERR_CORRUPT, c->offset,
+					  "chunk %" PRIu32 " repeated at offset %" PRIu64, c->seq,
+					  c->offset);
+		}
+	}
+	free(by);
+	return 0;
+}
+
+/* The gap of @gaps (ascending, disjoint) that holds @seq, or NULL. */
+static struct seq_gap *gap_of(struct seq_gap *gaps, uint64_t n, uint64_t seq)
+{
+	uint64_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (gaps[mid].hi <= seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && gaps[lo].lo <= seq ? &gaps[lo] : NULL;
+}
+
+/*
+ * The chunks' sequence numbers against their order in the file (docs/FORMAT.md, section 7):
+ * numbers no chunk holds are chunks lost (bad), a number seen before is a repeated chunk
+ * (skipped), and a number below one seen before is a chunk out of order (read where it lies, and
+ * not lost after all). A hostile file can rebuild every checksum around a copied or moved chunk:
+ * only the numbers tell. Returns 0 or -ENOMEM.
+ */
+static int check_sequence(struct gr_trace_reader *r)
+{
+	struct seq_gap *gaps = NULL, *g;
+	uint64_t ngaps = 0, cap = 0, next = 0;
+	int credit = 0, err = 0;
+
+	/* in the usual file every number is above the one before: nothing to sort */
+	for (uint64_t i = 0; i < r->nchunks; i++) {
+		const struct chunk_ent *c = &r->chunks[i];
+
+		if (!c->seq_known)
+			continue;
+		if (c->seq < next) {
+			err = mark_repeats(r);
+			if (err)
+				return err;
+			break;
+		}
+		next = (uint64_t)c->seq + 1;
+	}
+	next = 0;
+	for (uint64_t i = 0; i < r->nchunks; i++) {
+		struct chunk_ent *c = &r->chunks[i];
+		uint64_t lo;
+
+		/* skipped bytes, or a chunk whose header does not read, held the next number */
+		credit |= c->after_skip || !c->seq_known;
+		if (!c->seq_known || c->repeated)
+			continue;
+		if (c->seq < next) {
+			g = gap_of(gaps, ngaps, c->seq);
+			if (g) {
+				g->found++;
+				r->integ.chunks_bad--;
+			}
+			if (c->bad)
+				continue; /* counted and named for a reason of its own */
+			r->integ.chunks_out_of_order++;
+			gr_reader_problem(r, GR_ERR_CORRUPT, c->offset,
+					  "chunk %" PRIu32 " out of order at offset %" PRIu64,
+					  c->seq, c->offset);
+			continue;
+		}
+		lo = next + (credit && c->seq > next);
+		credit = 0;
+		if (c->seq > lo) {
+			if (ngaps == cap) {
+				cap = cap ? 2 * cap : 8;
+				g = realloc(gaps, cap * sizeof(*gaps));
+				if (!g) {
+					err = -ENOMEM;
+					goto out;
+				}
+				gaps = g;
+			}
+			gaps[ngaps++] = (struct seq_gap){lo, c->seq, 0, c->offset};
+			r->integ.chunks_bad += c->seq - lo;
+		}
+		next = (uint64_t)c->seq + 1;
+	}
+	for (uint64_t i = 0; i < ngaps; i++) {
+		g = &gaps[i];
+		if (g->found == g->hi - g->lo)
+			continue;
+		if (g->hi - g->lo == 1)
+			gr_reader_problem(r, GR_ERR_CORRUPT, g->offset,
+					  "chunk %" PRIu64 " missing before offset %" PRIu64, g->lo,
+					  g->offset);
+		else
+			gr_reader_problem(r, GR_ERR_CORRUPT, g->offset,
+					  "%" PRIu64 " of chunks %" PRIu64 "..%" PRIu64
+					  " missing before offset %" PRIu64,
+					  g->hi - g->lo - g->found, g->lo, g->hi - 1, g->offset);
+	}
+out:
+	free(gaps);
+	return err;
 }
 
 /* ---- open / close ---- */
@@ -710,11 +889,13 @@ static int open_common(struct gr_trace_reader *r, struct gr_diag *diag)
 			gr_reader_problem(r, footer_problem.err, footer_problem.offset, "%s",
 					  footer_problem.reason);
 	}
+	if (!err)
+		err = check_sequence(r);
 	if (err)
 		return gr_diag_set(diag, err, 0, "cannot read the chunk index: %s",
 				   gr_strerror(err));
-	r->integ.complete =
-	    r->integ.footer_present && !r->integ.chunks_bad && !r->integ.bytes_unread;
+	r->integ.complete = r->integ.footer_present && !r->integ.chunks_bad &&
+			    !r->integ.bytes_unread && !r->integ.chunks_out_of_order;
 	return 0;
 }
 

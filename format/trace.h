@@ -131,13 +131,21 @@ struct gr_trace_reader;
 
 /* How much of the file could be read. */
 struct gr_integrity {
-	int complete; /* footer present, every chunk valid, no trailing garbage */
+	int complete; /* footer present, every chunk valid and in order, no trailing garbage */
 	int footer_present;
 	uint64_t file_bytes;
 	uint64_t chunks_ok;	      /* chunks that decoded */
-	uint64_t chunks_bad;	      /* chunks skipped (checksum, decode error) */
+	uint64_t chunks_bad;	      /* chunks skipped (checksum, decode error, repeated, lost) */
 	uint64_t bytes_unread;	      /* bytes after the last good chunk that are not a footer */
 	struct gr_diag first_problem; /* err == 0 when there was none */
+	/*
+	 * Chunks whose sequence numbers (docs/FORMAT.md, 4.1) disagree with their place in the
+	 * file, each also named in first_problem when it is the first: a copy of a chunk already in
+	 * the file is skipped (counted in chunks_bad too), so that no record is read twice; a good
+	 * chunk after one written later is read where it lies (counted in chunks_ok at open).
+	 */
+	uint64_t chunks_repeated;
+	uint64_t chunks_out_of_order;
 };
 
 /*

@@ -10,7 +10,7 @@
 # and firefox-esr, which only the HTML report's browser tests need (tests/browser/): `make demo`
 # does without them.
 set -eu
-pkgs="make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev libzstd-dev
+pkgs="make gcc clang libclang-rt-dev llvm bpftool libbpf-dev libelf-dev libdw-dev libzstd-dev
 zlib1g-dev python3 sudo passwd time libcap2-bin strace
 libsqlite3-dev sqlite3
 protobuf-compiler"

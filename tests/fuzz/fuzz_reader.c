@@ -193,7 +193,11 @@ static void check_reader(const uint8_t *data, size_t size)
 		gr_trace_reader_rewind(r);
 	}
 	FUZZ_ASSERT(chunks == in->chunks_ok && records == again);
-	FUZZ_ASSERT(in->complete == (in->footer_present && !in->chunks_bad && !in->bytes_unread));
+	FUZZ_ASSERT(in->complete == (in->footer_present && !in->chunks_bad && !in->bytes_unread &&
+				     !in->chunks_out_of_order));
+	/* a repeated chunk is one skipped; one out of order was good at open (it may fail later) */
+	FUZZ_ASSERT(in->chunks_repeated <= in->chunks_bad);
+	FUZZ_ASSERT(in->chunks_out_of_order + in->chunks_repeated <= gr_trace_reader_index_len(r));
 	FUZZ_ASSERT(in->complete == !in->first_problem.err);
 	{
 		struct gr_integrity lazy;
@@ -201,6 +205,8 @@ static void check_reader(const uint8_t *data, size_t size)
 
 		FUZZ_ASSERT(lazy_records == records && lazy_sum == sum);
 		FUZZ_ASSERT(lazy.chunks_ok == in->chunks_ok && lazy.chunks_bad == in->chunks_bad);
+		FUZZ_ASSERT(lazy.chunks_repeated == in->chunks_repeated &&
+			    lazy.chunks_out_of_order == in->chunks_out_of_order);
 		FUZZ_ASSERT(lazy.complete == in->complete);
 		FUZZ_ASSERT(lazy.first_problem.err == in->first_problem.err);
 		FUZZ_ASSERT(lazy.first_problem.offset == in->first_problem.offset);

@@ -398,6 +398,123 @@ static void gen_seeds(void)
 	free(edges.p);
 }
 
+/*
+ * A copy of the complete trace @m with its chunks in the order @order (@k indexes into its chunk
+ * list: repeats and moves allowed), every checksum valid, and a footer indexing them when
+ * @footer: what a hostile or careless rewrite of a file leaves, only sequence numbers tell.
+ */
+static struct img rearranged(const struct img *m, const uint32_t *order, uint32_t k, int footer)
+{
+	uint64_t foff = footer_off(m), n = gr_get_le64(m->p + foff + 8), at = first_chunk(m);
+	const uint8_t *e = m->p + foff + GR_FOOTER_FIXED, **ent = malloc(n * sizeof(*ent));
+	struct img x = {malloc(m->len * (k / n + 2)), 0};
+	uint8_t *q;
+
+	if (!ent || !x.p)
+		die("malloc");
+	for (uint64_t i = 0; i < n; i++) {
+		ent[i] = e;
+		e += GR_FOOTER_ENTRY + 4 * __builtin_popcountll(gr_get_le64(e + 32));
+	}
+	memcpy(x.p, m->p, at);
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t size = gr_get_le32(ent[order[i]] + 8);
+
+		memcpy(x.p + at, m->p + gr_get_le64(ent[order[i]]), size);
+		at += size;
+	}
+	x.len = at;
+	if (footer) {
+		q = x.p + at;
+		memcpy(q, GR_FOOTER_MAGIC, 4);
+		gr_put_le32(q + 4, 0);
+		gr_put_le64(q + 8, k);
+		q += GR_FOOTER_FIXED;
+		at = first_chunk(m);
+		for (uint32_t i = 0; i < k; i++) {
+			const uint8_t *y = ent[order[i]];
+			size_t len =
+			    GR_FOOTER_ENTRY + 4 * __builtin_popcountll(gr_get_le64(y + 32));
+
+			memcpy(q, y, len);
+			gr_put_le64(q, at);
+			at += gr_get_le32(y + 8);
+			q += len;
+		}
+		gr_put_le64(q + GR_TR_FOOTER_OFF, x.len);
+		gr_put_le64(q + GR_TR_FOOTER_LEN, (uint64_t)(q - (x.p + x.len)));
+		gr_put_le32(q + GR_TR_FOOTER_CRC,
+			    gr_crc32(x.p + x.len, (size_t)(q - (x.p + x.len))));
+		gr_put_le32(q + GR_TR_CRC, gr_crc32(q, GR_TR_CRC));
+		memcpy(q + GR_TR_MAGIC, GR_TRAILER_MAGIC, GR_MAGIC_LEN);
+		x.len = (size_t)(q - x.p) + GR_TRAILER;
+	}
+	free(ent);
+	return x;
+}
+
+/* Where position @pos of rearranged(@m, @order) starts. */
+static uint64_t rearranged_at(const struct img *m, const uint32_t *order, uint32_t pos)
+{
+	uint64_t foff = footer_off(m), at = first_chunk(m);
+	const uint8_t *e = m->p + foff + GR_FOOTER_FIXED;
+	uint32_t size[64];
+
+	for (uint64_t i = 0; i < gr_get_le64(m->p + foff + 8) && i < 64; i++) {
+		size[i] = gr_get_le32(e + 8);
+		e += GR_FOOTER_ENTRY + 4 * __builtin_popcountll(gr_get_le64(e + 32));
+	}
+	for (uint32_t i = 0; i < pos; i++)
+		at += size[order[i]];
+	return at;
+}
+
+/*
+ * Chunks repeated or moved, checksums rebuilt: each is named with its sequence number and offset,
+ * and its launches are read once (tests/unit/test_format.c counts them).
+ */
+static void gen_sequence(const struct img *good)
+{
+	uint64_t n = gr_get_le64(good->p + footer_off(good) + 8);
+	uint32_t order[128], k = 0;
+	char want[128];
+	struct img x;
+
+	if (n < 4 || n > 60) {
+		fprintf(stderr, "gen_corpus: %llu chunks, expected 4..60\n", (unsigned long long)n);
+		exit(1);
+	}
+	/* chunk 1 twice in a row, with a footer indexing both */
+	for (uint32_t i = 0; i < n; i++) {
+		order[k++] = i;
+		if (i == 1)
+			order[k++] = i;
+	}
+	x = rearranged(good, order, k, 1);
+	snprintf(want, sizeof(want), "corrupt trace data: chunk 1 repeated at offset %llu",
+		 (unsigned long long)rearranged_at(good, order, 2));
+	bad("chunk-repeated.trc", x.p, x.len, want);
+	free(x.p);
+
+	/* the whole sequence twice, no footer (a recovery scan reads it) */
+	for (k = 0; k < 2 * n; k++)
+		order[k] = k % (uint32_t)n;
+	x = rearranged(good, order, k, 0);
+	snprintf(want, sizeof(want), "corrupt trace data: chunk 0 repeated at offset %llu",
+		 (unsigned long long)rearranged_at(good, order, (uint32_t)n));
+	bad("chunks-twice-no-footer.trc", x.p, x.len, want);
+	free(x.p);
+
+	/* in reverse, with a footer indexing them so */
+	for (k = 0; k < n; k++)
+		order[k] = (uint32_t)n - 1 - k;
+	x = rearranged(good, order, k, 1);
+	snprintf(want, sizeof(want), "corrupt trace data: chunk %llu out of order at offset %llu",
+		 (unsigned long long)n - 2, (unsigned long long)rearranged_at(good, order, 1));
+	bad("chunks-reversed.trc", x.p, x.len, want);
+	free(x.p);
+}
+
 static void gen_bad(void)
 {
 	struct img good = write_img(gr_events_schema(), 300, fill_events);
@@ -549,6 +666,7 @@ static void gen_bad(void)
 	bad("short-column.trc", x.p, x.len,
 	    "kind 'launch' column 'ts' (DELTA): column ends inside");
 	free(x.p);
+	gen_sequence(&good);
 	free(good.p);
 }
 

@@ -1451,6 +1451,266 @@ static void test_writer_errors(void)
 	signal(SIGPIPE, SIG_DFL);
 }
 
+/* ---- chunk sequence numbers: repeated, reordered and missing chunks ---- */
+
+/*
+ * A copy of the complete trace @m holding its chunks in the order @order (@k entries, indexes
+ * into its chunk list: repeats and moves), every checksum valid, with a footer that indexes
+ * them when @footer, else none: what a hostile or mistaken rewrite of a file leaves.
+ */
+static struct mem rearranged(const struct mem *m, const uint32_t *order, uint32_t k, int footer)
+{
+	uint64_t foff = gr_get_le64(m->p + m->len - GR_TRAILER + GR_TR_FOOTER_OFF);
+	uint32_t hlen = gr_get_le32(m->p + GR_HDR_LEN);
+	uint64_t n = gr_get_le64(m->p + foff + 8), coff[NCHUNK + 1], at = hlen;
+	const uint8_t *ent[NCHUNK + 1], *e = m->p + foff + GR_FOOTER_FIXED;
+	size_t elen[NCHUNK + 1];
+	struct mem x = {0};
+	uint8_t *q;
+
+	CHECK(n <= NCHUNK);
+	for (uint64_t i = 0; i < n && i <= NCHUNK; i++) {
+		ent[i] = e;
+		elen[i] = GR_FOOTER_ENTRY + 4 * (size_t)__builtin_popcountll(gr_get_le64(e + 32));
+		coff[i] = gr_get_le64(e);
+		e += elen[i];
+	}
+	x.p = malloc(m->len * (k / (n ? n : 1) + 2));
+	memcpy(x.p, m->p, hlen);
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t size = gr_get_le32(ent[order[i]] + 8);
+
+		memcpy(x.p + at, m->p + coff[order[i]], size);
+		at += size;
+	}
+	x.len = at;
+	if (!footer)
+		return x;
+	q = x.p + at;
+	memcpy(q, GR_FOOTER_MAGIC, 4);
+	gr_put_le32(q + 4, 0);
+	gr_put_le64(q + 8, k);
+	q += GR_FOOTER_FIXED;
+	at = hlen;
+	for (uint32_t i = 0; i < k; i++) {
+		memcpy(q, ent[order[i]], elen[order[i]]);
+		gr_put_le64(q, at);
+		at += gr_get_le32(q + 8);
+		q += elen[order[i]];
+	}
+	gr_put_le64(q + GR_TR_FOOTER_OFF, x.len);
+	gr_put_le64(q + GR_TR_FOOTER_LEN, (uint64_t)(q - (x.p + x.len)));
+	gr_put_le32(q + GR_TR_FOOTER_CRC, gr_crc32(x.p + x.len, (size_t)(q - (x.p + x.len))));
+	gr_put_le32(q + GR_TR_CRC, gr_crc32(q, GR_TR_CRC));
+	memcpy(q + GR_TR_MAGIC, GR_TRAILER_MAGIC, GR_MAGIC_LEN);
+	x.len = (size_t)(q - x.p) + GR_TRAILER;
+	return x;
+}
+
+/* Where chunk number @pos of rearranged(@order) starts. */
+static uint64_t rearranged_off(const uint64_t *off, uint32_t n, const uint32_t *order, uint32_t pos,
+			       uint64_t end)
+{
+	uint64_t at = off[0];
+
+	for (uint32_t i = 0; i < pos; i++)
+		at += (order[i] + 1 < n ? off[order[i] + 1] : end) - off[order[i]];
+	return at;
+}
+
+struct seq_want {
+	uint64_t ok, bad, repeated, out_of_order;
+	uint64_t problem_at; /* position in the order of the chunk first_problem names */
+	const char *what;    /* "repeated at", "out of order at", "missing before" */
+	uint32_t seq;	     /* the sequence number the reason names */
+};
+
+/*
+ * Reads rearranged(@order) with and without its footer: the integrity @w says, the first problem
+ * named exactly, and every record of the original read once: 1000 alpha, 300 beta (@whole), in
+ * their original numbering when @in_order.
+ */
+static void check_rearranged(const struct mem *m, const uint64_t *off, uint32_t n,
+			     const uint32_t *order, uint32_t k, const struct seq_want *w, int whole,
+			     int in_order)
+{
+	uint64_t end = gr_get_le64(m->p + m->len - GR_TRAILER + GR_TR_FOOTER_OFF);
+
+	for (int footer = 1; footer >= 0; footer--) {
+		struct mem x = rearranged(m, order, k, footer);
+		struct gr_trace_reader *r = NULL;
+		const struct gr_integrity *in;
+		const struct gr_chunk *c;
+		uint64_t at = rearranged_off(off, n, order, (uint32_t)w->problem_at, end);
+		uint32_t na = 0, nb = 0;
+		char reason[200];
+
+		snprintf(reason, sizeof(reason), "chunk %" PRIu32 " %s offset %" PRIu64, w->seq,
+			 w->what, at);
+		CHECK_EQ_U64(gr_trace_reader_open_mem(&r, x.p, x.len, NULL), 0);
+		if (!r) {
+			free(x.p);
+			continue;
+		}
+		in = gr_trace_reader_integrity(r);
+		CHECK_EQ_U64(in->footer_present, footer);
+		CHECK_EQ_U64(gr_trace_reader_index_len(r), k);
+		CHECK_EQ_U64(in->chunks_ok, w->ok);
+		CHECK_EQ_U64(in->chunks_bad, w->bad);
+		CHECK_EQ_U64(in->chunks_repeated, w->repeated);
+		CHECK_EQ_U64(in->chunks_out_of_order, w->out_of_order);
+		CHECK_EQ_U64(in->bytes_unread, 0);
+		CHECK_EQ_U64(in->complete, 0);
+		CHECK_EQ_U64(in->first_problem.err, (uint64_t)(int64_t)GR_ERR_CORRUPT);
+		CHECK_EQ_U64(in->first_problem.offset, at);
+		if (strcmp(in->first_problem.reason, reason)) {
+			printf("#   footer %d: \"%s\", expected \"%s\"\n", footer,
+			       in->first_problem.reason, reason);
+			CHECK(!"first problem");
+		}
+		if (in_order) {
+			CHECK_EQ_U64(read_ab(r, &na, &nb, NULL), whole ? 1300 : na + nb);
+		} else {
+			while (gr_trace_reader_next_chunk(r, &c) == 1) {
+				na += gr_chunk_count(c, K_ALPHA);
+				nb += gr_chunk_count(c, K_BETA);
+			}
+		}
+		if (whole) {
+			CHECK_EQ_U64(na, 1000);
+			CHECK_EQ_U64(nb, 300);
+		}
+		/* reading every chunk changes none of it */
+		CHECK_EQ_U64(in->chunks_ok, w->ok);
+		CHECK_EQ_U64(in->chunks_bad, w->bad);
+		gr_trace_reader_close(r);
+		free(x.p);
+	}
+}
+
+static void test_chunk_sequence(void)
+{
+	uint64_t off[NCHUNK + 1];
+	uint32_t recs[NCHUNK + 1], n, order[2 * NCHUNK + 2], k;
+	struct mem m = chunked_trace(off, recs, &n);
+
+	if (n < 6) {
+		CHECK(!"chunked_trace() gives 6 chunks at least");
+		free(m.p);
+		return;
+	}
+	/* chunk 2 twice in a row: the copy is skipped, its records read once */
+	k = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		order[k++] = i;
+		if (i == 2)
+			order[k++] = i;
+	}
+	check_rearranged(&m, off, n, order, k, &(struct seq_want){n, 1, 1, 0, 3, "repeated at", 2},
+			 1, 1);
+
+	/* every chunk twice: the file's chunks, then all of them again */
+	k = 0;
+	for (uint32_t i = 0; i < 2 * n; i++)
+		order[k++] = i % n;
+	check_rearranged(&m, off, n, order, k, &(struct seq_want){n, n, n, 0, n, "repeated at", 0},
+			 1, 1);
+
+	/* in reverse: every record read once, every chunk but the first out of order */
+	k = 0;
+	for (uint32_t i = 0; i < n; i++)
+		order[k++] = n - 1 - i;
+	check_rearranged(&m, off, n, order, k,
+			 &(struct seq_want){n, 0, 0, n - 1, 1, "out of order at", n - 2}, 1, 0);
+
+	/* chunks 2 and 3 swapped, then 3 again: one move, one repeat, nothing lost */
+	k = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		order[k++] = i == 2 ? 3 : i == 3 ? 2 : i;
+		if (i == 3)
+			order[k++] = 3;
+	}
+	check_rearranged(&m, off, n, order, k,
+			 &(struct seq_want){n, 1, 1, 1, 3, "out of order at", 2}, 1, 0);
+
+	/* chunk 3 cut out with its checksums rebuilt: lost, named by its number */
+	k = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (i != 3)
+			order[k++] = i;
+	check_rearranged(&m, off, n, order, k,
+			 &(struct seq_want){n - 1, 1, 0, 0, 3, "missing before", 3}, 0, 0);
+
+	/* in reverse, the second chunk bad: bad once, not lost too, and not out of order */
+	k = 0;
+	for (uint32_t i = 0; i < n; i++)
+		order[k++] = n - 1 - i;
+	{
+		uint64_t end = gr_get_le64(m.p + m.len - GR_TRAILER + GR_TR_FOOTER_OFF);
+
+		for (int footer = 1; footer >= 0; footer--) {
+			struct mem x = rearranged(&m, order, k, footer);
+			uint64_t at = rearranged_off(off, n, order, 1, end);
+			struct gr_trace_reader *r = NULL;
+			const struct gr_integrity *in;
+
+			x.p[at + GR_CHUNK_HDR + 20] ^= 0x40;
+			CHECK_EQ_U64(gr_trace_reader_open_mem(&r, x.p, x.len, NULL), 0);
+			if (r) {
+				in = gr_trace_reader_integrity(r);
+				CHECK_EQ_U64(in->chunks_ok, n - 1);
+				CHECK_EQ_U64(in->chunks_bad, 1);
+				CHECK_EQ_U64(in->chunks_repeated, 0);
+				CHECK_EQ_U64(in->chunks_out_of_order, n - 2);
+				CHECK_EQ_U64(in->first_problem.err,
+					     (uint64_t)(int64_t)GR_ERR_CHECKSUM);
+				CHECK_EQ_U64(in->first_problem.offset, at);
+				CHECK_EQ_U64(count_records(r), 1300 - recs[n - 2]);
+			}
+			gr_trace_reader_close(r);
+			free(x.p);
+		}
+	}
+
+	/* the first copy of a repeated chunk bad: the good copy is read, nothing counted twice */
+	k = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		order[k++] = i;
+		if (i == 2)
+			order[k++] = i;
+	}
+	{
+		uint64_t end = gr_get_le64(m.p + m.len - GR_TRAILER + GR_TR_FOOTER_OFF);
+
+		for (int footer = 1; footer >= 0; footer--) {
+			struct mem x = rearranged(&m, order, k, footer);
+			uint64_t at = rearranged_off(off, n, order, 2, end);
+			struct gr_trace_reader *r = NULL;
+			const struct gr_integrity *in;
+			uint32_t na, nb;
+
+			x.p[at + GR_CHUNK_HDR + 20] ^= 0x40;
+			CHECK_EQ_U64(gr_trace_reader_open_mem(&r, x.p, x.len, NULL), 0);
+			if (r) {
+				in = gr_trace_reader_integrity(r);
+				CHECK_EQ_U64(in->chunks_ok, n);
+				CHECK_EQ_U64(in->chunks_bad, 1);
+				CHECK_EQ_U64(in->chunks_repeated, 0);
+				CHECK_EQ_U64(in->chunks_out_of_order, 0);
+				CHECK_EQ_U64(in->first_problem.err,
+					     (uint64_t)(int64_t)GR_ERR_CHECKSUM);
+				CHECK_EQ_U64(in->first_problem.offset, at);
+				CHECK_EQ_U64(read_ab(r, &na, &nb, NULL), 1300);
+				CHECK_EQ_U64(na, 1000);
+				CHECK_EQ_U64(nb, 300);
+			}
+			gr_trace_reader_close(r);
+			free(x.p);
+		}
+	}
+	free(m.p);
+}
+
 /* ---- tests/data/bad: hostile files and the error each must give ---- */
 
 static void test_bad_files(void)
@@ -1497,6 +1757,65 @@ static void test_bad_files(void)
 	}
 	fclose(f);
 	CHECK(files >= 8);
+}
+
+/* Records of each kind id in the good chunks of @path, into @count; 0 or the open error. */
+static int kind_counts(const char *path, uint64_t *count, struct gr_integrity *in)
+{
+	struct gr_trace_reader *r;
+	const struct gr_chunk *c;
+	int err = gr_trace_reader_open(&r, path, NULL);
+
+	memset(count, 0, GR_MAX_KINDS * sizeof(*count));
+	if (err)
+		return err;
+	while (gr_trace_reader_next_chunk(r, &c) == 1)
+		for (uint16_t k = 1; k < GR_MAX_KINDS; k++)
+			count[k] += gr_chunk_count(c, k);
+	*in = *gr_trace_reader_integrity(r);
+	gr_trace_reader_close(r);
+	return 0;
+}
+
+/*
+ * The chunks of a good trace (tests/fuzz/corpus/reader/events-chunks.trc: 7 chunks, 24 launches)
+ * repeated or reordered with their checksums rebuilt (tests/data/bad, tests/fuzz/gen_corpus.c):
+ * every record read exactly once, the damage counted exactly.
+ */
+static void test_bad_sequence_files(void)
+{
+	static const struct {
+		const char *name;
+		uint64_t ok, bad, repeated, out_of_order;
+		int footer;
+	} files[] = {
+	    {"chunk-repeated.trc", 7, 1, 1, 0, 1},
+	    {"chunks-twice-no-footer.trc", 7, 7, 7, 0, 0},
+	    {"chunks-reversed.trc", 7, 0, 0, 6, 1},
+	};
+	uint64_t want[GR_MAX_KINDS], got[GR_MAX_KINDS];
+	struct gr_integrity in;
+	char path[256];
+
+	CHECK_EQ_U64(kind_counts("tests/fuzz/corpus/reader/events-chunks.trc", want, &in), 0);
+	CHECK_EQ_U64(in.complete, 1);
+	CHECK_EQ_U64(in.chunks_ok, 7);
+	CHECK_EQ_U64(want[GR_K_LAUNCH], 24);
+	CHECK_EQ_U64(want[GR_K_COPY], 3);
+	for (size_t i = 0; i < N(files); i++) {
+		snprintf(path, sizeof(path), "tests/data/bad/%s", files[i].name);
+		CHECK_EQ_U64(kind_counts(path, got, &in), 0);
+		printf("#   %s\n", files[i].name);
+		CHECK_EQ_U64(got[GR_K_LAUNCH], 24);
+		CHECK(!memcmp(got, want, sizeof(got)));
+		CHECK_EQ_U64(in.complete, 0);
+		CHECK_EQ_U64(in.footer_present, files[i].footer);
+		CHECK_EQ_U64(in.chunks_ok, files[i].ok);
+		CHECK_EQ_U64(in.chunks_bad, files[i].bad);
+		CHECK_EQ_U64(in.chunks_repeated, files[i].repeated);
+		CHECK_EQ_U64(in.chunks_out_of_order, files[i].out_of_order);
+		CHECK_EQ_U64(in.bytes_unread, 0);
+	}
 }
 
 /* ---- the chunk index and decoding on several threads ---- */
@@ -1847,9 +2166,11 @@ int main(void)
 	RUN_TEST(test_unknown_kind);
 	RUN_TEST(test_versions);
 	RUN_TEST(test_garbage);
+	RUN_TEST(test_chunk_sequence);
 	RUN_TEST(test_file_api);
 	RUN_TEST(test_writer_errors);
 	RUN_TEST(test_bad_files);
+	RUN_TEST(test_bad_sequence_files);
 	RUN_TEST(test_chunk_index);
 	RUN_TEST(test_chunk_rows);
 	TEST_EXIT();
