@@ -30,6 +30,10 @@ static void integrity(FILE *f, const struct gr_integrity *ig)
 	}
 	fprintf(f, "integrity: recovered %" PRIu64 " chunks, %" PRIu64 " bad", ig->chunks_ok,
 		ig->chunks_bad);
+	if (ig->chunks_repeated)
+		fprintf(f, " (%" PRIu64 " repeated)", ig->chunks_repeated);
+	if (ig->chunks_out_of_order)
+		fprintf(f, ", %" PRIu64 " out of order", ig->chunks_out_of_order);
 	if (ig->first_problem.err)
 		fprintf(f, ", first problem at offset %" PRIu64 ": %s", ig->first_problem.offset,
 			ig->first_problem.reason[0] ? ig->first_problem.reason

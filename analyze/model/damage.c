@@ -31,6 +31,8 @@ void gr_damage_of(const struct gr_model *m, struct gr_damage *d)
 	d->file_bytes = ig->file_bytes;
 	d->chunks_kept = ig->chunks_ok;
 	d->chunks_bad = ig->chunks_bad;
+	d->chunks_repeated = ig->chunks_repeated;
+	d->chunks_out_of_order = ig->chunks_out_of_order;
 	if (ig->bytes_unread && ig->bytes_unread <= ig->file_bytes) {
 		d->partial_offset = ig->file_bytes - ig->bytes_unread;
 		d->partial_bytes = ig->bytes_unread;
@@ -55,12 +57,16 @@ void gr_damage_warn(FILE *f, const char *cmd, const char *path, const struct gr_
 		fprintf(f,
 			"truncated at byte %" PRIu64 " (the recording was cut short: no footer%s)",
 			d->file_bytes, d->session_end ? "" : ", no session end");
-	else
-		fprintf(f, "%" PRIu64 " bad chunk%s skipped", d->chunks_bad,
-			d->chunks_bad == 1 ? "" : "s");
-	if (d->truncated && d->chunks_bad)
-		fprintf(f, ", %" PRIu64 " bad chunk%s skipped", d->chunks_bad,
-			d->chunks_bad == 1 ? "" : "s");
+	if (d->chunks_bad || (!d->truncated && !d->chunks_out_of_order))
+		fprintf(f, "%s%" PRIu64 " bad chunk%s skipped", d->truncated ? ", " : "",
+			d->chunks_bad, d->chunks_bad == 1 ? "" : "s");
+	if (d->chunks_repeated)
+		fprintf(f, " (%" PRIu64 " repeated)", d->chunks_repeated);
+	if (d->chunks_out_of_order)
+		fprintf(f, "%s%" PRIu64 " chunk%s out of order, read where %s",
+			d->truncated || d->chunks_bad ? ", " : "", d->chunks_out_of_order,
+			d->chunks_out_of_order == 1 ? "" : "s",
+			d->chunks_out_of_order == 1 ? "it lies" : "they lie");
 	if (!d->chunks_kept)
 		fprintf(f, "; nothing recovered: no complete chunk");
 	else
@@ -90,6 +96,8 @@ void gr_damage_json(struct gr_json *j, const struct gr_model *m)
 	gr_json_kv_u64(j, "file_bytes", ig->file_bytes);
 	gr_json_kv_u64(j, "chunks_ok", ig->chunks_ok);
 	gr_json_kv_u64(j, "chunks_bad", ig->chunks_bad);
+	gr_json_kv_u64(j, "chunks_repeated", ig->chunks_repeated);
+	gr_json_kv_u64(j, "chunks_out_of_order", ig->chunks_out_of_order);
 	gr_json_kv_u64(j, "bytes_unread", ig->bytes_unread);
 	gr_json_key(j, "first_problem");
 	if (ig->first_problem.err) {

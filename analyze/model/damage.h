@@ -26,8 +26,10 @@ struct gr_damage {
 	uint64_t file_bytes; /* where the file ends (the cut, when truncated) */
 	uint64_t chunks_kept;
 	uint64_t chunks_bad;
-	uint64_t partial_offset; /* where the dropped partial chunk starts; 0 when none */
-	uint64_t partial_bytes;	 /* its bytes present (bytes_unread) */
+	uint64_t chunks_repeated;     /* of chunks_bad: copies of a chunk already read */
+	uint64_t chunks_out_of_order; /* read where they lie, after a later one */
+	uint64_t partial_offset;      /* where the dropped partial chunk starts; 0 when none */
+	uint64_t partial_bytes;	      /* its bytes present (bytes_unread) */
 	/* names the damage took: events kept whose names were in the part that is gone */
 	uint64_t unnamed_kernels; /* kernels launched with no name in the trace */
 	int libraries_lost;	  /* CUDA calls kept, but no CUDA library named */
