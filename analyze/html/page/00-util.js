@@ -1,4 +1,4 @@
-/* gpurec HTML report: shared helpers. The files of analyze/html/*.js are concatenated in name
+/* gpurec HTML report: shared helpers. The files of analyze/html/page/*.js are concatenated in name
  * order into one inline script (docs/HTML.md); each adds its part to the one GR object. */
 'use strict';
 var GR = {};
