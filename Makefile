@@ -256,7 +256,7 @@ check-deps: $(ANALYZE_LIB)
 		|| { echo "format/ must depend on libc, zstd and zlib only" >&2; exit 1; }
 	$(Q)! grep -nE '#include *"(\.\./)?(bpf|record)/|<bpf/|\.skel\.h' $$(find analyze -name '*.[ch]') \
 		|| { echo "analyze/ must not include bpf/ or record/" >&2; exit 1; }
-	$(Q)O=$(O) ./tests/check_layers.py
+	$(Q)O=$(O) ANALYZE_OBJS="$(ANALYZE_OBJS)" ./tests/check_layers.py
 
 format-check:
 	$(Q)clang-format --dry-run -Werror $$(git ls-files '*.c' '*.h')

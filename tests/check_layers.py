@@ -80,15 +80,18 @@ for path in sources:
         if os.path.isfile(target):
             arrow(unit_of(path), unit_of(target), f"includes {inc}")
 
-# calls: who defines each global symbol, who uses it
+# calls: who defines each global symbol, who uses it. The objects are the ones the Makefile
+# links (ANALYZE_OBJS, as `make check-deps` passes them); without the list, those in $O/analyze
+# whose source is still in the tree, so that an old build's leftovers draw no arrows.
 objects = []
-for dirpath, _, names in os.walk(os.path.join(objdir, "analyze")):
-    for n in names:
-        obj = os.path.join(dirpath, n)
-        src = os.path.relpath(obj, objdir)[:-2] + ".c"
-        # an object whose source is gone (an old build) would draw arrows that are not there
-        if n.endswith(".o") and (os.path.isfile(src) or os.path.isfile(obj[:-2] + ".c")):
-            objects.append(obj)
+if os.environ.get("ANALYZE_OBJS"):
+    objects = [o for o in os.environ["ANALYZE_OBJS"].split() if os.path.isfile(o)]
+else:
+    for dirpath, _, names in os.walk(os.path.join(objdir, "analyze")):
+        for n in names:
+            obj = os.path.join(dirpath, n)
+            if n.endswith(".o") and os.path.isfile(os.path.relpath(obj, objdir)[:-2] + ".c"):
+                objects.append(obj)
 if objects:
     defined, used = {}, []
     out = subprocess.run(["nm", "-A", "-P"] + sorted(objects), capture_output=True, text=True,
