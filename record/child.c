@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "child.h"
@@ -142,4 +143,16 @@ int gr_child_release(struct gr_child *c)
 	close(c->report_fd);
 	c->report_fd = -1;
 	return n == sizeof(err) ? err : 0;
+}
+
+void gr_child_abandon(struct gr_child *c, int *status)
+{
+	/* closed first: a child still waiting for the go-ahead would otherwise never exit */
+	if (c->go_fd >= 0)
+		close(c->go_fd);
+	if (c->report_fd >= 0)
+		close(c->report_fd);
+	c->go_fd = c->report_fd = -1;
+	if (c->pid > 0)
+		waitpid(c->pid, status, 0);
 }

@@ -29,4 +29,10 @@ int gr_child_start(struct gr_child *c, const struct gr_identity *id, const char 
 /* Let it exec. Returns 0, or the negative errno of a failed exec / privilege drop. */
 int gr_child_release(struct gr_child *c);
 
+/*
+ * Give up on a command not yet released: it exits 127 without running (it reads EOF where it
+ * waits for the go-ahead), and is reaped into *@status. Accepts a child never started.
+ */
+void gr_child_abandon(struct gr_child *c, int *status);
+
 #endif

@@ -777,8 +777,10 @@ static int start_command(struct session *s)
 		err = exec_err = gr_child_release(&s->child);
 	if (err) {
 		fprintf(stderr, "gpurec record: cannot run %s: %s\n", s->o.argv[0], strerror(-err));
-		if (s->child.pid > 0)
+		if (exec_err)
 			waitpid(s->child.pid, &s->status, 0);
+		else
+			gr_child_abandon(&s->child, &s->status);
 		/* fork or tracing failed: the recorder's fault, not the command's; 127 as before */
 		s->ret = exec_err ? not_run_status(exec_err) : 127;
 		s->not_run = 1;
