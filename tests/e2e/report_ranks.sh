@@ -34,9 +34,13 @@ check_slow() {
 	check "$what: 4 ranks in rank order, each 40 iterations of 3 calls, 2 launches" \
 		"[[0, 40, 3, 2], [1, 40, 3, 2], [2, 40, 3, 2], [3, 40, 3, 2]]" \
 		"$(json "$r" "[[k['rank'], k['iterations'], k['calls_per_iteration'], k['launches_per_iteration']] for k in d['ranks']]")"
-	check "$what: the straggler is rank 2, its extra time host work (compensated, and not)" \
-		'[2, "host", 2, "host"]' \
-		"$(json "$r" "[d['straggler']['rank'], d['straggler']['cause']]" | tr -d ']')$(json "$raw" "[d['straggler']['rank'], d['straggler']['cause']]" | tr -d '[' | sed 's/^/, /')"
+	# the cause is the part passing the others' median by the most. Rank 2 spins 2 ms more
+	# per iteration: host work, unless a busy machine kept it runnable (which overlaps the
+	# other parts) longer still; the figures the rule reads are the report's own
+	local cause='(lambda r, o: max(("host", "launch", "copy", "sync", "runnable"), key=lambda p: (r[p + "_ns"] - sorted(k[p + "_ns"] for k in o)[(len(o) - 1) // 2], -("host", "launch", "copy", "sync", "runnable").index(p))))(d["ranks"][2], [k for k in d["ranks"] if k["rank"] != 2])'
+	check "$what: the straggler is rank 2, its cause the part that passes the others' most (compensated, and not)" \
+		"[2, true, true, 2, true, true]" \
+		"$(json "$r" "[d['straggler']['rank'], d['straggler']['cause'] == $cause, d['straggler']['cause'] in ('host', 'runnable')]" | tr -d ']'), $(json "$raw" "[d['straggler']['rank'], d['straggler']['cause'] == $cause, d['straggler']['cause'] in ('host', 'runnable')]" | tr -d '[')"
 	check "$what: rank 2 takes >= 2000 + 1003 us per iteration, >= 2000 us of it host work" \
 		"[true, true]" \
 		"$(json "$raw" "[d['ranks'][2]['iteration_ns'] >= 3003000, d['ranks'][2]['host_ns'] >= 2000000]")"
