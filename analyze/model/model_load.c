@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/util/arrays.h"
 #include "analyze/util/demangle.h"
 #include "memmap.h"
 #include "model_impl.h"
@@ -201,13 +202,6 @@ static int demangle_gpu_names(struct loader *L)
 	return err < 0 ? err : 0;
 }
 
-/* qsort() that accepts the NULL array of an empty table */
-static void sort_table(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
-{
-	if (n > 1)
-		qsort(base, n, size, cmp);
-}
-
 static int cmp_symbol(const void *a, const void *b)
 {
 	const struct gr_symbol *x = a, *y = b;
@@ -268,8 +262,8 @@ static int index_stacks(struct gr_model *m)
 	for (size_t i = 0; i < m->stacks.n; i++)
 		m->stacks_by_id[i] = (uint32_t)i;
 	if (m->stacks.n > 1)
-		qsort_r(m->stacks_by_id, m->stacks.n, sizeof(*m->stacks_by_id), cmp_stack_at,
-			m->stacks.v);
+		gr_qsort_r(m->stacks_by_id, m->stacks.n, sizeof(*m->stacks_by_id), cmp_stack_at,
+			   m->stacks.v);
 	for (size_t i = 1; i < m->stacks.n; i++) {
 		struct gr_stack *s = &m->stacks.v[i];
 		const struct gr_stack *any;
@@ -376,7 +370,7 @@ static struct gr_process *find_process(struct gr_model *m, uint32_t pid)
 	struct gr_process key = {.pid = pid};
 
 	return m->processes.n
-		   ? bsearch(&key, m->processes.v, m->processes.n, sizeof(key), cmp_process)
+		   ? gr_bsearch(&key, m->processes.v, m->processes.n, sizeof(key), cmp_process)
 		   : NULL;
 }
 
@@ -479,7 +473,7 @@ static int resolve_threads_processes(struct loader *L)
 			p->trace_pid = p->pid;
 		}
 	}
-	sort_table(m->processes.v, m->processes.n, sizeof(*m->processes.v), cmp_process);
+	gr_qsort(m->processes.v, m->processes.n, sizeof(*m->processes.v), cmp_process);
 	/* PROC records are sorted by ts, so the last exec wins */
 	for (size_t i = 0; i < m->procs.n; i++) {
 		const struct gr_proc_event *e = &m->procs.v[i];
@@ -562,9 +556,9 @@ static int finish(struct loader *L)
 	/* lookup tables first: kernel and thread names use them */
 	for (size_t i = 0; i < m->symbols.n; i++)
 		m->symbols.v[i].name = demangled(L, m->symbols.v[i].name);
-	sort_table(m->symbols.v, m->symbols.n, sizeof(*m->symbols.v), cmp_symbol);
-	sort_table(m->mappings.v, m->mappings.n, sizeof(*m->mappings.v), cmp_mapping);
-	sort_table(m->pyframes.v, m->pyframes.n, sizeof(*m->pyframes.v), cmp_pyframe);
+	gr_qsort(m->symbols.v, m->symbols.n, sizeof(*m->symbols.v), cmp_symbol);
+	gr_qsort(m->mappings.v, m->mappings.n, sizeof(*m->mappings.v), cmp_mapping);
+	gr_qsort(m->pyframes.v, m->pyframes.n, sizeof(*m->pyframes.v), cmp_pyframe);
 	end_stacks_outside_mappings(m);
 	err = index_stacks(m);
 	if (err)
@@ -576,7 +570,7 @@ static int finish(struct loader *L)
 		m->comms.v[m->comms.n].tid = (uint32_t)gr_keymap_key(&L->comm_k, i)[0];
 		m->comms.v[m->comms.n++].comm = L->comm.v[i];
 	}
-	sort_table(m->comms.v, m->comms.n, sizeof(*m->comms.v), cmp_comm);
+	gr_qsort(m->comms.v, m->comms.n, sizeof(*m->comms.v), cmp_comm);
 
 	err = resolve_kernels(L);
 	if (err)
