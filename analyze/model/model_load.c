@@ -1006,6 +1006,18 @@ static int merge_asides(struct loader *L, struct part *P)
 	return 0;
 }
 
+/* GR_ERR_LIMIT: the load would read @records records, more than allowed. */
+static int over_limit(struct loader *L, uint64_t records, uint64_t offset)
+{
+	if (L->over_records)
+		*L->over_records = records;
+	return gr_diag_set(L->diag, GR_ERR_LIMIT, offset,
+			   "more than %" PRIu64 " records: %" PRIu64
+			   " to read (about %.1f GiB to load)",
+			   L->max_records, records,
+			   (double)records * GR_MODEL_RECORD_BYTES / (1024.0 * 1024 * 1024));
+}
+
 /* Merge the next part in chunk order. Returns 1 when its events are to be copied, 0 when it
  * has none (a bad chunk), or a negative error with the loader's diag set. */
 static int merge(struct run *R, struct part *P)
@@ -1024,8 +1036,7 @@ static int merge(struct run *R, struct part *P)
 				   gr_strerror(P->status));
 	L->chunk_offset = P->offset;
 	if (L->max_records && P->total > L->max_records - L->nrecords)
-		return gr_diag_set(L->diag, GR_ERR_LIMIT, P->offset,
-				   "more than %" PRIu64 " records", L->max_records);
+		return over_limit(L, L->nrecords + P->total, P->offset);
 	L->nrecords += P->total;
 	if (P->status < 0) {
 		if (L->diag)
@@ -1198,9 +1209,11 @@ static void copy_job(struct gr_pool_job *job)
  * are left out (a sequential pass skips them too); so are, in a windowed load, the chunks the
  * window does not need: their record counts and time span come from the footer's index.
  * Returns the number of chunks to read; *@hint gets, per event kind, the records of those
- * chunks as the footer counts them (the room the model's arrays will need, at most).
+ * chunks as the footer counts them (the room the model's arrays will need, at most), and
+ * *@records their records of all kinds, as the index (footer or chunk headers) counts them.
  */
-static uint64_t plan(struct loader *L, struct gr_trace_reader *r, uint64_t *todo, uint64_t *hint)
+static uint64_t plan(struct loader *L, struct gr_trace_reader *r, uint64_t *todo, uint64_t *hint,
+		     uint64_t *records)
 {
 	const struct load_ctx *x = &L->ctx;
 	struct gr_model *m = L->m;
@@ -1208,12 +1221,14 @@ static uint64_t plan(struct loader *L, struct gr_trace_reader *r, uint64_t *todo
 	struct gr_chunk_info ci;
 
 	memset(hint, 0, GR_K_COUNT * sizeof(*hint));
+	*records = 0;
 	for (uint64_t i = 0; i < n; i++) {
 		if (gr_trace_reader_chunk_info(r, i, &ci) || ci.bad)
 			continue;
 		if (!x->window || !ci.kinds_known || (ci.kinds & META_KINDS) ||
 		    (ci.last_ts >= x->lo && ci.first_ts <= x->to)) {
 			todo[ntodo++] = i;
+			*records += ci.records;
 			for (int k = 1; k < GR_K_COUNT; k++)
 				hint[k] += ci.count[k];
 			continue;
@@ -1368,13 +1383,19 @@ static int run_chunks(struct run *R, const uint64_t *todo, uint64_t ntodo)
 static int read_chunks(struct loader *L, struct gr_trace_reader *r, unsigned jobs, int in_place)
 {
 	struct run R = {.L = L, .r = r};
-	uint64_t hint[GR_K_COUNT], *todo, ntodo;
+	uint64_t hint[GR_K_COUNT], *todo, ntodo, records;
 	int err;
 
 	todo = malloc((gr_trace_reader_index_len(r) + 1) * sizeof(*todo));
 	if (!todo)
 		return gr_diag_set(L->diag, -ENOMEM, 0, "out of memory");
-	ntodo = plan(L, r, todo, hint);
+	ntodo = plan(L, r, todo, hint, &records);
+	/* before any array is sized to them: a few KB of zstd may claim millions of records, and
+	 * the index counts what each chunk holds (a chunk that disagrees turns bad when decoded) */
+	if (L->max_records && records > L->max_records - L->nrecords) {
+		free(todo);
+		return over_limit(L, L->nrecords + records, 0);
+	}
 	/* a window keeps some of the events counted: its arrays grow with what it keeps instead */
 	R.in_place = !L->ctx.window && presize(L, hint) && in_place && all_counted(r, todo, ntodo);
 	err = gr_pool_new(&R.pool, jobs);
@@ -1521,6 +1542,7 @@ static int load_once(struct gr_model **out, struct gr_trace_reader *const *rs,
 	L->m = m;
 	L->diag = diag;
 	L->max_records = o->max_records;
+	L->over_records = o->over_records;
 	pthread_mutex_init(&L->strs.lock, NULL);
 	gr_strtab_init(&L->strs.t, &m->arena);
 	L->ctx.m = m;
