@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * qsort, qsort_r, bsearch and memcpy for arrays that may be empty. An empty table is often a NULL
+ * qsort, qsort_r and bsearch for arrays that may be empty. An empty table is often a NULL
  * pointer with a count of 0 (a damaged trace that recovered no chunk has nothing but those), and
  * C leaves these calls undefined for NULL whatever the count: glibc declares the pointers
  * nonnull, so the compiler may drop a later NULL check, and the sanitizer build aborts. Every
- * call in analyze/ on an array whose count can be 0 goes through these.
+ * sort and search in analyze/ goes through these. (Its memcpy and memset calls with a count that
+ * can be 0 are guarded where they are, or copy to and from buffers allocated one entry larger.)
  */
 #ifndef GR_ANALYZE_ARRAYS_H
 #define GR_ANALYZE_ARRAYS_H
 
 #include <stdlib.h>
-#include <string.h>
 
 /* qsort(): nothing to do for fewer than two entries, @base NULL among them. */
 static inline void gr_qsort(void *base, size_t n, size_t size,
@@ -33,13 +33,6 @@ static inline void *gr_bsearch(const void *key, const void *base, size_t n, size
 			       int (*cmp)(const void *, const void *))
 {
 	return n ? bsearch(key, base, n, size, cmp) : NULL;
-}
-
-/* memcpy() of @len bytes, either pointer NULL when @len is 0. */
-static inline void gr_memcpy(void *dst, const void *src, size_t len)
-{
-	if (len)
-		memcpy(dst, src, len);
 }
 
 #endif
