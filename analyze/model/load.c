@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "damage.h"
@@ -118,19 +119,59 @@ int gr_load_set(const char *cmd, const char *const *paths, size_t n,
 	return 0;
 }
 
-/* The memory this process may use: the machine's, or less where its cgroup (v2) caps it. */
+/* A number read from @path, or 0 when it cannot be read or is not one ("max"). */
+static uint64_t read_u64(const char *path)
+{
+	uint64_t v = 0;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%" SCNu64, &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
+/*
+ * The memory cap of this process's cgroup, or 0 when none can be read: cgroup v2's memory.max
+ * (a "0::PATH" line in /proc/self/cgroup) or v1's memory.limit_in_bytes (a "N:memory:PATH"
+ * line), the smaller when both are there. An unlimited v1 cap reads as about 2^63: no cap.
+ */
+static uint64_t cgroup_memory_max(void)
+{
+	char line[512], path[700];
+	uint64_t cap = 0, v;
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	const char *p;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (!strncmp(line, "0::", 3)) {
+			snprintf(path, sizeof(path), "/sys/fs/cgroup%s/memory.max", line + 3);
+		} else if ((p = strstr(line, ":memory:"))) {
+			snprintf(path, sizeof(path),
+				 "/sys/fs/cgroup/memory%s/memory.limit_in_bytes", p + 8);
+		} else {
+			continue;
+		}
+		v = read_u64(path);
+		if (v && (!cap || v < cap))
+			cap = v;
+	}
+	if (f)
+		fclose(f);
+	return cap;
+}
+
+/* The memory this process may use: the machine's, or less where its cgroup caps it. */
 static uint64_t usable_memory(void)
 {
 	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-	uint64_t mem = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0, cap;
-	FILE *f = fopen("/sys/fs/cgroup/memory.max", "re"); /* "max" when uncapped */
+	uint64_t mem = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+	uint64_t cap = cgroup_memory_max();
 
-	if (f) {
-		if (fscanf(f, "%" SCNu64, &cap) == 1 && cap && (!mem || cap < mem))
-			mem = cap;
-		fclose(f);
-	}
-	return mem;
+	return cap && (!mem || cap < mem) ? cap : mem;
 }
 
 uint64_t gr_load_max_events(void)

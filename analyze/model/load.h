@@ -44,9 +44,9 @@ int gr_load_start(const char *cmd, const char *path, uint64_t *start);
 /*
  * The default of every command's --max-events (struct gr_model_load_opts' max_records): the
  * records that take about half the memory this process may use (the machine's, or its cgroup's
- * memory.max when lower) at GR_MODEL_RECORD_BYTES each, and GR_LOAD_MIN_EVENTS at least. A trace
- * over it fails at once, naming its count, instead of growing until the kernel kills the
- * command.
+ * cap when lower: v2 memory.max, v1 memory.limit_in_bytes) at GR_MODEL_RECORD_BYTES each, and
+ * GR_LOAD_MIN_EVENTS at least. A trace over it fails at once, naming its count, instead of
+ * growing until the kernel kills the command.
  */
 #define GR_LOAD_MIN_EVENTS 10000000ull
 uint64_t gr_load_max_events(void);
