@@ -20,19 +20,23 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: gpurec diff [BASE [NEW]] [--key name,grid,block] [--tolerance PCT] "
-		   "[--json | --html -o PAGE]\n"
-		   "  BASE, NEW        traces to compare (default gpurec.trc.old and gpurec.trc;\n"
-		   "                   with one file: that file against gpurec.trc); a set of\n"
-		   "                   traces as one job: comma-separated, a1.trc,a2.trc\n"
-		   "  --key LIST       match kernels by name (always), and grid and/or block\n"
-		   "  --tolerance PCT  hide rows whose relative change is below PCT percent\n"
-		   "  --sms N          the GPU's SM count, for the fusion report's small grids\n"
-		   "  --no-compensate  leave the probes' own cost in host times\n"
-		   "  --json           machine-readable output (docs/REPORTS.md)\n"
-		   "  --html           one self-contained HTML page, both sides and the changes,\n"
-		   "                   written to -o PAGE (docs/HTML.md)\n"
-		   "  -o, --output PAGE  the page --html writes (replaced if it exists)\n");
+	fprintf(f,
+		"usage: gpurec diff [BASE [NEW]] [--key name,grid,block] [--tolerance PCT] "
+		"[--json | --html -o PAGE]\n"
+		"  BASE, NEW        traces to compare (default gpurec.trc.old and gpurec.trc;\n"
+		"                   with one file: that file against gpurec.trc); a set of\n"
+		"                   traces as one job: comma-separated, a1.trc,a2.trc\n"
+		"  --key LIST       match kernels by name (always), and grid and/or block\n"
+		"  --tolerance PCT  hide rows whose relative change is below PCT percent\n"
+		"  --sms N          the GPU's SM count, for the fusion report's small grids\n"
+		"  --no-compensate  leave the probes' own cost in host times\n"
+		"  --json           machine-readable output (docs/REPORTS.md)\n"
+		"  --html           one self-contained HTML page, both sides and the changes,\n"
+		"                   written to -o PAGE (docs/HTML.md)\n"
+		"  -o, --output PAGE  the page --html writes (replaced if it exists)\n"
+		"  --max-events N   refuse a trace of more than N events (default: what half\n"
+		"                   the memory holds, %llu here; 0 = no limit)\n",
+		(unsigned long long)gr_load_max_events());
 }
 
 static int parse_key(const char *s, unsigned *key)
@@ -90,7 +94,8 @@ static int load_side(const char *arg, const struct gr_model_load_opts *lopts, st
 
 int cmd_diff(int argc, char **argv)
 {
-	struct gr_model_load_opts lopts = {0};
+	struct gr_model_load_opts lopts = {.max_records = gr_load_max_events()};
+	unsigned long long max_events;
 	const char *path[2] = {NULL, NULL};
 	struct gr_model *m[2] = {NULL, NULL};
 	struct gr_report_opts ropts = {0};
@@ -108,6 +113,7 @@ int cmd_diff(int argc, char **argv)
 	    {"sms", required_argument, NULL, 'S'},
 	    {"no-compensate", no_argument, NULL, 'N'},
 	    {"jobs", required_argument, NULL, 'j'},
+	    {"max-events", required_argument, NULL, 'M'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -161,6 +167,11 @@ int cmd_diff(int argc, char **argv)
 		case 'j':
 			if (gr_opt_jobs("diff", optarg, &lopts.jobs))
 				return 2;
+			break;
+		case 'M':
+			if (gr_opt_max_events("diff", optarg, &max_events))
+				return 2;
+			lopts.max_records = max_events;
 			break;
 		default:
 			gr_opt_error("diff", c, argv);

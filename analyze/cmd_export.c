@@ -47,9 +47,11 @@ static void usage(FILE *f)
 		"  --warn-mb N    warn when the output is over N MiB (default %d); when it\n"
 		"                 would be over %d times that, stop before writing\n"
 		"  --force        write it anyway\n"
+		"  --max-events N refuse a trace of more than N events (default: what half the\n"
+		"                 memory holds, %llu here; 0 = no limit)\n"
 		"Open the output in ui.perfetto.dev or chrome://tracing. --from, --to, --pid,\n"
 		"--no-flows and --warn-mb are for JSON.\n",
-		WARN_MB, REFUSE_FACTOR);
+		WARN_MB, REFUSE_FACTOR, (unsigned long long)gr_load_max_events());
 }
 
 /* "1.5", "1.5s", "200ms", "30us", "100ns" -> ns; -EINVAL when malformed or negative. */
@@ -271,7 +273,8 @@ static int bad_value(const char *opt, const char *arg)
 
 int cmd_export(int argc, char **argv)
 {
-	struct gr_model_load_opts lopts = {0};
+	struct gr_model_load_opts lopts = {.max_records = gr_load_max_events()};
+	unsigned long long max_events;
 	const char *path = NULL, *out = NULL;
 	char *out_alloc = NULL;
 	struct gr_export_opts o = {0};
@@ -285,17 +288,12 @@ int cmd_export(int argc, char **argv)
 	int err, ret = 1, to_stdout, force = 0, json_only = 0, fmt = -1, timeline;
 
 	static const struct option longopts[] = {
-	    {"output", required_argument, NULL, 'o'},
-	    {"from", required_argument, NULL, 'F'},
-	    {"to", required_argument, NULL, 'T'},
-	    {"pid", required_argument, NULL, 'p'},
-	    {"warn-mb", required_argument, NULL, 'W'},
-	    {"force", no_argument, NULL, 'f'},
-	    {"no-flows", no_argument, NULL, 'N'},
-	    {"jobs", required_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},
-	    {"format", required_argument, NULL, 'X'},
-	    {0},
+	    {"output", required_argument, NULL, 'o'},	  {"from", required_argument, NULL, 'F'},
+	    {"to", required_argument, NULL, 'T'},	  {"pid", required_argument, NULL, 'p'},
+	    {"warn-mb", required_argument, NULL, 'W'},	  {"force", no_argument, NULL, 'f'},
+	    {"no-flows", no_argument, NULL, 'N'},	  {"jobs", required_argument, NULL, 'j'},
+	    {"max-events", required_argument, NULL, 'M'}, {"help", no_argument, NULL, 'h'},
+	    {"format", required_argument, NULL, 'X'},	  {0},
 	};
 	int c;
 
@@ -360,6 +358,11 @@ int cmd_export(int argc, char **argv)
 		case 'j':
 			if (gr_opt_jobs("export", optarg, &lopts.jobs))
 				return 2;
+			break;
+		case 'M':
+			if (gr_opt_max_events("export", optarg, &max_events))
+				return 2;
+			lopts.max_records = max_events;
 			break;
 		default:
 			gr_opt_error("export", c, argv);

@@ -14,15 +14,20 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: gpurec info [FILE...] [--json]\n"
-		   "  FILE    trace to describe (default gpurec.trc); several: one job, aligned\n"
-		   "          on the first one's clock\n"
-		   "  --json  machine-readable output\n");
+	fprintf(f,
+		"usage: gpurec info [FILE...] [--json]\n"
+		"  FILE    trace to describe (default gpurec.trc); several: one job, aligned\n"
+		"          on the first one's clock\n"
+		"  --json  machine-readable output\n"
+		"  --max-events N  refuse a trace of more than N events (default: what half\n"
+		"          the memory holds, %llu here; 0 = no limit)\n",
+		(unsigned long long)gr_load_max_events());
 }
 
 int cmd_info(int argc, char **argv)
 {
-	struct gr_model_load_opts lopts = {0};
+	struct gr_model_load_opts lopts = {.max_records = gr_load_max_events()};
+	unsigned long long max_events;
 	const char *paths[GR_MODEL_SET_MAX] = {NULL}, *path;
 	int npaths;
 	struct gr_model *m = NULL;
@@ -32,6 +37,7 @@ int cmd_info(int argc, char **argv)
 	static const struct option longopts[] = {
 	    {"json", no_argument, NULL, 'J'},
 	    {"jobs", required_argument, NULL, 'j'},
+	    {"max-events", required_argument, NULL, 'M'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -52,6 +58,11 @@ int cmd_info(int argc, char **argv)
 		case 'j':
 			if (gr_opt_jobs("info", optarg, &lopts.jobs))
 				return 2;
+			break;
+		case 'M':
+			if (gr_opt_max_events("info", optarg, &max_events))
+				return 2;
+			lopts.max_records = max_events;
 			break;
 		default:
 			gr_opt_error("info", c, argv);

@@ -37,8 +37,10 @@ static void usage(FILE *f)
 	    "                  (default: the count the program got from the runtime; else\n"
 	    "                  unknown, and no grid is marked small)\n"
 	    "  --slow-launch US  list launch calls slower than this many us (default %d)\n"
-	    "  --no-compensate leave the probes' own cost in host times (for comparison)\n",
-	    GR_REPORT_SLOW_LAUNCH_NS / 1000);
+	    "  --no-compensate leave the probes' own cost in host times (for comparison)\n"
+	    "  --max-events N  refuse a trace of more than N events (default: what half the\n"
+	    "                  memory holds, %llu here; 0 = no limit)\n",
+	    GR_REPORT_SLOW_LAUNCH_NS / 1000, (unsigned long long)gr_load_max_events());
 }
 
 /* "launches,fusion" -> bits; 0 on an unknown name. */
@@ -79,7 +81,8 @@ static unsigned parse_only(const char *s)
 
 int cmd_report(int argc, char **argv)
 {
-	struct gr_model_load_opts lopts = {0};
+	struct gr_model_load_opts lopts = {.max_records = gr_load_max_events()};
+	unsigned long long max_events;
 	struct gr_report_opts opts = {0};
 	const char *paths[GR_MODEL_SET_MAX] = {NULL};
 	int npaths;
@@ -99,6 +102,7 @@ int cmd_report(int argc, char **argv)
 	    {"slow-launch", required_argument, NULL, 'L'},
 	    {"no-compensate", no_argument, NULL, 'N'},
 	    {"jobs", required_argument, NULL, 'j'},
+	    {"max-events", required_argument, NULL, 'M'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -156,6 +160,11 @@ int cmd_report(int argc, char **argv)
 		case 'j':
 			if (gr_opt_jobs("report", optarg, &lopts.jobs))
 				return 2;
+			break;
+		case 'M':
+			if (gr_opt_max_events("report", optarg, &max_events))
+				return 2;
+			lopts.max_records = max_events;
 			break;
 		default:
 			gr_opt_error("report", c, argv);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/util/arrays.h"
 #include "analyze/figures/launch_stats.h"
 #include "analyze/report/report.h"
 #include "analyze/util/keymap.h"
@@ -112,7 +113,7 @@ static int kernel_rows(const struct gr_model *m, unsigned key, struct krow **out
 	}
 	err = 0;
 	*nout = map.len;
-	qsort(rows, map.len, sizeof(*rows), cmp_krow);
+	gr_qsort(rows, map.len, sizeof(*rows), cmp_krow);
 out:
 	gr_keymap_free(&map);
 	gr_launch_stats_free(&ls);
@@ -195,7 +196,7 @@ static int match_kernels(struct ctx *c, unsigned key)
 		d->nadded += k->status == GR_DIFF_ADDED;
 		d->nremoved += k->status == GR_DIFF_REMOVED;
 	}
-	qsort(d->kernels, d->nkernels, sizeof(*d->kernels), cmp_impact);
+	gr_qsort(d->kernels, d->nkernels, sizeof(*d->kernels), cmp_impact);
 	/* two traces without launches have nothing to compare kernel by kernel, and no conflict */
 	d->comparable = d->ncommon > 0 || d->nkernels == 0;
 	err = 0;
@@ -425,7 +426,7 @@ static void cpu_metrics(struct ctx *c)
 			goto oom;
 		for (size_t i = 0; i < cpu[s]->nthreads; i++)
 			t[s][i] = &cpu[s]->threads[i];
-		qsort(t[s], cpu[s]->nthreads, sizeof(*t[s]), cmp_cpu_thread);
+		gr_qsort(t[s], cpu[s]->nthreads, sizeof(*t[s]), cmp_cpu_thread);
 	}
 	used = calloc(cpu[1]->nthreads + 1, 1);
 	pair = calloc(cpu[0]->nthreads + 1, sizeof(*pair));
@@ -669,7 +670,7 @@ static int match_fusion(struct ctx *c)
 						 : GR_DIFF_COMMON;
 	}
 	if (d->nfusion)
-		qsort(d->fusion, d->nfusion, sizeof(*d->fusion), cmp_fusion);
+		gr_qsort(d->fusion, d->nfusion, sizeof(*d->fusion), cmp_fusion);
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/util/arrays.h"
 #include "diff_common.h"
 #include "diff_parts.h"
 
@@ -67,7 +68,7 @@ int df_match_gpu_kernels(struct gr_diff *d, const struct gr_model *const m[2])
 		goto out;
 	}
 	for (int s = 0; s < 2; s++)
-		qsort(g[s], n[s], sizeof(*g[s]), cmp_key);
+		gr_qsort(g[s], n[s], sizeof(*g[s]), cmp_key);
 	while (i < n[0] || j < n[1]) {
 		struct gr_diff_gpu_kernel *k = &d->gpu_kernels[d->ngpu_kernels++];
 		int cmp = i == n[0] ? 1 : j == n[1] ? -1 : cmp_key(&g[0][i], &g[1][j]);
@@ -92,7 +93,7 @@ int df_match_gpu_kernels(struct gr_diff *d, const struct gr_model *const m[2])
 		    df_change_pct((double)k->dur[0].total, (double)k->dur[1].total) < d->tolerance;
 	}
 	if (d->ngpu_kernels > 1)
-		qsort(d->gpu_kernels, d->ngpu_kernels, sizeof(*d->gpu_kernels), cmp_impact);
+		gr_qsort(d->gpu_kernels, d->ngpu_kernels, sizeof(*d->gpu_kernels), cmp_impact);
 out:
 	free(g[0]);
 	free(g[1]);

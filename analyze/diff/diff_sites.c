@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/util/arrays.h"
 #include "analyze/figures/launch_sites.h"
 #include "diff_common.h"
 #include "diff_parts.h"
@@ -108,7 +109,7 @@ int df_match_sites(struct gr_diff *d, const struct gr_model *const m[2])
 					      : GR_DIFF_COMMON;
 	}
 	if (!err && d->nsites > 1)
-		qsort(d->sites, d->nsites, sizeof(*d->sites), cmp_row);
+		gr_qsort(d->sites, d->nsites, sizeof(*d->sites), cmp_row);
 	gr_launch_sites_free(&S[0]);
 	gr_launch_sites_free(&S[1]);
 	return err;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/util/arrays.h"
 #include "analyze/figures/gpu.h"
 #include "analyze/figures/graphs.h"
 #include "analyze/figures/outcome.h"
@@ -1498,7 +1499,7 @@ static int cmp_track(const void *p, const void *q)
 /* The used tracks of @n in @order, sorted by their keys, and each one's place in @rank. */
 static size_t order_tracks(struct track_key *k, size_t n, uint32_t *order, uint32_t *rank)
 {
-	qsort(k, n, sizeof(*k), cmp_track);
+	gr_qsort(k, n, sizeof(*k), cmp_track);
 	for (size_t r = 0; r < n; r++) {
 		order[r] = k[r].idx;
 		rank[k[r].idx] = (uint32_t)r;
@@ -1542,7 +1543,7 @@ static int order_gpu(struct ex *x)
 			k[n++] = (struct track_key){
 			    g->rows[r].pid, (uint64_t)g->rows[r].device << 32 | g->rows[r].stream,
 			    (uint32_t)r};
-	qsort(k, n, sizeof(*k), cmp_track);
+	gr_qsort(k, n, sizeof(*k), cmp_track);
 	for (size_t i = 0; i < n; i++) {
 		if (!i || cmp_track(&k[i - 1], &k[i]))
 			g->tracks[g->ntracks++] = (struct ex_gpu_track){
@@ -1559,7 +1560,7 @@ static int order_gpu(struct ex *x)
 			g->from[g->nfrom++] =
 			    (struct ex_gpu_from){slot, g->sum->ties[r].index, (uint32_t)r};
 	}
-	qsort(g->from, g->nfrom, sizeof(*g->from), cmp_from);
+	gr_qsort(g->from, g->nfrom, sizeof(*g->from), cmp_from);
 	for (size_t i = g->nfrom; i-- > 0;)
 		g->cursor[g->from[i].slot] = i;
 	g->base = x->st.flows;

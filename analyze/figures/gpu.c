@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/util/arrays.h"
 #include "gpu.h"
 
 const char *gr_gpu_copy_kind_name(unsigned copy_kind)
@@ -104,7 +105,7 @@ static struct host_call *host_calls(const struct gr_model *m, const struct gr_gr
 						    CLS_GRAPH,
 						    GR_K_GRAPH};
 	if (k > 1)
-		qsort(v, k, sizeof(*v), cmp_host_call);
+		gr_qsort(v, k, sizeof(*v), cmp_host_call);
 	*n = k;
 	return v;
 }
@@ -325,7 +326,7 @@ static int kernel_groups(const struct gr_gpu *rows, uint32_t *idx, size_t n, uns
 		return -ENOMEM;
 	}
 	if (n > 1)
-		qsort_r(idx, n, sizeof(*idx), cmp_group, &grp);
+		gr_qsort_r(idx, n, sizeof(*idx), cmp_group, &grp);
 	for (size_t i = 0; i < n;) {
 		const struct gr_gpu *first = &rows[idx[i]];
 		size_t j = i;
@@ -347,7 +348,7 @@ static int kernel_groups(const struct gr_gpu *rows, uint32_t *idx, size_t n, uns
 	}
 	free(durs);
 	if (k > 1)
-		qsort(v, k, sizeof(*v), cmp_kernel_total);
+		gr_qsort(v, k, sizeof(*v), cmp_kernel_total);
 	*out = v;
 	*nout = k;
 	return 0;
@@ -468,7 +469,7 @@ static int counts_of(const struct gr_model *m, const struct gr_graphs *g, const 
 	}
 	free(direct);
 	if (k > 1)
-		qsort(v, k, sizeof(*v), cmp_count);
+		gr_qsort(v, k, sizeof(*v), cmp_count);
 	for (size_t i = 0; i < k; i++) {
 		if (out && !strcmp(v[out - 1].name, v[i].name)) {
 			struct gr_gpu_count *o = &v[out - 1];
@@ -527,7 +528,7 @@ int gr_gpu_compute(const struct gr_model *m, const struct gr_graphs *graphs, uin
 	}
 	s->untied = n - s->tied;
 
-	qsort(devs, n, sizeof(*devs), cmp_u32);
+	gr_qsort(devs, n, sizeof(*devs), cmp_u32);
 	for (size_t i = 0; i < n; i++)
 		if (!ndevs || devs[ndevs - 1] != devs[i])
 			devs[ndevs++] = devs[i];

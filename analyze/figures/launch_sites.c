@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/util/arrays.h"
 #include "analyze/util/keymap.h"
 #include "launch_sites.h"
 
@@ -171,8 +172,8 @@ int gr_launch_sites_compute(const struct gr_model *m, struct gr_launch_sites *ou
 	}
 	for (size_t i = 0; i < out->n; i++)
 		if (out->v[i].nkernels > 1)
-			qsort_r(out->v[i].kernels, out->v[i].nkernels, sizeof(*out->v[i].kernels),
-				cmp_kernel, &sc);
+			gr_qsort_r(out->v[i].kernels, out->v[i].nkernels,
+				   sizeof(*out->v[i].kernels), cmp_kernel, &sc);
 	/* sites no kept launch used (only failed ones) are not sites */
 	{
 		size_t n = 0;
@@ -187,7 +188,7 @@ int gr_launch_sites_compute(const struct gr_model *m, struct gr_launch_sites *ou
 	}
 	/* equal counts keep the order of first stack use */
 	if (out->n > 1)
-		qsort(out->v, out->n, sizeof(*out->v), cmp_site);
+		gr_qsort(out->v, out->n, sizeof(*out->v), cmp_site);
 	err = 0;
 out:
 	gr_keymap_free(&sites);

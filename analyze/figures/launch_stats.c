@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/util/arrays.h"
 #include "analyze/util/keymap.h"
 #include "launch_stats.h"
 
@@ -148,11 +149,11 @@ static int by_name(const struct gr_model *m, struct gr_launch_stats *s)
 		s->pair_by_name[kn->first + kn->npairs++] = (uint32_t)p;
 	}
 	for (size_t i = 0; i < s->nkernels; i++) {
-		qsort_r(s->pair_by_name + s->kernels[i].first, s->kernels[i].npairs,
-			sizeof(*s->pair_by_name), cmp_pair, s->pairs);
+		gr_qsort_r(s->pair_by_name + s->kernels[i].first, s->kernels[i].npairs,
+			   sizeof(*s->pair_by_name), cmp_pair, s->pairs);
 		s->kernel_order[i] = (uint32_t)i;
 	}
-	qsort_r(s->kernel_order, s->nkernels, sizeof(*s->kernel_order), cmp_kernel, arg);
+	gr_qsort_r(s->kernel_order, s->nkernels, sizeof(*s->kernel_order), cmp_kernel, arg);
 	return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/util/arrays.h"
 #include "analyze/util/units.h"
 #include "outcome.h"
 
@@ -191,9 +192,9 @@ int gr_outcome_compute(const struct gr_model *m, struct gr_outcome *o)
 		return err;
 	}
 	if (o->nerrors)
-		qsort(o->errors, o->nerrors, sizeof(*o->errors), cmp_error);
+		gr_qsort(o->errors, o->nerrors, sizeof(*o->errors), cmp_error);
 	if (o->ninner)
-		qsort(o->inner, o->ninner, sizeof(*o->inner), cmp_inner);
+		gr_qsort(o->inner, o->ninner, sizeof(*o->inner), cmp_inner);
 	o->most_failed = o->failed > o->ok;
 	o->cause = common_cause(o);
 	return 0;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/util/arrays.h"
 #include "analyze/figures/graphs.h"
 #include "analyze/figures/timeline.h"
 #include "analyze/util/json.h"
@@ -549,7 +550,7 @@ static void choose_windows(struct hv *x)
 			return;
 		}
 		memcpy(sorted, it->durs, K * sizeof(*sorted));
-		qsort(sorted, K, sizeof(*sorted), cmp_u64);
+		gr_qsort(sorted, K, sizeof(*sorted), cmp_u64);
 		med = sorted[(K - 1) / 2];
 		free(sorted);
 		for (uint64_t j = K; j-- > 0;)
@@ -600,7 +601,7 @@ static void choose_windows(struct hv *x)
 		ts[n++] = ms[i].ts;
 	for (size_t i = 0; i < nsy; i++)
 		ts[n++] = sy[i].ts;
-	qsort(ts, n, sizeof(*ts), cmp_u64);
+	gr_qsort(ts, n, sizeof(*ts), cmp_u64);
 	for (size_t i = 0, j = 0; i < n; i++) {
 		while (j < n && ts[j] - ts[i] <= GR_HTML_WHOLE_NS)
 			j++;
@@ -678,7 +679,7 @@ static void gather_spans(struct hv *x)
 			bytes += span_bytes(v, &c->v[i], named);
 		memset(named, 0, v->nnames);
 		if (c->n > GR_HTML_WINDOW_SPANS || bytes > GR_HTML_WINDOW_BYTES) {
-			qsort(c->v, c->n, sizeof(*c->v), cmp_span_dur);
+			gr_qsort(c->v, c->n, sizeof(*c->v), cmp_span_dur);
 			for (bytes = 0; keep < c->n && keep < GR_HTML_WINDOW_SPANS; keep++) {
 				bytes += span_bytes(v, &c->v[keep], named);
 				if (bytes > GR_HTML_WINDOW_BYTES)
@@ -689,7 +690,7 @@ static void gather_spans(struct hv *x)
 		} else {
 			keep = c->n;
 		}
-		qsort(c->v, keep, sizeof(*c->v), cmp_span_start);
+		gr_qsort(c->v, keep, sizeof(*c->v), cmp_span_start);
 		if (keep)
 			memcpy(v->spans + v->nspans, c->v, keep * sizeof(*c->v));
 		v->nspans += keep;
@@ -745,7 +746,7 @@ static void iterations(struct hv *x)
 		uint64_t n = K - j < per ? K - j : per;
 
 		memcpy(d, it->durs + j, n * sizeof(*d));
-		qsort(d, n, sizeof(*d), cmp_u64);
+		gr_qsort(d, n, sizeof(*d), cmp_u64);
 		p->start = it->starts[j];
 		p->min = d[0];
 		p->median = d[(n - 1) / 2];
@@ -962,7 +963,7 @@ static void flame(struct hv *x)
 	    (struct gr_html_flame_node){gr_strtab_intern_str(&x->strs, "all"), 0, 0, -1, -1};
 	v->nflame = 1;
 	if (f.n)
-		qsort(f.v, f.n, sizeof(*f.v), cmp_fcall);
+		gr_qsort(f.v, f.n, sizeof(*f.v), cmp_fcall);
 	/* calls with one stack and one leaf take one path: merged before the walk */
 	for (size_t i = 0; i < f.n && !x->err;) {
 		struct fcall sum = f.v[i];

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/util/arrays.h"
 #include "info.h"
 
 const char *const gr_info_event_names[GR_INFO_NEVENTS] = {
@@ -94,11 +95,12 @@ static int launches(const struct gr_model *m, struct gr_info *in)
 	pc.pairs = s->pairs;
 	pc.configs = gr_model_configs(m, NULL);
 	for (size_t i = 0; i < s->nkernels; i++)
-		qsort_r(in->pair_order + s->kernels[i].first, s->kernels[i].npairs,
-			sizeof(*in->pair_order), cmp_pair, &pc);
+		gr_qsort_r(in->pair_order + s->kernels[i].first, s->kernels[i].npairs,
+			   sizeof(*in->pair_order), cmp_pair, &pc);
 	for (size_t i = 0; i < nthreads; i++)
 		in->thread_order[i] = (uint32_t)i;
-	qsort_r(in->thread_order, nthreads, sizeof(*in->thread_order), cmp_thread, (void *)threads);
+	gr_qsort_r(in->thread_order, nthreads, sizeof(*in->thread_order), cmp_thread,
+		   (void *)threads);
 	return 0;
 }
 

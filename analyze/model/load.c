@@ -3,14 +3,26 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "damage.h"
 #include "load.h"
 
-/* Says why @path could not be read, in one line. */
-static void say(const char *cmd, const char *path, int err, const struct gr_diag *diag)
+/* Says why @path could not be read, in one line; @o the options of the load that failed. */
+static void say(const char *cmd, const char *path, int err, const struct gr_diag *diag,
+		const struct gr_model_load_opts *o)
 {
-	if (err == -ENOENT)
+	if (err == GR_ERR_LIMIT && o->max_records && *o->over_records)
+		fprintf(
+		    stderr,
+		    "gpurec %s: %s: holds %" PRIu64 " events, more than --max-events %" PRIu64
+		    " (about %.1f GiB to load); raise --max-events or use export --from/--to for "
+		    "a window\n",
+		    cmd, path, *o->over_records, o->max_records,
+		    (double)*o->over_records * GR_MODEL_RECORD_BYTES / (1024.0 * 1024 * 1024));
+	else if (err == -ENOENT)
 		fprintf(stderr, "gpurec %s: %s: %s (record one with: sudo gpurec record -- CMD)\n",
 			cmd, path, gr_strerror(err));
 	else if (diag->reason[0])
@@ -20,15 +32,29 @@ static void say(const char *cmd, const char *path, int err, const struct gr_diag
 		fprintf(stderr, "gpurec %s: %s: %s\n", cmd, path, gr_strerror(err));
 }
 
+/* @o (or the defaults), with its out-pointer on *@over: the count a failed limit says. */
+static struct gr_model_load_opts with_over(const struct gr_model_load_opts *o, uint64_t *over)
+{
+	struct gr_model_load_opts c = {0};
+
+	if (o)
+		c = *o;
+	*over = 0;
+	c.over_records = over;
+	return c;
+}
+
 int gr_load_trace(const char *cmd, const char *path, const struct gr_model_load_opts *o,
 		  struct gr_model **out)
 {
 	struct gr_diag diag = {0};
 	struct gr_damage damage;
-	int err = gr_model_load_opts(out, path, o, &diag);
+	uint64_t over;
+	struct gr_model_load_opts lo = with_over(o, &over);
+	int err = gr_model_load_opts(out, path, &lo, &diag);
 
 	if (err) {
-		say(cmd, path, err, &diag);
+		say(cmd, path, err, &diag, &lo);
 		return err;
 	}
 	gr_damage_of(*out, &damage);
@@ -41,11 +67,12 @@ int gr_load_start(const char *cmd, const char *path, uint64_t *start)
 	struct gr_diag diag = {0};
 	struct gr_trace_reader *r = NULL;
 	struct gr_chunk_info ci;
-	uint64_t first = UINT64_MAX;
+	uint64_t first = UINT64_MAX, over;
+	struct gr_model_load_opts none = with_over(NULL, &over);
 	int err = gr_trace_reader_open(&r, path, &diag);
 
 	if (err) {
-		say(cmd, path, err, &diag);
+		say(cmd, path, err, &diag, &none);
 		return err;
 	}
 	*start = gr_trace_reader_header(r)->clock_monotonic_ns;
@@ -68,13 +95,15 @@ int gr_load_set(const char *cmd, const char *const *paths, size_t n,
 	struct gr_damage damage;
 	const struct gr_model_trace *t;
 	size_t failed = 0, nt;
+	uint64_t over;
+	struct gr_model_load_opts lo = with_over(o, &over);
 	int err;
 
 	if (n == 1)
 		return gr_load_trace(cmd, paths[0], o, out);
-	err = gr_model_load_set(out, paths, n, o, &diag, &failed);
+	err = gr_model_load_set(out, paths, n, &lo, &diag, &failed);
 	if (err) {
-		say(cmd, failed < n ? paths[failed] : paths[0], err, &diag);
+		say(cmd, failed < n ? paths[failed] : paths[0], err, &diag, &lo);
 		return err;
 	}
 	t = gr_model_traces(*out, &nt);
@@ -88,4 +117,66 @@ int gr_load_set(const char *cmd, const char *const *paths, size_t n,
 	gr_damage_of(*out, &damage);
 	gr_damage_warn(stderr, cmd, paths[0], &damage);
 	return 0;
+}
+
+/* A number read from @path, or 0 when it cannot be read or is not one ("max"). */
+static uint64_t read_u64(const char *path)
+{
+	uint64_t v = 0;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%" SCNu64, &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
+/*
+ * The memory cap of this process's cgroup, or 0 when none can be read: cgroup v2's memory.max
+ * (a "0::PATH" line in /proc/self/cgroup) or v1's memory.limit_in_bytes (a "N:memory:PATH"
+ * line), the smaller when both are there. An unlimited v1 cap reads as about 2^63: no cap.
+ */
+static uint64_t cgroup_memory_max(void)
+{
+	char line[512], path[700];
+	uint64_t cap = 0, v;
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	const char *p;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (!strncmp(line, "0::", 3)) {
+			snprintf(path, sizeof(path), "/sys/fs/cgroup%s/memory.max", line + 3);
+		} else if ((p = strstr(line, ":memory:"))) {
+			snprintf(path, sizeof(path),
+				 "/sys/fs/cgroup/memory%s/memory.limit_in_bytes", p + 8);
+		} else {
+			continue;
+		}
+		v = read_u64(path);
+		if (v && (!cap || v < cap))
+			cap = v;
+	}
+	if (f)
+		fclose(f);
+	return cap;
+}
+
+/* The memory this process may use: the machine's, or less where its cgroup caps it. */
+static uint64_t usable_memory(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	uint64_t mem = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+	uint64_t cap = cgroup_memory_max();
+
+	return cap && (!mem || cap < mem) ? cap : mem;
+}
+
+uint64_t gr_load_max_events(void)
+{
+	uint64_t n = usable_memory() / 2 / GR_MODEL_RECORD_BYTES;
+
+	return n < GR_LOAD_MIN_EVENTS ? GR_LOAD_MIN_EVENTS : n;
 }

@@ -15,7 +15,9 @@
 
 /*
  * Load @path into *@out for command @cmd ("report", ...), with @o (NULL: defaults, every CPU).
- * Returns 0, or a negative error after printing why (stderr). A damaged trace that loads is
+ * Returns 0, or a negative error after printing why (stderr); past @o->max_records (GR_ERR_LIMIT)
+ * that is "gpurec CMD: PATH: holds N events, more than --max-events M (about X GiB to load);
+ * raise --max-events or use export --from/--to for a window". A damaged trace that loads is
  * said once on stderr too (damage.h: what was lost, figures are lower bounds).
  */
 int gr_load_trace(const char *cmd, const char *path, const struct gr_model_load_opts *o,
@@ -38,5 +40,15 @@ int gr_load_set(const char *cmd, const char *const *paths, size_t n,
  * error after printing why, as gr_load_trace().
  */
 int gr_load_start(const char *cmd, const char *path, uint64_t *start);
+
+/*
+ * The default of every command's --max-events (struct gr_model_load_opts' max_records): the
+ * records that take about half the memory this process may use (the machine's, or its cgroup's
+ * cap when lower: v2 memory.max, v1 memory.limit_in_bytes) at GR_MODEL_RECORD_BYTES each, and
+ * GR_LOAD_MIN_EVENTS at least. A trace over it fails at once, naming its count, instead of
+ * growing until the kernel kills the command.
+ */
+#define GR_LOAD_MIN_EVENTS 10000000ull
+uint64_t gr_load_max_events(void);
 
 #endif

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "analyze/util/arrays.h"
 #include "memmap.h"
 #include "model_impl.h"
 
@@ -76,7 +77,7 @@ int gr_memmap_build(struct gr_memmap **out, const struct gr_model *m)
 		mm->v[mm->n++] = (struct range){th[a->thread].pid,  a->kind, a->addr,
 						a->addr + a->bytes, a->ts,   UINT64_MAX};
 	}
-	qsort(mm->v, mm->n, sizeof(*mm->v), cmp_range);
+	gr_qsort(mm->v, mm->n, sizeof(*mm->v), cmp_range);
 	/*
 	 * Frees (in time order) end the earliest live range that starts at their address. The
 	 * address alone decides, not the free's kind: cudaFree also frees managed memory.

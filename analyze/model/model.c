@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/util/arrays.h"
 #include "model_impl.h"
 
 void gr_model_free(struct gr_model *m)
@@ -201,7 +202,7 @@ const struct gr_pyframe *gr_model_pyframe(const struct gr_model *m, uint64_t fra
 
 	if (!GR_FRAME_IS_PYTHON(frame) || !m->pyframes.n)
 		return NULL;
-	return bsearch(&key, m->pyframes.v, m->pyframes.n, sizeof(key), cmp_pyframe);
+	return gr_bsearch(&key, m->pyframes.v, m->pyframes.n, sizeof(key), cmp_pyframe);
 }
 
 const char *const *gr_model_kernel_names(const struct gr_model *m, size_t *n)
@@ -229,7 +230,7 @@ const char *gr_model_comm(const struct gr_model *m, uint32_t tid)
 {
 	struct comm_entry key = {.tid = tid}, *e;
 
-	e = m->comms.n ? bsearch(&key, m->comms.v, m->comms.n, sizeof(key), cmp_comm) : NULL;
+	e = m->comms.n ? gr_bsearch(&key, m->comms.v, m->comms.n, sizeof(key), cmp_comm) : NULL;
 	return e ? e->comm : NULL;
 }
 

@@ -414,9 +414,23 @@ struct gr_model_load_opts {
 	 */
 	int has_window;
 	uint64_t from_ts, to_ts;
-	uint64_t margin_ns;   /* GR_MODEL_MARGIN_NS is a good value; 0 = none */
-	uint64_t max_records; /* as gr_model_load_mem(); 0 = no cap */
+	uint64_t margin_ns; /* GR_MODEL_MARGIN_NS is a good value; 0 = none */
+	/*
+	 * Records of all kinds (events, names, stacks, ...) in the chunks the load reads, at most
+	 * (a set: its traces' together); 0 = no cap. Checked against the chunk index before the
+	 * model's arrays are allocated, and again as each chunk merges (GR_ERR_LIMIT), so a small
+	 * file that expands to a great many records fails at once instead of taking the memory.
+	 */
+	uint64_t max_records;
+	/* Out, may be NULL: on GR_ERR_LIMIT, how many records the load would read (at least). */
+	uint64_t *over_records;
 };
+
+/*
+ * What one record costs loaded and reported, about (the model's arrays, their sort, the figures
+ * a command computes from them): to say what a limit spares, or size one to the memory there is.
+ */
+#define GR_MODEL_RECORD_BYTES 100ull
 
 /*
  * gr_model_load() with options (@opts NULL: the defaults, as gr_model_load()). Whatever the jobs,

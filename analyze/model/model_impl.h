@@ -277,7 +277,8 @@ struct loader {
 	struct load_ctx ctx;
 	struct gr_diag *diag;
 	uint64_t max_records, nrecords;
-	uint64_t chunk_offset; /* of the last chunk merged */
+	uint64_t *over_records; /* the caller's, or NULL */
+	uint64_t chunk_offset;	/* of the last chunk merged */
 
 	uint8_t unsorted[GR_K_COUNT];
 	uint64_t prev_ts[GR_K_COUNT];

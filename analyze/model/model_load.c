@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/util/arrays.h"
 #include "analyze/util/demangle.h"
 #include "memmap.h"
 #include "model_impl.h"
@@ -201,13 +202,6 @@ static int demangle_gpu_names(struct loader *L)
 	return err < 0 ? err : 0;
 }
 
-/* qsort() that accepts the NULL array of an empty table */
-static void sort_table(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
-{
-	if (n > 1)
-		qsort(base, n, size, cmp);
-}
-
 static int cmp_symbol(const void *a, const void *b)
 {
 	const struct gr_symbol *x = a, *y = b;
@@ -268,8 +262,8 @@ static int index_stacks(struct gr_model *m)
 	for (size_t i = 0; i < m->stacks.n; i++)
 		m->stacks_by_id[i] = (uint32_t)i;
 	if (m->stacks.n > 1)
-		qsort_r(m->stacks_by_id, m->stacks.n, sizeof(*m->stacks_by_id), cmp_stack_at,
-			m->stacks.v);
+		gr_qsort_r(m->stacks_by_id, m->stacks.n, sizeof(*m->stacks_by_id), cmp_stack_at,
+			   m->stacks.v);
 	for (size_t i = 1; i < m->stacks.n; i++) {
 		struct gr_stack *s = &m->stacks.v[i];
 		const struct gr_stack *any;
@@ -376,7 +370,7 @@ static struct gr_process *find_process(struct gr_model *m, uint32_t pid)
 	struct gr_process key = {.pid = pid};
 
 	return m->processes.n
-		   ? bsearch(&key, m->processes.v, m->processes.n, sizeof(key), cmp_process)
+		   ? gr_bsearch(&key, m->processes.v, m->processes.n, sizeof(key), cmp_process)
 		   : NULL;
 }
 
@@ -479,7 +473,7 @@ static int resolve_threads_processes(struct loader *L)
 			p->trace_pid = p->pid;
 		}
 	}
-	sort_table(m->processes.v, m->processes.n, sizeof(*m->processes.v), cmp_process);
+	gr_qsort(m->processes.v, m->processes.n, sizeof(*m->processes.v), cmp_process);
 	/* PROC records are sorted by ts, so the last exec wins */
 	for (size_t i = 0; i < m->procs.n; i++) {
 		const struct gr_proc_event *e = &m->procs.v[i];
@@ -562,9 +556,9 @@ static int finish(struct loader *L)
 	/* lookup tables first: kernel and thread names use them */
 	for (size_t i = 0; i < m->symbols.n; i++)
 		m->symbols.v[i].name = demangled(L, m->symbols.v[i].name);
-	sort_table(m->symbols.v, m->symbols.n, sizeof(*m->symbols.v), cmp_symbol);
-	sort_table(m->mappings.v, m->mappings.n, sizeof(*m->mappings.v), cmp_mapping);
-	sort_table(m->pyframes.v, m->pyframes.n, sizeof(*m->pyframes.v), cmp_pyframe);
+	gr_qsort(m->symbols.v, m->symbols.n, sizeof(*m->symbols.v), cmp_symbol);
+	gr_qsort(m->mappings.v, m->mappings.n, sizeof(*m->mappings.v), cmp_mapping);
+	gr_qsort(m->pyframes.v, m->pyframes.n, sizeof(*m->pyframes.v), cmp_pyframe);
 	end_stacks_outside_mappings(m);
 	err = index_stacks(m);
 	if (err)
@@ -576,7 +570,7 @@ static int finish(struct loader *L)
 		m->comms.v[m->comms.n].tid = (uint32_t)gr_keymap_key(&L->comm_k, i)[0];
 		m->comms.v[m->comms.n++].comm = L->comm.v[i];
 	}
-	sort_table(m->comms.v, m->comms.n, sizeof(*m->comms.v), cmp_comm);
+	gr_qsort(m->comms.v, m->comms.n, sizeof(*m->comms.v), cmp_comm);
 
 	err = resolve_kernels(L);
 	if (err)
@@ -1012,6 +1006,18 @@ static int merge_asides(struct loader *L, struct part *P)
 	return 0;
 }
 
+/* GR_ERR_LIMIT: the load would read @records records, more than allowed. */
+static int over_limit(struct loader *L, uint64_t records, uint64_t offset)
+{
+	if (L->over_records)
+		*L->over_records = records;
+	return gr_diag_set(L->diag, GR_ERR_LIMIT, offset,
+			   "more than %" PRIu64 " records: %" PRIu64
+			   " to read (about %.1f GiB to load)",
+			   L->max_records, records,
+			   (double)records * GR_MODEL_RECORD_BYTES / (1024.0 * 1024 * 1024));
+}
+
 /* Merge the next part in chunk order. Returns 1 when its events are to be copied, 0 when it
  * has none (a bad chunk), or a negative error with the loader's diag set. */
 static int merge(struct run *R, struct part *P)
@@ -1030,8 +1036,7 @@ static int merge(struct run *R, struct part *P)
 				   gr_strerror(P->status));
 	L->chunk_offset = P->offset;
 	if (L->max_records && P->total > L->max_records - L->nrecords)
-		return gr_diag_set(L->diag, GR_ERR_LIMIT, P->offset,
-				   "more than %" PRIu64 " records", L->max_records);
+		return over_limit(L, L->nrecords + P->total, P->offset);
 	L->nrecords += P->total;
 	if (P->status < 0) {
 		if (L->diag)
@@ -1204,9 +1209,11 @@ static void copy_job(struct gr_pool_job *job)
  * are left out (a sequential pass skips them too); so are, in a windowed load, the chunks the
  * window does not need: their record counts and time span come from the footer's index.
  * Returns the number of chunks to read; *@hint gets, per event kind, the records of those
- * chunks as the footer counts them (the room the model's arrays will need, at most).
+ * chunks as the footer counts them (the room the model's arrays will need, at most), and
+ * *@records their records of all kinds, as the index (footer or chunk headers) counts them.
  */
-static uint64_t plan(struct loader *L, struct gr_trace_reader *r, uint64_t *todo, uint64_t *hint)
+static uint64_t plan(struct loader *L, struct gr_trace_reader *r, uint64_t *todo, uint64_t *hint,
+		     uint64_t *records)
 {
 	const struct load_ctx *x = &L->ctx;
 	struct gr_model *m = L->m;
@@ -1214,12 +1221,14 @@ static uint64_t plan(struct loader *L, struct gr_trace_reader *r, uint64_t *todo
 	struct gr_chunk_info ci;
 
 	memset(hint, 0, GR_K_COUNT * sizeof(*hint));
+	*records = 0;
 	for (uint64_t i = 0; i < n; i++) {
 		if (gr_trace_reader_chunk_info(r, i, &ci) || ci.bad)
 			continue;
 		if (!x->window || !ci.kinds_known || (ci.kinds & META_KINDS) ||
 		    (ci.last_ts >= x->lo && ci.first_ts <= x->to)) {
 			todo[ntodo++] = i;
+			*records += ci.records;
 			for (int k = 1; k < GR_K_COUNT; k++)
 				hint[k] += ci.count[k];
 			continue;
@@ -1374,13 +1383,19 @@ static int run_chunks(struct run *R, const uint64_t *todo, uint64_t ntodo)
 static int read_chunks(struct loader *L, struct gr_trace_reader *r, unsigned jobs, int in_place)
 {
 	struct run R = {.L = L, .r = r};
-	uint64_t hint[GR_K_COUNT], *todo, ntodo;
+	uint64_t hint[GR_K_COUNT], *todo, ntodo, records;
 	int err;
 
 	todo = malloc((gr_trace_reader_index_len(r) + 1) * sizeof(*todo));
 	if (!todo)
 		return gr_diag_set(L->diag, -ENOMEM, 0, "out of memory");
-	ntodo = plan(L, r, todo, hint);
+	ntodo = plan(L, r, todo, hint, &records);
+	/* before any array is sized to them: a few KB of zstd may claim millions of records, and
+	 * the index counts what each chunk holds (a chunk that disagrees turns bad when decoded) */
+	if (L->max_records && records > L->max_records - L->nrecords) {
+		free(todo);
+		return over_limit(L, L->nrecords + records, 0);
+	}
 	/* a window keeps some of the events counted: its arrays grow with what it keeps instead */
 	R.in_place = !L->ctx.window && presize(L, hint) && in_place && all_counted(r, todo, ntodo);
 	err = gr_pool_new(&R.pool, jobs);
@@ -1527,6 +1542,7 @@ static int load_once(struct gr_model **out, struct gr_trace_reader *const *rs,
 	L->m = m;
 	L->diag = diag;
 	L->max_records = o->max_records;
+	L->over_records = o->over_records;
 	pthread_mutex_init(&L->strs.lock, NULL);
 	gr_strtab_init(&L->strs.t, &m->arena);
 	L->ctx.m = m;

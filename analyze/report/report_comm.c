@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "analyze/util/arrays.h"
 #include "report_sections.h"
 
 static int by_id_seq(const void *a, const void *b)
@@ -98,7 +99,7 @@ int rp_comm(struct rp_ctx *x)
 	if (it->found && it->count)
 		C->per_iteration = (double)in_loop / (double)it->count;
 	if (ng)
-		qsort(g, ng, sizeof(*g), by_id_seq);
+		gr_qsort(g, ng, sizeof(*g), by_id_seq);
 	C->ranks = ng ? rp_alloc(x, ng, sizeof(*C->ranks)) : NULL;
 	if (ng && !C->ranks) {
 		free(g);

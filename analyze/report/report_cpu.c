@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/util/arrays.h"
 #include "analyze/figures/timeline.h"
 #include "report_sections.h"
 
@@ -462,13 +463,13 @@ int rp_cpu(struct rp_ctx *x, const struct rp_cpu *c)
 				o->culprits[o->nculprits++] = (struct gr_report_culprit){
 				    s->cul[j].comm, s->cul[j].ns, s->cul[j].preemptions,
 				    s->cul[j].recorder};
-		qsort(o->culprits, o->nculprits, sizeof(*o->culprits), cmp_culprit);
+		gr_qsort(o->culprits, o->nculprits, sizeof(*o->culprits), cmp_culprit);
 		C->starved_gap_ns += o->starved_gap_ns;
 		C->active_ns += o->active_ns;
 	}
 	C->nthreads = c->n;
 	loop_wait(x, c);
-	qsort(C->threads, c->n, sizeof(*C->threads), cmp_thread);
+	gr_qsort(C->threads, c->n, sizeof(*C->threads), cmp_thread);
 	/* over the threads' summed time, not wall time: threads of several processes wait at once,
 	 * and their sum over one wall clock would pass 100% */
 	if (C->active_ns)

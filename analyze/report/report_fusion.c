@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/util/arrays.h"
 #include "report_sections.h"
 
 struct run {
@@ -259,7 +260,7 @@ static int candidates(struct fctx *f)
 		}
 		F->total_saving_ns += c->est_saving_ns;
 	}
-	qsort(F->candidates, F->ncandidates, sizeof(*F->candidates), cmp_cand);
+	gr_qsort(F->candidates, F->ncandidates, sizeof(*F->candidates), cmp_cand);
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/util/arrays.h"
 #include "report_sections.h"
 
 #define MAX_ANCHORS 8
@@ -234,7 +235,7 @@ int rp_iteration_find(struct rp_ctx *x, struct gr_report_iteration *it, int main
 	for (uint32_t t = 0; t < x->ntokids; t++)
 		if (count[t] >= 3)
 			anch[nanch++] = (struct anchor){t, count[t], first[t]};
-	qsort(anch, nanch, sizeof(*anch), cmp_anchor);
+	gr_qsort(anch, nanch, sizeof(*anch), cmp_anchor);
 
 	/* every anchor proposes its period; the one whose loop holds the most calls wins (ties: the
 	 * shorter period, then the rarer anchor) */

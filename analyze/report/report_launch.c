@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/util/arrays.h"
 #include "report_sections.h"
 
 static double rate(uint64_t count, uint64_t first, uint64_t last)
@@ -118,7 +119,7 @@ static int rates(struct rp_ctx *x, size_t nent, int what, struct gr_report_rate 
 		res[n++] = *r;
 	}
 	free(all);
-	qsort(res, n, sizeof(*res), cmp_rate);
+	gr_qsort(res, n, sizeof(*res), cmp_rate);
 	*out = res;
 	*nout = n;
 	return 0;
@@ -221,9 +222,9 @@ static int kernels(struct rp_ctx *x)
 	}
 	L->nkernels = nk;
 	for (size_t i = 0; i < nk; i++)
-		qsort(L->kernels[i].configs, L->kernels[i].nconfigs, sizeof(*L->kernels[i].configs),
-		      cmp_kconfig);
-	qsort(L->kernels, nk, sizeof(*L->kernels), cmp_kernel);
+		gr_qsort(L->kernels[i].configs, L->kernels[i].nconfigs,
+			 sizeof(*L->kernels[i].configs), cmp_kconfig);
+	gr_qsort(L->kernels, nk, sizeof(*L->kernels), cmp_kernel);
 	err = 0;
 out:
 	free(name_count);
@@ -310,7 +311,7 @@ static int slow_calls(struct rp_ctx *x)
 		if (err)
 			goto out;
 	}
-	qsort(L->slow, L->nslow, sizeof(*L->slow), cmp_slow);
+	gr_qsort(L->slow, L->nslow, sizeof(*L->slow), cmp_slow);
 	err = 0;
 out:
 	gr_keymap_free(&km);

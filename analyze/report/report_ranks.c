@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/util/arrays.h"
 #include "report_sections.h"
 
 const char *gr_rank_part_name(unsigned part)
@@ -55,7 +56,7 @@ static uint64_t median_u64(uint64_t *v, size_t n)
 {
 	if (!n)
 		return 0;
-	qsort(v, n, sizeof(*v), cmp_u64);
+	gr_qsort(v, n, sizeof(*v), cmp_u64);
 	return v[(n - 1) / 2];
 }
 
@@ -287,7 +288,7 @@ int rp_ranks(struct rp_ctx *x, const struct rp_waits *waits)
 	if (err)
 		goto out;
 	if (R->n)
-		qsort(R->v, R->n, sizeof(*R->v), cmp_rank);
+		gr_qsort(R->v, R->n, sizeof(*R->v), cmp_rank);
 	gr_report_straggler_find(R->v, R->n, &R->straggler);
 	err = verdict(x);
 out:

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Shared parts of the commands' option parsing (options.h). */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +68,34 @@ int gr_opt_jobs(const char *cmd, const char *arg, unsigned *jobs)
 	if (gr_opt_count(cmd, "--jobs", arg, 1024, &v))
 		return -EINVAL;
 	*jobs = (unsigned)v;
+	return 0;
+}
+
+int gr_opt_max_events(const char *cmd, const char *arg, unsigned long long *max)
+{
+	static const struct {
+		char suffix;
+		unsigned long long mult;
+	} units[] = {{'k', 1000ull}, {'K', 1000ull}, {'M', 1000000ull}, {'G', 1000000000ull}};
+	unsigned long long mult = 1;
+	char *end;
+
+	errno = 0;
+	*max = strtoull(arg, &end, 10);
+	for (size_t i = 0; end != arg && *end && i < sizeof(units) / sizeof(units[0]); i++)
+		if (*end == units[i].suffix) {
+			mult = units[i].mult;
+			end++;
+			break;
+		}
+	if (errno || !isdigit((unsigned char)arg[0]) || *end || *max > ULLONG_MAX / mult) {
+		fprintf(stderr,
+			"gpurec %s: --max-events '%s': a number of events is needed (0 = no limit; "
+			"200M = 200 million)\n",
+			cmd, arg);
+		return -EINVAL;
+	}
+	*max *= mult;
 	return 0;
 }
 

@@ -40,6 +40,13 @@ int gr_opt_paths(const char *cmd, int argc, char **argv, const char **paths, int
 int gr_opt_jobs(const char *cmd, const char *arg, unsigned *jobs);
 
 /*
+ * --max-events N: a number >= 0, with an optional k, M or G (x 1000, x 10^6, x 10^9), into
+ * *@max; 0 means no limit. Returns 0, or -EINVAL after "gpurec CMD: --max-events 'ARG': a
+ * number of events is needed (0 = no limit; 200M = 200 million)".
+ */
+int gr_opt_max_events(const char *cmd, const char *arg, unsigned long long *max);
+
+/*
  * The output options of report and diff: --html needs -o PAGE (a page on a terminal is of no use),
  * never goes with --json, and -o is for --html alone. Prints the error; returns 0 or -EINVAL.
  */

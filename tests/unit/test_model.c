@@ -282,6 +282,27 @@ static void test_load_mem(void)
 	CHECK(m == NULL);
 	CHECK(strstr(diag.reason, "more than 100 records") != NULL);
 	free(buf);
+
+	/* the limit is every record the chunks hold, checked against the index before any chunk
+	 * is read: exactly the total loads, one less fails at offset 0 and says the total */
+	{
+		uint64_t total = 0, over = 0;
+		struct gr_model_load_opts o = {.jobs = 1, .over_records = &over};
+
+		CHECK(gr_model_load_opts(&m, path, &o, &diag) == 0);
+		for (unsigned k = 1; m && k < GR_K_COUNT; k++)
+			total += gr_model_record_count(m, k);
+		gr_model_free(m);
+		m = NULL;
+		o.max_records = total;
+		CHECK(gr_model_load_opts(&m, path, &o, &diag) == 0 && over == 0);
+		gr_model_free(m);
+		m = NULL;
+		o.max_records = total - 1;
+		memset(&diag, 0, sizeof(diag));
+		CHECK(gr_model_load_opts(&m, path, &o, &diag) == GR_ERR_LIMIT && m == NULL);
+		CHECK(over == total && diag.offset == 0);
+	}
 }
 
 /* A file that is not a trace, and a missing file: errors with a reason, no model. */
