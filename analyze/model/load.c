@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "analyze/util/text.h"
 #include "damage.h"
 #include "load.h"
 
@@ -12,12 +13,12 @@ static void say(const char *cmd, const char *path, int err, const struct gr_diag
 {
 	if (err == -ENOENT)
 		fprintf(stderr, "gpurec %s: %s: %s (record one with: sudo gpurec record -- CMD)\n",
-			cmd, path, gr_strerror(err));
+			cmd, GR_TEXT(path), gr_strerror(err));
 	else if (diag->reason[0])
-		fprintf(stderr, "gpurec %s: %s: %s (offset %" PRIu64 ")\n", cmd, path, diag->reason,
-			diag->offset);
+		fprintf(stderr, "gpurec %s: %s: %s (offset %" PRIu64 ")\n", cmd, GR_TEXT(path),
+			GR_TEXT(diag->reason), diag->offset);
 	else
-		fprintf(stderr, "gpurec %s: %s: %s\n", cmd, path, gr_strerror(err));
+		fprintf(stderr, "gpurec %s: %s: %s\n", cmd, GR_TEXT(path), gr_strerror(err));
 }
 
 int gr_load_trace(const char *cmd, const char *path, const struct gr_model_load_opts *o,
@@ -84,7 +85,7 @@ int gr_load_set(const char *cmd, const char *const *paths, size_t n,
 			    stderr,
 			    "gpurec %s: %s: its header or the first trace's has no clock anchor: "
 			    "its times are its own, not aligned with %s\n",
-			    cmd, t[i].path, t[0].path);
+			    cmd, GR_TEXT(t[i].path), GR_TEXT(t[0].path));
 	gr_damage_of(*out, &damage);
 	gr_damage_warn(stderr, cmd, paths[0], &damage);
 	return 0;
