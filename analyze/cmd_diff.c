@@ -16,6 +16,7 @@
 #include "analyze/html/html.h"
 #include "analyze/model/load.h"
 #include "analyze/util/options.h"
+#include "analyze/util/text.h"
 #include "cmd.h"
 
 static void usage(FILE *f)
@@ -206,7 +207,7 @@ int cmd_diff(int argc, char **argv)
 			fprintf(stderr, "gpurec diff: writing %s: %s\n", out, gr_strerror(err));
 			goto out;
 		}
-		printf("gpurec diff: wrote %s (%.1f kB)\n", out, (double)bytes / 1e3);
+		printf("gpurec diff: wrote %s (%.1f kB)\n", GR_TEXT(out), (double)bytes / 1e3);
 		ret = 0;
 		goto out;
 	}

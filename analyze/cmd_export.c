@@ -16,6 +16,7 @@
 #include "analyze/model/load.h"
 #include "analyze/model/model.h"
 #include "analyze/util/options.h"
+#include "analyze/util/text.h"
 #include "cmd.h"
 
 /* Browsers fail or crawl on JSON traces past a few hundred MB (one JS string, a V8 heap). */
@@ -165,7 +166,7 @@ static int export_tables(const struct gr_model *m, enum out_format fmt, const ch
 	t = gr_export_tables_list(&nt);
 	printf("gpurec export: wrote %s: %" PRIu64 " rows in %zu tables, %" PRIu64
 	       " of them events\n ",
-	       out, st.total, st.tables, st.events);
+	       GR_TEXT(out), st.total, st.tables, st.events);
 	for (size_t i = 0; i < nt; i++)
 		for (size_t k = 0; k < sizeof(ftables) / sizeof(ftables[0]); k++)
 			/* gpu_activity: a table only when the trace has GPU rows */
@@ -186,7 +187,7 @@ static void summary(FILE *f, const char *out, const struct gr_export_stats *st, 
 		     {GR_K_GRAPH, "graph"},   {GR_K_COMM, "nccl"}};
 	const char *sep = " (";
 
-	fprintf(f, "gpurec export: wrote %s", out);
+	fprintf(f, "gpurec export: wrote %s", GR_TEXT(out));
 	if (bytes >= 0)
 		fprintf(f, ", %.1f MB", (double)bytes / 1e6);
 	fprintf(f, "\n  %" PRIu64 " API call slices", st->api_total);
@@ -236,12 +237,12 @@ static void too_large(const struct gr_model *m, const char *out, long long bytes
 		fprintf(stderr,
 			"gpurec export: %s would be about %.3g MB: no browser opens a JSON trace "
 			"that large; not written (--force writes it anyway)\n",
-			out, (double)bytes / 1e6);
+			GR_TEXT(out), (double)bytes / 1e6);
 	else
 		fprintf(stderr,
 			"gpurec export: warning: %s is %.1f MB: browsers fail or crawl on JSON "
 			"traces over a few hundred MB\n",
-			out, (double)bytes / 1e6);
+			GR_TEXT(out), (double)bytes / 1e6);
 	fprintf(stderr,
 		"  narrow it with --from/--to: the recording spans %.6g s; a window of %.3g s, "
 		"e.g. --from %.6g --to %.6g, would be about %.3g MB\n",
@@ -251,7 +252,8 @@ static void too_large(const struct gr_model *m, const char *out, long long bytes
 		fprintf(stderr, "  or with --pid: launches per process:");
 		for (size_t i = 0; i < np; i++)
 			if (per[i])
-				fprintf(stderr, " %u (%s) %" PRIu64, p[i].pid, p[i].comm, per[i]);
+				fprintf(stderr, " %u (%s) %" PRIu64, p[i].pid, GR_TEXT(p[i].comm),
+					per[i]);
 		fprintf(stderr, "\n");
 	}
 	if (!o->no_flows)

@@ -10,6 +10,7 @@
 #include "analyze/info/info.h"
 #include "analyze/model/load.h"
 #include "analyze/util/options.h"
+#include "analyze/util/text.h"
 #include "cmd.h"
 
 static void usage(FILE *f)
@@ -85,7 +86,7 @@ int cmd_info(int argc, char **argv)
 		goto out;
 	err = gr_info_compute(m, &in);
 	if (err) {
-		fprintf(stderr, "gpurec info: %s: %s\n", path, gr_strerror(err));
+		fprintf(stderr, "gpurec info: %s: %s\n", GR_TEXT(path), gr_strerror(err));
 		goto out;
 	}
 	err = json ? gr_info_write_json(stdout, &in, m, path)

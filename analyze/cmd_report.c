@@ -16,6 +16,7 @@
 #include "analyze/model/model.h"
 #include "analyze/report/report.h"
 #include "analyze/util/options.h"
+#include "analyze/util/text.h"
 #include "cmd.h"
 
 static void usage(FILE *f)
@@ -187,7 +188,7 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	err = gr_report_compute(m, &opts, &r);
 	if (err) {
-		fprintf(stderr, "gpurec report: %s: %s\n", paths[0], gr_strerror(err));
+		fprintf(stderr, "gpurec report: %s: %s\n", GR_TEXT(paths[0]), gr_strerror(err));
 		goto out;
 	}
 	if (html) {
@@ -198,14 +199,14 @@ int cmd_report(int argc, char **argv)
 			fprintf(stderr, "gpurec report: writing %s: %s\n", out, gr_strerror(err));
 			goto out;
 		}
-		printf("gpurec report: wrote %s (%.1f kB)\n", out, (double)bytes / 1e3);
+		printf("gpurec report: wrote %s (%.1f kB)\n", GR_TEXT(out), (double)bytes / 1e3);
 		ret = 0;
 		goto out;
 	}
 	if (!json) {
 		printf("gpurec report:");
 		for (int i = 0; i < npaths; i++)
-			printf("%s %s", i ? " +" : "", paths[i]);
+			printf("%s %s", i ? " +" : "", GR_TEXT(paths[i]));
 		printf(npaths > 1 ? " (one job)\n" : "\n");
 	}
 	err = json ? gr_report_write_json(stdout, r, m, (unsigned)top)

@@ -159,6 +159,13 @@ int gr_api_is_nccl(unsigned api)
 	return !strncmp(gr_api_name(api), "nccl", 4);
 }
 
+int gr_call_failed(unsigned api, uint64_t call, uint32_t status)
+{
+	if (!(call & GR_CALL_RETURNED) || !status)
+		return 0;
+	return !(status == GR_NCCL_IN_PROGRESS && gr_api_is_nccl(api));
+}
+
 /* ncclResult_t of nccl.h (NCCL 2.x): few, stable, and not worth a generated table */
 static const struct gr_status_name nccl_status_names[] = {
     {0, "ncclSuccess"},	      {1, "ncclUnhandledCudaError"}, {2, "ncclSystemError"},

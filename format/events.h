@@ -33,10 +33,19 @@
 #define GR_CALL_EXITED	    4u
 #define GR_CALL_DEPTH_SHIFT 4
 #define GR_CALL_DEPTH(call) ((unsigned)((call) >> GR_CALL_DEPTH_SHIFT) & 15u)
+/* ncclResult_t's ncclInProgress: a non-blocking communicator's call that goes on working. */
+#define GR_NCCL_IN_PROGRESS 7u
+/*
+ * The one definition of a failed call, for every command and for record's own warning: a call
+ * to @api that returned (GR_CALL_RETURNED in @call) with a status that is an error. 0 is success
+ * for the runtime (cudaError_t), the driver (CUresult) and NCCL (ncclResult_t) alike; NCCL's
+ * ncclInProgress is no error either: a call on a non-blocking communicator returns it when it
+ * has queued its work, and a failure comes later, from ncclCommGetAsyncError. 1 when failed.
+ */
+int gr_call_failed(unsigned api, uint64_t call, uint32_t status);
 /* A call the reports must not count as done: it failed, is nested in another, or never ended. */
-#define GR_CALL_ASIDE(call, status)                                                                \
-	(((call)&GR_CALL_IN_FLIGHT) || GR_CALL_DEPTH(call) ||                                      \
-	 (((call)&GR_CALL_RETURNED) && (status)))
+#define GR_CALL_ASIDE(api, call, status)                                                           \
+	(((call)&GR_CALL_IN_FLIGHT) || GR_CALL_DEPTH(call) || gr_call_failed(api, call, status))
 
 enum gr_kind {
 	GR_K_LAUNCH = 1,    /* a kernel launch (runtime or driver API) */

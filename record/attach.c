@@ -12,6 +12,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "analyze/util/text.h"
 #include "bpf/gpurec.h"
 #include "format/events.h"
 #include "bpf/gpurec.skel.h"
@@ -183,13 +184,14 @@ int gr_attach_file(struct gr_attach *a, int fd, const struct gr_elf *elf, const 
 	if (!err)
 		err = attach_set(a, a->skel->progs.api_return, fdpath, &ret, 1);
 	if (err) {
-		fprintf(stderr, "gpurec: cannot probe %s: %s; its calls are not recorded\n", path,
-			strerror(-err));
+		fprintf(stderr, "gpurec: cannot probe %s: %s; its calls are not recorded\n",
+			GR_TEXT(path), strerror(-err));
 		return err;
 	}
 	a->cuda_files++;
 	if (a->verbose)
-		fprintf(stderr, "gpurec: probing %d CUDA entry points in %s\n", probes, path);
+		fprintf(stderr, "gpurec: probing %d CUDA entry points in %s\n", probes,
+			GR_TEXT(path));
 	return probes;
 }
 
@@ -214,12 +216,13 @@ int gr_attach_loader(struct gr_attach *a, int fd, const struct gr_elf *elf, cons
 		fprintf(stderr,
 			"gpurec: cannot probe the dynamic loader %s: %s; the libraries it maps "
 			"after the exec are not seen (--mmap-hook=sys_exit sees them)\n",
-			path, strerror(-err));
+			GR_TEXT(path), strerror(-err));
 		return err;
 	}
 	a->loaders++;
 	if (a->verbose)
-		fprintf(stderr, "gpurec: probing the loader's %s in %s\n", GR_LDSO_HOOK_FUNC, path);
+		fprintf(stderr, "gpurec: probing the loader's %s in %s\n", GR_LDSO_HOOK_FUNC,
+			GR_TEXT(path));
 	return 1;
 }
 

@@ -3,24 +3,21 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "bpf/gpurec.h"
 #include "format/events.h"
 #include "call_status.h"
 
-void gr_call_status_note(struct gr_call_status *s, const struct gr_ev_call *e)
+void gr_call_status_note(struct gr_call_status *s, unsigned api, uint32_t status, uint64_t call)
 {
 	enum gr_call_family fam;
-	uint32_t status;
 	uint64_t *n;
 
-	if (!(e->h.flags & GR_EVF_RETURNED))
+	if (!(call & GR_CALL_RETURNED) || GR_CALL_DEPTH(call))
 		return;
-	fam = gr_api_is_nccl(e->h.api)	   ? GR_FAMILY_NCCL
-	      : gr_api_is_driver(e->h.api) ? GR_FAMILY_DRIVER
-					   : GR_FAMILY_RUNTIME;
-	status = (uint32_t)e->ret;
+	fam = gr_api_is_nccl(api)     ? GR_FAMILY_NCCL
+	      : gr_api_is_driver(api) ? GR_FAMILY_DRIVER
+				      : GR_FAMILY_RUNTIME;
 	s->returned[fam]++;
-	if (!status)
+	if (!gr_call_failed(api, call, status))
 		return;
 	s->failed[fam]++;
 	n = gr_u64map_get(&s->errors[fam], (uint64_t)status + 1);
@@ -53,7 +50,7 @@ static uint64_t most_common(const struct gr_call_status *s, enum gr_call_family 
 
 int gr_call_status_report(const struct gr_call_status *s, FILE *f)
 {
-	static const char *const api[GR_FAMILY_COUNT] = {"runtime", "driver", "NCCL"};
+	static const char *const api[GR_FAMILY_COUNT] = {"CUDA runtime", "CUDA driver", "NCCL"};
 	static const unsigned first[GR_FAMILY_COUNT] = {
 	    GR_API_cudaLaunchKernel, GR_API_cuLaunchKernel, GR_API_ncclAllReduce};
 	uint64_t returned = 0, failed = 0;
@@ -77,7 +74,7 @@ int gr_call_status_report(const struct gr_call_status *s, FILE *f)
 		name = gr_status_name(first[fam], error);
 		fprintf(
 		    f,
-		    "gpurec record: every CUDA %s call that returned failed (%" PRIu64
+		    "gpurec record: every %s call that returned failed (%" PRIu64
 		    " calls; %" PRIu64 " returned %s%s%" PRIu32 "%s): most likely no usable CUDA "
 		    "driver or GPU here ('gpurec check' says); the trace holds what the program "
 		    "asked for, not work a GPU did\n",

@@ -32,6 +32,7 @@
 #include <bpf/libbpf.h>
 
 #include "analyze/util/options.h"
+#include "analyze/util/text.h"
 #include "attach.h"
 #include "bpf/gpurec.h"
 #include "bpf/gpurec.skel.h"
@@ -776,7 +777,8 @@ static int start_command(struct session *s)
 	if (!err)
 		err = exec_err = gr_child_release(&s->child);
 	if (err) {
-		fprintf(stderr, "gpurec record: cannot run %s: %s\n", s->o.argv[0], strerror(-err));
+		fprintf(stderr, "gpurec record: cannot run %s: %s\n", GR_TEXT(s->o.argv[0]),
+			strerror(-err));
 		if (exec_err)
 			waitpid(s->child.pid, &s->status, 0);
 		else
@@ -1094,11 +1096,12 @@ static void write_cupti_facts(struct session *s)
 	write_session(s, GR_SESS_CUPTI, recorded, why);
 	write_session(s, GR_SESS_CUPTI_DROPPED, dropped, lost);
 	if (s->cupti.active && !recorded)
-		fprintf(stderr, "gpurec record: --cupti: %s: no GPU times were recorded\n", why);
+		fprintf(stderr, "gpurec record: --cupti: %s: no GPU times were recorded\n",
+			GR_TEXT(why));
 	else if (recorded)
 		fprintf(stderr,
 			"gpurec record: --cupti: %" PRIu64 " GPU records, %" PRIu64 " lost (%s)\n",
-			s->cupti.rows, dropped, lost);
+			s->cupti.rows, dropped, GR_TEXT(lost));
 }
 
 /*
@@ -1195,7 +1198,7 @@ int cmd_record(int argc, char **argv)
 	/* before anything is traced: the user database loads NSS modules (see identity.h) */
 	gr_identity_resolve(&s.id);
 	if (s.o.argc && (err = gr_child_resolve(&s.id, s.o.argv[0], s.exe, sizeof(s.exe)))) {
-		fprintf(stderr, "gpurec record: %s: %s\n", s.o.argv[0],
+		fprintf(stderr, "gpurec record: %s: %s\n", GR_TEXT(s.o.argv[0]),
 			err == -ENOENT ? "command not found" : strerror(-err));
 		return not_run_status(err);
 	}

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/util/text.h"
 #include "format/events.h"
 #include "discover.h"
 #include "stack_cut.h"
@@ -60,7 +61,7 @@ int gr_stack_cuts_report(const struct gr_stack_cuts *c, FILE *f)
 	fprintf(f, "gpurec record: stacks end early in %zu %s without frame pointers: ", n,
 		n == 1 ? "binary" : "binaries");
 	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%s%s", i ? ", " : "", files[i]->path);
+		fprintf(f, "%s%s", i ? ", " : "", GR_TEXT(files[i]->path));
 	fprintf(f, ": --call-graph dwarf gives their full stacks\n");
 	free(files);
 	return (int)n;

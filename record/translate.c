@@ -375,7 +375,8 @@ static int is_async(unsigned api)
  * cudaError_t or CUresult: 32 bits, the rest of rax is not the callee's), and how the call was
  * seen: returned, in flight at its thread's exit or the recording's end, and its depth.
  */
-static void call_state(const struct gr_ev_call *e, uint64_t *status, uint64_t *call)
+static void call_state(struct gr_translate *t, const struct gr_ev_call *e, uint64_t *status,
+		       uint64_t *call)
 {
 	unsigned f = e->h.flags;
 
@@ -384,6 +385,8 @@ static void call_state(const struct gr_ev_call *e, uint64_t *status, uint64_t *c
 		((f & GR_EVF_IN_FLIGHT) ? GR_CALL_IN_FLIGHT : 0) |
 		((f & GR_EVF_EXITED) ? GR_CALL_EXITED : 0) |
 		(uint64_t)GR_EVF_DEPTH(f) << GR_CALL_DEPTH_SHIFT;
+	/* counted from the columns written, so record's warning counts the calls info counts */
+	gr_call_status_note(&t->calls, e->h.api, (uint32_t)*status, *call);
 }
 
 /*
@@ -410,7 +413,7 @@ static int on_launch(struct gr_translate *t, const struct gr_ev_call *e, uint64_
 	int err;
 
 	v[GR_LAUNCH_TS] = e->h.ts;
-	call_state(e, &v[GR_LAUNCH_STATUS], &v[GR_LAUNCH_CALL]);
+	call_state(t, e, &v[GR_LAUNCH_STATUS], &v[GR_LAUNCH_CALL]);
 	v[GR_LAUNCH_DUR] = e->h.dur;
 	v[GR_LAUNCH_PID] = e->h.pid;
 	v[GR_LAUNCH_TID] = e->h.tid;
@@ -518,7 +521,7 @@ static int on_copy(struct gr_translate *t, const struct gr_ev_call *e, uint64_t 
 		break;
 	}
 	v[GR_COPY_TS] = e->h.ts;
-	call_state(e, &v[GR_COPY_STATUS], &v[GR_COPY_CALL]);
+	call_state(t, e, &v[GR_COPY_STATUS], &v[GR_COPY_CALL]);
 	v[GR_COPY_DUR] = e->h.dur;
 	v[GR_COPY_PID] = e->h.pid;
 	v[GR_COPY_TID] = e->h.tid;
@@ -540,7 +543,7 @@ static int on_memset(struct gr_translate *t, const struct gr_ev_call *e, uint64_
 	int async = is_async(e->h.api);
 
 	v[GR_MEMSET_TS] = e->h.ts;
-	call_state(e, &v[GR_MEMSET_STATUS], &v[GR_MEMSET_CALL]);
+	call_state(t, e, &v[GR_MEMSET_STATUS], &v[GR_MEMSET_CALL]);
 	v[GR_MEMSET_DUR] = e->h.dur;
 	v[GR_MEMSET_PID] = e->h.pid;
 	v[GR_MEMSET_TID] = e->h.tid;
@@ -591,7 +594,7 @@ static int on_alloc(struct gr_translate *t, const struct gr_ev_call *e)
 	int ok = (e->h.flags & GR_EVF_RETURNED) && (uint32_t)e->ret == 0;
 
 	v[GR_ALLOC_TS] = e->h.ts;
-	call_state(e, &v[GR_ALLOC_STATUS], &v[GR_ALLOC_CALL]);
+	call_state(t, e, &v[GR_ALLOC_STATUS], &v[GR_ALLOC_CALL]);
 	v[GR_ALLOC_DUR] = e->h.dur;
 	v[GR_ALLOC_PID] = e->h.pid;
 	v[GR_ALLOC_TID] = e->h.tid;
@@ -609,7 +612,7 @@ static int on_free(struct gr_translate *t, const struct gr_ev_call *e)
 	uint64_t v[GR_FREE_NCOLS] = {0};
 
 	v[GR_FREE_TS] = e->h.ts;
-	call_state(e, &v[GR_FREE_STATUS], &v[GR_FREE_CALL]);
+	call_state(t, e, &v[GR_FREE_STATUS], &v[GR_FREE_CALL]);
 	v[GR_FREE_DUR] = e->h.dur;
 	v[GR_FREE_PID] = e->h.pid;
 	v[GR_FREE_TID] = e->h.tid;
@@ -648,7 +651,7 @@ static int on_sync(struct gr_translate *t, const struct gr_ev_call *e, uint64_t 
 	unsigned kind = sync_kind(e->h.api);
 
 	v[GR_SYNC_TS] = e->h.ts;
-	call_state(e, &v[GR_SYNC_STATUS], &v[GR_SYNC_CALL]);
+	call_state(t, e, &v[GR_SYNC_STATUS], &v[GR_SYNC_CALL]);
 	v[GR_SYNC_DUR] = e->h.dur;
 	v[GR_SYNC_PID] = e->h.pid;
 	v[GR_SYNC_TID] = e->h.tid;
@@ -702,7 +705,7 @@ static int on_comm(struct gr_translate *t, const struct gr_ev_call *e, uint64_t 
 	uint64_t v[GR_COMM_NCOLS] = {0};
 
 	v[GR_COMM_TS] = e->h.ts;
-	call_state(e, &v[GR_COMM_STATUS], &v[GR_COMM_CALL]);
+	call_state(t, e, &v[GR_COMM_STATUS], &v[GR_COMM_CALL]);
 	v[GR_COMM_DUR] = e->h.dur;
 	v[GR_COMM_PID] = e->h.pid;
 	v[GR_COMM_TID] = e->h.tid;
@@ -764,7 +767,7 @@ static int on_graph(struct gr_translate *t, const struct gr_ev_call *e, uint64_t
 	uint64_t v[GR_GRAPH_NCOLS] = {0};
 
 	v[GR_GRAPH_TS] = e->h.ts;
-	call_state(e, &v[GR_GRAPH_STATUS], &v[GR_GRAPH_CALL]);
+	call_state(t, e, &v[GR_GRAPH_STATUS], &v[GR_GRAPH_CALL]);
 	v[GR_GRAPH_DUR] = e->h.dur;
 	v[GR_GRAPH_PID] = e->h.pid;
 	v[GR_GRAPH_TID] = e->h.tid;
@@ -839,7 +842,7 @@ static int on_kernel_node(struct gr_translate *t, const struct gr_ev_call *e, ui
 	int err;
 
 	v[GR_LAUNCH_TS] = e->h.ts;
-	call_state(e, &v[GR_LAUNCH_STATUS], &v[GR_LAUNCH_CALL]);
+	call_state(t, e, &v[GR_LAUNCH_STATUS], &v[GR_LAUNCH_CALL]);
 	v[GR_LAUNCH_DUR] = e->h.dur;
 	v[GR_LAUNCH_PID] = e->h.pid;
 	v[GR_LAUNCH_TID] = e->h.tid;
@@ -871,7 +874,7 @@ static int on_memory_node(struct gr_translate *t, const struct gr_ev_call *e, ui
 
 	if (e->h.layout == L_GRAPH_ADD_MEMCPY_1D) {
 		c[GR_COPY_TS] = e->h.ts;
-		call_state(e, &c[GR_COPY_STATUS], &c[GR_COPY_CALL]);
+		call_state(t, e, &c[GR_COPY_STATUS], &c[GR_COPY_CALL]);
 		c[GR_COPY_DUR] = e->h.dur;
 		c[GR_COPY_PID] = e->h.pid;
 		c[GR_COPY_TID] = e->h.tid;
@@ -887,7 +890,7 @@ static int on_memory_node(struct gr_translate *t, const struct gr_ev_call *e, ui
 		err = gr_trace_writer_append(t->w, GR_K_COPY, c, NULL);
 	} else {
 		m[GR_MEMSET_TS] = e->h.ts;
-		call_state(e, &m[GR_MEMSET_STATUS], &m[GR_MEMSET_CALL]);
+		call_state(t, e, &m[GR_MEMSET_STATUS], &m[GR_MEMSET_CALL]);
 		m[GR_MEMSET_DUR] = e->h.dur;
 		m[GR_MEMSET_PID] = e->h.pid;
 		m[GR_MEMSET_TID] = e->h.tid;
@@ -1184,14 +1187,12 @@ static int translate_one(void *ctx, void *data, size_t size)
 			if (size < sizeof(*c) + sizeof(*r) ||
 			    size < sizeof(*c) + sizeof(*r) + r->size)
 				return 0;
-			gr_call_status_note(&t->calls, c);
 			note_thread(t, h->ts, h->pid, h->tid);
 			stack = t->unwind ? raw_stack_id(t, h, r, c->pystack) : 0;
 			break;
 		}
 		if (size < sizeof(*c) + h->stack_len * 8ull)
 			return 0;
-		gr_call_status_note(&t->calls, c);
 		note_thread(t, h->ts, h->pid, h->tid);
 		stack = event_stack_id(t, h, (const uint64_t *)(c + 1), h->stack_len, c->pystack);
 		break;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analyze/util/text.h"
 #include "diff.h"
 #include "diff_common.h"
 #include "diff_parts.h"
@@ -41,8 +42,8 @@ static void text_header(FILE *f, const struct gr_diff *d, const struct gr_model 
 		gr_model_time_span(m[s], &first, &last);
 		gr_probe_cost_describe(&d->rep[s]->probe, probe, sizeof(probe));
 		fprintf(f, "%-4s  %s: %s\n      host %s, %.3f s recorded\n      %s\n", side_name[s],
-			path[s], h->cmdline[0] ? h->cmdline : "(no command)", h->host,
-			(double)(last - first) / 1e9, probe);
+			GR_TEXT(path[s]), h->cmdline[0] ? GR_TEXT(h->cmdline) : "(no command)",
+			GR_TEXT(h->host), (double)(last - first) / 1e9, GR_TEXT(probe));
 	}
 }
 
@@ -112,7 +113,8 @@ static void text_kernels(FILE *f, const struct gr_diff *d)
 			fmt_opt(c[4], sizeof(c[4]), "ns", (double)k->api_ns[1],
 				api[1] && k->count[1]);
 			fprintf(f, " %11s %11s  %s\n", c[3], c[4],
-				kernel_label(d, k->name, k->grid, k->block, label, sizeof(label)));
+				GR_TEXT(kernel_label(d, k->name, k->grid, k->block, label,
+						     sizeof(label))));
 		}
 	}
 	if (!d->nkernels)
@@ -177,7 +179,7 @@ static void text_gpu(FILE *f, const struct gr_diff *d)
 		fprintf(f, "  %-7s %8" PRIu64 " %8" PRIu64 " %11s %11s %12s %8s %11s %11s  %s\n",
 			status[k->status], k->dur[0].count, k->dur[1].count, c[0], c[1],
 			delta > 0 ? c[2] : c[2] + 1, c[3], c[4], c[5],
-			kernel_label(d, k->name, k->grid, k->block, label, sizeof(label)));
+			GR_TEXT(kernel_label(d, k->name, k->grid, k->block, label, sizeof(label))));
 	}
 	if (hidden)
 		fprintf(
@@ -227,7 +229,7 @@ static void text_metrics(FILE *f, const struct gr_diff *d)
 			gr_diff_format(delta + 1, sizeof(delta) - 1, mt->unit, mt->delta);
 			delta[0] = !isnan(mt->delta) && mt->delta > 0 ? '+' : ' ';
 			fmt_change(pct, sizeof(pct), mt->delta, mt->ratio);
-			fprintf(f, "  %-38s %13s %13s %14s %8s\n", mt->name, a, b,
+			fprintf(f, "  %-38s %13s %13s %14s %8s\n", GR_TEXT(mt->name), a, b,
 				delta[0] == ' ' ? delta + 1 : delta, pct);
 		}
 	}
@@ -252,7 +254,7 @@ static void text_fusion(FILE *f, const struct gr_diff *d)
 		gr_diff_format(b, sizeof(b), "ns", (double)fu->saving_ns[1]);
 		fprintf(f, "  %-6s %10" PRIu64 " %10" PRIu64 " %12s %12s  %s\n",
 			df_fusion_status(fu->status), fu->occurrences[0], fu->occurrences[1], a, b,
-			fu->label);
+			GR_TEXT(fu->label));
 	}
 }
 
@@ -270,7 +272,7 @@ static void text_sites(FILE *f, const struct gr_diff *d)
 		const struct gr_diff_site *s = &d->sites[i];
 
 		fprintf(f, "  %10" PRIu64 " %10" PRIu64 " %+10" PRId64 "  %s%s\n", s->launches[0],
-			s->launches[1], s->delta, df_site_label(s, label, sizeof(label)),
+			s->launches[1], s->delta, GR_TEXT(df_site_label(s, label, sizeof(label))),
 			s->status == GR_DIFF_ADDED     ? "  (added)"
 			: s->status == GR_DIFF_REMOVED ? "  (removed)"
 						       : "");
@@ -283,7 +285,7 @@ int gr_diff_write_text(FILE *f, const struct gr_diff *d, const struct gr_model *
 	text_header(f, d, m, path);
 	fprintf(f, "\nsummary\n");
 	for (size_t i = 0; i < d->nsummary; i++)
-		fprintf(f, "  %s\n", d->summary[i]);
+		fprintf(f, "  %s\n", GR_TEXT(d->summary[i]));
 	text_kernels(f, d);
 	text_gpu(f, d);
 	text_sites(f, d);

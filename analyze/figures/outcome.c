@@ -85,16 +85,17 @@ static uint64_t calls_in_figures(const struct gr_model *m)
 	return total;
 }
 
-/* One more failure of (api, status): found by a linear search, there are a handful. */
-static int add_error(struct gr_outcome *o, size_t *cap, unsigned api, const struct gr_aside *a)
+/* One more failure of (api, status) at @ts: found by a linear search, there are a handful. */
+static int add_error(struct gr_outcome *o, size_t *cap, unsigned api, uint32_t status, uint64_t ts,
+		     uint32_t stack)
 {
 	struct gr_outcome_error *e;
 
 	for (size_t i = 0; i < o->nerrors; i++) {
 		e = &o->errors[i];
-		if (e->api == api && e->status == a->status) {
+		if (e->api == api && e->status == status) {
 			e->count++;
-			e->last_ts = a->ts;
+			e->last_ts = ts;
 			return 0;
 		}
 	}
@@ -109,11 +110,11 @@ static int add_error(struct gr_outcome *o, size_t *cap, unsigned api, const stru
 	}
 	e = &o->errors[o->nerrors++];
 	e->api = api;
-	e->status = a->status;
-	e->name = gr_status_name(api, a->status);
+	e->status = status;
+	e->name = gr_status_name(api, status);
 	e->count = 1;
-	e->first_ts = e->last_ts = a->ts;
-	e->first = a;
+	e->first_ts = e->last_ts = ts;
+	e->stack = stack;
 	return 0;
 }
 
@@ -142,6 +143,36 @@ static int add_inner(struct gr_outcome *o, size_t *cap, unsigned api, uint64_t n
 	e->count = 1;
 	e->ns = ns;
 	return 0;
+}
+
+/*
+ * NCCL's calls, by the same rules: those done that returned are ok, those set aside failed (when
+ * they returned an error) or were made inside another call. One in flight is not listed: the
+ * in-flight list holds the figures' calls (struct gr_aside).
+ */
+static int add_comm(const struct gr_model *m, struct gr_outcome *o, size_t *cap_err,
+		    size_t *cap_inner)
+{
+	size_t n, ok = 0;
+	const struct gr_comm_call *c = gr_model_comm_calls(m, &n);
+	int err = 0;
+
+	for (size_t i = 0; i < n; i++)
+		ok += (c[i].call & GR_CALL_RETURNED) != 0;
+	o->ok += ok;
+	o->unknown += n - ok;
+	c = gr_model_comm_asides(m, &n);
+	for (size_t i = 0; i < n && !err; i++) {
+		if (c[i].call & GR_CALL_IN_FLIGHT)
+			continue;
+		if (GR_CALL_DEPTH(c[i].call))
+			err = add_inner(o, cap_inner, c[i].api, c[i].dur);
+		else if (gr_call_failed(c[i].api, c[i].call, c[i].status)) {
+			o->failed++;
+			err = add_error(o, cap_err, c[i].api, c[i].status, c[i].ts, c[i].stack);
+		}
+	}
+	return err;
 }
 
 /* The cause of the error (by name, whatever the API) behind at least half of the failures. */
@@ -182,11 +213,14 @@ int gr_outcome_compute(const struct gr_model *m, struct gr_outcome *o)
 			o->in_flight[o->nin_flight++] = &a[i];
 		else if (GR_CALL_DEPTH(a[i].call))
 			err = add_inner(o, &cap_inner, api, a[i].dur);
-		else if ((a[i].call & GR_CALL_RETURNED) && a[i].status) {
+		else if (gr_call_failed(api, a[i].call, a[i].status)) {
 			o->failed++;
-			err = add_error(o, &cap_err, api, &a[i]);
+			err = add_error(o, &cap_err, api, a[i].status, a[i].ts,
+					gr_aside_stack(m, &a[i]));
 		}
 	}
+	if (!err)
+		err = add_comm(m, o, &cap_err, &cap_inner);
 	if (err) {
 		gr_outcome_free(o);
 		return err;

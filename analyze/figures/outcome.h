@@ -21,11 +21,12 @@
 /* The calls of one API that returned one error. */
 struct gr_outcome_error {
 	unsigned api;	  /* enum gr_api */
-	uint32_t status;  /* cudaError_t or CUresult */
+	uint32_t status;  /* cudaError_t, CUresult or ncclResult_t */
 	const char *name; /* gr_status_name(), NULL when this build does not know it */
 	uint64_t count;
 	uint64_t first_ts, last_ts;
-	const struct gr_aside *first; /* the first such call: its stack is the call site */
+	uint32_t
+	    stack; /* the first such call's (gr_model_stacks() index, 0 = none): the call site */
 };
 
 /* The calls of one API made inside another recorded call of the same thread. */
@@ -35,6 +36,11 @@ struct gr_outcome_inner {
 	uint64_t ns; /* their time, part of the outer calls' time */
 };
 
+/*
+ * Calls are those of the figures (launches, copies, memsets, allocations, frees, syncs, graphs)
+ * and NCCL's; a call failed as gr_call_failed() (format/events.h) defines it for all of them and
+ * for record's own warning: it returned an error (NCCL's ncclInProgress is none).
+ */
 struct gr_outcome {
 	uint64_t ok;	  /* calls known to have returned success */
 	uint64_t failed;  /* outermost calls that returned an error */

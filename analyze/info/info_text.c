@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "analyze/model/damage.h"
+#include "analyze/util/text.h"
 #include "analyze/util/units.h"
 #include "info.h"
 
@@ -36,7 +37,7 @@ static void integrity(FILE *f, const struct gr_integrity *ig)
 		fprintf(f, ", %" PRIu64 " out of order", ig->chunks_out_of_order);
 	if (ig->first_problem.err)
 		fprintf(f, ", first problem at offset %" PRIu64 ": %s", ig->first_problem.offset,
-			ig->first_problem.reason[0] ? ig->first_problem.reason
+			ig->first_problem.reason[0] ? GR_TEXT(ig->first_problem.reason)
 						    : gr_strerror(ig->first_problem.err));
 	else if (!ig->footer_present)
 		fprintf(f, ", no footer (the recording did not finish)");
@@ -72,17 +73,17 @@ static void header(FILE *f, const struct gr_info *in, const struct gr_model *m, 
 	const struct gr_model_trace *set = gr_model_traces(m, &n);
 
 	gr_units_bytes(buf, sizeof(buf), gr_model_integrity(m)->file_bytes);
-	fprintf(f, "%s: gpurec trace, format %u.%u, %s\n", path, h->major, h->minor, buf);
+	fprintf(f, "%s: gpurec trace, format %u.%u, %s\n", GR_TEXT(path), h->major, h->minor, buf);
 	/* several traces as one job: the header below is the first one's */
 	for (size_t k = 0; k < n; k++)
 		fprintf(
 		    f,
 		    "  trace %zu      %s (host %s, clock %+.3f ms%s; its pids shown + %zu x %u)\n",
-		    k, set[k].path, set[k].host, set[k].shift_ns / 1e6,
+		    k, GR_TEXT(set[k].path), GR_TEXT(set[k].host), set[k].shift_ns / 1e6,
 		    set[k].anchored || !k ? "" : ", not aligned", k, GR_MODEL_SET_PIDS);
-	fprintf(f, "  command      %s\n", h->cmdline);
-	fprintf(f, "  host         %s, kernel %s\n", h->host, h->kernel);
-	fprintf(f, "  recorded by  gpurec %s\n", h->tool_version);
+	fprintf(f, "  command      %s\n", GR_TEXT(h->cmdline));
+	fprintf(f, "  host         %s, kernel %s\n", GR_TEXT(h->host), GR_TEXT(h->kernel));
+	fprintf(f, "  recorded by  gpurec %s\n", GR_TEXT(h->tool_version));
 	if (h->clock_realtime_ns) {
 		time_t t = (time_t)(h->clock_realtime_ns / 1000000000u);
 		struct tm tm;
@@ -99,11 +100,11 @@ static void header(FILE *f, const struct gr_info *in, const struct gr_model *m, 
 	if (gr_model_session(m, GR_SESS_EXIT_STATUS, &v, NULL))
 		fprintf(f, "  exit status  %" PRIu64 "\n", v);
 	if (in->stop_reason)
-		fprintf(f, "  stopped by   %s\n", in->stop_reason);
+		fprintf(f, "  stopped by   %s\n", GR_TEXT(in->stop_reason));
 	if (gr_model_session(m, GR_SESS_CALL_GRAPH, NULL, &text) && *text)
-		fprintf(f, "  call graph   %s\n", text);
+		fprintf(f, "  call graph   %s\n", GR_TEXT(text));
 	if (gr_model_session(m, GR_SESS_MMAP_HOOK, &v, &text) && *text)
-		fprintf(f, "  mappings     seen by %s%s\n", text, mmap_hook_note(v));
+		fprintf(f, "  mappings     seen by %s%s\n", GR_TEXT(text), mmap_hook_note(v));
 	if (gr_model_session(m, GR_SESS_ATTACHED, &v, NULL) && v)
 		fprintf(f, "  attached     yes (-p: calls made before the attach are missing)\n");
 	if (gr_model_session(m, GR_SESS_UNTRACED, &v, NULL) && v)
@@ -122,9 +123,9 @@ static void header(FILE *f, const struct gr_info *in, const struct gr_model *m, 
 				"  GPU times    %" PRIu64
 				" GPU rows, measured by CUPTI (--cupti); %" PRIu64 " lost%s%s%s\n",
 				gr_model_record_count(m, GR_K_GPU), lost, lost ? " (" : "",
-				lost && why ? why : "", lost ? ")" : "");
+				lost && why ? GR_TEXT(why) : "", lost ? ")" : "");
 		else
-			fprintf(f, "  GPU times    not recorded (--cupti: %s)\n", text);
+			fprintf(f, "  GPU times    not recorded (--cupti: %s)\n", GR_TEXT(text));
 	}
 	libs = gr_model_libraries(m, &n);
 	gr_damage_of(m, &damage);
@@ -136,19 +137,19 @@ static void header(FILE *f, const struct gr_info *in, const struct gr_model *m, 
 		fprintf(f,
 			"  CUDA libs    none seen: no CUDA library was loaded while recording\n");
 	for (size_t i = 0; i < n; i++)
-		fprintf(f, "  %-12s %s\n", i ? "" : "CUDA libs", libs[i]);
+		fprintf(f, "  %-12s %s\n", i ? "" : "CUDA libs", GR_TEXT(libs[i]));
 	libs = gr_model_unprobed_libraries(m, &n);
 	for (size_t i = 0; i < n; i++)
 		fprintf(f,
 			"  %-12s %s (carries its own CUDA runtime: its internal CUDA calls are not "
 			"seen, only its calls into the probed libcudart/libcuda)\n",
-			i ? "" : "not probed", libs[i]);
+			i ? "" : "not probed", GR_TEXT(libs[i]));
 	{
 		const struct gr_python *py = gr_model_pythons(m, &n);
 
 		for (size_t i = 0; i < n; i++)
 			fprintf(f, "  %-12s pid %" PRIu32 ": %s%s\n", i ? "" : "python", py[i].pid,
-				py[i].text,
+				GR_TEXT(py[i].text),
 				strstr(py[i].text, GR_PYTHON_NOT_READ) ? "" : ", frames read");
 	}
 }
@@ -213,7 +214,8 @@ static void kernels(FILE *f, const struct gr_info *in, const struct gr_model *m)
 		const struct gr_launch_kernel *k = &s->kernels[name_id];
 
 		fprintf(f, "  %10" PRIu64 " %6.1f%%  %s", k->count,
-			total ? 100.0 * (double)k->count / (double)total : 0.0, names[name_id]);
+			total ? 100.0 * (double)k->count / (double)total : 0.0,
+			GR_TEXT(names[name_id]));
 		/* with graphs, launch calls and kernels executed differ (docs/INFO.md) */
 		if (gr_graphs_any(s->graphs))
 			fprintf(f, "  [executed %" PRIu64 "]", k->executed);
@@ -267,19 +269,19 @@ static void procs(FILE *f, const struct gr_info *in, const struct gr_model *m)
 		else if (p[i].has_exit)
 			snprintf(exit_buf, sizeof(exit_buf), "signal %u",
 				 (unsigned)(p[i].exit_status & 0x7f));
-		fprintf(f, "  %8u %8u %-16s %10" PRIu64 "  %s", p[i].pid, p[i].ppid, p[i].comm,
-			in->launches.process_launches[i], exit_buf);
+		fprintf(f, "  %8u %8u %-16s %10" PRIu64 "  %s", p[i].pid, p[i].ppid,
+			GR_TEXT(p[i].comm), in->launches.process_launches[i], exit_buf);
 		/* from the launcher's environment, when it set any */
 		if (p[i].rank_env)
-			fprintf(f, "  (%s)", p[i].rank_env);
+			fprintf(f, "  (%s)", GR_TEXT(p[i].rank_env));
 		fprintf(f, "\n");
 	}
 	fprintf(f, "threads\n  %8s %8s %-16s %10s\n", "pid", "tid", "comm", "launches");
 	for (size_t k = 0; k < nt; k++) {
 		uint32_t i = in->thread_order[k];
 
-		fprintf(f, "  %8u %8u %-16s %10" PRIu64 "\n", t[i].pid, t[i].tid, t[i].comm,
-			in->launches.thread_launches[i]);
+		fprintf(f, "  %8u %8u %-16s %10" PRIu64 "\n", t[i].pid, t[i].tid,
+			GR_TEXT(t[i].comm), in->launches.thread_launches[i]);
 	}
 }
 
@@ -294,7 +296,7 @@ static void in_flight(FILE *f, const struct gr_info *in, const struct gr_model *
 		const struct gr_aside *a = o->in_flight[i];
 
 		fprintf(f, "IN FLIGHT: %s (entered at %s)\n",
-			gr_outcome_in_flight_text(m, a, line, sizeof(line)),
+			GR_TEXT(gr_outcome_in_flight_text(m, a, line, sizeof(line))),
 			gr_units_s(at, sizeof(at), rel_ns(m, a->ts)));
 	}
 	if (o->nin_flight)

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "analyze/util/text.h"
 #include "damage.h"
 #include "format/events.h"
 
@@ -52,7 +53,7 @@ void gr_damage_warn(FILE *f, const char *cmd, const char *path, const struct gr_
 {
 	if (!d->damaged)
 		return;
-	fprintf(f, "gpurec %s: %s: damaged: ", cmd, path);
+	fprintf(f, "gpurec %s: %s: damaged: ", cmd, GR_TEXT(path));
 	if (d->truncated)
 		fprintf(f,
 			"truncated at byte %" PRIu64 " (the recording was cut short: no footer%s)",

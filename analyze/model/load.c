@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analyze/util/text.h"
 #include "damage.h"
 #include "load.h"
 
@@ -24,12 +25,12 @@ static void say(const char *cmd, const char *path, int err, const struct gr_diag
 		    (double)*o->over_records * GR_MODEL_RECORD_BYTES / (1024.0 * 1024 * 1024));
 	else if (err == -ENOENT)
 		fprintf(stderr, "gpurec %s: %s: %s (record one with: sudo gpurec record -- CMD)\n",
-			cmd, path, gr_strerror(err));
+			cmd, GR_TEXT(path), gr_strerror(err));
 	else if (diag->reason[0])
-		fprintf(stderr, "gpurec %s: %s: %s (offset %" PRIu64 ")\n", cmd, path, diag->reason,
-			diag->offset);
+		fprintf(stderr, "gpurec %s: %s: %s (offset %" PRIu64 ")\n", cmd, GR_TEXT(path),
+			GR_TEXT(diag->reason), diag->offset);
 	else
-		fprintf(stderr, "gpurec %s: %s: %s\n", cmd, path, gr_strerror(err));
+		fprintf(stderr, "gpurec %s: %s: %s\n", cmd, GR_TEXT(path), gr_strerror(err));
 }
 
 /* @o (or the defaults), with its out-pointer on *@over: the count a failed limit says. */
@@ -113,7 +114,7 @@ int gr_load_set(const char *cmd, const char *const *paths, size_t n,
 			    stderr,
 			    "gpurec %s: %s: its header or the first trace's has no clock anchor: "
 			    "its times are its own, not aligned with %s\n",
-			    cmd, t[i].path, t[0].path);
+			    cmd, GR_TEXT(t[i].path), GR_TEXT(t[0].path));
 	gr_damage_of(*out, &damage);
 	gr_damage_warn(stderr, cmd, paths[0], &damage);
 	return 0;

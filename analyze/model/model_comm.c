@@ -91,13 +91,13 @@ int gr_model_comm_resolve(struct gr_model *m)
 	for (size_t i = 0; i < m->comm_calls.n; i++) {
 		const struct gr_comm_call *c = &m->comm_calls.v[i];
 
-		naside += GR_CALL_ASIDE(c->call, c->status) != 0;
+		naside += GR_CALL_ASIDE(c->api, c->call, c->status) != 0;
 	}
 	if (naside && RESERVE(m->comm_asides, naside))
 		return -ENOMEM;
 	for (size_t i = 0; i < m->comm_calls.n && !err; i++) {
 		struct gr_comm_call c = m->comm_calls.v[i];
-		int done = !GR_CALL_ASIDE(c.call, c.status);
+		int done = !GR_CALL_ASIDE(c.api, c.call, c.status);
 		uint32_t pid = c.thread < m->threads.n ? m->threads.v[c.thread].pid : 0;
 
 		if (!GR_COMM_IS_COLLECTIVE(c.kind))

@@ -294,15 +294,15 @@ static inline void note_ts(struct part *P, uint16_t kind, uint64_t ts, size_t nk
  * @ev of @kind that the loader built for it, instead of the event array. 1 when it did, 0 when
  * the call belongs in the event array, or < 0.
  */
-static int aside(struct part *P, uint16_t kind, uint64_t status, uint64_t call, uint64_t dur,
-		 const void *ev, size_t size)
+static int aside(struct part *P, uint16_t kind, uint64_t api, uint64_t status, uint64_t call,
+		 uint64_t dur, const void *ev, size_t size)
 {
 	struct gr_aside *a;
 	int err;
 
 	if (!call)
 		return 0;
-	if (!GR_CALL_ASIDE(call, (uint32_t)status)) {
+	if (!GR_CALL_ASIDE((unsigned)api, call, (uint32_t)status)) {
 		P->calls_ok += (call & GR_CALL_RETURNED) != 0;
 		return 0;
 	}
@@ -475,7 +475,8 @@ static int load_launches(struct part *P, const uint64_t *const *v, const struct 
 		key[9] = dur[i] >> 32;
 		err = launch_key_of(P, key, &o->key);
 		if (err >= 0 && call[i])
-			err = aside(P, GR_K_LAUNCH, status[i], call[i], dur[i], o, sizeof(*o));
+			err = aside(P, GR_K_LAUNCH, api[i], status[i], call[i], dur[i], o,
+				    sizeof(*o));
 		if (err < 0)
 			break;
 		if (err)
@@ -525,8 +526,8 @@ static int load_copies(struct part *P, const uint64_t *const *v, const struct gr
 			err = stream_of(P, v[GR_COPY_PID][i], v[GR_COPY_TID][i], v[GR_COPY_API][i],
 					v[GR_COPY_STREAM][i], &o->stream);
 		if (err >= 0)
-			err = aside(P, GR_K_COPY, v[GR_COPY_STATUS][i], v[GR_COPY_CALL][i], o->dur,
-				    o, sizeof(*o));
+			err = aside(P, GR_K_COPY, v[GR_COPY_API][i], v[GR_COPY_STATUS][i],
+				    v[GR_COPY_CALL][i], o->dur, o, sizeof(*o));
 		if (err < 0)
 			return oom(P, err, "copies");
 		if (!err)
@@ -564,8 +565,8 @@ static int load_memsets(struct part *P, const uint64_t *const *v, const struct g
 			err = stream_of(P, v[GR_MEMSET_PID][i], v[GR_MEMSET_TID][i],
 					v[GR_MEMSET_API][i], v[GR_MEMSET_STREAM][i], &o->stream);
 		if (err >= 0)
-			err = aside(P, GR_K_MEMSET, v[GR_MEMSET_STATUS][i], v[GR_MEMSET_CALL][i],
-				    o->dur, o, sizeof(*o));
+			err = aside(P, GR_K_MEMSET, v[GR_MEMSET_API][i], v[GR_MEMSET_STATUS][i],
+				    v[GR_MEMSET_CALL][i], o->dur, o, sizeof(*o));
 		if (err < 0)
 			return oom(P, err, "memsets");
 		if (!err)
@@ -599,8 +600,8 @@ static int load_allocs(struct part *P, const uint64_t *const *v, const struct gr
 			err = stream_of(P, v[GR_ALLOC_PID][i], v[GR_ALLOC_TID][i],
 					v[GR_ALLOC_API][i], v[GR_ALLOC_STREAM][i], &o->stream);
 		if (err >= 0)
-			err = aside(P, GR_K_ALLOC, v[GR_ALLOC_STATUS][i], v[GR_ALLOC_CALL][i],
-				    o->dur, o, sizeof(*o));
+			err = aside(P, GR_K_ALLOC, v[GR_ALLOC_API][i], v[GR_ALLOC_STATUS][i],
+				    v[GR_ALLOC_CALL][i], o->dur, o, sizeof(*o));
 		if (err < 0)
 			return oom(P, err, "allocations");
 		if (!err)
@@ -630,8 +631,8 @@ static int load_frees(struct part *P, const uint64_t *const *v, const struct gr_
 		o->kind = sat16(v[GR_FREE_AKIND][i]);
 		err = thread_of(P, v[GR_FREE_PID][i], v[GR_FREE_TID][i], &o->thread);
 		if (err >= 0)
-			err = aside(P, GR_K_FREE, v[GR_FREE_STATUS][i], v[GR_FREE_CALL][i], o->dur,
-				    o, sizeof(*o));
+			err = aside(P, GR_K_FREE, v[GR_FREE_API][i], v[GR_FREE_STATUS][i],
+				    v[GR_FREE_CALL][i], o->dur, o, sizeof(*o));
 		if (err < 0)
 			return oom(P, err, "frees");
 		if (!err)
@@ -665,8 +666,8 @@ static int load_syncs(struct part *P, const uint64_t *const *v, const struct gr_
 		if (err >= 0)
 			err = stack_of(P, v[GR_SYNC_PID][i], v[GR_SYNC_STACK][i], &o->stack);
 		if (err >= 0)
-			err = aside(P, GR_K_SYNC, v[GR_SYNC_STATUS][i], v[GR_SYNC_CALL][i], o->dur,
-				    o, sizeof(*o));
+			err = aside(P, GR_K_SYNC, v[GR_SYNC_API][i], v[GR_SYNC_STATUS][i],
+				    v[GR_SYNC_CALL][i], o->dur, o, sizeof(*o));
 		if (err < 0)
 			return oom(P, err, "syncs");
 		if (!err)
@@ -702,8 +703,8 @@ static int load_graphs(struct part *P, const uint64_t *const *v, const struct gr
 			err = stream_of(P, v[GR_GRAPH_PID][i], v[GR_GRAPH_TID][i],
 					v[GR_GRAPH_API][i], v[GR_GRAPH_STREAM][i], &o->stream);
 		if (err >= 0)
-			err = aside(P, GR_K_GRAPH, v[GR_GRAPH_STATUS][i], v[GR_GRAPH_CALL][i],
-				    o->dur, o, sizeof(*o));
+			err = aside(P, GR_K_GRAPH, v[GR_GRAPH_API][i], v[GR_GRAPH_STATUS][i],
+				    v[GR_GRAPH_CALL][i], o->dur, o, sizeof(*o));
 		if (err < 0)
 			return oom(P, err, "graph calls");
 		if (!err)

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 
 #include "analyze/util/json.h"
+#include "analyze/util/text.h"
 #include "report_sections.h"
 
 int rp_gpu(struct rp_ctx *x)
@@ -63,12 +64,12 @@ static void window_text(FILE *f, const char *what, const struct gr_gpu_window *w
 			gr_units_ns(a, sizeof(a), (double)x->largest_ns),
 			gr_units_ns(b, sizeof(b), (double)(x->largest_ts - w->from_ts)),
 			*rows[x->before].name
-			    ? rows[x->before].name
+			    ? GR_TEXT(rows[x->before].name)
 			    : gr_gpu_copy_kind_name(rows[x->before].kind == GR_GPU_MEMSET
 							? GR_GPU_COPY_KINDS
 							: rows[x->before].copy_kind),
 			*rows[x->after].name
-			    ? rows[x->after].name
+			    ? GR_TEXT(rows[x->after].name)
 			    : gr_gpu_copy_kind_name(rows[x->after].kind == GR_GPU_MEMSET
 							? GR_GPU_COPY_KINDS
 							: rows[x->after].copy_kind));
@@ -98,7 +99,8 @@ static void dropped_text(FILE *f, const struct gr_model *m)
 	fprintf(f,
 		"  %" PRIu64 " GPU records dropped%s%s%s: the GPU counts and times below are lower "
 		"bounds\n",
-		dropped, why && *why ? " (" : "", why && *why ? why : "", why && *why ? ")" : "");
+		dropped, why && *why ? " (" : "", why && *why ? GR_TEXT(why) : "",
+		why && *why ? ")" : "");
 }
 
 void rp_gpu_text(FILE *f, const struct gr_report *r, const struct gr_model *m, unsigned top)

@@ -24,7 +24,7 @@ int rp_outcome(struct rp_ctx *x)
 			return -ENOMEM;
 	}
 	for (size_t i = 0; i < o->nerrors && !err; i++)
-		err = rp_site(x, &ro->error_sites[i], gr_aside_stack(x->m, o->errors[i].first), 0);
+		err = rp_site(x, &ro->error_sites[i], o->errors[i].stack, 0);
 	if (!err && o->nin_flight) {
 		ro->in_flight_sites = rp_alloc(x, o->nin_flight, sizeof(*ro->in_flight_sites));
 		if (!ro->in_flight_sites)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analyze/util/text.h"
 #include "report.h"
 #include "report_sections.h"
 
@@ -26,8 +27,10 @@ static const char *level_name(enum gr_verdict_level l)
  * others indented by @indent. */
 static void wrap(FILE *f, const char *text, int first_indent, int indent)
 {
+	char esc[GR_TEXT_LEN];
 	int col = first_indent, fresh = 1;
-	const char *p = text;
+	/* the text may quote names from the trace: escaped before it is measured */
+	const char *p = gr_text_esc(esc, sizeof(esc), text);
 
 	while (*p == ' ')
 		p++;
@@ -54,14 +57,19 @@ static void wrap(FILE *f, const char *text, int first_indent, int indent)
 	fputc('\n', f);
 }
 
-/* A name cut to @w columns with "..." when longer. */
+/* A name from the trace, escaped, cut to @w columns with "..." when longer. */
 static const char *cut(char *buf, size_t n, const char *s, size_t w)
 {
-	size_t len = strlen(s);
+	char esc[GR_TEXT_LEN];
+	const char *e = gr_text_esc(esc, sizeof(esc), s);
+	size_t len = strlen(e);
 
-	if (len <= w)
+	if (len <= w && e == s)
 		return s;
-	snprintf(buf, n, "%.*s...", (int)(w - 3), s);
+	if (len <= w)
+		snprintf(buf, n, "%s", e);
+	else
+		snprintf(buf, n, "%.*s...", (int)(w - 3), e);
 	return buf;
 }
 
@@ -181,8 +189,8 @@ static void launch_sites(FILE *f, const struct gr_report_launches *L, const stru
 		wrap(f, line, 20, 22);
 		fprintf(f, "  %9s %7s  kernels:", "", "");
 		for (size_t k = 0; k < s->nkernels && k < SITE_KERNELS; k++, at++)
-			fprintf(f, "%s %s %" PRIu64, at ? "," : "", names[s->kernels[k].name_id],
-				s->kernels[k].count);
+			fprintf(f, "%s %s %" PRIu64, at ? "," : "",
+				GR_TEXT(names[s->kernels[k].name_id]), s->kernels[k].count);
 		if (s->nkernels > SITE_KERNELS)
 			fprintf(f, ", %zu more", s->nkernels - SITE_KERNELS);
 		fputc('\n', f);
@@ -200,7 +208,7 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 
 	heading(f, "1. Launch frequency");
 	if (!L->total) {
-		fprintf(f, "  %s\n", L->verdict.text);
+		fprintf(f, "  %s\n", GR_TEXT(L->verdict.text));
 		return;
 	}
 	fprintf(f, "  %s in %s (first to last launch): %s launches/s\n",
@@ -384,7 +392,7 @@ static void fusion(FILE *f, const struct gr_report *r, unsigned top)
 
 	heading(f, "2. Fusion opportunities");
 	if (!r->launches.total) {
-		fprintf(f, "  %s\n", F->verdict.text);
+		fprintf(f, "  %s\n", GR_TEXT(F->verdict.text));
 		return;
 	}
 	snprintf(line, sizeof(line),
@@ -454,7 +462,7 @@ static void transfer(FILE *f, const struct gr_report *r, const struct gr_model *
 
 	heading(f, "3. Transfers");
 	if (!T->copies && !T->memsets) {
-		fprintf(f, "  %s\n", T->verdict.text);
+		fprintf(f, "  %s\n", GR_TEXT(T->verdict.text));
 		if (T->syncs)
 			fprintf(f, "  syncs: %" PRIu64 " calls, %s in the API (host-side)\n",
 				T->syncs, gr_units_ns(b1, sizeof(b1), T->sync_ns));
@@ -503,10 +511,11 @@ static void transfer(FILE *f, const struct gr_report *r, const struct gr_model *
 	if (it->found)
 		fprintf(
 		    f, "  blocked in copies: %.1f%% of the loop on %s (tid %u), %s per iteration\n",
-		    T->iter_share * 100, th[it->thread].comm, th[it->thread].tid,
+		    T->iter_share * 100, GR_TEXT(th[it->thread].comm), th[it->thread].tid,
 		    gr_units_ns(b1, sizeof(b1), T->iter_copy_ns / it->count));
 	fprintf(f, "  blocked in copies: %.1f%% of wall time on the busiest thread, %s (tid %u)\n",
-		T->wall_share * 100, th[T->busiest_thread].comm, th[T->busiest_thread].tid);
+		T->wall_share * 100, GR_TEXT(th[T->busiest_thread].comm),
+		th[T->busiest_thread].tid);
 
 	fprintf(f, "\n  findings (%s):%s\n",
 		it->found ? "in the loop" : "whole recording: no loop found",
@@ -540,7 +549,7 @@ static void cpu(FILE *f, const struct gr_report *r, unsigned top)
 
 	heading(f, "4. CPU starvation");
 	if (!C->has_sched || !C->nthreads) {
-		fprintf(f, "  %s\n", C->verdict.text);
+		fprintf(f, "  %s\n", GR_TEXT(C->verdict.text));
 		return;
 	}
 	fprintf(f,
@@ -577,7 +586,7 @@ static void cpu(FILE *f, const struct gr_report *r, unsigned top)
 		for (size_t j = 0; j < t->nculprits && j < 5; j++)
 			fprintf(
 			    f, "  %8s %s %-20s %9s of its runnable wait, %" PRIu64 " preemptions\n",
-			    "", j ? "          " : "CPU taken:", t->culprits[j].comm,
+			    "", j ? "          " : "CPU taken:", GR_TEXT(t->culprits[j].comm),
 			    gr_units_ns(b[6], sizeof(b[6]), t->culprits[j].ns),
 			    t->culprits[j].preemptions);
 	}
@@ -600,8 +609,9 @@ static void ranks(FILE *f, const struct gr_report *r, const struct gr_model *m, 
 	heading(f, "6. Ranks");
 	/* several traces: where each process came from, as TRACE:PID */
 	for (size_t k = 0; k < nt; k++)
-		fprintf(f, "  trace %zu: %s (host %s, clock %+.3f ms%s)\n", k, t[k].path, t[k].host,
-			t[k].shift_ns / 1e6, t[k].anchored || !k ? "" : ", not aligned");
+		fprintf(f, "  trace %zu: %s (host %s, clock %+.3f ms%s)\n", k, GR_TEXT(t[k].path),
+			GR_TEXT(t[k].host), t[k].shift_ns / 1e6,
+			t[k].anchored || !k ? "" : ", not aligned");
 	fprintf(f, "  per launching process, its own iteration on its busiest launching thread;\n"
 		   "  per iteration: host = outside the thread's API calls, runnable overlaps\n"
 		   "  the rest; * the straggler\n");
@@ -649,8 +659,9 @@ static void in_flight(FILE *f, const struct gr_report *r, const struct gr_model 
 	char line[256];
 
 	for (size_t i = 0; i < ro->o.nin_flight; i++) {
-		fprintf(f, "IN FLIGHT: %s\n",
-			gr_outcome_in_flight_text(m, ro->o.in_flight[i], line, sizeof(line)));
+		fprintf(
+		    f, "IN FLIGHT: %s\n",
+		    GR_TEXT(gr_outcome_in_flight_text(m, ro->o.in_flight[i], line, sizeof(line))));
 		site_line(f, "  called from: ", &ro->in_flight_sites[i], 8);
 	}
 	if (ro->o.nin_flight)

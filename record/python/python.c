@@ -8,6 +8,7 @@
 
 #include <bpf/bpf.h>
 
+#include "analyze/util/text.h"
 #include "bpf/gpurec.h"
 #include "format/events.h"
 #include "format/trace.h"
@@ -106,8 +107,8 @@ static void warn_unreadable(struct gr_python *py, const struct gr_file *f)
 	if (gr_u64map_get(&py->warned, (uintptr_t)f))
 		return;
 	gr_u64map_put(&py->warned, (uintptr_t)f, 1);
-	fprintf(stderr, "gpurec record: %s: %s: Python frames not read: %s\n", f->path,
-		gr_py_build_name(f->py, name, sizeof(name)), f->py->unreadable);
+	fprintf(stderr, "gpurec record: %s: %s: Python frames not read: %s\n", GR_TEXT(f->path),
+		GR_TEXT(gr_py_build_name(f->py, name, sizeof(name))), GR_TEXT(f->py->unreadable));
 }
 
 /* The newest mapping of @pid of a CPython file. */

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # When every CUDA call that returned failed (no driver: here, every call of the real runtime
 # returns cudaErrorInsufficientDriver, 35), `record` says so once at the end. tests/progs/launches
-# with 20: 84 launches (entry-only unless --launch-time), 12 cudaMemcpy(Async) calls and one
-# __cudaGetKernel per kernel (2), which return. On the GPU simulator the calls succeed: no warning.
+# with 20: 84 launches (entry-only unless --launch-time) and 12 cudaMemcpy(Async) calls, which
+# return; its __cudaGetKernel lookups are no call of the trace's (no row of their own), so neither
+# record nor info counts them: both count failed calls by one definition (gr_call_failed). On the
+# GPU simulator the calls succeed: no warning.
 . "$(dirname "$0")/lib.sh"
 need_root record_failed_calls
 
@@ -19,10 +21,15 @@ warned() { grep 'call that returned failed' "$1"; }
 
 "$GPUREC" record -o "$TMP/fail.trc" -- "$PROGS/launches" 20 >/dev/null 2>"$TMP/fail.err"
 check "real runtime, no driver: the command's status" 3 $?
-check "warned once: 12 copies + 2 kernel lookups returned" "$(warning 14)" "$(warned "$TMP/fail.err")"
+check "warned once: 12 copies returned" "$(warning 12)" "$(warned "$TMP/fail.err")"
+"$GPUREC" info --json "$TMP/fail.trc" >"$TMP/fail.json"
+check "info counts the calls record counted: 12 failed, none ok" "12 0" \
+	"$(json "$TMP/fail.json" 'd["calls"]["failed"]') $(json "$TMP/fail.json" 'd["calls"]["ok"]')"
 
 "$GPUREC" record --launch-time -o "$TMP/lt.trc" -- "$PROGS/launches" 20 >/dev/null 2>"$TMP/lt.err"
-check "--launch-time: the 84 launches returned too" "$(warning 98)" "$(warned "$TMP/lt.err")"
+check "--launch-time: the 84 launches returned too" "$(warning 96)" "$(warned "$TMP/lt.err")"
+"$GPUREC" info --json "$TMP/lt.trc" >"$TMP/lt.json"
+check "--launch-time: info counts 96 failed too" 96 "$(json "$TMP/lt.json" 'd["calls"]["failed"]')"
 
 LD_LIBRARY_PATH=$SAMPLES/sim "$GPUREC" record --launch-time -o "$TMP/sim.trc" -- "$PROGS/launches" 20 \
 	>/dev/null 2>"$TMP/sim.err"

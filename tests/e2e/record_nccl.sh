@@ -47,6 +47,27 @@ check "the probed libnccl is named" 1 \
 	"$("$GPUREC" info --json "$TMP/nccl.trc" | python3 -c 'import json,sys
 print(sum("libnccl" in p for p in json.load(sys.stdin)["cuda_libraries"]))')"
 
+# One definition of a failed call (gr_call_failed) in every command, NCCL's included: record,
+# info and report count the same 21 failed calls (2 inits, 19 on the NULL communicator) and the
+# same 3 done (group start and end, destroy); when only failing calls are made, record's warning
+# names the same numbers info and report give.
+nccl_counts() {
+	"$GPUREC" info --json "$1" >"$TMP/counts.info.json"
+	"$GPUREC" report --json "$1" >"$TMP/counts.rep.json"
+	for f in "$TMP/counts.info.json" "$TMP/counts.rep.json"; do
+		json "$f" '"%d %d %d" % (d["calls"]["failed"], d["calls"]["ok"], sum(e["count"] for e in d["errors"] if e["status_name"] == "ncclInvalidArgument"))'
+	done | tr '\n' ' '
+}
+check "info and report: 21 failed NCCL calls (19 ncclInvalidArgument), 3 done" \
+	"21 3 19 21 3 19 " "$(nccl_counts "$TMP/nccl.trc")"
+check "record: no warning when some NCCL calls succeeded" "" "$(grep 'returned failed' "$TMP/err")"
+"$GPUREC" record -o "$TMP/fail.trc" -- "$PROGS/nccl_calls" failing >/dev/null 2>"$TMP/fail.err"
+check "record: every NCCL call failed, 21 calls, 19 ncclInvalidArgument" \
+	"gpurec record: every NCCL call that returned failed (21 calls; 19 returned ncclInvalidArgument (4)): most likely no usable CUDA driver or GPU here ('gpurec check' says); the trace holds what the program asked for, not work a GPU did" \
+	"$(grep 'returned failed' "$TMP/fail.err")"
+check "info and report count what record said: 21 failed (19 ncclInvalidArgument), none done" \
+	"21 0 19 21 0 19 " "$(nccl_counts "$TMP/fail.trc")"
+
 # The real libnccl failed every collective: the finding counts none of them.
 "$GPUREC" report --json "$TMP/nccl.trc" >"$TMP/rep.json"
 check "failed calls are not in the communication finding (21 set aside)" "0 0 0 [] 21" \

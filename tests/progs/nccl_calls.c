@@ -6,7 +6,9 @@
  * zeroed block as a stand-in communicator crashes it. The probes see every argument all the
  * same; tests/progs/nccl_ranks.c checks communicator handles on a stand-in libnccl.
  *
- *   nccl_calls    prints the status of each call kind
+ *   nccl_calls          prints the status of each call kind
+ *   nccl_calls failing  makes only the calls that fail here (no group, no destroy): every
+ *                       NCCL call that returns failed, as `record` then says
  */
 #include <stdio.h>
 #include <string.h>
@@ -16,8 +18,9 @@
 #define STREAM_A ((cudaStream_t)0x5a000)
 #define STREAM_B ((cudaStream_t)0x5b000)
 
-int main(void)
+int main(int argc, char **argv)
 {
+	int failing = argc > 1 && !strcmp(argv[1], "failing");
 	ncclComm_t comm = NULL, made = NULL;
 	ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
 	ncclUniqueId a, b;
@@ -46,13 +49,17 @@ int main(void)
 	printf("ncclBroadcast %d\n", r);
 	r = ncclReduce(buf, buf, 64, ncclFloat64, ncclProd, 3, comm, STREAM_A);
 	printf("ncclReduce %d\n", r);
-	r = ncclGroupStart();
-	printf("ncclGroupStart %d\n", r);
+	if (!failing) {
+		r = ncclGroupStart();
+		printf("ncclGroupStart %d\n", r);
+	}
 	for (int i = 0; i < 2; i++) {
 		ncclSend(buf, 10, ncclInt32, 1, comm, STREAM_B);
 		r = ncclRecv(buf, 10, ncclInt32, 0, comm, STREAM_B);
 	}
 	printf("ncclRecv %d\n", r);
+	if (failing)
+		return 0;
 	r = ncclGroupEnd();
 	printf("ncclGroupEnd %d\n", r);
 	r = ncclCommDestroy(NULL);

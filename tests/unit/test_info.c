@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "record/call_status.h"
 #include "test.h"
 #include "synth.h"
 
@@ -356,6 +357,84 @@ static void test_errors(void)
 }
 
 /*
+ * One definition of a failed call (gr_call_failed) in record and info: NCCL calls that returned
+ * ncclSuccess or ncclInProgress (7, a non-blocking communicator's queued call) are done, one that
+ * returned ncclInvalidArgument failed, and so did a launch that returned cudaErrorNoDevice (100);
+ * an NCCL call nested in another and one in flight are neither. record's counter, fed the rows
+ * written, counts what info counts: 4 returned, 2 failed.
+ */
+static void test_failed_calls(void)
+{
+	static const struct {
+		uint64_t api, status, call;
+	} rows[] = {
+	    {GR_API_ncclAllReduce, 0, GR_CALL_RETURNED},
+	    {GR_API_ncclAllReduce, GR_NCCL_IN_PROGRESS, GR_CALL_RETURNED},
+	    {GR_API_ncclAllReduce, 4, GR_CALL_RETURNED},
+	    {GR_API_ncclSend, 4, GR_CALL_RETURNED | 1u << GR_CALL_DEPTH_SHIFT},
+	    {GR_API_ncclRecv, 0, GR_CALL_IN_FLIGHT},
+	};
+	const char *path = tmp_path("failed.trc"), *args[] = {path, "--json", NULL};
+	struct gr_call_status cs = {0};
+	struct gr_trace_writer *w = NULL;
+	char *out = NULL, *err = NULL;
+	int e;
+
+	CHECK(gr_call_failed(GR_API_ncclAllReduce, GR_CALL_RETURNED, 4));
+	CHECK(!gr_call_failed(GR_API_ncclAllReduce, GR_CALL_RETURNED, GR_NCCL_IN_PROGRESS));
+	CHECK(gr_call_failed(GR_API_cudaLaunchKernel, GR_CALL_RETURNED, GR_NCCL_IN_PROGRESS));
+	CHECK(!gr_call_failed(GR_API_cudaLaunchKernel, 0, 100)); /* no status seen */
+	e = synth_open(&w, path, 4096);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]) && !e; i++) {
+		uint64_t v[GR_COMM_NCOLS] = {
+		    [GR_COMM_TS] = SYNTH_T0 + 1000 * (i + 1),
+		    [GR_COMM_DUR] = 100,
+		    [GR_COMM_PID] = 100,
+		    [GR_COMM_TID] = 101,
+		    [GR_COMM_API] = rows[i].api,
+		    [GR_COMM_KIND] = GR_COMM_ALL_REDUCE,
+		    [GR_COMM_PEER] = GR_COMM_NO_PEER,
+		    [GR_COMM_STATUS] = rows[i].status,
+		    [GR_COMM_CALL] = rows[i].call,
+		};
+
+		e = gr_trace_writer_append(w, GR_K_COMM, v, NULL);
+		gr_call_status_note(&cs, (unsigned)rows[i].api, (uint32_t)rows[i].status,
+				    rows[i].call);
+	}
+	if (!e) {
+		uint64_t v[GR_LAUNCH_NCOLS] = {
+		    [GR_LAUNCH_TS] = SYNTH_T0 + 9000,
+		    [GR_LAUNCH_PID] = 100,
+		    [GR_LAUNCH_TID] = 101,
+		    [GR_LAUNCH_API] = GR_API_cudaLaunchKernel,
+		    [GR_LAUNCH_FUNC] = 0xAAA0,
+		    [GR_LAUNCH_GX] = 1,
+		    [GR_LAUNCH_GY] = 1,
+		    [GR_LAUNCH_GZ] = 1,
+		    [GR_LAUNCH_BX] = 1,
+		    [GR_LAUNCH_BY] = 1,
+		    [GR_LAUNCH_BZ] = 1,
+		    [GR_LAUNCH_STATUS] = 100,
+		    [GR_LAUNCH_CALL] = GR_CALL_RETURNED,
+		};
+
+		e = gr_trace_writer_append(w, GR_K_LAUNCH, v, NULL);
+		gr_call_status_note(&cs, GR_API_cudaLaunchKernel, 100, GR_CALL_RETURNED);
+	}
+	CHECK(e == 0);
+	CHECK(gr_trace_writer_close(w) == 0);
+	CHECK_EQ_U64(cs.returned[GR_FAMILY_NCCL] + cs.returned[GR_FAMILY_RUNTIME], 4);
+	CHECK_EQ_U64(cs.failed[GR_FAMILY_NCCL] + cs.failed[GR_FAMILY_RUNTIME], 2);
+	gr_call_status_free(&cs);
+
+	CHECK_EQ_U64(run_info(args, &out, &err), 0);
+	CHECK_HAS(out, "\"calls\": {\"ok\": 2, \"failed\": 2, \"status_unknown\": 0");
+	free(out);
+	free(err);
+}
+
+/*
  * The gpurec binary gives the same output as cmd_info() here: it links record/ too, where a
  * clashing global symbol once replaced one of analyze/'s.
  */
@@ -397,6 +476,7 @@ int main(void)
 	RUN_TEST(test_text);
 	RUN_TEST(test_truncated);
 	RUN_TEST(test_errors);
+	RUN_TEST(test_failed_calls);
 	RUN_TEST(test_binary);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd))

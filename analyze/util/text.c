@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/* Text from a trace made safe for a terminal: the one escaping rule (text.h). */
+#include <string.h>
+
+#include "text.h"
+
+/*
+ * Length of the valid UTF-8 character at @s (2 to 4 bytes) that is not a C1 control, else 0.
+ * Overlong forms, surrogates and code points past U+10FFFF are not valid.
+ */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned c = s[0], cp, n, min;
+
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, cp = c & 0x1f, min = 0x80;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, cp = c & 0x0f, min = 0x800;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, cp = c & 0x07, min = 0x10000;
+	else
+		return 0;
+	for (unsigned i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80) /* also stops at the terminating NUL */
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) || cp <= 0x9f)
+		return 0;
+	return n;
+}
+
+/* How byte @c is written when it is not part of a character that passes: into @out, its length. */
+static size_t escape_byte(unsigned char c, char out[5])
+{
+	static const char hex[] = "0123456789abcdef";
+	static const char named[] = {
+	    ['\a'] = 'a', ['\b'] = 'b', ['\t'] = 't', ['\n'] = 'n', ['\v'] = 'v',
+	    ['\f'] = 'f', ['\r'] = 'r', [0x1b] = 'e', ['\\'] = '\\'};
+
+	if (c < sizeof(named) && named[c]) {
+		out[0] = '\\';
+		out[1] = named[c];
+		return 2;
+	}
+	out[0] = '\\';
+	out[1] = 'x';
+	out[2] = hex[c >> 4];
+	out[3] = hex[c & 15];
+	return 4;
+}
+
+/*
+ * The piece of @s at @s[i]: 1 to 4 bytes that pass as they are (returned, *@esc = 0), or one byte
+ * escaped into @out (its length returned, *@esc = 1, *@used = 1).
+ */
+static size_t piece(const unsigned char *s, size_t i, char out[5], size_t *used, int *esc)
+{
+	unsigned char c = s[i];
+	size_t n;
+
+	*esc = 0;
+	if (c >= 0x20 && c < 0x7f && c != '\\') {
+		*used = 1;
+		return 1;
+	}
+	if (c >= 0x80 && (n = utf8_len(s + i))) {
+		*used = n;
+		return n;
+	}
+	*esc = 1;
+	*used = 1;
+	return escape_byte(c, out);
+}
+
+int gr_text_unsafe(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t used;
+	char out[5];
+	int esc;
+
+	if (!s)
+		return 0;
+	for (size_t i = 0; u[i]; i += used) {
+		piece(u, i, out, &used, &esc);
+		if (esc)
+			return 1;
+	}
+	return 0;
+}
+
+size_t gr_text_escape(char *buf, size_t size, const char *s)
+{
+	const unsigned char *u = (const unsigned char *)(s ? s : "");
+	size_t len = 0, used;
+	int full = 0;
+
+	for (size_t i = 0; u[i]; i += used) {
+		char out[5];
+		int esc;
+		size_t n = piece(u, i, out, &used, &esc);
+
+		/* a piece that does not fit ends the text: never half an escape or a character */
+		if (!full && len + n < size)
+			memcpy(buf + len, esc ? out : (const char *)u + i, n);
+		else if (!full && size)
+			full = 1, buf[len] = '\0';
+		len += n;
+	}
+	if (!full && size)
+		buf[len] = '\0';
+	return len;
+}
+
+const char *gr_text_esc(char *buf, size_t size, const char *s)
+{
+	if (!s || !gr_text_unsafe(s))
+		return s;
+	gr_text_escape(buf, size, s);
+	return buf;
+}
+
+int gr_text_fputs(const char *s, FILE *f)
+{
+	const unsigned char *u = (const unsigned char *)(s ? s : "");
+	size_t used;
+
+	for (size_t i = 0; u[i]; i += used) {
+		char out[5];
+		int esc;
+		size_t n = piece(u, i, out, &used, &esc);
+
+		if (fwrite(esc ? out : (const char *)u + i, 1, n, f) != n)
+			return EOF;
+	}
+	return 0;
+}
