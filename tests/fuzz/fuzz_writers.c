@@ -37,10 +37,17 @@
 
 static char dir[64];
 
+/* every input removes the files it wrote: the directory is empty at the end */
+static void remove_dir(void)
+{
+	rmdir(dir);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	snprintf(dir, sizeof(dir), "/tmp/gpurec-fuzz-writers.XXXXXX");
 	FUZZ_ASSERT(mkdtemp(dir));
+	atexit(remove_dir);
 	return 0;
 }
 
