@@ -129,6 +129,30 @@ static int add_mapping(struct gr_proc *p, uint64_t start, uint64_t end, uint64_t
 	return 0;
 }
 
+int gr_discover_parse_line(char *line, struct gr_maps_line *out)
+{
+	uint64_t start, end, pgoff, ino;
+	unsigned int major, minor;
+	/* zeroed: "%7s" may match fewer than the three bytes looked at */
+	char perms[8] = "";
+	int pos = 0;
+
+	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64 " %n", &start,
+		   &end, perms, &pgoff, &major, &minor, &ino, &pos) < 7)
+		return 0;
+	/* the kernel never writes start > end: a line that does is not one of its own */
+	if (!ino || perms[2] != 'x' || !pos || line[pos] != '/' || start > end)
+		return 0;
+	line[strcspn(line, "\n")] = 0;
+	out->start = start;
+	out->end = end;
+	out->pgoff = pgoff;
+	out->dev = KERNEL_MKDEV(major, minor);
+	out->ino = ino;
+	out->path = line + pos;
+	return 1;
+}
+
 int gr_discover_scan(struct gr_procs *procs, uint32_t pid)
 {
 	struct gr_proc *p = gr_discover_proc(procs, pid);
@@ -148,21 +172,14 @@ int gr_discover_scan(struct gr_procs *procs, uint32_t pid)
 	 * program spelled out in its directory names.
 	 */
 	while (getline(&line, &cap, maps) > 0) {
-		uint64_t start, end, pgoff, ino;
-		unsigned int major, minor;
-		char perms[8];
-		int pos = 0;
+		struct gr_maps_line ml;
 		struct gr_file *f;
 
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64 " %n",
-			   &start, &end, perms, &pgoff, &major, &minor, &ino, &pos) < 7)
+		if (gr_discover_parse_line(line, &ml) != 1)
 			continue;
-		if (!ino || perms[2] != 'x' || !pos || line[pos] != '/')
-			continue;
-		line[strcspn(line, "\n")] = 0;
-		f = file_get(procs, pid, start, end, KERNEL_MKDEV(major, minor), ino, line + pos);
+		f = file_get(procs, pid, ml.start, ml.end, ml.dev, ml.ino, ml.path);
 		if (f)
-			add_mapping(p, start, end, pgoff, f);
+			add_mapping(p, ml.start, ml.end, ml.pgoff, f);
 	}
 	free(line);
 	fclose(maps);

@@ -64,6 +64,22 @@ struct gr_procs {
  */
 int gr_discover_scan(struct gr_procs *p, uint32_t pid);
 
+/* One line of /proc/PID/maps, as gr_discover_parse_line() reads it. */
+struct gr_maps_line {
+	uint64_t start, end, pgoff;
+	uint64_t dev; /* the kernel's encoding (MKDEV), as BPF sees it */
+	uint64_t ino;
+	const char *path; /* inside the line given, NUL-terminated at its newline */
+};
+
+/*
+ * Parse @line (NUL-terminated, one line of /proc/PID/maps with or without its newline: the
+ * traced program names the paths in it) into @out. Returns 1 for an executable mapping of a
+ * file (inode not 0, path absolute, start <= end): its newline is overwritten with a NUL and
+ * @out->path points into @line. Returns 0 for any other line, @out untouched.
+ */
+int gr_discover_parse_line(char *line, struct gr_maps_line *out);
+
 /* @child was forked by @parent: it maps what its parent mapped. */
 void gr_discover_fork(struct gr_procs *p, uint32_t parent, uint32_t child);
 

@@ -690,9 +690,11 @@ static void gather_spans(struct hv *x)
 		} else {
 			keep = c->n;
 		}
-		gr_qsort(c->v, keep, sizeof(*c->v), cmp_span_start);
-		if (keep)
+		/* a window without spans has no array: qsort() and memcpy() take none */
+		if (keep) {
+			gr_qsort(c->v, keep, sizeof(*c->v), cmp_span_start);
 			memcpy(v->spans + v->nspans, c->v, keep * sizeof(*c->v));
+		}
 		v->nspans += keep;
 		v->window_spans[w] = keep;
 	}
