@@ -5,6 +5,7 @@
  * small and the file format never depends on it.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1240,6 +1241,28 @@ int gr_translate_decode(const void *data, size_t size)
 
 static int translate_one(void *ctx, void *data, size_t size);
 
+/*
+ * A process the BPF side stopped waits for the recorder's SIGCONT, whatever else the event
+ * holds: an event dropped as malformed still resumes it when its pid and flag can be read, so a
+ * disagreement between the two sides never leaves the traced program stopped.
+ */
+static void release_held(const struct gr_translate *t, const void *data, size_t size)
+{
+	const struct gr_ev_hdr *h = data;
+	int held = 0;
+
+	if (t->offline || size < sizeof(*h) || !h->pid)
+		return;
+	if ((h->type == EV_EXEC || h->type == EV_MMAP) &&
+	    size >= offsetof(struct gr_ev_proc, stopped) + sizeof(__u32))
+		held = ((const struct gr_ev_proc *)data)->stopped != 0;
+	else if (h->type == EV_PYSTACK && size >= offsetof(struct gr_ev_pystack, flags) +
+						      sizeof(((struct gr_ev_pystack *)0)->flags))
+		held = (((const struct gr_ev_pystack *)data)->flags & GR_PYS_STOPPED) != 0;
+	if (held)
+		gr_resume(h->pid);
+}
+
 int gr_translate_event(void *ctx, void *data, size_t size)
 {
 	struct gr_translate *t = ctx;
@@ -1261,6 +1284,7 @@ static int translate_one(void *ctx, void *data, size_t size)
 	/* nothing past a record's end is read, and what is dropped is counted, not silent */
 	if (gr_translate_decode(data, size) < 0) {
 		t->malformed++;
+		release_held(t, data, size);
 		return 0;
 	}
 	switch (h->type) {
