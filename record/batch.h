@@ -13,7 +13,8 @@
 /*
  * Hand each event of the record @data (@size bytes) to @fn, in order: the events of a batch one
  * by one, any other record whole. A batch the BPF side could not have written ends at its first
- * malformed event. Returns the first error @fn returned, else 0.
+ * malformed event: the events before it are handed on and -EINVAL is returned, for the caller
+ * to count. Returns the first error @fn returned, else -EINVAL for a malformed batch, else 0.
  */
 int gr_batch_each(void *data, size_t size, gr_ringbuf_fn fn, void *ctx);
 

@@ -1035,6 +1035,12 @@ static void report_summary(const struct session *s, uint64_t records)
 	fprintf(stderr,
 		"gpurec record: wrote %s (%" PRIu64 " records, %.2f MB), %" PRIu64 " events lost\n",
 		s->o.output, records, st.st_size / 1e6, lost);
+	/* never from the BPF side we built: said, so that a mismatch of the two halves shows */
+	if (s->tr.malformed)
+		fprintf(stderr,
+			"gpurec record: %" PRIu64 " ring-buffer records dropped: not an event of "
+			"bpf/gpurec.h (the BPF object and the recorder disagree)\n",
+			s->tr.malformed);
 	if (stacks)
 		fprintf(stderr,
 			"gpurec record: %" PRIu64 " events kept without their stack: %" PRIu64

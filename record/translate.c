@@ -5,6 +5,7 @@
  * small and the file format never depends on it.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,7 +78,7 @@ static int note_thread(struct gr_translate *t, uint64_t ts, uint32_t pid, uint32
 	if (gr_u64map_get(&t->comms, tid))
 		return 0;
 	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pid, tid);
-	f = fopen(path, "re");
+	f = t->offline ? NULL : fopen(path, "re");
 	if (f) {
 		if (fgets(comm, sizeof(comm), f))
 			comm[strcspn(comm, "\n")] = 0;
@@ -273,7 +274,7 @@ static int on_pystack_held(struct gr_translate *t, const struct gr_ev_pystack *e
 	p = err ? NULL : py_pid(t, e->h.pid, 0);
 	for (uint32_t i = 0; pp && p && i < e->nframes && i < GR_PY_MAX_FRAMES; i++)
 		pyframe_key(t, p, e->h.pid, e->h.ts, pp, &e->frames[i]);
-	if (size >= offsetof(struct gr_ev_pystack, frames) && (e->flags & GR_PYS_STOPPED))
+	if ((e->flags & GR_PYS_STOPPED) && !t->offline)
 		gr_resume(e->h.pid);
 	return err;
 }
@@ -1080,10 +1081,54 @@ static int write_proc(struct gr_translate *t, uint64_t ts, unsigned type, uint32
 	return gr_trace_writer_append(t->w, GR_K_PROC, v, &b);
 }
 
+/*
+ * What an exec asks of the live process, before its PROC record: discovery rescans it, a CPython
+ * is described before it runs (python.h), its rank is read from the environment its launcher
+ * gave it while it is held (it cannot have changed it yet, nor exited), it is resumed, its CUDA
+ * libraries are named before any of their calls is written, and its executable's path is read
+ * into @exe (@len bytes, "" when it cannot be). Only the live path calls it: it reads /proc of
+ * the pid the event names and signals it.
+ */
+static int exec_live(struct gr_translate *t, const struct gr_ev_proc *e, char *exe, size_t len)
+{
+	char path[64], rank[GR_RANK_ENV_MAX];
+	ssize_t n;
+	int err = 0;
+
+	gr_discover_scan(t->procs, e->h.pid);
+	if (t->py)
+		err = gr_python_note(t->py, t->procs, t->w, e->h.ts, e->h.pid);
+	if (!err && gr_rank_env_read((pid_t)e->h.pid, rank))
+		err = write_name(t, e->h.ts, GR_NAME_RANK, e->h.pid, e->h.pid, rank);
+	if (e->stopped)
+		gr_resume(e->h.pid);
+	if (!err)
+		err = gr_symbols_libraries(&t->sym, e->h.ts, e->h.pid);
+	snprintf(path, sizeof(path), "/proc/%u/exe", e->h.pid);
+	n = readlink(path, exe, len - 1);
+	exe[n > 0 ? n : 0] = 0;
+	return err;
+}
+
+/* What a new mapping asks of the live process: as for an exec (exec_live()), libpython mapped
+ * late included. Only the live path calls it. */
+static int mmap_live(struct gr_translate *t, const struct gr_ev_proc *e)
+{
+	int err = 0;
+
+	gr_discover_scan(t->procs, e->h.pid);
+	if (t->py)
+		err = gr_python_note(t->py, t->procs, t->w, e->h.ts, e->h.pid);
+	if (e->stopped)
+		gr_resume(e->h.pid);
+	if (!err)
+		err = gr_symbols_libraries(&t->sym, e->h.ts, e->h.pid);
+	return err;
+}
+
 static int on_proc(struct gr_translate *t, const struct gr_ev_proc *e)
 {
-	char exe[4096] = "", path[64], rank[GR_RANK_ENV_MAX];
-	ssize_t n;
+	char exe[4096] = "";
 	int err = 0;
 
 	switch (e->h.type) {
@@ -1107,21 +1152,8 @@ static int on_proc(struct gr_translate *t, const struct gr_ev_proc *e)
 	case EV_EXEC:
 		/* a new image: old mappings stay (earlier events refer to them) */
 		py_forget(t, e->h.pid);
-		gr_discover_scan(t->procs, e->h.pid);
-		/* a CPython is described before it runs (python.h) */
-		if (t->py)
-			err = gr_python_note(t->py, t->procs, t->w, e->h.ts, e->h.pid);
-		/* its rank, from the environment its launcher gave it, read while it is held: it
-		 * cannot have changed its environment yet, nor exited */
-		if (!err && gr_rank_env_read((pid_t)e->h.pid, rank))
-			err = write_name(t, e->h.ts, GR_NAME_RANK, e->h.pid, e->h.pid, rank);
-		if (e->stopped)
-			gr_resume(e->h.pid);
-		/* its CUDA libraries are named before any of their calls is written */
-		err = gr_symbols_libraries(&t->sym, e->h.ts, e->h.pid);
-		snprintf(path, sizeof(path), "/proc/%u/exe", e->h.pid);
-		n = readlink(path, exe, sizeof(exe) - 1);
-		exe[n > 0 ? n : 0] = 0;
+		if (!t->offline)
+			err = exec_live(t, e, exe, sizeof(exe));
 		/* the comm changed with the image */
 		gr_u64map_put(&t->comms, e->h.tid, 0);
 		note_comm(t, e->h.ts, e->h.pid, e->h.tid, e->comm, GR_COMM_LEN);
@@ -1131,15 +1163,8 @@ static int on_proc(struct gr_translate *t, const struct gr_ev_proc *e)
 	case EV_MMAP:
 		if (!e->dev && !e->ino && e->stopped)
 			t->loader_holds++;
-		gr_discover_scan(t->procs, e->h.pid);
-		/* libpython mapped late */
-		if (t->py)
-			err = gr_python_note(t->py, t->procs, t->w, e->h.ts, e->h.pid);
-		if (e->stopped)
-			gr_resume(e->h.pid);
-		/* as for an exec */
-		if (!err)
-			err = gr_symbols_libraries(&t->sym, e->h.ts, e->h.pid);
+		if (!t->offline)
+			err = mmap_live(t, e);
 		break;
 	case EV_EXIT:
 		/* the process is gone: its unwinding session and the fds that holds go too */
@@ -1153,23 +1178,24 @@ static int on_proc(struct gr_translate *t, const struct gr_ev_proc *e)
 	return err;
 }
 
-static int translate_one(void *ctx, void *data, size_t size);
+/* The largest record of each kind the BPF side sends (bpf/gpurec.h). */
+#define CALL_FRAMES_MAX GR_CALL_EVENT_MAX /* an in-flight call reserves every frame */
+#define CALL_RAW_MAX	(sizeof(struct gr_ev_call) + sizeof(struct gr_ev_rawstack) + GR_DWARF_MAX)
 
-int gr_translate_event(void *ctx, void *data, size_t size)
+int gr_translate_decode(const void *data, size_t size)
 {
-	return gr_batch_each(data, size, translate_one, ctx);
-}
-
-static int translate_one(void *ctx, void *data, size_t size)
-{
-	struct gr_translate *t = ctx;
 	const struct gr_ev_hdr *h = data;
 	const struct gr_ev_call *c = data;
-	uint64_t stack = 0;
-	int err = 0;
+	const struct gr_ev_rawstack *r;
+	const struct gr_ev_pystack *p = data;
+	size_t need;
 
 	if (size < sizeof(*h))
-		return 0;
+		return -EINVAL;
+	/* every event but the scheduler's is of a traced thread, never of pid or tid 0 (the idle
+	 * task): the maps that follow processes and threads take no key 0 */
+	if (h->type != EV_SCHED && (!h->pid || !h->tid))
+		return -EINVAL;
 	switch (h->type) {
 	case EV_LAUNCH:
 	case EV_COPY:
@@ -1181,37 +1207,113 @@ static int translate_one(void *ctx, void *data, size_t size)
 	case EV_ALIAS:
 	case EV_DEVICE:
 	case EV_COMM:
+		if (size < sizeof(*c))
+			return -EINVAL;
 		if (h->flags & GR_EVF_RAWSTACK) {
-			const struct gr_ev_rawstack *r = (const void *)(c + 1);
-
-			if (size < sizeof(*c) + sizeof(*r) ||
-			    size < sizeof(*c) + sizeof(*r) + r->size)
-				return 0;
-			note_thread(t, h->ts, h->pid, h->tid);
-			stack = t->unwind ? raw_stack_id(t, h, r, c->pystack) : 0;
-			break;
+			/* the stack bytes the header promises, no more than the BPF side holds */
+			if (size < sizeof(*c) + sizeof(*r))
+				return -EINVAL;
+			r = (const void *)(c + 1);
+			need = sizeof(*c) + sizeof(*r) + (size_t)r->size;
+			if (r->size > GR_DWARF_MAX || size < need || size > CALL_RAW_MAX)
+				return -EINVAL;
+		} else if (h->stack_len > GR_MAX_FRAMES ||
+			   size < sizeof(*c) + h->stack_len * 8ull || size > CALL_FRAMES_MAX) {
+			return -EINVAL;
 		}
-		if (size < sizeof(*c) + h->stack_len * 8ull)
-			return 0;
-		note_thread(t, h->ts, h->pid, h->tid);
-		stack = event_stack_id(t, h, (const uint64_t *)(c + 1), h->stack_len, c->pystack);
-		break;
+		return h->type;
 	case EV_SCHED:
-		if (size < sizeof(struct gr_ev_sched))
-			return 0;
-		break;
+		return size == sizeof(struct gr_ev_sched) ? h->type : -EINVAL;
 	case EV_NAME:
-		if (size < sizeof(struct gr_ev_name))
-			return 0;
+		return size == sizeof(struct gr_ev_name) ? h->type : -EINVAL;
+	case EV_FORK:
+	case EV_EXEC:
+	case EV_EXIT:
+	case EV_MMAP:
+		return size == sizeof(struct gr_ev_proc) ? h->type : -EINVAL;
+	case EV_PYSTACK:
+		need = offsetof(struct gr_ev_pystack, frames);
+		if (size < need || size > sizeof(*p) || !p->id || p->nframes > GR_PY_MAX_FRAMES ||
+		    size < need + p->nframes * sizeof(struct gr_py_frame))
+			return -EINVAL;
+		return h->type;
+	}
+	/* EV_BATCH is split before (gr_batch_each()): inside a batch, or unknown, it is no event */
+	return -EINVAL;
+}
+
+static int translate_one(void *ctx, void *data, size_t size);
+
+/*
+ * A process the BPF side stopped waits for the recorder's SIGCONT, whatever else the event
+ * holds: an event dropped as malformed still resumes it when its pid and flag can be read, so a
+ * disagreement between the two sides never leaves the traced program stopped.
+ */
+static void release_held(const struct gr_translate *t, const void *data, size_t size)
+{
+	const struct gr_ev_hdr *h = data;
+	int held = 0;
+
+	if (t->offline || size < sizeof(*h) || !h->pid)
+		return;
+	if ((h->type == EV_EXEC || h->type == EV_MMAP) &&
+	    size >= offsetof(struct gr_ev_proc, stopped) + sizeof(__u32))
+		held = ((const struct gr_ev_proc *)data)->stopped != 0;
+	else if (h->type == EV_PYSTACK && size >= offsetof(struct gr_ev_pystack, flags) +
+						      sizeof(((struct gr_ev_pystack *)0)->flags))
+		held = (((const struct gr_ev_pystack *)data)->flags & GR_PYS_STOPPED) != 0;
+	if (held)
+		gr_resume(h->pid);
+}
+
+int gr_translate_event(void *ctx, void *data, size_t size)
+{
+	struct gr_translate *t = ctx;
+
+	/* a batch the BPF side could not have written: the events before its flaw are kept */
+	if (gr_batch_each(data, size, translate_one, ctx) == -EINVAL)
+		t->malformed++;
+	return 0;
+}
+
+static int translate_one(void *ctx, void *data, size_t size)
+{
+	struct gr_translate *t = ctx;
+	const struct gr_ev_hdr *h = data;
+	const struct gr_ev_call *c = data;
+	uint64_t stack = 0;
+	int err = 0;
+
+	/* nothing past a record's end is read, and what is dropped is counted, not silent */
+	if (gr_translate_decode(data, size) < 0) {
+		t->malformed++;
+		release_held(t, data, size);
+		return 0;
+	}
+	switch (h->type) {
+	case EV_LAUNCH:
+	case EV_COPY:
+	case EV_MEMSET:
+	case EV_ALLOC:
+	case EV_FREE:
+	case EV_SYNC:
+	case EV_GRAPH:
+	case EV_ALIAS:
+	case EV_DEVICE:
+	case EV_COMM:
+		note_thread(t, h->ts, h->pid, h->tid);
+		if (h->flags & GR_EVF_RAWSTACK)
+			stack =
+			    t->unwind ? raw_stack_id(t, h, (const void *)(c + 1), c->pystack) : 0;
+		else
+			stack = event_stack_id(t, h, (const uint64_t *)(c + 1), h->stack_len,
+					       c->pystack);
 		break;
 	case EV_PYSTACK:
 		err = on_pystack_held(t, data, size);
 		if (err && !t->err)
 			t->err = err;
 		return 0;
-	default:
-		if (size < sizeof(struct gr_ev_proc))
-			return 0;
 	}
 	switch (h->type) {
 	case EV_LAUNCH:

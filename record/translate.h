@@ -79,6 +79,15 @@ struct gr_translate {
 	uint64_t unwind_skipped, unwind_skipped_seen; /* so far; written as LOSS so far */
 	/* holds of the dynamic loader's debug hook (EV_MMAP without a file): -v says them */
 	uint64_t loader_holds;
+	/* records dropped as no event the BPF side sends (gr_translate_decode()): record.c says
+	 * them at the end */
+	uint64_t malformed;
+	/*
+	 * Set after gr_translate_init(): events are turned into records without asking or touching
+	 * the processes they name (no /proc read, no signal, no discovery scan): bytes that did not
+	 * come from the BPF side (tests/fuzz/fuzz_events.c). Else the live recorder.
+	 */
+	bool offline;
 	bool device_sms_seen; /* GR_SESS_DEVICE_SMS written: the first SM count wins */
 	int err;	      /* first error writing a record */
 };
@@ -95,9 +104,18 @@ void gr_translate_unwind_limit(struct gr_translate *t, const struct gr_ringbuf *
 			       uint64_t backlog);
 
 /*
+ * Whether the @size bytes at @data are an event the BPF side sends (bpf/gpurec.h), one event of
+ * a batch or a record of its own (not a batch: gr_batch_each() splits those): its type is known
+ * and its size fits its type, its frames, raw stack or Python frames included. Reads nothing
+ * past @size and nothing else. Returns the event's type (EV_*), or -EINVAL.
+ */
+int gr_translate_decode(const void *data, size_t size);
+
+/*
  * A gr_ringbuf_fn (record/ringbuf.h), @ctx the struct gr_translate: turn one ring-buffer record
- * into trace records. A record too short for its type is skipped. Returns 0, to keep draining:
- * the first error writing a record is kept in t->err, to be reported once at the end.
+ * into trace records. A record gr_translate_decode() rejects, and a malformed batch, are counted
+ * in t->malformed and skipped. Returns 0, to keep draining: the first error writing a record is
+ * kept in t->err, to be reported once at the end.
  */
 int gr_translate_event(void *ctx, void *data, size_t size);
 

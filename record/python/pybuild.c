@@ -156,16 +156,17 @@ static const char *from_debug_offsets(const uint64_t *w, int n, struct gr_py_lay
 	ts = find_thread_section(w, rt + 3 + 4, n);
 	if (ts < 0)
 		return "its _Py_DebugOffsets has no thread state section gpurec recognises";
+	/* the frame's section follows the thread state's nine words: size, previous,
+	 * executable, instr_ptr, localsplus, owner; then the code object's ten words, all of
+	 * them in the @n words read (a section found near the end has its words past them) */
+	fr = ts + 9;
+	co = fr + 6 <= n ? find_code_section(w, fr + 6, n) : -1;
+	if (co < 0 || co > fr + 10 || co + 10 > n)
+		return "its _Py_DebugOffsets has no frame or code section gpurec recognises";
 	/* size, prev, next, interp, current_frame, thread_id, native_thread_id */
 	L->tstate_next = (uint32_t)w[ts + 2];
 	L->tstate_frame = (uint32_t)w[ts + 4];
 	L->tstate_native_tid = (uint32_t)w[ts + 6];
-	/* the frame's section follows the thread state's nine words: size, previous,
-	 * executable, instr_ptr, localsplus, owner */
-	fr = ts + 9;
-	co = find_code_section(w, fr + 6, n);
-	if (fr + 6 > n || co < 0 || co > fr + 10)
-		return "its _Py_DebugOffsets has no frame or code section gpurec recognises";
 	L->frame_previous = (uint32_t)w[fr + 1];
 	L->frame_code = (uint32_t)w[fr + 2];
 	L->frame_instr = (uint32_t)w[fr + 3];
@@ -186,8 +187,11 @@ static const char *from_debug_offsets(const uint64_t *w, int n, struct gr_py_lay
 	L->str_state = 32;
 	L->str_ascii_size = 40;
 	L->str_compact_size = 56;
-	if (L->frame_owner >= w[fr] || L->frame_instr >= w[fr] || L->frame_previous >= w[fr] ||
-	    L->code_adaptive >= w[co] || L->tstate_native_tid >= w[ts] || L->tstate_frame >= w[ts])
+	/* every offset inside the structure the build says it has (the u32 copies included:
+	 * an offset of 2^32 + 8 is not 8) */
+	if (w[fr] >= GR_PY_OFFSET_MAX || w[co] >= GR_PY_OFFSET_MAX || w[fr + 5] >= w[fr] ||
+	    w[fr + 3] >= w[fr] || w[fr + 2] >= w[fr] || w[fr + 1] >= w[fr] || w[co + 9] >= w[co] ||
+	    w[ts + 2] >= w[ts] || w[ts + 6] >= w[ts] || w[ts + 4] >= w[ts])
 		return "its _Py_DebugOffsets does not check out";
 	return NULL;
 }

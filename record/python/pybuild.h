@@ -56,6 +56,12 @@ struct gr_py_layout {
 	uint32_t str_compact_size; /* sizeof(PyCompactUnicodeObject): other compact data do */
 };
 
+/*
+ * What a readable build's thread state, frame and code object offsets are below (a size the
+ * layout's source states, at most this): a _Py_DebugOffsets that says more is not believed.
+ */
+#define GR_PY_OFFSET_MAX 65536
+
 /* One CPython build: addresses are link-time (add the mapping's load bias). */
 struct gr_py_build {
 	struct gr_py_layout layout;

@@ -37,14 +37,32 @@ struct proc_cache {
 };
 
 struct gr_pyresolve {
-	struct gr_u64map procs; /* pid -> struct proc_cache * (0 once forgotten) */
-	int no_vm_readv;	/* process_vm_readv is missing here: go to /proc/PID/mem */
+	struct gr_u64map procs;	   /* pid -> struct proc_cache * (0 once forgotten) */
+	gr_pyresolve_read_fn read; /* how a process's memory is read */
+	void *read_ctx;
+	int no_vm_readv; /* process_vm_readv is missing here: go to /proc/PID/mem */
 };
+
+static int read_process(void *ctx, uint32_t pid, const struct iovec *local,
+			const struct iovec *remote, unsigned n);
 
 int gr_pyresolve_new(struct gr_pyresolve **out)
 {
+	int err = gr_pyresolve_new_reader(out, read_process, NULL);
+
+	if (!err)
+		(*out)->read_ctx = *out;
+	return err;
+}
+
+int gr_pyresolve_new_reader(struct gr_pyresolve **out, gr_pyresolve_read_fn read, void *ctx)
+{
 	*out = calloc(1, sizeof(**out));
-	return *out ? 0 : -ENOMEM;
+	if (!*out)
+		return -ENOMEM;
+	(*out)->read = read;
+	(*out)->read_ctx = ctx;
+	return 0;
 }
 
 static void code_entry_free(struct code_entry *e)
@@ -114,23 +132,16 @@ static int read_procmem(uint32_t pid, const struct iovec *local, const struct io
 	return err;
 }
 
-/*
- * Reads @n pieces of process @pid: remote[i] into local[i], the same lengths. 0 when all of
- * every piece was read; -ESRCH when the process is gone; -EFAULT otherwise.
- */
-static int read_mem(struct gr_pyresolve *r, uint32_t pid, const struct iovec *local,
-		    const struct iovec *remote, unsigned n)
+/* The live reader (a gr_pyresolve_read_fn, @ctx the struct gr_pyresolve): the process itself. */
+static int read_process(void *ctx, uint32_t pid, const struct iovec *local,
+			const struct iovec *remote, unsigned n)
 {
+	struct gr_pyresolve *r = ctx;
 	size_t want = 0;
 	ssize_t got;
 
-	for (unsigned i = 0; i < n; i++) {
-		/* an address range that wraps is garbage, whatever the kernel would say */
-		if ((uintptr_t)remote[i].iov_base + remote[i].iov_len <
-		    (uintptr_t)remote[i].iov_base)
-			return -EFAULT;
+	for (unsigned i = 0; i < n; i++)
 		want += local[i].iov_len;
-	}
 	if (r->no_vm_readv)
 		return read_procmem(pid, local, remote, n);
 	got = process_vm_readv((pid_t)pid, local, n, remote, n, 0);
@@ -145,6 +156,18 @@ static int read_mem(struct gr_pyresolve *r, uint32_t pid, const struct iovec *lo
 	if (errno == ENOSYS || errno == EPERM)
 		return read_procmem(pid, local, remote, n);
 	return -EFAULT;
+}
+
+/* Reads @n pieces of process @pid through the reader: remote[i] into local[i], as it says. */
+static int read_mem(struct gr_pyresolve *r, uint32_t pid, const struct iovec *local,
+		    const struct iovec *remote, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		/* an address range that wraps is garbage, whatever the kernel would say */
+		if ((uintptr_t)remote[i].iov_base + remote[i].iov_len <
+		    (uintptr_t)remote[i].iov_base)
+			return -EFAULT;
+	return r->read(r->read_ctx, pid, local, remote, n);
 }
 
 static uint64_t load_u64(const uint8_t *p)

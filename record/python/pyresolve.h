@@ -12,6 +12,7 @@
 #define GR_RECORD_PYRESOLVE_H
 
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include "pybuild.h"
 
@@ -24,8 +25,18 @@ struct gr_py_site {
 	uint32_t line;		     /* 0 when the instruction has no line */
 };
 
-/* 0 and a new empty cache in @out, or -ENOMEM. */
+/*
+ * How process memory is read: @n pieces of process @pid, remote[i] into local[i] (the same
+ * lengths, at most what the local buffer holds). Returns 0 when all of every piece was read,
+ * -ESRCH when the process is gone, -EFAULT otherwise.
+ */
+typedef int (*gr_pyresolve_read_fn)(void *ctx, uint32_t pid, const struct iovec *local,
+				    const struct iovec *remote, unsigned n);
+
+/* 0 and a new empty cache in @out that reads live processes (process_vm_readv), or -ENOMEM. */
 int gr_pyresolve_new(struct gr_pyresolve **out);
+/* The same, reading memory through @read (given @ctx): tests/fuzz/fuzz_pyresolve.c. */
+int gr_pyresolve_new_reader(struct gr_pyresolve **out, gr_pyresolve_read_fn read, void *ctx);
 /* Frees the cache and every string it gave; NULL is fine. */
 void gr_pyresolve_free(struct gr_pyresolve *r);
 

@@ -4,7 +4,7 @@
 # new inputs in a scratch directory. A target that does not build, crashes or breaks an invariant
 # fails with its name; the input that did it is kept in $O/fuzz/crashes/ for the replay driver
 # ($O/tests/fuzz_NAME_replay FILE) and the corpus. One TAP line per target, then
-# "N passed, N failed". .ci/run runs it: with the targets built, about 6.5 s a target (95 s for 14)
+# "N passed, N failed". .ci/run runs it: with the targets built, about 6.5 s a target (110 s for 17)
 # on 2 cores.
 set -u
 cd "$(dirname "$0")/../.."
