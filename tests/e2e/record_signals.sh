@@ -27,9 +27,9 @@ trial() {
 	rm -f "$TMP/ready" "$TMP/out"
 	case $how in
 	timeout-*)
-		# timeout's own timer is what SIGALRM is: sent once the command is ready, it times out
-		# then, however long the recorder took to start (a fixed 2 s timed out before the
-		# command had its handlers, on a busy machine, and it died of the signal, saying nothing)
+		# timeout's own timer is what SIGALRM is: sent once the command is ready, it
+		# times out then, however long the recorder took to start (a fixed 2 s timed out
+		# before the command had its handlers on a busy machine: it died of the signal)
 		"${dfl[@]}" timeout -s "${how#timeout-}" 600 "$GPUREC" record -o "$TMP/s.trc" -- \
 			"$count" "$TMP/ready" "$TMP/out" 1 2>/dev/null &
 		rec=$!

@@ -36,8 +36,8 @@ for i in $(seq 50); do
 		sh -c "$PROGS/launches 5; echo done > $TMP/done" >/dev/null 2>&1 &
 	rec=$!
 	prog=
-	# until the recorder holds it (60 s, a bound: the recorder loads its BPF side first, 0.5-0.9 s
-	# at load 8 here, and more on a busier machine than the 6 s this was allowed)
+	# until the recorder holds it (60 s, a bound: the recorder loads its BPF side first,
+	# 0.5-0.9 s at load 8 here, more on a busier machine than the 6 s this was allowed)
 	for _ in $(seq 3000); do
 		prog=$(pgrep -P $rec -x sh | head -1)
 		[ -n "$prog" ] && [ "$(state "$prog")" = T ] && break

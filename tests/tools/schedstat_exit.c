@@ -55,7 +55,8 @@ int main(int argc, char **argv)
 	}
 	stat[n] = 0;
 	if (!n)
-		fprintf(stderr, "tool_schedstat_exit: %s: %s\n", path, f ? "empty" : strerror(errno));
+		fprintf(stderr, "tool_schedstat_exit: %s: %s\n", path,
+			f ? "empty" : strerror(errno));
 	f = fopen(argv[1], "w");
 	if (!f || fprintf(f, "%d %s", pid, stat) < 0 || fclose(f)) {
 		perror(argv[1]);
