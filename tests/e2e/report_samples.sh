@@ -118,9 +118,19 @@ check "chain_fused: iteration of 1 launch" "[2, 1, $N]" \
 	"$(q chain_fused '[d["launches"]["iteration"][k] for k in ("calls", "launches", "count")]')"
 check "chain_fused: nothing to fuse" '[0, "ok"]' \
 	"$(q chain_fused '[len(d["fusion"]["candidates"]), str(d["fusion"]["level"])]')"
-# the model: chain 5 x 5 us of a 28 us step (0.89), chain_fused 5 us of an 8 us step (0.62)
-check "chain spends a larger share of its iteration launching than chain_fused" True \
-	"$(python3 -c 'import json,sys; a,b=(json.load(open(f))["launches"]["launch_share"] for f in sys.argv[1:]); print(a > 1.25 * b)' "$TMP/chain.json" "$TMP/chain_fused.json")"
+# The model: chain 5 x 5 us of a 28 us step (0.89), chain_fused 5 us of an 8 us step (0.62),
+# 1.43 times. As recorded (--no-compensate) the probes add about as much to each call of both:
+# 0.895 and 0.64, 1.39-1.40 times, in 6 runs here. Compensated, the probe cost measured at the
+# start is taken off chain_fused's 2 calls of an 8 us step as off chain's 6 of 28 us, so an
+# estimate a little high shortens its step most (6.6-7.8 us): 1.22-1.31 times, so only larger.
+"$GPUREC" report --json --no-compensate "$TMP/chain_fused.trc" >"$TMP/chain_fused_raw.json" 2>/dev/null
+share_ratio() { # A.json B.json: A's launch share over B's
+	python3 -c 'import json,sys; a,b=(json.load(open(f))["launches"]["launch_share"] for f in sys.argv[1:]); print(a / b if b else 0)' "$1" "$2"
+}
+check "chain spends a larger share of its iteration launching than chain_fused, 1.25 times as recorded" \
+	True "$(python3 -c "print($(share_ratio "$TMP/chain_raw.json" "$TMP/chain_fused_raw.json") > 1.25)")"
+check "chain spends a larger share of its iteration launching than chain_fused, compensated" \
+	True "$(python3 -c "print($(share_ratio "$TMP/chain.json" "$TMP/chain_fused.json") > 1)")"
 
 # --- pageable / pinned: transfers ---
 N=20
