@@ -3,6 +3,8 @@
 # Unit tests and fuzz replays print TAP lines ("ok - name" / "not ok - name"); each end-to-end
 # script in tests/e2e/ is one or more TAP lines too. Exit status is non-zero on any failure.
 # A skip ("ok ... # SKIP reason") is counted apart, never as a pass: its line says how many.
+# Before that line, each failure is named again ("failed: SCRIPT: CHECK"), so that a check that
+# fails once in a while names itself in a CI log whose middle was cut.
 set -u
 cd "$(dirname "$0")/.."
 O=${O:-build}
@@ -10,6 +12,7 @@ export O GPUREC="${GPUREC:-$PWD/gpurec}" SAMPLES="$PWD/$O/samples"
 passed=0
 failed=0
 skipped=0
+failures=() # "SCRIPT: CHECK" per failure, for the closing summary
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
@@ -19,7 +22,13 @@ count() { # $1: label; stdin: TAP output
 		case "$line" in
 		"ok "*"# SKIP"*) skipped=$((skipped + 1)); echo "  $line" ;;
 		"ok "* | "ok") passed=$((passed + 1)); echo "  $line" ;;
-		"not ok"*) failed=$((failed + 1)); echo "  $line  [$1]" ;;
+		"not ok"*)
+			failed=$((failed + 1))
+			echo "  $line  [$1]"
+			line=${line#not ok}
+			line=${line# - }
+			failures+=("$1: ${line:0:300}")
+			;;
 		"#"*) echo "  $line" ;;
 		esac
 	done
@@ -33,6 +42,7 @@ run() { # $1: label, rest: command; a crash or non-zero exit without a "not ok" 
 	count "$label" <"$log"
 	if [ $rc -ne 0 ] && ! grep -q '^not ok' "$log"; then
 		failed=$((failed + 1))
+		failures+=("$label: exited with status $rc without a failing check")
 		echo "  not ok - $label exited with status $rc"
 		sed 's/^/    | /' "$log" | tail -20
 	fi
@@ -55,6 +65,9 @@ for t in tests/e2e/*.sh; do
 	[ -f "$t" ] && run "$(basename "$t")" bash "$t"
 done
 
+for f in "${failures[@]}"; do
+	echo "failed: $f"
+done
 [ $skipped -eq 0 ] || echo "$skipped skipped (neither passed nor failed; the reasons are above)"
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]

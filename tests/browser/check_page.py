@@ -284,12 +284,20 @@ def main():
         print("ok - %s # SKIP the browser did not start: %s" % (args.name,
                                                                str(e).replace("\n", " ")[:300]))
         return SKIPPED
+    # every way out prints a result line: a socket that timed out (OSError), a pipe the
+    # browser closed, an answer that is not JSON are failures with their reason, not a
+    # traceback and an exit status that html_report.sh would count without naming
     try:
         run(b, args, data)
     except BrowserError as e:
         check(args.name + ": the browser answered", False, e)
+    except Exception as e:  # noqa: BLE001
+        check(args.name + ": the browser answered", False, "%s: %s" % (type(e).__name__, e))
     finally:
-        b.close()
+        try:
+            b.close()
+        except Exception as e:  # noqa: BLE001
+            check(args.name + ": the browser closed", False, "%s: %s" % (type(e).__name__, e))
     return 1 if failures else 0
 
 

@@ -71,14 +71,23 @@ browse() {
 	shift 3
 	for b in $browsers; do
 		python3 "$BROWSER/check_page.py" "$page" --browser $b --name "$name/$b" \
-			--max-bytes 2000000 --screenshot "$SHOTS/$shot$(suffix $b).png" "$@"
+			--max-bytes 2000000 --screenshot "$SHOTS/$shot$(suffix $b).png" "$@" \
+			>"$TMP/browse.tap" 2>"$TMP/browse.err"
 		rc=$?
+		cat "$TMP/browse.tap"
 		if [ $rc -eq 77 ]; then
 			echo "# $b's checks were skipped; its other pages would be too"
 			continue
 		fi
 		left="$left $b"
-		[ $rc -eq 0 ] || failures=$((failures + 1))
+		# a failure is a line that names it: the harness killed, or a traceback before its
+		# first failing check, gets one here
+		if [ $rc -ne 0 ] && ! grep -q '^not ok' "$TMP/browse.tap"; then
+			not_ok "$name/$b: check_page.py exited with status $rc: $(tail -3 "$TMP/browse.err" | paste -sd' ')"
+		elif [ $rc -ne 0 ]; then
+			failures=$((failures + 1))
+			sed 's/^/# /' "$TMP/browse.err" | tail -5
+		fi
 	done
 	browsers=$left
 }

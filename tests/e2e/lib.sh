@@ -11,6 +11,23 @@ failures=0
 ok() { echo "ok - $*"; }
 not_ok() { echo "not ok - $*"; failures=$((failures + 1)); }
 
+# tap NAME CMD...: runs a helper that prints TAP lines of its own, and prints them. A failure
+# always has a line that names it: a helper that exits non-zero without one (a traceback, a
+# kill) gets "not ok - NAME exited with status N" and its stderr's tail.
+tap() {
+	local name=$1 rc
+	shift
+	"$@" >"$TMP/tap.out" 2>"$TMP/tap.err"
+	rc=$?
+	cat "$TMP/tap.out"
+	if [ $rc -ne 0 ] && ! grep -q '^not ok' "$TMP/tap.out"; then
+		not_ok "$name exited with status $rc: $(tail -3 "$TMP/tap.err" | paste -sd' ')"
+	elif [ $rc -ne 0 ]; then
+		failures=$((failures + 1))
+	fi
+	return $rc
+}
+
 # check NAME EXPECTED ACTUAL
 check() {
 	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: expected '$2', got '$3'"; fi

@@ -33,7 +33,7 @@ wait_line() {
 wait_sleeping() {
 	local nr=230 s
 	[ "$(uname -m)" = aarch64 ] && nr=115
-	for _ in $(seq 600); do
+	for _ in $(seq 3000); do # 30 s: a bound, not a timing
 		s=$(cut -d' ' -f1 "/proc/$1/syscall" 2>/dev/null)
 		[ "$s" = "$nr" ] && return 0
 		sleep 0.01

@@ -10,7 +10,8 @@ need_root record_killed
 "$GPUREC" record -o "$TMP/k.trc" -- sh -c "$PROGS/launch_loop 1024 1 >/dev/null; echo \$\$ > $TMP/ready;
 	exec sleep 60" >/dev/null 2>&1 &
 rec=$!
-for _ in $(seq 300); do [ -s "$TMP/ready" ] && break; sleep 0.05; done
+# (60 s, a bound: the recorder loads its BPF side, then the 1024 launches)
+for _ in $(seq 1200); do [ -s "$TMP/ready" ] && break; sleep 0.05; done
 n=
 for _ in $(seq 200); do
 	n=$("$GPUREC" info --json "$TMP/k.trc" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["launches"])' 2>/dev/null)

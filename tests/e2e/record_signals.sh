@@ -12,9 +12,9 @@ need_root record_signals
 count=$PROGS/sigcount
 dfl=(env --default-signal=INT)
 
-# wait (a bound, not a timing) until the command says its handlers are in place
+# wait (a bound, not a timing: 60 s) until the command says its handlers are in place
 ready() {
-	for _ in $(seq 300); do
+	for _ in $(seq 1200); do
 		[ -f "$TMP/ready" ] && return 0
 		sleep 0.05
 	done
@@ -27,8 +27,14 @@ trial() {
 	rm -f "$TMP/ready" "$TMP/out"
 	case $how in
 	timeout-*)
-		timeout -s "${how#timeout-}" 2 "$GPUREC" record -o "$TMP/s.trc" -- \
-			"$count" "$TMP/ready" "$TMP/out" 1 2>/dev/null
+		# timeout's own timer is what SIGALRM is: sent once the command is ready, it
+		# times out then, however long the recorder took to start (a fixed 2 s timed out
+		# before the command had its handlers on a busy machine: it died of the signal)
+		"${dfl[@]}" timeout -s "${how#timeout-}" 600 "$GPUREC" record -o "$TMP/s.trc" -- \
+			"$count" "$TMP/ready" "$TMP/out" 1 2>/dev/null &
+		rec=$!
+		ready && kill -ALRM "$rec"
+		wait $rec
 		;;
 	group-*)
 		# gpurec leads its own process group, as under a job scheduler
@@ -69,7 +75,7 @@ for how in group pid; do
 		"${dfl[@]}" "$GPUREC" record -d 0.1 -o "$TMP/d.trc" -- "$count" "$TMP/ready" "$TMP/out" 1 2>"$TMP/d.err" &
 	fi
 	rec=$!
-	for _ in $(seq 300); do
+	for _ in $(seq 1200); do
 		grep -q "stopped recording" "$TMP/d.err" && break
 		sleep 0.05
 	done

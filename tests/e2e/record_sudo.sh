@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
 # `sudo gpurec record` grants BPF and nothing else: a user allowed to run it through sudo can
 # create, rename or open only what they could themselves. Run as a real non-root user through
-# a real sudo (a sudoers line for this gpurec binary alone), the output is tried in /etc, onto
+# a real sudo (a sudoers line for this gpurec binary alone), the output is tried in a root-owned
+# directory as /etc is ($TMP/etc: the real /etc is shared with every other run, which adds and
+# removes its own files there, so a listing of it changed under a concurrent run), onto
 # a root-owned file, onto directories, onto a symbolic link and in the user's own directory:
 # only the last succeeds, and nothing outside it changes (listings and checksums compared).
 . "$(dirname "$0")/lib.sh"
 need_root record_sudo
 
 user=gpurec-test
-sudoers=/etc/sudoers.d/gpurec-test
-etc_new=/etc/gpurec-test-new.trc
-etc_victim=/etc/gpurec-test-victim
+# this run's own sudoers line (a name with no dot, or sudo skips it): another run's, for its
+# own gpurec binary, neither replaces it nor removes it when that run ends
+sudoers=/etc/sudoers.d/gpurec-test-${TMP##*.}
+etc=$TMP/etc
+etc_new=$etc/gpurec-test-new.trc
+etc_victim=$etc/gpurec-test-victim
 cleanup() {
-	rm -f "$sudoers" "$etc_victim" "$etc_victim.old" "$etc_new" "$etc_new.old" "$etc_new.json"
+	rm -f "$sudoers"
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -21,8 +26,9 @@ if ! command -v sudo >/dev/null; then
 	not_ok "sudo is not installed (tests/install-deps.sh installs it)"
 	exit 1
 fi
+# (a run beside this one may have created it meanwhile: useradd then fails, and id says so)
 id -u "$user" >/dev/null 2>&1 || useradd --create-home --shell /bin/sh "$user" ||
-	{ not_ok "cannot create the test user $user"; exit 1; }
+	id -u "$user" >/dev/null 2>&1 || { not_ok "cannot create the test user $user"; exit 1; }
 uid=$(id -u "$user")
 gid=$(id -g "$user")
 home=$(getent passwd "$user" | cut -d: -f6)
@@ -30,6 +36,7 @@ echo "$user ALL=(root) NOPASSWD: $GPUREC" >"$sudoers"
 chmod 0440 "$sudoers"
 
 chmod 0755 "$TMP"
+mkdir -m 0755 "$etc"
 mkdir "$TMP/log"
 own="$TMP/own" # the user's own directory
 mkdir "$own" && chown "$user:$gid" "$own" && chmod 0700 "$own"
@@ -39,12 +46,12 @@ mkdir "$TMP/pub" && chmod 1777 "$TMP/pub" && mkdir "$TMP/pub/rootdir" && chmod 0
 ln -s "$etc_victim" "$own/link.trc"
 chown -h "$user:$gid" "$own/link.trc"
 
-# what must not change: every entry of /etc and of the directories tried, with owners, modes, sizes,
+# what must not change: every entry of $etc and of the directories tried, with owners, modes, sizes,
 # times and file contents
 snapshot() {
 	(
 		cd / || exit 1
-		find /etc "$own" "$TMP/pub" -xdev -printf '%p %U:%G %m %s %T@ %y %l\n' 2>/dev/null | sort
+		find "$etc" "$own" "$TMP/pub" -xdev -printf '%p %U:%G %m %s %T@ %y %l\n' 2>/dev/null | sort
 		sha256sum "$etc_victim" "$own/rootdir/f"
 	) | grep -v "^$own/ok\.trc"
 }
@@ -66,14 +73,14 @@ refused() {
 cp "$TMP/pub/src.trc" "$TMP/rootonly.trc" && chmod 0600 "$TMP/rootonly.trc"
 
 before=$(snapshot)
-refused "into /etc" "$etc_new" "Permission denied"
+refused "into a root-owned directory" "$etc_new" "Permission denied"
 refused "onto a root-owned file" "$etc_victim" "Permission denied"
 refused "onto a root-owned directory" "$own/rootdir" "it is a directory"
 refused "onto a root-owned directory in a sticky directory" "$TMP/pub/rootdir" "it is a directory"
 refused "onto a symbolic link" "$own/link.trc" "it is a symbolic link"
 # the sudoers line lends the whole binary: replay must not write or read with root's rights
 (cd / && runuser -u "$user" -- sudo -n "$GPUREC" export "$TMP/pub/src.trc" -o "$etc_new.json") 2>"$TMP/log/err"
-check "sudo gpurec export -o into /etc: refused" 1 $?
+check "sudo gpurec export -o into a root-owned directory: refused" 1 $?
 grep -q "Permission denied" "$TMP/log/err" && ok "sudo gpurec export: says permission denied" ||
 	not_ok "sudo export message: $(cat "$TMP/log/err")"
 (cd / && runuser -u "$user" -- sudo -n "$GPUREC" info "$TMP/rootonly.trc") >/dev/null 2>"$TMP/log/err"
@@ -86,7 +93,7 @@ if [ "$before" = "$after" ]; then
 else
 	not_ok "files changed: $(diff <(echo "$before") <(echo "$after") | head -10 | tr '\n' ' ')"
 fi
-check "/etc victim unchanged" "precious 0:0 644" "$(cat "$etc_victim") $(stat -c '%u:%g %a' "$etc_victim")"
+check "root-owned victim unchanged" "precious 0:0 644" "$(cat "$etc_victim") $(stat -c '%u:%g %a' "$etc_victim")"
 
 # into the user's own directory: works, and the command runs as the user with the user's basics
 as_user -o "$own/ok.trc" -- sh -c "echo \$(id -u) \$(id -g) \$HOME \$USER \$LOGNAME > $own/env" 2>"$TMP/log/err5"
@@ -115,10 +122,15 @@ grep -q "not your process" "$TMP/log/err7" && ok "-p on a root process: says it 
 [ ! -e "$own/p-root.trc" ] && ok "-p on a root process: no trace created" || not_ok "-p on a root process wrote a trace"
 kill "$rootproc"
 wait "$rootproc" 2>/dev/null
+# the sleep this script started: runuser's child (the user's newest sleep may be another run's)
 runuser -u "$user" -- sleep 30 &
 runjob=$!
-userproc=$(pgrep -u "$user" -n -x sleep)
-for _ in $(seq 100); do [ -n "$userproc" ] && break; sleep 0.05; userproc=$(pgrep -u "$user" -n -x sleep); done
+userproc=
+for _ in $(seq 1200); do
+	userproc=$(pgrep -P "$runjob" -u "$user" -x sleep)
+	[ -n "$userproc" ] && break
+	sleep 0.05
+done
 as_user -p "$userproc" -d 0.2 -o "$own/p-own.trc" 2>/dev/null
 check "-p on the user's own process: recorded" 0 $?
 kill "$userproc" 2>/dev/null

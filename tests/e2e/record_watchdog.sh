@@ -14,10 +14,10 @@ need_root record_watchdog
 
 state() { awk '{print $3}' "/proc/$1/stat" 2>/dev/null; }
 
-# Wait (up to 30 s, a bound for a broken build, not a timing) for the command to write $1.
+# Wait (up to 60 s, a bound for a broken build, not a timing) for the command to write $1.
 # On failure, say what the processes were doing and resume them so the test run can go on.
 finished() {
-	for _ in $(seq 300); do
+	for _ in $(seq 600); do
 		[ -f "$1" ] && return 0
 		sleep 0.1
 	done
@@ -36,7 +36,9 @@ for i in $(seq 50); do
 		sh -c "$PROGS/launches 5; echo done > $TMP/done" >/dev/null 2>&1 &
 	rec=$!
 	prog=
-	for _ in $(seq 300); do
+	# until the recorder holds it (60 s, a bound: the recorder loads its BPF side first,
+	# 0.5-0.9 s at load 8 here, more on a busier machine than the 6 s this was allowed)
+	for _ in $(seq 3000); do
 		prog=$(pgrep -P $rec -x sh | head -1)
 		[ -n "$prog" ] && [ "$(state "$prog")" = T ] && break
 		sleep 0.02
@@ -70,7 +72,8 @@ for i in $(seq 10); do
 		$PROGS/launch_loop 0 2 0.8 20000 >/dev/null; echo done > $TMP/done" >/dev/null 2>&1 &
 	rec=$!
 	# the moment counts from the command's start: a recorder killed before it has nothing held
-	for _ in $(seq 300); do [ -f "$TMP/started" ] && break; sleep 0.02; done
+	# (60 s, a bound: killed before the command started, the recorder never runs it)
+	for _ in $(seq 3000); do [ -f "$TMP/started" ] && break; sleep 0.02; done
 	sleep "$delay"
 	kill -KILL $rec 2>/dev/null
 	wait $rec 2>/dev/null

@@ -6,9 +6,14 @@
 need_root "report_samples.sh"
 SAMPLES=${SAMPLES:-$PWD/$O/samples}
 SIM=$SAMPLES/sim
+SCHEDSTAT=${SCHEDSTAT:-$PWD/$O/tests/tool_schedstat_exit}
 
 if [ ! -f "$SIM/libcudart.so.13" ] || [ ! -x "$SAMPLES/chain" ]; then
 	not_ok "samples not built in $SAMPLES (make samples)"
+	exit 1
+fi
+if [ ! -x "$SCHEDSTAT" ]; then
+	not_ok "$SCHEDSTAT not built (make test-bins)"
 	exit 1
 fi
 
@@ -16,12 +21,13 @@ fi
 # so recordings overlap: each starts once the previous sample has exited (its summary line is
 # out), while that recorder is still finishing. The samples themselves never run together.
 declare -A REC_PID
-# start_rec SAMPLE STEPS sim|real [NAME]: record into $TMP/NAME.trc (NAME defaults to SAMPLE)
+# start_rec SAMPLE STEPS sim|real [NAME]: record into $TMP/NAME.trc (NAME defaults to SAMPLE),
+# the kernel's accounting of the sample's thread into $TMP/NAME.schedstat (see alone, below)
 start_rec() {
 	local sample=$1 steps=$2 name=${4:-$1} env=(env "LD_LIBRARY_PATH=$SIM")
 	[ "$3" = real ] && env=(env)
-	"$GPUREC" record ${RECORD_OPTS:-} -o "$TMP/$name.trc" -- "${env[@]}" "$SAMPLES/$sample" \
-		"$steps" >"$TMP/$name.out" 2>&1 &
+	"$GPUREC" record ${RECORD_OPTS:-} -o "$TMP/$name.trc" -- "$SCHEDSTAT" "$TMP/$name.schedstat" \
+		"${env[@]}" "$SAMPLES/$sample" "$steps" >"$TMP/$name.out" 2>&1 &
 	REC_PID[$name]=$!
 	for _ in $(seq 1200); do
 		grep -q "^$sample: steps=" "$TMP/$name.out" 2>/dev/null && return
@@ -43,15 +49,23 @@ finish_rec() {
 	fi
 }
 
-# alone and starved first, in the foreground: nothing of this script shares CPU 0 with them
+# CPU 0's steal time so far, in clock ticks (/proc/stat): time the host took from this guest
+steal0() { awk '$1 == "cpu0" {print $9 + 0}' /proc/stat; }
+
+# alone and starved first, in the foreground: nothing of this script shares CPU 0 with them.
+# Other tasks of a busy machine may: tool_schedstat_exit keeps the kernel's own accounting of
+# the launcher's thread (its schedstat when it exited: tid, on-CPU ns, run delay ns, timeslices)
+# in NAME.schedstat, and CPU 0's steal over the run goes in NAME.steal, for the checks below.
 for name in alone starved; do
-	if "$GPUREC" record -o "$TMP/$name.trc" -- env "LD_LIBRARY_PATH=$SIM" "$SAMPLES/$name" 100 \
-		>"$TMP/$name.out" 2>&1; then
+	steal=$(steal0)
+	if "$GPUREC" record -o "$TMP/$name.trc" -- "$SCHEDSTAT" "$TMP/$name.schedstat" \
+		env "LD_LIBRARY_PATH=$SIM" "$SAMPLES/$name" 100 >"$TMP/$name.out" 2>&1; then
 		"$GPUREC" report --json "$TMP/$name.trc" >"$TMP/$name.json" 2>"$TMP/$name.err" ||
 			not_ok "report --json $name: $(cat "$TMP/$name.err")"
 	else
 		not_ok "record $name: $(tail -3 "$TMP/$name.out")"
 	fi
+	echo $(($(steal0) - steal)) >"$TMP/$name.steal"
 done
 start_rec chain 100 sim
 start_rec chain_fused 100 sim
@@ -87,9 +101,15 @@ check "chain --sms 132: all 5 grids small (16 blocks < 132 SMs)" "[5, 132, 'opti
 	"$("$GPUREC" report --sms 132 --json "$TMP/chain.trc" | python3 -c 'import json,sys; d=json.load(sys.stdin); print([d["fusion"]["candidates"][0]["small_grids"], d["sms"], d["sms_source"]])')"
 check "chain: saving = occurrences x 4 x launch cost" True \
 	"$(q chain 'd["fusion"]["candidates"][0]["est_saving_ns"] == '$N' * 4 * d["fusion"]["launch_cost_ns"]')"
-# the simulator's launch costs 5 us; the probe adds about 1 us
-check "chain: launch cost estimate at least the simulator's 5 us, at most 20 us" True \
-	"$(q chain '5000 <= d["launches"]["launch_cost_ns"] <= 20000')"
+# The simulator's launch costs 5 us (it spins to that deadline); the probes add about 1 us, which
+# the report takes off as measured when it was recorded. Uncompensated, no launch is shorter.
+# Compensated, the estimate sits a percent or two above 5 us, so the measured probe cost, a bit
+# high on a busy machine, can put it under: within 10% of 5 us, as probe_cost.sh asserts.
+"$GPUREC" report --json --no-compensate "$TMP/chain.trc" >"$TMP/chain_raw.json" 2>/dev/null
+check "chain: launch cost estimate without compensation at least the simulator's 5 us" True \
+	"$(json "$TMP/chain_raw.json" '5000 <= d["launches"]["launch_cost_ns"] or d["launches"]["launch_cost_ns"]')"
+check "chain: launch cost estimate at least 4.5 us, at most 20 us" True \
+	"$(q chain '4500 <= d["launches"]["launch_cost_ns"] <= 20000 or [d["launches"]["launch_cost_ns"], d["probe_cost"]]')"
 check "chain: the shared stack names main" True \
 	"$(q chain 'd["fusion"]["candidates"][0]["stack"][0].startswith("main ")')"
 check "chain: fusion verdict" problem "$(q chain 'd["fusion"]["level"]')"
@@ -98,9 +118,19 @@ check "chain_fused: iteration of 1 launch" "[2, 1, $N]" \
 	"$(q chain_fused '[d["launches"]["iteration"][k] for k in ("calls", "launches", "count")]')"
 check "chain_fused: nothing to fuse" '[0, "ok"]' \
 	"$(q chain_fused '[len(d["fusion"]["candidates"]), str(d["fusion"]["level"])]')"
-# the model: chain 5 x 5 us of a 28 us step (0.89), chain_fused 5 us of an 8 us step (0.62)
-check "chain spends a larger share of its iteration launching than chain_fused" True \
-	"$(python3 -c 'import json,sys; a,b=(json.load(open(f))["launches"]["launch_share"] for f in sys.argv[1:]); print(a > 1.25 * b)' "$TMP/chain.json" "$TMP/chain_fused.json")"
+# The model: chain 5 x 5 us of a 28 us step (0.89), chain_fused 5 us of an 8 us step (0.62),
+# 1.43 times. As recorded (--no-compensate) the probes add about as much to each call of both:
+# 0.895 and 0.64, 1.39-1.40 times, in 6 runs here. Compensated, the probe cost measured at the
+# start is taken off chain_fused's 2 calls of an 8 us step as off chain's 6 of 28 us, so an
+# estimate a little high shortens its step most (6.6-7.8 us): 1.22-1.31 times, so only larger.
+"$GPUREC" report --json --no-compensate "$TMP/chain_fused.trc" >"$TMP/chain_fused_raw.json" 2>/dev/null
+share_ratio() { # A.json B.json: A's launch share over B's
+	python3 -c 'import json,sys; a,b=(json.load(open(f))["launches"]["launch_share"] for f in sys.argv[1:]); print(a / b if b else 0)' "$1" "$2"
+}
+check "chain spends a larger share of its iteration launching than chain_fused, 1.25 times as recorded" \
+	True "$(python3 -c "print($(share_ratio "$TMP/chain_raw.json" "$TMP/chain_fused_raw.json") > 1.25)")"
+check "chain spends a larger share of its iteration launching than chain_fused, compensated" \
+	True "$(python3 -c "print($(share_ratio "$TMP/chain.json" "$TMP/chain_fused.json") > 1)")"
 
 # --- pageable / pinned: transfers ---
 N=20
@@ -109,9 +139,19 @@ check "pageable: H2D copies and bytes" "[$N, $((N * MiB16))]" \
 	"$(q pageable '[[x["count"], x["bytes"]] for x in d["transfer"]["directions"] if x["kind"] == "H2D"][0]')"
 check "pageable: every copy is a pageable async copy" "$N" \
 	"$(q pageable '[f["count"] for f in d["transfer"]["findings"] if f["rule"] == "pageable_async"][0]')"
-# simulator: 16 MiB at 8 GB/s pageable + 2 us = 2099 us per copy
-check "pageable: effective H2D bandwidth 4-8.1 GB/s (the simulator: 8 GB/s + 2 us per copy)" True \
-	"$(q pageable '4e9 <= [x["bandwidth"] for x in d["transfer"]["directions"] if x["kind"] == "H2D"][0] <= 8.1e9')"
+# simulator: 16 MiB at 8 GB/s pageable + 2 us = 2099 us per copy. No copy returns sooner (the
+# simulator spins to its deadline); one returns later by the time its thread waited for a CPU
+# (a busy machine), which the kernel counts in its run delay: taken off the copies' time before
+# the lower bound (all of the run delay, the loop's and the start's: the bound only loosens).
+check "pageable: effective H2D bandwidth at most 8.1 GB/s (the simulator: 8 GB/s + 2 us per copy)" True \
+	"$(q pageable '[x["bandwidth"] for x in d["transfer"]["directions"] if x["kind"] == "H2D"][0] <= 8.1e9')"
+check "pageable: at least 4 GB/s, less the time its thread waited for a CPU (schedstat)" True \
+	"$(python3 -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+delay=int(open(sys.argv[2]).read().split()[2])
+b=[x["blocking"] for x in d["transfer"]["directions"] if x["kind"] == "H2D"][0]
+print(b["time_ns"] <= delay or b["bytes"] * 1e9 / (b["time_ns"] - delay) >= 4e9 or (b, delay))' \
+		"$TMP/pageable.json" "$TMP/pageable.schedstat")"
 check "pageable: copies block most of the iteration" True \
 	"$(q pageable 'd["transfer"]["iteration_share"] > 0.8')"
 check "pageable: transfer-bound verdict" "problem True" \
@@ -139,30 +179,17 @@ check "item_free: its one read after the loop is no finding" '[1, 0, "ok"]' \
 
 # --- starved / alone: CPU starvation ---
 N=100
-# Both pin themselves to CPU 0: another job on that CPU (a busy machine) starves alone too, and
-# the report names it. The checks that need a quiet CPU 0 are skipped then, saying why.
-# Busy: alone is starved, or tasks other than the hogs took 10% of starved's CUDA-calling time.
-busy=$(q alone 'd["cpu"]["level"] == "problem"')
-others=$(q starved '(lambda t: sum(c["ns"] for c in t["culprits"] if c["comm"] not in ("hog", "idle (wakeup latency)")) / max(t["active_ns"], 1))(d["cpu"]["threads"][0])')
-[ "$(python3 -c "print($others >= 0.1)")" = True ] && busy=True
-# alone starts no hog (checked below on its own processes), so a hog among its culprits is
-# another job's, running starved at the same time on the same CPU 0: a busy machine
-[ "$(q alone 'any(c["comm"] == "hog" for c in d["cpu"]["threads"][0]["culprits"])')" = True ] &&
-	busy=True
-quiet() { # NAME EXPECTED ACTUAL: check on a quiet machine, skip on a busy one
-	if [ "$busy" = True ]; then
-		ok "$1 # SKIP CPU 0 is busy: others took $others of starved's time; alone: $(q alone 'd["cpu"]["verdict"]')"
-	else
-		check "$@"
-	fi
-}
+# Both pin themselves to CPU 0, and starved its 2 hogs. That is all the test controls: on a busy
+# machine other tasks share CPU 0 too (a compiler, another job's starved and its hogs), so alone
+# may be starved, and who else took starved's CPU and how often is the machine's. So the checks
+# assert what holds however busy CPU 0 is: the hogs' part, and the launcher's wait and
+# switches against the kernel's own accounting of the same thread in the same run (schedstat).
+# Not asserted, being the machine's: which culprit is first, which preempted it, their shares.
 check "starved: the launching thread is CPU-starved" "problem starved" \
 	"$(q starved 'd["cpu"]["level"] + " " + d["cpu"]["threads"][0]["comm"]')"
 check "starved: the hogs are among the culprits" True \
 	"$(q starved 'any(c["comm"] == "hog" and c["ns"] > 0 for c in d["cpu"]["threads"][0]["culprits"]) or d["cpu"]["threads"][0]["culprits"]')"
-quiet "starved: the hogs preempted it" True \
-	"$(q starved 'any(c["comm"] == "hog" and c["preemptions"] > 0 for c in d["cpu"]["threads"][0]["culprits"]) or d["cpu"]["threads"][0]["culprits"]')"
-# two hogs share the CPU with it: runnable about 2/3 of the loop
+# two hogs share the CPU with it: runnable about 2/3 of the loop (more on a busy CPU 0)
 check "starved: runnable-waiting 30% or more while making CUDA calls, preempted" True \
 	"$(q starved '(lambda t: t["active_share"] > 0.3 and t["involuntary"] > 0 or t)(d["cpu"]["threads"][0])')"
 check "starved: runnable-waiting inside launch gaps 30% or more of the loop" True \
@@ -179,12 +206,42 @@ check "starved: 20 launches per iteration" "[20, $N]" \
 	not_ok "info --json alone: $(cat "$TMP/alone.info.err")"
 check "alone: started no hog" True \
 	"$(json "$TMP/alone.info.json" 'len(d["processes"]) > 0 and all(t["comm"] != "hog" for t in d["processes"] + d["threads"])')"
-quiet "starved: the hogs took the CPU" hog "$(q starved 'd["cpu"]["threads"][0]["culprits"][0]["comm"]')"
-quiet "starved: the hogs' share of its CUDA-calling time is 30% or more" True \
-	"$(q starved 'sum(c["ns"] for c in d["cpu"]["threads"][0]["culprits"] if c["comm"] == "hog") > 0.3 * d["cpu"]["threads"][0]["active_ns"]')"
-quiet "alone: not starved" ok "$(q alone 'd["cpu"]["level"]')"
-quiet "alone: runnable-waiting under 5% of the time it made CUDA calls" True \
-	"$(q alone '(lambda t: t["active_share"] < 0.05 or t)(d["cpu"]["threads"][0])')"
+
+# kernel NAME EXPR: EXPR over d (NAME's report), t (its launching thread in it), k (the kernel's
+# schedstat of that thread: tid, oncpu, delay, slices), tol (below); True or what was compared
+# The runnable wait: both sides time the same switches, gpurec at its tracepoints, the kernel
+# from its run-queue clock a few microseconds apart, so they differ by at most 50 us a
+# timeslice, plus 1 ms for the edges of its life (fork, exit); and by what the host stole from
+# CPU 0 meanwhile (a tick each, 10 ms: the guest's clock and its scheduler see it differently).
+kernel() {
+	python3 -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+tid,oncpu,delay,slices=map(int,open(sys.argv[2]).read().split()[:4])
+k=dict(tid=tid,oncpu=oncpu,delay=delay,slices=slices)
+steal=int(open(sys.argv[3]).read())
+tol=1e6 + 50e3 * slices + (steal + 1) * 10e6 * (steal > 0)
+t=[t for t in d["cpu"]["threads"] if t["tid"] == tid]
+t=t[0] if t else None
+r=t is not None and eval(sys.argv[4])
+print(True if r is True else dict(result=r, kernel=k, tol=tol, steal_ticks=steal, thread=t and {x: t[x] for x in t if x != "culprits"}))' \
+		"$TMP/$1.json" "$TMP/$1.schedstat" "$TMP/$1.steal" "$2"
+}
+for name in starved alone; do
+	check "$name: its runnable wait is the kernel's run delay for its thread (schedstat)" True \
+		"$(kernel $name 'abs(t["runnable_wait_ns"] - k["delay"]) <= tol')"
+	# each time the thread left the CPU ended a timeslice the kernel counted (its exit too)
+	check "$name: its switches, voluntary and involuntary, are the kernel's timeslices" True \
+		"$(kernel $name 'abs(t["voluntary"] + t["involuntary"] - k["slices"]) <= 2')"
+done
+# alone starts no hog: it is starved only when the kernel says it waited (another task of a
+# busy machine on CPU 0); on a quiet CPU 0 the kernel's run delay is near nothing, and so this
+# is "not starved, waiting under 5% of the time it made CUDA calls"
+check "alone: its wait while making CUDA calls is no more than the kernel's run delay" True \
+	"$(kernel alone 't["active_wait_ns"] <= k["delay"] + tol')"
+check "alone: starved only if the kernel's run delay is 10% of its CUDA-calling time or more" True \
+	"$(kernel alone 'd["cpu"]["level"] != "problem" or k["delay"] + tol >= 0.1 * t["active_ns"]')"
+check "alone: not starved when the kernel's run delay is under 5% of its CUDA-calling time" True \
+	"$(kernel alone 'k["delay"] >= 0.05 * t["active_ns"] or d["cpu"]["level"] == "ok"')"
 
 # --- real libcudart: exact counts (calls fail without a driver; arguments are real) ---
 N=50

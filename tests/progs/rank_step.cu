@@ -6,7 +6,9 @@
 //   then EXTRA_US of host work: a busy loop on the thread's own CPU time, so that the step's wall
 //   time grows by at least EXTRA_US however busy the machine is;
 // teardown: cudaFree, cudaStreamDestroy. Each step is one iteration of 3 calls (2 launches, 1
-// sync): STEPS iterations. Prints "rank_step: steps=N launches=N".
+// sync): STEPS iterations. Prints "rank_step: rank=R steps=N launches=N run_delay_ns=N
+// timeslices=N": R from RANK ("-" if unset), and the kernel's own accounting of the thread at its
+// end (/proc/thread-self/schedstat): the time it waited for a CPU, and how many times it ran.
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -55,6 +57,15 @@ int main(int argc, char **argv)
 	}
 	cudaFree(d);
 	cudaStreamDestroy(s);
-	printf("rank_step: steps=%d launches=%d\n", steps, launches);
+	unsigned long long oncpu = 0, delay = 0, slices = 0;
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+
+	if (f) {
+		if (fscanf(f, "%llu %llu %llu", &oncpu, &delay, &slices) != 3)
+			delay = slices = 0;
+		fclose(f);
+	}
+	printf("rank_step: rank=%s steps=%d launches=%d run_delay_ns=%llu timeslices=%llu\n",
+	       getenv("RANK") ? getenv("RANK") : "-", steps, launches, delay, slices);
 	return 0;
 }
