@@ -8,6 +8,7 @@
 
 #include "format/error.h"
 #include "json.h"
+#include "utf8.h"
 
 #define BUF_MIN 4096
 
@@ -253,30 +254,8 @@ void gr_json_array_end(struct gr_json *j)
 static size_t utf8_len(const unsigned char *s, size_t n)
 {
 	uint32_t cp;
-	size_t len;
 
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	/* overlong forms, surrogates, beyond U+10FFFF */
-	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
+	return s[0] < 0x80 ? 1 : gr_utf8_len(s, n, &cp);
 }
 
 /* Bytes that go out as they are: printable ASCII but the quote (0x22) and the backslash (0x5c).

@@ -1,33 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* Text from a trace made safe for a terminal: the one escaping rule (text.h). */
+#include <stdint.h>
 #include <string.h>
 
 #include "text.h"
+#include "utf8.h"
 
-/*
- * Length of the valid UTF-8 character at @s (2 to 4 bytes) that is not a C1 control, else 0.
- * Overlong forms, surrogates and code points past U+10FFFF are not valid.
- */
+/* Length of the valid UTF-8 character at @s (2 to 4 bytes) that is not a C1 control, else 0. */
 static size_t utf8_len(const unsigned char *s)
 {
-	unsigned c = s[0], cp, n, min;
+	uint32_t cp;
+	size_t n = gr_utf8_len(s, SIZE_MAX, &cp);
 
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2, cp = c & 0x1f, min = 0x80;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3, cp = c & 0x0f, min = 0x800;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4, cp = c & 0x07, min = 0x10000;
-	else
-		return 0;
-	for (unsigned i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80) /* also stops at the terminating NUL */
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) || cp <= 0x9f)
-		return 0;
-	return n;
+	return n && cp > 0x9f ? n : 0;
 }
 
 /* How byte @c is written when it is not part of a character that passes: into @out, its length. */
