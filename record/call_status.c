@@ -74,8 +74,8 @@ int gr_call_status_report(const struct gr_call_status *s, FILE *f)
 		name = gr_status_name(first[fam], error);
 		fprintf(
 		    f,
-		    "gpurec record: every %s call that returned failed (%" PRIu64
-		    " calls; %" PRIu64 " returned %s%s%" PRIu32 "%s): most likely no usable CUDA "
+		    "gpurec record: every %s call that returned failed (%" PRIu64 " calls; %" PRIu64
+		    " returned %s%s%" PRIu32 "%s): most likely no usable CUDA "
 		    "driver or GPU here ('gpurec check' says); the trace holds what the program "
 		    "asked for, not work a GPU did\n",
 		    api[fam], s->returned[fam], n, name ? name : "error ", name ? " (" : "", error,

@@ -1179,8 +1179,29 @@ static int on_proc(struct gr_translate *t, const struct gr_ev_proc *e)
 }
 
 /* The largest record of each kind the BPF side sends (bpf/gpurec.h). */
-#define CALL_FRAMES_MAX GR_CALL_EVENT_MAX /* an in-flight call reserves every frame */
-#define CALL_RAW_MAX	(sizeof(struct gr_ev_call) + sizeof(struct gr_ev_rawstack) + GR_DWARF_MAX)
+#define CALL_FRAMES_MAX                                                                            \
+	GR_CALL_EVENT_MAX /* The events of an API call (struct gr_ev_call, with its stack): one    \
+			   * list for the decoder and the translation. */
+static int is_call_event(unsigned type)
+{
+	switch (type) {
+	case EV_LAUNCH:
+	case EV_COPY:
+	case EV_MEMSET:
+	case EV_ALLOC:
+	case EV_FREE:
+	case EV_SYNC:
+	case EV_GRAPH:
+	case EV_ALIAS:
+	case EV_DEVICE:
+	case EV_COMM:
+		return 1;
+	}
+	return 0;
+}
+
+/* an in-flight call reserves every frame */
+#define CALL_RAW_MAX (sizeof(struct gr_ev_call) + sizeof(struct gr_ev_rawstack) + GR_DWARF_MAX)
 
 int gr_translate_decode(const void *data, size_t size)
 {
@@ -1196,17 +1217,7 @@ int gr_translate_decode(const void *data, size_t size)
 	 * task): the maps that follow processes and threads take no key 0 */
 	if (h->type != EV_SCHED && (!h->pid || !h->tid))
 		return -EINVAL;
-	switch (h->type) {
-	case EV_LAUNCH:
-	case EV_COPY:
-	case EV_MEMSET:
-	case EV_ALLOC:
-	case EV_FREE:
-	case EV_SYNC:
-	case EV_GRAPH:
-	case EV_ALIAS:
-	case EV_DEVICE:
-	case EV_COMM:
+	if (is_call_event(h->type)) {
 		if (size < sizeof(*c))
 			return -EINVAL;
 		if (h->flags & GR_EVF_RAWSTACK) {
@@ -1222,6 +1233,8 @@ int gr_translate_decode(const void *data, size_t size)
 			return -EINVAL;
 		}
 		return h->type;
+	}
+	switch (h->type) {
 	case EV_SCHED:
 		return size == sizeof(struct gr_ev_sched) ? h->type : -EINVAL;
 	case EV_NAME:
@@ -1290,17 +1303,7 @@ static int translate_one(void *ctx, void *data, size_t size)
 		release_held(t, data, size);
 		return 0;
 	}
-	switch (h->type) {
-	case EV_LAUNCH:
-	case EV_COPY:
-	case EV_MEMSET:
-	case EV_ALLOC:
-	case EV_FREE:
-	case EV_SYNC:
-	case EV_GRAPH:
-	case EV_ALIAS:
-	case EV_DEVICE:
-	case EV_COMM:
+	if (is_call_event(h->type)) {
 		note_thread(t, h->ts, h->pid, h->tid);
 		if (h->flags & GR_EVF_RAWSTACK)
 			stack =
@@ -1308,8 +1311,7 @@ static int translate_one(void *ctx, void *data, size_t size)
 		else
 			stack = event_stack_id(t, h, (const uint64_t *)(c + 1), h->stack_len,
 					       c->pystack);
-		break;
-	case EV_PYSTACK:
+	} else if (h->type == EV_PYSTACK) {
 		err = on_pystack_held(t, data, size);
 		if (err && !t->err)
 			t->err = err;
