@@ -96,7 +96,6 @@ static int load_side(const char *arg, const struct gr_model_load_opts *lopts, st
 int cmd_diff(int argc, char **argv)
 {
 	struct gr_model_load_opts lopts = {.max_records = gr_load_max_events()};
-	unsigned long long max_events;
 	const char *path[2] = {NULL, NULL};
 	struct gr_model *m[2] = {NULL, NULL};
 	struct gr_report_opts ropts = {0};
@@ -170,9 +169,8 @@ int cmd_diff(int argc, char **argv)
 				return 2;
 			break;
 		case 'M':
-			if (gr_opt_max_events("diff", optarg, &max_events))
+			if (gr_opt_max_events("diff", optarg, &lopts.max_records))
 				return 2;
-			lopts.max_records = max_events;
 			break;
 		default:
 			gr_opt_error("diff", c, argv);

@@ -276,7 +276,6 @@ static int bad_value(const char *opt, const char *arg)
 int cmd_export(int argc, char **argv)
 {
 	struct gr_model_load_opts lopts = {.max_records = gr_load_max_events()};
-	unsigned long long max_events;
 	const char *path = NULL, *out = NULL;
 	char *out_alloc = NULL;
 	struct gr_export_opts o = {0};
@@ -362,9 +361,8 @@ int cmd_export(int argc, char **argv)
 				return 2;
 			break;
 		case 'M':
-			if (gr_opt_max_events("export", optarg, &max_events))
+			if (gr_opt_max_events("export", optarg, &lopts.max_records))
 				return 2;
-			lopts.max_records = max_events;
 			break;
 		default:
 			gr_opt_error("export", c, argv);

@@ -28,7 +28,6 @@ static void usage(FILE *f)
 int cmd_info(int argc, char **argv)
 {
 	struct gr_model_load_opts lopts = {.max_records = gr_load_max_events()};
-	unsigned long long max_events;
 	const char *paths[GR_MODEL_SET_MAX] = {NULL}, *path;
 	int npaths;
 	struct gr_model *m = NULL;
@@ -61,9 +60,8 @@ int cmd_info(int argc, char **argv)
 				return 2;
 			break;
 		case 'M':
-			if (gr_opt_max_events("info", optarg, &max_events))
+			if (gr_opt_max_events("info", optarg, &lopts.max_records))
 				return 2;
-			lopts.max_records = max_events;
 			break;
 		default:
 			gr_opt_error("info", c, argv);

@@ -83,7 +83,6 @@ static unsigned parse_only(const char *s)
 int cmd_report(int argc, char **argv)
 {
 	struct gr_model_load_opts lopts = {.max_records = gr_load_max_events()};
-	unsigned long long max_events;
 	struct gr_report_opts opts = {0};
 	const char *paths[GR_MODEL_SET_MAX] = {NULL};
 	int npaths;
@@ -163,9 +162,8 @@ int cmd_report(int argc, char **argv)
 				return 2;
 			break;
 		case 'M':
-			if (gr_opt_max_events("report", optarg, &max_events))
+			if (gr_opt_max_events("report", optarg, &lopts.max_records))
 				return 2;
-			lopts.max_records = max_events;
 			break;
 		default:
 			gr_opt_error("report", c, argv);

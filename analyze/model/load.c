@@ -21,7 +21,7 @@ static void say(const char *cmd, const char *path, int err, const struct gr_diag
 		    "gpurec %s: %s: holds %" PRIu64 " events, more than --max-events %" PRIu64
 		    " (about %.1f GiB to load); raise --max-events or use export --from/--to for "
 		    "a window\n",
-		    cmd, path, *o->over_records, o->max_records,
+		    cmd, GR_TEXT(path), *o->over_records, o->max_records,
 		    (double)*o->over_records * GR_MODEL_RECORD_BYTES / (1024.0 * 1024 * 1024));
 	else if (err == -ENOENT)
 		fprintf(stderr, "gpurec %s: %s: %s (record one with: sudo gpurec record -- CMD)\n",

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,31 +72,31 @@ int gr_opt_jobs(const char *cmd, const char *arg, unsigned *jobs)
 	return 0;
 }
 
-int gr_opt_max_events(const char *cmd, const char *arg, unsigned long long *max)
+int gr_opt_max_events(const char *cmd, const char *arg, uint64_t *max)
 {
 	static const struct {
 		char suffix;
 		unsigned long long mult;
 	} units[] = {{'k', 1000ull}, {'K', 1000ull}, {'M', 1000000ull}, {'G', 1000000000ull}};
-	unsigned long long mult = 1;
+	unsigned long long v, mult = 1;
 	char *end;
 
 	errno = 0;
-	*max = strtoull(arg, &end, 10);
+	v = strtoull(arg, &end, 10);
 	for (size_t i = 0; end != arg && *end && i < sizeof(units) / sizeof(units[0]); i++)
 		if (*end == units[i].suffix) {
 			mult = units[i].mult;
 			end++;
 			break;
 		}
-	if (errno || !isdigit((unsigned char)arg[0]) || *end || *max > ULLONG_MAX / mult) {
+	if (errno || !isdigit((unsigned char)arg[0]) || *end || v > UINT64_MAX / mult) {
 		fprintf(stderr,
 			"gpurec %s: --max-events '%s': a number of events is needed (0 = no limit; "
 			"200M = 200 million)\n",
 			cmd, arg);
 		return -EINVAL;
 	}
-	*max *= mult;
+	*max = v * mult;
 	return 0;
 }
 

@@ -7,6 +7,8 @@
 #ifndef GR_ANALYZE_OPTIONS_H
 #define GR_ANALYZE_OPTIONS_H
 
+#include <stdint.h>
+
 #include <getopt.h>
 
 /*
@@ -44,7 +46,7 @@ int gr_opt_jobs(const char *cmd, const char *arg, unsigned *jobs);
  * *@max; 0 means no limit. Returns 0, or -EINVAL after "gpurec CMD: --max-events 'ARG': a
  * number of events is needed (0 = no limit; 200M = 200 million)".
  */
-int gr_opt_max_events(const char *cmd, const char *arg, unsigned long long *max);
+int gr_opt_max_events(const char *cmd, const char *arg, uint64_t *max);
 
 /*
  * The output options of report and diff: --html needs -o PAGE (a page on a terminal is of no use),
