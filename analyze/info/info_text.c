@@ -81,7 +81,10 @@ static void header(FILE *f, const struct gr_info *in, const struct gr_model *m, 
 		    "  trace %zu      %s (host %s, clock %+.3f ms%s; its pids shown + %zu x %u)\n",
 		    k, GR_TEXT(set[k].path), GR_TEXT(set[k].host), set[k].shift_ns / 1e6,
 		    set[k].anchored || !k ? "" : ", not aligned", k, GR_MODEL_SET_PIDS);
-	fprintf(f, "  command      %s\n", GR_TEXT(h->cmdline));
+	/* a command line has no length limit: escaped whole, never cut at a buffer's end */
+	fputs("  command      ", f);
+	gr_text_fputs(h->cmdline, f);
+	fputc('\n', f);
 	fprintf(f, "  host         %s, kernel %s\n", GR_TEXT(h->host), GR_TEXT(h->kernel));
 	fprintf(f, "  recorded by  gpurec %s\n", GR_TEXT(h->tool_version));
 	if (h->clock_realtime_ns) {

@@ -65,4 +65,10 @@ print(sum(e.get("args", {}).get("name") == "\x1b[31mevil\x07" for e in ev if e.g
 check "info --json keeps the command line exact" 1 \
 	"$("$GPUREC" info --json "$TMP/evil.trc" | python3 -c 'import json, sys
 print(int(json.load(sys.stdin)["header"]["command"].endswith("\x1b[1marg\x07 tab\there \x7f\ufffd")))')"
+# a command line longer than any buffer: escaped whole, never cut ("/bin/true " + 5000 a's + \e + END)
+long=$(python3 -c 'print("a" * 5000 + "\x1b" + "END")')
+"$GPUREC" record -o "$TMP/long.trc" -- /bin/true "$long" >/dev/null 2>&1
+check "info: a 5 KB command line escaped whole" "1 5015" \
+	"$("$GPUREC" info "$TMP/long.trc" | grep '^  command' |
+		awk '{n = index($0, "/bin/true"); print (substr($0, length($0) - 4) == "\\eEND"), length($0) - n + 1}')"
 exit $failures
