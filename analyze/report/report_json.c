@@ -544,6 +544,7 @@ static void ranks(struct gr_json *j, const struct gr_report *r, unsigned top)
 			gr_json_null(j);
 		gr_json_kv_str(j, "comm", k->comm);
 		gr_json_kv_u64(j, "iterations", k->iter.count);
+		gr_json_kv_bool(j, "compared", k->concurrent);
 		gr_json_kv_u64(j, "iteration_ns", k->iter.period_ns);
 		gr_json_kv_u64(j, "calls_per_iteration", k->iter.calls);
 		gr_json_kv_u64(j, "launches_per_iteration", k->iter.launches);

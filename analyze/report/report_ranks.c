@@ -72,7 +72,7 @@ void gr_report_straggler_find(const struct gr_report_rank *v, size_t n,
 	if (!others)
 		return; /* no straggler named rather than a wrong one */
 	for (size_t i = 0; i < n; i++) {
-		if (!v[i].iter.found)
+		if (!v[i].concurrent)
 			continue;
 		nfound++;
 		if (slow == n || v[i].iter.period_ns > v[slow].iter.period_ns)
@@ -82,14 +82,15 @@ void gr_report_straggler_find(const struct gr_report_rank *v, size_t n,
 		goto out;
 	no = 0;
 	for (size_t i = 0; i < n; i++)
-		if (v[i].iter.found && i != slow)
+		if (v[i].concurrent && i != slow)
 			others[no++] = v[i].iter.period_ns;
 	out->others_ns = median_u64(others, no);
 	if (!out->others_ns)
 		goto out;
 	out->ratio = (double)v[slow].iter.period_ns / (double)out->others_ns;
 	out->index = slow;
-	if (out->ratio < GR_REPORT_STRAGGLER_RATIO)
+	if (out->ratio < GR_REPORT_STRAGGLER_RATIO ||
+	    v[slow].iter.period_ns - out->others_ns < GR_REPORT_STRAGGLER_FLOOR_NS)
 		goto out;
 	out->found = 1;
 	/* the part whose per-iteration time passes the others' median of it by the most; a tie
@@ -100,7 +101,7 @@ void gr_report_straggler_find(const struct gr_report_rank *v, size_t n,
 
 		no = 0;
 		for (size_t i = 0; i < n; i++)
-			if (v[i].iter.found && i != slow)
+			if (v[i].concurrent && i != slow)
 				others[no++] = v[i].part_ns[p];
 		excess = (int64_t)v[slow].part_ns[p] - (int64_t)median_u64(others, no);
 		if (excess > best_excess) {
@@ -120,23 +121,48 @@ static int blocking_sync(const struct rp_ctx *x, unsigned kind, size_t idx)
 	       x->sy[idx].kind != GR_SYNC_STREAM_WAIT_EVENT;
 }
 
-/* Where the loop's time went on the iteration's thread, per iteration: over its whole periods,
- * first iteration's start to the last one's, so that each holds all its host work (the last
- * iteration's ends with the loop, not with the next start) and the parts add up to the mean
- * period. */
-static void split_parts(struct rp_ctx *x, struct gr_report_rank *rk, const struct rp_waits *waits)
+/* The iteration of the loop's whole periods that @ts falls in (period j: starts[j] to
+ * starts[j + 1]), or -1 outside them. */
+static long period_of(const struct gr_report_iteration *it, uint64_t ts)
+{
+	size_t lo = 0, hi = it->count - 1; /* periods 0 .. count - 2 */
+
+	if (ts < it->start_ts || ts >= it->last_start_ts)
+		return -1;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (it->starts[mid] <= ts)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (long)lo;
+}
+
+/*
+ * Where each iteration's time went on the iteration's thread, over the loop's whole periods
+ * (start to next start, so that each holds all of its host work), and per part the median over
+ * those periods: a rank preempted in a few iterations, or one slow iteration, moves a mean but
+ * not the median, so two recordings of the same job name the same excess. Returns 0 or
+ * -ENOMEM.
+ */
+static int split_parts(struct rp_ctx *x, struct gr_report_rank *rk, const struct rp_waits *waits)
 {
 	const struct gr_report_iteration *it = &rk->iter;
 	size_t n[RP_NCALLS] = {x->nl, x->nc, x->nms, x->nsy, x->ng, x->nal, x->nfr};
-	uint64_t lo = it->start_ts, hi = it->last_start_ts, span = hi - lo, in_calls = 0;
-	uint64_t periods = it->count - 1;
-	uint64_t sum[GR_RANK_NPARTS] = {0}, other = 0;
+	size_t periods = it->count - 1;
+	uint64_t *part = calloc((GR_RANK_NPARTS + 2) * periods, sizeof(*part));
+	uint64_t *in_calls = part + GR_RANK_NPARTS * periods, *other = in_calls + periods;
 
+	if (!part)
+		return -ENOMEM;
 	for (unsigned k = 0; k < RP_NCALLS; k++)
 		for (size_t i = 0; i < n[k]; i++) {
-			uint64_t ts = rp_call_ts(x, k, (uint32_t)i), raw, d;
+			long j = period_of(it, rp_call_ts(x, k, (uint32_t)i));
+			uint64_t raw, d;
 
-			if (ts < lo || ts >= hi || rp_call_thread(x, k, i) != it->thread)
+			if (j < 0 || rp_call_thread(x, k, i) != it->thread)
 				continue;
 			/* graph nodes made no call of their own: their graph launch did */
 			if ((k == RP_LAUNCH &&
@@ -146,36 +172,71 @@ static void split_parts(struct rp_ctx *x, struct gr_report_rank *rk, const struc
 				continue;
 			raw = rp_call_raw(x, k, (uint32_t)i);
 			d = rp_dur(x, raw);
-			in_calls += raw;
+			in_calls[j] += raw;
 			if (k == RP_LAUNCH || (k == RP_GRAPH && x->g[i].kind == GR_GRAPH_LAUNCH))
-				sum[GR_RANK_LAUNCH] += d;
+				part[GR_RANK_LAUNCH * periods + j] += d;
 			else if (k == RP_COPY || k == RP_MEMSET)
-				sum[GR_RANK_COPY] += d;
+				part[GR_RANK_COPY * periods + j] += d;
 			else if (blocking_sync(x, k, i))
-				sum[GR_RANK_SYNC] += d;
+				part[GR_RANK_SYNC * periods + j] += d;
 			else
-				other += d;
+				other[j] += d;
 		}
 	/* the time outside the thread's calls, as recorded (our probes' share of it included) */
-	sum[GR_RANK_HOST] = span > in_calls ? span - in_calls : 0;
+	for (size_t j = 0; j < periods; j++) {
+		uint64_t span = it->starts[j + 1] - it->starts[j];
+
+		part[GR_RANK_HOST * periods + j] = span > in_calls[j] ? span - in_calls[j] : 0;
+	}
+	/* runnable waits and periods are both in time order: one walk, a wait cut at each start */
 	if (waits && it->thread < x->nth) {
 		const struct rp_waits *w = &waits[it->thread];
+		size_t j = 0;
 
 		for (size_t i = 0; i < w->n; i++) {
-			uint64_t a = w->v[i].start > lo ? w->v[i].start : lo;
-			uint64_t b = w->v[i].end < hi ? w->v[i].end : hi;
+			uint64_t a = w->v[i].start, b = w->v[i].end;
 
-			if (b > a)
-				sum[GR_RANK_RUNNABLE] += b - a;
+			while (j < periods && it->starts[j + 1] <= a)
+				j++;
+			for (size_t q = j; q < periods && it->starts[q] < b; q++) {
+				uint64_t lo = a > it->starts[q] ? a : it->starts[q];
+				uint64_t hi = b < it->starts[q + 1] ? b : it->starts[q + 1];
+
+				if (hi > lo)
+					part[GR_RANK_RUNNABLE * periods + q] += hi - lo;
+			}
 		}
 	}
 	for (unsigned p = 0; p < GR_RANK_NPARTS; p++)
-		rk->part_ns[p] = sum[p] / periods;
-	rk->other_ns = other / periods;
+		rk->part_ns[p] = median_u64(part + p * periods, periods);
+	rk->other_ns = median_u64(other, periods);
 	if (it->period_ns)
 		rk->blocked_share =
 		    (double)(rk->part_ns[GR_RANK_COPY] + rk->part_ns[GR_RANK_SYNC]) /
 		    (double)it->period_ns;
+	free(part);
+	return 0;
+}
+
+/*
+ * A rank is a process whose loop runs while another's does: only then can one wait for the
+ * other. A launcher that made a few calls before it started the ranks, then waits for them,
+ * has a "loop" of its own, over before theirs began: it is listed, but not compared.
+ */
+static void mark_concurrent(struct gr_report_ranks *R)
+{
+	for (size_t i = 0; i < R->n; i++) {
+		const struct gr_report_iteration *a = &R->v[i].iter;
+
+		if (!a->found || a->count < 2)
+			continue;
+		for (size_t k = 0; k < R->n && !R->v[i].concurrent; k++) {
+			const struct gr_report_iteration *b = &R->v[k].iter;
+
+			R->v[i].concurrent = k != i && b->found && b->count >= 2 &&
+					     a->start_ts < b->end_ts && b->start_ts < a->end_ts;
+		}
+	}
 }
 
 static int cmp_rank(const void *a, const void *b)
@@ -201,10 +262,11 @@ static int verdict(struct rp_ctx *x)
 	size_t nfound = 0;
 
 	for (size_t i = 0; i < R->n; i++)
-		nfound += R->v[i].iter.found;
+		nfound += R->v[i].concurrent;
 	if (nfound < 2)
 		return rp_verdict(x, &R->verdict, GR_VERDICT_NONE,
-				  "%zu processes launch; %zu of them have an iteration to compare",
+				  "%zu processes launch; %zu of them have a loop running while "
+				  "another's does, to compare",
 				  R->n, nfound);
 	if (R->v[s->index].host)
 		snprintf(where, sizeof(where), ", trace %" PRIu32 " on %s", R->v[s->index].trace,
@@ -216,11 +278,19 @@ static int verdict(struct rp_ctx *x)
 		snprintf(who, sizeof(who), "pid %" PRIu32 "%s", R->v[s->index].pid, where);
 	gr_units_ns(b1, sizeof(b1), (double)R->v[s->index].iter.period_ns);
 	gr_units_ns(b2, sizeof(b2), (double)s->others_ns);
-	if (!s->found)
+	if (!s->found && s->ratio < GR_REPORT_STRAGGLER_RATIO)
 		return rp_verdict(x, &R->verdict, GR_VERDICT_OK,
 				  "no straggler among %zu processes: the slowest, %s, takes %s per "
 				  "iteration, %.2fx the others' median %s (under %.2fx)",
 				  nfound, who, b1, s->ratio, b2, GR_REPORT_STRAGGLER_RATIO);
+	if (!s->found) {
+		gr_units_ns(b3, sizeof(b3), (double)GR_REPORT_STRAGGLER_FLOOR_NS);
+		return rp_verdict(x, &R->verdict, GR_VERDICT_OK,
+				  "no straggler among %zu processes: the slowest, %s, takes %s per "
+				  "iteration, %.2fx the others' median %s but less than %s more, "
+				  "within what our probes and the clock add",
+				  nfound, who, b1, s->ratio, b2, b3);
+	}
 	gr_units_ns(b3, sizeof(b3), (double)s->excess_ns);
 	return rp_verdict(x, &R->verdict, GR_VERDICT_PROBLEM,
 			  "%s is the straggler: %s per iteration, %.2fx the others' median %s; "
@@ -283,10 +353,11 @@ int rp_ranks(struct rp_ctx *x, const struct rp_waits *waits)
 		/* a process without a loop still shows, with the thread it was looked for on */
 		rk->iter.thread = busiest[p];
 		if (!err && rk->iter.found && rk->iter.count >= 2)
-			split_parts(x, rk, waits);
+			err = split_parts(x, rk, waits);
 	}
 	if (err)
 		goto out;
+	mark_concurrent(R);
 	if (R->n)
 		gr_qsort(R->v, R->n, sizeof(*R->v), cmp_rank);
 	gr_report_straggler_find(R->v, R->n, &R->straggler);

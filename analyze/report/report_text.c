@@ -613,8 +613,9 @@ static void ranks(FILE *f, const struct gr_report *r, const struct gr_model *m, 
 			GR_TEXT(t[k].host), t[k].shift_ns / 1e6,
 			t[k].anchored || !k ? "" : ", not aligned");
 	fprintf(f, "  per launching process, its own iteration on its busiest launching thread;\n"
-		   "  per iteration: host = outside the thread's API calls, runnable overlaps\n"
-		   "  the rest; * the straggler\n");
+		   "  per iteration, each part's median: host = outside the thread's API calls,\n"
+		   "  runnable overlaps the rest; * the straggler; ~ not compared (its loop\n"
+		   "  ran while no other's did)\n");
 	/* TRACE:PID needs two columns more than a pid */
 	fprintf(f, "  %*s %4s %-12s %5s %9s %5s %8s %8s %8s %8s %8s\n", w, nt ? "trace:pid" : "pid",
 		"rank", "comm", "iters", "iteration", "l/it", "host", "launch", "copy", "sync",
@@ -644,7 +645,9 @@ static void ranks(FILE *f, const struct gr_report *r, const struct gr_model *m, 
 			gr_units_ns(b[3], sizeof(b[3]), (double)k->part_ns[GR_RANK_COPY]),
 			gr_units_ns(b[4], sizeof(b[4]), (double)k->part_ns[GR_RANK_SYNC]),
 			gr_units_ns(b[5], sizeof(b[5]), (double)k->part_ns[GR_RANK_RUNNABLE]),
-			R->straggler.found && R->straggler.index == i ? " *" : "");
+			R->straggler.found && R->straggler.index == i ? " *"
+			: k->concurrent				      ? ""
+								      : " ~");
 	}
 	more(f, i, R->n, "processes");
 	fprintf(f, "  ");

@@ -340,6 +340,9 @@ struct gr_report_cpu {
 /* Below this ratio of the slowest process's iteration time to the others' median, no process is
  * a straggler (docs/REPORTS.md). */
 #define GR_REPORT_STRAGGLER_RATIO 1.10
+/* Nor when it takes less than this much longer: a few probes (0.5-20 us each) and the clock
+ * make that much difference between ranks doing the same work. */
+#define GR_REPORT_STRAGGLER_FLOOR_NS 20000
 
 /* Where an iteration's time goes, on the thread the iteration was found on. */
 enum gr_rank_part {
@@ -363,15 +366,16 @@ struct gr_report_rank {
 	int32_t rank;	  /* from the launcher's environment; -1 when none */
 	const char *comm; /* model */
 	struct gr_report_iteration iter;
-	uint64_t part_ns[GR_RANK_NPARTS]; /* per iteration (over the whole periods); 0 without
+	int concurrent; /* its loop runs while another rank's does: it is compared */
+	uint64_t part_ns[GR_RANK_NPARTS]; /* median over the loop's whole periods; 0 without
 					   * an iteration */
-	uint64_t other_ns;		  /* per iteration: the thread's other calls (allocations,
+	uint64_t other_ns;		  /* the same of the thread's other calls (allocations,
 					   * frees, event records, stream waits) */
 	double blocked_share;		  /* (copy + sync) / iteration time */
 };
 
-/* The straggler: the slowest process by median iteration time, when its ratio to the others'
- * median reaches GR_REPORT_STRAGGLER_RATIO. */
+/* The straggler: the slowest concurrent process by median iteration time, when its ratio to the
+ * others' median reaches GR_REPORT_STRAGGLER_RATIO and its excess GR_REPORT_STRAGGLER_FLOOR_NS. */
 struct gr_report_straggler {
 	int found;
 	size_t index;	    /* into gr_report_ranks.v */
@@ -389,8 +393,8 @@ struct gr_report_ranks {
 	struct gr_verdict verdict; /* text NULL when n is 0 */
 };
 
-/* The straggler decision over @n ranks (those without an iteration take no part): fills *@out
- * (found 0 when fewer than two have one, or the ratio is under the threshold). */
+/* The straggler decision over @n ranks (those not concurrent take no part): fills *@out (found 0
+ * when fewer than two are, or the ratio or the excess is under its threshold). */
 void gr_report_straggler_find(const struct gr_report_rank *v, size_t n,
 			      struct gr_report_straggler *out);
 

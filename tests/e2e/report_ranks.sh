@@ -106,6 +106,23 @@ if job healthy 0 4 -1; then
 		"$(json "$TMP/healthy.json" "[[k['iterations'] for k in d['ranks']], d['straggler'], d['ranks_verdict']['level']]")"
 fi
 
+# a process whose loop ran alone (5 steps of rank_step, 5 ms slower each, before the job starts,
+# as a launcher's warm-up would): listed, but not compared with the ranks it never ran beside, so
+# a healthy job stays healthy
+if "$GPUREC" record -o "$TMP/alone.trc" -- env LD_LIBRARY_PATH="$SIM" sh -c \
+	"'$PROGS/rank_step' 5 5000 && '$PROGS/rank_launcher' 0 4 4 $STEPS -1 0" \
+	>"$TMP/alone.out" 2>&1; then
+	"$GPUREC" report --json "$TMP/alone.trc" >"$TMP/alone.json"
+	check "a loop alone before the job: listed, not compared; the 4 ranks compared; no straggler" \
+		'[[[0, true], [1, true], [2, true], [3, true], [null, false]], null, "ok"]' \
+		"$(json "$TMP/alone.json" "[[[k['rank'], k['compared']] for k in d['ranks']], d['straggler'], d['ranks_verdict']['level']]")"
+	"$GPUREC" report "$TMP/alone.trc" >"$TMP/alone.txt"
+	check "a loop alone before the job: the text marks it" 1 \
+		"$(grep -c "^ *[0-9]* *- rank_step .* ~$" "$TMP/alone.txt")"
+else
+	not_ok "record alone: $(tail -3 "$TMP/alone.out")"
+fi
+
 # two launchers recorded separately (ranks 0-1, then 2-3: as two nodes would), reported as one
 # job: the same table and straggler, each process with the trace it came from
 if job node0 0 2 2 && job node1 2 2 2; then

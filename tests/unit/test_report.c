@@ -522,17 +522,20 @@ out:
 }
 
 /* A rank for the straggler decision: its median iteration and per-iteration parts. */
+/* A rank whose figures are in us (the straggler rule has a floor in ns); one with a loop runs
+ * alongside the others (concurrent) unless said otherwise. */
 static struct gr_report_rank rank_of(int found, uint64_t period, uint64_t host, uint64_t sync,
 				     uint64_t runnable)
 {
 	struct gr_report_rank k = {.rank = -1};
 
 	k.iter.found = found;
+	k.concurrent = found;
 	k.iter.count = found ? 10 : 0;
-	k.iter.period_ns = period;
-	k.part_ns[GR_RANK_HOST] = host;
-	k.part_ns[GR_RANK_SYNC] = sync;
-	k.part_ns[GR_RANK_RUNNABLE] = runnable;
+	k.iter.period_ns = period * 1000;
+	k.part_ns[GR_RANK_HOST] = host * 1000;
+	k.part_ns[GR_RANK_SYNC] = sync * 1000;
+	k.part_ns[GR_RANK_RUNNABLE] = runnable * 1000;
 	return k;
 }
 
@@ -744,16 +747,16 @@ static void test_straggler_decision(void)
 	gr_report_straggler_find(v, 5, &s);
 	CHECK(s.found);
 	CHECK_EQ_U64(s.index, 3);
-	CHECK_EQ_U64(s.others_ns, 1000); /* of 1000, 1000, 1050 */
+	CHECK_EQ_U64(s.others_ns, 1000000); /* of 1000, 1000, 1050 us */
 	CHECK_NEAR(s.ratio, 3.0);
 	CHECK_EQ_U64(s.cause, GR_RANK_HOST);
-	CHECK_EQ_U64(s.excess_ns, 1990); /* host 2000 - 10; runnable passes by 500, sync by 10 */
+	CHECK_EQ_U64(s.excess_ns, 1990000); /* host 2000 - 10 us; runnable passes by 500, sync 10 */
 	CHECK_STR(gr_rank_part_name(s.cause), "host");
 
 	/* the runnable wait the larger excess: it is the cause */
 	v[3] = rank_of(1, 3000, 300, 1000, 2000);
 	gr_report_straggler_find(v, 5, &s);
-	CHECK(s.found && s.cause == GR_RANK_RUNNABLE && s.excess_ns == 2000);
+	CHECK(s.found && s.cause == GR_RANK_RUNNABLE && s.excess_ns == 2000000);
 
 	/* at the threshold a straggler, under it none (the slowest still named, with its ratio) */
 	v[3] = rank_of(1, 1100, 10, 1090, 0);
@@ -771,6 +774,27 @@ static void test_straggler_decision(void)
 	gr_report_straggler_find(v, 5, &s);
 	CHECK(s.found && s.cause == GR_RANK_NPARTS && s.excess_ns == 0);
 	CHECK_STR(gr_rank_part_name(s.cause), "unexplained");
+
+	/* a loop that ran while no other did (a launcher's, before the job) is not compared,
+	 * however slow */
+	v[3] = rank_of(1, 9000, 8000, 1000, 0);
+	v[3].concurrent = 0;
+	gr_report_straggler_find(v, 5, &s);
+	CHECK(!s.found);
+	CHECK_EQ_U64(s.index, 2);
+	CHECK_NEAR(s.ratio, 1.05);
+
+	/* 1.5x, but 10 us more: under the floor, no straggler; 20 us more: one */
+	v[0] = rank_of(1, 20, 10, 10, 0);
+	v[1] = rank_of(1, 20, 10, 10, 0);
+	v[2] = rank_of(1, 20, 10, 10, 0);
+	v[3] = rank_of(1, 30, 20, 10, 0);
+	gr_report_straggler_find(v, 5, &s);
+	CHECK(!s.found && s.index == 3);
+	CHECK_NEAR(s.ratio, 1.5);
+	v[3] = rank_of(1, 40, 30, 10, 0);
+	gr_report_straggler_find(v, 5, &s);
+	CHECK(s.found && s.index == 3 && s.cause == GR_RANK_HOST && s.excess_ns == 20000);
 
 	/* one rank with a loop: nothing to compare */
 	v[0] = rank_of(1, 1000, 10, 990, 0);
