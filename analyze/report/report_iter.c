@@ -362,8 +362,21 @@ static int anchor_loops(const uint32_t *tok, size_t n, const struct anchor *a, s
 	return 0;
 }
 
-/* The loops that do not overlap a larger one (@c sorted by cmp_cand), the largest
- * GR_REPORT_MAX_PHASES of them in time order, and why the first, the iteration, won. */
+/* Whether an iteration of loop @v launches. */
+static int launches(const struct rp_ctx *x, const struct cand *v)
+{
+	for (size_t i = v->lo; i < v->lo + v->p; i++) {
+		unsigned kind = rp_ref_kind(x->tok_ref[i]);
+
+		if (kind == RP_LAUNCH || kind == RP_GRAPH)
+			return 1;
+	}
+	return 0;
+}
+
+/* The loops that do not overlap a larger one (@c sorted by cmp_cand) and launch, or hold
+ * RP_PHASE_MIN_ITERS iterations, the largest GR_REPORT_MAX_PHASES of them in time order, and
+ * why the first, the iteration, won. */
 static int phases(struct rp_ctx *x, struct gr_report_iteration *it, struct cands *c)
 {
 	struct cand keep[GR_REPORT_MAX_PHASES];
@@ -378,7 +391,8 @@ static int phases(struct rp_ctx *x, struct gr_report_iteration *it, struct cands
 		/* overlap is over the whole iterations: a partial last one belongs to no loop */
 		for (size_t k = 0; k < nkeep && !over; k++)
 			over = v->lo < keep[k].lo + keep[k].cover && keep[k].lo < v->lo + v->cover;
-		if (over)
+		/* a few buffers allocated one after another are a loop too, not a phase */
+		if (over || (nkeep && v->cover / v->p < RP_PHASE_MIN_ITERS && !launches(x, v)))
 			continue;
 		it->nphases_found++;
 		if (nkeep < GR_REPORT_MAX_PHASES)

@@ -266,19 +266,20 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 		    c5[GR_UNITS_LEN], c6[GR_UNITS_LEN];
 
 		/* the breakdown adds up to the calls: what neither launches, copies, blocks nor
-		 * allocates (an event record, a stream wait) is "other" */
+		 * allocates (an event record, a stream wait) is "other"; the percentage is the
+		 * match: of the calls, those equal to the call one period earlier */
 		fprintf(f,
-			"  iteration: %s per iteration (%s: %s, %s, %s, %u alloc/free, %u other),\n"
-			"             %s of %s (median), %.0f%% of calls repeat, on %s (tid %u)\n",
+			"  iteration: %s per iteration, %s of %s (median), on %s (tid %u)\n"
+			"             %s: %s, %s, %s, %u alloc/free, %u other; %.0f%% repeat\n",
 			gr_units_count(c1, sizeof(c1), it->launches, "launch", "launches"),
+			gr_units_count(c6, sizeof(c6), it->count, "iteration", "iterations"),
+			gr_units_ns(b1, sizeof(b1), it->period_ns),
+			cut(nb, sizeof(nb), th[it->thread].comm, 16), th[it->thread].tid,
 			gr_units_count(c2, sizeof(c2), it->calls, "call", "calls"),
 			gr_units_count(c3, sizeof(c3), it->launches, "launch", "launches"),
 			gr_units_count(c4, sizeof(c4), it->copies, "copy", "copies"),
 			gr_units_count(c5, sizeof(c5), it->syncs, "sync", "syncs"), it->allocs,
-			it->other,
-			gr_units_count(c6, sizeof(c6), it->count, "iteration", "iterations"),
-			gr_units_ns(b1, sizeof(b1), it->period_ns), it->match * 100,
-			cut(nb, sizeof(nb), th[it->thread].comm, 16), th[it->thread].tid);
+			it->other, it->match * 100);
 		phases(f, r, it);
 	} else
 		fprintf(f, "  iteration: no repeating sequence of calls found\n");

@@ -30,7 +30,9 @@ if rec timed_sim timed "LD_LIBRARY_PATH=$SIM"; then
 		"$(iter timed_sim "['count','calls','launches','copies','syncs','allocs','other']")"
 	"$GPUREC" report "$TMP/timed_sim.trc" >"$TMP/timed_sim.txt"
 	check "timed loop (sim): the text says it in the singular" 1 \
-		"$(grep -c "iteration: 1 launch per iteration (1 call: 1 launch, 0 copies, 0 syncs, 0 alloc/free, 0 other)," "$TMP/timed_sim.txt")"
+		"$(grep -c "             1 call: 1 launch, 0 copies, 0 syncs, 0 alloc/free, 0 other; " "$TMP/timed_sim.txt")"
+	check "timed loop (sim): the text counts 300 iterations of 1 launch" 1 \
+		"$(grep -c "  iteration: 1 launch per iteration, 300 iterations of " "$TMP/timed_sim.txt")"
 fi
 # without a driver every call but the launches fails: those are left out of every figure (the
 # warm-up's sync too, so the finder sees 301 launches in a row), and nothing is judged
