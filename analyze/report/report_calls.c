@@ -8,7 +8,7 @@
  * next call (the launch cost estimate), what followed each copy, and whether anything but a launch
  * came between two launches (fusion runs). The gaps and costs it stores are reduced to their
  * distributions before it returns, so that the token pass, which turns one thread's calls
- * into tokens (iteration detection), never has them alive beside its own array.
+ * (every kind) into tokens (iteration detection), never has them alive beside its own array.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -99,10 +99,12 @@ static unsigned log2_bucket(uint64_t v)
 /*
  * What makes two calls the same call for the iteration finder: the kind, what was called (a
  * launch's kernel and config; a copy's direction, sync or async and size class; a memset's size
- * class; a sync's kind) and where it went: the stream of a launch, copy or memset, the stream a
- * stream sync, stream wait or event record names. A call on another stream is another call, so
- * that a loop over streams is one iteration of all of them, and one stream's loop after another's
- * are two loops. An event sync's event is left out: programs often create an event per step.
+ * class; a sync's kind; an allocation's kind and size class; a free's kind) and where it went:
+ * the stream of a launch, copy, memset or stream-ordered allocation, the stream a stream sync,
+ * stream wait or event record names. A call on another stream is another call, so that a loop
+ * over streams is one iteration of all of them, and one stream's loop after another's are two
+ * loops. An event sync's event and a free's address are left out: programs often create an
+ * event per step, and a step's temporary gets a new address each time.
  */
 static void token_key(const struct rp_ctx *x, unsigned kind, uint32_t idx, uint64_t key[3])
 {
@@ -133,6 +135,16 @@ static void token_key(const struct rp_ctx *x, unsigned kind, uint32_t idx, uint6
 		key[2] = s->kind == GR_SYNC_EVENT || s->kind == GR_SYNC_DEVICE ? 0 : s->handle;
 		break;
 	}
+	case RP_ALLOC:
+		key[0] = (uint64_t)RP_ALLOC << 32 | x->al[idx].kind;
+		key[1] = log2_bucket(x->al[idx].bytes);
+		key[2] = x->al[idx].stream;
+		break;
+	case RP_FREE:
+		key[0] = (uint64_t)RP_FREE << 32 | x->fr[idx].kind;
+		key[1] = 0;
+		key[2] = 0;
+		break;
 	default: /* a graph launch: one call, whatever it executes; another graph is another call */
 		key[0] = (uint64_t)RP_GRAPH << 32;
 		key[1] = x->g[idx].exec;
@@ -323,14 +335,14 @@ out:
 /* ---- token pass ---- */
 
 /*
- * A walk over one thread's (tok_thread's) launches, copies, memsets, syncs and graph launches in
- * call order. Launches that were graph nodes (captured) executed nothing and are left out; a graph
- * launch is one call (graphs.h).
+ * A walk over one thread's (tok_thread's) calls of every kind (launches, copies, memsets, syncs,
+ * graph launches, allocations and frees) in call order. Launches that were graph nodes
+ * (captured) executed nothing and are left out; a graph launch is one call (graphs.h).
  */
 struct walk {
-	size_t pos[RP_GRAPH + 1]; /* per kind: the next main-thread call */
-	uint64_t other;		  /* the earliest next call of the other kinds: ts and kind */
-	unsigned okind;		  /* (RP_NCALLS: none left) */
+	size_t pos[RP_NCALLS]; /* per kind: the next main-thread call */
+	uint64_t other;	       /* the earliest next call of the other kinds: ts and kind */
+	unsigned okind;	       /* (RP_NCALLS: none left) */
 };
 
 /*
@@ -353,11 +365,11 @@ static int walk_skips(const struct rp_ctx *x, unsigned k, size_t i)
 
 static void walk_other(const struct rp_ctx *x, struct walk *w)
 {
-	size_t n[RP_GRAPH + 1] = {x->nl, x->nc, x->nms, x->nsy, x->ng};
+	size_t n[RP_NCALLS] = {x->nl, x->nc, x->nms, x->nsy, x->ng, x->nal, x->nfr};
 
 	w->other = UINT64_MAX;
 	w->okind = RP_NCALLS;
-	for (unsigned k = RP_COPY; k <= RP_GRAPH; k++) {
+	for (unsigned k = RP_COPY; k < RP_NCALLS; k++) {
 		uint64_t ts;
 
 		while (w->pos[k] < n[k] && walk_skips(x, k, w->pos[k]))
@@ -405,7 +417,7 @@ int rp_calls_tokens(struct rp_ctx *x, uint32_t thread)
 	x->tok_thread = thread;
 	if (thread >= x->nth)
 		return 0;
-	cap = x->thr[thread].launches + x->nc + x->nms + x->nsy + x->ng + 1;
+	cap = x->thr[thread].launches + x->nc + x->nms + x->nsy + x->ng + x->nal + x->nfr + 1;
 	x->tok = malloc(cap * sizeof(*x->tok));
 	x->tok_ref = malloc(cap * sizeof(*x->tok_ref));
 	if (!x->tok || !x->tok_ref)

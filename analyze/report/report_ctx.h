@@ -29,6 +29,7 @@
 #define RP_TRANSFER_RATE    1e9	  /* bytes/s: blocked copies slower than this wait, not move */
 #define RP_STARVED_SHARE    0.1	  /* runnable wait over a thread's lifetime */
 #define RP_ITER_MATCH	    0.9	  /* calls repeating with the period */
+#define RP_PHASE_MIN_ITERS  10	  /* a loop without launches listed beside the iteration */
 #define RP_RESIDENT_THREADS 2048  /* per SM, for the waves estimate */
 #define RP_RESIDENT_BLOCKS  32
 #define RP_SHMEM_PER_SM	    (228u * 1024)

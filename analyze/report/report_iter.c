@@ -2,15 +2,17 @@
 /*
  * The iteration (training step) of the loop: the period of one thread's API calls (the main
  * thread's for the report; each launching process's busiest thread's for the ranks). Each
- * call is a token (a launch: its kernel name, config and stream; a copy: direction, sync/async,
- * size class and stream; a memset: size class and stream; a sync: its kind and the stream it
- * names). A candidate period comes from an anchor token that occurs at least 3 times (the 8
- * rarest): the median distance between its occurrences r apart (r = 1..8, for anchors that occur
- * r times per iteration), the smallest r under which at least 90% of the calls over the anchor's
- * span equal the call one period earlier. Its loop is the longest stretch of that span where
- * every call equals the one a period earlier, extended backwards and forwards while they still
- * do, and holds floor(length / period) complete iterations: each one the program made. The
- * candidate whose loop holds the most calls wins. REPORTS.md has the details.
+ * call of every kind is a token (report_calls.c: a launch is its kernel name, config and stream;
+ * an allocation its kind and size class; ...). A candidate period comes from an anchor token
+ * that occurs at least 3 times (the 8 rarest, one per loop: an anchor as frequent as an earlier
+ * one whose span overlaps it is in the same loop): the median distance between its occurrences
+ * r apart (r = 1..8, for anchors that occur r times per iteration), the smallest r under which
+ * at least 90% of the calls over the anchor's span equal the call one period earlier. Its loops
+ * are the stretches of that span where every call equals the one a period earlier, extended
+ * backwards and forwards while they still do, each holding floor(length / period) complete
+ * iterations: each one the program made. Every anchor's loops are measured; the loop holding
+ * the most calls is the iteration, and the loops that do not overlap a larger one are listed
+ * beside it (a warm-up, a setup, an eval loop). REPORTS.md has the details.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,12 +21,31 @@
 #include "analyze/util/arrays.h"
 #include "report_sections.h"
 
-#define MAX_ANCHORS 8
+#define MAX_ANCHORS 8 /* bounds the cost: MAX_ANCHORS x MAX_MULT passes over the tokens */
 #define MAX_MULT    8
 
 struct anchor {
 	uint32_t tok, count;
-	size_t first;
+	size_t first, last;
+};
+
+/* A loop a candidate period found: iterations of @p calls from token @lo, @cover calls in all
+ * (a whole number of iterations); @order: its candidate's rank (the rarer anchor first). */
+struct cand {
+	size_t lo, p, cover;
+	double match;
+	size_t order;
+};
+
+struct cands {
+	struct cand *v;
+	size_t n, cap;
+};
+
+/* A period an anchor verified over the tokens [lo, hi]: a later anchor with the same period
+ * and a span inside it finds the same loops. */
+struct tried {
+	size_t p, lo, hi;
 };
 
 static int cmp_anchor(const void *a, const void *b)
@@ -52,30 +73,75 @@ static double verify(const uint32_t *tok, size_t lo, size_t hi, size_t p)
 	return (double)(total - bad) / (double)total;
 }
 
-/*
- * The longest stretch [*lo, *hi] of [from, to] in which every call equals the call @p before it
- * (the first @p calls of the stretch excepted: they are its first iteration). The period was
- * found over calls that repeat at least RP_ITER_MATCH of the time; the loop is where they all
- * do, so that a warm-up call before it, or a different call inside it, is never counted as an
- * iteration. Returns 0 when no stretch holds two iterations.
- */
-static int exact_stretch(const uint32_t *tok, size_t from, size_t to, size_t p, size_t *lo,
-			 size_t *hi)
+static int push(struct cands *c, const struct cand *v)
 {
-	size_t s = from, best = 0;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 16;
+		struct cand *nv = realloc(c->v, cap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		c->v = nv;
+		c->cap = cap;
+	}
+	c->v[c->n++] = *v;
+	return 0;
+}
+
+/*
+ * Every stretch of [from, to] in which every call equals the call @p before it (the first @p
+ * calls of the stretch excepted: they are its first iteration), extended backwards and forwards
+ * over the whole thread while that still holds, and holding two iterations or more: each one a
+ * loop, pushed with @match and @order. The period was found over calls that repeat at least
+ * RP_ITER_MATCH of the time; a loop is where they all do, so that a warm-up call before it, or a
+ * different call inside it, is never counted as an iteration, and a warm-up loop and the
+ * training loop after it are two loops. Returns how many it pushed, or -ENOMEM.
+ */
+static int exact_stretches(const uint32_t *tok, size_t n, size_t from, size_t to, size_t p,
+			   double match, size_t order, struct cands *out)
+{
+	size_t s = from;
+	int found = 0;
 
 	for (size_t i = from + p; i <= to + 1; i++) {
+		size_t lo = s, hi = i - 1;
+		struct cand c;
+
 		if (i <= to && tok[i] == tok[i - p])
 			continue;
 		/* i breaks the stretch [s, i - 1]; the next one starts at the call i repeats */
-		if (i - s > best) {
-			best = i - s;
-			*lo = s;
-			*hi = i - 1;
-		}
 		s = i - p + 1;
+		if (hi + 1 - lo < 2 * p)
+			continue;
+		while (lo > 0 && tok[lo - 1] == tok[lo - 1 + p])
+			lo--;
+		while (hi + 1 < n && tok[hi + 1] == tok[hi + 1 - p])
+			hi++;
+		c = (struct cand){lo, p, (hi + 1 - lo) / p * p, match, order};
+		if (push(out, &c))
+			return -ENOMEM;
+		found++;
 	}
-	return best >= 2 * p;
+	return found;
+}
+
+/* The most calls first; ties: the shorter period, then the rarer anchor. */
+static int cmp_cand(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->cover != y->cover)
+		return x->cover > y->cover ? -1 : 1;
+	if (x->p != y->p)
+		return x->p < y->p ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int cmp_phase(const void *a, const void *b)
+{
+	const struct gr_report_phase *x = a, *y = b;
+
+	return x->start_ts < y->start_ts ? -1 : x->start_ts > y->start_ts;
 }
 
 /* Whether model thread @t belongs to model process @process (UINT32_MAX: every process). */
@@ -186,6 +252,8 @@ static int loop_calls(struct rp_ctx *x, struct gr_report_iteration *it, size_t i
 					it->kernels += w.nkernels;
 			} else if (kind == RP_COPY || kind == RP_MEMSET)
 				it->copies++;
+			else if (kind == RP_ALLOC || kind == RP_FREE)
+				it->allocs++;
 			else if (kind == RP_SYNC && x->sy[idx].kind <= GR_SYNC_EVENT)
 				it->syncs++;
 			else
@@ -203,107 +271,206 @@ static int loop_calls(struct rp_ctx *x, struct gr_report_iteration *it, size_t i
 	return 0;
 }
 
+/* The anchors: the tokens that occur at least 3 times, rarest first (ties: first seen first),
+ * one per loop (an anchor as frequent as an earlier one and overlapping its span is in the
+ * same loop, and would find it again), at most MAX_ANCHORS. Returns how many, or -ENOMEM. */
+static int anchors(const uint32_t *tok, size_t n, uint32_t ntokids, struct anchor *out)
+{
+	uint32_t *count = calloc(ntokids, sizeof(*count));
+	size_t *first = malloc(ntokids * sizeof(*first)), *last = malloc(ntokids * sizeof(*last));
+	struct anchor *all = NULL;
+	size_t nall = 0, nout = 0;
+	int ret = -ENOMEM;
+
+	if (!count || !first || !last)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		if (!count[tok[i]]++)
+			first[tok[i]] = i;
+		last[tok[i]] = i;
+	}
+	for (uint32_t t = 0; t < ntokids; t++)
+		nall += count[t] >= 3;
+	all = malloc((nall + 1) * sizeof(*all));
+	if (!all)
+		goto out;
+	nall = 0;
+	for (uint32_t t = 0; t < ntokids; t++)
+		if (count[t] >= 3)
+			all[nall++] = (struct anchor){t, count[t], first[t], last[t]};
+	gr_qsort(all, nall, sizeof(*all), cmp_anchor);
+	for (size_t a = 0; a < nall && nout < MAX_ANCHORS; a++) {
+		int same = 0;
+
+		for (size_t b = 0; b < nout && !same; b++)
+			same = out[b].count == all[a].count && out[b].first <= all[a].last &&
+			       all[a].first <= out[b].last;
+		if (!same)
+			out[nout++] = all[a];
+	}
+	ret = (int)nout;
+out:
+	free(count);
+	free(first);
+	free(last);
+	free(all);
+	return ret;
+}
+
+/*
+ * The loops anchor @a proposes: for the smallest r whose period repeats over its span, every
+ * exact stretch of it (exact_stretches()). @q and @d: room for a->count positions. Returns 0
+ * or -ENOMEM.
+ */
+static int anchor_loops(const uint32_t *tok, size_t n, const struct anchor *a, size_t order,
+			uint32_t *q, uint32_t *d, struct tried *tried, size_t *ntried,
+			struct cands *out)
+{
+	size_t nq = 0;
+
+	for (size_t i = a->first; i <= a->last; i++)
+		if (tok[i] == a->tok)
+			q[nq++] = (uint32_t)i;
+	for (uint32_t r = 1; r <= MAX_MULT && r < nq; r++) {
+		struct gr_dist dist;
+		size_t nd = nq - r, cp, seen = 0;
+		double mt;
+		int found;
+
+		for (size_t j = 0; j < nd; j++)
+			d[j] = q[j + r] - q[j];
+		gr_dist_u32(&dist, d, nd);
+		cp = dist.median;
+		if (!cp || q[nq - 1] - q[0] < cp)
+			continue;
+		/* the same period over a span holding this one found these loops already; a
+		 * period over another span (an earlier, rarer anchor's loop elsewhere) did not */
+		for (size_t t = 0; t < *ntried && !seen; t++)
+			seen = tried[t].p == cp && tried[t].lo <= q[0] && q[nq - 1] <= tried[t].hi;
+		if (seen)
+			break;
+		mt = verify(tok, q[0], q[nq - 1], cp);
+		if (mt < RP_ITER_MATCH)
+			continue;
+		if (*ntried < MAX_ANCHORS * MAX_MULT)
+			tried[(*ntried)++] = (struct tried){cp, q[0], q[nq - 1]};
+		found = exact_stretches(tok, n, q[0], q[nq - 1], cp, mt, order, out);
+		if (found < 0)
+			return found;
+		break; /* the smallest multiple that repeats */
+	}
+	return 0;
+}
+
+/* Whether an iteration of loop @v launches. */
+static int launches(const struct rp_ctx *x, const struct cand *v)
+{
+	for (size_t i = v->lo; i < v->lo + v->p; i++) {
+		unsigned kind = rp_ref_kind(x->tok_ref[i]);
+
+		if (kind == RP_LAUNCH || kind == RP_GRAPH)
+			return 1;
+	}
+	return 0;
+}
+
+/* The loops that do not overlap a larger one (@c sorted by cmp_cand) and launch, or hold
+ * RP_PHASE_MIN_ITERS iterations, the largest GR_REPORT_MAX_PHASES of them in time order, and
+ * why the first, the iteration, won. */
+static int phases(struct rp_ctx *x, struct gr_report_iteration *it, struct cands *c)
+{
+	struct cand keep[GR_REPORT_MAX_PHASES];
+	size_t nkeep = 0;
+
+	for (size_t i = 0; i < c->n; i++) {
+		const struct cand *v = &c->v[i];
+		int over = 0;
+
+		if (v->cover / v->p < 2)
+			continue;
+		/* overlap is over the whole iterations: a partial last one belongs to no loop */
+		for (size_t k = 0; k < nkeep && !over; k++)
+			over = v->lo < keep[k].lo + keep[k].cover && keep[k].lo < v->lo + v->cover;
+		/* a few buffers allocated one after another are a loop too, not a phase */
+		if (over || (nkeep && v->cover / v->p < RP_PHASE_MIN_ITERS && !launches(x, v)))
+			continue;
+		it->nphases_found++;
+		if (nkeep < GR_REPORT_MAX_PHASES)
+			keep[nkeep++] = *v;
+	}
+	if (nkeep > 1)
+		it->why = keep[0].cover > keep[1].cover ? GR_PHASE_MOST_CALLS
+			  : keep[0].p < keep[1].p	? GR_PHASE_SHORTER_PERIOD
+							: GR_PHASE_RARER_ANCHOR;
+	it->phases = rp_alloc(x, nkeep, sizeof(*it->phases));
+	if (!it->phases)
+		return -ENOMEM;
+	for (size_t k = 0; k < nkeep; k++) {
+		struct gr_report_phase *ph = &it->phases[k];
+		size_t last = keep[k].lo + keep[k].cover - 1;
+
+		ph->start_ts = rp_call_ts(x, rp_ref_kind(x->tok_ref[keep[k].lo]),
+					  rp_ref_idx(x->tok_ref[keep[k].lo]));
+		ph->end_ts =
+		    rp_call_end(x, rp_ref_kind(x->tok_ref[last]), rp_ref_idx(x->tok_ref[last]));
+		ph->count = keep[k].cover / keep[k].p;
+		ph->calls = (uint32_t)keep[k].p;
+		ph->chosen = !k;
+		for (size_t i = keep[k].lo; i < keep[k].lo + keep[k].p; i++) {
+			unsigned kind = rp_ref_kind(x->tok_ref[i]);
+
+			ph->launches += kind == RP_LAUNCH || kind == RP_GRAPH;
+		}
+	}
+	it->nphases = nkeep;
+	gr_qsort(it->phases, nkeep, sizeof(*it->phases), cmp_phase);
+	return 0;
+}
+
 int rp_iteration_find(struct rp_ctx *x, struct gr_report_iteration *it, int main)
 {
 	const uint32_t *tok = x->tok;
-	size_t n = x->ntok, nanch = 0, p = 0, nq = 0, best_cover = 0, best_i0 = 0, ntried = 0;
-	size_t tried[MAX_ANCHORS * MAX_MULT];
-	uint32_t *count = NULL, *q = NULL, *d = NULL;
-	size_t *first = NULL;
-	struct anchor *anch = NULL;
-	double match = 0;
-	int err = -ENOMEM;
+	size_t n = x->ntok, ntried = 0;
+	struct anchor anch[MAX_ANCHORS];
+	struct tried tried[MAX_ANCHORS * MAX_MULT];
+	struct cands c = {0};
+	uint32_t *q = NULL, *d = NULL;
+	int nanch, err = -ENOMEM;
 
 	memset(it, 0, sizeof(*it));
 	if (x->tok_thread >= x->nth || n < 6)
 		return 0;
 	it->thread = x->tok_thread;
-	count = calloc(x->ntokids, sizeof(*count));
-	first = malloc(x->ntokids * sizeof(*first));
-	if (!count || !first)
+	nanch = anchors(tok, n, x->ntokids, anch);
+	if (nanch < 0)
 		goto out;
-	for (size_t i = 0; i < n; i++)
-		if (!count[tok[i]]++)
-			first[tok[i]] = i;
-	for (uint32_t t = 0; t < x->ntokids; t++)
-		if (count[t] >= 3)
-			nanch++;
-	anch = malloc((nanch + 1) * sizeof(*anch));
-	if (!anch)
-		goto out;
-	nanch = 0;
-	for (uint32_t t = 0; t < x->ntokids; t++)
-		if (count[t] >= 3)
-			anch[nanch++] = (struct anchor){t, count[t], first[t]};
-	gr_qsort(anch, nanch, sizeof(*anch), cmp_anchor);
-
-	/* every anchor proposes its period; the one whose loop holds the most calls wins (ties: the
-	 * shorter period, then the rarer anchor) */
-	for (size_t a = 0; a < nanch && a < MAX_ANCHORS; a++) {
-		uint32_t c = anch[a].count;
-
+	/* every anchor proposes its period and its loops, even one an earlier anchor proposed too
+	 * (a setup loop and the training loop may share a period); the loop holding the most calls
+	 * wins (ties: the shorter period, then the rarer anchor) */
+	for (int a = 0; a < nanch; a++) {
 		free(q);
 		free(d);
-		q = malloc(c * sizeof(*q));
-		d = malloc(c * sizeof(*d));
+		q = malloc(anch[a].count * sizeof(*q));
+		d = malloc(anch[a].count * sizeof(*d));
 		if (!q || !d)
 			goto out;
-		nq = 0;
-		for (size_t i = anch[a].first; i < n && nq < c; i++)
-			if (tok[i] == anch[a].tok)
-				q[nq++] = (uint32_t)i;
-		for (uint32_t r = 1; r <= MAX_MULT && r < nq; r++) {
-			struct gr_dist dist;
-			size_t nd = nq - r, cp, i0 = 0, iend = 0, seen = 0;
-			double mt;
-
-			for (size_t j = 0; j < nd; j++)
-				d[j] = q[j + r] - q[j];
-			gr_dist_u32(&dist, d, nd);
-			cp = dist.median;
-			if (!cp || q[nq - 1] - q[0] < cp)
-				continue;
-			/* a period another anchor found repeating already gives the same loop;
-			 * one that did not repeat may still repeat over this anchor's span */
-			for (size_t t = 0; t < ntried && !seen; t++)
-				seen = tried[t] == cp;
-			if (seen)
-				break;
-			mt = verify(tok, q[0], q[nq - 1], cp);
-			if (mt < RP_ITER_MATCH)
-				continue;
-			if (ntried < MAX_ANCHORS * MAX_MULT)
-				tried[ntried++] = cp;
-			if (!exact_stretch(tok, q[0], q[nq - 1], cp, &i0, &iend))
-				break;
-			while (i0 > 0 && tok[i0 - 1] == tok[i0 - 1 + cp])
-				i0--;
-			while (iend + 1 < n && tok[iend + 1] == tok[iend + 1 - cp])
-				iend++;
-			if ((iend + 1 - i0) / cp * cp > best_cover ||
-			    ((iend + 1 - i0) / cp * cp == best_cover && cp < p)) {
-				best_cover = (iend + 1 - i0) / cp * cp;
-				p = cp;
-				best_i0 = i0;
-				match = mt;
-			}
-			break; /* the smallest multiple that repeats */
-		}
+		err = anchor_loops(tok, n, &anch[a], (size_t)a, q, d, tried, &ntried, &c);
+		if (err)
+			goto out;
+		err = -ENOMEM;
 	}
-	if (p) {
-		uint64_t K = best_cover / p;
-
-		if (K >= 2) {
-			err = loop_calls(x, it, best_i0, p, K, match, main);
-			if (err)
-				goto out;
-		}
+	gr_qsort(c.v, c.n, sizeof(*c.v), cmp_cand);
+	if (c.n && c.v[0].cover / c.v[0].p >= 2) {
+		err = loop_calls(x, it, c.v[0].lo, c.v[0].p, c.v[0].cover / c.v[0].p, c.v[0].match,
+				 main);
+		if (!err)
+			err = phases(x, it, &c);
+		if (err)
+			goto out;
 	}
 	err = 0;
 out:
-	free(count);
-	free(first);
-	free(anch);
+	free(c.v);
 	free(q);
 	free(d);
 	return err;

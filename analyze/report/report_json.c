@@ -159,6 +159,37 @@ static void launch_sites(struct gr_json *j, const struct gr_report_launches *L,
 	gr_json_object_end(j);
 }
 
+/* The loops found on the iteration's thread (docs/REPORTS.md): "phases", in time order, the
+ * chosen one marked, "phases_found" (the list keeps the largest GR_REPORT_MAX_PHASES) and
+ * "chosen_because". */
+static void phases(struct gr_json *j, const struct gr_report_iteration *it)
+{
+	static const char *const why[] = {
+	    [GR_PHASE_ONLY] = "only_loop",
+	    [GR_PHASE_MOST_CALLS] = "most_calls",
+	    [GR_PHASE_SHORTER_PERIOD] = "shorter_period",
+	    [GR_PHASE_RARER_ANCHOR] = "found_first",
+	};
+
+	gr_json_kv_str(j, "chosen_because", why[it->why]);
+	gr_json_kv_u64(j, "phases_found", it->nphases_found);
+	gr_json_key(j, "phases");
+	gr_json_array(j);
+	for (size_t i = 0; i < it->nphases; i++) {
+		const struct gr_report_phase *ph = &it->phases[i];
+
+		gr_json_object_flat(j);
+		gr_json_kv_u64(j, "start_ts", ph->start_ts);
+		gr_json_kv_u64(j, "end_ts", ph->end_ts);
+		gr_json_kv_u64(j, "count", ph->count);
+		gr_json_kv_u64(j, "calls", ph->calls);
+		gr_json_kv_u64(j, "launches", ph->launches);
+		gr_json_kv_bool(j, "chosen", ph->chosen);
+		gr_json_object_end(j);
+	}
+	gr_json_array_end(j);
+}
+
 static void launches(struct gr_json *j, const struct gr_report *r, const struct gr_model *m,
 		     unsigned top)
 {
@@ -192,12 +223,14 @@ static void launches(struct gr_json *j, const struct gr_report *r, const struct 
 		gr_json_kv_u64(j, "kernels", it->kernels);
 		gr_json_kv_u64(j, "copies", it->copies);
 		gr_json_kv_u64(j, "syncs", it->syncs);
+		gr_json_kv_u64(j, "allocs", it->allocs);
 		gr_json_kv_u64(j, "other", it->other);
 		gr_json_kv_u64(j, "count", it->count);
 		gr_json_kv_u64(j, "period_ns", it->period_ns);
 		gr_json_kv_u64(j, "start_ts", it->start_ts);
 		gr_json_kv_u64(j, "end_ts", it->end_ts);
 		gr_json_kv_double(j, "match", it->match);
+		phases(j, it);
 	}
 	gr_json_object_end(j);
 

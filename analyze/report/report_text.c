@@ -198,6 +198,37 @@ static void launch_sites(FILE *f, const struct gr_report_launches *L, const stru
 	more(f, i, S->n, "launch sites");
 }
 
+/* The loops found beside the iteration, when there is more than one: each with its span from
+ * the recording's start, and one line saying why the iteration is the one it is. */
+static void phases(FILE *f, const struct gr_report *r, const struct gr_report_iteration *it)
+{
+	static const char *const why[] = {
+	    [GR_PHASE_ONLY] = "the only loop",
+	    [GR_PHASE_MOST_CALLS] = "the loop holding the most calls",
+	    [GR_PHASE_SHORTER_PERIOD] = "tied on calls, the loop with the shorter period",
+	    [GR_PHASE_RARER_ANCHOR] = "tied on calls and period, the loop found first",
+	};
+	char b1[GR_UNITS_LEN], b2[GR_UNITS_LEN], c1[GR_UNITS_LEN], c2[GR_UNITS_LEN];
+
+	if (it->nphases_found < 2)
+		return;
+	fprintf(f, "  loops: %zu found on the thread; the iteration is %s (%" PRIu64 " calls)\n",
+		it->nphases_found, why[it->why], it->count * it->calls);
+	for (size_t i = 0; i < it->nphases; i++) {
+		const struct gr_report_phase *ph = &it->phases[i];
+
+		fprintf(f, "    %s x %s (%u launch%s), %s to %s%s\n",
+			gr_units_count(c1, sizeof(c1), ph->count, "iteration", "iterations"),
+			gr_units_count(c2, sizeof(c2), ph->calls, "call", "calls"), ph->launches,
+			ph->launches == 1 ? "" : "es",
+			gr_units_ns(b1, sizeof(b1), (double)(ph->start_ts - r->first_ts)),
+			gr_units_ns(b2, sizeof(b2), (double)(ph->end_ts - r->first_ts)),
+			ph->chosen ? "  <- the iteration" : "");
+	}
+	if (it->nphases_found > it->nphases)
+		fprintf(f, "    %zu smaller loops not shown\n", it->nphases_found - it->nphases);
+}
+
 static void launches(FILE *f, const struct gr_report *r, const struct gr_model *m, unsigned top)
 {
 	const struct gr_report_launches *L = &r->launches;
@@ -234,19 +265,22 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 		char c1[GR_UNITS_LEN], c2[GR_UNITS_LEN], c3[GR_UNITS_LEN], c4[GR_UNITS_LEN],
 		    c5[GR_UNITS_LEN], c6[GR_UNITS_LEN];
 
-		/* the breakdown adds up to the calls: what neither launches, copies nor blocks
-		 * (an event record, a stream wait) is "other" */
+		/* the breakdown adds up to the calls: what neither launches, copies, blocks nor
+		 * allocates (an event record, a stream wait) is "other"; the percentage is the
+		 * match: of the calls, those equal to the call one period earlier */
 		fprintf(f,
-			"  iteration: %s per iteration (%s: %s, %s, %s, %u other),\n"
-			"             %s of %s (median), %.0f%% of calls repeat, on %s (tid %u)\n",
+			"  iteration: %s per iteration, %s of %s (median), on %s (tid %u)\n"
+			"             %s: %s, %s, %s, %u alloc/free, %u other; %.0f%% repeat\n",
 			gr_units_count(c1, sizeof(c1), it->launches, "launch", "launches"),
+			gr_units_count(c6, sizeof(c6), it->count, "iteration", "iterations"),
+			gr_units_ns(b1, sizeof(b1), it->period_ns),
+			cut(nb, sizeof(nb), th[it->thread].comm, 16), th[it->thread].tid,
 			gr_units_count(c2, sizeof(c2), it->calls, "call", "calls"),
 			gr_units_count(c3, sizeof(c3), it->launches, "launch", "launches"),
 			gr_units_count(c4, sizeof(c4), it->copies, "copy", "copies"),
-			gr_units_count(c5, sizeof(c5), it->syncs, "sync", "syncs"), it->other,
-			gr_units_count(c6, sizeof(c6), it->count, "iteration", "iterations"),
-			gr_units_ns(b1, sizeof(b1), it->period_ns), it->match * 100,
-			cut(nb, sizeof(nb), th[it->thread].comm, 16), th[it->thread].tid);
+			gr_units_count(c5, sizeof(c5), it->syncs, "sync", "syncs"), it->allocs,
+			it->other, it->match * 100);
+		phases(f, r, it);
 	} else
 		fprintf(f, "  iteration: no repeating sequence of calls found\n");
 	if (L->api_measured)

@@ -41,6 +41,7 @@
 #define GR_REPORT_SLOW_LAUNCH_NS 50000 /* launch calls slower than this are listed */
 #define GR_REPORT_GAP_BUCKETS	 11    /* inter-launch gap histogram, see gr_report_gap_edges */
 #define GR_REPORT_SIZE_BUCKETS	 6     /* copy size histogram, see gr_report_size_edges */
+#define GR_REPORT_MAX_PHASES	 8     /* loops listed beside the iteration */
 #define GR_REPORT_NDIRS		 5     /* H2H H2D D2H D2D default (enum gr_copy_kind order) */
 
 struct gr_report_opts {
@@ -138,8 +139,28 @@ struct gr_report_loop {
 	uint64_t runnable_ns;
 };
 
-/* The repeating pattern of API calls (launches, copies, memsets, syncs) of the thread that
- * launches most: the training step. */
+/* One loop the iteration finder found on the thread: a stretch of calls in which every call
+ * equals the call one period earlier (docs/REPORTS.md, "Iteration"). */
+struct gr_report_phase {
+	uint64_t start_ts, end_ts; /* first iteration's first call; return of the last complete
+				    * iteration's last call */
+	uint64_t count;		   /* complete iterations */
+	uint32_t calls;		   /* calls per iteration (the period) */
+	uint32_t launches;	   /* of which launch calls (a graph launch one call) */
+	int chosen;		   /* the loop the iteration is (the rest of the struct's) */
+};
+
+/* Why the iteration is the loop it is, among the loops found. */
+enum gr_report_phase_why {
+	GR_PHASE_ONLY = 0,	 /* the only loop found */
+	GR_PHASE_MOST_CALLS,	 /* it holds the most calls */
+	GR_PHASE_SHORTER_PERIOD, /* tied on calls with another, and its period is shorter */
+	GR_PHASE_RARER_ANCHOR	 /* tied on calls and period: found from the rarer call */
+};
+
+/* The repeating pattern of API calls (every kind: launches, copies, memsets, syncs, event
+ * records, stream waits, allocations and frees) of the thread that launches most: the
+ * training step. */
 struct gr_report_iteration {
 	int found;
 	uint32_t thread;	   /* gr_model_threads() index of the thread it was found on */
@@ -148,7 +169,8 @@ struct gr_report_iteration {
 	uint32_t graph_launches;   /* of those, graph launches */
 	uint64_t kernels;	   /* kernels executed per iteration (graph launches' nodes too) */
 	uint32_t copies, syncs;	   /* copies (+ memsets) and synchronising calls */
-	uint32_t other;		   /* the rest (event records, stream waits): the four add up
+	uint32_t allocs;	   /* allocations and frees (device, async, managed, host) */
+	uint32_t other;		   /* the rest (event records, stream waits): the five add up
 				    * to calls */
 	uint64_t count;		   /* complete iterations in the loop */
 	uint64_t period_ns;	   /* median iteration time (start to next start) */
@@ -162,6 +184,12 @@ struct gr_report_iteration {
 	 * start; the last: to its last call's return), without the probes' cost as period_ns;
 	 * report-owned, NULL when not found */
 	uint64_t *starts, *durs;
+	/* the loops found on the thread that do not overlap a larger one, in time order, the
+	 * largest GR_REPORT_MAX_PHASES of them (nphases_found: how many there were), the chosen
+	 * one among them; report-owned */
+	struct gr_report_phase *phases;
+	size_t nphases, nphases_found;
+	enum gr_report_phase_why why;
 };
 
 /* Launch calls slower than opts.slow_launch_ns, grouped by (kernel name, call site). */

@@ -26,11 +26,13 @@ iter() { json "$TMP/$1.json" "[d['launches']['iteration'][k] for k in $2]"; }
 # a warm-up launch, then 300 in a timed loop: 300 iterations of 1 launch, on either runtime
 if rec timed_sim timed "LD_LIBRARY_PATH=$SIM"; then
 	check "timed loop (sim): launches" 301 "$(json "$TMP/timed_sim.json" "d['launches']['total']")"
-	check "timed loop (sim): 300 iterations of 1 call, 1 launch" "[300, 1, 1, 0, 0, 0]" \
-		"$(iter timed_sim "['count','calls','launches','copies','syncs','other']")"
+	check "timed loop (sim): 300 iterations of 1 call, 1 launch" "[300, 1, 1, 0, 0, 0, 0]" \
+		"$(iter timed_sim "['count','calls','launches','copies','syncs','allocs','other']")"
 	"$GPUREC" report "$TMP/timed_sim.trc" >"$TMP/timed_sim.txt"
 	check "timed loop (sim): the text says it in the singular" 1 \
-		"$(grep -c "iteration: 1 launch per iteration (1 call: 1 launch, 0 copies, 0 syncs, 0 other)," "$TMP/timed_sim.txt")"
+		"$(grep -c "             1 call: 1 launch, 0 copies, 0 syncs, 0 alloc/free, 0 other; " "$TMP/timed_sim.txt")"
+	check "timed loop (sim): the text counts 300 iterations of 1 launch" 1 \
+		"$(grep -c "  iteration: 1 launch per iteration, 300 iterations of " "$TMP/timed_sim.txt")"
 fi
 # without a driver every call but the launches fails: those are left out of every figure (the
 # warm-up's sync too, so the finder sees 301 launches in a row), and nothing is judged
@@ -43,8 +45,8 @@ fi
 if rec streams_sim streams "LD_LIBRARY_PATH=$SIM"; then
 	check "stream loops (sim): launches" 80 "$(json "$TMP/streams_sim.json" "d['launches']['total']")"
 	check "stream loops (sim): 20 iterations of 5 calls: 1 launch, 2 copies, 1 sync, 1 other" \
-		"[20, 5, 1, 2, 1, 1]" \
-		"$(iter streams_sim "['count','calls','launches','copies','syncs','other']")"
+		"[20, 5, 1, 2, 1, 0, 1]" \
+		"$(iter streams_sim "['count','calls','launches','copies','syncs','allocs','other']")"
 fi
 
 exit $((failures > 0))

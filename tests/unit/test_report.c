@@ -1009,7 +1009,7 @@ static void tb_sync_on(struct tb *b, uint64_t ts, uint32_t tid, unsigned kind, u
 /* The breakdown of an iteration adds up to its calls. */
 static void check_breakdown(const struct gr_report_iteration *it)
 {
-	CHECK_EQ_U64(it->launches + it->copies + it->syncs + it->other, it->calls);
+	CHECK_EQ_U64(it->launches + it->copies + it->syncs + it->allocs + it->other, it->calls);
 }
 
 /* A warm-up launch, a device sync and an event record, then 300 launches of the same kernel,
@@ -1046,6 +1046,95 @@ static void test_iteration_warmup(void)
 		CHECK_EQ_U64(it->loop.launches, 300);
 		/* the match is over the anchor's calls, warm-up to last: 3 of 302 differ */
 		CHECK_NEAR(it->match, 299.0 / 302);
+	}
+	gr_report_free(r);
+	gr_model_free(m);
+}
+
+/* Every step allocates a temporary, launches one kernel 3 times and frees it: 100 iterations
+ * of 5 calls (3 launches, 2 allocs), not 300 of 1 launch. */
+static void test_iteration_allocs(void)
+{
+	struct tb b;
+	struct gr_model *m;
+	struct gr_report *r = NULL;
+
+	tb_open(&b, "allocs.trc");
+	for (uint64_t i = 0; i < 100; i++) {
+		uint64_t ts = T0 + 1000 + i * 10000, addr = 0x100000 + i * 0x1000;
+
+		tb_alloc(&b, ts, 7, 7, GR_ALLOC_DEVICE, addr, 1 << 20);
+		for (uint64_t j = 0; j < 3; j++)
+			tb_launch(&b, ts + 1000 + j * 1000, 7, 7, 0x10, 1, 32, 0, 0, 0);
+		tb_free(&b, ts + 5000, 7, 7, GR_ALLOC_DEVICE, addr);
+	}
+	m = tb_load(&b);
+	r = m ? compute(m, NULL) : NULL;
+	CHECK(r != NULL);
+	if (r) {
+		const struct gr_report_iteration *it = &r->launches.iter;
+
+		CHECK(it->found);
+		CHECK_EQ_U64(it->count, 100);
+		CHECK_EQ_U64(it->calls, 5);
+		CHECK_EQ_U64(it->launches, 3);
+		CHECK_EQ_U64(it->allocs, 2);
+		check_breakdown(it);
+		CHECK_EQ_U64(it->period_ns, 10000);
+		CHECK_EQ_U64(it->nphases, 1);
+		CHECK_EQ_U64(it->why, GR_PHASE_ONLY);
+	}
+	gr_report_free(r);
+	gr_model_free(m);
+}
+
+/* Three loops of period 2: a setup (50 x memset, init), the training (300 x step, device sync),
+ * an eval (20 x eval, event record). The rarest anchors are the eval's, then the setup's: their
+ * period must not hide the training's loop, the one holding the most calls. */
+static void test_iteration_phases(void)
+{
+	struct tb b;
+	struct gr_model *m;
+	struct gr_report *r = NULL;
+	uint64_t ts = T0 + 1000;
+
+	tb_open(&b, "phases.trc");
+	for (uint64_t i = 0; i < 50; i++) {
+		tb_memset(&b, ts += 1000, 7, 7, 4096);
+		tb_launch(&b, ts += 1000, 7, 7, 0x20, 1, 32, 0, 0, 0);
+	}
+	for (uint64_t i = 0; i < 300; i++) {
+		tb_launch(&b, ts += 1000, 7, 7, 0x10, 1, 32, 0, 0, 0);
+		tb_sync_on(&b, ts += 1000, 7, GR_SYNC_DEVICE, 0);
+	}
+	for (uint64_t i = 0; i < 20; i++) {
+		tb_launch(&b, ts += 1000, 7, 7, 0x30, 1, 32, 0, 0, 0);
+		tb_sync_on(&b, ts += 1000, 7, GR_SYNC_EVENT_RECORD, 0);
+	}
+	m = tb_load(&b);
+	r = m ? compute(m, NULL) : NULL;
+	CHECK(r != NULL);
+	if (r) {
+		const struct gr_report_iteration *it = &r->launches.iter;
+		const uint64_t count[3] = {50, 300, 20};
+
+		CHECK(it->found);
+		CHECK_EQ_U64(it->count, 300);
+		CHECK_EQ_U64(it->calls, 2);
+		CHECK_EQ_U64(it->syncs, 1);
+		check_breakdown(it);
+		CHECK_EQ_U64(it->start_ts, T0 + 1000 + 100 * 1000 + 1000);
+		CHECK_EQ_U64(it->why, GR_PHASE_MOST_CALLS);
+		CHECK_EQ_U64(it->nphases_found, 3);
+		CHECK_EQ_U64(it->nphases, 3);
+		for (size_t i = 0; i < 3 && i < it->nphases; i++) {
+			CHECK_EQ_U64(it->phases[i].count, count[i]);
+			CHECK_EQ_U64(it->phases[i].calls, 2);
+			CHECK_EQ_U64(it->phases[i].launches, 1);
+			CHECK_EQ_U64(it->phases[i].chosen, i == 1);
+		}
+		if (it->nphases == 3)
+			CHECK_EQ_U64(it->phases[1].start_ts, it->start_ts);
 	}
 	gr_report_free(r);
 	gr_model_free(m);
@@ -2058,6 +2147,8 @@ int main(void)
 	RUN_TEST(test_set_first_larger);
 	RUN_TEST(test_iteration_sync_marker);
 	RUN_TEST(test_iteration_warmup);
+	RUN_TEST(test_iteration_allocs);
+	RUN_TEST(test_iteration_phases);
 	RUN_TEST(test_iteration_streams);
 	RUN_TEST(test_no_loop_wording);
 	RUN_TEST(test_fusion);
