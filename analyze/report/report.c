@@ -104,6 +104,8 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 		err = rp_iteration(&x);
 	rp_calls_free_tokens(&x);
 	if (!err)
+		err = rp_budget(&x);
+	if (!err)
 		err = rp_launches(&x);
 	if (!err)
 		err = rp_gpu(&x);

@@ -700,11 +700,34 @@ static void outcome(struct gr_json *j, const struct gr_report *r, const struct g
 	gr_json_array_end(j);
 }
 
+/* The step budget (budget.h): every budget's total_ns beside its parts. */
+static void budget(struct gr_json *j, const struct gr_report *r, const struct gr_model *m)
+{
+	const struct gr_budgets *B = &r->budget;
+
+	gr_json_key(j, "budget");
+	gr_json_object(j);
+	gr_json_kv_bool(j, "found", B->found);
+	if (B->found) {
+		gr_json_key(j, "thread");
+		thread_id(j, m, B->thread);
+		gr_json_kv_u64(j, "iterations", B->iterations);
+		gr_json_kv_bool(j, "scheduler", B->has_states);
+		gr_json_kv_u64(j, "clamped", B->clamped);
+		gr_budget_json(j, "median", &B->median, 0);
+		gr_budget_json(j, "p90", &B->p90, 0);
+		gr_budget_json(j, "slowest", &B->slowest, 0);
+		gr_budget_json(j, "mean", &B->mean, 1);
+	}
+	gr_json_object_end(j);
+}
+
 void gr_report_json(struct gr_json *j, const struct gr_report *r, const struct gr_model *m,
 		    unsigned top)
 {
 	gr_json_object(j);
 	gr_json_kv_str(j, "schema", "gpurec-report/1");
+	budget(j, r, m);
 	gr_json_kv_u64(j, "wall_ns", r->wall_ns);
 	gr_json_kv_u64(j, "first_ts", r->first_ts);
 	gr_json_kv_u64(j, "last_ts", r->last_ts);

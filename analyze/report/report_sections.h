@@ -33,6 +33,9 @@ int rp_launches(struct rp_ctx *x);
  * process; else the loop sums cover the thread's process only. rp_iteration() is the main one. */
 int rp_iteration_find(struct rp_ctx *x, struct gr_report_iteration *it, int main);
 int rp_iteration(struct rp_ctx *x);
+/* report_budget.c: the step budget (x->r->budget) of the report's iteration, its thread's
+ * scheduler states replayed over the loop; nothing without an iteration. 0 or -ENOMEM. */
+int rp_budget(struct rp_ctx *x);
 /* report_ranks.c: every launching process's iteration and where its time goes, and the
  * straggler; only when two or more processes launch. @waits as for rp_calls_sequence(). Runs
  * after the CPU section, with the per-thread pass's arrays still alive. */

@@ -705,6 +705,81 @@ static void in_flight(FILE *f, const struct gr_report *r, const struct gr_model 
 		fprintf(f, "\n");
 }
 
+/* One budget's parts that hold time, "launch 12% 150 us, ...", into @buf at @at. */
+static size_t budget_parts(char *buf, size_t size, size_t at, const struct gr_budget *b)
+{
+	int first = 1;
+
+	for (unsigned p = 0; p < GR_BUDGET_NPARTS && at < size; p++) {
+		double share = b->total_ns ? (double)b->part_ns[p] * 100 / (double)b->total_ns : 0;
+		char pct[16], t[32];
+
+		if (!b->part_ns[p])
+			continue;
+		if (share < 0.5)
+			snprintf(pct, sizeof(pct), "<1%%");
+		else
+			snprintf(pct, sizeof(pct), "%.0f%%", share);
+		at += (size_t)snprintf(buf + at, size - at, "%s%s %s %s", first ? "" : ", ",
+				       gr_budget_part_words(p), pct,
+				       gr_units_ns(t, sizeof(t), (double)b->part_ns[p]));
+		first = 0;
+	}
+	if (first && at < size)
+		at += (size_t)snprintf(buf + at, size - at, "no time");
+	return at;
+}
+
+/* The step budget (docs/REPORTS.md): first in the report, as every verdict reads it. */
+static void budget(FILE *f, const struct gr_report *r, const struct gr_model *m)
+{
+	const struct gr_budgets *B = &r->budget;
+	const struct gr_budget *rows[] = {&B->median, &B->p90, &B->slowest, &B->mean};
+	static const char *const labels[] = {"median", "p90", "slowest"};
+	const struct gr_thread *th;
+	size_t nth, at;
+	char line[1024], t[32];
+
+	if (!B->found)
+		return;
+	th = gr_model_threads(m, &nth);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const struct gr_budget *b = rows[i];
+
+		gr_units_ns(t, sizeof(t), (double)b->total_ns);
+		if (!i)
+			at = (size_t)snprintf(
+			    line, sizeof(line),
+			    "step budget (thread %s tid %u, median iteration #%" PRIu64 " %s): ",
+			    B->thread < nth && *th[B->thread].comm ? th[B->thread].comm : "?",
+			    B->thread < nth ? th[B->thread].tid : 0, b->index, t);
+		else if (b == &B->mean)
+			at = (size_t)snprintf(line, sizeof(line),
+					      "mean of %" PRIu64 " iterations %s: ", b->index, t);
+		else
+			at = (size_t)snprintf(line, sizeof(line),
+					      "%s iteration #%" PRIu64 " %s: ", labels[i], b->index,
+					      t);
+		if (at < sizeof(line))
+			budget_parts(line, sizeof(line), at, b);
+		/* wrap() drops leading blanks: the indent goes first */
+		wrap(f, line, i ? fprintf(f, "  ") : 0, 4);
+	}
+	if (B->mean.unmeasured) {
+		snprintf(line, sizeof(line),
+			 "%" PRIu64 " of %" PRIu64 " calls were recorded at entry only (launches "
+			 "without --launch-time): their time is in the parts outside calls",
+			 B->mean.unmeasured, B->mean.calls);
+		wrap(f, line, fprintf(f, "  "), 4);
+	}
+	if (!B->has_states)
+		wrap(f,
+		     "no scheduler records (recorded with --no-sched?): the time outside calls is "
+		     "not split into host work, runnable and blocked",
+		     fprintf(f, "  "), 4);
+	fprintf(f, "\n");
+}
+
 /* The summary's word on failures: first, and loud, when most calls failed. */
 static void failed_summary(FILE *f, const struct gr_report *r)
 {
@@ -834,6 +909,7 @@ int gr_report_write_text(FILE *f, const struct gr_report *r, const struct gr_mod
 	if (!top)
 		top = 20;
 	in_flight(f, r, m);
+	budget(f, r, m);
 	fprintf(f, "summary (%s recorded", gr_units_ns(b1, sizeof(b1), r->wall_ns));
 	if (r->damage.damaged)
 		fprintf(f, "; DAMAGED TRACE");

@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analyze/figures/budget.h"
 #include "analyze/figures/frames.h"
 #include "analyze/figures/gpu.h"
 #include "analyze/figures/launch_sites.h"
@@ -487,6 +488,8 @@ struct gr_report {
 	/* what a damaged file lost (damage.h): figures are lower bounds, an absence proves nothing
 	 */
 	struct gr_damage damage;
+	/* the step budget of the iteration's thread (budget.h): found 0 without an iteration */
+	struct gr_budgets budget;
 	struct gr_report_launches launches;
 	struct gr_report_fusion fusion;
 	struct gr_report_transfer transfer;

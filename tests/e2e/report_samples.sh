@@ -295,7 +295,9 @@ check "text: says the launch cost is an estimate" 1 \
 check "text: transfers has nothing to say" 1 "$(grep -c '^  no copies or memsets were recorded' "$TMP/chain.txt")"
 "$GPUREC" report --only fusion,cpu --json "$TMP/chain.trc" >"$TMP/only.json"
 check "--only fusion,cpu" '["cpu", "fusion", "probe_cost", "schema", "sections"]' \
-	"$(json "$TMP/only.json" 'sorted(k for k in d if k not in ("wall_ns", "first_ts", "last_ts", "cuda_libraries", "lost_events", "ended_abruptly", "integrity", "sms", "sms_source", "calls", "errors", "in_flight"))')"
+	"$(json "$TMP/only.json" 'sorted(k for k in d if k not in ("wall_ns", "first_ts", "last_ts", "cuda_libraries", "lost_events", "ended_abruptly", "integrity", "sms", "sms_source", "calls", "errors", "in_flight", "budget"))')"
+check "--only fusion,cpu keeps the step budget, which every section reads" True \
+	"$(json "$TMP/only.json" 'd["budget"]["found"]')"
 check "--top 2 keeps 2 kernels of 5" "[2, 5]" \
 	"$("$GPUREC" report --top 2 --json "$TMP/chain.trc" | python3 -c 'import json,sys; d=json.load(sys.stdin)["launches"]; print([len(d["kernels"]), d["kernels_total"]])')"
 check "--sms 8: 16 blocks of 256 threads are 0.25 waves" "0.25" \

@@ -46,6 +46,27 @@ static void check_report(const struct gr_report *r, size_t nlaunches)
 			    L->iter.end_ts >= L->iter.start_ts);
 		FUZZ_ASSERT(L->iter.match >= 0.9 && L->iter.match <= 1.0);
 	}
+	/* the step budget: one per iteration, each adding up exactly (docs/REPORTS.md) */
+	FUZZ_ASSERT(r->budget.found == L->iter.found);
+	if (r->budget.found) {
+		const struct gr_budget *b[] = {&r->budget.median, &r->budget.p90,
+					       &r->budget.slowest, &r->budget.mean};
+
+		FUZZ_ASSERT(r->budget.iterations == L->iter.count);
+		for (size_t k = 0; k < sizeof(b) / sizeof(b[0]); k++) {
+			uint64_t parts = 0, reasons = 0;
+
+			for (unsigned p = 0; p < GR_BUDGET_NPARTS; p++)
+				parts += b[k]->part_ns[p];
+			for (unsigned q = 0; q < GR_BUDGET_NREASONS; q++)
+				reasons += b[k]->blocked_ns[q];
+			FUZZ_ASSERT(parts == b[k]->total_ns &&
+				    reasons == b[k]->part_ns[GR_BUDGET_BLOCKED]);
+			FUZZ_ASSERT(b[k]->unmeasured <= b[k]->calls);
+		}
+		FUZZ_ASSERT(r->budget.median.total_ns <= r->budget.p90.total_ns &&
+			    r->budget.p90.total_ns <= r->budget.slowest.total_ns);
+	}
 	for (size_t i = 0; i < r->fusion.ncandidates; i++) {
 		const struct gr_report_candidate *c = &r->fusion.candidates[i];
 

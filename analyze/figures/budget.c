@@ -1,0 +1,593 @@
+/* SPDX-License-Identifier: MIT */
+/* The step budget (budget.h): each iteration's time cut into parts that add up exactly. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/util/arrays.h"
+#include "budget.h"
+
+/* The model's call arrays, merged by the walk in this order: at equal entry times the earlier
+ * source wins, so a graph-building call owns its time over the launch, copy or memset row that
+ * holds its node's work (same thread, same ts: one call, two rows). */
+enum src {
+	S_GRAPH = 0,
+	S_SYNC,
+	S_COPY,
+	S_MEMSET,
+	S_ALLOC,
+	S_FREE,
+	S_COMM,
+	S_LAUNCH,
+	S_ASIDE,
+	S_COMM_ASIDE,
+	NSRC,
+};
+
+/* A call of the walked thread: entry, recorded duration (0: entry only), part. */
+struct call {
+	uint64_t ts, dur;
+	unsigned part;
+};
+
+struct walk {
+	const struct gr_model *m;
+	uint32_t thread;
+	const struct gr_launch *l;
+	const struct gr_launch_key *lk;
+	const struct gr_copy *c;
+	const struct gr_memset *ms;
+	const struct gr_sync *sy;
+	const struct gr_graph *g;
+	const struct gr_alloc *al;
+	const struct gr_free *fr;
+	const struct gr_comm_call *cm, *cma;
+	const struct gr_aside *as;
+	size_t n[NSRC], at[NSRC];
+	struct call head[NSRC];
+	int has[NSRC]; /* head holds the next call of the source */
+};
+
+static unsigned sync_part(unsigned kind)
+{
+	switch (kind) {
+	case GR_SYNC_DEVICE:
+		return GR_BUDGET_SYNC_DEVICE;
+	case GR_SYNC_STREAM:
+		return GR_BUDGET_SYNC_STREAM;
+	case GR_SYNC_EVENT:
+		return GR_BUDGET_SYNC_EVENT;
+	}
+	/* event records and stream waits do not wait for the GPU */
+	return GR_BUDGET_OTHER;
+}
+
+static unsigned graph_part(unsigned kind)
+{
+	return kind == GR_GRAPH_LAUNCH ? GR_BUDGET_GRAPH_LAUNCH : GR_BUDGET_OTHER;
+}
+
+static unsigned aside_part(const struct gr_aside *a)
+{
+	switch (a->kind) {
+	case GR_K_LAUNCH:
+		return GR_BUDGET_LAUNCH;
+	case GR_K_COPY:
+	case GR_K_MEMSET:
+		return GR_BUDGET_COPY;
+	case GR_K_ALLOC:
+	case GR_K_FREE:
+		return GR_BUDGET_ALLOC;
+	case GR_K_SYNC:
+		return sync_part(a->u.sync.kind);
+	case GR_K_GRAPH:
+		return graph_part(a->u.graph.kind);
+	}
+	return GR_BUDGET_OTHER;
+}
+
+static uint64_t ts_at(const struct walk *w, unsigned s, size_t i)
+{
+	switch (s) {
+	case S_GRAPH:
+		return w->g[i].ts;
+	case S_SYNC:
+		return w->sy[i].ts;
+	case S_COPY:
+		return w->c[i].ts;
+	case S_MEMSET:
+		return w->ms[i].ts;
+	case S_ALLOC:
+		return w->al[i].ts;
+	case S_FREE:
+		return w->fr[i].ts;
+	case S_COMM:
+		return w->cm[i].ts;
+	case S_LAUNCH:
+		return w->l[i].ts;
+	case S_ASIDE:
+		return w->as[i].ts;
+	default:
+		return w->cma[i].ts;
+	}
+}
+
+/* Entry @i of source @s as a call of the walked thread into *@c; 0 when it is another thread's
+ * or a nested call (its outer call owns its time). */
+static int call_at(const struct walk *w, unsigned s, size_t i, struct call *c)
+{
+	uint32_t thread;
+
+	c->ts = ts_at(w, s, i);
+	switch (s) {
+	case S_GRAPH:
+		thread = w->g[i].thread;
+		c->dur = w->g[i].dur;
+		c->part = graph_part(w->g[i].kind);
+		break;
+	case S_SYNC:
+		thread = w->sy[i].thread;
+		c->dur = w->sy[i].dur;
+		c->part = sync_part(w->sy[i].kind);
+		break;
+	case S_COPY:
+		thread = w->c[i].thread;
+		c->dur = w->c[i].dur;
+		c->part = GR_BUDGET_COPY;
+		break;
+	case S_MEMSET:
+		thread = w->ms[i].thread;
+		c->dur = w->ms[i].dur;
+		c->part = GR_BUDGET_COPY;
+		break;
+	case S_ALLOC:
+		thread = w->al[i].thread;
+		c->dur = w->al[i].dur;
+		c->part = GR_BUDGET_ALLOC;
+		break;
+	case S_FREE:
+		thread = w->fr[i].thread;
+		c->dur = w->fr[i].dur;
+		c->part = GR_BUDGET_ALLOC;
+		break;
+	case S_COMM:
+	case S_COMM_ASIDE: {
+		const struct gr_comm_call *cc = s == S_COMM ? &w->cm[i] : &w->cma[i];
+
+		if (GR_CALL_DEPTH(cc->call))
+			return 0;
+		thread = cc->thread;
+		c->dur = cc->dur;
+		c->part = GR_BUDGET_OTHER;
+		break;
+	}
+	case S_LAUNCH: {
+		const struct gr_launch_key *k = &w->lk[w->l[i].key];
+
+		thread = k->thread;
+		c->dur = gr_launch_dur(k, &w->l[i]);
+		c->part = GR_BUDGET_LAUNCH; /* graph launches are GRAPH rows */
+		break;
+	}
+	default: {
+		const struct gr_aside *a = &w->as[i];
+
+		if (GR_CALL_DEPTH(a->call))
+			return 0;
+		thread = gr_aside_thread(w->m, a);
+		c->dur = a->dur;
+		c->part = aside_part(a);
+		break;
+	}
+	}
+	return thread == w->thread;
+}
+
+/* The first entry of source @s at or after @ts. */
+static size_t lower_bound(const struct walk *w, unsigned s, uint64_t ts)
+{
+	size_t lo = 0, hi = w->n[s];
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ts_at(w, s, mid) < ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void walk_init(struct walk *w, const struct gr_model *m, uint32_t thread, uint64_t from)
+{
+	memset(w, 0, sizeof(*w));
+	w->m = m;
+	w->thread = thread;
+	w->g = gr_model_graphs(m, &w->n[S_GRAPH]);
+	w->sy = gr_model_syncs(m, &w->n[S_SYNC]);
+	w->c = gr_model_copies(m, &w->n[S_COPY]);
+	w->ms = gr_model_memsets(m, &w->n[S_MEMSET]);
+	w->al = gr_model_allocs(m, &w->n[S_ALLOC]);
+	w->fr = gr_model_frees(m, &w->n[S_FREE]);
+	w->cm = gr_model_comm_calls(m, &w->n[S_COMM]);
+	w->l = gr_model_launches(m, &w->n[S_LAUNCH]);
+	w->lk = gr_model_launch_keys(m, NULL);
+	w->as = gr_model_asides(m, &w->n[S_ASIDE]);
+	w->cma = gr_model_comm_asides(m, &w->n[S_COMM_ASIDE]);
+	for (unsigned s = 0; s < NSRC; s++)
+		w->at[s] = lower_bound(w, s, from);
+}
+
+/* The walked thread's next call entering before @before into *@c (consumed), in entry order;
+ * 0 when none is left before it. */
+static int walk_next(struct walk *w, uint64_t before, struct call *c)
+{
+	unsigned best = NSRC;
+
+	for (unsigned s = 0; s < NSRC; s++) {
+		while (!w->has[s] && w->at[s] < w->n[s])
+			w->has[s] = call_at(w, s, w->at[s]++, &w->head[s]);
+		if (w->has[s] && (best == NSRC || w->head[s].ts < w->head[best].ts))
+			best = s;
+	}
+	if (best == NSRC || w->head[best].ts >= before)
+		return 0;
+	*c = w->head[best];
+	w->has[best] = 0;
+	return 1;
+}
+
+/* One budget being filled: raw parts on the recorded timeline, then the probe cost. */
+struct acc {
+	const struct gr_budget_states *st;
+	size_t span; /* first state span that may still overlap what comes */
+	struct gr_budget b;
+	uint64_t outside_probe; /* probe cost outside the calls' durations */
+};
+
+/* Time outside calls, [lo, hi), by the thread's state then. */
+static void outside(struct acc *a, uint64_t lo, uint64_t hi)
+{
+	const struct gr_budget_states *st = a->st;
+
+	if (hi <= lo)
+		return;
+	if (!st || !st->known) {
+		a->b.part_ns[GR_BUDGET_OUTSIDE_UNKNOWN] += hi - lo;
+		return;
+	}
+	while (a->span < st->n && st->v[a->span].end <= lo)
+		a->span++;
+	for (size_t i = a->span; i < st->n && st->v[i].start < hi; i++) {
+		const struct gr_state_span *sp = &st->v[i];
+		uint64_t s = sp->start > lo ? sp->start : lo, e = sp->end < hi ? sp->end : hi;
+		unsigned part;
+
+		if (e <= s)
+			continue;
+		/* time no span covers before this one */
+		a->b.part_ns[GR_BUDGET_OUTSIDE_UNKNOWN] += s - lo;
+		switch (sp->state) {
+		case GR_STATE_RUN:
+			part = GR_BUDGET_HOST;
+			break;
+		case GR_STATE_RUNNABLE:
+			part = GR_BUDGET_RUNNABLE;
+			break;
+		case GR_STATE_BLOCKED:
+			part = GR_BUDGET_BLOCKED;
+			a->b.blocked_ns[GR_BUDGET_REASON_UNKNOWN] += e - s;
+			break;
+		default:
+			part = GR_BUDGET_OUTSIDE_UNKNOWN;
+		}
+		a->b.part_ns[part] += e - s;
+		lo = e;
+	}
+	if (hi > lo)
+		a->b.part_ns[GR_BUDGET_OUTSIDE_UNKNOWN] += hi - lo;
+}
+
+/* Take @v off *@p, as much as it holds; returns what it could not take. */
+static uint64_t take(uint64_t *p, uint64_t v)
+{
+	uint64_t t = v < *p ? v : *p;
+
+	*p -= t;
+	return v - t;
+}
+
+/*
+ * The probes' cost outside the calls ran on the CPU: off host work; without states, off the
+ * unknown part, which holds that host work. What neither holds is clamped away.
+ */
+static void outside_probe(struct acc *a, uint64_t *clamped)
+{
+	uint64_t left = take(&a->b.part_ns[GR_BUDGET_HOST], a->outside_probe);
+
+	left = take(&a->b.part_ns[GR_BUDGET_OUTSIDE_UNKNOWN], left);
+	if (left)
+		(*clamped)++;
+}
+
+/* The probes' share inside call @c's duration (probe_cost.h), 0 when not compensating. */
+static uint64_t probe_in(const struct gr_probe_cost *pc, const struct call *c)
+{
+	return c->dur && pc->applied ? pc->call_in : 0;
+}
+
+/* Call @c's time [s, e), already clipped, less @in (its probes' share, taken once: where the
+ * call enters), to its part. */
+static void in_call(struct acc *a, const struct call *c, uint64_t s, uint64_t e, uint64_t in,
+		    uint64_t *clamped)
+{
+	uint64_t d = e - s;
+
+	if (in > d) {
+		(*clamped)++;
+		in = d;
+	}
+	a->b.part_ns[c->part] += d - in;
+}
+
+static int cmp_total(const void *x, const void *y, void *ctx)
+{
+	const struct gr_budget *v = ctx;
+	size_t i = *(const size_t *)x, j = *(const size_t *)y;
+
+	if (v[i].total_ns != v[j].total_ns)
+		return v[i].total_ns < v[j].total_ns ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+/* The mean over @n budgets, exact: parts rounded down, then the ns their sum lacks of the
+ * rounded-down mean total go one each to the parts with the largest remainders. */
+static void mean_of(const struct gr_budget *v, size_t n, struct gr_budget *out)
+{
+	uint64_t sum[GR_BUDGET_NPARTS] = {0}, total = 0, have = 0;
+	int given[GR_BUDGET_NPARTS] = {0};
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < n; i++) {
+		for (unsigned p = 0; p < GR_BUDGET_NPARTS; p++)
+			sum[p] += v[i].part_ns[p];
+		total += v[i].total_ns;
+		out->calls += v[i].calls;
+		out->unmeasured += v[i].unmeasured;
+	}
+	out->index = n;
+	out->start_ts = v[0].start_ts;
+	out->total_ns = total / n;
+	for (unsigned p = 0; p < GR_BUDGET_NPARTS; p++) {
+		out->part_ns[p] = sum[p] / n;
+		have += out->part_ns[p];
+	}
+	/* the parts' sum is total, so fewer than GR_BUDGET_NPARTS ns are missing */
+	while (have < out->total_ns) {
+		unsigned best = GR_BUDGET_NPARTS;
+
+		for (unsigned p = 0; p < GR_BUDGET_NPARTS; p++)
+			if (!given[p] && (best == GR_BUDGET_NPARTS || sum[p] % n > sum[best] % n))
+				best = p;
+		given[best] = 1;
+		out->part_ns[best]++;
+		have++;
+	}
+	out->blocked_ns[GR_BUDGET_REASON_UNKNOWN] = out->part_ns[GR_BUDGET_BLOCKED];
+}
+
+int gr_budget_compute(const struct gr_model *m, const struct gr_probe_cost *pc,
+		      const struct gr_budget_loop *loop, const struct gr_budget_states *states,
+		      struct gr_budgets *out)
+{
+	struct gr_budget *v = NULL;
+	size_t *order = NULL, nth, n = loop->n;
+	struct walk w;
+	struct acc a = {.st = states};
+	/* a call still running at the end of a window: it owns the next window's time too */
+	struct call open = {0};
+	uint64_t open_end = 0;
+	int err = -ENOMEM;
+
+	memset(out, 0, sizeof(*out));
+	gr_model_threads(m, &nth);
+	if (!n || loop->thread >= nth)
+		return -EINVAL;
+	v = calloc(n, sizeof(*v));
+	order = malloc(n * sizeof(*order));
+	if (!v || !order)
+		goto out;
+	walk_init(&w, m, loop->thread, loop->starts[0]);
+	for (size_t j = 0; j < n; j++) {
+		uint64_t lo = loop->starts[j], hi = j + 1 < n ? loop->starts[j + 1] : loop->end_ts;
+		uint64_t pos = lo;
+		struct call c;
+
+		memset(&a.b, 0, sizeof(a.b));
+		a.outside_probe = 0;
+		a.b.index = j;
+		a.b.start_ts = lo;
+		if (hi < lo)
+			hi = lo;
+		if (open_end > pos) {
+			uint64_t e = open_end < hi ? open_end : hi;
+
+			in_call(&a, &open, pos, e, 0, &out->clamped);
+			pos = e;
+		}
+		while (walk_next(&w, hi, &c)) {
+			uint64_t s = c.ts > pos ? c.ts : pos, end = c.ts + c.dur;
+			uint64_t e = end < hi ? end : hi, cost = gr_probe_cost_call(pc, c.dur);
+
+			a.b.calls++;
+			if (!c.dur)
+				a.b.unmeasured++;
+			a.outside_probe += cost - probe_in(pc, &c);
+			if (c.ts > pos) {
+				outside(&a, pos, c.ts);
+				pos = c.ts;
+			}
+			if (e > s) {
+				in_call(&a, &c, s, e, probe_in(pc, &c), &out->clamped);
+				pos = e;
+			}
+			if (end > hi && end > open_end) {
+				open = c;
+				open_end = end;
+			}
+		}
+		outside(&a, pos, hi);
+		outside_probe(&a, &out->clamped);
+		for (unsigned p = 0; p < GR_BUDGET_NPARTS; p++)
+			a.b.total_ns += a.b.part_ns[p];
+		v[j] = a.b;
+		order[j] = j;
+	}
+	gr_qsort_r(order, n, sizeof(*order), cmp_total, v);
+	out->found = 1;
+	out->thread = loop->thread;
+	out->has_states = states && states->known;
+	out->iterations = n;
+	out->median = v[order[(n - 1) / 2]];
+	out->p90 = v[order[(n * 9 + 9) / 10 - 1]];
+	out->slowest = v[order[n - 1]];
+	mean_of(v, n, &out->mean);
+	err = 0;
+out:
+	free(v);
+	free(order);
+	return err;
+}
+
+struct collect {
+	struct gr_budget_states *out;
+	size_t cap;
+	uint64_t lo, hi;
+	int err;
+};
+
+static int on_span(void *ctx, const struct gr_state_span *sp)
+{
+	struct collect *c = ctx;
+	struct gr_state_span s = *sp;
+
+	if (s.start < c->lo)
+		s.start = c->lo;
+	if (s.end > c->hi)
+		s.end = c->hi;
+	if (s.end <= s.start)
+		return 0;
+	if (c->out->n == c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 64;
+		struct gr_state_span *v = realloc(c->out->v, ncap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		c->out->v = v;
+		c->cap = ncap;
+	}
+	c->out->v[c->out->n++] = s;
+	return 0;
+}
+
+int gr_budget_states(const struct gr_model *m, uint32_t thread, uint64_t lo, uint64_t hi,
+		     struct gr_budget_states *out)
+{
+	const struct gr_thread *th;
+	const struct gr_sched *sc;
+	const struct gr_sched_key *keys;
+	struct gr_timeline tl;
+	struct collect c = {.out = out, .lo = lo, .hi = hi};
+	size_t nth, nsc;
+	uint32_t tid;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	th = gr_model_threads(m, &nth);
+	sc = gr_model_scheds(m, &nsc);
+	keys = gr_model_sched_keys(m, NULL);
+	if (!nsc || thread >= nth)
+		return 0;
+	out->known = 1;
+	tid = th[thread].tid;
+	/* the thread makes a call at lo: it is known to run then */
+	err = gr_timeline_init(&tl, &tid, &lo, 1, on_span, &c);
+	if (err)
+		return err;
+	for (size_t i = 0; i < nsc && sc[i].ts < hi && !err; i++)
+		err = gr_timeline_feed(&tl, sc[i].ts, &keys[sc[i].key]);
+	if (!err)
+		err = gr_timeline_finish(&tl, &hi);
+	gr_timeline_free(&tl);
+	if (err) {
+		gr_budget_states_free(out);
+		return err;
+	}
+	return 0;
+}
+
+void gr_budget_states_free(struct gr_budget_states *s)
+{
+	if (!s)
+		return;
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+const char *gr_budget_part_name(unsigned part)
+{
+	static const char *const names[GR_BUDGET_NPARTS] = {
+	    "launch", "graph_launch", "copy", "sync_device", "sync_stream", "sync_event",
+	    "alloc",  "other",	      "host", "runnable",    "blocked",	    "outside_unknown",
+	};
+
+	return part < GR_BUDGET_NPARTS ? names[part] : "unknown";
+}
+
+const char *gr_budget_part_words(unsigned part)
+{
+	static const char *const words[GR_BUDGET_NPARTS] = {
+	    "launch",	    "graph launch", "copy",	  "sync(device)",
+	    "sync(stream)", "sync(event)",  "alloc/free", "other calls",
+	    "host",	    "runnable",	    "blocked",	  "outside CUDA (state unknown)",
+	};
+
+	return part < GR_BUDGET_NPARTS ? words[part] : "unknown";
+}
+
+const char *gr_budget_reason_name(unsigned reason)
+{
+	(void)reason;
+	return "unknown";
+}
+
+void gr_budget_json(struct gr_json *j, const char *key, const struct gr_budget *b, int mean)
+{
+	char k[40];
+
+	gr_json_key(j, key);
+	gr_json_object(j);
+	if (mean) {
+		gr_json_kv_u64(j, "iterations", b->index);
+	} else {
+		gr_json_kv_u64(j, "index", b->index);
+		gr_json_kv_u64(j, "start_ts", b->start_ts);
+	}
+	gr_json_kv_u64(j, "total_ns", b->total_ns);
+	for (unsigned p = 0; p < GR_BUDGET_NPARTS; p++) {
+		snprintf(k, sizeof(k), "%s_ns", gr_budget_part_name(p));
+		gr_json_kv_u64(j, k, b->part_ns[p]);
+	}
+	gr_json_key(j, "blocked_reasons");
+	gr_json_object_flat(j);
+	for (unsigned r = 0; r < GR_BUDGET_NREASONS; r++) {
+		snprintf(k, sizeof(k), "%s_ns", gr_budget_reason_name(r));
+		gr_json_kv_u64(j, k, b->blocked_ns[r]);
+	}
+	gr_json_object_end(j);
+	gr_json_kv_u64(j, "calls", b->calls);
+	gr_json_kv_u64(j, "unmeasured_calls", b->unmeasured);
+	gr_json_object_end(j);
+}

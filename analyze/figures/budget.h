@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The step budget: each iteration of a loop, on the thread it runs on, cut into parts that add
+ * up exactly (integer ns) to the iteration's time: the thread's time inside each kind of API
+ * call, and its time outside them by scheduler state (on CPU, runnable, blocked, unknown).
+ * report, diff and the HTML page read the same budget, so a verdict over it means the same
+ * everywhere. Definitions, the nesting rule and the unknown parts: docs/REPORTS.md ("Step
+ * budget").
+ *
+ * The window of iteration j is [starts[j], starts[j + 1]) on the recorded timeline (the last:
+ * to end_ts). A call of the thread owns the time from its entry to its return, clipped to the
+ * window; calls never overlap on the budget: the first to start owns the time until it returns
+ * (nested calls are not in the model's event arrays: their outer call owns their time). A call
+ * recorded at entry only (dur 0: launches without --launch-time) owns nothing: its time falls
+ * in the part outside calls that follows it, and the budget counts it as unmeasured. Failed
+ * calls and calls in flight took the thread's time too: they count in their kind.
+ *
+ * Probe cost (probe_cost.h): when compensation is applied, each measured call gives up its
+ * call_in share, and the host part gives up every call's share outside its duration (the
+ * probes run on the CPU, outside the calls); total_ns is what is left: the window less the
+ * whole probe cost of the thread's calls in it. A subtraction that would go below 0 stops at 0
+ * and is counted (clamped), so the parts still add up to total_ns.
+ */
+#ifndef GR_ANALYZE_BUDGET_H
+#define GR_ANALYZE_BUDGET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/figures/probe_cost.h"
+#include "analyze/figures/timeline.h"
+#include "analyze/model/model.h"
+#include "analyze/util/json.h"
+
+/* The parts, in the order every output lists them. */
+enum gr_budget_part {
+	GR_BUDGET_LAUNCH = 0,	   /* kernel launch calls (runtime and driver) */
+	GR_BUDGET_GRAPH_LAUNCH,	   /* graph launch calls */
+	GR_BUDGET_COPY,		   /* copies and memsets, a blocking copy's wait included */
+	GR_BUDGET_SYNC_DEVICE,	   /* cudaDeviceSynchronize, cuCtxSynchronize */
+	GR_BUDGET_SYNC_STREAM,	   /* stream synchronize */
+	GR_BUDGET_SYNC_EVENT,	   /* event synchronize */
+	GR_BUDGET_ALLOC,	   /* allocations and frees, a free's implicit sync included */
+	GR_BUDGET_OTHER,	   /* every other call: event records, stream waits, graph
+				    * building, NCCL */
+	GR_BUDGET_HOST,		   /* outside calls, on CPU: host work */
+	GR_BUDGET_RUNNABLE,	   /* outside calls, runnable but not running */
+	GR_BUDGET_BLOCKED,	   /* outside calls, blocked (blocked_ns says why) */
+	GR_BUDGET_OUTSIDE_UNKNOWN, /* outside calls, state unknown: no scheduler record says */
+	GR_BUDGET_NPARTS,
+};
+
+/* First part outside the calls. */
+#define GR_BUDGET_FIRST_OUTSIDE GR_BUDGET_HOST
+
+/* Why the thread was blocked outside calls; the reasons come with a later change. */
+enum gr_budget_reason {
+	GR_BUDGET_REASON_UNKNOWN = 0,
+	GR_BUDGET_NREASONS,
+};
+
+struct gr_budget {
+	uint64_t index;	   /* the iteration (from 0); the mean: the number of iterations */
+	uint64_t start_ts; /* its first call's entry; the mean: the first iteration's */
+	uint64_t total_ns; /* the sum of part_ns */
+	uint64_t part_ns[GR_BUDGET_NPARTS];
+	uint64_t blocked_ns[GR_BUDGET_NREASONS]; /* sum: part_ns[GR_BUDGET_BLOCKED] */
+	uint64_t calls;				 /* the thread's calls that start in it */
+	uint64_t unmeasured; /* of those, recorded at entry only: their time is outside calls */
+};
+
+struct gr_budgets {
+	int found;	     /* 0: no loop was given (every field 0) */
+	uint32_t thread;     /* gr_model_threads() index */
+	int has_states;	     /* scheduler records split the time outside calls */
+	uint64_t iterations; /* budgets made */
+	/* real iterations: the lower median, the 90th percentile (nearest rank) and the largest
+	 * by total_ns (ties: the earlier); mean: over every iteration, each part rounded so that
+	 * the parts still add up to its total_ns (largest remainders get the leftover ns); its
+	 * calls and unmeasured are totals over the iterations */
+	struct gr_budget median, p90, slowest, mean;
+	uint64_t clamped; /* probe cost subtractions that stopped at 0 */
+};
+
+/* A loop: the thread it runs on, each iteration's first call's entry (@n >= 1, ascending), and
+ * the return of the last iteration's last call. */
+struct gr_budget_loop {
+	uint32_t thread;
+	const uint64_t *starts;
+	size_t n;
+	uint64_t end_ts;
+};
+
+/* A thread's scheduler states over a window, in time order, clipped to it. */
+struct gr_budget_states {
+	int known; /* the model holds scheduler records; 0: every state is unknown */
+	struct gr_state_span *v;
+	size_t n;
+};
+
+/*
+ * Replay the scheduler records of @m (timeline.h) for model thread @thread and keep its states
+ * over [@lo, @hi) into *@out (gr_budget_states_free() releases them). Returns 0 or -ENOMEM.
+ */
+int gr_budget_states(const struct gr_model *m, uint32_t thread, uint64_t lo, uint64_t hi,
+		     struct gr_budget_states *out);
+void gr_budget_states_free(struct gr_budget_states *s);
+
+/*
+ * The budget of every iteration of @loop over @m's calls, compensated as @pc says, outside calls
+ * split by @states (NULL, or known 0: all of it is GR_BUDGET_OUTSIDE_UNKNOWN); the median, p90,
+ * slowest and mean into *@out. Returns 0, -EINVAL (@loop->n is 0 or its thread unknown) or
+ * -ENOMEM; *@out is zeroed on error.
+ */
+int gr_budget_compute(const struct gr_model *m, const struct gr_probe_cost *pc,
+		      const struct gr_budget_loop *loop, const struct gr_budget_states *states,
+		      struct gr_budgets *out);
+
+/* "launch", "graph_launch", "copy", "sync_device", "sync_stream", "sync_event", "alloc",
+ * "other", "host", "runnable", "blocked", "outside_unknown": the JSON key stems. */
+const char *gr_budget_part_name(unsigned part);
+/* Words for text: "launch", "graph launch", "copy", "sync(device)", ..., "outside CUDA (state
+ * unknown)". */
+const char *gr_budget_part_words(unsigned part);
+/* "unknown" */
+const char *gr_budget_reason_name(unsigned reason);
+
+/*
+ * @b as the object under @key: {index, start_ts (not for @mean), total_ns, <part>_ns for every
+ * part, blocked_reasons {<reason>_ns}, calls, unmeasured_calls}; @mean writes "iterations"
+ * instead of "index".
+ */
+void gr_budget_json(struct gr_json *j, const char *key, const struct gr_budget *b, int mean);
+
+#endif
