@@ -186,10 +186,11 @@ static void loop_sums(struct rp_ctx *x, struct gr_report_iteration *it, uint32_t
 	}
 }
 
-/* The loop of @K iterations of @p calls from token @i0: its span, the calls of one iteration, the
- * median period; for the report's own iteration (@main), a fusion run break at the first launch
- * of each iteration, and the loop's sums over every process (else over the thread's own). */
-static int loop_calls(struct rp_ctx *x, struct gr_report_iteration *it, size_t i0, size_t p,
+/* The loop of @K iterations, iteration j the tokens [@at[j], @at[j + 1]): its span, the calls of
+ * the first iteration, the median period; for the report's own iteration (@main), a fusion run
+ * break at the first launch of each iteration, and the loop's sums over every process (else over
+ * the thread's own). */
+int rp_iteration_loop(struct rp_ctx *x, struct gr_report_iteration *it, const size_t *at,
 		      uint64_t K, double match, int main)
 {
 	struct gr_dist dist;
@@ -203,20 +204,20 @@ static int loop_calls(struct rp_ctx *x, struct gr_report_iteration *it, size_t i
 		return -ENOMEM;
 	}
 	it->found = 1;
-	it->calls = (uint32_t)p;
+	it->calls = (uint32_t)(at[1] - at[0]);
 	it->count = K;
 	it->match = match;
 	for (uint64_t j = 0; j < K; j++) {
 		int launch_seen = 0;
 
-		for (size_t i = 0; i < p; i++) {
+		for (size_t i = at[j]; i < at[j + 1]; i++) {
 			unsigned kind;
 			uint32_t idx;
 
-			ref = x->tok_ref[i0 + j * p + i];
+			ref = x->tok_ref[i];
 			kind = rp_ref_kind(ref);
 			idx = rp_ref_idx(ref);
-			if (!i) {
+			if (i == at[j]) {
 				uint64_t ts = rp_call_ts(x, kind, idx);
 
 				/* start to start holds the whole probe cost of every call of
@@ -461,8 +462,15 @@ int rp_iteration_find(struct rp_ctx *x, struct gr_report_iteration *it, int main
 	}
 	gr_qsort(c.v, c.n, sizeof(*c.v), cmp_cand);
 	if (c.n && c.v[0].cover / c.v[0].p >= 2) {
-		err = loop_calls(x, it, c.v[0].lo, c.v[0].p, c.v[0].cover / c.v[0].p, c.v[0].match,
-				 main);
+		uint64_t K = c.v[0].cover / c.v[0].p;
+		size_t *at = malloc((K + 1) * sizeof(*at));
+
+		if (!at)
+			goto out;
+		for (uint64_t j = 0; j <= K; j++)
+			at[j] = c.v[0].lo + j * c.v[0].p;
+		err = rp_iteration_loop(x, it, at, K, c.v[0].match, main);
+		free(at);
 		if (!err)
 			err = phases(x, it, &c);
 		if (err)

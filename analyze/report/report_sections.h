@@ -36,6 +36,11 @@ int rp_iteration(struct rp_ctx *x);
 /* report_budget.c: the step budget (x->r->budget) of the report's iteration, its thread's
  * scheduler states replayed over the loop; nothing without an iteration. 0 or -ENOMEM. */
 int rp_budget(struct rp_ctx *x);
+/* The iteration (@it) as the loop of @K >= 2 iterations of the tokens: iteration j is the tokens
+ * [@at[j], @at[j + 1]); @match as struct gr_report_iteration says; @main as above. 0 or -ENOMEM.
+ * The finder's loops come this way, and so do the steps --step names (report_step.c). */
+int rp_iteration_loop(struct rp_ctx *x, struct gr_report_iteration *it, const size_t *at,
+		      uint64_t K, double match, int main);
 /* report_ranks.c: every launching process's iteration and where its time goes, and the
  * straggler; only when two or more processes launch. @waits as for rp_calls_sequence(). Runs
  * after the CPU section, with the per-thread pass's arrays still alive. */
