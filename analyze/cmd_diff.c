@@ -15,6 +15,7 @@
 #include "analyze/diff/diff.h"
 #include "analyze/html/html.h"
 #include "analyze/model/load.h"
+#include "analyze/report/report.h"
 #include "analyze/util/options.h"
 #include "analyze/util/text.h"
 #include "cmd.h"
@@ -31,6 +32,7 @@ static void usage(FILE *f)
 		"  --tolerance PCT  hide rows whose relative change is below PCT percent\n"
 		"  --sms N          the GPU's SM count, for the fusion report's small grids\n"
 		"  --no-compensate  leave the probes' own cost in host times\n"
+		"  --step SPEC      the step on both sides is what SPEC names (report --help)\n"
 		"  --json           machine-readable output (docs/REPORTS.md)\n"
 		"  --html           one self-contained HTML page, both sides and the changes,\n"
 		"                   written to -o PAGE (docs/HTML.md)\n"
@@ -112,6 +114,7 @@ int cmd_diff(int argc, char **argv)
 	    {"tolerance", required_argument, NULL, 'T'},
 	    {"sms", required_argument, NULL, 'S'},
 	    {"no-compensate", no_argument, NULL, 'N'},
+	    {"step", required_argument, NULL, 'P'},
 	    {"jobs", required_argument, NULL, 'j'},
 	    {"max-events", required_argument, NULL, 'M'},
 	    {"help", no_argument, NULL, 'h'},
@@ -159,6 +162,9 @@ int cmd_diff(int argc, char **argv)
 		case 'N':
 			ropts.no_compensate = 1;
 			break;
+		case 'P':
+			ropts.step = optarg;
+			break;
 		case 'S':
 			if (gr_opt_count("diff", "--sms", optarg, 100000, &sms))
 				return 2;
@@ -193,6 +199,11 @@ int cmd_diff(int argc, char **argv)
 		if (load_side(path[s], &lopts, &m[s]))
 			goto out;
 	err = gr_diff_compute(m[0], m[1], &o, &d);
+	if (err && ropts.step && gr_report_step_error(err)) {
+		fprintf(stderr, "gpurec diff: --step '%s', in %s or %s: %s\n", GR_TEXT(ropts.step),
+			GR_TEXT(path[0]), GR_TEXT(path[1]), gr_report_step_error(err));
+		goto out;
+	}
 	if (err) {
 		fprintf(stderr, "gpurec diff: %s\n", gr_strerror(err));
 		goto out;

@@ -39,6 +39,9 @@ static void usage(FILE *f)
 	    "                  unknown, and no grid is marked small)\n"
 	    "  --slow-launch US  list launch calls slower than this many us (default %d)\n"
 	    "  --no-compensate leave the probes' own cost in host times (for comparison)\n"
+	    "  --step SPEC     the step is what SPEC names, not the loop the report finds:\n"
+	    "                  kernel:NAME, api:NAME (cudaStreamSynchronize, ...),\n"
+	    "                  py:FILE:LINE, py:FUNCTION, or one of those without a prefix\n"
 	    "  --max-events N  refuse a trace of more than N events (default: what half the\n"
 	    "                  memory holds, %llu here; 0 = no limit)\n",
 	    GR_REPORT_SLOW_LAUNCH_NS / 1000, (unsigned long long)gr_load_max_events());
@@ -101,6 +104,7 @@ int cmd_report(int argc, char **argv)
 	    {"sms", required_argument, NULL, 'S'},
 	    {"slow-launch", required_argument, NULL, 'L'},
 	    {"no-compensate", no_argument, NULL, 'N'},
+	    {"step", required_argument, NULL, 'P'},
 	    {"jobs", required_argument, NULL, 'j'},
 	    {"max-events", required_argument, NULL, 'M'},
 	    {"help", no_argument, NULL, 'h'},
@@ -140,6 +144,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'N':
 			opts.no_compensate = 1;
+			break;
+		case 'P':
+			opts.step = optarg;
 			break;
 		case 'T':
 		case 'S':
@@ -185,6 +192,11 @@ int cmd_report(int argc, char **argv)
 	if (gr_load_set("report", paths, (size_t)npaths, &lopts, &m))
 		goto out;
 	err = gr_report_compute(m, &opts, &r);
+	if (err && opts.step && gr_report_step_error(err)) {
+		fprintf(stderr, "gpurec report: --step '%s': %s\n", GR_TEXT(opts.step),
+			gr_report_step_error(err));
+		goto out;
+	}
 	if (err) {
 		fprintf(stderr, "gpurec report: %s: %s\n", GR_TEXT(paths[0]), gr_strerror(err));
 		goto out;

@@ -24,6 +24,7 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 	struct gr_report *r = NULL;
 	struct rp_ctx x = {0};
 	struct rp_cpu *cpu = NULL;
+	uint32_t step_thread = UINT32_MAX;
 	size_t nlibs;
 	uint64_t v;
 	int err = -ENOMEM;
@@ -88,9 +89,17 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 		gr_report_free(r);
 		return -E2BIG;
 	}
-	err = rp_outcome(&x);
+	err = o->step ? rp_step_parse(&x, o->step, &x.step) : 0;
+	if (!err)
+		err = rp_outcome(&x);
 	if (!err)
 		err = rp_calls_per_thread(&x);
+	/* the step's thread is the one making the calls it names, launches or not */
+	if (!err && x.step) {
+		step_thread = rp_step_thread(&x, x.step, UINT32_MAX);
+		if (step_thread == UINT32_MAX)
+			err = -ENOENT;
+	}
 	/* the ranks' time split takes each thread's runnable wait from the CPU replay */
 	if (!err && (r->sections & (GR_REPORT_CPU | GR_REPORT_RANKS)))
 		err = rp_cpu_replay(&x, &cpu);
@@ -99,9 +108,9 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 	/* the launch report and the iteration feed every other section; the tokens, the largest
 	 * array left, go as soon as the iteration has them */
 	if (!err)
-		err = rp_calls_tokens(&x, x.main_thread);
+		err = rp_calls_tokens(&x, x.step ? step_thread : x.main_thread);
 	if (!err)
-		err = rp_iteration(&x);
+		err = x.step ? rp_step_find(&x, &r->launches.iter, 1) : rp_iteration(&x);
 	rp_calls_free_tokens(&x);
 	if (!err)
 		err = rp_budget(&x);
@@ -123,12 +132,24 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 		err = rp_outcome_judge(&x);
 	rp_cpu_free(cpu);
 	rp_calls_free(&x);
+	rp_step_free(x.step);
 	if (err) {
 		gr_report_free(r);
 		return err;
 	}
 	*out = r;
 	return 0;
+}
+
+const char *gr_report_step_error(int err)
+{
+	if (err == -ENOENT)
+		return "no call in the trace matches it (a kernel, a CUDA API, a Python FILE:LINE "
+		       "or function; kernel:, api:, py: to say which)";
+	if (err == -EINVAL)
+		return "it names nothing: api:NAME needs a CUDA API's name, such as "
+		       "cudaStreamSynchronize, and every kind a name";
+	return NULL;
 }
 
 void gr_report_free(struct gr_report *r)

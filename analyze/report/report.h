@@ -19,6 +19,10 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 		      struct gr_report **out);
 
 /* Free a report (NULL is accepted). */
+/* Why gr_report_compute() failed with opts.step set, in words, for -ENOENT (the SPEC matches no
+ * call) and -EINVAL (it names nothing); NULL for any other error. */
+const char *gr_report_step_error(int err);
+
 void gr_report_free(struct gr_report *r);
 
 /* Text rendering: a summary with the verdicts, then each section's tables, at most @top rows

@@ -191,7 +191,7 @@ static void loop_sums(struct rp_ctx *x, struct gr_report_iteration *it, uint32_t
  * break at the first launch of each iteration, and the loop's sums over every process (else over
  * the thread's own). */
 int rp_iteration_loop(struct rp_ctx *x, struct gr_report_iteration *it, const size_t *at,
-		      uint64_t K, double match, int main)
+		      uint64_t K, uint64_t ref_iter, double match, int main)
 {
 	struct gr_dist dist;
 	uint64_t prev_start = 0, probe = 0; /* probe: the probes' cost of the previous iteration */
@@ -204,7 +204,7 @@ int rp_iteration_loop(struct rp_ctx *x, struct gr_report_iteration *it, const si
 		return -ENOMEM;
 	}
 	it->found = 1;
-	it->calls = (uint32_t)(at[1] - at[0]);
+	it->calls = (uint32_t)(at[ref_iter + 1] - at[ref_iter]);
 	it->count = K;
 	it->match = match;
 	for (uint64_t j = 0; j < K; j++) {
@@ -238,7 +238,7 @@ int rp_iteration_loop(struct rp_ctx *x, struct gr_report_iteration *it, const si
 				rp_set_run_break(x, idx);
 				launch_seen = 1;
 			}
-			if (j)
+			if (j != ref_iter)
 				continue;
 			if (kind == RP_LAUNCH) {
 				it->launches++;
@@ -469,7 +469,7 @@ int rp_iteration_find(struct rp_ctx *x, struct gr_report_iteration *it, int main
 			goto out;
 		for (uint64_t j = 0; j <= K; j++)
 			at[j] = c.v[0].lo + j * c.v[0].p;
-		err = rp_iteration_loop(x, it, at, K, c.v[0].match, main);
+		err = rp_iteration_loop(x, it, at, K, 0, c.v[0].match, main);
 		free(at);
 		if (!err)
 			err = phases(x, it, &c);

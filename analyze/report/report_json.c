@@ -169,6 +169,7 @@ static void phases(struct gr_json *j, const struct gr_report_iteration *it)
 	    [GR_PHASE_MOST_CALLS] = "most_calls",
 	    [GR_PHASE_SHORTER_PERIOD] = "shorter_period",
 	    [GR_PHASE_RARER_ANCHOR] = "found_first",
+	    [GR_PHASE_STEP] = "step_option",
 	};
 
 	gr_json_kv_str(j, "chosen_because", why[it->why]);
@@ -214,6 +215,11 @@ static void launches(struct gr_json *j, const struct gr_report *r, const struct 
 	gr_json_key(j, "iteration");
 	gr_json_object(j);
 	gr_json_kv_bool(j, "found", it->found);
+	/* --step: what named it, and how many steps started */
+	if (it->step) {
+		gr_json_kv_str(j, "step", it->step);
+		gr_json_kv_u64(j, "step_starts", it->step_starts);
+	}
 	if (it->found) {
 		gr_json_key(j, "thread");
 		thread_id(j, m, it->thread);

@@ -346,9 +346,17 @@ int rp_ranks(struct rp_ctx *x, const struct rp_waits *waits)
 			rk->host = traces[proc->trace].host;
 		rk->rank = proc->rank;
 		rk->comm = proc->comm;
+		/* --step: the thread of the process making the calls it names */
+		if (x->step) {
+			uint32_t t = rp_step_thread(x, x->step, p);
+
+			if (t != UINT32_MAX)
+				busiest[p] = t;
+		}
 		err = rp_calls_tokens(x, busiest[p]);
 		if (!err)
-			err = rp_iteration_find(x, &rk->iter, 0);
+			err = x->step ? rp_step_find(x, &rk->iter, 0)
+				      : rp_iteration_find(x, &rk->iter, 0);
 		rp_calls_free_tokens(x);
 		/* a process without a loop still shows, with the thread it was looked for on */
 		rk->iter.thread = busiest[p];

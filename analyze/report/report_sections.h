@@ -33,14 +33,26 @@ int rp_launches(struct rp_ctx *x);
  * process; else the loop sums cover the thread's process only. rp_iteration() is the main one. */
 int rp_iteration_find(struct rp_ctx *x, struct gr_report_iteration *it, int main);
 int rp_iteration(struct rp_ctx *x);
+/* report_step.c: --step SPEC parsed against the model into *@out (rp_step_free() releases it;
+ * accepts NULL): 0, -EINVAL (names nothing: an unknown api:NAME, an empty name) or -ENOMEM. */
+struct rp_step;
+int rp_step_parse(struct rp_ctx *x, const char *spec, struct rp_step **out);
+void rp_step_free(struct rp_step *s);
+/* The thread of @process (UINT32_MAX: of any) making the most calls @s names; UINT32_MAX when
+ * none does (or out of memory). */
+uint32_t rp_step_thread(const struct rp_ctx *x, const struct rp_step *s, uint32_t process);
+/* The iteration as the steps x->step names on the token thread, in place of
+ * rp_iteration_find() when x->step is set. 0 or -ENOMEM. */
+int rp_step_find(struct rp_ctx *x, struct gr_report_iteration *it, int main);
 /* report_budget.c: the step budget (x->r->budget) of the report's iteration, its thread's
  * scheduler states replayed over the loop; nothing without an iteration. 0 or -ENOMEM. */
 int rp_budget(struct rp_ctx *x);
 /* The iteration (@it) as the loop of @K >= 2 iterations of the tokens: iteration j is the tokens
- * [@at[j], @at[j + 1]); @match as struct gr_report_iteration says; @main as above. 0 or -ENOMEM.
- * The finder's loops come this way, and so do the steps --step names (report_step.c). */
+ * [@at[j], @at[j + 1]); its calls counted by kind in iteration @ref_iter; @match as struct
+ * gr_report_iteration says; @main as above. 0 or -ENOMEM. The finder's loops come this way, and
+ * so do the steps --step names (report_step.c). */
 int rp_iteration_loop(struct rp_ctx *x, struct gr_report_iteration *it, const size_t *at,
-		      uint64_t K, double match, int main);
+		      uint64_t K, uint64_t ref_iter, double match, int main);
 /* report_ranks.c: every launching process's iteration and where its time goes, and the
  * straggler; only when two or more processes launch. @waits as for rp_calls_sequence(). Runs
  * after the CPU section, with the per-thread pass's arrays still alive. */

@@ -207,9 +207,22 @@ static void phases(FILE *f, const struct gr_report *r, const struct gr_report_it
 	    [GR_PHASE_MOST_CALLS] = "the loop holding the most calls",
 	    [GR_PHASE_SHORTER_PERIOD] = "tied on calls, the loop with the shorter period",
 	    [GR_PHASE_RARER_ANCHOR] = "tied on calls and period, the loop found first",
+	    [GR_PHASE_STEP] = "",
 	};
 	char b1[GR_UNITS_LEN], b2[GR_UNITS_LEN], c1[GR_UNITS_LEN], c2[GR_UNITS_LEN];
 
+	if (it->step) {
+		fprintf(f,
+			"  step: --step %s starts %" PRIu64 " on the thread: %" PRIu64
+			" whole steps, %.0f%% repeating the step before\n",
+			GR_TEXT(it->step), it->step_starts, it->count, it->match * 100);
+		/* a kernel launched three times a step starts three "steps" a step */
+		if (it->match < RP_ITER_MATCH)
+			fprintf(f,
+				"    the steps differ: if the call named is made more than once a "
+				"step, name one made once\n");
+		return;
+	}
 	if (it->nphases_found < 2)
 		return;
 	fprintf(f, "  loops: %zu found on the thread; the iteration is %s (%" PRIu64 " calls)\n",
@@ -281,7 +294,12 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 			gr_units_count(c5, sizeof(c5), it->syncs, "sync", "syncs"), it->allocs,
 			it->other, it->match * 100);
 		phases(f, r, it);
-	} else
+	} else if (it->step)
+		fprintf(f,
+			"  iteration: --step %s starts %" PRIu64 " step%s on the thread: two whole "
+			"steps need three\n",
+			GR_TEXT(it->step), it->step_starts, it->step_starts == 1 ? "" : "s");
+	else
 		fprintf(f, "  iteration: no repeating sequence of calls found\n");
 	if (L->api_measured)
 		fprintf(f, "  launch cost: %s median launch call (measured, %" PRIu64 " calls)\n",

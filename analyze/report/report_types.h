@@ -51,6 +51,10 @@ struct gr_report_opts {
 				  * program got from the runtime, when recorded */
 	uint64_t slow_launch_ns; /* 0 = GR_REPORT_SLOW_LAUNCH_NS */
 	int no_compensate;	 /* leave our probes' cost in every time (probe_cost.h) */
+	/* --step SPEC: the step the user names (report_step.c); NULL: the finder's. A SPEC that
+	 * matches no call makes gr_report_compute() fail with -ENOENT, one that cannot name
+	 * anything (an unknown api:NAME, an empty name) with -EINVAL */
+	const char *step;
 };
 
 /* How a report comes out: nothing to say (no data for it), healthy, or a problem to act on. */
@@ -156,7 +160,8 @@ enum gr_report_phase_why {
 	GR_PHASE_ONLY = 0,	 /* the only loop found */
 	GR_PHASE_MOST_CALLS,	 /* it holds the most calls */
 	GR_PHASE_SHORTER_PERIOD, /* tied on calls with another, and its period is shorter */
-	GR_PHASE_RARER_ANCHOR	 /* tied on calls and period: found from the rarer call */
+	GR_PHASE_RARER_ANCHOR,	 /* tied on calls and period: found from the rarer call */
+	GR_PHASE_STEP,		 /* named with --step (step: the SPEC) */
 };
 
 /* The repeating pattern of API calls (every kind: launches, copies, memsets, syncs, event
@@ -191,6 +196,12 @@ struct gr_report_iteration {
 	struct gr_report_phase *phases;
 	size_t nphases, nphases_found;
 	enum gr_report_phase_why why;
+	/* --step: the SPEC (opts-owned) and how many steps started (matching calls, or entries
+	 * into a Python line or function) on the thread; NULL and 0 otherwise. match is then the
+	 * share of the steps after the first whose calls are the step before's, and the calls per
+	 * kind are the middle step's */
+	const char *step;
+	uint64_t step_starts;
 };
 
 /* Launch calls slower than opts.slow_launch_ns, grouped by (kernel name, call site). */

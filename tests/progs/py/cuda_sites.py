@@ -3,7 +3,10 @@
 # records it and checks each call's Python frames (file, line, function). Every line with a
 # "site:" comment makes one kind of call; the script finds the lines by those comments.
 #
-#   cuda_sites.py MODE N    MODE: basic | threads | fork | spawn | callback
+#   cuda_sites.py MODE N    MODE: basic | threads | fork | spawn | callback | steps
+#
+# steps: N training steps (train_step: 3 launches of scale, 2 of add, a device sync), after 2
+# warm-up calls of add_step(4) from another line: the step tests/e2e/report_step.sh names.
 #
 # With GPUREC_SIM=1 (the simulator's libcudart) the kernels are registered first so launches
 # succeed; against the real runtime every call fails, but each is still made.
@@ -69,6 +72,12 @@ def train(n):
     sync()  # site: train_sync
 
 
+def train_step():
+    scale_step(3)  # site: step_scale
+    add_step(2)
+    sync()
+
+
 def worker_a(n):
     scale_step(n)  # site: worker_a
 
@@ -114,6 +123,11 @@ def main():
         scale_step(n)  # site: parent
     elif mode == "callback":
         through_native(n)  # site: main_native
+    elif mode == "steps":
+        for _ in range(2):
+            add_step(4)  # site: warmup
+        for _ in range(n):
+            train_step()  # site: steps_loop
 
 
 if __name__ == "__main__":
