@@ -116,6 +116,11 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 		err = rp_budget(&x);
 	if (!err)
 		err = rp_launches(&x);
+	/* one diagnosis of the step; the sections' verdicts read it */
+	if (!err)
+		err = rp_diagnosis(&x);
+	if (!err)
+		err = rp_launches_judge(&x);
 	if (!err)
 		err = rp_gpu(&x);
 	if (!err && (r->sections & GR_REPORT_FUSION))

@@ -22,13 +22,13 @@
 #define RP_MIN_OCCURRENCES  2	  /* a run must repeat to be a candidate */
 #define RP_TINY_D2H	    1024  /* bytes: a read-back as .item() does */
 #define RP_SMALL_H2D	    65536 /* bytes: synchronous H2D up to this is exempt (nsys) */
-#define RP_LAUNCH_BOUND	    0.5	  /* launch share of the iteration */
 #define RP_SLOW_SHARE	    0.01  /* slow launch calls' time over the loop */
 #define RP_FUSION_SHARE	    0.05  /* estimated saving over loop time */
 #define RP_TRANSFER_BOUND   0.2	  /* copy call time over loop time */
 #define RP_TRANSFER_RATE    1e9	  /* bytes/s: blocked copies slower than this wait, not move */
 #define RP_STARVED_SHARE    0.1	  /* runnable wait over a thread's lifetime */
 #define RP_ITER_MATCH	    0.9	  /* calls repeating with the period */
+#define RP_BOUND_SHARE	    0.5	  /* a part of the step's budget that bounds it */
 #define RP_PHASE_MIN_ITERS  10	  /* a loop without launches listed beside the iteration */
 #define RP_RESIDENT_THREADS 2048  /* per SM, for the waves estimate */
 #define RP_RESIDENT_BLOCKS  32

@@ -269,7 +269,7 @@ static int verdict(struct rp_ctx *x)
 	struct gr_report_fusion *F = &x->r->fusion;
 	const struct gr_report_iteration *it = &x->r->launches.iter;
 	const struct gr_report_candidate *c = F->ncandidates ? &F->candidates[0] : NULL;
-	char b1[32], pc[16], small[48];
+	char b1[32], pc[16], small[48], top[600];
 
 	if (!x->nl)
 		return rp_verdict(x, &F->verdict, GR_VERDICT_NONE,
@@ -291,15 +291,32 @@ static int verdict(struct rp_ctx *x)
 		snprintf(small, sizeof(small), "%u of them small grids", c->nsmall);
 	else
 		snprintf(small, sizeof(small), "small grids unknown (no SM count)");
-	return rp_verdict(
-	    x, &F->verdict, GR_VERDICT_PROBLEM,
-	    "fusion would save about %s of host launch time (%s of the %s): the top candidate "
-	    "is %u kernels (%s ... %s) run %" PRIu64 " times%s%s, %s%s",
-	    gr_units_ns(b1, sizeof(b1), F->total_saving_ns),
-	    gr_units_pct(pc, sizeof(pc), F->saving_share), it->found ? "loop" : "launch window",
-	    c->len, c->kernels[0].name, c->kernels[c->len - 1].name, c->occurrences,
-	    c->stack.nframes ? " from " : "", rp_site_lead(&c->stack), small,
-	    c->len > 32 ? "; a run this long is a CUDA graph candidate" : "");
+	snprintf(top, sizeof(top),
+		 "the top candidate is %u kernels (%s ... %s) run %" PRIu64 " times%s%s, %s%s",
+		 c->len, c->kernels[0].name, c->kernels[c->len - 1].name, c->occurrences,
+		 c->stack.nframes ? " from " : "", rp_site_lead(&c->stack), small,
+		 c->len > 32 ? "; a run this long is a CUDA graph candidate" : "");
+	gr_units_ns(b1, sizeof(b1), F->total_saving_ns);
+	gr_units_pct(pc, sizeof(pc), F->saving_share);
+	/* host launch time saved shortens a step the host limits, not one that waits for the
+	 * GPU; and a saving from a launch cost inferred from gaps is no finding */
+	if (x->r->diagnosis.bound == GR_BOUND_GPU)
+		return rp_verdict(
+		    x, &F->verdict, GR_VERDICT_OK,
+		    "not the limit: fusing would save about %s of host launch time "
+		    "(%s of the %s), but the step is GPU-bound: the host waits for the "
+		    "GPU, and fewer launches do not shorten that wait; %s",
+		    b1, pc, it->found ? "loop" : "launch window", top);
+	if (!x->r->launches.api_measured)
+		return rp_verdict(
+		    x, &F->verdict, GR_VERDICT_OK,
+		    "unknown: fusing would save about %s (%s of the %s) at a launch "
+		    "cost estimated from gaps, an upper bound (record with --launch-time "
+		    "to time the launch calls); %s",
+		    b1, pc, it->found ? "loop" : "launch window", top);
+	return rp_verdict(x, &F->verdict, GR_VERDICT_PROBLEM,
+			  "fusion would save about %s of host launch time (%s of the %s): %s", b1,
+			  pc, it->found ? "loop" : "launch window", top);
 }
 
 int rp_fusion(struct rp_ctx *x)

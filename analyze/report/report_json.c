@@ -728,12 +728,39 @@ static void budget(struct gr_json *j, const struct gr_report *r, const struct gr
 	gr_json_object_end(j);
 }
 
+/* What bounds the step (report_diagnosis.c): the bound, its verdict, what would refute it, and
+ * the median iteration's budget as the verdict grouped it. */
+static void diagnosis(struct gr_json *j, const struct gr_report *r)
+{
+	const struct gr_report_diagnosis *D = &r->diagnosis;
+
+	gr_json_key(j, "diagnosis");
+	gr_json_object(j);
+	gr_json_kv_str(j, "bound", gr_step_bound_name(D->bound));
+	verdict(j, &D->verdict);
+	gr_json_kv_str(j, "refuted_by", D->refute ? D->refute : "");
+	if (D->total_ns) {
+		gr_json_kv_u64(j, "iteration", D->iteration);
+		gr_json_kv_u64(j, "total_ns", D->total_ns);
+		gr_json_key(j, "groups_ns");
+		gr_json_object_flat(j);
+		for (unsigned g = 0; g < GR_NGROUPS; g++)
+			gr_json_kv_u64(j, gr_step_group_name(g), D->group_ns[g]);
+		gr_json_object_end(j);
+		gr_json_kv_bool(j, "launch_timed", D->launch_timed);
+		gr_json_kv_u64(j, "launch_est_ns", D->launch_est_ns);
+		gr_json_kv_double(j, "copy_rate", D->copy_rate);
+	}
+	gr_json_object_end(j);
+}
+
 void gr_report_json(struct gr_json *j, const struct gr_report *r, const struct gr_model *m,
 		    unsigned top)
 {
 	gr_json_object(j);
 	gr_json_kv_str(j, "schema", "gpurec-report/1");
 	budget(j, r, m);
+	diagnosis(j, r);
 	gr_json_kv_u64(j, "wall_ns", r->wall_ns);
 	gr_json_kv_u64(j, "first_ts", r->first_ts);
 	gr_json_kv_u64(j, "last_ts", r->last_ts);

@@ -323,11 +323,26 @@ static int verdict(struct rp_ctx *x)
 {
 	struct gr_report_launches *L = &x->r->launches;
 	const struct gr_report_iteration *it = &L->iter;
-	const char *how = L->api_measured ? "measured" : "estimated";
-	char b1[32], b2[32], b3[32], pc[16], head[480], slow[600] = "", graphs[96] = "";
+	const struct gr_report_diagnosis *D = &x->r->diagnosis;
+	const char *how = L->api_measured ? "measured launch cost"
+					  : "launch cost estimated from gaps, an upper bound";
+	char b1[32], b2[32], b3[32], pc[16], head[600], slow[600] = "", graphs[96] = "";
 	uint64_t span = it->found ? it->end_ts - it->start_ts : L->last_ts - L->first_ts;
 	uint64_t slow_ns = 0;
-	int bound = L->launch_share >= RP_LAUNCH_BOUND, slow_problem;
+	/* the step's diagnosis decides; a launch cost inferred from gaps decides nothing */
+	int bound = D->bound == GR_BOUND_LAUNCH, slow_problem;
+	const char *word = bound		      ? "launch-bound"
+			   : L->api_measured	      ? "not launch-bound"
+			   : D->bound == GR_BOUND_GPU ? "not launch-bound"
+						      : "launch time unknown";
+	const char *why = bound ? "; the GPU waits for the host: fewer, larger kernels (see "
+				  "fusion) or CUDA graphs"
+			  : D->bound == GR_BOUND_GPU
+			      ? "; the step is GPU-bound: the host waits for the GPU, launches are "
+				"not its limit"
+			  : !L->api_measured
+			      ? "; record with --launch-time to time the launch calls"
+			      : "";
 
 	if (!L->total)
 		return rp_verdict(x, &L->verdict, GR_VERDICT_NONE, "%s",
@@ -342,21 +357,17 @@ static int verdict(struct rp_ctx *x)
 			 it->graph_launches == 1 ? "" : "es", it->kernels);
 	if (it->found && it->period_ns)
 		snprintf(head, sizeof(head),
-			 "%s: %u launch%s%s per iteration x %s (%s launch cost) = %s of the %s "
+			 "%s: %u launch%s%s per iteration at %s each (%s): %s of the %s "
 			 "iteration%s",
-			 bound ? "launch-bound" : "not launch-bound", it->launches,
-			 it->launches == 1 ? "" : "es", graphs,
+			 word, it->launches, it->launches == 1 ? "" : "es", graphs,
 			 gr_units_ns(b1, sizeof(b1), L->launch_cost_ns), how,
 			 gr_units_pct(pc, sizeof(pc), L->launch_share),
-			 gr_units_ns(b2, sizeof(b2), it->period_ns),
-			 bound ? "; the GPU waits for the host: fewer, larger kernels (see fusion) "
-				 "or CUDA graphs"
-			       : "");
+			 gr_units_ns(b2, sizeof(b2), it->period_ns), why);
 	else
 		snprintf(head, sizeof(head),
-			 "%s: no repeating iteration; %s x %s (%s launch cost) "
-			 "= %s of the %s between the first and last launch",
-			 bound ? "launch-bound" : "not launch-bound",
+			 "%s: no repeating iteration; %s at %s each (%s): %s of the %s between the "
+			 "first and last launch",
+			 L->api_measured ? "not judged without a step" : "launch time unknown",
 			 gr_units_count(b3, sizeof(b3), L->total, "launch", "launches"),
 			 gr_units_ns(b1, sizeof(b1), L->launch_cost_ns), how,
 			 gr_units_pct(pc, sizeof(pc), L->launch_share),
@@ -424,5 +435,20 @@ int rp_launches(struct rp_ctx *x)
 	else if (L->last_ts > L->first_ts)
 		L->launch_share = (double)L->total * (double)L->launch_cost_ns /
 				  (double)(L->last_ts - L->first_ts);
+	/* a cost inferred from gaps can exceed the time it is a share of: a share cannot */
+	if (L->launch_share > 1)
+		L->launch_share = 1;
+	return 0;
+}
+
+int rp_launches_judge(struct rp_ctx *x)
+{
+	const struct gr_report_diagnosis *D = &x->r->diagnosis;
+	struct gr_report_launches *L = &x->r->launches;
+
+	/* the budget's launch share when it has one: launch calls measured (or counted at the
+	 * measured cost) in the median iteration */
+	if (D->total_ns && D->launch_timed)
+		L->launch_share = (double)D->group_ns[GR_GROUP_LAUNCH] / (double)D->total_ns;
 	return verdict(x);
 }

@@ -39,12 +39,14 @@ int rp_outcome_judge(struct rp_ctx *x)
 {
 	struct gr_report *r = x->r;
 	const struct gr_outcome *o = &r->outcome.o;
-	struct gr_verdict *v[] = {&r->launches.verdict, &r->fusion.verdict, &r->transfer.verdict,
-				  &r->cpu.verdict};
+	struct gr_verdict *v[] = {&r->diagnosis.verdict, &r->launches.verdict, &r->fusion.verdict,
+				  &r->transfer.verdict, &r->cpu.verdict};
 	int err = 0;
 
 	if (!o->most_failed)
 		return 0;
+	r->diagnosis.bound = GR_BOUND_NONE;
+	r->diagnosis.refute = "";
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]) && !err; i++)
 		err = rp_verdict(x, v[i], GR_VERDICT_NONE,
 				 "not judged: %" PRIu64 " of %" PRIu64 " calls failed (see above)",

@@ -44,6 +44,11 @@ uint32_t rp_step_thread(const struct rp_ctx *x, const struct rp_step *s, uint32_
 /* The iteration as the steps x->step names on the token thread, in place of
  * rp_iteration_find() when x->step is set. 0 or -ENOMEM. */
 int rp_step_find(struct rp_ctx *x, struct gr_report_iteration *it, int main);
+/* report_diagnosis.c: what bounds the step (x->r->diagnosis), from the budget and the launch
+ * cost; after rp_launches(), before every verdict that names a bound. 0 or -ENOMEM. */
+int rp_diagnosis(struct rp_ctx *x);
+/* report_launch.c: the launch section's verdict, once the diagnosis is made. */
+int rp_launches_judge(struct rp_ctx *x);
 /* report_budget.c: the step budget (x->r->budget) of the report's iteration, its thread's
  * scheduler states replayed over the loop; nothing without an iteration. 0 or -ENOMEM. */
 int rp_budget(struct rp_ctx *x);

@@ -957,6 +957,12 @@ int gr_report_write_text(FILE *f, const struct gr_report *r, const struct gr_mod
 		fprintf(f,
 			"  attached with -p: calls and kernel registrations made before the attach "
 			"were missed;\n  kernel names come from the programs' symbols\n");
+	/* what bounds the step first: every other verdict reads it */
+	{
+		int n = fprintf(f, "  %-9s %-8s", "step", level_name(r->diagnosis.verdict.level));
+
+		wrap(f, r->diagnosis.verdict.text ? r->diagnosis.verdict.text : "", n, n);
+	}
 	for (size_t i = 0; i < sizeof(sect) / sizeof(sect[0]); i++) {
 		const struct gr_verdict *v = (const void *)((const char *)r + sect[i].off);
 		int n;

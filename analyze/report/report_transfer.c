@@ -121,9 +121,13 @@ static int verdict(struct rp_ctx *x, const uint64_t *dir_iter_bytes)
 	double rate = T->loop_blocking_ns
 			  ? (double)T->loop_blocking_bytes * 1e9 / (double)T->loop_blocking_ns
 			  : 0;
-	/* blocked in copies, and moving data while blocked: transfer-bound; blocked but moving
-	 * next to nothing: the copies wait for the GPU (a sync in disguise) */
-	int blocked = share >= RP_TRANSFER_BOUND, bound = blocked && rate >= RP_TRANSFER_RATE;
+	/* blocked in copies, and moving data while blocked: transfer-bound, as the step's
+	 * diagnosis decides when there is a step (without one, over the recording); blocked but
+	 * moving next to nothing: the copies wait for the GPU (a sync in disguise) */
+	enum gr_step_bound step = x->r->diagnosis.bound;
+	int blocked = share >= RP_TRANSFER_BOUND;
+	int bound =
+	    step == GR_BOUND_NONE ? blocked && rate >= RP_TRANSFER_RATE : step == GR_BOUND_TRANSFER;
 	char b1[32], b2[32], head[512] = "", tail[600];
 	unsigned maxdir = GR_COPY_H2D;
 

@@ -480,6 +480,59 @@ struct gr_report_comm {
 	size_t nranks;
 };
 
+/* ---- the diagnosis of the step: what bounds it, from its budget (docs/REPORTS.md) ---- */
+
+/* What bounds the step: the part of the median iteration's budget that takes more than half of
+ * it (RP_BOUND_SHARE), read as the verdicts read it. */
+enum gr_step_bound {
+	GR_BOUND_NONE = 0, /* not judged: no step, or no call known to have succeeded */
+	GR_BOUND_UNKNOWN,  /* the evidence is missing: the verdict says what would settle it */
+	GR_BOUND_GPU,	   /* the host waits for the GPU: syncs, and copies that wait */
+	GR_BOUND_LAUNCH,   /* launch calls, their time measured */
+	GR_BOUND_HOST,	   /* host work outside CUDA calls, on a CPU */
+	GR_BOUND_STARVED,  /* runnable outside CUDA calls, not running */
+	GR_BOUND_BLOCKED,  /* blocked outside CUDA calls */
+	GR_BOUND_TRANSFER, /* copies that move data (at RP_TRANSFER_RATE or more) */
+	GR_BOUND_ALLOC,	   /* allocation and free calls */
+	GR_BOUND_MIXED,	   /* no part takes half of the step */
+};
+
+/* The budget's parts as the verdicts group them. */
+enum gr_step_group {
+	GR_GROUP_WAIT = 0, /* syncs of every kind, and copies that wait (below RP_TRANSFER_RATE) */
+	GR_GROUP_LAUNCH,   /* launch and graph launch calls; with launch_est_ns */
+	GR_GROUP_COPY,	   /* copies that move data */
+	GR_GROUP_ALLOC,	   /* allocations and frees */
+	GR_GROUP_OTHER,	   /* every other CUDA call */
+	GR_GROUP_HOST,	   /* host work, less launch_est_ns */
+	GR_GROUP_RUNNABLE,
+	GR_GROUP_BLOCKED,
+	GR_GROUP_UNKNOWN, /* outside calls, state unknown (no scheduler records) */
+	GR_NGROUPS,
+};
+
+struct gr_report_diagnosis {
+	enum gr_step_bound bound;
+	struct gr_verdict verdict;     /* the bound, in a sentence with its evidence */
+	const char *refute;	       /* static: what would show it wrong, or settle an unknown */
+	uint64_t iteration;	       /* the budget it reads: the median iteration's index */
+	uint64_t total_ns;	       /* its time */
+	uint64_t group_ns[GR_NGROUPS]; /* add up to total_ns */
+	/* launches recorded at entry only: their time is in the parts outside calls; with a
+	 * measured launch cost (every launch timed, or a sample of them), their count x that cost
+	 * is moved from host (then unknown) into launch. launch_timed: launch time is known, by
+	 * measure or that estimate; 0: unknown, and no verdict rests on it */
+	uint64_t launch_est_ns;
+	int launch_timed;
+	double copy_rate; /* bytes/s of the loop thread's copies while they blocked it; 0: none */
+};
+
+/* "none", "unknown", "gpu", "launch", "host", "starved", "blocked", "transfer", "alloc",
+ * "mixed" (the JSON names); gr_step_group_name(): "wait", "launch", "copy", "alloc", "other",
+ * "host", "runnable", "blocked", "unknown". */
+const char *gr_step_bound_name(unsigned bound);
+const char *gr_step_group_name(unsigned group);
+
 /* Where the report's SM count came from. */
 enum gr_report_sms_source {
 	GR_REPORT_SMS_UNKNOWN = 0, /* neither: no waves, no grid marked small */
@@ -501,6 +554,8 @@ struct gr_report {
 	struct gr_damage damage;
 	/* the step budget of the iteration's thread (budget.h): found 0 without an iteration */
 	struct gr_budgets budget;
+	/* what bounds the step, from the budget: every verdict that names a bound reads it */
+	struct gr_report_diagnosis diagnosis;
 	struct gr_report_launches launches;
 	struct gr_report_fusion fusion;
 	struct gr_report_transfer transfer;

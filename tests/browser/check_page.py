@@ -62,7 +62,8 @@ def expected(data):
                 spans += w["spans"]
             else:
                 spans += sum(1 for x in tl["spans"] if x[1] < w["end"] and x[1] + x[2] >= w["start"])
-        verdicts += sum(1 for sec in r.get("sections", [])
+        # the step's diagnosis first, then each section's
+        verdicts += sum(1 for sec in ["diagnosis"] + r.get("sections", [])
                         if isinstance(r.get(sec), dict) and isinstance(r[sec].get("verdict"), str))
         root = v["flame"]["root"]
         flame = flame or any(root["v"])

@@ -483,7 +483,8 @@ static void test_launches(void)
 	CHECK_NEAR(L->launch_share, 3.0 * 15000 / 100000);
 	CHECK_EQ_U64(L->slow_count, 0);
 	CHECK_EQ_U64(L->verdict.level, GR_VERDICT_OK);
-	CHECK(strstr(L->verdict.text, "not launch-bound") != NULL);
+	/* an estimate from gaps decides nothing: the launch time is unknown */
+	CHECK(strstr(L->verdict.text, "launch time unknown") != NULL);
 	CHECK(strstr(L->verdict.text, "estimated") != NULL);
 
 	free(render(r, m));
@@ -968,10 +969,11 @@ static void test_iteration_sync_marker(void)
 	if (r) {
 		CHECK(!r->launches.iter.found);
 		CHECK_EQ_U64(r->launches.iter.count, 0);
-		/* without an iteration the share is over the launch window: 40 x 1000 / 39000 */
+		/* without an iteration the share is over the launch window: 40 x 1000 / 39000,
+		 * but a share never passes 1; and an estimated cost judges nothing */
 		CHECK_EQ_U64(r->launches.launch_cost_ns, 1000);
-		CHECK_NEAR(r->launches.launch_share, 40.0 * 1000 / 39000);
-		CHECK_EQ_U64(r->launches.verdict.level, GR_VERDICT_PROBLEM);
+		CHECK_NEAR(r->launches.launch_share, 1.0);
+		CHECK_EQ_U64(r->launches.verdict.level, GR_VERDICT_OK);
 		CHECK(strstr(r->launches.verdict.text, "no repeating iteration") != NULL);
 	}
 	gr_report_free(r);
@@ -1294,7 +1296,9 @@ static void test_fusion(void)
 		CHECK_STR(c->stack.frames[0], "train_step() (train)");
 		CHECK_STR(c->stack.frames[1], "main (train)");
 	}
-	CHECK_EQ_U64(F->verdict.level, GR_VERDICT_PROBLEM);
+	/* the launch cost is an estimate from gaps: the saving is no finding, only said */
+	CHECK_EQ_U64(F->verdict.level, GR_VERDICT_OK);
+	CHECK(strstr(F->verdict.text, "unknown: fusing would save about") != NULL);
 	CHECK(strstr(F->verdict.text, "from train_step() (train)") != NULL);
 	json = render(r, m);
 	CHECK(json && strstr(json, "\"est_saving_ns\": 300000") != NULL);
@@ -1793,7 +1797,7 @@ static void test_one_launch_wording(void)
 		char *text = render_text(r, m);
 
 		CHECK(text && strstr(text, "  1 launch in ") && !strstr(text, "1 launches"));
-		CHECK(strstr(r->launches.verdict.text, "no repeating iteration; 1 launch x "));
+		CHECK(strstr(r->launches.verdict.text, "no repeating iteration; 1 launch at "));
 		free(text);
 	}
 	gr_report_free(r);

@@ -22,9 +22,10 @@
 		return box;
 	}
 
-	/* The sections of a report that carry a verdict, in the report's order. */
+	/* The sections of a report that carry a verdict, in the report's order, after the
+	 * diagnosis of the step (what bounds it), which the others read. */
 	GR.verdictSections = function (report) {
-		return (report.sections || []).filter(function (s) {
+		return ['diagnosis'].concat(report.sections || []).filter(function (s) {
 			return report[s] && typeof report[s].verdict === 'string';
 		});
 	};

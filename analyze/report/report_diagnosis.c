@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The diagnosis of the step: what bounds it, decided once, from the step budget (budget.h) of the
+ * median iteration, a real one. The parts are grouped as the verdicts read them (syncs and
+ * copies that wait are the host waiting for the GPU; launch calls; host work; ...); the group
+ * that takes more than half of the step bounds it, and no group may: then the step is "mixed".
+ * Where the evidence is missing (launch calls not timed, no scheduler records), the bound the
+ * missing evidence could change is "unknown", and the verdict says what recording settles it.
+ * The sections read the bound instead of judging alone: the launch and fusion sections name a
+ * problem only in a launch-bound step, the transfer section calls a step transfer-bound only
+ * when this does. docs/REPORTS.md, "What bounds the step", has the rules and what refutes each.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/util/arrays.h"
+#include "report_sections.h"
+
+const char *gr_step_bound_name(unsigned bound)
+{
+	static const char *const names[] = {
+	    [GR_BOUND_NONE] = "none",	    [GR_BOUND_UNKNOWN] = "unknown",
+	    [GR_BOUND_GPU] = "gpu",	    [GR_BOUND_LAUNCH] = "launch",
+	    [GR_BOUND_HOST] = "host",	    [GR_BOUND_STARVED] = "starved",
+	    [GR_BOUND_BLOCKED] = "blocked", [GR_BOUND_TRANSFER] = "transfer",
+	    [GR_BOUND_ALLOC] = "alloc",	    [GR_BOUND_MIXED] = "mixed",
+	};
+
+	return bound < sizeof(names) / sizeof(names[0]) ? names[bound] : "none";
+}
+
+const char *gr_step_group_name(unsigned group)
+{
+	static const char *const names[GR_NGROUPS] = {
+	    [GR_GROUP_WAIT] = "wait",	      [GR_GROUP_LAUNCH] = "launch",
+	    [GR_GROUP_COPY] = "copy",	      [GR_GROUP_ALLOC] = "alloc",
+	    [GR_GROUP_OTHER] = "other",	      [GR_GROUP_HOST] = "host",
+	    [GR_GROUP_RUNNABLE] = "runnable", [GR_GROUP_BLOCKED] = "blocked",
+	    [GR_GROUP_UNKNOWN] = "unknown",
+	};
+
+	return group < GR_NGROUPS ? names[group] : "?";
+}
+
+/* What each group is, in the verdict's words. */
+static const char *group_words(unsigned group)
+{
+	static const char *const words[GR_NGROUPS] = {
+	    [GR_GROUP_WAIT] = "waiting for the GPU",
+	    [GR_GROUP_LAUNCH] = "launch calls",
+	    [GR_GROUP_COPY] = "copies moving data",
+	    [GR_GROUP_ALLOC] = "allocation calls",
+	    [GR_GROUP_OTHER] = "other CUDA calls",
+	    [GR_GROUP_HOST] = "host work",
+	    [GR_GROUP_RUNNABLE] = "runnable, not running",
+	    [GR_GROUP_BLOCKED] = "blocked outside CUDA",
+	    [GR_GROUP_UNKNOWN] = "outside CUDA (state unknown)",
+	};
+
+	return group < GR_NGROUPS ? words[group] : "?";
+}
+
+/* Bytes/s the loop thread's synchronous copies moved while they blocked it (all of its copies
+ * when none is synchronous); 0 without copies. Copies that move next to nothing while they block
+ * wait for the GPU: a sync in disguise. */
+static double copy_rate(const struct rp_ctx *x, const struct gr_report_iteration *it)
+{
+	uint64_t bytes[2] = {0}, ns[2] = {0};
+
+	for (size_t i = 0; i < x->nc; i++) {
+		const struct gr_copy *c = &x->c[i];
+		int sync = !(c->flags & GR_COPY_F_ASYNC);
+
+		if (c->thread != it->thread || c->ts < it->start_ts || c->ts > it->end_ts ||
+		    gr_graphs_copy_is_node(x->ls.graphs, i))
+			continue;
+		bytes[sync] += c->bytes;
+		ns[sync] += rp_dur(x, c->dur);
+	}
+	if (ns[1])
+		return (double)bytes[1] * 1e9 / (double)ns[1];
+	return ns[0] ? (double)bytes[0] * 1e9 / (double)ns[0] : 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The most the launches recorded at entry only can have taken in iteration @j of the loop: each
+ * ended before the thread's next call began (or the iteration's end), so the time from its
+ * entry to that next entry bounds it. Returns that sum; 0 when none or out of memory (then the
+ * caller learns nothing from the bound, and says unknown).
+ */
+static uint64_t untimed_launch_bound(const struct rp_ctx *x, const struct gr_report_iteration *it,
+				     uint64_t j)
+{
+	size_t n[RP_NCALLS] = {x->nl, x->nc, x->nms, x->nsy, x->ng, x->nal, x->nfr}, nts = 0,
+	       cap = 0;
+	uint64_t lo = it->starts[j], hi = j + 1 < it->count ? it->starts[j + 1] : it->end_ts;
+	uint64_t *ts = NULL, sum = 0;
+
+	/* the thread's call entries in the window, in time order, then its end */
+	for (int pass = 0; pass < 2; pass++) {
+		for (unsigned k = 0; k < RP_NCALLS; k++)
+			for (size_t i = 0; i < n[k]; i++) {
+				uint64_t t = rp_call_ts(x, k, (uint32_t)i);
+
+				if (t < lo || t >= hi || rp_call_thread(x, k, i) != it->thread)
+					continue;
+				if (pass)
+					ts[nts++] = t;
+				else
+					cap++;
+			}
+		if (!pass && !(ts = malloc((cap + 1) * sizeof(*ts))))
+			return 0;
+	}
+	ts[nts++] = hi;
+	gr_qsort(ts, nts, sizeof(*ts), cmp_u64);
+	for (size_t i = 0; i < x->nl; i++) {
+		uint64_t t = x->l[i].ts;
+		size_t a = 0, b = nts;
+
+		if (t < lo || t >= hi || rp_launch_raw(x, i) || rp_lkey(x, i)->thread != it->thread)
+			continue;
+		/* the first entry after t */
+		while (a < b) {
+			size_t mid = a + (b - a) / 2;
+
+			if (ts[mid] <= t)
+				a = mid + 1;
+			else
+				b = mid;
+		}
+		sum += (a < nts ? ts[a] : hi) - t;
+	}
+	free(ts);
+	return sum;
+}
+
+/* The median iteration's parts, grouped, with @est ns of the untimed launches' time moved out of
+ * the part it fell in (host, then unknown) into launch. */
+static void group(struct rp_ctx *x, struct gr_report_diagnosis *D, uint64_t est)
+{
+	const struct gr_budget *b = &x->r->budget.median;
+	uint64_t take;
+
+	memset(D->group_ns, 0, sizeof(D->group_ns));
+	D->iteration = b->index;
+	D->total_ns = b->total_ns;
+	D->group_ns[GR_GROUP_WAIT] = b->part_ns[GR_BUDGET_SYNC_DEVICE] +
+				     b->part_ns[GR_BUDGET_SYNC_STREAM] +
+				     b->part_ns[GR_BUDGET_SYNC_EVENT];
+	D->group_ns[D->copy_rate >= RP_TRANSFER_RATE ? GR_GROUP_COPY : GR_GROUP_WAIT] +=
+	    b->part_ns[GR_BUDGET_COPY];
+	D->group_ns[GR_GROUP_LAUNCH] =
+	    b->part_ns[GR_BUDGET_LAUNCH] + b->part_ns[GR_BUDGET_GRAPH_LAUNCH];
+	D->group_ns[GR_GROUP_ALLOC] = b->part_ns[GR_BUDGET_ALLOC];
+	D->group_ns[GR_GROUP_OTHER] = b->part_ns[GR_BUDGET_OTHER];
+	D->group_ns[GR_GROUP_HOST] = b->part_ns[GR_BUDGET_HOST];
+	D->group_ns[GR_GROUP_RUNNABLE] = b->part_ns[GR_BUDGET_RUNNABLE];
+	D->group_ns[GR_GROUP_BLOCKED] = b->part_ns[GR_BUDGET_BLOCKED];
+	D->group_ns[GR_GROUP_UNKNOWN] = b->part_ns[GR_BUDGET_OUTSIDE_UNKNOWN];
+	/* an entry-only launch's time lies in what follows it outside calls: on a CPU (host) or,
+	 * without scheduler records, unknown */
+	take = est < D->group_ns[GR_GROUP_HOST] ? est : D->group_ns[GR_GROUP_HOST];
+	D->group_ns[GR_GROUP_HOST] -= take;
+	D->launch_est_ns = take;
+	est -= take;
+	take = est < D->group_ns[GR_GROUP_UNKNOWN] ? est : D->group_ns[GR_GROUP_UNKNOWN];
+	D->group_ns[GR_GROUP_UNKNOWN] -= take;
+	D->launch_est_ns += take;
+	D->group_ns[GR_GROUP_LAUNCH] += D->launch_est_ns;
+}
+
+/* The largest group, and whether it takes more than RP_BOUND_SHARE of the step. */
+static unsigned top_group(const struct gr_report_diagnosis *D, int *bounds)
+{
+	unsigned top = GR_GROUP_WAIT;
+
+	for (unsigned g = 1; g < GR_NGROUPS; g++)
+		if (D->group_ns[g] > D->group_ns[top])
+			top = g;
+	*bounds = (double)D->group_ns[top] >= RP_BOUND_SHARE * (double)D->total_ns;
+	return top;
+}
+
+/* "sync and waits 81% 1.2 ms, host work 10% 150 us" : the groups over 5% of the step, largest
+ * first, at most 3. */
+static void evidence(const struct gr_report_diagnosis *D, char *buf, size_t len)
+{
+	int used[GR_NGROUPS] = {0};
+	size_t at = 0;
+
+	buf[0] = 0;
+	for (int n = 0; n < 3; n++) {
+		unsigned best = GR_NGROUPS;
+		char b1[32], pc[16];
+
+		for (unsigned g = 0; g < GR_NGROUPS; g++)
+			if (!used[g] && (best == GR_NGROUPS || D->group_ns[g] > D->group_ns[best]))
+				best = g;
+		if (best == GR_NGROUPS || !D->total_ns ||
+		    (n && (double)D->group_ns[best] < 0.05 * (double)D->total_ns))
+			break;
+		used[best] = 1;
+		at += (size_t)snprintf(
+		    buf + at, len > at ? len - at : 0, "%s%s %s %s", n ? ", " : "",
+		    group_words(best),
+		    gr_units_pct(pc, sizeof(pc), (double)D->group_ns[best] / (double)D->total_ns),
+		    gr_units_ns(b1, sizeof(b1), D->group_ns[best]));
+	}
+}
+
+int rp_diagnosis(struct rp_ctx *x)
+{
+	struct gr_report_diagnosis *D = &x->r->diagnosis;
+	const struct gr_budgets *B = &x->r->budget;
+	const struct gr_outcome *o = &x->r->outcome.o;
+	char ev[400], b1[32], pc[32];
+	unsigned top;
+	int bounds;
+	double share;
+
+	D->bound = GR_BOUND_NONE;
+	D->refute = "";
+	if (!o->ok)
+		return rp_verdict(x, &D->verdict, GR_VERDICT_NONE,
+				  "not judged: no call is known to have succeeded%s",
+				  o->unknown
+				      ? " (the calls have no recorded status: launches recorded "
+					"without --launch-time, or a trace from an older gpurec)"
+				      : "");
+	if (!B->found || !B->median.total_ns)
+		return rp_verdict(x, &D->verdict, GR_VERDICT_NONE,
+				  "not judged: no repeating step was found to account for; name it "
+				  "with --step (a kernel, an API, a Python line or function)");
+	D->copy_rate = copy_rate(x, &x->r->launches.iter);
+	D->launch_timed = !B->median.unmeasured || x->r->launches.api_measured;
+	if (D->launch_timed) {
+		/* untimed launches counted at the cost measured on the others */
+		group(x, D, B->median.unmeasured * x->r->launches.launch_cost_ns);
+		top = top_group(D, &bounds);
+	} else {
+		/* each untimed launch took between nothing and the time to the thread's next
+		 * call: a bound that holds at both ends holds */
+		uint64_t most = untimed_launch_bound(x, &x->r->launches.iter, B->median.index);
+		int bounds_lo, bounds_hi;
+		unsigned top_lo, top_hi;
+
+		group(x, D, most);
+		top_hi = top_group(D, &bounds_hi);
+		group(x, D, 0);
+		top_lo = top_group(D, &bounds_lo);
+		top = top_lo;
+		bounds = bounds_lo;
+		if (top_lo != top_hi || bounds_lo != bounds_hi) {
+			evidence(D, ev, sizeof(ev));
+			D->bound = GR_BOUND_UNKNOWN;
+			D->refute = "a recording that times the launch calls (--launch-time)";
+			return rp_verdict(
+			    x, &D->verdict, GR_VERDICT_NONE,
+			    "unknown: %" PRIu64 " launch calls of the %s step (iteration #%" PRIu64
+			    ") were not timed, and what bounds it depends on how long they took "
+			    "(%s at most, by the gaps after them); record with --launch-time to "
+			    "tell (untimed launches counted as 0: %s)",
+			    B->median.unmeasured, gr_units_ns(b1, sizeof(b1), D->total_ns),
+			    D->iteration, gr_units_ns(pc, sizeof(pc), most), ev);
+		}
+	}
+	share = (double)D->group_ns[top] / (double)D->total_ns;
+	evidence(D, ev, sizeof(ev));
+	gr_units_ns(b1, sizeof(b1), D->total_ns);
+	gr_units_pct(pc, sizeof(pc), share);
+	if (top == GR_GROUP_UNKNOWN && bounds) {
+		D->bound = GR_BOUND_UNKNOWN;
+		D->refute = "a recording with scheduler events (without --no-sched)";
+		return rp_verdict(
+		    x, &D->verdict, GR_VERDICT_NONE,
+		    "unknown: %s of the %s step (iteration #%" PRIu64 ") is outside "
+		    "CUDA calls, and no scheduler record says whether the thread ran, "
+		    "waited for a CPU or slept: record without --no-sched to tell (%s)",
+		    pc, b1, D->iteration, ev);
+	}
+	if (!bounds) {
+		D->bound = GR_BOUND_MIXED;
+		D->refute = "one part taking more than half of the step in another recording";
+		return rp_verdict(x, &D->verdict, GR_VERDICT_OK,
+				  "no single bound: no part takes half of the %s step (iteration "
+				  "#%" PRIu64 "): %s",
+				  b1, D->iteration, ev);
+	}
+	switch (top) {
+	case GR_GROUP_WAIT:
+		D->bound = GR_BOUND_GPU;
+		D->refute = "the host waiting less than half of the step in syncs and copies that "
+			    "wait (faster kernels move the bound to the host)";
+		return rp_verdict(x, &D->verdict, GR_VERDICT_OK,
+				  "GPU-bound: the host waits for the GPU for most of the %s step "
+				  "(iteration #%" PRIu64
+				  ": %s); launch overhead and fusion are not "
+				  "its limit, the GPU's work is",
+				  b1, D->iteration, ev);
+	case GR_GROUP_LAUNCH:
+		D->bound = GR_BOUND_LAUNCH;
+		D->refute = "launch calls taking less than half of the step when timed "
+			    "(--launch-time)";
+		return rp_verdict(x, &D->verdict, GR_VERDICT_PROBLEM,
+				  "launch-bound: launch calls take most of the %s step (iteration "
+				  "#%" PRIu64 ": %s%s); the GPU waits for the host: fewer, larger "
+				  "kernels (see fusion) or CUDA graphs",
+				  b1, D->iteration, ev,
+				  D->launch_est_ns ? "; launches not timed counted at the measured "
+						     "launch cost"
+						   : "");
+	case GR_GROUP_HOST:
+		D->bound = GR_BOUND_HOST;
+		D->refute = "host work outside CUDA calls taking less than half of the step";
+		return rp_verdict(
+		    x, &D->verdict, GR_VERDICT_PROBLEM,
+		    "host-bound: the thread works on its CPU outside CUDA calls for most "
+		    "of the %s step (iteration #%" PRIu64 ": %s); the GPU waits for it: "
+		    "move that work off the step's thread or overlap it",
+		    b1, D->iteration, ev);
+	case GR_GROUP_RUNNABLE:
+		D->bound = GR_BOUND_STARVED;
+		D->refute = "the thread runnable but not running less than half of the step";
+		return rp_verdict(x, &D->verdict, GR_VERDICT_PROBLEM,
+				  "CPU-starved: the thread waits for a CPU for most of the %s step "
+				  "(iteration #%" PRIu64
+				  ": %s); see the CPU section for who held it",
+				  b1, D->iteration, ev);
+	case GR_GROUP_BLOCKED:
+		D->bound = GR_BOUND_BLOCKED;
+		D->refute = "the thread blocked outside CUDA calls less than half of the step";
+		return rp_verdict(
+		    x, &D->verdict, GR_VERDICT_PROBLEM,
+		    "blocked: the thread sleeps outside CUDA calls for most of the %s step "
+		    "(iteration #%" PRIu64 ": %s): on a lock, I/O or another thread",
+		    b1, D->iteration, ev);
+	case GR_GROUP_COPY:
+		D->bound = GR_BOUND_TRANSFER;
+		D->refute = "copies taking less than half of the step, or moving under 1 GB/s "
+			    "(then they wait for the GPU)";
+		return rp_verdict(
+		    x, &D->verdict, GR_VERDICT_PROBLEM,
+		    "transfer-bound: copies moving data at %.1f GB/s take most of the %s "
+		    "step (iteration #%" PRIu64 ": %s); move less data or overlap it",
+		    D->copy_rate / 1e9, b1, D->iteration, ev);
+	case GR_GROUP_ALLOC:
+		D->bound = GR_BOUND_ALLOC;
+		D->refute = "allocation calls taking less than half of the step";
+		return rp_verdict(
+		    x, &D->verdict, GR_VERDICT_PROBLEM,
+		    "allocation-bound: allocation and free calls take most of the %s step "
+		    "(iteration #%" PRIu64 ": %s); cudaFree waits for the device: keep "
+		    "buffers across steps or use cudaMallocAsync",
+		    b1, D->iteration, ev);
+	}
+	D->bound = GR_BOUND_MIXED;
+	D->refute = "one part taking more than half of the step in another recording";
+	return rp_verdict(x, &D->verdict, GR_VERDICT_OK,
+			  "no single bound: other CUDA calls take most of the %s step (iteration "
+			  "#%" PRIu64 ": %s)",
+			  b1, D->iteration, ev);
+}

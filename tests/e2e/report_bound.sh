@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# What bounds the step (docs/REPORTS.md, "What bounds the step"): tests/progs/bound.cu runs steps
+# of a known shape on the simulator, and the report's one diagnosis must name the bound the
+# program built, with the sections' verdicts following it:
+#   gpu:    the host waits ~97% in cudaEventSynchronize, copies overlapped on a second stream:
+#           GPU-bound; no launch or fusion problem;
+#   host:   1 ms of CPU work a step, 3 tiny launches: host-bound, whether or not the launches are
+#           timed (their time cannot change it), unless the kernel's accounting says the thread
+#           waited for a CPU longer than it worked;
+#   launch: 64 launches of 3 us a step: launch-bound when the launch calls are timed; unknown when
+#           they are not (it rests on how long they took);
+#   free:   cudaFree waits for a 1 ms kernel: allocation-bound.
+# Without a driver every call fails: nothing is judged. The same program recorded 5 times gets the
+# same bound each time. The groups of the diagnosis add up to its step, and no share exceeds 1.
+. "$(dirname "$0")/lib.sh"
+need_root report_bound
+SIM=${SAMPLES:-$PWD/$O/samples}/sim
+
+if [ ! -f "$SIM/libcudart.so.13" ] || [ ! -x "$PROGS/bound" ]; then
+	not_ok "simulator or progs not built (make samples progs)"
+	exit 1
+fi
+
+# rec NAME MODE [record options]: record bound MODE 40 on the simulator; its report JSON in NAME.json
+rec() {
+	local name=$1 mode=$2
+	shift 2
+	if ! "$GPUREC" record "$@" -o "$TMP/$name.trc" -- env LD_LIBRARY_PATH="$SIM" \
+		"$PROGS/bound" "$mode" 40 >"$TMP/$name.out" 2>&1; then
+		not_ok "record $name: $(tail -3 "$TMP/$name.out")"
+		return 1
+	fi
+	"$GPUREC" report --json "$TMP/$name.trc" >"$TMP/$name.json"
+}
+# the bound, and the levels of the step, launch and fusion verdicts
+verdicts() {
+	json "$TMP/$1.json" "[d['diagnosis']['bound'], d['diagnosis']['level'], d['launches']['level'], d['fusion']['level']]"
+}
+# the diagnosis' groups add up to its step; shares are at most 1
+sums() {
+	json "$TMP/$1.json" "[sum(d['diagnosis']['groups_ns'].values()) == d['diagnosis']['total_ns'], d['launches']['launch_share'] <= 1]"
+}
+
+for lt in "" --launch-time; do
+	if rec "gpu$lt" gpu $lt; then
+		check "gpu $lt: GPU-bound, no launch or fusion problem" '["gpu", "ok", "ok", "ok"]' \
+			"$(verdicts "gpu$lt")"
+		check "gpu $lt: groups add up, shares <= 1" '[true, true]' "$(sums "gpu$lt")"
+	fi
+	if rec "free$lt" free $lt; then
+		check "free $lt: allocation-bound" '["alloc", "problem"]' \
+			"$(json "$TMP/free$lt.json" "[d['diagnosis']['bound'], d['diagnosis']['level']]")"
+		check "free $lt: groups add up, shares <= 1" '[true, true]' "$(sums "free$lt")"
+	fi
+	# host work is CPU time: the step is host-bound unless the thread waited for a CPU
+	# (runnable) longer than it worked, which the budget's own figures show
+	if rec "host$lt" host $lt; then
+		check "host $lt: host-bound, or the CPU wait passes the work" True \
+			"$(json "$TMP/host$lt.json" "(lambda D: D['bound'] == 'host' and D['level'] == 'problem' or D['groups_ns']['runnable'] >= D['groups_ns']['host'] and D['bound'] in ('starved', 'mixed') or D)(d['diagnosis'])")"
+		check "host $lt: groups add up, shares <= 1" '[true, true]' "$(sums "host$lt")"
+	fi
+done
+if rec launch_timed launch --launch-time; then
+	check "launch --launch-time: launch-bound, and the launch and fusion sections say so" \
+		'["launch", "problem", "problem", "problem"]' "$(verdicts launch_timed)"
+	check "launch --launch-time: groups add up, shares <= 1" '[true, true]' "$(sums launch_timed)"
+fi
+if rec launch launch; then
+	check "launch, untimed: unknown, said how to settle it; no launch or fusion problem" \
+		'["unknown", "none", "ok", "ok", 1]' \
+		"$(json "$TMP/launch.json" "[d['diagnosis']['bound'], d['diagnosis']['level'], d['launches']['level'], d['fusion']['level'], int('record with --launch-time' in d['diagnosis']['verdict'])]")"
+fi
+
+# without a driver every call fails: nothing judged
+if "$GPUREC" record --launch-time -o "$TMP/real.trc" -- "$PROGS/bound" launch 5 \
+	>"$TMP/real.out" 2>&1; then
+	check "real runtime, no driver: no bound judged" "['none', 'none']" \
+		"$("$GPUREC" report --json "$TMP/real.trc" | python3 -c 'import json, sys
+d = json.load(sys.stdin)["diagnosis"]; print([d["bound"], d["level"]])')"
+else
+	not_ok "record real: $(tail -3 "$TMP/real.out")"
+fi
+
+# the same deterministic program recorded 5 times: the same bound every time
+for mode in gpu free; do
+	got=
+	for i in 1 2 3 4 5; do
+		"$GPUREC" record -o "$TMP/r.trc" -- env LD_LIBRARY_PATH="$SIM" "$PROGS/bound" \
+			$mode 20 >/dev/null 2>&1
+		got="$got $("$GPUREC" report --json "$TMP/r.trc" | python3 -c 'import json, sys
+print(json.load(sys.stdin)["diagnosis"]["bound"])')"
+	done
+	want=$([ $mode = gpu ] && echo " gpu gpu gpu gpu gpu" || echo " alloc alloc alloc alloc alloc")
+	check "$mode recorded 5 times: the same bound each time" "$want" "$got"
+done
+
+# the text: the step's line first in the summary
+"$GPUREC" report "$TMP/gpu.trc" >"$TMP/gpu.txt"
+check "text: the step line opens the summary's verdicts" 1 \
+	"$(grep -A3 "^summary" "$TMP/gpu.txt" | grep -c "^  step      ok      GPU-bound: the host waits for the GPU")"
+exit $((failures > 0))
