@@ -25,6 +25,11 @@ struct gr_attach {
 	struct gpurec_bpf *skel;
 	struct gr_probe_opts popts;
 	int multi;   /* the kernel has uprobe multi links */
+	/* launches go to the session program (popts.launch_sample > 0): the kernel has uprobe
+	 * sessions and --launch-time is off */
+	int sessions;
+	/* a file's session link failed: its launches are probed at entry only, untimed */
+	int session_failed;
 	int verbose; /* say which files are probed */
 
 	struct bpf_link **links; /* per-probe links (kernels before 6.6) */

@@ -2,9 +2,10 @@
 /*
  * Report 1, launch frequency: launches per second overall and per process, thread and stream;
  * per kernel name its count, share, launch configs (with the waves estimate) and launch call
- * durations when recorded with --launch-time; per thread the inter-launch gaps; the launch cost
- * (measured, or estimated from launch entry to the thread's next call); launch calls slower than
- * the threshold, by kernel and call site; and the verdict (launch-bound or not).
+ * durations where the recording timed them (a sample by default, all with --launch-time); per
+ * thread the inter-launch gaps; the launch cost (measured, or estimated from launch entry to the
+ * thread's next call when no launch was timed); launch calls slower than the threshold, by
+ * kernel and call site; and the verdict (launch-bound or not).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -125,6 +126,26 @@ static int rates(struct rp_ctx *x, size_t nent, int what, struct gr_report_rate 
 	return 0;
 }
 
+/*
+ * Which launches the recording timed, from its SESSION fact; a trace older than the fact timed
+ * them all (--launch-time) or none.
+ */
+static void timing(struct rp_ctx *x)
+{
+	struct gr_report_launches *L = &x->r->launches;
+	const char *why = NULL;
+	uint64_t v;
+
+	if (!gr_model_session(x->m, GR_SESS_LAUNCH_SAMPLE, &v, &why)) {
+		L->timing = x->nmeasured ? GR_REPORT_TIMED_ALL : GR_REPORT_TIMED_NONE;
+		L->timing_why = x->nmeasured ? "" : "recorded by an older gpurec";
+		return;
+	}
+	L->timing = v == 1 ? GR_REPORT_TIMED_ALL : v ? GR_REPORT_TIMED_SAMPLE : GR_REPORT_TIMED_NONE;
+	L->sample_period = v > 1 ? v : 0;
+	L->timing_why = L->timing == GR_REPORT_TIMED_NONE && why ? why : "";
+}
+
 static int kernels(struct rp_ctx *x)
 {
 	struct gr_report_launches *L = &x->r->launches;
@@ -209,7 +230,7 @@ static int kernels(struct rp_ctx *x)
 			for (size_t i = 0; i < nk; i++)
 				gr_dist_u32(&L->kernels[i].api, api + api_off[i],
 					    api_off[i + 1] - api_off[i]);
-			/* the launch cost: median over every measured launch */
+			/* the launch cost: median over every measured launch (sampled or all) */
 			{
 				struct gr_dist all;
 
@@ -323,7 +344,9 @@ static int verdict(struct rp_ctx *x)
 {
 	struct gr_report_launches *L = &x->r->launches;
 	const struct gr_report_iteration *it = &L->iter;
-	const char *how = L->api_measured ? "measured" : "estimated";
+	const char *how = !L->api_measured			 ? "estimated launch cost"
+			  : L->timing == GR_REPORT_TIMED_SAMPLE ? "launch cost measured on a sample"
+								 : "measured launch cost";
 	char b1[32], b2[32], b3[32], pc[16], head[480], slow[600] = "", graphs[96] = "";
 	uint64_t span = it->found ? it->end_ts - it->start_ts : L->last_ts - L->first_ts;
 	uint64_t slow_ns = 0;
@@ -342,7 +365,7 @@ static int verdict(struct rp_ctx *x)
 			 it->graph_launches == 1 ? "" : "es", it->kernels);
 	if (it->found && it->period_ns)
 		snprintf(head, sizeof(head),
-			 "%s: %u launch%s%s per iteration x %s (%s launch cost) = %s of the %s "
+			 "%s: %u launch%s%s per iteration x %s (%s) = %s of the %s "
 			 "iteration%s",
 			 bound ? "launch-bound" : "not launch-bound", it->launches,
 			 it->launches == 1 ? "" : "es", graphs,
@@ -354,7 +377,7 @@ static int verdict(struct rp_ctx *x)
 			       : "");
 	else
 		snprintf(head, sizeof(head),
-			 "%s: no repeating iteration; %s x %s (%s launch cost) "
+			 "%s: no repeating iteration; %s x %s (%s) "
 			 "= %s of the %s between the first and last launch",
 			 bound ? "launch-bound" : "not launch-bound",
 			 gr_units_count(b3, sizeof(b3), L->total, "launch", "launches"),
@@ -399,6 +422,7 @@ int rp_launches(struct rp_ctx *x)
 		L->last_ts = x->l[x->nl - 1].ts;
 		L->per_second = rate(x->nl, L->first_ts, L->last_ts);
 	}
+	timing(x);
 	err = kernels(x);
 	if (!err)
 		err = rates(x, x->nth, 0, &L->threads, &L->nthreads);
