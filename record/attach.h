@@ -24,7 +24,7 @@ struct gr_elf;
 struct gr_attach {
 	struct gpurec_bpf *skel;
 	struct gr_probe_opts popts;
-	int multi;   /* the kernel has uprobe multi links */
+	int multi; /* the kernel has uprobe multi links */
 	/* launches go to the session program (popts.launch_sample > 0): the kernel has uprobe
 	 * sessions and --launch-time is off */
 	int sessions;

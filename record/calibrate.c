@@ -91,10 +91,11 @@ static int attach(struct probes *p, struct bpf_program *prog, int multi, const u
 		  const uint64_t *cookies, uint32_t cnt, int ret)
 {
 	if (multi) {
-		int fd = multi == 2 ? gr_uprobe_session_attach(bpf_program__fd(prog),
-							       "/proc/self/exe", offs, cookies, cnt)
-				    : gr_uprobe_multi_attach(bpf_program__fd(prog), "/proc/self/exe",
-							     offs, cookies, cnt, ret);
+		int fd = multi == 2
+			     ? gr_uprobe_session_attach(bpf_program__fd(prog), "/proc/self/exe",
+							offs, cookies, cnt)
+			     : gr_uprobe_multi_attach(bpf_program__fd(prog), "/proc/self/exe", offs,
+						      cookies, cnt, ret);
 
 		if (fd < 0)
 			return fd;
@@ -124,8 +125,7 @@ static void detach(struct probes *p)
 	p->n = 0;
 }
 
-static int attach_all(struct gpurec_bpf *skel, int multi, int session, int stacks,
-		      struct probes *p)
+static int attach_all(struct gpurec_bpf *skel, int multi, int session, int stacks, struct probes *p)
 {
 	uint32_t stack = stacks ? GR_CF_STACK : 0;
 	uint64_t offs[2], cookies[2] = {
@@ -268,8 +268,8 @@ static void zero_counters(struct gpurec_bpf *skel)
 	free(zero);
 }
 
-int gr_calibrate(struct gpurec_bpf *skel, struct gr_ringbuf *rb, int multi, int session,
-		 int stacks, struct gr_calibration *out)
+int gr_calibrate(struct gpurec_bpf *skel, struct gr_ringbuf *rb, int multi, int session, int stacks,
+		 struct gr_calibration *out)
 {
 	uint64_t start = gr_clock_ns(CLOCK_MONOTONIC), best[K_COUNT][4];
 	uint32_t pid = (uint32_t)getpid();

@@ -35,7 +35,7 @@ struct gr_calibration {
  * dropped, and the BPF loss counters are zeroed afterwards, so nothing of it reaches the trace.
  * Call it before anything else is traced. Returns 0, or -errno (*@out zeroed): no compensation.
  */
-int gr_calibrate(struct gpurec_bpf *skel, struct gr_ringbuf *rb, int multi, int session,
-		 int stacks, struct gr_calibration *out);
+int gr_calibrate(struct gpurec_bpf *skel, struct gr_ringbuf *rb, int multi, int session, int stacks,
+		 struct gr_calibration *out);
 
 #endif

@@ -562,8 +562,8 @@ static void call_graph_name(const struct record_opts *o, char *buf, size_t size)
  */
 static void calibrate(struct session *s)
 {
-	int err = gr_calibrate(s->skel, s->rb, s->attach.multi, s->attach.sessions, s->o.stacks,
-			       &s->cal);
+	int err =
+	    gr_calibrate(s->skel, s->rb, s->attach.multi, s->attach.sessions, s->o.stacks, &s->cal);
 
 	s->calibrated = !err;
 	if (err)

@@ -52,9 +52,8 @@ int gr_uprobe_session_supported(void)
 	return gr_uprobe_multi_supported() && kernel_at_least(6, 12);
 }
 
-static int link_create(int prog_fd, uint32_t attach_type, const char *path,
-		       const uint64_t *offsets, const uint64_t *cookies, uint32_t cnt,
-		       uint32_t multi_flags)
+static int link_create(int prog_fd, uint32_t attach_type, const char *path, const uint64_t *offsets,
+		       const uint64_t *cookies, uint32_t cnt, uint32_t multi_flags)
 {
 	union {
 		struct link_create_uprobe_multi lc;

@@ -189,6 +189,7 @@ static void launches(struct gr_json *j, const struct gr_report *r, const struct 
 		       L->timing == GR_REPORT_TIMED_ALL	     ? "all"
 		       : L->timing == GR_REPORT_TIMED_SAMPLE ? "sampled"
 							     : "none");
+	gr_json_kv_bool(j, "recorded", L->timing_known); /* false: an older trace, inferred */
 	gr_json_kv_u64(j, "sample_period", L->sample_period);
 	gr_json_kv_str(j, "why_none", L->timing_why ? L->timing_why : "");
 	gr_json_object_end(j);

@@ -141,7 +141,10 @@ static void timing(struct rp_ctx *x)
 		L->timing_why = x->nmeasured ? "" : "recorded by an older gpurec";
 		return;
 	}
-	L->timing = v == 1 ? GR_REPORT_TIMED_ALL : v ? GR_REPORT_TIMED_SAMPLE : GR_REPORT_TIMED_NONE;
+	L->timing_known = 1;
+	L->timing = v == 1 ? GR_REPORT_TIMED_ALL
+		    : v	   ? GR_REPORT_TIMED_SAMPLE
+			   : GR_REPORT_TIMED_NONE;
 	L->sample_period = v > 1 ? v : 0;
 	L->timing_why = L->timing == GR_REPORT_TIMED_NONE && why ? why : "";
 }
@@ -344,9 +347,9 @@ static int verdict(struct rp_ctx *x)
 {
 	struct gr_report_launches *L = &x->r->launches;
 	const struct gr_report_iteration *it = &L->iter;
-	const char *how = !L->api_measured			 ? "estimated launch cost"
+	const char *how = !L->api_measured			? "estimated launch cost"
 			  : L->timing == GR_REPORT_TIMED_SAMPLE ? "launch cost measured on a sample"
-								 : "measured launch cost";
+								: "measured launch cost";
 	char b1[32], b2[32], b3[32], pc[16], head[480], slow[600] = "", graphs[96] = "";
 	uint64_t span = it->found ? it->end_ts - it->start_ts : L->last_ts - L->first_ts;
 	uint64_t slow_ns = 0;

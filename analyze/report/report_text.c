@@ -263,10 +263,15 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 		fprintf(
 		    f,
 		    "  launch cost: %s, an ESTIMATE: median of launch entry to the thread's next "
-		    "call\n               (%" PRIu64 " samples); launch API time is not measured%s%s%s: "
+		    "call\n               (%" PRIu64 " samples); launch API time is not measured: "
 		    "record with --launch-time\n",
-		    gr_units_ns(b1, sizeof(b1), L->launch_cost_ns), L->launch_cost_samples,
-		    *L->timing_why ? " (" : "", GR_TEXT(L->timing_why), *L->timing_why ? ")" : "");
+		    gr_units_ns(b1, sizeof(b1), L->launch_cost_ns), L->launch_cost_samples);
+	/* a recording that timed none, or whose sample caught none: why (older traces: none) */
+	if (!L->api_measured && L->timing_known)
+		fprintf(f, "               (no launch was timed: %s)\n",
+			L->timing == GR_REPORT_TIMED_NONE
+			    ? GR_TEXT(L->timing_why)
+			    : "too few launches per thread to sample");
 	if (it->found)
 		fprintf(f, "  launch share of the iteration: %.1f%%\n", L->launch_share * 100);
 

@@ -197,8 +197,9 @@ struct gr_report_launches {
 	/* Launch cost: measured = median launch call duration (every launch timed with
 	 * --launch-time, or a sample of them by default: timing); else an estimate: median of
 	 * launch entry to the thread's next API call entry. */
-	int api_measured; /* launches with dur > 0 exist */
-	int timing;	  /* which launches the recording timed: GR_REPORT_TIMED_* */
+	int api_measured;	/* launches with dur > 0 exist */
+	int timing;		/* which launches the recording timed: GR_REPORT_TIMED_* */
+	int timing_known;	/* the trace says so (older ones do not: timing is inferred) */
 	uint64_t sample_period; /* GR_REPORT_TIMED_SAMPLE: 1 launch in this many per thread */
 	const char *timing_why; /* GR_REPORT_TIMED_NONE: why, in the trace's words */
 	uint64_t launch_cost_ns;
