@@ -1316,8 +1316,11 @@ static __always_inline void finish_return(struct pt_regs *ctx, struct gr_ev_call
 	}
 }
 
-/* A call's return: its event completed from the entry state kept for @cookie. */
-static __always_inline int call_return(struct pt_regs *ctx, __u64 cookie)
+/*
+ * A call's return: its event completed from the entry state kept for @cookie. @status: the event
+ * carries what the call returned (GR_EVF_RETURNED); a sampled launch's does not.
+ */
+static __always_inline int call_return(struct pt_regs *ctx, __u64 cookie, bool status)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct pending_call *pc = NULL;
@@ -1365,6 +1368,8 @@ static __always_inline int call_return(struct pt_regs *ctx, __u64 cookie)
 		__builtin_memcpy(&sc->call, &pc->call, sizeof(sc->call));
 		pop_to(ts, level);
 		finish_return(ctx, &sc->call);
+		if (!status)
+			sc->call.h.flags &= ~GR_EVF_RETURNED;
 		return emit_call(ctx, sc, GR_CK_FLAGS(cookie), false, 0, pid_tgid);
 	}
 	b = &ts->batch;
@@ -1378,6 +1383,8 @@ static __always_inline int call_return(struct pt_regs *ctx, __u64 cookie)
 	__builtin_memcpy(e, &pc->call, sizeof(*e));
 	pop_to(ts, level);
 	finish_return(ctx, e);
+	if (!status)
+		e->h.flags &= ~GR_EVF_RETURNED;
 	if ((GR_CK_FLAGS(cookie) & GR_CF_STACK) && targ_stack_frames) {
 		/* walked at entry (push_call); the level's memory is intact after pop_to() */
 		n = pc->nframes;
@@ -1394,7 +1401,7 @@ static __always_inline int call_return(struct pt_regs *ctx, __u64 cookie)
 SEC("uretprobe")
 int BPF_KRETPROBE(api_return)
 {
-	return call_return(ctx, bpf_get_attach_cookie(ctx));
+	return call_return(ctx, bpf_get_attach_cookie(ctx), true);
 }
 
 /*
@@ -1408,8 +1415,13 @@ int BPF_KPROBE(launch_session)
 {
 	__u64 cookie = bpf_get_attach_cookie(ctx);
 
+	/*
+	 * A sampled launch keeps its duration, not its status: known for 1 launch in 64, a
+	 * failure would set those apart from the rest (reports leave out calls known to have
+	 * failed), as statuses are recorded for every launch or none (--launch-time).
+	 */
 	if (bpf_session_is_return())
-		return call_return(ctx, timed_cookie(cookie));
+		return call_return(ctx, timed_cookie(cookie), false);
 	return call_entry(ctx, cookie, true);
 }
 
