@@ -65,8 +65,9 @@ check "sampled: the 2nd launch of each thread and every ${PERIOD}th after it tim
 	"$want_all" "$(timed sampled)"
 # statuses are kept for every launch or none: a failure known for the sample alone would set
 # those launches apart (reports leave out calls known to have failed)
-check "sampled: no launch carries a status" 0 \
-	"$(python3 -c 'import csv, sys; print(sum(1 for r in csv.DictReader(open(sys.argv[1])) if r["status"]))' "$TMP/sampled.csv/launches.csv")"
+"$GPUREC" info --json "$TMP/sampled.trc" >"$TMP/sampled.info.json"
+check "sampled: no launch carries a status (info: none ok, all unknown)" "0 $((THREADS * LAUNCHES))" \
+	"$(json "$TMP/sampled.info.json" '"%d %d" % (d["calls"]["ok"], d["calls"]["status_unknown"])')"
 check "sampled: the report's launch cost is the median of the sample" \
 	"sampled $((THREADS * per_thread)) sampled $PERIOD True" \
 	"$(json "$TMP/sampled.json" '" ".join(str(x) for x in (d["launches"]["launch_cost_source"],
@@ -87,6 +88,9 @@ record all -- --launch-time
 all=$(python3 -c "print(','.join(str(i) for i in range($LAUNCHES)))")
 check "--launch-time: every launch timed" \
 	"$(python3 -c "print(';'.join(['$all'] * $THREADS))")" "$(timed all)"
+"$GPUREC" info --json "$TMP/all.trc" >"$TMP/all.info.json"
+check "--launch-time: every launch carries its status" "$((THREADS * LAUNCHES)) 0" \
+	"$(json "$TMP/all.info.json" '"%d %d" % (d["calls"]["ok"], d["calls"]["status_unknown"])')"
 check "--launch-time: the report's launch cost is the median of all" \
 	"all $((THREADS * LAUNCHES)) all" \
 	"$(json "$TMP/all.json" '" ".join(str(x) for x in (d["launches"]["launch_cost_source"],
