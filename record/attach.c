@@ -21,6 +21,23 @@
 #include "mmap_hook.h"
 #include "uprobe_multi.h"
 
+int gr_attach_sessions_setup(struct gpurec_bpf *skel, int wanted)
+{
+	int on = wanted && gr_uprobe_session_supported();
+
+	skel->rodata->targ_launch_sample = on ? GR_LAUNCH_SAMPLE : 0;
+	/*
+	 * a session program uses the session kfuncs, which the kernel refuses to any other
+	 * program: loaded as one, or left out
+	 */
+	if (on)
+		bpf_program__set_expected_attach_type(skel->progs.launch_session,
+						      GR_ATTACH_UPROBE_SESSION);
+	else
+		bpf_program__set_autoload(skel->progs.launch_session, false);
+	return on;
+}
+
 void gr_attach_init(struct gr_attach *a, struct gpurec_bpf *skel, const struct gr_probe_opts *popts,
 		    int verbose)
 {
@@ -28,15 +45,8 @@ void gr_attach_init(struct gr_attach *a, struct gpurec_bpf *skel, const struct g
 	/* one link per file and program when the kernel can: see record/uprobe_multi.h */
 	a->multi = gr_uprobe_multi_supported();
 	/* a sample of the launches timed, unless all are (--launch-time) */
-	a->sessions = !popts->launch_time && gr_uprobe_session_supported();
+	a->sessions = gr_attach_sessions_setup(skel, !popts->launch_time);
 	a->popts.launch_sample = a->sessions ? GR_LAUNCH_SAMPLE : 0;
-	skel->rodata->targ_launch_sample = a->popts.launch_sample;
-	/* the kernel would refuse to load a session program it does not know: left out then */
-	if (a->sessions)
-		bpf_program__set_expected_attach_type(skel->progs.launch_session,
-						      GR_ATTACH_UPROBE_SESSION);
-	else
-		bpf_program__set_autoload(skel->progs.launch_session, false);
 	if (a->multi) {
 		bpf_program__set_expected_attach_type(skel->progs.api_entry,
 						      GR_ATTACH_UPROBE_MULTI);

@@ -44,6 +44,13 @@ struct gr_attach {
 };
 
 /*
+ * Between gpurec_bpf__open() and __load() of @skel: load its launch session program (launch
+ * sampling) when @wanted and the kernel has uprobe sessions, else leave it out. Returns 1 when
+ * loaded so, 0 when left out. gr_attach_init() calls it; `check` loads the object as record does.
+ */
+int gr_attach_sessions_setup(struct gpurec_bpf *skel, int wanted);
+
+/*
  * Between gpurec_bpf__open() and __load() of @skel: choose how its uprobe programs attach and
  * remember @skel (its programs, the known_files map) for later. Cannot fail.
  */

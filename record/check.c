@@ -20,6 +20,7 @@
 
 #include "cmd.h"
 #include "bpf/gpurec.skel.h"
+#include "attach.h"
 #include "driver.h"
 #include "mmap_hook.h"
 #include "privilege.h"
@@ -117,7 +118,9 @@ int cmd_check(int argc, char **argv)
 		if (skel) {
 			const char *why;
 
-			/* as record loads it: one hook for new mappings (mmap_hook.h) */
+			/* as record loads it: launch sampling where the kernel has it, one
+			 * hook for new mappings (mmap_hook.h) */
+			gr_attach_sessions_setup(skel, 1);
 			if (gr_mmap_hook_choose(skel, GR_MMAP_ASK_AUTO, &why) == GR_MMAP_HOOK_FEXIT)
 				line(1, "new mappings", "fexit ksys_mmap_pgoff");
 			else
