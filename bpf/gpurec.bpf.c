@@ -33,6 +33,7 @@ const volatile bool targ_python = true; /* walk Python frames where py_procs say
  * Launch sampling (launch_session): the launches of a thread whose sequence number n (0, 1, ...)
  * has n % targ_launch_sample == 1 % targ_launch_sample are timed, entry to return; so the second
  * launch of each thread and every targ_launch_sample-th after it (the first may load modules).
+ * A power of two: the remainder is a mask, not a division, on every launch.
  */
 const volatile __u32 targ_launch_sample = 64;
 
@@ -1210,7 +1211,7 @@ static __always_inline int call_entry(struct pt_regs *ctx, __u64 cookie, bool sa
 	/* counted only here, past the launches recorded elsewhere: one count per launch */
 	if (sample && ts && targ_launch_sample) {
 		seq = ts->launch_seq++;
-		if (seq % targ_launch_sample == 1 % targ_launch_sample) {
+		if ((seq & (targ_launch_sample - 1)) == (1 & (targ_launch_sample - 1))) {
 			cookie = timed_cookie(cookie);
 			flags = GR_CK_FLAGS(cookie);
 		}

@@ -26,8 +26,10 @@ struct gr_probe_opts {
 	unsigned launch_sample;
 };
 
-/* The launch sampling period: the cost of timing 1 launch in 64 is lost in the noise. */
+/* The launch sampling period, a power of two (the BPF side masks): the cost of timing 1 launch
+ * in 64 is lost in the noise (make bench). */
 #define GR_LAUNCH_SAMPLE 64
+_Static_assert((GR_LAUNCH_SAMPLE & (GR_LAUNCH_SAMPLE - 1)) == 0, "a power of two");
 
 /* The attach cookie for @spec under @opts. */
 uint64_t gr_probe_cookie(const struct gr_probe_spec *spec, const struct gr_probe_opts *opts);
