@@ -29,6 +29,16 @@ const volatile __u64 targ_shed_bytes = 0;
 const volatile bool targ_sched = true;
 const volatile bool targ_hold_mappings = true;
 const volatile bool targ_python = true; /* walk Python frames where py_procs says how */
+/*
+ * Launch sampling (launch_session): the launches of a thread whose sequence number n (0, 1, ...)
+ * has n % targ_launch_sample == 1 % targ_launch_sample are timed, entry to return; so the second
+ * launch of each thread and every targ_launch_sample-th after it (the first may load modules).
+ * A power of two: the remainder is a mask, not a division, on every launch.
+ */
+const volatile __u32 targ_launch_sample = 64;
+
+/* uprobe session kfuncs (6.12+): weak, so a kernel without them still loads the rest */
+extern bool bpf_session_is_return(void) __ksym __weak;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -118,6 +128,8 @@ struct thread_state {
 	__u32 outer;	     /* kept GR_CF_OUTER ones: not in the depth events carry */
 	__u32 pad_outer;
 	__u64 launch_mark; /* the last entry-only runtime launch, for the driver launch it makes */
+	__u32 launch_seq;  /* launches seen by launch_session: its sampling counter */
+	__u32 pad_seq;
 	struct call_batch batch;
 	__u8 window[GR_STACK_WINDOW]; /* user stack being walked (walk_window()) */
 	/* Python frames (py_capture()) */
@@ -1162,36 +1174,55 @@ static __always_inline int push_call(struct pt_regs *ctx, struct thread_state *t
 	return 0;
 }
 
-SEC("uprobe")
-int BPF_KPROBE(api_entry)
+/* The cookie a timed launch has: as with --launch-time (record/probes.c, gr_probe_cookie()). */
+static __always_inline __u64 timed_cookie(__u64 cookie)
 {
-	__u64 cookie = bpf_get_attach_cookie(ctx);
+	return GR_COOKIE((GR_CK_FLAGS(cookie) | GR_CF_RET) & ~GR_CF_LAUNCH, GR_CK_LAYOUT(cookie),
+			 GR_CK_API(cookie));
+}
+
+/*
+ * A call's entry. @sample: a launch of launch_session, timed when its thread's counter says so.
+ * Returns 0 when the call's return must be seen (its entry state was kept, or its level counted),
+ * 1 when not.
+ */
+static __always_inline int call_entry(struct pt_regs *ctx, __u64 cookie, bool sample)
+{
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 flags = GR_CK_FLAGS(cookie), depth;
+	__u32 flags = GR_CK_FLAGS(cookie), depth, seq;
 	__u8 layout = GR_CK_LAYOUT(cookie);
 	struct thread_state *ts;
 
 	if (!is_traced(pid_tgid >> 32))
-		return 0;
+		return 1;
 	/* every call needs the state now: its batch, or its Python frames; raw stacks are sent
-	 * alone */
-	ts = thread_state((flags & GR_CF_RET) || !targ_dwarf_bytes || py_wanted(flags));
+	 * alone. A sampled launch needs its counter. */
+	ts = thread_state(sample || (flags & GR_CF_RET) || !targ_dwarf_bytes || py_wanted(flags));
 	if ((flags & GR_CF_DRIVER) && ts) {
 		/* a runtime call in progress on this thread: it is recorded already */
 		if (ts->runtime_depth)
-			return 0;
+			return 1;
 		if ((event_type(layout) == EV_LAUNCH || layout == L_GRAPH_LAUNCH) &&
 		    ts->launch_mark && bpf_ktime_get_ns() - ts->launch_mark < LAUNCH_MARK_NS) {
 			ts->launch_mark = 0;
-			return 0;
+			return 1;
+		}
+	}
+	/* counted only here, past the launches recorded elsewhere: one count per launch */
+	if (sample && ts && targ_launch_sample) {
+		seq = ts->launch_seq++;
+		if ((seq & (targ_launch_sample - 1)) == (1 & (targ_launch_sample - 1))) {
+			cookie = timed_cookie(cookie);
+			flags = GR_CK_FLAGS(cookie);
 		}
 	}
 	if (flags & GR_CF_RET) {
 		if (!ts) {
 			count(C_PENDING_LOST);
-			return 0;
+			return 1;
 		}
-		return push_call(ctx, ts, cookie, pid_tgid);
+		push_call(ctx, ts, cookie, pid_tgid);
+		return 0;
 	}
 	if ((flags & GR_CF_LAUNCH) && driver_probed) {
 		if (!ts)
@@ -1202,8 +1233,17 @@ int BPF_KPROBE(api_entry)
 	depth = ts && ts->depth > ts->outer ? ts->depth - ts->outer : 0;
 	depth = depth < 15 ? depth : 15;
 	if (ts && !targ_dwarf_bytes)
-		return batch_entry(ctx, ts, cookie, pid_tgid, depth);
-	return emit_entry(ctx, ts, cookie, pid_tgid, depth);
+		batch_entry(ctx, ts, cookie, pid_tgid, depth);
+	else
+		emit_entry(ctx, ts, cookie, pid_tgid, depth);
+	return 1;
+}
+
+SEC("uprobe")
+int BPF_KPROBE(api_entry)
+{
+	call_entry(ctx, bpf_get_attach_cookie(ctx), false);
+	return 0;
 }
 
 /* Drop the kept levels from @level up (their calls returned or are given up). */
@@ -1277,10 +1317,12 @@ static __always_inline void finish_return(struct pt_regs *ctx, struct gr_ev_call
 	}
 }
 
-SEC("uretprobe")
-int BPF_KRETPROBE(api_return)
+/*
+ * A call's return: its event completed from the entry state kept for @cookie. @status: the event
+ * carries what the call returned (GR_EVF_RETURNED); a sampled launch's does not.
+ */
+static __always_inline int call_return(struct pt_regs *ctx, __u64 cookie, bool status)
 {
-	__u64 cookie = bpf_get_attach_cookie(ctx);
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct pending_call *pc = NULL;
 	struct thread_state *ts;
@@ -1327,6 +1369,8 @@ int BPF_KRETPROBE(api_return)
 		__builtin_memcpy(&sc->call, &pc->call, sizeof(sc->call));
 		pop_to(ts, level);
 		finish_return(ctx, &sc->call);
+		if (!status)
+			sc->call.h.flags &= ~GR_EVF_RETURNED;
 		return emit_call(ctx, sc, GR_CK_FLAGS(cookie), false, 0, pid_tgid);
 	}
 	b = &ts->batch;
@@ -1340,6 +1384,8 @@ int BPF_KRETPROBE(api_return)
 	__builtin_memcpy(e, &pc->call, sizeof(*e));
 	pop_to(ts, level);
 	finish_return(ctx, e);
+	if (!status)
+		e->h.flags &= ~GR_EVF_RETURNED;
 	if ((GR_CK_FLAGS(cookie) & GR_CF_STACK) && targ_stack_frames) {
 		/* walked at entry (push_call); the level's memory is intact after pop_to() */
 		n = pc->nframes;
@@ -1351,6 +1397,33 @@ int BPF_KRETPROBE(api_return)
 	batch_commit(b, e->h.ts + e->h.dur, sizeof(*e) + n * 8, nostack);
 	b->busy = 0;
 	return 0;
+}
+
+SEC("uretprobe")
+int BPF_KRETPROBE(api_return)
+{
+	return call_return(ctx, bpf_get_attach_cookie(ctx), true);
+}
+
+/*
+ * The launch entry points as one uprobe session (kernel 6.12+, record/uprobe_multi.h) when
+ * launches are not all timed (no --launch-time): every launch is recorded at entry, and a sample
+ * of them (targ_launch_sample) is timed to its return. The entry half's 0 asks the kernel for
+ * the return half of that one call, 1 spares the others the return probe's cost.
+ */
+SEC("uprobe")
+int BPF_KPROBE(launch_session)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+
+	/*
+	 * A sampled launch keeps its duration, not its status: known for 1 launch in 64, a
+	 * failure would set those apart from the rest (reports leave out calls known to have
+	 * failed), as statuses are recorded for every launch or none (--launch-time).
+	 */
+	if (bpf_session_is_return())
+		return call_return(ctx, timed_cookie(cookie), false);
+	return call_entry(ctx, cookie, true);
 }
 
 /*

@@ -676,6 +676,13 @@ enum gr_session_key {
 	 */
 	GR_SESS_CUPTI,
 	GR_SESS_CUPTI_DROPPED,
+	/*
+	 * Which launches have their call duration (dur > 0): value 1 every one (--launch-time),
+	 * N > 1 a sample, 1 in N per thread (the 2nd launch of each thread and every Nth after
+	 * it), 0 none; text: "all", "sampled" or why none ("no uprobe sessions", "session
+	 * attach failed"). Absent in older traces (launches timed only with --launch-time).
+	 */
+	GR_SESS_LAUNCH_SAMPLE,
 };
 
 /*

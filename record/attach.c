@@ -21,12 +21,32 @@
 #include "mmap_hook.h"
 #include "uprobe_multi.h"
 
+int gr_attach_sessions_setup(struct gpurec_bpf *skel, int wanted)
+{
+	int on = wanted && gr_uprobe_session_supported();
+
+	skel->rodata->targ_launch_sample = on ? GR_LAUNCH_SAMPLE : 0;
+	/*
+	 * a session program uses the session kfuncs, which the kernel refuses to any other
+	 * program: loaded as one, or left out
+	 */
+	if (on)
+		bpf_program__set_expected_attach_type(skel->progs.launch_session,
+						      GR_ATTACH_UPROBE_SESSION);
+	else
+		bpf_program__set_autoload(skel->progs.launch_session, false);
+	return on;
+}
+
 void gr_attach_init(struct gr_attach *a, struct gpurec_bpf *skel, const struct gr_probe_opts *popts,
 		    int verbose)
 {
 	*a = (struct gr_attach){.skel = skel, .popts = *popts, .verbose = verbose};
 	/* one link per file and program when the kernel can: see record/uprobe_multi.h */
 	a->multi = gr_uprobe_multi_supported();
+	/* a sample of the launches timed, unless all are (--launch-time) */
+	a->sessions = gr_attach_sessions_setup(skel, !popts->launch_time);
+	a->popts.launch_sample = a->sessions ? GR_LAUNCH_SAMPLE : 0;
 	if (a->multi) {
 		bpf_program__set_expected_attach_type(skel->progs.api_entry,
 						      GR_ATTACH_UPROBE_MULTI);
@@ -147,16 +167,39 @@ static int attach_set(struct gr_attach *a, struct bpf_program *prog, const char 
 	return err;
 }
 
+/*
+ * The launches of one file as one session link (record/uprobe_multi.h). Should the kernel refuse
+ * it, they are probed at entry only, as without sessions: recorded, none of them timed.
+ */
+static int attach_sampled(struct gr_attach *a, const char *path, const struct probe_set *set)
+{
+	int fd;
+
+	if (!set->n)
+		return 0;
+	fd = gr_uprobe_session_attach(bpf_program__fd(a->skel->progs.launch_session), path,
+				      set->offsets, set->cookies, set->n);
+	if (fd >= 0)
+		return add_fd(a, fd);
+	if (!a->session_failed)
+		fprintf(stderr,
+			"gpurec: cannot time a sample of the launches (uprobe session: %s): "
+			"launch cost not measured; record with --launch-time\n",
+			strerror(-fd));
+	a->session_failed = 1;
+	return attach_set(a, a->skel->progs.api_entry, path, set, 0);
+}
+
 int gr_attach_file(struct gr_attach *a, int fd, const struct gr_elf *elf, const char *path)
 {
-	static struct probe_set entry, ret, name;
+	static struct probe_set entry, ret, name, sampled;
 	const struct gr_probe_spec *table;
 	char fdpath[64];
 	size_t n;
 	int err, probes = 0, driver = 0;
 
 	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
-	entry.n = ret.n = name.n = 0;
+	entry.n = ret.n = name.n = sampled.n = 0;
 	table = gr_probes_table(&n);
 	for (size_t i = 0; i < n; i++) {
 		const struct gr_probe_spec *spec = &table[i];
@@ -166,7 +209,9 @@ int gr_attach_file(struct gr_attach *a, int fd, const struct gr_elf *elf, const 
 			continue;
 		if (spec->name_probe)
 			set_add(&name, off, cookie);
-		if (spec->layout != L_REGISTER_FUNCTION)
+		if (gr_probe_sampled(spec, &a->popts))
+			set_add(&sampled, off, cookie);
+		else if (spec->layout != L_REGISTER_FUNCTION)
 			set_add(&entry, off, cookie);
 		if (gr_probe_has_return(spec, &a->popts))
 			set_add(&ret, off, cookie);
@@ -183,6 +228,8 @@ int gr_attach_file(struct gr_attach *a, int fd, const struct gr_elf *elf, const 
 		err = attach_set(a, a->skel->progs.api_entry, fdpath, &entry, 0);
 	if (!err)
 		err = attach_set(a, a->skel->progs.api_return, fdpath, &ret, 1);
+	if (!err)
+		err = attach_sampled(a, fdpath, &sampled);
 	if (err) {
 		fprintf(stderr, "gpurec: cannot probe %s: %s; its calls are not recorded\n",
 			GR_TEXT(path), strerror(-err));

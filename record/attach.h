@@ -24,7 +24,12 @@ struct gr_elf;
 struct gr_attach {
 	struct gpurec_bpf *skel;
 	struct gr_probe_opts popts;
-	int multi;   /* the kernel has uprobe multi links */
+	int multi; /* the kernel has uprobe multi links */
+	/* launches go to the session program (popts.launch_sample > 0): the kernel has uprobe
+	 * sessions and --launch-time is off */
+	int sessions;
+	/* a file's session link failed: its launches are probed at entry only, untimed */
+	int session_failed;
 	int verbose; /* say which files are probed */
 
 	struct bpf_link **links; /* per-probe links (kernels before 6.6) */
@@ -37,6 +42,13 @@ struct gr_attach {
 	int ldso_hook;
 	int loaders; /* files whose debug hook is probed */
 };
+
+/*
+ * Between gpurec_bpf__open() and __load() of @skel: load its launch session program (launch
+ * sampling) when @wanted and the kernel has uprobe sessions, else leave it out. Returns 1 when
+ * loaded so, 0 when left out. gr_attach_init() calls it; `check` loads the object as record does.
+ */
+int gr_attach_sessions_setup(struct gpurec_bpf *skel, int wanted);
 
 /*
  * Between gpurec_bpf__open() and __load() of @skel: choose how its uprobe programs attach and

@@ -86,12 +86,16 @@ struct probes {
 	int n;
 };
 
+/* @multi: 1 a multi link, 2 a session link (launch_session), 0 a link per probe */
 static int attach(struct probes *p, struct bpf_program *prog, int multi, const uint64_t *offs,
 		  const uint64_t *cookies, uint32_t cnt, int ret)
 {
 	if (multi) {
-		int fd = gr_uprobe_multi_attach(bpf_program__fd(prog), "/proc/self/exe", offs,
-						cookies, cnt, ret);
+		int fd = multi == 2
+			     ? gr_uprobe_session_attach(bpf_program__fd(prog), "/proc/self/exe",
+							offs, cookies, cnt)
+			     : gr_uprobe_multi_attach(bpf_program__fd(prog), "/proc/self/exe", offs,
+						      cookies, cnt, ret);
 
 		if (fd < 0)
 			return fd;
@@ -121,7 +125,7 @@ static void detach(struct probes *p)
 	p->n = 0;
 }
 
-static int attach_all(struct gpurec_bpf *skel, int multi, int stacks, struct probes *p)
+static int attach_all(struct gpurec_bpf *skel, int multi, int session, int stacks, struct probes *p)
 {
 	uint32_t stack = stacks ? GR_CF_STACK : 0;
 	uint64_t offs[2], cookies[2] = {
@@ -134,7 +138,15 @@ static int attach_all(struct gpurec_bpf *skel, int multi, int stacks, struct pro
 		err = offset_of((const void *)gr_calib_call, &offs[1]);
 	if (err)
 		return err;
-	if (multi) {
+	if (session) {
+		/*
+		 * the entry-only target as the recording's launches are probed: its session
+		 * times 1 call in GR_LAUNCH_SAMPLE (fold() takes medians: those few do not count)
+		 */
+		err = attach(p, skel->progs.launch_session, 2, offs, cookies, 1, 0);
+		if (!err)
+			err = attach(p, skel->progs.api_entry, 1, offs + 1, cookies + 1, 1, 0);
+	} else if (multi) {
 		err = attach(p, skel->progs.api_entry, 1, offs, cookies, 2, 0);
 	} else {
 		err = attach(p, skel->progs.api_entry, 0, offs, cookies, 1, 0);
@@ -256,7 +268,7 @@ static void zero_counters(struct gpurec_bpf *skel)
 	free(zero);
 }
 
-int gr_calibrate(struct gpurec_bpf *skel, struct gr_ringbuf *rb, int multi, int stacks,
+int gr_calibrate(struct gpurec_bpf *skel, struct gr_ringbuf *rb, int multi, int session, int stacks,
 		 struct gr_calibration *out)
 {
 	uint64_t start = gr_clock_ns(CLOCK_MONOTONIC), best[K_COUNT][4];
@@ -275,7 +287,7 @@ int gr_calibrate(struct gpurec_bpf *skel, struct gr_ringbuf *rb, int multi, int 
 		return -ERANGE;
 	}
 	b->pid = pid;
-	err = attach_all(skel, multi, stacks, &p);
+	err = attach_all(skel, multi, session, stacks, &p);
 	if (!err) {
 		/* in the traced set only for the batches: the probes ignore everyone else */
 		__atomic_fetch_or(word, bit, __ATOMIC_SEQ_CST);

@@ -20,7 +20,8 @@ struct gr_ringbuf;
 struct gr_calibration {
 	/* an entry-only probe (a launch without --launch-time), with the recording's stacks */
 	uint64_t entry_pre, entry_post;
-	/* a call probed at entry and return (copies, syncs, timed launches): before its entry
+	/* a call probed at entry and return (copies, syncs, timed launches, sampled ones too: a
+	 * session's return costs what a return probe does): before its entry
 	 * timestamp, inside its measured duration, after its return timestamp */
 	uint64_t call_pre, call_in, call_post;
 	uint64_t elapsed_ns; /* what calibrating took, attach and detach included */
@@ -28,12 +29,13 @@ struct gr_calibration {
 
 /*
  * Measure the probe cost with @skel's api_entry and api_return programs (loaded, with expected
- * attach type uprobe multi when @multi) attached to functions of this process, capturing stacks
+ * attach type uprobe multi when @multi) attached to functions of this process (the entry-only
+ * one through launch_session when @session: untimed launches are probed so), capturing stacks
  * when @stacks. This process is in the traced set only meanwhile; its events are read from @rb and
  * dropped, and the BPF loss counters are zeroed afterwards, so nothing of it reaches the trace.
  * Call it before anything else is traced. Returns 0, or -errno (*@out zeroed): no compensation.
  */
-int gr_calibrate(struct gpurec_bpf *skel, struct gr_ringbuf *rb, int multi, int stacks,
+int gr_calibrate(struct gpurec_bpf *skel, struct gr_ringbuf *rb, int multi, int session, int stacks,
 		 struct gr_calibration *out);
 
 #endif

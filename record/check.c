@@ -20,6 +20,7 @@
 
 #include "cmd.h"
 #include "bpf/gpurec.skel.h"
+#include "attach.h"
 #include "driver.h"
 #include "mmap_hook.h"
 #include "privilege.h"
@@ -91,7 +92,8 @@ int cmd_check(int argc, char **argv)
 	struct utsname uts;
 	char cuda[1024], detail[256];
 	char missing[64];
-	int fails = 0, n, driver, privileged = gr_privilege_check(missing, sizeof(missing)) == 0;
+	int fails = 0, n, driver, sessions = 0,
+	    privileged = gr_privilege_check(missing, sizeof(missing)) == 0;
 
 	uname(&uts);
 	printf("gpurec check: kernel %s %s\n", uts.release, uts.machine);
@@ -117,7 +119,9 @@ int cmd_check(int argc, char **argv)
 		if (skel) {
 			const char *why;
 
-			/* as record loads it: one hook for new mappings (mmap_hook.h) */
+			/* as record loads it: launch sampling where the kernel has it, one
+			 * hook for new mappings (mmap_hook.h) */
+			sessions = gr_attach_sessions_setup(skel, 1);
 			if (gr_mmap_hook_choose(skel, GR_MMAP_ASK_AUTO, &why) == GR_MMAP_HOOK_FEXIT)
 				line(1, "new mappings", "fexit ksys_mmap_pgoff");
 			else
@@ -134,6 +138,13 @@ int cmd_check(int argc, char **argv)
 			 skel ? "uprobes, tp_btf sched_switch/wakeup/fork/exec/exit, ring buffer"
 			      : strerror(errno));
 		fails += line(skel != NULL, "BPF programs load", detail);
+		if (skel && sessions)
+			line(1, "launch sampling",
+			     "uprobe sessions: 1 launch in 64 per thread timed");
+		else if (skel)
+			warn_line("launch sampling",
+				  "no uprobe sessions (Linux 6.12+): launches untimed, the launch "
+				  "cost estimated, unless --launch-time");
 		if (skel) {
 			int err = gpurec_bpf__attach(skel);
 

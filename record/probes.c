@@ -252,6 +252,11 @@ static int is_launch(const struct gr_probe_spec *spec)
 	       spec->layout == L_GRAPH_LAUNCH;
 }
 
+int gr_probe_sampled(const struct gr_probe_spec *spec, const struct gr_probe_opts *opts)
+{
+	return !opts->launch_time && opts->launch_sample && is_launch(spec);
+}
+
 int gr_probe_has_return(const struct gr_probe_spec *spec, const struct gr_probe_opts *opts)
 {
 	return (spec->flags & GR_CF_RET) || (opts->launch_time && is_launch(spec));

@@ -562,7 +562,8 @@ static void call_graph_name(const struct record_opts *o, char *buf, size_t size)
  */
 static void calibrate(struct session *s)
 {
-	int err = gr_calibrate(s->skel, s->rb, s->attach.multi, s->o.stacks, &s->cal);
+	int err =
+	    gr_calibrate(s->skel, s->rb, s->attach.multi, s->attach.sessions, s->o.stacks, &s->cal);
 
 	s->calibrated = !err;
 	if (err)
@@ -586,6 +587,21 @@ static void write_calibration(struct session *s)
 	call_graph_name(&s->o, mode, sizeof(mode));
 	for (unsigned i = 0; i < sizeof(v) / sizeof(v[0]); i++)
 		write_session(s, GR_SESS_PROBE_ENTRY_PRE + i, v[i], mode);
+}
+
+/* Which launches were timed (GR_SESS_LAUNCH_SAMPLE), for the report's launch cost. */
+static void write_launch_sample(struct session *s)
+{
+	const struct gr_attach *a = &s->attach;
+
+	if (s->o.launch_time)
+		write_session(s, GR_SESS_LAUNCH_SAMPLE, 1, "all");
+	else if (!a->sessions)
+		write_session(s, GR_SESS_LAUNCH_SAMPLE, 0, "no uprobe sessions");
+	else if (a->session_failed)
+		write_session(s, GR_SESS_LAUNCH_SAMPLE, 0, "session attach failed");
+	else
+		write_session(s, GR_SESS_LAUNCH_SAMPLE, a->popts.launch_sample, "sampled");
 }
 
 /*
@@ -1121,6 +1137,7 @@ static void write_trailer(struct session *s)
 	gr_symbols_finish(&s->tr.sym, &s->tr.refs, s->last_drain_ns);
 	write_session(s, GR_SESS_STOP, s->stop_reason, "");
 	write_session(s, GR_SESS_CUDA_SEEN, s->attach.cuda_files, "");
+	write_launch_sample(s);
 	if (s->o.cupti)
 		write_cupti_facts(s);
 	write_recorder_cpu(s);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -27,18 +28,32 @@ struct link_create_uprobe_multi {
 	uint32_t pad;
 };
 
-int gr_uprobe_multi_supported(void)
+/* Whether the running kernel is at least @want_major.@want_minor. */
+static int kernel_at_least(int want_major, int want_minor)
 {
 	struct utsname u;
 	int major = 0, minor = 0;
 
 	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
 		return 0;
-	return major > 6 || (major == 6 && minor >= 6);
+	return major > want_major || (major == want_major && minor >= want_minor);
 }
 
-int gr_uprobe_multi_attach(int prog_fd, const char *path, const uint64_t *offsets,
-			   const uint64_t *cookies, uint32_t cnt, int retprobe)
+int gr_uprobe_multi_supported(void)
+{
+	return kernel_at_least(6, 6);
+}
+
+int gr_uprobe_session_supported(void)
+{
+	/* a test hook, as GPUREC_TEST_MMAP_HOOK: the fallback of kernels before 6.12, here */
+	if (getenv("GPUREC_TEST_NO_UPROBE_SESSION"))
+		return 0;
+	return gr_uprobe_multi_supported() && kernel_at_least(6, 12);
+}
+
+static int link_create(int prog_fd, uint32_t attach_type, const char *path, const uint64_t *offsets,
+		       const uint64_t *cookies, uint32_t cnt, uint32_t multi_flags)
 {
 	union {
 		struct link_create_uprobe_multi lc;
@@ -48,12 +63,26 @@ int gr_uprobe_multi_attach(int prog_fd, const char *path, const uint64_t *offset
 
 	memset(&u, 0, sizeof(u));
 	u.lc.prog_fd = prog_fd;
-	u.lc.attach_type = GR_ATTACH_UPROBE_MULTI;
+	u.lc.attach_type = attach_type;
 	u.lc.path = (uintptr_t)path;
 	u.lc.offsets = (uintptr_t)offsets;
 	u.lc.cookies = (uintptr_t)cookies;
 	u.lc.cnt = cnt;
-	u.lc.multi_flags = retprobe ? UPROBE_MULTI_RETURN : 0;
+	u.lc.multi_flags = multi_flags;
 	fd = syscall(__NR_bpf, BPF_LINK_CREATE_CMD, &u, sizeof(u));
 	return fd < 0 ? -errno : (int)fd;
+}
+
+int gr_uprobe_multi_attach(int prog_fd, const char *path, const uint64_t *offsets,
+			   const uint64_t *cookies, uint32_t cnt, int retprobe)
+{
+	return link_create(prog_fd, GR_ATTACH_UPROBE_MULTI, path, offsets, cookies, cnt,
+			   retprobe ? UPROBE_MULTI_RETURN : 0);
+}
+
+int gr_uprobe_session_attach(int prog_fd, const char *path, const uint64_t *offsets,
+			     const uint64_t *cookies, uint32_t cnt)
+{
+	/* the same uprobe_multi attributes; a session takes no return flag */
+	return link_create(prog_fd, GR_ATTACH_UPROBE_SESSION, path, offsets, cookies, cnt, 0);
 }

@@ -6,7 +6,10 @@
  * cost") says which share of each probe lands in which measured interval.
  *
  * A call is probed at entry only (an untimed launch: dur 0 in the trace) or at entry and return
- * (every other call, and launches recorded with --launch-time: dur > 0). Its probes' cost splits
+ * (every other call, launches recorded with --launch-time, and the sample of launches a default
+ * recording times through a uprobe session, whose return half costs what a return probe does:
+ * dur > 0). The entry-only cost is calibrated with the program untimed launches ran through (the
+ * session's entry half, where the recording sampled). Its probes' cost splits
  * at its timestamps: before the entry timestamp (pre), between entry and return timestamps (in:
  * part of the measured duration), after the last timestamp (post). So:
  *   - a measured duration holds `in`;

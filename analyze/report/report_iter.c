@@ -183,6 +183,7 @@ static void loop_sums(struct rp_ctx *x, struct gr_report_iteration *it, uint32_t
 			continue;
 		lp->launches++;
 		lp->launch_ns += rp_launch_dur(x, i);
+		lp->launches_untimed += !rp_launch_raw(x, i);
 	}
 }
 

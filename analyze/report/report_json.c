@@ -210,6 +210,21 @@ static void launches(struct gr_json *j, const struct gr_report *r, const struct 
 	gr_json_kv_bool(j, "api_measured", L->api_measured);
 	gr_json_kv_u64(j, "launch_cost_ns", L->launch_cost_ns);
 	gr_json_kv_u64(j, "launch_cost_samples", L->launch_cost_samples);
+	/* "sampled" / "all": the median of the timed launches; "estimated": from gaps */
+	gr_json_kv_str(j, "launch_cost_source",
+		       !L->api_measured			     ? "estimated"
+		       : L->timing == GR_REPORT_TIMED_SAMPLE ? "sampled"
+							     : "all");
+	gr_json_key(j, "launch_timing");
+	gr_json_object(j);
+	gr_json_kv_str(j, "mode",
+		       L->timing == GR_REPORT_TIMED_ALL	     ? "all"
+		       : L->timing == GR_REPORT_TIMED_SAMPLE ? "sampled"
+							     : "none");
+	gr_json_kv_bool(j, "recorded", L->timing_known); /* false: an older trace, inferred */
+	gr_json_kv_u64(j, "sample_period", L->sample_period);
+	gr_json_kv_str(j, "why_none", L->timing_why ? L->timing_why : "");
+	gr_json_object_end(j);
 	gr_json_kv_double(j, "launch_share", L->launch_share);
 
 	gr_json_key(j, "iteration");
@@ -310,6 +325,7 @@ static void launches(struct gr_json *j, const struct gr_report *r, const struct 
 	gr_json_object(j);
 	gr_json_kv_u64(j, "threshold_ns", L->slow_threshold_ns);
 	gr_json_kv_bool(j, "measured", L->api_measured);
+	gr_json_kv_bool(j, "sampled", L->timing == GR_REPORT_TIMED_SAMPLE);
 	gr_json_kv_u64(j, "count", L->slow_count);
 	gr_json_key(j, "sites");
 	gr_json_array(j);

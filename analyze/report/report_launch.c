@@ -2,9 +2,10 @@
 /*
  * Report 1, launch frequency: launches per second overall and per process, thread and stream;
  * per kernel name its count, share, launch configs (with the waves estimate) and launch call
- * durations when recorded with --launch-time; per thread the inter-launch gaps; the launch cost
- * (measured, or estimated from launch entry to the thread's next call); launch calls slower than
- * the threshold, by kernel and call site; and the verdict (launch-bound or not).
+ * durations where the recording timed them (a sample by default, all with --launch-time); per
+ * thread the inter-launch gaps; the launch cost (measured, or estimated from launch entry to the
+ * thread's next call when no launch was timed); launch calls slower than the threshold, by
+ * kernel and call site; and the verdict (launch-bound or not).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -125,6 +126,29 @@ static int rates(struct rp_ctx *x, size_t nent, int what, struct gr_report_rate 
 	return 0;
 }
 
+/*
+ * Which launches the recording timed, from its SESSION fact; a trace older than the fact timed
+ * them all (--launch-time) or none.
+ */
+static void timing(struct rp_ctx *x)
+{
+	struct gr_report_launches *L = &x->r->launches;
+	const char *why = NULL;
+	uint64_t v;
+
+	if (!gr_model_session(x->m, GR_SESS_LAUNCH_SAMPLE, &v, &why)) {
+		L->timing = x->nmeasured ? GR_REPORT_TIMED_ALL : GR_REPORT_TIMED_NONE;
+		L->timing_why = x->nmeasured ? "" : "recorded by an older gpurec";
+		return;
+	}
+	L->timing_known = 1;
+	L->timing = v == 1 ? GR_REPORT_TIMED_ALL
+		    : v	   ? GR_REPORT_TIMED_SAMPLE
+			   : GR_REPORT_TIMED_NONE;
+	L->sample_period = v > 1 ? v : 0;
+	L->timing_why = L->timing == GR_REPORT_TIMED_NONE && why ? why : "";
+}
+
 static int kernels(struct rp_ctx *x)
 {
 	struct gr_report_launches *L = &x->r->launches;
@@ -209,7 +233,7 @@ static int kernels(struct rp_ctx *x)
 			for (size_t i = 0; i < nk; i++)
 				gr_dist_u32(&L->kernels[i].api, api + api_off[i],
 					    api_off[i + 1] - api_off[i]);
-			/* the launch cost: median over every measured launch */
+			/* the launch cost: median over every measured launch (sampled or all) */
 			{
 				struct gr_dist all;
 
@@ -324,8 +348,9 @@ static int verdict(struct rp_ctx *x)
 	struct gr_report_launches *L = &x->r->launches;
 	const struct gr_report_iteration *it = &L->iter;
 	const struct gr_report_diagnosis *D = &x->r->diagnosis;
-	const char *how = L->api_measured ? "measured launch cost"
-					  : "launch cost estimated from gaps, an upper bound";
+	const char *how = !L->api_measured ? "launch cost estimated from gaps, an upper bound"
+			  : L->timing == GR_REPORT_TIMED_SAMPLE ? "launch cost measured on a sample"
+								: "measured launch cost";
 	char b1[32], b2[32], b3[32], pc[16], head[600], slow[600] = "", graphs[96] = "";
 	uint64_t span = it->found ? it->end_ts - it->start_ts : L->last_ts - L->first_ts;
 	uint64_t slow_ns = 0;
@@ -410,6 +435,7 @@ int rp_launches(struct rp_ctx *x)
 		L->last_ts = x->l[x->nl - 1].ts;
 		L->per_second = rate(x->nl, L->first_ts, L->last_ts);
 	}
+	timing(x);
 	err = kernels(x);
 	if (!err)
 		err = rates(x, x->nth, 0, &L->threads, &L->nthreads);
@@ -446,6 +472,10 @@ int rp_launches_judge(struct rp_ctx *x)
 	const struct gr_report_diagnosis *D = &x->r->diagnosis;
 	struct gr_report_launches *L = &x->r->launches;
 
+	/* a sample timed: the loop's untimed launches at the cost measured on it, as the
+	 * budget's diagnosis counts them */
+	if (L->timing == GR_REPORT_TIMED_SAMPLE && L->api_measured)
+		L->iter.loop.launch_ns += L->iter.loop.launches_untimed * L->launch_cost_ns;
 	/* the budget's launch share when it has one: launch calls measured (or counted at the
 	 * measured cost) in the median iteration */
 	if (D->total_ns && D->launch_timed)

@@ -301,7 +301,14 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 			GR_TEXT(it->step), it->step_starts, it->step_starts == 1 ? "" : "s");
 	else
 		fprintf(f, "  iteration: no repeating sequence of calls found\n");
-	if (L->api_measured)
+	if (L->api_measured && L->timing == GR_REPORT_TIMED_SAMPLE)
+		fprintf(f,
+			"  launch cost: %s median launch call (measured on %" PRIu64
+			" sampled launches,\n               1 in %" PRIu64
+			" per thread; --launch-time measures all)\n",
+			gr_units_ns(b1, sizeof(b1), L->launch_cost_ns), L->launch_cost_samples,
+			L->sample_period);
+	else if (L->api_measured)
 		fprintf(f, "  launch cost: %s median launch call (measured, %" PRIu64 " calls)\n",
 			gr_units_ns(b1, sizeof(b1), L->launch_cost_ns), L->launch_cost_samples);
 	else
@@ -311,6 +318,12 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 		    "call\n               (%" PRIu64 " samples); launch API time is not measured: "
 		    "record with --launch-time\n",
 		    gr_units_ns(b1, sizeof(b1), L->launch_cost_ns), L->launch_cost_samples);
+	/* a recording that timed none, or whose sample caught none: why (older traces: none) */
+	if (!L->api_measured && L->timing_known)
+		fprintf(f, "               (no launch was timed: %s)\n",
+			L->timing == GR_REPORT_TIMED_NONE
+			    ? GR_TEXT(L->timing_why)
+			    : "too few launches per thread to sample");
 	if (it->found)
 		fprintf(f, "  launch share of the iteration: %.1f%%\n", L->launch_share * 100);
 
@@ -417,11 +430,13 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 			"--launch-time)\n",
 			gr_units_ns(b1, sizeof(b1), L->slow_threshold_ns));
 	} else if (!L->slow_count) {
-		fprintf(f, "\n  launch calls slower than %s: none\n",
-			gr_units_ns(b1, sizeof(b1), L->slow_threshold_ns));
+		fprintf(f, "\n  launch calls slower than %s: none%s\n",
+			gr_units_ns(b1, sizeof(b1), L->slow_threshold_ns),
+			L->timing == GR_REPORT_TIMED_SAMPLE ? " of the sampled ones" : "");
 	} else {
-		fprintf(f, "\n  launch calls slower than %s: %" PRIu64 "\n",
-			gr_units_ns(b1, sizeof(b1), L->slow_threshold_ns), L->slow_count);
+		fprintf(f, "\n  launch calls slower than %s: %" PRIu64 "%s\n",
+			gr_units_ns(b1, sizeof(b1), L->slow_threshold_ns), L->slow_count,
+			L->timing == GR_REPORT_TIMED_SAMPLE ? " of the sampled ones" : "");
 		fprintf(f, "  %-*s %9s %10s %10s\n", NAME_WIDTH, "kernel", "calls", "total", "max");
 		for (i = 0; i < L->nslow && i < top; i++) {
 			const struct gr_report_slow *s = &L->slow[i];

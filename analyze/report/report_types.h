@@ -136,7 +136,9 @@ extern const uint64_t gr_report_gap_edges[GR_REPORT_GAP_BUCKETS - 1];
 /* What the loop ([start_ts, end_ts] of the iteration) held, calls of every thread that start in
  * it counted: the per-iteration figures of `gpurec diff`. All 0 without an iteration. */
 struct gr_report_loop {
-	uint64_t launches, launch_ns; /* launch_ns: launch call time, 0 when not measured */
+	/* launch_ns: launch call time, 0 when not measured; with a sample timed, the untimed
+	 * launches (launches_untimed of them) counted at the sampled launch cost */
+	uint64_t launches, launch_ns, launches_untimed;
 	uint64_t copies[GR_REPORT_NDIRS], bytes[GR_REPORT_NDIRS], copy_ns[GR_REPORT_NDIRS];
 	uint64_t syncs, sync_ns; /* host-blocking syncs (not event records, not stream waits) */
 	/* runnable wait of the iteration's thread inside the loop (the CPU report's timeline);
@@ -212,6 +214,13 @@ struct gr_report_slow {
 	struct gr_report_site site;
 };
 
+/* Which launch calls a recording timed (the SESSION fact GR_SESS_LAUNCH_SAMPLE). */
+enum {
+	GR_REPORT_TIMED_NONE,	/* none: the cost is estimated from gaps */
+	GR_REPORT_TIMED_SAMPLE, /* a sample, 1 in sample_period per thread (the default) */
+	GR_REPORT_TIMED_ALL,	/* every one (--launch-time) */
+};
+
 struct gr_report_launches {
 	uint64_t total;		 /* launch calls (graph nodes included), as recorded */
 	uint64_t executed;	 /* kernels executed: launches that were not graph nodes, plus the
@@ -227,9 +236,14 @@ struct gr_report_launches {
 	struct gr_report_gaps *gaps; /* one per launching thread, same order as threads */
 	size_t ngaps;
 	struct gr_report_iteration iter;
-	/* Launch cost: measured = median launch call duration (recorded with --launch-time);
-	 * else an estimate: median of launch entry to the thread's next API call entry. */
-	int api_measured; /* launches with dur > 0 exist */
+	/* Launch cost: measured = median launch call duration (every launch timed with
+	 * --launch-time, or a sample of them by default: timing); else an estimate: median of
+	 * launch entry to the thread's next API call entry. */
+	int api_measured;	/* launches with dur > 0 exist */
+	int timing;		/* which launches the recording timed: GR_REPORT_TIMED_* */
+	int timing_known;	/* the trace says so (older ones do not: timing is inferred) */
+	uint64_t sample_period; /* GR_REPORT_TIMED_SAMPLE: 1 launch in this many per thread */
+	const char *timing_why; /* GR_REPORT_TIMED_NONE: why, in the trace's words */
 	uint64_t launch_cost_ns;
 	uint64_t launch_cost_samples;
 	double

@@ -58,10 +58,52 @@ fp=$(median <"$TMP/fp")
 ltime=$(median <"$TMP/ltime")
 printf '  call without probes            %8.1f ns\n' "$bare"
 printf '  empty BPF uprobe               %8.1f ns  (+%.1f)\n' "$empty" "$(awk -v a="$empty" -v b="$bare" 'BEGIN{print a-b}')"
-printf '  gpurec, no stacks              %8.1f ns  ratio %s  (target <= 1.15); bpf: api_entry %s ns per run\n' \
-	"$nostack" "$(ratio "$nostack" "$bare" "$empty")" "$(bpf_ns api_entry --call-graph none)"
-printf '  gpurec, frame-pointer stacks   %8.1f ns  ratio %s  (target <= 1.4); bpf: api_entry %s ns per run\n' \
-	"$fp" "$(ratio "$fp" "$bare" "$empty")" "$(bpf_ns api_entry)"
+printf '  gpurec, no stacks              %8.1f ns  ratio %s  (target <= 1.15); bpf: launch_session %s ns per run\n' \
+	"$nostack" "$(ratio "$nostack" "$bare" "$empty")" "$(bpf_ns launch_session --call-graph none)"
+printf '  gpurec, frame-pointer stacks   %8.1f ns  ratio %s  (target <= 1.4); bpf: launch_session %s ns per run\n' \
+	"$fp" "$(ratio "$fp" "$bare" "$empty")" "$(bpf_ns launch_session)"
+# timing 1 launch in 64 (the default): what it adds per launch to the default recording, against
+# the same recording without it (the test hook of kernels without uprobe sessions: launches at
+# entry only). A few ns in ~1 us, so two figures: the traced program's CPU time per launch
+# (preemption does not count there), the median of paired differences, each pair run in both
+# orders so that drift cancels; and a model from figures that hold still on a busy machine: the
+# calibration's timed call over its entry-only launch (record/calibrate.h: least of medians of
+# interleaved batches) / 64, plus the session program's own time per run over the plain entry
+# program's (bpf_stats).
+SREPS=${BENCH_SAMPLE_REPS:-15}
+cpu_rec() { # ENV...: "CPU-ns-per-launch entry-only-ns timed-call-ns" of one default recording
+	env "$@" "$GPUREC" record --no-sched -o "$TMP/a.trc" -- bash -c \
+		"TIMEFORMAT='cpu %3U %3S'; time '$PROGS/launch_loop' $N >/dev/null" 2>&1 |
+		awk -v n="$N" '$1 == "cpu" {c = ($2 + $3) * 1e9 / n}
+			/probe cost measured here/ {for (i = 1; i <= NF; i++) {
+				if ($(i + 1) == "ns" && $(i + 3) == "launch") e = $i
+				if ($(i + 1) == "ns" && $(i + 3) == "timed") t = $i}}
+			END {printf "%.1f %s %s\n", c, e, t}'
+}
+for i in $(seq "$SREPS"); do
+	if [ $((i % 2)) -eq 1 ]; then
+		a=$(cpu_rec) b=$(cpu_rec GPUREC_TEST_NO_UPROBE_SESSION=1)
+	else
+		b=$(cpu_rec GPUREC_TEST_NO_UPROBE_SESSION=1) a=$(cpu_rec)
+	fi
+	echo "$a $b" | awk '{print $1 - $4}' >>"$TMP/sample_cpu"
+	echo "$a" | awk '{print ($3 - $2) / 64}' >>"$TMP/sample_ret"
+done
+up=$(awk -v e="$empty" -v b="$bare" 'BEGIN{print e - b}')
+d=$(median <"$TMP/sample_cpu")
+printf '  launch sampling (1 in 64)     %+8.1f ns  = %s empty uprobes per launch  (target <= 0.05; CPU time, median of %s pairs, fp stacks)\n' \
+	"$d" "$(awk -v d="$d" -v u="$up" 'BEGIN{printf "%.3f", d / u}')" "$SREPS"
+ret=$(median <"$TMP/sample_ret")
+for _ in $(seq "$REPS"); do
+	bpf_ns launch_session >>"$TMP/bpf_sess"
+	echo >>"$TMP/bpf_sess"
+	GPUREC_TEST_NO_UPROBE_SESSION=1 bpf_ns api_entry >>"$TMP/bpf_plain"
+	echo >>"$TMP/bpf_plain"
+done
+sess=$(median <"$TMP/bpf_sess")
+plain=$(median <"$TMP/bpf_plain")
+printf '    model: return half %.1f ns / launch + session entry %s - plain entry %s ns per run (medians of %s) = %s empty uprobes\n' \
+	"$ret" "$sess" "$plain" "$REPS" "$(awk -v r="$ret" -v s="$sess" -v p="$plain" -v u="$up" 'BEGIN{printf "%.3f", (r + s - p) / u}')"
 printf '  gpurec --launch-time           %8.1f ns  ratio %s  (target <= 2.2, entry + return probe); bpf: api_entry + api_return %s ns\n' \
 	"$ltime" "$(ratio "$ltime" "$bare" "$empty")" "$(bpf_ns api_entry,api_return --call-graph none --launch-time)"
 printf '  (bpf: with kernel.bpf_stats_enabled, which adds its own two clock reads to each run)\n'

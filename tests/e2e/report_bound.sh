@@ -65,10 +65,23 @@ if rec launch_timed launch --launch-time; then
 		'["launch", "problem", "problem", "problem"]' "$(verdicts launch_timed)"
 	check "launch --launch-time: groups add up, shares <= 1" '[true, true]' "$(sums launch_timed)"
 fi
+# by default 1 launch in 64 per thread is timed: the others counted at its cost
 if rec launch launch; then
+	check "launch, a sample timed: launch-bound, and the launch and fusion sections say so" \
+		'["launch", "problem", "problem", "problem"]' "$(verdicts launch)"
+	check "launch, a sample timed: groups add up, shares <= 1" '[true, true]' "$(sums launch)"
+fi
+# no launch timed (a kernel without uprobe sessions: the test hook): it rests on how long
+# the launches took, so unknown
+if GPUREC_TEST_NO_UPROBE_SESSION=1 rec launch_untimed launch; then
 	check "launch, untimed: unknown, said how to settle it; no launch or fusion problem" \
 		'["unknown", "none", "ok", "ok", 1]' \
-		"$(json "$TMP/launch.json" "[d['diagnosis']['bound'], d['diagnosis']['level'], d['launches']['level'], d['fusion']['level'], int('record with --launch-time' in d['diagnosis']['verdict'])]")"
+		"$(json "$TMP/launch_untimed.json" "[d['diagnosis']['bound'], d['diagnosis']['level'], d['launches']['level'], d['fusion']['level'], int('record with --launch-time' in d['diagnosis']['verdict'])]")"
+fi
+# host work on the CPU is host work whatever the untimed launches took
+if GPUREC_TEST_NO_UPROBE_SESSION=1 rec host_untimed host; then
+	check "host, untimed: host-bound, or the CPU wait passes the work" True \
+		"$(json "$TMP/host_untimed.json" "(lambda D: D['bound'] == 'host' and D['level'] == 'problem' or D['groups_ns']['runnable'] >= D['groups_ns']['host'] and D['bound'] in ('starved', 'mixed') or D)(d['diagnosis'])")"
 fi
 
 # without a driver every call fails: nothing judged
