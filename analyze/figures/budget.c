@@ -378,6 +378,30 @@ static void mean_of(const struct gr_budget *v, size_t n, struct gr_budget *out)
 	out->blocked_ns[GR_BUDGET_REASON_UNKNOWN] = out->part_ns[GR_BUDGET_BLOCKED];
 }
 
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* Each part's lower median over the @n budgets @v into @out. 0 or -ENOMEM. */
+static int part_medians(const struct gr_budget *v, size_t n, uint64_t *out)
+{
+	uint64_t *col = malloc(n * sizeof(*col));
+
+	if (!col)
+		return -ENOMEM;
+	for (unsigned p = 0; p < GR_BUDGET_NPARTS; p++) {
+		for (size_t j = 0; j < n; j++)
+			col[j] = v[j].part_ns[p];
+		gr_qsort(col, n, sizeof(*col), cmp_u64);
+		out[p] = col[(n - 1) / 2];
+	}
+	free(col);
+	return 0;
+}
+
 int gr_budget_compute(const struct gr_model *m, const struct gr_probe_cost *pc,
 		      const struct gr_budget_loop *loop, const struct gr_budget_states *states,
 		      struct gr_budgets *out)
@@ -446,6 +470,11 @@ int gr_budget_compute(const struct gr_model *m, const struct gr_probe_cost *pc,
 		order[j] = j;
 	}
 	gr_qsort_r(order, n, sizeof(*order), cmp_total, v);
+	err = part_medians(v, n, out->part_median_ns);
+	if (err)
+		goto out;
+	if (loop->each)
+		memcpy(loop->each, v, n * sizeof(*v));
 	out->found = 1;
 	out->thread = loop->thread;
 	out->has_states = states && states->known;

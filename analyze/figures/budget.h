@@ -79,6 +79,10 @@ struct gr_budgets {
 	 * the parts still add up to its total_ns (largest remainders get the leftover ns); its
 	 * calls and unmeasured are totals over the iterations */
 	struct gr_budget median, p90, slowest, mean;
+	/* each part's own median over the iterations (lower median): not one iteration's, so
+	 * they need not add up; what a part typically costs, for comparing the same part
+	 * across ranks or recordings */
+	uint64_t part_median_ns[GR_BUDGET_NPARTS];
 	uint64_t clamped; /* probe cost subtractions that stopped at 0 */
 };
 
@@ -89,6 +93,9 @@ struct gr_budget_loop {
 	const uint64_t *starts;
 	size_t n;
 	uint64_t end_ts;
+	/* NULL, or @n budgets the caller owns: every iteration's, in order (a chart per
+	 * iteration) */
+	struct gr_budget *each;
 };
 
 /* A thread's scheduler states over a window, in time order, clipped to it. */

@@ -740,6 +740,12 @@ static void budget(struct gr_json *j, const struct gr_report *r, const struct gr
 		gr_budget_json(j, "p90", &B->p90, 0);
 		gr_budget_json(j, "slowest", &B->slowest, 0);
 		gr_budget_json(j, "mean", &B->mean, 1);
+		/* each part's own median over the iterations: need not add up */
+		gr_json_key(j, "part_medians_ns");
+		gr_json_object_flat(j);
+		for (unsigned p = 0; p < GR_BUDGET_NPARTS; p++)
+			gr_json_kv_u64(j, gr_budget_part_name(p), B->part_median_ns[p]);
+		gr_json_object_end(j);
 	}
 	gr_json_object_end(j);
 }
