@@ -9,7 +9,9 @@
 #           waited for a CPU longer than it worked;
 #   launch: 64 launches of 3 us a step: launch-bound when the launch calls are timed; unknown when
 #           they are not (it rests on how long they took);
-#   free:   cudaFree waits for a 1 ms kernel: allocation-bound.
+#   free:   cudaFree waits for a 1 ms kernel: allocation-bound;
+#   blocked: the step's thread sleeps on a semaphore 2 ms a step while another thread has the
+#           turn (as a loop thread waiting for the GIL): blocked.
 # Without a driver every call fails: nothing is judged. The same program recorded 5 times gets the
 # same bound each time. The groups of the diagnosis add up to its step, and no share exceeds 1.
 . "$(dirname "$0")/lib.sh"
@@ -65,6 +67,15 @@ if rec launch_timed launch --launch-time; then
 		'["launch", "problem", "problem", "problem"]' "$(verdicts launch_timed)"
 	check "launch --launch-time: groups add up, shares <= 1" '[true, true]' "$(sums launch_timed)"
 fi
+# a thread that sleeps 2 ms a step for its turn (a wake-up late on a busy machine is runnable
+# time after the sleep, never less sleep)
+if rec blocked blocked; then
+	check "blocked: blocked, a problem; the 2 ms sleep in the median step's budget" \
+		'["blocked", "problem", true]' \
+		"$(json "$TMP/blocked.json" "[d['diagnosis']['bound'], d['diagnosis']['level'], d['diagnosis']['groups_ns']['blocked'] >= 2000000]")"
+	check "blocked: groups add up, shares <= 1" '[true, true]' "$(sums blocked)"
+fi
+
 # by default 1 launch in 64 per thread is timed: the others counted at its cost
 if rec launch launch; then
 	check "launch, a sample timed: launch-bound, and the launch and fusion sections say so" \

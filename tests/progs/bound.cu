@@ -14,12 +14,21 @@
 //                       GPU keeps up: launch-bound (when the launch calls are timed).
 //   bound free STEPS:   cudaMalloc 1 MiB, a 1000 us kernel (500 waves), cudaFree: the free
 //                       waits for the kernel: allocation-bound.
+//   bound blocked STEPS: a second thread and the step's take turns, as two threads sharing the
+//                       GIL do: after each step the other thread has the turn for 2 ms (asleep),
+//                       and the step's thread sleeps on a semaphore, outside any CUDA call,
+//                       until it is handed back; a step is 2 launches and a stream sync:
+//                       blocked.
 // Prints "bound: MODE steps=N".
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <cuda_runtime.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <unistd.h>
 
 #define COPY_BYTES (256 * 1024)
 
@@ -112,6 +121,42 @@ static void free_step(int steps)
 	}
 }
 
+static sem_t step_turn, other_turn;
+static std::atomic<int> done;
+
+static void *other(void *)
+{
+	for (;;) {
+		sem_wait(&other_turn);
+		if (done)
+			return nullptr;
+		usleep(2000);
+		sem_post(&step_turn);
+	}
+}
+
+static void blocked(int steps)
+{
+	cudaStream_t s = nullptr;
+	pthread_t t;
+
+	cudaStreamCreate(&s);
+	sem_init(&step_turn, 0, 1);
+	sem_init(&other_turn, 0, 0);
+	pthread_create(&t, nullptr, other, nullptr);
+	for (int i = 0; i < steps; i++) {
+		sem_wait(&step_turn);
+		for (int k = 0; k < 2; k++)
+			tiny<<<1, 32, 0, s>>>(nullptr);
+		cudaStreamSynchronize(s);
+		sem_post(&other_turn);
+	}
+	sem_wait(&step_turn);
+	done = 1;
+	sem_post(&other_turn);
+	pthread_join(t, nullptr);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -125,8 +170,10 @@ int main(int argc, char **argv)
 		launch(steps);
 	else if (!strcmp(mode, "free"))
 		free_step(steps);
+	else if (!strcmp(mode, "blocked"))
+		blocked(steps);
 	else {
-		fprintf(stderr, "usage: bound gpu|host|launch|free [STEPS]\n");
+		fprintf(stderr, "usage: bound gpu|host|launch|free|blocked [STEPS]\n");
 		return 2;
 	}
 	printf("bound: %s steps=%d\n", mode, steps);
