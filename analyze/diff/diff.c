@@ -211,8 +211,8 @@ out:
 /* The group an id starts with ("iteration" of "iteration.h2d.bytes"), static, or NULL. */
 static const char *group_of(const char *id)
 {
-	static const char *const groups[] = {"run",    "iteration", "transfer", "cpu",
-					     "losses", "calls",	    "gpu"};
+	static const char *const groups[] = {"run", "iteration", "budget", "transfer",
+					     "cpu", "losses",	 "calls",  "gpu"};
 	size_t n = strcspn(id, ".");
 
 	for (size_t i = 0; i < N(groups); i++)
@@ -358,6 +358,36 @@ static void iteration_metrics(struct ctx *c)
 		       "%s copy time per iteration", dir);
 	}
 	metric(c, "iteration.runnable_wait", "ns", v[0][7], v[1][7], "runnable wait per iteration");
+}
+
+/*
+ * The step budget of each side (budget.h), on its loop's thread: each part's own median over the
+ * iterations, the figure that compares one part across recordings (a median iteration's parts
+ * would swing with whichever iteration happens to be the median), and the median iteration's
+ * total. Parts that are 0 on both sides, in the median and the mean, are left out as copy
+ * directions without copies are. A side without a budget (no loop found) reads NAN.
+ */
+static void budget_metrics(struct ctx *c)
+{
+	const struct gr_budgets *b[2] = {&c->d->rep[0]->budget, &c->d->rep[1]->budget};
+	char id[GR_DIFF_ID_LEN];
+
+	if (!b[0]->found && !b[1]->found)
+		return;
+	metric(c, "budget.total", "ns", b[0]->found ? (double)b[0]->median.total_ns : NAN,
+	       b[1]->found ? (double)b[1]->median.total_ns : NAN, "step time (median iteration)");
+	for (unsigned p = 0; p < GR_BUDGET_NPARTS; p++) {
+		int any = 0;
+
+		for (int s = 0; s < 2; s++)
+			any |= b[s]->found && (b[s]->part_median_ns[p] || b[s]->mean.part_ns[p]);
+		if (!any)
+			continue;
+		metric(c, df_id(id, sizeof(id), "budget.<part>", gr_budget_part_name(p)), "ns",
+		       b[0]->found ? (double)b[0]->part_median_ns[p] : NAN,
+		       b[1]->found ? (double)b[1]->part_median_ns[p] : NAN, "%s per step (median)",
+		       df_budget_words(p));
+	}
 }
 
 static void transfer_metrics(struct ctx *c)
@@ -724,6 +754,7 @@ int gr_diff_compute(const struct gr_model *a, const struct gr_model *b,
 		goto fail;
 	run_metrics(&c);
 	iteration_metrics(&c);
+	budget_metrics(&c);
 	transfer_metrics(&c);
 	cpu_metrics(&c);
 	loss_metrics(&c);

@@ -41,6 +41,41 @@ const char *df_dir_id(unsigned k)
 	return k < N(dirs) ? dirs[k] : "unknown";
 }
 
+const char *df_budget_words(unsigned part)
+{
+	/* enum gr_budget_part order; the diff's own words, since a diff line reads "<words> per
+	 * step A -> B" where budget.c's words label a chart */
+	static const char *const words[] = {
+	    "launch calls",	"graph launch calls", "copies",
+	    "device syncs",	"stream syncs",	      "event syncs",
+	    "alloc/free calls", "other calls",	      "host work",
+	    "runnable wait",	"blocked time",	      "time outside CUDA (state unknown)",
+	};
+
+	_Static_assert(N(words) == GR_BUDGET_NPARTS, "a word per budget part");
+	return part < N(words) ? words[part] : "unknown part";
+}
+
+const char *df_bound_words(unsigned bound)
+{
+	/* enum gr_step_bound order, as gr_step_bound_name() */
+	static const char *const words[] = {
+	    "not judged",
+	    "bound unknown",
+	    "GPU-bound",
+	    "launch-bound",
+	    "host-bound",
+	    "CPU-starved",
+	    "blocked outside CUDA",
+	    "transfer-bound",
+	    "allocation-bound",
+	    "mixed (no part takes half)",
+	};
+
+	_Static_assert(N(words) == GR_BOUND_MIXED + 1, "words per step bound");
+	return bound < N(words) ? words[bound] : "not judged";
+}
+
 const char *df_id(char *buf, size_t len, const char *tmpl, const char *part)
 {
 	const char *lt = strchr(tmpl, '<'), *gt = lt ? strchr(lt, '>') : NULL;

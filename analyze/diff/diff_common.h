@@ -40,6 +40,13 @@ const char *df_short_name(const char *name, char *buf, size_t len);
 /* Copy direction @k (enum gr_copy_kind) as ids spell it: "h2h", "h2d", "d2h", "d2d", "default". */
 const char *df_dir_id(unsigned k);
 
+/* Budget part @part (enum gr_budget_part) as the diff says it per step: "host work", "launch
+ * calls", "stream syncs"; the metric names and the summary lines share it. */
+const char *df_budget_words(unsigned part);
+
+/* A step bound (enum gr_step_bound) for a sentence: "GPU-bound", "host-bound", "mixed". */
+const char *df_bound_words(unsigned bound);
+
 /* The id of template @tmpl ("transfer.<dir>.bytes") with its one <...> part replaced by @part,
  * into @buf; a template without one is copied as it is. Returns @buf. */
 const char *df_id(char *buf, size_t len, const char *tmpl, const char *part);

@@ -254,6 +254,13 @@ void gr_diff_json(struct gr_json *j, const struct gr_diff *d, const struct gr_mo
 	for (size_t i = 0; i < d->nsummary; i++)
 		gr_json_str(j, d->summary[i]);
 	gr_json_array_end(j);
+	/* each report's own diagnosis of the step, as its report --json names it */
+	gr_json_key(j, "diagnosis");
+	gr_json_object_flat(j);
+	gr_json_kv_str(j, "base", gr_step_bound_name(d->rep[0]->diagnosis.bound));
+	gr_json_kv_str(j, "new", gr_step_bound_name(d->rep[1]->diagnosis.bound));
+	gr_json_kv_bool(j, "changed", d->rep[0]->diagnosis.bound != d->rep[1]->diagnosis.bound);
+	gr_json_object_end(j);
 	json_kernels(j, d);
 	json_gpu(j, d, m);
 	json_sites(j, d);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/util/arrays.h"
 #include "analyze/util/units.h"
 #include "diff_common.h"
 #include "diff_parts.h"
@@ -34,6 +35,8 @@ enum {
 	S_TRANSFER_SYNCS,
 	S_TRANSFER_SYNC_TIME,
 	S_CPU_GAP_WAIT,
+	S_BUDGET_TOTAL,
+	S_BUDGET_PART,
 	S_NIDS
 };
 
@@ -53,6 +56,8 @@ const char *const df_summary_ids[] = {
     [S_TRANSFER_SYNCS] = "transfer.syncs",
     [S_TRANSFER_SYNC_TIME] = "transfer.sync_time",
     [S_CPU_GAP_WAIT] = "cpu.gap_wait",
+    [S_BUDGET_TOTAL] = "budget.total",
+    [S_BUDGET_PART] = "budget.<part>",
     [S_NIDS] = NULL,
 };
 
@@ -176,6 +181,18 @@ static void iter_launches(const struct gr_report_iteration *it, char *buf, size_
 			 it->graph_launches, it->graph_launches == 1 ? "" : "es", it->kernels);
 }
 
+/* Two runs without a kernel in common: what every kernel line below is worth. */
+static void say_comparable(struct summary *c)
+{
+	struct gr_diff *d = c->d;
+
+	if (!d->comparable)
+		say(c, 0,
+		    "no kernel in common (BASE %zu, NEW %zu kernels): the kernel rows do not "
+		    "compare; the whole-run figures still do",
+		    d->nremoved, d->nadded);
+}
+
 /* Kernel rows and fusion rows: what a change of the program shows first. */
 static void say_kernels(struct summary *c)
 {
@@ -184,11 +201,6 @@ static void say_kernels(struct summary *c)
 	int both = d->iter_found[0] && d->iter_found[1];
 	char buf[160], list[256];
 
-	if (!d->comparable)
-		say(c, 0,
-		    "no kernel in common (BASE %zu, NEW %zu kernels): the kernel rows do not "
-		    "compare; the whole-run figures still do",
-		    d->nremoved, d->nadded);
 	/* launches per iteration: the figure a fusion or a batching change moves */
 	if (both && mt) {
 		const struct gr_report_iteration *it0 = &d->rep[0]->launches.iter,
@@ -294,6 +306,69 @@ static void say_figures(struct summary *c)
 		say(c, 1, "runnable wait in launch gaps %s", arrow(mt, buf, sizeof(buf)));
 }
 
+/* A budget part whose median moved, for ordering. */
+struct moved {
+	const struct gr_diff_metric *mt;
+	unsigned part;
+};
+
+/* The largest move first; ties in part order. */
+static int cmp_moved(const void *pa, const void *pb)
+{
+	const struct moved *x = pa, *y = pb;
+	double dx = fabs(x->mt->delta), dy = fabs(y->mt->delta);
+
+	if (dx != dy)
+		return dx > dy ? -1 : 1;
+	return x->part < y->part ? -1 : x->part > y->part;
+}
+
+/*
+ * What bounds the step on each side, as each report's one diagnosis names it (report_types.h),
+ * never judged again here: the diff and the reports cannot disagree.
+ */
+static void say_bound(struct summary *c)
+{
+	enum gr_step_bound b0 = c->d->rep[0]->diagnosis.bound, b1 = c->d->rep[1]->diagnosis.bound;
+
+	if (b0 != b1)
+		say(c, 1, "step: %s -> %s", df_bound_words(b0), df_bound_words(b1));
+	else if (b0 != GR_BOUND_NONE)
+		say(c, 0, "step: %s on both sides", df_bound_words(b0));
+}
+
+/*
+ * The parts of the step budget whose median moved the most (GR_DIFF_SUMMARY_STEP_PCT), in the
+ * words of the budget group: "host work per step 20.0 us -> 180 us". After the kernel lines:
+ * those say what the program changed, these what it cost the step.
+ */
+static void say_budget(struct summary *c)
+{
+	struct gr_diff *d = c->d;
+	const struct gr_diff_metric *tot = fig(d, S_BUDGET_TOTAL, 0);
+	struct moved moved[GR_BUDGET_NPARTS];
+	size_t n = 0;
+	char id[GR_DIFF_ID_LEN], buf[160];
+	double step;
+
+	/* a budget on one side only moves nothing: the bound line says what changed */
+	if (!tot || isnan(tot->delta))
+		return;
+	step = tot->v[0] > tot->v[1] ? tot->v[0] : tot->v[1];
+	for (unsigned p = 0; p < GR_BUDGET_NPARTS; p++) {
+		const struct gr_diff_metric *mt =
+		    gr_diff_metric(d, df_id(id, sizeof(id), df_summary_ids[S_BUDGET_PART],
+					    gr_budget_part_name(p)));
+
+		if (matters(d, mt) && fabs(mt->delta) >= GR_DIFF_SUMMARY_STEP_PCT / 100 * step)
+			moved[n++] = (struct moved){mt, p};
+	}
+	gr_qsort(moved, n, sizeof(*moved), cmp_moved);
+	for (size_t i = 0; i < n && i < GR_DIFF_SUMMARY_PARTS; i++)
+		say(c, 1, "%s per step %s", df_budget_words(moved[i].part),
+		    arrow(moved[i].mt, buf, sizeof(buf)));
+}
+
 /* The failures of one (api, error) in trace @s: 0 when it has none. */
 static uint64_t failures(const struct gr_outcome *o, unsigned api, uint32_t status)
 {
@@ -364,7 +439,10 @@ int df_summarize(struct gr_diff *d, const struct gr_model *const m[2])
 	if (!d->summary)
 		return -ENOMEM;
 	say_failures(&c);
+	say_comparable(&c);
+	say_bound(&c);
 	say_kernels(&c);
+	say_budget(&c);
 	say_figures(&c);
 	say_caveats(&c, m);
 	if (!c.changes && !c.err) {

@@ -195,6 +195,8 @@ static void text_metrics(FILE *f, const struct gr_diff *d)
 	} groups[] = {
 	    {"run", "whole run"},
 	    {"iteration", "per iteration (the detected training step)"},
+	    {"budget",
+	     "step budget (each part's median over the iterations, on the loop's thread)"},
 	    {"transfer", "copies and syncs, whole run"},
 	    {"cpu", "CPU starvation (threads matched by comm and order of first CUDA call)"},
 	    {"gpu", "measured on the GPU (CUPTI)"},

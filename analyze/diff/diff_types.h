@@ -35,6 +35,11 @@
  * counts (launches, kernels, copies) are reported on any change. */
 #define GR_DIFF_SUMMARY_PCT 10.0
 #define GR_DIFF_SUMMARY_MAX 10 /* summary lines at most */
+/* A step budget part is in the summary when its median moved as above and by at least this
+ * share (percent) of the longer of the two median steps: a 50% change of a part that takes 1% of
+ * the step changes nothing a person would act on. The GR_DIFF_SUMMARY_PARTS largest moves are. */
+#define GR_DIFF_SUMMARY_STEP_PCT 5.0
+#define GR_DIFF_SUMMARY_PARTS	 3
 
 enum gr_diff_status {
 	GR_DIFF_COMMON = 0, /* in both */
@@ -85,6 +90,11 @@ struct gr_diff_kernel {
  *   iteration.<dir>.bytes        <DIR> bytes per iteration
  *   iteration.<dir>.copy_time    <DIR> copy time per iteration
  *   iteration.runnable_wait      runnable wait per iteration
+ *   budget.total                 step time (median iteration) (the budget group: when either
+ *                                trace has a step budget, budget.h)
+ *   budget.<part>                <part words> per step (median): that part's own median over
+ *                                the iterations; <part> as gr_budget_part_name() ("host",
+ *                                "launch", "sync_stream" ...), parts 0 on both sides left out
  *   transfer.<dir>.copies        <DIR> copies (directions with copies in either trace)
  *   transfer.<dir>.bytes         <DIR> bytes
  *   transfer.<dir>.copy_time     <DIR> copy time
@@ -116,8 +126,8 @@ struct gr_diff_kernel {
 /* One compared figure. v[i] is NAN when trace i lacks it (no iteration, no such thread). */
 struct gr_diff_metric {
 	char id[GR_DIFF_ID_LEN]; /* "transfer.h2d.bytes" (the list above), unique in a diff */
-	const char *group; /* static: "run", "iteration", "transfer", "cpu", "losses", "calls",
-			    * "gpu" */
+	const char *group; /* static: "run", "iteration", "budget", "transfer", "cpu", "losses",
+			    * "calls", "gpu" */
 	char *name;	   /* for people: "H2D bytes", "runnable wait: chain #1" */
 	const char *unit;  /* static: "" (count), "ns", "B", "/s", "%" */
 	double v[2];
