@@ -100,8 +100,9 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 		if (step_thread == UINT32_MAX)
 			err = -ENOENT;
 	}
-	/* the ranks' time split takes each thread's runnable wait from the CPU replay */
-	if (!err && (r->sections & (GR_REPORT_CPU | GR_REPORT_RANKS)))
+	/* the CPU section's runnable waits; the ranks split their time by the step budget, which
+	 * replays each rank's thread itself */
+	if (!err && (r->sections & GR_REPORT_CPU))
 		err = rp_cpu_replay(&x, &cpu);
 	if (!err)
 		err = rp_calls_sequence(&x, rp_cpu_waits(cpu));
@@ -132,7 +133,7 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 	if (!err && (r->sections & GR_REPORT_COMM))
 		err = rp_comm(&x);
 	if (!err && (r->sections & GR_REPORT_RANKS))
-		err = rp_ranks(&x, rp_cpu_waits(cpu));
+		err = rp_ranks(&x);
 	if (!err)
 		err = rp_outcome_judge(&x);
 	rp_cpu_free(cpu);

@@ -608,7 +608,11 @@ static void ranks(struct gr_json *j, const struct gr_report *r, unsigned top)
 		gr_json_kv_u64(j, "copy_ns", k->part_ns[GR_RANK_COPY]);
 		gr_json_kv_u64(j, "sync_ns", k->part_ns[GR_RANK_SYNC]);
 		gr_json_kv_u64(j, "runnable_ns", k->part_ns[GR_RANK_RUNNABLE]);
-		gr_json_kv_u64(j, "other_ns", k->other_ns);
+		gr_json_kv_u64(j, "other_ns", k->part_ns[GR_RANK_OTHER]);
+		gr_json_kv_u64(j, "blocked_ns", k->part_ns[GR_RANK_BLOCKED]);
+		gr_json_kv_u64(j, "unknown_ns", k->part_ns[GR_RANK_UNKNOWN]);
+		/* false: no scheduler record split its time outside calls, all of it unknown_ns */
+		gr_json_kv_bool(j, "scheduler", k->has_states);
 		gr_json_kv_double(j, "blocked_share", k->blocked_share);
 		gr_json_object_end(j);
 	}

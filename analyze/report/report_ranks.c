@@ -2,10 +2,11 @@
 /*
  * The ranks of a job: when two or more processes launch, each gets its own iteration (the
  * detector of report_iter.c run on its busiest launching thread) and the split of that
- * iteration's time on that thread (host work between calls, launch calls, copies, syncs,
- * runnable wait). The straggler is the slowest by median iteration time, named when it is at
- * least GR_REPORT_STRAGGLER_RATIO times the others' median, with the part of its iteration that
- * exceeds the others' the most as the cause. docs/REPORTS.md has the definitions.
+ * iteration's time on that thread, from the step budget (host work on CPU, launch calls, copies,
+ * syncs, runnable and blocked waits, other calls, time of unknown state). The straggler is the
+ * slowest by median iteration time, named when it is at least GR_REPORT_STRAGGLER_RATIO times the
+ * others' median, with the part of its iteration that exceeds the others' the most as the cause.
+ * docs/REPORTS.md has the definitions.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -18,9 +19,11 @@
 const char *gr_rank_part_name(unsigned part)
 {
 	static const char *const names[GR_RANK_NPARTS + 1] = {
-	    [GR_RANK_HOST] = "host",	     [GR_RANK_LAUNCH] = "launch",
-	    [GR_RANK_COPY] = "copy",	     [GR_RANK_SYNC] = "sync",
-	    [GR_RANK_RUNNABLE] = "runnable", [GR_RANK_NPARTS] = "unexplained",
+	    [GR_RANK_HOST] = "host",	      [GR_RANK_LAUNCH] = "launch",
+	    [GR_RANK_COPY] = "copy",	      [GR_RANK_SYNC] = "sync",
+	    [GR_RANK_RUNNABLE] = "runnable",  [GR_RANK_BLOCKED] = "blocked",
+	    [GR_RANK_OTHER] = "other",	      [GR_RANK_UNKNOWN] = "unknown",
+	    [GR_RANK_NPARTS] = "unexplained",
 	};
 
 	return names[part < GR_RANK_NPARTS ? part : GR_RANK_NPARTS];
@@ -31,7 +34,7 @@ static const char *part_words(unsigned part)
 {
 	switch (part) {
 	case GR_RANK_HOST:
-		return "host work between API calls";
+		return "host work between API calls (on CPU)";
 	case GR_RANK_LAUNCH:
 		return "launch calls";
 	case GR_RANK_COPY:
@@ -40,6 +43,13 @@ static const char *part_words(unsigned part)
 		return "synchronisation";
 	case GR_RANK_RUNNABLE:
 		return "waiting to run (CPU starvation)";
+	case GR_RANK_BLOCKED:
+		return "time off CPU between API calls (blocked)";
+	case GR_RANK_OTHER:
+		return "other API calls (allocations, frees, event records, waits)";
+	case GR_RANK_UNKNOWN:
+		return "time between API calls, on or off CPU unknown (no scheduler records: "
+		       "record without --no-sched to tell)";
 	}
 	return "no single part (the others' time splits the same way)";
 }
@@ -93,9 +103,9 @@ void gr_report_straggler_find(const struct gr_report_rank *v, size_t n,
 	    v[slow].iter.period_ns - out->others_ns < GR_REPORT_STRAGGLER_FLOOR_NS)
 		goto out;
 	out->found = 1;
-	/* the part whose per-iteration time passes the others' median of it by the most; a tie
-	 * goes to the earlier part (host work before the calls, the calls before runnable wait,
-	 * which overlaps them) */
+	/* the part whose per-iteration time passes the others' median of it by the most: the
+	 * parts are disjoint, so the excess is that part's alone; a tie goes to the earlier part
+	 * (host work, then the calls, then the waits) */
 	for (unsigned p = 0; p < GR_RANK_NPARTS; p++) {
 		int64_t excess;
 
@@ -114,108 +124,89 @@ out:
 	free(others);
 }
 
-/* Whether call @idx of @kind is a host-blocking sync (event records and stream waits are not). */
-static int blocking_sync(const struct rp_ctx *x, unsigned kind, size_t idx)
+/* Iteration @b's budget parts as the rank parts, with @est ns of its untimed launches' time moved
+ * out of the outside part it fell in (host, then unknown) into launch, as report_diagnosis.c's
+ * group() does for the step. */
+static void rank_parts(const struct gr_budget *b, uint64_t est, uint64_t *out)
 {
-	return kind == RP_SYNC && x->sy[idx].kind != GR_SYNC_EVENT_RECORD &&
-	       x->sy[idx].kind != GR_SYNC_STREAM_WAIT_EVENT;
-}
+	uint64_t take;
 
-/* The iteration of the loop's whole periods that @ts falls in (period j: starts[j] to
- * starts[j + 1]), or -1 outside them. */
-static long period_of(const struct gr_report_iteration *it, uint64_t ts)
-{
-	size_t lo = 0, hi = it->count - 1; /* periods 0 .. count - 2 */
-
-	if (ts < it->start_ts || ts >= it->last_start_ts)
-		return -1;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (it->starts[mid] <= ts)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return (long)lo;
+	out[GR_RANK_HOST] = b->part_ns[GR_BUDGET_HOST];
+	out[GR_RANK_LAUNCH] = b->part_ns[GR_BUDGET_LAUNCH] + b->part_ns[GR_BUDGET_GRAPH_LAUNCH];
+	out[GR_RANK_COPY] = b->part_ns[GR_BUDGET_COPY];
+	out[GR_RANK_SYNC] = b->part_ns[GR_BUDGET_SYNC_DEVICE] + b->part_ns[GR_BUDGET_SYNC_STREAM] +
+			    b->part_ns[GR_BUDGET_SYNC_EVENT];
+	out[GR_RANK_RUNNABLE] = b->part_ns[GR_BUDGET_RUNNABLE];
+	out[GR_RANK_BLOCKED] = b->part_ns[GR_BUDGET_BLOCKED];
+	out[GR_RANK_OTHER] = b->part_ns[GR_BUDGET_ALLOC] + b->part_ns[GR_BUDGET_OTHER];
+	out[GR_RANK_UNKNOWN] = b->part_ns[GR_BUDGET_OUTSIDE_UNKNOWN];
+	take = est < out[GR_RANK_HOST] ? est : out[GR_RANK_HOST];
+	out[GR_RANK_HOST] -= take;
+	out[GR_RANK_LAUNCH] += take;
+	est -= take;
+	take = est < out[GR_RANK_UNKNOWN] ? est : out[GR_RANK_UNKNOWN];
+	out[GR_RANK_UNKNOWN] -= take;
+	out[GR_RANK_LAUNCH] += take;
 }
 
 /*
- * Where each iteration's time went on the iteration's thread, over the loop's whole periods
- * (start to next start, so that each holds all of its host work), and per part the median over
- * those periods: a rank preempted in a few iterations, or one slow iteration, moves a mean but
- * not the median, so two recordings of the same job name the same excess. Returns 0 or
- * -ENOMEM.
+ * Where each iteration's time went on the iteration's thread: the step budget of every
+ * iteration (budget.h, the same parts the report's step budget and diagnosis read), grouped into
+ * the rank parts, and per part the median over the iterations. A part that is one budget part
+ * is budget.c's part_median_ns; a group is summed per iteration first, and the untimed launches
+ * need each iteration's count of them, so the medians are taken here. A rank preempted in a few
+ * iterations, or one slow iteration, moves a mean but not the median, so two recordings of the
+ * same job name the same excess; and since the parts are disjoint (host is on-CPU time only), a
+ * straggler's extra host work is not also counted as its runnable wait. Returns 0 or -ENOMEM.
  */
-static int split_parts(struct rp_ctx *x, struct gr_report_rank *rk, const struct rp_waits *waits)
+static int split_parts(struct rp_ctx *x, struct gr_report_rank *rk)
 {
 	const struct gr_report_iteration *it = &rk->iter;
-	size_t n[RP_NCALLS] = {x->nl, x->nc, x->nms, x->nsy, x->ng, x->nal, x->nfr};
-	size_t periods = it->count - 1;
-	uint64_t *part = calloc((GR_RANK_NPARTS + 2) * periods, sizeof(*part));
-	uint64_t *in_calls = part + GR_RANK_NPARTS * periods, *other = in_calls + periods;
+	const struct gr_report_launches *L = &x->r->launches;
+	/* an untimed launch took what the timed ones did; without any timed, its time stays
+	 * where it fell (host or unknown): a cost from the gaps is an upper bound, no estimate */
+	uint64_t cost = L->api_measured ? L->launch_cost_ns : 0;
+	size_t n = it->count;
+	struct gr_budget *each = calloc(n, sizeof(*each));
+	uint64_t *col = calloc((size_t)GR_RANK_NPARTS * n, sizeof(*col));
+	struct gr_budget_states st;
+	struct gr_budget_loop loop;
+	struct gr_budgets B;
+	int err = -ENOMEM;
 
-	if (!part)
-		return -ENOMEM;
-	for (unsigned k = 0; k < RP_NCALLS; k++)
-		for (size_t i = 0; i < n[k]; i++) {
-			long j = period_of(it, rp_call_ts(x, k, (uint32_t)i));
-			uint64_t raw, d;
-
-			if (j < 0 || rp_call_thread(x, k, i) != it->thread)
-				continue;
-			/* graph nodes made no call of their own: their graph launch did */
-			if ((k == RP_LAUNCH &&
-			     gr_graphs_bit(gr_graphs_launch_bits(x->ls.graphs), i)) ||
-			    (k == RP_COPY && gr_graphs_copy_is_node(x->ls.graphs, i)) ||
-			    (k == RP_MEMSET && gr_graphs_memset_is_node(x->ls.graphs, i)))
-				continue;
-			raw = rp_call_raw(x, k, (uint32_t)i);
-			d = rp_dur(x, raw);
-			in_calls[j] += raw;
-			if (k == RP_LAUNCH || (k == RP_GRAPH && x->g[i].kind == GR_GRAPH_LAUNCH))
-				part[GR_RANK_LAUNCH * periods + j] += d;
-			else if (k == RP_COPY || k == RP_MEMSET)
-				part[GR_RANK_COPY * periods + j] += d;
-			else if (blocking_sync(x, k, i))
-				part[GR_RANK_SYNC * periods + j] += d;
-			else
-				other[j] += d;
-		}
-	/* the time outside the thread's calls, as recorded (our probes' share of it included) */
-	for (size_t j = 0; j < periods; j++) {
-		uint64_t span = it->starts[j + 1] - it->starts[j];
-
-		part[GR_RANK_HOST * periods + j] = span > in_calls[j] ? span - in_calls[j] : 0;
+	if (!each || !col)
+		goto out;
+	err = gr_budget_states(x->m, it->thread, it->start_ts, it->end_ts, &st);
+	if (err)
+		goto out;
+	loop = (struct gr_budget_loop){it->thread, it->starts, n, it->end_ts, each};
+	err = gr_budget_compute(x->m, x->pc, &loop, &st, &B);
+	gr_budget_states_free(&st);
+	if (err) {
+		/* a loop the budget cannot take (no such thread) has no parts, not a failed report
+		 */
+		if (err == -EINVAL)
+			err = 0;
+		goto out;
 	}
-	/* runnable waits and periods are both in time order: one walk, a wait cut at each start */
-	if (waits && it->thread < x->nth) {
-		const struct rp_waits *w = &waits[it->thread];
-		size_t j = 0;
+	rk->has_states = B.has_states;
+	for (size_t j = 0; j < n; j++) {
+		uint64_t v[GR_RANK_NPARTS];
 
-		for (size_t i = 0; i < w->n; i++) {
-			uint64_t a = w->v[i].start, b = w->v[i].end;
-
-			while (j < periods && it->starts[j + 1] <= a)
-				j++;
-			for (size_t q = j; q < periods && it->starts[q] < b; q++) {
-				uint64_t lo = a > it->starts[q] ? a : it->starts[q];
-				uint64_t hi = b < it->starts[q + 1] ? b : it->starts[q + 1];
-
-				if (hi > lo)
-					part[GR_RANK_RUNNABLE * periods + q] += hi - lo;
-			}
-		}
+		rank_parts(&each[j], each[j].unmeasured * cost, v);
+		for (unsigned p = 0; p < GR_RANK_NPARTS; p++)
+			col[p * n + j] = v[p];
 	}
 	for (unsigned p = 0; p < GR_RANK_NPARTS; p++)
-		rk->part_ns[p] = median_u64(part + p * periods, periods);
-	rk->other_ns = median_u64(other, periods);
+		rk->part_ns[p] = median_u64(col + p * n, n);
 	if (it->period_ns)
 		rk->blocked_share =
 		    (double)(rk->part_ns[GR_RANK_COPY] + rk->part_ns[GR_RANK_SYNC]) /
 		    (double)it->period_ns;
-	free(part);
-	return 0;
+out:
+	free(each);
+	free(col);
+	return err;
 }
 
 /*
@@ -298,7 +289,7 @@ static int verdict(struct rp_ctx *x)
 			  who, b1, s->ratio, b2, part_words(s->cause), b3);
 }
 
-int rp_ranks(struct rp_ctx *x, const struct rp_waits *waits)
+int rp_ranks(struct rp_ctx *x)
 {
 	struct gr_report_ranks *R = &x->r->ranks;
 	size_t np, ntraces;
@@ -361,7 +352,7 @@ int rp_ranks(struct rp_ctx *x, const struct rp_waits *waits)
 		/* a process without a loop still shows, with the thread it was looked for on */
 		rk->iter.thread = busiest[p];
 		if (!err && rk->iter.found && rk->iter.count >= 2)
-			err = split_parts(x, rk, waits);
+			err = split_parts(x, rk);
 	}
 	if (err)
 		goto out;

@@ -58,10 +58,10 @@ int rp_budget(struct rp_ctx *x);
  * so do the steps --step names (report_step.c). */
 int rp_iteration_loop(struct rp_ctx *x, struct gr_report_iteration *it, const size_t *at,
 		      uint64_t K, uint64_t ref_iter, double match, int main);
-/* report_ranks.c: every launching process's iteration and where its time goes, and the
- * straggler; only when two or more processes launch. @waits as for rp_calls_sequence(). Runs
- * after the CPU section, with the per-thread pass's arrays still alive. */
-int rp_ranks(struct rp_ctx *x, const struct rp_waits *waits);
+/* report_ranks.c: every launching process's iteration and where its time goes (its step
+ * budget), and the straggler; only when two or more processes launch. Runs after the launch
+ * section (its measured launch cost), with the per-thread pass's arrays still alive. */
+int rp_ranks(struct rp_ctx *x);
 int rp_fusion(struct rp_ctx *x);
 int rp_transfer(struct rp_ctx *x);
 /* The communication finding (report_comm.c). 0 or -ENOMEM. */

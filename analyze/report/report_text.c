@@ -679,16 +679,20 @@ static void ranks(FILE *f, const struct gr_report *r, const struct gr_model *m, 
 		fprintf(f, "  trace %zu: %s (host %s, clock %+.3f ms%s)\n", k, GR_TEXT(t[k].path),
 			GR_TEXT(t[k].host), t[k].shift_ns / 1e6,
 			t[k].anchored || !k ? "" : ", not aligned");
-	fprintf(f, "  per launching process, its own iteration on its busiest launching thread;\n"
-		   "  per iteration, each part's median: host = outside the thread's API calls,\n"
-		   "  runnable overlaps the rest; * the straggler; ~ not compared (its loop\n"
-		   "  ran while no other's did)\n");
-	/* TRACE:PID needs two columns more than a pid */
-	fprintf(f, "  %*s %4s %-12s %5s %9s %5s %8s %8s %8s %8s %8s\n", w, nt ? "trace:pid" : "pid",
-		"rank", "comm", "iters", "iteration", "l/it", "host", "launch", "copy", "sync",
-		"runnable");
+	fprintf(f,
+		"  per launching process, its own iteration on its busiest launching thread;\n"
+		"  per iteration, each part's median (step budget parts, disjoint): host = on CPU\n"
+		"  outside the thread's API calls; ? no scheduler records: host is all the time\n"
+		"  outside calls, its state unknown; * the straggler; ~ not compared (its loop\n"
+		"  ran while no other's did)\n");
+	/* 100 columns with TRACE:PID (two more than a pid): launches per iteration and the other
+	 * calls' part are in JSON only */
+	fprintf(f, "  %*s %4s %-10s %5s %9s %9s %8s %8s %8s %8s %8s\n", w, nt ? "trace:pid" : "pid",
+		"rank", "comm", "iters", "iteration", "host", "launch", "copy", "sync", "runnable",
+		"blocked");
 	for (i = 0; i < R->n && i < top; i++) {
 		const struct gr_report_rank *k = &R->v[i];
+		char host[40];
 
 		if (k->rank >= 0)
 			snprintf(rk, sizeof(rk), "%d", k->rank);
@@ -699,19 +703,27 @@ static void ranks(FILE *f, const struct gr_report *r, const struct gr_model *m, 
 		else
 			snprintf(pid, sizeof(pid), "%u", k->pid);
 		if (!k->iter.found) {
-			fprintf(f, "  %*s %4s %-12s %5s no repeating loop found\n", w, pid, rk,
-				cut(nb, sizeof(nb), k->comm, 12), "-");
+			fprintf(f, "  %*s %4s %-10s %5s no repeating loop found\n", w, pid, rk,
+				cut(nb, sizeof(nb), k->comm, 10), "-");
 			continue;
 		}
-		fprintf(f, "  %*s %4s %-12s %5" PRIu64 " %9s %5u %8s %8s %8s %8s %8s%s\n", w, pid,
-			rk, cut(nb, sizeof(nb), k->comm, 12), k->iter.count,
-			gr_units_ns(b[0], sizeof(b[0]), (double)k->iter.period_ns),
-			k->iter.launches,
-			gr_units_ns(b[1], sizeof(b[1]), (double)k->part_ns[GR_RANK_HOST]),
+		/* without scheduler records nothing says whether the time outside calls ran: the
+		 * host column shows it, marked unknown, and the waits are unknown too */
+		gr_units_ns(b[1], sizeof(b[1]),
+			    (double)k->part_ns[k->has_states ? GR_RANK_HOST : GR_RANK_UNKNOWN]);
+		snprintf(host, sizeof(host), "%s%s", b[1], k->has_states ? "" : "?");
+		fprintf(f, "  %*s %4s %-10s %5" PRIu64 " %9s %9s %8s %8s %8s %8s %8s%s\n", w, pid,
+			rk, cut(nb, sizeof(nb), k->comm, 10), k->iter.count,
+			gr_units_ns(b[0], sizeof(b[0]), (double)k->iter.period_ns), host,
 			gr_units_ns(b[2], sizeof(b[2]), (double)k->part_ns[GR_RANK_LAUNCH]),
 			gr_units_ns(b[3], sizeof(b[3]), (double)k->part_ns[GR_RANK_COPY]),
 			gr_units_ns(b[4], sizeof(b[4]), (double)k->part_ns[GR_RANK_SYNC]),
-			gr_units_ns(b[5], sizeof(b[5]), (double)k->part_ns[GR_RANK_RUNNABLE]),
+			k->has_states
+			    ? gr_units_ns(b[5], sizeof(b[5]), (double)k->part_ns[GR_RANK_RUNNABLE])
+			    : "?",
+			k->has_states
+			    ? gr_units_ns(b[6], sizeof(b[6]), (double)k->part_ns[GR_RANK_BLOCKED])
+			    : "?",
 			R->straggler.found && R->straggler.index == i ? " *"
 			: k->concurrent				      ? ""
 								      : " ~");

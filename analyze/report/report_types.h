@@ -398,17 +398,22 @@ struct gr_report_cpu {
  * make that much difference between ranks doing the same work. */
 #define GR_REPORT_STRAGGLER_FLOOR_NS 20000
 
-/* Where an iteration's time goes, on the thread the iteration was found on. */
+/* Where an iteration's time goes, on the thread the iteration was found on: the step budget's
+ * parts (analyze/figures/budget.h) grouped, disjoint, each the median over the iterations. */
 enum gr_rank_part {
-	GR_RANK_HOST = 0, /* outside any API call of the thread: host work between calls */
-	GR_RANK_LAUNCH,	  /* launch and graph launch calls (0 unless measured: --launch-time) */
+	GR_RANK_HOST = 0, /* outside calls, on CPU: host work between calls */
+	GR_RANK_LAUNCH,	  /* launch and graph launch calls; untimed ones at the measured cost */
 	GR_RANK_COPY,	  /* copy and memset calls */
-	GR_RANK_SYNC,	  /* host-blocking syncs (not event records, not stream waits) */
-	GR_RANK_RUNNABLE, /* runnable, not running: overlaps the four above */
+	GR_RANK_SYNC,	  /* device, stream and event synchronize calls */
+	GR_RANK_RUNNABLE, /* outside calls, runnable: waiting for a CPU */
+	GR_RANK_BLOCKED,  /* outside calls, off CPU */
+	GR_RANK_OTHER,	  /* allocations, frees and every other call (event records, waits) */
+	GR_RANK_UNKNOWN,  /* outside calls, no scheduler record says in which state */
 	GR_RANK_NPARTS,
 };
 
-/* "host", "launch", "copy", "sync", "runnable"; index GR_RANK_NPARTS: "unexplained". */
+/* "host", "launch", "copy", "sync", "runnable", "blocked", "other", "unknown" (the JSON key
+ * stems); index GR_RANK_NPARTS: "unexplained". */
 const char *gr_rank_part_name(unsigned part);
 
 /* One process that launches: its own iteration, found on its busiest launching thread. */
@@ -421,10 +426,9 @@ struct gr_report_rank {
 	const char *comm; /* model */
 	struct gr_report_iteration iter;
 	int concurrent; /* its loop runs while another rank's does: it is compared */
-	uint64_t part_ns[GR_RANK_NPARTS]; /* median over the loop's whole periods; 0 without
-					   * an iteration */
-	uint64_t other_ns;		  /* the same of the thread's other calls (allocations,
-					   * frees, event records, stream waits) */
+	int has_states; /* scheduler records split its time outside calls; 0: all of it unknown */
+	uint64_t part_ns[GR_RANK_NPARTS]; /* each the median over the iterations; 0 without an
+					   * iteration */
 	double blocked_share;		  /* (copy + sync) / iteration time */
 };
 

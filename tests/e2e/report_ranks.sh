@@ -3,7 +3,8 @@
 # simulated GPU work (a 1000 us kernel, a 3 us one, a stream sync); rank 2 adds EXTRA_US of host
 # work per step, a busy loop on its own CPU time (so at least that much wall time). What the
 # program controls: 40 iterations of 3 calls (2 launches) per rank; rank 2's iteration at least
-# 2000 + 1003 us with at least 2000 us of it outside any call; nobody's under the GPU's 1003 us.
+# 2000 + 1003 us with at least 2000 us of it outside any call; nobody's under the GPU's 1003 us;
+# its excess over the others, when host work is the cause, the 2000 us within 10%.
 # Other work on the machine can only lengthen those. Needs root (BPF).
 . "$(dirname "$0")/lib.sh"
 need_root "report_ranks.sh"
@@ -57,19 +58,31 @@ check_slow() {
 		"[[0, 40, 3, 2], [1, 40, 3, 2], [2, 40, 3, 2], [3, 40, 3, 2]]" \
 		"$(json "$r" "[[k['rank'], k['iterations'], k['calls_per_iteration'], k['launches_per_iteration']] for k in d['ranks']]")"
 	# the cause is the part passing the others' median by the most. Rank 2 spins 2 ms more
-	# per iteration: host work, unless a busy machine kept it runnable (which overlaps the
-	# other parts) longer still; the figures the rule reads are the report's own
-	local cause='(lambda r, o: max(("host", "launch", "copy", "sync", "runnable"), key=lambda p: (r[p + "_ns"] - sorted(k[p + "_ns"] for k in o)[(len(o) - 1) // 2], -("host", "launch", "copy", "sync", "runnable").index(p))))(d["ranks"][2], [k for k in d["ranks"] if k["rank"] != 2])'
+	# per iteration: host work (on CPU), unless a busy machine kept it runnable longer still
+	# (the parts are disjoint: its wait is not in host); the figures the rule reads are the
+	# report's own
+	local parts='("host", "launch", "copy", "sync", "runnable", "blocked", "other", "unknown")'
+	local cause="(lambda r, o: max($parts, key=lambda p: (r[p + '_ns'] - sorted(k[p + '_ns'] for k in o)[(len(o) - 1) // 2], -$parts.index(p))))(d['ranks'][2], [k for k in d['ranks'] if k['rank'] != 2])"
 	check "$what: the straggler is rank 2, its cause the part that passes the others' most (compensated, and not)" \
 		"[2, true, true, 2, true, true]" \
 		"$(json "$r" "[d['straggler']['rank'], d['straggler']['cause'] == $cause, d['straggler']['cause'] in ('host', 'runnable')]" | tr -d ']'), $(json "$raw" "[d['straggler']['rank'], d['straggler']['cause'] == $cause, d['straggler']['cause'] in ('host', 'runnable')]" | tr -d '[')"
+	# the issue's figure: host is CPU time only, the busy loop's 2000 us of it whatever else
+	# runs, so the excess of the host part's median over the others' is that within 10%; a
+	# runnable cause (a machine so busy rank 2 waited longer than it spun) is checked against
+	# the kernel's accounting below instead
+	check "$what: a host cause's excess is the 2000 us of extra host work within 10% (compensated, and not)" \
+		"[true, true]" \
+		"$(python3 -c 'import json, sys
+print(json.dumps([(lambda s: s["cause"] != "host" or 1800000 <= s["excess_ns"] <= 2200000 or s)(json.load(open(f))["straggler"]) for f in sys.argv[1:]]))' "$r" "$raw")"
 	check "$what: the straggler is rank 2, its extra time host work or CPU wait the kernel counted (compensated)" \
 		True "$(cause_ok "$r" "$out")"
 	check "$what: the straggler is rank 2, its extra time host work or CPU wait the kernel counted (not compensated)" \
 		True "$(cause_ok "$raw" "$out")"
+	# the busy loop is on CPU outside calls; the untimed launches' estimated time is moved
+	# from host to launch, so the bound holds on their sum
 	check "$what: rank 2 takes >= 2000 + 1003 us per iteration, >= 2000 us of it host work" \
 		"[true, true]" \
-		"$(json "$raw" "[d['ranks'][2]['iteration_ns'] >= 3003000, d['ranks'][2]['host_ns'] >= 2000000]")"
+		"$(json "$raw" "[d['ranks'][2]['iteration_ns'] >= 3003000, d['ranks'][2]['host_ns'] + d['ranks'][2]['launch_ns'] >= 2000000]")"
 	check "$what: no rank is under the GPU's 1003 us per iteration" "True" \
 		"$(json "$raw" "min(k['iteration_ns'] for k in d['ranks']) >= 1003000")"
 	# the ratio: rank 2's iteration over the others' median, which cannot be under 1 ms

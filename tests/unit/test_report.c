@@ -673,7 +673,12 @@ static void test_ranks_set(void)
 		CHECK_STR(r->ranks.v[1].host, "node-b");
 		CHECK(r->ranks.straggler.found && r->ranks.straggler.index == 1);
 		CHECK_NEAR(r->ranks.straggler.ratio, 3.0);
-		CHECK_EQ_U64(r->ranks.v[1].part_ns[GR_RANK_HOST], 205000);
+		/* no scheduler records: the time outside calls is of unknown state, not host */
+		CHECK_EQ_U64(r->ranks.v[1].part_ns[GR_RANK_UNKNOWN], 205000);
+		CHECK_EQ_U64(r->ranks.v[1].part_ns[GR_RANK_HOST], 0);
+		CHECK(!r->ranks.v[1].has_states);
+		CHECK_EQ_U64(r->ranks.straggler.cause, GR_RANK_UNKNOWN);
+		CHECK_STR(gr_rank_part_name(r->ranks.straggler.cause), "unknown");
 	} else {
 		CHECK(r && r->ranks.n == 2);
 	}
@@ -759,6 +764,14 @@ static void test_straggler_decision(void)
 	gr_report_straggler_find(v, 5, &s);
 	CHECK(s.found && s.cause == GR_RANK_RUNNABLE && s.excess_ns == 2000000);
 
+	/* every part can be the cause: off CPU between calls, other calls */
+	v[3] = rank_of(1, 3000, 10, 990, 0);
+	v[3].part_ns[GR_RANK_BLOCKED] = 1500000;
+	v[3].part_ns[GR_RANK_OTHER] = 1000000;
+	gr_report_straggler_find(v, 5, &s);
+	CHECK(s.found && s.cause == GR_RANK_BLOCKED && s.excess_ns == 1500000);
+	CHECK_STR(gr_rank_part_name(s.cause), "blocked");
+
 	/* at the threshold a straggler, under it none (the slowest still named, with its ratio) */
 	v[3] = rank_of(1, 1100, 10, 1090, 0);
 	gr_report_straggler_find(v, 5, &s);
@@ -806,11 +819,28 @@ static void test_straggler_decision(void)
 	CHECK(!s.found);
 }
 
+/* A switch on CPU @cpu from thread @ptid of @ppid (leaving in @state) to @ntid of @npid. */
+static void tb_switch(struct tb *b, uint64_t ts, uint64_t cpu, uint32_t ppid, uint32_t ptid,
+		      uint64_t state, uint32_t npid, uint32_t ntid)
+{
+	uint64_t v[GR_SCHED_NCOLS] = {[GR_SCHED_TS] = ts,
+				      [GR_SCHED_CPU] = cpu,
+				      [GR_SCHED_TYPE] = GR_SCHED_SWITCH,
+				      [GR_SCHED_PREV_PID] = ppid,
+				      [GR_SCHED_PREV_TID] = ptid,
+				      [GR_SCHED_PREV_STATE] = state,
+				      [GR_SCHED_NEXT_PID] = npid,
+				      [GR_SCHED_NEXT_TID] = ntid};
+
+	b->err |= gr_trace_writer_append(b->w, GR_K_SCHED, v, NULL);
+}
+
 /*
  * Two processes, each 10 iterations of a launch (5 us) and a stream sync (90 us) on its thread:
  * pid 100 every 100 us, pid 200 every 300 us (200 us more host work). Each process gets its own
- * iteration; over its 9 whole periods, host time per iteration is the period less the 95 us of
- * calls: 5 us and 205 us. pid 200 is the straggler, 3x, host.
+ * iteration; per iteration (the median of the 10: the last ends at its last call's return),
+ * host time is the period less the 95 us of calls: 5 us and 205 us, on CPU (each thread is
+ * switched in before its loop, and never out). pid 200 is the straggler, 3x, host.
  */
 static void test_ranks(void)
 {
@@ -830,6 +860,8 @@ static void test_ranks(void)
 		tb_launch(&b, q, 200, 201, 0xA0, 16, 256, 0x5, 0, 5000);
 		tb_sync(&b, q + 5000, 200, 201, GR_SYNC_STREAM, 90000);
 	}
+	tb_switch(&b, T0 + 1000, 0, 0, 0, 0, 100, 101);
+	tb_switch(&b, T0 + 1000, 1, 0, 0, 0, 200, 201);
 	b.err |= synth_name(b.w, end, GR_NAME_KERNEL, 100, 0xA0, "a(float*)");
 	b.err |= synth_name(b.w, end, GR_NAME_KERNEL, 200, 0xA0, "a(float*)");
 	/* the ranks the launchers set: torchrun's for pid 100; Open MPI's (first in the list
@@ -877,6 +909,11 @@ static void test_ranks(void)
 	CHECK_EQ_U64(a->part_ns[GR_RANK_LAUNCH], 5000);
 	CHECK_EQ_U64(c->part_ns[GR_RANK_SYNC], 90000);
 	CHECK_EQ_U64(c->part_ns[GR_RANK_COPY], 0);
+	/* on CPU the whole loop: no wait, nothing unknown */
+	CHECK(a->has_states && c->has_states);
+	CHECK_EQ_U64(c->part_ns[GR_RANK_RUNNABLE] + c->part_ns[GR_RANK_BLOCKED], 0);
+	CHECK_EQ_U64(c->part_ns[GR_RANK_UNKNOWN], 0);
+	CHECK_EQ_U64(c->part_ns[GR_RANK_OTHER], 0);
 	CHECK_NEAR(c->blocked_share, 90000.0 / 300000);
 	/* each loop's sums hold its own process's calls only */
 	CHECK_EQ_U64(a->iter.loop.launches, 10);
