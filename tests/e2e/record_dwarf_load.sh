@@ -29,8 +29,15 @@ record() {
 		d["lost_stacks"], d["events_by_kind"]["stack"]] + [sum(l["count"] for l in d["losses"]
 		if l["source"] == s) for s in ("stack_shed", "unwind_skipped")])')
 	read -r launches lost lost_stacks with_stack shed skipped <<<"$figures"
-	check "$name: every launch the program made is recorded" "$made" "$launches"
-	check "$name: no event lost" 0 "$lost"
+	# the storm may lose events, if its recorder was kept off a CPU (checked below): each is
+	# counted then
+	if [ "$name" = storm ]; then
+		check "$name: every launch the program made is recorded or counted lost" "$made" \
+			$((launches + lost))
+	else
+		check "$name: every launch the program made is recorded" "$made" "$launches"
+		check "$name: no event lost" 0 "$lost"
+	fi
 	check "$name: stacks unwound + not = launches" "$launches" $((with_stack + lost_stacks))
 	check "$name: stacks not unwound = shed + skipped" "$lost_stacks" $((shed + skipped))
 }
@@ -45,18 +52,33 @@ record() {
 record paced -- 19200 1 0 20000
 check "paced: 19200 launches" 19200 "$launches"
 read -r _ oncpu delay _ <"$TMP/paced.schedstat" 2>/dev/null
+# Shed stacks (the ring 3/4 full, ~1500 raw stacks, 75 ms of launches) need a longer wait.
 if [ "$with_stack" -eq 19200 ]; then
 	ok "paced: every stack unwound"
 elif [ "$shed" -eq 0 ] && [ "${delay:-0}" -ge 20000000 ]; then
 	ok "paced: every stack unwound but $skipped, skipped while the recorder waited $((delay / 1000000)) ms for a CPU (schedstat)"
+elif [ "${delay:-0}" -ge 75000000 ]; then
+	ok "paced: every stack unwound but $skipped skipped and $shed shed, while the recorder waited $((delay / 1000000)) ms for a CPU (schedstat)"
 elif [ "$shed" -eq 0 ] && [ "${oncpu:-0}" -ge 720000000 ]; then
 	ok "paced: every stack unwound but $skipped, skipped while the recorder ran flat out ($((oncpu / 1000000)) ms on a CPU, schedstat)"
 else
 	not_ok "paced: $with_stack of 19200 stacks unwound ($skipped skipped, $shed shed); the recorder waited ${delay:-?} ns for a CPU and ran ${oncpu:-?} ns"
 fi
 
-# two threads launching as fast as they can for a second: whatever the recorder keeps up with
+# two threads launching as fast as they can for a second: whatever the recorder keeps up with.
+# Past 3/4 of the ring the events go without their stacks, and the last quarter holds ~130 ms of
+# them: an event is lost only when the recorder drained nothing that long, which on two cores
+# shared with the two launching threads (and a busy machine) the kernel counts as its run delay
+# or, running flat out, its time on a CPU
 record storm -- 0 2 1
+read -r _ oncpu delay _ <"$TMP/storm.schedstat" 2>/dev/null
+if [ "$lost" -eq 0 ]; then
+	ok "storm: no event lost"
+elif [ "${delay:-0}" -ge 100000000 ] || [ "${oncpu:-0}" -ge 750000000 ]; then
+	ok "storm: $lost events lost, each counted, while the recorder waited $((delay / 1000000)) ms for a CPU and ran $((oncpu / 1000000)) ms (schedstat)"
+else
+	not_ok "storm: $lost events lost; the recorder waited ${delay:-?} ns for a CPU and ran ${oncpu:-?} ns"
+fi
 echo "# storm: $launches launches, $with_stack stacks unwound, $skipped not unwound (recorder behind), $shed left out (ring filling)"
 if [ "$lost_stacks" -gt 0 ]; then
 	check "storm: record's closing line says it" 1 "$(grep -c "record: $lost_stacks events kept without their stack: $skipped not unwound (the recorder behind), $shed left out by the kernel side" "$TMP/storm.err")"
