@@ -66,6 +66,8 @@
 			app.appendChild(gpu);
 		}
 		[].concat(
+			pair('Step budget', GR.el('div', {}, [side(b, 'base'), GR.budgetChart(b.views)]),
+			     GR.el('div', {}, [side(n, 'new'), GR.budgetChart(n.views)])),
 			pair('Verdicts', GR.el('div', {}, [side(b, 'base'), GR.verdicts(b.report, n.report)]),
 			     GR.el('div', {}, [side(n, 'new'), GR.verdicts(n.report, b.report)])),
 			pair('Iteration timeline', GR.el('div', {}, [side(b, 'base'), GR.timeline(b.views)]),
