@@ -127,7 +127,8 @@ def budget_checks(b, name, data, count):
     drawn = b.evaluate("""(() => { const bad = [];
       for (const svg of document.querySelectorAll('svg[data-plot-h]')) {
         const gs = [...svg.querySelectorAll('[data-budget-bar]')];
-        const max = Math.max(0, ...gs.map(g => +g.dataset.total)), h = +svg.dataset.plotH;
+        const max = +svg.dataset.maxNs, h = +svg.dataset.plotH;
+        if (gs.some(g => +g.dataset.total > max)) bad.push(['over the scale', max]);
         for (const g of gs) {
           const rs = [...g.querySelectorAll('rect')];
           const ns = rs.reduce((a, r) => a + +r.dataset.ns, 0);
@@ -140,8 +141,18 @@ def budget_checks(b, name, data, count):
       return bad.slice(0, 5); })()""")
     check(name + ": each drawn budget bar: its parts sum to its total, its height to scale",
           drawn == [], drawn)
+    if data["kind"] == "diff" and len(budget_data(data)) == 2:
+        scales = b.evaluate("[...document.querySelectorAll('svg[data-max-ns]')]"
+                            ".map(s => s.dataset.maxNs)")
+        check(name + ": both sides' budgets to one scale", len(scales) == 2
+              and scales[0] == scales[1], scales)
     if bars:
-        at = center(b, "[data-budget-bar] rect")
+        # the tallest part's rect: a part under a pixel tall cannot be hovered
+        at = b.evaluate("(() => { const rs = [...document.querySelectorAll('[data-budget-bar] rect')];"
+                        " const e = rs.reduce((a, r) => r.getBBox().height > a.getBBox().height"
+                        " ? r : a); e.scrollIntoView({block: 'center'});"
+                        " const r = e.getBoundingClientRect();"
+                        " return [r.left + r.width / 2, r.top + r.height / 2]; })()")
         if at:
             b.hover(at[0], at[1])
             tip = b.evaluate("[document.getElementById('tip').hidden,"

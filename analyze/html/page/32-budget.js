@@ -18,7 +18,14 @@
 		}).join('');
 	}
 
-	GR.budgetChart = function (views) {
+	/* scale: the total at the plot's top when larger than the tallest bar (a diff draws both
+	 * sides to one scale) */
+	GR.budgetMax = function (views) {
+		return ((views.budget || {}).bars || []).reduce(function (m, r) {
+			return Math.max(m, r[2]);
+		}, 0);
+	};
+	GR.budgetChart = function (views, scale) {
 		var b = views.budget, bars = (b && b.bars) || [];
 		if (!b || !b.found || !bars.length)
 			return GR.el('p', {class: 'note'}, ['no step budget: no iteration found']);
@@ -33,8 +40,8 @@
 		var box = GR.el('div', {'aria-label': 'step budget per iteration'});
 		GR.later(function () {
 			var width = Math.min(GR.widthOf(box, 900), 1360), pw = width - LABEL_W - 10;
-			var max = 0, g = [], bw = pw / bars.length, gap = bw > 4 ? 1 : 0;
-			bars.forEach(function (r) { max = Math.max(max, r[2]); });
+			var max = Math.max(GR.budgetMax(views), scale || 0), g = [];
+			var bw = pw / bars.length, gap = bw > 4 ? 1 : 0;
 			var y = function (v) { return TOP + PLOT_H - (max ? v / max * PLOT_H : 0); };
 			[0, 0.5, 1].forEach(function (f) {
 				g.push(GR.svg('text', {class: 'muted', x: 0, y: y(max * f) + 4}, [GR.ns(max * f)]));
@@ -67,7 +74,7 @@
 					': ' + GR.ns(m.total_ns);
 				g.push(line, label);
 			});
-			var svg = GR.svg('svg', {width: width, height: TOP + PLOT_H + 6, 'data-plot-h': PLOT_H}, g);
+			var svg = GR.svg('svg', {width: width, height: TOP + PLOT_H + 6, 'data-plot-h': PLOT_H, 'data-max-ns': max}, g);
 			GR.hover(svg);
 			box.replaceChildren(svg);
 		});
