@@ -74,7 +74,8 @@
 					': ' + GR.ns(m.total_ns);
 				g.push(line, label);
 			});
-			var svg = GR.svg('svg', {width: width, height: TOP + PLOT_H + 6, 'data-plot-h': PLOT_H, 'data-max-ns': max}, g);
+			var svg = GR.svg('svg', {width: width, height: TOP + PLOT_H + 6, 'data-plot-h': PLOT_H,
+						 'data-max-ns': max}, g);
 			GR.hover(svg);
 			box.replaceChildren(svg);
 		});
