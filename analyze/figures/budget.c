@@ -344,7 +344,7 @@ static int cmp_total(const void *x, const void *y, void *ctx)
 
 /* The mean over @n budgets, exact: parts rounded down, then the ns their sum lacks of the
  * rounded-down mean total go one each to the parts with the largest remainders. */
-static void mean_of(const struct gr_budget *v, size_t n, struct gr_budget *out)
+void gr_budget_mean(const struct gr_budget *v, size_t n, struct gr_budget *out)
 {
 	uint64_t sum[GR_BUDGET_NPARTS] = {0}, total = 0, have = 0;
 	int given[GR_BUDGET_NPARTS] = {0};
@@ -482,7 +482,7 @@ int gr_budget_compute(const struct gr_model *m, const struct gr_probe_cost *pc,
 	out->median = v[order[(n - 1) / 2]];
 	out->p90 = v[order[(n * 9 + 9) / 10 - 1]];
 	out->slowest = v[order[n - 1]];
-	mean_of(v, n, &out->mean);
+	gr_budget_mean(v, n, &out->mean);
 	err = 0;
 out:
 	free(v);

@@ -123,6 +123,13 @@ int gr_budget_compute(const struct gr_model *m, const struct gr_probe_cost *pc,
 		      const struct gr_budget_loop *loop, const struct gr_budget_states *states,
 		      struct gr_budgets *out);
 
+/*
+ * The mean of the @n (>= 1) budgets @v into *@out, as gr_budgets' mean: each part rounded so that
+ * the parts add up exactly to the rounded-down mean total_ns (the largest remainders get the
+ * leftover ns); index is @n, start_ts the first's, calls and unmeasured are totals.
+ */
+void gr_budget_mean(const struct gr_budget *v, size_t n, struct gr_budget *out);
+
 /* "launch", "graph_launch", "copy", "sync_device", "sync_stream", "sync_event", "alloc",
  * "other", "host", "runnable", "blocked", "outside_unknown": the JSON key stems. */
 const char *gr_budget_part_name(unsigned part);

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The HTML report's views (html_views.h): the iterations the report's iteration finder walked,
- * the timeline of three of them (or of the busiest 50 ms without one), the flame graph of the
- * CUDA calls' stacks. Scheduler states come from the shared thread timeline (timeline.h), frames
- * are named as every report names them (frames.h), graph nodes and graph launches' kernels as
- * the report counts them (graphs.h).
+ * every iteration's step budget (budget.h, as the report computes it), the timeline of three of
+ * them (or of the busiest 50 ms without one), the flame graph of the CUDA calls' stacks. Scheduler
+ * states come from the shared thread timeline (timeline.h), frames are named as every report
+ * names them (frames.h), graph nodes and graph launches' kernels as the report counts them
+ * (graphs.h).
  */
 #include <errno.h>
 #include <math.h>
@@ -32,6 +33,7 @@ const char *gr_html_span_type_name(unsigned type)
 }
 
 static const char *const label_names[] = {"first", "median", "slowest", "whole"};
+static const char *const mark_names[GR_HTML_NMARKS] = {"median", "p90", "slowest"};
 
 /* The growing span list of one window. */
 struct cand {
@@ -990,6 +992,67 @@ out:
 	free(f.v);
 }
 
+/* ---- step budget ---- */
+
+/*
+ * Every iteration's budget, computed as the report's own (report_budget.c: the thread's scheduler
+ * states over the loop, the report's probe cost) with each iteration kept, then a bar per
+ * iteration or the mean of consecutive ones, GR_HTML_BUDGET_BARS bars at most. Only where the
+ * report has a budget: the chart marks the report's median, p90 and slowest.
+ */
+static void budget(struct hv *x)
+{
+	const struct gr_report_iteration *it = &x->r->launches.iter;
+	const struct gr_budgets *B = &x->r->budget;
+	struct gr_html_views *v = x->v;
+	struct gr_budget_states st;
+	struct gr_budget_loop loop;
+	struct gr_budgets all;
+	struct gr_budget *each, mean;
+	uint64_t K = it->count, per;
+	int err;
+
+	if (!it->found || !K || !it->starts || !B->found)
+		return;
+	each = calloc(K, sizeof(*each));
+	if (!each) {
+		x->err = -ENOMEM;
+		return;
+	}
+	err = gr_budget_states(x->m, it->thread, it->start_ts, it->end_ts, &st);
+	if (!err) {
+		loop = (struct gr_budget_loop){it->thread, it->starts, K, it->end_ts, each};
+		err = gr_budget_compute(x->m, &x->r->probe, &loop, &st, &all);
+		gr_budget_states_free(&st);
+	}
+	per = (K + GR_HTML_BUDGET_BARS - 1) / GR_HTML_BUDGET_BARS;
+	if (!err) {
+		v->bars = calloc((K + per - 1) / per, sizeof(*v->bars));
+		err = v->bars ? 0 : -ENOMEM;
+	}
+	if (err) {
+		x->err = err;
+		free(each);
+		return;
+	}
+	for (uint64_t j = 0; j < K; j += per) {
+		struct gr_html_budget_bar *bar = &v->bars[v->nbars++];
+		uint64_t n = K - j < per ? K - j : per;
+
+		gr_budget_mean(each + j, n, &mean);
+		bar->first = j;
+		bar->last = j + n - 1;
+		bar->total_ns = mean.total_ns;
+		memcpy(bar->part_ns, mean.part_ns, sizeof(bar->part_ns));
+	}
+	free(each);
+	v->budget_found = 1;
+	v->budget_per = per;
+	v->marks[GR_HTML_MARK_MEDIAN] = B->median;
+	v->marks[GR_HTML_MARK_P90] = B->p90;
+	v->marks[GR_HTML_MARK_SLOWEST] = B->slowest;
+}
+
 /* ---- the whole ---- */
 
 void gr_html_views_free(struct gr_html_views *v)
@@ -997,6 +1060,7 @@ void gr_html_views_free(struct gr_html_views *v)
 	if (!v)
 		return;
 	free(v->points);
+	free(v->bars);
 	free(v->tracks);
 	free(v->names);
 	free(v->spans);
@@ -1034,6 +1098,8 @@ int gr_html_views_compute(const struct gr_model *m, const struct gr_report *r,
 	memset(x.thread_track, 0xff, (nth + 1) * sizeof(*x.thread_track));
 	memset(x.stream_track, 0xff, (ns + 1) * sizeof(*x.stream_track));
 	iterations(&x);
+	if (!x.err)
+		budget(&x);
 	if (!x.err)
 		choose_windows(&x);
 	if (!x.err)
@@ -1133,6 +1199,47 @@ void gr_html_views_json(struct gr_json *j, const struct gr_html_views *v, const 
 		} else
 			gr_json_u64(j, p->median);
 		gr_json_array_end(j);
+	}
+	gr_json_array_end(j);
+	gr_json_object_end(j);
+
+	gr_json_key(j, "budget");
+	gr_json_object(j);
+	gr_json_kv_bool(j, "found", v->budget_found);
+	gr_json_kv_u64(j, "count", v->budget_found ? v->iter_count : 0);
+	gr_json_kv_u64(j, "per", v->budget_per);
+	gr_json_key(j, "parts");
+	gr_json_array_flat(j);
+	for (unsigned p = 0; p < GR_BUDGET_NPARTS; p++)
+		gr_json_str(j, gr_budget_part_name(p));
+	gr_json_array_end(j);
+	gr_json_key(j, "words");
+	gr_json_array_flat(j);
+	for (unsigned p = 0; p < GR_BUDGET_NPARTS; p++)
+		gr_json_str(j, gr_budget_part_words(p));
+	gr_json_array_end(j);
+	gr_json_key(j, "bars");
+	gr_json_array(j);
+	for (size_t i = 0; i < v->nbars; i++) {
+		const struct gr_html_budget_bar *b = &v->bars[i];
+
+		gr_json_array_flat(j);
+		gr_json_u64(j, b->first);
+		gr_json_u64(j, b->last);
+		gr_json_u64(j, b->total_ns);
+		for (unsigned p = 0; p < GR_BUDGET_NPARTS; p++)
+			gr_json_u64(j, b->part_ns[p]);
+		gr_json_array_end(j);
+	}
+	gr_json_array_end(j);
+	gr_json_key(j, "marks");
+	gr_json_array_flat(j);
+	for (unsigned k = 0; k < GR_HTML_NMARKS && v->budget_found; k++) {
+		gr_json_object_flat(j);
+		gr_json_kv_str(j, "label", mark_names[k]);
+		gr_json_kv_u64(j, "index", v->marks[k].index);
+		gr_json_kv_u64(j, "total_ns", v->marks[k].total_ns);
+		gr_json_object_end(j);
 	}
 	gr_json_array_end(j);
 	gr_json_object_end(j);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the HTML report draws beyond the report itself (docs/HTML.md, "VIEWS"): every iteration of
- * the loop, a timeline of a few representative iterations, and a flame graph of the CUDA calls'
- * stacks. Computed from the model and its report into the struct below, then written as JSON;
- * the caps that keep a page under 2 MB aggregate or count what they leave out.
+ * the loop, every iteration's step budget, a timeline of a few representative iterations, and a
+ * flame graph of the CUDA calls' stacks. Computed from the model and its report into the struct
+ * below, then written as JSON; the caps that keep a page under 2 MB aggregate or count what they
+ * leave out.
  *
  * Times in the struct are absolute ns (the model's clock); the JSON writes them relative to t0.
  * Ownership: gr_html_views_compute() allocates everything; names point into the model or into
@@ -15,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analyze/figures/budget.h"
 #include "analyze/model/model.h"
 #include "analyze/report/report.h"
 
@@ -25,6 +27,7 @@
 #define GR_HTML_WHOLE_NS       50000000ull /* no iteration: the busiest 50 ms */
 #define GR_HTML_FLAME_MIN      0.001 /* a flame node under this share of both weights: "(other)" */
 #define GR_HTML_NWINDOWS       3
+#define GR_HTML_BUDGET_BARS    600 /* step budget bars at most; more iterations share a bar */
 
 /* One point of the iteration chart: an iteration, or a bin of consecutive ones. */
 struct gr_html_iter_point {
@@ -32,6 +35,18 @@ struct gr_html_iter_point {
 	uint64_t min, median, max; /* its time; one iteration: all three equal */
 	uint64_t n;		   /* iterations in the point */
 };
+
+/* One bar of the step budget chart: an iteration's budget, or the mean of consecutive ones' (each
+ * part rounded so that the parts add up exactly to total_ns: gr_budget_mean()). */
+struct gr_html_budget_bar {
+	uint64_t first, last; /* the iterations in it, from 0, inclusive */
+	uint64_t total_ns;
+	uint64_t part_ns[GR_BUDGET_NPARTS];
+};
+
+/* The report's median, p90 and slowest iterations, marked on the budget chart. */
+enum gr_html_budget_mark { GR_HTML_MARK_MEDIAN = 0, GR_HTML_MARK_P90, GR_HTML_MARK_SLOWEST };
+#define GR_HTML_NMARKS 3
 
 enum gr_html_window_label { GR_HTML_FIRST = 0, GR_HTML_MEDIAN, GR_HTML_SLOWEST, GR_HTML_WHOLE };
 
@@ -104,6 +119,13 @@ struct gr_html_views {
 	int binned;
 	struct gr_html_iter_point *points;
 	size_t npoints;
+
+	/* step budget: every iteration's, GR_HTML_BUDGET_BARS bars at most */
+	int budget_found;
+	uint64_t budget_per; /* iterations a bar at most (the last bar may hold fewer) */
+	struct gr_html_budget_bar *bars;
+	size_t nbars;
+	struct gr_budget marks[GR_HTML_NMARKS]; /* the report's median, p90, slowest */
 
 	/* timeline */
 	struct gr_html_window windows[GR_HTML_NWINDOWS];

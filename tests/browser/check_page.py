@@ -80,6 +80,88 @@ def expected_gpu_rows(data):
     return len(g["kernels"]) if g else None
 
 
+def budget_data(data):
+    """Each side's budget view (docs/HTML.md "budget"), [] where it has none."""
+    out = []
+    for s in sides(data):
+        bu = s["views"].get("budget") or {}
+        if bu.get("found"):
+            out.append((s, bu))
+    return out
+
+
+def budget_checks(b, name, data, count):
+    """The budget's bars in the data: at most 600, over every iteration in order, each one's
+    parts exact integers adding up to its total; on the page: a bar per bar, each drawn bar's
+    parts the data's, its height its total to scale, a mark per mark."""
+    bars = marks = 0
+    bad = []
+    for s, bu in budget_data(data):
+        rows, nparts, nxt = bu["bars"], len(bu["parts"]), 0
+        bars += len(rows)
+        marks += len(bu.get("marks", []))
+        if len(rows) > 600 or len(bu["words"]) != nparts:
+            bad.append(["shape", len(rows), nparts, len(bu["words"])])
+        for r in rows:
+            if len(r) != 3 + nparts or not all(isinstance(x, int) and x >= 0 for x in r) \
+                    or sum(r[3:]) != r[2] or r[0] != nxt or r[1] < r[0] \
+                    or r[1] - r[0] + 1 > bu["per"]:
+                bad.append(r)
+            nxt = r[1] + 1
+        if nxt != bu["count"]:
+            bad.append(["covers", nxt, bu["count"]])
+        # a bar per iteration: the report's median iteration's bar is the report's median budget
+        med = s["report"].get("budget", {}).get("median")
+        if bu["per"] == 1 and med:
+            r = rows[med["index"]]
+            want = [med["total_ns"]] + [med[p + "_ns"] for p in bu["parts"]]
+            if r[2:] != want:
+                bad.append(["median", r, want])
+    check(name + ": budget bars: every iteration once, parts adding up to the total", not bad,
+          bad[:5])
+    check(name + ": a budget bar per bar of the data (%d)" % bars,
+          count("[data-budget-bar]") == bars, count("[data-budget-bar]"))
+    check(name + ": a budget mark per mark (%d)" % marks, count("[data-budget-mark]") == marks,
+          count("[data-budget-mark]"))
+    # drawn: each bar's rects carry the data's parts; heights to one scale per chart
+    drawn = b.evaluate("""(() => { const bad = [];
+      for (const svg of document.querySelectorAll('svg[data-plot-h]')) {
+        const gs = [...svg.querySelectorAll('[data-budget-bar]')];
+        const max = +svg.dataset.maxNs, h = +svg.dataset.plotH;
+        if (gs.some(g => +g.dataset.total > max)) bad.push(['over the scale', max]);
+        for (const g of gs) {
+          const rs = [...g.querySelectorAll('rect')];
+          const ns = rs.reduce((a, r) => a + +r.dataset.ns, 0);
+          const px = rs.reduce((a, r) => a + r.getBBox().height, 0);
+          const want = max ? +g.dataset.total / max * h : 0;
+          if (ns !== +g.dataset.total || Math.abs(px - want) > 0.5)
+            bad.push([g.dataset.budgetBar, ns, g.dataset.total, px, want]);
+        }
+      }
+      return bad.slice(0, 5); })()""")
+    check(name + ": each drawn budget bar: its parts sum to its total, its height to scale",
+          drawn == [], drawn)
+    if data["kind"] == "diff" and len(budget_data(data)) == 2:
+        scales = b.evaluate("[...document.querySelectorAll('svg[data-max-ns]')]"
+                            ".map(s => s.dataset.maxNs)")
+        check(name + ": both sides' budgets to one scale", len(scales) == 2
+              and scales[0] == scales[1], scales)
+    if bars:
+        # the tallest part's rect: a part under a pixel tall cannot be hovered
+        at = b.evaluate("(() => { const rs = [...document.querySelectorAll('[data-budget-bar] rect')];"
+                        " const e = rs.reduce((a, r) => r.getBBox().height > a.getBBox().height"
+                        " ? r : a); e.scrollIntoView({block: 'center'});"
+                        " const r = e.getBoundingClientRect();"
+                        " return [r.left + r.width / 2, r.top + r.height / 2]; })()")
+        if at:
+            b.hover(at[0], at[1])
+            tip = b.evaluate("[document.getElementById('tip').hidden,"
+                             " document.getElementById('tip').textContent]")
+            check(name + ": hovering a budget bar names its iteration(s) and parts",
+                  not tip[0] and tip[1].startswith("iteration") and "\n" in tip[1], tip)
+            b.hover(1, 1)
+
+
 def luminance(css):
     m = re.match(r"rgba?\((\d+), (\d+), (\d+)", css or "")
     if not m:
@@ -193,6 +275,7 @@ def run(b, args, data):
           count("[data-span]"))
     check(name + ": a line per verdict (%d)" % verdicts, count("[data-verdict]") == verdicts,
           count("[data-verdict]"))
+    budget_checks(b, name, data, count)
     for side in sides(data):
         cut = side["views"]["timeline"].get("truncated", 0)
         if cut:

@@ -1,13 +1,13 @@
 # The HTML report in real browsers (docs/HTML.md): headless Chromium and headless Firefox each
 # load the report of the chain sample (5 kernels x 200 steps on the simulator), a diff against
-# chain_fused, and the edge cases the recorder cannot produce on demand;
-# tests/browser/check_page.py runs the same checks in both: the drawn elements against the
-# page's data, the keyboard, the mouse, dark mode and the console. Screenshots go to $O/browser/
-# (NAME.png from Chromium, NAME-firefox.png from Firefox). The pages come from
-# `gpurec report --html` / `diff --html` when gpurec has them, else from tests/browser/fixture.py
-# over report/diff/export JSON. A browser that is not there or cannot start is a SKIP with the
-# reason and its remaining pages are not loaded; the other browser's checks still run. Needs
-# root (BPF), no GPU.
+# chain_fused, a long run (chain 1300: the step budget's bars bucketed), and the edge cases the
+# recorder cannot produce on demand; tests/browser/check_page.py runs the same checks in both: the
+# drawn elements against the page's data, the keyboard, the mouse, dark mode and the console.
+# Screenshots go to $O/browser/ (NAME.png from Chromium, NAME-firefox.png from Firefox). The pages
+# come from `gpurec report --html` / `diff --html` when gpurec has them, else from
+# tests/browser/fixture.py over report/diff/export JSON. A browser that is not there or cannot
+# start is a SKIP with the reason and its remaining pages are not loaded; the other browser's
+# checks still run. Needs root (BPF), no GPU.
 . "$(dirname "$0")/lib.sh"
 need_root "html_report.sh"
 SAMPLES=${SAMPLES:-$PWD/$O/samples}
@@ -94,6 +94,18 @@ browse() {
 
 browse "$TMP/chain.html" chain report --expect-launches $STEPS --mouse --keyboard --dark
 browse "$TMP/diff.html" diff diff --mouse --keyboard --dark
+
+# a long run (chain 1300): the step budget's bars are buckets of ceil(1300 / 600) = 3
+# consecutive iterations, 434 of them (the last holds 1), each its iterations' mean
+if "$GPUREC" report --help 2>&1 | grep -q -e --html; then
+	"$GPUREC" record -o "$TMP/long.trc" -- env LD_LIBRARY_PATH="$SIM" "$SAMPLES/chain" 1300 \
+		>"$TMP/long.out" 2>&1 &&
+		"$GPUREC" report --html -o "$TMP/long.html" "$TMP/long.trc" >/dev/null
+	check "long run page written" 0 $?
+	check "long run page: 434 budget bars of 3 iterations, the last of 1" "434 3 1299 1299" \
+		"$(data "$TMP/long.html" '"%d %d %d %d" % ((len(d["views"]["budget"]["bars"]), d["views"]["budget"]["per"]) + tuple(d["views"]["budget"]["bars"][-1][:2]))')"
+	browse "$TMP/long.html" long-run long-run --mouse
+fi
 
 # record --cupti: synthetic loops with GPU rows (tests/tools/trace_gpu_loop.c, 10 iterations of
 # kernels a and b; the second with 5 GPU records dropped): the page's GPU part lists each

@@ -59,6 +59,8 @@ check "the page's report is exactly report --json" True \
 check "schema and kind" "gpurec-html-1 report" "$(json "$TMP/r.json" 'd["schema"] + " " + d["kind"]')"
 check "iterations: chain 50 makes 50, one point each" "50 50 False" \
 	"$(json "$TMP/r.json" '" ".join(str(x) for x in (d["views"]["iterations"]["count"], len(d["views"]["iterations"]["points"]), d["views"]["iterations"]["binned"]))')"
+check "budget: a bar per iteration, each its parts' sum; the median's; 3 marks" "50 1 True True 3" \
+	"$(json "$TMP/r.json" '" ".join(map(str, [(b := d["views"]["budget"]) and len(b["bars"]), b["per"], all(sum(r[3:]) == r[2] and r[0] == r[1] == i for i, r in enumerate(b["bars"])), b["bars"][(m := d["report"]["budget"]["median"])["index"]][2:] == [m["total_ns"]] + [m[p + "_ns"] for p in b["parts"]], len(b["marks"])]))')"
 check "flame root: executed launches (5 per step)" 250 "$(json "$TMP/r.json" 'd["views"]["flame"]["root"]["v"][0]')"
 check "timeline: launch spans of a window are its 5 kernels" 5 \
 	"$(json "$TMP/r.json" 'sum(1 for s in d["views"]["timeline"]["spans"] if s[3] == "launch" and d["views"]["timeline"]["windows"][0]["start"] <= s[1] < d["views"]["timeline"]["windows"][0]["end"])')"

@@ -94,6 +94,34 @@ static const struct gr_html_flame_node *child(const struct gr_html_views *v, int
 	return NULL;
 }
 
+/* The budget bars of @v: @per iterations each (the last may hold fewer), 0..@K-1 in order, each
+ * total its parts' sum exactly; the marks are the report's. */
+static void check_bars(const struct gr_html_views *v, const struct gr_report *r, uint64_t K,
+		       uint64_t per)
+{
+	uint64_t next = 0, sum;
+
+	CHECK(v->budget_found);
+	CHECK_EQ_U64(v->budget_per, per);
+	CHECK_EQ_U64(v->nbars, (K + per - 1) / per);
+	CHECK(v->nbars <= GR_HTML_BUDGET_BARS);
+	for (size_t i = 0; i < v->nbars; i++) {
+		const struct gr_html_budget_bar *b = &v->bars[i];
+
+		CHECK_EQ_U64(b->first, next);
+		CHECK_EQ_U64(b->last, (next + per < K ? next + per : K) - 1);
+		next = b->last + 1;
+		sum = 0;
+		for (unsigned p = 0; p < GR_BUDGET_NPARTS; p++)
+			sum += b->part_ns[p];
+		CHECK_EQ_U64(sum, b->total_ns);
+	}
+	CHECK_EQ_U64(next, K);
+	CHECK_EQ_U64(v->marks[GR_HTML_MARK_MEDIAN].index, r->budget.median.index);
+	CHECK_EQ_U64(v->marks[GR_HTML_MARK_P90].index, r->budget.p90.index);
+	CHECK_EQ_U64(v->marks[GR_HTML_MARK_SLOWEST].total_ns, r->budget.slowest.total_ns);
+}
+
 /*
  * 12 iterations of (kernA, kernB, a 300 ns sync) on one thread, their start-to-start times
  * set: a 3000 ns warm-up, then 1100, 1000, ..., one of 1200 and one of 2500; the last one's
@@ -156,6 +184,16 @@ static void test_iterations_windows_flame(void)
 	CHECK(child(v, 0, "cudaStreamSynchronize") &&
 	      child(v, 0, "cudaStreamSynchronize")->host_ns == 3600);
 	CHECK_EQ_U64(v->flame_merged, 0);
+	/* a bar per iteration, each the budget the report computes: its median's, its slowest's */
+	check_bars(v, r, 12, 1);
+	for (unsigned p = 0; p < GR_BUDGET_NPARTS && v->nbars == 12; p++) {
+		CHECK_EQ_U64(v->bars[r->budget.median.index].part_ns[p],
+			     r->budget.median.part_ns[p]);
+		CHECK_EQ_U64(v->bars[r->budget.slowest.index].part_ns[p],
+			     r->budget.slowest.part_ns[p]);
+	}
+	CHECK_EQ_U64(r->budget.slowest.index, 0);
+	CHECK(v->nbars == 12 && v->bars[3].part_ns[GR_BUDGET_SYNC_STREAM] > 0);
 out:
 	gr_html_views_free(v);
 	gr_report_free(r);
@@ -198,6 +236,9 @@ static void test_binning_and_pruning(void)
 	CHECK(child(v, 0, "(other)") && child(v, 0, "(other)")->launches == 1 &&
 	      child(v, 0, "(other)")->host_ns == 0);
 	CHECK_EQ_U64(v->flame_merged, 1);
+	/* 4500 iterations in bars of ceil(4500 / 600) = 8: 563 bars, the last of 4 */
+	check_bars(v, r, 4500, 8);
+	CHECK(v->nbars == 563 && v->bars[562].first == 4496 && v->bars[562].last == 4499);
 out:
 	gr_html_views_free(v);
 	gr_report_free(r);

@@ -29,6 +29,8 @@
 		return box;
 	}
 
+	/* Hovering a shape shows its tipText. */
+	GR.hover = hover;
 	function hover(svg) {
 		svg.addEventListener('mousemove', function (e) {
 			if (e.target.tipText)

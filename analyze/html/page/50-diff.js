@@ -65,7 +65,11 @@
 			app.appendChild(GR.el('h2', {}, ['GPU time compared (CUPTI)']));
 			app.appendChild(gpu);
 		}
+		/* both budgets to one scale: the taller side's tallest bar */
+		var top = Math.max(GR.budgetMax(b.views), GR.budgetMax(n.views));
 		[].concat(
+			pair('Step budget', GR.el('div', {}, [side(b, 'base'), GR.budgetChart(b.views, top)]),
+			     GR.el('div', {}, [side(n, 'new'), GR.budgetChart(n.views, top)])),
 			pair('Verdicts', GR.el('div', {}, [side(b, 'base'), GR.verdicts(b.report, n.report)]),
 			     GR.el('div', {}, [side(n, 'new'), GR.verdicts(n.report, b.report)])),
 			pair('Iteration timeline', GR.el('div', {}, [side(b, 'base'), GR.timeline(b.views)]),

@@ -16,6 +16,9 @@
 	function reportPage(data, app) {
 		var r = data.report, v = data.views;
 		header(data, app, r);
+		/* the budget first, as the text report opens with it: the verdicts read it */
+		app.appendChild(GR.el('h2', {}, ['Step budget']));
+		app.appendChild(GR.budgetChart(v));
 		app.appendChild(GR.el('h2', {}, ['Verdicts']));
 		app.appendChild(GR.verdicts(r));
 		var gpu = GR.gpu(r);
