@@ -148,6 +148,23 @@ uint64_t rp_call_raw(const struct rp_ctx *x, unsigned kind, uint32_t idx)
 	return 0;
 }
 
+uint32_t rp_call_stack(const struct rp_ctx *x, unsigned kind, uint32_t idx)
+{
+	switch (kind) {
+	case RP_LAUNCH:
+		return rp_lkey(x, idx)->stack;
+	case RP_COPY:
+		return x->c[idx].stack;
+	case RP_MEMSET:
+		return x->ms[idx].stack;
+	case RP_SYNC:
+		return x->sy[idx].stack;
+	case RP_GRAPH:
+		return x->g[idx].stack;
+	}
+	return 0;
+}
+
 uint64_t rp_call_end(const struct rp_ctx *x, unsigned kind, uint32_t idx)
 {
 	return rp_call_ts(x, kind, idx) + rp_call_raw(x, kind, idx);

@@ -207,6 +207,9 @@ static inline uint32_t rp_sat32(uint64_t v)
 /* The model thread that made call @i of @kind. */
 uint32_t rp_call_thread(const struct rp_ctx *x, unsigned kind, size_t i);
 
+/* The stack of call @idx of @kind (0: none; allocations and frees carry none). */
+uint32_t rp_call_stack(const struct rp_ctx *x, unsigned kind, uint32_t idx);
+
 /* Entry and return time of a call of @kind, index @idx. */
 uint64_t rp_call_ts(const struct rp_ctx *x, unsigned kind, uint32_t idx);
 uint64_t rp_call_end(const struct rp_ctx *x, unsigned kind, uint32_t idx);

@@ -10,6 +10,7 @@
  * problem only in a launch-bound step, the transfer section calls a step transfer-bound only
  * when this does. docs/REPORTS.md, "What bounds the step", has the rules and what refutes each.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -179,6 +180,156 @@ static void group(struct rp_ctx *x, struct gr_report_diagnosis *D, uint64_t est)
 	D->group_ns[GR_GROUP_LAUNCH] += D->launch_est_ns;
 }
 
+/* A call of the loop thread: when it entered and returned, and its stack. */
+struct tcall {
+	uint64_t ts, end;
+	uint32_t stack;
+};
+
+static int cmp_tcall(const void *a, const void *b)
+{
+	const struct tcall *x = a, *y = b;
+
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+const char *gr_report_diag_site(const struct gr_report_site *s)
+{
+	int i;
+
+	if (!s->nframes)
+		return "";
+	if (s->python >= 0)
+		return s->frames[s->python];
+	if (s->launcher < 0)
+		return s->frames[0];
+	/* nvcc's launch stubs and the runtime header's cudaLaunchKernel<T> sit between the
+	 * code that launched and the runtime: the code is the first frame past them */
+	for (i = s->launcher; i < (int)s->nframes; i++) {
+		const char *fn = s->desc[i].function;
+
+		if (!fn ||
+		    (strncmp(fn, "__device_stub__", 15) && strncmp(fn, "cudaLaunchKernel", 16)))
+			return s->frames[i];
+	}
+	return s->frames[s->launcher];
+}
+
+/*
+ * Where a host-bound step's host work is: no sample of the CPU says, but each stretch of the
+ * loop thread's time outside calls ends with the call it made next, whose stack names the code
+ * that was running (the Python line, the native function). Each stretch over the loop goes to
+ * that call's site; the sites named alike are one; the largest GR_DIAG_SITES, per iteration.
+ * Returns 0 or -ENOMEM; none without stacks.
+ */
+static int host_sites(struct rp_ctx *x, struct gr_report_diagnosis *D)
+{
+	const struct gr_report_iteration *it = &x->r->launches.iter;
+	size_t n[RP_NCALLS] = {x->nl, x->nc, x->nms, x->nsy, x->ng, x->nal, x->nfr};
+	size_t nc = 0, cap = 0, top[10], ntop = 0;
+	uint64_t *per = calloc(x->nst + 1, sizeof(*per)), reach = it->start_ts;
+	/* the loop opens with its first call: the host work before it is no iteration's, and
+	 * the stretches inside fill its count - 1 whole periods */
+	uint64_t periods = it->count > 1 ? it->count - 1 : 1;
+	struct tcall *c = NULL;
+	int err = -ENOMEM;
+
+	if (!per)
+		return -ENOMEM;
+	for (int pass = 0; pass < 2; pass++) {
+		for (unsigned k = 0; k < RP_NCALLS; k++)
+			for (size_t i = 0; i < n[k]; i++) {
+				uint64_t t = rp_call_ts(x, k, (uint32_t)i);
+
+				if (t < it->start_ts || t > it->end_ts ||
+				    rp_call_thread(x, k, i) != it->thread)
+					continue;
+				if (pass)
+					c[nc++] = (struct tcall){t, rp_call_end(x, k, (uint32_t)i),
+								 rp_call_stack(x, k, (uint32_t)i)};
+				else
+					cap++;
+			}
+		if (!pass && !(c = malloc((cap + 1) * sizeof(*c))))
+			goto out;
+	}
+	gr_qsort(c, nc, sizeof(*c), cmp_tcall);
+	/* reach: the latest return so far (a nested call ends inside its outer one) */
+	for (size_t i = 0; i < nc; i++) {
+		if (c[i].ts > reach && c[i].stack < x->nst)
+			per[c[i].stack] += c[i].ts - reach;
+		if (c[i].end > reach)
+			reach = c[i].end;
+	}
+	/* the 10 largest stacks (0: no stack, named nothing), then merged by the name shown */
+	for (uint32_t s = 1; s < x->nst; s++) {
+		size_t at = ntop < 10 ? ntop++ : 9;
+
+		if (ntop == 10 && per[s] <= per[top[9]])
+			continue;
+		while (at > 0 && per[top[at - 1]] < per[s]) {
+			top[at] = top[at - 1];
+			at--;
+		}
+		top[at] = s;
+	}
+	for (size_t i = 0; i < ntop && per[top[i]]; i++) {
+		struct gr_report_site site;
+		size_t k;
+
+		err = rp_site(x, &site, top[i], 0);
+		if (err)
+			goto out;
+		for (k = 0; k < D->nhost_sites; k++)
+			if (!strcmp(gr_report_diag_site(&D->host_sites[k]),
+				    gr_report_diag_site(&site)))
+				break;
+		if (k < D->nhost_sites) {
+			D->host_site_ns[k] += per[top[i]] / periods;
+			continue;
+		}
+		if (D->nhost_sites == GR_DIAG_SITES)
+			continue;
+		D->host_sites[D->nhost_sites] = site;
+		D->host_site_ns[D->nhost_sites++] = per[top[i]] / periods;
+	}
+	/* merging can reorder them */
+	for (size_t i = 1; i < D->nhost_sites; i++)
+		for (size_t k = i; k > 0 && D->host_site_ns[k] > D->host_site_ns[k - 1]; k--) {
+			struct gr_report_site s = D->host_sites[k];
+			uint64_t v = D->host_site_ns[k];
+
+			D->host_sites[k] = D->host_sites[k - 1];
+			D->host_site_ns[k] = D->host_site_ns[k - 1];
+			D->host_sites[k - 1] = s;
+			D->host_site_ns[k - 1] = v;
+		}
+	err = 0;
+out:
+	free(per);
+	free(c);
+	return err;
+}
+
+/* "; the host work ends at: train.py:42 step 812 us an iteration, ..." */
+static void host_sites_text(const struct gr_report_diagnosis *D, char *buf, size_t len)
+{
+	size_t at;
+
+	if (!D->nhost_sites) {
+		snprintf(buf, len, "; no stack says where (record with stacks to name it)");
+		return;
+	}
+	at = (size_t)snprintf(buf, len, "; the host work ends at");
+	for (size_t i = 0; i < D->nhost_sites && at < len; i++) {
+		char b1[32];
+
+		at += (size_t)snprintf(buf + at, len - at, "%s %s (%s an iteration)", i ? "," : "",
+				       gr_report_diag_site(&D->host_sites[i]),
+				       gr_units_ns(b1, sizeof(b1), D->host_site_ns[i]));
+	}
+}
+
 /* The largest group, and whether it takes more than RP_BOUND_SHARE of the step. */
 static unsigned top_group(const struct gr_report_diagnosis *D, int *bounds)
 {
@@ -319,15 +470,22 @@ int rp_diagnosis(struct rp_ctx *x)
 				  D->launch_est_ns ? "; launches not timed counted at the measured "
 						     "launch cost"
 						   : "");
-	case GR_GROUP_HOST:
+	case GR_GROUP_HOST: {
+		char sites[GR_DIAG_SITES * 200 + 64];
+		int err = host_sites(x, D);
+
+		if (err)
+			return err;
+		host_sites_text(D, sites, sizeof(sites));
 		D->bound = GR_BOUND_HOST;
 		D->refute = "host work outside CUDA calls taking less than half of the step";
 		return rp_verdict(
 		    x, &D->verdict, GR_VERDICT_PROBLEM,
 		    "host-bound: the thread works on its CPU outside CUDA calls for most "
-		    "of the %s step (iteration #%" PRIu64 ": %s); the GPU waits for it: "
-		    "move that work off the step's thread or overlap it",
-		    b1, D->iteration, ev);
+		    "of the %s step (iteration #%" PRIu64 ": %s)%s; the GPU waits for "
+		    "it: move that work off the step's thread or overlap it",
+		    b1, D->iteration, ev, sites);
+	}
 	case GR_GROUP_RUNNABLE:
 		D->bound = GR_BOUND_STARVED;
 		D->refute = "the thread runnable but not running less than half of the step";

@@ -776,6 +776,16 @@ static void diagnosis(struct gr_json *j, const struct gr_report *r)
 		gr_json_kv_bool(j, "launch_timed", D->launch_timed);
 		gr_json_kv_u64(j, "launch_est_ns", D->launch_est_ns);
 		gr_json_kv_double(j, "copy_rate", D->copy_rate);
+		/* host-bound: where the host work ends, per iteration */
+		gr_json_key(j, "host_sites");
+		gr_json_array(j);
+		for (size_t i = 0; i < D->nhost_sites; i++) {
+			gr_json_object_flat(j);
+			gr_json_kv_str(j, "site", gr_report_diag_site(&D->host_sites[i]));
+			gr_json_kv_u64(j, "ns_per_iteration", D->host_site_ns[i]);
+			gr_json_object_end(j);
+		}
+		gr_json_array_end(j);
 	}
 	gr_json_object_end(j);
 }

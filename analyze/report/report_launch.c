@@ -380,7 +380,15 @@ static int verdict(struct rp_ctx *x)
 		snprintf(graphs, sizeof(graphs),
 			 " (%u graph launch%s executing %" PRIu64 " kernels)", it->graph_launches,
 			 it->graph_launches == 1 ? "" : "es", it->kernels);
-	if (it->found && it->period_ns)
+	/* an iteration whose time our probes' cost swallows is still the iteration: saying
+	 * "no repeating iteration" then contradicted the JSON, which has one */
+	if (it->found && !it->period_ns)
+		snprintf(head, sizeof(head),
+			 "%s: %u launch%s%s per iteration at %s each (%s); the iteration takes no "
+			 "more than our probes cost (see --no-compensate)%s",
+			 word, it->launches, it->launches == 1 ? "" : "es", graphs,
+			 gr_units_ns(b1, sizeof(b1), L->launch_cost_ns), how, why);
+	else if (it->found)
 		snprintf(head, sizeof(head),
 			 "%s: %u launch%s%s per iteration at %s each (%s): %s of the %s "
 			 "iteration%s",

@@ -209,24 +209,6 @@ static int stack_matches(const struct rp_ctx *x, const struct rp_step *s, uint32
 	return s->stack_match[stack];
 }
 
-/* The stack of call @idx of @kind (0: none; allocations and frees carry none). */
-static uint32_t call_stack(const struct rp_ctx *x, unsigned kind, uint32_t idx)
-{
-	switch (kind) {
-	case RP_LAUNCH:
-		return rp_lkey(x, idx)->stack;
-	case RP_COPY:
-		return x->c[idx].stack;
-	case RP_MEMSET:
-		return x->ms[idx].stack;
-	case RP_SYNC:
-		return x->sy[idx].stack;
-	case RP_GRAPH:
-		return x->g[idx].stack;
-	}
-	return 0;
-}
-
 static unsigned call_api(const struct rp_ctx *x, unsigned kind, uint32_t idx)
 {
 	switch (kind) {
@@ -255,7 +237,7 @@ static int matches(const struct rp_ctx *x, const struct rp_step *s, unsigned kin
 	case STEP_API:
 		return call_api(x, kind, idx) == s->api;
 	default:
-		return stack_matches(x, s, call_stack(x, kind, idx));
+		return stack_matches(x, s, rp_call_stack(x, kind, idx));
 	}
 }
 
@@ -307,12 +289,13 @@ static size_t python_starts(const struct rp_ctx *x, const struct rp_step *s, siz
 		uint32_t idx = rp_ref_idx(x->tok_ref[i]);
 
 		if (matches(x, s, kind, idx))
-			site = call_stack(x, kind, idx);
+			site = rp_call_stack(x, kind, idx);
 	}
 	if (!site)
 		return 0;
 	for (i = 0; i < x->ntok; i++) {
-		uint32_t st = call_stack(x, rp_ref_kind(x->tok_ref[i]), rp_ref_idx(x->tok_ref[i]));
+		uint32_t st =
+		    rp_call_stack(x, rp_ref_kind(x->tok_ref[i]), rp_ref_idx(x->tok_ref[i]));
 
 		if (st == site && prev != site)
 			at[nat++] = i;
@@ -322,7 +305,7 @@ static size_t python_starts(const struct rp_ctx *x, const struct rp_step *s, siz
 		return nat;
 	nat = 0;
 	for (i = 0; i < x->ntok; i++)
-		if (call_stack(x, rp_ref_kind(x->tok_ref[i]), rp_ref_idx(x->tok_ref[i])) == site)
+		if (rp_call_stack(x, rp_ref_kind(x->tok_ref[i]), rp_ref_idx(x->tok_ref[i])) == site)
 			at[nat++] = i;
 	return nat;
 }

@@ -223,8 +223,11 @@ static void phases(FILE *f, const struct gr_report *r, const struct gr_report_it
 				"step, name one made once\n");
 		return;
 	}
-	if (it->nphases_found < 2)
+	/* why this loop, in one line, even when it was the only one */
+	if (it->nphases_found < 2) {
+		fprintf(f, "  loops: 1 found on the thread; the iteration is the only loop\n");
 		return;
+	}
 	fprintf(f, "  loops: %zu found on the thread; the iteration is %s (%" PRIu64 " calls)\n",
 		it->nphases_found, why[it->why], it->count * it->calls);
 	for (size_t i = 0; i < it->nphases; i++) {

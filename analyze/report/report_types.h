@@ -529,6 +529,8 @@ enum gr_step_group {
 	GR_NGROUPS,
 };
 
+#define GR_DIAG_SITES 3
+
 struct gr_report_diagnosis {
 	enum gr_step_bound bound;
 	struct gr_verdict verdict;     /* the bound, in a sentence with its evidence */
@@ -543,12 +545,21 @@ struct gr_report_diagnosis {
 	uint64_t launch_est_ns;
 	int launch_timed;
 	double copy_rate; /* bytes/s of the loop thread's copies while they blocked it; 0: none */
+	/* host-bound: where the host work ends, the call sites of the calls made right after the
+	 * loop thread's time outside calls, by that time per iteration, largest first (at most
+	 * GR_DIAG_SITES); none without stacks */
+	struct gr_report_site host_sites[GR_DIAG_SITES];
+	uint64_t host_site_ns[GR_DIAG_SITES];
+	size_t nhost_sites;
 };
 
 /* "none", "unknown", "gpu", "launch", "host", "starved", "blocked", "transfer", "alloc",
  * "mixed" (the JSON names); gr_step_group_name(): "wait", "launch", "copy", "alloc", "other",
  * "host", "runnable", "blocked", "unknown". */
 const char *gr_step_bound_name(unsigned bound);
+/* The frame a host site of the diagnosis is named by: its Python frame, else the native frame
+ * that made the call, else its innermost; "" without frames. */
+const char *gr_report_diag_site(const struct gr_report_site *s);
 const char *gr_step_group_name(unsigned group);
 
 /* Where the report's SM count came from. */

@@ -60,6 +60,10 @@ for lt in "" --launch-time; do
 		check "host $lt: host-bound, or the CPU wait passes the work" True \
 			"$(json "$TMP/host$lt.json" "(lambda D: D['bound'] == 'host' and D['level'] == 'problem' or D['groups_ns']['runnable'] >= D['groups_ns']['host'] and D['bound'] in ('starved', 'mixed') or D)(d['diagnosis'])")"
 		check "host $lt: groups add up, shares <= 1" '[true, true]' "$(sums "host$lt")"
+		# the call made right after the 1 ms of CPU work names where it ran: main, or the
+		# mode's function if not inlined; at least that 1 ms an iteration
+		check "host $lt: where the host work ends: the program's own frame, >= 1 ms an iteration" True \
+			"$(json "$TMP/host$lt.json" "(lambda s: s[0]['site'] in ('main (bound)', 'host(int) (bound)') and s[0]['ns_per_iteration'] >= 1000000 or s)(d['diagnosis']['host_sites'])")"
 	fi
 done
 if rec launch_timed launch --launch-time; then
