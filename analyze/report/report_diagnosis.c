@@ -193,18 +193,27 @@ static int cmp_tcall(const void *a, const void *b)
 	return x->ts < y->ts ? -1 : x->ts > y->ts;
 }
 
-const char *gr_report_diag_site(const struct gr_report_site *s)
+/*
+ * How a host site is named: its innermost Python frame and the Python frame that called it
+ * ("model.py:40 forward <- train.py:12 step": the innermost alone is often a helper every call
+ * goes through); without Python, the native frame that launched, past nvcc's launch stubs and
+ * the runtime header's cudaLaunchKernel<T>, which sit between the code and the runtime; else the
+ * innermost frame. NULL when out of memory; "" without frames.
+ */
+static const char *site_name(struct rp_ctx *x, const struct gr_report_site *s)
 {
 	int i;
 
 	if (!s->nframes)
 		return "";
-	if (s->python >= 0)
+	if (s->python >= 0) {
+		for (i = s->python + 1; i < (int)s->nframes; i++)
+			if (s->desc[i].kind == GR_FRAME_KIND_PYTHON)
+				return rp_printf(x, "%s <- %s", s->frames[s->python], s->frames[i]);
 		return s->frames[s->python];
+	}
 	if (s->launcher < 0)
 		return s->frames[0];
-	/* nvcc's launch stubs and the runtime header's cudaLaunchKernel<T> sit between the
-	 * code that launched and the runtime: the code is the first frame past them */
 	for (i = s->launcher; i < (int)s->nframes; i++) {
 		const char *fn = s->desc[i].function;
 
@@ -263,10 +272,11 @@ static int host_sites(struct rp_ctx *x, struct gr_report_diagnosis *D)
 	}
 	/* the 10 largest stacks (0: no stack, named nothing), then merged by the name shown */
 	for (uint32_t s = 1; s < x->nst; s++) {
-		size_t at = ntop < 10 ? ntop++ : 9;
+		size_t at;
 
-		if (ntop == 10 && per[s] <= per[top[9]])
+		if (!per[s] || (ntop == 10 && per[s] <= per[top[9]]))
 			continue;
+		at = ntop < 10 ? ntop++ : 9;
 		while (at > 0 && per[top[at - 1]] < per[s]) {
 			top[at] = top[at - 1];
 			at--;
@@ -275,14 +285,18 @@ static int host_sites(struct rp_ctx *x, struct gr_report_diagnosis *D)
 	}
 	for (size_t i = 0; i < ntop && per[top[i]]; i++) {
 		struct gr_report_site site;
+		const char *name;
 		size_t k;
 
 		err = rp_site(x, &site, top[i], 0);
 		if (err)
 			goto out;
+		name = site_name(x, &site);
+		err = -ENOMEM;
+		if (!name)
+			goto out;
 		for (k = 0; k < D->nhost_sites; k++)
-			if (!strcmp(gr_report_diag_site(&D->host_sites[k]),
-				    gr_report_diag_site(&site)))
+			if (!strcmp(D->host_sites[k], name))
 				break;
 		if (k < D->nhost_sites) {
 			D->host_site_ns[k] += per[top[i]] / periods;
@@ -290,13 +304,13 @@ static int host_sites(struct rp_ctx *x, struct gr_report_diagnosis *D)
 		}
 		if (D->nhost_sites == GR_DIAG_SITES)
 			continue;
-		D->host_sites[D->nhost_sites] = site;
+		D->host_sites[D->nhost_sites] = name;
 		D->host_site_ns[D->nhost_sites++] = per[top[i]] / periods;
 	}
 	/* merging can reorder them */
 	for (size_t i = 1; i < D->nhost_sites; i++)
 		for (size_t k = i; k > 0 && D->host_site_ns[k] > D->host_site_ns[k - 1]; k--) {
-			struct gr_report_site s = D->host_sites[k];
+			const char *s = D->host_sites[k];
 			uint64_t v = D->host_site_ns[k];
 
 			D->host_sites[k] = D->host_sites[k - 1];
@@ -325,7 +339,7 @@ static void host_sites_text(const struct gr_report_diagnosis *D, char *buf, size
 		char b1[32];
 
 		at += (size_t)snprintf(buf + at, len - at, "%s %s (%s an iteration)", i ? "," : "",
-				       gr_report_diag_site(&D->host_sites[i]),
+				       D->host_sites[i],
 				       gr_units_ns(b1, sizeof(b1), D->host_site_ns[i]));
 	}
 }

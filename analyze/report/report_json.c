@@ -781,7 +781,7 @@ static void diagnosis(struct gr_json *j, const struct gr_report *r)
 		gr_json_array(j);
 		for (size_t i = 0; i < D->nhost_sites; i++) {
 			gr_json_object_flat(j);
-			gr_json_kv_str(j, "site", gr_report_diag_site(&D->host_sites[i]));
+			gr_json_kv_str(j, "site", D->host_sites[i]);
 			gr_json_kv_u64(j, "ns_per_iteration", D->host_site_ns[i]);
 			gr_json_object_end(j);
 		}

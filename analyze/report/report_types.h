@@ -548,7 +548,7 @@ struct gr_report_diagnosis {
 	/* host-bound: where the host work ends, the call sites of the calls made right after the
 	 * loop thread's time outside calls, by that time per iteration, largest first (at most
 	 * GR_DIAG_SITES); none without stacks */
-	struct gr_report_site host_sites[GR_DIAG_SITES];
+	const char *host_sites[GR_DIAG_SITES]; /* report-owned text (site_name()) */
 	uint64_t host_site_ns[GR_DIAG_SITES];
 	size_t nhost_sites;
 };
@@ -557,9 +557,6 @@ struct gr_report_diagnosis {
  * "mixed" (the JSON names); gr_step_group_name(): "wait", "launch", "copy", "alloc", "other",
  * "host", "runnable", "blocked", "unknown". */
 const char *gr_step_bound_name(unsigned bound);
-/* The frame a host site of the diagnosis is named by: its Python frame, else the native frame
- * that made the call, else its innermost; "" without frames. */
-const char *gr_report_diag_site(const struct gr_report_site *s);
 const char *gr_step_group_name(unsigned group);
 
 /* Where the report's SM count came from. */

@@ -99,6 +99,21 @@ if GPUREC_TEST_NO_UPROBE_SESSION=1 rec host_untimed host; then
 		"$(json "$TMP/host_untimed.json" "(lambda D: D['bound'] == 'host' and D['level'] == 'problem' or D['groups_ns']['runnable'] >= D['groups_ns']['host'] and D['bound'] in ('starved', 'mixed') or D)(d['diagnosis'])")"
 fi
 
+# a Python loop with its host work before 13 launch sites (more than the 10 the report ranks):
+# host-bound, the host work said to end at the two lines after 300 us, then one after 100 us
+PY=$(command -v /usr/bin/python3 || command -v python3)
+SITES=$PROGS/py/host_sites.py
+if "$GPUREC" record --launch-time -o "$TMP/sites.trc" -- env LD_LIBRARY_PATH="$SIM" "$PY" \
+	"$SITES" 40 >"$TMP/sites.out" 2>&1; then
+	"$GPUREC" report --json "$TMP/sites.trc" >"$TMP/sites.json"
+	long=$(grep -n "# site: long$" "$SITES" | cut -d: -f1 | tr '\n' ' ')
+	mid=$(grep -n "# site: mid$" "$SITES" | cut -d: -f1 | tr '\n' ' ')
+	check "python host sites: host-bound, the 300 us lines first (each >= 300 us), a 100 us line third" \
+		True "$(json "$TMP/sites.json" "(lambda D, L, M: D['bound'] == 'host' and len(D['host_sites']) == 3 and sorted(int(s['site'].split(' <- ')[1].split(' ')[0].rsplit(':', 1)[1]) for s in D['host_sites'][:2]) == L and all(s['ns_per_iteration'] >= 300000 for s in D['host_sites'][:2]) and int(D['host_sites'][2]['site'].split(' <- ')[1].split(' ')[0].rsplit(':', 1)[1]) in M or D)(d['diagnosis'], [$(echo $long | tr ' ' ',')], [$(echo $mid | tr ' ' ',')])")"
+else
+	not_ok "record python host sites: $(tail -3 "$TMP/sites.out")"
+fi
+
 # without a driver every call fails: nothing judged
 if "$GPUREC" record --launch-time -o "$TMP/real.trc" -- "$PROGS/bound" launch 5 \
 	>"$TMP/real.out" 2>&1; then
