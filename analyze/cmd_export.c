@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gpurec export [FILE] [-o OUT] [--from T] [--to T] [--pid PIDS] [--no-flows]: the trace as
- * Chrome trace-event JSON for ui.perfetto.dev or chrome://tracing (see export.h for what it
- * holds). Warns when the output is too large for a browser, with the options that narrow it.
+ * gpurec export [FILE] [-o OUT] [--from T] [--to T] [--pid PIDS] [--no-flows] [--step SPEC]: the
+ * trace as Chrome trace-event JSON for ui.perfetto.dev or chrome://tracing (see export.h for what
+ * it holds). Warns when the output is too large for a browser, with the options that narrow it.
+ * --step finds the named steps with the report's own finder (report.h) and hands them to export
+ * as plain timestamps: the export library never depends on the report's.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -15,6 +17,7 @@
 #include "analyze/export/export_tables.h"
 #include "analyze/model/load.h"
 #include "analyze/model/model.h"
+#include "analyze/report/report.h"
 #include "analyze/util/options.h"
 #include "analyze/util/text.h"
 #include "cmd.h"
@@ -45,13 +48,16 @@ static void usage(FILE *f)
 		"                 TIME is seconds, or a number with ns, us, ms or s\n"
 		"  --pid PIDS     only these processes (comma-separated)\n"
 		"  --no-flows     no flow arrows (launch to stream track, call to GPU row)\n"
+		"  --step SPEC    a track \"steps (--step SPEC)\" with a slice per training step,\n"
+		"                 SPEC naming the step as for gpurec report --step: a kernel,\n"
+		"                 a CUDA API, a Python FILE:LINE or function (json, perfetto)\n"
 		"  --warn-mb N    warn when the output is over N MiB (default %d); when it\n"
 		"                 would be over %d times that, stop before writing\n"
 		"  --force        write it anyway\n"
 		"  --max-events N refuse a trace of more than N events (default: what half the\n"
 		"                 memory holds, %llu here; 0 = no limit)\n"
 		"Open the output in ui.perfetto.dev or chrome://tracing. --from, --to, --pid,\n"
-		"--no-flows and --warn-mb are for JSON.\n",
+		"--no-flows, --step and --warn-mb are for JSON and Perfetto.\n",
 		WARN_MB, REFUSE_FACTOR, (unsigned long long)gr_load_max_events());
 }
 
@@ -213,6 +219,8 @@ static void summary(FILE *f, const char *out, const struct gr_export_stats *st, 
 			"  %" PRIu64 " GPU slices (measured on the GPU), %" PRIu64
 			" flows from their calls, %" PRIu64 " tied to no recorded call\n",
 			st->gpu_slices, st->gpu_flows, st->gpu_untied);
+	if (st->step_slices)
+		fprintf(f, "  %" PRIu64 " step slices (--step)\n", st->step_slices);
 	fprintf(f,
 		"  %" PRIu64 " loss instants, %" PRIu64 " process events, %" PRIu64
 		" metadata events, %" PRIu64 " events in all\n",
@@ -266,6 +274,40 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 	return a + b < a ? UINT64_MAX : a + b;
 }
 
+/*
+ * --step: the steps @spec names, found by the report on @m as loaded (a windowed model: the
+ * steps it holds), into @o (its step_starts point into *@r, which the caller frees). Prints
+ * why and returns 1 when @spec names nothing or the report fails; 0 otherwise, with no steps
+ * when none is whole.
+ */
+static int find_steps(const struct gr_model *m, const char *spec, struct gr_export_opts *o,
+		      struct gr_report **r)
+{
+	struct gr_report_opts ropts = {.sections = GR_REPORT_LAUNCHES, .step = spec};
+	const struct gr_report_iteration *it;
+	int err = gr_report_compute(m, &ropts, r);
+
+	if (err && gr_report_step_error(err)) {
+		fprintf(stderr, "gpurec export: --step '%s': %s\n", GR_TEXT(spec),
+			gr_report_step_error(err));
+		return 1;
+	}
+	if (err) {
+		fprintf(stderr, "gpurec export: --step '%s': %s\n", GR_TEXT(spec),
+			gr_strerror(err));
+		return 1;
+	}
+	it = &(*r)->launches.iter;
+	if (!it->found || !it->starts || !it->count)
+		return 0;
+	o->step_starts = it->starts;
+	o->nsteps = it->count;
+	o->step_end = it->end_ts;
+	o->step_thread = it->thread;
+	o->step_spec = spec;
+	return 0;
+}
+
 static int bad_value(const char *opt, const char *arg)
 {
 	fprintf(stderr, "gpurec export: bad value for %s: '%s'\n", opt, arg);
@@ -283,18 +325,27 @@ int cmd_export(int argc, char **argv)
 	uint32_t pids[MAX_PIDS];
 	size_t npids = 0;
 	struct gr_model *m = NULL;
+	struct gr_report *r = NULL;
+	const char *step = NULL;
 	FILE *f = NULL;
 	long long bytes = -1;
 	uint64_t warn_bytes = (uint64_t)WARN_MB << 20;
 	int err, ret = 1, to_stdout, force = 0, json_only = 0, fmt = -1, timeline;
 
 	static const struct option longopts[] = {
-	    {"output", required_argument, NULL, 'o'},	  {"from", required_argument, NULL, 'F'},
-	    {"to", required_argument, NULL, 'T'},	  {"pid", required_argument, NULL, 'p'},
-	    {"warn-mb", required_argument, NULL, 'W'},	  {"force", no_argument, NULL, 'f'},
-	    {"no-flows", no_argument, NULL, 'N'},	  {"jobs", required_argument, NULL, 'j'},
-	    {"max-events", required_argument, NULL, 'M'}, {"help", no_argument, NULL, 'h'},
-	    {"format", required_argument, NULL, 'X'},	  {0},
+	    {"output", required_argument, NULL, 'o'},
+	    {"from", required_argument, NULL, 'F'},
+	    {"to", required_argument, NULL, 'T'},
+	    {"pid", required_argument, NULL, 'p'},
+	    {"warn-mb", required_argument, NULL, 'W'},
+	    {"force", no_argument, NULL, 'f'},
+	    {"no-flows", no_argument, NULL, 'N'},
+	    {"jobs", required_argument, NULL, 'j'},
+	    {"max-events", required_argument, NULL, 'M'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"format", required_argument, NULL, 'X'},
+	    {"step", required_argument, NULL, 'S'},
+	    {0},
 	};
 	int c;
 
@@ -356,6 +407,9 @@ int cmd_export(int argc, char **argv)
 			json_only = 1;
 			o.no_flows = 1;
 			break;
+		case 'S':
+			step = optarg;
+			break;
 		case 'j':
 			if (gr_opt_jobs("export", optarg, &lopts.jobs))
 				return 2;
@@ -391,6 +445,13 @@ int cmd_export(int argc, char **argv)
 		fprintf(stderr,
 			"gpurec export: --from, --to, --pid, --no-flows and --warn-mb are for "
 			"--format json: a %s export holds the whole trace\n",
+			fmt == FMT_SQLITE ? "sqlite" : "csv");
+		return 2;
+	}
+	if (!timeline && step) {
+		fprintf(stderr,
+			"gpurec export: --step is for --format json and perfetto: a %s export has "
+			"no steps table\n",
 			fmt == FMT_SQLITE ? "sqlite" : "csv");
 		return 2;
 	}
@@ -447,6 +508,8 @@ int cmd_export(int argc, char **argv)
 		ret = export_tables(m, fmt, out);
 		goto out;
 	}
+	if (step && find_steps(m, step, &o, &r))
+		goto out;
 	/* the refusal's estimate is JSON's bytes per event: a Perfetto trace is far smaller */
 	if (!force && fmt == FMT_JSON) {
 		err = gr_export_count(m, &o, &st);
@@ -484,6 +547,7 @@ int cmd_export(int argc, char **argv)
 out:
 	if (f && f != stdout)
 		fclose(f);
+	gr_report_free(r);
 	gr_model_free(m);
 	free(out_alloc);
 	return ret;

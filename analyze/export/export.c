@@ -85,6 +85,7 @@ struct ex {
 	size_t nnames;
 	struct ex_stacks stacks; /* the events' call stacks */
 	struct ex_gpu gpu;	 /* the GPU rows (--cupti) */
+	int steps_used;		 /* the steps track (--step) has a slice in the window */
 	struct gr_json j;
 	/* the Perfetto protobuf form (export_perfetto.h) instead of JSON; NULL for JSON */
 	struct ex_pf *pf;
@@ -335,6 +336,13 @@ static uint32_t gpu_tid(const struct ex *x, uint32_t rank)
 	return GR_EXPORT_TID_BASE + (uint32_t)(x->nthread_order + x->nstream_order) + rank;
 }
 
+/* The steps track (--step) comes after every other, so that theirs are the same without it. */
+static uint32_t step_tid(const struct ex *x)
+{
+	return GR_EXPORT_TID_BASE +
+	       (uint32_t)(x->nthread_order + x->nstream_order + x->gpu.ntracks);
+}
+
 /* ---- metadata ---- */
 
 /* A track's name: a JSON metadata event, a Perfetto track descriptor. */
@@ -436,6 +444,15 @@ static void write_metadata(struct ex *x)
 		meta(x, "thread_name", t->pid, gpu_tid(x, (uint32_t)r), buf);
 		meta_sort(x, t->pid, gpu_tid(x, (uint32_t)r),
 			  2 * (uint64_t)x->nthread_order + x->nstream_order + r);
+	}
+	if (x->steps_used) {
+		const struct gr_thread *th = &x->threads[x->o->step_thread];
+
+		snprintf(buf, sizeof(buf), "steps (--step %s)",
+			 x->o->step_spec ? x->o->step_spec : "?");
+		meta(x, "thread_name", th->pid, step_tid(x), buf);
+		meta_sort(x, th->pid, step_tid(x),
+			  2 * (uint64_t)x->nthread_order + x->nstream_order + x->gpu.ntracks);
 	}
 }
 
@@ -1251,6 +1268,49 @@ out:
 	return err;
 }
 
+/* ---- the named steps (--step) ---- */
+
+/*
+ * One slice per step the caller named, clipped to the window as scheduler states are: a step is
+ * a span of time, and the window's edges cut it. Nothing when the pid filter drops the step's
+ * thread, or a model loaded for a window does not know it (its index then names another thread
+ * or none: the caller's report was computed on this same model, so it does not happen).
+ */
+static void write_steps(struct ex *x)
+{
+	const struct gr_export_opts *o = x->o;
+	const struct gr_thread *th;
+	char name[32];
+
+	if (!o->nsteps || !o->step_starts || o->step_thread >= x->nthreads ||
+	    !x->thread_ok[o->step_thread])
+		return;
+	th = &x->threads[o->step_thread];
+	for (size_t j = 0; j < o->nsteps; j++) {
+		uint64_t s = o->step_starts[j];
+		uint64_t e = j + 1 < o->nsteps ? o->step_starts[j + 1] : o->step_end;
+		uint64_t a = s > x->lo ? s : x->lo, b = e < x->hi ? e : x->hi;
+
+		if (b <= a)
+			continue;
+		x->st.step_slices++;
+		if (!x->emit) {
+			x->steps_used = 1;
+			x->proc_use[th->process] = 1;
+			x->st.events++;
+			continue;
+		}
+		snprintf(name, sizeof(name), "step %zu", j);
+		event_begin(x, "X", name, "step", th->pid, step_tid(x));
+		event_ts(x, a);
+		event_dur(x, b - a);
+		args_begin(x);
+		arg_u64(x, "index", j);
+		args_end(x);
+		event_end(x);
+	}
+}
+
 /* ---- losses and process events ---- */
 
 static void write_losses(struct ex *x)
@@ -1471,6 +1531,7 @@ static int mark(struct ex *x)
 	write_comm(x);
 	write_asides(x);
 	write_gpu(x);
+	write_steps(x);
 	err = write_sched(x);
 	write_procs(x);
 	for (size_t i = 0; i < n; i++) {
@@ -1645,6 +1706,7 @@ static int write_all(struct ex *x)
 	write_comm(x);
 	write_asides(x);
 	write_gpu(x);
+	write_steps(x);
 	err = write_sched(x);
 	write_procs(x);
 	write_losses(x);

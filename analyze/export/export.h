@@ -48,7 +48,11 @@
  *   on both slices) from the slice of the call that made the row, when that slice is written; a
  *   row tied to no recorded call is a slice without a flow (gpu_untied). A trace without GPU
  *   rows exports as it did before they existed, byte for byte;
- * - losses as global "i" instants (cat "loss"); process start, exec, exit as process instants.
+ * - losses as global "i" instants (cat "loss"); process start, exec, exit as process instants;
+ * - with steps given (gr_export_opts.step_starts, --step): a track "steps (--step SPEC)" in the
+ *   step thread's process, after every other track (its tid the next one after the GPU tracks'),
+ *   with an "X" slice "step N" (N from 0, cat "step", args index) per step, clipped to the window
+ *   as scheduler states are; none when the window or the pid filter leaves the thread out.
  */
 #ifndef GR_ANALYZE_EXPORT_H
 #define GR_ANALYZE_EXPORT_H
@@ -69,6 +73,15 @@ struct gr_export_opts {
 	const uint32_t *pids; /* only these processes (losses are global: always kept) */
 	size_t npids;	      /* 0 = every process */
 	int no_flows; /* no flows (launch nor GPU): about a third smaller for launch-heavy traces */
+	/* --step SPEC: the named steps (nsteps > 0), found by the caller (export never computes a
+	 * report): step j spans step_starts[j] to step_starts[j + 1], the last to step_end, all in
+	 * the model's ns (absolute, as its ts); on thread step_thread (a gr_model_threads() index),
+	 * whose process gets a track "steps (--step STEP_SPEC)". NULL/0: no step track. */
+	const uint64_t *step_starts;
+	size_t nsteps;
+	uint64_t step_end;
+	uint32_t step_thread;
+	const char *step_spec;
 };
 
 /* What was written, per sort of event. */
@@ -83,6 +96,7 @@ struct gr_export_stats {
 	uint64_t gpu_slices;	  /* GPU rows (--cupti), on GPU tracks */
 	uint64_t gpu_flows;	  /* from the call that made a GPU row to its slice: "s" + "f" */
 	uint64_t gpu_untied;	  /* GPU slices tied to no recorded call (gpu.h): never a flow */
+	uint64_t step_slices;	  /* "step N" slices on the steps track (--step) */
 	uint64_t loss_instants, proc_instants;
 	uint64_t metadata;
 	uint64_t events; /* every event above, metadata included */
