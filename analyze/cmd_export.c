@@ -275,18 +275,25 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 }
 
 /*
- * --step: the steps @spec names, found by the report on @m as loaded (a windowed model: the
- * steps it holds), into @o (its step_starts point into *@r, which the caller frees). Prints
- * why and returns 1 when @spec names nothing or the report fails; 0 otherwise, with no steps
- * when none is whole.
+ * --step: the steps @spec names, found by the report on @m as loaded (@window: a model loaded for
+ * a window, holding the steps in it), into @o (its step_starts point into *@r, which the caller
+ * frees). Prints why and returns 1 when @spec names nothing or the report fails; 0 otherwise,
+ * with no steps when none is whole (or, in a window, none matches).
  */
-static int find_steps(const struct gr_model *m, const char *spec, struct gr_export_opts *o,
-		      struct gr_report **r)
+static int find_steps(const struct gr_model *m, const char *spec, int window,
+		      struct gr_export_opts *o, struct gr_report **r)
 {
 	struct gr_report_opts ropts = {.sections = GR_REPORT_LAUNCHES, .step = spec};
 	const struct gr_report_iteration *it;
 	int err = gr_report_compute(m, &ropts, r);
 
+	/* a model loaded for a window knows only the window's calls: a SPEC that matches none of
+	 * them is a window without steps, said but written */
+	if (err == -ENOENT && window) {
+		fprintf(stderr, "gpurec export: --step '%s': no step in the window: none drawn\n",
+			GR_TEXT(spec));
+		return 0;
+	}
 	if (err && gr_report_step_error(err)) {
 		fprintf(stderr, "gpurec export: --step '%s': %s\n", GR_TEXT(spec),
 			gr_report_step_error(err));
@@ -508,7 +515,7 @@ int cmd_export(int argc, char **argv)
 		ret = export_tables(m, fmt, out);
 		goto out;
 	}
-	if (step && find_steps(m, step, &o, &r))
+	if (step && find_steps(m, step, lopts.has_window, &o, &r))
 		goto out;
 	/* the refusal's estimate is JSON's bytes per event: a Perfetto trace is far smaller */
 	if (!force && fmt == FMT_JSON) {

@@ -7,7 +7,8 @@
 # - tests/progs/py/cuda_sites.py steps 30: 2 warm-up add_step(4) calls, then 30 train_step()s of
 #   3 scale launches, 2 add launches and a device sync: the loop's line, the function, with or
 #   without py:, start 30 steps, 29 whole ones of 6 calls (5 launches, 1 sync).
-# The same SPEC gives the same step to diff; one that names nothing is an error, exit 1.
+# The same SPEC gives the same step to diff and to export (a slice per step on a track "steps
+# (--step SPEC)", in JSON and Perfetto); one that names nothing is an error, exit 1.
 . "$(dirname "$0")/lib.sh"
 need_root report_step
 SIM=${SAMPLES:-$PWD/$O/samples}/sim
@@ -51,6 +52,70 @@ done
 "$GPUREC" diff --step nosuch_kernel "$TMP/w.trc" "$TMP/w.trc" >/dev/null 2>"$TMP/e.err"
 check "diff --step nosuch_kernel: exit 1, said why" "1 1" \
 	"$? $(grep -c "^gpurec diff: --step 'nosuch_kernel'" "$TMP/e.err")"
+
+# export --step: one slice per step on a track of its own, at the report's steps' times
+"$GPUREC" report --json --step fwd "$TMP/w.trc" >"$TMP/w.json"
+"$GPUREC" export --step fwd -o "$TMP/wx.json" "$TMP/w.trc" >"$TMP/wx.out"
+check "export --step fwd: exit 0" 0 $?
+check "export --step fwd: says 1009 step slices" 1 "$(grep -c "^  1009 step slices" "$TMP/wx.out")"
+check "export --step fwd: the steps' slices are the report's steps" "[1009, 1, True, True, True, True]" \
+	"$(python3 - "$TMP/w.json" "$TMP/wx.json" <<'PY'
+import json, sys
+it = json.load(open(sys.argv[1]))["launches"]["iteration"]
+d = json.load(open(sys.argv[2]))
+t0 = d["otherData"]["start_monotonic_ns"]
+ev = d["traceEvents"]
+s = [e for e in ev if e["ph"] == "X" and e.get("cat") == "step"]
+tracks = {(e["pid"], e["tid"]) for e in s}
+names = [e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"
+         and (e["pid"], e["tid"]) in tracks]
+near = lambda a, b: abs(a - b) < 0.002
+print([len(s), len(tracks), names == ["steps (--step fwd)"],
+       [e["name"] for e in s] == ["step %d" % j for j in range(len(s))] and len(s) == it["count"],
+       near(s[0]["ts"], (it["start_ts"] - t0) / 1000) and
+       near(s[-1]["ts"] + s[-1]["dur"], (it["end_ts"] - t0) / 1000),
+       all(near(a["ts"] + a["dur"], b["ts"]) for a, b in zip(s, s[1:]))])
+PY
+)"
+"$GPUREC" export -o "$TMP/wn.json" "$TMP/w.trc" >/dev/null
+check "export without --step: no step slices" 0 \
+	"$(python3 -c 'import json, sys; print(sum(e.get("cat") == "step" for e in json.load(open(sys.argv[1]))["traceEvents"]))' "$TMP/wn.json")"
+# a window: the steps in it, clipped to it; none when it holds no step (not an error)
+steps_in() { # JSON -> [step slices, all within [FROM_US, TO_US]]
+	python3 -c 'import json, sys
+s = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("cat") == "step"]
+lo, hi = float(sys.argv[2]), float(sys.argv[3])
+print([len(s) > 0, all(lo - 0.002 <= e["ts"] and e["ts"] + e["dur"] <= hi + 0.002 for e in s)])' "$@"
+}
+"$GPUREC" export --step fwd --from 0.050 --to 0.051 -o "$TMP/ww.json" "$TMP/w.trc" >/dev/null
+check "export --step in a window: steps, clipped to it" "[True, True]" \
+	"$(steps_in "$TMP/ww.json" 50000 51000)"
+"$GPUREC" export --step fwd --from 0.0001 --to 0.0002 -o "$TMP/ww.json" "$TMP/w.trc" \
+	>/dev/null 2>"$TMP/ww.err"
+check "export --step with a window before the steps: exit 0, none written, said" "0 [False, True] 1" \
+	"$? $(steps_in "$TMP/ww.json" 100 200) $(grep -c "^gpurec export: --step 'fwd': no step in the window" "$TMP/ww.err")"
+if command -v protoc >/dev/null; then
+	pf_steps() { # TRACE.pftrace -> [slices begun, ended, track descriptors]
+		protoc --decode_raw <"$1" | python3 "$(dirname "$0")/pftrace_count.py" |
+			python3 -c 'import json, sys; c = json.load(sys.stdin)
+print([c["begin"], c["end"], c["track_descriptors"]])'
+	}
+	"$GPUREC" export --step fwd -o "$TMP/ws.pftrace" "$TMP/w.trc" >/dev/null
+	check "export --step fwd --format perfetto: exit 0" 0 $?
+	"$GPUREC" export -o "$TMP/wn.pftrace" "$TMP/w.trc" >/dev/null
+	# (the names are not compared: decode_raw takes some short strings for messages)
+	check "perfetto: 1009 more slices begun and ended, on one more track" "1009 1009 1" \
+		"$(python3 -c 'import sys; a, b = eval(sys.argv[1]), eval(sys.argv[2])
+print(*[x - y for x, y in zip(a, b)])' "$(pf_steps "$TMP/ws.pftrace")" "$(pf_steps "$TMP/wn.pftrace")")"
+else
+	not_ok "protoc not installed: perfetto step slices not counted"
+fi
+"$GPUREC" export --step nosuch_kernel -o "$TMP/e.json" "$TMP/w.trc" >"$TMP/e.out" 2>"$TMP/e.err"
+check "export --step nosuch_kernel: exit 1, said why" "1 1" \
+	"$? $(grep -c "^gpurec export: --step 'nosuch_kernel': " "$TMP/e.err")"
+"$GPUREC" export --step fwd --format sqlite -o "$TMP/e.db" "$TMP/w.trc" >/dev/null 2>"$TMP/e.err"
+check "export --step --format sqlite: exit 2 (no steps table)" 2 $?
+check "export --help documents --step" 1 "$("$GPUREC" export --help | grep -c "^  --step SPEC")"
 
 # Python: the loop's line and the function the loop calls
 PY=$(command -v /usr/bin/python3 || command -v python3)
