@@ -19,6 +19,10 @@
 #include "analyze/util/arrays.h"
 #include "report_sections.h"
 
+/* Stacks ranked for the host sites before they are merged by the name shown: enough that the
+ * GR_DIAG_SITES named survive the merging of stacks one name covers. */
+#define SITE_CANDIDATES 10
+
 const char *gr_step_bound_name(unsigned bound)
 {
 	static const char *const names[] = {
@@ -235,7 +239,7 @@ static int host_sites(struct rp_ctx *x, struct gr_report_diagnosis *D)
 {
 	const struct gr_report_iteration *it = &x->r->launches.iter;
 	size_t n[RP_NCALLS] = {x->nl, x->nc, x->nms, x->nsy, x->ng, x->nal, x->nfr};
-	size_t nc = 0, cap = 0, top[10], ntop = 0;
+	size_t nc = 0, cap = 0, top[SITE_CANDIDATES], ntop = 0;
 	uint64_t *per = calloc(x->nst + 1, sizeof(*per)), reach = it->start_ts;
 	/* the loop opens with its first call: the host work before it is no iteration's, and
 	 * the stretches inside fill its count - 1 whole periods */
@@ -270,13 +274,13 @@ static int host_sites(struct rp_ctx *x, struct gr_report_diagnosis *D)
 		if (c[i].end > reach)
 			reach = c[i].end;
 	}
-	/* the 10 largest stacks (0: no stack, named nothing), then merged by the name shown */
+	/* the largest stacks (0: no stack, named nothing), then merged by the name shown */
 	for (uint32_t s = 1; s < x->nst; s++) {
 		size_t at;
 
-		if (!per[s] || (ntop == 10 && per[s] <= per[top[9]]))
+		if (!per[s] || (ntop == SITE_CANDIDATES && per[s] <= per[top[SITE_CANDIDATES - 1]]))
 			continue;
-		at = ntop < 10 ? ntop++ : 9;
+		at = ntop < SITE_CANDIDATES ? ntop++ : SITE_CANDIDATES - 1;
 		while (at > 0 && per[top[at - 1]] < per[s]) {
 			top[at] = top[at - 1];
 			at--;
