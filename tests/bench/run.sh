@@ -104,7 +104,7 @@ sess=$(median <"$TMP/bpf_sess")
 plain=$(median <"$TMP/bpf_plain")
 printf '    model: return half %.1f ns / launch + session entry %s - plain entry %s ns per run (medians of %s) = %s empty uprobes\n' \
 	"$ret" "$sess" "$plain" "$REPS" "$(awk -v r="$ret" -v s="$sess" -v p="$plain" -v u="$up" 'BEGIN{printf "%.3f", (r + s - p) / u}')"
-printf '  gpurec --launch-time           %8.1f ns  ratio %s  (target <= 2.2, entry + return probe); bpf: api_entry + api_return %s ns\n' \
+printf '  gpurec --launch-time           %8.1f ns  ratio %s  (target <= 2.0, entry + return probe); bpf: api_entry + api_return %s ns\n' \
 	"$ltime" "$(ratio "$ltime" "$bare" "$empty")" "$(bpf_ns api_entry,api_return --call-graph none --launch-time)"
 printf '  (bpf: with kernel.bpf_stats_enabled, which adds its own two clock reads to each run)\n'
 # back to back, 8 KiB per event outruns the unwinding: the launches wait on the recorder
