@@ -54,11 +54,12 @@ for lt in "" --launch-time; do
 			"$(json "$TMP/free$lt.json" "[d['diagnosis']['bound'], d['diagnosis']['level']]")"
 		check "free $lt: groups add up, shares <= 1" '[true, true]' "$(sums "free$lt")"
 	fi
-	# host work is CPU time: the step is host-bound unless the thread waited for a CPU
-	# (runnable) longer than it worked, which the budget's own figures show
+	# host work is CPU time: the step is host-bound unless the thread waited for a CPU (or
+	# slept) about as long as it worked, which the budget's own figures show: the program's
+	# calls take well under 200 us of its 1 ms step
 	if rec "host$lt" host $lt; then
-		check "host $lt: host-bound, or the CPU wait passes the work" True \
-			"$(json "$TMP/host$lt.json" "(lambda D: D['bound'] == 'host' and D['level'] == 'problem' or D['groups_ns']['runnable'] >= D['groups_ns']['host'] and D['bound'] in ('starved', 'mixed') or D)(d['diagnosis'])")"
+		check "host $lt: host-bound, or the CPU wait comes near the work" True \
+			"$(json "$TMP/host$lt.json" "(lambda D, g: D['bound'] == 'host' and D['level'] == 'problem' or D['bound'] in ('starved', 'blocked', 'mixed') and g['runnable'] + g['blocked'] >= g['host'] - 200000 or D)(d['diagnosis'], d['diagnosis']['groups_ns'])")"
 		check "host $lt: groups add up, shares <= 1" '[true, true]' "$(sums "host$lt")"
 		# the call made right after the 1 ms of CPU work names where it ran: main, or the
 		# mode's function if not inlined; at least that 1 ms an iteration
@@ -95,12 +96,12 @@ if GPUREC_TEST_NO_UPROBE_SESSION=1 rec launch_untimed launch; then
 fi
 # host work on the CPU is host work whatever the untimed launches took
 if GPUREC_TEST_NO_UPROBE_SESSION=1 rec host_untimed host; then
-	check "host, untimed: host-bound, or the CPU wait passes the work" True \
-		"$(json "$TMP/host_untimed.json" "(lambda D: D['bound'] == 'host' and D['level'] == 'problem' or D['groups_ns']['runnable'] >= D['groups_ns']['host'] and D['bound'] in ('starved', 'mixed') or D)(d['diagnosis'])")"
+	check "host, untimed: host-bound, or the CPU wait comes near the work" True \
+		"$(json "$TMP/host_untimed.json" "(lambda D, g: D['bound'] == 'host' and D['level'] == 'problem' or D['bound'] in ('starved', 'blocked', 'mixed') and g['runnable'] + g['blocked'] >= g['host'] - 200000 or D)(d['diagnosis'], d['diagnosis']['groups_ns'])")"
 fi
 
 # a Python loop with its host work before 13 launch sites (more than the 10 the report ranks):
-# host-bound, the host work said to end at the two lines after 300 us, then one after 100 us
+# host-bound, the host work said to end at the two lines after 1000 us, then one after 300 us
 PY=$(command -v /usr/bin/python3 || command -v python3)
 SITES=$PROGS/py/host_sites.py
 if "$GPUREC" record --launch-time -o "$TMP/sites.trc" -- env LD_LIBRARY_PATH="$SIM" "$PY" \
@@ -108,8 +109,8 @@ if "$GPUREC" record --launch-time -o "$TMP/sites.trc" -- env LD_LIBRARY_PATH="$S
 	"$GPUREC" report --json "$TMP/sites.trc" >"$TMP/sites.json"
 	long=$(grep -n "# site: long$" "$SITES" | cut -d: -f1 | tr '\n' ' ')
 	mid=$(grep -n "# site: mid$" "$SITES" | cut -d: -f1 | tr '\n' ' ')
-	check "python host sites: host-bound, the 300 us lines first (each >= 300 us), a 100 us line third" \
-		True "$(json "$TMP/sites.json" "(lambda D, L, M: D['bound'] == 'host' and len(D['host_sites']) == 3 and sorted(int(s['site'].split(' <- ')[1].split(' ')[0].rsplit(':', 1)[1]) for s in D['host_sites'][:2]) == L and all(s['ns_per_iteration'] >= 300000 for s in D['host_sites'][:2]) and int(D['host_sites'][2]['site'].split(' <- ')[1].split(' ')[0].rsplit(':', 1)[1]) in M or D)(d['diagnosis'], [$(echo $long | tr ' ' ',')], [$(echo $mid | tr ' ' ',')])")"
+	check "python host sites: host-bound, the 1000 us lines first (each >= 1000 us), a 300 us line third" \
+		True "$(json "$TMP/sites.json" "(lambda D, L, M: D['bound'] == 'host' and len(D['host_sites']) == 3 and sorted(int(s['site'].split(' <- ')[1].split(' ')[0].rsplit(':', 1)[1]) for s in D['host_sites'][:2]) == L and all(s['ns_per_iteration'] >= 1000000 for s in D['host_sites'][:2]) and int(D['host_sites'][2]['site'].split(' <- ')[1].split(' ')[0].rsplit(':', 1)[1]) in M or D)(d['diagnosis'], [$(echo $long | tr ' ' ',')], [$(echo $mid | tr ' ' ',')])")"
 else
 	not_ok "record python host sites: $(tail -3 "$TMP/sites.out")"
 fi

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: MIT
 # A host-bound loop whose host work sits before known calls (tests/e2e/report_bound.sh): each of
 # N steps busy-waits on the thread's CPU time before each of 13 launches, made from 13 lines
-# (13 call sites, more than the 10 the report ranks): 300 us before the launches of the lines
-# marked "site: long", 100 us before those marked "site: mid", 50 us before the others; then a
-# device sync. Runs on the simulator (GPUREC_SIM=1 registers the kernel so launches succeed).
+# (13 call sites, more than the 10 the report ranks): 1000 us before the launches of the lines
+# marked "site: long", 300 us before those marked "site: mid", 50 us before the others; then a
+# device sync. The gaps differ by more than a busy machine's preemptions add to a site over the
+# run. Runs on the simulator (GPUREC_SIM=1 registers the kernel so launches succeed).
 import ctypes
 import sys
 import time
@@ -38,11 +39,11 @@ def busy(us):
 
 
 def step():
-    busy(300); launch()  # site: long
-    busy(300); launch()  # site: long
-    busy(100); launch()  # site: mid
-    busy(100); launch()  # site: mid
-    busy(100); launch()  # site: mid
+    busy(1000); launch()  # site: long
+    busy(1000); launch()  # site: long
+    busy(300); launch()  # site: mid
+    busy(300); launch()  # site: mid
+    busy(300); launch()  # site: mid
     busy(50); launch()
     busy(50); launch()
     busy(50); launch()
