@@ -89,11 +89,51 @@ static double copy_rate(const struct rp_ctx *x, const struct gr_report_iteration
 	return ns[0] ? (double)bytes[0] * 1e9 / (double)ns[0] : 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+/* A call of the loop thread: when it entered and returned, and its stack. */
+struct tcall {
+	uint64_t ts, end;
+	uint32_t stack;
+};
 
-	return x < y ? -1 : x > y;
+static int cmp_tcall(const void *a, const void *b)
+{
+	const struct tcall *x = a, *y = b;
+
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+/*
+ * The calls @thread made with an entry in [@lo, @hi), in time order, into *@out (the caller frees
+ * it); how many into *@n. Returns 0 or -ENOMEM.
+ */
+static int thread_calls(const struct rp_ctx *x, uint32_t thread, uint64_t lo, uint64_t hi,
+			struct tcall **out, size_t *n)
+{
+	size_t len[RP_NCALLS] = {x->nl, x->nc, x->nms, x->nsy, x->ng, x->nal, x->nfr}, cap = 0;
+	struct tcall *c = NULL;
+
+	*out = NULL;
+	*n = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		for (unsigned k = 0; k < RP_NCALLS; k++)
+			for (size_t i = 0; i < len[k]; i++) {
+				uint64_t t = rp_call_ts(x, k, (uint32_t)i);
+
+				if (t < lo || t >= hi || rp_call_thread(x, k, i) != thread)
+					continue;
+				if (pass)
+					c[(*n)++] =
+					    (struct tcall){t, rp_call_end(x, k, (uint32_t)i),
+							   rp_call_stack(x, k, (uint32_t)i)};
+				else
+					cap++;
+			}
+		if (!pass && !(c = malloc((cap + 1) * sizeof(*c))))
+			return -ENOMEM;
+	}
+	gr_qsort(c, *n, sizeof(*c), cmp_tcall);
+	*out = c;
+	return 0;
 }
 
 /*
@@ -105,47 +145,31 @@ static int cmp_u64(const void *a, const void *b)
 static uint64_t untimed_launch_bound(const struct rp_ctx *x, const struct gr_report_iteration *it,
 				     uint64_t j)
 {
-	size_t n[RP_NCALLS] = {x->nl, x->nc, x->nms, x->nsy, x->ng, x->nal, x->nfr}, nts = 0,
-	       cap = 0;
-	uint64_t lo = it->starts[j], hi = j + 1 < it->count ? it->starts[j + 1] : it->end_ts;
-	uint64_t *ts = NULL, sum = 0;
+	uint64_t lo = it->starts[j], hi = j + 1 < it->count ? it->starts[j + 1] : it->end_ts,
+		 sum = 0;
+	struct tcall *c;
+	size_t nc;
 
-	/* the thread's call entries in the window, in time order, then its end */
-	for (int pass = 0; pass < 2; pass++) {
-		for (unsigned k = 0; k < RP_NCALLS; k++)
-			for (size_t i = 0; i < n[k]; i++) {
-				uint64_t t = rp_call_ts(x, k, (uint32_t)i);
-
-				if (t < lo || t >= hi || rp_call_thread(x, k, i) != it->thread)
-					continue;
-				if (pass)
-					ts[nts++] = t;
-				else
-					cap++;
-			}
-		if (!pass && !(ts = malloc((cap + 1) * sizeof(*ts))))
-			return 0;
-	}
-	ts[nts++] = hi;
-	gr_qsort(ts, nts, sizeof(*ts), cmp_u64);
+	if (thread_calls(x, it->thread, lo, hi, &c, &nc))
+		return 0;
 	for (size_t i = 0; i < x->nl; i++) {
 		uint64_t t = x->l[i].ts;
-		size_t a = 0, b = nts;
+		size_t a = 0, b = nc;
 
 		if (t < lo || t >= hi || rp_launch_raw(x, i) || rp_lkey(x, i)->thread != it->thread)
 			continue;
-		/* the first entry after t */
+		/* the thread's first call entry after t, else the window's end */
 		while (a < b) {
 			size_t mid = a + (b - a) / 2;
 
-			if (ts[mid] <= t)
+			if (c[mid].ts <= t)
 				a = mid + 1;
 			else
 				b = mid;
 		}
-		sum += (a < nts ? ts[a] : hi) - t;
+		sum += (a < nc ? c[a].ts : hi) - t;
 	}
-	free(ts);
+	free(c);
 	return sum;
 }
 
@@ -182,19 +206,6 @@ static void group(struct rp_ctx *x, struct gr_report_diagnosis *D, uint64_t est)
 	D->group_ns[GR_GROUP_UNKNOWN] -= take;
 	D->launch_est_ns += take;
 	D->group_ns[GR_GROUP_LAUNCH] += D->launch_est_ns;
-}
-
-/* A call of the loop thread: when it entered and returned, and its stack. */
-struct tcall {
-	uint64_t ts, end;
-	uint32_t stack;
-};
-
-static int cmp_tcall(const void *a, const void *b)
-{
-	const struct tcall *x = a, *y = b;
-
-	return x->ts < y->ts ? -1 : x->ts > y->ts;
 }
 
 /*
@@ -238,8 +249,7 @@ static const char *site_name(struct rp_ctx *x, const struct gr_report_site *s)
 static int host_sites(struct rp_ctx *x, struct gr_report_diagnosis *D)
 {
 	const struct gr_report_iteration *it = &x->r->launches.iter;
-	size_t n[RP_NCALLS] = {x->nl, x->nc, x->nms, x->nsy, x->ng, x->nal, x->nfr};
-	size_t nc = 0, cap = 0, top[SITE_CANDIDATES], ntop = 0;
+	size_t nc = 0, top[SITE_CANDIDATES], ntop = 0;
 	uint64_t *per = calloc(x->nst + 1, sizeof(*per)), reach = it->start_ts;
 	/* the loop opens with its first call: the host work before it is no iteration's, and
 	 * the stretches inside fill its count - 1 whole periods */
@@ -249,24 +259,9 @@ static int host_sites(struct rp_ctx *x, struct gr_report_diagnosis *D)
 
 	if (!per)
 		return -ENOMEM;
-	for (int pass = 0; pass < 2; pass++) {
-		for (unsigned k = 0; k < RP_NCALLS; k++)
-			for (size_t i = 0; i < n[k]; i++) {
-				uint64_t t = rp_call_ts(x, k, (uint32_t)i);
-
-				if (t < it->start_ts || t > it->end_ts ||
-				    rp_call_thread(x, k, i) != it->thread)
-					continue;
-				if (pass)
-					c[nc++] = (struct tcall){t, rp_call_end(x, k, (uint32_t)i),
-								 rp_call_stack(x, k, (uint32_t)i)};
-				else
-					cap++;
-			}
-		if (!pass && !(c = malloc((cap + 1) * sizeof(*c))))
-			goto out;
-	}
-	gr_qsort(c, nc, sizeof(*c), cmp_tcall);
+	/* the loop's end is the return of its last call: the entries up to it */
+	if (thread_calls(x, it->thread, it->start_ts, it->end_ts + 1, &c, &nc))
+		goto out;
 	/* reach: the latest return so far (a nested call ends inside its outer one) */
 	for (size_t i = 0; i < nc; i++) {
 		if (c[i].ts > reach && c[i].stack < x->nst)
