@@ -214,8 +214,12 @@ in_model "pageable loop ~ bytes / pageable bandwidth" "$a" "$a_free" $((20 * 167
 in_model "pinned loop ~ bytes / pinned bandwidth + kernel" "$b" "$b_free" \
 	$((20 * (16777216 / 25000 + 32)))
 
+# x1.73 on a quiet machine. The wait subtracted is the kernel's run delay; time the hypervisor
+# takes from a running vCPU (steal) is not in it and lengthens item_free's host-bound steps
+# alone: a loaded sanitizer run measured x1.21. The bound asserts what the model guarantees
+# there too: item serialises 50 us of host work with the GPU's step, item_free overlaps them.
 pair_us "item 400" "item_free 400"
-ratio_gt "item takes longer than item_free (host cannot run ahead)" "$a" "$b_free" 1.3
+ratio_gt "item takes longer than item_free (host cannot run ahead)" "$a" "$b_free" 1.1
 
 # 4 hogs: starved's own wait for CPU 0 is the pathology, so its wall time is compared
 pair_us "starved 200 4" "alone 200"
