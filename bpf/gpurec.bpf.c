@@ -389,6 +389,7 @@ static __always_inline __u8 event_type(__u8 layout)
 		return EV_ALIAS;
 	case L_DEVICE_PROPS:
 	case L_DEVICE_ATTR:
+	case L_DEVICE_QUERY:
 		return EV_DEVICE;
 	case L_NCCL_COLL_OP:
 	case L_NCCL_BROADCAST:

@@ -98,6 +98,7 @@ enum gr_layout {
 			      128-byte id is passed in memory, at [sp+8] at entry, so rank is in
 			      rdx; x[GR_X_NCCL_ID] its hash, x[GR_X_NCCL_COMM] *out at return */
 	L_NCCL_DESTROY,	   /* (comm) */
+	L_DEVICE_QUERY,	   /* cudaGetDeviceCount, cudaSetDevice, cuInit ...: only the status */
 	L_COUNT
 };
 

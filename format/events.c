@@ -138,6 +138,14 @@ static const char *const api_names[GR_API_COUNT] = {
     [GR_API_ncclCommInitRank] = "ncclCommInitRank",
     [GR_API_ncclCommInitRankConfig] = "ncclCommInitRankConfig",
     [GR_API_ncclCommDestroy] = "ncclCommDestroy",
+    [GR_API_cudaGetDeviceCount] = "cudaGetDeviceCount",
+    [GR_API_cudaSetDevice] = "cudaSetDevice",
+    [GR_API_cudaGetDeviceProperties] = "cudaGetDeviceProperties",
+    [GR_API_cudaGetDeviceProperties_v2] = "cudaGetDeviceProperties_v2",
+    [GR_API_cudaDeviceGetAttribute] = "cudaDeviceGetAttribute",
+    [GR_API_cuInit] = "cuInit",
+    [GR_API_cuDeviceGetCount] = "cuDeviceGetCount",
+    [GR_API_cuDeviceGetAttribute] = "cuDeviceGetAttribute",
 };
 
 const char *gr_api_name(unsigned api)
@@ -185,6 +193,39 @@ const char *gr_status_name(unsigned api, uint32_t status)
 	return NULL;
 }
 
+/*
+ * Errors that say why a whole run failed, by the name the toolkit gives them, runtime and driver
+ * alike. Names rather than numbers: the table reads like the headers it comes from.
+ */
+static const struct {
+	const char *name;
+	const char *cause;
+} causes[] = {
+    {"cudaErrorInsufficientDriver", "no CUDA driver (or one older than the CUDA runtime)"},
+    {"cudaErrorNoDevice", "no CUDA device"},
+    {"CUDA_ERROR_NO_DEVICE", "no CUDA device"},
+    {"cudaErrorMemoryAllocation", "out of memory"},
+    {"CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
+    {"cudaErrorDevicesUnavailable", "the GPU is busy or unavailable (exclusive mode)"},
+    {"CUDA_ERROR_DEVICE_UNAVAILABLE", "the GPU is busy or unavailable (exclusive mode)"},
+    {"cudaErrorStubLibrary", "the toolkit's stub libcuda was loaded instead of a driver"},
+    {"CUDA_ERROR_STUB_LIBRARY", "the toolkit's stub libcuda was loaded instead of a driver"},
+    {"cudaErrorInitializationError", "CUDA failed to initialise"},
+    {"CUDA_ERROR_NOT_INITIALIZED", "CUDA was not initialised (cuInit)"},
+    {"cudaErrorNoKernelImageForDevice", "the program has no code for this GPU"},
+    {"CUDA_ERROR_NO_BINARY_FOR_GPU", "the program has no code for this GPU"},
+};
+
+const char *gr_status_cause(const char *name)
+{
+	if (!name)
+		return NULL;
+	for (size_t i = 0; i < sizeof(causes) / sizeof(causes[0]); i++)
+		if (!strcmp(causes[i].name, name))
+			return causes[i].cause;
+	return NULL;
+}
+
 static const char *name_of(const char *const *names, unsigned n, unsigned v)
 {
 	return v < n && names[v] ? names[v] : "unknown";
@@ -205,8 +246,8 @@ const char *gr_alloc_kind_name(unsigned akind)
 
 const char *gr_sync_kind_name(unsigned skind)
 {
-	static const char *const names[] = {"device", "stream", "event", "stream-wait-event",
-					    "event-record"};
+	static const char *const names[] = {
+	    "device", "stream", "event", "stream-wait-event", "event-record", "device-query"};
 	return name_of(names, N(names), skind);
 }
 

@@ -509,6 +509,16 @@ enum gr_api {
 	GR_API_ncclCommInitRank,
 	GR_API_ncclCommInitRankConfig,
 	GR_API_ncclCommDestroy,
+	/* device set-up and queries: SYNC rows of skind GR_SYNC_DEVICE_QUERY, written only when
+	 * the call failed (often the only call of a program that finds no GPU) */
+	GR_API_cudaGetDeviceCount,
+	GR_API_cudaSetDevice,
+	GR_API_cudaGetDeviceProperties,
+	GR_API_cudaGetDeviceProperties_v2,
+	GR_API_cudaDeviceGetAttribute,
+	GR_API_cuInit,
+	GR_API_cuDeviceGetCount,
+	GR_API_cuDeviceGetAttribute,
 	GR_API_COUNT
 };
 
@@ -539,7 +549,10 @@ enum gr_sync_kind {
 	GR_SYNC_STREAM,
 	GR_SYNC_EVENT,
 	GR_SYNC_STREAM_WAIT_EVENT,
-	GR_SYNC_EVENT_RECORD
+	GR_SYNC_EVENT_RECORD,
+	/* no synchronisation: a device query or set-up call that failed (GR_API_cudaGetDeviceCount
+	 * ..), always set aside as failed; one that succeeds is no row */
+	GR_SYNC_DEVICE_QUERY
 };
 const char *gr_sync_kind_name(unsigned skind);
 
@@ -705,6 +718,13 @@ int gr_api_is_nccl(unsigned api);
  * "ncclUnhandledCudaError"), NULL
  * when this build's toolkit does not know it. */
 const char *gr_status_name(unsigned api, uint32_t status);
+/*
+ * The likely cause of a run whose calls failed with the error named @name (a gr_status_name(),
+ * runtime or driver): "no CUDA driver (or one older than the CUDA runtime)", "out of memory";
+ * NULL for an error that says nothing about the run as a whole. Static. The one wording of
+ * record's closing warning and of every command's failed calls.
+ */
+const char *gr_status_cause(const char *name);
 
 /* The schema this build writes. */
 const struct gr_schema *gr_events_schema(void);

@@ -8,86 +8,78 @@
 
 void gr_call_status_note(struct gr_call_status *s, unsigned api, uint32_t status, uint64_t call)
 {
-	enum gr_call_family fam;
-	uint64_t *n;
+	uint64_t key = ((uint64_t)api << 32 | status) + 1, *n;
 
 	if (!(call & GR_CALL_RETURNED) || GR_CALL_DEPTH(call))
 		return;
-	fam = gr_api_is_nccl(api)     ? GR_FAMILY_NCCL
-	      : gr_api_is_driver(api) ? GR_FAMILY_DRIVER
-				      : GR_FAMILY_RUNTIME;
-	s->returned[fam]++;
+	s->returned++;
 	if (!gr_call_failed(api, call, status))
 		return;
-	s->failed[fam]++;
-	n = gr_u64map_get(&s->errors[fam], (uint64_t)status + 1);
+	s->failed++;
+	n = gr_u64map_get(&s->errors, key);
 	if (n)
 		(*n)++;
 	else
-		gr_u64map_put(&s->errors[fam], (uint64_t)status + 1, 1);
+		gr_u64map_put(&s->errors, key, 1);
 }
 
-/* The error @fam's calls returned most often (ties: the lowest number); 0 calls when none. */
-static uint64_t most_common(const struct gr_call_status *s, enum gr_call_family fam,
-			    uint32_t *error)
+/* The (api, error) the calls failed with most often (ties: the lowest pair); its count. */
+static uint64_t most_common(const struct gr_call_status *s, unsigned *api, uint32_t *error)
 {
-	const struct gr_u64map *m = &s->errors[fam];
-	uint64_t best = 0;
+	const struct gr_u64map *m = &s->errors;
+	uint64_t best = 0, best_key = 0;
 
 	for (size_t i = 0; i < m->cap; i++) {
-		uint32_t e;
-
 		if (!m->keys || !m->keys[i])
 			continue;
-		e = (uint32_t)(m->keys[i] - 1);
-		if (m->vals[i] > best || (m->vals[i] == best && e < *error)) {
+		if (m->vals[i] > best || (m->vals[i] == best && m->keys[i] < best_key)) {
 			best = m->vals[i];
-			*error = e;
+			best_key = m->keys[i];
 		}
 	}
+	*api = (unsigned)((best_key - 1) >> 32);
+	*error = (uint32_t)(best_key - 1);
 	return best;
 }
 
 int gr_call_status_report(const struct gr_call_status *s, FILE *f)
 {
-	static const char *const api[GR_FAMILY_COUNT] = {"CUDA runtime", "CUDA driver", "NCCL"};
-	static const unsigned first[GR_FAMILY_COUNT] = {
-	    GR_API_cudaLaunchKernel, GR_API_cuLaunchKernel, GR_API_ncclAllReduce};
-	uint64_t returned = 0, failed = 0;
-	int printed = 0;
+	const char *name, *cause;
+	uint32_t error = 0;
+	unsigned api = 0;
+	char err[96];
+	uint64_t n;
 
-	for (int fam = 0; fam < GR_FAMILY_COUNT; fam++) {
-		returned += s->returned[fam];
-		failed += s->failed[fam];
-	}
-	if (!returned || failed != returned)
+	if (!s->failed)
 		return 0;
-	for (int fam = 0; fam < GR_FAMILY_COUNT; fam++) {
-		uint32_t error = 0;
-		const char *name;
-		uint64_t n;
-
-		if (!s->failed[fam])
-			continue;
-		n = most_common(s, fam, &error);
-		/* any API of the family names its statuses */
-		name = gr_status_name(first[fam], error);
-		fprintf(
-		    f,
-		    "gpurec record: every %s call that returned failed (%" PRIu64 " calls; %" PRIu64
-		    " returned %s%s%" PRIu32 "%s): most likely no usable CUDA "
-		    "driver or GPU here ('gpurec check' says); the trace holds what the program "
-		    "asked for, not work a GPU did\n",
-		    api[fam], s->returned[fam], n, name ? name : "error ", name ? " (" : "", error,
-		    name ? ")" : "");
-		printed = 1;
+	n = most_common(s, &api, &error);
+	name = gr_status_name(api, error);
+	if (name)
+		snprintf(err, sizeof(err), "%s (%" PRIu32 ")", name, error);
+	else
+		snprintf(err, sizeof(err), "error %" PRIu32, error);
+	cause = gr_status_cause(name);
+	if (s->failed == s->returned) {
+		fprintf(f,
+			"gpurec record: every call that returned failed: %" PRIu64
+			" call%s, %" PRIu64
+			" of them %s returned %s: likely %s ('gpurec check' says); the trace holds "
+			"what the program asked for, not work a GPU did\n",
+			s->failed, s->failed == 1 ? "" : "s", n, gr_api_name(api), err,
+			cause ? cause : "no usable CUDA driver or GPU here");
+		return 1;
 	}
-	return printed;
+	fprintf(f,
+		"gpurec record: %" PRIu64 " of %" PRIu64
+		" calls whose status is known failed; most: "
+		"%" PRIu64 " %s returned %s%s%s ('gpurec info' lists them)\n",
+		s->failed, s->returned, n, gr_api_name(api), err, cause ? ": likely " : "",
+		cause ? cause : "");
+	return 1;
 }
 
 void gr_call_status_free(struct gr_call_status *s)
 {
-	for (int fam = 0; fam < GR_FAMILY_COUNT; fam++)
-		gr_u64map_free(&s->errors[fam]);
+	gr_u64map_free(&s->errors);
 	memset(s, 0, sizeof(*s));
 }

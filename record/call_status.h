@@ -15,14 +15,10 @@
 
 #include "u64map.h"
 
-/* The runtime API (cudaError_t), the driver API (CUresult) and NCCL (ncclResult_t) number their
- * errors apart. */
-enum gr_call_family { GR_FAMILY_RUNTIME, GR_FAMILY_DRIVER, GR_FAMILY_NCCL, GR_FAMILY_COUNT };
-
 struct gr_call_status {
-	uint64_t returned[GR_FAMILY_COUNT];	  /* outermost calls whose return value was seen */
-	uint64_t failed[GR_FAMILY_COUNT];	  /* of those, how many failed (gr_call_failed) */
-	struct gr_u64map errors[GR_FAMILY_COUNT]; /* error + 1 -> how many calls returned it */
+	uint64_t returned;	 /* outermost calls whose return value was seen */
+	uint64_t failed;	 /* of those, how many failed (gr_call_failed) */
+	struct gr_u64map errors; /* (api << 32 | error) + 1 -> how many calls returned it */
 };
 
 /*
@@ -36,8 +32,9 @@ struct gr_call_status {
 void gr_call_status_note(struct gr_call_status *s, unsigned api, uint32_t status, uint64_t call);
 
 /*
- * Print one warning to @f when calls returned and every one of them failed, naming the most
- * frequent error and the likely cause. Returns 1 when it printed, else 0.
+ * Print one line to @f when calls failed, naming the failed count (the one `info` and `report`
+ * show), the API and error most of them returned and the likely cause (gr_status_cause()): a
+ * warning when every call that returned failed, else a note. Returns 1 when it printed, else 0.
  */
 int gr_call_status_report(const struct gr_call_status *s, FILE *f);
 

@@ -232,11 +232,23 @@ static const struct gr_probe_spec table[] = {
     {"cuModuleGetFunction", GR_API_UNKNOWN, L_CU_GET_FUNCTION, GR_CF_DRIVER | GR_CF_RET, 1},
     {"cuLibraryGetKernel", GR_API_UNKNOWN, L_CU_LIBRARY_GET_KERNEL, GR_CF_DRIVER | GR_CF_RET, 1},
     {"cuKernelGetFunction", GR_API_UNKNOWN, L_CU_KERNEL_GET_FUNCTION, GR_CF_DRIVER | GR_CF_RET, 0},
-    /* device queries: no call rows, only the SM count they return (GR_SESS_DEVICE_SMS) */
-    {"cudaGetDeviceProperties", GR_API_UNKNOWN, L_DEVICE_PROPS, GR_CF_RET, 0},
-    {"cudaGetDeviceProperties_v2", GR_API_UNKNOWN, L_DEVICE_PROPS, GR_CF_RET, 0},
-    {"cudaDeviceGetAttribute", GR_API_UNKNOWN, L_DEVICE_ATTR, GR_CF_RET, 0},
-    {"cuDeviceGetAttribute", GR_API_UNKNOWN, L_DEVICE_ATTR, GR_CF_DRIVER | GR_CF_RET, 0},
+    /*
+     * device queries and set-up: the SM count they return (GR_SESS_DEVICE_SMS), and a call row
+     * only when one fails: often a program's first call and, with no driver, its last
+     */
+    {"cudaGetDeviceProperties", GR_API_cudaGetDeviceProperties, L_DEVICE_PROPS,
+     GR_CF_RET | GR_CF_STACK, 0},
+    {"cudaGetDeviceProperties_v2", GR_API_cudaGetDeviceProperties_v2, L_DEVICE_PROPS,
+     GR_CF_RET | GR_CF_STACK, 0},
+    {"cudaDeviceGetAttribute", GR_API_cudaDeviceGetAttribute, L_DEVICE_ATTR,
+     GR_CF_RET | GR_CF_STACK, 0},
+    {"cuDeviceGetAttribute", GR_API_cuDeviceGetAttribute, L_DEVICE_ATTR,
+     GR_CF_DRIVER | GR_CF_RET | GR_CF_STACK, 0},
+    {"cudaGetDeviceCount", GR_API_cudaGetDeviceCount, L_DEVICE_QUERY, GR_CF_RET | GR_CF_STACK, 0},
+    {"cudaSetDevice", GR_API_cudaSetDevice, L_DEVICE_QUERY, GR_CF_RET | GR_CF_STACK, 0},
+    {"cuInit", GR_API_cuInit, L_DEVICE_QUERY, GR_CF_DRIVER | GR_CF_RET | GR_CF_STACK, 0},
+    {"cuDeviceGetCount", GR_API_cuDeviceGetCount, L_DEVICE_QUERY,
+     GR_CF_DRIVER | GR_CF_RET | GR_CF_STACK, 0},
 };
 
 const struct gr_probe_spec *gr_probes_table(size_t *n)

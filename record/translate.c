@@ -1031,16 +1031,43 @@ static int on_alias(struct gr_translate *t, const struct gr_ev_call *e)
 }
 
 /*
- * A device query that returned the SM count: the first one becomes GR_SESS_DEVICE_SMS (the
- * device the program set up first; a later query of another device does not replace it). A
- * failed call leaves garbage in its out-parameter, an attribute query may ask anything else.
+ * A failed device query or set-up call (cudaGetDeviceCount, cuInit, ...): a SYNC row of skind
+ * GR_SYNC_DEVICE_QUERY, so that every command counts and names it with the other failed calls.
+ * Programs that find no GPU often make this one call and exit. One that succeeded is no row.
  */
-static int on_device(struct gr_translate *t, const struct gr_ev_call *e)
+static int device_failed(struct gr_translate *t, const struct gr_ev_call *e, uint64_t stack)
+{
+	uint64_t v[GR_SYNC_NCOLS] = {0};
+
+	v[GR_SYNC_TS] = e->h.ts;
+	call_state(t, e, &v[GR_SYNC_STATUS], &v[GR_SYNC_CALL]);
+	v[GR_SYNC_DUR] = e->h.dur;
+	v[GR_SYNC_PID] = e->h.pid;
+	v[GR_SYNC_TID] = e->h.tid;
+	v[GR_SYNC_CPU] = e->h.cpu;
+	v[GR_SYNC_API] = e->h.api;
+	v[GR_SYNC_SKIND] = GR_SYNC_DEVICE_QUERY;
+	v[GR_SYNC_STACK] = stack;
+	return gr_trace_writer_append(t->w, GR_K_SYNC, v, NULL);
+}
+
+/*
+ * A device query: a failed one is a call row (device_failed()); one that returned the SM count
+ * makes the first GR_SESS_DEVICE_SMS (the device the program set up first; a later query of
+ * another device does not replace it). A failed call leaves garbage in its out-parameter, an
+ * attribute query may ask anything else.
+ */
+static int on_device(struct gr_translate *t, const struct gr_ev_call *e, uint64_t stack)
 {
 	uint64_t v[GR_SESS_NCOLS] = {e->h.ts, GR_SESS_DEVICE_SMS, e->x[0], 0};
 	struct gr_bytes none = {(const uint8_t *)"", 0};
 
-	if (t->device_sms_seen || (uint32_t)e->ret || !(int32_t)e->x[0] || (int32_t)e->x[0] < 0)
+	/* in flight at the stop, or nested in a recorded call: no status to judge by here */
+	if ((e->h.flags & GR_EVF_RETURNED) && (uint32_t)e->ret)
+		return device_failed(t, e, stack);
+	if (e->h.layout == L_DEVICE_QUERY || !(e->h.flags & GR_EVF_RETURNED))
+		return 0;
+	if (t->device_sms_seen || !(int32_t)e->x[0] || (int32_t)e->x[0] < 0)
 		return 0;
 	if (e->h.layout == L_DEVICE_ATTR && e->r[1] != GR_DEVICE_ATTR_SMS)
 		return 0;
@@ -1348,7 +1375,7 @@ static int translate_one(void *ctx, void *data, size_t size)
 		err = on_alias(t, c);
 		break;
 	case EV_DEVICE:
-		err = on_device(t, c);
+		err = on_device(t, c, stack);
 		break;
 	case EV_COMM:
 		err = on_comm(t, c, stack);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* gr_outcome_compute(): what became of the recorded calls (outcome.h). */
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,39 +10,6 @@
 #include "analyze/util/arrays.h"
 #include "analyze/util/units.h"
 #include "outcome.h"
-
-/*
- * Errors that say why a whole run failed, by the name the toolkit gives them, runtime and driver
- * alike. Names rather than numbers: the table reads like the headers it comes from.
- */
-static const struct {
-	const char *name;
-	const char *cause;
-} causes[] = {
-    {"cudaErrorInsufficientDriver", "no CUDA driver (or one older than the CUDA runtime)"},
-    {"cudaErrorNoDevice", "no CUDA device"},
-    {"CUDA_ERROR_NO_DEVICE", "no CUDA device"},
-    {"cudaErrorMemoryAllocation", "out of memory"},
-    {"CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
-    {"cudaErrorDevicesUnavailable", "the GPU is busy or unavailable (exclusive mode)"},
-    {"CUDA_ERROR_DEVICE_UNAVAILABLE", "the GPU is busy or unavailable (exclusive mode)"},
-    {"cudaErrorStubLibrary", "the toolkit's stub libcuda was loaded instead of a driver"},
-    {"CUDA_ERROR_STUB_LIBRARY", "the toolkit's stub libcuda was loaded instead of a driver"},
-    {"cudaErrorInitializationError", "CUDA failed to initialise"},
-    {"CUDA_ERROR_NOT_INITIALIZED", "CUDA was not initialised (cuInit)"},
-    {"cudaErrorNoKernelImageForDevice", "the program has no code for this GPU"},
-    {"CUDA_ERROR_NO_BINARY_FOR_GPU", "the program has no code for this GPU"},
-};
-
-static const char *cause_of(const char *name)
-{
-	if (!name)
-		return NULL;
-	for (size_t i = 0; i < sizeof(causes) / sizeof(causes[0]); i++)
-		if (!strcmp(causes[i].name, name))
-			return causes[i].cause;
-	return NULL;
-}
 
 static int cmp_error(const void *a, const void *b)
 {
@@ -187,7 +155,7 @@ static const char *common_cause(const struct gr_outcome *o)
 			if (o->errors[k].name && !strcmp(o->errors[k].name, o->errors[i].name))
 				same += o->errors[k].count;
 		if (same * 2 >= o->failed)
-			return cause_of(o->errors[i].name);
+			return gr_status_cause(o->errors[i].name);
 	}
 	return NULL;
 }
@@ -273,6 +241,28 @@ const char *gr_outcome_in_flight_text(const struct gr_model *m, const struct gr_
 		 th->comm, gr_api_name(gr_aside_api(m, a)),
 		 gr_units_ns(d, sizeof(d), (double)a->dur),
 		 gr_outcome_in_flight_end(m, a, end, sizeof(end)));
+	return buf;
+}
+
+const char *gr_outcome_banner(const struct gr_outcome *o, char *buf, size_t len)
+{
+	if (len)
+		buf[0] = 0;
+	if (!o->failed)
+		return NULL;
+	if (o->most_failed)
+		snprintf(
+		    buf, len,
+		    "MOST CALLS FAILED: %" PRIu64 " of %" PRIu64
+		    " calls whose status is known returned an error%s%s; no verdict, byte total "
+		    "or bandwidth below counts a failed call",
+		    o->failed, o->failed + o->ok, o->cause ? ": likely " : "",
+		    o->cause ? o->cause : "");
+	else
+		snprintf(buf, len,
+			 "%" PRIu64 " of %" PRIu64
+			 " calls whose status is known failed: the figures below leave them out",
+			 o->failed, o->failed + o->ok);
 	return buf;
 }
 

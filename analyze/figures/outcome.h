@@ -63,6 +63,14 @@ struct gr_outcome {
 int gr_outcome_compute(const struct gr_model *m, struct gr_outcome *o);
 void gr_outcome_free(struct gr_outcome *o);
 
+/*
+ * The failed calls in one sentence, as the report's summary (text and HTML) opens with it, in
+ * @buf: "MOST CALLS FAILED: 1 of 1 calls whose status is known returned an error: likely no CUDA
+ * driver (...); no verdict ..." when most failed, a milder line when some did. NULL (and @buf
+ * empty) when none failed.
+ */
+const char *gr_outcome_banner(const struct gr_outcome *o, char *buf, size_t len);
+
 /* Status @status of a call to @api as text: its name, else "error N", in @buf. */
 const char *gr_outcome_call_status_text(unsigned api, uint32_t status, char *buf, size_t len);
 /* The same for a group of failures. */

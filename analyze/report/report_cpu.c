@@ -251,11 +251,18 @@ static int cmp_culprit(const void *a, const void *b)
 static int verdict(struct rp_ctx *x)
 {
 	struct gr_report_cpu *C = &x->r->cpu;
+	const struct gr_outcome *o = &x->r->outcome.o;
 	const struct gr_report_cpu_thread *w = NULL;
 	char b1[32], b2[32], b3[32], b4[32], p1[16], p2[16], who[400] = "", advice[200];
 	uint64_t own = 0;
 	size_t at = 0;
 
+	/* calls that failed or never returned did no work, but a thread made them */
+	if (!C->nthreads && (o->failed || o->nin_flight))
+		return rp_verdict(x, &C->verdict, GR_VERDICT_NONE,
+				  "no CUDA call did work: %" PRIu64 " failed and %zu never "
+				  "returned (see above); no thread to judge",
+				  o->failed, o->nin_flight);
 	if (!C->nthreads)
 		return rp_verdict(x, &C->verdict, GR_VERDICT_NONE, "%s",
 				  x->r->damage.damaged ? "no thread made CUDA calls in the part of "

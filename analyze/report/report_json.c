@@ -691,9 +691,14 @@ static void outcome(struct gr_json *j, const struct gr_report *r, const struct g
 {
 	const struct gr_report_outcome *ro = &r->outcome;
 	const struct gr_outcome *o = &ro->o;
-	char buf[96];
+	char buf[512];
 
 	gr_outcome_json_calls(j, o);
+	gr_json_key(j, "failed_banner");
+	if (gr_outcome_banner(o, buf, sizeof(buf)))
+		gr_json_str(j, buf);
+	else
+		gr_json_null(j);
 	gr_json_key(j, "errors");
 	gr_json_array(j);
 	for (size_t i = 0; i < o->nerrors; i++) {

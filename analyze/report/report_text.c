@@ -834,21 +834,8 @@ static void failed_summary(FILE *f, const struct gr_report *r)
 	const struct gr_outcome *o = &r->outcome.o;
 	char buf[512];
 
-	if (!o->failed)
+	if (!gr_outcome_banner(o, buf, sizeof(buf)))
 		return;
-	if (o->most_failed)
-		snprintf(
-		    buf, sizeof(buf),
-		    "MOST CALLS FAILED: %" PRIu64 " of %" PRIu64
-		    " calls whose status is known returned an error%s%s; no verdict, byte total "
-		    "or bandwidth below counts a failed call",
-		    o->failed, o->failed + o->ok, o->cause ? ": likely " : "",
-		    o->cause ? o->cause : "");
-	else
-		snprintf(buf, sizeof(buf),
-			 "%" PRIu64 " of %" PRIu64
-			 " calls whose status is known failed: the figures below leave them out",
-			 o->failed, o->failed + o->ok);
 	fputs("  ", f);
 	wrap(f, buf, 2, 2);
 	if (o->unknown && r->launches.total)

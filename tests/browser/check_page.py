@@ -252,6 +252,32 @@ def mouse(b, name, data):
               after and abs(after[2] - root_w[2]) < 1, [box, at[2], after, root_w[2]])
 
 
+def failure_checks(b, name, data):
+    """A report page with failed calls shows the text report's banner and a row per (api,
+    error) above the verdicts, which then say "(see above)"; one without shows none."""
+    if data.get("kind") == "diff":
+        return
+    r = data["report"]
+    banner = r.get("failed_banner")
+    shown = b.evaluate("(() => { const e = document.querySelector('.failed-banner');"
+                       " return e ? e.textContent : null; })()")
+    if not banner:
+        check(name + ": no failed-calls banner without failed calls", shown is None, shown)
+        return
+    check(name + ": the failed-calls banner is the report's", shown == banner, shown)
+    above = b.evaluate("(() => { const e = document.querySelector('.failed-banner'),"
+                       " v = document.querySelector('[data-verdict]');"
+                       " return !!(e && v && (e.compareDocumentPosition(v) & 4)); })()")
+    check(name + ": it stands above the verdicts", above)
+    cells = b.evaluate("[...document.querySelectorAll('section.failures td')]"
+                       ".map(td => td.textContent)")
+    for e in r.get("errors", [])[:50]:
+        want = [e["api"], "%s (%d)" % (e["status_name"], e["status"]) if e["status_name"]
+                else "error %d" % e["status"], str(e["count"])]
+        check(name + ": failed calls list %s %s" % (want[0], want[1]),
+              all(w in cells for w in want), cells[:12])
+
+
 def run(b, args, data):
     name = args.name
     b.open("file://" + os.path.abspath(args.page), 1200, 900)
@@ -276,6 +302,7 @@ def run(b, args, data):
     check(name + ": a line per verdict (%d)" % verdicts, count("[data-verdict]") == verdicts,
           count("[data-verdict]"))
     budget_checks(b, name, data, count)
+    failure_checks(b, name, data)
     for side in sides(data):
         cut = side["views"]["timeline"].get("truncated", 0)
         if cut:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # When every CUDA call that returned failed (no driver: here, every call of the real runtime
-# returns cudaErrorInsufficientDriver, 35), `record` says so once at the end. tests/progs/launches
-# with 20: 84 launches (entry-only unless --launch-time) and 12 cudaMemcpy(Async) calls, which
+# returns cudaErrorInsufficientDriver, 35), `record` says so once at the end, naming the API most
+# of them were and the likely cause (format/events.h gr_status_cause(), as info and report say).
+# tests/progs/launches with 20: 84 launches (entry-only unless --launch-time) and 12 cudaMemcpy(Async) calls, which
 # return; its __cudaGetKernel lookups are no call of the trace's (no row of their own), so neither
 # record nor info counts them: both count failed calls by one definition (gr_call_failed). On the
 # GPU simulator the calls succeed: no warning.
@@ -12,22 +13,24 @@ if [ -e /dev/nvidiactl ]; then
 	ok "every call failed # SKIP this machine has a CUDA driver (/dev/nvidiactl)"
 	exit 0
 fi
+# warning N K API: N calls failed, K of them API's (the most frequent), all with error 35
 warning() {
-	echo "gpurec record: every CUDA runtime call that returned failed ($1 calls; $1 returned cudaErrorInsufficientDriver (35)):" \
-		"most likely no usable CUDA driver or GPU here ('gpurec check' says); the trace holds what" \
-		"the program asked for, not work a GPU did"
+	echo "gpurec record: every call that returned failed: $1 calls, $2 of them $3 returned" \
+		"cudaErrorInsufficientDriver (35): likely no CUDA driver (or one older than the CUDA" \
+		"runtime) ('gpurec check' says); the trace holds what the program asked for, not work" \
+		"a GPU did"
 }
 warned() { grep 'call that returned failed' "$1"; }
 
 "$GPUREC" record -o "$TMP/fail.trc" -- "$PROGS/launches" 20 >/dev/null 2>"$TMP/fail.err"
 check "real runtime, no driver: the command's status" 3 $?
-check "warned once: 12 copies returned" "$(warning 12)" "$(warned "$TMP/fail.err")"
+check "warned once: 12 copies returned, 7 of them cudaMemcpy" "$(warning 12 7 cudaMemcpy)" "$(warned "$TMP/fail.err")"
 "$GPUREC" info --json "$TMP/fail.trc" >"$TMP/fail.json"
 check "info counts the calls record counted: 12 failed, none ok" "12 0" \
 	"$(json "$TMP/fail.json" 'd["calls"]["failed"]') $(json "$TMP/fail.json" 'd["calls"]["ok"]')"
 
 "$GPUREC" record --launch-time -o "$TMP/lt.trc" -- "$PROGS/launches" 20 >/dev/null 2>"$TMP/lt.err"
-check "--launch-time: the 84 launches returned too" "$(warning 96)" "$(warned "$TMP/lt.err")"
+check "--launch-time: the 84 launches returned too" "$(warning 96 84 cudaLaunchKernel)" "$(warned "$TMP/lt.err")"
 "$GPUREC" info --json "$TMP/lt.trc" >"$TMP/lt.json"
 check "--launch-time: info counts 96 failed too" 96 "$(json "$TMP/lt.json" 'd["calls"]["failed"]')"
 

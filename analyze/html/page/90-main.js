@@ -16,6 +16,12 @@
 	function reportPage(data, app) {
 		var r = data.report, v = data.views;
 		header(data, app, r);
+		/* failed calls first, as the text report's summary: the verdicts point up to them */
+		var failures = GR.failures(r);
+		if (failures) {
+			app.appendChild(GR.el('h2', {}, ['Failed calls']));
+			app.appendChild(failures);
+		}
 		/* the budget first, as the text report opens with it: the verdicts read it */
 		app.appendChild(GR.el('h2', {}, ['Step budget']));
 		app.appendChild(GR.budgetChart(v));
