@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -114,6 +115,8 @@ struct session {
 	struct gr_calibration cal; /* what our probes cost here */
 	int calibrated;		   /* cal holds a measurement */
 	int size_fd;		   /* the trace file, for its size in the closing line */
+	char tmp[PATH_MAX];	   /* where the trace is written until the command runs */
+	int committed;		   /* the trace is at o.output (or stays at tmp: said) */
 	uint64_t last_drain_ns;
 	int64_t drained; /* records the last drain took */
 	int polled;	 /* the end of the recording is noticed by polling, not a pidfd */
@@ -519,7 +522,7 @@ static int open_trace(struct session *s)
 	struct utsname uts;
 	int fd, err;
 
-	fd = gr_output_create(&s->id, o->output);
+	fd = gr_output_create(&s->id, o->output, s->tmp, sizeof(s->tmp));
 	if (fd < 0) {
 		fprintf(stderr, "gpurec record: cannot create %s: %s\n", o->output,
 			gr_output_strerror(fd));
@@ -793,8 +796,14 @@ static int start_command(struct session *s)
 	if (!err)
 		err = exec_err = gr_child_release(&s->child);
 	if (err) {
-		fprintf(stderr, "gpurec record: cannot run %s: %s\n", GR_TEXT(s->o.argv[0]),
-			strerror(-err));
+		/* found and executable, and still refused: say what the kernel's word means here */
+		fprintf(stderr, "gpurec record: cannot run %s: %s%s\n", GR_TEXT(s->o.argv[0]),
+			strerror(-err),
+			exec_err == -ENOEXEC  ? " (not a program this machine runs: no #! line, or "
+						"built for another architecture)"
+			: exec_err == -ENOENT ? " (the file is there: its #! interpreter or its "
+						"ELF loader is not)"
+					      : "");
 		if (exec_err)
 			waitpid(s->child.pid, &s->status, 0);
 		else
@@ -842,6 +851,39 @@ static void write_recorder_cpu(struct session *s)
 		      "");
 }
 
+/*
+ * The command runs (its exec succeeded) or the -p processes are traced: the trace takes the
+ * output path now, and the previous one becomes .old. Not before: a command that cannot be
+ * started must leave both as they were. A failure leaves the trace where it is written, said.
+ */
+static void commit_trace(struct session *s)
+{
+	int err = gr_output_commit(&s->id, s->o.output, s->tmp);
+
+	s->committed = 1;
+	if (!err)
+		return;
+	fprintf(stderr, "gpurec record: cannot put the trace at %s (%s): it is written to %s\n",
+		s->o.output, gr_output_strerror(err), s->tmp);
+	s->o.output = s->tmp;
+}
+
+/*
+ * The start failed: nothing ran, so nothing is kept; the output path and its .old stay as they
+ * were. The command's failure was said by start_command().
+ */
+static void discard_trace(struct session *s)
+{
+	int err;
+
+	gr_trace_writer_close(s->w);
+	s->w = NULL;
+	err = gr_output_discard(&s->id, s->tmp);
+	if (err)
+		fprintf(stderr, "gpurec record: cannot remove %s: %s\n", s->tmp, strerror(-err));
+	fprintf(stderr, "gpurec record: nothing recorded; %s left as it was\n", s->o.output);
+}
+
 /* Pass signals on, then trace the -p processes or start the command; say why not. */
 static int start(struct session *s)
 {
@@ -859,11 +901,15 @@ static int start(struct session *s)
 	/* a write error here stays in the writer: its close reports it */
 	write_call_graph(s);
 	write_recorder_facts(s);
-	if (!s->o.pids)
-		return start_command(s);
-	err = attach_pids(s, s->o.pids);
+	if (!s->o.pids) {
+		err = start_command(s);
+	} else {
+		err = attach_pids(s, s->o.pids);
+		if (!err)
+			write_session(s, GR_SESS_ATTACHED, 1, "");
+	}
 	if (!err)
-		write_session(s, GR_SESS_ATTACHED, 1, "");
+		commit_trace(s);
 	return err;
 }
 
@@ -1163,6 +1209,12 @@ static void finish(struct session *s)
 	uint64_t records;
 	int err;
 
+	if (!s->committed) {
+		discard_trace(s);
+		session_free(s);
+		gr_watchdog_release(&s->wd);
+		return;
+	}
 	if (s->err)
 		fprintf(stderr, "gpurec record: writing %s failed: %s\n", s->o.output,
 			gr_strerror(s->err));
