@@ -26,6 +26,7 @@
 #define RP_FUSION_SHARE	    0.05  /* estimated saving over loop time */
 #define RP_TRANSFER_BOUND   0.2	  /* copy call time over loop time */
 #define RP_TRANSFER_RATE    1e9	  /* bytes/s: blocked copies slower than this wait, not move */
+#define RP_FINDING_SHARE    0.01  /* a transfer finding's blocked time over loop (or wall) time */
 #define RP_STARVED_SHARE    0.1	  /* runnable wait over a thread's lifetime */
 #define RP_ITER_MATCH	    0.9	  /* calls repeating with the period */
 #define RP_BOUND_SHARE	    0.5	  /* a part of the step's budget that bounds it */

@@ -305,7 +305,7 @@ check "text: says the launch cost was measured on a sample" 1 \
 check "text: transfers has nothing to say" 1 "$(grep -c '^  no copies or memsets were recorded' "$TMP/chain.txt")"
 "$GPUREC" report --only fusion,cpu --json "$TMP/chain.trc" >"$TMP/only.json"
 check "--only fusion,cpu" '["cpu", "fusion", "probe_cost", "schema", "sections"]' \
-	"$(json "$TMP/only.json" 'sorted(k for k in d if k not in ("wall_ns", "first_ts", "last_ts", "cuda_libraries", "lost_events", "ended_abruptly", "integrity", "sms", "sms_source", "calls", "errors", "in_flight", "budget", "diagnosis"))')"
+	"$(json "$TMP/only.json" 'sorted(k for k in d if k not in ("wall_ns", "first_ts", "last_ts", "cuda_libraries", "lost_events", "ended_abruptly", "integrity", "sms", "sms_source", "calls", "failed_banner", "errors", "in_flight", "budget", "diagnosis"))')"
 check "--only fusion,cpu keeps the step budget and diagnosis, which every section reads" True \
 	"$(json "$TMP/only.json" 'd["budget"]["found"] and d["diagnosis"]["bound"] != ""')"
 check "--top 2 keeps 2 kernels of 5" "[2, 5]" \
