@@ -16,10 +16,11 @@ struct command {
 
 static const struct command commands[] = {
     {"record", cmd_record, "run a command (or attach with -p) and record its CUDA activity", 1},
-    {"report", cmd_report, "the four reports: launches, fusion, transfers, CPU starvation", 0},
+    {"report", cmd_report,
+     "the step, launches, fusion, transfers, CPU, NCCL, ranks (text/JSON/HTML)", 0},
     {"info", cmd_info, "header, counts, losses and integrity of a trace", 0},
     {"diff", cmd_diff, "compare two traces: kernels, launches per iteration, copies, CPU", 0},
-    {"export", cmd_export, "a trace as Chrome trace JSON (ui.perfetto.dev, chrome://tracing)", 0},
+    {"export", cmd_export, "a trace as Chrome JSON, Perfetto protobuf, SQLite or CSV", 0},
     {"check", cmd_check, "can this machine record? kernel features, privileges, CUDA libraries", 1},
 };
 
@@ -47,7 +48,9 @@ static void usage(FILE *f)
 	fprintf(f, "usage: gpurec <command> [options]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\n'gpurec <command> --help' for a command's options. See also gpurec(1).\n");
+	fprintf(f, "\noptions:\n  -h, --help  this text (also 'gpurec help')\n"
+		   "  --version   gpurec's version\n"
+		   "\n'gpurec <command> --help' for a command's options. See also gpurec(1).\n");
 }
 
 int main(int argc, char **argv)

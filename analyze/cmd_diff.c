@@ -25,6 +25,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: gpurec diff [BASE [NEW]] [--key name,grid,block] [--tolerance PCT] "
 		"[--json | --html -o PAGE]\n"
+		"                   [--sms N] [--no-compensate] [--step SPEC] [--max-events N]\n"
+		"                   [-j N]\n"
 		"  BASE, NEW        traces to compare (default gpurec.trc.old and gpurec.trc;\n"
 		"                   with one file: that file against gpurec.trc); a set of\n"
 		"                   traces as one job: comma-separated, a1.trc,a2.trc\n"
@@ -38,7 +40,9 @@ static void usage(FILE *f)
 		"                   written to -o PAGE (docs/HTML.md)\n"
 		"  -o, --output PAGE  the page --html writes (replaced if it exists)\n"
 		"  --max-events N   refuse a trace of more than N events (default: what half\n"
-		"                   the memory holds, %llu here; 0 = no limit)\n",
+		"                   the memory holds, %llu here; 0 = no limit)\n"
+		"  -j, --jobs N     threads that load the traces (default: one per CPU; 1: none)\n"
+		"  -h, --help       this text\n",
 		(unsigned long long)gr_load_max_events());
 }
 

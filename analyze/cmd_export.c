@@ -33,10 +33,13 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: gpurec export [FILE] [-o OUT] [--from TIME] [--to TIME] [--pid PIDS]\n"
-		"  FILE           trace to export (default gpurec.trc)\n"
-		"  -o, --output   JSON file to write (default FILE with .trc replaced by .json;\n"
-		"                 '-' for standard output)\n"
+		"usage: gpurec export [FILE] [-o OUT] [--format FMT] [--from TIME] [--to TIME]\n"
+		"                     [--pid PIDS] [--no-flows] [--step SPEC] [--warn-mb N]\n"
+		"                     [--force] [--max-events N] [-j N]\n"
+		"  FILE           trace to export (default gpurec.trc); -i FILE names it too,\n"
+		"                 as perf does\n"
+		"  -o, --output OUT  file to write (default FILE with .trc replaced by .json,\n"
+		"                 or the format's suffix; '-' for standard output)\n"
 		"  --format FMT   json (the default), sqlite (the default when OUT ends in\n"
 		"                 .sqlite, .sqlite3 or .db: FILE.sqlite without -o) or csv\n"
 		"                 (-o names an existing directory: one CSV file per table);\n"
@@ -46,7 +49,7 @@ static void usage(FILE *f)
 		"  --from TIME    start of the window, from the recording start (default 0)\n"
 		"  --to TIME      end of the window (default: the end of the recording)\n"
 		"                 TIME is seconds, or a number with ns, us, ms or s\n"
-		"  --pid PIDS     only these processes (comma-separated)\n"
+		"  -p, --pid PIDS only these processes (comma-separated)\n"
 		"  --no-flows     no flow arrows (launch to stream track, call to GPU row)\n"
 		"  --step SPEC    a track \"steps (--step SPEC)\" with a slice per training step,\n"
 		"                 SPEC naming the step as for gpurec report --step: a kernel,\n"
@@ -56,6 +59,8 @@ static void usage(FILE *f)
 		"  --force        write it anyway\n"
 		"  --max-events N refuse a trace of more than N events (default: what half the\n"
 		"                 memory holds, %llu here; 0 = no limit)\n"
+		"  -j, --jobs N   threads that load the trace (default: one per CPU; 1: none)\n"
+		"  -h, --help     this text\n"
 		"Open the output in ui.perfetto.dev or chrome://tracing. --from, --to, --pid,\n"
 		"--no-flows, --step and --warn-mb are for JSON and Perfetto.\n",
 		WARN_MB, REFUSE_FACTOR, (unsigned long long)gr_load_max_events());

@@ -16,12 +16,15 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: gpurec info [FILE...] [--json]\n"
-		"  FILE    trace to describe (default gpurec.trc); several: one job, aligned\n"
-		"          on the first one's clock\n"
-		"  --json  machine-readable output\n"
+		"usage: gpurec info [FILE...] [--json] [--max-events N] [-j N]\n"
+		"  FILE            trace to describe (default gpurec.trc); several: one job,\n"
+		"                  aligned on the first one's clock; -i FILE names one too,\n"
+		"                  as perf does\n"
+		"  --json          machine-readable output (schema: docs/INFO.md)\n"
 		"  --max-events N  refuse a trace of more than N events (default: what half\n"
-		"          the memory holds, %llu here; 0 = no limit)\n",
+		"                  the memory holds, %llu here; 0 = no limit)\n"
+		"  -j, --jobs N    threads that load the trace (default: one per CPU; 1: none)\n"
+		"  -h, --help      this text\n",
 		(unsigned long long)gr_load_max_events());
 }
 

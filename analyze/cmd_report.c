@@ -24,9 +24,11 @@ static void usage(FILE *f)
 	fprintf(
 	    f,
 	    "usage: gpurec report [FILE...] [--json | --html -o PAGE] [--only SECTIONS] [--top N]\n"
-	    "                     [--sms N]\n"
+	    "                     [--sms N] [--slow-launch US] [--no-compensate] [--step SPEC]\n"
+	    "                     [--max-events N] [-j N]\n"
 	    "  FILE            trace to report on (default gpurec.trc); several: one job\n"
-	    "                  (one trace per node), aligned on the first one's clock\n"
+	    "                  (one trace per node), aligned on the first one's clock;\n"
+	    "                  -i FILE names one too, as perf does\n"
 	    "  --json          machine-readable output (schema: docs/REPORTS.md)\n"
 	    "  --html          one self-contained HTML page with charts, the timeline and a\n"
 	    "                  flame graph, written to -o PAGE (docs/HTML.md)\n"
@@ -43,7 +45,9 @@ static void usage(FILE *f)
 	    "                  kernel:NAME, api:NAME (cudaStreamSynchronize, ...),\n"
 	    "                  py:FILE:LINE, py:FUNCTION, or one of those without a prefix\n"
 	    "  --max-events N  refuse a trace of more than N events (default: what half the\n"
-	    "                  memory holds, %llu here; 0 = no limit)\n",
+	    "                  memory holds, %llu here; 0 = no limit)\n"
+	    "  -j, --jobs N    threads that load the trace (default: one per CPU; 1: none)\n"
+	    "  -h, --help      this text\n",
 	    GR_REPORT_SLOW_LAUNCH_NS / 1000, (unsigned long long)gr_load_max_events());
 }
 

@@ -4,6 +4,7 @@
  * libraries found. Each failed line says what to do.
  */
 #include <dirent.h>
+#include <getopt.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
@@ -18,6 +19,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "analyze/util/options.h"
 #include "cmd.h"
 #include "bpf/gpurec.skel.h"
 #include "attach.h"
@@ -86,15 +88,54 @@ static int check_driver(void)
 	return 0;
 }
 
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: gpurec check\n"
+		   "  Can this machine record? Kernel BTF, the uprobe PMU, privileges, that the\n"
+		   "  BPF programs load and attach, launch sampling, the CUDA libraries and a\n"
+		   "  CUDA driver; each line that fails says what to do. Exit status 0 when\n"
+		   "  this machine can record (warnings or not), 1 when it cannot.\n"
+		   "  -h, --help  this text\n");
+}
+
+/* No option but --help, and no argument: 0 to run the checks, else the exit status. */
+static int parse_opts(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
+	};
+	int c;
+
+	gr_opt_begin();
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			return -1;
+		}
+		gr_opt_error("check", c, argv);
+		usage(stderr);
+		return 2;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "gpurec check: takes no argument ('%s')\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	return 0;
+}
+
 int cmd_check(int argc, char **argv)
 {
 	struct gpurec_bpf *skel = NULL;
 	struct utsname uts;
 	char cuda[1024], detail[256];
 	char missing[64];
-	int fails = 0, n, driver, sessions = 0,
-	    privileged = gr_privilege_check(missing, sizeof(missing)) == 0;
+	int fails = 0, n, driver, sessions = 0, privileged, opt = parse_opts(argc, argv);
 
+	if (opt)
+		return opt < 0 ? 0 : opt;
+	privileged = gr_privilege_check(missing, sizeof(missing)) == 0;
 	uname(&uts);
 	printf("gpurec check: kernel %s %s\n", uts.release, uts.machine);
 	fails += line(!access("/sys/kernel/btf/vmlinux", R_OK), "kernel BTF",

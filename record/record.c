@@ -139,7 +139,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: gpurec record [options] -- COMMAND [ARGS...]\n"
 		"       gpurec record [options] -p PID[,PID...]\n\n"
-		"  -o, --output FILE     trace file (default gpurec.trc; an old one becomes .old)\n"
+		"  -o, --output FILE     trace file (default gpurec.trc; an old one becomes .old\n"
+		"                        once the command runs)\n"
 		"  -p, --pid PIDS        attach to running processes (and their new children)\n"
 		"  -d, --duration SECS   stop recording after SECS seconds\n"
 		"      --call-graph MODE user stacks at launches, copies and syncs:\n"
@@ -170,7 +171,10 @@ static void usage(FILE *f)
 		"                        machine, for code mapped without the loader\n"
 		"  -v, --verbose         say which libraries are probed; at the end, the\n"
 		"                        recorder's cost and (kernel.bpf_stats_enabled=1)\n"
-		"                        each BPF program's time per run\n",
+		"                        each BPF program's time per run\n"
+		"  -h, --help            this text\n"
+		"Exit status: the command's; 126 or 127 when it cannot be started (as a shell),\n"
+		"and then the trace at -o and its .old are left as they were.\n",
 		GR_DWARF_DEFAULT, GR_DWARF_MAX);
 }
 
