@@ -162,6 +162,24 @@ int gr_api_is_driver(unsigned api)
 	return !strncmp(n, "cu", 2) && strncmp(n, "cuda", 4);
 }
 
+int gr_api_is_graph_node(unsigned api)
+{
+	switch (api) {
+	case GR_API_cudaGraphAddKernelNode:
+	case GR_API_cudaGraphKernelNodeSetParams:
+	case GR_API_cudaGraphExecKernelNodeSetParams:
+	case GR_API_cuGraphAddKernelNode:
+	case GR_API_cuGraphKernelNodeSetParams:
+	case GR_API_cuGraphExecKernelNodeSetParams:
+	case GR_API_cudaGraphAddMemcpyNode:
+	case GR_API_cudaGraphAddMemcpyNode1D:
+	case GR_API_cudaGraphAddMemsetNode:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 int gr_api_is_nccl(unsigned api)
 {
 	return !strncmp(gr_api_name(api), "nccl", 4);

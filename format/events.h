@@ -712,6 +712,12 @@ extern const struct gr_status_name gr_driver_status_names[];
 
 /* 1 for a driver API entry point (cu*), 0 for the runtime's and NCCL's. */
 int gr_api_is_driver(unsigned api);
+/*
+ * 1 for a graph-building call whose node's work is written as a LAUNCH, COPY or MEMSET row beside
+ * its GRAPH row (cudaGraphAddKernelNode, ...): one call in two rows, counted once, by its GRAPH
+ * row, wherever calls are counted (ok, failed, in flight; record's closing line too).
+ */
+int gr_api_is_graph_node(unsigned api);
 /* 1 for an NCCL entry point (nccl*): its status is an ncclResult_t. */
 int gr_api_is_nccl(unsigned api);
 /* The name of @status as @api returns it ("cudaErrorInsufficientDriver", "CUDA_SUCCESS",

@@ -376,8 +376,7 @@ static int is_async(unsigned api)
  * cudaError_t or CUresult: 32 bits, the rest of rax is not the callee's), and how the call was
  * seen: returned, in flight at its thread's exit or the recording's end, and its depth.
  */
-static void call_state(struct gr_translate *t, const struct gr_ev_call *e, uint64_t *status,
-		       uint64_t *call)
+static void call_columns(const struct gr_ev_call *e, uint64_t *status, uint64_t *call)
 {
 	unsigned f = e->h.flags;
 
@@ -386,6 +385,13 @@ static void call_state(struct gr_translate *t, const struct gr_ev_call *e, uint6
 		((f & GR_EVF_IN_FLIGHT) ? GR_CALL_IN_FLIGHT : 0) |
 		((f & GR_EVF_EXITED) ? GR_CALL_EXITED : 0) |
 		(uint64_t)GR_EVF_DEPTH(f) << GR_CALL_DEPTH_SHIFT;
+}
+
+/* call_columns(), and the call counted for record's closing line: once per call. */
+static void call_state(struct gr_translate *t, const struct gr_ev_call *e, uint64_t *status,
+		       uint64_t *call)
+{
+	call_columns(e, status, call);
 	/* counted from the columns written, so record's warning counts the calls info counts */
 	gr_call_status_note(&t->calls, e->h.api, (uint32_t)*status, *call);
 }
@@ -843,7 +849,8 @@ static int on_kernel_node(struct gr_translate *t, const struct gr_ev_call *e, ui
 	int err;
 
 	v[GR_LAUNCH_TS] = e->h.ts;
-	call_state(t, e, &v[GR_LAUNCH_STATUS], &v[GR_LAUNCH_CALL]);
+	/* one call, two rows: its GRAPH row (on_graph()) counts it */
+	call_columns(e, &v[GR_LAUNCH_STATUS], &v[GR_LAUNCH_CALL]);
 	v[GR_LAUNCH_DUR] = e->h.dur;
 	v[GR_LAUNCH_PID] = e->h.pid;
 	v[GR_LAUNCH_TID] = e->h.tid;
@@ -875,7 +882,7 @@ static int on_memory_node(struct gr_translate *t, const struct gr_ev_call *e, ui
 
 	if (e->h.layout == L_GRAPH_ADD_MEMCPY_1D) {
 		c[GR_COPY_TS] = e->h.ts;
-		call_state(t, e, &c[GR_COPY_STATUS], &c[GR_COPY_CALL]);
+		call_columns(e, &c[GR_COPY_STATUS], &c[GR_COPY_CALL]);
 		c[GR_COPY_DUR] = e->h.dur;
 		c[GR_COPY_PID] = e->h.pid;
 		c[GR_COPY_TID] = e->h.tid;
@@ -891,7 +898,7 @@ static int on_memory_node(struct gr_translate *t, const struct gr_ev_call *e, ui
 		err = gr_trace_writer_append(t->w, GR_K_COPY, c, NULL);
 	} else {
 		m[GR_MEMSET_TS] = e->h.ts;
-		call_state(t, e, &m[GR_MEMSET_STATUS], &m[GR_MEMSET_CALL]);
+		call_columns(e, &m[GR_MEMSET_STATUS], &m[GR_MEMSET_CALL]);
 		m[GR_MEMSET_DUR] = e->h.dur;
 		m[GR_MEMSET_PID] = e->h.pid;
 		m[GR_MEMSET_TID] = e->h.tid;

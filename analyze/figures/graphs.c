@@ -307,20 +307,7 @@ static int snap_set_params(struct walk *w, uint32_t sid, uint64_t handle, uint32
 
 int gr_graphs_api_is_node(unsigned api)
 {
-	switch (api) {
-	case GR_API_cudaGraphAddKernelNode:
-	case GR_API_cudaGraphKernelNodeSetParams:
-	case GR_API_cudaGraphExecKernelNodeSetParams:
-	case GR_API_cuGraphAddKernelNode:
-	case GR_API_cuGraphKernelNodeSetParams:
-	case GR_API_cuGraphExecKernelNodeSetParams:
-	case GR_API_cudaGraphAddMemcpyNode:
-	case GR_API_cudaGraphAddMemcpyNode1D:
-	case GR_API_cudaGraphAddMemsetNode:
-		return 1;
-	default:
-		return 0;
-	}
+	return gr_api_is_graph_node(api);
 }
 
 static void set_bit(uint64_t *bits, size_t i)

@@ -303,7 +303,9 @@ static int aside(struct part *P, uint16_t kind, uint64_t api, uint64_t status, u
 	if (!call)
 		return 0;
 	if (!GR_CALL_ASIDE((unsigned)api, call, (uint32_t)status)) {
-		P->calls_ok += (call & GR_CALL_RETURNED) != 0;
+		/* a graph-building call's node row: its GRAPH row counts the call */
+		P->calls_ok += (call & GR_CALL_RETURNED) &&
+			       (kind == GR_K_GRAPH || !gr_api_is_graph_node((unsigned)api));
 		return 0;
 	}
 	err = RESERVE(P->asides, 1);

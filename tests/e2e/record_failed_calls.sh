@@ -34,6 +34,23 @@ check "--launch-time: the 84 launches returned too" "$(warning 96 84 cudaLaunchK
 "$GPUREC" info --json "$TMP/lt.trc" >"$TMP/lt.json"
 check "--launch-time: info counts 96 failed too" 96 "$(json "$TMP/lt.json" 'd["calls"]["failed"]')"
 
+# A graph-building call is one call in two rows (its GRAPH row and the LAUNCH row of the node's
+# work): counted once. tests/progs/graph_build makes 13 calls that return: 3
+# cudaGraphAddKernelNode, 2 cudaGraphKernelNodeSetParams, 1 each of
+# cudaGraphExecKernelNodeSetParams, AddChildGraphNode, Instantiate, ExecUpdate and Clone, and 3
+# cudaDeviceSynchronize (cudaGraphCreate is not probed); its 9 cudaGraphLaunch are entry-only.
+"$GPUREC" record -o "$TMP/gb.trc" -- "$PROGS/graph_build" >/dev/null 2>"$TMP/gb.err"
+check "graph building: record counts each call once" 1 \
+	"$(grep -c 'every call that returned failed: 13 calls, 3 of them cudaDeviceSynchronize' "$TMP/gb.err")"
+"$GPUREC" info --json "$TMP/gb.trc" >"$TMP/gb.json"
+check "graph building: info counts the same 13, 9 launches of unknown status" "13 0 9 3 2" \
+	"$(json "$TMP/gb.json" '" ".join(str(x) for x in [d["calls"]["failed"], d["calls"]["ok"], d["calls"]["status_unknown"]] + [e["count"] for e in d["errors"] if e["api"] in ("cudaGraphAddKernelNode", "cudaGraphKernelNodeSetParams")])')"
+LD_LIBRARY_PATH=$SAMPLES/sim "$GPUREC" record --launch-time -o "$TMP/gbs.trc" -- "$PROGS/graph_build" \
+	>/dev/null 2>&1
+"$GPUREC" info --json "$TMP/gbs.trc" >"$TMP/gbs.json"
+check "graph building on the simulator: 22 calls ok (13 + 9 launches), none unknown" "22 0 0" \
+	"$(json "$TMP/gbs.json" '"%d %d %d" % (d["calls"]["ok"], d["calls"]["failed"], d["calls"]["status_unknown"])')"
+
 LD_LIBRARY_PATH=$SAMPLES/sim "$GPUREC" record --launch-time -o "$TMP/sim.trc" -- "$PROGS/launches" 20 \
 	>/dev/null 2>"$TMP/sim.err"
 check "simulator: the command's status" 3 $?
