@@ -51,6 +51,17 @@ LD_LIBRARY_PATH=$SAMPLES/sim "$GPUREC" record --launch-time -o "$TMP/gbs.trc" --
 check "graph building on the simulator: 22 calls ok (13 + 9 launches), none unknown" "22 0 0" \
 	"$(json "$TMP/gbs.json" '"%d %d %d" % (d["calls"]["ok"], d["calls"]["failed"], d["calls"]["status_unknown"])')"
 
+# Some calls failed, not all: one note with the same count info gives. tests/progs/nccl_calls on
+# the toolkit's real libnccl without a GPU: its collectives on a null communicator return
+# ncclInvalidArgument, its group calls succeed (21 of 24 here); the count checked is info's.
+"$GPUREC" record -o "$TMP/nccl.trc" -- "$PROGS/nccl_calls" >/dev/null 2>"$TMP/nccl.err"
+"$GPUREC" info --json "$TMP/nccl.trc" >"$TMP/nccl.json"
+nf=$(json "$TMP/nccl.json" 'd["calls"]["failed"]')
+nk=$(json "$TMP/nccl.json" 'd["calls"]["failed"] + d["calls"]["ok"]')
+check "some failed: record's note gives info's count ($nf of $nk)" 1 \
+	"$(grep -c "^gpurec record: $nf of $nk calls whose status is known failed; most: " "$TMP/nccl.err")"
+check "some failed: it is a note, not the every-call warning" 0 "$(warned "$TMP/nccl.err" | wc -l)"
+
 LD_LIBRARY_PATH=$SAMPLES/sim "$GPUREC" record --launch-time -o "$TMP/sim.trc" -- "$PROGS/launches" 20 \
 	>/dev/null 2>"$TMP/sim.err"
 check "simulator: the command's status" 3 $?
