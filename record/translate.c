@@ -1037,6 +1037,12 @@ static int on_alias(struct gr_translate *t, const struct gr_ev_call *e)
 	return remember_name(t, e->h.ts, e->h.pid, handle, (const char *)(uintptr_t)*v);
 }
 
+/* A device query's event that returned an error: it becomes a call row (device_failed()). */
+static int device_query_failed(const struct gr_ev_call *e)
+{
+	return (e->h.flags & GR_EVF_RETURNED) && (uint32_t)e->ret;
+}
+
 /*
  * A failed device query or set-up call (cudaGetDeviceCount, cuInit, ...): a SYNC row of skind
  * GR_SYNC_DEVICE_QUERY, so that every command counts and names it with the other failed calls.
@@ -1069,8 +1075,7 @@ static int on_device(struct gr_translate *t, const struct gr_ev_call *e, uint64_
 	uint64_t v[GR_SESS_NCOLS] = {e->h.ts, GR_SESS_DEVICE_SMS, e->x[0], 0};
 	struct gr_bytes none = {(const uint8_t *)"", 0};
 
-	/* in flight at the stop, or nested in a recorded call: no status to judge by here */
-	if ((e->h.flags & GR_EVF_RETURNED) && (uint32_t)e->ret)
+	if (device_query_failed(e))
 		return device_failed(t, e, stack);
 	if (e->h.layout == L_DEVICE_QUERY || !(e->h.flags & GR_EVF_RETURNED))
 		return 0;
@@ -1338,11 +1343,14 @@ static int translate_one(void *ctx, void *data, size_t size)
 		return 0;
 	}
 	if (is_call_event(h->type)) {
+		/* a device query that worked writes no row: no stack for it to refer to */
+		int rows = h->type != EV_DEVICE || device_query_failed(c);
+
 		note_thread(t, h->ts, h->pid, h->tid);
-		if (h->flags & GR_EVF_RAWSTACK)
+		if (rows && (h->flags & GR_EVF_RAWSTACK))
 			stack =
 			    t->unwind ? raw_stack_id(t, h, (const void *)(c + 1), c->pystack) : 0;
-		else
+		else if (rows)
 			stack = event_stack_id(t, h, (const uint64_t *)(c + 1), h->stack_len,
 					       c->pystack);
 	} else if (h->type == EV_PYSTACK) {

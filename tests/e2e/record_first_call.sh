@@ -71,5 +71,7 @@ check "simulator: the call succeeds" "0 1 devices" "$? $(cat "$TMP/sim.out")"
 "$GPUREC" info --json "$TMP/sim.trc" >"$TMP/sim.json"
 check "simulator: no row for a call that succeeded, nothing failed" "0 0" \
 	"$(json "$TMP/sim.json" 'd["events_by_kind"]["sync"]') $(json "$TMP/sim.json" 'd["calls"]["failed"]')"
+check "simulator: no stack kept for a call without a row" 0 \
+	"$(json "$TMP/sim.json" 'd["records_by_kind"]["stack"]')"
 check "simulator: record says nothing of failures" "" "$(grep -i failed "$TMP/sim.err")"
 exit $failures
