@@ -3,7 +3,7 @@
  * What the traced CUDA calls returned, counted while recording: when every call that returned
  * failed, the trace is a record of calls a GPU never saw (no driver, no device, the toolkit's
  * stub libcuda), and `record` says so once at the end rather than let the reports imply work
- * was done.
+ * was done; when some failed, it says how many, by the count `info` gives.
  *
  * translate.c notes every call row as it writes it; record.c prints the warning at the end.
  */
