@@ -62,8 +62,11 @@ int gr_frames_python(const struct gr_stack *st, uint32_t n);
 
 /*
  * Index in @st->frames, among the first @n, of the native frame that made the call: the
- * innermost native frame outside the CUDA libraries the trace names (probed or not: NAME
- * classes LIBRARY and UNPROBED), else the innermost native frame; -1 when none is native.
+ * innermost native frame outside CUDA library code, else the innermost native frame; -1 when
+ * none is native. CUDA library code: the files the trace names as CUDA libraries (NAME classes
+ * LIBRARY and UNPROBED), except that in a probed file of the user's (a program with nvcc's
+ * static runtime linked in) only the runtime's own functions are (cudaXxx, __cuda*,
+ * libcudart_static_*, cudart::, or no symbol).
  */
 int gr_frames_launcher(const struct gr_model *m, const struct gr_stack *st, uint32_t n);
 
