@@ -37,6 +37,10 @@ void gr_frame_describe(const struct gr_model *m, uint32_t pid, uint64_t value, s
 
 	f->kind = GR_FRAME_KIND_NATIVE;
 	f->function = sym ? sym->name : NULL;
+	if (sym && sym->line && sym->file && *sym->file) {
+		f->file = sym->file;
+		f->line = sym->line;
+	}
 	if (map) {
 		f->module = basename_of(map->path);
 		f->offset = value - map->start + map->pgoff;
@@ -50,6 +54,9 @@ const char *gr_frame_format(const struct gr_frame *f, char *buf, size_t len)
 			snprintf(buf, len, "python:?");
 		else
 			snprintf(buf, len, "%s:%" PRIu32 " %s", f->file, f->line, f->function);
+	} else if (f->function && f->file) {
+		/* the source file's path is the build machine's: its name says enough */
+		snprintf(buf, len, "%s:%" PRIu32 " %s", basename_of(f->file), f->line, f->function);
 	} else if (f->function && f->module) {
 		snprintf(buf, len, "%s (%s)", f->function, f->module);
 	} else if (f->function) {
@@ -70,7 +77,7 @@ void gr_frame_json(struct gr_json *j, const struct gr_frame *f)
 	gr_json_kv_str(j, "kind", py ? "python" : "native");
 	gr_json_kv_str(j, "file", f->file);
 	gr_json_key(j, "line");
-	if (py && f->function)
+	if ((py && f->function) || (!py && f->file))
 		gr_json_u64(j, f->line);
 	else
 		gr_json_null(j);
@@ -110,8 +117,8 @@ static int listed(const char *const *paths, size_t n, const char *path)
 static int cuda_library_file(const char *path)
 {
 	static const char *const prefixes[] = {
-	    "libcuda",	"libnccl", "libcublas", "libcudnn", "libcufft",	   "libcurand",
-	    "libcusparse", "libcusolver", "libnvrtc", "libnvJitLink", "libcupti", "libnvidia",
+	    "libcuda",	   "libnccl",	  "libcublas", "libcudnn",     "libcufft", "libcurand",
+	    "libcusparse", "libcusolver", "libnvrtc",  "libnvJitLink", "libcupti", "libnvidia",
 	};
 	const char *base = basename_of(path);
 
@@ -168,6 +175,14 @@ static int in_cuda_library(const struct gr_model *m, uint32_t pid, uint64_t addr
 	return runtime_symbol(sym ? sym->name : NULL);
 }
 
+/* nvcc's generated launch stub of a kernel: the launch's own code, not a line the user wrote. */
+static int launch_stub(const struct gr_model *m, uint32_t pid, uint64_t addr)
+{
+	const struct gr_symbol *sym = gr_model_symbol(m, pid, addr);
+
+	return sym && !strncmp(sym->name, "__device_stub__", 15);
+}
+
 int gr_frames_launcher(const struct gr_model *m, const struct gr_stack *st, uint32_t n)
 {
 	int first = -1;
@@ -177,7 +192,8 @@ int gr_frames_launcher(const struct gr_model *m, const struct gr_stack *st, uint
 			continue;
 		if (first < 0)
 			first = (int)i;
-		if (!in_cuda_library(m, st->pid, st->frames[i]))
+		if (!in_cuda_library(m, st->pid, st->frames[i]) &&
+		    !launch_stub(m, st->pid, st->frames[i]))
 			return (int)i;
 	}
 	return first;

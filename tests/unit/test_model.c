@@ -518,7 +518,7 @@ static int put_symbol(struct gr_trace_writer *w, uint64_t pid, uint64_t addr, ui
 		      uint64_t size, const char *name)
 {
 	uint64_t v[GR_SYM_NCOLS] = {SYNTH_T0, pid, addr, start, size, 0};
-	struct gr_bytes b[1] = {{(const uint8_t *)name, (uint32_t)strlen(name)}};
+	struct gr_bytes b[2] = {{(const uint8_t *)name, (uint32_t)strlen(name)}, {NULL, 0}};
 
 	return gr_trace_writer_append(w, GR_K_SYMBOL, v, b);
 }
