@@ -64,6 +64,44 @@ static int unit_of(struct gr_lines *l, uint64_t vaddr, Dwarf_Die *cu)
 	return -ENOENT;
 }
 
+/* How deep into nested scopes, and over how many DIEs, one lookup looks: hostile DWARF ends. */
+#define SCOPE_DEPTH 32
+#define SCOPE_DIES  (1u << 20)
+
+/*
+ * The outermost inlined subroutine holding @vaddr under @parent: 1 and *@out, 0 when none.
+ * Functions, their blocks and namespaces (C++ definitions sit in them) are searched; libdw's
+ * dwarf_getscopes() leaks on damaged input, so the walk is this file's.
+ */
+static int outer_inline(Dwarf_Die *parent, uint64_t vaddr, unsigned depth, unsigned *budget,
+			Dwarf_Die *out)
+{
+	Dwarf_Die c;
+
+	if (depth >= SCOPE_DEPTH || dwarf_child(parent, &c) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&c);
+
+		if (!*budget || !--*budget)
+			return 0;
+		if (tag == DW_TAG_inlined_subroutine && dwarf_haspc(&c, vaddr) > 0) {
+			*out = c;
+			return 1;
+		}
+		if (((tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block) &&
+		     dwarf_haspc(&c, vaddr) > 0) ||
+		    tag == DW_TAG_namespace) {
+			if (outer_inline(&c, vaddr, depth + 1, budget, out))
+				return 1;
+			/* code is in one function: the one holding it said no */
+			if (tag == DW_TAG_subprogram)
+				return 0;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return 0;
+}
+
 /*
  * Where code inlined at @vaddr was called from, in the function the symbol names: the call
  * site of the outermost inlined subroutine there (a kernel's host stub, which nvcc's -O1
@@ -72,32 +110,25 @@ static int unit_of(struct gr_lines *l, uint64_t vaddr, Dwarf_Die *cu)
  */
 static int inlined_call(Dwarf_Die *cu, uint64_t vaddr, const char **file, uint32_t *line)
 {
-	Dwarf_Die *scopes = NULL;
+	Dwarf_Die in;
 	Dwarf_Attribute a;
 	Dwarf_Word fileno, lineno;
 	Dwarf_Files *files;
 	size_t nfiles;
+	unsigned budget = SCOPE_DIES;
 	const char *src;
-	int n = dwarf_getscopes(cu, vaddr, &scopes), err = -ENOENT;
 
-	for (int i = n - 1; i >= 0; i--) {
-		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
-			continue;
-		if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &a), &lineno) ||
-		    dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &a), &fileno) ||
-		    !lineno || lineno > UINT32_MAX || dwarf_getsrcfiles(cu, &files, &nfiles) ||
-		    fileno >= nfiles)
-			break;
-		src = dwarf_filesrc(files, fileno, NULL, NULL);
-		if (src && *src) {
-			*file = src;
-			*line = (uint32_t)lineno;
-			err = 0;
-		}
-		break;
-	}
-	free(scopes);
-	return err;
+	if (!outer_inline(cu, vaddr, 0, &budget, &in) ||
+	    dwarf_formudata(dwarf_attr(&in, DW_AT_call_line, &a), &lineno) ||
+	    dwarf_formudata(dwarf_attr(&in, DW_AT_call_file, &a), &fileno) || !lineno ||
+	    lineno > UINT32_MAX || dwarf_getsrcfiles(cu, &files, &nfiles) || fileno >= nfiles)
+		return -ENOENT;
+	src = dwarf_filesrc(files, fileno, NULL, NULL);
+	if (!src || !*src)
+		return -ENOENT;
+	*file = src;
+	*line = (uint32_t)lineno;
+	return 0;
 }
 
 int gr_lines_find(struct gr_lines *l, uint64_t vaddr, const char **file, uint32_t *line)
