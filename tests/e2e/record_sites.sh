@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Call sites named as the user's code: sites_static (nvcc's default static runtime, -g) launches
-# step_a, step_b, step_c from train_step 40 times and prints each launch's __LINE__. Its frames
-# are the program's, not the CUDA library's (the runtime lives in the same file): the HTML
-# flame graph and the fusion candidate keep train_step and main; each launch's source line is
-# the line the program printed; sites_nodebug (its debug info stripped) keeps function names,
-# and record says once that it has no line tables.
+# step_a, step_b, step_c from train_step 40 times, then a cudaDeviceSynchronize that fails, and
+# prints the __LINE__ of each. Its frames are the program's, not the CUDA library's (the runtime
+# lives in the same file): the HTML flame graph and the fusion candidate keep train_step and
+# main; each frame's source line is the line the program printed; stacks read caller first, the
+# CUDA call last, in text and JSON; sites_nodebug (its debug info stripped) keeps function
+# names, and record says once that it has no line tables.
 . "$(dirname "$0")/lib.sh"
 need_root gpurec record
 
@@ -18,8 +19,11 @@ done
 "$GPUREC" record -o "$TMP/g.trc" -- "$PROGS/sites_static" >"$TMP/g.out" 2>"$TMP/g.err"
 check "record sites_static" 0 $?
 line() { sed -n "s/^line $1 //p" "$TMP/g.out"; }
-LA=$(line step_a) LB=$(line step_b) LC=$(line step_c)
-check "the program printed its launch lines" 3 "$(printf '%s\n' "$LA" "$LB" "$LC" | grep -c '^[0-9][0-9]*$')"
+LA=$(line step_a) LB=$(line step_b) LC=$(line step_c) LT=$(line train_step) LS=$(line sync)
+check "the program printed its launch, call and sync lines" 5 \
+	"$(printf '%s\n' "$LA" "$LB" "$LC" "$LT" "$LS" | grep -c '^[0-9][0-9]*$')"
+# the C library's frame below main: its offset is the machine's libc build
+libc() { sed -E 's/libc\.so\.6\+0x[0-9a-f]+/libc.so.6+OFF/g'; }
 if grep -q "no line tables" "$TMP/g.err"; then
 	not_ok "record says a -g build has no line tables: $(grep 'no line tables' "$TMP/g.err")"
 else
@@ -41,20 +45,37 @@ def walk(n, path):
         walk(c, path + [n["name"]])
 walk(d["views"]["flame"]["root"], [])
 PY
+libc <"$TMP/flame" >"$TMP/flame.n"
 for k in a b c; do
 	eval L=\$L$(echo $k | tr a-c A-C)
-	n=$(grep -c "^all -> .* -> sites_static.cu:[0-9]* main -> sites_static.cu:$L train_step(float\*) -> step_$k(float\*) 40$" "$TMP/flame")
-	check "flame: step_$k's 40 launches under main -> sites_static.cu:$L train_step(float*)" 1 "$n"
+	want="all -> libc.so.6+OFF -> sites_static.cu:$LT main -> sites_static.cu:$L train_step(float*) -> step_$k(float*) 40"
+	check "flame: step_$k's 40 launches under main -> sites_static.cu:$L train_step(float*)" 1 \
+		"$(grep -cxF "$want" "$TMP/flame.n")"
 done
 check "flame: no frame of the runtime, no launch stub" 0 \
-	"$(grep -c 'libcudart_static\|__device_stub\|cudaLaunch' "$TMP/flame")"
+	"$(grep -c 'libcudart_static\|__device_stub\|cudaLaunch' "$TMP/flame.n")"
 
 "$GPUREC" report --json "$TMP/g.trc" >"$TMP/g.json" 2>/dev/null
-check "fusion: the candidate's stack is the program's, its innermost frame the first launch's line" \
+check "fusion: the candidate's stack is the program's, its innermost frame (last) the first launch's line" \
 	"sites_static.cu:$LA train_step(float*)" \
-	"$(json "$TMP/g.json" 'd["fusion"]["candidates"][0]["stack"][0]')"
+	"$(json "$TMP/g.json" 'd["fusion"]["candidates"][0]["stack"][-1]')"
 check "fusion: 3 kernels, 40 times" "3 40" \
 	"$(json "$TMP/g.json" '"%d %d" % (d["fusion"]["candidates"][0]["length"], d["fusion"]["candidates"][0]["occurrences"])')"
+
+# one arrow direction: caller first, the outermost frame first, the CUDA call last
+"$GPUREC" report "$TMP/g.trc" >"$TMP/g.txt" 2>/dev/null
+check "text: the failed sync's site reads caller first, the call last" \
+	"    first from: libc.so.6+OFF -> sites_static.cu:$LS main -> cudaDeviceSynchronize" \
+	"$(grep 'first from:' "$TMP/g.txt" | libc)"
+check "text: the fusion candidate's shared stack reads caller first" \
+	"libc.so.6+OFF -> sites_static.cu:$LT main -> sites_static.cu:$LA train_step(float*)" \
+	"$(sed -n '/shared stack:/,/^$/p' "$TMP/g.txt" | sed 's/^ *//; s/^shared stack: //' | paste -sd' ' |
+		sed 's/ *$//' | libc)"
+check "json: the failed sync's site[] is caller first" \
+	"[\"libc.so.6+OFF\", \"sites_static.cu:$LS main\"]" "$(json "$TMP/g.json" 'd["errors"][0]["site"]' | libc)"
+check "json: the fusion candidate's stack[] is caller first" \
+	"[\"libc.so.6+OFF\", \"sites_static.cu:$LT main\", \"sites_static.cu:$LA train_step(float*)\"]" \
+	"$(json "$TMP/g.json" 'd["fusion"]["candidates"][0]["stack"]' | libc)"
 
 "$GPUREC" record -o "$TMP/n.trc" -- "$PROGS/sites_nodebug" >/dev/null 2>"$TMP/n.err"
 check "record sites_nodebug" 0 $?
@@ -62,6 +83,6 @@ check "record says once which binary has no line tables" 1 \
 	"$(grep -c "^gpurec record: no line tables .* in $PROGS/sites_nodebug: their frames read function+offset$" "$TMP/n.err")"
 "$GPUREC" report --json "$TMP/n.trc" >"$TMP/n.json" 2>/dev/null
 check "without line tables the frame keeps function (module)" "train_step(float*) (sites_nodebug)" \
-	"$(json "$TMP/n.json" 'd["fusion"]["candidates"][0]["stack"][0]')"
+	"$(json "$TMP/n.json" 'd["fusion"]["candidates"][0]["stack"][-1]')"
 
 [ $failures -eq 0 ]

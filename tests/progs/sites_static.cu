@@ -1,8 +1,9 @@
 // Call sites of a program on nvcc's default static runtime (cudart in the executable), built
 // with -g (sites_static) and with its debug info stripped (sites_nodebug, symbols kept).
 // train_step launches step_a, step_b, step_c <<<(64,1,1), (128,1,1)>>> on the default stream,
-// 40 times; it prints the line of each launch ("line step_a N"), which the tests expect as the
-// frames' source lines.
+// 40 times, then calls cudaDeviceSynchronize once from main (it fails without a driver); it
+// prints the line of each launch, of the call to train_step and of the sync ("line step_a N",
+// "line sync N"), which the tests expect as the frames' source lines.
 #include <cstdio>
 #include <cuda_runtime.h>
 
@@ -33,8 +34,13 @@ __attribute__((noinline)) void train_step(float *x)
 
 int main()
 {
-	for (int i = 0; i < 40; i++)
-		train_step(nullptr);
-	printf("line step_a %d\nline step_b %d\nline step_c %d\n", lines[0], lines[1], lines[2]);
+	int step_line = 0;
+
+	for (int i = 0; i < 40; i++) {
+		train_step(nullptr); step_line = __LINE__;
+	}
+	cudaDeviceSynchronize(); int sync_line = __LINE__;
+	printf("line step_a %d\nline step_b %d\nline step_c %d\nline train_step %d\nline sync %d\n",
+	       lines[0], lines[1], lines[2], step_line, sync_line);
 	return 0;
 }
