@@ -8,8 +8,20 @@
 
 #include "lines.h"
 
+/* One address range of a compilation unit's code, for files without .debug_aranges. */
+struct range {
+	uint64_t lo, hi;
+	Dwarf_Off unit; /* the unit's DIE */
+};
+
+/* What one file's index may hold: the recorder's memory stays bounded on any input. */
+#define MAX_RANGES (1u << 18)
+
 struct gr_lines {
 	Dwarf *dw;
+	int indexed;	      /* the ranges below were gathered (once, at the first miss) */
+	struct range *ranges; /* sorted by lo */
+	size_t nranges;
 };
 
 int gr_lines_open(struct gr_lines **out, int fd)
@@ -38,30 +50,83 @@ void gr_lines_free(struct gr_lines *l)
 		return;
 	if (l->dw)
 		dwarf_end(l->dw);
+	free(l->ranges);
 	free(l);
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/*
+ * Every unit's code ranges, sorted: a file without .debug_aranges (clang leaves it out) would
+ * otherwise cost a walk over all its units for each frame. Out of memory, or past MAX_RANGES,
+ * what was gathered is kept: a unit left out gives its frames no line, nothing worse.
+ */
+static void index_units(struct gr_lines *l)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize, cap = 0;
+	Dwarf_Die cu;
+
+	l->indexed = 1;
+	while (l->nranges < MAX_RANGES &&
+	       dwarf_nextcu(l->dw, off, &next, &hsize, NULL, NULL, NULL) == 0 && next > off) {
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t at = 0;
+
+		if (dwarf_offdie(l->dw, off + hsize, &cu)) {
+			while (l->nranges < MAX_RANGES &&
+			       (at = dwarf_ranges(&cu, at, &base, &lo, &hi)) > 0) {
+				if (hi <= lo)
+					continue;
+				if (l->nranges == cap) {
+					size_t ncap = cap ? 2 * cap : 64;
+					struct range *r = realloc(l->ranges, ncap * sizeof(*r));
+
+					if (!r)
+						goto out;
+					l->ranges = r;
+					cap = ncap;
+				}
+				l->ranges[l->nranges++] = (struct range){lo, hi, off + hsize};
+			}
+		}
+		off = next;
+	}
+out:
+	if (l->nranges)
+		qsort(l->ranges, l->nranges, sizeof(*l->ranges), cmp_range);
 }
 
 /*
  * The compilation unit whose code holds @vaddr, into *@cu: 0, or -ENOENT. .debug_aranges
- * answers at once where the compiler wrote it; without it (recent GCCs leave it out), each
- * unit's own ranges are asked.
+ * answers where the compiler wrote it; otherwise the units' own ranges, indexed once.
  */
 static int unit_of(struct gr_lines *l, uint64_t vaddr, Dwarf_Die *cu)
 {
-	Dwarf_Off off = 0, next;
-	size_t hsize;
+	size_t lo = 0, hi;
 
 	if (dwarf_addrdie(l->dw, vaddr, cu))
 		return 0;
-	while (dwarf_nextcu(l->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		/* a unit that ends before its header does would loop: libdw refuses it, still */
-		if (next <= off)
-			break;
-		if (dwarf_offdie(l->dw, off + hsize, cu) && dwarf_haspc(cu, vaddr) > 0)
-			return 0;
-		off = next;
+	if (!l->indexed)
+		index_units(l);
+	/* the last range starting at or before @vaddr */
+	hi = l->nranges;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (l->ranges[mid].lo <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return -ENOENT;
+	if (!lo || vaddr >= l->ranges[lo - 1].hi)
+		return -ENOENT;
+	return dwarf_offdie(l->dw, l->ranges[lo - 1].unit, cu) ? 0 : -ENOENT;
 }
 
 /* How deep into nested scopes, and over how many DIEs, one lookup looks: hostile DWARF ends. */
