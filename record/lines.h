@@ -16,7 +16,7 @@ struct gr_lines;
 
 /*
  * The line tables of the ELF file open at @fd (the caller keeps @fd): 0 and *@out, or
- * -ENOENT when it has none (built without -g or -lineinfo, or stripped), or -ENOMEM.
+ * -ENOENT when it has none (host code built without -g, or stripped), or -ENOMEM.
  */
 int gr_lines_open(struct gr_lines **out, int fd);
 void gr_lines_free(struct gr_lines *l);

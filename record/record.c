@@ -1135,7 +1135,7 @@ static void say_lineless(const struct gr_symbols *sym)
 	if (!n)
 		return;
 	fprintf(stderr,
-		"gpurec record: no line tables (built without -g or -lineinfo, or stripped) in ");
+		"gpurec record: no line tables (host code built without -g, or stripped) in ");
 	for (size_t i = 0; i < n && i < 4; i++)
 		fprintf(stderr, "%s%s", i ? ", " : "", paths[i]);
 	if (n > 4)

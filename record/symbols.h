@@ -81,7 +81,7 @@ int gr_symbols_finish(struct gr_symbols *s, const struct gr_refs *refs, uint64_t
 
 /*
  * Files of the user's code (not the system's libraries, not CUDA's) that held a symbolised
- * frame and have no line tables (built without -g or -lineinfo, or stripped): their frames
+ * frame and have no line tables (host code built without -g, or stripped): their frames
  * read function+offset. Returns how many; the first @max paths go to @paths (owned by
  * discovery). `record` names them once, at the end.
  */
