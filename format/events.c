@@ -11,6 +11,8 @@
 #define T    GR_CODEC_DICT, 0
 #define B    GR_CODEC_BYTES, 0
 #define TOPT GR_CODEC_DICT, 1 /* added after the kind's first version */
+#define VOPT GR_CODEC_VARINT, 1
+#define BOPT GR_CODEC_BYTES, 1
 static const char *const api_names[GR_API_COUNT] = {
     [GR_API_UNKNOWN] = "unknown",
     [GR_API_cudaLaunchKernel] = "cudaLaunchKernel",
@@ -369,7 +371,8 @@ static const struct gr_column_def map_cols[GR_MAP_NCOLS] = {
     {"ts", D}, {"pid", T}, {"start", V}, {"end", V}, {"pgoff", V}, {"path", B}, {"build_id", B},
 };
 static const struct gr_column_def sym_cols[GR_SYM_NCOLS] = {
-    {"ts", D}, {"pid", T}, {"addr", V}, {"start", V}, {"size", V}, {"name", B},
+    {"ts", D},	 {"pid", T},  {"addr", V},    {"start", V},
+    {"size", V}, {"name", B}, {"file", BOPT}, {"line", VOPT},
 };
 static const struct gr_column_def stack_cols[GR_STACK_NCOLS] = {
     {"ts", D},

@@ -253,8 +253,24 @@ enum {
 	GR_MAP_NCOLS
 };
 
-/* SYMBOL: name of the function containing addr in pid (addr..addr+size from sym_start). */
-enum { GR_SYM_TS, GR_SYM_PID, GR_SYM_ADDR, GR_SYM_START, GR_SYM_SIZE, GR_SYM_NAME, GR_SYM_NCOLS };
+/*
+ * SYMBOL: name of the function containing addr in pid (addr..addr+size from sym_start). Two
+ * optional columns (absent in files of gpurec before they existed: read as empty and 0): file
+ * and line, the source line of the call the frame made (its return address less one) from the
+ * file's own line tables, as the recorder read them; empty and 0 when it has none (no -g, or
+ * stripped).
+ */
+enum {
+	GR_SYM_TS,
+	GR_SYM_PID,
+	GR_SYM_ADDR,
+	GR_SYM_START,
+	GR_SYM_SIZE,
+	GR_SYM_NAME,
+	GR_SYM_FILE,
+	GR_SYM_LINE,
+	GR_SYM_NCOLS
+};
 
 /*
  * STACK: frames are little-endian u64 return addresses, innermost first. A frame with

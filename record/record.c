@@ -1176,6 +1176,23 @@ static void write_cupti_facts(struct session *s)
 			s->cupti.rows, dropped, GR_TEXT(lost));
 }
 
+/* Once, at the end: which of the user's binaries had no line tables for their frames. */
+static void say_lineless(const struct gr_symbols *sym)
+{
+	const char *paths[4];
+	size_t n = gr_symbols_lineless(sym, paths, 4);
+
+	if (!n)
+		return;
+	fprintf(stderr,
+		"gpurec record: no line tables (host code built without -g, or stripped) in ");
+	for (size_t i = 0; i < n && i < 4; i++)
+		fprintf(stderr, "%s%s", i ? ", " : "", paths[i]);
+	if (n > 4)
+		fprintf(stderr, " and %zu more", n - 4);
+	fprintf(stderr, ": their frames read function+offset\n");
+}
+
 /*
  * What is known only at the end: the names and mappings not written as they were learned
  * (record/symbols.h), then the closing session facts.
@@ -1185,6 +1202,7 @@ static void write_trailer(struct session *s)
 	uint64_t untraced = s->tr.counters_seen[C_UNTRACED];
 
 	gr_symbols_finish(&s->tr.sym, &s->tr.refs, s->last_drain_ns);
+	say_lineless(&s->tr.sym);
 	write_session(s, GR_SESS_STOP, s->stop_reason, "");
 	write_session(s, GR_SESS_CUDA_SEEN, s->attach.cuda_files, "");
 	write_launch_sample(s);

@@ -6,6 +6,7 @@
 #include "format/events.h"
 #include "discover.h"
 #include "elf.h"
+#include "lines.h"
 #include "symbols.h"
 #include "translate.h"
 
@@ -49,7 +50,8 @@ static int write_mapping(struct gr_symbols *s, uint64_t ts, uint32_t pid,
  * referenced, so that the end writes the other processes' mappings of it too.
  */
 static int resolve(struct gr_symbols *s, uint64_t ts, uint32_t pid, uint64_t addr,
-		   const char **name, uint64_t *start, uint64_t *size)
+		   const char **name, uint64_t *start, uint64_t *size, struct gr_file **file,
+		   uint64_t *link_addr)
 {
 	const struct gr_mapping *m = gr_discover_lookup(s->procs, pid, addr);
 	uint64_t vaddr;
@@ -67,16 +69,55 @@ static int resolve(struct gr_symbols *s, uint64_t ts, uint32_t pid, uint64_t add
 		return -ENOENT;
 	/* back to the runtime address space: bias = runtime - link-time */
 	*start += addr - vaddr;
+	*file = m->file;
+	*link_addr = vaddr;
 	return 0;
+}
+
+/*
+ * Code the user may have built with line tables: not one of the system's packaged libraries
+ * (their tables, when shipped, are in separate debug files, which the recorder does not read)
+ * and not a CUDA library proper (a probed file that is no program: a program with the static
+ * runtime in it has an interpreter).
+ */
+static int user_code(const struct gr_file *f)
+{
+	static const char *const system[] = {"/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/"};
+
+	for (size_t i = 0; i < sizeof(system) / sizeof(system[0]); i++)
+		if (!strncmp(f->path, system[i], strlen(system[i])))
+			return 0;
+	if (f->own_runtime || (f->probes && !gr_elf_has_section(f->elf, ".interp")))
+		return 0;
+	return 1;
+}
+
+/* The line tables of @f, opened at its first frame; NULL when it has none. */
+static struct gr_lines *lines_of(struct gr_symbols *s, struct gr_file *f)
+{
+	uint64_t *v = gr_u64map_get(&s->lines, (uintptr_t)f);
+	struct gr_lines *l = NULL;
+
+	if (v)
+		return *v == 1 ? NULL : (struct gr_lines *)(uintptr_t)*v;
+	/* no line tables is an answer too, as is out of memory: the frame keeps its symbol */
+	if (f->fd >= 0)
+		gr_lines_open(&l, f->fd);
+	if (gr_u64map_put(&s->lines, (uintptr_t)f, l ? (uintptr_t)l : 1) < 0) {
+		gr_lines_free(l);
+		return NULL;
+	}
+	return l;
 }
 
 int gr_symbols_function(struct gr_symbols *s, uint64_t ts, uint32_t pid, uint64_t func)
 {
 	uint64_t v[GR_NAME_NCOLS] = {ts, GR_NAME_KERNEL, pid, func, 0};
-	uint64_t start, size;
+	uint64_t start, size, vaddr;
+	struct gr_file *file;
 	const char *name;
 	char buf[4096];
-	int err = resolve(s, ts, pid, func, &name, &start, &size);
+	int err = resolve(s, ts, pid, func, &name, &start, &size, &file, &vaddr);
 
 	if (err)
 		return err == -ENOENT ? 0 : err;
@@ -90,18 +131,32 @@ int gr_symbols_function(struct gr_symbols *s, uint64_t ts, uint32_t pid, uint64_
 
 int gr_symbols_frame(struct gr_symbols *s, uint64_t ts, uint32_t pid, uint64_t addr)
 {
-	uint64_t v[GR_SYM_NCOLS] = {ts, pid, addr, 0, 0, 0};
-	uint64_t key = gr_u64_key2(pid, addr);
-	const char *name;
+	uint64_t v[GR_SYM_NCOLS] = {ts, pid, addr, 0, 0, 0, 0, 0};
+	uint64_t key = gr_u64_key2(pid, addr), vaddr;
+	struct gr_bytes b[2] = {{0}};
+	struct gr_file *file;
+	struct gr_lines *lines;
+	const char *name, *src = "";
+	uint32_t line = 0;
 	char buf[4096];
 	int err;
 
 	if (gr_u64map_get(&s->symbolized, key))
 		return 0;
-	err = resolve(s, ts, pid, addr, &name, &v[GR_SYM_START], &v[GR_SYM_SIZE]);
+	err = resolve(s, ts, pid, addr, &name, &v[GR_SYM_START], &v[GR_SYM_SIZE], &file, &vaddr);
 	if (err)
 		return err == -ENOENT ? 0 : err;
-	err = write_bytes_record(s, GR_K_SYMBOL, v, gr_demangle(name, buf, sizeof(buf)), NULL, 0);
+	lines = lines_of(s, file);
+	/* a return address follows its call: the line is the call's */
+	if (lines && vaddr && gr_lines_find(lines, vaddr - 1, &src, &line) == 0 &&
+	    strlen(src) < GR_SYM_FILE_MAX)
+		v[GR_SYM_LINE] = line;
+	else
+		src = "";
+	gr_demangle(name, buf, sizeof(buf));
+	b[0] = (struct gr_bytes){(const uint8_t *)buf, (uint32_t)strlen(buf)};
+	b[1] = (struct gr_bytes){(const uint8_t *)src, (uint32_t)strlen(src)};
+	err = gr_trace_writer_append(s->w, GR_K_SYMBOL, v, b);
 	if (!err)
 		err = gr_u64map_put(&s->symbolized, key, 1);
 	return err;
@@ -186,8 +241,28 @@ int gr_symbols_finish(struct gr_symbols *s, const struct gr_refs *refs, uint64_t
 	return err;
 }
 
+size_t gr_symbols_lineless(const struct gr_symbols *s, const char **paths, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; s->lines.keys && i < s->lines.cap; i++) {
+		const struct gr_file *f = (const struct gr_file *)(uintptr_t)s->lines.keys[i];
+
+		if (!s->lines.keys[i] || s->lines.vals[i] != 1 || !user_code(f))
+			continue;
+		if (n < max)
+			paths[n] = f->path;
+		n++;
+	}
+	return n;
+}
+
 void gr_symbols_free(struct gr_symbols *s)
 {
+	for (size_t i = 0; s->lines.keys && i < s->lines.cap; i++)
+		if (s->lines.keys[i] && s->lines.vals[i] != 1)
+			gr_lines_free((struct gr_lines *)(uintptr_t)s->lines.vals[i]);
+	gr_u64map_free(&s->lines);
 	gr_u64map_free(&s->mapped);
 	gr_u64map_free(&s->symbolized);
 	gr_u64map_free(&s->referenced);

@@ -15,7 +15,8 @@
  * gr_translate) and calls it as events arrive; record.c calls it after a -p attach and at the end.
  *
  * Cost: a hash lookup per new (pid, address); symbol lookups happen once per distinct frame or
- * function, never per event.
+ * function, never per event; so do source line lookups (record/lines.h), whose line tables are
+ * opened at a file's first frame.
  */
 #ifndef GR_RECORD_SYMBOLS_H
 #define GR_RECORD_SYMBOLS_H
@@ -38,7 +39,12 @@ struct gr_symbols {
 	struct gr_u64map symbolized; /* key(pid, frame) -> 1 once its SYMBOL is written */
 	struct gr_u64map referenced; /* struct gr_file * -> 1: an event points into it */
 	size_t files_seen;	     /* discovery's files examined for library names so far */
+	/* struct gr_file * -> its struct gr_lines *, or 1: it has no line tables */
+	struct gr_u64map lines;
 };
+
+/* Longest source path a SYMBOL carries: a longer one is left out (the frame keeps its symbol). */
+#define GR_SYM_FILE_MAX 4096
 
 /* Start with nothing written. Cannot fail. */
 void gr_symbols_init(struct gr_symbols *s, struct gr_trace_writer *w, struct gr_procs *procs);
@@ -72,6 +78,14 @@ int gr_symbols_function(struct gr_symbols *s, uint64_t ts, uint32_t pid, uint64_
  * @ts. Returns 0 or the writer's negative error at the first record it could not write.
  */
 int gr_symbols_finish(struct gr_symbols *s, const struct gr_refs *refs, uint64_t ts);
+
+/*
+ * Files of the user's code (not the system's libraries, not CUDA's) that held a symbolised
+ * frame and have no line tables (host code built without -g, or stripped): their frames
+ * read function+offset. Returns how many; the first @max paths go to @paths (owned by
+ * discovery). `record` names them once, at the end.
+ */
+size_t gr_symbols_lineless(const struct gr_symbols *s, const char **paths, size_t max);
 
 /* Free what it remembers; @s is zeroed. */
 void gr_symbols_free(struct gr_symbols *s);

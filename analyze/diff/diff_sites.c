@@ -124,6 +124,12 @@ const char *df_site_label(const struct gr_diff_site *s, char *buf, size_t len)
 	if (b->value && a->kind == GR_FRAME_KIND_PYTHON && a->function && a->line != b->line)
 		snprintf(buf, len, "%s:%" PRIu32 "->%" PRIu32 " %s", a->file, a->line, b->line,
 			 a->function);
+	else if (b->value && a->kind == GR_FRAME_KIND_NATIVE && a->function && a->file && b->file &&
+		 a->line != b->line)
+		/* a native frame with source lines names its file as gr_frame_format() does */
+		snprintf(buf, len, "%s:%" PRIu32 "->%" PRIu32 " %s",
+			 strrchr(a->file, '/') ? strrchr(a->file, '/') + 1 : a->file, a->line,
+			 b->line, a->function);
 	else
 		gr_frame_format(a, buf, len);
 	return buf;

@@ -378,12 +378,13 @@ static uint64_t stack_iid(struct ex_pf *pf, uint32_t stack)
 	if (idx >= 0)
 		return (uint64_t)idx + 1;
 	gr_pb_init(&text);
-	for (uint32_t i = 0; i < st->nframes; i++) {
+	/* caller first, as every stack gpurec prints */
+	for (uint32_t i = st->nframes; i-- > 0;) {
 		struct gr_frame f;
 
 		gr_frame_describe(pf->m, st->pid, st->frames[i], &f);
 		gr_frame_format(&f, frame, sizeof(frame));
-		if (i)
+		if (i + 1 < st->nframes)
 			gr_pb_raw(&text, "\n", 1);
 		gr_pb_raw(&text, frame, strlen(frame));
 	}

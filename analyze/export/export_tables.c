@@ -537,7 +537,7 @@ static void write_stacks(struct xt *x)
 			put_text(x, py ? "python" : "native");
 			put_u64(x, fr.value);
 			put_string(x, fr.file);
-			if (py && fr.line)
+			if (fr.line)
 				put_int(x, fr.line);
 			else
 				put_null(x);

@@ -22,9 +22,10 @@ struct gr_frame {
 	enum gr_frame_kind kind;
 	uint64_t value; /* the stack's word: a return address, or a Python frame's key */
 	/* Python: co_filename ("" when the recorder could not resolve the frame), NULL when the
-	 * trace has no PYFRAME for the frame; native: NULL (not known) */
+	 * trace has no PYFRAME for the frame; native: the source file of the call from the
+	 * binary's line tables, NULL when the trace has none for the frame */
 	const char *file;
-	uint32_t line; /* Python: the line (0 unknown); native: 0 */
+	uint32_t line; /* Python: the line (0 unknown); native: the line with file, else 0 */
 	/* Python: co_qualname, NULL without PYFRAME; native: the symbol, NULL without one */
 	const char *function;
 	/* native: the file mapped there, its last path component, NULL without a mapping;
@@ -42,7 +43,8 @@ void gr_frame_describe(const struct gr_model *m, uint32_t pid, uint64_t value, s
 
 /*
  * @f as reports show it, into @buf (@len bytes, cut to fit): Python "file:line function"
- * ("python:?" without its PYFRAME), native "function (module)", "function" without a mapping,
+ * ("python:?" without its PYFRAME), native "file:line function" (the file's last path
+ * component) with a source line, "function (module)" without, "function" without a mapping,
  * "module+0xOFFSET" without a symbol, "0xADDRESS" without either. Returns @buf.
  */
 const char *gr_frame_format(const struct gr_frame *f, char *buf, size_t len);
@@ -50,7 +52,8 @@ const char *gr_frame_format(const struct gr_frame *f, char *buf, size_t len);
 struct gr_json;
 /*
  * @f as a JSON object: {"kind": "python"|"native", "file", "line", "function", "module"}; what is
- * not known is null (a native frame's file and line, a Python frame's module).
+ * not known is null (a native frame's file and line without line tables, a Python frame's
+ * module).
  */
 void gr_frame_json(struct gr_json *j, const struct gr_frame *f);
 
@@ -62,8 +65,12 @@ int gr_frames_python(const struct gr_stack *st, uint32_t n);
 
 /*
  * Index in @st->frames, among the first @n, of the native frame that made the call: the
- * innermost native frame outside the CUDA libraries the trace names (probed or not: NAME
- * classes LIBRARY and UNPROBED), else the innermost native frame; -1 when none is native.
+ * innermost native frame outside CUDA library code and nvcc's generated launch stubs
+ * (__device_stub__*), else the innermost native frame; -1 when
+ * none is native. CUDA library code: the files the trace names as CUDA libraries (NAME classes
+ * LIBRARY and UNPROBED), except that in a probed file of the user's (a program with nvcc's
+ * static runtime linked in) only the runtime's own functions are (cudaXxx, __cuda*,
+ * libcudart_static_*, cudart::, or no symbol).
  */
 int gr_frames_launcher(const struct gr_model *m, const struct gr_stack *st, uint32_t n);
 

@@ -11,9 +11,10 @@
 #include "launch_sites.h"
 
 /*
- * A site's identity: Python frames by (file, line, function), native ones by (symbol, module),
- * or (module, offset) without a symbol, or the address: the model interns its strings, so equal
- * texts are equal pointers, and one function launched from two processes is one site.
+ * A site's identity: Python frames by (file, line, function), native ones by (symbol, module,
+ * source line when the trace has one), or (module, offset) without a symbol, or the address: the
+ * model interns its strings, so equal texts are equal pointers, and one function launched from
+ * two processes is one site.
  */
 static void site_key(const struct gr_frame *f, uint64_t k[4])
 {
@@ -25,9 +26,10 @@ static void site_key(const struct gr_frame *f, uint64_t k[4])
 	} else if (f->kind == GR_FRAME_KIND_PYTHON) {
 		k[1] = k[2] = k[3] = 0; /* every "python:?" is one site */
 	} else if (f->function) {
+		/* with source lines, one site per line, as a Python frame's (0: none, as before) */
 		k[1] = (uintptr_t)f->function;
 		k[2] = (uintptr_t)f->module;
-		k[3] = 0;
+		k[3] = f->line;
 	} else {
 		k[1] = (uintptr_t)f->module;
 		k[2] = f->module ? f->offset : f->value;

@@ -322,6 +322,10 @@ struct gr_symbol {
 	uint64_t start, size;
 	uint32_t pid;
 	const char *name; /* demangled when it was mangled */
+	/* the source line of the frame's call, from the file's line tables: "" and 0 when the
+	 * recorder had none (no -g, stripped, or a trace from before it read them) */
+	const char *file;
+	uint32_t line;
 };
 
 /*

@@ -234,6 +234,7 @@ struct part {
 	ARRAY(struct gr_comm_call) comm_calls;
 	ARRAY(struct gr_aside) asides; /* never in place: the merge appends them */
 	uint64_t *zeros;	       /* an optional column the file lacks: all 0 */
+	struct gr_bytes *empties;      /* an optional BYTES column the file lacks: all empty */
 	size_t nzeros;
 	uint64_t *adj[GR_MAX_COLUMNS]; /* columns adjusted for a trace of a set (load_ctx.remap) */
 	size_t nadj[GR_MAX_COLUMNS];

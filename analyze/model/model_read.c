@@ -243,13 +243,18 @@ static int batch_cols(struct part *P, uint16_t kind, uint32_t n, const uint64_t 
 		if (L->col[kind][i] == COL_ZEROS) {
 			if (P->nzeros < n) {
 				free(P->zeros);
+				free(P->empties);
 				P->nzeros = 0;
 				P->zeros = calloc(n, sizeof(*P->zeros));
-				if (!P->zeros)
+				P->empties = calloc(n, sizeof(*P->empties));
+				if (!P->zeros || !P->empties)
 					return oom(P, -ENOMEM, "chunks");
 				P->nzeros = n;
 			}
-			v[i] = P->zeros;
+			if (kd->cols[i].codec == GR_CODEC_BYTES)
+				b[i] = P->empties;
+			else
+				v[i] = P->zeros;
 			continue;
 		}
 		if (kd->cols[i].codec == GR_CODEC_BYTES)
@@ -1026,10 +1031,12 @@ static int load_symbols(struct part *P, const uint64_t *const *v, const struct g
 		    .size = v[GR_SYM_SIZE][i],
 		    .pid = (uint32_t)k[0],
 		    .name = text_of(P, &b[GR_SYM_NAME][i]),
+		    .file = text_of(P, &b[GR_SYM_FILE][i]),
+		    .line = sat32(v[GR_SYM_LINE][i]),
 		};
 		uint32_t idx;
 
-		if (!e.name)
+		if (!e.name || !e.file)
 			return oom(P, -ENOMEM, "symbols");
 		err = gr_keymap_intern(&P->sym_k, k, &idx);
 		if (err >= 0)
@@ -1271,6 +1278,7 @@ void part_free(struct part *P)
 		gr_keymap_free(maps[i]);
 	RELEASE(P->asides);
 	free(P->zeros);
+	free(P->empties);
 	for (int c = 0; c < GR_MAX_COLUMNS; c++)
 		free(P->adj[c]);
 	RELEASE(P->stacks);

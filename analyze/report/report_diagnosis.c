@@ -209,11 +209,11 @@ static void group(struct rp_ctx *x, struct gr_report_diagnosis *D, uint64_t est)
 }
 
 /*
- * How a host site is named: its innermost Python frame and the Python frame that called it
- * ("model.py:40 forward <- train.py:12 step": the innermost alone is often a helper every call
- * goes through); without Python, the native frame that launched, past nvcc's launch stubs and
- * the runtime header's cudaLaunchKernel<T>, which sit between the code and the runtime; else the
- * innermost frame. NULL when out of memory; "" without frames.
+ * How a host site is named: its innermost Python frame and the Python frame that called it,
+ * caller first ("train.py:12 step -> model.py:40 forward": the innermost alone is often a helper
+ * every call goes through); without Python, the native frame that launched, past nvcc's launch
+ * stubs and the runtime header's cudaLaunchKernel<T>, which sit between the code and the runtime;
+ * else the innermost frame. NULL when out of memory; "" without frames.
  */
 static const char *site_name(struct rp_ctx *x, const struct gr_report_site *s)
 {
@@ -224,7 +224,7 @@ static const char *site_name(struct rp_ctx *x, const struct gr_report_site *s)
 	if (s->python >= 0) {
 		for (i = s->python + 1; i < (int)s->nframes; i++)
 			if (s->desc[i].kind == GR_FRAME_KIND_PYTHON)
-				return rp_printf(x, "%s <- %s", s->frames[s->python], s->frames[i]);
+				return rp_printf(x, "%s -> %s", s->frames[i], s->frames[s->python]);
 		return s->frames[s->python];
 	}
 	if (s->launcher < 0)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The report as JSON, the stable schema of docs/REPORTS.md ("schema": "gpurec-report/1"). Every
+ * The report as JSON, the stable schema of docs/REPORTS.md ("schema": "gpurec-report/2"). Every
  * section has "level" ("problem", "ok", "none") and "verdict"; times are integer ns, shares are
  * fractions (0.25 = 25%), bandwidths bytes per second. Lists are ranked as in report.h; with a
  * top N each ranked list keeps N entries and "<list>_total" gives the full count.
@@ -49,21 +49,22 @@ static void dist(struct gr_json *j, const char *key, const struct gr_dist *d)
 
 /*
  * A site's frames as strings under @key, and, in a trace with Python frames, as objects under
- * @objects_key (frames.h: gr_frame_json()); traces without them read as before.
+ * @objects_key (frames.h: gr_frame_json()); traces without them read as before. Caller first,
+ * as every stack gpurec prints: the outermost frame first, the one that made the call last.
  */
 static void frames(struct gr_json *j, const struct gr_report *r, const char *key,
 		   const char *objects_key, const struct gr_report_site *s)
 {
 	gr_json_key(j, key);
 	gr_json_array(j);
-	for (uint32_t i = 0; i < s->nframes; i++)
+	for (uint32_t i = s->nframes; i-- > 0;)
 		gr_json_str(j, s->frames[i]);
 	gr_json_array_end(j);
 	if (!r->python)
 		return;
 	gr_json_key(j, objects_key);
 	gr_json_array(j);
-	for (uint32_t i = 0; i < s->nframes; i++)
+	for (uint32_t i = s->nframes; i-- > 0;)
 		gr_frame_json(j, &s->desc[i]);
 	gr_json_array_end(j);
 }
@@ -799,7 +800,7 @@ void gr_report_json(struct gr_json *j, const struct gr_report *r, const struct g
 		    unsigned top)
 {
 	gr_json_object(j);
-	gr_json_kv_str(j, "schema", "gpurec-report/1");
+	gr_json_kv_str(j, "schema", "gpurec-report/2");
 	budget(j, r, m);
 	diagnosis(j, r);
 	gr_json_kv_u64(j, "wall_ns", r->wall_ns);

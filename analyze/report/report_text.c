@@ -115,7 +115,13 @@ static void more(FILE *f, size_t shown, size_t n, const char *what)
 		fprintf(f, "  ... %zu more %s (--top N to show more)\n", n - shown, what);
 }
 
-static void site_line(FILE *f, const char *label, const struct gr_report_site *s, unsigned max)
+/*
+ * The site @s after @label, caller first: its innermost @max frames from the outermost of them
+ * down to the one that made the call, then @call (the CUDA call, when the line does not say
+ * it already; NULL for none).
+ */
+static void site_line(FILE *f, const char *label, const struct gr_report_site *s, unsigned max,
+		      const char *call)
 {
 	char line[4096];
 	size_t at = 0;
@@ -126,19 +132,23 @@ static void site_line(FILE *f, const char *label, const struct gr_report_site *s
 	}
 	line[0] = 0;
 	if (s->python >= 0) {
-		/* the program's line first, then the native call it made */
-		snprintf(line, sizeof(line), "%s%s%s", s->frames[s->python],
-			 s->launcher >= 0 ? " <- " : "",
-			 s->launcher >= 0 ? s->frames[s->launcher] : "");
+		/* caller first: the program's line, then the native call it made */
+		snprintf(line, sizeof(line), "%s%s%s%s%s", s->frames[s->python],
+			 s->launcher >= 0 ? " -> " : "",
+			 s->launcher >= 0 ? s->frames[s->launcher] : "", call ? " -> " : "",
+			 call ? call : "");
 		fputs(label, f);
 		wrap(f, line, (int)strlen(label), (int)strlen(label) + 2);
 		return;
 	}
-	for (uint32_t i = 0; i < s->nframes && i < max && at < sizeof(line) - 8; i++)
-		at += (size_t)snprintf(line + at, sizeof(line) - at, "%s%s", i ? " <- " : "",
-				       s->frames[i]);
-	if (s->nframes > max && at < sizeof(line) - 8)
-		snprintf(line + at, sizeof(line) - at, " <- ...");
+	/* caller first: the outermost of the @max innermost frames, down to the call site */
+	if (s->nframes > max)
+		at = (size_t)snprintf(line, sizeof(line), "... -> ");
+	for (uint32_t i = s->nframes < max ? s->nframes : max; i-- > 0 && at < sizeof(line) - 8;)
+		at += (size_t)snprintf(line + at, sizeof(line) - at, "%s%s", s->frames[i],
+				       i ? " -> " : "");
+	if (call && at < sizeof(line) - 8)
+		snprintf(line + at, sizeof(line) - at, " -> %s", call);
 	fputs(label, f);
 	wrap(f, line, (int)strlen(label), (int)strlen(label) + 2);
 }
@@ -179,7 +189,7 @@ static void launch_sites(FILE *f, const struct gr_report_launches *L, const stru
 
 		gr_frame_format(&s->frame, fb, sizeof(fb));
 		if (s->frame.kind == GR_FRAME_KIND_PYTHON && s->launcher.value)
-			snprintf(line, sizeof(line), "%s <- %s", fb,
+			snprintf(line, sizeof(line), "%s -> %s", fb,
 				 gr_frame_format(&s->launcher, lb, sizeof(lb)));
 		else
 			snprintf(line, sizeof(line), "%s", fb);
@@ -448,7 +458,7 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 				cut(nb, sizeof(nb), s->name, NAME_WIDTH), s->count,
 				gr_units_ns(b1, sizeof(b1), s->total_ns),
 				gr_units_ns(b3, sizeof(b3), s->max_ns));
-			site_line(f, "      at ", &s->site, 4);
+			site_line(f, "      at ", &s->site, 4, NULL);
 		}
 		more(f, i, L->nslow, "call sites");
 	}
@@ -516,7 +526,7 @@ static void fusion(FILE *f, const struct gr_report *r, unsigned top)
 		}
 		if (j < c->len)
 			fprintf(f, "        ... %u more launches\n", c->len - j);
-		site_line(f, "        shared stack: ", &c->stack, 6);
+		site_line(f, "        shared stack: ", &c->stack, 6, NULL);
 	}
 	more(f, i, F->ncandidates, "candidates");
 }
@@ -604,7 +614,7 @@ static void transfer(FILE *f, const struct gr_report *r, const struct gr_model *
 		wrap(f, x->detail, 6, 6);
 		for (j = 0; j < x->nsites && j < top && j < 5; j++) {
 			snprintf(b3, sizeof(b3), "      %" PRIu64 "x at ", x->site_counts[j]);
-			site_line(f, b3, &x->sites[j], 4);
+			site_line(f, b3, &x->sites[j], 4, NULL);
 		}
 		if (x->nsites > j)
 			fprintf(f, "      ... %zu more call sites\n", x->nsites - j);
@@ -747,7 +757,8 @@ static void in_flight(FILE *f, const struct gr_report *r, const struct gr_model 
 		fprintf(
 		    f, "IN FLIGHT: %s\n",
 		    GR_TEXT(gr_outcome_in_flight_text(m, ro->o.in_flight[i], line, sizeof(line))));
-		site_line(f, "  called from: ", &ro->in_flight_sites[i], 8);
+		site_line(f, "  called from: ", &ro->in_flight_sites[i], 8,
+			  gr_api_name(gr_aside_api(m, ro->o.in_flight[i])));
 	}
 	if (ro->o.nin_flight)
 		fprintf(f, "\n");
@@ -859,7 +870,7 @@ static void failed_calls(FILE *f, const struct gr_report *r, unsigned top)
 		fprintf(f, "  %-28s %-34s %8" PRIu64 " %10s\n", gr_api_name(e->api),
 			gr_outcome_error_text(e, num, sizeof(num)), e->count,
 			gr_units_ns(a, sizeof(a), (double)(e->first_ts - r->first_ts)));
-		site_line(f, "    first from: ", &ro->error_sites[i], 6);
+		site_line(f, "    first from: ", &ro->error_sites[i], 6, gr_api_name(e->api));
 	}
 	more(f, i, ro->o.nerrors, "failing calls");
 }

@@ -12,20 +12,20 @@ sed -n '/launch sites:/,/^$/p' "$TMP/r.txt" >"$TMP/sites.txt"
 cat >"$TMP/sites.want" <<'TXT'
   launch sites: 3 (the innermost Python frame, else the native frame that launched)
    launches   share  site
-       1000     77%  train.py:42 step <- launch_scale (libkern.so)
+       1000     77%  train.py:42 step -> launch_scale (libkern.so)
                      kernels: scale_bias 700, gemm 300
-        300     23%  model.py:7 forward <- launch_gemm (libkern.so)
+        300     23%  model.py:7 forward -> launch_gemm (libkern.so)
                      kernels: softmax 300
-          1    0.1%  python:? <- launch_scale (libkern.so)
+          1    0.1%  python:? -> launch_scale (libkern.so)
                      kernels: softmax 1
 
 TXT
 if cmp -s "$TMP/sites.want" "$TMP/sites.txt"; then ok "launch sites table"; else
 	not_ok "launch sites table:"; diff -u "$TMP/sites.want" "$TMP/sites.txt" | sed 's/^/#   /'; fi
 # the launcher skips the runtime's own frame (cudart_launch_internal in libcudart)
-check "item pattern site" "      100x at train.py:60 read_loss <- copy_back (libkern.so)" \
+check "item pattern site" "      100x at train.py:60 read_loss -> copy_back (libkern.so)" \
 	"$(grep '100x at' "$TMP/r.txt")"
-check "fusion shared stack" "        shared stack: train.py:42 step <- launch_scale (libkern.so)" \
+check "fusion shared stack" "        shared stack: train.py:42 step -> launch_scale (libkern.so)" \
 	"$(grep 'shared stack' "$TMP/r.txt")"
 
 L='d["launches"]["launch_sites"]'
@@ -40,11 +40,11 @@ check "json unresolved frame" '{"file": null, "function": null, "kind": "python"
 	"$(json "$TMP/r.json" "$L['sites'][2]['frame']")"
 F='d["transfer"]["findings"][0]["sites"][0]'
 # every frame past the Python ones is kept: the replay cut (FORMAT.md 11) never ends at one
-check "json finding frames" '["copy_back (libkern.so)", "train.py:60 read_loss", "train.py:88 main", "main (python3.11)"]' \
+check "json finding frames, caller first" '["main (python3.11)", "train.py:88 main", "train.py:60 read_loss", "copy_back (libkern.so)"]' \
 	"$(json "$TMP/r.json" "$F['stack']")"
 check "json finding frame kinds" '["native", "python", "python", "native"]' \
 	"$(json "$TMP/r.json" "[f['kind'] for f in $F['frames']]")"
-check "json finding python line" "60" "$(json "$TMP/r.json" "$F['frames'][1]['line']")"
+check "json finding python line" "60" "$(json "$TMP/r.json" "$F['frames'][2]['line']")"
 
 "$GPUREC" diff "$TMP/a.trc" "$TMP/b.trc" >"$TMP/d.txt" || not_ok "diff"
 "$GPUREC" diff --json "$TMP/a.trc" "$TMP/b.trc" >"$TMP/d.json" || not_ok "diff --json"

@@ -112,7 +112,7 @@ if "$GPUREC" record --launch-time -o "$TMP/sites.trc" -- env LD_LIBRARY_PATH="$S
 	long=$(grep -n "# site: long$" "$SITES" | cut -d: -f1 | tr '\n' ' ')
 	mid=$(grep -n "# site: mid$" "$SITES" | cut -d: -f1 | tr '\n' ' ')
 	check "python host sites: host-bound, the 1000 us lines first (each >= 1000 us), a 300 us line third" \
-		True "$(json "$TMP/sites.json" "(lambda D, L, M: D['bound'] == 'host' and len(D['host_sites']) == 3 and sorted(int(s['site'].split(' <- ')[1].split(' ')[0].rsplit(':', 1)[1]) for s in D['host_sites'][:2]) == L and all(s['ns_per_iteration'] >= 1000000 for s in D['host_sites'][:2]) and int(D['host_sites'][2]['site'].split(' <- ')[1].split(' ')[0].rsplit(':', 1)[1]) in M or D)(d['diagnosis'], [$(echo $long | tr ' ' ',')], [$(echo $mid | tr ' ' ',')])")"
+		True "$(json "$TMP/sites.json" "(lambda D, L, M: D['bound'] == 'host' and len(D['host_sites']) == 3 and sorted(int(s['site'].split(' -> ')[0].split(' ')[0].rsplit(':', 1)[1]) for s in D['host_sites'][:2]) == L and all(s['ns_per_iteration'] >= 1000000 for s in D['host_sites'][:2]) and int(D['host_sites'][2]['site'].split(' -> ')[0].split(' ')[0].rsplit(':', 1)[1]) in M or D)(d['diagnosis'], [$(echo $long | tr ' ' ',')], [$(echo $mid | tr ' ' ',')])")"
 else
 	not_ok "record python host sites: $(tail -3 "$TMP/sites.out")"
 fi

@@ -114,7 +114,7 @@ check "chain: launch cost estimate without compensation at least the simulator's
 check "chain: launch cost estimate at least 4.5 us, at most 20 us" True \
 	"$(q chain '4500 <= d["launches"]["launch_cost_ns"] <= 20000 or [d["launches"]["launch_cost_ns"], d["probe_cost"]]')"
 check "chain: the shared stack names main" True \
-	"$(q chain 'd["fusion"]["candidates"][0]["stack"][0].startswith("main ")')"
+	"$(q chain 'd["fusion"]["candidates"][0]["stack"][-1].startswith("main ")')"
 check "chain: fusion verdict (on the launch cost measured on a sample)" problem \
 	"$(q chain 'd["fusion"]["level"]')"
 check "chain_fused: launches" $N "$(q chain_fused 'd["launches"]["total"]')"

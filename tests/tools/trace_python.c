@@ -70,7 +70,7 @@ static int mapping(struct gr_trace_writer *w, uint64_t start, const char *path)
 static int symbol(struct gr_trace_writer *w, uint64_t addr, const char *n)
 {
 	uint64_t v[GR_SYM_NCOLS] = {T0, PID, addr, addr & ~0xfffull, 0x1000, 0};
-	struct gr_bytes b[1] = {text(n)};
+	struct gr_bytes b[2] = {text(n), {(const uint8_t *)"", 0}};
 
 	return gr_trace_writer_append(w, GR_K_SYMBOL, v, b);
 }

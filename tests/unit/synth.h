@@ -255,8 +255,8 @@ static int synth_write(const char *path, uint32_t chunk_bytes)
 		static const char *n1 = "_Z10train_stepv", *n2 = "main";
 		uint64_t v1[GR_SYM_NCOLS] = {end, 100, 0x401010, 0x401000, 0x100, 0};
 		uint64_t v2[GR_SYM_NCOLS] = {end, 100, 0x402020, 0x402000, 0x80, 0};
-		struct gr_bytes b1[1] = {{(const uint8_t *)n1, (uint32_t)strlen(n1)}};
-		struct gr_bytes b2[1] = {{(const uint8_t *)n2, (uint32_t)strlen(n2)}};
+		struct gr_bytes b1[2] = {{(const uint8_t *)n1, (uint32_t)strlen(n1)}, {NULL, 0}};
+		struct gr_bytes b2[2] = {{(const uint8_t *)n2, (uint32_t)strlen(n2)}, {NULL, 0}};
 
 		err |= gr_trace_writer_append(w, GR_K_SYMBOL, v1, b1);
 		err |= gr_trace_writer_append(w, GR_K_SYMBOL, v2, b2);

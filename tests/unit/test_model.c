@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analyze/figures/frames.h"
 #include "analyze/model/model.h"
 #include "analyze/util/json.h"
 #include "analyze/util/keymap.h"
@@ -518,7 +519,7 @@ static int put_symbol(struct gr_trace_writer *w, uint64_t pid, uint64_t addr, ui
 		      uint64_t size, const char *name)
 {
 	uint64_t v[GR_SYM_NCOLS] = {SYNTH_T0, pid, addr, start, size, 0};
-	struct gr_bytes b[1] = {{(const uint8_t *)name, (uint32_t)strlen(name)}};
+	struct gr_bytes b[2] = {{(const uint8_t *)name, (uint32_t)strlen(name)}, {NULL, 0}};
 
 	return gr_trace_writer_append(w, GR_K_SYMBOL, v, b);
 }
@@ -581,6 +582,47 @@ static void test_lookups(void)
 	sy = gr_model_symbol(m, 2, 0x1000);
 	CHECK(sy && !strcmp(sy->name, "other"));
 	CHECK(gr_model_symbol(m, 3, 0x1010) == NULL);
+	gr_model_free(m);
+}
+
+/*
+ * A SYMBOL's source line (its optional file and line columns) reaches the model and the frame
+ * as reports name it: "chain.cu:57 train_step", the file's last component; JSON keeps the path.
+ * A SYMBOL without one keeps "function (module)"; traces without the columns (the goldens, the
+ * old traces) read the same way.
+ */
+static void test_symbol_lines(void)
+{
+	const char *path = tmp_path("symlines.trc");
+	static const char *fn = "train_step", *src = "/build/src/chain.cu";
+	uint64_t v[GR_SYM_NCOLS] = {SYNTH_T0, 1, 0x1010, 0x1000, 0x100, 0, 0, 57};
+	struct gr_bytes b[2] = {{(const uint8_t *)fn, 10}, {(const uint8_t *)src, 19}};
+	struct gr_trace_writer *w = NULL;
+	struct gr_model *m = NULL;
+	const struct gr_symbol *sy;
+	struct gr_frame f;
+	char buf[GR_FRAME_TEXT];
+	int err = 0;
+
+	CHECK(synth_open(&w, path, 0) == 0);
+	err |= put_mapping(w, 1, 0x1000, 0x2000, "/a/chain");
+	err |= gr_trace_writer_append(w, GR_K_SYMBOL, v, b);
+	err |= put_symbol(w, 1, 0x1210, 0x1200, 0x10, "g");
+	CHECK(err == 0);
+	CHECK(gr_trace_writer_close(w) == 0);
+	CHECK(gr_model_load(&m, path, NULL) == 0);
+	if (!m)
+		return;
+	sy = gr_model_symbol(m, 1, 0x1010);
+	CHECK(sy && !strcmp(sy->file, src) && sy->line == 57);
+	gr_frame_describe(m, 1, 0x1010, &f);
+	CHECK_STR(gr_frame_format(&f, buf, sizeof(buf)), "chain.cu:57 train_step");
+	CHECK(f.file && !strcmp(f.file, src) && f.line == 57);
+	sy = gr_model_symbol(m, 1, 0x1210);
+	CHECK(sy && !strcmp(sy->file, "") && sy->line == 0);
+	gr_frame_describe(m, 1, 0x1210, &f);
+	CHECK_STR(gr_frame_format(&f, buf, sizeof(buf)), "g (chain)");
+	CHECK(f.file == NULL && f.line == 0);
 	gr_model_free(m);
 }
 
@@ -1809,6 +1851,7 @@ int main(void)
 	RUN_TEST(test_empty);
 	RUN_TEST(test_unprobed_libraries);
 	RUN_TEST(test_lookups);
+	RUN_TEST(test_symbol_lines);
 	RUN_TEST(test_fork_exe);
 	RUN_TEST(test_pool);
 	RUN_TEST(test_parallel_same);

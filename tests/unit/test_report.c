@@ -135,7 +135,7 @@ static void tb_symbol(struct tb *b, uint64_t ts, uint32_t pid, uint64_t addr, ui
 		      const char *name)
 {
 	uint64_t v[GR_SYM_NCOLS] = {ts, pid, addr, start, 0x100, 0};
-	struct gr_bytes n[1] = {{(const uint8_t *)name, (uint32_t)strlen(name)}};
+	struct gr_bytes n[2] = {{(const uint8_t *)name, (uint32_t)strlen(name)}, {NULL, 0}};
 
 	b->err |= gr_trace_writer_append(b->w, GR_K_SYMBOL, v, n);
 }
