@@ -29,6 +29,7 @@ const volatile __u64 targ_shed_bytes = 0;
 const volatile bool targ_sched = true;
 const volatile bool targ_hold_mappings = true;
 const volatile bool targ_python = true; /* walk Python frames where py_procs says how */
+const volatile bool targ_cfi = false;	/* walk by the unwind tables in cfi_procs (default) */
 /*
  * Launch sampling (launch_session): the launches of a thread whose sequence number n (0, 1, ...)
  * has n % targ_launch_sample == 1 % targ_launch_sample are timed, entry to return; so the second
@@ -212,6 +213,27 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } counters SEC(".maps");
+
+/*
+ * --call-graph cfi (the default): the unwind tables of every binary the recorder built one for
+ * (record/cfi.h), back to back, mapped by the recorder to write them; and per traced process
+ * (key: tgid) its executable mappings that have one. A process without an entry is walked by
+ * frame pointers alone.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, GR_CFI_MAX_ROWS);
+	__type(key, __u32);
+	__type(value, struct gr_cfi_row);
+} cfi_rows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct gr_cfi_proc);
+} cfi_procs SEC(".maps");
 
 static __always_inline void count_n(__u32 idx, __u64 n)
 {
@@ -683,6 +705,138 @@ static long window_step(__u64 i, void *ctx)
 	return 0;
 }
 
+/* The state of a walk by unwind tables (cfi_step()), through bpf_loop(): one step per frame. */
+struct cfi_walk {
+	__u64 *frames;
+	__u8 *win;
+	const struct gr_cfi_proc *proc;
+	__u64 pc, sp, fp, wbase; /* the frame's return address; its caller's sp and rbp */
+	__u32 wlen, n;
+};
+
+/* The u64 of user memory at @addr, through @w's window: a new window when outside it. */
+static __always_inline int cfi_read(struct cfi_walk *w, __u64 addr, __u64 *v)
+{
+	__u64 off = addr - w->wbase;
+
+	if (addr < w->wbase || off + 8 > w->wlen) {
+		w->wlen = load_window(w->win, addr);
+		w->wbase = addr;
+		off = 0;
+	}
+	asm volatile("" : "+r"(off));
+	if (off + 8 > w->wlen || off > GR_STACK_WINDOW - 8)
+		return -1;
+	*v = *(__u64 *)(w->win + off);
+	return 0;
+}
+
+/* The row of @w's process for address @pc; NULL where no table covers it. */
+static __always_inline const struct gr_cfi_row *cfi_find(const struct gr_cfi_proc *proc, __u64 pc)
+{
+	const struct gr_cfi_map *m;
+	/*
+	 * zero is 0 (the recorder writes it so) but the verifier cannot know it: or'ed into lo and
+	 * hi after each step of a search, it makes both sides of the step one state to the
+	 * verifier, which otherwise walks 2^steps paths.
+	 */
+	__u32 lo = 0, hi = proc->n, mid, first, key, zero = proc->zero;
+	__u64 vpc;
+
+	if (hi > GR_CFI_MAPS)
+		hi = GR_CFI_MAPS;
+	/* the last mapping that starts at or below pc: log2(GR_CFI_MAPS) + 1 steps */
+	for (int i = 0; i < 8 && lo < hi; i++) {
+		mid = (lo + hi) / 2;
+		if (mid >= GR_CFI_MAPS)
+			return NULL;
+		if (proc->maps[mid].start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+		lo |= zero;
+		hi |= zero;
+	}
+	if (!lo || lo > GR_CFI_MAPS)
+		return NULL;
+	m = &proc->maps[(lo - 1) & (GR_CFI_MAPS - 1)];
+	if (pc >= m->end || pc - m->bias > 0xffffffffULL)
+		return NULL;
+	vpc = pc - m->bias;
+	/* the last row at or below vpc: log2(GR_CFI_MAX_ROWS) + 1 steps */
+	first = m->first;
+	lo = 0;
+	hi = m->rows;
+	for (int i = 0; i < 23 && lo < hi; i++) {
+		const struct gr_cfi_row *c;
+
+		mid = (lo + hi) / 2;
+		key = first + mid;
+		c = bpf_map_lookup_elem(&cfi_rows, &key);
+		if (!c)
+			return NULL;
+		if (c->pc <= vpc)
+			lo = mid + 1;
+		else
+			hi = mid;
+		lo |= zero;
+		hi |= zero;
+	}
+	if (!lo)
+		return NULL;
+	key = first + lo - 1;
+	return bpf_map_lookup_elem(&cfi_rows, &key);
+}
+
+/*
+ * Frame @i + 1 of a walk by unwind tables: the rule for the call site (pc - 1: a return address
+ * points past its call) gives the caller's frame (CFA), its return address at CFA - 8 and
+ * where its rbp was saved. Where no table covers pc (a binary mapped too late, one without
+ * .eh_frame, a PLT stub), a frame-pointer step, as walk_window() takes.
+ */
+static long cfi_step(__u64 i, void *ctx)
+{
+	struct cfi_walk *w = ctx;
+	const struct gr_cfi_row *r = cfi_find(w->proc, w->pc - 1);
+	__u64 idx = i + 1, cfa, ret, fp = w->fp;
+	__u8 kind = r ? r->kind : GR_CFI_NONE;
+	__s64 rbp_off = r ? r->rbp_off * 8 : 0;
+
+	if (idx >= GR_MAX_FRAMES || idx >= targ_stack_frames)
+		return 1;
+	switch (kind & GR_CFI_CFA_MASK) {
+	case GR_CFI_END:
+		return 1;
+	case GR_CFI_CFA_RSP:
+		cfa = w->sp + r->cfa_off;
+		break;
+	case GR_CFI_CFA_RBP:
+		cfa = w->fp + r->cfa_off;
+		break;
+	default:
+		/* rbp's frame record: the saved rbp, then the return address */
+		if (!fp || (fp & 7) || fp < w->sp)
+			return 1;
+		cfa = fp + 16;
+		kind = GR_CFI_RBP_SAVED;
+		rbp_off = -16;
+		break;
+	}
+	/* the caller's frame lies above this one; else no frame chain */
+	if (cfa <= w->sp)
+		return 1;
+	if ((kind & GR_CFI_RBP_SAVED) && cfi_read(w, cfa + rbp_off, &fp))
+		return 1;
+	if (cfi_read(w, cfa - 8, &ret) || ret < 4096)
+		return 1;
+	w->frames[idx] = ret;
+	w->n = idx + 1;
+	w->pc = ret;
+	w->sp = cfa;
+	w->fp = fp;
+	return 0;
+}
+
 /*
  * The user stack by frame pointers at a function's entry, walked here rather than with
  * bpf_get_stack(): the perf callchain machinery costs ~4x more per event. At the entry (the
@@ -701,9 +855,28 @@ static __always_inline __u32 walk_window(struct pt_regs *ctx, __u64 *frames, __u
 				.wlen = wlen,
 				.n = 1};
 
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	const struct gr_cfi_proc *proc;
+
 	frames[0] = entry_ret;
 	if (!entry_ret)
 		return 0;
+	proc = targ_cfi ? bpf_map_lookup_elem(&cfi_procs, &tgid) : NULL;
+	if (proc) {
+		/* at the entry the caller's sp is just above the return address */
+		struct cfi_walk c = {.frames = frames,
+				     .win = win,
+				     .proc = proc,
+				     .pc = entry_ret,
+				     .sp = PT_REGS_SP(ctx) + 8,
+				     .fp = PT_REGS_FP(ctx),
+				     .wbase = wbase,
+				     .wlen = wlen,
+				     .n = 1};
+
+		bpf_loop(GR_MAX_FRAMES - 1, cfi_step, &c, 0);
+		return c.n;
+	}
 	bpf_loop(GR_MAX_FRAMES - 1, window_step, &w, 0);
 	return w.n;
 }
@@ -1622,8 +1795,10 @@ int BPF_PROG(on_exit, struct task_struct *p)
 		return 0;
 	ts = bpf_task_storage_get(&thread_states, p, NULL, 0);
 	flush_state(ts);
-	if (!BPF_CORE_READ(p, signal, live.counter))
+	if (!BPF_CORE_READ(p, signal, live.counter)) {
 		bpf_map_delete_elem(&py_procs, &tgid);
+		bpf_map_delete_elem(&cfi_procs, &tgid);
+	}
 	if (ts && ts->depth)
 		emit_in_flight(ts, true, bpf_get_smp_processor_id());
 	if (emit_proc(EV_EXIT, p, 0, &e))

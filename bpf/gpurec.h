@@ -369,6 +369,39 @@ struct gr_signal_seen {
 	__u64 ts;
 };
 
+/*
+ * Default stacks (--call-graph cfi): unwind tables built by the recorder from each binary's
+ * .eh_frame (record/cfi_table.h), walked in BPF. One row of a binary's table: the rule from
+ * link-time address pc up to the next row's. x86-64: the return address is at CFA - 8.
+ */
+struct gr_cfi_row {
+	__u32 pc;
+	__u16 cfa_off; /* CFA = (rsp or rbp, GR_CFI_CFA_*) + cfa_off */
+	__u8 kind;     /* GR_CFI_CFA_* | GR_CFI_RBP_SAVED */
+	__s8 rbp_off;  /* GR_CFI_RBP_SAVED: the caller's rbp is at CFA + 8 * rbp_off */
+};
+#define GR_CFI_NONE	 0 /* no rule here (no FDE, a DWARF expression): a frame-pointer step */
+#define GR_CFI_CFA_RSP	 1
+#define GR_CFI_CFA_RBP	 2
+#define GR_CFI_END	 3 /* the outermost frame: its return address is undefined */
+#define GR_CFI_CFA_MASK	 3
+#define GR_CFI_RBP_SAVED 4
+#define GR_CFI_MAX_ROWS	 (4u << 20) /* rows of all binaries together: 32 MiB */
+
+/* Executable mappings of one traced process that have a table, sorted by start (cfi_procs). */
+#define GR_CFI_MAPS 128
+struct gr_cfi_map {
+	__u64 start, end;
+	__u64 bias;	   /* address - bias = link-time address */
+	__u32 first, rows; /* the binary's rows in cfi_rows */
+};
+
+struct gr_cfi_proc {
+	__u32 n;
+	__u32 zero; /* always 0: the BPF walk's searches need it (cfi_find()) */
+	struct gr_cfi_map maps[GR_CFI_MAPS];
+};
+
 /* Indexes of the counters array map. */
 enum gr_counter {
 	C_RINGBUF_LOST = 0, /* ring buffer reserve/output failures */

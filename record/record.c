@@ -34,6 +34,7 @@
 #include "analyze/util/options.h"
 #include "analyze/util/text.h"
 #include "attach.h"
+#include "cfi.h"
 #include "bpf/gpurec.h"
 #include "bpf/gpurec.skel.h"
 #include "calibrate.h"
@@ -77,7 +78,8 @@ struct record_opts {
 	double duration;
 	int stacks;
 	int python;	      /* Python frames with the stacks (--no-python: 0) */
-	unsigned dwarf_bytes; /* --call-graph dwarf: stack bytes per event; 0 = frame pointers */
+	unsigned dwarf_bytes; /* --call-graph dwarf: stack bytes per event; 0 = walked in BPF */
+	int cfi;	      /* --call-graph cfi (the default): walked by unwind tables */
 	int launch_time;
 	int cupti; /* --cupti: GPU activity from CUPTI, injected into the command */
 	int sched;
@@ -107,6 +109,7 @@ struct session {
 	struct gr_unwind *unwind; /* --call-graph dwarf: raw stacks are unwound; else NULL */
 	struct gr_attach attach;
 	struct gr_procs procs;
+	struct gr_cfi cfi; /* --call-graph cfi: the unwind tables (cfi.h) */
 	struct gr_python py;
 	struct gr_translate tr;
 	struct gr_trace_writer *w;
@@ -140,7 +143,10 @@ static void usage(FILE *f)
 		"  -p, --pid PIDS        attach to running processes (and their new children)\n"
 		"  -d, --duration SECS   stop recording after SECS seconds\n"
 		"      --call-graph MODE user stacks at launches, copies and syncs:\n"
-		"                        fp (default): walk frame pointers, cheap\n"
+		"                        cfi (default): walk by unwind tables built from\n"
+		"                        each binary's .eh_frame, frame pointers where a\n"
+		"                        binary has none: code with or without frame pointers\n"
+		"                        fp: walk frame pointers only\n"
 		"                        dwarf[,SIZE]: copy the registers and SIZE bytes of\n"
 		"                        stack (default %u; a multiple of 8, 64..%u) per\n"
 		"                        event, unwound with DWARF CFI while recording: for\n"
@@ -202,10 +208,12 @@ static int parse_call_graph(const char *arg, struct record_opts *o)
 	int dwarf;
 
 	o->dwarf_bytes = 0;
+	o->cfi = 0;
 	if (!strcmp(arg, "none")) {
 		o->stacks = 0;
-	} else if (!strcmp(arg, "fp")) {
+	} else if (!strcmp(arg, "fp") || !strcmp(arg, "cfi")) {
 		o->stacks = 1;
+		o->cfi = !strcmp(arg, "cfi");
 	} else if (!strncmp(arg, "dwarf", 5) && (dwarf = parse_dwarf(arg, &o->dwarf_bytes)) <= 0) {
 		if (dwarf < 0)
 			return -1;
@@ -213,7 +221,7 @@ static int parse_call_graph(const char *arg, struct record_opts *o)
 	} else {
 		fprintf(stderr,
 			"gpurec record: --call-graph '%s' is not supported: "
-			"use fp, dwarf[,SIZE] or none\n",
+			"use cfi, fp, dwarf[,SIZE] or none\n",
 			arg);
 		return -1;
 	}
@@ -240,8 +248,12 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 	char *end;
 	int c;
 
-	*o = (struct record_opts){
-	    .output = "gpurec.trc", .stacks = 1, .python = 1, .sched = 1, .ringbuf_mb = 16};
+	*o = (struct record_opts){.output = "gpurec.trc",
+				  .stacks = 1,
+				  .cfi = 1,
+				  .python = 1,
+				  .sched = 1,
+				  .ringbuf_mb = 16};
 	gr_opt_begin();
 	while ((c = getopt_long(argc, argv, "+:o:p:d:vh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -454,6 +466,10 @@ static int load_bpf(struct session *s)
 		skel->rodata->targ_shed_bytes = ((uint64_t)o->ringbuf_mb << 17) * SHED_FILL_EIGHTHS;
 	skel->rodata->targ_sched = o->sched;
 	skel->rodata->targ_python = o->stacks && o->python;
+	skel->rodata->targ_cfi = o->stacks && o->cfi;
+	/* no tables: the rows cost no memory (one row, never read) */
+	if (!(o->stacks && o->cfi))
+		bpf_map__set_max_entries(skel->maps.cfi_rows, 1);
 	skel->rodata->targ_wakeup_bytes = (uint64_t)o->ringbuf_mb << 18; /* a quarter full */
 	/* test hook: a consumer that falls behind, so losses can be checked exactly */
 	if (test_drain_ms())
@@ -553,7 +569,7 @@ static void call_graph_name(const struct record_opts *o, char *buf, size_t size)
 	if (o->stacks && o->dwarf_bytes)
 		snprintf(buf, size, "dwarf,%u", o->dwarf_bytes);
 	else
-		snprintf(buf, size, "%s", o->stacks ? "fp" : "none");
+		snprintf(buf, size, "%s", !o->stacks ? "none" : o->cfi ? "cfi" : "fp");
 }
 
 /*
@@ -662,6 +678,16 @@ static int setup(struct session *s)
 	write_calibration(s);
 	write_session(s, GR_SESS_MMAP_HOOK, s->mmap_hook, gr_mmap_hook_name(s->mmap_hook));
 	s->procs.attach = &s->attach;
+	if (s->o.stacks && s->o.cfi) {
+		err = gr_cfi_init(&s->cfi, bpf_map__fd(s->skel->maps.cfi_rows), GR_CFI_MAX_ROWS,
+				  bpf_map__fd(s->skel->maps.cfi_procs));
+		if (err) {
+			fprintf(stderr, "gpurec record: cannot map the unwind tables: %s\n",
+				strerror(-err));
+			return err;
+		}
+		s->procs.cfi = &s->cfi;
+	}
 	gr_translate_init(&s->tr, s->w, &s->procs, s->unwind, bpf_map__fd(s->skel->maps.counters));
 	s->tr.py = &s->py;
 	if (s->unwind)
@@ -1002,6 +1028,7 @@ static void session_free(struct session *s)
 	s->unwind = NULL;
 	gr_attach_free(&s->attach);
 	gr_discover_free(&s->procs);
+	gr_cfi_free(&s->cfi);
 	/* what the probes held and the drain did not resume, the watchdog resumes (watchdog.h) */
 	gpurec_bpf__destroy(s->skel);
 	s->skel = NULL;
@@ -1179,6 +1206,7 @@ static void finish(struct session *s)
 	}
 	gr_call_status_report(&s->tr.calls, stderr);
 	gr_stack_cuts_report(&s->tr.cuts, stderr);
+	gr_cfi_report(&s->cfi, stderr, s->o.verbose);
 	if (!s->attach.cuda_files)
 		fprintf(stderr, "gpurec record: no CUDA library was loaded by the traced processes "
 				"(nothing to probe); the trace holds process and scheduler events "

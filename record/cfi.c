@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: MIT */
+/* Unwind tables for the BPF walk, per file and per process: see cfi.h. */
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "analyze/util/text.h"
+#include "cfi.h"
+#include "cfi_table.h"
+#include "clock.h"
+#include "discover.h"
+#include "elf.h"
+
+struct cfi_file {
+	const struct gr_file *file;
+	uint32_t first, rows;
+	int err; /* 0: the table is rows from first; else why there is none */
+};
+
+int gr_cfi_init(struct gr_cfi *c, int rows_fd, size_t cap, int procs_fd)
+{
+	void *p;
+
+	memset(c, 0, sizeof(*c));
+	c->procs_fd = -1;
+	p = mmap(NULL, cap * sizeof(struct gr_cfi_row), PROT_READ | PROT_WRITE, MAP_SHARED, rows_fd,
+		 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	c->rows = p;
+	c->cap = cap;
+	c->procs_fd = procs_fd;
+	return 0;
+}
+
+/* @f's table, built the first time any process maps it; NULL when out of memory. */
+static const struct cfi_file *file_table(struct gr_cfi *c, const struct gr_file *f)
+{
+	uint64_t *idx = gr_u64map_get(&c->by_file, (uintptr_t)f), t0, ns;
+	struct gr_cfi_table t = {0};
+	struct cfi_file *files, *cf;
+
+	if (idx)
+		return &c->files[*idx - 1];
+	files = realloc(c->files, (c->nfiles + 1) * sizeof(*files));
+	if (!files)
+		return NULL;
+	c->files = files;
+	cf = &files[c->nfiles];
+	*cf = (struct cfi_file){.file = f, .err = -ENOENT};
+	t0 = gr_clock_ns(CLOCK_MONOTONIC);
+	if (f->elf && f->fd >= 0)
+		cf->err = gr_cfi_table_build(f->fd, c->cap - c->used, &t);
+	ns = gr_clock_ns(CLOCK_MONOTONIC) - t0;
+	c->build_ns += ns;
+	if (ns > c->worst_ns) {
+		c->worst_ns = ns;
+		c->worst = f->path;
+	}
+	if (!cf->err && !t.n)
+		cf->err = -ENOENT;
+	if (!cf->err) {
+		/* written before any process's entry names them: the walk never sees them half */
+		memcpy(c->rows + c->used, t.rows, t.n * sizeof(*t.rows));
+		cf->first = (uint32_t)c->used;
+		cf->rows = (uint32_t)t.n;
+		c->used += t.n;
+	}
+	gr_cfi_table_free(&t);
+	if (gr_u64map_put(&c->by_file, (uintptr_t)f, c->nfiles + 1))
+		return NULL;
+	return &c->files[c->nfiles++];
+}
+
+static int cmp_start(const void *a, const void *b)
+{
+	const struct gr_cfi_map *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+void gr_cfi_sync(struct gr_cfi *c, struct gr_procs *procs, uint32_t pid)
+{
+	struct gr_proc *p;
+	struct gr_cfi_proc *v;
+
+	if (!c || !c->rows || !(p = gr_discover_proc(procs, pid)))
+		return;
+	v = calloc(1, sizeof(*v));
+	if (!v)
+		return;
+	/* newest first: a mapping overlapping a newer one is gone (exec, dlclose) */
+	for (size_t i = p->nmaps; i > 0 && v->n < GR_CFI_MAPS; i--) {
+		const struct gr_mapping *m = &p->maps[i - 1];
+		const struct cfi_file *cf = file_table(c, m->file);
+		uint64_t vaddr;
+		int overlaps = 0;
+
+		if (!cf || cf->err || gr_elf_offset_to_vaddr(m->file->elf, m->pgoff, &vaddr))
+			continue;
+		for (uint32_t k = 0; k < v->n && !overlaps; k++)
+			overlaps = m->start < v->maps[k].end && v->maps[k].start < m->end;
+		if (overlaps)
+			continue;
+		v->maps[v->n++] = (struct gr_cfi_map){.start = m->start,
+						      .end = m->end,
+						      .bias = m->start - vaddr,
+						      .first = cf->first,
+						      .rows = cf->rows};
+	}
+	qsort(v->maps, v->n, sizeof(v->maps[0]), cmp_start);
+	bpf_map_update_elem(c->procs_fd, &pid, v, BPF_ANY);
+	free(v);
+}
+
+int gr_cfi_covered(const struct gr_cfi *c, const struct gr_file *f, const char **why)
+{
+	uint64_t *idx = gr_u64map_get(&c->by_file, (uintptr_t)f);
+	int err = idx ? c->files[*idx - 1].err : -EAGAIN;
+
+	if (why)
+		*why = !err		? ""
+		       : err == -ENOENT ? "no .eh_frame"
+		       : err == -E2BIG	? "the tables are full"
+		       : err == -EAGAIN ? "mapped where the recorder could not see it in time"
+					: "its table could not be built";
+	return !err;
+}
+
+void gr_cfi_note_end(struct gr_cfi *c, struct gr_procs *procs, uint32_t pid, uint64_t last)
+{
+	const struct gr_mapping *m;
+	uint64_t *count;
+
+	if (!c || !c->rows || !(m = gr_discover_lookup(procs, pid, last)))
+		return;
+	if (gr_cfi_covered(c, m->file, NULL))
+		return;
+	count = gr_u64map_get(&c->ended, (uintptr_t)m->file);
+	if (count)
+		(*count)++;
+	else
+		gr_u64map_put(&c->ended, (uintptr_t)m->file, 1);
+}
+
+/* By path: the summary reads the same in every run. */
+static int cmp_path(const void *a, const void *b)
+{
+	const struct gr_file *const *x = a, *const *y = b;
+
+	return strcmp((*x)->path, (*y)->path);
+}
+
+int gr_cfi_report(const struct gr_cfi *c, FILE *out, int verbose)
+{
+	const struct gr_u64map *m = &c->ended;
+	const struct gr_file **files;
+	size_t n = 0;
+
+	if (verbose && c->nfiles)
+		fprintf(out,
+			"gpurec record: unwind tables of %zu binaries, %zu rows, built in %.1f ms "
+			"(longest %.1f ms: %s)\n",
+			c->nfiles, c->used, c->build_ns / 1e6, c->worst_ns / 1e6,
+			c->worst ? GR_TEXT(c->worst) : "-");
+	if (!m->len || !(files = calloc(m->len, sizeof(*files))))
+		return 0;
+	for (size_t i = 0; i < m->cap && n < m->len; i++)
+		if (m->keys && m->keys[i])
+			files[n++] = (const struct gr_file *)(uintptr_t)m->keys[i];
+	qsort(files, n, sizeof(*files), cmp_path);
+	fprintf(out, "gpurec record: stacks end early in %zu %s without unwind tables: ", n,
+		n == 1 ? "binary" : "binaries");
+	for (size_t i = 0; i < n; i++) {
+		const char *why;
+
+		gr_cfi_covered(c, files[i], &why);
+		fprintf(out, "%s%s (%s)", i ? ", " : "", GR_TEXT(files[i]->path), why);
+	}
+	fprintf(out, ": --call-graph dwarf gives their full stacks\n");
+	free(files);
+	return (int)n;
+}
+
+void gr_cfi_free(struct gr_cfi *c)
+{
+	if (c->rows)
+		munmap(c->rows, c->cap * sizeof(struct gr_cfi_row));
+	free(c->files);
+	gr_u64map_free(&c->by_file);
+	gr_u64map_free(&c->ended);
+	memset(c, 0, sizeof(*c));
+	c->procs_fd = -1;
+}
