@@ -123,7 +123,7 @@ int gr_cfi_covered(const struct gr_cfi *c, const struct gr_file *f, const char *
 	int err = idx ? c->files[*idx - 1].err : -EAGAIN;
 
 	if (why)
-		*why = !err		? ""
+		*why = !err		? "code its .eh_frame does not describe"
 		       : err == -ENOENT ? "no .eh_frame"
 		       : err == -E2BIG	? "the tables are full"
 		       : err == -EAGAIN ? "mapped where the recorder could not see it in time"
@@ -131,14 +131,36 @@ int gr_cfi_covered(const struct gr_cfi *c, const struct gr_file *f, const char *
 	return !err;
 }
 
+/* Whether the table of @cf has a rule the walk follows for link-time address @pc. */
+static int has_rule(const struct gr_cfi *c, const struct cfi_file *cf, uint64_t pc)
+{
+	const struct gr_cfi_row *rows = c->rows + cf->first;
+	size_t lo = 0, hi = cf->rows;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (rows[mid].pc <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && (rows[lo - 1].kind & GR_CFI_CFA_MASK) != GR_CFI_NONE;
+}
+
 void gr_cfi_note_end(struct gr_cfi *c, struct gr_procs *procs, uint32_t pid, uint64_t last)
 {
 	const struct gr_mapping *m;
-	uint64_t *count;
+	const uint64_t *idx;
+	uint64_t *count, vaddr;
 
 	if (!c || !c->rows || !(m = gr_discover_lookup(procs, pid, last)))
 		return;
-	if (gr_cfi_covered(c, m->file, NULL))
+	/* a frame is a return address: its call is the byte before */
+	idx = gr_u64map_get(&c->by_file, (uintptr_t)m->file);
+	if (idx && !c->files[*idx - 1].err &&
+	    (gr_elf_offset_to_vaddr(m->file->elf, m->pgoff, &vaddr) ||
+	     has_rule(c, &c->files[*idx - 1], vaddr + (last - m->start) - 1)))
 		return;
 	count = gr_u64map_get(&c->ended, (uintptr_t)m->file);
 	if (count)
@@ -181,7 +203,8 @@ int gr_cfi_report(const struct gr_cfi *c, FILE *out, int verbose)
 		gr_cfi_covered(c, files[i], &why);
 		fprintf(out, "%s%s (%s)", i ? ", " : "", GR_TEXT(files[i]->path), why);
 	}
-	fprintf(out, ": --call-graph dwarf gives their full stacks\n");
+	fprintf(out, ": --call-graph dwarf unwinds those that carry DWARF CFI, "
+		     "-fno-omit-frame-pointer the others\n");
 	free(files);
 	return (int)n;
 }

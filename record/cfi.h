@@ -46,12 +46,14 @@ int gr_cfi_init(struct gr_cfi *c, int rows_fd, size_t cap, int procs_fd);
  * write its cfi_procs entry. Cannot fail: what gets no table is walked by frame pointers. */
 void gr_cfi_sync(struct gr_cfi *c, struct gr_procs *procs, uint32_t pid);
 
-/* Whether @f has a table: 1, or 0 (and why not in *@why, static, when @why). */
+/* Whether @f has a table: 1, or 0; *@why (static, when @why) says why not, or for a file
+ * with a table, why a walk could stop in it. */
 int gr_cfi_covered(const struct gr_cfi *c, const struct gr_file *f, const char **why);
 
 /*
  * A stack of @pid whose outermost frame is @last, the walk having stopped there: counted when
- * that frame's binary has no table (the walk could not go on through it).
+ * no rule covers that frame (its binary has no table, or its table no row for it), as the
+ * walk could only take a frame-pointer step there.
  */
 void gr_cfi_note_end(struct gr_cfi *c, struct gr_procs *procs, uint32_t pid, uint64_t last);
 

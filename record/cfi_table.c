@@ -156,8 +156,9 @@ static struct gr_cfi_row classify(Dwarf_Frame *frame)
 
 	if (dwarf_frame_register(frame, REG_RA, mem, &ops, &nops))
 		return r;
-	if (nops == 0 && !ops) {
-		r.kind = GR_CFI_END; /* undefined: nobody called this frame */
+	/* undefined (ops set, none in it): nobody called this frame; same value: no rule */
+	if (nops == 0) {
+		r.kind = ops ? GR_CFI_END : GR_CFI_NONE;
 		return r;
 	}
 	if (rule_offset(ops, nops, &off) || off != -8)
