@@ -84,6 +84,18 @@ struct {
  */
 #define GR_STACK_WINDOW 1024
 
+/*
+ * The rules a thread's last walk by unwind tables found, per frame: a thread that calls from
+ * the same place again (a training loop's launches) walks the same return addresses, and a
+ * rule from here costs a compare where a search costs two bounded binary searches. key: the
+ * address looked up, and the process's cfi_procs generation in the top 16 bits (user addresses
+ * have 47), so an update of the process's mappings makes every entry stale.
+ */
+struct cfi_cache {
+	__u64 key[GR_MAX_FRAMES];
+	struct gr_cfi_row row[GR_MAX_FRAMES];
+};
+
 struct pending_call {
 	struct gr_ev_call call; /* header and arguments at entry */
 	__u64 cookie;
@@ -133,6 +145,7 @@ struct thread_state {
 	__u32 pad_seq;
 	struct call_batch batch;
 	__u8 window[GR_STACK_WINDOW]; /* user stack being walked (walk_window()) */
+	struct cfi_cache cfi;	      /* the rules its last walk by unwind tables used */
 	/* Python frames (py_capture()) */
 	__u64 py_tstate;    /* the thread's PyThreadState, 0 when not known */
 	__u64 py_miss;	    /* when a search last found none */
@@ -216,17 +229,23 @@ struct {
 
 /*
  * --call-graph cfi (the default): the unwind tables of every binary the recorder built one for
- * (record/cfi.h), back to back, mapped by the recorder to write them; and per traced process
+ * (record/cfi.h), back to back, and their buckets; and per traced process
  * (key: tgid) its executable mappings that have one. A process without an entry is walked by
  * frame pointers alone.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, GR_CFI_MAX_ROWS);
 	__type(key, __u32);
 	__type(value, struct gr_cfi_row);
 } cfi_rows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, GR_CFI_MAX_BUCKETS);
+	__type(key, __u32);
+	__type(value, __u64);
+} cfi_buckets SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -710,8 +729,10 @@ struct cfi_walk {
 	__u64 *frames;
 	__u8 *win;
 	const struct gr_cfi_proc *proc;
+	struct cfi_cache *cache; /* NULL: none (no thread state) */
 	__u64 pc, sp, fp, wbase; /* the frame's return address; its caller's sp and rbp */
 	__u32 wlen, n;
+	__u32 map; /* the mapping of the last frame found (cfi_find()) */
 };
 
 /* The u64 of user memory at @addr, through @w's window: a new window when outside it. */
@@ -731,60 +752,74 @@ static __always_inline int cfi_read(struct cfi_walk *w, __u64 addr, __u64 *v)
 	return 0;
 }
 
-/* The row of @w's process for address @pc; NULL where no table covers it. */
-static __always_inline const struct gr_cfi_row *cfi_find(const struct gr_cfi_proc *proc, __u64 pc)
+/* The row for address @pc in @w's process; NULL where no table covers it. */
+static __always_inline const struct gr_cfi_row *cfi_find(struct cfi_walk *w, __u64 pc)
 {
+	const struct gr_cfi_proc *proc = w->proc;
 	const struct gr_cfi_map *m;
+	const __u64 *b;
 	/*
 	 * zero is 0 (the recorder writes it so) but the verifier cannot know it: or'ed into lo and
 	 * hi after each step of a search, it makes both sides of the step one state to the
 	 * verifier, which otherwise walks 2^steps paths.
 	 */
-	__u32 lo = 0, hi = proc->n, mid, first, key, zero = proc->zero;
-	__u64 vpc;
+	__u32 lo = 0, hi = proc->n, mid, key, zero = proc->zero;
+	__u64 vpc, k;
 
-	if (hi > GR_CFI_MAPS)
-		hi = GR_CFI_MAPS;
-	/* the last mapping that starts at or below pc: log2(GR_CFI_MAPS) + 1 steps */
-	for (int i = 0; i < 8 && lo < hi; i++) {
-		mid = (lo + hi) / 2;
-		if (mid >= GR_CFI_MAPS)
+	m = &proc->maps[w->map & (GR_CFI_MAPS - 1)];
+	/* mostly in the mapping of the frame before: no search then */
+	if (pc < m->start || pc >= m->end) {
+		if (hi > GR_CFI_MAPS)
+			hi = GR_CFI_MAPS;
+		/* the last mapping that starts at or below pc: log2(GR_CFI_MAPS) + 1 steps */
+		for (int i = 0; i < 8 && lo < hi; i++) {
+			mid = (lo + hi) / 2;
+			if (mid >= GR_CFI_MAPS)
+				return NULL;
+			if (proc->maps[mid].start <= pc)
+				lo = mid + 1;
+			else
+				hi = mid;
+			lo |= zero;
+			hi |= zero;
+		}
+		if (!lo)
 			return NULL;
-		if (proc->maps[mid].start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-		lo |= zero;
-		hi |= zero;
+		w->map = (lo - 1) & (GR_CFI_MAPS - 1);
+		m = &proc->maps[w->map];
+		if (pc < m->start || pc >= m->end)
+			return NULL;
 	}
-	if (!lo || lo > GR_CFI_MAPS)
-		return NULL;
-	m = &proc->maps[(lo - 1) & (GR_CFI_MAPS - 1)];
-	if (pc >= m->end || pc - m->bias > 0xffffffffULL)
-		return NULL;
 	vpc = pc - m->bias;
-	/* the last row at or below vpc: log2(GR_CFI_MAX_ROWS) + 1 steps */
-	first = m->first;
-	lo = 0;
-	hi = m->rows;
-	for (int i = 0; i < 23 && lo < hi; i++) {
+	if (vpc < m->base || vpc > 0xffffffffULL || !m->nbuckets)
+		return NULL;
+	/* the rows between the one in effect at vpc's bucket and the next bucket's */
+	k = (vpc - m->base) >> (m->shift & 31);
+	if (k >= m->nbuckets)
+		k = m->nbuckets - 1;
+	key = m->bucket + k;
+	b = bpf_map_lookup_elem(&cfi_buckets, &key);
+	if (!b)
+		return NULL;
+	lo = (__u32)*b;
+	hi = (__u32)(*b >> 32) + 1;
+	/* the last row at or below vpc, found in lo: at most log2(GR_CFI_MAX_ROWS) + 1 steps */
+	for (int i = 0; i < 23 && lo + 1 < hi; i++) {
 		const struct gr_cfi_row *c;
 
 		mid = (lo + hi) / 2;
-		key = first + mid;
+		key = m->first + mid;
 		c = bpf_map_lookup_elem(&cfi_rows, &key);
 		if (!c)
 			return NULL;
 		if (c->pc <= vpc)
-			lo = mid + 1;
+			lo = mid;
 		else
 			hi = mid;
 		lo |= zero;
 		hi |= zero;
 	}
-	if (!lo)
-		return NULL;
-	key = first + lo - 1;
+	key = m->first + lo;
 	return bpf_map_lookup_elem(&cfi_rows, &key);
 }
 
@@ -797,21 +832,37 @@ static __always_inline const struct gr_cfi_row *cfi_find(const struct gr_cfi_pro
 static long cfi_step(__u64 i, void *ctx)
 {
 	struct cfi_walk *w = ctx;
-	const struct gr_cfi_row *r = cfi_find(w->proc, w->pc - 1);
-	__u64 idx = i + 1, cfa, ret, fp = w->fp;
-	__u8 kind = r ? r->kind : GR_CFI_NONE;
-	__s64 rbp_off = r ? r->rbp_off * 8 : 0;
+	struct cfi_cache *cache = w->cache;
+	__u64 idx = i + 1, cfa, ret, fp = w->fp, key, slot = i & (GR_MAX_FRAMES - 1);
+	struct gr_cfi_row row = {};
+	const struct gr_cfi_row *r;
+	__u8 kind;
+	__s64 rbp_off;
 
 	if (idx >= GR_MAX_FRAMES || idx >= targ_stack_frames)
 		return 1;
+	key = (w->pc - 1) | ((__u64)w->proc->gen << 48);
+	if (cache && cache->key[slot] == key) {
+		row = cache->row[slot];
+	} else {
+		r = cfi_find(w, w->pc - 1);
+		if (r)
+			row = *r;
+		if (cache) {
+			cache->key[slot] = key;
+			cache->row[slot] = row;
+		}
+	}
+	kind = row.kind;
+	rbp_off = row.rbp_off * 8;
 	switch (kind & GR_CFI_CFA_MASK) {
 	case GR_CFI_END:
 		return 1;
 	case GR_CFI_CFA_RSP:
-		cfa = w->sp + r->cfa_off;
+		cfa = w->sp + row.cfa_off;
 		break;
 	case GR_CFI_CFA_RBP:
-		cfa = w->fp + r->cfa_off;
+		cfa = w->fp + row.cfa_off;
 		break;
 	default:
 		/* rbp's frame record: the saved rbp, then the return address */
@@ -846,7 +897,7 @@ static long cfi_step(__u64 i, void *ctx)
  * outside it, so a deep stack costs a read per window, not one per frame.
  */
 static __always_inline __u32 walk_window(struct pt_regs *ctx, __u64 *frames, __u8 *win, __u64 wbase,
-					 __u32 wlen, __u64 entry_ret)
+					 __u32 wlen, __u64 entry_ret, struct cfi_cache *cache)
 {
 	struct window_walk w = {.frames = frames,
 				.win = win,
@@ -867,6 +918,7 @@ static __always_inline __u32 walk_window(struct pt_regs *ctx, __u64 *frames, __u
 		struct cfi_walk c = {.frames = frames,
 				     .win = win,
 				     .proc = proc,
+				     .cache = cache,
 				     .pc = entry_ret,
 				     .sp = PT_REGS_SP(ctx) + 8,
 				     .fp = PT_REGS_FP(ctx),
@@ -884,7 +936,8 @@ static __always_inline __u32 walk_window(struct pt_regs *ctx, __u64 *frames, __u
 /* fill_args() and the walk, from one read of the stack at sp: the return address, the stack
  * arguments and, mostly, the first frames of the chain. Returns the frames walked. */
 static __always_inline __u32 capture_args_and_stack(struct pt_regs *ctx, struct gr_ev_call *e,
-						    __u8 layout, __u8 *win, __u64 *frames)
+						    __u8 layout, __u8 *win, __u64 *frames,
+						    struct cfi_cache *cache)
 {
 	__u64 sp = PT_REGS_SP(ctx), top[4] = {};
 	__u32 wlen = load_window(win, sp);
@@ -892,7 +945,7 @@ static __always_inline __u32 capture_args_and_stack(struct pt_regs *ctx, struct 
 	if (wlen >= sizeof(top))
 		__builtin_memcpy(top, win, sizeof(top));
 	fill_args(ctx, e, layout, top[1], top[2], top[3]);
-	return walk_window(ctx, frames, win, sp, wlen, top[0]);
+	return walk_window(ctx, frames, win, sp, wlen, top[0], cache);
 }
 
 /* ---- Python frames (bpf/gpurec.h: struct gr_py_proc, struct gr_ev_pystack) ---- */
@@ -1265,7 +1318,7 @@ static __always_inline int batch_entry(struct pt_regs *ctx, struct thread_state 
 	e->h.api = GR_CK_API(cookie);
 	e->h.flags = depth << GR_EVF_DEPTH_SHIFT;
 	if ((GR_CK_FLAGS(cookie) & GR_CF_STACK) && targ_stack_frames) {
-		n = capture_args_and_stack(ctx, e, layout, ts->window, (__u64 *)(e + 1));
+		n = capture_args_and_stack(ctx, e, layout, ts->window, (__u64 *)(e + 1), &ts->cfi);
 		nostack = !n;
 	} else {
 		capture_args(ctx, e, layout);
@@ -1296,7 +1349,7 @@ static __always_inline int emit_entry(struct pt_regs *ctx, struct thread_state *
 	sc->call.h.layout = layout;
 	sc->call.h.api = GR_CK_API(cookie);
 	if ((flags & GR_CF_STACK) && !targ_dwarf_bytes && targ_stack_frames)
-		n = capture_args_and_stack(ctx, &sc->call, layout, sc->window, sc->frames);
+		n = capture_args_and_stack(ctx, &sc->call, layout, sc->window, sc->frames, NULL);
 	else
 		capture_args(ctx, &sc->call, layout);
 	if (ts && py_wanted(flags))
@@ -1332,8 +1385,8 @@ static __always_inline int push_call(struct pt_regs *ctx, struct thread_state *t
 	 */
 	pc->nframes = 0;
 	if ((flags & GR_CF_STACK) && !targ_dwarf_bytes && targ_stack_frames)
-		pc->nframes =
-		    capture_args_and_stack(ctx, &pc->call, layout, ts->window, pc->frames);
+		pc->nframes = capture_args_and_stack(ctx, &pc->call, layout, ts->window, pc->frames,
+						     &ts->cfi);
 	else
 		capture_args(ctx, &pc->call, layout);
 	/* the Python stack is the same at the return: walked now, sent before the event */

@@ -387,6 +387,14 @@ struct gr_cfi_row {
 #define GR_CFI_CFA_MASK	 3
 #define GR_CFI_RBP_SAVED 4
 #define GR_CFI_MAX_ROWS	 (4u << 20) /* rows of all binaries together: 32 MiB */
+/*
+ * A binary's buckets (cfi_buckets) narrow the search for an address to a few rows: bucket k
+ * holds the index (in the binary's rows) of the row in effect at base + (k << shift) in its low
+ * half, and bucket k + 1's in its high half (the rows to search end there: one lookup). A
+ * binary gets about one bucket per 4 rows, so the buckets of all take at most half as many
+ * entries.
+ */
+#define GR_CFI_MAX_BUCKETS (GR_CFI_MAX_ROWS / 2)
 
 /* Executable mappings of one traced process that have a table, sorted by start (cfi_procs). */
 #define GR_CFI_MAPS 128
@@ -394,11 +402,17 @@ struct gr_cfi_map {
 	__u64 start, end;
 	__u64 bias;	   /* address - bias = link-time address */
 	__u32 first, rows; /* the binary's rows in cfi_rows */
+	__u32 base;	   /* the link-time address of its first row */
+	__u32 bucket;	   /* its first bucket in cfi_buckets */
+	__u32 nbuckets;
+	__u32 shift;
 };
 
 struct gr_cfi_proc {
 	__u32 n;
 	__u32 zero; /* always 0: the BPF walk's searches need it (cfi_find()) */
+	__u32 gen;  /* changes with every update: rules a thread cached before are stale */
+	__u32 pad;
 	struct gr_cfi_map maps[GR_CFI_MAPS];
 };
 

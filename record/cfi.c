@@ -5,7 +5,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 
 #include "analyze/util/text.h"
@@ -18,22 +17,91 @@
 struct cfi_file {
 	const struct gr_file *file;
 	uint32_t first, rows;
+	uint32_t base, bucket, nbuckets, shift; /* as struct gr_cfi_map's */
 	int err; /* 0: the table is rows from first; else why there is none */
 };
 
-int gr_cfi_init(struct gr_cfi *c, int rows_fd, size_t cap, int procs_fd)
+void gr_cfi_init(struct gr_cfi *c, int rows_fd, size_t cap, int buckets_fd, size_t bcap,
+		 int procs_fd)
 {
-	void *p;
-
 	memset(c, 0, sizeof(*c));
-	c->procs_fd = -1;
-	p = mmap(NULL, cap * sizeof(struct gr_cfi_row), PROT_READ | PROT_WRITE, MAP_SHARED, rows_fd,
-		 0);
-	if (p == MAP_FAILED)
-		return -errno;
-	c->rows = p;
-	c->cap = cap;
+	c->rows_fd = rows_fd;
+	c->buckets_fd = buckets_fd;
 	c->procs_fd = procs_fd;
+	c->cap = cap;
+	c->bcap = bcap;
+	c->ready = 1;
+}
+
+/* Write @n values of @size bytes into the array map @fd from index @first. 0 or -errno. */
+static int write_array(int fd, size_t first, const void *vals, size_t n, size_t size)
+{
+	enum { CHUNK = 65536 };
+	uint32_t *keys = malloc(CHUNK * sizeof(*keys));
+	int err = 0;
+
+	if (!keys)
+		return -ENOMEM;
+	for (size_t done = 0; done < n && !err;) {
+		uint32_t count = n - done < CHUNK ? (uint32_t)(n - done) : CHUNK;
+		const char *v = (const char *)vals + done * size;
+
+		for (uint32_t i = 0; i < count; i++)
+			keys[i] = (uint32_t)(first + done + i);
+		/* a kernel without batch updates for arrays: one at a time */
+		if (bpf_map_update_batch(fd, keys, v, &count, NULL)) {
+			count = 1;
+			if (bpf_map_update_elem(fd, keys, v, BPF_ANY))
+				err = -errno;
+		}
+		done += count;
+	}
+	free(keys);
+	return err;
+}
+
+/*
+ * The buckets of @t (struct gr_cfi_map): a width of 2^shift bytes that gives about one bucket
+ * per 4 rows, so the BPF walk searches a few rows, not the whole table. -E2BIG when the buckets
+ * left cannot hold them.
+ */
+static int make_buckets(struct gr_cfi *c, const struct gr_cfi_table *t, struct cfi_file *cf)
+{
+	uint64_t span = t->rows[t->n - 1].pc - t->rows[0].pc, nb, *b;
+	unsigned shift = 4;
+	size_t r = 0;
+	int err;
+
+	while (shift < 31 && (span >> shift) + 1 > t->n / 4 + 1)
+		shift++;
+	nb = (span >> shift) + 1;
+	if (nb > c->bcap - c->bused)
+		return -E2BIG;
+	b = malloc(nb * sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	for (uint64_t k = 0; k < nb; k++) {
+		uint64_t at = t->rows[0].pc + (k << shift), next;
+
+		while (r + 1 < t->n && t->rows[r + 1].pc <= at)
+			r++;
+		/* the last bucket's rows end with the table */
+		next = r;
+		while (k + 1 == nb
+			   ? next + 1 < t->n
+			   : next + 1 < t->n && t->rows[next + 1].pc <= at + (1ull << shift))
+			next++;
+		b[k] = (uint64_t)next << 32 | r;
+	}
+	err = write_array(c->buckets_fd, c->bused, b, nb, sizeof(*b));
+	free(b);
+	if (err)
+		return err;
+	cf->base = t->rows[0].pc;
+	cf->bucket = (uint32_t)c->bused;
+	cf->nbuckets = (uint32_t)nb;
+	cf->shift = shift;
+	c->bused += nb;
 	return 0;
 }
 
@@ -63,9 +131,12 @@ static const struct cfi_file *file_table(struct gr_cfi *c, const struct gr_file 
 	}
 	if (!cf->err && !t.n)
 		cf->err = -ENOENT;
+	if (!cf->err)
+		cf->err = make_buckets(c, &t, cf);
+	/* written before any process's entry names them: the walk never sees them half */
+	if (!cf->err)
+		cf->err = write_array(c->rows_fd, c->used, t.rows, t.n, sizeof(*t.rows));
 	if (!cf->err) {
-		/* written before any process's entry names them: the walk never sees them half */
-		memcpy(c->rows + c->used, t.rows, t.n * sizeof(*t.rows));
 		cf->first = (uint32_t)c->used;
 		cf->rows = (uint32_t)t.n;
 		c->used += t.n;
@@ -88,7 +159,7 @@ void gr_cfi_sync(struct gr_cfi *c, struct gr_procs *procs, uint32_t pid)
 	struct gr_proc *p;
 	struct gr_cfi_proc *v;
 
-	if (!c || !c->rows || !(p = gr_discover_proc(procs, pid)))
+	if (!c || !c->ready || !(p = gr_discover_proc(procs, pid)))
 		return;
 	v = calloc(1, sizeof(*v));
 	if (!v)
@@ -110,9 +181,15 @@ void gr_cfi_sync(struct gr_cfi *c, struct gr_procs *procs, uint32_t pid)
 						      .end = m->end,
 						      .bias = m->start - vaddr,
 						      .first = cf->first,
-						      .rows = cf->rows};
+						      .rows = cf->rows,
+						      .base = cf->base,
+						      .bucket = cf->bucket,
+						      .nbuckets = cf->nbuckets,
+						      .shift = cf->shift};
 	}
 	qsort(v->maps, v->n, sizeof(v->maps[0]), cmp_start);
+	/* what threads of @pid cached from the entry before is stale now (cfi_cache) */
+	v->gen = ++c->gen & 0xffff;
 	bpf_map_update_elem(c->procs_fd, &pid, v, BPF_ANY);
 	free(v);
 }
@@ -131,21 +208,30 @@ int gr_cfi_covered(const struct gr_cfi *c, const struct gr_file *f, const char *
 	return !err;
 }
 
-/* Whether the table of @cf has a rule the walk follows for link-time address @pc. */
+/*
+ * Whether the table of @cf has a rule the walk follows for link-time address @pc: read from the
+ * BPF array, a row at a time (once per new stack: the recorder keeps no copy).
+ */
 static int has_rule(const struct gr_cfi *c, const struct cfi_file *cf, uint64_t pc)
 {
-	const struct gr_cfi_row *rows = c->rows + cf->first;
+	struct gr_cfi_row row;
 	size_t lo = 0, hi = cf->rows;
+	uint32_t key;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (rows[mid].pc <= pc)
+		key = cf->first + (uint32_t)mid;
+		if (bpf_map_lookup_elem(c->rows_fd, &key, &row))
+			return 1; /* unknown: say nothing */
+		if (row.pc <= pc)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo && (rows[lo - 1].kind & GR_CFI_CFA_MASK) != GR_CFI_NONE;
+	key = cf->first + (uint32_t)lo - 1;
+	return lo && !bpf_map_lookup_elem(c->rows_fd, &key, &row) &&
+	       (row.kind & GR_CFI_CFA_MASK) != GR_CFI_NONE;
 }
 
 void gr_cfi_note_end(struct gr_cfi *c, struct gr_procs *procs, uint32_t pid, uint64_t last)
@@ -154,7 +240,7 @@ void gr_cfi_note_end(struct gr_cfi *c, struct gr_procs *procs, uint32_t pid, uin
 	const uint64_t *idx;
 	uint64_t *count, vaddr;
 
-	if (!c || !c->rows || !(m = gr_discover_lookup(procs, pid, last)))
+	if (!c || !c->ready || !(m = gr_discover_lookup(procs, pid, last)))
 		return;
 	/* a frame is a return address: its call is the byte before */
 	idx = gr_u64map_get(&c->by_file, (uintptr_t)m->file);
@@ -211,11 +297,8 @@ int gr_cfi_report(const struct gr_cfi *c, FILE *out, int verbose)
 
 void gr_cfi_free(struct gr_cfi *c)
 {
-	if (c->rows)
-		munmap(c->rows, c->cap * sizeof(struct gr_cfi_row));
 	free(c->files);
 	gr_u64map_free(&c->by_file);
 	gr_u64map_free(&c->ended);
 	memset(c, 0, sizeof(*c));
-	c->procs_fd = -1;
 }

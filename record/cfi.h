@@ -2,7 +2,8 @@
 /*
  * The default stacks (--call-graph cfi): unwind tables for the BPF walk. Builds the table of
  * each executable file a traced process maps, once for all processes (record/cfi_table.h),
- * appends it to the BPF array of rows (cfi_rows, mapped here) and keeps each traced process's
+ * appends it to the BPF array of rows (cfi_rows, its buckets to cfi_buckets) and keeps each
+ * traced process's
  * list of mappings with a table in cfi_procs. Discovery (discover.c) calls gr_cfi_sync() each
  * time it learns the mappings of a process, while that process is held: a file's table is in
  * place before any code of it runs.
@@ -25,22 +26,26 @@ struct gr_file;
 struct cfi_file;
 
 struct gr_cfi {
-	int procs_fd;
-	struct gr_cfi_row *rows; /* the BPF array, mapped */
-	size_t cap, used;	 /* rows in it; rows written */
+	int ready; /* gr_cfi_init() succeeded */
+	int rows_fd, buckets_fd, procs_fd;
+	size_t cap, used;   /* rows in cfi_rows; rows written */
+	size_t bcap, bused; /* the same of cfi_buckets */
 	struct cfi_file *files;
 	size_t nfiles;
 	struct gr_u64map by_file; /* struct gr_file * -> index in files + 1 */
 	struct gr_u64map ended;	  /* struct gr_file * -> stacks that ended in it uncovered */
+	uint32_t gen;		  /* of the last cfi_procs entry written */
 	uint64_t build_ns, worst_ns;
 	const char *worst; /* the file whose table took longest (its gr_file's path) */
 };
 
 /*
- * Map the rows array (@rows_fd, @cap rows) and keep @procs_fd. Returns 0 or -errno; @c is
- * zeroed first, so gr_cfi_free() is safe either way.
+ * Keep the BPF maps: the arrays of rows (@rows_fd, @cap rows) and buckets (@buckets_fd, @bcap),
+ * written with batch updates (mapped, their whole size would count in the recorder's memory),
+ * and cfi_procs (@procs_fd). Cannot fail.
  */
-int gr_cfi_init(struct gr_cfi *c, int rows_fd, size_t cap, int procs_fd);
+void gr_cfi_init(struct gr_cfi *c, int rows_fd, size_t cap, int buckets_fd, size_t bcap,
+		 int procs_fd);
 
 /* @pid's executable mappings are those @procs holds now: build what tables they lack, and
  * write its cfi_procs entry. Cannot fail: what gets no table is walked by frame pointers. */
@@ -63,7 +68,7 @@ void gr_cfi_note_end(struct gr_cfi *c, struct gr_procs *procs, uint32_t pid, uin
  */
 int gr_cfi_report(const struct gr_cfi *c, FILE *f, int verbose);
 
-/* Unmap and free; @c is zeroed. */
+/* Free what @c holds (not the maps); @c is zeroed. */
 void gr_cfi_free(struct gr_cfi *c);
 
 #endif

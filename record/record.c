@@ -467,9 +467,11 @@ static int load_bpf(struct session *s)
 	skel->rodata->targ_sched = o->sched;
 	skel->rodata->targ_python = o->stacks && o->python;
 	skel->rodata->targ_cfi = o->stacks && o->cfi;
-	/* no tables: the rows cost no memory (one row, never read) */
-	if (!(o->stacks && o->cfi))
+	/* no tables: they cost no memory (one entry, never read) */
+	if (!(o->stacks && o->cfi)) {
 		bpf_map__set_max_entries(skel->maps.cfi_rows, 1);
+		bpf_map__set_max_entries(skel->maps.cfi_buckets, 1);
+	}
 	skel->rodata->targ_wakeup_bytes = (uint64_t)o->ringbuf_mb << 18; /* a quarter full */
 	/* test hook: a consumer that falls behind, so losses can be checked exactly */
 	if (test_drain_ms())
@@ -679,13 +681,9 @@ static int setup(struct session *s)
 	write_session(s, GR_SESS_MMAP_HOOK, s->mmap_hook, gr_mmap_hook_name(s->mmap_hook));
 	s->procs.attach = &s->attach;
 	if (s->o.stacks && s->o.cfi) {
-		err = gr_cfi_init(&s->cfi, bpf_map__fd(s->skel->maps.cfi_rows), GR_CFI_MAX_ROWS,
-				  bpf_map__fd(s->skel->maps.cfi_procs));
-		if (err) {
-			fprintf(stderr, "gpurec record: cannot map the unwind tables: %s\n",
-				strerror(-err));
-			return err;
-		}
+		gr_cfi_init(&s->cfi, bpf_map__fd(s->skel->maps.cfi_rows), GR_CFI_MAX_ROWS,
+			    bpf_map__fd(s->skel->maps.cfi_buckets), GR_CFI_MAX_BUCKETS,
+			    bpf_map__fd(s->skel->maps.cfi_procs));
 		s->procs.cfi = &s->cfi;
 	}
 	gr_translate_init(&s->tr, s->w, &s->procs, s->unwind, bpf_map__fd(s->skel->maps.counters));
