@@ -759,9 +759,10 @@ static __always_inline const struct gr_cfi_row *cfi_find(struct cfi_walk *w, __u
 	const struct gr_cfi_map *m;
 	const __u64 *b;
 	/*
-	 * zero is 0 (the recorder writes it so) but the verifier cannot know it: or'ed into lo and
-	 * hi after each step of a search, it makes both sides of the step one state to the
-	 * verifier, which otherwise walks 2^steps paths.
+	 * zero is 0 (the recorder writes it so) but the verifier cannot know it: xor'ed into lo
+	 * and hi after each step of a search, it leaves them any value to the verifier, so both
+	 * sides of the step are one state to it, which otherwise walks 2^steps paths (and does so
+	 * again for every path into the next search: seconds of loading).
 	 */
 	__u32 lo = 0, hi = proc->n, mid, key, zero = proc->zero;
 	__u64 vpc, k;
@@ -780,8 +781,8 @@ static __always_inline const struct gr_cfi_row *cfi_find(struct cfi_walk *w, __u
 				lo = mid + 1;
 			else
 				hi = mid;
-			lo |= zero;
-			hi |= zero;
+			lo ^= zero;
+			hi ^= zero;
 		}
 		if (!lo)
 			return NULL;
@@ -816,8 +817,8 @@ static __always_inline const struct gr_cfi_row *cfi_find(struct cfi_walk *w, __u
 			lo = mid;
 		else
 			hi = mid;
-		lo |= zero;
-		hi |= zero;
+		lo ^= zero;
+		hi ^= zero;
 	}
 	key = m->first + lo;
 	return bpf_map_lookup_elem(&cfi_rows, &key);
