@@ -1775,12 +1775,16 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 		return 0;
 	/* the whole tree is traced: children (and threads) inherit */
 	set_traced(ctgid);
-	/* a forked child runs the same interpreter at the same addresses */
+	/* a forked child runs the same interpreter, and the same code, at the same addresses */
 	if (ctgid != ptgid) {
 		struct gr_py_proc *py = bpf_map_lookup_elem(&py_procs, &ptgid);
+		struct gr_cfi_proc *cfi = bpf_map_lookup_elem(&cfi_procs, &ptgid);
 
 		if (py)
 			bpf_map_update_elem(&py_procs, &ctgid, py, BPF_ANY);
+		/* its first calls come before the recorder has seen the fork */
+		if (cfi)
+			bpf_map_update_elem(&cfi_procs, &ctgid, cfi, BPF_ANY);
 	}
 	if (emit_proc(EV_FORK, parent, 0, &e))
 		return 0;

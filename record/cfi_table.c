@@ -149,6 +149,7 @@ static int rule_offset(const Dwarf_Op *ops, size_t nops, int64_t *off)
 /* The rule of @frame as one row; GR_CFI_NONE for what the walk cannot follow. */
 static struct gr_cfi_row classify(Dwarf_Frame *frame)
 {
+	const struct gr_cfi_row none = {0};
 	struct gr_cfi_row r = {0};
 	Dwarf_Op mem[3], *ops = NULL;
 	size_t nops = 0;
@@ -175,16 +176,12 @@ static struct gr_cfi_row classify(Dwarf_Frame *frame)
 		return r;
 	r.cfa_off = (uint16_t)ops[0].number2;
 	ops = NULL;
-	if (dwarf_frame_register(frame, REG_RBP, mem, &ops, &nops)) {
-		r.kind = GR_CFI_NONE;
-		return r;
-	}
+	if (dwarf_frame_register(frame, REG_RBP, mem, &ops, &nops))
+		return none;
 	if (nops == 0)
 		return r; /* same value (or undefined): the caller's rbp is still in rbp */
-	if (rule_offset(ops, nops, &off) || off % 8 || off / 8 < INT8_MIN || off / 8 > INT8_MAX) {
-		r.kind = GR_CFI_NONE;
-		return r;
-	}
+	if (rule_offset(ops, nops, &off) || off % 8 || off / 8 < INT8_MIN || off / 8 > INT8_MAX)
+		return none;
 	r.kind |= GR_CFI_RBP_SAVED;
 	r.rbp_off = (int8_t)(off / 8);
 	return r;
@@ -238,7 +235,8 @@ static int finish(struct build *b, struct gr_cfi_table *t)
 {
 	size_t n = 0;
 
-	qsort(b->rows, b->n, sizeof(*b->rows), cmp_row);
+	if (b->n) /* none: rows is NULL, which qsort() must not get */
+		qsort(b->rows, b->n, sizeof(*b->rows), cmp_row);
 	for (size_t i = 0; i < b->n; i++) {
 		if (i + 1 < b->n && b->rows[i + 1].r.pc == b->rows[i].r.pc)
 			continue;
