@@ -57,8 +57,18 @@ check "noeh: record names the library and why" \
 	"gpurec record: stacks end early in 1 binary without unwind tables: $PROGS/noeh/libnofp_lib.so (no .eh_frame): --call-graph dwarf unwinds those that carry DWARF CFI, -fno-omit-frame-pointer the others" \
 	"$(grep 'stacks end early' "$TMP/noeh.log")"
 
-# frame-pointer code, main thread and worker threads: the same stacks as DWARF unwinding gives
-for prog in "launches 10" "threads"; do
+# two worker threads, each 10 frames of chain() deep, without frame pointers (nofp_chain, the
+# benchmark's load): every frame, up to the thread's start
+"$GPUREC" record -o "$TMP/chain.trc" -- "$PROGS/nofp_chain" 64 2 0 10 >/dev/null 2>&1
+check "nofp_chain: recorded" 0 $?
+chain=$(printf 'chain(int, long, double);%.0s' $(seq 10))
+want="128: __device_stub__Z4tinyPf(float*);launch_loop(long, double);${chain}std::thread::_State_impl<std::thread::_Invoker<std::tuple<main::{lambda()#1}> > >::_M_run();"
+got=$(stacks "$TMP/chain.trc")
+check "nofp_chain: one stack for both threads, ten chain() frames" "$want" "${got:0:${#want}}"
+
+# frame-pointer code, main thread and worker threads, and the chain without frame pointers: the
+# same stacks as DWARF unwinding gives, to the last frame
+for prog in "launches 10" "threads" "nofp_chain 64 2 0 10"; do
 	name=${prog%% *}
 	"$GPUREC" record -o "$TMP/$name-cfi.trc" -- $PROGS/$prog >/dev/null 2>&1
 	"$GPUREC" record --call-graph dwarf -o "$TMP/$name-dw.trc" -- $PROGS/$prog >/dev/null 2>&1
