@@ -109,7 +109,8 @@ struct session {
 	struct gr_unwind *unwind; /* --call-graph dwarf: raw stacks are unwound; else NULL */
 	struct gr_attach attach;
 	struct gr_procs procs;
-	struct gr_cfi cfi; /* --call-graph cfi: the unwind tables (cfi.h) */
+	struct gr_cfi cfi;	   /* --call-graph cfi: the unwind tables (cfi.h) */
+	struct gr_procs own_procs; /* the recorder's own mappings, for calibrate() */
 	struct gr_python py;
 	struct gr_translate tr;
 	struct gr_trace_writer *w;
@@ -580,9 +581,21 @@ static void call_graph_name(const struct record_opts *o, char *buf, size_t size)
  */
 static void calibrate(struct session *s)
 {
-	int err =
-	    gr_calibrate(s->skel, s->rb, s->attach.multi, s->attach.sessions, s->o.stacks, &s->cal);
+	uint32_t self = getpid();
+	int err;
 
+	/*
+	 * Default stacks: walked by our own unwind tables meanwhile, so the cost measured is the
+	 * walk the traced program's calls take (own_procs: not the traced processes' table)
+	 */
+	if (s->procs.cfi) {
+		s->own_procs.cfi = s->procs.cfi;
+		gr_discover_scan(&s->own_procs, self);
+	}
+	err =
+	    gr_calibrate(s->skel, s->rb, s->attach.multi, s->attach.sessions, s->o.stacks, &s->cal);
+	if (s->procs.cfi)
+		bpf_map_delete_elem(bpf_map__fd(s->skel->maps.cfi_procs), &self);
 	s->calibrated = !err;
 	if (err)
 		fprintf(stderr,
@@ -668,6 +681,12 @@ static int setup(struct session *s)
 			fprintf(stderr, "gpurec record: cannot map the ring buffer: %s\n",
 				strerror(-err));
 	}
+	if (!err && s->o.stacks && s->o.cfi) {
+		gr_cfi_init(&s->cfi, bpf_map__fd(s->skel->maps.cfi_rows), GR_CFI_MAX_ROWS,
+			    bpf_map__fd(s->skel->maps.cfi_buckets), GR_CFI_MAX_BUCKETS,
+			    bpf_map__fd(s->skel->maps.cfi_procs));
+		s->procs.cfi = &s->cfi;
+	}
 	if (!err)
 		calibrate(s);
 	/* a stop signal from here on waits for the command to run (gr_forward_hold()) */
@@ -680,12 +699,6 @@ static int setup(struct session *s)
 	write_calibration(s);
 	write_session(s, GR_SESS_MMAP_HOOK, s->mmap_hook, gr_mmap_hook_name(s->mmap_hook));
 	s->procs.attach = &s->attach;
-	if (s->o.stacks && s->o.cfi) {
-		gr_cfi_init(&s->cfi, bpf_map__fd(s->skel->maps.cfi_rows), GR_CFI_MAX_ROWS,
-			    bpf_map__fd(s->skel->maps.cfi_buckets), GR_CFI_MAX_BUCKETS,
-			    bpf_map__fd(s->skel->maps.cfi_procs));
-		s->procs.cfi = &s->cfi;
-	}
 	gr_translate_init(&s->tr, s->w, &s->procs, s->unwind, bpf_map__fd(s->skel->maps.counters));
 	s->tr.py = &s->py;
 	if (s->unwind)
@@ -1026,6 +1039,7 @@ static void session_free(struct session *s)
 	s->unwind = NULL;
 	gr_attach_free(&s->attach);
 	gr_discover_free(&s->procs);
+	gr_discover_free(&s->own_procs);
 	gr_cfi_free(&s->cfi);
 	/* what the probes held and the drain did not resume, the watchdog resumes (watchdog.h) */
 	gpurec_bpf__destroy(s->skel);
