@@ -250,6 +250,8 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1024);
+	/* 12 KiB a process: allocated as processes come, not all up front */
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u32);
 	__type(value, struct gr_cfi_proc);
 } cfi_procs SEC(".maps");
@@ -773,7 +775,7 @@ static __always_inline const struct gr_cfi_row *cfi_find(struct cfi_walk *w, __u
 		if (hi > GR_CFI_MAPS)
 			hi = GR_CFI_MAPS;
 		/* the last mapping that starts at or below pc: log2(GR_CFI_MAPS) + 1 steps */
-		for (int i = 0; i < 8 && lo < hi; i++) {
+		for (int i = 0; i < 9 && lo < hi; i++) {
 			mid = (lo + hi) / 2;
 			if (mid >= GR_CFI_MAPS)
 				return NULL;

@@ -396,8 +396,11 @@ struct gr_cfi_row {
  */
 #define GR_CFI_MAX_BUCKETS (GR_CFI_MAX_ROWS / 2)
 
-/* Executable mappings of one traced process that have a table, sorted by start (cfi_procs). */
-#define GR_CFI_MAPS 128
+/*
+ * Executable mappings of one traced process that have a table, sorted by start (cfi_procs): a
+ * PyTorch process maps a few hundred libraries, most of them extension modules.
+ */
+#define GR_CFI_MAPS 256
 struct gr_cfi_map {
 	__u64 start, end;
 	__u64 bias;	   /* address - bias = link-time address */

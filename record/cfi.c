@@ -203,7 +203,7 @@ int gr_cfi_covered(const struct gr_cfi *c, const struct gr_file *f, const char *
 		*why = !err		? "code its .eh_frame does not describe"
 		       : err == -ENOENT ? "no .eh_frame"
 		       : err == -E2BIG	? "the tables are full"
-		       : err == -EAGAIN ? "mapped where the recorder could not see it in time"
+		       : err == -EAGAIN ? "past the mappings a process's tables hold"
 					: "its table could not be built";
 	return !err;
 }
