@@ -187,7 +187,7 @@ $(O)/tests/fuzz_%_replay: $(O)/tests/fuzz/fuzz_%.o $(O)/tests/fuzz/replay_main.o
 FUZZ_CFLAGS	:= -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -I$(O) -fsanitize=address,undefined \
 		   -fno-sanitize-recover=undefined
 fuzz_objs	= $(patsubst $(O)/%,$(O)/fuzz/obj/%,$(1))
-FUZZ_RECORD	:= $(addprefix $(O)/fuzz/fuzz_,elf lines unwind pylines procmaps rankenv cupti events pybuild pyresolve)
+FUZZ_RECORD	:= $(addprefix $(O)/fuzz/fuzz_,elf lines unwind cfi pylines procmaps rankenv cupti events pybuild pyresolve)
 FUZZ_LIBS	= $(ANALYZE_LIBS)
 $(FUZZ_BINS): $(call fuzz_objs,$(FORMAT_OBJS) $(ANALYZE_OBJS))
 $(FUZZ_RECORD): $(call fuzz_objs,$(RECORD_OBJS))

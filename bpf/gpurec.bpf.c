@@ -29,6 +29,7 @@ const volatile __u64 targ_shed_bytes = 0;
 const volatile bool targ_sched = true;
 const volatile bool targ_hold_mappings = true;
 const volatile bool targ_python = true; /* walk Python frames where py_procs says how */
+const volatile bool targ_cfi = false;	/* walk by the unwind tables in cfi_procs (default) */
 /*
  * Launch sampling (launch_session): the launches of a thread whose sequence number n (0, 1, ...)
  * has n % targ_launch_sample == 1 % targ_launch_sample are timed, entry to return; so the second
@@ -83,6 +84,18 @@ struct {
  */
 #define GR_STACK_WINDOW 1024
 
+/*
+ * The rules a thread's last walk by unwind tables found, per frame: a thread that calls from
+ * the same place again (a training loop's launches) walks the same return addresses, and a
+ * rule from here costs a compare where a search costs two bounded binary searches. key: the
+ * address looked up, and the process's cfi_procs generation in the top 16 bits (user addresses
+ * have 47), so an update of the process's mappings makes every entry stale.
+ */
+struct cfi_cache {
+	__u64 key[GR_MAX_FRAMES];
+	struct gr_cfi_row row[GR_MAX_FRAMES];
+};
+
 struct pending_call {
 	struct gr_ev_call call; /* header and arguments at entry */
 	__u64 cookie;
@@ -132,6 +145,7 @@ struct thread_state {
 	__u32 pad_seq;
 	struct call_batch batch;
 	__u8 window[GR_STACK_WINDOW]; /* user stack being walked (walk_window()) */
+	struct cfi_cache cfi;	      /* the rules its last walk by unwind tables used */
 	/* Python frames (py_capture()) */
 	__u64 py_tstate;    /* the thread's PyThreadState, 0 when not known */
 	__u64 py_miss;	    /* when a search last found none */
@@ -212,6 +226,35 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } counters SEC(".maps");
+
+/*
+ * --call-graph cfi (the default): the unwind tables of every binary the recorder built one for
+ * (record/cfi.h), back to back, and their buckets; and per traced process
+ * (key: tgid) its executable mappings that have one. A process without an entry is walked by
+ * frame pointers alone.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, GR_CFI_MAX_ROWS);
+	__type(key, __u32);
+	__type(value, struct gr_cfi_row);
+} cfi_rows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, GR_CFI_MAX_BUCKETS);
+	__type(key, __u32);
+	__type(value, __u64);
+} cfi_buckets SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	/* 12 KiB a process: allocated as processes come, not all up front */
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct gr_cfi_proc);
+} cfi_procs SEC(".maps");
 
 static __always_inline void count_n(__u32 idx, __u64 n)
 {
@@ -684,6 +727,171 @@ static long window_step(__u64 i, void *ctx)
 	return 0;
 }
 
+/* The state of a walk by unwind tables (cfi_step()), through bpf_loop(): one step per frame. */
+struct cfi_walk {
+	__u64 *frames;
+	__u8 *win;
+	const struct gr_cfi_proc *proc;
+	struct cfi_cache *cache; /* NULL: none (no thread state) */
+	__u64 pc, sp, fp, wbase; /* the frame's return address; its caller's sp and rbp */
+	__u32 wlen, n;
+	__u32 map; /* the mapping of the last frame found (cfi_find()) */
+};
+
+/* The u64 of user memory at @addr, through @w's window: a new window when outside it. */
+static __always_inline int cfi_read(struct cfi_walk *w, __u64 addr, __u64 *v)
+{
+	__u64 off = addr - w->wbase;
+
+	if (addr < w->wbase || off + 8 > w->wlen) {
+		w->wlen = load_window(w->win, addr);
+		w->wbase = addr;
+		off = 0;
+	}
+	asm volatile("" : "+r"(off));
+	if (off + 8 > w->wlen || off > GR_STACK_WINDOW - 8)
+		return -1;
+	*v = *(__u64 *)(w->win + off);
+	return 0;
+}
+
+/* The row for address @pc in @w's process; NULL where no table covers it. */
+static __always_inline const struct gr_cfi_row *cfi_find(struct cfi_walk *w, __u64 pc)
+{
+	const struct gr_cfi_proc *proc = w->proc;
+	const struct gr_cfi_map *m;
+	const __u64 *b;
+	/*
+	 * zero is 0 (the recorder writes it so) but the verifier cannot know it: xor'ed into lo
+	 * and hi after each step of a search, it leaves them any value to the verifier, so both
+	 * sides of the step are one state to it, which otherwise walks 2^steps paths (and does so
+	 * again for every path into the next search: seconds of loading).
+	 */
+	__u32 lo = 0, hi = proc->n, mid, key, zero = proc->zero;
+	__u64 vpc, k;
+
+	m = &proc->maps[w->map & (GR_CFI_MAPS - 1)];
+	/* mostly in the mapping of the frame before: no search then */
+	if (pc < m->start || pc >= m->end) {
+		if (hi > GR_CFI_MAPS)
+			hi = GR_CFI_MAPS;
+		/* the last mapping that starts at or below pc: log2(GR_CFI_MAPS) + 1 steps */
+		for (int i = 0; i < 9 && lo < hi; i++) {
+			mid = (lo + hi) / 2;
+			if (mid >= GR_CFI_MAPS)
+				return NULL;
+			if (proc->maps[mid].start <= pc)
+				lo = mid + 1;
+			else
+				hi = mid;
+			lo ^= zero;
+			hi ^= zero;
+		}
+		if (!lo)
+			return NULL;
+		w->map = (lo - 1) & (GR_CFI_MAPS - 1);
+		m = &proc->maps[w->map];
+		if (pc < m->start || pc >= m->end)
+			return NULL;
+	}
+	vpc = pc - m->bias;
+	if (vpc < m->base || vpc > 0xffffffffULL || !m->nbuckets)
+		return NULL;
+	/* the rows between the one in effect at vpc's bucket and the next bucket's */
+	k = (vpc - m->base) >> (m->shift & 31);
+	if (k >= m->nbuckets)
+		k = m->nbuckets - 1;
+	key = m->bucket + k;
+	b = bpf_map_lookup_elem(&cfi_buckets, &key);
+	if (!b)
+		return NULL;
+	lo = (__u32)*b;
+	hi = (__u32)(*b >> 32) + 1;
+	/* the last row at or below vpc, found in lo: at most log2(GR_CFI_MAX_ROWS) + 1 steps */
+	for (int i = 0; i < 23 && lo + 1 < hi; i++) {
+		const struct gr_cfi_row *c;
+
+		mid = (lo + hi) / 2;
+		key = m->first + mid;
+		c = bpf_map_lookup_elem(&cfi_rows, &key);
+		if (!c)
+			return NULL;
+		if (c->pc <= vpc)
+			lo = mid;
+		else
+			hi = mid;
+		lo ^= zero;
+		hi ^= zero;
+	}
+	key = m->first + lo;
+	return bpf_map_lookup_elem(&cfi_rows, &key);
+}
+
+/*
+ * Frame @i + 1 of a walk by unwind tables: the rule for the call site (pc - 1: a return address
+ * points past its call) gives the caller's frame (CFA), its return address at CFA - 8 and
+ * where its rbp was saved. Where no table covers pc (a binary mapped too late, one without
+ * .eh_frame, a PLT stub), a frame-pointer step, as walk_window() takes.
+ */
+static long cfi_step(__u64 i, void *ctx)
+{
+	struct cfi_walk *w = ctx;
+	struct cfi_cache *cache = w->cache;
+	__u64 idx = i + 1, cfa, ret, fp = w->fp, key, slot = i & (GR_MAX_FRAMES - 1);
+	struct gr_cfi_row row = {};
+	const struct gr_cfi_row *r;
+	__u8 kind;
+	__s64 rbp_off;
+
+	if (idx >= GR_MAX_FRAMES || idx >= targ_stack_frames)
+		return 1;
+	key = (w->pc - 1) | ((__u64)w->proc->gen << 48);
+	if (cache && cache->key[slot] == key) {
+		row = cache->row[slot];
+	} else {
+		r = cfi_find(w, w->pc - 1);
+		if (r)
+			row = *r;
+		if (cache) {
+			cache->key[slot] = key;
+			cache->row[slot] = row;
+		}
+	}
+	kind = row.kind;
+	rbp_off = row.rbp_off * 8;
+	switch (kind & GR_CFI_CFA_MASK) {
+	case GR_CFI_END:
+		return 1;
+	case GR_CFI_CFA_RSP:
+		cfa = w->sp + row.cfa_off;
+		break;
+	case GR_CFI_CFA_RBP:
+		cfa = w->fp + row.cfa_off;
+		break;
+	default:
+		/* rbp's frame record: the saved rbp, then the return address */
+		if (!fp || (fp & 7) || fp < w->sp)
+			return 1;
+		cfa = fp + 16;
+		kind = GR_CFI_RBP_SAVED;
+		rbp_off = -16;
+		break;
+	}
+	/* the caller's frame lies above this one; else no frame chain */
+	if (cfa <= w->sp)
+		return 1;
+	if ((kind & GR_CFI_RBP_SAVED) && cfi_read(w, cfa + rbp_off, &fp))
+		return 1;
+	if (cfi_read(w, cfa - 8, &ret) || ret < 4096)
+		return 1;
+	w->frames[idx] = ret;
+	w->n = idx + 1;
+	w->pc = ret;
+	w->sp = cfa;
+	w->fp = fp;
+	return 0;
+}
+
 /*
  * The user stack by frame pointers at a function's entry, walked here rather than with
  * bpf_get_stack(): the perf callchain machinery costs ~4x more per event. At the entry (the
@@ -693,7 +901,7 @@ static long window_step(__u64 i, void *ctx)
  * outside it, so a deep stack costs a read per window, not one per frame.
  */
 static __always_inline __u32 walk_window(struct pt_regs *ctx, __u64 *frames, __u8 *win, __u64 wbase,
-					 __u32 wlen, __u64 entry_ret)
+					 __u32 wlen, __u64 entry_ret, struct cfi_cache *cache)
 {
 	struct window_walk w = {.frames = frames,
 				.win = win,
@@ -702,9 +910,29 @@ static __always_inline __u32 walk_window(struct pt_regs *ctx, __u64 *frames, __u
 				.wlen = wlen,
 				.n = 1};
 
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	const struct gr_cfi_proc *proc;
+
 	frames[0] = entry_ret;
 	if (!entry_ret)
 		return 0;
+	proc = targ_cfi ? bpf_map_lookup_elem(&cfi_procs, &tgid) : NULL;
+	if (proc) {
+		/* at the entry the caller's sp is just above the return address */
+		struct cfi_walk c = {.frames = frames,
+				     .win = win,
+				     .proc = proc,
+				     .cache = cache,
+				     .pc = entry_ret,
+				     .sp = PT_REGS_SP(ctx) + 8,
+				     .fp = PT_REGS_FP(ctx),
+				     .wbase = wbase,
+				     .wlen = wlen,
+				     .n = 1};
+
+		bpf_loop(GR_MAX_FRAMES - 1, cfi_step, &c, 0);
+		return c.n;
+	}
 	bpf_loop(GR_MAX_FRAMES - 1, window_step, &w, 0);
 	return w.n;
 }
@@ -712,7 +940,8 @@ static __always_inline __u32 walk_window(struct pt_regs *ctx, __u64 *frames, __u
 /* fill_args() and the walk, from one read of the stack at sp: the return address, the stack
  * arguments and, mostly, the first frames of the chain. Returns the frames walked. */
 static __always_inline __u32 capture_args_and_stack(struct pt_regs *ctx, struct gr_ev_call *e,
-						    __u8 layout, __u8 *win, __u64 *frames)
+						    __u8 layout, __u8 *win, __u64 *frames,
+						    struct cfi_cache *cache)
 {
 	__u64 sp = PT_REGS_SP(ctx), top[4] = {};
 	__u32 wlen = load_window(win, sp);
@@ -720,7 +949,7 @@ static __always_inline __u32 capture_args_and_stack(struct pt_regs *ctx, struct 
 	if (wlen >= sizeof(top))
 		__builtin_memcpy(top, win, sizeof(top));
 	fill_args(ctx, e, layout, top[1], top[2], top[3]);
-	return walk_window(ctx, frames, win, sp, wlen, top[0]);
+	return walk_window(ctx, frames, win, sp, wlen, top[0], cache);
 }
 
 /* ---- Python frames (bpf/gpurec.h: struct gr_py_proc, struct gr_ev_pystack) ---- */
@@ -1093,7 +1322,7 @@ static __always_inline int batch_entry(struct pt_regs *ctx, struct thread_state 
 	e->h.api = GR_CK_API(cookie);
 	e->h.flags = depth << GR_EVF_DEPTH_SHIFT;
 	if ((GR_CK_FLAGS(cookie) & GR_CF_STACK) && targ_stack_frames) {
-		n = capture_args_and_stack(ctx, e, layout, ts->window, (__u64 *)(e + 1));
+		n = capture_args_and_stack(ctx, e, layout, ts->window, (__u64 *)(e + 1), &ts->cfi);
 		nostack = !n;
 	} else {
 		capture_args(ctx, e, layout);
@@ -1124,7 +1353,7 @@ static __always_inline int emit_entry(struct pt_regs *ctx, struct thread_state *
 	sc->call.h.layout = layout;
 	sc->call.h.api = GR_CK_API(cookie);
 	if ((flags & GR_CF_STACK) && !targ_dwarf_bytes && targ_stack_frames)
-		n = capture_args_and_stack(ctx, &sc->call, layout, sc->window, sc->frames);
+		n = capture_args_and_stack(ctx, &sc->call, layout, sc->window, sc->frames, NULL);
 	else
 		capture_args(ctx, &sc->call, layout);
 	if (ts && py_wanted(flags))
@@ -1160,8 +1389,8 @@ static __always_inline int push_call(struct pt_regs *ctx, struct thread_state *t
 	 */
 	pc->nframes = 0;
 	if ((flags & GR_CF_STACK) && !targ_dwarf_bytes && targ_stack_frames)
-		pc->nframes =
-		    capture_args_and_stack(ctx, &pc->call, layout, ts->window, pc->frames);
+		pc->nframes = capture_args_and_stack(ctx, &pc->call, layout, ts->window, pc->frames,
+						     &ts->cfi);
 	else
 		capture_args(ctx, &pc->call, layout);
 	/* the Python stack is the same at the return: walked now, sent before the event */
@@ -1549,12 +1778,16 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 		return 0;
 	/* the whole tree is traced: children (and threads) inherit */
 	set_traced(ctgid);
-	/* a forked child runs the same interpreter at the same addresses */
+	/* a forked child runs the same interpreter, and the same code, at the same addresses */
 	if (ctgid != ptgid) {
 		struct gr_py_proc *py = bpf_map_lookup_elem(&py_procs, &ptgid);
+		struct gr_cfi_proc *cfi = bpf_map_lookup_elem(&cfi_procs, &ptgid);
 
 		if (py)
 			bpf_map_update_elem(&py_procs, &ctgid, py, BPF_ANY);
+		/* its first calls come before the recorder has seen the fork */
+		if (cfi)
+			bpf_map_update_elem(&cfi_procs, &ctgid, cfi, BPF_ANY);
 	}
 	if (emit_proc(EV_FORK, parent, 0, &e))
 		return 0;
@@ -1623,8 +1856,10 @@ int BPF_PROG(on_exit, struct task_struct *p)
 		return 0;
 	ts = bpf_task_storage_get(&thread_states, p, NULL, 0);
 	flush_state(ts);
-	if (!BPF_CORE_READ(p, signal, live.counter))
+	if (!BPF_CORE_READ(p, signal, live.counter)) {
 		bpf_map_delete_elem(&py_procs, &tgid);
+		bpf_map_delete_elem(&cfi_procs, &tgid);
+	}
 	if (ts && ts->depth)
 		emit_in_flight(ts, true, bpf_get_smp_processor_id());
 	if (emit_proc(EV_EXIT, p, 0, &e))

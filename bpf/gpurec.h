@@ -370,6 +370,56 @@ struct gr_signal_seen {
 	__u64 ts;
 };
 
+/*
+ * Default stacks (--call-graph cfi): unwind tables built by the recorder from each binary's
+ * .eh_frame (record/cfi_table.h), walked in BPF. One row of a binary's table: the rule from
+ * link-time address pc up to the next row's. x86-64: the return address is at CFA - 8.
+ */
+struct gr_cfi_row {
+	__u32 pc;
+	__u16 cfa_off; /* CFA = (rsp or rbp, GR_CFI_CFA_*) + cfa_off */
+	__u8 kind;     /* GR_CFI_CFA_* | GR_CFI_RBP_SAVED */
+	__s8 rbp_off;  /* GR_CFI_RBP_SAVED: the caller's rbp is at CFA + 8 * rbp_off */
+};
+#define GR_CFI_NONE	 0 /* no rule here (no FDE, a DWARF expression): a frame-pointer step */
+#define GR_CFI_CFA_RSP	 1
+#define GR_CFI_CFA_RBP	 2
+#define GR_CFI_END	 3 /* the outermost frame: its return address is undefined */
+#define GR_CFI_CFA_MASK	 3
+#define GR_CFI_RBP_SAVED 4
+#define GR_CFI_MAX_ROWS	 (4u << 20) /* rows of all binaries together: 32 MiB */
+/*
+ * A binary's buckets (cfi_buckets) narrow the search for an address to a few rows: bucket k
+ * holds the index (in the binary's rows) of the row in effect at base + (k << shift) in its low
+ * half, and bucket k + 1's in its high half (the rows to search end there: one lookup). A
+ * binary gets about one bucket per 4 rows, so the buckets of all take at most half as many
+ * entries.
+ */
+#define GR_CFI_MAX_BUCKETS (GR_CFI_MAX_ROWS / 2)
+
+/*
+ * Executable mappings of one traced process that have a table, sorted by start (cfi_procs): a
+ * PyTorch process maps a few hundred libraries, most of them extension modules.
+ */
+#define GR_CFI_MAPS 256
+struct gr_cfi_map {
+	__u64 start, end;
+	__u64 bias;	   /* address - bias = link-time address */
+	__u32 first, rows; /* the binary's rows in cfi_rows */
+	__u32 base;	   /* the link-time address of its first row */
+	__u32 bucket;	   /* its first bucket in cfi_buckets */
+	__u32 nbuckets;
+	__u32 shift;
+};
+
+struct gr_cfi_proc {
+	__u32 n;
+	__u32 zero; /* always 0: the BPF walk's searches need it (cfi_find()) */
+	__u32 gen;  /* changes with every update: rules a thread cached before are stale */
+	__u32 pad;
+	struct gr_cfi_map maps[GR_CFI_MAPS];
+};
+
 /* Indexes of the counters array map. */
 enum gr_counter {
 	C_RINGBUF_LOST = 0, /* ring buffer reserve/output failures */

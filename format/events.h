@@ -666,7 +666,7 @@ enum gr_session_key {
 	GR_SESS_STOP = 0,    /* value: stop reason (0 exit, 1 signal, 2 duration) */
 	GR_SESS_EXIT_STATUS, /* value: exit status of the traced command */
 	GR_SESS_CUDA_SEEN,   /* value: number of CUDA libraries probed */
-	GR_SESS_CALL_GRAPH,  /* text: "fp", "dwarf,SIZE" or "none" */
+	GR_SESS_CALL_GRAPH,  /* text: "cfi", "fp", "dwarf,SIZE" or "none" */
 	GR_SESS_ATTACHED,    /* value: 1 if recorded with -p (registrations may be missed) */
 	GR_SESS_UNTRACED,    /* value: privileged programs (setuid, setgid, file capabilities)
 				the traced processes exec'd and that were not traced */

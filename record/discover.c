@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "attach.h"
+#include "cfi.h"
 #include "discover.h"
 #include "elf.h"
 #include "mapped_open.h"
@@ -183,6 +184,7 @@ int gr_discover_scan(struct gr_procs *procs, uint32_t pid)
 	}
 	free(line);
 	fclose(maps);
+	gr_cfi_sync(procs->cfi, procs, pid);
 	return 0;
 }
 
@@ -195,6 +197,7 @@ void gr_discover_fork(struct gr_procs *procs, uint32_t parent, uint32_t child)
 	for (size_t i = 0; i < pp->nmaps; i++)
 		add_mapping(cp, pp->maps[i].start, pp->maps[i].end, pp->maps[i].pgoff,
 			    pp->maps[i].file);
+	gr_cfi_sync(procs->cfi, procs, child);
 }
 
 const struct gr_mapping *gr_discover_lookup(struct gr_procs *procs, uint32_t pid, uint64_t addr)

@@ -50,6 +50,7 @@ struct gr_proc {
  */
 struct gr_procs {
 	struct gr_attach *attach; /* probes new files and marks them known; NULL: neither */
+	struct gr_cfi *cfi;	  /* unwind tables for the BPF walk (cfi.h); NULL: none */
 
 	struct gr_file **files; /* in the order found */
 	size_t nfiles;

@@ -35,6 +35,7 @@
 #include "analyze/util/options.h"
 #include "analyze/util/text.h"
 #include "attach.h"
+#include "cfi.h"
 #include "bpf/gpurec.h"
 #include "bpf/gpurec.skel.h"
 #include "calibrate.h"
@@ -78,7 +79,8 @@ struct record_opts {
 	double duration;
 	int stacks;
 	int python;	      /* Python frames with the stacks (--no-python: 0) */
-	unsigned dwarf_bytes; /* --call-graph dwarf: stack bytes per event; 0 = frame pointers */
+	unsigned dwarf_bytes; /* --call-graph dwarf: stack bytes per event; 0 = walked in BPF */
+	int cfi;	      /* --call-graph cfi (the default): walked by unwind tables */
 	int launch_time;
 	int cupti; /* --cupti: GPU activity from CUPTI, injected into the command */
 	int sched;
@@ -108,6 +110,8 @@ struct session {
 	struct gr_unwind *unwind; /* --call-graph dwarf: raw stacks are unwound; else NULL */
 	struct gr_attach attach;
 	struct gr_procs procs;
+	struct gr_cfi cfi;	   /* --call-graph cfi: the unwind tables (cfi.h) */
+	struct gr_procs own_procs; /* the recorder's own mappings, for calibrate() */
 	struct gr_python py;
 	struct gr_translate tr;
 	struct gr_trace_writer *w;
@@ -144,7 +148,10 @@ static void usage(FILE *f)
 		"  -p, --pid PIDS        attach to running processes (and their new children)\n"
 		"  -d, --duration SECS   stop recording after SECS seconds\n"
 		"      --call-graph MODE user stacks at launches, copies and syncs:\n"
-		"                        fp (default): walk frame pointers, cheap\n"
+		"                        cfi (default): walk by unwind tables built from\n"
+		"                        each binary's .eh_frame, frame pointers where a\n"
+		"                        binary has none: code with or without frame pointers\n"
+		"                        fp: walk frame pointers only\n"
 		"                        dwarf[,SIZE]: copy the registers and SIZE bytes of\n"
 		"                        stack (default %u; a multiple of 8, 64..%u) per\n"
 		"                        event, unwound with DWARF CFI while recording: for\n"
@@ -209,10 +216,12 @@ static int parse_call_graph(const char *arg, struct record_opts *o)
 	int dwarf;
 
 	o->dwarf_bytes = 0;
+	o->cfi = 0;
 	if (!strcmp(arg, "none")) {
 		o->stacks = 0;
-	} else if (!strcmp(arg, "fp")) {
+	} else if (!strcmp(arg, "fp") || !strcmp(arg, "cfi")) {
 		o->stacks = 1;
+		o->cfi = !strcmp(arg, "cfi");
 	} else if (!strncmp(arg, "dwarf", 5) && (dwarf = parse_dwarf(arg, &o->dwarf_bytes)) <= 0) {
 		if (dwarf < 0)
 			return -1;
@@ -220,7 +229,7 @@ static int parse_call_graph(const char *arg, struct record_opts *o)
 	} else {
 		fprintf(stderr,
 			"gpurec record: --call-graph '%s' is not supported: "
-			"use fp, dwarf[,SIZE] or none\n",
+			"use cfi, fp, dwarf[,SIZE] or none\n",
 			arg);
 		return -1;
 	}
@@ -247,8 +256,12 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 	char *end;
 	int c;
 
-	*o = (struct record_opts){
-	    .output = "gpurec.trc", .stacks = 1, .python = 1, .sched = 1, .ringbuf_mb = 16};
+	*o = (struct record_opts){.output = "gpurec.trc",
+				  .stacks = 1,
+				  .cfi = 1,
+				  .python = 1,
+				  .sched = 1,
+				  .ringbuf_mb = 16};
 	gr_opt_begin();
 	while ((c = getopt_long(argc, argv, "+:o:p:d:vh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -461,6 +474,12 @@ static int load_bpf(struct session *s)
 		skel->rodata->targ_shed_bytes = ((uint64_t)o->ringbuf_mb << 17) * SHED_FILL_EIGHTHS;
 	skel->rodata->targ_sched = o->sched;
 	skel->rodata->targ_python = o->stacks && o->python;
+	skel->rodata->targ_cfi = o->stacks && o->cfi;
+	/* no tables: they cost no memory (one entry, never read) */
+	if (!(o->stacks && o->cfi)) {
+		bpf_map__set_max_entries(skel->maps.cfi_rows, 1);
+		bpf_map__set_max_entries(skel->maps.cfi_buckets, 1);
+	}
 	skel->rodata->targ_wakeup_bytes = (uint64_t)o->ringbuf_mb << 18; /* a quarter full */
 	/* test hook: a consumer that falls behind, so losses can be checked exactly */
 	if (test_drain_ms())
@@ -560,7 +579,7 @@ static void call_graph_name(const struct record_opts *o, char *buf, size_t size)
 	if (o->stacks && o->dwarf_bytes)
 		snprintf(buf, size, "dwarf,%u", o->dwarf_bytes);
 	else
-		snprintf(buf, size, "%s", o->stacks ? "fp" : "none");
+		snprintf(buf, size, "%s", !o->stacks ? "none" : o->cfi ? "cfi" : "fp");
 }
 
 /*
@@ -569,9 +588,21 @@ static void call_graph_name(const struct record_opts *o, char *buf, size_t size)
  */
 static void calibrate(struct session *s)
 {
-	int err =
-	    gr_calibrate(s->skel, s->rb, s->attach.multi, s->attach.sessions, s->o.stacks, &s->cal);
+	uint32_t self = getpid();
+	int err;
 
+	/*
+	 * Default stacks: walked by our own unwind tables meanwhile, so the cost measured is the
+	 * walk the traced program's calls take (own_procs: not the traced processes' table)
+	 */
+	if (s->procs.cfi) {
+		s->own_procs.cfi = s->procs.cfi;
+		gr_discover_scan(&s->own_procs, self);
+	}
+	err =
+	    gr_calibrate(s->skel, s->rb, s->attach.multi, s->attach.sessions, s->o.stacks, &s->cal);
+	if (s->procs.cfi)
+		bpf_map_delete_elem(bpf_map__fd(s->skel->maps.cfi_procs), &self);
 	s->calibrated = !err;
 	if (err)
 		fprintf(stderr,
@@ -656,6 +687,12 @@ static int setup(struct session *s)
 		if (err)
 			fprintf(stderr, "gpurec record: cannot map the ring buffer: %s\n",
 				strerror(-err));
+	}
+	if (!err && s->o.stacks && s->o.cfi) {
+		gr_cfi_init(&s->cfi, bpf_map__fd(s->skel->maps.cfi_rows), GR_CFI_MAX_ROWS,
+			    bpf_map__fd(s->skel->maps.cfi_buckets), GR_CFI_MAX_BUCKETS,
+			    bpf_map__fd(s->skel->maps.cfi_procs));
+		s->procs.cfi = &s->cfi;
 	}
 	if (!err)
 		calibrate(s);
@@ -1052,6 +1089,8 @@ static void session_free(struct session *s)
 	s->unwind = NULL;
 	gr_attach_free(&s->attach);
 	gr_discover_free(&s->procs);
+	gr_discover_free(&s->own_procs);
+	gr_cfi_free(&s->cfi);
 	/* what the probes held and the drain did not resume, the watchdog resumes (watchdog.h) */
 	gpurec_bpf__destroy(s->skel);
 	s->skel = NULL;
@@ -1253,6 +1292,7 @@ static void finish(struct session *s)
 	}
 	gr_call_status_report(&s->tr.calls, stderr);
 	gr_stack_cuts_report(&s->tr.cuts, stderr);
+	gr_cfi_report(&s->cfi, stderr, s->o.verbose);
 	if (!s->attach.cuda_files)
 		fprintf(stderr, "gpurec record: no CUDA library was loaded by the traced processes "
 				"(nothing to probe); the trace holds process and scheduler events "

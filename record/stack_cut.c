@@ -6,6 +6,7 @@
 
 #include "analyze/util/text.h"
 #include "format/events.h"
+#include "cfi.h"
 #include "discover.h"
 #include "stack_cut.h"
 
@@ -16,12 +17,17 @@ unsigned gr_stack_cut(struct gr_stack_cuts *c, struct gr_procs *procs, uint32_t 
 	unsigned kept = 1;
 	uint64_t *count;
 
-	if (n <= 1)
+	if (n <= 1) {
+		if (n)
+			gr_cfi_note_end(procs->cfi, procs, pid, frames[0]);
 		return n;
+	}
 	/* a Python frame (merged in by pymerge.h) is no address: it never ends a stack */
 	while (kept < n &&
 	       (GR_FRAME_IS_PYTHON(frames[kept]) || gr_discover_lookup(procs, pid, frames[kept])))
 		kept++;
+	/* where a walk by unwind tables stopped: in a binary without one, it stopped early */
+	gr_cfi_note_end(procs->cfi, procs, pid, frames[kept - 1]);
 	if (kept == n)
 		return n;
 	last = gr_discover_lookup(procs, pid, frames[kept - 1]);

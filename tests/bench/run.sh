@@ -43,7 +43,8 @@ for _ in $(seq "$REPS"); do
 	ns_per_launch "$PROGS/launch_loop" "$N" >>"$TMP/bare"
 	ns_per_launch "$O/tests/bench_uprobe" "$LIB" cudaLaunchKernel "$PROGS/launch_loop" "$N" >>"$TMP/empty"
 	ns_per_launch "$GPUREC" record --no-sched --call-graph none -o "$TMP/a.trc" -- "$PROGS/launch_loop" "$N" >>"$TMP/nostack"
-	ns_per_launch "$GPUREC" record --no-sched -o "$TMP/a.trc" -- "$PROGS/launch_loop" "$N" >>"$TMP/fp"
+	ns_per_launch "$GPUREC" record --no-sched --call-graph fp -o "$TMP/a.trc" -- "$PROGS/launch_loop" "$N" >>"$TMP/fp"
+	ns_per_launch "$GPUREC" record --no-sched -o "$TMP/a.trc" -- "$PROGS/launch_loop" "$N" >>"$TMP/cfi"
 	ns_per_launch "$GPUREC" record --no-sched --call-graph none --launch-time -o "$TMP/a.trc" -- "$PROGS/launch_loop" "$N" >>"$TMP/ltime"
 	# -v: the recorder's own figure for unwinding one raw stack ("N us per stack")
 	"$GPUREC" record -v --no-sched --call-graph dwarf -o "$TMP/a.trc" -- "$PROGS/launch_loop" "$N" >"$TMP/dw.out" 2>&1
@@ -55,13 +56,16 @@ bare=$(median <"$TMP/bare")
 empty=$(median <"$TMP/empty")
 nostack=$(median <"$TMP/nostack")
 fp=$(median <"$TMP/fp")
+cfi=$(median <"$TMP/cfi")
 ltime=$(median <"$TMP/ltime")
 printf '  call without probes            %8.1f ns\n' "$bare"
 printf '  empty BPF uprobe               %8.1f ns  (+%.1f)\n' "$empty" "$(awk -v a="$empty" -v b="$bare" 'BEGIN{print a-b}')"
 printf '  gpurec, no stacks              %8.1f ns  ratio %s  (target <= 1.15); bpf: launch_session %s ns per run\n' \
 	"$nostack" "$(ratio "$nostack" "$bare" "$empty")" "$(bpf_ns launch_session --call-graph none)"
 printf '  gpurec, frame-pointer stacks   %8.1f ns  ratio %s  (target <= 1.4); bpf: launch_session %s ns per run\n' \
-	"$fp" "$(ratio "$fp" "$bare" "$empty")" "$(bpf_ns launch_session)"
+	"$fp" "$(ratio "$fp" "$bare" "$empty")" "$(bpf_ns launch_session --call-graph fp)"
+printf '  gpurec, default stacks (cfi)   %8.1f ns  ratio %s  (unwind tables: to _start); bpf: launch_session %s ns per run\n' \
+	"$cfi" "$(ratio "$cfi" "$bare" "$empty")" "$(bpf_ns launch_session)"
 # timing 1 launch in 64 (the default): what it adds per launch to the default recording, against
 # the same recording without it (the test hook of kernels without uprobe sessions: launches at
 # entry only). A few ns in ~1 us, so two figures: the traced program's CPU time per launch
@@ -168,6 +172,33 @@ launches=$("$GPUREC" info --json "$TMP/loop.trc" | python3 -c 'import json,sys; 
 size=$(stat -c %s "$TMP/loop.trc")
 printf '  samples/chain %s steps: %s launches, %s bytes: %.2f B per launch event, stacks and syncs included (target <= 2.5)\n' \
 	"$steps" "$launches" "$size" "$(awk -v s="$size" -v l="$launches" 'BEGIN{print s/l}')"
+
+# Default stacks through code without frame pointers (issue 29): tests/progs/nofp_chain, -O2
+# without frame pointers, launches from 10 frames of chain() under a thread. Its CPU time per
+# launch (preemption does not count there), so the figures hold on a busy machine.
+echo "== default stacks through a 10-frame chain without frame pointers ($N launches, median of $REPS)"
+cpu_per_launch() { "$@" 2>/dev/null | awk '/cpu_ns_per_launch/ {print $6}'; }
+for _ in $(seq "$REPS"); do
+	cpu_per_launch "$PROGS/nofp_chain" "$N" >>"$TMP/ch_bare"
+	cpu_per_launch "$O/tests/bench_uprobe" "$LIB" cudaLaunchKernel "$PROGS/nofp_chain" "$N" >>"$TMP/ch_empty"
+	cpu_per_launch "$GPUREC" record --no-sched --call-graph fp -o "$TMP/a.trc" -- "$PROGS/nofp_chain" "$N" >>"$TMP/ch_fp"
+	cpu_per_launch "$GPUREC" record --no-sched -o "$TMP/a.trc" -- "$PROGS/nofp_chain" "$N" >>"$TMP/ch_cfi"
+done
+chb=$(median <"$TMP/ch_bare")
+che=$(median <"$TMP/ch_empty")
+chf=$(median <"$TMP/ch_fp")
+chc=$(median <"$TMP/ch_cfi")
+frames=$("$O/tests/tool_trace_stacks" "$TMP/a.trc" | awk -F';' '{print NF; exit}')
+printf '  call without probes            %8.1f ns CPU\n' "$chb"
+printf '  empty BPF uprobe               %8.1f ns CPU\n' "$che"
+printf '  gpurec, frame-pointer stacks   %8.1f ns CPU  ratio %s  (the walk stops at the first frame without one)\n' \
+	"$chf" "$(ratio "$chf" "$chb" "$che")"
+printf '  gpurec, default stacks (cfi)   %8.1f ns CPU  ratio %s  (target <= 2.0; %s frames a stack)\n' \
+	"$chc" "$(ratio "$chc" "$chb" "$che")" "$frames"
+"$GPUREC" record -o "$TMP/two.trc" -- "$PROGS/nofp_chain" 0 2 10 >"$TMP/two.out" 2>&1
+"$GPUREC" info --json "$TMP/two.trc" | python3 -c 'import json,sys
+d=json.load(sys.stdin)
+print("  two threads, 10 s, default stacks: %d launches recorded, %d lost (target 0), complete=%s" % (d["launches"], d["lost_events"], d["complete"]))'
 
 echo "== zero losses: two threads launching as fast as the probes allow for 10 s"
 "$GPUREC" record -o "$TMP/two.trc" -- "$PROGS/launch_loop" 0 2 10 >"$TMP/two.out" 2>&1
