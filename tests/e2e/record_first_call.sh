@@ -39,7 +39,7 @@ check "report: the banner" \
 check "report: the failed-calls table" "cudaGetDeviceCount cudaErrorInsufficientDriver 1" \
 	"$(awk '$1 == "cudaGetDeviceCount" {print $1, $2, $3}' "$TMP/report.txt")"
 check "report: its call site is main" "main" \
-	"$(grep -A1 '^  cudaGetDeviceCount' "$TMP/report.txt" |
+	"$(sed -n '/^  cudaGetDeviceCount/{n;N;s/\n */ /;p}' "$TMP/report.txt" |
 		grep -o 'main (first_call) -> cudaGetDeviceCount$' | cut -d' ' -f1)"
 "$GPUREC" report --json "$TMP/fc.trc" >"$TMP/report.json"
 check "report --json: the call, its error and count" "cudaGetDeviceCount cudaErrorInsufficientDriver 1" \

@@ -24,6 +24,9 @@ check "the program printed its launch, call and sync lines" 5 \
 	"$(printf '%s\n' "$LA" "$LB" "$LC" "$LT" "$LS" | grep -c '^[0-9][0-9]*$')"
 # the C library's frame below main: its offset is the machine's libc build
 libc() { sed -E 's/libc\.so\.6\+0x[0-9a-f]+/libc.so.6+OFF/g'; }
+# the default stacks (unwind tables) reach the process's entry point: every stack starts there
+START="_start (sites_static) -> __libc_start_main (libc.so.6) -> libc.so.6+OFF"
+START_JSON='"_start (sites_static)", "__libc_start_main (libc.so.6)", "libc.so.6+OFF"'
 if grep -q "no line tables" "$TMP/g.err"; then
 	not_ok "record says a -g build has no line tables: $(grep 'no line tables' "$TMP/g.err")"
 else
@@ -48,7 +51,7 @@ PY
 libc <"$TMP/flame" >"$TMP/flame.n"
 for k in a b c; do
 	eval L=\$L$(echo $k | tr a-c A-C)
-	want="all -> libc.so.6+OFF -> sites_static.cu:$LT main -> sites_static.cu:$L train_step(float*) -> step_$k(float*) 40"
+	want="all -> $START -> sites_static.cu:$LT main -> sites_static.cu:$L train_step(float*) -> step_$k(float*) 40"
 	check "flame: step_$k's 40 launches under main -> sites_static.cu:$L train_step(float*)" 1 \
 		"$(grep -cxF "$want" "$TMP/flame.n")"
 done
@@ -65,16 +68,16 @@ check "fusion: 3 kernels, 40 times" "3 40" \
 # one arrow direction: caller first, the outermost frame first, the CUDA call last
 "$GPUREC" report "$TMP/g.trc" >"$TMP/g.txt" 2>/dev/null
 check "text: the failed sync's site reads caller first, the call last" \
-	"    first from: libc.so.6+OFF -> sites_static.cu:$LS main -> cudaDeviceSynchronize" \
-	"$(grep 'first from:' "$TMP/g.txt" | libc)"
+	"    first from: $START -> sites_static.cu:$LS main -> cudaDeviceSynchronize" \
+	"$(sed -n '/first from:/{N;s/\n */ /;p}' "$TMP/g.txt" | libc)"
 check "text: the fusion candidate's shared stack reads caller first" \
-	"libc.so.6+OFF -> sites_static.cu:$LT main -> sites_static.cu:$LA train_step(float*)" \
+	"$START -> sites_static.cu:$LT main -> sites_static.cu:$LA train_step(float*)" \
 	"$(sed -n '/shared stack:/,/^$/p' "$TMP/g.txt" | sed 's/^ *//; s/^shared stack: //' | paste -sd' ' |
 		sed 's/ *$//' | libc)"
 check "json: the failed sync's site[] is caller first" \
-	"[\"libc.so.6+OFF\", \"sites_static.cu:$LS main\"]" "$(json "$TMP/g.json" 'd["errors"][0]["site"]' | libc)"
+	"[$START_JSON, \"sites_static.cu:$LS main\"]" "$(json "$TMP/g.json" 'd["errors"][0]["site"]' | libc)"
 check "json: the fusion candidate's stack[] is caller first" \
-	"[\"libc.so.6+OFF\", \"sites_static.cu:$LT main\", \"sites_static.cu:$LA train_step(float*)\"]" \
+	"[$START_JSON, \"sites_static.cu:$LT main\", \"sites_static.cu:$LA train_step(float*)\"]" \
 	"$(json "$TMP/g.json" 'd["fusion"]["candidates"][0]["stack"]' | libc)"
 
 "$GPUREC" record -o "$TMP/n.trc" -- "$PROGS/sites_nodebug" >/dev/null 2>"$TMP/n.err"
