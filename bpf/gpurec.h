@@ -76,16 +76,27 @@ enum gr_layout {
 	L_DEVICE_ATTR,	/* cudaDeviceGetAttribute / cuDeviceGetAttribute(int *out, attr, device) */
 	/* explicit graph building (docs/FORMAT.md, CUDA graphs); the kernel node parameters
 	 * (cudaKernelNodeParams, CUDA_KERNEL_NODE_PARAMS) are read into x[0..4] at entry */
-	L_GRAPH_ADD_KERNEL,	 /* (node *out, graph, deps, ndeps, const params *) */
-	L_GRAPH_KERNEL_SET,	 /* (node, const params *) */
-	L_GRAPH_EXEC_KERNEL_SET, /* (exec, node, const params *) */
-	L_GRAPH_EXEC_UPDATE,	 /* (exec, graph, info *) */
-	L_GRAPH_ADD_CHILD,	 /* (node *out, graph, deps, ndeps, child graph) */
-	L_GRAPH_CLONE,		 /* (graph *clone out, graph) */
-	L_GRAPH_ADD_MEMCPY_1D,	 /* (node *out, graph, deps, ndeps, dst, src, [sp+8] bytes,
-				    [sp+16] kind) */
-	L_GRAPH_ADD_MEMSET,	 /* (node *out, graph, deps, ndeps, const cudaMemsetParams *):
-				    dst, pitch, value, element size, width, height in x[0..4] */
+	L_GRAPH_ADD_KERNEL,	    /* (node *out, graph, deps, ndeps, const params *) */
+	L_GRAPH_KERNEL_SET,	    /* (node, const params *) */
+	L_GRAPH_EXEC_KERNEL_SET,    /* (exec, node, const params *) */
+	L_GRAPH_EXEC_UPDATE,	    /* (exec, graph, info *) */
+	L_GRAPH_ADD_CHILD,	    /* (node *out, graph, deps, ndeps, child graph) */
+	L_GRAPH_CLONE,		    /* (graph *clone out, graph) */
+	L_GRAPH_ADD_MEMCPY_1D,	    /* (node *out, graph, deps, ndeps, dst, src, [sp+8] bytes,
+				       [sp+16] kind) */
+	L_GRAPH_ADD_MEMSET,	    /* (node *out, graph, deps, ndeps, const cudaMemsetParams *):
+				       dst, pitch, value, element size, width, height in x[0..4] */
+	L_GRAPH_ADD_MEMCPY_3D,	    /* (node *out, graph, deps, ndeps, const cudaMemcpy3DParms *):
+				       src x[0], dst x[1], extent x[2..4], kind x[6] */
+	L_GRAPH_ADD_MEMCPY_SYM,	    /* (node *out, graph, deps, ndeps, dst, src, [sp+8] count,
+				       [sp+16] offset, [sp+24] kind): To/FromSymbol */
+	L_CU_GRAPH_ADD_MEMCPY,	    /* (node *out, graph, deps, ndeps, const CUDA_MEMCPY3D *, ctx):
+				       src x[0], dst x[1], extent x[2..4], memory types x[6] */
+	L_GRAPH_ADD_NODE_ONLY,	    /* (node *out, graph, deps, ndeps, ...): host and event nodes */
+	L_GRAPH_MEMCPY_SET_1D,	    /* (node, dst, src, count, kind) */
+	L_GRAPH_EXEC_MEMCPY_SET_1D, /* (exec, node, dst, src, count, kind) */
+	L_GRAPH_MEMSET_SET,	    /* (node, const memset params *): as L_GRAPH_ADD_MEMSET's */
+	L_GRAPH_EXEC_MEMSET_SET,    /* (exec, node, const memset params * [, ctx]) */
 	/* NCCL (docs/FORMAT.md, COMM); stream is the last argument of every call that has one */
 	L_NCCL_COLL_OP,	   /* (send, recv, count, dtype, op, comm, [sp+8] stream): AllReduce,
 			      ReduceScatter */

@@ -138,6 +138,22 @@ static const char *const api_names[GR_API_COUNT] = {
     [GR_API_ncclCommInitRank] = "ncclCommInitRank",
     [GR_API_ncclCommInitRankConfig] = "ncclCommInitRankConfig",
     [GR_API_ncclCommDestroy] = "ncclCommDestroy",
+    [GR_API_cudaGraphAddMemcpyNodeToSymbol] = "cudaGraphAddMemcpyNodeToSymbol",
+    [GR_API_cudaGraphAddMemcpyNodeFromSymbol] = "cudaGraphAddMemcpyNodeFromSymbol",
+    [GR_API_cuGraphAddMemcpyNode] = "cuGraphAddMemcpyNode",
+    [GR_API_cuGraphAddMemsetNode] = "cuGraphAddMemsetNode",
+    [GR_API_cudaGraphAddHostNode] = "cudaGraphAddHostNode",
+    [GR_API_cuGraphAddHostNode] = "cuGraphAddHostNode",
+    [GR_API_cudaGraphAddEventRecordNode] = "cudaGraphAddEventRecordNode",
+    [GR_API_cuGraphAddEventRecordNode] = "cuGraphAddEventRecordNode",
+    [GR_API_cudaGraphAddEventWaitNode] = "cudaGraphAddEventWaitNode",
+    [GR_API_cuGraphAddEventWaitNode] = "cuGraphAddEventWaitNode",
+    [GR_API_cudaGraphMemcpyNodeSetParams1D] = "cudaGraphMemcpyNodeSetParams1D",
+    [GR_API_cudaGraphExecMemcpyNodeSetParams1D] = "cudaGraphExecMemcpyNodeSetParams1D",
+    [GR_API_cudaGraphMemsetNodeSetParams] = "cudaGraphMemsetNodeSetParams",
+    [GR_API_cudaGraphExecMemsetNodeSetParams] = "cudaGraphExecMemsetNodeSetParams",
+    [GR_API_cuGraphMemsetNodeSetParams] = "cuGraphMemsetNodeSetParams",
+    [GR_API_cuGraphExecMemsetNodeSetParams] = "cuGraphExecMemsetNodeSetParams",
 };
 
 const char *gr_api_name(unsigned api)
@@ -157,6 +173,49 @@ int gr_api_is_driver(unsigned api)
 int gr_api_is_nccl(unsigned api)
 {
 	return !strncmp(gr_api_name(api), "nccl", 4);
+}
+
+int gr_api_graph_node_work(unsigned api)
+{
+	switch (api) {
+	case GR_API_cudaGraphAddKernelNode:
+	case GR_API_cudaGraphKernelNodeSetParams:
+	case GR_API_cudaGraphExecKernelNodeSetParams:
+	case GR_API_cuGraphAddKernelNode:
+	case GR_API_cuGraphKernelNodeSetParams:
+	case GR_API_cuGraphExecKernelNodeSetParams:
+	case GR_API_cudaGraphAddMemcpyNode:
+	case GR_API_cudaGraphAddMemcpyNode1D:
+	case GR_API_cudaGraphAddMemsetNode:
+	case GR_API_cudaGraphAddMemcpyNodeToSymbol:
+	case GR_API_cudaGraphAddMemcpyNodeFromSymbol:
+	case GR_API_cuGraphAddMemcpyNode:
+	case GR_API_cuGraphAddMemsetNode:
+	case GR_API_cudaGraphMemcpyNodeSetParams1D:
+	case GR_API_cudaGraphExecMemcpyNodeSetParams1D:
+	case GR_API_cudaGraphMemsetNodeSetParams:
+	case GR_API_cudaGraphExecMemsetNodeSetParams:
+	case GR_API_cuGraphMemsetNodeSetParams:
+	case GR_API_cuGraphExecMemsetNodeSetParams:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int gr_api_graph_node_only(unsigned api)
+{
+	switch (api) {
+	case GR_API_cudaGraphAddHostNode:
+	case GR_API_cuGraphAddHostNode:
+	case GR_API_cudaGraphAddEventRecordNode:
+	case GR_API_cuGraphAddEventRecordNode:
+	case GR_API_cudaGraphAddEventWaitNode:
+	case GR_API_cuGraphAddEventWaitNode:
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 int gr_call_failed(unsigned api, uint64_t call, uint32_t status)

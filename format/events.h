@@ -509,6 +509,28 @@ enum gr_api {
 	GR_API_ncclCommInitRank,
 	GR_API_ncclCommInitRankConfig,
 	GR_API_ncclCommDestroy,
+	/*
+	 * more graph building (appended: the values above are in files). Work rows + GRAPH row:
+	 * memcpy nodes (3D parameters, to and from a symbol, the driver's), the driver's memset
+	 * node, and the memcpy and memset set-params of graphs and executable graphs. A GRAPH
+	 * add-node row alone: host and event nodes, which move no bytes.
+	 */
+	GR_API_cudaGraphAddMemcpyNodeToSymbol,
+	GR_API_cudaGraphAddMemcpyNodeFromSymbol,
+	GR_API_cuGraphAddMemcpyNode,
+	GR_API_cuGraphAddMemsetNode,
+	GR_API_cudaGraphAddHostNode,
+	GR_API_cuGraphAddHostNode,
+	GR_API_cudaGraphAddEventRecordNode,
+	GR_API_cuGraphAddEventRecordNode,
+	GR_API_cudaGraphAddEventWaitNode,
+	GR_API_cuGraphAddEventWaitNode,
+	GR_API_cudaGraphMemcpyNodeSetParams1D,
+	GR_API_cudaGraphExecMemcpyNodeSetParams1D,
+	GR_API_cudaGraphMemsetNodeSetParams,
+	GR_API_cudaGraphExecMemsetNodeSetParams,
+	GR_API_cuGraphMemsetNodeSetParams,
+	GR_API_cuGraphExecMemsetNodeSetParams,
 	GR_API_COUNT
 };
 
@@ -701,6 +723,14 @@ extern const struct gr_status_name gr_driver_status_names[];
 int gr_api_is_driver(unsigned api);
 /* 1 for an NCCL entry point (nccl*): its status is an ncclResult_t. */
 int gr_api_is_nccl(unsigned api);
+/*
+ * 1 for a graph-building API whose one call writes two rows, a work row (LAUNCH, COPY or
+ * MEMSET: the node's kernel, copy or memset) and the GRAPH row that places it: the call is the
+ * work row's, and counting calls must skip the GRAPH row (docs/FORMAT.md, CUDA graphs).
+ */
+int gr_api_graph_node_work(unsigned api);
+/* 1 for a graph-building API that adds a node without work row (host, event): its GRAPH row. */
+int gr_api_graph_node_only(unsigned api);
 /* The name of @status as @api returns it ("cudaErrorInsufficientDriver", "CUDA_SUCCESS",
  * "ncclUnhandledCudaError"), NULL
  * when this build's toolkit does not know it. */

@@ -204,6 +204,16 @@ static void kernels(FILE *f, const struct gr_info *in, const struct gr_model *m)
 			" kernels; %" PRIu64 " launches were graph nodes (captured or added), not "
 			"executions\n",
 			g->graph_launches, g->kernels_executed, g->node_launches);
+		if (g->mem_launches || g->hosts_executed || g->events_executed) {
+			uint64_t copies = 0;
+
+			for (unsigned d = 0; d < GR_GRAPHS_COPY_KINDS; d++)
+				copies += g->copies_executed[d];
+			fprintf(f,
+				"  and %" PRIu64 " copies, %" PRIu64 " memsets, %" PRIu64
+				" host function nodes, %" PRIu64 " event record/wait nodes\n",
+				copies, g->memsets_executed, g->hosts_executed, g->events_executed);
+		}
 		if (g->unknown_launches)
 			fprintf(f,
 				"  %" PRIu64 " graph launches of graphs instantiated before the "

@@ -702,9 +702,19 @@ static int load_graphs(struct part *P, const uint64_t *const *v, const struct gr
 		if (err >= 0)
 			err = stream_of(P, v[GR_GRAPH_PID][i], v[GR_GRAPH_TID][i],
 					v[GR_GRAPH_API][i], v[GR_GRAPH_STREAM][i], &o->stream);
-		if (err >= 0)
+		/*
+		 * A node call's GRAPH row is the second row of one call whose work row counts it
+		 * (gr_api_graph_node_work): kept for the graph replay when the call did
+		 * something, else dropped, so a failed call is named once, by its work row.
+		 */
+		if (err >= 0 && gr_api_graph_node_work((unsigned)v[GR_GRAPH_API][i])) {
+			if (GR_CALL_ASIDE((unsigned)v[GR_GRAPH_API][i], v[GR_GRAPH_CALL][i],
+					  (uint32_t)v[GR_GRAPH_STATUS][i]))
+				continue;
+		} else if (err >= 0) {
 			err = aside(P, GR_K_GRAPH, v[GR_GRAPH_API][i], v[GR_GRAPH_STATUS][i],
 				    v[GR_GRAPH_CALL][i], o->dur, o, sizeof(*o));
+		}
 		if (err < 0)
 			return oom(P, err, "graph calls");
 		if (!err)
