@@ -175,6 +175,9 @@ static inline const struct gr_launch_key *rp_lkey(const struct rp_ctx *x, size_t
 /* The call time of launch @i as recorded (0: not measured): where it ends on the timeline. */
 static inline uint64_t rp_launch_raw(const struct rp_ctx *x, size_t i)
 {
+	/* a node-building call (cudaGraphAddKernelNode) launches nothing: never a launch time */
+	if (gr_graphs_api_is_node(rp_lkey(x, i)->api))
+		return 0;
 	return gr_launch_dur(rp_lkey(x, i), &x->l[i]);
 }
 

@@ -233,16 +233,34 @@ static int kernels(struct rp_ctx *x)
 			for (size_t i = 0; i < nk; i++)
 				gr_dist_u32(&L->kernels[i].api, api + api_off[i],
 					    api_off[i + 1] - api_off[i]);
-			/* the launch cost: median over every measured launch (sampled or all) */
-			{
-				struct gr_dist all;
-
-				gr_dist_u32(&all, api, nmeasured);
-				L->launch_cost_ns = all.median;
-				L->launch_cost_samples = all.count;
-				L->api_measured = 1;
-			}
 		}
+	}
+	/* the launch cost: median over every measured launch call (sampled or all), graph
+	 * launches included; node-building calls are none (rp_launch_raw) */
+	{
+		size_t ng = 0, at = 0;
+		uint32_t *all = malloc((nmeasured + x->ng + 1) * sizeof(*all));
+
+		if (!all)
+			goto out;
+		for (size_t i = 0; i < x->nl && nmeasured; i++)
+			if (rp_launch_raw(x, i))
+				all[at++] = rp_sat32(rp_launch_dur(x, i));
+		for (size_t i = 0; i < x->ng; i++)
+			if (x->g[i].kind == GR_GRAPH_LAUNCH && x->g[i].dur) {
+				all[at++] = rp_sat32(rp_dur(x, x->g[i].dur));
+				ng++;
+			}
+		if (at) {
+			struct gr_dist d;
+
+			gr_dist_u32(&d, all, at);
+			L->launch_cost_ns = d.median;
+			L->launch_cost_samples = d.count;
+			L->graph_launch_cost_samples = ng;
+			L->api_measured = 1;
+		}
+		free(all);
 	}
 	L->nkernels = nk;
 	for (size_t i = 0; i < nk; i++)
