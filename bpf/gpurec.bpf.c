@@ -419,10 +419,29 @@ static __always_inline void read_entry_structs(struct gr_ev_call *e, __u8 layout
 
 	switch (layout) {
 	case L_RT_LAUNCH_EXC:
-	case L_CU_LAUNCH_EX:
-		/* cudaLaunchConfig_t / CUlaunchConfig: dims, shared mem, stream in 40 bytes */
+	case L_CU_LAUNCH_EX: {
+		/* cudaLaunchConfig_t / CUlaunchConfig: dims, shared mem, stream in 40 bytes, then
+		 * the attributes, searched for a cluster dimension */
+		__u64 at[2] = {};
+
 		bpf_probe_read_user(&e->x[0], 40, p);
+		e->x[GR_X_CLUSTER] = e->x[GR_X_CLUSTER + 1] = 0;
+		bpf_probe_read_user(at, sizeof(at), p + GR_LAUNCH_CONFIG_ATTRS);
+		for (__u32 i = 0; i < GR_LAUNCH_ATTRS_MAX && i < (__u32)at[1]; i++) {
+			const void *a = (const void *)at[0] + i * GR_LAUNCH_ATTR_BYTES;
+			__u32 v[4] = {};
+
+			if (bpf_probe_read_user(v, sizeof(v), a))
+				break;
+			if (v[0] != GR_LAUNCH_ATTR_CLUSTER)
+				continue;
+			bpf_probe_read_user(&v[1], 12, a + 8);
+			e->x[GR_X_CLUSTER] = v[1] | (__u64)v[2] << 32;
+			e->x[GR_X_CLUSTER + 1] = v[3];
+			break;
+		}
 		break;
+	}
 	case L_MEMCPY_3D:
 	case L_MEMCPY_3D_ASYNC:
 		/* cudaMemcpy3DParms: srcArray@0 srcPtr.ptr@32 dstArray@64 dstPtr.ptr@96

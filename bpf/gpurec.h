@@ -162,7 +162,21 @@ enum gr_ev_type {
  * returns through its first argument is read at the return into x[GR_X_GRAPH_OUT].
  */
 #define GR_KERNEL_NODE_PARAMS_BYTES 36
-#define GR_X_GRAPH_OUT		    5
+
+/*
+ * Launch attributes of cudaLaunchKernelExC / cuLaunchKernelEx: the config's attrs pointer at 40
+ * and numAttrs at 48; each attribute 72 bytes, its id (u32) at 0, its value at 8. The thread
+ * block cluster dimension (cudaLaunchAttributeClusterDimension = CU_LAUNCH_ATTRIBUTE_CLUSTER_
+ * DIMENSION = 4) is 3 u32 there, read into x[GR_X_CLUSTER] (x | y << 32) and the next (z).
+ * tests/progs/cluster_launch.cu checks the layout with offsetof. The first
+ * GR_LAUNCH_ATTRS_MAX attributes are searched.
+ */
+#define GR_LAUNCH_CONFIG_ATTRS 40
+#define GR_LAUNCH_ATTR_BYTES   72
+#define GR_LAUNCH_ATTR_CLUSTER 4
+#define GR_LAUNCH_ATTRS_MAX    8
+#define GR_X_CLUSTER	       5
+#define GR_X_GRAPH_OUT	       5
 
 /*
  * Common prefix. Events that carry a stack follow their fixed part with stack_len frames (u64),

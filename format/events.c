@@ -325,9 +325,11 @@ int gr_loss_stack_only(unsigned src)
  * are different every time (durations) VARINT. zstd then removes what the columns leave.
  */
 static const struct gr_column_def launch_cols[GR_LAUNCH_NCOLS] = {
-    {"ts", D},	    {"dur", V},	   {"pid", T},	  {"tid", T},	 {"cpu", T},	   {"api", T},
-    {"func", T},    {"grid_x", T}, {"grid_y", T}, {"grid_z", T}, {"block_x", T},   {"block_y", T},
-    {"block_z", T}, {"shmem", T},  {"stream", T}, {"stack", T},	 {"status", TOPT}, {"call", TOPT},
+    {"ts", D},		 {"dur", V},	   {"pid", T},	   {"tid", T},		{"cpu", T},
+    {"api", T},		 {"func", T},	   {"grid_x", T},  {"grid_y", T},	{"grid_z", T},
+    {"block_x", T},	 {"block_y", T},   {"block_z", T}, {"shmem", T},	{"stream", T},
+    {"stack", T},	 {"status", TOPT}, {"call", TOPT}, {"cluster_x", TOPT}, {"cluster_y", TOPT},
+    {"cluster_z", TOPT},
 };
 static const struct gr_column_def copy_cols[GR_COPY_NCOLS] = {
     {"ts", D},	   {"dur", V},	 {"pid", T},   {"tid", T},	 {"cpu", T},

@@ -92,6 +92,11 @@ enum {
 	GR_LAUNCH_STACK,
 	GR_LAUNCH_STATUS,
 	GR_LAUNCH_CALL,
+	/* thread block cluster dimensions (cudaLaunchAttributeClusterDimension,
+	 * CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION): optional, 0 0 0 when the launch set none */
+	GR_LAUNCH_CLUSTER_X,
+	GR_LAUNCH_CLUSTER_Y,
+	GR_LAUNCH_CLUSTER_Z,
 	GR_LAUNCH_NCOLS
 };
 

@@ -460,6 +460,9 @@ static int on_launch(struct gr_translate *t, const struct gr_ev_call *e, uint64_
 		v[GR_LAUNCH_BZ] = HI32(e->x[2]);
 		v[GR_LAUNCH_SHMEM] = e->h.layout == L_CU_LAUNCH_EX ? LO32(e->x[3]) : e->x[3];
 		v[GR_LAUNCH_STREAM] = e->x[4];
+		v[GR_LAUNCH_CLUSTER_X] = LO32(e->x[GR_X_CLUSTER]);
+		v[GR_LAUNCH_CLUSTER_Y] = HI32(e->x[GR_X_CLUSTER]);
+		v[GR_LAUNCH_CLUSTER_Z] = LO32(e->x[GR_X_CLUSTER + 1]);
 		break;
 	}
 	err = note_function(t, e->h.ts, e->h.pid, v[GR_LAUNCH_FUNC]);

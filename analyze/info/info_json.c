@@ -205,6 +205,11 @@ static void kernels(struct gr_json *j, const struct gr_info *in, const struct gr
 			gr_json_object_flat(j);
 			gr_json_kv_dim3(j, "grid", g->grid);
 			gr_json_kv_dim3(j, "block", g->block);
+			gr_json_key(j, "cluster");
+			if (gr_config_has_cluster(g))
+				gr_json_dim3(j, g->cluster);
+			else
+				gr_json_null(j);
 			gr_json_kv_u64(j, "shared_mem", g->shmem);
 			gr_json_kv_u64(j, "count", p->count);
 			gr_json_kv_u64(j, "executed", p->executed);

@@ -237,9 +237,13 @@ static void kernels(FILE *f, const struct gr_info *in, const struct gr_model *m)
 			const struct gr_launch_pair *p = &s->pairs[in->pair_order[k->first + c]];
 			const struct gr_config *g = &cfg[p->config];
 
-			fprintf(f, "  %10s %7s    (%u,%u,%u) (%u,%u,%u) %u: %" PRIu64 "\n", "", "",
-				g->grid[0], g->grid[1], g->grid[2], g->block[0], g->block[1],
-				g->block[2], g->shmem, p->count);
+			fprintf(f, "  %10s %7s    (%u,%u,%u) (%u,%u,%u) %u", "", "", g->grid[0],
+				g->grid[1], g->grid[2], g->block[0], g->block[1], g->block[2],
+				g->shmem);
+			if (gr_config_has_cluster(g))
+				fprintf(f, " cluster (%u,%u,%u)", g->cluster[0], g->cluster[1],
+					g->cluster[2]);
+			fprintf(f, ": %" PRIu64 "\n", p->count);
 		}
 	}
 }

@@ -385,6 +385,14 @@ static inline int stack_of(struct part *P, uint64_t pid, uint64_t id, uint32_t *
  * few of these, so one direct-mapped probe replaces five hash-table lookups for almost every
  * launch.
  */
+/* Cluster dimensions in 30 bits, 10 a dimension (hardware allows 16 blocks a cluster). */
+static inline uint32_t cluster_pack(uint64_t x, uint64_t y, uint64_t z)
+{
+	uint64_t m = GR_CLUSTER_DIM_MAX;
+
+	return (uint32_t)((x < m ? x : m) | (y < m ? y : m) << 10 | (z < m ? z : m) << 20);
+}
+
 static int launch_key_of(struct part *P, const uint64_t key[10], uint32_t *lkey)
 {
 	uint64_t h =
@@ -406,7 +414,7 @@ static int launch_key_of(struct part *P, const uint64_t key[10], uint32_t *lkey)
 	if (err < 0)
 		return err;
 	memcpy(k, key + 1, 3 * sizeof(*k));
-	k[3] = (uint32_t)key[4];
+	k[3] = (uint32_t)key[4] | (key[9] >> 32) << 32; /* shared memory, cluster */
 	err = gr_keymap_intern(&P->tab[T_CONFIG], k, &lk.config);
 	if (err < 0)
 		return err;
@@ -453,6 +461,8 @@ static int load_launches(struct part *P, const uint64_t *const *v, const struct 
 	const uint64_t *bz = v[GR_LAUNCH_BZ], *shmem = v[GR_LAUNCH_SHMEM];
 	const uint64_t *stream = v[GR_LAUNCH_STREAM], *stack = v[GR_LAUNCH_STACK];
 	const uint64_t *status = v[GR_LAUNCH_STATUS], *call = v[GR_LAUNCH_CALL];
+	const uint64_t *cx = v[GR_LAUNCH_CLUSTER_X], *cy = v[GR_LAUNCH_CLUSTER_Y];
+	const uint64_t *cz = v[GR_LAUNCH_CLUSTER_Z];
 
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t p = sat32(pid[i]), key[10];
@@ -472,7 +482,8 @@ static int load_launches(struct part *P, const uint64_t *const *v, const struct 
 		key[6] = tid[i];
 		key[7] = stream[i];
 		key[8] = sat16(cpu[i]) | (uint64_t)sat16(api[i]) << 16;
-		key[9] = dur[i] >> 32;
+		/* the duration's high half takes 32 bits: the cluster rides above it */
+		key[9] = dur[i] >> 32 | (uint64_t)cluster_pack(cx[i], cy[i], cz[i]) << 32;
 		err = launch_key_of(P, key, &o->key);
 		if (err >= 0 && call[i])
 			err = aside(P, GR_K_LAUNCH, api[i], status[i], call[i], dur[i], o,

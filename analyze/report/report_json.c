@@ -276,6 +276,11 @@ static void launches(struct gr_json *j, const struct gr_report *r, const struct 
 			gr_json_object_flat(j);
 			gr_json_kv_dim3(j, "grid", kc->cfg.grid);
 			gr_json_kv_dim3(j, "block", kc->cfg.block);
+			gr_json_key(j, "cluster");
+			if (gr_config_has_cluster(&kc->cfg))
+				gr_json_dim3(j, kc->cfg.cluster);
+			else
+				gr_json_null(j);
 			gr_json_kv_u64(j, "shmem", kc->cfg.shmem);
 			gr_json_kv_u64(j, "count", kc->count);
 			gr_json_kv_u64(j, "blocks", kc->blocks);

@@ -342,8 +342,9 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 		fprintf(f,
 			"  SM count unknown (the program asked the runtime for none, or the call "
 			"failed; give --sms N):\n  no waves, no grid marked small\n");
-	fprintf(f, "\n  %-*s %9s %6s %10s %10s %10s\n", NAME_WIDTH, "kernel / grid block shmem",
-		"launches", "share", "API med", "API p99", "API max");
+	fprintf(f, "\n  %-*s %9s %6s %10s %10s %10s\n", NAME_WIDTH,
+		"kernel / grid block shmem [cluster]", "launches", "share", "API med", "API p99",
+		"API max");
 	for (i = 0; i < L->nkernels && i < top; i++) {
 		const struct gr_report_kernel *k = &L->kernels[i];
 
@@ -356,9 +357,14 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 		for (size_t j = 0; j < k->nconfigs && j < 4; j++) {
 			const struct gr_report_kconfig *c = &k->configs[j];
 
-			fprintf(f, "      %s %s %u: %" PRIu64 ", %s, %s%s\n",
+			char cl[80] = "";
+
+			if (gr_config_has_cluster(&c->cfg))
+				snprintf(cl, sizeof(cl), " cluster %s",
+					 dims(b3, sizeof(b3), c->cfg.cluster));
+			fprintf(f, "      %s %s %u%s: %" PRIu64 ", %s, %s%s\n",
 				dims(b1, sizeof(b1), c->cfg.grid),
-				dims(b2, sizeof(b2), c->cfg.block), c->cfg.shmem, c->count,
+				dims(b2, sizeof(b2), c->cfg.block), c->cfg.shmem, cl, c->count,
 				gr_units_count(b3, sizeof(b3), c->blocks, "block", "blocks"),
 				waves_str(wb, sizeof(wb), c->waves),
 				c->small ? ", small grid" : "");
