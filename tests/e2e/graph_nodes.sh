@@ -49,6 +49,9 @@ if "$GPUREC" record -o "$TMP/sim.trc" -- env "LD_LIBRARY_PATH=$SIM" "$PROGS/grap
 	# thread's second (bpf/gpurec.bpf.c): the one sample is it, never a node-building call
 	check "launch cost: from the graph launch call only" "[1, 1]" \
 		"$(json "$TMP/sim.report.json" '[d["launches"]["launch_cost_samples"], d["launches"]["graph_launch_cost_samples"]]')"
+	# the two kernel node calls launched nothing: no gap between them, in text and HTML alike
+	check "launch gaps: graph node calls end no gap" '[null, 0]' \
+		"$(json "$TMP/sim.report.json" '[d["launches"]["gaps"][0]["gap"], sum(h["count"] for g in d["launches"]["gaps"] for h in g["histogram"])]')"
 else
 	not_ok "record on the simulator: $(tail -3 "$TMP/sim.out")"
 fi
