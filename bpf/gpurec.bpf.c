@@ -375,6 +375,12 @@ static __always_inline __u8 event_type(__u8 layout)
 	case L_GRAPH_EXEC_MEMCPY_SET_1D:
 	case L_GRAPH_MEMSET_SET:
 	case L_GRAPH_EXEC_MEMSET_SET:
+	case L_GRAPH_MEMCPY_SET_3D:
+	case L_GRAPH_EXEC_MEMCPY_SET_3D:
+	case L_CU_GRAPH_MEMCPY_SET:
+	case L_CU_GRAPH_EXEC_MEMCPY_SET:
+	case L_GRAPH_MEMCPY_SET_SYM:
+	case L_GRAPH_EXEC_MEMCPY_SET_SYM:
 		return EV_GRAPH;
 	case L_MEMSET:
 	case L_CU_MEMSET_D8:
@@ -474,19 +480,27 @@ static __always_inline void read_entry_structs(struct gr_ev_call *e, __u8 layout
 		bpf_probe_read_user(&e->x[0], 40, (const void *)e->r[2]);
 		break;
 	case L_GRAPH_ADD_MEMCPY_3D:
+	case L_GRAPH_MEMCPY_SET_3D:
+	case L_GRAPH_EXEC_MEMCPY_SET_3D:
 		/* cudaMemcpy3DParms as for L_MEMCPY_3D, kind in x[6]: x[5] takes the node */
-		p = (const void *)e->r[4];
+		p = (const void *)(layout == L_GRAPH_ADD_MEMCPY_3D   ? e->r[4]
+				   : layout == L_GRAPH_MEMCPY_SET_3D ? e->r[1]
+								     : e->r[2]);
 		bpf_probe_read_user(&e->x[0], 8, p + 32);
 		bpf_probe_read_user(&e->x[1], 8, p + 96);
 		bpf_probe_read_user(&e->x[2], 24, p + 128);
 		bpf_probe_read_user(&e->x[6], 4, p + 152);
 		break;
-	case L_CU_GRAPH_ADD_MEMCPY: {
+	case L_CU_GRAPH_ADD_MEMCPY:
+	case L_CU_GRAPH_MEMCPY_SET:
+	case L_CU_GRAPH_EXEC_MEMCPY_SET: {
 		/* CUDA_MEMCPY3D: srcMemoryType@32 srcHost@40 srcDevice@48, dst's at 120, 128,
 		 * 136, WidthInBytes@176 Height@184 Depth@192; the pointer the type names */
 		__u64 side[3] = {};
 
-		p = (const void *)e->r[4];
+		p = (const void *)(layout == L_CU_GRAPH_ADD_MEMCPY   ? e->r[4]
+				   : layout == L_CU_GRAPH_MEMCPY_SET ? e->r[1]
+								     : e->r[2]);
 		bpf_probe_read_user(side, sizeof(side), p + 32);
 		e->x[6] = (__u32)side[0];
 		e->x[0] = (__u32)side[0] == 1 ? side[1] : side[2];

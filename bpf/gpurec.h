@@ -97,6 +97,12 @@ enum gr_layout {
 	L_GRAPH_EXEC_MEMCPY_SET_1D, /* (exec, node, dst, src, count, kind) */
 	L_GRAPH_MEMSET_SET,	    /* (node, const memset params *): as L_GRAPH_ADD_MEMSET's */
 	L_GRAPH_EXEC_MEMSET_SET,    /* (exec, node, const memset params * [, ctx]) */
+	L_GRAPH_MEMCPY_SET_3D, /* (node, const cudaMemcpy3DParms *): as L_GRAPH_ADD_MEMCPY_3D */
+	L_GRAPH_EXEC_MEMCPY_SET_3D,  /* (exec, node, const cudaMemcpy3DParms *) */
+	L_CU_GRAPH_MEMCPY_SET,	     /* (node, const CUDA_MEMCPY3D *): as L_CU_GRAPH_ADD_MEMCPY */
+	L_CU_GRAPH_EXEC_MEMCPY_SET,  /* (exec, node, const CUDA_MEMCPY3D *, ctx) */
+	L_GRAPH_MEMCPY_SET_SYM,	     /* (node, dst, src, count, offset, kind): To/FromSymbol */
+	L_GRAPH_EXEC_MEMCPY_SET_SYM, /* (exec, node, dst, src, count, offset, [sp+8] kind) */
 	/* NCCL (docs/FORMAT.md, COMM); stream is the last argument of every call that has one */
 	L_NCCL_COLL_OP,	   /* (send, recv, count, dtype, op, comm, [sp+8] stream): AllReduce,
 			      ReduceScatter */

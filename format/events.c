@@ -154,6 +154,15 @@ static const char *const api_names[GR_API_COUNT] = {
     [GR_API_cudaGraphExecMemsetNodeSetParams] = "cudaGraphExecMemsetNodeSetParams",
     [GR_API_cuGraphMemsetNodeSetParams] = "cuGraphMemsetNodeSetParams",
     [GR_API_cuGraphExecMemsetNodeSetParams] = "cuGraphExecMemsetNodeSetParams",
+    [GR_API_cudaGraphMemcpyNodeSetParams] = "cudaGraphMemcpyNodeSetParams",
+    [GR_API_cudaGraphExecMemcpyNodeSetParams] = "cudaGraphExecMemcpyNodeSetParams",
+    [GR_API_cuGraphMemcpyNodeSetParams] = "cuGraphMemcpyNodeSetParams",
+    [GR_API_cuGraphExecMemcpyNodeSetParams] = "cuGraphExecMemcpyNodeSetParams",
+    [GR_API_cudaGraphMemcpyNodeSetParamsToSymbol] = "cudaGraphMemcpyNodeSetParamsToSymbol",
+    [GR_API_cudaGraphMemcpyNodeSetParamsFromSymbol] = "cudaGraphMemcpyNodeSetParamsFromSymbol",
+    [GR_API_cudaGraphExecMemcpyNodeSetParamsToSymbol] = "cudaGraphExecMemcpyNodeSetParamsToSymbol",
+    [GR_API_cudaGraphExecMemcpyNodeSetParamsFromSymbol] =
+	"cudaGraphExecMemcpyNodeSetParamsFromSymbol",
 };
 
 const char *gr_api_name(unsigned api)
@@ -197,6 +206,14 @@ int gr_api_graph_node_work(unsigned api)
 	case GR_API_cudaGraphExecMemsetNodeSetParams:
 	case GR_API_cuGraphMemsetNodeSetParams:
 	case GR_API_cuGraphExecMemsetNodeSetParams:
+	case GR_API_cudaGraphMemcpyNodeSetParams:
+	case GR_API_cudaGraphExecMemcpyNodeSetParams:
+	case GR_API_cuGraphMemcpyNodeSetParams:
+	case GR_API_cuGraphExecMemcpyNodeSetParams:
+	case GR_API_cudaGraphMemcpyNodeSetParamsToSymbol:
+	case GR_API_cudaGraphMemcpyNodeSetParamsFromSymbol:
+	case GR_API_cudaGraphExecMemcpyNodeSetParamsToSymbol:
+	case GR_API_cudaGraphExecMemcpyNodeSetParamsFromSymbol:
 		return 1;
 	default:
 		return 0;

@@ -536,6 +536,14 @@ enum gr_api {
 	GR_API_cudaGraphExecMemsetNodeSetParams,
 	GR_API_cuGraphMemsetNodeSetParams,
 	GR_API_cuGraphExecMemsetNodeSetParams,
+	GR_API_cudaGraphMemcpyNodeSetParams,
+	GR_API_cudaGraphExecMemcpyNodeSetParams,
+	GR_API_cuGraphMemcpyNodeSetParams,
+	GR_API_cuGraphExecMemcpyNodeSetParams,
+	GR_API_cudaGraphMemcpyNodeSetParamsToSymbol,
+	GR_API_cudaGraphMemcpyNodeSetParamsFromSymbol,
+	GR_API_cudaGraphExecMemcpyNodeSetParamsToSymbol,
+	GR_API_cudaGraphExecMemcpyNodeSetParamsFromSymbol,
 	GR_API_COUNT
 };
 

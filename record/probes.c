@@ -198,6 +198,19 @@ static const struct gr_probe_spec table[] = {
      GR_CF_RET | GR_CF_STACK, 0},
     {"cudaGraphExecMemsetNodeSetParams", GR_API_cudaGraphExecMemsetNodeSetParams,
      L_GRAPH_EXEC_MEMSET_SET, GR_CF_RET | GR_CF_STACK, 0},
+    {"cudaGraphMemcpyNodeSetParams", GR_API_cudaGraphMemcpyNodeSetParams, L_GRAPH_MEMCPY_SET_3D,
+     GR_CF_RET | GR_CF_STACK, 0},
+    {"cudaGraphExecMemcpyNodeSetParams", GR_API_cudaGraphExecMemcpyNodeSetParams,
+     L_GRAPH_EXEC_MEMCPY_SET_3D, GR_CF_RET | GR_CF_STACK, 0},
+    {"cudaGraphMemcpyNodeSetParamsToSymbol", GR_API_cudaGraphMemcpyNodeSetParamsToSymbol,
+     L_GRAPH_MEMCPY_SET_SYM, GR_CF_RET | GR_CF_STACK, 0},
+    {"cudaGraphMemcpyNodeSetParamsFromSymbol", GR_API_cudaGraphMemcpyNodeSetParamsFromSymbol,
+     L_GRAPH_MEMCPY_SET_SYM, GR_CF_RET | GR_CF_STACK, 0},
+    {"cudaGraphExecMemcpyNodeSetParamsToSymbol", GR_API_cudaGraphExecMemcpyNodeSetParamsToSymbol,
+     L_GRAPH_EXEC_MEMCPY_SET_SYM, GR_CF_RET | GR_CF_STACK, 0},
+    {"cudaGraphExecMemcpyNodeSetParamsFromSymbol",
+     GR_API_cudaGraphExecMemcpyNodeSetParamsFromSymbol, L_GRAPH_EXEC_MEMCPY_SET_SYM,
+     GR_CF_RET | GR_CF_STACK, 0},
     /*
      * The driver's: CUDA_KERNEL_NODE_PARAMS starts as cudaKernelNodeParams does (function,
      * grid, block, shared memory at the same offsets), and cuda.h maps the plain names to the
@@ -235,6 +248,10 @@ static const struct gr_probe_spec table[] = {
      GR_CF_DRIVER | GR_CF_RET | GR_CF_STACK, 0},
     {"cuGraphExecMemsetNodeSetParams", GR_API_cuGraphExecMemsetNodeSetParams,
      L_GRAPH_EXEC_MEMSET_SET, GR_CF_DRIVER | GR_CF_RET | GR_CF_STACK, 0},
+    {"cuGraphMemcpyNodeSetParams", GR_API_cuGraphMemcpyNodeSetParams, L_CU_GRAPH_MEMCPY_SET,
+     GR_CF_DRIVER | GR_CF_RET | GR_CF_STACK, 0},
+    {"cuGraphExecMemcpyNodeSetParams", GR_API_cuGraphExecMemcpyNodeSetParams,
+     L_CU_GRAPH_EXEC_MEMCPY_SET, GR_CF_DRIVER | GR_CF_RET | GR_CF_STACK, 0},
     /*
      * NCCL (libnccl.so.2, found like libcudart wherever it is mapped): entry and return, for
      * the time in the call and its ncclResult_t. ncclFoo and pncclFoo are one address: the

@@ -814,12 +814,18 @@ static int on_graph(struct gr_translate *t, const struct gr_ev_call *e, uint64_t
 	case L_GRAPH_KERNEL_SET:
 	case L_GRAPH_MEMCPY_SET_1D:
 	case L_GRAPH_MEMSET_SET:
+	case L_GRAPH_MEMCPY_SET_3D:
+	case L_CU_GRAPH_MEMCPY_SET:
+	case L_GRAPH_MEMCPY_SET_SYM:
 		v[GR_GRAPH_GKIND] = GR_GRAPH_NODE_SET_PARAMS;
 		v[GR_GRAPH_EXEC] = e->r[0];
 		break;
 	case L_GRAPH_EXEC_KERNEL_SET:
 	case L_GRAPH_EXEC_MEMCPY_SET_1D:
 	case L_GRAPH_EXEC_MEMSET_SET:
+	case L_GRAPH_EXEC_MEMCPY_SET_3D:
+	case L_CU_GRAPH_EXEC_MEMCPY_SET:
+	case L_GRAPH_EXEC_MEMCPY_SET_SYM:
 		v[GR_GRAPH_GKIND] = GR_GRAPH_EXEC_SET_PARAMS;
 		v[GR_GRAPH_GRAPH] = e->r[1];
 		v[GR_GRAPH_EXEC] = e->r[0];
@@ -923,12 +929,27 @@ static int on_memory_node(struct gr_translate *t, const struct gr_ev_call *e, ui
 		dst = e->r[4], src = e->r[5], bytes = e->s[0], kind = e->s[2];
 		flags |= GR_COPY_F_SYMBOL;
 		break;
+	case L_GRAPH_MEMCPY_SET_SYM:
+		dst = e->r[1], src = e->r[2], bytes = e->r[3], kind = e->r[5];
+		flags |= GR_COPY_F_SYMBOL;
+		break;
+	case L_GRAPH_EXEC_MEMCPY_SET_SYM:
+		dst = e->r[2], src = e->r[3], bytes = e->r[4], kind = e->s[0];
+		flags |= GR_COPY_F_SYMBOL;
+		break;
 	case L_GRAPH_ADD_MEMCPY_3D:
-	case L_CU_GRAPH_ADD_MEMCPY:
+	case L_GRAPH_MEMCPY_SET_3D:
+	case L_GRAPH_EXEC_MEMCPY_SET_3D:
 		src = e->x[0], dst = e->x[1], bytes = e->x[2] * e->x[3] * e->x[4];
-		kind = e->h.layout == L_CU_GRAPH_ADD_MEMCPY ? cu_copy_kind(e->x[6]) : LO32(e->x[6]);
-		flags |=
-		    GR_COPY_F_3D | (e->h.layout == L_CU_GRAPH_ADD_MEMCPY ? GR_COPY_F_DRIVER : 0);
+		kind = LO32(e->x[6]);
+		flags |= GR_COPY_F_3D;
+		break;
+	case L_CU_GRAPH_ADD_MEMCPY:
+	case L_CU_GRAPH_MEMCPY_SET:
+	case L_CU_GRAPH_EXEC_MEMCPY_SET:
+		src = e->x[0], dst = e->x[1], bytes = e->x[2] * e->x[3] * e->x[4];
+		kind = cu_copy_kind(e->x[6]);
+		flags |= GR_COPY_F_3D | GR_COPY_F_DRIVER;
 		break;
 	default: /* memset nodes */
 		m[GR_MEMSET_TS] = e->h.ts;
@@ -976,6 +997,12 @@ static int is_memory_node(unsigned layout)
 	case L_GRAPH_EXEC_MEMCPY_SET_1D:
 	case L_GRAPH_MEMSET_SET:
 	case L_GRAPH_EXEC_MEMSET_SET:
+	case L_GRAPH_MEMCPY_SET_3D:
+	case L_GRAPH_EXEC_MEMCPY_SET_3D:
+	case L_CU_GRAPH_MEMCPY_SET:
+	case L_CU_GRAPH_EXEC_MEMCPY_SET:
+	case L_GRAPH_MEMCPY_SET_SYM:
+	case L_GRAPH_EXEC_MEMCPY_SET_SYM:
 		return 1;
 	default:
 		return 0;

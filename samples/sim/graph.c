@@ -399,6 +399,46 @@ cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void *dst, cons
 	return err ? sim_fail(err) : node_set(node, &made);
 }
 
+/* A copy node from 3D parameters: linear memory only, as cudaGraphAddMemcpyNode. */
+static cudaError_t copy3d_node(struct sim_node *made, const struct cudaMemcpy3DParms *p)
+{
+	if (!p)
+		return cudaErrorInvalidValue;
+	if (p->srcArray || p->dstArray)
+		return cudaErrorNotSupported;
+	return sim_copy_node(made, p->dstPtr.ptr, p->srcPtr.ptr,
+			     p->extent.width * p->extent.height * p->extent.depth, p->kind);
+}
+
+cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms *p)
+{
+	struct sim_node made;
+	cudaError_t err = copy3d_node(&made, p);
+
+	return err ? sim_fail(err) : node_set(node, &made);
+}
+
+cudaError_t cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void *symbol,
+						 const void *src, size_t count, size_t offset,
+						 enum cudaMemcpyKind kind)
+{
+	struct sim_node made;
+	cudaError_t err =
+	    sim_symbol_node(&made, (char *)symbol, offset, (void *)src, count, 1, kind);
+
+	return err ? sim_fail(err) : node_set(node, &made);
+}
+
+cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void *dst,
+						   const void *symbol, size_t count, size_t offset,
+						   enum cudaMemcpyKind kind)
+{
+	struct sim_node made;
+	cudaError_t err = sim_symbol_node(&made, (char *)symbol, offset, dst, count, 0, kind);
+
+	return err ? sim_fail(err) : node_set(node, &made);
+}
+
 cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams *p)
 {
 	struct sim_node made;
@@ -594,6 +634,38 @@ cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaG
 {
 	struct sim_node made;
 	cudaError_t err = sim_copy_node(&made, dst, src, count, kind);
+
+	return err ? sim_fail(err) : exec_node_set(hGraphExec, node, &made);
+}
+
+cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+					     const struct cudaMemcpy3DParms *p)
+{
+	struct sim_node made;
+	cudaError_t err = copy3d_node(&made, p);
+
+	return err ? sim_fail(err) : exec_node_set(hGraphExec, node, &made);
+}
+
+cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec,
+						     cudaGraphNode_t node, const void *symbol,
+						     const void *src, size_t count, size_t offset,
+						     enum cudaMemcpyKind kind)
+{
+	struct sim_node made;
+	cudaError_t err =
+	    sim_symbol_node(&made, (char *)symbol, offset, (void *)src, count, 1, kind);
+
+	return err ? sim_fail(err) : exec_node_set(hGraphExec, node, &made);
+}
+
+cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec,
+						       cudaGraphNode_t node, void *dst,
+						       const void *symbol, size_t count,
+						       size_t offset, enum cudaMemcpyKind kind)
+{
+	struct sim_node made;
+	cudaError_t err = sim_symbol_node(&made, (char *)symbol, offset, dst, count, 0, kind);
 
 	return err ? sim_fail(err) : exec_node_set(hGraphExec, node, &made);
 }

@@ -26,25 +26,25 @@ if "$GPUREC" record -o "$TMP/sim.trc" -- env "LD_LIBRARY_PATH=$SIM" "$PROGS/grap
 	"$GPUREC" info --json "$TMP/sim.trc" >"$TMP/sim.json" 2>"$TMP/sim.err" ||
 		not_ok "info --json: $(cat "$TMP/sim.err")"
 	check "info: what 6 graph launches executed, node kind by node kind" \
-		"$(norm '{"graph_launches": 6, "kernels": 12, "copies": [{"kind": "H2D", "count": 12, "bytes": 30720}, {"kind": "D2H", "count": 6, "bytes": 3072}, {"kind": "D2D", "count": 6, "bytes": 14000}], "copy_count": 24, "copy_bytes": 47792, "memsets": 12, "memset_bytes": 2648, "host_nodes": 6, "event_nodes": 12}')" \
+		"$(norm '{"graph_launches": 6, "kernels": 12, "copies": [{"kind": "H2D", "count": 12, "bytes": 33792}, {"kind": "D2H", "count": 6, "bytes": 4608}, {"kind": "D2D", "count": 6, "bytes": 14000}], "copy_count": 24, "copy_bytes": 52400, "memsets": 12, "memset_bytes": 2648, "host_nodes": 6, "event_nodes": 12}')" \
 		"$(json "$TMP/sim.json" 'd["graph_executed"]')"
 	check "info: each kernel node executed 6 times (1 node call each)" \
 		'[["nodes_k()", 1, 6], ["nodes_k2()", 1, 6]]' \
 		"$(json "$TMP/sim.json" 'sorted([k["name"], k["count"], k["executed"]] for k in d["kernels"])')"
 	check "info: graph rows by kind" \
-		'[["instantiate", 1], ["launch", 6], ["add-node", 11], ["node-set-params", 2], ["exec-set-params", 2]]' \
+		'[["instantiate", 1], ["launch", 6], ["add-node", 11], ["node-set-params", 4], ["exec-set-params", 4]]' \
 		"$(json "$TMP/sim.json" '[[g["kind"], g["count"]] for g in d["graphs"]]')"
 	"$GPUREC" report --json "$TMP/sim.trc" >"$TMP/sim.report.json" 2>"$TMP/sim.err" ||
 		not_ok "report --json: $(cat "$TMP/sim.err")"
 	check "transfer: no copy call, the graph-executed copies by direction and per launch" \
-		"$(norm '[0, 0, {"graph_launches": 6, "copies": 24, "bytes": 47792, "memsets": 12, "memset_bytes": 2648, "directions": [{"kind": "H2D", "count": 12, "bytes": 30720, "per_launch_count": 2, "per_launch_bytes": 5120}, {"kind": "D2H", "count": 6, "bytes": 3072, "per_launch_count": 1, "per_launch_bytes": 512}, {"kind": "D2D", "count": 6, "bytes": 14000, "per_launch_count": 1, "per_launch_bytes": 2333}], "per_launch_memset_bytes": 441}]')" \
+		"$(norm '[0, 0, {"graph_launches": 6, "copies": 24, "bytes": 52400, "memsets": 12, "memset_bytes": 2648, "directions": [{"kind": "H2D", "count": 12, "bytes": 33792, "per_launch_count": 2, "per_launch_bytes": 5632}, {"kind": "D2H", "count": 6, "bytes": 4608, "per_launch_count": 1, "per_launch_bytes": 768}, {"kind": "D2D", "count": 6, "bytes": 14000, "per_launch_count": 1, "per_launch_bytes": 2333}], "per_launch_memset_bytes": 441}]')" \
 		"$(json "$TMP/sim.report.json" '[d["transfer"]["copies"], d["transfer"]["memsets"]["count"], d["transfer"]["graph_executed"]]')"
 	check "transfer verdict: the copies ran in graph launches" \
-		"no copy or memset call blocked the host: 6 graph launches executed 24 copies (46.7 KiB) and 12 memsets (2.6 KiB) on the GPU" \
+		"no copy or memset call blocked the host: 6 graph launches executed 24 copies (51.2 KiB) and 12 memsets (2.6 KiB) on the GPU" \
 		"$(json "$TMP/sim.report.json" 'd["transfer"]["verdict"]')"
 	"$GPUREC" report "$TMP/sim.trc" >"$TMP/sim.report.txt" 2>&1
 	check "transfer text: the graph-executed H2D line" 1 \
-		"$(grep -c 'H2D .* 12 copies .*per launch 2 copies 5.0 KiB' "$TMP/sim.report.txt")"
+		"$(grep -c 'H2D .* 12 copies .*per launch 2 copies 5.5 KiB' "$TMP/sim.report.txt")"
 	# the program makes no launch call but the 6 graph launches, of which the sampler times the
 	# thread's second (bpf/gpurec.bpf.c): the one sample is it, never a node-building call
 	check "launch cost: from the graph launch call only" "[1, 1]" \
@@ -61,17 +61,18 @@ if [ ! -f "$REAL_CUDART" ]; then
 	ok "# SKIP no real runtime at $REAL_CUDART"
 elif "$GPUREC" record -o "$TMP/real.trc" -- "$PROGS/graph_nodes" >"$TMP/real.out" 2>&1; then
 	check "record: the failed calls, each once" 1 \
-		"$(grep -c 'every CUDA runtime call that returned failed (19 calls' "$TMP/real.out")"
+		"$(grep -c 'every CUDA runtime call that returned failed (23 calls' "$TMP/real.out")"
 	"$GPUREC" info --json "$TMP/real.trc" >"$TMP/real.json" 2>"$TMP/real.err" ||
 		not_ok "info --json real: $(cat "$TMP/real.err")"
 	check "info: 2 kernel node and 2 memset node calls failed, each counted once" \
-		'[["cudaGraphAddKernelNode", 2], ["cudaGraphAddMemsetNode", 2], 19, 0]' \
+		'[["cudaGraphAddKernelNode", 2], ["cudaGraphAddMemsetNode", 2], 23, 0]' \
 		"$(json "$TMP/real.json" '[[e["api"], e["count"]] for e in d["errors"] if e["api"] in ("cudaGraphAddKernelNode", "cudaGraphAddMemsetNode")] + [d["calls"]["failed"], d["calls"]["ok"]]')"
 	"$CALLS" "$TMP/real.trc" >"$TMP/real.calls" 2>"$TMP/real.err" ||
 		not_ok "trace_calls real: $(cat "$TMP/real.err")"
-	# 3D 4096 + to symbol 1024; from symbol 512; 1D 2048, set 3000, exec set 1000
+	# 3D 4096, set 6144, exec set 2048 + to symbol 1024, exec set 512; from symbol 512, set
+	# 768; 1D 2048, set 3000, exec set 1000
 	check "real runtime: the memcpy nodes' arguments" \
-		'[["H2D", 2, 5120], ["D2H", 1, 512], ["D2D", 3, 6048]]' \
+		'[["H2D", 5, 13824], ["D2H", 2, 1280], ["D2D", 3, 6048]]' \
 		"$(json "$TMP/real.calls" 'd["copies"]')"
 	# 32 x 4, set 64 x 4, 100 x 1, exec set 128 x 4
 	check "real runtime: the memset nodes' arguments" '[4, 996]' \
@@ -88,7 +89,7 @@ if "$GPUREC" record -o "$TMP/drv.trc" -- "$PROGS/driver_graph_nodes" \
 	"$PROGS/fakecuda/libcuda.so.1" >"$TMP/drv.out" 2>&1; then
 	"$GPUREC" info --json "$TMP/drv.trc" >"$TMP/drv.json"
 	check "driver API: what 5 graph launches executed" \
-		"$(norm '{"graph_launches": 5, "kernels": 5, "copies": [{"kind": "H2D", "count": 5, "bytes": 15000}, {"kind": "D2H", "count": 5, "bytes": 3500}], "copy_count": 10, "copy_bytes": 18500, "memsets": 5, "memset_bytes": 1400, "host_nodes": 5, "event_nodes": 10}')" \
+		"$(norm '{"graph_launches": 5, "kernels": 5, "copies": [{"kind": "H2D", "count": 5, "bytes": 11000}, {"kind": "D2H", "count": 5, "bytes": 3500}], "copy_count": 10, "copy_bytes": 14500, "memsets": 5, "memset_bytes": 1400, "host_nodes": 5, "event_nodes": 10}')" \
 		"$(json "$TMP/drv.json" 'd["graph_executed"]')"
 	check "driver API: the kernel node" '[["drv_nodes_k", 1, 5]]' \
 		"$(json "$TMP/drv.json" '[[k["name"], k["count"], k["executed"]] for k in d["kernels"]]')"

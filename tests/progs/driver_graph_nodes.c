@@ -7,9 +7,10 @@
  *   cuGraphAddHostNode, cuGraphAddEventRecordNode, cuGraphAddEventWaitNode
  *   cuGraphAddKernelNode "drv_nodes_k" grid (4,1,1) block (32,1,1)
  *   instantiate, 3 x cuGraphLaunch; cuGraphExecMemsetNodeSetParams: width 100 (400 bytes);
- *   2 x cuGraphLaunch
- * So the graph launches executed H2D 5 copies, 15000 bytes; D2H 5, 3500; 5 memsets, 3 x 200 +
- * 2 x 400 = 1400 bytes; 5 host nodes; 10 event nodes; drv_nodes_k 5 times.
+ *   cuGraphExecMemcpyNodeSetParams: the H2D copy 500 x 2 x 1 = 1000 bytes; 2 x cuGraphLaunch
+ * So the graph launches executed H2D 5 copies, 3 x 3000 + 2 x 1000 = 11000 bytes; D2H 5, 3500;
+ * 5 memsets, 3 x 200 + 2 x 400 = 1400 bytes; 5 host nodes; 10 event nodes; drv_nodes_k 5
+ * times.
  */
 #include <dlfcn.h>
 #include <stddef.h>
@@ -83,6 +84,7 @@ int main(int argc, char **argv)
 	int (*cuGraphInstantiateWithFlags)(void **, void *, unsigned long long);
 	int (*cuGraphLaunch)(void *, void *);
 	int (*cuGraphExecMemsetNodeSetParams)(void *, void *, const void *, void *);
+	int (*cuGraphExecMemcpyNodeSetParams)(void *, void *, const void *, void *);
 	void *lib = dlopen(argc > 1 ? argv[1] : "libcuda.so.1", RTLD_NOW);
 	static char host_in[3000], host_out[700];
 	struct memcpy3d up = {.src_type = 1,
@@ -126,6 +128,7 @@ int main(int argc, char **argv)
 	LOAD(cuGraphInstantiateWithFlags);
 	LOAD(cuGraphLaunch);
 	LOAD(cuGraphExecMemsetNodeSetParams);
+	LOAD(cuGraphExecMemcpyNodeSetParams);
 	err |= cuInit(0);
 	err |= cuModuleGetFunction(&k.func, NULL, "drv_nodes_k");
 	err |= cuGraphCreate(&graph, 0);
@@ -141,6 +144,9 @@ int main(int argc, char **argv)
 		err |= cuGraphLaunch(exec, (void *)0x55);
 	ms.width = 100;
 	err |= cuGraphExecMemsetNodeSetParams(exec, n_set, &ms, NULL);
+	up.width = 500;
+	up.height = 2;
+	err |= cuGraphExecMemcpyNodeSetParams(exec, n_up, &up, NULL);
 	for (int i = 0; i < 2; i++)
 		err |= cuGraphLaunch(exec, (void *)0x55);
 	printf("errors=%d\n", err);

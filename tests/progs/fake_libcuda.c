@@ -187,6 +187,16 @@ CUresult cuGraphAddEventWaitNode(void **node, void *graph, const void *deps, siz
 	return new_node(node);
 }
 
+CUresult cuGraphMemcpyNodeSetParams(void *node, const void *params)
+{
+	return 0;
+}
+
+CUresult cuGraphExecMemcpyNodeSetParams(void *exec, void *node, const void *params, void *ctx)
+{
+	return 0;
+}
+
 CUresult cuGraphMemsetNodeSetParams(void *node, const void *params)
 {
 	return 0;

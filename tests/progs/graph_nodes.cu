@@ -1,19 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Every graph node kind the runtime builds by hand, for graph_nodes.sh. One graph:
- *   memcpy node (cudaMemcpy3DParms): H2D, extent 2048 x 2 x 1 = 4096 bytes
- *   memcpy node to symbol: H2D 1024 bytes; from symbol: D2H 512 bytes (offset 256)
+ *   memcpy node (cudaMemcpy3DParms): H2D, extent 2048 x 2 x 1 = 4096 bytes, set to 2048 x 3
+ *       x 1 = 6144 in the graph before instantiation
+ *   memcpy node to symbol: H2D 1024 bytes
+ *   memcpy node from symbol: D2H 512 bytes (offset 256), set to 768 (offset 0) in the graph
  *   memcpy node 1D: D2D 2048 bytes, set to 3000 in the graph before instantiation
  *   memset node m1: 4-byte elements x 32, set to x 64 (256 bytes) before instantiation
  *   memset node m2: 1-byte elements x 100 (100 bytes)
  *   host node (counts its calls), event record node, event wait node
  *   kernel nodes nodes_k <<<3, 32>>> and nodes_k2 <<<5, 64>>>
  * instantiated, launched 4 times; then in the executable graph the 1D copy is set to 1000
- * bytes and m1 to x 128 (512 bytes); launched 2 more times. So the graph launches executed:
- * H2D 12 copies, 30720 bytes; D2H 6, 3072; D2D 6, 4 x 3000 + 2 x 1000 = 14000; memsets 12,
- * 4 x 256 + 2 x 512 + 6 x 100 = 2648 bytes; 6 host calls; 12 event nodes; each kernel 6 times.
- * On the real runtime without a driver every call fails: nothing executed; the trace holds the
- * calls' arguments, 2 kernel node and 2 memset node calls each counted once. It prints the host
+ * bytes, m1 to x 128 (512 bytes), the 3D copy to 1024 x 2 x 1 = 2048 bytes and the copy to
+ * the symbol to 512 bytes; launched 2 more times. So the graph launches executed: H2D 12
+ * copies, 4 x (6144 + 1024) + 2 x (2048 + 512) = 33792 bytes; D2H 6, 4608; D2D 6, 4 x 3000 +
+ * 2 x 1000 = 14000; memsets 12, 4 x 256 + 2 x 512 + 6 x 100 = 2648 bytes; 6 host calls; 12
+ * event nodes; each kernel 6 times. On the real runtime without a driver every call fails
+ * (23 calls the recorder sees return): nothing executed; the trace holds the calls'
+ * arguments, 2 kernel node and 2 memset node calls each counted once. It prints the host
  * node's calls and exits 2 when the structs' offsets differ from what the recorder reads.
  */
 #include <stddef.h>
@@ -69,10 +73,14 @@ int main(void)
 	p3.extent = make_cudaExtent(2048, 2, 1);
 	p3.kind = cudaMemcpyHostToDevice;
 	errors += cudaGraphAddMemcpyNode(&n3d, graph, NULL, 0, &p3) != cudaSuccess;
+	p3.extent = make_cudaExtent(2048, 3, 1);
+	errors += cudaGraphMemcpyNodeSetParams(n3d, &p3) != cudaSuccess;
 	errors += cudaGraphAddMemcpyNodeToSymbol(&nto, graph, NULL, 0, sym, h_in, 1024, 0,
 						 cudaMemcpyHostToDevice) != cudaSuccess;
 	errors += cudaGraphAddMemcpyNodeFromSymbol(&nfrom, graph, NULL, 0, h_out, sym, 512, 256,
 						   cudaMemcpyDeviceToHost) != cudaSuccess;
+	errors += cudaGraphMemcpyNodeSetParamsFromSymbol(nfrom, h_out, sym, 768, 0,
+							 cudaMemcpyDeviceToHost) != cudaSuccess;
 	errors += cudaGraphAddMemcpyNode1D(&n1d, graph, NULL, 0, d_b, d_a, 2048,
 					   cudaMemcpyDeviceToDevice) != cudaSuccess;
 	errors += cudaGraphMemcpyNodeSetParams1D(n1d, d_b, d_a, 3000, cudaMemcpyDeviceToDevice) !=
@@ -112,6 +120,10 @@ int main(void)
 						     cudaMemcpyDeviceToDevice) != cudaSuccess;
 	mp1.width = 128;
 	errors += cudaGraphExecMemsetNodeSetParams(exec, m1, &mp1) != cudaSuccess;
+	p3.extent = make_cudaExtent(1024, 2, 1);
+	errors += cudaGraphExecMemcpyNodeSetParams(exec, n3d, &p3) != cudaSuccess;
+	errors += cudaGraphExecMemcpyNodeSetParamsToSymbol(exec, nto, sym, h_in, 512, 0,
+							   cudaMemcpyHostToDevice) != cudaSuccess;
 	for (int i = 0; i < 2; i++)
 		errors += cudaGraphLaunch(exec, 0) != cudaSuccess;
 	errors += cudaDeviceSynchronize() != cudaSuccess;
