@@ -701,6 +701,10 @@ static void graph_launch_args(struct ex *x, size_t i)
 	arg_u64(x, "kernels", w.nkernels);
 	arg_u64(x, "copies", w.ncopies);
 	arg_u64(x, "memsets", w.nmemsets);
+	arg_u64(x, "copy_bytes", w.copy_bytes);
+	arg_u64(x, "memset_bytes", w.memset_bytes);
+	arg_u64(x, "host_nodes", w.nhosts);
+	arg_u64(x, "event_nodes", w.nevents);
 	for (uint32_t n = 0; n < w.nkernels; n++) {
 		uint32_t id = k[keys[w.keys[n]].kernel].name_id;
 

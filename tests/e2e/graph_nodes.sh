@@ -39,6 +39,12 @@ if "$GPUREC" record -o "$TMP/sim.trc" -- env "LD_LIBRARY_PATH=$SIM" "$PROGS/grap
 	check "transfer: no copy call, the graph-executed copies by direction and per launch" \
 		"$(norm '[0, 0, {"graph_launches": 6, "copies": 24, "bytes": 52400, "memsets": 12, "memset_bytes": 2648, "directions": [{"kind": "H2D", "count": 12, "bytes": 33792, "per_launch_count": 2, "per_launch_bytes": 5632}, {"kind": "D2H", "count": 6, "bytes": 4608, "per_launch_count": 1, "per_launch_bytes": 768}, {"kind": "D2D", "count": 6, "bytes": 14000, "per_launch_count": 1, "per_launch_bytes": 2333}], "per_launch_memset_bytes": 441}]')" \
 		"$(json "$TMP/sim.report.json" '[d["transfer"]["copies"], d["transfer"]["memsets"]["count"], d["transfer"]["graph_executed"]]')"
+	"$GPUREC" export "$TMP/sim.trc" -o "$TMP/sim.export.json" >/dev/null 2>&1 || not_ok "export"
+	# launches 1-4: 6144 + 1024 + 768 + 3000 copied, 256 + 100 set; 5-6: 2048 + 512 + 768 +
+	# 1000, 512 + 100
+	check "export: what each graph launch executed" \
+		'[[2, 4, 2, 10936, 356, 1, 2], [2, 4, 2, 10936, 356, 1, 2], [2, 4, 2, 10936, 356, 1, 2], [2, 4, 2, 10936, 356, 1, 2], [2, 4, 2, 4328, 612, 1, 2], [2, 4, 2, 4328, 612, 1, 2]]' \
+		"$(json "$TMP/sim.export.json" '[[a["kernels"], a["copies"], a["memsets"], a["copy_bytes"], a["memset_bytes"], a["host_nodes"], a["event_nodes"]] for a in (e["args"] for e in d["traceEvents"] if e.get("name") == "cudaGraphLaunch")]')"
 	check "transfer verdict: the copies ran in graph launches" \
 		"no copy or memset call blocked the host: 6 graph launches executed 24 copies (51.2 KiB) and 12 memsets (2.6 KiB) on the GPU" \
 		"$(json "$TMP/sim.report.json" 'd["transfer"]["verdict"]')"
