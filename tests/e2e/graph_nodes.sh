@@ -1,5 +1,6 @@
 # Every graph node kind, with what graph launches executed, exactly (tests/progs/graph_nodes.cu
-# on the GPU simulator; tests/progs/driver_graph_nodes.c against the test driver): copies by
+# and graph_capture_copy.cu on the GPU simulator; tests/progs/driver_graph_nodes.c against the
+# test driver): copies by
 # direction with their bytes, memsets, host and event nodes, kernels, after set-params in the
 # graph and in the executable graph. The transfer report counts the executed copies as
 # graph-executed, per direction and per launch; node-building calls are not launch calls; on the
@@ -60,6 +61,16 @@ if "$GPUREC" record -o "$TMP/sim.trc" -- env "LD_LIBRARY_PATH=$SIM" "$PROGS/grap
 		"$(json "$TMP/sim.report.json" '[d["launches"]["gaps"][0]["gap"], sum(h["count"] for g in d["launches"]["gaps"] for h in g["histogram"])]')"
 else
 	not_ok "record on the simulator: $(tail -3 "$TMP/sim.out")"
+fi
+
+# --- copies and memsets captured from a stream (tests/progs/graph_capture_copy.cu) ---
+if "$GPUREC" record -o "$TMP/cap.trc" -- env "LD_LIBRARY_PATH=$SIM" "$PROGS/graph_capture_copy" \
+	>"$TMP/cap.out" 2>&1 && "$GPUREC" report --json "$TMP/cap.trc" >"$TMP/cap.json" 2>&1; then
+	check "captured: the one copy call, and what 5 graph launches copied and set" \
+		"$(norm '[1, 100, 0, {"graph_launches": 5, "copies": 10, "bytes": 15000, "memsets": 5, "memset_bytes": 1500, "directions": [{"kind": "H2D", "count": 5, "bytes": 10000, "per_launch_count": 1, "per_launch_bytes": 2000}, {"kind": "D2H", "count": 5, "bytes": 5000, "per_launch_count": 1, "per_launch_bytes": 1000}], "per_launch_memset_bytes": 300}]')" \
+		"$(json "$TMP/cap.json" '[d["transfer"]["copies"], d["transfer"]["bytes"], d["transfer"]["memsets"]["count"], d["transfer"]["graph_executed"]]')"
+else
+	not_ok "record graph_capture_copy: $(tail -3 "$TMP/cap.out")"
 fi
 
 # --- on the real runtime, no driver: every call fails, each node call counted once ---
