@@ -263,6 +263,13 @@ static int snap_mem(struct walk *w, uint32_t sid, uint8_t type, uint32_t row, ui
 	struct snap *sn = &g->snaps[sid];
 	size_t n;
 
+	/* as a kernel node: every copy made spends the budget, or set-params repeated on a hostile
+	 * trace's big graph would copy without bound */
+	if (!w->budget) {
+		g->sum.truncated++;
+		return 0;
+	}
+	w->budget--;
 	if (grow((void **)&g->mems, &g->mems_cap, g->nmem + 1, sizeof(*g->mems)))
 		return -ENOMEM;
 	g->mems[g->nmem++] = (struct mem_node){handle, row, type};
@@ -295,7 +302,8 @@ static int snap_graph(struct walk *w, uint32_t sid, uint32_t gid, int depth)
 	for (uint32_t i = 0; !err && i < gr->n; i++) {
 		const struct node *n = &gr->v[i];
 
-		if (n->type != NODE_KERNEL) {
+		/* kernels, copies and memsets spend it as they are copied in */
+		if (n->type != NODE_KERNEL && n->type != NODE_COPY && n->type != NODE_MEMSET) {
 			if (!w->budget) {
 				w->g->sum.truncated++;
 				return 0;
@@ -334,7 +342,9 @@ static int snap_set_params(struct walk *w, uint32_t sid, uint64_t handle, uint8_
 
 	for (uint32_t i = 0; !err && i < old.nkernels; i++) {
 		uint64_t h = w->g->key_handles[old.off + i];
-		uint32_t key = h == handle && type == NODE_KERNEL ? ref : w->g->keys[old.off + i];
+		/* handle 0: a captured node, which no set-params call can name */
+		uint32_t key =
+		    h && h == handle && type == NODE_KERNEL ? ref : w->g->keys[old.off + i];
 
 		err = snap_kernel(w, *out, key, h);
 	}
@@ -342,7 +352,8 @@ static int snap_set_params(struct walk *w, uint32_t sid, uint64_t handle, uint8_
 		struct mem_node mn = w->g->mems[old.moff + i];
 
 		err = snap_mem(w, *out, mn.type,
-			       mn.handle == handle && mn.type == type ? ref : mn.row, mn.handle);
+			       mn.handle && mn.handle == handle && mn.type == type ? ref : mn.row,
+			       mn.handle);
 	}
 	if (!err) {
 		w->g->snaps[*out].nhosts = old.nhosts;
