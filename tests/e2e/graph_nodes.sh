@@ -69,6 +69,18 @@ if "$GPUREC" record -o "$TMP/cap.trc" -- env "LD_LIBRARY_PATH=$SIM" "$PROGS/grap
 	check "captured: the one copy call, and what 5 graph launches copied and set" \
 		"$(norm '[1, 100, 0, {"graph_launches": 5, "copies": 10, "bytes": 15000, "memsets": 5, "memset_bytes": 1500, "directions": [{"kind": "H2D", "count": 5, "bytes": 10000, "per_launch_count": 1, "per_launch_bytes": 2000}, {"kind": "D2H", "count": 5, "bytes": 5000, "per_launch_count": 1, "per_launch_bytes": 1000}], "per_launch_memset_bytes": 300}]')" \
 		"$(json "$TMP/cap.json" '[d["transfer"]["copies"], d["transfer"]["bytes"], d["transfer"]["memsets"]["count"], d["transfer"]["graph_executed"]]')"
+	# the HTML copies chart draws them apart (the page's DOM as a headless Chromium builds it)
+	if ! command -v chromium >/dev/null 2>&1; then
+		ok "# SKIP no chromium for the HTML copies chart"
+	elif "$GPUREC" report --html -o "$TMP/cap.html" "$TMP/cap.trc" >/dev/null 2>&1; then
+		timeout 120 chromium --headless --no-sandbox --disable-gpu --dump-dom \
+			"file://$TMP/cap.html" >"$TMP/cap.dom" 2>/dev/null
+		check "HTML: the copies chart shows the graph-executed bytes and memsets" 2 \
+			"$(grep -oE -e 'graph-executed bytes by direction \(5 graph launches\)' \
+				-e '5 memsets, 1.46 KiB set by graph launches' "$TMP/cap.dom" | wc -l)"
+	else
+		not_ok "report --html of graph_capture_copy"
+	fi
 else
 	not_ok "record graph_capture_copy: $(tail -3 "$TMP/cap.out")"
 fi

@@ -113,9 +113,27 @@
 		var t = report.transfer || {}, dirs = (t.directions || []).filter(function (d) {
 			return d.count > 0;
 		});
-		var wrap = GR.el('div');
-		if (!dirs.length)
-			return chart('Copies', t.verdict || 'no copies', null);
+		var wrap = GR.el('div'), ge = t.graph_executed || {};
+		/* copies graph launches executed: no call of their own, drawn apart */
+		var graphPart = function () {
+			if (!ge.graph_launches)
+				return;
+			wrap.appendChild(GR.el('p', {class: 'meta'}, ['graph-executed bytes by direction (' +
+				ge.graph_launches + ' graph launches)']));
+			wrap.appendChild(hbars(GR.el('div'), (ge.directions || []).map(function (d) {
+				return {label: d.kind, value: d.bytes, text: GR.bytes(d.bytes), cls: 'b2',
+					tip: d.kind + ': ' + d.count + ' copies executed by graph launches, ' +
+						GR.bytes(d.bytes) + ' (' + GR.bytes(d.per_launch_bytes) +
+						' per launch)'};
+			}), 60));
+			if (ge.memsets)
+				wrap.appendChild(GR.el('p', {class: 'note'}, [ge.memsets + ' memsets, ' +
+					GR.bytes(ge.memset_bytes) + ' set by graph launches']));
+		};
+		if (!dirs.length) {
+			graphPart();
+			return chart('Copies', t.verdict || 'no copies', ge.graph_launches ? wrap : null);
+		}
 		[['count', GR.count, ''], ['bytes', GR.bytes, 'b2'], ['time_ns', GR.ns, 'b3']].forEach(function (m) {
 			wrap.appendChild(GR.el('p', {class: 'meta'}, [m[0].replace('_ns', '') + ' by direction']));
 			wrap.appendChild(hbars(GR.el('div'), dirs.map(function (d) {
@@ -134,6 +152,7 @@
 		});
 		wrap.appendChild(GR.el('p', {class: 'meta'}, ['sizes']));
 		wrap.appendChild(GR.table(rows));
+		graphPart();
 		return chart('Copies', t.copies + ' copies, ' + GR.bytes(t.bytes) + ', ' + GR.ns(t.time_ns),
 			     wrap);
 	};
