@@ -410,6 +410,20 @@ static __always_inline __u8 event_type(__u8 layout)
 	case L_GRAPH_CLONE:
 	case L_GRAPH_ADD_MEMCPY_1D:
 	case L_GRAPH_ADD_MEMSET:
+	case L_GRAPH_ADD_MEMCPY_3D:
+	case L_GRAPH_ADD_MEMCPY_SYM:
+	case L_CU_GRAPH_ADD_MEMCPY:
+	case L_GRAPH_ADD_NODE_ONLY:
+	case L_GRAPH_MEMCPY_SET_1D:
+	case L_GRAPH_EXEC_MEMCPY_SET_1D:
+	case L_GRAPH_MEMSET_SET:
+	case L_GRAPH_EXEC_MEMSET_SET:
+	case L_GRAPH_MEMCPY_SET_3D:
+	case L_GRAPH_EXEC_MEMCPY_SET_3D:
+	case L_CU_GRAPH_MEMCPY_SET:
+	case L_CU_GRAPH_EXEC_MEMCPY_SET:
+	case L_GRAPH_MEMCPY_SET_SYM:
+	case L_GRAPH_EXEC_MEMCPY_SET_SYM:
 		return EV_GRAPH;
 	case L_MEMSET:
 	case L_CU_MEMSET_D8:
@@ -455,10 +469,29 @@ static __always_inline void read_entry_structs(struct gr_ev_call *e, __u8 layout
 
 	switch (layout) {
 	case L_RT_LAUNCH_EXC:
-	case L_CU_LAUNCH_EX:
-		/* cudaLaunchConfig_t / CUlaunchConfig: dims, shared mem, stream in 40 bytes */
+	case L_CU_LAUNCH_EX: {
+		/* cudaLaunchConfig_t / CUlaunchConfig: dims, shared mem, stream in 40 bytes, then
+		 * the attributes, searched for a cluster dimension */
+		__u64 at[2] = {};
+
 		bpf_probe_read_user(&e->x[0], 40, p);
+		e->x[GR_X_CLUSTER] = e->x[GR_X_CLUSTER + 1] = 0;
+		bpf_probe_read_user(at, sizeof(at), p + GR_LAUNCH_CONFIG_ATTRS);
+		for (__u32 i = 0; i < GR_LAUNCH_ATTRS_MAX && i < (__u32)at[1]; i++) {
+			const void *a = (const void *)at[0] + i * GR_LAUNCH_ATTR_BYTES;
+			__u32 v[4] = {};
+
+			if (bpf_probe_read_user(v, sizeof(v), a))
+				break;
+			if (v[0] != GR_LAUNCH_ATTR_CLUSTER)
+				continue;
+			bpf_probe_read_user(&v[1], 12, a + 8);
+			e->x[GR_X_CLUSTER] = v[1] | (__u64)v[2] << 32;
+			e->x[GR_X_CLUSTER + 1] = v[3];
+			break;
+		}
 		break;
+	}
 	case L_MEMCPY_3D:
 	case L_MEMCPY_3D_ASYNC:
 		/* cudaMemcpy3DParms: srcArray@0 srcPtr.ptr@32 dstArray@64 dstPtr.ptr@96
@@ -480,9 +513,47 @@ static __always_inline void read_entry_structs(struct gr_ev_call *e, __u8 layout
 		bpf_probe_read_user(&e->x[0], GR_KERNEL_NODE_PARAMS_BYTES, (const void *)e->r[2]);
 		break;
 	case L_GRAPH_ADD_MEMSET:
-		/* cudaMemsetParams: dst@0 pitch@8 value@16 elementSize@20 width@24 height@32 */
+		/* cudaMemsetParams: dst@0 pitch@8 value@16 elementSize@20 width@24 height@32;
+		 * CUDA_MEMSET_NODE_PARAMS has the same layout */
 		bpf_probe_read_user(&e->x[0], 40, (const void *)e->r[4]);
 		break;
+	case L_GRAPH_MEMSET_SET:
+		bpf_probe_read_user(&e->x[0], 40, (const void *)e->r[1]);
+		break;
+	case L_GRAPH_EXEC_MEMSET_SET:
+		bpf_probe_read_user(&e->x[0], 40, (const void *)e->r[2]);
+		break;
+	case L_GRAPH_ADD_MEMCPY_3D:
+	case L_GRAPH_MEMCPY_SET_3D:
+	case L_GRAPH_EXEC_MEMCPY_SET_3D:
+		/* cudaMemcpy3DParms as for L_MEMCPY_3D, kind in x[6]: x[5] takes the node */
+		p = (const void *)(layout == L_GRAPH_ADD_MEMCPY_3D   ? e->r[4]
+				   : layout == L_GRAPH_MEMCPY_SET_3D ? e->r[1]
+								     : e->r[2]);
+		bpf_probe_read_user(&e->x[0], 8, p + 32);
+		bpf_probe_read_user(&e->x[1], 8, p + 96);
+		bpf_probe_read_user(&e->x[2], 24, p + 128);
+		bpf_probe_read_user(&e->x[6], 4, p + 152);
+		break;
+	case L_CU_GRAPH_ADD_MEMCPY:
+	case L_CU_GRAPH_MEMCPY_SET:
+	case L_CU_GRAPH_EXEC_MEMCPY_SET: {
+		/* CUDA_MEMCPY3D: srcMemoryType@32 srcHost@40 srcDevice@48, dst's at 120, 128,
+		 * 136, WidthInBytes@176 Height@184 Depth@192; the pointer the type names */
+		__u64 side[3] = {};
+
+		p = (const void *)(layout == L_CU_GRAPH_ADD_MEMCPY   ? e->r[4]
+				   : layout == L_CU_GRAPH_MEMCPY_SET ? e->r[1]
+								     : e->r[2]);
+		bpf_probe_read_user(side, sizeof(side), p + 32);
+		e->x[6] = (__u32)side[0];
+		e->x[0] = (__u32)side[0] == 1 ? side[1] : side[2];
+		bpf_probe_read_user(side, sizeof(side), p + 120);
+		e->x[6] |= (__u64)(__u32)side[0] << 32;
+		e->x[1] = (__u32)side[0] == 1 ? side[1] : side[2];
+		bpf_probe_read_user(&e->x[2], 24, p + 176);
+		break;
+	}
 	}
 }
 
@@ -1528,6 +1599,10 @@ static __always_inline void finish_return(struct pt_regs *ctx, struct gr_ev_call
 	case L_GRAPH_CLONE:
 	case L_GRAPH_ADD_MEMCPY_1D:
 	case L_GRAPH_ADD_MEMSET:
+	case L_GRAPH_ADD_MEMCPY_3D:
+	case L_GRAPH_ADD_MEMCPY_SYM:
+	case L_CU_GRAPH_ADD_MEMCPY:
+	case L_GRAPH_ADD_NODE_ONLY:
 		/* x[0..4] may hold the kernel or memset node parameters */
 		bpf_probe_read_user(&out, sizeof(out), (void *)e->r[0]);
 		e->x[GR_X_GRAPH_OUT] = out;

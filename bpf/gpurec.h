@@ -76,16 +76,33 @@ enum gr_layout {
 	L_DEVICE_ATTR,	/* cudaDeviceGetAttribute / cuDeviceGetAttribute(int *out, attr, device) */
 	/* explicit graph building (docs/FORMAT.md, CUDA graphs); the kernel node parameters
 	 * (cudaKernelNodeParams, CUDA_KERNEL_NODE_PARAMS) are read into x[0..4] at entry */
-	L_GRAPH_ADD_KERNEL,	 /* (node *out, graph, deps, ndeps, const params *) */
-	L_GRAPH_KERNEL_SET,	 /* (node, const params *) */
-	L_GRAPH_EXEC_KERNEL_SET, /* (exec, node, const params *) */
-	L_GRAPH_EXEC_UPDATE,	 /* (exec, graph, info *) */
-	L_GRAPH_ADD_CHILD,	 /* (node *out, graph, deps, ndeps, child graph) */
-	L_GRAPH_CLONE,		 /* (graph *clone out, graph) */
-	L_GRAPH_ADD_MEMCPY_1D,	 /* (node *out, graph, deps, ndeps, dst, src, [sp+8] bytes,
-				    [sp+16] kind) */
-	L_GRAPH_ADD_MEMSET,	 /* (node *out, graph, deps, ndeps, const cudaMemsetParams *):
-				    dst, pitch, value, element size, width, height in x[0..4] */
+	L_GRAPH_ADD_KERNEL,	    /* (node *out, graph, deps, ndeps, const params *) */
+	L_GRAPH_KERNEL_SET,	    /* (node, const params *) */
+	L_GRAPH_EXEC_KERNEL_SET,    /* (exec, node, const params *) */
+	L_GRAPH_EXEC_UPDATE,	    /* (exec, graph, info *) */
+	L_GRAPH_ADD_CHILD,	    /* (node *out, graph, deps, ndeps, child graph) */
+	L_GRAPH_CLONE,		    /* (graph *clone out, graph) */
+	L_GRAPH_ADD_MEMCPY_1D,	    /* (node *out, graph, deps, ndeps, dst, src, [sp+8] bytes,
+				       [sp+16] kind) */
+	L_GRAPH_ADD_MEMSET,	    /* (node *out, graph, deps, ndeps, const cudaMemsetParams *):
+				       dst, pitch, value, element size, width, height in x[0..4] */
+	L_GRAPH_ADD_MEMCPY_3D,	    /* (node *out, graph, deps, ndeps, const cudaMemcpy3DParms *):
+				       src x[0], dst x[1], extent x[2..4], kind x[6] */
+	L_GRAPH_ADD_MEMCPY_SYM,	    /* (node *out, graph, deps, ndeps, dst, src, [sp+8] count,
+				       [sp+16] offset, [sp+24] kind): To/FromSymbol */
+	L_CU_GRAPH_ADD_MEMCPY,	    /* (node *out, graph, deps, ndeps, const CUDA_MEMCPY3D *, ctx):
+				       src x[0], dst x[1], extent x[2..4], memory types x[6] */
+	L_GRAPH_ADD_NODE_ONLY,	    /* (node *out, graph, deps, ndeps, ...): host and event nodes */
+	L_GRAPH_MEMCPY_SET_1D,	    /* (node, dst, src, count, kind) */
+	L_GRAPH_EXEC_MEMCPY_SET_1D, /* (exec, node, dst, src, count, kind) */
+	L_GRAPH_MEMSET_SET,	    /* (node, const memset params *): as L_GRAPH_ADD_MEMSET's */
+	L_GRAPH_EXEC_MEMSET_SET,    /* (exec, node, const memset params * [, ctx]) */
+	L_GRAPH_MEMCPY_SET_3D, /* (node, const cudaMemcpy3DParms *): as L_GRAPH_ADD_MEMCPY_3D */
+	L_GRAPH_EXEC_MEMCPY_SET_3D,  /* (exec, node, const cudaMemcpy3DParms *) */
+	L_CU_GRAPH_MEMCPY_SET,	     /* (node, const CUDA_MEMCPY3D *): as L_CU_GRAPH_ADD_MEMCPY */
+	L_CU_GRAPH_EXEC_MEMCPY_SET,  /* (exec, node, const CUDA_MEMCPY3D *, ctx) */
+	L_GRAPH_MEMCPY_SET_SYM,	     /* (node, dst, src, count, offset, kind): To/FromSymbol */
+	L_GRAPH_EXEC_MEMCPY_SET_SYM, /* (exec, node, dst, src, count, offset, [sp+8] kind) */
 	/* NCCL (docs/FORMAT.md, COMM); stream is the last argument of every call that has one */
 	L_NCCL_COLL_OP,	   /* (send, recv, count, dtype, op, comm, [sp+8] stream): AllReduce,
 			      ReduceScatter */
@@ -152,7 +169,21 @@ enum gr_ev_type {
  * returns through its first argument is read at the return into x[GR_X_GRAPH_OUT].
  */
 #define GR_KERNEL_NODE_PARAMS_BYTES 36
-#define GR_X_GRAPH_OUT		    5
+
+/*
+ * Launch attributes of cudaLaunchKernelExC / cuLaunchKernelEx: the config's attrs pointer at 40
+ * and numAttrs at 48; each attribute 72 bytes, its id (u32) at 0, its value at 8. The thread
+ * block cluster dimension (cudaLaunchAttributeClusterDimension = CU_LAUNCH_ATTRIBUTE_CLUSTER_
+ * DIMENSION = 4) is 3 u32 there, read into x[GR_X_CLUSTER] (x | y << 32) and the next (z).
+ * tests/progs/cluster_launch.cu checks the layout with offsetof. The first
+ * GR_LAUNCH_ATTRS_MAX attributes are searched.
+ */
+#define GR_LAUNCH_CONFIG_ATTRS 40
+#define GR_LAUNCH_ATTR_BYTES   72
+#define GR_LAUNCH_ATTR_CLUSTER 4
+#define GR_LAUNCH_ATTRS_MAX    8
+#define GR_X_CLUSTER	       5
+#define GR_X_GRAPH_OUT	       5
 
 /*
  * Common prefix. Events that carry a stack follow their fixed part with stack_len frames (u64),

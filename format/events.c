@@ -148,6 +148,31 @@ static const char *const api_names[GR_API_COUNT] = {
     [GR_API_cuInit] = "cuInit",
     [GR_API_cuDeviceGetCount] = "cuDeviceGetCount",
     [GR_API_cuDeviceGetAttribute] = "cuDeviceGetAttribute",
+    [GR_API_cudaGraphAddMemcpyNodeToSymbol] = "cudaGraphAddMemcpyNodeToSymbol",
+    [GR_API_cudaGraphAddMemcpyNodeFromSymbol] = "cudaGraphAddMemcpyNodeFromSymbol",
+    [GR_API_cuGraphAddMemcpyNode] = "cuGraphAddMemcpyNode",
+    [GR_API_cuGraphAddMemsetNode] = "cuGraphAddMemsetNode",
+    [GR_API_cudaGraphAddHostNode] = "cudaGraphAddHostNode",
+    [GR_API_cuGraphAddHostNode] = "cuGraphAddHostNode",
+    [GR_API_cudaGraphAddEventRecordNode] = "cudaGraphAddEventRecordNode",
+    [GR_API_cuGraphAddEventRecordNode] = "cuGraphAddEventRecordNode",
+    [GR_API_cudaGraphAddEventWaitNode] = "cudaGraphAddEventWaitNode",
+    [GR_API_cuGraphAddEventWaitNode] = "cuGraphAddEventWaitNode",
+    [GR_API_cudaGraphMemcpyNodeSetParams1D] = "cudaGraphMemcpyNodeSetParams1D",
+    [GR_API_cudaGraphExecMemcpyNodeSetParams1D] = "cudaGraphExecMemcpyNodeSetParams1D",
+    [GR_API_cudaGraphMemsetNodeSetParams] = "cudaGraphMemsetNodeSetParams",
+    [GR_API_cudaGraphExecMemsetNodeSetParams] = "cudaGraphExecMemsetNodeSetParams",
+    [GR_API_cuGraphMemsetNodeSetParams] = "cuGraphMemsetNodeSetParams",
+    [GR_API_cuGraphExecMemsetNodeSetParams] = "cuGraphExecMemsetNodeSetParams",
+    [GR_API_cudaGraphMemcpyNodeSetParams] = "cudaGraphMemcpyNodeSetParams",
+    [GR_API_cudaGraphExecMemcpyNodeSetParams] = "cudaGraphExecMemcpyNodeSetParams",
+    [GR_API_cuGraphMemcpyNodeSetParams] = "cuGraphMemcpyNodeSetParams",
+    [GR_API_cuGraphExecMemcpyNodeSetParams] = "cuGraphExecMemcpyNodeSetParams",
+    [GR_API_cudaGraphMemcpyNodeSetParamsToSymbol] = "cudaGraphMemcpyNodeSetParamsToSymbol",
+    [GR_API_cudaGraphMemcpyNodeSetParamsFromSymbol] = "cudaGraphMemcpyNodeSetParamsFromSymbol",
+    [GR_API_cudaGraphExecMemcpyNodeSetParamsToSymbol] = "cudaGraphExecMemcpyNodeSetParamsToSymbol",
+    [GR_API_cudaGraphExecMemcpyNodeSetParamsFromSymbol] =
+	"cudaGraphExecMemcpyNodeSetParamsFromSymbol",
 };
 
 const char *gr_api_name(unsigned api)
@@ -164,7 +189,12 @@ int gr_api_is_driver(unsigned api)
 	return !strncmp(n, "cu", 2) && strncmp(n, "cuda", 4);
 }
 
-int gr_api_is_graph_node(unsigned api)
+int gr_api_is_nccl(unsigned api)
+{
+	return !strncmp(gr_api_name(api), "nccl", 4);
+}
+
+int gr_api_graph_node_work(unsigned api)
 {
 	switch (api) {
 	case GR_API_cudaGraphAddKernelNode:
@@ -176,15 +206,43 @@ int gr_api_is_graph_node(unsigned api)
 	case GR_API_cudaGraphAddMemcpyNode:
 	case GR_API_cudaGraphAddMemcpyNode1D:
 	case GR_API_cudaGraphAddMemsetNode:
+	case GR_API_cudaGraphAddMemcpyNodeToSymbol:
+	case GR_API_cudaGraphAddMemcpyNodeFromSymbol:
+	case GR_API_cuGraphAddMemcpyNode:
+	case GR_API_cuGraphAddMemsetNode:
+	case GR_API_cudaGraphMemcpyNodeSetParams1D:
+	case GR_API_cudaGraphExecMemcpyNodeSetParams1D:
+	case GR_API_cudaGraphMemsetNodeSetParams:
+	case GR_API_cudaGraphExecMemsetNodeSetParams:
+	case GR_API_cuGraphMemsetNodeSetParams:
+	case GR_API_cuGraphExecMemsetNodeSetParams:
+	case GR_API_cudaGraphMemcpyNodeSetParams:
+	case GR_API_cudaGraphExecMemcpyNodeSetParams:
+	case GR_API_cuGraphMemcpyNodeSetParams:
+	case GR_API_cuGraphExecMemcpyNodeSetParams:
+	case GR_API_cudaGraphMemcpyNodeSetParamsToSymbol:
+	case GR_API_cudaGraphMemcpyNodeSetParamsFromSymbol:
+	case GR_API_cudaGraphExecMemcpyNodeSetParamsToSymbol:
+	case GR_API_cudaGraphExecMemcpyNodeSetParamsFromSymbol:
 		return 1;
 	default:
 		return 0;
 	}
 }
 
-int gr_api_is_nccl(unsigned api)
+int gr_api_graph_node_only(unsigned api)
 {
-	return !strncmp(gr_api_name(api), "nccl", 4);
+	switch (api) {
+	case GR_API_cudaGraphAddHostNode:
+	case GR_API_cuGraphAddHostNode:
+	case GR_API_cudaGraphAddEventRecordNode:
+	case GR_API_cuGraphAddEventRecordNode:
+	case GR_API_cudaGraphAddEventWaitNode:
+	case GR_API_cuGraphAddEventWaitNode:
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 int gr_call_failed(unsigned api, uint64_t call, uint32_t status)
@@ -327,9 +385,11 @@ int gr_loss_stack_only(unsigned src)
  * are different every time (durations) VARINT. zstd then removes what the columns leave.
  */
 static const struct gr_column_def launch_cols[GR_LAUNCH_NCOLS] = {
-    {"ts", D},	    {"dur", V},	   {"pid", T},	  {"tid", T},	 {"cpu", T},	   {"api", T},
-    {"func", T},    {"grid_x", T}, {"grid_y", T}, {"grid_z", T}, {"block_x", T},   {"block_y", T},
-    {"block_z", T}, {"shmem", T},  {"stream", T}, {"stack", T},	 {"status", TOPT}, {"call", TOPT},
+    {"ts", D},		 {"dur", V},	   {"pid", T},	   {"tid", T},		{"cpu", T},
+    {"api", T},		 {"func", T},	   {"grid_x", T},  {"grid_y", T},	{"grid_z", T},
+    {"block_x", T},	 {"block_y", T},   {"block_z", T}, {"shmem", T},	{"stream", T},
+    {"stack", T},	 {"status", TOPT}, {"call", TOPT}, {"cluster_x", TOPT}, {"cluster_y", TOPT},
+    {"cluster_z", TOPT},
 };
 static const struct gr_column_def copy_cols[GR_COPY_NCOLS] = {
     {"ts", D},	   {"dur", V},	 {"pid", T},   {"tid", T},	 {"cpu", T},

@@ -92,6 +92,11 @@ enum {
 	GR_LAUNCH_STACK,
 	GR_LAUNCH_STATUS,
 	GR_LAUNCH_CALL,
+	/* thread block cluster dimensions (cudaLaunchAttributeClusterDimension,
+	 * CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION): optional, 0 0 0 when the launch set none */
+	GR_LAUNCH_CLUSTER_X,
+	GR_LAUNCH_CLUSTER_Y,
+	GR_LAUNCH_CLUSTER_Z,
 	GR_LAUNCH_NCOLS
 };
 
@@ -535,6 +540,36 @@ enum gr_api {
 	GR_API_cuInit,
 	GR_API_cuDeviceGetCount,
 	GR_API_cuDeviceGetAttribute,
+	/*
+	 * more graph building (appended: the values above are in files). Work rows + GRAPH row:
+	 * memcpy nodes (3D parameters, to and from a symbol, the driver's), the driver's memset
+	 * node, and the memcpy and memset set-params of graphs and executable graphs. A GRAPH
+	 * add-node row alone: host and event nodes, which move no bytes.
+	 */
+	GR_API_cudaGraphAddMemcpyNodeToSymbol,
+	GR_API_cudaGraphAddMemcpyNodeFromSymbol,
+	GR_API_cuGraphAddMemcpyNode,
+	GR_API_cuGraphAddMemsetNode,
+	GR_API_cudaGraphAddHostNode,
+	GR_API_cuGraphAddHostNode,
+	GR_API_cudaGraphAddEventRecordNode,
+	GR_API_cuGraphAddEventRecordNode,
+	GR_API_cudaGraphAddEventWaitNode,
+	GR_API_cuGraphAddEventWaitNode,
+	GR_API_cudaGraphMemcpyNodeSetParams1D,
+	GR_API_cudaGraphExecMemcpyNodeSetParams1D,
+	GR_API_cudaGraphMemsetNodeSetParams,
+	GR_API_cudaGraphExecMemsetNodeSetParams,
+	GR_API_cuGraphMemsetNodeSetParams,
+	GR_API_cuGraphExecMemsetNodeSetParams,
+	GR_API_cudaGraphMemcpyNodeSetParams,
+	GR_API_cudaGraphExecMemcpyNodeSetParams,
+	GR_API_cuGraphMemcpyNodeSetParams,
+	GR_API_cuGraphExecMemcpyNodeSetParams,
+	GR_API_cudaGraphMemcpyNodeSetParamsToSymbol,
+	GR_API_cudaGraphMemcpyNodeSetParamsFromSymbol,
+	GR_API_cudaGraphExecMemcpyNodeSetParamsToSymbol,
+	GR_API_cudaGraphExecMemcpyNodeSetParamsFromSymbol,
 	GR_API_COUNT
 };
 
@@ -728,14 +763,16 @@ extern const struct gr_status_name gr_driver_status_names[];
 
 /* 1 for a driver API entry point (cu*), 0 for the runtime's and NCCL's. */
 int gr_api_is_driver(unsigned api);
-/*
- * 1 for a graph-building call whose node's work is written as a LAUNCH, COPY or MEMSET row beside
- * its GRAPH row (cudaGraphAddKernelNode, ...): one call in two rows, counted once, by its GRAPH
- * row, wherever calls are counted (ok, failed, in flight; record's closing line too).
- */
-int gr_api_is_graph_node(unsigned api);
 /* 1 for an NCCL entry point (nccl*): its status is an ncclResult_t. */
 int gr_api_is_nccl(unsigned api);
+/*
+ * 1 for a graph-building API whose one call writes two rows, a work row (LAUNCH, COPY or
+ * MEMSET: the node's kernel, copy or memset) and the GRAPH row that places it: the call is the
+ * work row's, and counting calls must skip the GRAPH row (docs/FORMAT.md, CUDA graphs).
+ */
+int gr_api_graph_node_work(unsigned api);
+/* 1 for a graph-building API that adds a node without work row (host, event): its GRAPH row. */
+int gr_api_graph_node_only(unsigned api);
 /* The name of @status as @api returns it ("cudaErrorInsufficientDriver", "CUDA_SUCCESS",
  * "ncclUnhandledCudaError"), NULL
  * when this build's toolkit does not know it. */

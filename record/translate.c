@@ -473,6 +473,9 @@ static int on_launch(struct gr_translate *t, const struct gr_ev_call *e, uint64_
 		v[GR_LAUNCH_BZ] = HI32(e->x[2]);
 		v[GR_LAUNCH_SHMEM] = e->h.layout == L_CU_LAUNCH_EX ? LO32(e->x[3]) : e->x[3];
 		v[GR_LAUNCH_STREAM] = e->x[4];
+		v[GR_LAUNCH_CLUSTER_X] = LO32(e->x[GR_X_CLUSTER]);
+		v[GR_LAUNCH_CLUSTER_Y] = HI32(e->x[GR_X_CLUSTER]);
+		v[GR_LAUNCH_CLUSTER_Z] = LO32(e->x[GR_X_CLUSTER + 1]);
 		break;
 	}
 	err = note_function(t, e->h.ts, e->h.pid, v[GR_LAUNCH_FUNC]);
@@ -786,7 +789,11 @@ static int on_graph(struct gr_translate *t, const struct gr_ev_call *e, uint64_t
 	uint64_t v[GR_GRAPH_NCOLS] = {0};
 
 	v[GR_GRAPH_TS] = e->h.ts;
-	call_state(t, e, &v[GR_GRAPH_STATUS], &v[GR_GRAPH_CALL]);
+	/* a node call's work row counted the call already: one call, once */
+	if (gr_api_graph_node_work(e->h.api))
+		call_columns(e, &v[GR_GRAPH_STATUS], &v[GR_GRAPH_CALL]);
+	else
+		call_state(t, e, &v[GR_GRAPH_STATUS], &v[GR_GRAPH_CALL]);
 	v[GR_GRAPH_DUR] = e->h.dur;
 	v[GR_GRAPH_PID] = e->h.pid;
 	v[GR_GRAPH_TID] = e->h.tid;
@@ -818,10 +825,20 @@ static int on_graph(struct gr_translate *t, const struct gr_ev_call *e, uint64_t
 		v[GR_GRAPH_EXEC] = e->x[GR_X_GRAPH_OUT];
 		break;
 	case L_GRAPH_KERNEL_SET:
+	case L_GRAPH_MEMCPY_SET_1D:
+	case L_GRAPH_MEMSET_SET:
+	case L_GRAPH_MEMCPY_SET_3D:
+	case L_CU_GRAPH_MEMCPY_SET:
+	case L_GRAPH_MEMCPY_SET_SYM:
 		v[GR_GRAPH_GKIND] = GR_GRAPH_NODE_SET_PARAMS;
 		v[GR_GRAPH_EXEC] = e->r[0];
 		break;
 	case L_GRAPH_EXEC_KERNEL_SET:
+	case L_GRAPH_EXEC_MEMCPY_SET_1D:
+	case L_GRAPH_EXEC_MEMSET_SET:
+	case L_GRAPH_EXEC_MEMCPY_SET_3D:
+	case L_CU_GRAPH_EXEC_MEMCPY_SET:
+	case L_GRAPH_EXEC_MEMCPY_SET_SYM:
 		v[GR_GRAPH_GKIND] = GR_GRAPH_EXEC_SET_PARAMS;
 		v[GR_GRAPH_GRAPH] = e->r[1];
 		v[GR_GRAPH_EXEC] = e->r[0];
@@ -838,6 +855,10 @@ static int on_graph(struct gr_translate *t, const struct gr_ev_call *e, uint64_t
 		break;
 	case L_GRAPH_ADD_MEMCPY_1D:
 	case L_GRAPH_ADD_MEMSET:
+	case L_GRAPH_ADD_MEMCPY_3D:
+	case L_GRAPH_ADD_MEMCPY_SYM:
+	case L_CU_GRAPH_ADD_MEMCPY:
+	case L_GRAPH_ADD_NODE_ONLY:
 		v[GR_GRAPH_GKIND] = GR_GRAPH_ADD_NODE;
 		v[GR_GRAPH_GRAPH] = e->r[1];
 		v[GR_GRAPH_EXEC] = e->x[GR_X_GRAPH_OUT];
@@ -861,8 +882,8 @@ static int on_kernel_node(struct gr_translate *t, const struct gr_ev_call *e, ui
 	int err;
 
 	v[GR_LAUNCH_TS] = e->h.ts;
-	/* one call, two rows: its GRAPH row (on_graph()) counts it */
-	call_columns(e, &v[GR_LAUNCH_STATUS], &v[GR_LAUNCH_CALL]);
+	/* one call, two rows: this work row counts it, its GRAPH row (on_graph()) does not */
+	call_state(t, e, &v[GR_LAUNCH_STATUS], &v[GR_LAUNCH_CALL]);
 	v[GR_LAUNCH_DUR] = e->h.dur;
 	v[GR_LAUNCH_PID] = e->h.pid;
 	v[GR_LAUNCH_TID] = e->h.tid;
@@ -883,48 +904,123 @@ static int on_kernel_node(struct gr_translate *t, const struct gr_ev_call *e, ui
 	return err ? err : on_graph(t, e, stack);
 }
 
+/* cudaMemcpyKind of a driver copy from its CUmemorytype pair (1 host, 2 device, 3 array,
+ * 4 unified: an array is device memory; unified memory has no one direction). */
+static uint64_t cu_copy_kind(uint64_t types)
+{
+	uint32_t src = LO32(types), dst = HI32(types);
+	int sh = src == 1, dh = dst == 1, sd = src == 2 || src == 3, dd = dst == 2 || dst == 3;
+
+	return sh && dd	  ? GR_COPY_H2D
+	       : sd && dh ? GR_COPY_D2H
+	       : sd && dd ? GR_COPY_D2D
+	       : sh && dh ? GR_COPY_H2H
+			  : GR_COPY_DEFAULT;
+}
+
 /*
- * A memcpy or memset node's work, as a kernel node's: a COPY or MEMSET row of the building call
- * on stream 0, written before the call's GRAPH row (same ts).
+ * A memcpy or memset node's work (added, or its parameters set), as a kernel node's: a COPY or
+ * MEMSET row of the building call on stream 0, written before the call's GRAPH row (same ts).
  */
 static int on_memory_node(struct gr_translate *t, const struct gr_ev_call *e, uint64_t stack)
 {
 	uint64_t c[GR_COPY_NCOLS] = {0}, m[GR_MEMSET_NCOLS] = {0};
+	uint64_t dst = 0, src = 0, bytes = 0, kind = 0, flags = GR_COPY_F_ASYNC;
+	const __u64 *ms = e->x; /* the memset parameters, as cudaMemsetParams */
 	int err;
 
-	if (e->h.layout == L_GRAPH_ADD_MEMCPY_1D) {
-		c[GR_COPY_TS] = e->h.ts;
-		call_columns(e, &c[GR_COPY_STATUS], &c[GR_COPY_CALL]);
-		c[GR_COPY_DUR] = e->h.dur;
-		c[GR_COPY_PID] = e->h.pid;
-		c[GR_COPY_TID] = e->h.tid;
-		c[GR_COPY_CPU] = e->h.cpu;
-		c[GR_COPY_API] = e->h.api;
-		c[GR_COPY_DST] = e->r[4];
-		c[GR_COPY_SRC] = e->r[5];
-		c[GR_COPY_BYTES] = e->s[0];
-		c[GR_COPY_CKIND] =
-		    LO32(e->s[1]) <= GR_COPY_DEFAULT ? LO32(e->s[1]) : GR_COPY_DEFAULT;
-		c[GR_COPY_FLAGS] = GR_COPY_F_ASYNC; /* it runs in a graph launch, on its stream */
-		c[GR_COPY_STACK] = stack;
-		err = gr_trace_writer_append(t->w, GR_K_COPY, c, NULL);
-	} else {
+	switch (e->h.layout) {
+	case L_GRAPH_ADD_MEMCPY_1D:
+		dst = e->r[4], src = e->r[5], bytes = e->s[0], kind = e->s[1];
+		break;
+	case L_GRAPH_MEMCPY_SET_1D:
+		dst = e->r[1], src = e->r[2], bytes = e->r[3], kind = e->r[4];
+		break;
+	case L_GRAPH_EXEC_MEMCPY_SET_1D:
+		dst = e->r[2], src = e->r[3], bytes = e->r[4], kind = e->r[5];
+		break;
+	case L_GRAPH_ADD_MEMCPY_SYM:
+		dst = e->r[4], src = e->r[5], bytes = e->s[0], kind = e->s[2];
+		flags |= GR_COPY_F_SYMBOL;
+		break;
+	case L_GRAPH_MEMCPY_SET_SYM:
+		dst = e->r[1], src = e->r[2], bytes = e->r[3], kind = e->r[5];
+		flags |= GR_COPY_F_SYMBOL;
+		break;
+	case L_GRAPH_EXEC_MEMCPY_SET_SYM:
+		dst = e->r[2], src = e->r[3], bytes = e->r[4], kind = e->s[0];
+		flags |= GR_COPY_F_SYMBOL;
+		break;
+	case L_GRAPH_ADD_MEMCPY_3D:
+	case L_GRAPH_MEMCPY_SET_3D:
+	case L_GRAPH_EXEC_MEMCPY_SET_3D:
+		src = e->x[0], dst = e->x[1], bytes = e->x[2] * e->x[3] * e->x[4];
+		kind = LO32(e->x[6]);
+		flags |= GR_COPY_F_3D;
+		break;
+	case L_CU_GRAPH_ADD_MEMCPY:
+	case L_CU_GRAPH_MEMCPY_SET:
+	case L_CU_GRAPH_EXEC_MEMCPY_SET:
+		src = e->x[0], dst = e->x[1], bytes = e->x[2] * e->x[3] * e->x[4];
+		kind = cu_copy_kind(e->x[6]);
+		flags |= GR_COPY_F_3D | GR_COPY_F_DRIVER;
+		break;
+	default: /* memset nodes */
 		m[GR_MEMSET_TS] = e->h.ts;
-		call_columns(e, &m[GR_MEMSET_STATUS], &m[GR_MEMSET_CALL]);
+		call_state(t, e, &m[GR_MEMSET_STATUS], &m[GR_MEMSET_CALL]);
 		m[GR_MEMSET_DUR] = e->h.dur;
 		m[GR_MEMSET_PID] = e->h.pid;
 		m[GR_MEMSET_TID] = e->h.tid;
 		m[GR_MEMSET_CPU] = e->h.cpu;
 		m[GR_MEMSET_API] = e->h.api;
-		m[GR_MEMSET_DST] = e->x[0];
-		m[GR_MEMSET_VALUE] = LO32(e->x[2]);
+		m[GR_MEMSET_DST] = ms[0];
+		m[GR_MEMSET_VALUE] = LO32(ms[2]);
 		/* element size x width x height */
-		m[GR_MEMSET_BYTES] = HI32(e->x[2]) * e->x[3] * (e->x[4] ? e->x[4] : 1);
+		m[GR_MEMSET_BYTES] = HI32(ms[2]) * ms[3] * (ms[4] ? ms[4] : 1);
 		m[GR_MEMSET_FLAGS] = GR_COPY_F_ASYNC;
 		m[GR_MEMSET_STACK] = stack;
 		err = gr_trace_writer_append(t->w, GR_K_MEMSET, m, NULL);
+		return err ? err : on_graph(t, e, stack);
 	}
+	c[GR_COPY_TS] = e->h.ts;
+	call_state(t, e, &c[GR_COPY_STATUS], &c[GR_COPY_CALL]);
+	c[GR_COPY_DUR] = e->h.dur;
+	c[GR_COPY_PID] = e->h.pid;
+	c[GR_COPY_TID] = e->h.tid;
+	c[GR_COPY_CPU] = e->h.cpu;
+	c[GR_COPY_API] = e->h.api;
+	c[GR_COPY_DST] = dst;
+	c[GR_COPY_SRC] = src;
+	c[GR_COPY_BYTES] = bytes;
+	c[GR_COPY_CKIND] = LO32(kind) <= GR_COPY_DEFAULT ? LO32(kind) : GR_COPY_DEFAULT;
+	c[GR_COPY_FLAGS] = flags; /* it runs in a graph launch, on its stream */
+	c[GR_COPY_STACK] = stack;
+	err = gr_trace_writer_append(t->w, GR_K_COPY, c, NULL);
 	return err ? err : on_graph(t, e, stack);
+}
+
+static int is_memory_node(unsigned layout)
+{
+	switch (layout) {
+	case L_GRAPH_ADD_MEMCPY_1D:
+	case L_GRAPH_ADD_MEMSET:
+	case L_GRAPH_ADD_MEMCPY_3D:
+	case L_GRAPH_ADD_MEMCPY_SYM:
+	case L_CU_GRAPH_ADD_MEMCPY:
+	case L_GRAPH_MEMCPY_SET_1D:
+	case L_GRAPH_EXEC_MEMCPY_SET_1D:
+	case L_GRAPH_MEMSET_SET:
+	case L_GRAPH_EXEC_MEMSET_SET:
+	case L_GRAPH_MEMCPY_SET_3D:
+	case L_GRAPH_EXEC_MEMCPY_SET_3D:
+	case L_CU_GRAPH_MEMCPY_SET:
+	case L_CU_GRAPH_EXEC_MEMCPY_SET:
+	case L_GRAPH_MEMCPY_SET_SYM:
+	case L_GRAPH_EXEC_MEMCPY_SET_SYM:
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 static int is_kernel_node(unsigned layout)
@@ -1393,7 +1489,7 @@ static int translate_one(void *ctx, void *data, size_t size)
 	case EV_GRAPH:
 		if (is_kernel_node(c->h.layout))
 			err = on_kernel_node(t, c, stack);
-		else if (c->h.layout == L_GRAPH_ADD_MEMCPY_1D || c->h.layout == L_GRAPH_ADD_MEMSET)
+		else if (is_memory_node(c->h.layout))
 			err = on_memory_node(t, c, stack);
 		else
 			err = on_graph(t, c, stack);

@@ -550,6 +550,8 @@ static void launch_extras(struct ex *x, const struct gr_launch *l, const struct 
 	arg_str(x, "kernel", kernel);
 	arg_dim3(x, "grid", c->grid);
 	arg_dim3(x, "block", c->block);
+	if (gr_config_has_cluster(c))
+		arg_dim3(x, "cluster", c->cluster);
 	arg_u64(x, "shared_mem", c->shmem);
 	arg_u64(x, "tid", t->tid);
 	args_end(x);
@@ -625,6 +627,8 @@ static void launch_args(struct ex *x, const struct gr_launch_key *lk)
 	arg_str(x, "kernel", k[lk->kernel].name);
 	arg_dim3(x, "grid", cfg->grid);
 	arg_dim3(x, "block", cfg->block);
+	if (gr_config_has_cluster(cfg))
+		arg_dim3(x, "cluster", cfg->cluster);
 	arg_u64(x, "shared_mem", cfg->shmem);
 	kv_stream(x, lk->stream);
 	arg_u64(x, "cpu", lk->cpu);
@@ -697,6 +701,10 @@ static void graph_launch_args(struct ex *x, size_t i)
 	arg_u64(x, "kernels", w.nkernels);
 	arg_u64(x, "copies", w.ncopies);
 	arg_u64(x, "memsets", w.nmemsets);
+	arg_u64(x, "copy_bytes", w.copy_bytes);
+	arg_u64(x, "memset_bytes", w.memset_bytes);
+	arg_u64(x, "host_nodes", w.nhosts);
+	arg_u64(x, "event_nodes", w.nevents);
 	for (uint32_t n = 0; n < w.nkernels; n++) {
 		uint32_t id = k[keys[w.keys[n]].kernel].name_id;
 

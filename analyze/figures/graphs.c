@@ -12,11 +12,12 @@
 #include "analyze/util/keymap.h"
 #include "graphs.h"
 
-enum node_type { NODE_KERNEL, NODE_COPY, NODE_MEMSET, NODE_CHILD };
+enum node_type { NODE_KERNEL, NODE_COPY, NODE_MEMSET, NODE_CHILD, NODE_HOST, NODE_EVENT };
 
 struct node {
 	uint64_t handle; /* cudaGraphNode_t; 0 for a captured node (the trace never names it) */
-	uint32_t ref;	 /* NODE_KERNEL: launch key; NODE_CHILD: graph id */
+	uint32_t ref;	 /* NODE_KERNEL: launch key; NODE_COPY, NODE_MEMSET: its row
+			    (gr_model_copies(), gr_model_memsets() index); NODE_CHILD: graph id */
 	uint8_t type;
 };
 
@@ -26,10 +27,20 @@ struct graph {
 	int capturing; /* a capture's graph, while the capture lasts */
 };
 
-/* An executable graph's node list at one time: kernels as launch keys, copies and memsets
- * counted. keys/handles[off .. off + nkernels) in the pools. */
+/* An executable graph's node list at one time: kernels as launch keys
+ * (keys/key_handles[off .. off + nkernels)), copies and memsets as their rows
+ * (mems[moff .. moff + nmems)), host and event nodes counted. */
 struct snap {
 	uint32_t off, nkernels, ncopies, nmemsets;
+	uint32_t moff, nmems, nhosts, nevents;
+	uint64_t copy_bytes, memset_bytes;
+};
+
+/* A copy or memset node of a snapshot. */
+struct mem_node {
+	uint64_t handle;
+	uint32_t row;
+	uint8_t type; /* NODE_COPY or NODE_MEMSET */
 };
 
 /* (pid, handle) -> id, for one kind of handle. */
@@ -57,6 +68,8 @@ struct gr_graphs {
 	uint32_t *keys; /* kernel nodes of all snaps */
 	uint64_t *key_handles;
 	uint32_t nkeys, keys_cap;
+	struct mem_node *mems;
+	uint32_t nmem, mems_cap;
 	struct gr_graphs_summary sum;
 };
 
@@ -216,7 +229,7 @@ static int snap_begin(struct walk *w, uint32_t *sid)
 		memset(v + cap, 0, (size_t)(g->snaps_cap - cap) * sizeof(*v));
 		g->snap_launches = v;
 	}
-	g->snaps[g->nsnaps] = (struct snap){.off = g->nkeys};
+	g->snaps[g->nsnaps] = (struct snap){.off = g->nkeys, .moff = g->nmem};
 	*sid = g->nsnaps++;
 	return 0;
 }
@@ -244,6 +257,37 @@ static int snap_kernel(struct walk *w, uint32_t sid, uint32_t key, uint64_t hand
 	return 0;
 }
 
+static int snap_mem(struct walk *w, uint32_t sid, uint8_t type, uint32_t row, uint64_t handle)
+{
+	struct gr_graphs *g = w->g;
+	struct snap *sn = &g->snaps[sid];
+	size_t n;
+
+	/* as a kernel node: every copy made spends the budget, or set-params repeated on a hostile
+	 * trace's big graph would copy without bound */
+	if (!w->budget) {
+		g->sum.truncated++;
+		return 0;
+	}
+	w->budget--;
+	if (grow((void **)&g->mems, &g->mems_cap, g->nmem + 1, sizeof(*g->mems)))
+		return -ENOMEM;
+	g->mems[g->nmem++] = (struct mem_node){handle, row, type};
+	sn->nmems++;
+	if (type == NODE_COPY) {
+		const struct gr_copy *c = gr_model_copies(w->m, &n);
+
+		sn->ncopies++;
+		sn->copy_bytes += row < n ? c[row].bytes : 0;
+	} else {
+		const struct gr_memset *ms = gr_model_memsets(w->m, &n);
+
+		sn->nmemsets++;
+		sn->memset_bytes += row < n ? ms[row].bytes : 0;
+	}
+	return 0;
+}
+
 /* Appends graph @gid's nodes, children expanded, to snapshot @sid. */
 static int snap_graph(struct walk *w, uint32_t sid, uint32_t gid, int depth)
 {
@@ -258,7 +302,8 @@ static int snap_graph(struct walk *w, uint32_t sid, uint32_t gid, int depth)
 	for (uint32_t i = 0; !err && i < gr->n; i++) {
 		const struct node *n = &gr->v[i];
 
-		if (n->type != NODE_KERNEL) {
+		/* kernels, copies and memsets spend it as they are copied in */
+		if (n->type != NODE_KERNEL && n->type != NODE_COPY && n->type != NODE_MEMSET) {
 			if (!w->budget) {
 				w->g->sum.truncated++;
 				return 0;
@@ -270,10 +315,14 @@ static int snap_graph(struct walk *w, uint32_t sid, uint32_t gid, int depth)
 			err = snap_kernel(w, sid, n->ref, n->handle);
 			break;
 		case NODE_COPY:
-			w->g->snaps[sid].ncopies++;
-			break;
 		case NODE_MEMSET:
-			w->g->snaps[sid].nmemsets++;
+			err = snap_mem(w, sid, n->type, n->ref, n->handle);
+			break;
+		case NODE_HOST:
+			w->g->snaps[sid].nhosts++;
+			break;
+		case NODE_EVENT:
+			w->g->snaps[sid].nevents++;
 			break;
 		case NODE_CHILD:
 			if (n->ref < w->ngraphs && depth < 64)
@@ -284,21 +333,31 @@ static int snap_graph(struct walk *w, uint32_t sid, uint32_t gid, int depth)
 	return err;
 }
 
-/* @sid's list with the kernel node @handle set to @key, as a new snapshot in *@out. */
-static int snap_set_params(struct walk *w, uint32_t sid, uint64_t handle, uint32_t key,
-			   uint32_t *out)
+/* @sid's list with the node @handle (of @type) set to @ref, as a new snapshot in *@out. */
+static int snap_set_params(struct walk *w, uint32_t sid, uint64_t handle, uint8_t type,
+			   uint32_t ref, uint32_t *out)
 {
 	struct snap old = w->g->snaps[sid];
 	int err = snap_begin(w, out);
 
 	for (uint32_t i = 0; !err && i < old.nkernels; i++) {
 		uint64_t h = w->g->key_handles[old.off + i];
+		/* handle 0: a captured node, which no set-params call can name */
+		uint32_t key =
+		    h && h == handle && type == NODE_KERNEL ? ref : w->g->keys[old.off + i];
 
-		err = snap_kernel(w, *out, h == handle ? key : w->g->keys[old.off + i], h);
+		err = snap_kernel(w, *out, key, h);
+	}
+	for (uint32_t i = 0; !err && i < old.nmems; i++) {
+		struct mem_node mn = w->g->mems[old.moff + i];
+
+		err = snap_mem(w, *out, mn.type,
+			       mn.handle && mn.handle == handle && mn.type == type ? ref : mn.row,
+			       mn.handle);
 	}
 	if (!err) {
-		w->g->snaps[*out].ncopies = old.ncopies;
-		w->g->snaps[*out].nmemsets = old.nmemsets;
+		w->g->snaps[*out].nhosts = old.nhosts;
+		w->g->snaps[*out].nevents = old.nevents;
 	}
 	return err;
 }
@@ -307,7 +366,7 @@ static int snap_set_params(struct walk *w, uint32_t sid, uint64_t handle, uint32
 
 int gr_graphs_api_is_node(unsigned api)
 {
-	return gr_api_is_graph_node(api);
+	return gr_api_graph_node_work(api);
 }
 
 static void set_bit(uint64_t *bits, size_t i)
@@ -427,17 +486,24 @@ static int on_graph(struct walk *w, const struct gr_graph *r, size_t row)
 		g->launch_snap[row] = sid + 1;
 		g->snap_launches[sid]++;
 		return 0;
-	case GR_GRAPH_ADD_NODE:
-		p = take_pending(w, r->thread, r->ts);
-		if (!p)
-			return 0;
-		err = graph_named(w, pid, r->graph, &gid);
-		if (!err) {
-			struct node n = {.handle = r->exec, .ref = p->key, .type = p->type};
+	case GR_GRAPH_ADD_NODE: {
+		struct node n = {.handle = r->exec};
 
-			err = node_add(w, gid, &n, pid);
+		p = take_pending(w, r->thread, r->ts);
+		if (p) {
+			n.ref = p->key;
+			n.type = p->type;
+		} else if (gr_api_graph_node_only(r->api)) {
+			n.type = r->api == GR_API_cudaGraphAddHostNode ||
+					 r->api == GR_API_cuGraphAddHostNode
+				     ? NODE_HOST
+				     : NODE_EVENT;
+		} else {
+			return 0;
 		}
-		return err;
+		err = graph_named(w, pid, r->graph, &gid);
+		return err ? err : node_add(w, gid, &n, pid);
+	}
 	case GR_GRAPH_ADD_CHILD: {
 		uint32_t child, copy;
 
@@ -462,16 +528,16 @@ static int on_graph(struct walk *w, const struct gr_graph *r, size_t row)
 		if (!p || i < 0)
 			return 0;
 		n = &w->graphs[w->node_at[i] >> 32].v[(uint32_t)w->node_at[i]];
-		if (n->type == NODE_KERNEL && p->type == NODE_KERNEL)
+		if (n->type == p->type)
 			n->ref = p->key;
 		return 0;
 	}
 	case GR_GRAPH_EXEC_SET_PARAMS:
 		p = take_pending(w, r->thread, r->ts);
 		sid = handle_find(&w->exec_of, pid, r->exec);
-		if (!p || p->type != NODE_KERNEL || sid == UINT32_MAX)
+		if (!p || sid == UINT32_MAX)
 			return 0;
-		err = snap_set_params(w, sid, r->graph, p->key, &sid);
+		err = snap_set_params(w, sid, r->graph, p->type, p->key, &sid);
 		return err ? err : handle_set(&w->exec_of, pid, r->exec, sid);
 	case GR_GRAPH_CLONE: {
 		uint32_t copy;
@@ -583,15 +649,15 @@ static int walk_run(struct walk *w)
 		if (err || other == UINT64_MAX)
 			break;
 		if (ic < nc && c[ic].ts == other) {
-			if (work(w, c[ic].ts, c[ic].thread, c[ic].stream, c[ic].api, NODE_COPY, 0,
-				 &err)) {
+			if (work(w, c[ic].ts, c[ic].thread, c[ic].stream, c[ic].api, NODE_COPY,
+				 (uint32_t)ic, &err)) {
 				set_bit(g->copy_bits, ic);
 				g->sum.node_copies++;
 			}
 			ic++;
 		} else if (im < nm && ms[im].ts == other) {
 			if (work(w, ms[im].ts, ms[im].thread, ms[im].stream, ms[im].api,
-				 NODE_MEMSET, 0, &err)) {
+				 NODE_MEMSET, (uint32_t)im, &err)) {
 				set_bit(g->memset_bits, im);
 				g->sum.node_memsets++;
 			}
@@ -607,18 +673,41 @@ static int walk_run(struct walk *w)
 }
 
 /* Executions per launch key: the direct ones counted by the walk, plus each snapshot's kernels
- * times its launches; and the summary's kernels executed. */
-static void finish(struct gr_graphs *g)
+ * times its launches; the summary's kernels, copies, memsets, host and event nodes executed. */
+static void finish(struct gr_graphs *g, const struct gr_model *m)
 {
+	size_t nc, nm;
+	const struct gr_copy *c = gr_model_copies(m, &nc);
+	const struct gr_memset *ms = gr_model_memsets(m, &nm);
+	struct gr_graphs_summary *sum = &g->sum;
+
 	for (uint32_t sid = 0; sid < g->nsnaps; sid++) {
 		uint64_t times = g->snap_launches[sid];
 		const struct snap *sn = &g->snaps[sid];
 
 		if (!times)
 			continue;
-		g->sum.kernels_executed += times * sn->nkernels;
+		sum->kernels_executed += times * sn->nkernels;
 		for (uint32_t i = 0; i < sn->nkernels; i++)
 			g->executed[g->keys[sn->off + i]] += times;
+		for (uint32_t i = 0; i < sn->nmems; i++) {
+			const struct mem_node *mn = &g->mems[sn->moff + i];
+
+			if (mn->type == NODE_COPY && mn->row < nc) {
+				unsigned k = c[mn->row].kind < GR_GRAPHS_COPY_KINDS
+						 ? c[mn->row].kind
+						 : GR_COPY_DEFAULT;
+
+				sum->copies_executed[k] += times;
+				sum->copy_bytes_executed[k] += times * c[mn->row].bytes;
+			} else if (mn->type == NODE_MEMSET && mn->row < nm) {
+				sum->memsets_executed += times;
+				sum->memset_bytes_executed += times * ms[mn->row].bytes;
+			}
+		}
+		sum->mem_launches += sn->nmems ? times : 0;
+		sum->hosts_executed += times * sn->nhosts;
+		sum->events_executed += times * sn->nevents;
 	}
 }
 
@@ -646,7 +735,7 @@ int gr_graphs_build(const struct gr_model *m, struct gr_graphs **out)
 		gr_graphs_free(g);
 		return err;
 	}
-	finish(g);
+	finish(g, m);
 	*out = g;
 	return 0;
 }
@@ -664,6 +753,7 @@ void gr_graphs_free(struct gr_graphs *g)
 	free(g->snap_launches);
 	free(g->keys);
 	free(g->key_handles);
+	free(g->mems);
 	free(g);
 }
 
@@ -699,6 +789,10 @@ int gr_graphs_launch_work(const struct gr_graphs *g, size_t i, struct gr_graph_w
 	w->nkernels = sn->nkernels;
 	w->ncopies = sn->ncopies;
 	w->nmemsets = sn->nmemsets;
+	w->nhosts = sn->nhosts;
+	w->nevents = sn->nevents;
+	w->copy_bytes = sn->copy_bytes;
+	w->memset_bytes = sn->memset_bytes;
 	return 1;
 }
 

@@ -38,7 +38,12 @@ struct gr_graph_work {
 	const uint32_t *keys; /* launch keys (gr_model_launch_keys()) of its kernels, in order */
 	uint32_t nkernels;
 	uint32_t ncopies, nmemsets;
+	uint32_t nhosts, nevents; /* host nodes; event record and event wait nodes */
+	uint64_t copy_bytes, memset_bytes;
 };
+
+/* Copy directions counted apart: enum gr_copy_kind (format/events.h). */
+#define GR_GRAPHS_COPY_KINDS 5
 
 /* Totals, for reports and info. */
 struct gr_graphs_summary {
@@ -48,6 +53,12 @@ struct gr_graphs_summary {
 	uint64_t node_launches;	   /* LAUNCH rows that were nodes (captured or explicit) */
 	uint64_t node_copies, node_memsets;
 	uint64_t truncated; /* nodes left out past GR_GRAPHS_MAX_NODES (hostile or huge traces) */
+	/* what all graph launches executed besides kernels: copies and their bytes by direction
+	 * (enum gr_copy_kind), memsets, host nodes, event record and wait nodes */
+	uint64_t copies_executed[GR_GRAPHS_COPY_KINDS], copy_bytes_executed[GR_GRAPHS_COPY_KINDS];
+	uint64_t memsets_executed, memset_bytes_executed;
+	uint64_t hosts_executed, events_executed;
+	uint64_t mem_launches; /* graph launches that executed at least one copy or memset */
 };
 
 /* The most nodes all graphs and executable graphs may hold together. */

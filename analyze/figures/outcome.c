@@ -31,34 +31,29 @@ static int cmp_inner(const void *a, const void *b)
 	return x->api < y->api ? -1 : x->api > y->api;
 }
 
-/*
- * Outermost calls in the figures: launches, copies, memsets, allocations, frees, syncs, graphs;
- * a graph-building call once, by its GRAPH row (gr_api_is_graph_node()).
- */
+/* Outermost calls in the figures: launches, copies, memsets, allocations, frees, syncs, graphs;
+ * a graph-building call once, by its work row (gr_api_graph_node_work()). */
 static uint64_t calls_in_figures(const struct gr_model *m)
 {
-	size_t n, nk, total = 0;
-	const struct gr_launch *l = gr_model_launches(m, &n);
-	const struct gr_launch_key *k = gr_model_launch_keys(m, &nk);
-	const struct gr_copy *c;
-	const struct gr_memset *s;
+	const struct gr_graph *g;
+	size_t n, total = 0;
 
-	for (size_t i = 0; i < n; i++)
-		total += l[i].key >= nk || !gr_api_is_graph_node(k[l[i].key].api);
-	c = gr_model_copies(m, &n);
-	for (size_t i = 0; i < n; i++)
-		total += !gr_api_is_graph_node(c[i].api);
-	s = gr_model_memsets(m, &n);
-	for (size_t i = 0; i < n; i++)
-		total += !gr_api_is_graph_node(s[i].api);
+	gr_model_launches(m, &n);
+	total += n;
+	gr_model_copies(m, &n);
+	total += n;
+	gr_model_memsets(m, &n);
+	total += n;
 	gr_model_allocs(m, &n);
 	total += n;
 	gr_model_frees(m, &n);
 	total += n;
 	gr_model_syncs(m, &n);
 	total += n;
-	gr_model_graphs(m, &n);
-	total += n;
+	g = gr_model_graphs(m, &n);
+	/* a node call's GRAPH row is the call its work row already counts */
+	for (size_t i = 0; i < n; i++)
+		total += !gr_api_graph_node_work(g[i].api);
 	return total;
 }
 
@@ -186,10 +181,6 @@ int gr_outcome_compute(const struct gr_model *m, struct gr_outcome *o)
 	for (size_t i = 0; i < n && !err; i++) {
 		unsigned api = gr_aside_api(m, &a[i]);
 
-		/* a graph-building call is one call in two rows: its GRAPH row is the one counted,
-		 * the LAUNCH, COPY or MEMSET row beside it holds the node's work */
-		if (a[i].kind != GR_K_GRAPH && gr_api_is_graph_node(api))
-			continue;
 		if (a[i].call & GR_CALL_IN_FLIGHT)
 			o->in_flight[o->nin_flight++] = &a[i];
 		else if (GR_CALL_DEPTH(a[i].call))

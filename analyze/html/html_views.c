@@ -305,6 +305,12 @@ static void launch_spans(struct hv *x)
 			continue;
 		dims(d, sizeof(d), gr_api_name(key->api), cfg[key->config].grid,
 		     cfg[key->config].block);
+		if (gr_config_has_cluster(&cfg[key->config])) {
+			size_t at = strlen(d);
+			const uint32_t *c = cfg[key->config].cluster;
+
+			snprintf(d + at, sizeof(d) - at, " cluster (%u,%u,%u)", c[0], c[1], c[2]);
+		}
 		/* a graph node executed nothing: no launch, no instant on its stream */
 		span(x, thread_track(x, key->thread), node ? GR_HTML_OTHER : GR_HTML_LAUNCH,
 		     k[key->kernel].name, node ? "graph node: executed nothing" : d, l[i].ts, dur);

@@ -12,6 +12,38 @@
 #include "analyze/util/json.h"
 #include "info.h"
 
+/* What graph launches executed, node by node kind (docs/INFO.md). */
+static void graph_executed(struct gr_json *j, const struct gr_graphs_summary *g)
+{
+	uint64_t copies = 0, bytes = 0;
+
+	gr_json_key(j, "graph_executed");
+	gr_json_object(j);
+	gr_json_kv_u64(j, "graph_launches", g->graph_launches);
+	gr_json_kv_u64(j, "kernels", g->kernels_executed);
+	gr_json_key(j, "copies");
+	gr_json_array(j);
+	for (unsigned d = 0; d < GR_GRAPHS_COPY_KINDS; d++) {
+		copies += g->copies_executed[d];
+		bytes += g->copy_bytes_executed[d];
+		if (!g->copies_executed[d])
+			continue;
+		gr_json_object_flat(j);
+		gr_json_kv_str(j, "kind", gr_copy_kind_name(d));
+		gr_json_kv_u64(j, "count", g->copies_executed[d]);
+		gr_json_kv_u64(j, "bytes", g->copy_bytes_executed[d]);
+		gr_json_object_end(j);
+	}
+	gr_json_array_end(j);
+	gr_json_kv_u64(j, "copy_count", copies);
+	gr_json_kv_u64(j, "copy_bytes", bytes);
+	gr_json_kv_u64(j, "memsets", g->memsets_executed);
+	gr_json_kv_u64(j, "memset_bytes", g->memset_bytes_executed);
+	gr_json_kv_u64(j, "host_nodes", g->hosts_executed);
+	gr_json_kv_u64(j, "event_nodes", g->events_executed);
+	gr_json_object_end(j);
+}
+
 /* A wait status as a shell reports it: the exit code, or 128 + the signal that killed it. */
 static unsigned shell_status(uint64_t wait_status)
 {
@@ -173,6 +205,11 @@ static void kernels(struct gr_json *j, const struct gr_info *in, const struct gr
 			gr_json_object_flat(j);
 			gr_json_kv_dim3(j, "grid", g->grid);
 			gr_json_kv_dim3(j, "block", g->block);
+			gr_json_key(j, "cluster");
+			if (gr_config_has_cluster(g))
+				gr_json_dim3(j, g->cluster);
+			else
+				gr_json_null(j);
 			gr_json_kv_u64(j, "shared_mem", g->shmem);
 			gr_json_kv_u64(j, "count", p->count);
 			gr_json_kv_u64(j, "executed", p->executed);
@@ -438,6 +475,7 @@ int gr_info_write_json(FILE *f, const struct gr_info *in, const struct gr_model 
 	sum_list(&j, "allocations", in->allocs, GR_INFO_ALLOC_KINDS, 1);
 	gr_json_kv_u64(&j, "frees", in->frees.count);
 	sum_list(&j, "graphs", in->graphs, GR_INFO_GRAPH_KINDS, 0);
+	graph_executed(&j, gr_graphs_summary(in->launches.graphs));
 	outcomes(&j, in, m);
 	procs(&j, in, m);
 	streams(&j, in, m);

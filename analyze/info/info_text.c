@@ -204,6 +204,16 @@ static void kernels(FILE *f, const struct gr_info *in, const struct gr_model *m)
 			" kernels; %" PRIu64 " launches were graph nodes (captured or added), not "
 			"executions\n",
 			g->graph_launches, g->kernels_executed, g->node_launches);
+		if (g->mem_launches || g->hosts_executed || g->events_executed) {
+			uint64_t copies = 0;
+
+			for (unsigned d = 0; d < GR_GRAPHS_COPY_KINDS; d++)
+				copies += g->copies_executed[d];
+			fprintf(f,
+				"  and %" PRIu64 " copies, %" PRIu64 " memsets, %" PRIu64
+				" host function nodes, %" PRIu64 " event record/wait nodes\n",
+				copies, g->memsets_executed, g->hosts_executed, g->events_executed);
+		}
 		if (g->unknown_launches)
 			fprintf(f,
 				"  %" PRIu64 " graph launches of graphs instantiated before the "
@@ -227,9 +237,13 @@ static void kernels(FILE *f, const struct gr_info *in, const struct gr_model *m)
 			const struct gr_launch_pair *p = &s->pairs[in->pair_order[k->first + c]];
 			const struct gr_config *g = &cfg[p->config];
 
-			fprintf(f, "  %10s %7s    (%u,%u,%u) (%u,%u,%u) %u: %" PRIu64 "\n", "", "",
-				g->grid[0], g->grid[1], g->grid[2], g->block[0], g->block[1],
-				g->block[2], g->shmem, p->count);
+			fprintf(f, "  %10s %7s    (%u,%u,%u) (%u,%u,%u) %u", "", "", g->grid[0],
+				g->grid[1], g->grid[2], g->block[0], g->block[1], g->block[2],
+				g->shmem);
+			if (gr_config_has_cluster(g))
+				fprintf(f, " cluster (%u,%u,%u)", g->cluster[0], g->cluster[1],
+					g->cluster[2]);
+			fprintf(f, ": %" PRIu64 "\n", p->count);
 		}
 	}
 }

@@ -253,7 +253,17 @@ struct gr_config {
 	uint32_t grid[3];
 	uint32_t block[3];
 	uint32_t shmem; /* dynamic shared memory bytes */
+	/* thread block cluster dimensions; 0 0 0 when the launch set none (or the file predates
+	 * them); each saturated at GR_CLUSTER_DIM_MAX */
+	uint32_t cluster[3];
 };
+#define GR_CLUSTER_DIM_MAX 1023u
+
+/* 1 when the launches of @c set a thread block cluster dimension. */
+static inline int gr_config_has_cluster(const struct gr_config *c)
+{
+	return (c->cluster[0] | c->cluster[1] | c->cluster[2]) != 0;
+}
 
 struct gr_thread {
 	uint32_t pid, tid;

@@ -597,6 +597,9 @@ static int finish(struct loader *L)
 		c->block[1] = (uint32_t)k[2];
 		c->block[2] = (uint32_t)(k[2] >> 32);
 		c->shmem = (uint32_t)k[3];
+		c->cluster[0] = (uint32_t)(k[3] >> 32) & GR_CLUSTER_DIM_MAX;
+		c->cluster[1] = (uint32_t)(k[3] >> 42) & GR_CLUSTER_DIM_MAX;
+		c->cluster[2] = (uint32_t)(k[3] >> 52) & GR_CLUSTER_DIM_MAX;
 	}
 	err = RESERVE(m->streams, L->tab[T_STREAM].len);
 	if (err)

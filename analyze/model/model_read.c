@@ -308,9 +308,7 @@ static int aside(struct part *P, uint16_t kind, uint64_t api, uint64_t status, u
 	if (!call)
 		return 0;
 	if (!GR_CALL_ASIDE((unsigned)api, call, (uint32_t)status)) {
-		/* a graph-building call's node row: its GRAPH row counts the call */
-		P->calls_ok += (call & GR_CALL_RETURNED) &&
-			       (kind == GR_K_GRAPH || !gr_api_is_graph_node((unsigned)api));
+		P->calls_ok += (call & GR_CALL_RETURNED) != 0;
 		return 0;
 	}
 	err = RESERVE(P->asides, 1);
@@ -392,6 +390,14 @@ static inline int stack_of(struct part *P, uint64_t pid, uint64_t id, uint32_t *
  * few of these, so one direct-mapped probe replaces five hash-table lookups for almost every
  * launch.
  */
+/* Cluster dimensions in 30 bits, 10 a dimension (hardware allows 16 blocks a cluster). */
+static inline uint32_t cluster_pack(uint64_t x, uint64_t y, uint64_t z)
+{
+	uint64_t m = GR_CLUSTER_DIM_MAX;
+
+	return (uint32_t)((x < m ? x : m) | (y < m ? y : m) << 10 | (z < m ? z : m) << 20);
+}
+
 static int launch_key_of(struct part *P, const uint64_t key[10], uint32_t *lkey)
 {
 	uint64_t h =
@@ -413,7 +419,7 @@ static int launch_key_of(struct part *P, const uint64_t key[10], uint32_t *lkey)
 	if (err < 0)
 		return err;
 	memcpy(k, key + 1, 3 * sizeof(*k));
-	k[3] = (uint32_t)key[4];
+	k[3] = (uint32_t)key[4] | (key[9] >> 32) << 32; /* shared memory, cluster */
 	err = gr_keymap_intern(&P->tab[T_CONFIG], k, &lk.config);
 	if (err < 0)
 		return err;
@@ -460,6 +466,8 @@ static int load_launches(struct part *P, const uint64_t *const *v, const struct 
 	const uint64_t *bz = v[GR_LAUNCH_BZ], *shmem = v[GR_LAUNCH_SHMEM];
 	const uint64_t *stream = v[GR_LAUNCH_STREAM], *stack = v[GR_LAUNCH_STACK];
 	const uint64_t *status = v[GR_LAUNCH_STATUS], *call = v[GR_LAUNCH_CALL];
+	const uint64_t *cx = v[GR_LAUNCH_CLUSTER_X], *cy = v[GR_LAUNCH_CLUSTER_Y];
+	const uint64_t *cz = v[GR_LAUNCH_CLUSTER_Z];
 
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t p = sat32(pid[i]), key[10];
@@ -479,7 +487,8 @@ static int load_launches(struct part *P, const uint64_t *const *v, const struct 
 		key[6] = tid[i];
 		key[7] = stream[i];
 		key[8] = sat16(cpu[i]) | (uint64_t)sat16(api[i]) << 16;
-		key[9] = dur[i] >> 32;
+		/* the duration's high half takes 32 bits: the cluster rides above it */
+		key[9] = dur[i] >> 32 | (uint64_t)cluster_pack(cx[i], cy[i], cz[i]) << 32;
 		err = launch_key_of(P, key, &o->key);
 		if (err >= 0 && call[i])
 			err = aside(P, GR_K_LAUNCH, api[i], status[i], call[i], dur[i], o,
@@ -709,9 +718,19 @@ static int load_graphs(struct part *P, const uint64_t *const *v, const struct gr
 		if (err >= 0)
 			err = stream_of(P, v[GR_GRAPH_PID][i], v[GR_GRAPH_TID][i],
 					v[GR_GRAPH_API][i], v[GR_GRAPH_STREAM][i], &o->stream);
-		if (err >= 0)
+		/*
+		 * A node call's GRAPH row is the second row of one call whose work row counts it
+		 * (gr_api_graph_node_work): kept for the graph replay when the call did
+		 * something, else dropped, so a failed call is named once, by its work row.
+		 */
+		if (err >= 0 && gr_api_graph_node_work((unsigned)v[GR_GRAPH_API][i])) {
+			if (GR_CALL_ASIDE((unsigned)v[GR_GRAPH_API][i], v[GR_GRAPH_CALL][i],
+					  (uint32_t)v[GR_GRAPH_STATUS][i]))
+				continue;
+		} else if (err >= 0) {
 			err = aside(P, GR_K_GRAPH, v[GR_GRAPH_API][i], v[GR_GRAPH_STATUS][i],
 				    v[GR_GRAPH_CALL][i], o->dur, o, sizeof(*o));
+		}
 		if (err < 0)
 			return oom(P, err, "graph calls");
 		if (!err)

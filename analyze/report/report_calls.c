@@ -256,11 +256,14 @@ int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 			const struct gr_launch *l = &x->l[i];
 			uint32_t t = rp_lkey(x, i)->thread;
 			uint64_t dur = rp_launch_raw(x, i);
+			/* a graph node (captured, or a node-building call) launched nothing: a
+			 * call between launches, never a gap's end nor a launch cost sample */
+			int node = gr_graphs_launch_is_node(x->ls.graphs, i);
 
 			if (pending[t] != UINT64_MAX && cost)
 				cost[ncost++] = rp_sat32(gr_probe_cost_gap(
 				    x->pc, l->ts - pending[t], pending_dur[t], dur, 0));
-			pending[t] = l->ts;
+			pending[t] = node ? UINT64_MAX : l->ts;
 			pending_dur[t] = dur;
 			if (pending_copy[t]) {
 				x->copy_next[pending_copy[t] - 1] =
@@ -270,6 +273,10 @@ int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 			if (broke[t])
 				rp_set_run_break(x, i);
 			broke[t] = 0;
+			if (node) {
+				between[t] += gr_probe_cost_call(x->pc, dur);
+				continue;
+			}
 			if (last_launch[t] != UINT64_MAX) {
 				uint64_t gap = gr_probe_cost_gap(x->pc, l->ts - last_launch[t],
 								 last_dur[t], dur, between[t]);
@@ -313,7 +320,8 @@ int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 		}
 	}
 	for (size_t t = 0; t < x->nth; t++)
-		gr_dist_u32(&x->thr[t].gap, gaps + gap_off[t], gap_off[t + 1] - gap_off[t]);
+		/* cursor: graph nodes end no gap, so a thread may have fewer than its room */
+		gr_dist_u32(&x->thr[t].gap, gaps + gap_off[t], cursor[t] - gap_off[t]);
 	gr_dist_u32(&x->cost, cost, ncost);
 	err = 0;
 out:

@@ -179,6 +179,16 @@ static inline uint64_t rp_launch_raw(const struct rp_ctx *x, size_t i)
 	return gr_launch_dur(rp_lkey(x, i), &x->l[i]);
 }
 
+/*
+ * The same as a launch call's time, for the launch cost and per-kernel launch API time: 0 for
+ * a node-building call (cudaGraphAddKernelNode), timed but no launch. Counted as launch_stats
+ * counts measured launches.
+ */
+static inline uint64_t rp_launch_call_raw(const struct rp_ctx *x, size_t i)
+{
+	return gr_graphs_api_is_node(rp_lkey(x, i)->api) ? 0 : rp_launch_raw(x, i);
+}
+
 /* A measured call duration without our probes' share (0 stays 0: not measured). */
 static inline uint64_t rp_dur(const struct rp_ctx *x, uint64_t dur)
 {

@@ -211,6 +211,7 @@ static void launches(struct gr_json *j, const struct gr_report *r, const struct 
 	gr_json_kv_bool(j, "api_measured", L->api_measured);
 	gr_json_kv_u64(j, "launch_cost_ns", L->launch_cost_ns);
 	gr_json_kv_u64(j, "launch_cost_samples", L->launch_cost_samples);
+	gr_json_kv_u64(j, "graph_launch_cost_samples", L->graph_launch_cost_samples);
 	/* "sampled" / "all": the median of the timed launches; "estimated": from gaps */
 	gr_json_kv_str(j, "launch_cost_source",
 		       !L->api_measured			     ? "estimated"
@@ -276,6 +277,11 @@ static void launches(struct gr_json *j, const struct gr_report *r, const struct 
 			gr_json_object_flat(j);
 			gr_json_kv_dim3(j, "grid", kc->cfg.grid);
 			gr_json_kv_dim3(j, "block", kc->cfg.block);
+			gr_json_key(j, "cluster");
+			if (gr_config_has_cluster(&kc->cfg))
+				gr_json_dim3(j, kc->cfg.cluster);
+			else
+				gr_json_null(j);
 			gr_json_kv_u64(j, "shmem", kc->cfg.shmem);
 			gr_json_kv_u64(j, "count", kc->count);
 			gr_json_kv_u64(j, "blocks", kc->blocks);
@@ -400,6 +406,38 @@ static void fusion(struct gr_json *j, const struct gr_report *r, unsigned top)
 	gr_json_object_end(j);
 }
 
+/* "graph_executed": the copies and memsets graph launches executed, in total and per launch. */
+static void graph_executed(struct gr_json *j, const struct gr_report_transfer *T)
+{
+	uint64_t n = T->graph_launches ? T->graph_launches : 1;
+
+	gr_json_key(j, "graph_executed");
+	gr_json_object(j);
+	gr_json_kv_u64(j, "graph_launches", T->graph_launches);
+	gr_json_kv_u64(j, "copies", T->graph_copies);
+	gr_json_kv_u64(j, "bytes", T->graph_bytes);
+	gr_json_kv_u64(j, "memsets", T->graph_memsets);
+	gr_json_kv_u64(j, "memset_bytes", T->graph_memset_bytes);
+	gr_json_key(j, "directions");
+	gr_json_array(j);
+	for (unsigned d = 0; d < GR_REPORT_NDIRS; d++) {
+		const struct gr_report_direction *D = &T->dirs[d];
+
+		if (!D->graph_count)
+			continue;
+		gr_json_object_flat(j);
+		gr_json_kv_str(j, "kind", D->name);
+		gr_json_kv_u64(j, "count", D->graph_count);
+		gr_json_kv_u64(j, "bytes", D->graph_bytes);
+		gr_json_kv_double(j, "per_launch_count", (double)D->graph_count / (double)n);
+		gr_json_kv_u64(j, "per_launch_bytes", D->graph_bytes / n);
+		gr_json_object_end(j);
+	}
+	gr_json_array_end(j);
+	gr_json_kv_u64(j, "per_launch_memset_bytes", T->graph_memset_bytes / n);
+	gr_json_object_end(j);
+}
+
 static void transfer(struct gr_json *j, const struct gr_report *r, const struct gr_model *m,
 		     unsigned top)
 {
@@ -422,6 +460,7 @@ static void transfer(struct gr_json *j, const struct gr_report *r, const struct 
 	gr_json_kv_u64(j, "count", T->syncs);
 	gr_json_kv_u64(j, "time_ns", T->sync_ns);
 	gr_json_object_end(j);
+	graph_executed(j, T);
 	gr_json_key(j, "directions");
 	gr_json_array(j);
 	for (unsigned d = 0; d < GR_REPORT_NDIRS; d++) {

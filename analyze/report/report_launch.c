@@ -219,30 +219,48 @@ static int kernels(struct rp_ctx *x)
 				goto out;
 			}
 			for (size_t i = 0; i < x->nl; i++)
-				if (rp_launch_raw(x, i))
+				if (rp_launch_call_raw(x, i))
 					api_off[slot[x->k[rp_lkey(x, i)->kernel].name_id] + 1]++;
 			for (size_t i = 0; i < nk; i++) {
 				api_off[i + 1] += api_off[i];
 				cur[i] = api_off[i];
 			}
 			for (size_t i = 0; i < x->nl; i++)
-				if (rp_launch_raw(x, i))
+				if (rp_launch_call_raw(x, i))
 					api[cur[slot[x->k[rp_lkey(x, i)->kernel].name_id]]++] =
 					    rp_sat32(rp_launch_dur(x, i));
 			free(cur);
 			for (size_t i = 0; i < nk; i++)
 				gr_dist_u32(&L->kernels[i].api, api + api_off[i],
 					    api_off[i + 1] - api_off[i]);
-			/* the launch cost: median over every measured launch (sampled or all) */
-			{
-				struct gr_dist all;
-
-				gr_dist_u32(&all, api, nmeasured);
-				L->launch_cost_ns = all.median;
-				L->launch_cost_samples = all.count;
-				L->api_measured = 1;
-			}
 		}
+	}
+	/* the launch cost: median over every measured launch call (sampled or all), graph
+	 * launches included; node-building calls are none (rp_launch_call_raw) */
+	{
+		size_t ng = 0, at = 0;
+		uint32_t *all = malloc((nmeasured + x->ng + 1) * sizeof(*all));
+
+		if (!all)
+			goto out;
+		for (size_t i = 0; i < x->nl && nmeasured; i++)
+			if (rp_launch_call_raw(x, i))
+				all[at++] = rp_sat32(rp_launch_dur(x, i));
+		for (size_t i = 0; i < x->ng; i++)
+			if (x->g[i].kind == GR_GRAPH_LAUNCH && x->g[i].dur) {
+				all[at++] = rp_sat32(rp_dur(x, x->g[i].dur));
+				ng++;
+			}
+		if (at) {
+			struct gr_dist d;
+
+			gr_dist_u32(&d, all, at);
+			L->launch_cost_ns = d.median;
+			L->launch_cost_samples = d.count;
+			L->graph_launch_cost_samples = ng;
+			L->api_measured = 1;
+		}
+		free(all);
 	}
 	L->nkernels = nk;
 	for (size_t i = 0; i < nk; i++)
@@ -294,7 +312,8 @@ static int slow_calls(struct rp_ctx *x)
 	gr_keymap_init(&km, 2);
 	for (size_t i = 0; i < x->nl; i++) {
 		const struct gr_launch_key *l = rp_lkey(x, i);
-		uint64_t dur = rp_launch_dur(x, i), key[2] = {x->k[l->kernel].name_id, l->stack};
+		uint64_t dur = rp_launch_call_raw(x, i) ? rp_launch_dur(x, i) : 0;
+		uint64_t key[2] = {x->k[l->kernel].name_id, l->stack};
 		uint32_t idx;
 
 		if (dur <= x->slow_ns)

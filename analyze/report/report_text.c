@@ -324,6 +324,9 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 	else if (L->api_measured)
 		fprintf(f, "  launch cost: %s median launch call (measured, %" PRIu64 " calls)\n",
 			gr_units_ns(b1, sizeof(b1), L->launch_cost_ns), L->launch_cost_samples);
+	if (L->api_measured && L->graph_launch_cost_samples)
+		fprintf(f, "               (%" PRIu64 " of them graph launches)\n",
+			L->graph_launch_cost_samples);
 	else
 		fprintf(
 		    f,
@@ -349,8 +352,9 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 		fprintf(f,
 			"  SM count unknown (the program asked the runtime for none, or the call "
 			"failed; give --sms N):\n  no waves, no grid marked small\n");
-	fprintf(f, "\n  %-*s %9s %6s %10s %10s %10s\n", NAME_WIDTH, "kernel / grid block shmem",
-		"launches", "share", "API med", "API p99", "API max");
+	fprintf(f, "\n  %-*s %9s %6s %10s %10s %10s\n", NAME_WIDTH,
+		"kernel / grid block shmem [cluster]", "launches", "share", "API med", "API p99",
+		"API max");
 	for (i = 0; i < L->nkernels && i < top; i++) {
 		const struct gr_report_kernel *k = &L->kernels[i];
 
@@ -363,9 +367,14 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 		for (size_t j = 0; j < k->nconfigs && j < 4; j++) {
 			const struct gr_report_kconfig *c = &k->configs[j];
 
-			fprintf(f, "      %s %s %u: %" PRIu64 ", %s, %s%s\n",
+			char cl[80] = "";
+
+			if (gr_config_has_cluster(&c->cfg))
+				snprintf(cl, sizeof(cl), " cluster %s",
+					 dims(b3, sizeof(b3), c->cfg.cluster));
+			fprintf(f, "      %s %s %u%s: %" PRIu64 ", %s, %s%s\n",
 				dims(b1, sizeof(b1), c->cfg.grid),
-				dims(b2, sizeof(b2), c->cfg.block), c->cfg.shmem, c->count,
+				dims(b2, sizeof(b2), c->cfg.block), c->cfg.shmem, cl, c->count,
 				gr_units_count(b3, sizeof(b3), c->blocks, "block", "blocks"),
 				waves_str(wb, sizeof(wb), c->waves),
 				c->small ? ", small grid" : "");
@@ -531,6 +540,33 @@ static void fusion(FILE *f, const struct gr_report *r, unsigned top)
 	more(f, i, F->ncandidates, "candidates");
 }
 
+/* The copies and memsets graph launches executed: in no call figure, said apart. */
+static void graph_executed(FILE *f, const struct gr_report_transfer *T)
+{
+	uint64_t n = T->graph_launches;
+	char b1[64], b2[64];
+
+	if (!n)
+		return;
+	fprintf(f, "  graph-executed (by %" PRIu64 " graph launches; no call of their own):\n", n);
+	for (unsigned d = 0; d < GR_REPORT_NDIRS; d++) {
+		const struct gr_report_direction *D = &T->dirs[d];
+
+		if (D->graph_count)
+			fprintf(
+			    f, "    %-9s %8" PRIu64 " copies %11s   per launch %.4g copies %s\n",
+			    D->name, D->graph_count, gr_units_bytes(b1, sizeof(b1), D->graph_bytes),
+			    (double)D->graph_count / (double)n,
+			    gr_units_bytes(b2, sizeof(b2), D->graph_bytes / n));
+	}
+	if (T->graph_memsets)
+		fprintf(f, "    %-9s %8" PRIu64 " memsets %10s   per launch %.4g memsets %s\n",
+			"memset", T->graph_memsets,
+			gr_units_bytes(b1, sizeof(b1), T->graph_memset_bytes),
+			(double)T->graph_memsets / (double)n,
+			gr_units_bytes(b2, sizeof(b2), T->graph_memset_bytes / n));
+}
+
 static void transfer(FILE *f, const struct gr_report *r, const struct gr_model *m, unsigned top)
 {
 	const struct gr_report_transfer *T = &r->transfer;
@@ -543,6 +579,7 @@ static void transfer(FILE *f, const struct gr_report *r, const struct gr_model *
 	heading(f, "3. Transfers");
 	if (!T->copies && !T->memsets) {
 		fprintf(f, "  %s\n", GR_TEXT(T->verdict.text));
+		graph_executed(f, T);
 		if (T->syncs)
 			fprintf(f, "  syncs: %" PRIu64 " calls, %s in the API (host-side)\n",
 				T->syncs, gr_units_ns(b1, sizeof(b1), T->sync_ns));
@@ -569,6 +606,7 @@ static void transfer(FILE *f, const struct gr_report *r, const struct gr_model *
 		fprintf(f, "  memsets: %" PRIu64 " calls, %s, %s in the API\n", T->memsets,
 			gr_units_bytes(b1, sizeof(b1), T->memset_bytes),
 			gr_units_ns(b2, sizeof(b2), T->memset_ns));
+	graph_executed(f, T);
 	fprintf(f, "  syncs: %" PRIu64 " calls, %s in the API\n", T->syncs,
 		gr_units_ns(b1, sizeof(b1), T->sync_ns));
 

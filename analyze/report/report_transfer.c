@@ -132,6 +132,14 @@ static int verdict(struct rp_ctx *x, const uint64_t *dir_iter_bytes)
 	unsigned maxdir = GR_COPY_H2D;
 	double span = it->found ? (double)(it->end_ts - it->start_ts) : (double)x->r->wall_ns;
 
+	if (!T->copies && !T->memsets && T->graph_launches)
+		return rp_verdict(x, &T->verdict, GR_VERDICT_OK,
+				  "no copy or memset call blocked the host: %" PRIu64
+				  " graph launches executed %" PRIu64 " copies (%s) and %" PRIu64
+				  " memsets (%s) on the GPU",
+				  T->graph_launches, T->graph_copies,
+				  gr_units_bytes(b1, sizeof(b1), T->graph_bytes), T->graph_memsets,
+				  gr_units_bytes(b2, sizeof(b2), T->graph_memset_bytes));
 	if (!T->copies && !T->memsets)
 		return rp_verdict(x, &T->verdict, GR_VERDICT_NONE, "%s",
 				  x->r->damage.damaged ? "no copies or memsets in the part of the "
@@ -208,6 +216,20 @@ static int verdict(struct rp_ctx *x, const uint64_t *dir_iter_bytes)
 			  "not transfer-bound: %s; no pageable async copy, synchronous copy or "
 			  "tiny read-back in the %s",
 			  tail, it->found ? "loop" : "recording");
+}
+
+/* What graph launches executed: the nodes' bytes, once per launch that ran them. */
+static void graph_executed(struct gr_report_transfer *T, const struct gr_graphs_summary *s)
+{
+	T->graph_launches = s->mem_launches;
+	T->graph_memsets = s->memsets_executed;
+	T->graph_memset_bytes = s->memset_bytes_executed;
+	for (unsigned d = 0; d < GR_REPORT_NDIRS && d < GR_GRAPHS_COPY_KINDS; d++) {
+		T->dirs[d].graph_count = s->copies_executed[d];
+		T->dirs[d].graph_bytes = s->copy_bytes_executed[d];
+		T->graph_copies += s->copies_executed[d];
+		T->graph_bytes += s->copy_bytes_executed[d];
+	}
 }
 
 int rp_transfer(struct rp_ctx *x)
@@ -305,6 +327,7 @@ int rp_transfer(struct rp_ctx *x)
 		T->memset_bytes += x->ms[i].bytes;
 		T->memset_ns += rp_dur(x, x->ms[i].dur);
 	}
+	graph_executed(T, gr_graphs_summary(x->ls.graphs));
 	for (size_t i = 0; i < x->nsy; i++)
 		if (x->sy[i].kind <= GR_SYNC_EVENT) {
 			T->syncs++;

@@ -246,6 +246,7 @@ struct gr_report_launches {
 	const char *timing_why; /* GR_REPORT_TIMED_NONE: why, in the trace's words */
 	uint64_t launch_cost_ns;
 	uint64_t launch_cost_samples;
+	uint64_t graph_launch_cost_samples; /* of them, graph launch calls (cudaGraphLaunch) */
 	double
 	    launch_share; /* launches per iteration x launch cost / period; 0 without iteration */
 	uint64_t slow_threshold_ns;
@@ -308,6 +309,7 @@ struct gr_report_direction {
 	double bandwidth; /* bytes/s; 0 when no blocking copy */
 	uint64_t hist_count[GR_REPORT_SIZE_BUCKETS];
 	uint64_t hist_bytes[GR_REPORT_SIZE_BUCKETS];
+	uint64_t graph_count, graph_bytes; /* executed by graph launches: in no figure above */
 };
 
 /* Upper edges (bytes, inclusive) of the size histogram's buckets; the last bucket is open. */
@@ -328,6 +330,10 @@ struct gr_report_transfer {
 	uint64_t copies, bytes, copy_ns; /* all copies */
 	uint64_t memsets, memset_bytes, memset_ns;
 	uint64_t syncs, sync_ns; /* synchronising calls (device/stream/event sync) */
+	/* Copies and memsets graph launches executed (graph-executed: no call of their own, so
+	 * no call time), by direction in dirs[].graph_*; graph_launches: the launches that
+	 * executed any, what the per-launch figures divide by. */
+	uint64_t graph_launches, graph_copies, graph_bytes, graph_memsets, graph_memset_bytes;
 	struct gr_report_direction dirs[GR_REPORT_NDIRS];
 	/* Share of wall time (the recording) the busiest copying thread spent in copy calls. */
 	uint32_t busiest_thread;

@@ -568,11 +568,16 @@ void gr_json_kv_bool(struct gr_json *j, const char *key, int v)
 	gr_json_bool(j, v);
 }
 
-void gr_json_kv_dim3(struct gr_json *j, const char *key, const uint32_t d[3])
+void gr_json_dim3(struct gr_json *j, const uint32_t d[3])
 {
-	gr_json_key(j, key);
 	gr_json_array_flat(j);
 	for (int i = 0; i < 3; i++)
 		gr_json_u64(j, d[i]);
 	gr_json_array_end(j);
+}
+
+void gr_json_kv_dim3(struct gr_json *j, const char *key, const uint32_t d[3])
+{
+	gr_json_key(j, key);
+	gr_json_dim3(j, d);
 }

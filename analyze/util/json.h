@@ -93,7 +93,9 @@ void gr_json_kv_u64(struct gr_json *j, const char *key, uint64_t v);
 void gr_json_kv_i64(struct gr_json *j, const char *key, int64_t v);
 void gr_json_kv_double(struct gr_json *j, const char *key, double v);
 void gr_json_kv_bool(struct gr_json *j, const char *key, int v);
-/* A CUDA dim3 (grid, block) as a one-line array: "grid": [70000, 3, 2] */
+/* A CUDA dim3 (grid, block) as a one-line array: "grid": [70000, 3, 2]; gr_json_dim3 the
+ * array alone, as a value after gr_json_key() */
+void gr_json_dim3(struct gr_json *j, const uint32_t d[3]);
 void gr_json_kv_dim3(struct gr_json *j, const char *key, const uint32_t d[3]);
 
 #endif

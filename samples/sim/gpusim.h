@@ -84,7 +84,8 @@ enum sim_node_type {
 	SIM_NODE_COPY,
 	SIM_NODE_MEMSET,
 	SIM_NODE_CHILD, /* a private copy of another graph, run in place */
-	SIM_NODE_EMPTY,
+	SIM_NODE_EMPTY, /* also event record and wait nodes: the model has no cross-stream order */
+	SIM_NODE_HOST,	/* a host function, called when a graph launch reaches it */
 };
 
 struct sim_node {
@@ -101,6 +102,9 @@ struct sim_node {
 	int value;
 	/* child */
 	struct sim_graph *child;
+	/* host */
+	void (*host_fn)(void *);
+	void *user_data;
 };
 
 /*
@@ -131,5 +135,9 @@ cudaError_t sim_copy_node(struct sim_node *node, void *dst, const void *src, siz
 			  enum cudaMemcpyKind kind);
 cudaError_t sim_memset_node(struct sim_node *node, void *dst, int value, size_t n);
 void sim_node_move_data(const struct sim_node *node);
+/* A copy node to (@to_symbol) or from a __device__ variable at @sym + @offset: the simulator
+ * keeps variables in their host shadows, so the bytes move there. */
+cudaError_t sim_symbol_node(struct sim_node *node, char *sym, size_t offset, void *other, size_t n,
+			    int to_symbol, enum cudaMemcpyKind kind);
 
 #endif

@@ -293,6 +293,63 @@ cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cudaGraph_t 
 	return add_node(pGraphNode, graph, &node);
 }
 
+cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+					   const cudaGraphNode_t *pDependencies,
+					   size_t numDependencies, const void *symbol,
+					   const void *src, size_t count, size_t offset,
+					   enum cudaMemcpyKind kind)
+{
+	struct sim_node node;
+	cudaError_t err =
+	    sim_symbol_node(&node, (char *)symbol, offset, (void *)src, count, 1, kind);
+
+	return err ? sim_fail(err) : add_node(pGraphNode, graph, &node);
+}
+
+cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+					     const cudaGraphNode_t *pDependencies,
+					     size_t numDependencies, void *dst, const void *symbol,
+					     size_t count, size_t offset, enum cudaMemcpyKind kind)
+{
+	struct sim_node node;
+	cudaError_t err = sim_symbol_node(&node, (char *)symbol, offset, dst, count, 0, kind);
+
+	return err ? sim_fail(err) : add_node(pGraphNode, graph, &node);
+}
+
+cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+				 const cudaGraphNode_t *pDependencies, size_t numDependencies,
+				 const struct cudaHostNodeParams *p)
+{
+	struct sim_node node = {.type = SIM_NODE_HOST};
+
+	if (!p || !p->fn)
+		return sim_fail(cudaErrorInvalidValue);
+	node.host_fn = p->fn;
+	node.user_data = p->userData;
+	return add_node(pGraphNode, graph, &node);
+}
+
+cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+					const cudaGraphNode_t *pDependencies,
+					size_t numDependencies, cudaEvent_t event)
+{
+	struct sim_node node = {.type = SIM_NODE_EMPTY};
+
+	return event ? add_node(pGraphNode, graph, &node)
+		     : sim_fail(cudaErrorInvalidResourceHandle);
+}
+
+cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+				      const cudaGraphNode_t *pDependencies, size_t numDependencies,
+				      cudaEvent_t event)
+{
+	struct sim_node node = {.type = SIM_NODE_EMPTY};
+
+	return event ? add_node(pGraphNode, graph, &node)
+		     : sim_fail(cudaErrorInvalidResourceHandle);
+}
+
 cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
 				  const cudaGraphNode_t *pDependencies, size_t numDependencies)
 {
@@ -316,6 +373,82 @@ cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node,
 		*n = made;
 	sim_unlock();
 	return err ? sim_fail(err) : cudaSuccess;
+}
+
+/* Sets graph node @node, which must be of @made's type, to @made. */
+static cudaError_t node_set(cudaGraphNode_t node, const struct sim_node *made)
+{
+	struct sim_node *n = (struct sim_node *)(void *)node;
+	cudaError_t err = cudaSuccess;
+
+	sim_lock();
+	if (!graph_of_node(n) || n->type != made->type)
+		err = cudaErrorInvalidValue;
+	else
+		*n = *made;
+	sim_unlock();
+	return err ? sim_fail(err) : cudaSuccess;
+}
+
+cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void *dst, const void *src,
+					   size_t count, enum cudaMemcpyKind kind)
+{
+	struct sim_node made;
+	cudaError_t err = sim_copy_node(&made, dst, src, count, kind);
+
+	return err ? sim_fail(err) : node_set(node, &made);
+}
+
+/* A copy node from 3D parameters: linear memory only, as cudaGraphAddMemcpyNode. */
+static cudaError_t copy3d_node(struct sim_node *made, const struct cudaMemcpy3DParms *p)
+{
+	if (!p)
+		return cudaErrorInvalidValue;
+	if (p->srcArray || p->dstArray)
+		return cudaErrorNotSupported;
+	return sim_copy_node(made, p->dstPtr.ptr, p->srcPtr.ptr,
+			     p->extent.width * p->extent.height * p->extent.depth, p->kind);
+}
+
+cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms *p)
+{
+	struct sim_node made;
+	cudaError_t err = copy3d_node(&made, p);
+
+	return err ? sim_fail(err) : node_set(node, &made);
+}
+
+cudaError_t cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void *symbol,
+						 const void *src, size_t count, size_t offset,
+						 enum cudaMemcpyKind kind)
+{
+	struct sim_node made;
+	cudaError_t err =
+	    sim_symbol_node(&made, (char *)symbol, offset, (void *)src, count, 1, kind);
+
+	return err ? sim_fail(err) : node_set(node, &made);
+}
+
+cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void *dst,
+						   const void *symbol, size_t count, size_t offset,
+						   enum cudaMemcpyKind kind)
+{
+	struct sim_node made;
+	cudaError_t err = sim_symbol_node(&made, (char *)symbol, offset, dst, count, 0, kind);
+
+	return err ? sim_fail(err) : node_set(node, &made);
+}
+
+cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams *p)
+{
+	struct sim_node made;
+	cudaError_t err;
+
+	if (!p)
+		return sim_fail(cudaErrorInvalidValue);
+	err = sim_memset_node(&made, p->dst, (int)p->value,
+			      (size_t)p->elementSize * p->width * (p->height ? p->height : 1));
+	return err ? sim_fail(err) : node_set(node, &made);
 }
 
 cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph)
@@ -476,6 +609,80 @@ cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGra
 	return found ? cudaSuccess : sim_fail(cudaErrorInvalidValue);
 }
 
+/* Sets the executable graph's nodes instantiated from @node (of @made's type) to @made. */
+static cudaError_t exec_node_set(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+				 const struct sim_node *made)
+{
+	struct sim_exec *e;
+	int found = 0;
+
+	sim_lock();
+	e = exec_get(hGraphExec);
+	for (size_t i = 0; e && i < e->n; i++)
+		if ((const void *)e->nodes[i].origin == (const void *)node &&
+		    e->nodes[i].node.type == made->type) {
+			e->nodes[i].node = *made;
+			found = 1;
+		}
+	sim_unlock();
+	return found ? cudaSuccess : sim_fail(cudaErrorInvalidValue);
+}
+
+cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+					       void *dst, const void *src, size_t count,
+					       enum cudaMemcpyKind kind)
+{
+	struct sim_node made;
+	cudaError_t err = sim_copy_node(&made, dst, src, count, kind);
+
+	return err ? sim_fail(err) : exec_node_set(hGraphExec, node, &made);
+}
+
+cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+					     const struct cudaMemcpy3DParms *p)
+{
+	struct sim_node made;
+	cudaError_t err = copy3d_node(&made, p);
+
+	return err ? sim_fail(err) : exec_node_set(hGraphExec, node, &made);
+}
+
+cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec,
+						     cudaGraphNode_t node, const void *symbol,
+						     const void *src, size_t count, size_t offset,
+						     enum cudaMemcpyKind kind)
+{
+	struct sim_node made;
+	cudaError_t err =
+	    sim_symbol_node(&made, (char *)symbol, offset, (void *)src, count, 1, kind);
+
+	return err ? sim_fail(err) : exec_node_set(hGraphExec, node, &made);
+}
+
+cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec,
+						       cudaGraphNode_t node, void *dst,
+						       const void *symbol, size_t count,
+						       size_t offset, enum cudaMemcpyKind kind)
+{
+	struct sim_node made;
+	cudaError_t err = sim_symbol_node(&made, (char *)symbol, offset, dst, count, 0, kind);
+
+	return err ? sim_fail(err) : exec_node_set(hGraphExec, node, &made);
+}
+
+cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+					     const struct cudaMemsetParams *p)
+{
+	struct sim_node made;
+	cudaError_t err;
+
+	if (!p)
+		return sim_fail(cudaErrorInvalidValue);
+	err = sim_memset_node(&made, p->dst, (int)p->value,
+			      (size_t)p->elementSize * p->width * (p->height ? p->height : 1));
+	return err ? sim_fail(err) : exec_node_set(hGraphExec, node, &made);
+}
+
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec)
 {
 	uint64_t t0 = sim_now();
@@ -525,6 +732,9 @@ static cudaError_t graph_launch(cudaGraphExec_t graphExec, cudaStream_t stream, 
 		if (v[i].node.type == SIM_NODE_KERNEL)
 			sim_log_launch(v[i].node.kernel, v[i].node.grid, v[i].node.block,
 				       v[i].node.shmem, stream);
+		else if (v[i].node.type == SIM_NODE_HOST)
+			v[i].node.host_fn(v[i].node.user_data); /* at once: the model runs no
+								    host thread of its own */
 		else
 			sim_node_move_data(&v[i].node);
 	}

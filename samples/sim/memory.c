@@ -535,6 +535,35 @@ cudaError_t sim_memset_node(struct sim_node *node, void *dst, int value, size_t 
 	return cudaSuccess;
 }
 
+cudaError_t sim_symbol_node(struct sim_node *node, char *sym, size_t offset, void *other, size_t n,
+			    int to_symbol, enum cudaMemcpyKind kind)
+{
+	enum sim_path path;
+	int other_dev, other_pinned;
+
+	if (!sym)
+		return cudaErrorInvalidSymbol;
+	sim_lock();
+	other_dev = table_find(&device_mem, other, n) != NULL;
+	other_pinned = table_find(&pinned_mem, other, n) != NULL;
+	sim_unlock();
+	if (kind == cudaMemcpyDefault)
+		kind = other_dev   ? cudaMemcpyDeviceToDevice
+		       : to_symbol ? cudaMemcpyHostToDevice
+				   : cudaMemcpyDeviceToHost;
+	if (kind == cudaMemcpyDeviceToDevice && other_dev)
+		path = SIM_DEVICE;
+	else if (kind == (to_symbol ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost))
+		path = other_pinned ? SIM_PINNED : SIM_PAGEABLE;
+	else
+		return cudaErrorInvalidMemcpyDirection;
+	*node = (struct sim_node){.type = SIM_NODE_COPY, .bytes = n};
+	node->dst = to_symbol ? sym + offset : other;
+	node->src = to_symbol ? other : sym + offset;
+	node->dur = sim_copy_ns(n, path);
+	return cudaSuccess;
+}
+
 void sim_node_move_data(const struct sim_node *node)
 {
 	if (node->bytes > data_max)

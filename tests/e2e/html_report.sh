@@ -95,6 +95,16 @@ browse() {
 browse "$TMP/chain.html" chain report --expect-launches $STEPS --mouse --keyboard --dark
 browse "$TMP/diff.html" diff diff --mouse --keyboard --dark
 
+# graph launches (tests/progs/graph_nodes.cu: each kernel added once as a node, executed by 6
+# graph launches): the kernel bars count kernels executed, as the text report's table does
+if "$GPUREC" record -o "$TMP/nodes.trc" -- env LD_LIBRARY_PATH="$SIM" "$PROGS/graph_nodes" \
+	>"$TMP/nodes.out" 2>&1 && "$GPUREC" report --html -o "$TMP/nodes.html" "$TMP/nodes.trc" \
+	>>"$TMP/nodes.out" 2>&1; then
+	browse "$TMP/nodes.html" graph_nodes report --expect-launches 6
+else
+	not_ok "graph_nodes page: $(tail -3 "$TMP/nodes.out")"
+fi
+
 # a long run (chain 1300): the step budget's bars are buckets of ceil(1300 / 600) = 3
 # consecutive iterations, 434 of them (the last holds 1), each its iterations' mean
 if "$GPUREC" report --help 2>&1 | grep -q -e --html; then

@@ -157,6 +157,56 @@ CUresult cuGraphAddChildGraphNode(void **node, void *graph, const void *deps, si
 	return new_node(node);
 }
 
+CUresult cuGraphAddMemcpyNode(void **node, void *graph, const void *deps, size_t ndeps,
+			      const void *params, void *ctx)
+{
+	return new_node(node);
+}
+
+CUresult cuGraphAddMemsetNode(void **node, void *graph, const void *deps, size_t ndeps,
+			      const void *params, void *ctx)
+{
+	return new_node(node);
+}
+
+CUresult cuGraphAddHostNode(void **node, void *graph, const void *deps, size_t ndeps,
+			    const void *params)
+{
+	return new_node(node);
+}
+
+CUresult cuGraphAddEventRecordNode(void **node, void *graph, const void *deps, size_t ndeps,
+				   void *event)
+{
+	return new_node(node);
+}
+
+CUresult cuGraphAddEventWaitNode(void **node, void *graph, const void *deps, size_t ndeps,
+				 void *event)
+{
+	return new_node(node);
+}
+
+CUresult cuGraphMemcpyNodeSetParams(void *node, const void *params)
+{
+	return 0;
+}
+
+CUresult cuGraphExecMemcpyNodeSetParams(void *exec, void *node, const void *params, void *ctx)
+{
+	return 0;
+}
+
+CUresult cuGraphMemsetNodeSetParams(void *node, const void *params)
+{
+	return 0;
+}
+
+CUresult cuGraphExecMemsetNodeSetParams(void *exec, void *node, const void *params, void *ctx)
+{
+	return 0;
+}
+
 CUresult cuGraphKernelNodeSetParams_v2(void *node, const void *params)
 {
 	return 0;

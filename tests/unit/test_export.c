@@ -435,8 +435,9 @@ static void test_graph_nodes_and_asides(void)
 	/* each graph launch: what it executed */
 	CHECK_EQ_U64(
 	    count_lines(s, "\"name\": \"cudaGraphLaunch\"", "\"kind\": \"launch\"",
-			"\"kernels\": 3, \"copies\": 1, \"memsets\": 1, \"kernel_counts\": "
-			"{\"step_a\": 1, \"step_b\": 2}",
+			"\"kernels\": 3, \"copies\": 1, \"memsets\": 1, \"copy_bytes\": 4096, "
+			"\"memset_bytes\": 256, \"host_nodes\": 0, \"event_nodes\": 0, "
+			"\"kernel_counts\": {\"step_a\": 1, \"step_b\": 2}",
 			NULL),
 	    NODE_REPLAYS);
 	CHECK_EQ_U64(st.api_slices[GR_K_GRAPH], NODE_REPLAYS + 3);

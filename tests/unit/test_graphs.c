@@ -3,8 +3,8 @@
  * analyze/graphs: on synthetic traces whose calls are all known, which launches, copies and
  * memsets are graph nodes, and exactly how many kernels each graph launch executes: capture and
  * replay, streams joined to a capture through events, explicit nodes, child graphs (copied when
- * added), set-params on a graph and on an executable graph, executable update, and a trace
- * without graphs.
+ * added), set-params on a graph and on an executable graph, executable update, memory, host
+ * and event nodes with the bytes graph launches moved, and a trace without graphs.
  */
 #include <stdlib.h>
 #include <unistd.h>
@@ -343,6 +343,99 @@ static void test_explicit_nodes(void)
 	gr_model_free(m);
 }
 
+/* A row of @kind whose bytes are @bytes, of @api (a node call's work row), on stream 0. */
+static void mem_row(struct tb *b, unsigned kind, unsigned api, uint64_t bytes)
+{
+	uint64_t c[GR_COPY_NCOLS] = {
+	    [GR_COPY_TS] = ++b->ts, [GR_COPY_PID] = PID,     [GR_COPY_TID] = TID,
+	    [GR_COPY_API] = api,    [GR_COPY_BYTES] = bytes, [GR_COPY_CKIND] = GR_COPY_H2D};
+	uint64_t m[GR_MEMSET_NCOLS] = {[GR_MEMSET_TS] = b->ts,
+				       [GR_MEMSET_PID] = PID,
+				       [GR_MEMSET_TID] = TID,
+				       [GR_MEMSET_API] = api,
+				       [GR_MEMSET_BYTES] = bytes};
+
+	b->err |= gr_trace_writer_append(b->w, kind, kind == GR_K_COPY ? c : m, NULL);
+}
+
+/* A GRAPH add-node row alone, of @api (a host or event node). */
+static void node_only(struct tb *b, unsigned api, uint64_t g, uint64_t node)
+{
+	uint64_t v[GR_GRAPH_NCOLS] = {
+	    [GR_GRAPH_TS] = ++b->ts,
+	    [GR_GRAPH_PID] = PID,
+	    [GR_GRAPH_TID] = TID,
+	    [GR_GRAPH_API] = api,
+	    [GR_GRAPH_GKIND] = GR_GRAPH_ADD_NODE,
+	    [GR_GRAPH_GRAPH] = g,
+	    [GR_GRAPH_EXEC] = node,
+	};
+	b->err |= gr_trace_writer_append(b->w, GR_K_GRAPH, v, NULL);
+}
+
+/*
+ * Memory, host and event nodes: an H2D copy node (4096 bytes), set to 3000 in the graph, a
+ * memset node (256), a host and an event node, and a child graph holding a D2D copy captured on
+ * S (4096); instantiated, 2 launches; in the executable graph the copy node set to 1000 bytes
+ * (and a set-params naming node 0, which no captured node answers to); 3 launches. Executed:
+ * H2D 5 copies, 2 x 3000 + 3 x 1000 bytes; D2D 5 x 4096; 5 memsets, 1280 bytes; 5 host and 5
+ * event nodes.
+ */
+static void test_memory_nodes(void)
+{
+	struct tb b = {0};
+	struct gr_model *m;
+	struct gr_graphs *g = NULL;
+	const struct gr_graphs_summary *sum;
+	struct gr_graph_work w;
+	size_t ng;
+
+	begin(&b, "memory");
+	mem_row(&b, GR_K_COPY, GR_API_cudaGraphAddMemcpyNode, 4096);
+	graph(&b, GR_GRAPH_ADD_NODE, 0, G, 0x3, 1);
+	mem_row(&b, GR_K_COPY, GR_API_cudaGraphMemcpyNodeSetParams1D, 3000);
+	graph(&b, GR_GRAPH_NODE_SET_PARAMS, 0, 0, 0x3, 1);
+	mem_row(&b, GR_K_MEMSET, GR_API_cuGraphAddMemsetNode, 256);
+	graph(&b, GR_GRAPH_ADD_NODE, 0, G, 0x6, 1);
+	node_only(&b, GR_API_cudaGraphAddHostNode, G, 0x7);
+	node_only(&b, GR_API_cuGraphAddEventRecordNode, G, 0x8);
+	graph(&b, GR_GRAPH_BEGIN_CAPTURE, S, 0, 0, 0);
+	copy_api(&b, GR_API_cudaMemcpyAsync, S); /* 4096 D2D, captured */
+	graph(&b, GR_GRAPH_END_CAPTURE, S, 0x901, 0, 0);
+	graph(&b, GR_GRAPH_ADD_CHILD, 0, G, 0x901, 0);
+	graph(&b, GR_GRAPH_INSTANTIATE, 0, G, X, 0);
+	for (int i = 0; i < 2; i++)
+		graph(&b, GR_GRAPH_LAUNCH, S2, 0, X, 0);
+	mem_row(&b, GR_K_COPY, GR_API_cudaGraphExecMemcpyNodeSetParams1D, 1000);
+	graph(&b, GR_GRAPH_EXEC_SET_PARAMS, 0, 0x3, X, 1);
+	mem_row(&b, GR_K_COPY, GR_API_cudaGraphExecMemcpyNodeSetParams1D, 1);
+	graph(&b, GR_GRAPH_EXEC_SET_PARAMS, 0, 0, X, 1);
+	for (int i = 0; i < 3; i++)
+		graph(&b, GR_GRAPH_LAUNCH, S2, 0, X, 0);
+	m = load(&b);
+	if (!m)
+		return;
+	CHECK_EQ_U64(gr_graphs_build(m, &g), 0);
+	sum = gr_graphs_summary(g);
+	CHECK_EQ_U64(sum->copies_executed[GR_COPY_H2D], 5);
+	CHECK_EQ_U64(sum->copy_bytes_executed[GR_COPY_H2D], 2 * 3000 + 3 * 1000);
+	CHECK_EQ_U64(sum->copies_executed[GR_COPY_D2D], 5);
+	CHECK_EQ_U64(sum->copy_bytes_executed[GR_COPY_D2D], 5 * 4096);
+	CHECK_EQ_U64(sum->memsets_executed, 5);
+	CHECK_EQ_U64(sum->memset_bytes_executed, 5 * 256);
+	CHECK_EQ_U64(sum->hosts_executed, 5);
+	CHECK_EQ_U64(sum->events_executed, 5);
+	CHECK_EQ_U64(sum->mem_launches, 5);
+	CHECK_EQ_U64(sum->node_copies, 5);
+	CHECK_EQ_U64(sum->node_memsets, 1);
+	gr_model_graphs(m, &ng);
+	CHECK(gr_graphs_launch_work(g, ng - 1, &w));
+	CHECK(w.ncopies == 2 && w.copy_bytes == 1000 + 4096 && w.nmemsets == 1 &&
+	      w.memset_bytes == 256 && w.nhosts == 1 && w.nevents == 1);
+	gr_graphs_free(g);
+	gr_model_free(m);
+}
+
 /* The standard synthetic trace has no GRAPH rows: nothing is a node, every launch executed. */
 static void test_no_graphs(void)
 {
@@ -378,6 +471,7 @@ int main(void)
 	RUN_TEST(test_capture_replay);
 	RUN_TEST(test_joined_streams);
 	RUN_TEST(test_joined_per_thread_stream);
+	RUN_TEST(test_memory_nodes);
 	RUN_TEST(test_explicit_nodes);
 	RUN_TEST(test_no_graphs);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);

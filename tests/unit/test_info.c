@@ -203,15 +203,18 @@ static void test_json(void)
 		 "{\n      \"name\": \"scale_bias(float*, float, int)\",\n      \"count\": 601,\n"
 		 "      \"executed\": 601,\n"
 		 "      \"api_ns\": %" PRIu64 ",\n      \"configs\": [\n        {\"grid\": [70000, "
-		 "3, 2], \"block\": [32, 4, 2], \"shared_mem\": 128, \"count\": 601, \"executed\": "
+		 "3, 2], \"block\": [32, 4, 2], \"cluster\": null, \"shared_mem\": 128, \"count\": "
+		 "601, \"executed\": "
 		 "601}\n      ]\n    }",
 		 sb_dur);
 	CHECK_HAS(out, expect);
 	CHECK_HAS(out, "\"name\": \"gemm(float const*, float const*, float*, int, int, int)\",\n"
 		       "      \"count\": 401,");
-	CHECK_HAS(out, "{\"grid\": [1, 1, 1], \"block\": [64, 1, 1], \"shared_mem\": 0, "
+	CHECK_HAS(out, "{\"grid\": [1, 1, 1], \"block\": [64, 1, 1], \"cluster\": null, "
+		       "\"shared_mem\": 0, "
 		       "\"count\": 10, \"executed\": 10}");
-	CHECK_HAS(out, "{\"grid\": [4, 1, 1], \"block\": [32, 1, 1], \"shared_mem\": 0, "
+	CHECK_HAS(out, "{\"grid\": [4, 1, 1], \"block\": [32, 1, 1], \"cluster\": null, "
+		       "\"shared_mem\": 0, "
 		       "\"count\": 7, \"executed\": 7}");
 	/* kernels by count, descending */
 	a = strstr(out, "\"name\": \"scale_bias");

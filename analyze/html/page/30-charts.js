@@ -49,22 +49,29 @@
 	/* mark(name) -> '', 'added', 'removed' or 'changed': the diff's view of a kernel. */
 	GR.kernelChart = function (report, mark) {
 		var l = report.launches || {}, ks = l.kernels || [];
+		/* executions, as the text report's kernel table counts them: a graph launch runs its
+		 * kernel nodes, a node-building or captured call runs nothing */
+		var exec = function (k) { return k.executed === undefined ? k.count : k.executed; };
+		var total = ks.reduce(function (a, k) { return a + exec(k); }, 0);
 		var items = ks.map(function (k, i) {
 			var configs = (k.configs || []).map(function (c) {
-				return 'grid (' + c.grid + ') block (' + c.block + ') shmem ' + c.shmem + ': ' +
-					c.count;
+				return 'grid (' + c.grid + ') block (' + c.block + ')' +
+					(c.cluster ? ' cluster (' + c.cluster + ')' : '') + ' shmem ' +
+					c.shmem + ': ' + c.count;
 			}).join('\n');
-			return {label: k.name, value: k.count, cls: mark ? mark(k.name) : '',
-				text: GR.count(k.count) + ' (' + GR.pct(k.share) + ')',
+			var share = total ? exec(k) / total : 0;
+			return {label: k.name, value: exec(k), cls: mark ? mark(k.name) : '',
+				text: GR.count(exec(k)) + ' (' + GR.pct(share) + ')',
 				attrs: {'data-kernel': i},
-				tip: k.name + '\n' + k.count + ' launches (' + GR.pct(k.share) + '), ' +
-					k.executed + ' executed' + (configs ? '\n' + configs : '')};
+				tip: k.name + '\n' + exec(k) + ' executed (' + GR.pct(share) + '), ' +
+					k.count + ' launch calls' + (configs ? '\n' + configs : '')};
 		});
 		var nk = l.kernels_total || ks.length;
-		var note = (l.total || 0) + ' launches of ' + nk + (nk === 1 ? ' kernel' : ' kernels') +
+		var note = total + ' kernels executed (' + (l.total || 0) + ' launch calls) of ' + nk +
+			(nk === 1 ? ' kernel' : ' kernels') +
 			(l.kernels_total > ks.length ? ' (' + ks.length + ' shown)' : '');
 		var box = GR.el('div', {class: 'scroll', tabindex: 0, 'aria-label': 'launches per kernel'});
-		return chart('Launches per kernel', note, ks.length ? hbars(box, items) : null);
+		return chart('Kernels executed per kernel', note, ks.length ? hbars(box, items) : null);
 	};
 
 	/* Vertical bars over the report's gap bins, one small chart per thread. */
@@ -106,9 +113,27 @@
 		var t = report.transfer || {}, dirs = (t.directions || []).filter(function (d) {
 			return d.count > 0;
 		});
-		var wrap = GR.el('div');
-		if (!dirs.length)
-			return chart('Copies', t.verdict || 'no copies', null);
+		var wrap = GR.el('div'), ge = t.graph_executed || {};
+		/* copies graph launches executed: no call of their own, drawn apart */
+		var graphPart = function () {
+			if (!ge.graph_launches)
+				return;
+			wrap.appendChild(GR.el('p', {class: 'meta'}, ['graph-executed bytes by direction (' +
+				ge.graph_launches + ' graph launches)']));
+			wrap.appendChild(hbars(GR.el('div'), (ge.directions || []).map(function (d) {
+				return {label: d.kind, value: d.bytes, text: GR.bytes(d.bytes), cls: 'b2',
+					tip: d.kind + ': ' + d.count + ' copies executed by graph launches, ' +
+						GR.bytes(d.bytes) + ' (' + GR.bytes(d.per_launch_bytes) +
+						' per launch)'};
+			}), 60));
+			if (ge.memsets)
+				wrap.appendChild(GR.el('p', {class: 'note'}, [ge.memsets + ' memsets, ' +
+					GR.bytes(ge.memset_bytes) + ' set by graph launches']));
+		};
+		if (!dirs.length) {
+			graphPart();
+			return chart('Copies', t.verdict || 'no copies', ge.graph_launches ? wrap : null);
+		}
 		[['count', GR.count, ''], ['bytes', GR.bytes, 'b2'], ['time_ns', GR.ns, 'b3']].forEach(function (m) {
 			wrap.appendChild(GR.el('p', {class: 'meta'}, [m[0].replace('_ns', '') + ' by direction']));
 			wrap.appendChild(hbars(GR.el('div'), dirs.map(function (d) {
@@ -127,6 +152,7 @@
 		});
 		wrap.appendChild(GR.el('p', {class: 'meta'}, ['sizes']));
 		wrap.appendChild(GR.table(rows));
+		graphPart();
 		return chart('Copies', t.copies + ' copies, ' + GR.bytes(t.bytes) + ', ' + GR.ns(t.time_ns),
 			     wrap);
 	};
