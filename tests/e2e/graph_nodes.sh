@@ -90,7 +90,7 @@ if [ ! -f "$REAL_CUDART" ]; then
 	ok "# SKIP no real runtime at $REAL_CUDART"
 elif "$GPUREC" record -o "$TMP/real.trc" -- "$PROGS/graph_nodes" >"$TMP/real.out" 2>&1; then
 	check "record: the failed calls, each once" 1 \
-		"$(grep -c 'every CUDA runtime call that returned failed (23 calls' "$TMP/real.out")"
+		"$(grep -c 'every call that returned failed: 23 calls,' "$TMP/real.out")"
 	"$GPUREC" info --json "$TMP/real.trc" >"$TMP/real.json" 2>"$TMP/real.err" ||
 		not_ok "info --json real: $(cat "$TMP/real.err")"
 	check "info: 2 kernel node and 2 memset node calls failed, each counted once" \
