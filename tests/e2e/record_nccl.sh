@@ -62,8 +62,9 @@ check "info and report: 21 failed NCCL calls (19 ncclInvalidArgument), 3 done" \
 	"21 3 19 21 3 19 " "$(nccl_counts "$TMP/nccl.trc")"
 check "record: no warning when some NCCL calls succeeded" "" "$(grep 'returned failed' "$TMP/err")"
 "$GPUREC" record -o "$TMP/fail.trc" -- "$PROGS/nccl_calls" failing >/dev/null 2>"$TMP/fail.err"
-check "record: every NCCL call failed, 21 calls, 19 ncclInvalidArgument" \
-	"gpurec record: every NCCL call that returned failed (21 calls; 19 returned ncclInvalidArgument (4)): most likely no usable CUDA driver or GPU here ('gpurec check' says); the trace holds what the program asked for, not work a GPU did" \
+# one total over runtime, driver and NCCL calls (info's), and the (call, error) pair most of them made
+check "record: every call failed, 21 calls, most of them ncclAllReduce's ncclInvalidArgument" \
+	"gpurec record: every call that returned failed: 21 calls, 5 of them ncclAllReduce returned ncclInvalidArgument (4): likely no usable CUDA driver or GPU here ('gpurec check' says); the trace holds what the program asked for, not work a GPU did" \
 	"$(grep 'returned failed' "$TMP/fail.err")"
 check "info and report count what record said: 21 failed (19 ncclInvalidArgument), none done" \
 	"21 0 19 21 0 19 " "$(nccl_counts "$TMP/fail.trc")"
