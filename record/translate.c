@@ -484,9 +484,33 @@ static int on_launch(struct gr_translate *t, const struct gr_ev_call *e, uint64_
 	return gr_trace_writer_append(t->w, GR_K_LAUNCH, v, NULL);
 }
 
+/* The COPY row of call @e: a copy call's (on_copy()) or a graph memcpy node's. */
+static int append_copy(struct gr_translate *t, const struct gr_ev_call *e, uint64_t dst,
+		       uint64_t src, uint64_t bytes, uint64_t kind, uint64_t stream, uint64_t flags,
+		       uint64_t stack)
+{
+	uint64_t v[GR_COPY_NCOLS] = {0};
+
+	v[GR_COPY_TS] = e->h.ts;
+	call_state(t, e, &v[GR_COPY_STATUS], &v[GR_COPY_CALL]);
+	v[GR_COPY_DUR] = e->h.dur;
+	v[GR_COPY_PID] = e->h.pid;
+	v[GR_COPY_TID] = e->h.tid;
+	v[GR_COPY_CPU] = e->h.cpu;
+	v[GR_COPY_API] = e->h.api;
+	v[GR_COPY_DST] = dst;
+	v[GR_COPY_SRC] = src;
+	v[GR_COPY_BYTES] = bytes;
+	v[GR_COPY_CKIND] = LO32(kind) <= GR_COPY_DEFAULT ? LO32(kind) : GR_COPY_DEFAULT;
+	v[GR_COPY_STREAM] = stream;
+	v[GR_COPY_FLAGS] = flags;
+	v[GR_COPY_STACK] = stack;
+	return gr_trace_writer_append(t->w, GR_K_COPY, v, NULL);
+}
+
 static int on_copy(struct gr_translate *t, const struct gr_ev_call *e, uint64_t stack)
 {
-	uint64_t v[GR_COPY_NCOLS] = {0}, flags = is_async(e->h.api) ? GR_COPY_F_ASYNC : 0;
+	uint64_t flags = is_async(e->h.api) ? GR_COPY_F_ASYNC : 0;
 	uint64_t dst = e->r[0], src = e->r[1], bytes = e->r[2], kind = e->r[3], stream = 0;
 
 	switch (e->h.layout) {
@@ -542,27 +566,15 @@ static int on_copy(struct gr_translate *t, const struct gr_ev_call *e, uint64_t 
 		flags |= GR_COPY_F_DRIVER;
 		break;
 	}
-	v[GR_COPY_TS] = e->h.ts;
-	call_state(t, e, &v[GR_COPY_STATUS], &v[GR_COPY_CALL]);
-	v[GR_COPY_DUR] = e->h.dur;
-	v[GR_COPY_PID] = e->h.pid;
-	v[GR_COPY_TID] = e->h.tid;
-	v[GR_COPY_CPU] = e->h.cpu;
-	v[GR_COPY_API] = e->h.api;
-	v[GR_COPY_DST] = dst;
-	v[GR_COPY_SRC] = src;
-	v[GR_COPY_BYTES] = bytes;
-	v[GR_COPY_CKIND] = LO32(kind) <= GR_COPY_DEFAULT ? LO32(kind) : GR_COPY_DEFAULT;
-	v[GR_COPY_STREAM] = stream;
-	v[GR_COPY_FLAGS] = flags;
-	v[GR_COPY_STACK] = stack;
-	return gr_trace_writer_append(t->w, GR_K_COPY, v, NULL);
+	return append_copy(t, e, dst, src, bytes, kind, stream, flags, stack);
 }
 
-static int on_memset(struct gr_translate *t, const struct gr_ev_call *e, uint64_t stack)
+/* The MEMSET row of call @e: a memset call's (on_memset()) or a graph memset node's. */
+static int append_memset(struct gr_translate *t, const struct gr_ev_call *e, uint64_t dst,
+			 uint64_t value, uint64_t bytes, uint64_t stream, uint64_t flags,
+			 uint64_t stack)
 {
 	uint64_t v[GR_MEMSET_NCOLS] = {0};
-	int async = is_async(e->h.api);
 
 	v[GR_MEMSET_TS] = e->h.ts;
 	call_state(t, e, &v[GR_MEMSET_STATUS], &v[GR_MEMSET_CALL]);
@@ -571,13 +583,22 @@ static int on_memset(struct gr_translate *t, const struct gr_ev_call *e, uint64_
 	v[GR_MEMSET_TID] = e->h.tid;
 	v[GR_MEMSET_CPU] = e->h.cpu;
 	v[GR_MEMSET_API] = e->h.api;
-	v[GR_MEMSET_DST] = e->r[0];
-	v[GR_MEMSET_VALUE] = LO32(e->r[1]);
-	v[GR_MEMSET_BYTES] = e->h.layout == L_CU_MEMSET_D32 ? e->r[2] * 4 : e->r[2];
-	v[GR_MEMSET_STREAM] = async ? e->r[3] : 0;
-	v[GR_MEMSET_FLAGS] = async ? GR_COPY_F_ASYNC : 0;
+	v[GR_MEMSET_DST] = dst;
+	v[GR_MEMSET_VALUE] = value;
+	v[GR_MEMSET_BYTES] = bytes;
+	v[GR_MEMSET_STREAM] = stream;
+	v[GR_MEMSET_FLAGS] = flags;
 	v[GR_MEMSET_STACK] = stack;
 	return gr_trace_writer_append(t->w, GR_K_MEMSET, v, NULL);
+}
+
+static int on_memset(struct gr_translate *t, const struct gr_ev_call *e, uint64_t stack)
+{
+	int async = is_async(e->h.api);
+
+	return append_memset(t, e, e->r[0], LO32(e->r[1]),
+			     e->h.layout == L_CU_MEMSET_D32 ? e->r[2] * 4 : e->r[2],
+			     async ? e->r[3] : 0, async ? GR_COPY_F_ASYNC : 0, stack);
 }
 
 static unsigned alloc_kind(unsigned api)
@@ -924,7 +945,6 @@ static uint64_t cu_copy_kind(uint64_t types)
  */
 static int on_memory_node(struct gr_translate *t, const struct gr_ev_call *e, uint64_t stack)
 {
-	uint64_t c[GR_COPY_NCOLS] = {0}, m[GR_MEMSET_NCOLS] = {0};
 	uint64_t dst = 0, src = 0, bytes = 0, kind = 0, flags = GR_COPY_F_ASYNC;
 	const __u64 *ms = e->x; /* the memset parameters, as cudaMemsetParams */
 	int err;
@@ -965,37 +985,14 @@ static int on_memory_node(struct gr_translate *t, const struct gr_ev_call *e, ui
 		kind = cu_copy_kind(e->x[6]);
 		flags |= GR_COPY_F_3D | GR_COPY_F_DRIVER;
 		break;
-	default: /* memset nodes */
-		m[GR_MEMSET_TS] = e->h.ts;
-		call_state(t, e, &m[GR_MEMSET_STATUS], &m[GR_MEMSET_CALL]);
-		m[GR_MEMSET_DUR] = e->h.dur;
-		m[GR_MEMSET_PID] = e->h.pid;
-		m[GR_MEMSET_TID] = e->h.tid;
-		m[GR_MEMSET_CPU] = e->h.cpu;
-		m[GR_MEMSET_API] = e->h.api;
-		m[GR_MEMSET_DST] = ms[0];
-		m[GR_MEMSET_VALUE] = LO32(ms[2]);
-		/* element size x width x height */
-		m[GR_MEMSET_BYTES] = HI32(ms[2]) * ms[3] * (ms[4] ? ms[4] : 1);
-		m[GR_MEMSET_FLAGS] = GR_COPY_F_ASYNC;
-		m[GR_MEMSET_STACK] = stack;
-		err = gr_trace_writer_append(t->w, GR_K_MEMSET, m, NULL);
+	default: /* memset nodes: element size x width x height; it runs in a graph launch */
+		err = append_memset(t, e, ms[0], LO32(ms[2]),
+				    HI32(ms[2]) * ms[3] * (ms[4] ? ms[4] : 1), 0, GR_COPY_F_ASYNC,
+				    stack);
 		return err ? err : on_graph(t, e, stack);
 	}
-	c[GR_COPY_TS] = e->h.ts;
-	call_state(t, e, &c[GR_COPY_STATUS], &c[GR_COPY_CALL]);
-	c[GR_COPY_DUR] = e->h.dur;
-	c[GR_COPY_PID] = e->h.pid;
-	c[GR_COPY_TID] = e->h.tid;
-	c[GR_COPY_CPU] = e->h.cpu;
-	c[GR_COPY_API] = e->h.api;
-	c[GR_COPY_DST] = dst;
-	c[GR_COPY_SRC] = src;
-	c[GR_COPY_BYTES] = bytes;
-	c[GR_COPY_CKIND] = LO32(kind) <= GR_COPY_DEFAULT ? LO32(kind) : GR_COPY_DEFAULT;
-	c[GR_COPY_FLAGS] = flags; /* it runs in a graph launch, on its stream */
-	c[GR_COPY_STACK] = stack;
-	err = gr_trace_writer_append(t->w, GR_K_COPY, c, NULL);
+	/* no stream: it runs in a graph launch, on the launch's */
+	err = append_copy(t, e, dst, src, bytes, kind, 0, flags, stack);
 	return err ? err : on_graph(t, e, stack);
 }
 
