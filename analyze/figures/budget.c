@@ -47,6 +47,13 @@ struct walk {
 	size_t n[NSRC], at[NSRC];
 	struct call head[NSRC];
 	int has[NSRC]; /* head holds the next call of the source */
+	/*
+	 * The recording timed a sample of the launches (1 in 64 per thread): every launch is
+	 * walked as entry only, so that each iteration is counted the same way whichever of them
+	 * holds a sampled one (the median iteration is picked by total) and the untimed launches
+	 * are estimated at the sample's cost (docs/REPORTS.md, "Untimed launches").
+	 */
+	int launches_sampled;
 };
 
 static unsigned sync_part(unsigned kind)
@@ -166,7 +173,7 @@ static int call_at(const struct walk *w, unsigned s, size_t i, struct call *c)
 		const struct gr_launch_key *k = &w->lk[w->l[i].key];
 
 		thread = k->thread;
-		c->dur = gr_launch_dur(k, &w->l[i]);
+		c->dur = w->launches_sampled ? 0 : gr_launch_dur(k, &w->l[i]);
 		c->part = GR_BUDGET_LAUNCH; /* graph launches are GRAPH rows */
 		break;
 	}
@@ -202,6 +209,8 @@ static size_t lower_bound(const struct walk *w, unsigned s, uint64_t ts)
 
 static void walk_init(struct walk *w, const struct gr_model *m, uint32_t thread, uint64_t from)
 {
+	uint64_t period;
+
 	memset(w, 0, sizeof(*w));
 	w->m = m;
 	w->thread = thread;
@@ -216,6 +225,7 @@ static void walk_init(struct walk *w, const struct gr_model *m, uint32_t thread,
 	w->lk = gr_model_launch_keys(m, NULL);
 	w->as = gr_model_asides(m, &w->n[S_ASIDE]);
 	w->cma = gr_model_comm_asides(m, &w->n[S_COMM_ASIDE]);
+	w->launches_sampled = gr_model_session(m, GR_SESS_LAUNCH_SAMPLE, &period, NULL) && period > 1;
 	for (unsigned s = 0; s < NSRC; s++)
 		w->at[s] = lower_bound(w, s, from);
 }

@@ -1,9 +1,13 @@
 # Probe cost compensation (issue 11 item 7, docs/REPORTS.md "Probe cost"): chain recorded on the
 # GPU simulator, whose launch cost is its LAUNCH_NS (5 us, samples/sim/README.md) and whose step
 # is 5 launches + the last kernel's 3 us (KERNEL_MIN_NS): 28 us of modelled time. The report's
-# compensated launch cost and iteration period (medians: a preemption on a busy machine moves
-# neither) must be within 10% of those; the uncompensated ones include the probes and are never
-# smaller. Needs root (BPF), no GPU.
+# compensated launch cost (medians: a preemption on a busy machine moves neither) must be within
+# 10% of LAUNCH_NS. The iteration carries the whole cost of its 6 calls (~12 us, 43% of the 28 us
+# modelled), which calibration measures on the recorder's calls before the command runs: on this
+# 2-core VM that measure and the program's calls differ by up to a third from run to run (both
+# ways: 1223-2487 ns against 1737-2246 ns per timed call over 17 runs), so the compensated
+# period is asserted within 20% of the modelled one and nearer to it than the uncompensated
+# period, which includes the probes and is never smaller. Needs root (BPF), no GPU.
 . "$(dirname "$0")/lib.sh"
 need_root "probe_cost.sh"
 SAMPLES=${SAMPLES:-$PWD/$O/samples}
@@ -25,15 +29,17 @@ check "record says what the probes cost" 1 \
 check "calibration stored in the trace" "True True" \
 	"$(json "$TMP/pc.json" '"%s %s" % (d["probe_cost"]["known"], d["probe_cost"]["compensated"])')"
 check "--no-compensate" "False" "$(json "$TMP/raw.json" 'd["probe_cost"]["compensated"]')"
-within() { # within VALUE TRUTH: |VALUE - TRUTH| <= 10% of TRUTH
-	python3 -c "import sys; v,t=int(sys.argv[1]),int(sys.argv[2]); print(abs(v-t) <= t/10)" "$1" "$2"
+within() { # within VALUE TRUTH [PERCENT]: |VALUE - TRUTH| <= PERCENT (10) % of TRUTH
+	python3 -c "import sys; v,t,p=map(int,sys.argv[1:]); print(abs(v-t) * 100 <= t * p)" "$1" "$2" "${3:-10}"
 }
 cost=$(json "$TMP/pc.json" 'd["launches"]["launch_cost_ns"]')
 raw_cost=$(json "$TMP/raw.json" 'd["launches"]["launch_cost_ns"]')
 period=$(json "$TMP/pc.json" 'd["launches"]["iteration"]["period_ns"]')
 raw_period=$(json "$TMP/raw.json" 'd["launches"]["iteration"]["period_ns"]')
 check "compensated launch cost $cost ns within 10% of $LAUNCH_NS" True "$(within "$cost" $LAUNCH_NS)"
-check "compensated iteration $period ns within 10% of $STEP_NS" True "$(within "$period" $STEP_NS)"
+check "compensated iteration $period ns within 20% of $STEP_NS" True "$(within "$period" $STEP_NS 20)"
+check "compensated iteration $period ns nearer $STEP_NS than uncompensated $raw_period ns" True \
+	"$(python3 -c "print(abs($period - $STEP_NS) < abs($raw_period - $STEP_NS))")"
 check "uncompensated launch cost $raw_cost ns >= compensated" True \
 	"$(python3 -c "print($raw_cost >= $cost)")"
 check "uncompensated iteration $raw_period ns >= compensated" True \
