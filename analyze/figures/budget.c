@@ -225,7 +225,8 @@ static void walk_init(struct walk *w, const struct gr_model *m, uint32_t thread,
 	w->lk = gr_model_launch_keys(m, NULL);
 	w->as = gr_model_asides(m, &w->n[S_ASIDE]);
 	w->cma = gr_model_comm_asides(m, &w->n[S_COMM_ASIDE]);
-	w->launches_sampled = gr_model_session(m, GR_SESS_LAUNCH_SAMPLE, &period, NULL) && period > 1;
+	w->launches_sampled =
+	    gr_model_session(m, GR_SESS_LAUNCH_SAMPLE, &period, NULL) && period > 1;
 	for (unsigned s = 0; s < NSRC; s++)
 		w->at[s] = lower_bound(w, s, from);
 }
