@@ -2237,6 +2237,7 @@ static __always_inline int emit_sched(__u8 sub, struct task_struct *prev, struct
 #define S_IFIFO		    0010000
 #define ANON_INODE_FS_MAGIC 0x09041934
 #define PF_KTHREAD	    0x00200000
+#define TASK_DEAD	    0x80
 
 /* The kinds of a blocked record's stack: the rate bound is per thread and role. */
 #define BLK_SWITCH 0
@@ -2395,7 +2396,9 @@ static __always_inline int emit_blocked(struct task_struct *prev, struct task_st
 		if (nr >= 0 && fd_call(nr))
 			kind = fd_kind(prev, BPF_CORE_READ(regs, di));
 	}
-	if (regs && blk_stacks() && bpf_task_storage_get(&thread_states, prev, NULL, 0))
+	/* a dying thread's last switch (TASK_DEAD) blocks nothing, and its memory is gone */
+	if (regs && blk_stacks() && !(state & TASK_DEAD) &&
+	    bpf_task_storage_get(&thread_states, prev, NULL, 0))
 		bs = bpf_task_storage_get(&blk_states, prev, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!bs)
 		return emit_sched(GR_EVS_SWITCH, prev, next, state, cpu, nr, kind);
