@@ -2435,10 +2435,66 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 }
 
 /*
+ * Whether a wakeup inside system call @nr can be the caller's doing: one that wakes another
+ * thread by what it does (a futex wake, a write or send that feeds a reader, a close that ends
+ * one, a signal, its exit). A wakeup from an interrupt (a timer, a disk completion, a network
+ * packet) runs in whatever task it interrupted, which may be in any call; what such a task calls
+ * is mostly none of these. (The CPU's preempt count would say "interrupt" exactly, but its
+ * per-CPU symbol is missing from kallsyms without CONFIG_KALLSYMS_ALL, and tracing programs may
+ * run on a stack of their own, so the stack pointer cannot tell either.)
+ */
+static __always_inline bool waking_call(__s32 nr)
+{
+	switch (nr) {
+	case 1:	  /* write */
+	case 3:	  /* close */
+	case 18:  /* pwrite64 */
+	case 20:  /* writev */
+	case 40:  /* sendfile */
+	case 44:  /* sendto */
+	case 46:  /* sendmsg */
+	case 60:  /* exit */
+	case 62:  /* kill */
+	case 65:  /* semop */
+	case 69:  /* msgsnd */
+	case 129: /* rt_sigqueueinfo */
+	case 200: /* tkill */
+	case 202: /* futex */
+	case 220: /* semtimedop */
+	case 231: /* exit_group */
+	case 234: /* tgkill */
+	case 242: /* mq_timedsend */
+	case 275: /* splice */
+	case 276: /* tee */
+	case 278: /* vmsplice */
+	case 296: /* pwritev */
+	case 297: /* rt_tgsigqueueinfo */
+	case 307: /* sendmmsg */
+	case 328: /* pwritev2 */
+	case 424: /* pidfd_send_signal */
+	case 426: /* io_uring_enter */
+	case 454: /* futex_wake */
+	case 456: /* futex_requeue */
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Whether the wait @w (the wakee's last switch-out) ends by the hardware's doing, not a
+ * thread's: a sleep (its timer), a regular file's or block device's I/O, a page fault.
+ */
+static __always_inline bool device_wait(const struct gr_ev_sched *w)
+{
+	return w->syscall < 0 || w->syscall == 35 /* nanosleep */ ||
+	       w->syscall == 230 /* clock_nanosleep */ || w->fd_kind == 1 /* GR_FD_FILE */;
+}
+
+/*
  * A traced task wakes @p, a thread that makes CUDA calls: the waker's record and stack, kept in
  * @p's blk_state for sched_wakeup to send (struct blk_state). Only a waker inside a system call
- * (a futex wake, a pipe write, its exit): an interrupt that wakes (a timer) runs in whatever
- * task it interrupted.
+ * that wakes (waking_call()), of a thread whose wait a thread ends (not device_wait()): a
+ * timer's or a disk's wakeup runs in whatever task it interrupted, which woke nobody.
  */
 SEC("tp_btf/sched_waking")
 int BPF_PROG(on_waking, struct task_struct *p)
@@ -2451,11 +2507,13 @@ int BPF_PROG(on_waking, struct task_struct *p)
 	    (cur->flags & PF_KTHREAD) || !bpf_task_storage_get(&thread_states, p, NULL, 0))
 		return 0;
 	regs = (struct pt_regs *)bpf_task_pt_regs(cur);
-	if (!regs || blk_syscall(regs) < 0)
+	if (!regs || !waking_call(blk_syscall(regs)))
 		return 0;
 	ws = bpf_task_storage_get(&blk_states, p, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!ws || device_wait(&ws->ev))
+		return 0;
 	bs = bpf_task_storage_get(&blk_states, cur, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!ws || !bs)
+	if (!bs)
 		return 0;
 	blk_fill(&ws->wake_ev, GR_EVS_WAKEUP, bpf_get_smp_processor_id(), cur, p, 0, 0);
 	ws->wake_ev.h.stack_len = blocked_stack(bs, BLK_WAKE, regs, &ws->wake_ev, ws->wake_frames);
