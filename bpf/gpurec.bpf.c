@@ -2331,7 +2331,7 @@ static __always_inline __u32 blocked_stack(struct blk_state *bs, int role, struc
 	bs->site[r] = ip;
 	bs->last[r] = now;
 	wlen = load_window(bs->window, sp);
-	/* the caller's frame: at the kernel's entry, sp and rbp are the interrupted code's own */
+	/* the walk starts in @ip's own frame: at the kernel's entry sp and rbp are still its */
 	r = walk_from(frames, bs->window, sp, wlen, ip, sp, BPF_CORE_READ(regs, bp), &bs->cfi);
 	e->pystack = py_capture(&bs->ps, bpf_get_current_pid_tgid(), false);
 	return r;
@@ -2533,6 +2533,7 @@ static __always_inline int wakeup(__u8 sub, struct task_struct *p)
 	if (!BPF_CORE_READ(p, on_cpu))
 		wait_begin(p, cpu);
 	ws = blk_stacks() ? bpf_task_storage_get(&blk_states, p, NULL, 0) : NULL;
+	/* a kept record follows its sched_waking by microseconds; an old one is no wakeup's */
 	if (ws && ws->wake_ts && bpf_ktime_get_ns() - ws->wake_ts < GR_BLK_SITE_NS) {
 		ws->wake_ts = 0;
 		ws->wake_ev.h.ts = bpf_ktime_get_ns();
