@@ -231,6 +231,19 @@ struct {
 	__type(value, __u8);
 } py_sent SEC(".maps");
 
+/*
+ * The Python stacks the scheduler programs sent, which do not hold the process
+ * (blocked_stack()): kept apart from py_sent, so that a CUDA call with the same stack still
+ * sends it and holds the process until the recorder has resolved it (the recorder reads the
+ * first copy then too, as the process waits for the second). The recorder keeps one per id.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct py_sent_key);
+	__type(value, __u8);
+} py_sent_unheld SEC(".maps");
+
 /* An event being built: the call, then frames (fp) or registers and stack bytes (dwarf). */
 struct scratch {
 	struct gr_ev_call call;
@@ -1378,7 +1391,8 @@ static __always_inline __u64 py_capture(struct py_state *ts, __u64 pid_tgid, boo
 	if (hash == ts->py_last_sent)
 		return hash;
 	key.id = hash;
-	if (bpf_map_lookup_elem(&py_sent, &key)) {
+	if (bpf_map_lookup_elem(&py_sent, &key) ||
+	    (!hold && bpf_map_lookup_elem(&py_sent_unheld, &key))) {
 		ts->py_last_sent = hash;
 		return hash;
 	}
@@ -1408,7 +1422,10 @@ static __always_inline __u64 py_capture(struct py_state *ts, __u64 pid_tgid, boo
 		__builtin_memset(out, 0, sizeof(out->h));
 	bpf_ringbuf_submit(out, BPF_RB_FORCE_WAKEUP);
 	/* only a stack the recorder will see counts as sent */
-	bpf_map_update_elem(&py_sent, &key, &one, BPF_ANY);
+	if (hold)
+		bpf_map_update_elem(&py_sent, &key, &one, BPF_ANY);
+	else
+		bpf_map_update_elem(&py_sent_unheld, &key, &one, BPF_ANY);
 	ts->py_last_sent = hash;
 	return hash;
 }
@@ -2237,6 +2254,8 @@ static __always_inline int emit_sched(__u8 sub, struct task_struct *prev, struct
 #define S_IFIFO		    0010000
 #define ANON_INODE_FS_MAGIC 0x09041934
 #define PF_KTHREAD	    0x00200000
+#define TASK_STOPPED	    0x04
+#define TASK_TRACED	    0x08
 #define TASK_DEAD	    0x80
 
 /* The kinds of a blocked record's stack: the rate bound is per thread and role. */
@@ -2396,8 +2415,9 @@ static __always_inline int emit_blocked(struct task_struct *prev, struct task_st
 		if (nr >= 0 && fd_call(nr))
 			kind = fd_kind(prev, BPF_CORE_READ(regs, di));
 	}
-	/* a dying thread's last switch (TASK_DEAD) blocks nothing, and its memory is gone */
-	if (regs && blk_stacks() && !(state & TASK_DEAD) &&
+	/* a dying thread's last switch (TASK_DEAD) blocks nothing, and its memory is gone; a
+	 * stopped one (the recorder's own holds, a debugger) waits for no call site */
+	if (regs && blk_stacks() && !(state & (TASK_DEAD | TASK_STOPPED | TASK_TRACED)) &&
 	    bpf_task_storage_get(&thread_states, prev, NULL, 0))
 		bs = bpf_task_storage_get(&blk_states, prev, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!bs)
