@@ -6,15 +6,17 @@
 # format's bytes, the stream-ordered pool gives the freed block back at the same address, a VMM
 # mapping names the physical handle it maps, the 2 GiB request fails with
 # cudaErrorMemoryAllocation (2) and report names its line, and the memory queries hold what the
-# program printed. tool_trace_allocs prints the rows (its header says how). On the real runtime
+# program printed. tool_trace_allocs prints the rows (its header says how). An allocation made
+# from Python through ctypes carries its Python frames. On the real runtime
 # without a driver every allocation is recorded as failed (35) with the size asked, and nothing
 # holds an address.
 . "$(dirname "$0")/lib.sh"
 need_root record_alloc
 ALLOCS=${ALLOCS:-$PWD/$O/tests/tool_trace_allocs}
+STACKS=${STACKS:-$PWD/$O/tests/tool_trace_stacks}
 SAMPLES=${SAMPLES:-$PWD/$O/samples}
 
-for f in "$PROGS/alloc_calls" "$ALLOCS" "$SAMPLES/sim/libcudart.so.13" "$SAMPLES/sim/libcuda.so.1"; do
+for f in "$PROGS/alloc_calls" "$ALLOCS" "$STACKS" "$SAMPLES/sim/libcudart.so.13" "$SAMPLES/sim/libcuda.so.1"; do
 	if [ ! -x "$f" ] && [ ! -f "$f" ]; then
 		not_ok "$f not built (make test-bins)"
 		exit 1
@@ -89,6 +91,39 @@ check "report: the failed cudaMalloc's first call names its line" 1 \
 check "info: allocations by kind, the new kinds by name" \
 	"device 4 $(((1 << 20) + P * 10 + P3 * 12 + (5 << 20))) / device-async 2 6291456 / managed 1 2097152 / host-pinned 2 12288 / host-registered 1 16384 / array 3 8192 / vmm-physical 1 2097152 / vmm-map 1 2097152 / vmm-reserve 1 4194304" \
 	"$(json "$TMP/s.json" '" / ".join("%s %d %d" % (a["kind"], a["count"], a["bytes"]) for a in d["allocations"])')"
+
+# Python: an allocation through ctypes carries the Python frames it was made from, innermost
+# first, as a launch does
+cat >"$TMP/grab.py" <<'EOF2'
+import ctypes
+
+cudart = ctypes.CDLL("libcudart.so.13")
+
+
+def grab():
+    p = ctypes.c_void_p()
+    return cudart.cudaMalloc(ctypes.byref(p), ctypes.c_size_t(12345))  # site: grab
+
+
+def main():
+    grab()  # site: main
+
+
+main()
+EOF2
+pyline() { grep -n "# site: $1\$" "$TMP/grab.py" | cut -d: -f1; }
+LD_LIBRARY_PATH=$SAMPLES/sim "$GPUREC" record -o "$TMP/py.trc" -- python3 "$TMP/grab.py" \
+	>/dev/null 2>"$TMP/py.err"
+check "record a Python allocation" 0 $?
+check "Python: the allocation's stack holds grab, main, <module> at their lines" \
+	"1: $TMP/grab.py:$(pyline grab) grab;$TMP/grab.py:$(pyline main) main;$TMP/grab.py:$(wc -l <"$TMP/grab.py") <module>" \
+	"$("$STACKS" "$TMP/py.trc" | python3 -c '
+import sys
+for l in sys.stdin:
+    count, _, frames = l.rstrip("\n").partition(": ")
+    keep = [f for f in frames.split(";") if f.startswith(sys.argv[1] + ":")]
+    if keep:
+        print(count + ": " + ";".join(keep))' "$TMP/grab.py")"
 
 # the real runtime, no driver: every call fails, the driver is not there to call
 if [ -e /dev/nvidiactl ]; then
