@@ -435,6 +435,8 @@ static __always_inline __u8 event_type(__u8 layout)
 	case L_MALLOC_3D:
 	case L_MALLOC_ARRAY:
 	case L_MALLOC_3D_ARRAY:
+	case L_CU_ARRAY:
+	case L_CU_ARRAY_3D:
 		return EV_ALLOC;
 	case L_MEMINFO:
 		return EV_MEMINFO;
@@ -515,6 +517,14 @@ static __always_inline void read_entry_structs(struct gr_ev_call *e, __u8 layout
 	case L_MALLOC_ARRAY:
 	case L_MALLOC_3D_ARRAY:
 		bpf_probe_read_user(&e->x[GR_X_CHANNEL], GR_CHANNEL_DESC_BYTES,
+				    (const void *)e->r[1]);
+		break;
+	case L_CU_ARRAY:
+		bpf_probe_read_user(&e->x[GR_X_CHANNEL], GR_CU_ARRAY_DESC_BYTES,
+				    (const void *)e->r[1]);
+		break;
+	case L_CU_ARRAY_3D:
+		bpf_probe_read_user(&e->x[GR_X_CHANNEL], GR_CU_ARRAY3D_DESC_BYTES,
 				    (const void *)e->r[1]);
 		break;
 	case L_GRAPH_KERNEL_SET:
@@ -1602,7 +1612,9 @@ static __always_inline void finish_return(struct pt_regs *ctx, struct gr_ev_call
 		break;
 	case L_MALLOC_ARRAY:
 	case L_MALLOC_3D_ARRAY:
-		/* x[GR_X_CHANNEL..] hold the channel format */
+	case L_CU_ARRAY:
+	case L_CU_ARRAY_3D:
+		/* x[GR_X_CHANNEL..] hold the channel format or descriptor */
 		bpf_probe_read_user(&out, sizeof(out), (void *)e->r[0]);
 		e->x[0] = out;
 		break;

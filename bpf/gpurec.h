@@ -123,6 +123,9 @@ enum gr_layout {
 	L_MALLOC_ARRAY,	   /* (array *out, const cudaChannelFormatDesc *, width, height, flags) */
 	L_MALLOC_3D_ARRAY, /* (array *out, const desc *, cudaExtent at [sp+8] ...): 3D, mipmapped */
 	L_MEMINFO,	   /* (size_t *free out, size_t *total out): x[0] free, x[1] total */
+	/* the driver's arrays: the descriptor read whole at entry into x[GR_X_CHANNEL..] */
+	L_CU_ARRAY,    /* cuArrayCreate(array *out, const CUDA_ARRAY_DESCRIPTOR *): 24 bytes */
+	L_CU_ARRAY_3D, /* (array *out, const CUDA_ARRAY3D_DESCRIPTOR * [, levels]): 32 bytes */
 	L_COUNT
 };
 
@@ -156,6 +159,13 @@ enum gr_ev_type {
  */
 #define GR_CHANNEL_DESC_BYTES 20
 #define GR_X_CHANNEL	      2
+/*
+ * CUDA_ARRAY_DESCRIPTOR { size_t Width, Height; CUarray_format Format; unsigned NumChannels; }
+ * and CUDA_ARRAY3D_DESCRIPTOR { size_t Width, Height, Depth; Format; NumChannels; Flags; }: read
+ * into x[GR_X_CHANNEL..] up to NumChannels (Format | NumChannels << 32 in the last word).
+ */
+#define GR_CU_ARRAY_DESC_BYTES	 24
+#define GR_CU_ARRAY3D_DESC_BYTES 32
 
 /*
  * ncclUniqueId: 128 bytes, the same in every rank of one communicator. The BPF side folds it

@@ -196,6 +196,11 @@ static const char *const api_names[GR_API_COUNT] = {
     [GR_API_cuMemAddressFree] = "cuMemAddressFree",
     [GR_API_cudaMemGetInfo] = "cudaMemGetInfo",
     [GR_API_cuMemGetInfo] = "cuMemGetInfo",
+    [GR_API_cuArrayCreate] = "cuArrayCreate",
+    [GR_API_cuArray3DCreate] = "cuArray3DCreate",
+    [GR_API_cuMipmappedArrayCreate] = "cuMipmappedArrayCreate",
+    [GR_API_cuArrayDestroy] = "cuArrayDestroy",
+    [GR_API_cuMipmappedArrayDestroy] = "cuMipmappedArrayDestroy",
 };
 
 const char *gr_api_name(unsigned api)

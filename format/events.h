@@ -621,6 +621,11 @@ enum gr_api {
 	GR_API_cuMemAddressFree,
 	GR_API_cudaMemGetInfo,
 	GR_API_cuMemGetInfo,
+	GR_API_cuArrayCreate,
+	GR_API_cuArray3DCreate,
+	GR_API_cuMipmappedArrayCreate,
+	GR_API_cuArrayDestroy,
+	GR_API_cuMipmappedArrayDestroy,
 	GR_API_COUNT
 };
 
@@ -643,8 +648,9 @@ enum gr_alloc_kind {
 	GR_ALLOC_MANAGED,
 	GR_ALLOC_HOST_PINNED,
 	GR_ALLOC_HOST_REGISTERED,
-	/* a CUDA array (cudaMallocArray, 3DArray, MipmappedArray): addr is the cudaArray_t or
-	 * cudaMipmappedArray_t, bytes its elements x the channel format's size (level 0) */
+	/* a CUDA array (cudaMallocArray, 3DArray, MipmappedArray, the driver's cuArrayCreate ..):
+	 * addr is the array or mipmapped array handle, bytes its elements x the element's size
+	 * (level 0) */
 	GR_ALLOC_ARRAY,
 	/* VMM (cuMemCreate .. cuMemRelease): physical device memory; addr is the
 	 * CUmemGenericAllocationHandle, not an address */

@@ -147,6 +147,12 @@ static const struct gr_probe_spec table[] = {
      GR_CF_DRIVER | GR_CF_RET | GR_CF_STACK, 0},
     {"cuMemHostRegister_v2", GR_API_cuMemHostRegister, L_HOST_REGISTER,
      GR_CF_DRIVER | GR_CF_RET | GR_CF_STACK, 0},
+    {"cuArrayCreate_v2", GR_API_cuArrayCreate, L_CU_ARRAY, GR_CF_DRIVER | GR_CF_RET | GR_CF_STACK,
+     0},
+    {"cuArray3DCreate_v2", GR_API_cuArray3DCreate, L_CU_ARRAY_3D,
+     GR_CF_DRIVER | GR_CF_RET | GR_CF_STACK, 0},
+    {"cuMipmappedArrayCreate", GR_API_cuMipmappedArrayCreate, L_CU_ARRAY_3D,
+     GR_CF_DRIVER | GR_CF_RET | GR_CF_STACK, 0},
     /* the virtual memory API (PyTorch's expandable segments, NCCL): physical memory held from
      * cuMemCreate to cuMemRelease, mapped ranges from cuMemMap to cuMemUnmap */
     {"cuMemCreate", GR_API_cuMemCreate, L_MALLOC_OUT, GR_CF_DRIVER | GR_CF_RET | GR_CF_STACK, 0},
@@ -160,6 +166,9 @@ static const struct gr_probe_spec table[] = {
     {"cuMemFreeAsync", GR_API_cuMemFreeAsync, L_FREE, GR_CF_DRIVER | GR_CF_RET, 0},
     {"cuMemFreeAsync_ptsz", GR_API_cuMemFreeAsync_ptsz, L_FREE, GR_CF_DRIVER | GR_CF_RET, 0},
     {"cuMemRelease", GR_API_cuMemRelease, L_FREE, GR_CF_DRIVER | GR_CF_RET, 0},
+    {"cuArrayDestroy", GR_API_cuArrayDestroy, L_FREE, GR_CF_DRIVER | GR_CF_RET, 0},
+    {"cuMipmappedArrayDestroy", GR_API_cuMipmappedArrayDestroy, L_FREE, GR_CF_DRIVER | GR_CF_RET,
+     0},
     {"cuMemUnmap", GR_API_cuMemUnmap, L_FREE, GR_CF_DRIVER | GR_CF_RET, 0},
     {"cuMemAddressFree", GR_API_cuMemAddressFree, L_FREE, GR_CF_DRIVER | GR_CF_RET, 0},
     {"cudaDeviceSynchronize", GR_API_cudaDeviceSynchronize, L_SYNC_NONE, GR_CF_RET | GR_CF_STACK,

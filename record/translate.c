@@ -637,6 +637,11 @@ static unsigned alloc_kind(unsigned api)
 	case GR_API_cudaMallocMipmappedArray:
 	case GR_API_cudaFreeArray:
 	case GR_API_cudaFreeMipmappedArray:
+	case GR_API_cuArrayCreate:
+	case GR_API_cuArray3DCreate:
+	case GR_API_cuMipmappedArrayCreate:
+	case GR_API_cuArrayDestroy:
+	case GR_API_cuMipmappedArrayDestroy:
 		return GR_ALLOC_ARRAY;
 	case GR_API_cuMemCreate:
 	case GR_API_cuMemRelease:
@@ -670,6 +675,43 @@ static uint64_t at_least_1(uint64_t v)
  * a dimension the array lacks). A mipmapped array: its level 0. The driver's padding is not
  * known: these are the bytes asked for.
  */
+/*
+ * The bytes of one channel of a CUarray_format (cuda.h): the 8, 16 and 32-bit integer, half
+ * and float formats; 0 for the packed and block-compressed ones, whose size is not per channel.
+ */
+static uint64_t cu_format_bytes(uint32_t format)
+{
+	switch (format) {
+	case 0x01: /* CU_AD_FORMAT_UNSIGNED_INT8 */
+	case 0x08: /* SIGNED_INT8 */
+		return 1;
+	case 0x02: /* UNSIGNED_INT16 */
+	case 0x09: /* SIGNED_INT16 */
+	case 0x10: /* HALF */
+		return 2;
+	case 0x03: /* UNSIGNED_INT32 */
+	case 0x0a: /* SIGNED_INT32 */
+	case 0x20: /* FLOAT */
+		return 4;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * The driver's arrays: the descriptor's width x height (x depth), a missing dimension 1, times
+ * its format's channel bytes x its channels (x[GR_X_CHANNEL..], bpf/gpurec.h).
+ */
+static uint64_t cu_array_bytes(const struct gr_ev_call *e)
+{
+	const __u64 *d = &e->x[GR_X_CHANNEL];
+	uint64_t fmt = e->h.layout == L_CU_ARRAY ? d[2] : d[3];
+	uint64_t n = d[0] * at_least_1(d[1]) * (e->h.layout == L_CU_ARRAY ? 1 : at_least_1(d[2]));
+	uint64_t channels = fmt >> 32;
+
+	return channels <= 4 ? n * cu_format_bytes((uint32_t)fmt) * channels : 0;
+}
+
 static uint64_t array_bytes(const struct gr_ev_call *e)
 {
 	uint64_t c0 = e->x[GR_X_CHANNEL], c1 = e->x[GR_X_CHANNEL + 1];
@@ -696,6 +738,9 @@ static uint64_t alloc_bytes(const struct gr_ev_call *e, int ok)
 	case L_MALLOC_ARRAY:
 	case L_MALLOC_3D_ARRAY:
 		return array_bytes(e);
+	case L_CU_ARRAY:
+	case L_CU_ARRAY_3D:
+		return cu_array_bytes(e);
 	default:
 		return e->r[1];
 	}

@@ -157,12 +157,14 @@ static struct gr_ev_call alloc_call(unsigned layout, unsigned api, uint64_t ts, 
  * the pitch it returned times its rows (the width asked when it failed); cudaMalloc3D's the
  * pitch times the extent's rows and depth from the stack; an array's its elements times the
  * channel format's bytes (a missing dimension counts 1); a pool and a VMM mapping keep their
- * handle; a memory query its answer, 0 0 when it failed.
+ * handle; a memory query its answer, 0 0 when it failed; a driver array its descriptor's
+ * elements times the format's channel bytes and channels, 0 for a format without a size per
+ * channel.
  */
 static void test_alloc_layouts(void)
 {
 	static const struct gr_trace_header hdr = {.host = "test", .tool_version = "gpurec"};
-	struct gr_ev_call ev[10];
+	struct gr_ev_call ev[13];
 	struct gr_procs procs = {0};
 	struct gr_translate t;
 	struct gr_trace_writer *w;
@@ -208,8 +210,19 @@ static void test_alloc_layouts(void)
 	ev[8].x[0] = 3, ev[8].x[1] = 8;
 	ev[9] = alloc_call(L_MEMINFO, GR_API_cuMemGetInfo, 9500, 35);
 	ev[9].x[0] = 99, ev[9].x[1] = 99;
+	/* cuArrayCreate(out, {100, 0, FLOAT, 2 channels}) */
+	ev[10] = alloc_call(L_CU_ARRAY, GR_API_cuArrayCreate, 9600, 0);
+	ev[10].x[0] = 0xd000, ev[10].x[GR_X_CHANNEL] = 100,
+	ev[10].x[GR_X_CHANNEL + 2] = 0x20 | 2ull << 32;
+	/* cuArray3DCreate(out, {8, 8, 2, UNSIGNED_INT8, 4 channels}) */
+	ev[11] = alloc_call(L_CU_ARRAY_3D, GR_API_cuArray3DCreate, 9700, 0);
+	ev[11].x[GR_X_CHANNEL] = 8, ev[11].x[GR_X_CHANNEL + 1] = 8, ev[11].x[GR_X_CHANNEL + 2] = 2;
+	ev[11].x[GR_X_CHANNEL + 3] = 0x01 | 4ull << 32;
+	/* NV12: no size per channel, bytes not known */
+	ev[12] = alloc_call(L_CU_ARRAY_3D, GR_API_cuMipmappedArrayCreate, 9800, 0);
+	ev[12].x[GR_X_CHANNEL] = 64, ev[12].x[GR_X_CHANNEL + 3] = 0xb0 | 1ull << 32;
 	gr_translate_init(&t, w, &procs, NULL, -1);
-	for (int i = 0; i < 10; i++)
+	for (int i = 0; i < 13; i++)
 		gr_translate_event(&t, &ev[i], sizeof(ev[i]));
 	CHECK_EQ_U64(t.malformed, 0);
 	gr_translate_free(&t);
@@ -224,13 +237,13 @@ static void test_alloc_layouts(void)
 		return;
 	}
 	/* rows in the order the calls came (the writer keeps it within a kind) */
-	CHECK_EQ_U64(gr_chunk_count(c, GR_K_ALLOC), 8);
+	CHECK_EQ_U64(gr_chunk_count(c, GR_K_ALLOC), 11);
 	bytes = gr_chunk_column(c, GR_K_ALLOC, GR_ALLOC_BYTES);
 	addr = gr_chunk_column(c, GR_K_ALLOC, GR_ALLOC_ADDR);
 	kind = gr_chunk_column(c, GR_K_ALLOC, GR_ALLOC_AKIND);
 	handle = gr_chunk_column(c, GR_K_ALLOC, GR_ALLOC_HANDLE);
 	status = gr_chunk_column(c, GR_K_ALLOC, GR_ALLOC_STATUS);
-	if (gr_chunk_count(c, GR_K_ALLOC) == 8 && bytes && addr && kind && handle && status) {
+	if (gr_chunk_count(c, GR_K_ALLOC) == 11 && bytes && addr && kind && handle && status) {
 		CHECK_EQ_U64(bytes[0], 10240);
 		CHECK_EQ_U64(addr[0], 0x7000);
 		/* failed: nothing allocated, the bytes asked */
@@ -249,6 +262,11 @@ static void test_alloc_layouts(void)
 		CHECK_EQ_U64(handle[6], 7);
 		CHECK_EQ_U64(kind[7], GR_ALLOC_VMM_PHYSICAL);
 		CHECK_EQ_U64(addr[7], 7);
+		CHECK_EQ_U64(bytes[8], 800);
+		CHECK_EQ_U64(kind[8], GR_ALLOC_ARRAY);
+		CHECK_EQ_U64(addr[8], 0xd000);
+		CHECK_EQ_U64(bytes[9], 512);
+		CHECK_EQ_U64(bytes[10], 0);
 	}
 	CHECK_EQ_U64(gr_chunk_count(c, GR_K_MEMINFO), 2);
 	mfree = gr_chunk_column(c, GR_K_MEMINFO, GR_MEMINFO_FREE);
