@@ -4,7 +4,8 @@
 # prints, and frees them. On the GPU simulator with a 1 GiB device (GPUSIM_MEM_BYTES): pitched
 # sizes are the pitch the program got times its rows, arrays their elements times the channel
 # format's bytes, the stream-ordered pool gives the freed block back at the same address, a VMM
-# mapping names the physical handle it maps, the 2 GiB request fails with
+# mapping names the physical handle it maps, a cudaFree waits for the device, the 2 GiB request
+# fails with
 # cudaErrorMemoryAllocation (2) and report names its line, and the memory queries hold what the
 # program printed. tool_trace_allocs prints the rows (its header says how). An allocation made
 # from Python through ctypes carries its Python frames. On the real runtime
@@ -81,6 +82,10 @@ if diff "$TMP/s.want" "$TMP/s.got" >"$TMP/s.diff"; then
 else
 	not_ok "simulator: the rows differ from the program's calls: $(paste -sd' ' "$TMP/s.diff")"
 fi
+# the first cudaFree waits for the 20 ms kernel queued before it (a lower bound: a busy machine
+# only makes the wait longer); the frees after it find the device idle
+check "the first cudaFree waited for the device (>= 15 ms)" 1 \
+	"$("$ALLOCS" --dur "$TMP/s.trc" | awk '$1 == "free" && $2 == "cudaFree" {print ($NF >= 15000000); exit}')"
 check "every allocation call has a stack with the program's line" \
 	"$(grep -c '^alloc' "$TMP/s.want")" "$(grep '^alloc' "$TMP/s.got" | grep -c 'alloc_calls.cu:')"
 

@@ -3,7 +3,8 @@
 // compares the recorded rows (kind, bytes, status, the stack's source line) with these. Each
 // call's return value is printed as "status NAME RC", each memory query's answer as
 // "meminfo API FREE TOTAL". The driver is opened with dlopen, as PyTorch does: without one (the
-// real runtime here) its calls are not made ("driver none"). Built with -g.
+// real runtime here) its calls are not made ("driver none"). Before its first cudaFree it
+// launches a kernel of 20 ms on the simulator (10000 waves): the free waits for it. Built with -g.
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <stdint.h>
@@ -12,6 +13,10 @@
 #include <string.h>
 
 #define AT(name, call) (printf("line %s %d\n", name, __LINE__), status(name, (int)(call)))
+
+__global__ void busy(void)
+{
+}
 
 static int status(const char *name, int rc)
 {
@@ -125,6 +130,8 @@ int main(void)
 	rc = AT("meminfo1", cudaMemGetInfo(&free_bytes, &total));
 	meminfo("cudaMemGetInfo", rc, free_bytes, total);
 	driver_calls();
+	// 10000 waves of 132 SMs x 32 resident blocks: 20 ms of modelled work
+	busy<<<10000 * 132 * 32, 64>>>();
 	AT("cudaFree", cudaFree(dev));
 	cudaFree(pitched);
 	cudaFree(p3.ptr);

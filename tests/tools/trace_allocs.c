@@ -8,6 +8,8 @@
  *   free API KIND STATUS ADDR
  *   meminfo API FREE TOTAL STATUS SITE
  *
+ * With --dur, each line ends with the call's duration in ns.
+ *
  * KIND the gr_alloc_kind name; STATUS the call's return value, "-" when it did not return; ADDR
  * and HANDLE labels (a1, a2, ... by first appearance, one namespace, so a free, a reuse or a
  * mapping's physical handle names the allocation it concerns), "-" for 0; SITE the innermost
@@ -22,6 +24,8 @@
 #include "analyze/figures/frames.h"
 #include "analyze/model/model.h"
 #include "format/events.h"
+
+static int with_dur;
 
 struct row {
 	uint64_t ts;
@@ -96,6 +100,15 @@ static void free_row(const struct gr_free *f, const char *status, struct row *r)
 		 gr_alloc_kind_name(f->kind), status, label(f->addr, l, sizeof(l)));
 }
 
+/* " DUR" appended to @r's line under --dur. */
+static void add_dur(struct row *r, uint64_t dur)
+{
+	size_t n = strlen(r->text);
+
+	if (with_dur)
+		snprintf(r->text + n, sizeof(r->text) - n, " %" PRIu64, dur);
+}
+
 int main(int argc, char **argv)
 {
 	struct gr_model *m = NULL;
@@ -105,13 +118,14 @@ int main(int argc, char **argv)
 	char st[32], s[256];
 	int err;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: trace_allocs FILE\n");
+	with_dur = argc == 3 && !strcmp(argv[1], "--dur");
+	if (argc != 2 + with_dur) {
+		fprintf(stderr, "usage: trace_allocs [--dur] FILE\n");
 		return 2;
 	}
-	err = gr_model_load(&m, argv[1], &diag);
+	err = gr_model_load(&m, argv[argc - 1], &diag);
 	if (err) {
-		fprintf(stderr, "trace_allocs: %s: %s\n", argv[1], gr_strerror(err));
+		fprintf(stderr, "trace_allocs: %s: %s\n", argv[argc - 1], gr_strerror(err));
 		return 1;
 	}
 	const struct gr_alloc *a = gr_model_allocs(m, &na);
@@ -142,9 +156,11 @@ int main(int argc, char **argv)
 			if (which < 0)
 				break;
 			if (which == 0) {
-				alloc_row(m, &a[ia++], "0", &rows[n++]);
+				alloc_row(m, &a[ia], "0", &rows[n]);
+				add_dur(&rows[n++], a[ia++].dur);
 			} else if (which == 1) {
-				free_row(&f[ifr++], "0", &rows[n++]);
+				free_row(&f[ifr], "0", &rows[n]);
+				add_dur(&rows[n++], f[ifr++].dur);
 			} else if (which == 2) {
 				const struct gr_meminfo *q = &mi[im++];
 
@@ -154,15 +170,16 @@ int main(int argc, char **argv)
 					 "meminfo %s %" PRIu64 " %" PRIu64 " %s %s",
 					 gr_api_name(q->api), q->free, q->total, st,
 					 site(m, q->thread, q->stack, s, sizeof(s)));
-				n++;
+				add_dur(&rows[n++], q->dur);
 			} else {
 				const struct gr_aside *q = &x[ix++];
 
 				status_of(q->call & GR_CALL_RETURNED, q->status, st, sizeof(st));
 				if (q->kind == GR_K_ALLOC)
-					alloc_row(m, &q->u.alloc, st, &rows[n++]);
+					alloc_row(m, &q->u.alloc, st, &rows[n]);
 				else
-					free_row(&q->u.free, st, &rows[n++]);
+					free_row(&q->u.free, st, &rows[n]);
+				add_dur(&rows[n++], q->dur);
 			}
 		}
 	}
