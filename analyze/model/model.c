@@ -156,12 +156,12 @@ uint32_t gr_aside_stack(const struct gr_model *m, const struct gr_aside *a)
 		return a->u.copy.stack;
 	case GR_K_MEMSET:
 		return a->u.memset.stack;
-	case GR_K_ALLOC:
-		return a->u.alloc.stack;
 	case GR_K_SYNC:
 		return a->u.sync.stack;
 	case GR_K_GRAPH:
 		return a->u.graph.stack;
+	case GR_K_ALLOC:
+		return a->u.alloc.stack;
 	default:
 		return 0;
 	}
