@@ -432,7 +432,11 @@ static int per_thread_api(uint64_t api)
 	case GR_API_cudaMemset_ptds:
 	case GR_API_cudaMemsetAsync_ptsz:
 	case GR_API_cudaMallocAsync_ptsz:
+	case GR_API_cudaMallocFromPoolAsync_ptsz:
+	case GR_API_cuMemAllocAsync_ptsz:
+	case GR_API_cuMemAllocFromPoolAsync_ptsz:
 	case GR_API_cudaFreeAsync_ptsz:
+	case GR_API_cuMemFreeAsync_ptsz:
 	case GR_API_cudaStreamSynchronize_ptsz:
 	case GR_API_cudaStreamWaitEvent_ptsz:
 	case GR_API_cudaEventRecord_ptsz:
