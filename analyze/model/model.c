@@ -158,6 +158,8 @@ uint32_t gr_aside_stack(const struct gr_model *m, const struct gr_aside *a)
 		return a->u.sync.stack;
 	case GR_K_GRAPH:
 		return a->u.graph.stack;
+	case GR_K_ALLOC:
+		return a->u.alloc.stack;
 	default:
 		return 0;
 	}

@@ -98,7 +98,8 @@ struct gr_alloc {
 	uint64_t bytes;
 	uint32_t thread, stream;
 	uint16_t api;
-	uint16_t kind; /* enum gr_alloc_kind */
+	uint16_t kind;	/* enum gr_alloc_kind */
+	uint32_t stack; /* gr_model_stacks() index, 0 = none */
 };
 
 struct gr_free {
