@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# The device memory section (docs/REPORTS.md, "Device memory") against the truth of
+# tests/progs/memory_steps.cu on the simulator: 64 MiB held all along, 4 MiB pinned, and each step
+# a 16 MiB temporary (48 MiB in step 10), a 1 ms kernel, 1 MiB kept (leak) or freed (healthy), a
+# cudaMallocAsync/cudaFreeAsync pair of 2 MiB, and cudaFree of the temporary, which waits for the
+# kernel; step 5 asks for 1 PiB, which fails. With --step kernel:work, iteration j is step j from
+# its kernel on: the peak (125 MiB; healthy 115 MiB) is in iteration 10, the failure in iteration 4
+# with 85 MiB live; the leak grows 1 MiB an iteration, 1 MiB from each iteration still live at the
+# end, 30 MiB outstanding; churn 3 allocations (19 MiB) and 2 frees (healthy 3) an iteration; the
+# async pool's 2 MiB is never outstanding. On the real libcudart without a driver every
+# allocation fails: not judged, nothing live.
+. "$(dirname "$0")/lib.sh"
+need_root report_memory
+SIM=${SAMPLES:-$PWD/$O/samples}/sim
+MiB=1048576
+
+if [ ! -f "$SIM/libcudart.so.13" ] || [ ! -x "$PROGS/memory_steps" ]; then
+	not_ok "simulator or progs not built (make samples progs)"
+	exit 1
+fi
+
+# rec NAME MODE [env...]: record memory_steps MODE 30 (on the simulator unless told otherwise)
+rec() {
+	local name=$1 mode=$2
+	shift 2
+	if ! "$GPUREC" record -o "$TMP/$name.trc" -- env "$@" "$PROGS/memory_steps" "$mode" 30 \
+		>"$TMP/$name.out" 2>&1; then
+		not_ok "record $name: $(tail -3 "$TMP/$name.out")"
+		return 1
+	fi
+	"$GPUREC" report --step kernel:work --json "$TMP/$name.trc" >"$TMP/$name.json" &&
+		"$GPUREC" report --json "$TMP/$name.trc" >"$TMP/$name.auto.json"
+}
+q() { json "$TMP/$1.json" "$2"; }
+
+if rec leak leak LD_LIBRARY_PATH="$SIM"; then
+	P="d['memory']['processes'][0]"
+	check "leak: one process; the peak 125 MiB in iteration 10" "[1, $((125 * MiB)), 10]" \
+		"$(q leak "[len(d['memory']['processes']), $P['peak_bytes'], $P['peak_iteration']]")"
+	check "leak: 91 device allocations (30 async), 61 device frees, 1 failed" "[91, 30, 61, 1]" \
+		"$(q leak "[d['memory']['device_allocations'], d['memory']['async_allocations'], $P['frees'], $P['failed']]")"
+	check "leak: the 1 PiB request failed in iteration 4 with 85 MiB live; free memory unknown" \
+		"[1, 1125899906842624, $((85 * MiB)), 4, \"cudaMalloc\", null]" \
+		"$(q leak "(lambda F: [len(d['memory']['failures']), F['bytes'], F['live_bytes'], F['iteration'], F['api'], F['free_bytes_told']])(d['memory']['failures'][0])")"
+	check "leak: holders at the failure add up to the live bytes" True \
+		"$(q leak "(lambda F: sum(h['bytes'] for h in F['holders']) == F['live_bytes'] or F['sites'] > len(F['holders']))(d['memory']['failures'][0])")"
+	check "leak: 30 MiB outstanding in 30 allocations (no async pool block among them)" \
+		"[$((30 * MiB)), 30]" \
+		"$(q leak "[$P['outstanding_bytes'], $P['outstanding_allocations']]")"
+	check "leak: growth 1 MiB an iteration, 1 MiB from each iteration still live at the end" True \
+		"$(q leak "(lambda G, n: G['per_iteration_bytes'] == $MiB and G['iterations'] == n and sum(s['bytes'] for s in G['by_site']) == n * $MiB and sum(s['allocations'] for s in G['by_site']) == n)(d['memory']['growth'], d['launches']['iteration']['count'])")"
+	check "leak: churn per iteration 3 allocations of 19 MiB, 2 frees; the failed call in the loop" \
+		"[3, 2, $((19 * MiB)), 1]" \
+		"$(q leak "(lambda C: [C['median_allocations'], C['median_frees'], C['median_bytes'], C['failed']])(d['memory']['churn'])")"
+	check "leak: pinned peak 4 MiB, nothing pinned at the end" "[$((4 * MiB)), 0]" \
+		"$(q leak "[$P['pinned_peak_bytes'], $P['pinned_outstanding_bytes']]")"
+	check "leak: a problem, named a leak" "[\"problem\", true]" \
+		"$(q leak "[d['memory']['level'], d['memory']['verdict'].startswith('leak:')]")"
+	# the host waits in cudaFree for the kernel: the alloc part bounds the step, not the launch
+	check "leak: the step is allocation-bound, not launch-bound" "[\"alloc\", false]" \
+		"$(q leak "[d['diagnosis']['bound'], d['launches']['verdict'].startswith('launch-bound')]")"
+	# the loop the report finds by itself: growth found all the same
+	check "leak, the report's own loop: growth 1 MiB an iteration, a problem" "[$MiB, \"problem\"]" \
+		"$(json "$TMP/leak.auto.json" "[d['memory']['growth']['per_iteration_bytes'], d['memory']['level']]")"
+	# with allocation stacks, the sites name the program's functions
+	if [ "$(q leak "$P['outstanding'][0]['stack']")" != 0 ]; then
+		check "leak: the leak's site is keep(), the failure's huge()" "[true, true]" \
+			"$(q leak "['keep' in $P['outstanding'][0]['site'], 'huge' in d['memory']['failures'][0]['site']]")"
+	else
+		ok "leak: sites # SKIP the recording has no allocation stacks"
+	fi
+	"$GPUREC" report --only memory "$TMP/leak.trc" >"$TMP/leak.txt"
+	check "leak text: the section, its growth and failure lines" "[1, 1, 1]" \
+		"[$(grep -c '^== 7. Device memory' "$TMP/leak.txt"), $(grep -c '^  growth: ' "$TMP/leak.txt"), $(grep -c '^  failed allocations: 1$' "$TMP/leak.txt")]"
+fi
+
+if rec healthy healthy LD_LIBRARY_PATH="$SIM"; then
+	P="d['memory']['processes'][0]"
+	check "healthy: no growth, nothing outstanding, the peak 115 MiB in iteration 10" \
+		"[null, 0, $((115 * MiB)), 10]" \
+		"$(q healthy "[d['memory']['growth'], $P['outstanding_bytes'], $P['peak_bytes'], $P['peak_iteration']]")"
+	check "healthy: churn 3 allocations and 3 frees an iteration" "[3, 3]" \
+		"$(q healthy "[d['memory']['churn']['median_allocations'], d['memory']['churn']['median_frees']]")"
+	check "healthy: no leak finding (the failed request is the problem)" "[false, \"problem\"]" \
+		"$(q healthy "['leak' in d['memory']['verdict'], d['memory']['level']]")"
+fi
+
+# the real runtime without a driver: every call fails
+if rec real leak; then
+	check "real libcudart: not judged, nothing live, every allocation failed" \
+		"[false, \"none\", 0, 0, 0, true]" \
+		"$(q real "[d['memory']['judged'], d['memory']['level'], sum(p['peak_bytes'] for p in d['memory']['processes']), sum(p['outstanding_bytes'] for p in d['memory']['processes']), d['memory']['device_allocations'], d['memory']['verdict'].startswith('not judged')]")"
+fi
+exit $((failures > 0))
