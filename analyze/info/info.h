@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "analyze/figures/launch_stats.h"
+#include "analyze/figures/memory.h"
 #include "analyze/figures/outcome.h"
 #include "analyze/model/model.h"
 
@@ -73,6 +74,10 @@ struct gr_info {
 	/* the sums above count calls that did not fail and were not inside another; these are
 	 * the others: failed, nested and in-flight calls */
 	struct gr_outcome outcome;
+
+	/* device memory (memory.h), over the whole recording (info finds no loop): the peak and
+	 * what is outstanding at the end, per process */
+	struct gr_memory memory;
 };
 
 /*

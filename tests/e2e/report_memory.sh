@@ -69,6 +69,10 @@ if rec leak leak LD_LIBRARY_PATH="$SIM"; then
 	else
 		ok "leak: sites # SKIP the recording has no allocation stacks"
 	fi
+	"$GPUREC" info --json "$TMP/leak.trc" >"$TMP/leak.info.json"
+	check "info: the peak 125 MiB, 30 MiB outstanding in 30 allocations, 1 failed" \
+		"[$((125 * MiB)), $((30 * MiB)), 30, 1]" \
+		"$(json "$TMP/leak.info.json" "(lambda M: [M['processes'][0]['peak_bytes'], M['processes'][0]['outstanding_bytes'], M['processes'][0]['outstanding_allocations'], M['failed']])(d['memory'])")"
 	"$GPUREC" report --only memory "$TMP/leak.trc" >"$TMP/leak.txt"
 	check "leak text: the section, its growth and failure lines" "[1, 1, 1]" \
 		"[$(grep -c '^== 7. Device memory' "$TMP/leak.txt"), $(grep -c '^  growth: ' "$TMP/leak.txt"), $(grep -c '^  failed allocations: 1$' "$TMP/leak.txt")]"
