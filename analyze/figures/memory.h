@@ -55,12 +55,12 @@ struct gr_memory_point {
 
 struct gr_memory_proc {
 	uint32_t pid;
-	uint64_t allocs, frees;	  /* device allocations and frees that succeeded */
-	uint64_t alloc_bytes;	  /* bytes those allocations asked for */
-	uint64_t failed;	  /* device allocation calls that failed */
-	uint64_t unmatched_frees; /* frees of addresses not live in the recording */
-	uint64_t peak_bytes, peak_ts; /* the first time the live bytes reached their peak */
-	int64_t peak_iteration;	      /* in the loop given; -1: outside it, or no loop */
+	uint64_t allocs, frees;	       /* device allocations and frees that succeeded */
+	uint64_t alloc_bytes;	       /* bytes those allocations asked for */
+	uint64_t failed;	       /* device allocation calls that failed */
+	uint64_t unmatched_frees;      /* frees of addresses not live in the recording */
+	uint64_t peak_bytes, peak_ts;  /* the first time the live bytes reached their peak */
+	int64_t peak_iteration;	       /* in the loop given; -1: outside it, or no loop */
 	uint64_t end_bytes, end_count; /* live at the end of the recording: outstanding */
 	/* by bytes desc (then site); the first GR_MEMORY_TOP; *_sites_n counts them all */
 	struct gr_memory_held peak_sites[GR_MEMORY_TOP], end_sites[GR_MEMORY_TOP];
@@ -77,7 +77,8 @@ struct gr_memory_failure {
 	uint64_t ts, dur;
 	uint64_t bytes; /* requested */
 	uint32_t pid, thread, site;
-	uint32_t status; /* the error the call returned (0: recorded with addr 0, status not kept) */
+	uint32_t
+	    status; /* the error the call returned (0: recorded with addr 0, status not kept) */
 	uint16_t api, kind;
 	int64_t iteration;   /* in the loop given; -1: outside it, or no loop */
 	uint64_t live_bytes; /* the process's live device bytes when it was asked */
@@ -101,9 +102,9 @@ struct gr_memory_growth {
 	int found;
 	uint32_t pid;
 	uint64_t iterations;
-	uint64_t grew;			/* iterations that ended with more live bytes than they began */
+	uint64_t grew; /* iterations that ended with more live bytes than they began */
 	uint64_t start_bytes, end_bytes; /* live at the loop's start and its end */
-	uint64_t per_iteration;		/* the lower median of the iterations' changes */
+	uint64_t per_iteration;		 /* the lower median of the iterations' changes */
 	/* what allocations made inside the loop and never freed hold at the end, by site */
 	struct gr_memory_held sites[GR_MEMORY_TOP];
 	size_t nsites, sites_n;
@@ -119,7 +120,7 @@ struct gr_memory_churn {
 	/* per iteration, each its own lower median over the iterations: allocations, frees, the
 	 * bytes allocated, the time in allocation and free calls */
 	uint64_t median_allocs, median_frees, median_bytes, median_ns;
-	uint32_t top_site;		     /* the site allocating most often in the loop */
+	uint32_t top_site; /* the site allocating most often in the loop */
 	uint64_t top_site_allocs;
 };
 
