@@ -276,10 +276,10 @@ static int do_alloc(struct replay *R, const struct gr_alloc *a, uint32_t proc)
 	uint64_t key[3] = {R->th[a->thread].pid, family(a->kind), a->addr};
 	struct slot *s;
 	uint32_t idx, site;
-	int err = gr_keymap_intern(&R->addrs, key, &idx);
+	int added = gr_keymap_intern(&R->addrs, key, &idx), err;
 
-	if (err < 0)
-		return err;
+	if (added < 0)
+		return added;
 	if (idx >= R->cap) {
 		size_t nc = R->cap ? R->cap * 2 : 256;
 		struct slot *v = realloc(R->slots, nc * sizeof(*v));
@@ -293,6 +293,8 @@ static int do_alloc(struct replay *R, const struct gr_alloc *a, uint32_t proc)
 	if (err)
 		return err;
 	s = &R->slots[idx];
+	if (added) /* a new address: nothing lived there */
+		memset(s, 0, sizeof(*s));
 	/* an address allocated again while live (a free the recording missed): the new one
 	 * replaces it */
 	if (s->live && s->proc == proc) {

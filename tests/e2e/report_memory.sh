@@ -89,6 +89,14 @@ if rec healthy healthy LD_LIBRARY_PATH="$SIM"; then
 		"$(q healthy "['leak' in d['memory']['verdict'], d['memory']['level']]")"
 fi
 
+# diff: the leak against its healthy twin
+if [ -f "$TMP/leak.trc" ] && [ -f "$TMP/healthy.trc" ]; then
+	"$GPUREC" diff --json "$TMP/healthy.trc" "$TMP/leak.trc" >"$TMP/diff.json"
+	check "diff healthy -> leak: peak 115 -> 125 MiB, outstanding 0 -> 30 MiB, growth 0 -> 1 MiB, frees 3 -> 2" \
+		"[[$((115 * MiB)), $((125 * MiB))], [0, $((30 * MiB))], [0, $MiB], [3, 2]]" \
+		"$(json "$TMP/diff.json" "(lambda M: [[M[k]['a'], M[k]['b']] for k in ('memory.peak', 'memory.outstanding', 'memory.growth', 'memory.churn_frees')])({m['id']: m for m in d['metrics']})")"
+fi
+
 # the real runtime without a driver: every call fails
 if rec real leak; then
 	check "real libcudart: not judged, nothing live, every allocation failed" \
