@@ -469,10 +469,6 @@ static int replay_all(struct replay *R, const struct gr_memory_loop *loop, uint3
 		while (samples && j <= loop->n &&
 		       o->ts >= (j < loop->n ? loop->starts[j] : loop->end_ts))
 			samples[j++] = R->live[loop_proc];
-		if (!p->nseries)
-			err = series_add(p, &cap[proc], o->ts, 0);
-		if (err)
-			break;
 		switch (o->type) {
 		case OP_ALLOC: {
 			const struct gr_alloc *a = &R->al[o->idx];

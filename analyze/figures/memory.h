@@ -67,8 +67,8 @@ struct gr_memory_proc {
 	size_t npeak_sites, nend_sites, peak_sites_n, end_sites_n;
 	/* pinned host memory (cudaMallocHost, cudaHostAlloc, cudaHostRegister) */
 	uint64_t pinned_allocs, pinned_peak_bytes, pinned_peak_ts, pinned_end_bytes;
-	/* live device bytes after each change, in time order (the first point: 0 at the process's
-	 * first allocation call) */
+	/* live device bytes after each change (0 before the first), in time order; none when
+	 * nothing was allocated */
 	struct gr_memory_point *series;
 	size_t nseries;
 };

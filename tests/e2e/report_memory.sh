@@ -73,6 +73,17 @@ if rec leak leak LD_LIBRARY_PATH="$SIM"; then
 	check "info: the peak 125 MiB, 30 MiB outstanding in 30 allocations, 1 failed" \
 		"[$((125 * MiB)), $((30 * MiB)), 30, 1]" \
 		"$(json "$TMP/leak.info.json" "(lambda M: [M['processes'][0]['peak_bytes'], M['processes'][0]['outstanding_bytes'], M['processes'][0]['outstanding_allocations'], M['failed']])(d['memory'])")"
+	# export: the live bytes as a counter; allocation rows with their stack id
+	"$GPUREC" export "$TMP/leak.trc" -o "$TMP/leak.export.json" >/dev/null 2>&1
+	check "export: the device memory counter peaks at 125 MiB and ends at 30 MiB" \
+		"[$((125 * MiB)), $((30 * MiB))]" \
+		"$(json "$TMP/leak.export.json" "(lambda c: [max(e['args']['live bytes'] for e in c), c[-1]['args']['live bytes']])(sorted((e for e in d['traceEvents'] if e['ph'] == 'C'), key=lambda e: e['ts']))")"
+	"$GPUREC" export "$TMP/leak.trc" --format sqlite -o "$TMP/leak.db" >/dev/null 2>&1
+	check "export sqlite: allocs has stack_id; 91 device allocations, 1 failed" "[true, 91, 1]" \
+		"$(python3 -c "import json, sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+q = lambda s: c.execute(s).fetchone()[0]
+print(json.dumps([any(r[1] == 'stack_id' for r in c.execute('pragma table_info(allocs)')), q(\"select count(*) from allocs where kind in ('device', 'device-async') and outcome = 'ok'\"), q(\"select count(*) from allocs where outcome = 'failed'\")]))" "$TMP/leak.db" 2>&1)"
 	"$GPUREC" report --only memory "$TMP/leak.trc" >"$TMP/leak.txt"
 	check "leak text: the section, its growth and failure lines" "[1, 1, 1]" \
 		"[$(grep -c '^== 7. Device memory' "$TMP/leak.txt"), $(grep -c '^  growth: ' "$TMP/leak.txt"), $(grep -c '^  failed allocations: 1$' "$TMP/leak.txt")]"
