@@ -27,7 +27,7 @@ struct op {
 struct slot {
 	uint64_t bytes;
 	uint64_t ts; /* of the allocation */
-	uint32_t site;
+	uint32_t site, stack;
 	uint32_t proc;
 	uint8_t live, device; /* device: the held_class */
 };
@@ -306,6 +306,7 @@ static int do_alloc(struct replay *R, const struct gr_alloc *a, uint32_t proc)
 	*s = (struct slot){.bytes = a->bytes,
 			   .ts = a->ts,
 			   .site = site,
+			   .stack = a->stack < R->nstacks ? a->stack : 0,
 			   .proc = proc,
 			   .live = 1,
 			   .device = (uint8_t)held_class(a->kind)};
@@ -522,6 +523,35 @@ static int replay_all(struct replay *R, const struct gr_memory_loop *loop, uint3
 	return err;
 }
 
+/* The live device bytes of process @proc by stack into @p->peak_stacks. Returns 0 or -ENOMEM. */
+static int peak_stacks(struct replay *R, uint32_t proc, struct gr_memory_proc *p)
+{
+	uint64_t *by = calloc(R->nstacks + 1, sizeof(*by));
+	size_t n = 0;
+
+	if (!by)
+		return -ENOMEM;
+	for (size_t i = 0; i < R->addrs.len; i++) {
+		const struct slot *s = &R->slots[i];
+
+		if (s->live && s->device == HELD_DEVICE && s->proc == proc)
+			by[s->stack] += s->bytes;
+	}
+	for (size_t k = 0; k <= R->nstacks; k++)
+		n += by[k] != 0;
+	p->peak_stacks = calloc(n + 1, sizeof(*p->peak_stacks));
+	if (!p->peak_stacks) {
+		free(by);
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k <= R->nstacks; k++)
+		if (by[k])
+			p->peak_stacks[p->npeak_stacks++] =
+			    (struct gr_memory_stack_bytes){.stack = (uint32_t)k, .bytes = by[k]};
+	free(by);
+	return 0;
+}
+
 /* The second replay: the live set of each process at its peak op. Only allocations and frees
  * change it; failures and counts were taken by the first. */
 static int replay_peaks(struct replay *R, const size_t *peak_op)
@@ -551,6 +581,9 @@ static int replay_peaks(struct replay *R, const size_t *peak_op)
 
 			snapshot(R, proc, 0, UINT64_MAX, p->peak_sites, &p->npeak_sites,
 				 &p->peak_sites_n);
+			err = peak_stacks(R, proc, p);
+			if (err)
+				return err;
 		}
 	}
 	return 0;
@@ -825,8 +858,10 @@ void gr_memory_free(struct gr_memory *mem)
 {
 	if (!mem)
 		return;
-	for (size_t k = 0; k < mem->nprocs; k++)
+	for (size_t k = 0; k < mem->nprocs; k++) {
 		free(mem->procs[k].series);
+		free(mem->procs[k].peak_stacks);
+	}
 	free(mem->procs);
 	free(mem->sites);
 	free(mem->failures);

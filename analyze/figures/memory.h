@@ -41,6 +41,12 @@ struct gr_memory_site {
 	uint32_t pid;
 };
 
+/* Bytes of a stack (gr_model_stacks() index, 0 = none) in the live set at a peak. */
+struct gr_memory_stack_bytes {
+	uint32_t stack;
+	uint64_t bytes;
+};
+
 /* Bytes of a site in some set of allocations (live at the peak, outstanding at the end...). */
 struct gr_memory_held {
 	uint32_t site; /* gr_memory.sites index */
@@ -65,6 +71,9 @@ struct gr_memory_proc {
 	/* by bytes desc (then site); the first GR_MEMORY_TOP; *_sites_n counts them all */
 	struct gr_memory_held peak_sites[GR_MEMORY_TOP], end_sites[GR_MEMORY_TOP];
 	size_t npeak_sites, nend_sites, peak_sites_n, end_sites_n;
+	/* the live set at the peak by whole stack, every stack, by stack index (a flame graph) */
+	struct gr_memory_stack_bytes *peak_stacks;
+	size_t npeak_stacks;
 	/* pinned host memory (cudaMallocHost, cudaHostAlloc, cudaHostRegister) */
 	uint64_t pinned_allocs, pinned_peak_bytes, pinned_peak_ts, pinned_end_bytes;
 	/* live device bytes after each change (0 before the first), in time order; none when

@@ -84,6 +84,23 @@ if rec leak leak LD_LIBRARY_PATH="$SIM"; then
 c = sqlite3.connect(sys.argv[1])
 q = lambda s: c.execute(s).fetchone()[0]
 print(json.dumps([any(r[1] == 'stack_id' for r in c.execute('pragma table_info(allocs)')), q(\"select count(*) from allocs where kind in ('device', 'device-async') and outcome = 'ok'\"), q(\"select count(*) from allocs where outcome = 'failed'\")]))" "$TMP/leak.db" 2>&1)"
+	# HTML: the live bytes over time with the peak marked, the live set at the peak as a flame
+	"$GPUREC" report --html -o "$TMP/leak.html" "$TMP/leak.trc" >/dev/null 2>&1
+	check "html: the data carries pid's series with the 125 MiB peak, the flame 125 MiB at its root" \
+		"[$((125 * MiB)), $((125 * MiB)), $((125 * MiB))]" \
+		"$(python3 -c "import json, re, sys
+t = open(sys.argv[1]).read()
+d = json.loads(re.search(r'<script id=\"gpurec-data\" type=\"application/json\">(.*?)</script>', t, re.S).group(1))
+M = d['memory']
+print(json.dumps([M['processes'][0]['peak_bytes'], max(p[1] for p in M['processes'][0]['points']), M['flame']['root']['v'][0]]))" "$TMP/leak.html" 2>&1)"
+	python3 "$(dirname "$0")/../browser/check_page.py" "$TMP/leak.html" --name "leak html" \
+		>"$TMP/page.tap" 2>&1
+	case $? in
+	77) ok "leak html: in a browser # SKIP $(grep -m1 SKIP "$TMP/page.tap")" ;;
+	*) grep -E '^(not )?ok' "$TMP/page.tap" | grep -Ei 'memory|peak|not ok' ||
+		not_ok "leak html: no memory checks ran: $(tail -2 "$TMP/page.tap")"
+		grep -q '^not ok' "$TMP/page.tap" && failures=$((failures + 1)) ;;
+	esac
 	"$GPUREC" report --only memory "$TMP/leak.trc" >"$TMP/leak.txt"
 	check "leak text: the section, its growth and failure lines" "[1, 1, 1]" \
 		"[$(grep -c '^== 7. Device memory' "$TMP/leak.txt"), $(grep -c '^  growth: ' "$TMP/leak.txt"), $(grep -c '^  failed allocations: 1$' "$TMP/leak.txt")]"
