@@ -431,7 +431,15 @@ static __always_inline __u8 event_type(__u8 layout)
 		return EV_MEMSET;
 	case L_MALLOC_OUT:
 	case L_HOST_REGISTER:
+	case L_MALLOC_PITCH:
+	case L_MALLOC_3D:
+	case L_MALLOC_ARRAY:
+	case L_MALLOC_3D_ARRAY:
+	case L_CU_ARRAY:
+	case L_CU_ARRAY_3D:
 		return EV_ALLOC;
+	case L_MEMINFO:
+		return EV_MEMINFO;
 	case L_FREE:
 		return EV_FREE;
 	case L_SYNC_NONE:
@@ -505,6 +513,19 @@ static __always_inline void read_entry_structs(struct gr_ev_call *e, __u8 layout
 		break;
 	case L_GRAPH_ADD_KERNEL:
 		bpf_probe_read_user(&e->x[0], GR_KERNEL_NODE_PARAMS_BYTES, (const void *)e->r[4]);
+		break;
+	case L_MALLOC_ARRAY:
+	case L_MALLOC_3D_ARRAY:
+		bpf_probe_read_user(&e->x[GR_X_CHANNEL], GR_CHANNEL_DESC_BYTES,
+				    (const void *)e->r[1]);
+		break;
+	case L_CU_ARRAY:
+		bpf_probe_read_user(&e->x[GR_X_CHANNEL], GR_CU_ARRAY_DESC_BYTES,
+				    (const void *)e->r[1]);
+		break;
+	case L_CU_ARRAY_3D:
+		bpf_probe_read_user(&e->x[GR_X_CHANNEL], GR_CU_ARRAY3D_DESC_BYTES,
+				    (const void *)e->r[1]);
 		break;
 	case L_GRAPH_KERNEL_SET:
 		bpf_probe_read_user(&e->x[0], GR_KERNEL_NODE_PARAMS_BYTES, (const void *)e->r[1]);
@@ -1588,6 +1609,23 @@ static __always_inline void finish_return(struct pt_regs *ctx, struct gr_ev_call
 	case L_CAPTURE_END:
 		bpf_probe_read_user(&out, sizeof(out), (void *)e->r[1]);
 		e->x[0] = out;
+		break;
+	case L_MALLOC_ARRAY:
+	case L_MALLOC_3D_ARRAY:
+	case L_CU_ARRAY:
+	case L_CU_ARRAY_3D:
+		/* x[GR_X_CHANNEL..] hold the channel format or descriptor */
+		bpf_probe_read_user(&out, sizeof(out), (void *)e->r[0]);
+		e->x[0] = out;
+		break;
+	case L_MALLOC_PITCH:
+	case L_MEMINFO:
+		/* what a failed call leaves there is garbage: translate checks ret */
+		bpf_probe_read_user(&e->x[0], 8, (void *)e->r[0]);
+		bpf_probe_read_user(&e->x[1], 8, (void *)e->r[1]);
+		break;
+	case L_MALLOC_3D:
+		bpf_probe_read_user(&e->x[0], 16, (void *)e->r[0]);
 		break;
 	case L_NCCL_INIT:
 		/* x[GR_X_NCCL_ID] holds the id's hash */

@@ -57,8 +57,8 @@ enum gr_layout {
 	L_MEMSET,	/* cudaMemset(ptr, value, bytes [, stream]) */
 	L_CU_MEMSET_D8, /* cuMemsetD8(ptr, value, n [, stream]) */
 	L_CU_MEMSET_D32,
-	L_MALLOC_OUT,	     /* (void **out, size [, ...]): address read at return */
-	L_HOST_REGISTER,     /* (ptr, size, flags) */
+	L_MALLOC_OUT,	     /* (void **out, size [, ...]): address (or handle) read at return */
+	L_HOST_REGISTER,     /* (ptr, size, ...): all in registers (also cuMemMap) */
 	L_FREE,		     /* (ptr [, stream]) */
 	L_SYNC_NONE,	     /* cudaDeviceSynchronize() */
 	L_SYNC_HANDLE,	     /* (handle [, ...]) */
@@ -116,6 +116,16 @@ enum gr_layout {
 			      rdx; x[GR_X_NCCL_ID] its hash, x[GR_X_NCCL_COMM] *out at return */
 	L_NCCL_DESTROY,	   /* (comm) */
 	L_DEVICE_QUERY,	   /* cudaGetDeviceCount, cudaSetDevice, cuInit ...: only the status */
+	/* allocators whose results come back through two pointers or a struct (docs/FORMAT.md,
+	 * ALLOC): x[0] the address or handle and x[1] the pitch, read at return */
+	L_MALLOC_PITCH,	   /* (void **out, size_t *pitch out, width, height [, element size]) */
+	L_MALLOC_3D,	   /* (cudaPitchedPtr *out, cudaExtent by value at [sp+8]): ptr@0 pitch@8 */
+	L_MALLOC_ARRAY,	   /* (array *out, const cudaChannelFormatDesc *, width, height, flags) */
+	L_MALLOC_3D_ARRAY, /* (array *out, const desc *, cudaExtent at [sp+8] ...): 3D, mipmapped */
+	L_MEMINFO,	   /* (size_t *free out, size_t *total out): x[0] free, x[1] total */
+	/* the driver's arrays: the descriptor read whole at entry into x[GR_X_CHANNEL..] */
+	L_CU_ARRAY,    /* cuArrayCreate(array *out, const CUDA_ARRAY_DESCRIPTOR *): 24 bytes */
+	L_CU_ARRAY_3D, /* (array *out, const CUDA_ARRAY3D_DESCRIPTOR * [, levels]): 32 bytes */
 	L_COUNT
 };
 
@@ -140,7 +150,22 @@ enum gr_ev_type {
 	EV_BATCH,   /* call events of one thread back to back (struct gr_ev_batch) */
 	EV_PYSTACK, /* a Python stack not sent before (struct gr_ev_pystack) */
 	EV_COMM,    /* an NCCL call (layouts L_NCCL_*) */
+	EV_MEMINFO, /* cudaMemGetInfo / cuMemGetInfo (L_MEMINFO) */
 };
+
+/*
+ * cudaChannelFormatDesc { int x, y, z, w; enum f; }: the bits of each component, read whole at
+ * an array allocation's entry into x[2..4] (x | y << 32, z | w << 32, f).
+ */
+#define GR_CHANNEL_DESC_BYTES 20
+#define GR_X_CHANNEL	      2
+/*
+ * CUDA_ARRAY_DESCRIPTOR { size_t Width, Height; CUarray_format Format; unsigned NumChannels; }
+ * and CUDA_ARRAY3D_DESCRIPTOR { size_t Width, Height, Depth; Format; NumChannels; Flags; }: read
+ * into x[GR_X_CHANNEL..] up to NumChannels (Format | NumChannels << 32 in the last word).
+ */
+#define GR_CU_ARRAY_DESC_BYTES	 24
+#define GR_CU_ARRAY3D_DESC_BYTES 32
 
 /*
  * ncclUniqueId: 128 bytes, the same in every rank of one communicator. The BPF side folds it

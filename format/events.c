@@ -173,6 +173,34 @@ static const char *const api_names[GR_API_COUNT] = {
     [GR_API_cudaGraphExecMemcpyNodeSetParamsToSymbol] = "cudaGraphExecMemcpyNodeSetParamsToSymbol",
     [GR_API_cudaGraphExecMemcpyNodeSetParamsFromSymbol] =
 	"cudaGraphExecMemcpyNodeSetParamsFromSymbol",
+    [GR_API_cudaMallocPitch] = "cudaMallocPitch",
+    [GR_API_cudaMalloc3D] = "cudaMalloc3D",
+    [GR_API_cudaMallocArray] = "cudaMallocArray",
+    [GR_API_cudaMalloc3DArray] = "cudaMalloc3DArray",
+    [GR_API_cudaMallocMipmappedArray] = "cudaMallocMipmappedArray",
+    [GR_API_cudaFreeArray] = "cudaFreeArray",
+    [GR_API_cudaFreeMipmappedArray] = "cudaFreeMipmappedArray",
+    [GR_API_cudaMallocFromPoolAsync] = "cudaMallocFromPoolAsync",
+    [GR_API_cudaMallocFromPoolAsync_ptsz] = "cudaMallocFromPoolAsync_ptsz",
+    [GR_API_cuMemAllocPitch] = "cuMemAllocPitch",
+    [GR_API_cuMemAllocManaged] = "cuMemAllocManaged",
+    [GR_API_cuMemAllocAsync_ptsz] = "cuMemAllocAsync_ptsz",
+    [GR_API_cuMemAllocFromPoolAsync] = "cuMemAllocFromPoolAsync",
+    [GR_API_cuMemAllocFromPoolAsync_ptsz] = "cuMemAllocFromPoolAsync_ptsz",
+    [GR_API_cuMemFreeAsync_ptsz] = "cuMemFreeAsync_ptsz",
+    [GR_API_cuMemCreate] = "cuMemCreate",
+    [GR_API_cuMemRelease] = "cuMemRelease",
+    [GR_API_cuMemMap] = "cuMemMap",
+    [GR_API_cuMemUnmap] = "cuMemUnmap",
+    [GR_API_cuMemAddressReserve] = "cuMemAddressReserve",
+    [GR_API_cuMemAddressFree] = "cuMemAddressFree",
+    [GR_API_cudaMemGetInfo] = "cudaMemGetInfo",
+    [GR_API_cuMemGetInfo] = "cuMemGetInfo",
+    [GR_API_cuArrayCreate] = "cuArrayCreate",
+    [GR_API_cuArray3DCreate] = "cuArray3DCreate",
+    [GR_API_cuMipmappedArrayCreate] = "cuMipmappedArrayCreate",
+    [GR_API_cuArrayDestroy] = "cuArrayDestroy",
+    [GR_API_cuMipmappedArrayDestroy] = "cuMipmappedArrayDestroy",
 };
 
 const char *gr_api_name(unsigned api)
@@ -317,8 +345,9 @@ const char *gr_copy_kind_name(unsigned ckind)
 
 const char *gr_alloc_kind_name(unsigned akind)
 {
-	static const char *const names[] = {"device", "device-async", "managed", "host-pinned",
-					    "host-registered"};
+	static const char *const names[] = {"device",	    "device-async",    "managed",
+					    "host-pinned",  "host-registered", "array",
+					    "vmm-physical", "vmm-map",	       "vmm-reserve"};
 	return name_of(names, N(names), akind);
 }
 
@@ -402,8 +431,9 @@ static const struct gr_column_def memset_cols[GR_MEMSET_NCOLS] = {
     {"flags", T}, {"stack", T}, {"status", TOPT}, {"call", TOPT},
 };
 static const struct gr_column_def alloc_cols[GR_ALLOC_NCOLS] = {
-    {"ts", D},	  {"dur", V},  {"pid", T},    {"tid", T},	{"api", T},	{"addr", V},
-    {"bytes", T}, {"kind", T}, {"stream", T}, {"status", TOPT}, {"call", TOPT},
+    {"ts", D},	    {"dur", V},	     {"pid", T},       {"tid", T},    {"api", T},
+    {"addr", V},    {"bytes", T},    {"kind", T},      {"stream", T}, {"status", TOPT},
+    {"call", TOPT}, {"stack", TOPT}, {"handle", TOPT},
 };
 static const struct gr_column_def free_cols[GR_FREE_NCOLS] = {
     {"ts", D},	 {"dur", V},  {"pid", T},	{"tid", T},	{"api", T},
@@ -465,6 +495,10 @@ static const struct gr_column_def gpu_cols[GR_GPU_NCOLS] = {
     {"block_z", T},    {"shared", T}, {"bytes", T},   {"copy_kind", T}, {"graph", T},
     {"graph_node", V}, {"name", B},
 };
+static const struct gr_column_def meminfo_cols[GR_MEMINFO_NCOLS] = {
+    {"ts", D},	 {"dur", V},   {"pid", T},   {"tid", T},    {"api", T},
+    {"free", V}, {"total", T}, {"stack", T}, {"status", T}, {"call", T},
+};
 static const struct gr_column_def sess_cols[GR_SESS_NCOLS] = {
     {"ts", D},
     {"key", T},
@@ -496,6 +530,7 @@ static const struct gr_kind_def kinds[] = {
     KIND(GR_K_PYFRAME, "pyframe", pyframe_cols),
     KIND(GR_K_COMM, "comm", comm_cols),
     KIND(GR_K_GPU, "gpu", gpu_cols),
+    KIND(GR_K_MEMINFO, "meminfo", meminfo_cols),
 };
 
 static const struct gr_schema schema = {N(kinds), kinds};

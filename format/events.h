@@ -69,6 +69,7 @@ enum gr_kind {
 			       communicator creation and destruction */
 	GR_K_GPU = 19,	    /* --cupti: what the GPU did (a kernel, copy, memset), measured by
 			       CUPTI, tied to the host call that asked for it */
+	GR_K_MEMINFO = 20,  /* what cudaMemGetInfo / cuMemGetInfo answered: free and total */
 	GR_K_COUNT
 };
 
@@ -144,7 +145,13 @@ enum {
 	GR_MEMSET_NCOLS
 };
 
-/* ALLOC/FREE: akind enum gr_alloc_kind. addr 0 in ALLOC means the call failed. */
+/*
+ * ALLOC/FREE: akind enum gr_alloc_kind. addr 0 in ALLOC means the call failed. bytes: what the
+ * allocation holds (a pitched one pitch x height x depth). Two optional ALLOC columns (absent in
+ * files of gpurec before they existed, read as 0): stack, the allocation call's stack id, and
+ * handle, the memory pool of a ...FromPoolAsync allocation or the physical handle a VMM mapping
+ * maps (0 otherwise). A FREE row needs no stack: it is matched to its allocation.
+ */
 enum {
 	GR_ALLOC_TS,
 	GR_ALLOC_DUR,
@@ -157,6 +164,8 @@ enum {
 	GR_ALLOC_STREAM,
 	GR_ALLOC_STATUS,
 	GR_ALLOC_CALL,
+	GR_ALLOC_STACK,
+	GR_ALLOC_HANDLE,
 	GR_ALLOC_NCOLS
 };
 enum {
@@ -388,6 +397,24 @@ enum gr_gpu_kind {
 	GR_GPU_MEMSET,
 };
 
+/*
+ * MEMINFO: one cudaMemGetInfo / cuMemGetInfo call and the free and total device bytes it
+ * returned (0 and 0 when it failed: status says). stack as the API call kinds'.
+ */
+enum {
+	GR_MEMINFO_TS,
+	GR_MEMINFO_DUR,
+	GR_MEMINFO_PID,
+	GR_MEMINFO_TID,
+	GR_MEMINFO_API,
+	GR_MEMINFO_FREE,
+	GR_MEMINFO_TOTAL,
+	GR_MEMINFO_STACK,
+	GR_MEMINFO_STATUS,
+	GR_MEMINFO_CALL,
+	GR_MEMINFO_NCOLS
+};
+
 /* SESSION: key enum gr_session_key, value numeric, text optional. */
 enum { GR_SESS_TS, GR_SESS_KEY, GR_SESS_VALUE, GR_SESS_TEXT, GR_SESS_NCOLS };
 
@@ -570,6 +597,35 @@ enum gr_api {
 	GR_API_cudaGraphMemcpyNodeSetParamsFromSymbol,
 	GR_API_cudaGraphExecMemcpyNodeSetParamsToSymbol,
 	GR_API_cudaGraphExecMemcpyNodeSetParamsFromSymbol,
+	/* more allocators (appended): ALLOC and FREE rows, and MEMINFO */
+	GR_API_cudaMallocPitch,
+	GR_API_cudaMalloc3D,
+	GR_API_cudaMallocArray,
+	GR_API_cudaMalloc3DArray,
+	GR_API_cudaMallocMipmappedArray,
+	GR_API_cudaFreeArray,
+	GR_API_cudaFreeMipmappedArray,
+	GR_API_cudaMallocFromPoolAsync,
+	GR_API_cudaMallocFromPoolAsync_ptsz,
+	GR_API_cuMemAllocPitch,
+	GR_API_cuMemAllocManaged,
+	GR_API_cuMemAllocAsync_ptsz,
+	GR_API_cuMemAllocFromPoolAsync,
+	GR_API_cuMemAllocFromPoolAsync_ptsz,
+	GR_API_cuMemFreeAsync_ptsz,
+	GR_API_cuMemCreate,
+	GR_API_cuMemRelease,
+	GR_API_cuMemMap,
+	GR_API_cuMemUnmap,
+	GR_API_cuMemAddressReserve,
+	GR_API_cuMemAddressFree,
+	GR_API_cudaMemGetInfo,
+	GR_API_cuMemGetInfo,
+	GR_API_cuArrayCreate,
+	GR_API_cuArray3DCreate,
+	GR_API_cuMipmappedArrayCreate,
+	GR_API_cuArrayDestroy,
+	GR_API_cuMipmappedArrayDestroy,
 	GR_API_COUNT
 };
 
@@ -591,7 +647,19 @@ enum gr_alloc_kind {
 	GR_ALLOC_DEVICE_ASYNC,
 	GR_ALLOC_MANAGED,
 	GR_ALLOC_HOST_PINNED,
-	GR_ALLOC_HOST_REGISTERED
+	GR_ALLOC_HOST_REGISTERED,
+	/* a CUDA array (cudaMallocArray, 3DArray, MipmappedArray, the driver's cuArrayCreate ..):
+	 * addr is the array or mipmapped array handle, bytes its elements x the element's size
+	 * (level 0) */
+	GR_ALLOC_ARRAY,
+	/* VMM (cuMemCreate .. cuMemRelease): physical device memory; addr is the
+	 * CUmemGenericAllocationHandle, not an address */
+	GR_ALLOC_VMM_PHYSICAL,
+	/* VMM (cuMemMap .. cuMemUnmap): a virtual range mapped onto the physical memory of handle;
+	 * its bytes are the VMM_PHYSICAL allocation's, not more */
+	GR_ALLOC_VMM_MAP,
+	/* VMM (cuMemAddressReserve .. cuMemAddressFree): address space only, no memory */
+	GR_ALLOC_VMM_RESERVE
 };
 const char *gr_alloc_kind_name(unsigned akind);
 

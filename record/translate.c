@@ -606,12 +606,19 @@ static unsigned alloc_kind(unsigned api)
 	switch (api) {
 	case GR_API_cudaMallocAsync:
 	case GR_API_cudaMallocAsync_ptsz:
+	case GR_API_cudaMallocFromPoolAsync:
+	case GR_API_cudaMallocFromPoolAsync_ptsz:
 	case GR_API_cudaFreeAsync:
 	case GR_API_cudaFreeAsync_ptsz:
 	case GR_API_cuMemAllocAsync:
+	case GR_API_cuMemAllocAsync_ptsz:
+	case GR_API_cuMemAllocFromPoolAsync:
+	case GR_API_cuMemAllocFromPoolAsync_ptsz:
 	case GR_API_cuMemFreeAsync:
+	case GR_API_cuMemFreeAsync_ptsz:
 		return GR_ALLOC_DEVICE_ASYNC;
 	case GR_API_cudaMallocManaged:
+	case GR_API_cuMemAllocManaged:
 		return GR_ALLOC_MANAGED;
 	case GR_API_cudaMallocHost:
 	case GR_API_cudaHostAlloc:
@@ -625,12 +632,135 @@ static unsigned alloc_kind(unsigned api)
 	case GR_API_cuMemHostRegister:
 	case GR_API_cuMemHostUnregister:
 		return GR_ALLOC_HOST_REGISTERED;
+	case GR_API_cudaMallocArray:
+	case GR_API_cudaMalloc3DArray:
+	case GR_API_cudaMallocMipmappedArray:
+	case GR_API_cudaFreeArray:
+	case GR_API_cudaFreeMipmappedArray:
+	case GR_API_cuArrayCreate:
+	case GR_API_cuArray3DCreate:
+	case GR_API_cuMipmappedArrayCreate:
+	case GR_API_cuArrayDestroy:
+	case GR_API_cuMipmappedArrayDestroy:
+		return GR_ALLOC_ARRAY;
+	case GR_API_cuMemCreate:
+	case GR_API_cuMemRelease:
+		return GR_ALLOC_VMM_PHYSICAL;
+	case GR_API_cuMemMap:
+	case GR_API_cuMemUnmap:
+		return GR_ALLOC_VMM_MAP;
+	case GR_API_cuMemAddressReserve:
+	case GR_API_cuMemAddressFree:
+		return GR_ALLOC_VMM_RESERVE;
 	default:
 		return GR_ALLOC_DEVICE;
 	}
 }
 
-static int on_alloc(struct gr_translate *t, const struct gr_ev_call *e)
+static int from_pool(unsigned api)
+{
+	return api == GR_API_cudaMallocFromPoolAsync ||
+	       api == GR_API_cudaMallocFromPoolAsync_ptsz ||
+	       api == GR_API_cuMemAllocFromPoolAsync || api == GR_API_cuMemAllocFromPoolAsync_ptsz;
+}
+
+static uint64_t at_least_1(uint64_t v)
+{
+	return v ? v : 1;
+}
+
+/*
+ * The bytes a CUDA array's elements take: each element the bits of its channel format's four
+ * components (x[GR_X_CHANNEL..]: x | y << 32, z | w << 32), times width x height x depth (0 in
+ * a dimension the array lacks). A mipmapped array: its level 0. The driver's padding is not
+ * known: these are the bytes asked for.
+ */
+/*
+ * The bytes of one channel of a CUarray_format (cuda.h): the 8, 16 and 32-bit integer, half
+ * and float formats; 0 for the packed and block-compressed ones, whose size is not per channel.
+ */
+static uint64_t cu_format_bytes(uint32_t format)
+{
+	switch (format) {
+	case 0x01: /* CU_AD_FORMAT_UNSIGNED_INT8 */
+	case 0x08: /* SIGNED_INT8 */
+		return 1;
+	case 0x02: /* UNSIGNED_INT16 */
+	case 0x09: /* SIGNED_INT16 */
+	case 0x10: /* HALF */
+		return 2;
+	case 0x03: /* UNSIGNED_INT32 */
+	case 0x0a: /* SIGNED_INT32 */
+	case 0x20: /* FLOAT */
+		return 4;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * The driver's arrays: the descriptor's width x height (x depth), a missing dimension 1, times
+ * its format's channel bytes x its channels (x[GR_X_CHANNEL..], bpf/gpurec.h).
+ */
+static uint64_t cu_array_bytes(const struct gr_ev_call *e)
+{
+	const __u64 *d = &e->x[GR_X_CHANNEL];
+	uint64_t fmt = e->h.layout == L_CU_ARRAY ? d[2] : d[3];
+	uint64_t n = d[0] * at_least_1(d[1]) * (e->h.layout == L_CU_ARRAY ? 1 : at_least_1(d[2]));
+	uint64_t channels = fmt >> 32;
+
+	return channels <= 4 ? n * cu_format_bytes((uint32_t)fmt) * channels : 0;
+}
+
+static uint64_t array_bytes(const struct gr_ev_call *e)
+{
+	uint64_t c0 = e->x[GR_X_CHANNEL], c1 = e->x[GR_X_CHANNEL + 1];
+	uint64_t bits = (uint64_t)(uint32_t)c0 + (c0 >> 32) + (uint32_t)c1 + (c1 >> 32);
+	uint64_t n = e->h.layout == L_MALLOC_ARRAY
+			 ? e->r[2] * at_least_1(e->r[3])
+			 : e->s[0] * at_least_1(e->s[1]) * at_least_1(e->s[2]);
+
+	/* each component is at most 32 bits: a bigger sum is not a channel format */
+	return bits <= 128 ? n * (bits / 8) : 0;
+}
+
+/*
+ * What an allocation call holds: its size argument, or for pitched ones pitch x height
+ * (x depth) as allocated; a pitched call that failed returned no pitch: the width asked then.
+ */
+static uint64_t alloc_bytes(const struct gr_ev_call *e, int ok)
+{
+	switch (e->h.layout) {
+	case L_MALLOC_PITCH: /* cudaMallocPitch(out, pitch, width, height) and cuMemAllocPitch */
+		return (ok ? e->x[1] : e->r[2]) * e->r[3];
+	case L_MALLOC_3D: /* cudaMalloc3D(out, extent {width, height, depth} at [sp+8]) */
+		return (ok ? e->x[1] : e->s[0]) * at_least_1(e->s[1]) * at_least_1(e->s[2]);
+	case L_MALLOC_ARRAY:
+	case L_MALLOC_3D_ARRAY:
+		return array_bytes(e);
+	case L_CU_ARRAY:
+	case L_CU_ARRAY_3D:
+		return cu_array_bytes(e);
+	default:
+		return e->r[1];
+	}
+}
+
+static uint64_t alloc_stream(const struct gr_ev_call *e, unsigned kind)
+{
+	if (kind != GR_ALLOC_DEVICE_ASYNC)
+		return 0;
+	return from_pool(e->h.api) ? e->r[3] : e->r[2];
+}
+
+static uint64_t alloc_handle(const struct gr_ev_call *e)
+{
+	if (from_pool(e->h.api))
+		return e->r[2];
+	return e->h.api == GR_API_cuMemMap ? e->r[3] : 0; /* (ptr, size, offset, handle, flags) */
+}
+
+static int on_alloc(struct gr_translate *t, const struct gr_ev_call *e, uint64_t stack)
 {
 	uint64_t v[GR_ALLOC_NCOLS] = {0};
 	unsigned kind = alloc_kind(e->h.api);
@@ -644,9 +774,11 @@ static int on_alloc(struct gr_translate *t, const struct gr_ev_call *e)
 	v[GR_ALLOC_API] = e->h.api;
 	/* a failed call allocated nothing, one in flight nothing yet: address 0 */
 	v[GR_ALLOC_ADDR] = !ok ? 0 : e->h.layout == L_HOST_REGISTER ? e->r[0] : e->x[0];
-	v[GR_ALLOC_BYTES] = e->r[1];
+	v[GR_ALLOC_BYTES] = alloc_bytes(e, ok);
 	v[GR_ALLOC_AKIND] = kind;
-	v[GR_ALLOC_STREAM] = kind == GR_ALLOC_DEVICE_ASYNC ? e->r[2] : 0;
+	v[GR_ALLOC_STREAM] = alloc_stream(e, kind);
+	v[GR_ALLOC_STACK] = stack;
+	v[GR_ALLOC_HANDLE] = alloc_handle(e);
 	return gr_trace_writer_append(t->w, GR_K_ALLOC, v, NULL);
 }
 
@@ -663,6 +795,28 @@ static int on_free(struct gr_translate *t, const struct gr_ev_call *e)
 	v[GR_FREE_ADDR] = e->r[0];
 	v[GR_FREE_AKIND] = alloc_kind(e->h.api);
 	return gr_trace_writer_append(t->w, GR_K_FREE, v, NULL);
+}
+
+/*
+ * cudaMemGetInfo / cuMemGetInfo: what it answered, 0 and 0 when it failed (garbage then). A
+ * query, not counted among the calls record's closing line counts: info counts the calls of the
+ * API call kinds, and both count by one definition.
+ */
+static int on_meminfo(struct gr_translate *t, const struct gr_ev_call *e, uint64_t stack)
+{
+	uint64_t v[GR_MEMINFO_NCOLS] = {0};
+	int ok = (e->h.flags & GR_EVF_RETURNED) && (uint32_t)e->ret == 0;
+
+	v[GR_MEMINFO_TS] = e->h.ts;
+	call_columns(e, &v[GR_MEMINFO_STATUS], &v[GR_MEMINFO_CALL]);
+	v[GR_MEMINFO_DUR] = e->h.dur;
+	v[GR_MEMINFO_PID] = e->h.pid;
+	v[GR_MEMINFO_TID] = e->h.tid;
+	v[GR_MEMINFO_API] = e->h.api;
+	v[GR_MEMINFO_FREE] = ok ? e->x[0] : 0;
+	v[GR_MEMINFO_TOTAL] = ok ? e->x[1] : 0;
+	v[GR_MEMINFO_STACK] = stack;
+	return gr_trace_writer_append(t->w, GR_K_MEMINFO, v, NULL);
 }
 
 static unsigned sync_kind(unsigned api)
@@ -1339,6 +1493,7 @@ static int is_call_event(unsigned type)
 	case EV_ALIAS:
 	case EV_DEVICE:
 	case EV_COMM:
+	case EV_MEMINFO:
 		return 1;
 	}
 	return 0;
@@ -1475,7 +1630,10 @@ static int translate_one(void *ctx, void *data, size_t size)
 		err = on_memset(t, c, stack);
 		break;
 	case EV_ALLOC:
-		err = on_alloc(t, c);
+		err = on_alloc(t, c, stack);
+		break;
+	case EV_MEMINFO:
+		err = on_meminfo(t, c, stack);
 		break;
 	case EV_FREE:
 		err = on_free(t, c);

@@ -63,18 +63,11 @@ static int op_cmp(const void *a, const void *b)
 }
 
 /*
- * The allocation kinds of the virtual memory API and CUDA arrays (docs/FORMAT.md, ALLOC akind):
- * an array's and a physical allocation's addr is a handle, not a pointer, and may equal one, so
- * a free matches its allocation within its family; a mapping is an address range over physical
- * memory already counted, a reservation address space only: neither holds bytes of its own.
+ * The allocation kinds of the virtual memory API and CUDA arrays (format/events.h): an array's
+ * and a physical allocation's addr is a handle, not a pointer, and may equal one, so a free
+ * matches its allocation within its family; a mapping is an address range over physical memory
+ * already counted, a reservation address space only: neither holds bytes of its own.
  */
-enum {
-	KIND_ARRAY = 5,
-	KIND_VMM_PHYSICAL = 6,
-	KIND_VMM_MAP = 7,
-	KIND_VMM_RESERVE = 8,
-};
-
 /* What an allocation of @kind holds. */
 enum held_class { HELD_NONE = 0, HELD_DEVICE, HELD_PINNED };
 
@@ -84,8 +77,8 @@ static enum held_class held_class(unsigned kind)
 	case GR_ALLOC_DEVICE:
 	case GR_ALLOC_DEVICE_ASYNC:
 	case GR_ALLOC_MANAGED:
-	case KIND_ARRAY:
-	case KIND_VMM_PHYSICAL:
+	case GR_ALLOC_ARRAY:
+	case GR_ALLOC_VMM_PHYSICAL:
 		return HELD_DEVICE;
 	case GR_ALLOC_HOST_PINNED:
 	case GR_ALLOC_HOST_REGISTERED:
@@ -104,7 +97,7 @@ static int is_device(unsigned kind)
  * ranges, reserved ranges. */
 static uint64_t family(unsigned kind)
 {
-	return kind >= KIND_ARRAY && kind <= KIND_VMM_RESERVE ? kind : 0;
+	return kind >= GR_ALLOC_ARRAY && kind <= GR_ALLOC_VMM_RESERVE ? kind : 0;
 }
 
 static int u32_cmp(const void *a, const void *b)
@@ -338,6 +331,25 @@ static int do_free(struct replay *R, const struct gr_free *f, uint32_t proc)
 	return 1;
 }
 
+/* The free memory @F's process was last told before it asked. Failures described are few
+ * (GR_MEMORY_FAILURES): a walk back over the MEMINFO rows for each is cheap. */
+static void told(const struct replay *R, struct gr_memory_failure *F)
+{
+	size_t n;
+	const struct gr_meminfo *mi = gr_model_meminfos(R->m, &n);
+
+	for (size_t i = n; i-- > 0;) {
+		if (mi[i].ts > F->ts || R->th[mi[i].thread].pid != F->pid ||
+		    !(mi[i].call & GR_CALL_RETURNED) || GR_CALL_DEPTH(mi[i].call) || mi[i].status)
+			continue;
+		F->free_known = 1;
+		F->free_bytes = mi[i].free;
+		F->total_bytes = mi[i].total;
+		F->told_ts = mi[i].ts;
+		return;
+	}
+}
+
 /* A failed allocation call at op @o: described while there is room, with what was live. */
 static int do_fail(struct replay *R, const struct op *o, const struct gr_memory_loop *loop)
 {
@@ -373,6 +385,7 @@ static int do_fail(struct replay *R, const struct op *o, const struct gr_memory_
 	F->iteration = iteration_of(loop, a->ts);
 	F->live_bytes = R->live[proc];
 	snapshot(R, proc, 0, UINT64_MAX, F->holders, &F->nholders, &F->holders_n);
+	told(R, F);
 	return 0;
 }
 

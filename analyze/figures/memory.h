@@ -93,9 +93,10 @@ struct gr_memory_failure {
 	uint64_t live_bytes; /* the process's live device bytes when it was asked */
 	struct gr_memory_held holders[GR_MEMORY_TOP];
 	size_t nholders, holders_n;
-	/* the free memory the program was last told (cudaMemGetInfo): not recorded yet */
+	/* the free memory its process was last told before it (cudaMemGetInfo, cuMemGetInfo: the
+	 * last such call that succeeded, outermost); free_known 0 when none was recorded */
 	int free_known;
-	uint64_t free_bytes;
+	uint64_t free_bytes, total_bytes, told_ts;
 };
 
 /* A loop to judge growth and churn over (the report's iteration). */

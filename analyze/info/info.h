@@ -24,7 +24,7 @@
 /* Buckets per kind: the kinds of format/events.h up to the last, then "other" for the rest. */
 #define GR_INFO_COPY_KINDS  6 /* H2H H2D D2H D2D default, other */
 #define GR_INFO_SYNC_KINDS  6
-#define GR_INFO_ALLOC_KINDS 6
+#define GR_INFO_ALLOC_KINDS 10
 #define GR_INFO_GRAPH_KINDS 11
 
 /* The event kinds info counts, in the order it lists them. */

@@ -3,7 +3,9 @@
  * Recorded memory over time (memmap.h): the successful allocations of each process as ranges
  * sorted by (pid, start, allocation ts), each ended by the first free of its start address after
  * it. Failed allocations are not in gr_model_allocs() (the model keeps them aside), and an
- * allocation with address 0 or size 0 holds nothing.
+ * allocation with address 0 or size 0 holds nothing. Only allocations whose address is one are
+ * ranges: not a CUDA array's or a VMM physical allocation's handle, nor a VMM reservation, which
+ * holds no memory (its mappings do, and start where it does: cuMemUnmap ends the mapping).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -72,7 +74,8 @@ int gr_memmap_build(struct gr_memmap **out, const struct gr_model *m)
 	for (size_t i = 0; i < nal; i++) {
 		const struct gr_alloc *a = &al[i];
 
-		if (!a->addr || !a->bytes || a->thread >= nth)
+		if (!a->addr || !a->bytes || a->thread >= nth || a->kind == GR_ALLOC_ARRAY ||
+		    a->kind == GR_ALLOC_VMM_PHYSICAL || a->kind == GR_ALLOC_VMM_RESERVE)
 			continue;
 		mm->v[mm->n++] = (struct range){th[a->thread].pid,  a->kind, a->addr,
 						a->addr + a->bytes, a->ts,   UINT64_MAX};
@@ -139,7 +142,8 @@ int gr_memmap_pinned_at(const struct gr_memmap *mm, uint32_t pid, uint64_t addr,
 
 static int is_device_kind(int k)
 {
-	return k == GR_ALLOC_DEVICE || k == GR_ALLOC_DEVICE_ASYNC || k == GR_ALLOC_MANAGED;
+	return k == GR_ALLOC_DEVICE || k == GR_ALLOC_DEVICE_ASYNC || k == GR_ALLOC_MANAGED ||
+	       k == GR_ALLOC_VMM_MAP;
 }
 
 /*

@@ -31,6 +31,7 @@ void gr_model_free(struct gr_model *m)
 	RELEASE(m->traces);
 	RELEASE(m->losses);
 	RELEASE(m->gpus);
+	RELEASE(m->meminfos);
 	RELEASE(m->asides);
 	RELEASE(m->comm_calls);
 	RELEASE(m->comm_asides);
@@ -99,6 +100,7 @@ ACCESSOR(gr_model_copies, struct gr_copy, copies)
 ACCESSOR(gr_model_memsets, struct gr_memset, memsets)
 ACCESSOR(gr_model_allocs, struct gr_alloc, allocs)
 ACCESSOR(gr_model_frees, struct gr_free, frees)
+ACCESSOR(gr_model_meminfos, struct gr_meminfo, meminfos)
 ACCESSOR(gr_model_syncs, struct gr_sync, syncs)
 ACCESSOR(gr_model_graphs, struct gr_graph, graphs)
 ACCESSOR(gr_model_comm_calls, struct gr_comm_call, comm_calls)
@@ -154,12 +156,12 @@ uint32_t gr_aside_stack(const struct gr_model *m, const struct gr_aside *a)
 		return a->u.copy.stack;
 	case GR_K_MEMSET:
 		return a->u.memset.stack;
+	case GR_K_ALLOC:
+		return a->u.alloc.stack;
 	case GR_K_SYNC:
 		return a->u.sync.stack;
 	case GR_K_GRAPH:
 		return a->u.graph.stack;
-	case GR_K_ALLOC:
-		return a->u.alloc.stack;
 	default:
 		return 0;
 	}

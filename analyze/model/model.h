@@ -98,8 +98,9 @@ struct gr_alloc {
 	uint64_t bytes;
 	uint32_t thread, stream;
 	uint16_t api;
-	uint16_t kind;	/* enum gr_alloc_kind */
-	uint32_t stack; /* gr_model_stacks() index, 0 = none */
+	uint16_t kind;	 /* enum gr_alloc_kind */
+	uint32_t stack;	 /* gr_model_stacks() index, 0 = none */
+	uint64_t handle; /* pool (FromPool), physical handle (VMM map), else 0 */
 };
 
 struct gr_free {
@@ -130,6 +131,20 @@ struct gr_graph {
 	uint32_t thread, stream;
 	uint16_t api;
 	uint16_t kind; /* enum gr_graph_kind */
+};
+
+/*
+ * A cudaMemGetInfo / cuMemGetInfo call (MEMINFO record): every one, by ts, failed ones too
+ * (status != 0; free and total 0 then).
+ */
+struct gr_meminfo {
+	uint64_t ts, dur;
+	uint64_t free, total; /* device bytes, as the call returned them */
+	uint32_t thread;
+	uint32_t stack;	 /* gr_model_stacks() index, 0 = none */
+	uint32_t status; /* the return value when call has GR_CALL_RETURNED */
+	uint16_t api;
+	uint16_t call; /* GR_CALL_* flags and depth */
 };
 
 /*
@@ -519,6 +534,8 @@ const struct gr_copy *gr_model_copies(const struct gr_model *m, size_t *n);
 const struct gr_memset *gr_model_memsets(const struct gr_model *m, size_t *n);
 const struct gr_alloc *gr_model_allocs(const struct gr_model *m, size_t *n);
 const struct gr_free *gr_model_frees(const struct gr_model *m, size_t *n);
+/* cudaMemGetInfo / cuMemGetInfo calls by ts (struct gr_meminfo). */
+const struct gr_meminfo *gr_model_meminfos(const struct gr_model *m, size_t *n);
 const struct gr_sync *gr_model_syncs(const struct gr_model *m, size_t *n);
 const struct gr_graph *gr_model_graphs(const struct gr_model *m, size_t *n);
 /* Calls in the event arrays known to have succeeded (they returned 0): the others there were

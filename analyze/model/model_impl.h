@@ -52,6 +52,7 @@ struct gr_model {
 	ARRAY(struct gr_proc_event) procs;
 	ARRAY(struct gr_loss) losses;
 	ARRAY(struct gr_gpu) gpus;
+	ARRAY(struct gr_meminfo) meminfos;
 	ARRAY(struct gr_comm_call) comm_calls; /* every COMM row until finish(): then done ones */
 	ARRAY(struct gr_comm_call) comm_asides;
 	ARRAY(struct gr_aside) asides;
@@ -231,6 +232,7 @@ struct part {
 	ARRAY(struct gr_proc_event) procs;
 	ARRAY(struct gr_loss) losses;
 	ARRAY(struct gr_gpu) gpus;
+	ARRAY(struct gr_meminfo) meminfos;
 	ARRAY(struct gr_comm_call) comm_calls;
 	ARRAY(struct gr_aside) asides; /* never in place: the merge appends them */
 	uint64_t *zeros;	       /* an optional column the file lacks: all 0 */

@@ -111,6 +111,7 @@ static int sort_events(struct loader *L)
 	    {GR_K_PROC, m->procs.v, m->procs.n, sizeof(*m->procs.v)},
 	    {GR_K_LOSS, m->losses.v, m->losses.n, sizeof(*m->losses.v)},
 	    {GR_K_GPU, m->gpus.v, m->gpus.n, sizeof(*m->gpus.v)},
+	    {GR_K_MEMINFO, m->meminfos.v, m->meminfos.n, sizeof(*m->meminfos.v)},
 	    {GR_K_COMM, m->comm_calls.v, m->comm_calls.n, sizeof(*m->comm_calls.v)},
 	};
 	int err = 0;
@@ -914,6 +915,7 @@ static int merge_metadata(struct loader *L, struct part *P)
 	X(GR_K_PROC, procs)                                                                        \
 	X(GR_K_LOSS, losses)                                                                       \
 	X(GR_K_GPU, gpus)                                                                          \
+	X(GR_K_MEMINFO, meminfos)                                                                  \
 	X(GR_K_COMM, comm_calls)
 
 /* Copies in flight write into the model's arrays: wait for them before an array moves. */
@@ -991,6 +993,7 @@ static int merge_asides(struct loader *L, struct part *P)
 		case GR_K_ALLOC:
 			a->u.alloc.thread = thread[a->u.alloc.thread];
 			a->u.alloc.stream = stream[a->u.alloc.stream];
+			a->u.alloc.stack = stack[a->u.alloc.stack];
 			break;
 		case GR_K_FREE:
 			a->u.free.thread = thread[a->u.free.thread];
@@ -1143,6 +1146,16 @@ static void copy_job(struct gr_pool_job *job)
 			o[i] = P->allocs.v[i];
 			o[i].thread = thread[o[i].thread];
 			o[i].stream = stream[o[i].stream];
+			o[i].stack = stack[o[i].stack];
+		}
+	}
+	if (P->meminfos.n) {
+		struct gr_meminfo *o = m->meminfos.v + P->at[GR_K_MEMINFO];
+
+		for (size_t i = 0; i < P->meminfos.n; i++) {
+			o[i] = P->meminfos.v[i];
+			o[i].thread = thread[o[i].thread];
+			o[i].stack = stack[o[i].stack];
 		}
 	}
 	if (P->frees.n) {

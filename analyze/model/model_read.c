@@ -611,10 +611,13 @@ static int load_allocs(struct part *P, const uint64_t *const *v, const struct gr
 		o->bytes = v[GR_ALLOC_BYTES][i];
 		o->api = sat16(v[GR_ALLOC_API][i]);
 		o->kind = sat16(v[GR_ALLOC_AKIND][i]);
+		o->handle = v[GR_ALLOC_HANDLE][i];
 		err = thread_of(P, v[GR_ALLOC_PID][i], v[GR_ALLOC_TID][i], &o->thread);
 		if (err >= 0)
 			err = stream_of(P, v[GR_ALLOC_PID][i], v[GR_ALLOC_TID][i],
 					v[GR_ALLOC_API][i], v[GR_ALLOC_STREAM][i], &o->stream);
+		if (err >= 0)
+			err = stack_of(P, v[GR_ALLOC_PID][i], v[GR_ALLOC_STACK][i], &o->stack);
 		if (err >= 0)
 			err = aside(P, GR_K_ALLOC, v[GR_ALLOC_API][i], v[GR_ALLOC_STATUS][i],
 				    v[GR_ALLOC_CALL][i], o->dur, o, sizeof(*o));
@@ -735,6 +738,38 @@ static int load_graphs(struct part *P, const uint64_t *const *v, const struct gr
 			return oom(P, err, "graph calls");
 		if (!err)
 			note_ts(P, GR_K_GRAPH, o->ts, P->graphs.n++);
+	}
+	return 0;
+}
+
+/* MEMINFO: every call, failed ones too (their status says), kept like an API call in a window. */
+static int load_meminfos(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
+			 uint32_t n)
+{
+	struct gr_meminfo *o;
+	int err;
+
+	err = ROOM(P, P->meminfos, n);
+	if (err)
+		return oom(P, err, "memory queries");
+	for (uint32_t i = 0; i < n; i++) {
+		if (!keep_call(P->ctx, v[GR_MEMINFO_TS][i], v[GR_MEMINFO_DUR][i]))
+			continue;
+		o = &P->meminfos.v[P->meminfos.n];
+		memset(o, 0, sizeof(*o));
+		o->ts = v[GR_MEMINFO_TS][i];
+		o->dur = v[GR_MEMINFO_DUR][i];
+		o->free = v[GR_MEMINFO_FREE][i];
+		o->total = v[GR_MEMINFO_TOTAL][i];
+		o->status = (uint32_t)v[GR_MEMINFO_STATUS][i];
+		o->api = sat16(v[GR_MEMINFO_API][i]);
+		o->call = sat16(v[GR_MEMINFO_CALL][i]);
+		err = thread_of(P, v[GR_MEMINFO_PID][i], v[GR_MEMINFO_TID][i], &o->thread);
+		if (err >= 0)
+			err = stack_of(P, v[GR_MEMINFO_PID][i], v[GR_MEMINFO_STACK][i], &o->stack);
+		if (err < 0)
+			return oom(P, err, "memory queries");
+		note_ts(P, GR_K_MEMINFO, o->ts, P->meminfos.n++);
 	}
 	return 0;
 }
@@ -1176,12 +1211,13 @@ typedef int (*load_fn)(struct part *P, const uint64_t *const *v, const struct gr
 		       uint32_t n);
 
 static const load_fn loaders[GR_K_COUNT] = {
-    [GR_K_LAUNCH] = load_launches, [GR_K_COPY] = load_copies,	   [GR_K_MEMSET] = load_memsets,
-    [GR_K_ALLOC] = load_allocs,	   [GR_K_FREE] = load_frees,	   [GR_K_SYNC] = load_syncs,
-    [GR_K_COMM] = load_comm_calls, [GR_K_GRAPH] = load_graphs,	   [GR_K_SCHED] = load_scheds,
-    [GR_K_PROC] = load_procs,	   [GR_K_NAME] = load_names,	   [GR_K_MAPPING] = load_mappings,
-    [GR_K_SYMBOL] = load_symbols,  [GR_K_STACK] = load_stacks,	   [GR_K_LOSS] = load_losses,
-    [GR_K_SESSION] = load_session, [GR_K_PYFRAME] = load_pyframes, [GR_K_GPU] = load_gpus,
+    [GR_K_LAUNCH] = load_launches,  [GR_K_COPY] = load_copies,	    [GR_K_MEMSET] = load_memsets,
+    [GR_K_ALLOC] = load_allocs,	    [GR_K_FREE] = load_frees,	    [GR_K_SYNC] = load_syncs,
+    [GR_K_COMM] = load_comm_calls,  [GR_K_GRAPH] = load_graphs,	    [GR_K_SCHED] = load_scheds,
+    [GR_K_PROC] = load_procs,	    [GR_K_NAME] = load_names,	    [GR_K_MAPPING] = load_mappings,
+    [GR_K_SYMBOL] = load_symbols,   [GR_K_STACK] = load_stacks,	    [GR_K_LOSS] = load_losses,
+    [GR_K_SESSION] = load_session,  [GR_K_PYFRAME] = load_pyframes, [GR_K_GPU] = load_gpus,
+    [GR_K_MEMINFO] = load_meminfos,
 };
 
 /* The records of @kind, a batch of rows at a time. 0, 1 when a column does not decode, or < 0. */
@@ -1252,7 +1288,7 @@ void part_reset(struct part *P)
 	memset(P->unsorted, 0, sizeof(P->unsorted));
 	P->launches.n = P->copies.n = P->memsets.n = P->allocs.n = P->frees.n = 0;
 	P->syncs.n = P->graphs.n = P->scheds.n = P->procs.n = P->losses.n = 0;
-	P->asides.n = P->comm_calls.n = P->gpus.n = 0;
+	P->asides.n = P->comm_calls.n = P->gpus.n = P->meminfos.n = 0;
 	for (int t = 0; t < T_COUNT; t++)
 		P->map[t].n = 0;
 	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
@@ -1288,6 +1324,7 @@ void part_free(struct part *P)
 		RELEASE(P->losses);
 		RELEASE(P->comm_calls);
 		RELEASE(P->gpus);
+		RELEASE(P->meminfos);
 	}
 	for (int t = 0; t < T_COUNT; t++) {
 		gr_keymap_free(&P->tab[t]);

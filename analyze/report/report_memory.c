@@ -112,6 +112,19 @@ static void held_text(FILE *f, const struct gr_memory *mem, const struct gr_memo
 		fprintf(f, "      (%zu more sites)\n", total_n - n);
 }
 
+/* "X of Y at T s": the free memory a failure's process was last told. */
+static const char *rp_told(char *buf, size_t len, const struct gr_memory_failure *F,
+			   uint64_t first_ts)
+{
+	char a[32], b[32];
+
+	snprintf(buf, len, "%s of %s at %.3f s",
+		 gr_units_bytes(a, sizeof(a), (double)F->free_bytes),
+		 gr_units_bytes(b, sizeof(b), (double)F->total_bytes),
+		 F->told_ts > first_ts ? (F->told_ts - first_ts) / 1e9 : 0.0);
+	return buf;
+}
+
 static void iter_text(char *buf, size_t len, int64_t iteration)
 {
 	if (iteration >= 0)
@@ -138,7 +151,7 @@ void rp_memory_text(FILE *f, const struct gr_report *r, const struct gr_model *m
 {
 	const struct gr_report_memory *M = &r->memory;
 	const struct gr_memory *mem = &M->m;
-	char b1[32], b2[32], b3[32], b4[32], s1[GR_FRAME_TEXT], in[48];
+	char b1[32], b2[32], b3[96], b4[32], s1[GR_FRAME_TEXT], in[48];
 
 	(void)m;
 	gr_text_heading(f, "7. Device memory", 100);
@@ -220,7 +233,7 @@ void rp_memory_text(FILE *f, const struct gr_report *r, const struct gr_model *m
 			     gr_alloc_kind_name(F->kind),
 			     gr_units_bytes(b1, sizeof(b1), (double)F->bytes), F->status,
 			     gr_units_bytes(b2, sizeof(b2), (double)F->live_bytes),
-			     F->free_known ? gr_units_bytes(b3, sizeof(b3), (double)F->free_bytes)
+			     F->free_known ? rp_told(b3, sizeof(b3), F, r->first_ts)
 					   : "unknown (no cudaMemGetInfo recorded)",
 			     site(mem, F->site, s1, sizeof(s1)));
 			held_text(f, mem, F->holders, F->nholders, F->holders_n, F->live_bytes);
@@ -395,6 +408,11 @@ void rp_memory_json(struct gr_json *j, const struct gr_report *r)
 		gr_json_key(j, "free_bytes_told");
 		if (F->free_known)
 			gr_json_u64(j, F->free_bytes);
+		else
+			gr_json_null(j);
+		gr_json_key(j, "total_bytes_told");
+		if (F->free_known)
+			gr_json_u64(j, F->total_bytes);
 		else
 			gr_json_null(j);
 		gr_json_kv_str(j, "site", site(mem, F->site, s1, sizeof(s1)));

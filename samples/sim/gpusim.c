@@ -81,7 +81,6 @@
 #define PAGEABLE_BW	   8000000000ull    /* B/s, through a pageable host buffer */
 #define DEVICE_BW	   1000000000000ull /* B/s, device <-> device copy and memset */
 #define SPIN_SLACK_NS	   200000ull	    /* waits spin their last 200 us: sleeps overshoot */
-#define TOTAL_MEM	   (80ull << 30)    /* reported device memory */
 
 const uint64_t sim_launch_ns = LAUNCH_NS;
 const uint64_t sim_api_ns = API_NS;
@@ -316,13 +315,16 @@ cudaError_t cudaDriverGetVersion(int *version)
 
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 {
+	uint64_t free_bytes, total;
+
 	if (!prop)
 		return sim_fail(cudaErrorInvalidValue);
 	if (device != 0)
 		return sim_fail(cudaErrorInvalidDevice);
 	memset(prop, 0, sizeof(*prop));
 	snprintf(prop->name, sizeof(prop->name), "gpusim simulated GPU (simulator, not a device)");
-	prop->totalGlobalMem = TOTAL_MEM;
+	gpusim_mem_info(&free_bytes, &total);
+	prop->totalGlobalMem = total;
 	prop->sharedMemPerBlock = 48 << 10;
 	prop->sharedMemPerBlockOptin = 227 << 10;
 	prop->sharedMemPerMultiprocessor = SHMEM_PER_SM;
@@ -413,9 +415,11 @@ cudaError_t cudaMemGetInfo(size_t *free, size_t *total)
 {
 	if (!free || !total)
 		return sim_fail(cudaErrorInvalidValue);
-	/* allocations are host memory; the simulated device is never full */
-	*free = TOTAL_MEM;
-	*total = TOTAL_MEM;
+	uint64_t f, t;
+
+	gpusim_mem_info(&f, &t);
+	*free = f;
+	*total = t;
 	return cudaSuccess;
 }
 

@@ -17,6 +17,19 @@
 /* Unfinished operations a stream holds before the next submit blocks (a full launch queue). */
 #define SIM_QUEUE_DEPTH 1024
 
+/* The device's memory unless GPUSIM_MEM_BYTES says (memory.c); cudaMallocPitch's row alignment. */
+#define SIM_MEM_DEFAULT (80ull << 30)
+#define SIM_PITCH_ALIGN 512
+
+/*
+ * Exported for the simulated driver (libcuda/, a libcuda.so.1 that links this library): device
+ * memory charged to and given back to the capacity (charge: -1 past it), and what
+ * cudaMemGetInfo answers.
+ */
+int gpusim_mem_charge(uint64_t size);
+void gpusim_mem_uncharge(uint64_t size);
+void gpusim_mem_info(uint64_t *free_bytes, uint64_t *total);
+
 /* Host-side cost of each class of API call, in ns (gpusim.c). */
 extern const uint64_t sim_launch_ns;
 extern const uint64_t sim_api_ns;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gpusim memory: device allocations (host memory standing in for device memory), the pinned
- * host ranges that decide a copy's bandwidth, and the copy and memset entry points.
+ * gpusim memory: device allocations (host memory standing in for device memory) within the
+ * device's capacity, the stream-ordered pool that keeps freed blocks for reuse, the pinned host
+ * ranges that decide a copy's bandwidth, and the copy and memset entry points.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,8 @@
 /* Address ranges [lo, hi), sorted by lo, never overlapping. */
 struct range {
 	uintptr_t lo, hi;
-	int owned; /* mapped by the simulator (else: a cudaHostRegister'd user buffer) */
+	int owned;  /* mapped by the simulator (else: a cudaHostRegister'd user buffer) */
+	int pooled; /* freed by cudaFreeAsync: the pool keeps it for the next allocation */
 };
 
 struct table {
@@ -24,6 +26,14 @@ struct table {
 
 static struct table device_mem, pinned_mem;
 static size_t data_max = DEFAULT_DATA_MAX;
+/*
+ * The device's capacity (GPUSIM_MEM_BYTES) and the bytes its allocations hold, the pool's kept
+ * blocks included: an allocation past it fails with cudaErrorMemoryAllocation, and
+ * cudaMemGetInfo answers from both. Lock held.
+ */
+static uint64_t mem_total = SIM_MEM_DEFAULT, mem_used;
+/* the one memory pool (cudaDeviceGetDefaultMemPool): its address is its handle */
+static char default_pool;
 /*
  * GPUSIM_NESTED_SYNC=1: a copy that blocks waits by calling the exported
  * cudaStreamSynchronize(_ptsz), as some runtimes do, so that a probe on the sync fires inside
@@ -39,6 +49,43 @@ __attribute__((constructor)) static void memory_init(void)
 		data_max = strtoull(v, NULL, 0);
 	v = getenv("GPUSIM_NESTED_SYNC");
 	nested_sync = v && !strcmp(v, "1");
+	v = getenv("GPUSIM_MEM_BYTES");
+	if (v && *v)
+		mem_total = strtoull(v, NULL, 0);
+}
+
+/* Charges @size bytes to the device; -1 past its capacity. Lock held. */
+static int mem_charge(uint64_t size)
+{
+	if (size > mem_total - mem_used)
+		return -1;
+	mem_used += size;
+	return 0;
+}
+
+int gpusim_mem_charge(uint64_t size)
+{
+	int err;
+
+	sim_lock();
+	err = mem_charge(size);
+	sim_unlock();
+	return err;
+}
+
+void gpusim_mem_uncharge(uint64_t size)
+{
+	sim_lock();
+	mem_used -= size < mem_used ? size : mem_used;
+	sim_unlock();
+}
+
+void gpusim_mem_info(uint64_t *free_bytes, uint64_t *total)
+{
+	sim_lock();
+	*free_bytes = mem_total - mem_used;
+	*total = mem_total;
+	sim_unlock();
 }
 
 /* Index of the first range whose lo is > p. */
@@ -89,7 +136,7 @@ static int table_insert(struct table *t, uintptr_t lo, uintptr_t hi, int owned)
 		t->cap = cap;
 	}
 	memmove(&t->v[i + 1], &t->v[i], (t->n - i) * sizeof(*t->v));
-	t->v[i] = (struct range){.lo = lo, .hi = hi, .owned = owned};
+	t->v[i] = (struct range){.lo = lo, .hi = hi, .owned = owned, .pooled = 0};
 	t->n++;
 	return 0;
 }
@@ -112,18 +159,28 @@ int sim_is_device_range(const void *p, size_t n)
 	return found;
 }
 
-/* Maps size bytes and records them in t; NULL when out of memory. */
+/* Maps size bytes and records them in t (device ones within the capacity); NULL when out of
+ * memory. */
 static void *map_range(struct table *t, size_t size)
 {
-	/* NORESERVE: a 16 MiB buffer that large copies never touch costs no memory */
-	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	int device = t == &device_mem;
+	void *p;
 	int err;
 
-	if (p == MAP_FAILED)
+	if (device && gpusim_mem_charge(size))
 		return NULL;
+	/* NORESERVE: a 16 MiB buffer that large copies never touch costs no memory */
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		 -1, 0);
+	if (p == MAP_FAILED) {
+		if (device)
+			gpusim_mem_uncharge(size);
+		return NULL;
+	}
 	sim_lock();
 	err = table_insert(t, (uintptr_t)p, (uintptr_t)p + size, 1);
+	if (err && device)
+		mem_used -= size;
 	sim_unlock();
 	if (err) {
 		munmap(p, size);
@@ -140,10 +197,12 @@ static int unmap_range(struct table *t, void *p)
 
 	sim_lock();
 	r = table_find(t, p, 0);
-	if (r && r->lo == (uintptr_t)p && r->owned) {
+	if (r && r->lo == (uintptr_t)p && r->owned && !r->pooled) {
 		lo = r->lo;
 		hi = r->hi;
 		table_remove(t, r);
+		if (t == &device_mem)
+			mem_used -= hi - lo;
 	}
 	sim_unlock();
 	if (!lo)
@@ -164,6 +223,7 @@ void sim_memory_reset(void)
 				       tables[k]->v[i].hi - tables[k]->v[i].lo);
 		tables[k]->n = 0;
 	}
+	mem_used = 0;
 	sim_unlock();
 }
 
@@ -294,6 +354,27 @@ cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, c
 	return cudaSuccess;
 }
 
+/*
+ * A block the pool keeps of exactly @size bytes, taken out of the pool; NULL when it has none.
+ * Lock held.
+ */
+static void *pool_take(size_t size)
+{
+	for (size_t i = 0; i < device_mem.n; i++) {
+		struct range *r = &device_mem.v[i];
+
+		if (r->pooled && r->hi - r->lo == size) {
+			r->pooled = 0;
+			return (void *)r->lo;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Stream-ordered allocation from the pool: a block freed before of the same size is reused (the
+ * same address), else new memory is charged to the device.
+ */
 static cudaError_t alloc_async(void **out, size_t size, cudaStream_t stream, int per_thread)
 {
 	uint64_t t0 = sim_now(), end;
@@ -305,23 +386,37 @@ static cudaError_t alloc_async(void **out, size_t size, cudaStream_t stream, int
 	err = sim_submit(stream, per_thread, t0 + sim_api_ns, 0, &end);
 	if (err)
 		return sim_fail(err);
-	*out = size ? map_range(&device_mem, size) : NULL;
+	sim_lock();
+	*out = size ? pool_take(size) : NULL;
+	sim_unlock();
+	if (size && !*out)
+		*out = map_range(&device_mem, size);
 	if (size && !*out)
 		return sim_fail(cudaErrorMemoryAllocation);
 	sim_spin_until(t0 + sim_api_ns);
 	return cudaSuccess;
 }
 
+/* Back to the pool, which keeps the block (and its bytes) until cudaMemPoolTrimTo. */
 static cudaError_t free_async(void *p, cudaStream_t stream, int per_thread)
 {
 	uint64_t t0 = sim_now(), end;
+	struct range *r;
 	cudaError_t err;
+	int found = 0;
 
 	err = sim_submit(stream, per_thread, t0 + sim_api_ns, 0, &end);
 	if (err)
 		return sim_fail(err);
-	/* Unmapping now is safe: queued copies moved their bytes when they were called. */
-	if (p && unmap_range(&device_mem, p))
+	/* queued copies moved their bytes when they were called: the block is free now */
+	sim_lock();
+	r = p ? table_find(&device_mem, p, 0) : NULL;
+	if (r && r->lo == (uintptr_t)p && r->owned && !r->pooled) {
+		r->pooled = 1;
+		found = 1;
+	}
+	sim_unlock();
+	if (p && !found)
 		return sim_fail(cudaErrorInvalidValue);
 	sim_spin_until(t0 + sim_api_ns);
 	return cudaSuccess;
@@ -337,6 +432,22 @@ cudaError_t cudaMallocAsync_ptsz(void **devPtr, size_t size, cudaStream_t hStrea
 	return alloc_async(devPtr, size, hStream, 1);
 }
 
+cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool,
+				    cudaStream_t stream)
+{
+	if (memPool != (cudaMemPool_t)&default_pool)
+		return sim_fail(cudaErrorInvalidValue);
+	return alloc_async(ptr, size, stream, 0);
+}
+
+cudaError_t cudaMallocFromPoolAsync_ptsz(void **ptr, size_t size, cudaMemPool_t memPool,
+					 cudaStream_t stream)
+{
+	if (memPool != (cudaMemPool_t)&default_pool)
+		return sim_fail(cudaErrorInvalidValue);
+	return alloc_async(ptr, size, stream, 1);
+}
+
 cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
 {
 	return free_async(devPtr, hStream, 0);
@@ -345,6 +456,143 @@ cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
 cudaError_t cudaFreeAsync_ptsz(void *devPtr, cudaStream_t hStream)
 {
 	return free_async(devPtr, hStream, 1);
+}
+
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device)
+{
+	if (!memPool || device != 0)
+		return sim_fail(cudaErrorInvalidValue);
+	*memPool = (cudaMemPool_t)&default_pool;
+	return cudaSuccess;
+}
+
+/* Releases the pool's kept blocks, after the device has drained, until it keeps at most
+ * minBytesToKeep. */
+cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep)
+{
+	uint64_t kept = 0;
+
+	if (memPool != (cudaMemPool_t)&default_pool)
+		return sim_fail(cudaErrorInvalidValue);
+	sim_wait_until(sim_device_tail());
+	sim_lock();
+	for (size_t i = 0; i < device_mem.n; i++)
+		if (device_mem.v[i].pooled)
+			kept += device_mem.v[i].hi - device_mem.v[i].lo;
+	for (size_t i = device_mem.n; i-- > 0 && kept > minBytesToKeep;) {
+		struct range r = device_mem.v[i];
+
+		if (!r.pooled)
+			continue;
+		table_remove(&device_mem, &device_mem.v[i]);
+		mem_used -= r.hi - r.lo;
+		kept -= r.hi - r.lo;
+		munmap((void *)r.lo, r.hi - r.lo);
+	}
+	sim_unlock();
+	return cudaSuccess;
+}
+
+/* --- pitched, managed and array allocations: device memory like cudaMalloc's --- */
+
+/* Rows of a pitched allocation start SIM_PITCH_ALIGN bytes apart at least. */
+static size_t pitch_of(size_t width)
+{
+	return (width + SIM_PITCH_ALIGN - 1) / SIM_PITCH_ALIGN * SIM_PITCH_ALIGN;
+}
+
+static size_t at_least_1(size_t v)
+{
+	return v ? v : 1;
+}
+
+cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)
+{
+	cudaError_t err;
+
+	if (!pitch)
+		return sim_fail(cudaErrorInvalidValue);
+	err = alloc(&device_mem, devPtr, pitch_of(width) * height);
+	if (!err)
+		*pitch = pitch_of(width);
+	return err;
+}
+
+cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent)
+{
+	size_t pitch = pitch_of(extent.width);
+	void *p = NULL;
+	cudaError_t err;
+
+	if (!pitchedDevPtr)
+		return sim_fail(cudaErrorInvalidValue);
+	err = alloc(&device_mem, &p, pitch * at_least_1(extent.height) * at_least_1(extent.depth));
+	if (!err)
+		*pitchedDevPtr = (struct cudaPitchedPtr){
+		    .ptr = p, .pitch = pitch, .xsize = extent.width, .ysize = extent.height};
+	return err;
+}
+
+/* Unified memory counts against the device's capacity, as if it were all resident there. */
+cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
+{
+	return alloc(&device_mem, devPtr, size);
+}
+
+/* The bytes of an array of @n elements of format @desc; 0 for a format that is none. */
+static size_t array_bytes(const struct cudaChannelFormatDesc *desc, size_t n)
+{
+	int bits = desc->x + desc->y + desc->z + desc->w;
+
+	return bits > 0 && bits % 8 == 0 ? n * (size_t)(bits / 8) : 0;
+}
+
+/* An array is device memory whose address is its handle (kernels never read it here). */
+static cudaError_t alloc_array(void **out, const struct cudaChannelFormatDesc *desc, size_t n)
+{
+	size_t bytes;
+
+	if (!out || !desc)
+		return sim_fail(cudaErrorInvalidValue);
+	bytes = array_bytes(desc, n);
+	if (!bytes)
+		return sim_fail(cudaErrorInvalidChannelDescriptor);
+	return alloc(&device_mem, out, bytes);
+}
+
+cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc,
+			    size_t width, size_t height, unsigned int flags)
+{
+	return alloc_array((void **)array, desc, width * at_least_1(height));
+}
+
+cudaError_t cudaMalloc3DArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc,
+			      struct cudaExtent extent, unsigned int flags)
+{
+	return alloc_array((void **)array, desc,
+			   extent.width * at_least_1(extent.height) * at_least_1(extent.depth));
+}
+
+/* Level 0 only: the smaller levels are not simulated. */
+cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray,
+				     const struct cudaChannelFormatDesc *desc,
+				     struct cudaExtent extent, unsigned int numLevels,
+				     unsigned int flags)
+{
+	if (!numLevels)
+		return sim_fail(cudaErrorInvalidValue);
+	return alloc_array((void **)mipmappedArray, desc,
+			   extent.width * at_least_1(extent.height) * at_least_1(extent.depth));
+}
+
+cudaError_t cudaFreeArray(cudaArray_t array)
+{
+	return free_sync(&device_mem, array);
+}
+
+cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray)
+{
+	return free_sync(&device_mem, mipmappedArray);
 }
 
 /* --- copies and memsets --- */

@@ -533,6 +533,48 @@ static void test_memory(void)
 	cudaStreamDestroy(s);
 }
 
+/*
+ * The device's capacity (80 GiB by default): cudaMemGetInfo's free bytes fall by what is
+ * allocated and come back at its free; a request past them fails and allocates nothing; the
+ * stream-ordered pool keeps a freed block (still charged) and hands it out again at the same
+ * address, until cudaMemPoolTrimTo releases it.
+ */
+static void test_capacity(void)
+{
+	size_t free0 = 0, total = 0, free1 = 0, t1 = 0;
+	void *p = NULL, *a = NULL, *b = NULL, *big = NULL;
+	cudaMemPool_t pool = NULL;
+	cudaStream_t s;
+
+	cudaStreamCreate(&s);
+	check(cudaMemGetInfo(&free0, &total) == cudaSuccess && total == (80ull << 30) &&
+		  free0 <= total,
+	      "cudaMemGetInfo: 80 GiB device");
+	check(cudaMalloc(&p, 1 << 20) == cudaSuccess, "cudaMalloc 1 MiB");
+	cudaMemGetInfo(&free1, &t1);
+	check(free1 == free0 - (1 << 20) && t1 == total, "1 MiB allocated: 1 MiB less free");
+	check(cudaMalloc(&big, free1 + 1) == cudaErrorMemoryAllocation && !big,
+	      "past the free bytes: cudaErrorMemoryAllocation, nothing allocated");
+	cudaGetLastError();
+	cudaFree(p);
+	cudaMemGetInfo(&free1, &t1);
+	check(free1 == free0, "cudaFree gives the bytes back");
+	check(cudaMallocAsync(&a, 3 << 20, s) == cudaSuccess && cudaFreeAsync(a, s) == cudaSuccess,
+	      "cudaMallocAsync, cudaFreeAsync");
+	cudaMemGetInfo(&free1, &t1);
+	check(free1 == free0 - (3 << 20), "the pool keeps the freed block");
+	check(cudaDeviceGetDefaultMemPool(&pool, 0) == cudaSuccess &&
+		  cudaMallocFromPoolAsync(&b, 3 << 20, pool, s) == cudaSuccess && b == a,
+	      "the next block of that size is the same one");
+	cudaMemGetInfo(&free1, &t1);
+	check(free1 == free0 - (3 << 20), "reused: no new memory");
+	cudaFreeAsync(b, s);
+	check(cudaMemPoolTrimTo(pool, 0) == cudaSuccess, "cudaMemPoolTrimTo");
+	cudaMemGetInfo(&free1, &t1);
+	check(free1 == free0, "trimmed: the pool's block released");
+	cudaStreamDestroy(s);
+}
+
 /* Lines of the launch log for kernel @name: kernels the simulator executed. */
 static long log_count(const char *log, const char *name)
 {
@@ -790,6 +832,7 @@ int main(int argc, char **argv)
 	register_kernels();
 	test_model();
 	test_memory();
+	test_capacity();
 	test_queue_depth();
 	test_capture(log);
 	test_graph_building(log);

@@ -115,6 +115,25 @@ printf '  (bpf: with kernel.bpf_stats_enabled, which adds its own two clock read
 printf '  gpurec, dwarf stacks (8 KiB)   %8.1f ns  ratio %s  (recorder: %s us to unwind a stack; %s events lost)\n' \
 	"$(median <"$TMP/dwarf")" "$(ratio "$(median <"$TMP/dwarf")" "$bare" "$empty")" "$(median <"$TMP/unwind")" "$(median <"$TMP/dwlost")"
 
+# Allocation calls carry a stack as launches do (issue 31), with an entry and a return probe: a
+# cudaMalloc of the real libcudart (fails fast without a GPU; freed when it succeeds) recorded
+# with default stacks, beside the empty uprobe on the same call and --launch-time's launches
+# (also entry + return, no stack).
+NA=${BENCH_ALLOCS:-200000}
+echo "== allocation calls with a stack ($NA cudaMalloc calls, real libcudart, median of $REPS)"
+ns_per_call() { "$@" 2>/dev/null | awk '/ns_per_call/ {print $2}'; }
+for _ in $(seq "$REPS"); do
+	ns_per_call "$PROGS/alloc_loop" "$NA" >>"$TMP/al_bare"
+	ns_per_call "$O/tests/bench_uprobe" "$LIB" cudaMalloc "$PROGS/alloc_loop" "$NA" >>"$TMP/al_empty"
+	ns_per_call "$GPUREC" record --no-sched -o "$TMP/al.trc" -- "$PROGS/alloc_loop" "$NA" >>"$TMP/al_cfi"
+done
+alb=$(median <"$TMP/al_bare")
+ale=$(median <"$TMP/al_empty")
+alc=$(median <"$TMP/al_cfi")
+printf '  cudaMalloc, default stacks      %8.1f ns  ratio %s  (entry + return probe + stack; bare %.1f ns, empty uprobe +%.1f; --launch-time launches: ratio %s without a stack)\n' \
+	"$alc" "$(ratio "$alc" "$alb" "$ale")" "$alb" "$(awk -v a="$ale" -v b="$alb" 'BEGIN{print a-b}')" \
+	"$(ratio "$ltime" "$bare" "$empty")"
+
 # perf record of the same uprobe (needs tracefs for perf probe). The probe gets a name of this
 # run's own, so one left by someone else (or an interrupted run) is neither reused nor removed.
 if command -v perf >/dev/null 2>&1; then

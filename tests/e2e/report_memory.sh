@@ -3,7 +3,8 @@
 # tests/progs/memory_steps.cu on the simulator: 64 MiB held all along, 4 MiB pinned, and each step
 # a 16 MiB temporary (48 MiB in step 10), a 1 ms kernel, 1 MiB kept (leak) or freed (healthy), a
 # cudaMallocAsync/cudaFreeAsync pair of 2 MiB, and cudaFree of the temporary, which waits for the
-# kernel; step 5 asks for 1 PiB, which fails. With --step kernel:work, iteration j is step j from
+# kernel; step 5 asks what is free (cudaMemGetInfo, printed) and then for 96 GiB, which fails (the
+# simulated device has 80 GiB). With --step kernel:work, iteration j is step j from
 # its kernel on: the peak (125 MiB; healthy 115 MiB) is in iteration 10, the failure in iteration 4
 # with 85 MiB live; the leak grows 1 MiB an iteration, 1 MiB from each iteration still live at the
 # end, 30 MiB outstanding; churn 3 allocations (19 MiB) and 2 frees (healthy 3) an iteration; the
@@ -39,9 +40,10 @@ if rec leak leak LD_LIBRARY_PATH="$SIM"; then
 		"$(q leak "[len(d['memory']['processes']), $P['peak_bytes'], $P['peak_iteration']]")"
 	check "leak: 91 device allocations (30 async), 61 device frees, 1 failed" "[91, 30, 61, 1]" \
 		"$(q leak "[d['memory']['device_allocations'], d['memory']['async_allocations'], $P['frees'], $P['failed']]")"
-	check "leak: the 1 PiB request failed in iteration 4 with 85 MiB live; free memory unknown" \
-		"[1, 1125899906842624, $((85 * MiB)), 4, \"cudaMalloc\", null]" \
-		"$(q leak "(lambda F: [len(d['memory']['failures']), F['bytes'], F['live_bytes'], F['iteration'], F['api'], F['free_bytes_told']])(d['memory']['failures'][0])")"
+	told=$(sed -n 's/^memory_steps: told free=\([0-9]*\) total=\([0-9]*\)$/[\1, \2]/p' "$TMP/leak.out")
+	check "leak: the 96 GiB request failed in iteration 4 with 85 MiB live; the free memory told" \
+		"[1, $((96 << 30)), $((85 * MiB)), 4, \"cudaMalloc\", ${told:-none}]" \
+		"$(q leak "(lambda F: [len(d['memory']['failures']), F['bytes'], F['live_bytes'], F['iteration'], F['api'], [F['free_bytes_told'], F['total_bytes_told']]])(d['memory']['failures'][0])")"
 	check "leak: holders at the failure add up to the live bytes" True \
 		"$(q leak "(lambda F: sum(h['bytes'] for h in F['holders']) == F['live_bytes'] or F['sites'] > len(F['holders']))(d['memory']['failures'][0])")"
 	check "leak: 30 MiB outstanding in 30 allocations (no async pool block among them)" \

@@ -3,11 +3,11 @@
 // Before the loop: cudaMalloc 64 MiB (base, held to the end), cudaMallocHost 4 MiB (pinned,
 // freed at the end). Each step, on the default stream:
 //   cudaMalloc 16 MiB (tmp; 48 MiB in step 10, the same calls: the loop stays one), in step 5
-//   then cudaMalloc 1 PiB (fails: more than any device, and more than the simulator can map), a
+//   then cudaMemGetInfo (printed) and cudaMalloc 96 GiB (fails: the simulated device has 80), a
 //   1 ms kernel, cudaMalloc 1 MiB (kept: the leak), cudaMallocAsync 2 MiB and cudaFreeAsync of it
 //   (a pool's reuse: never a leak), cudaFree tmp (waits for the kernel).
 // leak keeps every 1 MiB buffer to the end (never freed); healthy frees it at the end of its step.
-// So, leak: live device bytes 64 + 16 + 5 = 85 MiB when the 1 PiB request fails; the peak is
+// So, leak: live device bytes 64 + 16 + 5 = 85 MiB when the 96 GiB request fails; the peak is
 // 64 + 48 + 11 + 2 = 125 MiB, in step 10 (healthy: 64 + 48 + 1 + 2 = 115 MiB); growth
 // 1 MiB a step; STEPS MiB outstanding at the end from keep(). Per step: 3 device allocations
 // (tmp, leak, async) of 19 MiB, 2 frees (healthy: 3). The host waits in cudaFree for the kernel.
@@ -50,11 +50,16 @@ __attribute__((noinline)) static void *keep(void)
 	return p;
 }
 
+// Asks what is free first, as a program that sizes its buffers does, and prints it: the report
+// names the answer beside the failure.
 __attribute__((noinline)) static int huge(void)
 {
+	size_t free = 0, total = 0;
 	void *p = nullptr;
 
-	return cudaMalloc(&p, 1ull << 50);
+	if (cudaMemGetInfo(&free, &total) == cudaSuccess)
+		printf("memory_steps: told free=%zu total=%zu\n", free, total);
+	return cudaMalloc(&p, 96ull << 30);
 }
 
 int main(int argc, char **argv)

@@ -29,6 +29,8 @@ static void count_stacks(const struct gr_model *m, uint64_t *uses)
 	const struct gr_memset *ms;
 	const struct gr_sync *sy;
 	const struct gr_graph *g;
+	const struct gr_alloc *al;
+	const struct gr_meminfo *mi;
 	size_t n;
 
 	l = gr_model_launches(m, &n);
@@ -46,6 +48,12 @@ static void count_stacks(const struct gr_model *m, uint64_t *uses)
 	g = gr_model_graphs(m, &n);
 	for (size_t i = 0; i < n; i++)
 		uses[g[i].stack]++;
+	al = gr_model_allocs(m, &n);
+	for (size_t i = 0; i < n; i++)
+		uses[al[i].stack]++;
+	mi = gr_model_meminfos(m, &n);
+	for (size_t i = 0; i < n; i++)
+		uses[mi[i].stack]++;
 	/* calls that failed, nested or never returned carry their stacks too */
 	const struct gr_aside *a = gr_model_asides(m, &n);
 	for (size_t i = 0; i < n; i++)

@@ -4,6 +4,7 @@
  * the process the BPF side stopped with it (an exec, a new mapping, a Python stack), so a
  * disagreement between the two sides never leaves the traced program stopped. The process here
  * is a child this test stops itself; waitpid(WCONTINUED) is the kernel's word that it runs again.
+ * And what an allocation call's registers and out-parameters become: the rows the model reads.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -134,9 +135,157 @@ static void test_unflagged_stays(void)
 	finish(pid);
 }
 
+/* An allocation call event as the BPF side sends it at return; @ret its status. */
+static struct gr_ev_call alloc_call(unsigned layout, unsigned api, uint64_t ts, uint32_t ret)
+{
+	struct gr_ev_call e;
+
+	memset(&e, 0, sizeof(e));
+	e.h.type = layout == L_MEMINFO ? EV_MEMINFO : EV_ALLOC;
+	e.h.layout = layout;
+	e.h.api = api;
+	e.h.pid = e.h.tid = 4242;
+	e.h.ts = ts;
+	e.h.dur = 1000;
+	e.h.flags = GR_EVF_RETURNED;
+	e.ret = ret;
+	return e;
+}
+
+/*
+ * Allocations through every result layout, written and read back: a pitched call's bytes are
+ * the pitch it returned times its rows (the width asked when it failed); cudaMalloc3D's the
+ * pitch times the extent's rows and depth from the stack; an array's its elements times the
+ * channel format's bytes (a missing dimension counts 1); a pool and a VMM mapping keep their
+ * handle; a memory query its answer, 0 0 when it failed; a driver array its descriptor's
+ * elements times the format's channel bytes and channels, 0 for a format without a size per
+ * channel.
+ */
+static void test_alloc_layouts(void)
+{
+	static const struct gr_trace_header hdr = {.host = "test", .tool_version = "gpurec"};
+	struct gr_ev_call ev[13];
+	struct gr_procs procs = {0};
+	struct gr_translate t;
+	struct gr_trace_writer *w;
+	struct gr_trace_reader *r = NULL;
+	struct gr_diag diag = {0};
+	const struct gr_chunk *c;
+	const uint64_t *bytes, *addr, *kind, *handle, *status, *mfree, *mtotal, *mstatus;
+	char path[64];
+	int wfd = memfd_create("allocs", MFD_CLOEXEC);
+	/* the writer closes its descriptor: this one reads the file back */
+	int fd = wfd >= 0 ? dup(wfd) : -1;
+
+	CHECK(fd >= 0 && !gr_trace_writer_open(&w, wfd, &hdr, gr_events_schema(), NULL));
+	if (fd < 0)
+		return;
+	/* cudaMallocPitch(out, pitch out, 1000, 10): pitch 1024 */
+	ev[0] = alloc_call(L_MALLOC_PITCH, GR_API_cudaMallocPitch, 1000, 0);
+	ev[0].r[2] = 1000, ev[0].r[3] = 10, ev[0].x[0] = 0x7000, ev[0].x[1] = 1024;
+	/* the same, failed: the 1000 bytes asked per row */
+	ev[1] = alloc_call(L_MALLOC_PITCH, GR_API_cudaMallocPitch, 2000, 2);
+	ev[1].r[2] = 1000, ev[1].r[3] = 10, ev[1].x[1] = 77;
+	/* cudaMalloc3D(out, extent {100, 4, 3} on the stack): pitch 512 */
+	ev[2] = alloc_call(L_MALLOC_3D, GR_API_cudaMalloc3D, 3000, 0);
+	ev[2].s[0] = 100, ev[2].s[1] = 4, ev[2].s[2] = 3, ev[2].x[0] = 0x8000, ev[2].x[1] = 512;
+	/* cudaMallocArray(out, float, 64, 0): one dimension */
+	ev[3] = alloc_call(L_MALLOC_ARRAY, GR_API_cudaMallocArray, 4000, 0);
+	ev[3].r[2] = 64, ev[3].x[0] = 0x9000, ev[3].x[GR_X_CHANNEL] = 32;
+	/* cudaMalloc3DArray(out, uchar4, {16, 16, 4}) */
+	ev[4] = alloc_call(L_MALLOC_3D_ARRAY, GR_API_cudaMalloc3DArray, 5000, 0);
+	ev[4].s[0] = 16, ev[4].s[1] = 16, ev[4].s[2] = 4, ev[4].x[0] = 0xa000;
+	ev[4].x[GR_X_CHANNEL] = 8 | 8ull << 32, ev[4].x[GR_X_CHANNEL + 1] = 8 | 8ull << 32;
+	/* cudaMallocFromPoolAsync(out, 4096, pool, stream) */
+	ev[5] = alloc_call(L_MALLOC_OUT, GR_API_cudaMallocFromPoolAsync, 6000, 0);
+	ev[5].r[1] = 4096, ev[5].r[2] = 0x5001, ev[5].r[3] = 0x5002, ev[5].x[0] = 0xb000;
+	/* cuMemMap(ptr, 2 MiB, 0, handle 7, 0) */
+	ev[6] = alloc_call(L_HOST_REGISTER, GR_API_cuMemMap, 7000, 0);
+	ev[6].r[0] = 0xc000, ev[6].r[1] = 2 << 20, ev[6].r[3] = 7;
+	/* cuMemCreate(handle out, 2 MiB, prop, 0) */
+	ev[7] = alloc_call(L_MALLOC_OUT, GR_API_cuMemCreate, 8000, 0);
+	ev[7].r[1] = 2 << 20, ev[7].x[0] = 7;
+	/* cudaMemGetInfo answered 3 of 8, then failed with garbage in its out-parameters */
+	ev[8] = alloc_call(L_MEMINFO, GR_API_cudaMemGetInfo, 9000, 0);
+	ev[8].x[0] = 3, ev[8].x[1] = 8;
+	ev[9] = alloc_call(L_MEMINFO, GR_API_cuMemGetInfo, 9500, 35);
+	ev[9].x[0] = 99, ev[9].x[1] = 99;
+	/* cuArrayCreate(out, {100, 0, FLOAT, 2 channels}) */
+	ev[10] = alloc_call(L_CU_ARRAY, GR_API_cuArrayCreate, 9600, 0);
+	ev[10].x[0] = 0xd000, ev[10].x[GR_X_CHANNEL] = 100,
+	ev[10].x[GR_X_CHANNEL + 2] = 0x20 | 2ull << 32;
+	/* cuArray3DCreate(out, {8, 8, 2, UNSIGNED_INT8, 4 channels}) */
+	ev[11] = alloc_call(L_CU_ARRAY_3D, GR_API_cuArray3DCreate, 9700, 0);
+	ev[11].x[GR_X_CHANNEL] = 8, ev[11].x[GR_X_CHANNEL + 1] = 8, ev[11].x[GR_X_CHANNEL + 2] = 2;
+	ev[11].x[GR_X_CHANNEL + 3] = 0x01 | 4ull << 32;
+	/* NV12: no size per channel, bytes not known */
+	ev[12] = alloc_call(L_CU_ARRAY_3D, GR_API_cuMipmappedArrayCreate, 9800, 0);
+	ev[12].x[GR_X_CHANNEL] = 64, ev[12].x[GR_X_CHANNEL + 3] = 0xb0 | 1ull << 32;
+	gr_translate_init(&t, w, &procs, NULL, -1);
+	for (int i = 0; i < 13; i++)
+		gr_translate_event(&t, &ev[i], sizeof(ev[i]));
+	CHECK_EQ_U64(t.malformed, 0);
+	gr_translate_free(&t);
+	gr_discover_free(&procs);
+	CHECK(!gr_trace_writer_close(w));
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	CHECK(!gr_trace_reader_open(&r, path, &diag));
+	if (!r || gr_trace_reader_next_chunk(r, &c) != 1) {
+		CHECK(!"the trace holds a chunk");
+		gr_trace_reader_close(r);
+		close(fd);
+		return;
+	}
+	/* rows in the order the calls came (the writer keeps it within a kind) */
+	CHECK_EQ_U64(gr_chunk_count(c, GR_K_ALLOC), 11);
+	bytes = gr_chunk_column(c, GR_K_ALLOC, GR_ALLOC_BYTES);
+	addr = gr_chunk_column(c, GR_K_ALLOC, GR_ALLOC_ADDR);
+	kind = gr_chunk_column(c, GR_K_ALLOC, GR_ALLOC_AKIND);
+	handle = gr_chunk_column(c, GR_K_ALLOC, GR_ALLOC_HANDLE);
+	status = gr_chunk_column(c, GR_K_ALLOC, GR_ALLOC_STATUS);
+	if (gr_chunk_count(c, GR_K_ALLOC) == 11 && bytes && addr && kind && handle && status) {
+		CHECK_EQ_U64(bytes[0], 10240);
+		CHECK_EQ_U64(addr[0], 0x7000);
+		/* failed: nothing allocated, the bytes asked */
+		CHECK_EQ_U64(bytes[1], 10000);
+		CHECK_EQ_U64(addr[1], 0);
+		CHECK_EQ_U64(status[1], 2);
+		CHECK_EQ_U64(bytes[2], 6144);
+		CHECK_EQ_U64(bytes[3], 256);
+		CHECK_EQ_U64(kind[3], GR_ALLOC_ARRAY);
+		CHECK_EQ_U64(bytes[4], 4096);
+		CHECK_EQ_U64(kind[5], GR_ALLOC_DEVICE_ASYNC);
+		CHECK_EQ_U64(handle[5], 0x5001);
+		CHECK_EQ_U64(kind[6], GR_ALLOC_VMM_MAP);
+		CHECK_EQ_U64(addr[6], 0xc000);
+		CHECK_EQ_U64(bytes[6], 2 << 20);
+		CHECK_EQ_U64(handle[6], 7);
+		CHECK_EQ_U64(kind[7], GR_ALLOC_VMM_PHYSICAL);
+		CHECK_EQ_U64(addr[7], 7);
+		CHECK_EQ_U64(bytes[8], 800);
+		CHECK_EQ_U64(kind[8], GR_ALLOC_ARRAY);
+		CHECK_EQ_U64(addr[8], 0xd000);
+		CHECK_EQ_U64(bytes[9], 512);
+		CHECK_EQ_U64(bytes[10], 0);
+	}
+	CHECK_EQ_U64(gr_chunk_count(c, GR_K_MEMINFO), 2);
+	mfree = gr_chunk_column(c, GR_K_MEMINFO, GR_MEMINFO_FREE);
+	mtotal = gr_chunk_column(c, GR_K_MEMINFO, GR_MEMINFO_TOTAL);
+	mstatus = gr_chunk_column(c, GR_K_MEMINFO, GR_MEMINFO_STATUS);
+	if (gr_chunk_count(c, GR_K_MEMINFO) == 2 && mfree && mtotal && mstatus) {
+		CHECK_EQ_U64(mfree[0], 3);
+		CHECK_EQ_U64(mtotal[0], 8);
+		CHECK_EQ_U64(mfree[1] + mtotal[1], 0);
+		CHECK_EQ_U64(mstatus[1], 35);
+	}
+	gr_trace_reader_close(r);
+	close(fd);
+}
+
 int main(void)
 {
 	RUN_TEST(test_short_exec_resumes);
+	RUN_TEST(test_alloc_layouts);
 	RUN_TEST(test_long_pystack_resumes);
 	RUN_TEST(test_unflagged_stays);
 	TEST_EXIT();
