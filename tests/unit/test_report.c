@@ -2274,6 +2274,42 @@ static void test_memory_figures(void)
 	gr_model_free(m);
 }
 
+/* Caching allocators: PyTorch's CUDA library mapped, or a loop over 2 MiB-multiple segments
+ * that allocates nothing; a program's own 16 MiB buffer is neither. */
+static void test_memory_caching(void)
+{
+	const uint64_t MiB = 1u << 20, starts[3] = {10000, 20000, 30000};
+	struct gr_memory_loop loop = {.starts = starts, .n = 3, .end_ts = 40000};
+	const char *lib = "/venv/lib/python3.12/site-packages/torch/lib/libc10_cuda.so";
+	struct gr_memory mem;
+	struct gr_model *m;
+	struct tb b;
+
+	for (int c = 0; c < 3; c++) {
+		tb_open(&b, "caching.trc");
+		if (c == 0)
+			tb_mapping(&b, 10, 100, 0x7f0000000000, 0x7f0000100000, lib);
+		tb_alloc(&b, 1000, 100, 100, GR_ALLOC_DEVICE, 0x1000, c == 2 ? 16 * MiB : 2 * MiB);
+		tb_alloc(&b, 2000, 100, 100, GR_ALLOC_DEVICE, 0x9000000,
+			 c == 2 ? 8 * MiB : 20 * MiB);
+		for (int j = 0; j < 3; j++)
+			tb_launch(&b, starts[j], 100, 100, 0x400000, 1, 32, 0, 0, 1000);
+		m = tb_load(&b);
+		if (!m)
+			return;
+		loop.thread = thread_of(m, 100);
+		CHECK(gr_memory_compute(m, &loop, &mem) == 0);
+		if (c == 0)
+			CHECK(mem.caching == GR_MEMORY_CACHING_LIBRARY && mem.caching_library &&
+			      !strcmp(mem.caching_library, lib));
+		else
+			CHECK(mem.caching ==
+			      (c == 1 ? GR_MEMORY_CACHING_SEGMENTS : GR_MEMORY_CACHING_NONE));
+		gr_memory_free(&mem);
+		gr_model_free(m);
+	}
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -2310,6 +2346,7 @@ int main(void)
 	RUN_TEST(test_sms);
 	RUN_TEST(test_standard_trace);
 	RUN_TEST(test_memory_figures);
+	RUN_TEST(test_memory_caching);
 	{
 		char cmd[300];
 
