@@ -125,6 +125,8 @@ if [ -f "$TMP/leak.trc" ] && [ -f "$TMP/healthy.trc" ]; then
 	check "diff healthy -> leak: peak 115 -> 125 MiB, outstanding 0 -> 30 MiB, growth 0 -> 1 MiB, frees 3 -> 2" \
 		"[[$((115 * MiB)), $((125 * MiB))], [0, $((30 * MiB))], [0, $MiB], [3, 2]]" \
 		"$(json "$TMP/diff.json" "(lambda M: [[M[k]['a'], M[k]['b']] for k in ('memory.peak', 'memory.outstanding', 'memory.growth', 'memory.churn_frees')])({m['id']: m for m in d['metrics']})")"
+	check "diff healthy -> leak: the summary names the leak and what it left" "[true, true]" \
+		"$(json "$TMP/diff.json" "['device memory growth per iteration (a leak) 0 B -> 1.0 MiB' in d['summary'], 'device memory outstanding at the end 0 B -> 30.0 MiB' in d['summary']]")"
 fi
 
 # the real runtime without a driver: every call fails
