@@ -281,22 +281,22 @@ def failure_checks(b, name, data):
 def memory_checks(b, name, data, count):
     """The device memory part: a chart per process the data carries, its peak marked at the
     peak's bytes, and the flame graph of the live set at the peak (docs/HTML.md, MEMORY)."""
-    if data["kind"] == "diff":
-        return
-    mem = data.get("memory")
-    if not mem:
+    mems = [s.get("memory") for s in sides(data)]
+    if not any(mems):
         check(name + ": no memory chart without device memory", count(".memchart") == 0,
               count(".memchart"))
         return
-    procs = mem["processes"]
+    procs = [p for mem in mems if mem for p in mem["processes"]]
     check(name + ": a memory chart per process (%d)" % len(procs),
           count(".memchart") == len(procs), count(".memchart"))
     peaks = b.evaluate("Array.from(document.querySelectorAll('[data-peak]'))"
                        ".map(function (e) { return +e.getAttribute('data-peak'); })")
     check(name + ": each chart marks its process's peak", peaks == [p["peak_bytes"] for p in procs],
           peaks)
-    boxes = count("section.flame[aria-label='memory flame graph'] [data-flame]")
-    check(name + ": the live set at the peak drawn as a flame graph", boxes > 1, boxes)
+    boxes = count("section.flame[aria-label='memory flame graph']")
+    check(name + ": the live set at the peak drawn as a flame graph, one per side with memory",
+          boxes == sum(1 for mem in mems if mem) and
+          count("section.flame[aria-label='memory flame graph'] [data-flame]") > boxes, boxes)
 
 
 def run(b, args, data):
