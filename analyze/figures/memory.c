@@ -23,7 +23,7 @@ struct op {
 	uint8_t type;
 };
 
-/* An address ever allocated, by (pid, addr): what lives there now. */
+/* An address ever allocated, by (pid, family, addr): what lives there now. */
 struct slot {
 	uint64_t bytes;
 	uint64_t ts; /* of the allocation */
@@ -40,7 +40,7 @@ struct replay {
 	const struct gr_aside *as;
 	struct op *ops;
 	size_t nops;
-	struct gr_keymap addrs; /* (pid, addr) -> slot */
+	struct gr_keymap addrs; /* (pid, family, addr) -> slot */
 	struct slot *slots;
 	size_t cap;
 	uint64_t *live, *pinned;	 /* per process */

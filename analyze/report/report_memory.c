@@ -113,8 +113,8 @@ static void held_text(FILE *f, const struct gr_memory *mem, const struct gr_memo
 }
 
 /* "X of Y at T s": the free memory a failure's process was last told. */
-static const char *rp_told(char *buf, size_t len, const struct gr_memory_failure *F,
-			   uint64_t first_ts)
+static const char *told_text(char *buf, size_t len, const struct gr_memory_failure *F,
+			     uint64_t first_ts)
 {
 	char a[32], b[32];
 
@@ -233,7 +233,7 @@ void rp_memory_text(FILE *f, const struct gr_report *r, const struct gr_model *m
 			     gr_alloc_kind_name(F->kind),
 			     gr_units_bytes(b1, sizeof(b1), (double)F->bytes), F->status,
 			     gr_units_bytes(b2, sizeof(b2), (double)F->live_bytes),
-			     F->free_known ? rp_told(b3, sizeof(b3), F, r->first_ts)
+			     F->free_known ? told_text(b3, sizeof(b3), F, r->first_ts)
 					   : "unknown (no cudaMemGetInfo recorded)",
 			     site(mem, F->site, s1, sizeof(s1)));
 			held_text(f, mem, F->holders, F->nholders, F->holders_n, F->live_bytes);
