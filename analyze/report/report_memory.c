@@ -62,19 +62,22 @@ int rp_memory(struct rp_ctx *x)
 	if (mem->growth.found) {
 		const struct gr_memory_growth *G = &mem->growth;
 		const struct gr_memory_held *h = G->nsites ? &G->sites[0] : NULL;
+		char from[GR_FRAME_TEXT + 96] = "", failed[64] = "";
 
-		return rp_verdict(
-		    x, &M->verdict, GR_VERDICT_PROBLEM,
-		    "leak: live device memory of pid %u grows %s per iteration over %" PRIu64
-		    " iterations (%" PRIu64 " grew)%s%s%s%s%s",
-		    G->pid, gr_units_bytes(b1, sizeof(b1), (double)G->per_iteration), G->iterations,
-		    G->grew, h ? "; +" : "",
-		    h ? gr_units_bytes(b2, sizeof(b2), (double)h->bytes / (double)G->iterations)
-		      : "",
-		    h ? " per iteration from " : "", h ? site(mem, h->site, s1, sizeof(s1)) : "",
-		    h ? rp_printf(x, ": %s by the end",
-				  gr_units_bytes(b3, sizeof(b3), (double)h->bytes))
-		      : "");
+		if (h)
+			snprintf(from, sizeof(from), "; +%s per iteration from %s: %s by the end",
+				 gr_units_bytes(b2, sizeof(b2),
+						(double)h->bytes / (double)G->iterations),
+				 site(mem, h->site, s1, sizeof(s1)),
+				 gr_units_bytes(b3, sizeof(b3), (double)h->bytes));
+		if (mem->failures_total)
+			snprintf(failed, sizeof(failed), "; %" PRIu64 " allocation call%s failed",
+				 mem->failures_total, mem->failures_total == 1 ? "" : "s");
+		return rp_verdict(x, &M->verdict, GR_VERDICT_PROBLEM,
+				  "leak: live device memory of pid %u grows %s per iteration over "
+				  "%" PRIu64 " iterations (%" PRIu64 " grew)%s%s",
+				  G->pid, gr_units_bytes(b1, sizeof(b1), (double)G->per_iteration),
+				  G->iterations, G->grew, from, failed);
 	}
 	if (mem->failures_total) {
 		const struct gr_memory_failure *F = &mem->failures[0];
