@@ -156,12 +156,12 @@ uint32_t gr_aside_stack(const struct gr_model *m, const struct gr_aside *a)
 		return a->u.copy.stack;
 	case GR_K_MEMSET:
 		return a->u.memset.stack;
-	case GR_K_ALLOC:
-		return a->u.alloc.stack;
 	case GR_K_SYNC:
 		return a->u.sync.stack;
 	case GR_K_GRAPH:
 		return a->u.graph.stack;
+	case GR_K_ALLOC:
+		return a->u.alloc.stack;
 	default:
 		return 0;
 	}
@@ -432,7 +432,11 @@ static int per_thread_api(uint64_t api)
 	case GR_API_cudaMemset_ptds:
 	case GR_API_cudaMemsetAsync_ptsz:
 	case GR_API_cudaMallocAsync_ptsz:
+	case GR_API_cudaMallocFromPoolAsync_ptsz:
+	case GR_API_cuMemAllocAsync_ptsz:
+	case GR_API_cuMemAllocFromPoolAsync_ptsz:
 	case GR_API_cudaFreeAsync_ptsz:
+	case GR_API_cuMemFreeAsync_ptsz:
 	case GR_API_cudaStreamSynchronize_ptsz:
 	case GR_API_cudaStreamWaitEvent_ptsz:
 	case GR_API_cudaEventRecord_ptsz:

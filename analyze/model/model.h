@@ -96,11 +96,11 @@ struct gr_alloc {
 	uint64_t dur;
 	uint64_t addr; /* 0: the call failed */
 	uint64_t bytes;
+	uint64_t handle; /* pool (FromPool), physical handle (VMM map), else 0 */
 	uint32_t thread, stream;
 	uint16_t api;
-	uint16_t kind;	 /* enum gr_alloc_kind */
-	uint32_t stack;	 /* gr_model_stacks() index, 0 = none */
-	uint64_t handle; /* pool (FromPool), physical handle (VMM map), else 0 */
+	uint16_t kind;	/* enum gr_alloc_kind */
+	uint32_t stack; /* gr_model_stacks() index, 0 = none */
 };
 
 struct gr_free {

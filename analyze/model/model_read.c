@@ -128,6 +128,8 @@ static enum adj_what adj_of(uint16_t kind, uint16_t col)
 		return col == GR_SYNC_PID || col == GR_SYNC_TID ? ADJ_ID : 0;
 	case GR_K_GRAPH:
 		return col == GR_GRAPH_PID || col == GR_GRAPH_TID ? ADJ_ID : 0;
+	case GR_K_MEMINFO:
+		return col == GR_MEMINFO_PID || col == GR_MEMINFO_TID ? ADJ_ID : 0;
 	case GR_K_SCHED:
 		if (col == GR_SCHED_CPU || col == GR_SCHED_TARGET_CPU)
 			return ADJ_CPU;

@@ -97,6 +97,11 @@ check "info: allocations by kind, the new kinds by name" \
 	"device 4 $(((1 << 20) + P * 10 + P3 * 12 + (5 << 20))) / device-async 2 6291456 / managed 1 2097152 / host-pinned 2 12288 / host-registered 1 16384 / array 3 8192 / vmm-physical 1 2097152 / vmm-map 1 2097152 / vmm-reserve 1 4194304" \
 	"$(json "$TMP/s.json" '" / ".join("%s %d %d" % (a["kind"], a["count"], a["bytes"]) for a in d["allocations"])')"
 
+# a trace of format 1.0 (before the ALLOC stack and handle columns) opens: no stack, no handle
+check "a 1.0 trace's allocations read without stack or handle" \
+	"alloc cudaMalloc device 27033600 0 a1 - nostack|alloc cudaMalloc device 1081344 0 a2 - nostack|alloc cudaMalloc device 4 0 a3 - nostack|free cudaFree device 0 a1|free cudaFree device 0 a2|free cudaFree device 0 a3" \
+	"$("$ALLOCS" tests/data/golden/item_free.trc | paste -sd'|')"
+
 # Python: an allocation through ctypes carries the Python frames it was made from, innermost
 # first, as a launch does
 cat >"$TMP/grab.py" <<'EOF2'

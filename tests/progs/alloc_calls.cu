@@ -5,12 +5,35 @@
 // "meminfo API FREE TOTAL". The driver is opened with dlopen, as PyTorch does: without one (the
 // real runtime here) its calls are not made ("driver none"). Before its first cudaFree it
 // launches a kernel of 20 ms on the simulator (10000 waves): the free waits for it. Built with -g.
+#include <cstddef>
+#include <cuda.h>
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../../bpf/gpurec.h"
+
+// the layouts the BPF side reads (bpf/gpurec.h), checked against the toolkit's headers
+static_assert(sizeof(cudaChannelFormatDesc) == GR_CHANNEL_DESC_BYTES &&
+		      offsetof(cudaChannelFormatDesc, y) == 4 &&
+		      offsetof(cudaChannelFormatDesc, w) == 12,
+	      "cudaChannelFormatDesc is not 4 ints and its kind");
+static_assert(offsetof(cudaPitchedPtr, ptr) == 0 && offsetof(cudaPitchedPtr, pitch) == 8,
+	      "cudaPitchedPtr: ptr@0 pitch@8");
+static_assert(sizeof(cudaExtent) == 24, "cudaExtent: 3 size_t, passed in memory");
+static_assert(sizeof(CUDA_ARRAY_DESCRIPTOR) == GR_CU_ARRAY_DESC_BYTES &&
+		      offsetof(CUDA_ARRAY_DESCRIPTOR, Format) == 16 &&
+		      offsetof(CUDA_ARRAY_DESCRIPTOR, NumChannels) == 20,
+	      "CUDA_ARRAY_DESCRIPTOR: Width, Height, Format, NumChannels");
+static_assert(offsetof(CUDA_ARRAY3D_DESCRIPTOR, Format) == 24 &&
+		      offsetof(CUDA_ARRAY3D_DESCRIPTOR, NumChannels) + 4 == GR_CU_ARRAY3D_DESC_BYTES,
+	      "CUDA_ARRAY3D_DESCRIPTOR: Width, Height, Depth, Format, NumChannels");
+static_assert(CU_AD_FORMAT_UNSIGNED_INT8 == 0x01 && CU_AD_FORMAT_SIGNED_INT16 == 0x09 &&
+		      CU_AD_FORMAT_HALF == 0x10 && CU_AD_FORMAT_FLOAT == 0x20,
+	      "the CUarray_format values record/translate.c sizes");
 
 #define AT(name, call) (printf("line %s %d\n", name, __LINE__), status(name, (int)(call)))
 
