@@ -226,6 +226,8 @@ static void summary(FILE *f, const char *out, const struct gr_export_stats *st, 
 			st->gpu_slices, st->gpu_flows, st->gpu_untied);
 	if (st->step_slices)
 		fprintf(f, "  %" PRIu64 " step slices (--step)\n", st->step_slices);
+	if (st->memory_counters)
+		fprintf(f, "  %" PRIu64 " device memory counter points\n", st->memory_counters);
 	fprintf(f,
 		"  %" PRIu64 " loss instants, %" PRIu64 " process events, %" PRIu64
 		" metadata events, %" PRIu64 " events in all\n",

@@ -34,7 +34,7 @@ static void usage(FILE *f)
 	    "                  flame graph, written to -o PAGE (docs/HTML.md)\n"
 	    "  -o, --output PAGE  the page --html writes (replaced if it exists)\n"
 	    "  --only LIST     comma-separated sections: "
-	    "launches,fusion,transfer,cpu,communication,ranks\n"
+	    "launches,fusion,transfer,cpu,communication,ranks,memory\n"
 	    "  --top N         rows per ranked table (default 20; --json: all)\n"
 	    "  --sms N         streaming multiprocessors of the GPU, for the small-grid test\n"
 	    "                  (default: the count the program got from the runtime; else\n"
@@ -57,17 +57,14 @@ static unsigned parse_only(const char *s)
 	static const struct {
 		const char *name;
 		unsigned bit;
-	} names[] = {{"launches", GR_REPORT_LAUNCHES},
-		     {"launch", GR_REPORT_LAUNCHES},
-		     {"fusion", GR_REPORT_FUSION},
-		     {"transfer", GR_REPORT_TRANSFER},
-		     {"transfers", GR_REPORT_TRANSFER},
-		     {"cpu", GR_REPORT_CPU},
-		     {"communication", GR_REPORT_COMM},
-		     {"comm", GR_REPORT_COMM},
-		     {"nccl", GR_REPORT_COMM},
-		     {"ranks", GR_REPORT_RANKS},
-		     {"all", GR_REPORT_ALL}};
+	} names[] = {
+	    {"launches", GR_REPORT_LAUNCHES},  {"launch", GR_REPORT_LAUNCHES},
+	    {"fusion", GR_REPORT_FUSION},      {"transfer", GR_REPORT_TRANSFER},
+	    {"transfers", GR_REPORT_TRANSFER}, {"cpu", GR_REPORT_CPU},
+	    {"communication", GR_REPORT_COMM}, {"comm", GR_REPORT_COMM},
+	    {"nccl", GR_REPORT_COMM},	       {"ranks", GR_REPORT_RANKS},
+	    {"memory", GR_REPORT_MEMORY},      {"all", GR_REPORT_ALL},
+	};
 	unsigned bits = 0;
 
 	while (*s) {
@@ -141,7 +138,7 @@ int cmd_report(int argc, char **argv)
 				fprintf(
 				    stderr,
 				    "gpurec report: --only '%s': sections are launches, fusion, "
-				    "transfer, cpu, communication, ranks\n",
+				    "transfer, cpu, communication, ranks, memory\n",
 				    optarg);
 				return 2;
 			}

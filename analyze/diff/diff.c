@@ -211,8 +211,8 @@ out:
 /* The group an id starts with ("iteration" of "iteration.h2d.bytes"), static, or NULL. */
 static const char *group_of(const char *id)
 {
-	static const char *const groups[] = {"run", "iteration", "budget", "transfer",
-					     "cpu", "losses",	 "calls",  "gpu"};
+	static const char *const groups[] = {"run",    "iteration", "budget", "transfer", "cpu",
+					     "losses", "calls",	    "gpu",    "memory"};
 	size_t n = strcspn(id, ".");
 
 	for (size_t i = 0; i < N(groups); i++)
@@ -540,6 +540,44 @@ static void loss_metrics(struct ctx *c)
 	       (double)!gr_model_integrity(c->m[1])->complete, "damaged file (1 = yes)");
 }
 
+/* Device memory (memory.h), when either trace made an allocation call: the largest peak of a
+ * process, what was outstanding at the end, failed allocations, the growth finding (0 when none),
+ * and the loop's churn (NAN without a loop). A trace whose every allocation failed has no figure
+ * (NAN): nothing was allocated to compare. */
+static void memory_metrics(struct ctx *c)
+{
+	const struct gr_memory *mem[2] = {&c->d->rep[0]->memory.m, &c->d->rep[1]->memory.m};
+	double v[2][7];
+
+	if (!mem[0]->any && !mem[1]->any)
+		return;
+	for (int s = 0; s < 2; s++) {
+		const struct gr_memory_proc *top = gr_memory_top_proc(mem[s]);
+		const struct gr_memory_churn *C = &mem[s]->churn;
+		uint64_t out = 0;
+		int judged = mem[s]->any && mem[s]->judged;
+
+		for (size_t k = 0; k < mem[s]->nprocs; k++)
+			out += mem[s]->procs[k].end_bytes;
+		v[s][0] = judged && top ? (double)top->peak_bytes : NAN;
+		v[s][1] = judged ? (double)out : NAN;
+		v[s][2] = (double)mem[s]->failures_total;
+		v[s][3] = judged && C->found ? (double)mem[s]->growth.per_iteration : NAN;
+		v[s][4] = judged && C->found ? (double)C->median_allocs : NAN;
+		v[s][5] = judged && C->found ? (double)C->median_frees : NAN;
+		v[s][6] = judged && C->found ? (double)C->median_ns : NAN;
+	}
+	metric(c, "memory.peak", "B", v[0][0], v[1][0], "device memory peak (largest process)");
+	metric(c, "memory.outstanding", "B", v[0][1], v[1][1], "outstanding at the end");
+	metric(c, "memory.failed", "", v[0][2], v[1][2], "failed allocations");
+	metric(c, "memory.growth", "B", v[0][3], v[1][3], "growth per iteration (0: none)");
+	metric(c, "memory.churn_allocations", "", v[0][4], v[1][4],
+	       "allocations per iteration (median)");
+	metric(c, "memory.churn_frees", "", v[0][5], v[1][5], "frees per iteration (median)");
+	metric(c, "memory.churn_time", "ns", v[0][6], v[1][6],
+	       "alloc/free time per iteration (median)");
+}
+
 /* What became of the calls (outcome.h): the per-error counts are the summary's to compare. */
 static void call_metrics(struct ctx *c)
 {
@@ -760,6 +798,7 @@ int gr_diff_compute(const struct gr_model *a, const struct gr_model *b,
 	loss_metrics(&c);
 	call_metrics(&c);
 	gpu_metrics(&c);
+	memory_metrics(&c);
 	err = c.err;
 	if (err)
 		goto fail;

@@ -306,6 +306,24 @@ static void say_figures(struct summary *c)
 		say(c, 1, "runnable wait in launch gaps %s", arrow(mt, buf, sizeof(buf)));
 }
 
+/* Device memory: growth (a leak) that appeared or went, the peak and what was left at the end
+ * when they moved by the summary threshold. */
+static void say_memory(struct summary *c)
+{
+	const struct gr_diff_metric *mt = gr_diff_metric(c->d, "memory.growth");
+	char buf[160];
+
+	if (mt && !isnan(mt->delta) && mt->delta != 0)
+		say(c, 1, "device memory growth per iteration (a leak) %s",
+		    arrow(mt, buf, sizeof(buf)));
+	mt = gr_diff_metric(c->d, "memory.peak");
+	if (matters(c->d, mt))
+		say(c, 1, "device memory peak %s", arrow(mt, buf, sizeof(buf)));
+	mt = gr_diff_metric(c->d, "memory.outstanding");
+	if (matters(c->d, mt) || (mt && !isnan(mt->delta) && (mt->v[0] == 0) != (mt->v[1] == 0)))
+		say(c, 1, "device memory outstanding at the end %s", arrow(mt, buf, sizeof(buf)));
+}
+
 /* A budget part whose median moved, for ordering. */
 struct moved {
 	const struct gr_diff_metric *mt;
@@ -444,6 +462,7 @@ int df_summarize(struct gr_diff *d, const struct gr_model *const m[2])
 	say_kernels(&c);
 	say_budget(&c);
 	say_figures(&c);
+	say_memory(&c);
 	say_caveats(&c, m);
 	if (!c.changes && !c.err) {
 		/* first: it is the answer */

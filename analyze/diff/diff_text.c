@@ -200,6 +200,7 @@ static void text_metrics(FILE *f, const struct gr_diff *d)
 	    {"transfer", "copies and syncs, whole run"},
 	    {"cpu", "CPU starvation (threads matched by comm and order of first CUDA call)"},
 	    {"gpu", "measured on the GPU (CUPTI)"},
+	    {"memory", "device memory (peak, leaks, churn)"},
 	    {"losses", "losses"},
 	};
 	size_t hidden = 0;

@@ -120,6 +120,14 @@ struct gr_diff_kernel {
  *   gpu.iteration.busy_time      GPU busy time per iteration (when either trace has one)
  *   gpu.iteration.busy_share     GPU busy share in the iteration
  *   gpu.dropped                  GPU records dropped (the GPU figures are lower bounds)
+ *   memory.peak                  device memory peak (largest process) (the memory group: when
+ *                                either trace made an allocation call; NAN: every one failed)
+ *   memory.outstanding           outstanding at the end (all processes)
+ *   memory.failed                failed allocations
+ *   memory.growth                growth per iteration (0: no growth finding; NAN: no loop)
+ *   memory.churn_allocations     allocations per iteration (median; NAN: no loop)
+ *   memory.churn_frees           frees per iteration (median)
+ *   memory.churn_time            alloc/free call time per iteration (median)
  */
 #define GR_DIFF_ID_LEN 48 /* the longest id, "cpu.thread.<n>.runnable_wait", fits */
 
@@ -127,7 +135,7 @@ struct gr_diff_kernel {
 struct gr_diff_metric {
 	char id[GR_DIFF_ID_LEN]; /* "transfer.h2d.bytes" (the list above), unique in a diff */
 	const char *group; /* static: "run", "iteration", "budget", "transfer", "cpu", "losses",
-			    * "calls", "gpu" */
+			    * "calls", "gpu", "memory" */
 	char *name;	   /* for people: "H2D bytes", "runnable wait: chain #1" */
 	const char *unit;  /* static: "" (count), "ns", "B", "/s", "%" */
 	double v[2];

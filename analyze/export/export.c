@@ -8,6 +8,7 @@
 #include "analyze/util/arrays.h"
 #include "analyze/figures/gpu.h"
 #include "analyze/figures/graphs.h"
+#include "analyze/figures/memory.h"
 #include "analyze/figures/outcome.h"
 #include "analyze/figures/timeline.h"
 #include "analyze/model/damage.h"
@@ -86,6 +87,7 @@ struct ex {
 	struct ex_stacks stacks; /* the events' call stacks */
 	struct ex_gpu gpu;	 /* the GPU rows (--cupti) */
 	int steps_used;		 /* the steps track (--step) has a slice in the window */
+	struct gr_memory mem;	 /* live device bytes per process (memory.h) */
 	struct gr_json j;
 	/* the Perfetto protobuf form (export_perfetto.h) instead of JSON; NULL for JSON */
 	struct ex_pf *pf;
@@ -341,6 +343,12 @@ static uint32_t step_tid(const struct ex *x)
 {
 	return GR_EXPORT_TID_BASE +
 	       (uint32_t)(x->nthread_order + x->nstream_order + x->gpu.ntracks);
+}
+
+/* The device memory counters come after the steps track. */
+static uint32_t memory_tid(const struct ex *x)
+{
+	return step_tid(x) + 1;
 }
 
 /* ---- metadata ---- */
@@ -1319,6 +1327,50 @@ static void write_steps(struct ex *x)
 	}
 }
 
+/*
+ * Live device bytes of each process as a counter (docs/REPORTS.md, "7. Device memory"): a point
+ * at every change in the window. JSON: "C" events named "device memory" on the process; Perfetto:
+ * a counter track in bytes under the process.
+ */
+static void write_memory(struct ex *x)
+{
+	for (size_t k = 0; k < x->mem.nprocs; k++) {
+		const struct gr_memory_proc *p = &x->mem.procs[k];
+		size_t proc = process_index(x, p->pid);
+		int described = 0;
+
+		if (proc == SIZE_MAX || !pid_wanted(x->o, p->pid))
+			continue;
+		for (size_t i = 0; i < p->nseries; i++) {
+			const struct gr_memory_point *pt = &p->series[i];
+
+			if (!in_window(x, pt->ts, 0))
+				continue;
+			x->st.memory_counters++;
+			if (!x->emit) {
+				x->proc_use[proc] = 1;
+				x->st.events++;
+				continue;
+			}
+			if (x->pf) {
+				if (!described++)
+					ex_pf_track(x->pf, EX_PF_COUNTER, p->pid, memory_tid(x),
+						    "device memory (live bytes)");
+				ex_pf_counter(x->pf, p->pid, memory_tid(x), pt->ts,
+					      (int64_t)pt->bytes);
+				x->st.events++;
+				continue;
+			}
+			event_begin(x, "C", "device memory", "memory", p->pid, memory_tid(x));
+			event_ts(x, pt->ts);
+			args_begin(x);
+			arg_u64(x, "live bytes", pt->bytes);
+			args_end(x);
+			event_end(x);
+		}
+	}
+}
+
 /* ---- losses and process events ---- */
 
 static void write_losses(struct ex *x)
@@ -1478,6 +1530,8 @@ static int setup(struct ex *x)
 	err = gr_graphs_build(x->m, &x->graphs);
 	if (!err)
 		err = setup_gpu(x);
+	if (!err)
+		err = gr_memory_compute(x->m, NULL, &x->mem);
 	return err;
 }
 
@@ -1495,6 +1549,7 @@ static void ex_free(struct ex *x)
 	free(x->name_seen);
 	gr_graphs_free(x->graphs);
 	gr_gpu_free(x->gpu.sum);
+	gr_memory_free(&x->mem);
 	free(x->gpu.track);
 	free(x->gpu.flow);
 	free(x->gpu.tracks);
@@ -1540,6 +1595,7 @@ static int mark(struct ex *x)
 	write_asides(x);
 	write_gpu(x);
 	write_steps(x);
+	write_memory(x);
 	err = write_sched(x);
 	write_procs(x);
 	for (size_t i = 0; i < n; i++) {
@@ -1715,6 +1771,7 @@ static int write_all(struct ex *x)
 	write_asides(x);
 	write_gpu(x);
 	write_steps(x);
+	write_memory(x);
 	err = write_sched(x);
 	write_procs(x);
 	write_losses(x);

@@ -97,6 +97,7 @@ struct gr_export_stats {
 	uint64_t gpu_flows;	  /* from the call that made a GPU row to its slice: "s" + "f" */
 	uint64_t gpu_untied;	  /* GPU slices tied to no recorded call (gpu.h): never a flow */
 	uint64_t step_slices;	  /* "step N" slices on the steps track (--step) */
+	uint64_t memory_counters; /* points of live device bytes, per process ("C" events) */
 	uint64_t loss_instants, proc_instants;
 	uint64_t metadata;
 	uint64_t events; /* every event above, metadata included */

@@ -35,6 +35,8 @@ enum {
 	TD_PROCESS = 3,
 	TD_THREAD = 4,
 	TD_PARENT_UUID = 5,
+	TD_COUNTER = 8,
+	COUNTER_UNIT = 3, /* CounterDescriptor.unit */
 	PROCESS_PID = 1,
 	PROCESS_NAME = 6,
 	THREAD_PID = 1,
@@ -47,6 +49,7 @@ enum {
 	TE_NAME_IID = 10,
 	TE_TRACK_UUID = 11,
 	TE_FLOW_IDS = 47,
+	TE_COUNTER_VALUE = 30,
 
 	DA_NAME_IID = 1,
 	DA_BOOL = 2,
@@ -66,7 +69,8 @@ enum {
 			      InternedString.str all are field 2 */
 };
 
-enum { TYPE_SLICE_BEGIN = 1, TYPE_SLICE_END = 2, TYPE_INSTANT = 3 };
+enum { TYPE_SLICE_BEGIN = 1, TYPE_SLICE_END = 2, TYPE_INSTANT = 3, TYPE_COUNTER = 4 };
+enum { UNIT_SIZE_BYTES = 3 };
 enum { SEQ_INCREMENTAL_STATE_CLEARED = 1, SEQ_NEEDS_INCREMENTAL_STATE = 2 };
 enum { CLOCK_REALTIME = 1, CLOCK_MONOTONIC = 3 };
 
@@ -236,9 +240,30 @@ void ex_pf_track(struct ex_pf *pf, enum ex_pf_track kind, uint32_t pid, uint32_t
 		gr_pb_varint(&pf->out, TD_UUID, track_uuid(pid, tid));
 		gr_pb_str(&pf->out, TD_NAME, name);
 		gr_pb_varint(&pf->out, TD_PARENT_UUID, track_uuid(pid, 0));
+		if (kind == EX_PF_COUNTER) {
+			d = gr_pb_begin(&pf->out, TD_COUNTER);
+			gr_pb_varint(&pf->out, COUNTER_UNIT, UNIT_SIZE_BYTES);
+			gr_pb_end(&pf->out, d);
+		}
 	}
 	gr_pb_end(&pf->out, td);
 	gr_pb_end(&pf->out, pkt);
+}
+
+void ex_pf_counter(struct ex_pf *pf, uint32_t pid, uint32_t tid, uint64_t ts, int64_t value)
+{
+	size_t pkt = gr_pb_begin(&pf->out, TRACE_PACKET), te;
+
+	packet_head(pf, ts, 1);
+	te = gr_pb_begin(&pf->out, PKT_TRACK_EVENT);
+	gr_pb_varint(&pf->out, TE_TYPE, TYPE_COUNTER);
+	gr_pb_varint(&pf->out, TE_TRACK_UUID, track_uuid(pid, tid));
+	gr_pb_varint(&pf->out, TE_COUNTER_VALUE, (uint64_t)value);
+	gr_pb_end(&pf->out, te);
+	gr_pb_varint(&pf->out, PKT_SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
+	gr_pb_end(&pf->out, pkt);
+	if (pf->out.len >= GR_PF_FLUSH)
+		flush(pf);
 }
 
 void ex_pf_begin(struct ex_pf *pf, char ph, const char *name, const char *cat, uint32_t pid,

@@ -34,10 +34,11 @@ struct ex_pf;
 int ex_pf_open(struct ex_pf **pf, FILE *f, const struct gr_model *m);
 
 /* The kinds of track export.c names, told apart by their ids as export.h sets them. */
-enum ex_pf_track { EX_PF_PROCESS, EX_PF_THREAD, EX_PF_CUSTOM };
+enum ex_pf_track { EX_PF_PROCESS, EX_PF_THREAD, EX_PF_CUSTOM, EX_PF_COUNTER };
 
-/* A track's descriptor: a process (@tid unused), a traced thread, or a track of export.h's own
- * (a thread's CPU state, a stream) in process @pid with its id @tid. */
+/* A track's descriptor: a process (@tid unused), a traced thread, a track of export.h's own
+ * (a thread's CPU state, a stream) in process @pid with its id @tid, or a counter track in bytes
+ * (device memory) in process @pid with its id @tid. */
 void ex_pf_track(struct ex_pf *pf, enum ex_pf_track kind, uint32_t pid, uint32_t tid,
 		 const char *name);
 
@@ -49,6 +50,9 @@ void ex_pf_track(struct ex_pf *pf, enum ex_pf_track kind, uint32_t pid, uint32_t
  * it made; 0 adds none), instant scope ('t' thread, 'p' process, 'g' global) and arguments, in
  * any order; then end.
  */
+/* A counter track's value @value (bytes) from @ts on: one counter event, no name or arguments. */
+void ex_pf_counter(struct ex_pf *pf, uint32_t pid, uint32_t tid, uint64_t ts, int64_t value);
+
 void ex_pf_begin(struct ex_pf *pf, char ph, const char *name, const char *cat, uint32_t pid,
 		 uint32_t tid);
 void ex_pf_ts(struct ex_pf *pf, uint64_t ts);

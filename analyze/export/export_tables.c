@@ -64,8 +64,8 @@ static const struct gr_xcol memsets_cols[] = {
     {"value", I},    {"flags", I}, {"graph_node", I}, OUTCOME_COLS,
 };
 static const struct gr_xcol allocs_cols[] = {
-    {"id", I},	   {"start", I}, {"dur", I},  {"thread_id", I}, {"stream_id", I},
-    {"api_id", I}, {"kind", T},	 {"addr", I}, {"bytes", I},	OUTCOME_COLS,
+    {"id", I},	 {"start", I}, {"dur", I},   {"thread_id", I}, {"stream_id", I}, {"api_id", I},
+    {"kind", T}, {"addr", I},  {"bytes", I}, {"stack_id", I},  OUTCOME_COLS,
 };
 static const struct gr_xcol frees_cols[] = {
     {"id", I},	   {"start", I}, {"dur", I},  {"thread_id", I},
@@ -628,6 +628,7 @@ static void alloc_row(struct xt *x, uint64_t *id, const struct gr_alloc *a)
 	put_text(x, gr_alloc_kind_name(a->kind));
 	put_u64(x, a->addr);
 	put_u64(x, a->bytes);
+	put_stack(x, a->stack);
 }
 
 static void free_row(struct xt *x, uint64_t *id, const struct gr_free *f)

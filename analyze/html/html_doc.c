@@ -11,6 +11,7 @@
 #include "analyze/util/json.h"
 #include "cmd.h"
 #include "html.h"
+#include "html_memory.h"
 #include "html_views.h"
 
 #define SCHEMA "gpurec-html-1"
@@ -57,7 +58,7 @@ static int side(struct gr_json *j, const struct gr_model *m, const struct gr_rep
 	gr_json_key(j, "views");
 	gr_html_views_json(j, v, m);
 	gr_html_views_free(v);
-	return 0;
+	return gr_html_memory_json(j, m, &r->memory.m, r->first_ts);
 }
 
 int gr_html_report_data(FILE *f, const struct gr_model *m, const struct gr_report *r,

@@ -247,6 +247,8 @@ int gr_info_compute(const struct gr_model *m, struct gr_info *in)
 		return err;
 	}
 	err = gr_outcome_compute(m, &in->outcome);
+	if (!err)
+		err = gr_memory_compute(m, NULL, &in->memory);
 	if (err) {
 		gr_info_free(in);
 		return err;
@@ -269,5 +271,6 @@ void gr_info_free(struct gr_info *in)
 	free(in->pair_order);
 	free(in->thread_order);
 	gr_outcome_free(&in->outcome);
+	gr_memory_free(&in->memory);
 	memset(in, 0, sizeof(*in));
 }

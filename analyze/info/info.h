@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "analyze/figures/launch_stats.h"
+#include "analyze/figures/memory.h"
 #include "analyze/figures/outcome.h"
 #include "analyze/model/model.h"
 #include "analyze/util/syscalls.h"
@@ -98,6 +99,10 @@ struct gr_info {
 	 * the others: failed, nested and in-flight calls */
 	struct gr_outcome outcome;
 	struct gr_info_blocked blocked;
+
+	/* device memory (memory.h), over the whole recording (info finds no loop): the peak and
+	 * what is outstanding at the end, per process */
+	struct gr_memory memory;
 };
 
 /*

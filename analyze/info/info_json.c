@@ -72,6 +72,37 @@ static void session_hex(char *buf, const uint8_t id[16])
 		sprintf(buf + 2 * i, "%02x", id[i]);
 }
 
+/* "memory": the device memory figures info shows (docs/INFO.md). */
+static void memory(struct gr_json *j, const struct gr_memory *mem)
+{
+	char s1[GR_FRAME_TEXT];
+
+	gr_json_key(j, "memory");
+	gr_json_object(j);
+	gr_json_kv_bool(j, "judged", mem->any && mem->judged);
+	gr_json_kv_u64(j, "failed", mem->failures_total);
+	gr_json_key(j, "processes");
+	gr_json_array(j);
+	for (size_t k = 0; k < mem->nprocs; k++) {
+		const struct gr_memory_proc *p = &mem->procs[k];
+
+		gr_json_object_flat(j);
+		gr_json_kv_u64(j, "pid", p->pid);
+		gr_json_kv_u64(j, "peak_bytes", p->peak_bytes);
+		gr_json_kv_u64(j, "peak_ts", p->peak_ts);
+		gr_json_kv_u64(j, "outstanding_bytes", p->end_bytes);
+		gr_json_kv_u64(j, "outstanding_allocations", p->end_count);
+		gr_json_kv_str(j, "outstanding_top_site",
+			       p->nend_sites
+				   ? gr_memory_site_text(mem, p->end_sites[0].site, s1, sizeof(s1))
+				   : NULL);
+		gr_json_kv_u64(j, "pinned_peak_bytes", p->pinned_peak_bytes);
+		gr_json_object_end(j);
+	}
+	gr_json_array_end(j);
+	gr_json_object_end(j);
+}
+
 static void sum_list(struct gr_json *j, const char *key, const struct gr_info_sum *s, unsigned n,
 		     int bytes)
 {
@@ -516,6 +547,7 @@ int gr_info_write_json(FILE *f, const struct gr_info *in, const struct gr_model 
 	sum_list(&j, "syncs", in->syncs, GR_INFO_SYNC_KINDS, 0);
 	sum_list(&j, "allocations", in->allocs, GR_INFO_ALLOC_KINDS, 1);
 	gr_json_kv_u64(&j, "frees", in->frees.count);
+	memory(&j, &in->memory);
 	sum_list(&j, "graphs", in->graphs, GR_INFO_GRAPH_KINDS, 0);
 	graph_executed(&j, gr_graphs_summary(in->launches.graphs));
 	outcomes(&j, in, m);

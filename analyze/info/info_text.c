@@ -248,6 +248,46 @@ static void kernels(FILE *f, const struct gr_info *in, const struct gr_model *m)
 	}
 }
 
+/* Device memory per process: the peak and what was outstanding at the end, with the site holding
+ * most of it (docs/REPORTS.md, "7. Device memory"). */
+static void memory(FILE *f, const struct gr_memory *mem, const struct gr_model *m)
+{
+	char b1[GR_UNITS_LEN], b2[GR_UNITS_LEN], s1[GR_FRAME_TEXT];
+	uint64_t first, last;
+
+	if (!mem->any)
+		return;
+	fprintf(f, "\ndevice memory\n");
+	if (!mem->judged) {
+		fprintf(f,
+			"  not judged: every one of the %" PRIu64
+			" allocation calls failed; nothing was live\n",
+			mem->failures_total);
+		return;
+	}
+	gr_model_time_span(m, &first, &last);
+	for (size_t k = 0; k < mem->nprocs; k++) {
+		const struct gr_memory_proc *p = &mem->procs[k];
+
+		fprintf(f,
+			"  pid %u: peak %s at %.3f s; outstanding at the end %s in %" PRIu64
+			" allocation%s\n",
+			p->pid, gr_units_bytes(b1, sizeof(b1), (double)p->peak_bytes),
+			p->peak_bytes ? (p->peak_ts - first) / 1e9 : 0.0,
+			gr_units_bytes(b2, sizeof(b2), (double)p->end_bytes), p->end_count,
+			p->end_count == 1 ? "" : "s");
+		if (p->nend_sites)
+			fprintf(f, "    most from %s\n",
+				GR_TEXT(gr_memory_site_text(mem, p->end_sites[0].site, s1,
+							    sizeof(s1))));
+	}
+	if (mem->failures_total)
+		fprintf(f,
+			"  %" PRIu64
+			" allocation call%s failed ('gpurec report' shows what was live)\n",
+			mem->failures_total, mem->failures_total == 1 ? "" : "s");
+}
+
 static void sums(FILE *f, const char *title, const struct gr_info_sum *s, unsigned n, int bytes)
 {
 	int any = 0;
@@ -452,6 +492,7 @@ int gr_info_write_text(FILE *f, const struct gr_info *in, const struct gr_model 
 	}
 	sums(f, "syncs", in->syncs, GR_INFO_SYNC_KINDS, 0);
 	sums(f, "allocations", in->allocs, GR_INFO_ALLOC_KINDS, 1);
+	memory(f, &in->memory, m);
 	sums(f, "graphs", in->graphs, GR_INFO_GRAPH_KINDS, 0);
 	outcomes(f, in, m);
 	blocked(f, in);

@@ -130,6 +130,9 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 		err = rp_transfer(&x);
 	if (!err && cpu && (r->sections & GR_REPORT_CPU))
 		err = rp_cpu(&x, cpu);
+	/* after the transfers: it links their pageable copies */
+	if (!err && (r->sections & GR_REPORT_MEMORY))
+		err = rp_memory(&x);
 	if (!err && (r->sections & GR_REPORT_COMM))
 		err = rp_comm(&x);
 	if (!err && (r->sections & GR_REPORT_RANKS))
@@ -171,6 +174,7 @@ void gr_report_free(struct gr_report *r)
 	}
 	gr_outcome_free(&r->outcome.o);
 	gr_gpu_free(r->gpu);
+	gr_memory_free(&r->memory.m);
 	gr_launch_sites_free(&r->launches.sites);
 	free(r);
 }

@@ -874,6 +874,8 @@ void gr_report_json(struct gr_json *j, const struct gr_report *r, const struct g
 		gr_json_str(j, "communication");
 	if (r->sections & GR_REPORT_RANKS)
 		gr_json_str(j, "ranks");
+	if (r->sections & GR_REPORT_MEMORY)
+		gr_json_str(j, "memory");
 	gr_json_array_end(j);
 	outcome(j, r, m);
 	if (r->sections & GR_REPORT_LAUNCHES)
@@ -888,6 +890,8 @@ void gr_report_json(struct gr_json *j, const struct gr_report *r, const struct g
 		comm(j, r);
 	if (r->ranks.n)
 		ranks(j, r, top);
+	if (r->sections & GR_REPORT_MEMORY)
+		rp_memory_json(j, r);
 	rp_gpu_json(j, r, m, top);
 	gr_json_object_end(j);
 }

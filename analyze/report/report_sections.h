@@ -64,6 +64,12 @@ int rp_iteration_loop(struct rp_ctx *x, struct gr_report_iteration *it, const si
 int rp_ranks(struct rp_ctx *x);
 int rp_fusion(struct rp_ctx *x);
 int rp_transfer(struct rp_ctx *x);
+/* report_memory.c: the device memory section (x->r->memory), after rp_transfer(); its text and
+ * JSON. 0 or -ENOMEM. */
+int rp_memory(struct rp_ctx *x);
+void rp_memory_text(FILE *f, const struct gr_report *r, const struct gr_model *m);
+struct gr_json;
+void rp_memory_json(struct gr_json *j, const struct gr_report *r);
 /* The communication finding (report_comm.c). 0 or -ENOMEM. */
 int rp_comm(struct rp_ctx *x);
 /* report_gpu.c: the GPU rows' figures (x->r->gpu), over the iteration when one was found */

@@ -27,34 +27,7 @@ static const char *level_name(enum gr_verdict_level l)
  * others indented by @indent. */
 static void wrap(FILE *f, const char *text, int first_indent, int indent)
 {
-	char esc[GR_TEXT_LEN];
-	int col = first_indent, fresh = 1;
-	/* the text may quote names from the trace: escaped before it is measured */
-	const char *p = gr_text_esc(esc, sizeof(esc), text);
-
-	while (*p == ' ')
-		p++;
-	while (*p) {
-		const char *sp = strchr(p, ' ');
-		int wl = sp ? (int)(sp - p) : (int)strlen(p);
-
-		if (!fresh && col + 1 + wl > WIDTH) {
-			fprintf(f, "\n%*s", indent, "");
-			col = indent;
-			fresh = 1;
-		}
-		if (!fresh) {
-			fputc(' ', f);
-			col++;
-		}
-		fprintf(f, "%.*s", wl, p);
-		col += wl;
-		fresh = 0;
-		p += wl;
-		while (*p == ' ')
-			p++;
-	}
-	fputc('\n', f);
+	gr_text_wrap(f, text, first_indent, indent, WIDTH);
 }
 
 /* A name from the trace, escaped, cut to @w columns with "..." when longer. */
@@ -75,11 +48,7 @@ static const char *cut(char *buf, size_t n, const char *s, size_t w)
 
 static void heading(FILE *f, const char *title)
 {
-	int n = fprintf(f, "\n== %s ", title);
-
-	for (; n < WIDTH; n++)
-		fputc('=', f);
-	fputc('\n', f);
+	gr_text_heading(f, title, WIDTH);
 }
 
 /* "1.50 waves", or "waves unknown" without an SM count. */
@@ -987,6 +956,7 @@ int gr_report_write_text(FILE *f, const struct gr_report *r, const struct gr_mod
 	    {GR_REPORT_FUSION, "fusion", offsetof(struct gr_report, fusion.verdict)},
 	    {GR_REPORT_TRANSFER, "transfer", offsetof(struct gr_report, transfer.verdict)},
 	    {GR_REPORT_CPU, "cpu", offsetof(struct gr_report, cpu.verdict)},
+	    {GR_REPORT_MEMORY, "memory", offsetof(struct gr_report, memory.verdict)},
 	};
 	char b1[32];
 
@@ -1056,6 +1026,8 @@ int gr_report_write_text(FILE *f, const struct gr_report *r, const struct gr_mod
 		comm(f, r);
 	if (r->ranks.n)
 		ranks(f, r, m, top);
+	if (r->sections & GR_REPORT_MEMORY)
+		rp_memory_text(f, r, m);
 	rp_gpu_text(f, r, m, top);
 	fflush(f);
 	return ferror(f) ? -EIO : 0;

@@ -24,6 +24,7 @@
 #include "analyze/figures/frames.h"
 #include "analyze/figures/gpu.h"
 #include "analyze/figures/launch_sites.h"
+#include "analyze/figures/memory.h"
 #include "analyze/figures/outcome.h"
 #include "analyze/figures/probe_cost.h"
 #include "analyze/model/damage.h"
@@ -37,7 +38,8 @@
 #define GR_REPORT_CPU	   (1u << 3)
 #define GR_REPORT_COMM	   (1u << 4)
 #define GR_REPORT_RANKS	   (1u << 5)
-#define GR_REPORT_ALL	   0x3fu
+#define GR_REPORT_MEMORY   (1u << 6)
+#define GR_REPORT_ALL	   0x7fu
 
 #define GR_REPORT_SLOW_LAUNCH_NS 50000 /* launch calls slower than this are listed */
 #define GR_REPORT_GAP_BUCKETS	 11    /* inter-launch gap histogram, see gr_report_gap_edges */
@@ -572,6 +574,14 @@ enum gr_report_sms_source {
 	GR_REPORT_SMS_OPTION,	   /* --sms */
 };
 
+/* The device memory section (report_memory.c): the figures over the report's loop, its verdict,
+ * and the transfer section's pageable async copies, which pinned memory would make async. */
+struct gr_report_memory {
+	struct gr_memory m;
+	struct gr_verdict verdict;
+	uint64_t pageable_copies, pageable_bytes;
+};
+
 struct gr_report {
 	unsigned sections; /* computed sections */
 	int python;	   /* the trace holds Python frames: sites show them, JSON gives "frames" */
@@ -595,6 +605,7 @@ struct gr_report {
 	struct gr_report_comm comm;
 	struct gr_report_outcome outcome; /* o.most_failed: no section's verdict is judged */
 	struct gr_report_ranks ranks;	  /* with the launches section */
+	struct gr_report_memory memory;
 	/* what our probes cost per call and whether it was subtracted (probe_cost.h): from launch
 	 * costs, call durations, inter-launch gaps and the iteration period; probe.clamped counts
 	 * the subtractions that stopped at 0 */

@@ -121,3 +121,44 @@ int gr_text_fputs(const char *s, FILE *f)
 	}
 	return 0;
 }
+
+void gr_text_wrap(FILE *f, const char *text, int first_indent, int indent, int width)
+{
+	char esc[GR_TEXT_LEN];
+	int col = first_indent, fresh = 1;
+	/* the text may quote names from the trace: escaped before it is measured */
+	const char *p = gr_text_esc(esc, sizeof(esc), text);
+
+	while (*p == ' ')
+		p++;
+	while (*p) {
+		const char *sp = strchr(p, ' ');
+		int wl = sp ? (int)(sp - p) : (int)strlen(p);
+
+		if (!fresh && col + 1 + wl > width) {
+			fprintf(f, "\n%*s", indent, "");
+			col = indent;
+			fresh = 1;
+		}
+		if (!fresh) {
+			fputc(' ', f);
+			col++;
+		}
+		fprintf(f, "%.*s", wl, p);
+		col += wl;
+		fresh = 0;
+		p += wl;
+		while (*p == ' ')
+			p++;
+	}
+	fputc('\n', f);
+}
+
+void gr_text_heading(FILE *f, const char *title, int width)
+{
+	int n = fprintf(f, "\n== %s ", title);
+
+	for (; n < width; n++)
+		fputc('=', f);
+	fputc('\n', f);
+}

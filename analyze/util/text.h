@@ -42,6 +42,15 @@ const char *gr_text_esc(char *buf, size_t size, const char *s);
 /* The same inside one printf's arguments: a buffer of the caller's block, one per use. */
 #define GR_TEXT(s) gr_text_esc((char[GR_TEXT_LEN]){0}, GR_TEXT_LEN, (s))
 
+/*
+ * Print @text escaped and wrapped at @width columns, the first line after @first_indent columns
+ * already used, the others indented by @indent; a newline at the end.
+ */
+void gr_text_wrap(FILE *f, const char *text, int first_indent, int indent, int width);
+
+/* A section's heading: "\n== @title ====...", @width columns. */
+void gr_text_heading(FILE *f, const char *title, int width);
+
 /* Write @s escaped to @f, however long. Returns 0, or EOF when the write failed. */
 int gr_text_fputs(const char *s, FILE *f);
 

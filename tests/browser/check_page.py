@@ -278,6 +278,27 @@ def failure_checks(b, name, data):
               all(w in cells for w in want), cells[:12])
 
 
+def memory_checks(b, name, data, count):
+    """The device memory part: a chart per process the data carries, its peak marked at the
+    peak's bytes, and the flame graph of the live set at the peak (docs/HTML.md, MEMORY)."""
+    mems = [s.get("memory") for s in sides(data)]
+    if not any(mems):
+        check(name + ": no memory chart without device memory", count(".memchart") == 0,
+              count(".memchart"))
+        return
+    procs = [p for mem in mems if mem for p in mem["processes"]]
+    check(name + ": a memory chart per process (%d)" % len(procs),
+          count(".memchart") == len(procs), count(".memchart"))
+    peaks = b.evaluate("Array.from(document.querySelectorAll('[data-peak]'))"
+                       ".map(function (e) { return +e.getAttribute('data-peak'); })")
+    check(name + ": each chart marks its process's peak", peaks == [p["peak_bytes"] for p in procs],
+          peaks)
+    boxes = count("section.flame[aria-label='memory flame graph']")
+    check(name + ": the live set at the peak drawn as a flame graph, one per side with memory",
+          boxes == sum(1 for mem in mems if mem) and
+          count("section.flame[aria-label='memory flame graph'] [data-flame]") > boxes, boxes)
+
+
 def run(b, args, data):
     name = args.name
     b.open("file://" + os.path.abspath(args.page), 1200, 900)
@@ -309,9 +330,10 @@ def run(b, args, data):
             check(name + ": the page says %d spans were left out" % cut,
                   b.evaluate("document.body.textContent.includes(%s)"
                              % json.dumps("%d spans left out" % cut)))
-    nflame = count("[data-flame]")
+    nflame = count("section.flame[aria-label='launch flame graph'] [data-flame]")
     check(name + ": flame boxes " + ("drawn" if flame else "absent (no stacks)"),
           nflame > 1 if flame else nflame == 0, nflame)
+    memory_checks(b, name, data, count)
     if args.expect_launches is not None:
         shown = b.evaluate("Array.from(document.querySelectorAll('[data-kernel]'))"
                            ".map(r => r.nextSibling.textContent.split(' ')[0])")

@@ -31,6 +31,8 @@ print(json.dumps(dict(
     flow_ids=2 * sum(e["ph"] == "s" for e in ev),
     names=sorted({e["name"] for e in ev if e["ph"] in "Xi"}),
     tracks=sum(e["ph"] == "M" and e["name"] in ("process_name", "thread_name") for e in ev),
+    counter=sum(e["ph"] == "C" for e in ev),
+    counter_tracks=len({(e["pid"], e["name"]) for e in ev if e["ph"] == "C"}),
     stacks=len({e["sf"] for e in ev if "sf" in e}))))
 PY
 }
@@ -78,7 +80,7 @@ for T in "$GOLD"/*.trc; do
 	check "$n: both exports exit 0" 0 $?
 	p=$(pf_counts "$TMP/$n.pftrace")
 	j=$(json_counts "$TMP/$n.json")
-	for k in begin instant flow_ids names stacks; do
+	for k in begin instant flow_ids names stacks counter counter_tracks; do
 		check "$n: $k as in the JSON" "$(field "$j" $k)" "$(field "$p" $k)"
 	done
 	check "$n: slices ended = begun" "$(field "$p" begin)" "$(field "$p" end)"

@@ -6,7 +6,9 @@ docs/EXPORT.md lists. Prints one JSON object:
   TrackEvent field 47), distinct_flows, names (interned event names), annotation_names,
   categories, first_flags (the first sequence_flags written), needs_state (packets that say
   they need the incremental state), stacks (distinct interned strings used as "stack"
-  arguments), kernel_instants (instants whose category is "kernel").
+  arguments), kernel_instants (instants whose category is "kernel"), counter (counter track
+  events), counter_tracks (track descriptors with a CounterDescriptor, not in
+  track_descriptors).
 """
 import json
 import re
@@ -47,8 +49,8 @@ def fields(msg, n):
 
 def main():
     top = parse(sys.stdin)
-    c = dict(packets=0, track_descriptors=0, begin=0, end=0, instant=0, flow_ids=0,
-             kernel_instants=0, flags=[], stacks=set())
+    c = dict(packets=0, track_descriptors=0, counter_tracks=0, begin=0, end=0, instant=0,
+             counter=0, flow_ids=0, kernel_instants=0, flags=[], stacks=set())
     names, ann, cats, strings, flows = {}, {}, {}, {}, set()
     pending = []
     for f, pkt in top:
@@ -56,7 +58,8 @@ def main():
             raise SystemExit('a Trace holds only field-1 TracePackets')
         c['packets'] += 1
         c['flags'] += [int(v) for v in fields(pkt, 13)]
-        c['track_descriptors'] += len(fields(pkt, 60))
+        for td in fields(pkt, 60):
+            c['counter_tracks' if fields(td, 8) else 'track_descriptors'] += 1
         for idata in fields(pkt, 12):
             for table, dest in ((2, names), (3, ann), (1, cats), (29, strings)):
                 for e in fields(idata, table):
@@ -66,7 +69,7 @@ def main():
                     dest[iid] = text(fields(e, 2)[0])
         for te in fields(pkt, 11):
             t = int(fields(te, 9)[0])
-            c[{1: 'begin', 2: 'end', 3: 'instant'}[t]] += 1
+            c[{1: 'begin', 2: 'end', 3: 'instant', 4: 'counter'}[t]] += 1
             ids = fields(te, 47)
             c['flow_ids'] += len(ids)
             flows.update(ids)

@@ -292,7 +292,7 @@ check "no scheduler data: the text says so" 1 \
 "$GPUREC" record -o "$TMP/nocuda.trc" -- true >/dev/null 2>&1
 "$GPUREC" report "$TMP/nocuda.trc" >"$TMP/nocuda.txt" 2>&1
 check "no CUDA: exit status 0" 0 $?
-check "no CUDA: said once at the top, the step and each section say they have nothing" "1 5" \
+check "no CUDA: said once at the top, the step and each section say they have nothing" "1 6" \
 	"$(grep -c 'no CUDA library was loaded by the traced command' "$TMP/nocuda.txt") $(grep -c '^  [a-z]* *-  ' "$TMP/nocuda.txt")"
 check "no CUDA: no tables" 0 "$(grep -c 'launches  share\|direction\|on-CPU' "$TMP/nocuda.txt")"
 

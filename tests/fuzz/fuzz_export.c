@@ -18,7 +18,7 @@
 
 /* Events per phase, from the lines of traceEvents. */
 struct phases {
-	uint64_t X, i, s, f, M, other;
+	uint64_t X, i, s, f, M, C, other;
 };
 
 static void count_phases(const char *out, size_t len, struct phases *ph)
@@ -62,6 +62,9 @@ static void count_phases(const char *out, size_t len, struct phases *ph)
 		case 'M':
 			ph->M++;
 			break;
+		case 'C':
+			ph->C++;
+			break;
 		default:
 			ph->other++;
 		}
@@ -79,7 +82,8 @@ static void check_stats(const struct gr_export_stats *st)
 	FUZZ_ASSERT(sum == st->api_total);
 	FUZZ_ASSERT(st->events == st->api_total + st->node_slices + st->aside_slices +
 				      st->sched_slices + st->launch_instants + 2 * st->flows +
-				      st->loss_instants + st->proc_instants + st->metadata);
+				      st->loss_instants + st->proc_instants + st->metadata +
+				      st->memory_counters);
 	FUZZ_ASSERT(st->flows <= st->launch_instants);
 }
 
@@ -110,6 +114,7 @@ static void export_checked(const struct gr_model *m, const struct gr_export_opts
 	FUZZ_ASSERT(counted.flows == wrote->flows);
 	FUZZ_ASSERT(counted.loss_instants == wrote->loss_instants);
 	FUZZ_ASSERT(counted.proc_instants == wrote->proc_instants);
+	FUZZ_ASSERT(counted.memory_counters == wrote->memory_counters);
 	FUZZ_ASSERT(counted.events + wrote->metadata == wrote->events);
 	if (o && o->no_flows)
 		FUZZ_ASSERT(wrote->flows == 0);
@@ -123,6 +128,7 @@ static void export_checked(const struct gr_model *m, const struct gr_export_opts
 	FUZZ_ASSERT(ph.i == wrote->launch_instants + wrote->loss_instants + wrote->proc_instants);
 	FUZZ_ASSERT(ph.s == wrote->flows && ph.f == wrote->flows);
 	FUZZ_ASSERT(ph.M == wrote->metadata);
+	FUZZ_ASSERT(ph.C == wrote->memory_counters);
 	free(out);
 }
 

@@ -548,6 +548,13 @@ static const char *const documented_ids[] = {
     "calls.failed",
     "calls.in_flight",
     "calls.inner",
+    "memory.peak",
+    "memory.outstanding",
+    "memory.failed",
+    "memory.growth",
+    "memory.churn_allocations",
+    "memory.churn_frees",
+    "memory.churn_time",
 };
 
 /* @id fits template @tmpl: <dir> a direction, <n> a row number from 1. */

@@ -2171,6 +2171,145 @@ static void test_standard_trace(void)
 	gr_model_free(m);
 }
 
+/* The model thread index of @tid. */
+static uint32_t thread_of(const struct gr_model *m, uint32_t tid)
+{
+	size_t n;
+	const struct gr_thread *t = gr_model_threads(m, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (t[i].tid == tid)
+			return (uint32_t)i;
+	return UINT32_MAX;
+}
+
+/*
+ * Device memory (memory.h) over hand-made rows: a free matches its allocation within its family (a
+ * VMM physical handle equal to a pointer is another allocation; a mapping and a reservation hold
+ * no bytes), an unmatched free changes nothing, a failed row is never live, pinned memory is
+ * apart; growth needs most iterations to grow (a one-off does not), and the peak is placed in its
+ * iteration.
+ */
+static void test_memory_figures(void)
+{
+	const uint64_t MiB = 1u << 20, starts[5] = {10000, 20000, 30000, 40000, 50000};
+	struct gr_memory_loop loop = {.starts = starts, .n = 5, .end_ts = 60000};
+	struct gr_memory mem;
+	const struct gr_memory_proc *p;
+	struct gr_model *m;
+	struct tb b;
+
+	tb_open(&b, "memory.trc");
+	tb_alloc(&b, 1000, 100, 100, GR_ALLOC_DEVICE, 0x1000, 100);
+	tb_alloc(&b, 2000, 100, 100, GR_ALLOC_VMM_PHYSICAL, 0x1000, 1000);
+	tb_alloc(&b, 3000, 100, 100, GR_ALLOC_VMM_MAP, 0x9000, 1000);
+	tb_alloc(&b, 3500, 100, 100, GR_ALLOC_VMM_RESERVE, 0x9000, 4096);
+	tb_free(&b, 4000, 100, 100, GR_ALLOC_DEVICE, 0x1000);
+	tb_free(&b, 5000, 100, 100, GR_ALLOC_DEVICE, 0x7777);
+	tb_alloc(&b, 6000, 100, 100, GR_ALLOC_HOST_PINNED, 0x5000, 50);
+	tb_alloc(&b, 7000, 100, 100, GR_ALLOC_ARRAY, 0x1000, 10);
+	tb_free(&b, 8000, 100, 100, GR_ALLOC_VMM_MAP, 0x9000);
+	tb_alloc(&b, 8500, 100, 100, GR_ALLOC_DEVICE, 0, 1ull << 40);
+	tb_free(&b, 9000, 100, 100, GR_ALLOC_VMM_PHYSICAL, 0x1000);
+	/* the loop: pid 100 keeps 1 MiB an iteration (and frees a temporary in each); pid 200
+	 * allocates once, in iteration 2, and keeps it */
+	for (int j = 0; j < 5; j++) {
+		tb_alloc(&b, starts[j] + 1, 100, 100, GR_ALLOC_DEVICE, 0x100000 + j, MiB);
+		tb_alloc(&b, starts[j] + 2, 100, 100, GR_ALLOC_DEVICE, 0x200000, 4 * MiB);
+		tb_free(&b, starts[j] + 3, 100, 100, GR_ALLOC_DEVICE, 0x200000);
+		tb_alloc(&b, starts[j] + 4, 200, 200, GR_ALLOC_DEVICE, 0x300000 + j, 8);
+		tb_free(&b, starts[j] + 5, 200, 200, GR_ALLOC_DEVICE, 0x300000 + j);
+	}
+	tb_alloc(&b, starts[2] + 6, 200, 200, GR_ALLOC_DEVICE, 0x400000, 3 * MiB);
+	m = tb_load(&b);
+	if (!m)
+		return;
+
+	loop.thread = thread_of(m, 100);
+	CHECK(gr_memory_compute(m, &loop, &mem) == 0);
+	CHECK(mem.any && mem.judged && mem.nprocs == 2);
+	p = gr_memory_proc(&mem, 100);
+	CHECK(p != NULL);
+	if (p) {
+		/* 100 + 1000 at 2000; the loop's peak: 10 + 5 MiB kept + the 4 MiB temporary */
+		CHECK_EQ_U64(p->peak_bytes, 10 + 5 * MiB + 4 * MiB);
+		CHECK_EQ_U64(p->peak_ts, starts[4] + 2);
+		CHECK(p->peak_iteration == 4);
+		CHECK_EQ_U64(p->end_bytes, 10 + 5 * MiB); /* the array and the kept MiBs */
+		CHECK_EQ_U64(p->end_count, 6);
+		CHECK_EQ_U64(p->unmatched_frees, 1);
+		CHECK_EQ_U64(p->allocs, 3 + 10);
+		CHECK_EQ_U64(p->frees, 2 + 5);
+		CHECK_EQ_U64(p->failed, 1);
+		CHECK_EQ_U64(p->pinned_peak_bytes, 50);
+		CHECK_EQ_U64(p->pinned_end_bytes, 50);
+		/* the series: 100, 1100, 1000, 1010, 10, then the loop's */
+		CHECK(p->nseries >= 5 && p->series[1].bytes == 1100 && p->series[3].bytes == 1010 &&
+		      p->series[4].ts == 9000 && p->series[4].bytes == 10);
+		/* the peak's live set, by stack (none recorded: one entry) */
+		CHECK(p->npeak_stacks == 1 && p->peak_stacks[0].bytes == p->peak_bytes);
+	}
+	CHECK_EQ_U64(mem.failures_total, 1);
+	CHECK(mem.nfailures == 1 && mem.failures[0].bytes == 1ull << 40 &&
+	      mem.failures[0].live_bytes == 1010 && !mem.failures[0].free_known &&
+	      mem.failures[0].iteration == -1);
+	CHECK(mem.growth.found && mem.growth.pid == 100 && mem.growth.per_iteration == MiB &&
+	      mem.growth.grew == 5);
+	CHECK(mem.growth.sites_n == 1 && mem.growth.sites[0].bytes == 5 * MiB &&
+	      mem.growth.sites[0].count == 5);
+	CHECK(mem.churn.found && mem.churn.median_allocs == 2 && mem.churn.median_frees == 1 &&
+	      mem.churn.median_bytes == 5 * MiB && mem.churn.allocs == 10);
+	CHECK(mem.caching == GR_MEMORY_CACHING_NONE);
+	gr_memory_free(&mem);
+
+	/* pid 200's loop: one allocation that stays is no growth */
+	loop.thread = thread_of(m, 200);
+	CHECK(gr_memory_compute(m, &loop, &mem) == 0);
+	CHECK(!mem.growth.found && mem.growth.grew == 1);
+	p = gr_memory_proc(&mem, 200);
+	/* its peak: the 3 MiB and the next iteration's 8-byte temporary */
+	CHECK(p && p->end_bytes == 3 * MiB && p->peak_bytes == 3 * MiB + 8 &&
+	      p->peak_ts == starts[3] + 4 && p->peak_iteration == 3);
+	gr_memory_free(&mem);
+	gr_model_free(m);
+}
+
+/* Caching allocators: PyTorch's CUDA library mapped, or a loop over 2 MiB-multiple segments
+ * that allocates nothing; a program's own 16 MiB buffer is neither. */
+static void test_memory_caching(void)
+{
+	const uint64_t MiB = 1u << 20, starts[3] = {10000, 20000, 30000};
+	struct gr_memory_loop loop = {.starts = starts, .n = 3, .end_ts = 40000};
+	const char *lib = "/venv/lib/python3.12/site-packages/torch/lib/libc10_cuda.so";
+	struct gr_memory mem;
+	struct gr_model *m;
+	struct tb b;
+
+	for (int c = 0; c < 3; c++) {
+		tb_open(&b, "caching.trc");
+		if (c == 0)
+			tb_mapping(&b, 10, 100, 0x7f0000000000, 0x7f0000100000, lib);
+		tb_alloc(&b, 1000, 100, 100, GR_ALLOC_DEVICE, 0x1000, c == 2 ? 16 * MiB : 2 * MiB);
+		tb_alloc(&b, 2000, 100, 100, GR_ALLOC_DEVICE, 0x9000000,
+			 c == 2 ? 8 * MiB : 20 * MiB);
+		for (int j = 0; j < 3; j++)
+			tb_launch(&b, starts[j], 100, 100, 0x400000, 1, 32, 0, 0, 1000);
+		m = tb_load(&b);
+		if (!m)
+			return;
+		loop.thread = thread_of(m, 100);
+		CHECK(gr_memory_compute(m, &loop, &mem) == 0);
+		if (c == 0)
+			CHECK(mem.caching == GR_MEMORY_CACHING_LIBRARY && mem.caching_library &&
+			      !strcmp(mem.caching_library, lib));
+		else
+			CHECK(mem.caching ==
+			      (c == 1 ? GR_MEMORY_CACHING_SEGMENTS : GR_MEMORY_CACHING_NONE));
+		gr_memory_free(&mem);
+		gr_model_free(m);
+	}
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -2206,6 +2345,8 @@ int main(void)
 	RUN_TEST(test_probe_cost);
 	RUN_TEST(test_sms);
 	RUN_TEST(test_standard_trace);
+	RUN_TEST(test_memory_figures);
+	RUN_TEST(test_memory_caching);
 	{
 		char cmd[300];
 

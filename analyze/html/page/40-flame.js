@@ -18,13 +18,14 @@
 	}
 
 	GR.flame = function (flame, mark) {
-		var box = GR.el('section', {class: 'flame', 'aria-label': 'launch flame graph'});
+		var bytes = flame && flame.weights && flame.weights[0] === 'bytes';
+		var box = GR.el('section', {class: 'flame', 'aria-label': bytes ? 'memory flame graph' : 'launch flame graph'});
 		var root = flame && flame.root;
 		if (!root || !root.v || (!root.v[0] && !root.v[1])) {
 			box.appendChild(GR.el('p', {class: 'note'}, ['no CUDA call stacks were recorded']));
 			return box;
 		}
-		var labels = {launches: 'launches', host_ns: 'host time in CUDA calls'};
+		var labels = {launches: 'launches', host_ns: 'host time in CUDA calls', bytes: 'device bytes live'};
 		/* the first weight with anything to show: a run of graph launches only has no
 		 * kernel launches to weigh, but host time */
 		var w = Math.max(0, root.v.findIndex(function (v) { return v > 0; }));
@@ -44,11 +45,12 @@
 		box.appendChild(holder);
 
 		function fmt(v, i) {
-			return flame.weights[i] === 'host_ns' ? GR.ns(v) : GR.count(v) + ' launches';
+			return flame.weights[i] === 'host_ns' ? GR.ns(v) :
+				flame.weights[i] === 'bytes' ? GR.bytes(v) : GR.count(v) + ' launches';
 		}
 		function tipOf(n) {
 			var total = root.v[w] || 1;
-			return n.name + '\n' + fmt(n.v[0], 0) + ', ' + fmt(n.v[1], 1) + '\n' +
+			return n.name + '\n' + flame.weights.map(function (k, i) { return fmt(n.v[i], i); }).join(', ') + '\n' +
 				GR.pct(n.v[w] / total) + ' of all ' + (labels[flame.weights[w]] || '');
 		}
 		function zoomTo(n) {

@@ -77,7 +77,9 @@
 			pair('Charts', GR.el('div', {}, [side(b, 'base'), GR.charts(b.report, b.views, mark)]),
 			     GR.el('div', {}, [side(n, 'new'), GR.charts(n.report, n.views, mark)])),
 			pair('Launch flame graph', GR.el('div', {}, [side(b, 'base'), GR.flame(b.views.flame, mark)]),
-			     GR.el('div', {}, [side(n, 'new'), GR.flame(n.views.flame, mark)]))
+			     GR.el('div', {}, [side(n, 'new'), GR.flame(n.views.flame, mark)])),
+			pair('Device memory', GR.el('div', {}, [side(b, 'base'), GR.memory(b.memory, b.report)]),
+			     GR.el('div', {}, [side(n, 'new'), GR.memory(n.memory, n.report)]))
 		).forEach(function (e) { app.appendChild(e); });
 	};
 })();

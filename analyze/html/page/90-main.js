@@ -38,6 +38,8 @@
 		app.appendChild(GR.charts(r, v));
 		app.appendChild(GR.el('h2', {}, ['Launch flame graph']));
 		app.appendChild(GR.flame(v.flame));
+		app.appendChild(GR.el('h2', {}, ['Device memory']));
+		app.appendChild(GR.memory(data.memory, r));
 	}
 
 	function drawAll() {
