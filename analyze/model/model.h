@@ -198,7 +198,15 @@ struct gr_sched_key {
 	uint32_t cpu, target_cpu;
 	uint32_t prev_pid, prev_tid;
 	uint32_t next_pid, next_tid;
-	uint8_t type; /* enum gr_sched_type */
+	uint8_t type;	 /* enum gr_sched_type */
+	uint32_t stack;	 /* SWITCH with prev sleeping: prev's user stack where it blocked;
+			    WAKEUP/WAKEUP_NEW: the waker's user stack when the waker is traced;
+			    gr_model_stacks() index, 0 = none */
+	int32_t syscall; /* SWITCH with prev sleeping: the x86-64 system call number prev is
+			    blocked in; -1: none (page fault, or not known: old traces) */
+	uint8_t fd_kind; /* enum gr_fd_kind (format/events.h): the kind of file the blocking
+			    call's fd names, for fd-taking calls (read*, recv*, write*, send*,
+			    pread*, ...); GR_FD_NONE otherwise */
 };
 
 struct gr_proc_event {
