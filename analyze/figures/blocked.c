@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Why a thread was blocked (blocked.h): a blocked span's reason and its culprit. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "blocked.h"
@@ -224,6 +226,51 @@ void gr_block_classify(const struct gr_block_ctx *c, const struct gr_sched_key *
 	}
 	/* a GIL wait the recorder saw outside a futex (a build that waits otherwise) */
 	why->reason = gil_wait(c->m, out->stack, 0) ? GR_BLOCK_GIL : GR_BLOCK_OTHER;
+}
+
+int gr_block_tracker_init(struct gr_block_tracker *t, const struct gr_model *m,
+			  const uint32_t *pids, size_t n)
+{
+	memset(t, 0, sizeof(*t));
+	gr_block_ctx_init(&t->ctx, m);
+	t->out = calloc(n ? n : 1, sizeof(*t->out));
+	if (!t->out)
+		return -ENOMEM;
+	t->pids = pids;
+	t->n = n;
+	return 0;
+}
+
+int gr_block_tracker_span(struct gr_block_tracker *t, const struct gr_state_span *sp,
+			  struct gr_block_why *why)
+{
+	const struct gr_sched_key *out = NULL;
+
+	if (sp->thread >= t->n) {
+		gr_block_classify(&t->ctx, NULL, NULL, 0, why);
+		return 0;
+	}
+	if (sp->state == GR_STATE_BLOCKED && sp->begin.cause == GR_SPAN_SWITCH_OUT)
+		out = t->out[sp->thread];
+	/* spans end at the record being fed: a switch into sleep begins the next blocked span,
+	 * a wakeup ends one */
+	if (sp->next == GR_STATE_BLOCKED)
+		t->out[sp->thread] = sp->cause == GR_SPAN_SWITCH_OUT ? t->cur : NULL;
+	if (sp->state != GR_STATE_BLOCKED) {
+		gr_block_classify(&t->ctx, NULL, NULL, 0, why);
+		return 0;
+	}
+	gr_block_classify(&t->ctx, out, sp->cause == GR_SPAN_WAKEUP ? t->cur : NULL,
+			  t->pids[sp->thread], why);
+	return 1;
+}
+
+void gr_block_tracker_free(struct gr_block_tracker *t)
+{
+	if (!t)
+		return;
+	free(t->out);
+	memset(t, 0, sizeof(*t));
 }
 
 const char *gr_block_reason_name(unsigned reason)

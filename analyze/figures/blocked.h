@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analyze/figures/timeline.h"
 #include "analyze/model/model.h"
 
 /* The reasons, in the order every output lists them. */
@@ -58,6 +59,36 @@ struct gr_block_why {
  */
 void gr_block_classify(const struct gr_block_ctx *c, const struct gr_sched_key *out,
 		       const struct gr_sched_key *wake, uint32_t pid, struct gr_block_why *why);
+
+/*
+ * The classifier over a replay of the thread timeline (timeline.h) of @n tracked threads: tell
+ * it each record before gr_timeline_feed() gets it, and hand it every span the timeline
+ * reports; it explains the blocked ones. Memory: one pointer per thread.
+ */
+struct gr_block_tracker {
+	struct gr_block_ctx ctx;
+	const uint32_t *pids;		 /* each tracked thread's process (the caller's array) */
+	const struct gr_sched_key **out; /* each one's switch into its current sleep, or NULL */
+	size_t n;
+	const struct gr_sched_key *cur; /* the record being fed; NULL at the replay's end */
+};
+
+/* Track the @n threads of processes @pids (kept, not copied). Returns 0 or -ENOMEM. */
+int gr_block_tracker_init(struct gr_block_tracker *t, const struct gr_model *m,
+			  const uint32_t *pids, size_t n);
+/* The timeline is about to be fed @key (NULL before gr_timeline_finish()). */
+static inline void gr_block_tracker_feed(struct gr_block_tracker *t, const struct gr_sched_key *key)
+{
+	t->cur = key;
+}
+/*
+ * Span @sp (reported while the record last given to gr_block_tracker_feed() was fed): into
+ * *@why, why a BLOCKED one was blocked; any other state gets reason GR_BLOCK_UNKNOWN and no
+ * waker. Returns 1 for a BLOCKED span, else 0.
+ */
+int gr_block_tracker_span(struct gr_block_tracker *t, const struct gr_state_span *sp,
+			  struct gr_block_why *why);
+void gr_block_tracker_free(struct gr_block_tracker *t);
 
 /* "gil", "lock", "input", "disk", "sleep", "child", "other", "unknown": the JSON key stems. */
 const char *gr_block_reason_name(unsigned reason);

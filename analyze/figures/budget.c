@@ -616,10 +616,8 @@ struct collect {
 	size_t cap;
 	uint64_t lo, hi;
 	int err;
-	struct gr_block_ctx bc;
-	uint32_t pid;			    /* the thread's process */
-	const struct gr_sched_key *cur;	    /* the record being fed */
-	const struct gr_sched_key *out_key; /* the switch that began the thread's sleep */
+	struct gr_block_tracker bt;
+	uint32_t pid; /* the thread's process */
 };
 
 static int on_span(void *ctx, const struct gr_state_span *sp)
@@ -628,16 +626,7 @@ static int on_span(void *ctx, const struct gr_state_span *sp)
 	struct gr_state_span s = *sp;
 	struct gr_block_why why;
 
-	/* spans end at the record being fed: a switch into sleep begins the next blocked span,
-	 * a wakeup ends one */
-	if (s.next == GR_STATE_BLOCKED)
-		c->out_key = s.cause == GR_SPAN_SWITCH_OUT ? c->cur : NULL;
-	if (s.state == GR_STATE_BLOCKED)
-		gr_block_classify(&c->bc, s.begin.cause == GR_SPAN_SWITCH_OUT ? c->out_key : NULL,
-				  s.cause == GR_SPAN_WAKEUP ? c->cur : NULL, c->pid, &why);
-	else
-		why = (struct gr_block_why){.reason = GR_BLOCK_UNKNOWN, .syscall = -1};
-
+	gr_block_tracker_span(&c->bt, sp, &why);
 	if (s.start < c->lo)
 		s.start = c->lo;
 	if (s.end > c->hi)
@@ -684,20 +673,21 @@ int gr_budget_states(const struct gr_model *m, uint32_t thread, uint64_t lo, uin
 	out->known = 1;
 	tid = th[thread].tid;
 	c.pid = th[thread].pid;
-	gr_block_ctx_init(&c.bc, m);
-	out->reasons = c.bc.recorded;
-	/* the thread makes a call at lo: it is known to run then */
-	err = gr_timeline_init(&tl, &tid, &lo, 1, on_span, &c);
+	err = gr_block_tracker_init(&c.bt, m, &c.pid, 1);
 	if (err)
 		return err;
+	out->reasons = c.bt.ctx.recorded;
+	/* the thread makes a call at lo: it is known to run then */
+	err = gr_timeline_init(&tl, &tid, &lo, 1, on_span, &c);
 	for (size_t i = 0; i < nsc && sc[i].ts < hi && !err; i++) {
-		c.cur = &keys[sc[i].key];
-		err = gr_timeline_feed(&tl, sc[i].ts, c.cur);
+		gr_block_tracker_feed(&c.bt, &keys[sc[i].key]);
+		err = gr_timeline_feed(&tl, sc[i].ts, &keys[sc[i].key]);
 	}
-	c.cur = NULL;
+	gr_block_tracker_feed(&c.bt, NULL);
 	if (!err)
 		err = gr_timeline_finish(&tl, &hi);
 	gr_timeline_free(&tl);
+	gr_block_tracker_free(&c.bt);
 	if (err) {
 		gr_budget_states_free(out);
 		return err;

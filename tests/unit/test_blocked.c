@@ -287,6 +287,93 @@ static void test_classify(void)
 	gr_model_free(m);
 }
 
+struct seen {
+	struct gr_block_tracker *bt;
+	struct gr_block_why why[8];
+	uint64_t start[8], end[8];
+	size_t n;
+};
+
+static int on_span(void *ctx, const struct gr_state_span *sp)
+{
+	struct seen *s = ctx;
+	struct gr_block_why why;
+
+	if (gr_block_tracker_span(s->bt, sp, &why) && s->n < 8) {
+		s->why[s->n] = why;
+		s->start[s->n] = sp->start;
+		s->end[s->n++] = sp->end;
+	}
+	return 0;
+}
+
+/*
+ * The tracker over a real timeline replay: each blocked span gets the switch that began it and
+ * the wakeup that ended it, not the records around them (a preemption, a second wakeup).
+ */
+static void test_tracker(void)
+{
+	struct gr_model *m = load();
+	struct gr_block_tracker bt;
+	struct gr_timeline tl;
+	struct seen s = {.bt = &bt};
+	uint32_t tid = LOOP, pid = LOOP, gil, waker;
+	uint64_t first = T0;
+	struct gr_sched_key k[9];
+	int n = 0;
+
+	if (!m)
+		return;
+	gil = stack_index(m, LOOP, ST_GIL);
+	waker = stack_index(m, PRODUCE, ST_WAKER);
+	/* asleep in the GIL, woken by the holder, woken again (no change), switched in */
+	k[n++] = out_key(SYS_futex, 0, gil, 1);
+	k[n++] = wake_key(LOOP, HOLDER, gil);
+	k[n++] = wake_key(PRODUCE, PRODUCE, waker);
+	k[n++] = (struct gr_sched_key){.type = GR_SCHED_SWITCH, .next_pid = LOOP, .next_tid = LOOP};
+	/* preempted (runnable: no span to explain), in again */
+	k[n++] = out_key(-1, 0, 0, 0);
+	k[n++] = (struct gr_sched_key){.type = GR_SCHED_SWITCH, .next_pid = LOOP, .next_tid = LOOP};
+	/* asleep reading the producer's pipe, woken by it; the replay ends before the switch in */
+	k[n++] = out_key(SYS_read, GR_FD_PIPE, 0, 1);
+	k[n++] = wake_key(PRODUCE, PRODUCE, waker);
+	/* asleep in a nanosleep the replay ends in */
+	k[n++] = (struct gr_sched_key){.type = GR_SCHED_SWITCH, .next_pid = LOOP, .next_tid = LOOP};
+	CHECK(gr_block_tracker_init(&bt, m, &pid, 1) == 0);
+	bt.ctx.recorded = 1; /* the loader's keys carry nothing: say these do */
+	CHECK(gr_timeline_init(&tl, &tid, &first, 1, on_span, &s) == 0);
+	for (int i = 0; i < n; i++) {
+		gr_block_tracker_feed(&bt, &k[i]);
+		CHECK(gr_timeline_feed(&tl, T0 + 1000 * (uint64_t)(i + 1), &k[i]) == 0);
+	}
+	{
+		struct gr_sched_key sl = out_key(SYS_clock_nanosleep, 0, 0, 1);
+		uint64_t last = T0 + 20000;
+
+		gr_block_tracker_feed(&bt, &sl);
+		CHECK(gr_timeline_feed(&tl, T0 + 10000, &sl) == 0);
+		gr_block_tracker_feed(&bt, NULL);
+		CHECK(gr_timeline_finish(&tl, &last) == 0);
+	}
+	CHECK_EQ_U64(s.n, 3);
+	CHECK_EQ_U64(s.why[0].reason, GR_BLOCK_GIL);
+	CHECK_EQ_U64(s.why[0].waker_tid, HOLDER);
+	CHECK_EQ_U64(s.why[0].waker_stack, gil);
+	CHECK_EQ_U64(s.start[0], T0 + 1000);
+	CHECK_EQ_U64(s.end[0], T0 + 2000);
+	CHECK_EQ_U64(s.why[1].reason, GR_BLOCK_INPUT);
+	CHECK_EQ_U64(s.why[1].waker_tid, PRODUCE);
+	CHECK_EQ_U64(s.why[1].waker_stack, waker);
+	CHECK_EQ_U64(s.end[1], T0 + 8000);
+	/* no wakeup ended the last: the reason, no waker */
+	CHECK_EQ_U64(s.why[2].reason, GR_BLOCK_SLEEP);
+	CHECK(!s.why[2].woken);
+	CHECK_EQ_U64(s.end[2], T0 + 20000);
+	gr_timeline_free(&tl);
+	gr_block_tracker_free(&bt);
+	gr_model_free(m);
+}
+
 /*
  * The budget over hand-built states of the loop thread (the model's launches at T0 + k ms,
  * 100 us each): iteration k is [T0 + k ms, T0 + (k + 1) ms) for k = 0, 1, 2 and the last
@@ -476,6 +563,7 @@ int main(void)
 	}
 	RUN_TEST(test_syscall_table);
 	RUN_TEST(test_classify);
+	RUN_TEST(test_tracker);
 	RUN_TEST(test_budget_split);
 	RUN_TEST(test_mean_rounding);
 	RUN_TEST(test_old_trace);
