@@ -189,6 +189,7 @@ void gr_block_classify(const struct gr_block_ctx *c, const struct gr_sched_key *
 		return;
 	why->syscall = out->syscall;
 	why->stack = out->stack;
+	why->fd_kind = out->fd_kind;
 	if (out->syscall < 0) {
 		/* no call: a page fault, or I/O the kernel waits on for the thread */
 		if (out->prev_state & TASK_UNINTERRUPTIBLE)

@@ -50,6 +50,7 @@ struct gr_block_why {
 	uint32_t stack;	 /* the thread's stack where it blocked, 0 = none */
 	uint32_t waker_pid, waker_tid;
 	uint32_t waker_stack; /* the waker's stack when it woke the thread, 0 = none */
+	uint8_t fd_kind;      /* enum gr_fd_kind of the call's fd */
 };
 
 /*
