@@ -134,19 +134,8 @@ struct call_batch {
 /* A thread with no PyThreadState (a C thread) is searched for again after this long. */
 #define GR_PY_MISS_NS 10000000ULL
 
-struct thread_state {
-	struct pending_call calls[GR_CALL_LEVELS];
-	__u32 depth;	     /* calls entered and not returned, kept or not */
-	__u32 runtime_depth; /* kept ones through the runtime API (not GR_CF_DRIVER, GR_CF_OUTER) */
-	__u32 outer;	     /* kept GR_CF_OUTER ones: not in the depth events carry */
-	__u32 pad_outer;
-	__u64 launch_mark; /* the last entry-only runtime launch, for the driver launch it makes */
-	__u32 launch_seq;  /* launches seen by launch_session: its sampling counter */
-	__u32 pad_seq;
-	struct call_batch batch;
-	__u8 window[GR_STACK_WINDOW]; /* user stack being walked (walk_window()) */
-	struct cfi_cache cfi;	      /* the rules its last walk by unwind tables used */
-	/* Python frames (py_capture()) */
+/* What a thread's walks of its Python frames keep (py_capture()). */
+struct py_state {
 	__u64 py_tstate;    /* the thread's PyThreadState, 0 when not known */
 	__u64 py_miss;	    /* when a search last found none */
 	__u64 py_last_sent; /* the id this thread sent or saw sent last */
@@ -162,12 +151,60 @@ struct thread_state {
 	__u8 py_tbuf[PY_TSTATE_SPAN]; /* py_thread_frame()'s read */
 };
 
+struct thread_state {
+	struct pending_call calls[GR_CALL_LEVELS];
+	__u32 depth;	     /* calls entered and not returned, kept or not */
+	__u32 runtime_depth; /* kept ones through the runtime API (not GR_CF_DRIVER, GR_CF_OUTER) */
+	__u32 outer;	     /* kept GR_CF_OUTER ones: not in the depth events carry */
+	__u32 pad_outer;
+	__u64 launch_mark; /* the last entry-only runtime launch, for the driver launch it makes */
+	__u32 launch_seq;  /* launches seen by launch_session: its sampling counter */
+	__u32 pad_seq;
+	struct call_batch batch;
+	__u8 window[GR_STACK_WINDOW]; /* user stack being walked (walk_window()) */
+	struct cfi_cache cfi;	      /* the rules its last walk by unwind tables used */
+	struct py_state ps;	      /* its Python frames (py_capture()) */
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
 	__type(value, struct thread_state);
 } thread_states SEC(".maps");
+
+/*
+ * A stack the scheduler programs send: the record, its frames right after it (one
+ * bpf_ringbuf_output() of both, at their exact size: most switches carry none, and reserving
+ * room for the deepest stack in each would waste the ring), and the walk's state. Kept per
+ * traced thread that blocks or wakes a thread that makes CUDA calls (blk_states), apart from
+ * thread_states: a waker (a data loader worker, the Python thread holding the GIL) makes no
+ * CUDA call and needs none of a call's state, and the CUDA path never touches this.
+ */
+struct blk_state {
+	__u64 site[2], last[2]; /* per role: the user ip of the last walk, and when */
+	struct gr_ev_sched ev;	/* the thread's own switch-out, frames[] follow */
+	__u64 frames[GR_MAX_FRAMES];
+	/*
+	 * This thread is being woken: the waker's record, from sched_waking (the waker's context:
+	 * sched_wakeup may run on the wakee's CPU, from an interrupt, where current is another
+	 * task), sent by sched_wakeup when @wake_ts is set. Apart from ev: a thread may be woken
+	 * while it switches out.
+	 */
+	__u64 wake_ts;
+	struct gr_ev_sched wake_ev;
+	__u64 wake_frames[GR_MAX_FRAMES];
+	__u8 window[GR_STACK_WINDOW];
+	struct cfi_cache cfi;
+	struct py_state ps;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct blk_state);
+} blk_states SEC(".maps");
 
 /* How to walk each traced CPython process's frames: record/python/python.c fills it. */
 struct {
@@ -964,39 +1001,36 @@ static long cfi_step(__u64 i, void *ctx)
 }
 
 /*
- * The user stack by frame pointers at a function's entry, walked here rather than with
- * bpf_get_stack(): the perf callchain machinery costs ~4x more per event. At the entry (the
- * uprobe) [sp] holds the return address into the caller (@entry_ret) and rbp is still the
- * caller's frame. Frames are return addresses, innermost first. The frames are read through
+ * The user stack from @pc with the caller's @sp and @fp (rbp), by unwind tables where the
+ * process has them, else by frame pointers; walked here rather than with bpf_get_stack(): the
+ * perf callchain machinery costs ~4x more per event. At a uprobe (walk_window()) @pc is the
+ * return address at [sp] and rbp still the caller's frame; at a switch or wakeup
+ * (blocked_stack()) the thread's user registers where it entered the kernel. Frames are
+ * return addresses, innermost first (frames[0] is @pc itself). The frames are read through
  * @win, which holds @wlen bytes from @wbase: a new window is read only when a frame lies
  * outside it, so a deep stack costs a read per window, not one per frame.
  */
-static __always_inline __u32 walk_window(struct pt_regs *ctx, __u64 *frames, __u8 *win, __u64 wbase,
-					 __u32 wlen, __u64 entry_ret, struct cfi_cache *cache)
+static __always_inline __u32 walk_from(__u64 *frames, __u8 *win, __u64 wbase, __u32 wlen, __u64 pc,
+				       __u64 sp, __u64 fp, struct cfi_cache *cache)
 {
-	struct window_walk w = {.frames = frames,
-				.win = win,
-				.fp = PT_REGS_FP(ctx),
-				.wbase = wbase,
-				.wlen = wlen,
-				.n = 1};
+	struct window_walk w = {
+	    .frames = frames, .win = win, .fp = fp, .wbase = wbase, .wlen = wlen, .n = 1};
 
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	const struct gr_cfi_proc *proc;
 
-	frames[0] = entry_ret;
-	if (!entry_ret)
+	frames[0] = pc;
+	if (!pc)
 		return 0;
 	proc = targ_cfi ? bpf_map_lookup_elem(&cfi_procs, &tgid) : NULL;
 	if (proc) {
-		/* at the entry the caller's sp is just above the return address */
 		struct cfi_walk c = {.frames = frames,
 				     .win = win,
 				     .proc = proc,
 				     .cache = cache,
-				     .pc = entry_ret,
-				     .sp = PT_REGS_SP(ctx) + 8,
-				     .fp = PT_REGS_FP(ctx),
+				     .pc = pc,
+				     .sp = sp,
+				     .fp = fp,
 				     .wbase = wbase,
 				     .wlen = wlen,
 				     .n = 1};
@@ -1006,6 +1040,17 @@ static __always_inline __u32 walk_window(struct pt_regs *ctx, __u64 *frames, __u
 	}
 	bpf_loop(GR_MAX_FRAMES - 1, window_step, &w, 0);
 	return w.n;
+}
+
+/*
+ * walk_from() at a function's entry (a uprobe): @entry_ret is the return address at [sp], and
+ * the caller's sp is just above it.
+ */
+static __always_inline __u32 walk_window(struct pt_regs *ctx, __u64 *frames, __u8 *win, __u64 wbase,
+					 __u32 wlen, __u64 entry_ret, struct cfi_cache *cache)
+{
+	return walk_from(frames, win, wbase, wlen, entry_ret, PT_REGS_SP(ctx) + 8, PT_REGS_FP(ctx),
+			 cache);
 }
 
 /* fill_args() and the walk, from one read of the stack at sp: the return address, the stack
@@ -1091,7 +1136,7 @@ static long py_search_step(__u64 i, void *ctx)
  * of them, and cached in @ts. 0 when the thread has none (a thread of C code): not searched for
  * again for GR_PY_MISS_NS.
  */
-static __always_inline __u64 py_find_thread(struct thread_state *ts, const struct gr_py_proc *p,
+static __always_inline __u64 py_find_thread(struct py_state *ts, const struct gr_py_proc *p,
 					    __u64 id)
 {
 	struct py_search s = {.p = p, .id = id};
@@ -1120,7 +1165,7 @@ static __always_inline __u64 tbuf_u64(const __u8 *buf, __u64 off)
  * in one read (a read of user memory costs more than the bytes it copies). 0 with *@frame left
  * 0 when it is the thread but runs no Python; -1 when it is not the thread, or unreadable.
  */
-static __always_inline int py_thread_frame(struct thread_state *ts, const struct gr_py_proc *p,
+static __always_inline int py_thread_frame(struct py_state *ts, const struct gr_py_proc *p,
 					   __u64 tstate, __u64 id, __u64 *frame)
 {
 	__u32 id_off = p->tstate_pthread_id ?: p->tstate_native_tid, lo = id_off, hi = id_off;
@@ -1151,7 +1196,7 @@ static __always_inline int py_thread_frame(struct thread_state *ts, const struct
  */
 struct py_walk {
 	const struct gr_py_proc *p;
-	struct thread_state *ts;
+	struct py_state *ts;
 };
 
 static __always_inline __u64 win_u64(const __u8 *win, __u64 off)
@@ -1171,7 +1216,7 @@ static __always_inline __u64 win_u64(const __u8 *win, __u64 off)
  * mapped. A read copies what the thread's last walk spanned (py_want), plus some: copying
  * costs by the byte. Returns 0, or -1 when unreadable.
  */
-static __always_inline int py_load(struct thread_state *ts, __u64 frame)
+static __always_inline int py_load(struct py_state *ts, __u64 frame)
 {
 	__u64 end = frame + ts->py_extent, n = ts->py_want, base;
 
@@ -1212,7 +1257,7 @@ static long py_step(__u64 i, void *ctx)
 {
 	struct py_walk *w = ctx;
 	const struct gr_py_proc *p = w->p;
-	struct thread_state *ts = w->ts;
+	struct py_state *ts = w->ts;
 	struct gr_ev_pystack *out = &ts->py;
 	__u64 f = ts->py_frame, off, code, instr, prev;
 	__u32 chain = p->chain, n = out->nframes, flags = 0, lasti;
@@ -1271,9 +1316,11 @@ static long py_step(__u64 i, void *ctx)
  * py_procs: walked into ts->py, named by a hash of its frames, sent as an EV_PYSTACK unless this
  * process sent it before. Returns the id for the call event's pystack, 0 for none (not Python,
  * no frame). The EV_PYSTACK goes to the ring at once, the call event later (in its batch, or
- * after this returns): the recorder always sees the stack first.
+ * after this returns): the recorder always sees the stack first. @hold: stop the process until
+ * the recorder has resolved a new stack (a CUDA call's); the scheduler's walks do not (see
+ * blocked_stack()).
  */
-static __always_inline __u64 py_capture(struct thread_state *ts, __u64 pid_tgid)
+static __always_inline __u64 py_capture(struct py_state *ts, __u64 pid_tgid, bool hold)
 {
 	__u32 tgid = pid_tgid >> 32, tid = (__u32)pid_tgid, n, extent;
 	struct py_sent_key key = {.tgid = tgid};
@@ -1353,7 +1400,7 @@ static __always_inline __u64 py_capture(struct thread_state *ts, __u64 pid_tgid)
 	 * are alive now, and may not be once the process runs on (a last call before it exits
 	 * and finalises its modules). A new stack is rare: a loop repeats its stacks.
 	 */
-	if (!bpf_send_signal(SIGSTOP)) {
+	if (hold && !bpf_send_signal(SIGSTOP)) {
 		ts->py.flags |= GR_PYS_STOPPED;
 		count(C_STOP_SENT);
 	}
@@ -1399,7 +1446,7 @@ static __always_inline int batch_entry(struct pt_regs *ctx, struct thread_state 
 		capture_args(ctx, e, layout);
 	}
 	if (py_wanted(GR_CK_FLAGS(cookie)))
-		e->pystack = py_capture(ts, pid_tgid);
+		e->pystack = py_capture(&ts->ps, pid_tgid, true);
 	e->h.stack_len = n;
 	batch_commit(b, e->h.ts, sizeof(*e) + n * 8, nostack);
 	b->busy = 0;
@@ -1428,7 +1475,7 @@ static __always_inline int emit_entry(struct pt_regs *ctx, struct thread_state *
 	else
 		capture_args(ctx, &sc->call, layout);
 	if (ts && py_wanted(flags))
-		sc->call.pystack = py_capture(ts, pid_tgid);
+		sc->call.pystack = py_capture(&ts->ps, pid_tgid, true);
 	sc->call.h.flags = depth << GR_EVF_DEPTH_SHIFT;
 	return emit_call(ctx, sc, flags, true, n, pid_tgid);
 }
@@ -1466,7 +1513,7 @@ static __always_inline int push_call(struct pt_regs *ctx, struct thread_state *t
 		capture_args(ctx, &pc->call, layout);
 	/* the Python stack is the same at the return: walked now, sent before the event */
 	if (py_wanted(flags))
-		pc->call.pystack = py_capture(ts, pid_tgid);
+		pc->call.pystack = py_capture(&ts->ps, pid_tgid, true);
 	if (flags & GR_CF_OUTER)
 		ts->outer++;
 	else if (!(flags & GR_CF_DRIVER))
@@ -1878,13 +1925,19 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 static __always_inline void forget_python(struct task_struct *p)
 {
 	struct thread_state *ts = bpf_task_storage_get(&thread_states, p, NULL, 0);
+	struct blk_state *bs = bpf_task_storage_get(&blk_states, p, NULL, 0);
 	__u32 tgid = p->tgid;
 
 	bpf_map_delete_elem(&py_procs, &tgid);
 	if (ts) {
-		ts->py_tstate = 0;
-		ts->py_miss = 0;
-		ts->py_last_sent = 0;
+		ts->ps.py_tstate = 0;
+		ts->ps.py_miss = 0;
+		ts->ps.py_last_sent = 0;
+	}
+	if (bs) {
+		bs->ps.py_tstate = 0;
+		bs->ps.py_miss = 0;
+		bs->ps.py_last_sent = 0;
 	}
 }
 
@@ -2146,12 +2199,15 @@ static __always_inline struct gr_ev_sched *sched_reserve(__u8 sub, __u32 cpu, __
 	e->prev_state = prev_state;
 	e->target_cpu = target_cpu;
 	e->sub = sub;
-	__builtin_memset(e->pad, 0, sizeof(e->pad));
+	e->fd_kind = 0;
+	e->pad = 0;
+	e->syscall = -1;
+	e->pystack = 0;
 	return e;
 }
 
 static __always_inline int emit_sched(__u8 sub, struct task_struct *prev, struct task_struct *next,
-				      __u32 prev_state, __u32 target_cpu)
+				      __u32 prev_state, __u32 target_cpu, __s32 nr, __u8 fd_kind)
 {
 	struct gr_ev_sched *e =
 	    sched_reserve(sub, bpf_get_smp_processor_id(), prev_state, target_cpu);
@@ -2162,9 +2218,191 @@ static __always_inline int emit_sched(__u8 sub, struct task_struct *prev, struct
 	e->h.tid = prev->pid;
 	e->next_pid = next->tgid;
 	e->next_tid = next->pid;
+	e->syscall = nr;
+	e->fd_kind = fd_kind;
 	BPF_CORE_READ_STR_INTO(&e->prev_comm, prev, comm);
 	BPF_CORE_READ_STR_INTO(&e->next_comm, next, comm);
 	bpf_ringbuf_submit(e, wake_flags());
+	return 0;
+}
+
+/* ---- why and where a traced thread blocks (bpf/gpurec.h: GR_FD_SYSCALLS, GR_BLK_SITE_NS) ---- */
+
+#define ENOSYS		    38
+#define S_IFMT		    00170000
+#define S_IFSOCK	    0140000
+#define S_IFREG		    0100000
+#define S_IFBLK		    0060000
+#define S_IFCHR		    0020000
+#define S_IFIFO		    0010000
+#define ANON_INODE_FS_MAGIC 0x09041934
+#define PF_KTHREAD	    0x00200000
+
+/* The kinds of a blocked record's stack: the rate bound is per thread and role. */
+#define BLK_SWITCH 0
+#define BLK_WAKE   1
+
+/* Stacks of blocked and waking threads: in every stack mode but none. */
+static __always_inline bool blk_stacks(void)
+{
+	return targ_stack_frames || targ_dwarf_bytes;
+}
+
+/*
+ * The system call @regs (a task's user registers) is inside, -1 when none. orig_ax holds the
+ * number at a system call's entry, but also an exception's error code (a page fault's), so a
+ * call is told by ax too: the entry sets it to -ENOSYS, which it stays until the call returns;
+ * an exception leaves the user's rax there.
+ */
+static __always_inline __s32 blk_syscall(struct pt_regs *regs)
+{
+	__s64 nr = BPF_CORE_READ(regs, orig_ax);
+
+	if (nr < 0 || nr > 0x7fffffff || (__s64)BPF_CORE_READ(regs, ax) != -ENOSYS)
+		return -1;
+	return nr;
+}
+
+#define GR_FD_CASE(nr, name) case nr:
+static __always_inline bool fd_call(__s32 nr)
+{
+	switch (nr) {
+		GR_FD_SYSCALLS(GR_FD_CASE)
+		return true;
+	}
+	return false;
+}
+
+/* The kind of the file @task's @fd names (enum gr_fd_kind), GR_FD_NONE when none. */
+static __always_inline __u8 fd_kind(struct task_struct *task, __u64 fd)
+{
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct file **fds, *f = NULL;
+	struct inode *inode;
+	__u32 mode;
+
+	if (!fdt || fd >= BPF_CORE_READ(fdt, max_fds))
+		return 0;
+	fds = BPF_CORE_READ(fdt, fd);
+	if (bpf_probe_read_kernel(&f, sizeof(f), fds + fd) || !f)
+		return 0;
+	inode = BPF_CORE_READ(f, f_inode);
+	/* eventfd, epoll, timerfd, signalfd, io_uring: one inode of their own file system, whose
+	 * mode says nothing (0600, or a regular file's on newer kernels) */
+	if (BPF_CORE_READ(inode, i_sb, s_magic) == ANON_INODE_FS_MAGIC)
+		return 5; /* GR_FD_ANON */
+	mode = BPF_CORE_READ(inode, i_mode);
+	switch (mode & S_IFMT) {
+	case S_IFREG:
+	case S_IFBLK:
+		return 1; /* GR_FD_FILE */
+	case S_IFIFO:
+		return 2; /* GR_FD_PIPE */
+	case S_IFSOCK:
+		return 3; /* GR_FD_SOCKET */
+	case S_IFCHR:
+		return 4; /* GR_FD_CHAR */
+	case 0:
+		return 5; /* GR_FD_ANON */
+	}
+	return 6; /* GR_FD_OTHER */
+}
+
+/*
+ * The current thread's user stack at @regs, native and Python, into @frames (the record @e's),
+ * at most once per GR_BLK_SITE_NS at the same call site for @role; a walk skipped for that
+ * marks @e GR_EVS_F_SAME. Runs in the thread's own context (its switch-out, or its wakeup of
+ * another): its user memory is readable. A new Python stack is sent without stopping the
+ * process: a stop would wake the sleeper (a signal ends an interruptible sleep) and add
+ * switches to those recorded, and a sleeping thread's code objects outlive the recorder's
+ * read of them. Returns the frames walked.
+ */
+static __always_inline __u32 blocked_stack(struct blk_state *bs, int role, struct pt_regs *regs,
+					   struct gr_ev_sched *e, __u64 *frames)
+{
+	__u64 ip = BPF_CORE_READ(regs, ip), sp = BPF_CORE_READ(regs, sp), now = e->h.ts;
+	__u32 r = role & 1, wlen;
+
+	if (bs->site[r] == ip && now - bs->last[r] < GR_BLK_SITE_NS) {
+		e->h.flags = GR_EVS_F_SAME;
+		return 0;
+	}
+	bs->site[r] = ip;
+	bs->last[r] = now;
+	wlen = load_window(bs->window, sp);
+	/* the caller's frame: at the kernel's entry, sp and rbp are the interrupted code's own */
+	r = walk_from(frames, bs->window, sp, wlen, ip, sp, BPF_CORE_READ(regs, bp), &bs->cfi);
+	e->pystack = py_capture(&bs->ps, bpf_get_current_pid_tgid(), false);
+	return r;
+}
+
+/* Send @e with @n frames (they follow it in memory). */
+static __always_inline void blk_output(struct gr_ev_sched *e, __u32 n)
+{
+	__u64 size;
+
+	if (n > GR_MAX_FRAMES)
+		n = GR_MAX_FRAMES;
+	e->h.stack_len = n;
+	size = sizeof(*e) + (__u64)n * 8;
+	/* the barrier keeps the bound check on the register the helper gets */
+	asm volatile("" : "+r"(size));
+	if (size > sizeof(*e) + GR_MAX_FRAMES * 8)
+		return;
+	if (bpf_ringbuf_output(&events, e, size, wake_flags()))
+		count(C_RINGBUF_LOST);
+}
+
+static __always_inline void blk_fill(struct gr_ev_sched *e, __u8 sub, __u32 cpu,
+				     struct task_struct *prev, struct task_struct *next,
+				     __u32 prev_state, __u32 target_cpu)
+{
+	e->h.type = EV_SCHED;
+	e->h.layout = 0;
+	e->h.api = 0;
+	e->h.stack_len = 0;
+	e->h.flags = 0;
+	e->h.cpu = cpu;
+	e->h.ts = bpf_ktime_get_ns();
+	e->h.dur = 0;
+	e->h.pid = prev->tgid;
+	e->h.tid = prev->pid;
+	e->next_pid = next->tgid;
+	e->next_tid = next->pid;
+	e->prev_state = prev_state;
+	e->target_cpu = target_cpu;
+	e->sub = sub;
+	e->fd_kind = 0;
+	e->pad = 0;
+	e->syscall = -1;
+	e->pystack = 0;
+	BPF_CORE_READ_STR_INTO(&e->prev_comm, prev, comm);
+	BPF_CORE_READ_STR_INTO(&e->next_comm, next, comm);
+}
+
+/* A traced @prev switches out sleeping: why (its system call, the fd's kind) and, for a thread
+ * that makes CUDA calls, where (its stack). */
+static __always_inline int emit_blocked(struct task_struct *prev, struct task_struct *next,
+					__u32 state, __u32 cpu)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(prev);
+	struct blk_state *bs = NULL;
+	__s32 nr = -1;
+	__u8 kind = 0;
+
+	if (regs) {
+		nr = blk_syscall(regs);
+		if (nr >= 0 && fd_call(nr))
+			kind = fd_kind(prev, BPF_CORE_READ(regs, di));
+	}
+	if (regs && blk_stacks() && bpf_task_storage_get(&thread_states, prev, NULL, 0))
+		bs = bpf_task_storage_get(&blk_states, prev, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!bs)
+		return emit_sched(GR_EVS_SWITCH, prev, next, state, cpu, nr, kind);
+	blk_fill(&bs->ev, GR_EVS_SWITCH, cpu, prev, next, state, cpu);
+	bs->ev.syscall = nr;
+	bs->ev.fd_kind = kind;
+	blk_output(&bs->ev, blocked_stack(bs, BLK_SWITCH, regs, &bs->ev, bs->frames));
 	return 0;
 }
 
@@ -2187,19 +2425,63 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 		wait_end(next);
 	if (!state && is_traced(prev->tgid))
 		wait_begin(prev, cpu);
+	if (state && is_traced(prev->tgid))
+		return emit_blocked(prev, next, state, cpu);
 	/* preempted while runnable reads as state 0, as in perf sched */
-	return emit_sched(GR_EVS_SWITCH, prev, next, state, cpu);
+	return emit_sched(GR_EVS_SWITCH, prev, next, state, cpu, -1, 0);
 }
 
+/*
+ * A traced task wakes @p, a thread that makes CUDA calls: the waker's record and stack, kept in
+ * @p's blk_state for sched_wakeup to send (struct blk_state). Only a waker inside a system call
+ * (a futex wake, a pipe write, its exit): an interrupt that wakes (a timer) runs in whatever
+ * task it interrupted.
+ */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(on_waking, struct task_struct *p)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct blk_state *bs, *ws;
+	struct pt_regs *regs;
+
+	if (!targ_sched || !blk_stacks() || !is_traced(p->tgid) || !is_traced(cur->tgid) ||
+	    (cur->flags & PF_KTHREAD) || !bpf_task_storage_get(&thread_states, p, NULL, 0))
+		return 0;
+	regs = (struct pt_regs *)bpf_task_pt_regs(cur);
+	if (!regs || blk_syscall(regs) < 0)
+		return 0;
+	ws = bpf_task_storage_get(&blk_states, p, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	bs = bpf_task_storage_get(&blk_states, cur, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!ws || !bs)
+		return 0;
+	blk_fill(&ws->wake_ev, GR_EVS_WAKEUP, bpf_get_smp_processor_id(), cur, p, 0, 0);
+	ws->wake_ev.h.stack_len = blocked_stack(bs, BLK_WAKE, regs, &ws->wake_ev, ws->wake_frames);
+	ws->wake_ts = ws->wake_ev.h.ts;
+	return 0;
+}
+
+/* A wakeup's record: the one sched_waking kept when there is one (under @p's pi_lock: the
+ * same wakeup), else with current as the waker. */
 static __always_inline int wakeup(__u8 sub, struct task_struct *p)
 {
 	__u32 cpu = BPF_CORE_READ(p, thread_info.cpu);
+	struct blk_state *ws;
 
 	if (!targ_sched || !is_traced(p->tgid))
 		return 0;
 	if (!BPF_CORE_READ(p, on_cpu))
 		wait_begin(p, cpu);
-	return emit_sched(sub, bpf_get_current_task_btf(), p, 0, cpu);
+	ws = blk_stacks() ? bpf_task_storage_get(&blk_states, p, NULL, 0) : NULL;
+	if (ws && ws->wake_ts && bpf_ktime_get_ns() - ws->wake_ts < GR_BLK_SITE_NS) {
+		ws->wake_ts = 0;
+		ws->wake_ev.h.ts = bpf_ktime_get_ns();
+		ws->wake_ev.h.cpu = bpf_get_smp_processor_id();
+		ws->wake_ev.sub = sub;
+		ws->wake_ev.target_cpu = cpu;
+		blk_output(&ws->wake_ev, ws->wake_ev.h.stack_len);
+		return 0;
+	}
+	return emit_sched(sub, bpf_get_current_task_btf(), p, 0, cpu, -1, 0);
 }
 
 SEC("tp_btf/sched_wakeup")

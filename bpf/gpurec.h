@@ -294,13 +294,59 @@ struct gr_ev_batch {
 #define GR_EVS_MIGRATE	  3 /* pid/tid: the task moving; next: who runs on the CPU it leaves */
 #define GR_EVS_NOBODY	  0xffffffffu /* next_pid/next_tid of a MIGRATE: not known */
 
+/*
+ * Why and where a traced thread blocked: a SWITCH whose prev sleeps carries the system call it
+ * sleeps in and, for the calls below that take an fd first, the kind of that fd's file; a
+ * switch of a thread that makes CUDA calls (it has a thread state) carries its user stack, and
+ * a WAKEUP(_NEW) of such a thread by a traced waker the waker's. stack_len frames follow the
+ * record; at most one walk per thread and role (blocked, waker) per GR_BLK_SITE_NS at one call
+ * site (the user ip): a walk skipped for that says GR_EVS_F_SAME, "the stack of this thread's
+ * last record of this role".
+ */
+#define GR_BLK_SITE_NS 1000000ULL
+#define GR_EVS_F_SAME  1 /* gr_ev_sched h.flags */
+
+/* The x86-64 system calls whose first argument is the fd they block on: X(number, name). */
+#define GR_FD_SYSCALLS(X)                                                                          \
+	X(0, read)                                                                                 \
+	X(1, write)                                                                                \
+	X(17, pread64)                                                                             \
+	X(18, pwrite64)                                                                            \
+	X(19, readv)                                                                               \
+	X(20, writev)                                                                              \
+	X(40, sendfile)                                                                            \
+	X(42, connect)                                                                             \
+	X(43, accept)                                                                              \
+	X(44, sendto)                                                                              \
+	X(45, recvfrom)                                                                            \
+	X(46, sendmsg)                                                                             \
+	X(47, recvmsg)                                                                             \
+	X(72, fcntl)                                                                               \
+	X(73, flock)                                                                               \
+	X(74, fsync)                                                                               \
+	X(75, fdatasync)                                                                           \
+	X(275, splice)                                                                             \
+	X(276, tee)                                                                                \
+	X(278, vmsplice)                                                                           \
+	X(288, accept4)                                                                            \
+	X(295, preadv)                                                                             \
+	X(296, pwritev)                                                                            \
+	X(299, recvmmsg)                                                                           \
+	X(307, sendmmsg)                                                                           \
+	X(326, copy_file_range)                                                                    \
+	X(327, preadv2)                                                                            \
+	X(328, pwritev2)
+
 struct gr_ev_sched {
 	struct gr_ev_hdr h; /* pid/tid: prev (switch) or waker (wakeup) */
 	__u32 next_pid, next_tid;
 	__u32 prev_state;
 	__u32 target_cpu;
-	__u8 sub; /* enum gr_sched_type from format/events.h */
-	__u8 pad[7];
+	__u8 sub;     /* enum gr_sched_type from format/events.h */
+	__u8 fd_kind; /* enum gr_fd_kind from format/events.h */
+	__u16 pad;
+	__s32 syscall; /* SWITCH with prev sleeping: the system call, -1 none */
+	__u64 pystack; /* the Python stack with the frames (struct gr_ev_pystack id), 0 none */
 	char prev_comm[GR_COMM_LEN];
 	char next_comm[GR_COMM_LEN];
 };

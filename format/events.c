@@ -375,6 +375,13 @@ const char *gr_loss_source_name(unsigned src)
 	return name_of(names, N(names), src);
 }
 
+const char *gr_fd_kind_name(unsigned kind)
+{
+	static const char *const names[] = {"none", "file", "pipe", "socket",
+					    "char", "anon", "other"};
+	return name_of(names, N(names), kind);
+}
+
 int gr_loss_stack_only(unsigned src)
 {
 	return src == GR_LOSS_STACK || src == GR_LOSS_STACK_SHED || src == GR_LOSS_UNWIND_SKIPPED;
@@ -418,8 +425,9 @@ static const struct gr_column_def graph_cols[GR_GRAPH_NCOLS] = {
     {"stream", T}, {"graph", T}, {"exec", T}, {"stack", T}, {"status", TOPT}, {"call", TOPT},
 };
 static const struct gr_column_def sched_cols[GR_SCHED_NCOLS] = {
-    {"ts", D},	       {"cpu", T},	{"type", T},	 {"prev_pid", T},   {"prev_tid", T},
-    {"prev_state", T}, {"next_pid", T}, {"next_tid", T}, {"target_cpu", T},
+    {"ts", D},	       {"cpu", T},	  {"type", T},	     {"prev_pid", T},
+    {"prev_tid", T},   {"prev_state", T}, {"next_pid", T},   {"next_tid", T},
+    {"target_cpu", T}, {"stack", TOPT},	  {"syscall", TOPT}, {"fd_kind", TOPT},
 };
 static const struct gr_column_def proc_cols[GR_PROC_NCOLS] = {
     {"ts", D}, {"type", T}, {"pid", T}, {"tid", T}, {"value", V}, {"text", B},

@@ -225,6 +225,16 @@ enum {
 	GR_SCHED_NEXT_PID,
 	GR_SCHED_NEXT_TID,
 	GR_SCHED_TARGET_CPU,
+	/*
+	 * Why and where a thread blocked (1.2, optional: 0 in older files). A SWITCH whose prev is
+	 * sleeping: stack = prev's user stack where it blocked, syscall = the x86-64 system call
+	 * number it is blocked in + 1 (0: none, a page fault, or not known), fd_kind = enum
+	 * gr_fd_kind of the file the call's fd names (fd-taking calls only). A WAKEUP(_NEW) of a
+	 * thread that makes CUDA calls, by a traced waker: stack = the waker's user stack.
+	 */
+	GR_SCHED_STACK,
+	GR_SCHED_SYSCALL,
+	GR_SCHED_FD_KIND,
 	GR_SCHED_NCOLS
 };
 
@@ -671,6 +681,19 @@ enum gr_fd_kind {
 
 /* next_pid/next_tid of a MIGRATE when the task on the CPU left is not known. */
 #define GR_SCHED_NOBODY 0xffffffffu
+
+/* The kind of file a blocking call's fd names (SCHED fd_kind). */
+enum gr_fd_kind {
+	GR_FD_NONE,
+	GR_FD_FILE /* regular file or block device */,
+	GR_FD_PIPE,
+	GR_FD_SOCKET,
+	GR_FD_CHAR,
+	GR_FD_ANON /* eventfd, epoll, timerfd... */,
+	GR_FD_OTHER
+};
+/* "none", "file", "pipe", "socket", "char", "anon", "other"; "unknown" otherwise. */
+const char *gr_fd_kind_name(unsigned kind);
 
 enum gr_proc_type {
 	GR_PROC_START = 0, /* fork/clone of a traced process (value = parent pid) */

@@ -1197,6 +1197,28 @@ _Static_assert(GR_EVS_SWITCH == GR_SCHED_SWITCH && GR_EVS_WAKEUP == GR_SCHED_WAK
 		   GR_EVS_NOBODY == GR_SCHED_NOBODY,
 	       "the BPF side's scheduler record types are the file's");
 
+/*
+ * The stack of a SCHED record: its frames and Python stack, or, for one whose walk the BPF side
+ * skipped (GR_EVS_F_SAME: the same call site within GR_BLK_SITE_NS), the thread's last of the
+ * record's role. Frames belong to h.pid: the blocked thread at a switch, the waker at a wakeup.
+ */
+static uint64_t sched_stack(struct gr_translate *t, const struct gr_ev_sched *e)
+{
+	uint64_t role = e->sub == GR_EVS_SWITCH ? 0 : 1, key = gr_u64_key2(e->h.tid, role), id;
+	const uint64_t *last;
+
+	if (e->h.flags & GR_EVS_F_SAME) {
+		last = gr_u64map_get(&t->blk_stacks, key);
+		return last ? *last : 0;
+	}
+	if (!e->h.stack_len)
+		return 0;
+	id = event_stack_id(t, &e->h, (const uint64_t *)(e + 1), e->h.stack_len, e->pystack);
+	if (gr_u64map_put(&t->blk_stacks, key, id) && !t->err)
+		t->err = -ENOMEM;
+	return id;
+}
+
 static int on_sched(struct gr_translate *t, const struct gr_ev_sched *e)
 {
 	uint64_t v[GR_SCHED_NCOLS];
@@ -1210,6 +1232,10 @@ static int on_sched(struct gr_translate *t, const struct gr_ev_sched *e)
 	v[GR_SCHED_NEXT_PID] = e->next_pid;
 	v[GR_SCHED_NEXT_TID] = e->next_tid;
 	v[GR_SCHED_TARGET_CPU] = e->target_cpu;
+	v[GR_SCHED_STACK] = sched_stack(t, e);
+	/* the file's syscall is the number + 1: 0, what a file without the column reads, is none */
+	v[GR_SCHED_SYSCALL] = e->syscall < 0 ? 0 : (uint64_t)e->syscall + 1;
+	v[GR_SCHED_FD_KIND] = e->fd_kind <= GR_FD_OTHER ? e->fd_kind : GR_FD_OTHER;
 	note_comm(t, e->h.ts, e->h.pid, e->h.tid, e->prev_comm, GR_COMM_LEN);
 	if (e->next_tid != GR_EVS_NOBODY)
 		note_comm(t, e->h.ts, e->next_pid, e->next_tid, e->next_comm, GR_COMM_LEN);
@@ -1380,7 +1406,10 @@ int gr_translate_decode(const void *data, size_t size)
 	}
 	switch (h->type) {
 	case EV_SCHED:
-		return size == sizeof(struct gr_ev_sched) ? h->type : -EINVAL;
+		return h->stack_len <= GR_MAX_FRAMES &&
+			       size == sizeof(struct gr_ev_sched) + h->stack_len * 8ull
+			   ? h->type
+			   : -EINVAL;
 	case EV_NAME:
 		return size == sizeof(struct gr_ev_name) ? h->type : -EINVAL;
 	case EV_FORK:
@@ -1593,6 +1622,7 @@ void gr_translate_free(struct gr_translate *t)
 	gr_u64map_free(&t->py_pids);
 	gr_pyresolve_free(t->pyres);
 	gr_u64map_free(&t->stacks);
+	gr_u64map_free(&t->blk_stacks);
 	gr_call_status_free(&t->calls);
 	gr_stack_cuts_free(&t->cuts);
 	gr_u64map_free(&t->comms);

@@ -52,6 +52,9 @@ struct gr_translate {
 	struct gr_python *py;
 
 	struct gr_u64map stacks; /* hash of frames (before any cut) -> stack id */
+	/* (tid, role) -> the stack id of the thread's last SCHED record of that role that walked
+	 * one (0 switch-out, 1 waker): what a record marked GR_EVS_F_SAME has */
+	struct gr_u64map blk_stacks;
 	/* pid -> struct gr_py_pid * (translate.c): the Python stacks a process sent (EV_PYSTACK)
 	 * and the PYFRAME keys of its frames, until it execs or exits */
 	struct gr_u64map py_pids;

@@ -150,6 +150,85 @@ static void calls(const struct gr_model *m, struct gr_info *in)
 	in->events[GR_INFO_EV_STACK] = with_stack;
 }
 
+static int cmp_pid(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The blocked spans of the traced processes' threads, by reason. */
+static int blocked(const struct gr_model *m, struct gr_info *in)
+{
+	struct gr_info_blocked *b = &in->blocked;
+	const struct gr_process *procs = gr_model_processes(m, NULL);
+	const struct gr_sched_key *keys = gr_model_sched_keys(m, NULL);
+	const struct gr_sched *s;
+	size_t np, n, nk;
+	uint64_t *calls;
+	uint32_t *pids;
+
+	gr_model_processes(m, &np);
+	gr_model_sched_keys(m, &nk);
+	b->known = gr_model_header(m)->minor >= 2 || gr_model_header(m)->major > 1;
+	pids = malloc((np + 1) * sizeof(*pids));
+	/* per key: a scheduler key repeats, so spans are counted per key first */
+	calls = calloc(nk + 1, sizeof(*calls));
+	if (!pids || !calls) {
+		free(pids);
+		free(calls);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < np; i++)
+		pids[i] = procs[i].pid;
+	qsort(pids, np, sizeof(*pids), cmp_pid);
+	s = gr_model_scheds(m, &n);
+	for (size_t i = 0; i < n; i++)
+		calls[s[i].key]++;
+	for (size_t k = 0; k < nk; k++) {
+		const struct gr_sched_key *e = &keys[k];
+		enum gr_wait_class c;
+
+		if (!calls[k] || e->type != GR_SCHED_SWITCH || !gr_sched_blocks(e->prev_state) ||
+		    !bsearch(&e->prev_pid, pids, np, sizeof(*pids), cmp_pid))
+			continue;
+		c = gr_syscall_class(e->syscall);
+		b->total += calls[k];
+		b->by_class[c] += calls[k];
+		if (c == GR_WAIT_FD)
+			b->fd_by_kind[e->fd_kind <= GR_FD_OTHER ? e->fd_kind : GR_FD_OTHER] +=
+			    calls[k];
+		if (c != GR_WAIT_OTHER)
+			continue;
+		/* few distinct calls: a linear search of the list */
+		unsigned j = 0;
+		while (j < b->nother && b->other[j].nr != e->syscall)
+			j++;
+		if (j == b->nother && j < GR_INFO_OTHER_CALLS)
+			b->other[b->nother++].nr = e->syscall;
+		if (j < b->nother)
+			b->other[j].count += calls[k];
+		else
+			b->more += calls[k];
+	}
+	/* most first, then by number: a stable listing */
+	for (unsigned i = 1; i < b->nother; i++)
+		for (unsigned j = i; j > 0 && (b->other[j].count > b->other[j - 1].count ||
+					       (b->other[j].count == b->other[j - 1].count &&
+						b->other[j].nr < b->other[j - 1].nr));
+		     j--) {
+			int32_t nr = b->other[j].nr;
+			uint64_t c = b->other[j].count;
+
+			b->other[j] = b->other[j - 1];
+			b->other[j - 1].nr = nr;
+			b->other[j - 1].count = c;
+		}
+	free(pids);
+	free(calls);
+	return 0;
+}
+
 int gr_info_compute(const struct gr_model *m, struct gr_info *in)
 {
 	uint64_t first, last, v;
@@ -162,6 +241,11 @@ int gr_info_compute(const struct gr_model *m, struct gr_info *in)
 		return err;
 	}
 	calls(m, in);
+	err = blocked(m, in);
+	if (err) {
+		gr_info_free(in);
+		return err;
+	}
 	err = gr_outcome_compute(m, &in->outcome);
 	if (err) {
 		gr_info_free(in);

@@ -19,12 +19,36 @@
 #include "analyze/figures/launch_stats.h"
 #include "analyze/figures/outcome.h"
 #include "analyze/model/model.h"
+#include "analyze/util/syscalls.h"
+#include "format/events.h"
 
 /* Buckets per kind: the kinds of format/events.h up to the last, then "other" for the rest. */
 #define GR_INFO_COPY_KINDS  6 /* H2H H2D D2H D2D default, other */
 #define GR_INFO_SYNC_KINDS  6
 #define GR_INFO_ALLOC_KINDS 6
 #define GR_INFO_GRAPH_KINDS 11
+
+/* Kinds of "other" system call info names one by one; the rest are summed as "more". */
+#define GR_INFO_OTHER_CALLS 8
+
+/*
+ * Blocked spans: the switch-outs of the traced processes' threads while sleeping (SCHED rows,
+ * docs/FORMAT.md; gr_sched_blocks()), by why (analyze/util/syscalls.h). A trace older than
+ * format 1.2 has no reasons: every span is GR_WAIT_NONE there, and known says so.
+ */
+struct gr_info_blocked {
+	uint64_t total;
+	int known; /* the trace records why (format 1.2+) */
+	uint64_t by_class[GR_WAIT_NCLASSES];
+	uint64_t fd_by_kind[GR_FD_OTHER + 1]; /* GR_WAIT_FD by enum gr_fd_kind */
+	/* GR_WAIT_OTHER by call, most first (then by number); more: those past the list */
+	struct {
+		int32_t nr;
+		uint64_t count;
+	} other[GR_INFO_OTHER_CALLS];
+	unsigned nother;
+	uint64_t more;
+};
 
 /* The event kinds info counts, in the order it lists them. */
 enum gr_info_event {
@@ -73,6 +97,7 @@ struct gr_info {
 	/* the sums above count calls that did not fail and were not inside another; these are
 	 * the others: failed, nested and in-flight calls */
 	struct gr_outcome outcome;
+	struct gr_info_blocked blocked;
 };
 
 /*

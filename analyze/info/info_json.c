@@ -316,6 +316,48 @@ static void losses(struct gr_json *j, const struct gr_model *m)
  * "calls" (how many are known to have succeeded, failed, or have no status), "errors" (failed
  * calls by api and error), "in_flight" (calls never returned) and "inner_calls".
  */
+/* "blocked": the traced threads' blocked spans by reason (struct gr_info_blocked); the
+ * reasons are null in a trace that does not record them. */
+static void blocked(struct gr_json *j, const struct gr_info *in)
+{
+	const struct gr_info_blocked *b = &in->blocked;
+	char buf[32];
+
+	gr_json_key(j, "blocked");
+	gr_json_object(j);
+	gr_json_kv_u64(j, "total", b->total);
+	gr_json_kv_bool(j, "known", b->known);
+	gr_json_key(j, "by_reason");
+	if (!b->known) {
+		gr_json_null(j);
+		gr_json_object_end(j);
+		return;
+	}
+	gr_json_object_flat(j);
+	for (unsigned c = 0; c < GR_WAIT_NCLASSES; c++)
+		gr_json_kv_u64(j, gr_wait_class_name(c), b->by_class[c]);
+	gr_json_object_end(j);
+	gr_json_key(j, "fd_by_kind");
+	gr_json_object_flat(j);
+	for (unsigned k = 1; k <= GR_FD_OTHER; k++)
+		gr_json_kv_u64(j, gr_fd_kind_name(k), b->fd_by_kind[k]);
+	gr_json_object_end(j);
+	gr_json_key(j, "other_by_syscall");
+	gr_json_object_flat(j);
+	for (unsigned i = 0; i < b->nother; i++) {
+		const char *name = gr_syscall_name(b->other[i].nr);
+
+		if (!name) {
+			snprintf(buf, sizeof(buf), "syscall_%d", (int)b->other[i].nr);
+			name = buf;
+		}
+		gr_json_kv_u64(j, name, b->other[i].count);
+	}
+	gr_json_object_end(j);
+	gr_json_kv_u64(j, "other_more", b->more);
+	gr_json_object_end(j);
+}
+
 static void outcomes(struct gr_json *j, const struct gr_info *in, const struct gr_model *m)
 {
 	const struct gr_outcome *o = &in->outcome;
@@ -477,6 +519,7 @@ int gr_info_write_json(FILE *f, const struct gr_info *in, const struct gr_model 
 	sum_list(&j, "graphs", in->graphs, GR_INFO_GRAPH_KINDS, 0);
 	graph_executed(&j, gr_graphs_summary(in->launches.graphs));
 	outcomes(&j, in, m);
+	blocked(&j, in);
 	procs(&j, in, m);
 	streams(&j, in, m);
 	losses(&j, m);

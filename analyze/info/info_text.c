@@ -386,6 +386,54 @@ static void losses(FILE *f, const struct gr_model *m)
 			rel_ns(m, l[i].ts) / 1e9, rel_ns(m, l[i].ts_end) / 1e9);
 }
 
+/* The blocked spans of the traced threads by reason (struct gr_info_blocked). */
+static void blocked(FILE *f, const struct gr_info *in)
+{
+	static const char *const labels[GR_WAIT_NCLASSES] = {
+	    [GR_WAIT_NONE] = "page fault/none", [GR_WAIT_FUTEX] = "futex",
+	    [GR_WAIT_FD] = "fd read/write",	[GR_WAIT_POLL] = "poll/epoll/select",
+	    [GR_WAIT_SLEEP] = "sleep",		[GR_WAIT_CHILD] = "child wait",
+	    [GR_WAIT_OTHER] = "other"};
+	const struct gr_info_blocked *b = &in->blocked;
+	const char *sep;
+
+	if (!b->total)
+		return;
+	fprintf(f, "\nblocked  %" PRIu64 " switch-outs of traced threads while sleeping%s\n",
+		b->total, b->known ? "" : " (why: not recorded, a trace older than format 1.2)");
+	if (!b->known)
+		return;
+	for (unsigned c = 0; c < GR_WAIT_NCLASSES; c++) {
+		if (!b->by_class[c])
+			continue;
+		fprintf(f, "  %-18s %10" PRIu64, labels[c], b->by_class[c]);
+		sep = "  ";
+		if (c == GR_WAIT_FD)
+			for (unsigned k = 0; k <= GR_FD_OTHER; k++) {
+				if (!b->fd_by_kind[k])
+					continue;
+				fprintf(f, "%s%s %" PRIu64, sep, gr_fd_kind_name(k),
+					b->fd_by_kind[k]);
+				sep = ", ";
+			}
+		if (c == GR_WAIT_OTHER) {
+			for (unsigned i = 0; i < b->nother; i++) {
+				const char *name = gr_syscall_name(b->other[i].nr);
+
+				if (name)
+					fprintf(f, "%s%s %" PRIu64, sep, name, b->other[i].count);
+				else
+					fprintf(f, "%ssyscall %d %" PRIu64, sep,
+						(int)b->other[i].nr, b->other[i].count);
+				sep = ", ";
+			}
+			if (b->more)
+				fprintf(f, "%smore %" PRIu64, sep, b->more);
+		}
+		fprintf(f, "\n");
+	}
+}
+
 int gr_info_write_text(FILE *f, const struct gr_info *in, const struct gr_model *m,
 		       const char *path)
 {
@@ -406,6 +454,7 @@ int gr_info_write_text(FILE *f, const struct gr_info *in, const struct gr_model 
 	sums(f, "allocations", in->allocs, GR_INFO_ALLOC_KINDS, 1);
 	sums(f, "graphs", in->graphs, GR_INFO_GRAPH_KINDS, 0);
 	outcomes(f, in, m);
+	blocked(f, in);
 	procs(f, in, m);
 	losses(f, m);
 	fprintf(f, "\n");

@@ -98,7 +98,7 @@ struct launch_memo {
 #define GR_SCHED_MEMO 256 /* entries, power of two */
 
 struct sched_memo {
-	uint64_t key[5]; /* sched_key_pack() */
+	uint64_t key[6]; /* sched_key_pack() */
 	uint32_t skey;	 /* the part's scheduler key index */
 	int valid;
 };
@@ -134,24 +134,26 @@ struct shared_strs {
 /*
  * The dense tables an event indexes, in struct part and in the loader alike. A launch key's key
  * holds indexes of the tables before it (launch_key_pack()), so T_LKEY comes last: the merge maps
- * them first. A scheduler key holds raw ids only (sched_key_pack()).
+ * them first. A scheduler key holds raw ids and a stack index (sched_key_pack()): T_SKEY comes
+ * after T_STACK, so the merge has mapped the stacks when it maps the scheduler keys.
  */
 enum { T_KERNEL, T_CONFIG, T_THREAD, T_STREAM, T_STACK, T_SKEY, T_LKEY, T_COUNT };
 
 /* Key words of each table's keymap. */
-static const uint32_t table_words[T_COUNT] = {2, 4, 2, 2, 2, 5, 4};
+static const uint32_t table_words[T_COUNT] = {2, 4, 2, 2, 2, 6, 4};
 
-/* A scheduler key as its keymap's key (5 words), and back. */
-static inline void sched_key_pack(const struct gr_sched_key *k, uint64_t w[5])
+/* A scheduler key as its keymap's key (6 words), and back. */
+static inline void sched_key_pack(const struct gr_sched_key *k, uint64_t w[6])
 {
 	w[0] = k->prev_state;
 	w[1] = k->cpu | (uint64_t)k->target_cpu << 32;
 	w[2] = k->prev_pid | (uint64_t)k->prev_tid << 32;
 	w[3] = k->next_pid | (uint64_t)k->next_tid << 32;
-	w[4] = k->type;
+	w[4] = k->type | (uint64_t)k->fd_kind << 8;
+	w[5] = k->stack | (uint64_t)(uint32_t)k->syscall << 32;
 }
 
-static inline void sched_key_unpack(const uint64_t w[5], struct gr_sched_key *k)
+static inline void sched_key_unpack(const uint64_t w[6], struct gr_sched_key *k)
 {
 	memset(k, 0, sizeof(*k));
 	k->syscall = -1; /* not in the key: not recorded */
@@ -163,6 +165,9 @@ static inline void sched_key_unpack(const uint64_t w[5], struct gr_sched_key *k)
 	k->next_pid = (uint32_t)w[3];
 	k->next_tid = (uint32_t)(w[3] >> 32);
 	k->type = (uint8_t)w[4];
+	k->fd_kind = (uint8_t)(w[4] >> 8);
+	k->stack = (uint32_t)w[5];
+	k->syscall = (int32_t)(uint32_t)(w[5] >> 32);
 }
 
 /* A launch key as its keymap's key (4 words), and back. */

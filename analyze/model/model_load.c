@@ -760,6 +760,16 @@ static void launch_key_map(const struct part *P, const uint64_t w[4], uint64_t o
 	launch_key_pack(&k, out);
 }
 
+/* Scheduler key @w of @P, its stack index local, as the key of the model's. */
+static void sched_key_map(const struct part *P, const uint64_t w[6], uint64_t out[6])
+{
+	struct gr_sched_key k;
+
+	sched_key_unpack(w, &k);
+	k.stack = P->map[T_STACK].v[k.stack];
+	sched_key_pack(&k, out);
+}
+
 /* The map of @P's local table @t into the model's: interned in local order, that is in order of
  * first use in the chunk. */
 static int map_table(struct loader *L, struct part *P, int t)
@@ -777,11 +787,14 @@ static int map_table(struct loader *L, struct part *P, int t)
 		/* the seed's keys have their index in the model already */
 		if (i >= P->snap[t]) {
 			const uint64_t *key = gr_keymap_key(local, i);
-			uint64_t mapped[4];
+			uint64_t mapped[6];
 
 			if (t == T_LKEY) {
 				key = mapped;
 				launch_key_map(P, gr_keymap_key(local, i), mapped);
+			} else if (t == T_SKEY) {
+				key = mapped;
+				sched_key_map(P, gr_keymap_key(local, i), mapped);
 			}
 			err = gr_keymap_intern(&L->tab[t], key, &g);
 			if (err < 0)

@@ -827,10 +827,10 @@ static int load_comm_calls(struct part *P, const uint64_t *const *v,
 	return 0;
 }
 
-/* The part's scheduler key for @k (5 words, sched_key_pack()), through a direct-mapped memo. */
-static int sched_key_of(struct part *P, const uint64_t k[5], uint32_t *skey)
+/* The part's scheduler key for @k (6 words, sched_key_pack()), through a direct-mapped memo. */
+static int sched_key_of(struct part *P, const uint64_t k[6], uint32_t *skey)
 {
-	uint64_t h = (k[0] + k[1] * 0x9e3779b97f4a7c15ull + k[4]) * 0xbf58476d1ce4e5b9ull ^
+	uint64_t h = (k[0] + k[1] * 0x9e3779b97f4a7c15ull + k[4] + k[5]) * 0xbf58476d1ce4e5b9ull ^
 		     (k[2] + k[3] * 0x94d049bb133111ebull);
 	struct sched_memo *e = &P->smemo[(h ^ h >> 29) & (GR_SCHED_MEMO - 1)];
 	int err;
@@ -859,7 +859,7 @@ static int load_scheds(struct part *P, const uint64_t *const *v, const struct gr
 		return oom(P, err, "scheduler events");
 	for (uint32_t i = 0; i < n; i++) {
 		struct gr_sched_key k;
-		uint64_t w[5];
+		uint64_t w[6], sc;
 
 		if (!keep_instant(P->ctx, v[GR_SCHED_TS][i]))
 			continue;
@@ -872,6 +872,15 @@ static int load_scheds(struct part *P, const uint64_t *const *v, const struct gr
 		k.next_pid = sat32(v[GR_SCHED_NEXT_PID][i]);
 		k.next_tid = sat32(v[GR_SCHED_NEXT_TID][i]);
 		k.type = v[GR_SCHED_TYPE][i] > 255 ? 255 : (uint8_t)v[GR_SCHED_TYPE][i];
+		/* the file's syscall is the number + 1, 0 none (also a file without the column) */
+		sc = v[GR_SCHED_SYSCALL][i];
+		k.syscall = sc && sc <= 0x7fffffffull ? (int32_t)(sc - 1) : -1;
+		k.fd_kind = v[GR_SCHED_FD_KIND][i] <= GR_FD_OTHER ? (uint8_t)v[GR_SCHED_FD_KIND][i]
+								  : GR_FD_OTHER;
+		/* the stack is the thread's whose it is: prev at a switch, the waker at a wakeup */
+		err = stack_of(P, v[GR_SCHED_PREV_PID][i], v[GR_SCHED_STACK][i], &k.stack);
+		if (err < 0)
+			return oom(P, err, "scheduler events");
 		sched_key_pack(&k, w);
 		o = &P->scheds.v[P->scheds.n];
 		memset(o, 0, sizeof(*o));

@@ -73,7 +73,8 @@ static int reference_ok(const uint8_t *p, size_t n)
 	}
 	switch (h.type) {
 	case EV_SCHED:
-		return n == sizeof(struct gr_ev_sched);
+		return h.stack_len <= GR_MAX_FRAMES &&
+		       n == sizeof(struct gr_ev_sched) + 8u * h.stack_len;
 	case EV_NAME:
 		return n == sizeof(struct gr_ev_name);
 	case EV_FORK:
