@@ -669,16 +669,6 @@ enum gr_sched_type {
 	GR_SCHED_WAKEUP_NEW,
 	GR_SCHED_MIGRATE, /* a traced thread moved to another CPU (see SCHED above) */
 };
-enum gr_fd_kind {
-	GR_FD_NONE,
-	GR_FD_FILE /* regular file or block device */,
-	GR_FD_PIPE,
-	GR_FD_SOCKET,
-	GR_FD_CHAR,
-	GR_FD_ANON /* eventfd, epoll, timerfd... */,
-	GR_FD_OTHER
-};
-
 /* next_pid/next_tid of a MIGRATE when the task on the CPU left is not known. */
 #define GR_SCHED_NOBODY 0xffffffffu
 

@@ -7,6 +7,7 @@
 
 #include "analyze/util/arrays.h"
 #include "analyze/figures/blocked.h"
+#include "analyze/util/syscalls.h"
 #include "analyze/figures/frames.h"
 #include "analyze/figures/gpu.h"
 #include "analyze/figures/graphs.h"
@@ -1189,7 +1190,7 @@ static const char *sleep_name(uint64_t prev_state)
 static void blocked_args(struct ex *x, const struct gr_block_why *why)
 {
 	char buf[GR_FRAME_TEXT];
-	const char *sc = gr_block_syscall_name(why->syscall);
+	const char *sc = gr_syscall_name(why->syscall);
 
 	arg_str(x, "reason", gr_block_reason_name(why->reason));
 	if (sc)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analyze/figures/blocked.h"
+#include "analyze/util/syscalls.h"
 #include "analyze/figures/frames.h"
 #include "analyze/figures/gpu.h"
 #include "analyze/figures/graphs.h"
@@ -901,17 +902,6 @@ static const char *const edge_name[] = {
     [GR_SPAN_REPLAY_START] = "replay_start",
 };
 
-static const char *fd_kind_name(unsigned kind)
-{
-	static const char *const names[] = {
-	    [GR_FD_NONE] = NULL,       [GR_FD_FILE] = "file", [GR_FD_PIPE] = "pipe",
-	    [GR_FD_SOCKET] = "socket", [GR_FD_CHAR] = "char", [GR_FD_ANON] = "anon",
-	    [GR_FD_OTHER] = "other",
-	};
-
-	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "other";
-}
-
 /* A blocked state and why (blocked.h), as a blocked_spans row. */
 static void blocked_row(struct xt *x, const struct gr_state_span *sp,
 			const struct gr_block_why *why)
@@ -921,12 +911,12 @@ static void blocked_row(struct xt *x, const struct gr_state_span *sp,
 	put_time(x, sp->start);
 	put_u64(x, sp->end - sp->start);
 	put_text(x, gr_block_reason_name(why->reason));
-	put_text(x, gr_block_syscall_name(why->syscall));
+	put_text(x, gr_syscall_name(why->syscall));
 	if (why->syscall >= 0)
 		put_int(x, why->syscall);
 	else
 		put_null(x);
-	put_text(x, fd_kind_name(why->fd_kind));
+	put_text(x, why->fd_kind ? gr_fd_kind_name(why->fd_kind) : NULL);
 	put_stack(x, why->stack);
 	if (why->woken) {
 		put_int(x, why->waker_pid);

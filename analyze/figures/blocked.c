@@ -5,102 +5,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/util/syscalls.h"
 #include "blocked.h"
 #include "frames.h"
 
 /* The kernel's task state bit of an uninterruptible sleep (D). */
 #define TASK_UNINTERRUPTIBLE 0x2u
 
-/* How the classifier groups the system calls it names. */
-enum sc_class {
-	SC_NONE = 0, /* named only */
-	SC_FUTEX,
-	SC_READ, /* reads from an fd: the fd's kind says input or disk */
-	SC_POLL, /* waits on many fds: input when another process of the tree ends it */
-	SC_SLEEP,
-	SC_CHILD,
-	SC_SYNC, /* writes a file back to its disk */
-};
-
-/*
- * The x86-64 numbers (arch/x86/entry/syscalls/syscall_64.tbl) of the calls a thread commonly
- * blocks in: a trace says the number, so the table is the recording machine's ABI, not this
- * one's. tests/unit/test_blocked.c checks it against <sys/syscall.h>.
- */
-static const struct {
-	int32_t nr;
-	const char *name;
-	enum sc_class cls;
-} syscalls[] = {
-    {0, "read", SC_READ},
-    {1, "write", SC_NONE},
-    {7, "poll", SC_POLL},
-    {17, "pread64", SC_READ},
-    {18, "pwrite64", SC_NONE},
-    {19, "readv", SC_READ},
-    {20, "writev", SC_NONE},
-    {23, "select", SC_POLL},
-    {34, "pause", SC_NONE},
-    {35, "nanosleep", SC_SLEEP},
-    {40, "sendfile", SC_NONE},
-    {42, "connect", SC_NONE},
-    {43, "accept", SC_NONE},
-    {44, "sendto", SC_NONE},
-    {45, "recvfrom", SC_READ},
-    {46, "sendmsg", SC_NONE},
-    {47, "recvmsg", SC_READ},
-    {61, "wait4", SC_CHILD},
-    {65, "semop", SC_NONE},
-    {69, "msgsnd", SC_NONE},
-    {70, "msgrcv", SC_NONE},
-    {73, "flock", SC_NONE},
-    {74, "fsync", SC_SYNC},
-    {75, "fdatasync", SC_SYNC},
-    {128, "rt_sigtimedwait", SC_NONE},
-    {130, "rt_sigsuspend", SC_NONE},
-    {202, "futex", SC_FUTEX},
-    {208, "io_getevents", SC_NONE},
-    {220, "semtimedop", SC_NONE},
-    {230, "clock_nanosleep", SC_SLEEP},
-    {232, "epoll_wait", SC_POLL},
-    {247, "waitid", SC_CHILD},
-    {257, "openat", SC_NONE},
-    {270, "pselect6", SC_POLL},
-    {271, "ppoll", SC_POLL},
-    {275, "splice", SC_NONE},
-    {277, "sync_file_range", SC_SYNC},
-    {281, "epoll_pwait", SC_POLL},
-    {288, "accept4", SC_NONE},
-    {295, "preadv", SC_READ},
-    {299, "recvmmsg", SC_READ},
-    {327, "preadv2", SC_READ},
-    {426, "io_uring_enter", SC_NONE},
-    {441, "epoll_pwait2", SC_POLL},
-    {449, "futex_waitv", SC_FUTEX},
-};
-
-#define NSYSCALLS (sizeof(syscalls) / sizeof(syscalls[0]))
-
-static int sc_index(int32_t nr)
+/* A call that reads from its fd: blocked in it on a pipe or socket, the thread waits for data. */
+static int reads(int32_t nr)
 {
-	for (size_t i = 0; i < NSYSCALLS; i++)
-		if (syscalls[i].nr == nr)
-			return (int)i;
-	return -1;
-}
+	const char *name = gr_syscall_name(nr);
 
-const char *gr_block_syscall_name(int32_t nr)
-{
-	int i = sc_index(nr);
-
-	return i < 0 ? NULL : syscalls[i].name;
-}
-
-static enum sc_class sc_class(int32_t nr)
-{
-	int i = sc_index(nr);
-
-	return i < 0 ? SC_NONE : syscalls[i].cls;
+	return name && (!strncmp(name, "read", 4) || !strncmp(name, "pread", 5) ||
+			!strncmp(name, "recv", 4));
 }
 
 void gr_block_ctx_init(struct gr_block_ctx *c, const struct gr_model *m)
@@ -173,7 +91,6 @@ static int other_traced(const struct gr_model *m, uint32_t pid, uint32_t self)
 void gr_block_classify(const struct gr_block_ctx *c, const struct gr_sched_key *out,
 		       const struct gr_sched_key *wake, uint32_t pid, struct gr_block_why *why)
 {
-	enum sc_class cls;
 	int from_tree;
 
 	memset(why, 0, sizeof(*why));
@@ -190,39 +107,36 @@ void gr_block_classify(const struct gr_block_ctx *c, const struct gr_sched_key *
 	why->syscall = out->syscall;
 	why->stack = out->stack;
 	why->fd_kind = out->fd_kind;
-	if (out->syscall < 0) {
+	from_tree = wake && other_traced(c->m, wake->prev_pid, pid);
+	switch (gr_syscall_class(out->syscall)) {
+	case GR_WAIT_NONE:
 		/* no call: a page fault, or I/O the kernel waits on for the thread */
 		if (out->prev_state & TASK_UNINTERRUPTIBLE)
 			why->reason = GR_BLOCK_DISK;
 		return;
-	}
-	cls = sc_class(out->syscall);
-	from_tree = wake && other_traced(c->m, wake->prev_pid, pid);
-	switch (cls) {
-	case SC_FUTEX:
+	case GR_WAIT_FUTEX:
 		why->reason = gil_wait(c->m, out->stack, 1) ? GR_BLOCK_GIL : GR_BLOCK_LOCK;
 		return;
-	case SC_READ:
-		if ((out->fd_kind == GR_FD_PIPE || out->fd_kind == GR_FD_SOCKET) && from_tree)
-			why->reason = GR_BLOCK_INPUT;
-		else if (out->fd_kind == GR_FD_FILE)
+	case GR_WAIT_FD:
+		/* a file's reads, writes and syncs wait for its disk */
+		if (out->fd_kind == GR_FD_FILE)
 			why->reason = GR_BLOCK_DISK;
+		else if ((out->fd_kind == GR_FD_PIPE || out->fd_kind == GR_FD_SOCKET) &&
+			 reads(out->syscall) && from_tree)
+			why->reason = GR_BLOCK_INPUT;
 		else
 			why->reason = GR_BLOCK_OTHER;
 		return;
-	case SC_POLL:
+	case GR_WAIT_POLL:
 		why->reason = from_tree ? GR_BLOCK_INPUT : GR_BLOCK_OTHER;
 		return;
-	case SC_SLEEP:
+	case GR_WAIT_SLEEP:
 		why->reason = GR_BLOCK_SLEEP;
 		return;
-	case SC_CHILD:
+	case GR_WAIT_CHILD:
 		why->reason = GR_BLOCK_CHILD;
 		return;
-	case SC_SYNC:
-		why->reason = GR_BLOCK_DISK;
-		return;
-	case SC_NONE:
+	default:
 		break;
 	}
 	/* a GIL wait the recorder saw outside a futex (a build that waits otherwise) */

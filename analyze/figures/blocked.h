@@ -97,9 +97,7 @@ const char *gr_block_reason_name(unsigned reason);
  * "other system calls", "reason unknown". */
 const char *gr_block_reason_words(unsigned reason);
 
-/* The name of x86-64 system call @nr where the classifier knows it ("futex", "read", ...),
- * else NULL. */
-const char *gr_block_syscall_name(int32_t nr);
+/* System calls are named by analyze/util/syscalls.h's gr_syscall_name(). */
 
 /*
  * The frame of stack @stack (gr_model_stacks() index) that names where its thread was: the

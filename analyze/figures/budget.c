@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analyze/util/arrays.h"
+#include "analyze/util/syscalls.h"
 #include "budget.h"
 #include "frames.h"
 
@@ -814,7 +815,7 @@ void gr_budget_culprits_json(struct gr_json *j, const struct gr_model *m, const 
 			gr_json_null(j);
 		}
 		gr_json_kv_u64(j, "waker_processes", c->wakers);
-		gr_json_kv_str(j, "syscall", gr_block_syscall_name(c->syscall));
+		gr_json_kv_str(j, "syscall", gr_syscall_name(c->syscall));
 		gr_json_kv_i64(j, "syscall_nr", c->syscall);
 		gr_json_kv_str(j, "site", gr_block_site(m, c->stack, site, sizeof(site)));
 		gr_json_kv_str(j, "waker_site",

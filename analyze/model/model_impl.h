@@ -156,7 +156,6 @@ static inline void sched_key_pack(const struct gr_sched_key *k, uint64_t w[6])
 static inline void sched_key_unpack(const uint64_t w[6], struct gr_sched_key *k)
 {
 	memset(k, 0, sizeof(*k));
-	k->syscall = -1; /* not in the key: not recorded */
 	k->prev_state = w[0];
 	k->cpu = (uint32_t)w[1];
 	k->target_cpu = (uint32_t)(w[1] >> 32);

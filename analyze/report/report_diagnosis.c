@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "analyze/util/arrays.h"
+#include "analyze/util/syscalls.h"
 #include "report_sections.h"
 
 /* Stacks ranked for the host sites before they are merged by the name shown: enough that the
@@ -425,7 +426,7 @@ static int blocked_verdict(struct rp_ctx *x, struct gr_report_diagnosis *D, cons
 	gr_block_site(x->m, c->stack, at, sizeof(at));
 	if (!*at)
 		snprintf(at, sizeof(at), "an unknown site (no stack)");
-	sc = gr_block_syscall_name(c->syscall);
+	sc = gr_syscall_name(c->syscall);
 	if (!sc && c->syscall >= 0)
 		sc = scname;
 	snprintf(scname, sizeof(scname), "system call %" PRId32, c->syscall);

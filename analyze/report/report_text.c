@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analyze/util/syscalls.h"
 #include "analyze/util/text.h"
 #include "report.h"
 #include "report_sections.h"
@@ -919,7 +920,7 @@ static void why_waited(FILE *f, const struct gr_report *r, const struct gr_model
 	fprintf(f, "why the host waited (loop thread blocked outside CUDA, per iteration)\n");
 	for (unsigned k = 0; k < GR_BUDGET_NREASONS; k++) {
 		const struct gr_block_culprit *c = &b->culprit[k];
-		const char *sc = gr_block_syscall_name(c->syscall), *comm;
+		const char *sc = gr_syscall_name(c->syscall), *comm;
 		size_t at;
 
 		if (!b->blocked_ns[k])

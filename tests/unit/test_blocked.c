@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * analyze/figures/blocked and the budget's blocked reasons: the classifier on hand-built switch
- * keys over a model whose stacks and symbols are known, its syscall table against this
- * machine's <sys/syscall.h>, and the budget's split of the blocked part into reasons (exact, and
- * adding up) with each reason's culprit, over hand-built scheduler states.
+ * keys over a model whose stacks and symbols are known, and the budget's split of the blocked part
+ * into reasons (exact, and adding up) with each reason's culprit, over hand-built scheduler states.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -136,47 +135,6 @@ static uint32_t stack_index(const struct gr_model *m, uint32_t pid, uint64_t id)
 		if (st[i].id == id && st[i].pid == pid)
 			return (uint32_t)i;
 	return 0;
-}
-
-static void test_syscall_table(void)
-{
-	static const struct {
-		long nr;
-		const char *name;
-	} want[] = {
-	    {SYS_read, "read"},
-	    {SYS_poll, "poll"},
-	    {SYS_pread64, "pread64"},
-	    {SYS_readv, "readv"},
-	    {SYS_select, "select"},
-	    {SYS_nanosleep, "nanosleep"},
-	    {SYS_recvfrom, "recvfrom"},
-	    {SYS_recvmsg, "recvmsg"},
-	    {SYS_wait4, "wait4"},
-	    {SYS_fsync, "fsync"},
-	    {SYS_fdatasync, "fdatasync"},
-	    {SYS_futex, "futex"},
-	    {SYS_clock_nanosleep, "clock_nanosleep"},
-	    {SYS_epoll_wait, "epoll_wait"},
-	    {SYS_waitid, "waitid"},
-	    {SYS_pselect6, "pselect6"},
-	    {SYS_ppoll, "ppoll"},
-	    {SYS_epoll_pwait, "epoll_pwait"},
-	    {SYS_preadv, "preadv"},
-	    {SYS_recvmmsg, "recvmmsg"},
-	    {SYS_preadv2, "preadv2"},
-	    {SYS_io_uring_enter, "io_uring_enter"},
-	    {SYS_epoll_pwait2, "epoll_pwait2"},
-	    {SYS_futex_waitv, "futex_waitv"},
-	    {SYS_sync_file_range, "sync_file_range"},
-	    {SYS_accept4, "accept4"},
-	    {SYS_io_getevents, "io_getevents"},
-	};
-
-	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
-		CHECK_STR(gr_block_syscall_name((int32_t)want[i].nr), want[i].name);
-	CHECK(gr_block_syscall_name(-1) == NULL);
-	CHECK(gr_block_syscall_name(100000) == NULL);
 }
 
 /* A switch-out of the loop thread asleep (@state) in @sc on @fd with stack @st. */
@@ -561,7 +519,6 @@ int main(void)
 		perror("mkdtemp");
 		return 1;
 	}
-	RUN_TEST(test_syscall_table);
 	RUN_TEST(test_classify);
 	RUN_TEST(test_tracker);
 	RUN_TEST(test_budget_split);
