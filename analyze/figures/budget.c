@@ -301,10 +301,11 @@ static void tally_culprits(const struct tallies *t, struct gr_block_culprit *out
 		struct gr_block_culprit *c = &out[e->reason];
 		int seen = 0;
 
+		/* tid 0 woke it from an interrupt (a timer, a device): no process */
 		for (size_t k = 0; k < i && e->why.woken; k++)
 			seen |= t->v[k].reason == e->reason && t->v[k].why.woken &&
 				t->v[k].pid == e->pid;
-		if (e->why.woken && !seen)
+		if (e->why.woken && e->tid && !seen)
 			c->wakers++;
 		c->of_ns += e->ns;
 		if (e->ns <= c->ns)

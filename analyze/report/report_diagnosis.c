@@ -392,6 +392,8 @@ static const char *culprit_text(struct rp_ctx *x, const struct gr_block_culprit 
 
 	if (!c->woken)
 		return "an unknown task (no wakeup recorded)";
+	if (!c->tid)
+		return "an interrupt (a timer or a device)";
 	gr_block_site(x->m, c->waker_stack, site, sizeof(site));
 	return rp_printf(x, "thread %s (tid %" PRIu32 ")%s%s", *comm ? comm : "?", c->tid,
 			 *site ? " at " : " at an unknown site (no stack)", site);

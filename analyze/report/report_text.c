@@ -937,7 +937,12 @@ static void why_waited(FILE *f, const struct gr_report *r, const struct gr_model
 		comm = gr_budget_culprit_comm(m, c);
 		gr_units_pct(pc, sizeof(pc), c->of_ns ? (double)c->ns / (double)c->of_ns : 0);
 		gr_block_site(m, c->waker_stack, wsite, sizeof(wsite));
-		if (at < sizeof(line) && c->woken)
+		if (at < sizeof(line) && c->woken && !c->tid)
+			at += (size_t)snprintf(line + at, sizeof(line) - at,
+					       "; woken from an interrupt (a timer or a device) %s "
+					       "of it",
+					       pc);
+		else if (at < sizeof(line) && c->woken)
 			at += (size_t)snprintf(
 			    line + at, sizeof(line) - at,
 			    "; woken by %s (tid %" PRIu32 ", pid %" PRIu32 ") %s of it%s%s",

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Why the host waited (docs/REPORTS.md): the step budget's blocked part split into reasons, each
+# with its culprit, and the verdict of a blocked-bound step. tests/progs/blockstep.cu blocks its
+# loop thread once per iteration in one known way (a mutex held by its second thread, a pipe fed
+# by a slower child process, a sleep, a child it waits for), on the GPU simulator, and measures
+# each block with the kernel's own accounting (wall - CPU time - run-queue wait = blocked): the
+# reason's time over the loop must be within 5% of that, never a quiet-machine timing. Each
+# mode's healthy twin (no contention, the pipe filled first, no sleep, no child) has none of the
+# reason's time and no such verdict. Needs root (BPF).
+. "$(dirname "$0")/lib.sh"
+need_root report_blocked
+SIM=${SAMPLES:-$PWD/$O/samples}/sim
+N=20
+
+if [ ! -f "$SIM/libcudart.so.13" ] || [ ! -x "$PROGS/blockstep" ]; then
+	not_ok "simulator or progs not built (make samples progs)"
+	exit 1
+fi
+
+# rec MODE: record blockstep MODE on the simulator; MODE.json and MODE.txt the reports
+rec() {
+	if ! LD_LIBRARY_PATH=$SIM "$GPUREC" record -o "$TMP/$1.trc" -- "$PROGS/blockstep" "$1" $N \
+		>"$TMP/$1.out" 2>"$TMP/$1.err"; then
+		not_ok "record $1: $(tail -3 "$TMP/$1.err" | paste -sd' ')"
+		return 1
+	fi
+	"$GPUREC" report --json "$TMP/$1.trc" >"$TMP/$1.json" &&
+		"$GPUREC" report "$TMP/$1.trc" >"$TMP/$1.txt"
+}
+
+# truth MODE REASON: "ok" when the budget's REASON time over the loop (mean x iterations) is
+# within 5% of the blocked time the program measured in its blocks inside the loop's window
+truth() {
+	python3 - "$TMP/$1.json" "$TMP/$1.out" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+it = d["launches"]["iteration"]
+b = d["budget"]
+got = b["mean"]["blocked_reasons"][sys.argv[3] + "_ns"] * b["iterations"]
+want = 0
+for line in open(sys.argv[2]):
+    f = line.split()
+    if f[0] == "block" and int(f[1]) >= it["start_ts"] and int(f[1]) + int(f[2]) <= it["end_ts"]:
+        want += int(f[3])
+print("ok" if want > 0 and abs(got - want) <= 0.05 * want else f"budget {got} ns, kernel {want} ns")
+PY
+}
+
+culprit() { awk '$1 == "culprit" {print $2}' "$TMP/$1.out" | tail -1; }
+
+# mode REASON VERDICT SITE WAKER_SITE: the sick mode's checks
+sick() {
+	local mode=$1 reason=$2 verdict=$3 site=$4 wsite=$5
+	rec "$mode" || return
+	check "$mode: blocked-bound, the reason $reason" "blocked $reason" \
+		"$(json "$TMP/$mode.json" 'd["diagnosis"]["bound"] + " " + str(d["diagnosis"]["blocked_reason"])')"
+	check "$mode: $reason time over the loop within 5% of the kernel's blocked time in the blocks" \
+		ok "$(truth "$mode" "$reason")"
+	check "$mode: the blocked part is all $reason" 1 \
+		"$(json "$TMP/$mode.json" 'int(d["budget"]["mean"]["blocked_reasons"]["'"$reason"'_ns"] == d["budget"]["mean"]["blocked_ns"])')"
+	check "$mode: the loop thread waited at $site" "$site" \
+		"$(json "$TMP/$mode.json" 'd["budget"]["culprits"]["loop"]["'"$reason"'"]["site"].split("(")[0]')"
+	grep -q "$verdict" "$TMP/$mode.txt" && ok "$mode: the verdict says $verdict" ||
+		not_ok "$mode: no '$verdict' in: $(grep '  step ' "$TMP/$mode.txt")"
+	grep -q "^why the host waited" "$TMP/$mode.txt" && ok "$mode: the text explains the wait" ||
+		not_ok "$mode: no 'why the host waited' section"
+	[ -z "$wsite" ] && return
+	check "$mode: the culprit is the waker, at $wsite" "$(culprit "$mode") $wsite" \
+		"$(json "$TMP/$mode.json" 'str(d["budget"]["culprits"]["loop"]["'"$reason"'"]["waker"]["tid"]) + " " + d["budget"]["culprits"]["loop"]["'"$reason"'"]["waker_site"].split("(")[0]')"
+}
+
+# healthy MODE REASON VERDICT: the twin: none of the reason's time, no such verdict
+healthy() {
+	local mode=$1-healthy reason=$2 verdict=$3
+	rec "$mode" || return
+	check "$mode: no $reason time" 0 \
+		"$(json "$TMP/$mode.json" 'd["budget"]["mean"]["blocked_reasons"]["'"$reason"'_ns"] + d["budget"]["slowest"]["blocked_reasons"]["'"$reason"'_ns"]')"
+	grep -q "$verdict" "$TMP/$mode.txt" && not_ok "$mode: the verdict says $verdict" ||
+		ok "$mode: no '$verdict' verdict"
+}
+
+sick lock lock "lock-bound: the loop thread waited on a lock" wait_for_lock holder_main
+healthy lock lock lock-bound
+sick input input "input-bound: the step waits" consume producer
+healthy input input input-bound
+sick sleep sleep "sleep-bound: the loop thread sleeps (clock_nanosleep)" nap ""
+healthy sleep sleep sleep-bound
+sick child child "child-bound: the loop thread waits (wait4) for a child process" reap ""
+healthy child child child-bound
+# the holder is named in the verdict, with its tid
+grep -q "held by thread blockstep (tid $(culprit lock)) at holder_main" "$TMP/lock.txt" &&
+	ok "lock: the verdict names the holder, its tid and function" ||
+	not_ok "lock: verdict $(grep -A3 '  step ' "$TMP/lock.txt" | paste -sd' ')"
+check "input: one producer process" 1 \
+	"$(json "$TMP/input.json" 'd["budget"]["culprits"]["loop"]["input"]["waker_processes"]')"
+# each iteration forks its own child: every one of them woke the loop thread once
+check "child: a waker process per child reaped in the loop" $((N - 1)) \
+	"$(json "$TMP/child.json" 'd["budget"]["culprits"]["loop"]["child"]["waker_processes"]')"
+
+exit $((failures > 0))
