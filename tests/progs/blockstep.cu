@@ -37,7 +37,7 @@ __global__ void step(float *x)
 static unsigned hold_us = 5000;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static sem_t holding; // posted each round once the holder holds the lock
-static sem_t taken; // posted each round main took the lock: the holder sleeps until then
+static sem_t taken;   // posted each round main took the lock: the holder sleeps until then
 static std::atomic<int> holder_tid(0);
 static int iterations = 30;
 
