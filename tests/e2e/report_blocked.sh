@@ -6,7 +6,8 @@
 # each block with the kernel's own accounting (wall - CPU time - run-queue wait = blocked): the
 # reason's time over the loop must be within 5% of that, never a quiet-machine timing. Each
 # mode's healthy twin (no contention, the pipe filled first, no sleep, no child) has none of the
-# reason's time and no such verdict. Needs root (BPF).
+# reason's time and no such verdict. Then the same for the GIL of a Python loop. Needs root
+# (BPF).
 . "$(dirname "$0")/lib.sh"
 need_root report_blocked
 SIM=${SAMPLES:-$PWD/$O/samples}/sim
@@ -56,8 +57,8 @@ sick() {
 		"$(json "$TMP/$mode.json" 'd["diagnosis"]["bound"] + " " + str(d["diagnosis"]["blocked_reason"])')"
 	check "$mode: $reason time over the loop within 5% of the kernel's blocked time in the blocks" \
 		ok "$(truth "$mode" "$reason")"
-	check "$mode: the blocked part is all $reason" 1 \
-		"$(json "$TMP/$mode.json" 'int(d["budget"]["mean"]["blocked_reasons"]["'"$reason"'_ns"] == d["budget"]["mean"]["blocked_ns"])')"
+	check "$mode: $reason is at least 95% of the blocked part" 1 \
+		"$(json "$TMP/$mode.json" 'int(d["budget"]["mean"]["blocked_reasons"]["'"$reason"'_ns"] >= 0.95 * d["budget"]["mean"]["blocked_ns"])')"
 	check "$mode: the loop thread waited at $site" "$site" \
 		"$(json "$TMP/$mode.json" 'd["budget"]["culprits"]["loop"]["'"$reason"'"]["site"].split("(")[0]')"
 	grep -q "$verdict" "$TMP/$mode.txt" && ok "$mode: the verdict says $verdict" ||
@@ -96,5 +97,44 @@ check "input: one producer process" 1 \
 # each iteration forks its own child: every one of them woke the loop thread once
 check "child: a waker process per child reaped in the loop" $((N - 1)) \
 	"$(json "$TMP/child.json" 'd["budget"]["culprits"]["loop"]["child"]["waker_processes"]')"
+
+# The GIL: a Python loop (ctypes into the simulator) whose second thread holds the GIL in known
+# bursts (tests/progs/py/gil_step.py). Its GIL wait over the loop within 5% of the main thread's
+# blocked time by the kernel's accounting over the program's window (which holds the loop: the
+# program's start-up call comes before it), and the holder named with its Python line.
+GIL=$PROGS/py/gil_step.py
+line=$(grep -n 'time.sleep.*# site: release' "$GIL" | cut -d: -f1)
+for mode in sick healthy; do
+	if ! LD_LIBRARY_PATH=$SIM "$GPUREC" record -o "$TMP/gil-$mode.trc" -- python3 "$GIL" 60 3000 \
+		$([ $mode = healthy ] && echo healthy) >"$TMP/gil-$mode.out" 2>"$TMP/gil-$mode.err"; then
+		not_ok "record gil $mode: $(tail -3 "$TMP/gil-$mode.err" | paste -sd' ')"
+		continue
+	fi
+	"$GPUREC" report --json "$TMP/gil-$mode.trc" >"$TMP/gil-$mode.json"
+	"$GPUREC" report "$TMP/gil-$mode.trc" >"$TMP/gil-$mode.txt"
+done
+holder=$(awk '$1 == "holder" {print $2}' "$TMP/gil-sick.out")
+check "gil: blocked-bound, the reason gil" "blocked gil" \
+	"$(json "$TMP/gil-sick.json" 'd["diagnosis"]["bound"] + " " + str(d["diagnosis"]["blocked_reason"])')"
+check "gil: GIL wait over the loop within 5% of the kernel's blocked time in the program's window" \
+	ok "$(python3 - "$TMP/gil-sick.json" "$TMP/gil-sick.out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+b = d["budget"]
+got = b["mean"]["blocked_reasons"]["gil_ns"] * b["iterations"]
+want = [int(l.split()[3]) for l in open(sys.argv[2]) if l.startswith("window ")][0]
+print("ok" if abs(got - want) <= 0.05 * want else f"budget {got} ns, kernel {want} ns")
+PY
+)"
+check "gil: the holder is the waker, at its Python line" "$holder gil_step.py:$line holder_main" \
+	"$(json "$TMP/gil-sick.json" '(lambda c: str(c["waker"]["tid"]) + " " + c["waker_site"].rsplit("/", 1)[-1])(d["budget"]["culprits"]["loop"]["gil"])')"
+grep -q "GIL-bound: the loop thread waited for the GIL" "$TMP/gil-sick.txt" &&
+	tr -s ' \n' ' ' <"$TMP/gil-sick.txt" | grep -q "(tid $holder) at [^ ]*gil_step.py:$line holder_main" &&
+	ok "gil: the verdict names the GIL and its holder at gil_step.py:$line" ||
+	not_ok "gil: verdict $(grep -A4 '  step ' "$TMP/gil-sick.txt" | paste -sd' ')"
+check "gil healthy: no GIL wait" 0 \
+	"$(json "$TMP/gil-healthy.json" 'd["budget"]["mean"]["blocked_reasons"]["gil_ns"] + d["budget"]["slowest"]["blocked_reasons"]["gil_ns"]')"
+grep -q "GIL-bound" "$TMP/gil-healthy.txt" && not_ok "gil healthy: GIL-bound" ||
+	ok "gil healthy: no GIL-bound verdict"
 
 exit $((failures > 0))
