@@ -37,7 +37,10 @@
  *   (cat "sched") on the thread's CPU-state track, between the switch and wakeup events that
  *   delimit them, by the rules of the shared thread timeline (timeline.h); a state whose start
  *   was not recorded is not drawn (a thread's first record that is a wakeup it issued starts
- *   its "running" state); a thread switched out dead (TASK_DEAD) has no state after;
+ *   its "running" state); a thread switched out dead (TASK_DEAD) has no state after; in a
+ *   trace that records why threads block (blocked.h), a "blocked" slice also has args reason,
+ *   syscall (or syscall_nr when unnamed), woken_by and waker_site (when a wakeup ended it), and
+ *   the stack the thread slept at ("sf"; Perfetto: its callstack);
  * - GPU rows (--cupti, gpu.h): a track "GPU N stream 0x..." per (pid, device, stream), CUPTI's
  *   ids (streams are per process), after the process's thread and stream tracks; an "X" slice
  *   per row at its GPU time: a kernel named by its (demangled) name, cat "gpu_kernel", with
