@@ -483,10 +483,13 @@ static int blocked_verdict(struct rp_ctx *x, struct gr_report_diagnosis *D, cons
 		    "%s step (iteration #%" PRIu64 ": %s) at %s, woken by %s",
 		    sc ? sc : "an unknown system call", pc, step, D->iteration, ev, at, who);
 	}
+	/* a trace that records reasons but not these: page faults, sleeps it began before */
 	return rp_verdict(x, &D->verdict, GR_VERDICT_PROBLEM,
-			  "blocked (reason unknown: record with a gpurec that records blocked "
-			  "reasons): the thread sleeps outside CUDA calls for most of the %s step "
-			  "(iteration #%" PRIu64 ": %s)",
+			  "blocked (reason unknown: %s): the thread sleeps outside CUDA calls for "
+			  "most of the %s step (iteration #%" PRIu64 ": %s)",
+			  x->r->budget.has_reasons
+			      ? "no system call recorded for these sleeps"
+			      : "record with a gpurec that records blocked reasons",
 			  step, D->iteration, ev);
 }
 
