@@ -532,9 +532,13 @@ int gr_budget_compute(const struct gr_model *m, const struct gr_probe_cost *pc,
 	v = calloc(n, sizeof(*v));
 	order = malloc(n * sizeof(*order));
 	if (states && states->n) {
+		size_t nb = 0;
+
 		/* a tally per blocked span at most, in each scope */
-		a.it.v = malloc(states->n * sizeof(*a.it.v));
-		a.loop.v = malloc(states->n * sizeof(*a.loop.v));
+		for (size_t i = 0; i < states->n; i++)
+			nb += states->v[i].state == GR_STATE_BLOCKED;
+		a.it.v = malloc((nb ? nb : 1) * sizeof(*a.it.v));
+		a.loop.v = malloc((nb ? nb : 1) * sizeof(*a.loop.v));
 		if (!a.it.v || !a.loop.v)
 			goto out;
 	}
