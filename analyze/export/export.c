@@ -89,6 +89,7 @@ struct ex {
 	struct ex_stacks stacks;    /* the events' call stacks */
 	struct ex_gpu gpu;	    /* the GPU rows (--cupti) */
 	struct gr_block_tracker bt; /* why the blocked slices were blocked (blocked.h) */
+	uint64_t wake_flows;	    /* wake flows written in this pass: their ids */
 	int steps_used;		    /* the steps track (--step) has a slice in the window */
 	struct gr_json j;
 	/* the Perfetto protobuf form (export_perfetto.h) instead of JSON; NULL for JSON */
@@ -1256,6 +1257,52 @@ static void sched_slice(struct ex *x, size_t t, const struct gr_state_span *sp, 
 	x->st.sched_slices++;
 }
 
+/* Wake flows' ids: above every launch and GPU flow's (those count from 1). */
+#define WAKE_FLOW_BASE (1ull << 40)
+
+/*
+ * The flow of the wakeup at @ts that ended traced thread @t's blocked slice, from its waker's
+ * CPU-state track (where the waker ran then) to @t's: JSON only, and only when the waker is a
+ * traced thread the pid filter keeps. The marking pass keeps the waker's track.
+ */
+static void wake_flow(struct ex *x, size_t t, const struct gr_block_why *why, uint64_t ts)
+{
+	const struct gr_thread *bt = &x->threads[t], *wt;
+	size_t w;
+	uint64_t id;
+
+	if (x->pf || x->o->no_flows || !x->bt.ctx.recorded || !why->woken || !why->waker_tid)
+		return;
+	for (w = 0; w < x->nthreads; w++)
+		if (x->threads[w].tid == why->waker_tid && x->threads[w].pid == why->waker_pid)
+			break;
+	if (w == x->nthreads || w == t || !x->thread_ok[w])
+		return;
+	wt = &x->threads[w];
+	if (!x->emit) {
+		x->thread_use[w] |= 2;
+		x->proc_use[wt->process] = 1;
+		x->st.wake_flows++;
+		x->st.events += 2;
+		return;
+	}
+	id = WAKE_FLOW_BASE + ++x->wake_flows;
+	event_begin(x, "s", "wakeup", "wake", wt->pid, sched_tid(x, w));
+	event_ts(x, ts);
+	gr_json_kv_u64(&x->j, "id", id);
+	args_begin(x);
+	args_end(x);
+	event_end(x);
+	event_begin(x, "f", "wakeup", "wake", bt->pid, sched_tid(x, t));
+	event_ts(x, ts);
+	gr_json_kv_u64(&x->j, "id", id);
+	gr_json_kv_str(&x->j, "bp", "e");
+	args_begin(x);
+	args_end(x);
+	event_end(x);
+	x->st.wake_flows++;
+}
+
 /* A state a traced thread left (timeline.h): its slice, clipped to the window. */
 static int on_span(void *ctx, const struct gr_state_span *sp)
 {
@@ -1267,8 +1314,12 @@ static int on_span(void *ctx, const struct gr_state_span *sp)
 	gr_block_tracker_span(&x->bt, sp, &why);
 	if ((sp->state == GR_STATE_RUN || sp->state == GR_STATE_RUNNABLE ||
 	     sp->state == GR_STATE_BLOCKED) &&
-	    b > a && x->thread_ok[sp->thread])
+	    b > a && x->thread_ok[sp->thread]) {
 		sched_slice(x, sp->thread, sp, a, b, &why);
+		if (sp->state == GR_STATE_BLOCKED && sp->cause == GR_SPAN_WAKEUP &&
+		    in_window(x, sp->end, 0))
+			wake_flow(x, sp->thread, &why, sp->end);
+	}
 	return 0;
 }
 
@@ -1754,6 +1805,7 @@ static int write_all(struct ex *x)
 	if (err)
 		return err;
 	memset(&x->st, 0, sizeof(x->st));
+	x->wake_flows = 0;
 	x->emit = 1;
 	if (!x->pf)
 		write_prologue(x);

@@ -103,6 +103,8 @@ rows=$(sqlite3 "$TMP/lock.sqlite" "SELECT count(*) FROM blocked_spans WHERE reas
 	not_ok "export: $slices lock slices, $rows blocked_spans rows, $N iterations"
 check "export: the holder's wakeups name it and holder_main" 1 \
 	"$(json "$TMP/lock.export.json" '(lambda v: int(len(v) > 0 and all(e["args"].get("waker_site", "").startswith("holder_main") for e in v)))([e for e in d["traceEvents"] if e.get("name") == "blocked" and e["args"].get("woken_by") == "blockstep '"$(culprit lock)"'" and "waker_site" in e["args"]])')"
+check "export: a wake flow from the holder's CPU-state track to the loop thread's, per wait it ended" 1 \
+	"$(json "$TMP/lock.export.json" '(lambda s, f, n: int(s == f and len(s) >= n))({(e["pid"], e["ts"], e["id"]) for e in d["traceEvents"] if e["ph"] == "s" and e.get("cat") == "wake"}, {(e["pid"], e["ts"], e["id"]) for e in d["traceEvents"] if e["ph"] == "f" and e.get("cat") == "wake"}, len([e for e in d["traceEvents"] if e.get("name") == "blocked" and e["args"].get("woken_by") == "blockstep '"$(culprit lock)"'"]))')"
 check "input: one producer process" 1 \
 	"$(json "$TMP/input.json" 'd["budget"]["culprits"]["loop"]["input"]["waker_processes"]')"
 # each iteration forks its own child: every one of them woke the loop thread once
