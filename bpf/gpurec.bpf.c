@@ -231,6 +231,19 @@ struct {
 	__type(value, __u8);
 } py_sent SEC(".maps");
 
+/*
+ * The Python stacks the scheduler programs sent, which do not hold the process
+ * (blocked_stack()): kept apart from py_sent, so that a CUDA call with the same stack still
+ * sends it and holds the process until the recorder has resolved it (the recorder reads the
+ * first copy then too, as the process waits for the second). The recorder keeps one per id.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct py_sent_key);
+	__type(value, __u8);
+} py_sent_unheld SEC(".maps");
+
 /* An event being built: the call, then frames (fp) or registers and stack bytes (dwarf). */
 struct scratch {
 	struct gr_ev_call call;
@@ -1378,7 +1391,8 @@ static __always_inline __u64 py_capture(struct py_state *ts, __u64 pid_tgid, boo
 	if (hash == ts->py_last_sent)
 		return hash;
 	key.id = hash;
-	if (bpf_map_lookup_elem(&py_sent, &key)) {
+	if (bpf_map_lookup_elem(&py_sent, &key) ||
+	    (!hold && bpf_map_lookup_elem(&py_sent_unheld, &key))) {
 		ts->py_last_sent = hash;
 		return hash;
 	}
@@ -1408,7 +1422,10 @@ static __always_inline __u64 py_capture(struct py_state *ts, __u64 pid_tgid, boo
 		__builtin_memset(out, 0, sizeof(out->h));
 	bpf_ringbuf_submit(out, BPF_RB_FORCE_WAKEUP);
 	/* only a stack the recorder will see counts as sent */
-	bpf_map_update_elem(&py_sent, &key, &one, BPF_ANY);
+	if (hold)
+		bpf_map_update_elem(&py_sent, &key, &one, BPF_ANY);
+	else
+		bpf_map_update_elem(&py_sent_unheld, &key, &one, BPF_ANY);
 	ts->py_last_sent = hash;
 	return hash;
 }
@@ -2237,6 +2254,9 @@ static __always_inline int emit_sched(__u8 sub, struct task_struct *prev, struct
 #define S_IFIFO		    0010000
 #define ANON_INODE_FS_MAGIC 0x09041934
 #define PF_KTHREAD	    0x00200000
+#define TASK_STOPPED	    0x04
+#define TASK_TRACED	    0x08
+#define TASK_DEAD	    0x80
 
 /* The kinds of a blocked record's stack: the rate bound is per thread and role. */
 #define BLK_SWITCH 0
@@ -2330,7 +2350,7 @@ static __always_inline __u32 blocked_stack(struct blk_state *bs, int role, struc
 	bs->site[r] = ip;
 	bs->last[r] = now;
 	wlen = load_window(bs->window, sp);
-	/* the caller's frame: at the kernel's entry, sp and rbp are the interrupted code's own */
+	/* the walk starts in @ip's own frame: at the kernel's entry sp and rbp are still its */
 	r = walk_from(frames, bs->window, sp, wlen, ip, sp, BPF_CORE_READ(regs, bp), &bs->cfi);
 	e->pystack = py_capture(&bs->ps, bpf_get_current_pid_tgid(), false);
 	return r;
@@ -2395,7 +2415,10 @@ static __always_inline int emit_blocked(struct task_struct *prev, struct task_st
 		if (nr >= 0 && fd_call(nr))
 			kind = fd_kind(prev, BPF_CORE_READ(regs, di));
 	}
-	if (regs && blk_stacks() && bpf_task_storage_get(&thread_states, prev, NULL, 0))
+	/* a dying thread's last switch (TASK_DEAD) blocks nothing, and its memory is gone; a
+	 * stopped one (the recorder's own holds, a debugger) waits for no call site */
+	if (regs && blk_stacks() && !(state & (TASK_DEAD | TASK_STOPPED | TASK_TRACED)) &&
+	    bpf_task_storage_get(&thread_states, prev, NULL, 0))
 		bs = bpf_task_storage_get(&blk_states, prev, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!bs)
 		return emit_sched(GR_EVS_SWITCH, prev, next, state, cpu, nr, kind);
@@ -2432,10 +2455,66 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 }
 
 /*
+ * Whether a wakeup inside system call @nr can be the caller's doing: one that wakes another
+ * thread by what it does (a futex wake, a write or send that feeds a reader, a close that ends
+ * one, a signal, its exit). A wakeup from an interrupt (a timer, a disk completion, a network
+ * packet) runs in whatever task it interrupted, which may be in any call; what such a task calls
+ * is mostly none of these. (The CPU's preempt count would say "interrupt" exactly, but its
+ * per-CPU symbol is missing from kallsyms without CONFIG_KALLSYMS_ALL, and tracing programs may
+ * run on a stack of their own, so the stack pointer cannot tell either.)
+ */
+static __always_inline bool waking_call(__s32 nr)
+{
+	switch (nr) {
+	case 1:	  /* write */
+	case 3:	  /* close */
+	case 18:  /* pwrite64 */
+	case 20:  /* writev */
+	case 40:  /* sendfile */
+	case 44:  /* sendto */
+	case 46:  /* sendmsg */
+	case 60:  /* exit */
+	case 62:  /* kill */
+	case 65:  /* semop */
+	case 69:  /* msgsnd */
+	case 129: /* rt_sigqueueinfo */
+	case 200: /* tkill */
+	case 202: /* futex */
+	case 220: /* semtimedop */
+	case 231: /* exit_group */
+	case 234: /* tgkill */
+	case 242: /* mq_timedsend */
+	case 275: /* splice */
+	case 276: /* tee */
+	case 278: /* vmsplice */
+	case 296: /* pwritev */
+	case 297: /* rt_tgsigqueueinfo */
+	case 307: /* sendmmsg */
+	case 328: /* pwritev2 */
+	case 424: /* pidfd_send_signal */
+	case 426: /* io_uring_enter */
+	case 454: /* futex_wake */
+	case 456: /* futex_requeue */
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Whether the wait @w (the wakee's last switch-out) ends by the hardware's doing, not a
+ * thread's: a sleep (its timer), a regular file's or block device's I/O, a page fault.
+ */
+static __always_inline bool device_wait(const struct gr_ev_sched *w)
+{
+	return w->syscall < 0 || w->syscall == 35 /* nanosleep */ ||
+	       w->syscall == 230 /* clock_nanosleep */ || w->fd_kind == 1 /* GR_FD_FILE */;
+}
+
+/*
  * A traced task wakes @p, a thread that makes CUDA calls: the waker's record and stack, kept in
  * @p's blk_state for sched_wakeup to send (struct blk_state). Only a waker inside a system call
- * (a futex wake, a pipe write, its exit): an interrupt that wakes (a timer) runs in whatever
- * task it interrupted.
+ * that wakes (waking_call()), of a thread whose wait a thread ends (not device_wait()): a
+ * timer's or a disk's wakeup runs in whatever task it interrupted, which woke nobody.
  */
 SEC("tp_btf/sched_waking")
 int BPF_PROG(on_waking, struct task_struct *p)
@@ -2448,11 +2527,13 @@ int BPF_PROG(on_waking, struct task_struct *p)
 	    (cur->flags & PF_KTHREAD) || !bpf_task_storage_get(&thread_states, p, NULL, 0))
 		return 0;
 	regs = (struct pt_regs *)bpf_task_pt_regs(cur);
-	if (!regs || blk_syscall(regs) < 0)
+	if (!regs || !waking_call(blk_syscall(regs)))
 		return 0;
 	ws = bpf_task_storage_get(&blk_states, p, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!ws || device_wait(&ws->ev))
+		return 0;
 	bs = bpf_task_storage_get(&blk_states, cur, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!ws || !bs)
+	if (!bs)
 		return 0;
 	blk_fill(&ws->wake_ev, GR_EVS_WAKEUP, bpf_get_smp_processor_id(), cur, p, 0, 0);
 	ws->wake_ev.h.stack_len = blocked_stack(bs, BLK_WAKE, regs, &ws->wake_ev, ws->wake_frames);
@@ -2472,6 +2553,7 @@ static __always_inline int wakeup(__u8 sub, struct task_struct *p)
 	if (!BPF_CORE_READ(p, on_cpu))
 		wait_begin(p, cpu);
 	ws = blk_stacks() ? bpf_task_storage_get(&blk_states, p, NULL, 0) : NULL;
+	/* a kept record follows its sched_waking by microseconds; an old one is no wakeup's */
 	if (ws && ws->wake_ts && bpf_ktime_get_ns() - ws->wake_ts < GR_BLK_SITE_NS) {
 		ws->wake_ts = 0;
 		ws->wake_ev.h.ts = bpf_ktime_get_ns();

@@ -115,6 +115,27 @@ printf '  (bpf: with kernel.bpf_stats_enabled, which adds its own two clock read
 printf '  gpurec, dwarf stacks (8 KiB)   %8.1f ns  ratio %s  (recorder: %s us to unwind a stack; %s events lost)\n' \
 	"$(median <"$TMP/dwarf")" "$(ratio "$(median <"$TMP/dwarf")" "$bare" "$empty")" "$(median <"$TMP/unwind")" "$(median <"$TMP/dwlost")"
 
+# Blocked switches (issue 30): two threads of CUDA calls hand a token back and forth through a
+# pipe and a semaphore in turn (tests/progs/pingpong.c), so each switch-out sleeps at a call
+# site other than its last and every one walks its stack (and the waker's, for the wakeup).
+# The process's CPU time per voluntary switch, where the scheduler's programs run.
+NPP=${BENCH_PINGPONG:-50000}
+echo "== blocked switches: $NPP ping-pong rounds, CPU time per voluntary switch (median of $REPS)"
+pp() { "$@" 2>/dev/null | awk '/cpu_ns_per_switch/ {print $4}'; }
+for _ in $(seq "$REPS"); do
+	pp "$PROGS/pingpong" "$NPP" >>"$TMP/pp_bare"
+	pp "$GPUREC" record --no-sched -o "$TMP/pp.trc" -- "$PROGS/pingpong" "$NPP" >>"$TMP/pp_nosched"
+	pp "$GPUREC" record --call-graph none -o "$TMP/pp.trc" -- "$PROGS/pingpong" "$NPP" >>"$TMP/pp_none"
+	pp "$GPUREC" record -o "$TMP/pp.trc" -- "$PROGS/pingpong" "$NPP" >>"$TMP/pp_cfi"
+done
+ppb=$(median <"$TMP/pp_bare")
+ppn=$(median <"$TMP/pp_nosched")
+ppr=$(median <"$TMP/pp_none")
+ppc=$(median <"$TMP/pp_cfi")
+printf '  unrecorded %.0f ns; recorded: --no-sched %+.0f, scheduler without stacks (system call, fd kind) %+.0f, with stacks (default, blocked + waker) %+.0f ns per switch\n' \
+	"$ppb" "$(awk -v a="$ppn" -v b="$ppb" 'BEGIN{print a-b}')" "$(awk -v a="$ppr" -v b="$ppb" 'BEGIN{print a-b}')" \
+	"$(awk -v a="$ppc" -v b="$ppb" 'BEGIN{print a-b}')"
+
 # perf record of the same uprobe (needs tracefs for perf probe). The probe gets a name of this
 # run's own, so one left by someone else (or an interrupted run) is neither reused nor removed.
 if command -v perf >/dev/null 2>&1; then

@@ -61,6 +61,11 @@ check "the child feeds the pipe: woken by it in produce_one <- producer <- main"
 # the child's exit wakes the parent after the exit has unmapped its memory: the waker is named,
 # its stack is the exit call's frame alone
 check "the child's exit wakes the waiting loop thread" 1 "$(woken "\$3 == $child && \$6 !~ /producer/")"
+# a timer's or a disk's wakeup runs in whatever task it interrupts (the child, spinning in
+# system calls): none of those is taken for the child's doing
+check "the child woke the loop thread exactly as often as it fed it, and at its exit" $((N + 1)) \
+	"$(woken "\$3 == $child")"
+check "no other waker's stack" $((2 * N + 1)) "$(woken 1)"
 
 # info: the same counts by reason, text and JSON
 "$GPUREC" info --json "$TMP/b.trc" >"$TMP/info.json" || not_ok "info --json failed"

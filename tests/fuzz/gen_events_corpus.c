@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Writes the seed corpus of fuzz_events: ring records as the BPF side sends them (one of each
- * kind, a batch, a raw stack, a Python stack) and a few it cannot have sent (cut, oversized,
- * unknown type, a batch whose length lies). Not part of the build; run it again after a change
- * to bpf/gpurec.h:
+ * kind, a batch, a raw stack, a Python stack, a blocked switch with its stack) and a few it cannot
+ * have sent (cut, oversized, unknown type, a batch whose length lies). Not part of the build; run
+ * it again after a change to bpf/gpurec.h:
  *
  *   cc -O2 -I. -Ibuild -o build/gen_events_corpus tests/fuzz/gen_events_corpus.c
  *   build/gen_events_corpus tests/fuzz/corpus/events
@@ -62,7 +62,12 @@ int main(int argc, char **argv)
 		struct gr_ev_batch b;
 		uint8_t ev[3 * sizeof(call)];
 	} batch = {0};
-	struct gr_ev_sched s = {.h = hdr(EV_SCHED, 0, 10), .next_pid = 100, .next_tid = 102};
+	struct gr_ev_sched s = {
+	    .h = hdr(EV_SCHED, 0, 10), .next_pid = 100, .next_tid = 102, .syscall = -1};
+	struct {
+		struct gr_ev_sched s;
+		uint64_t frames[2];
+	} blk = {0};
 	struct gr_ev_proc p = {.h = hdr(EV_FORK, 0, 20), .child_pid = 200, .child_tid = 200};
 	struct gr_ev_name nm = {.h = hdr(EV_NAME, 0, 30)};
 	struct gr_ev_pystack py = {.h = hdr(EV_PYSTACK, 0, 40), .id = 7, .nframes = 2};
@@ -119,6 +124,20 @@ int main(int argc, char **argv)
 	rec(&raw, sizeof(raw));
 	rec(&py, sizeof(py));
 	out("raw-and-python");
+
+	/* a blocked switch-out with its stack (read of a pipe), and one whose walk was skipped */
+	blk.s = s;
+	blk.s.h.stack_len = 2;
+	blk.s.prev_state = 1;
+	blk.s.syscall = 0;
+	blk.s.fd_kind = 2;
+	blk.frames[0] = 0x401300;
+	blk.frames[1] = 0x401400;
+	rec(&blk, sizeof(blk.s) + 2 * 8);
+	blk.s.h.stack_len = 0;
+	blk.s.h.flags = GR_EVS_F_SAME;
+	rec(&blk, sizeof(blk.s));
+	out("sched-blocked");
 
 	/* what the BPF side cannot send: each counted, none read past */
 	rec(&s, sizeof(s) - 1);

@@ -2,7 +2,8 @@
 /*
  * Test helper: what a trace says about call stacks, in lines a shell test can compare.
  *
- *   trace_stacks FILE        each distinct stack of API events, in order of first use:
+ *   trace_stacks FILE        each distinct stack of API events, in order of first use (the
+ *                            stacks of scheduler records alone are left out):
  *                            "COUNT: frame;frame;..." innermost first, each frame its symbol
  *                            name (gr_model_symbol), else 0xADDR, a Python frame
  *                            "file:line function"; COUNT is the events using it
@@ -58,7 +59,7 @@ static int print_stacks(const char *path)
 	struct gr_diag diag = {0};
 	const struct gr_stack *st;
 	uint64_t *uses;
-	size_t n;
+	size_t n, nk;
 	int err;
 
 	err = gr_model_load(&m, path, &diag);
@@ -73,8 +74,16 @@ static int print_stacks(const char *path)
 		return 1;
 	}
 	count_stacks(m, uses);
+	/* a stack that only scheduler records use (a blocked thread's, a waker's:
+	 * tool_trace_blocked) is no API event's: marked UINT64_MAX */
+	const struct gr_sched_key *keys = gr_model_sched_keys(m, &nk);
+	for (size_t k = 0; k < nk; k++)
+		if (keys[k].stack && !uses[keys[k].stack])
+			uses[keys[k].stack] = UINT64_MAX;
 	/* entry 0 is "no stack" */
 	for (size_t i = 1; i < n; i++) {
+		if (uses[i] == UINT64_MAX)
+			continue;
 		printf("%" PRIu64 ":", uses[i]);
 		for (uint32_t f = 0; f < st[i].nframes; f++) {
 			const struct gr_symbol *sym =
