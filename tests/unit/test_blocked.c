@@ -15,6 +15,7 @@
 #include "analyze/figures/budget.h"
 #include "analyze/figures/frames.h"
 #include "analyze/model/model.h"
+#include "analyze/report/report.h"
 #include "synth.h"
 #include "test.h"
 
@@ -502,6 +503,116 @@ static void test_old_trace(void)
 	gr_model_free(m);
 }
 
+/* A launch of the loop thread that returned cudaSuccess after @dur ns (--launch-time). */
+static void launch_ok(struct gr_trace_writer *w, uint64_t ts, uint64_t dur)
+{
+	uint64_t v[GR_LAUNCH_NCOLS] = {
+	    [GR_LAUNCH_TS] = ts,
+	    [GR_LAUNCH_DUR] = dur,
+	    [GR_LAUNCH_PID] = LOOP,
+	    [GR_LAUNCH_TID] = LOOP,
+	    [GR_LAUNCH_API] = GR_API_cudaLaunchKernel,
+	    [GR_LAUNCH_FUNC] = 0xf00,
+	    [GR_LAUNCH_GX] = 1,
+	    [GR_LAUNCH_GY] = 1,
+	    [GR_LAUNCH_GZ] = 1,
+	    [GR_LAUNCH_BX] = 1,
+	    [GR_LAUNCH_BY] = 1,
+	    [GR_LAUNCH_BZ] = 1,
+	    [GR_LAUNCH_CALL] = GR_CALL_RETURNED,
+	};
+
+	err |= gr_trace_writer_append(w, GR_K_LAUNCH, v, NULL);
+}
+
+static void sched_rec(struct gr_trace_writer *w, uint64_t ts, unsigned type, uint32_t prev,
+		      uint64_t state, uint32_t next, uint64_t stack, int32_t sc, unsigned fd)
+{
+	uint64_t v[GR_SCHED_NCOLS] = {
+	    [GR_SCHED_TS] = ts,
+	    [GR_SCHED_TYPE] = type,
+	    [GR_SCHED_PREV_PID] = LOOP,
+	    [GR_SCHED_PREV_TID] = prev,
+	    [GR_SCHED_PREV_STATE] = state,
+	    [GR_SCHED_NEXT_PID] = next ? LOOP : 0,
+	    [GR_SCHED_NEXT_TID] = next,
+	    [GR_SCHED_STACK] = stack,
+	    [GR_SCHED_SYSCALL] = (uint64_t)(sc + 1),
+	    [GR_SCHED_FD_KIND] = fd,
+	};
+
+	err |= gr_trace_writer_append(w, GR_K_SCHED, v, NULL);
+}
+
+/*
+ * The whole report over a trace that records blocked reasons (format 1.2's SCHED columns): ten
+ * iterations of 1 ms on the loop thread, each a 10 us launch, 10 us on CPU, then asleep in a
+ * futex at take_gil for 880 us until Thread-1 (HOLDER) wakes it from worker.py:12 burn,
+ * 10 us runnable, 90 us on CPU. Exact: 880 us of GIL wait per iteration, GIL-bound, the holder
+ * named with its Python line.
+ */
+static void test_report_gil(void)
+{
+	const uint64_t us = 1000, gil[] = {0x7010, 0x1010, 0x4010},
+		       waker[] = {0x7110, GR_FRAME_PYTHON | 2};
+	struct gr_trace_writer *w;
+	struct gr_model *m = NULL;
+	struct gr_report *r = NULL;
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/gil.trc", dir);
+	err = synth_open(&w, path, 0) ? -1 : 0;
+	if (err)
+		return;
+	mapping(w, LOOP, 0x1000, 0x2000, "/usr/bin/python3.12");
+	mapping(w, LOOP, 0x4000, 0x5000, "/usr/bin/python3.12");
+	mapping(w, LOOP, 0x7000, 0x8000, "/usr/lib/x86_64-linux-gnu/libc.so.6");
+	symbol(w, LOOP, 0x1010, "take_gil");
+	symbol(w, LOOP, 0x7010, "__futex_abstimed_wait_common");
+	symbol(w, LOOP, 0x7110, "pthread_cond_signal");
+	pyframe(w, LOOP, 2, "worker.py", 12, "burn");
+	stack(w, LOOP, ST_GIL, gil, 3);
+	stack(w, LOOP, ST_WAKER, waker, 2);
+	err |= synth_name(w, T0, GR_NAME_COMM, LOOP, LOOP, "python3");
+	err |= synth_name(w, T0, GR_NAME_COMM, LOOP, HOLDER, "Thread-1");
+	for (uint64_t k = 0; k < 10; k++) {
+		uint64_t t = T0 + k * 1000 * us;
+
+		launch_ok(w, t, 10 * us);
+		sched_rec(w, t + 20 * us, GR_SCHED_SWITCH, LOOP, 1, HOLDER, ST_GIL, SYS_futex, 0);
+		sched_rec(w, t + 900 * us, GR_SCHED_WAKEUP, HOLDER, 0, LOOP, ST_WAKER, -1, 0);
+		sched_rec(w, t + 910 * us, GR_SCHED_SWITCH, HOLDER, 1, LOOP, 0, -1, 0);
+	}
+	launch_ok(w, T0 + 10000 * us, 10 * us);
+	if (gr_trace_writer_close(w))
+		err = -1;
+	CHECK(err == 0);
+	CHECK(gr_model_load(&m, path, NULL) == 0);
+	if (!m)
+		return;
+	CHECK(gr_report_compute(m, &(struct gr_report_opts){.no_compensate = 1}, &r) == 0);
+	if (!r)
+		goto out;
+	CHECK(r->budget.found && r->budget.has_reasons);
+	CHECK_EQ_U64(r->budget.median.blocked_ns[GR_BLOCK_GIL], 880 * us);
+	CHECK_EQ_U64(r->budget.median.part_ns[GR_BUDGET_BLOCKED], 880 * us);
+	CHECK_EQ_U64(r->budget.median.part_ns[GR_BUDGET_RUNNABLE], 10 * us);
+	CHECK_EQ_U64(r->budget.mean.culprit[GR_BLOCK_GIL].tid, HOLDER);
+	CHECK_EQ_U64(r->budget.mean.culprit[GR_BLOCK_GIL].ns, 10 * 880 * us);
+	CHECK_EQ_U64(r->diagnosis.bound, GR_BOUND_BLOCKED);
+	CHECK_EQ_U64(r->diagnosis.blocked_reason, GR_BLOCK_GIL);
+	CHECK(strstr(r->diagnosis.verdict.text,
+		     "GIL-bound: the loop thread waited for the GIL 88% of the 1.00 ms step") !=
+	      NULL);
+	CHECK(strstr(r->diagnosis.verdict.text,
+		     "held by thread Thread-1 (tid 101) at worker.py:12 burn") != NULL);
+	if (!strstr(r->diagnosis.verdict.text, "worker.py:12 burn"))
+		printf("#   verdict: %s\n", r->diagnosis.verdict.text);
+out:
+	gr_report_free(r);
+	gr_model_free(m);
+}
+
 static void test_names(void)
 {
 	static const char *const names[] = {"gil",   "lock",  "input", "disk",
@@ -524,6 +635,7 @@ int main(void)
 	RUN_TEST(test_budget_split);
 	RUN_TEST(test_mean_rounding);
 	RUN_TEST(test_old_trace);
+	RUN_TEST(test_report_gil);
 	RUN_TEST(test_names);
 	{
 		char cmd[300];
