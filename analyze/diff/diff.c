@@ -388,6 +388,20 @@ static void budget_metrics(struct ctx *c)
 		       b[1]->found ? (double)b[1]->part_median_ns[p] : NAN, "%s per step (median)",
 		       df_budget_words(p));
 	}
+	/* the blocked part's reasons (blocked.h), per iteration over the loop (in a trace
+	 * without them all of it is unknown) */
+	for (unsigned r = 0; r < GR_BUDGET_NREASONS; r++) {
+		int any = 0;
+
+		for (int s = 0; s < 2; s++)
+			any |= b[s]->found && b[s]->mean.blocked_ns[r];
+		if (!any)
+			continue;
+		metric(c, df_id(id, sizeof(id), "budget.blocked.<reason>", gr_block_reason_name(r)),
+		       "ns", b[0]->found ? (double)b[0]->mean.blocked_ns[r] : NAN,
+		       b[1]->found ? (double)b[1]->mean.blocked_ns[r] : NAN, "%s per step (mean)",
+		       gr_block_reason_words(r));
+	}
 }
 
 static void transfer_metrics(struct ctx *c)

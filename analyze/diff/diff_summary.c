@@ -37,6 +37,7 @@ enum {
 	S_CPU_GAP_WAIT,
 	S_BUDGET_TOTAL,
 	S_BUDGET_PART,
+	S_BUDGET_REASON,
 	S_NIDS
 };
 
@@ -58,6 +59,7 @@ const char *const df_summary_ids[] = {
     [S_CPU_GAP_WAIT] = "cpu.gap_wait",
     [S_BUDGET_TOTAL] = "budget.total",
     [S_BUDGET_PART] = "budget.<part>",
+    [S_BUDGET_REASON] = "budget.blocked.<reason>",
     [S_NIDS] = NULL,
 };
 
@@ -385,6 +387,17 @@ static void say_budget(struct summary *c)
 	for (size_t i = 0; i < n && i < GR_DIFF_SUMMARY_PARTS; i++)
 		say(c, 1, "%s per step %s", df_budget_words(moved[i].part),
 		    arrow(moved[i].mt, buf, sizeof(buf)));
+	/* why the blocked part moved: one line per reason that changed as much ("GIL wait per
+	 * step 540 us -> 12 us") */
+	for (unsigned r = 0; r < GR_BUDGET_NREASONS; r++) {
+		const struct gr_diff_metric *mt =
+		    gr_diff_metric(d, df_id(id, sizeof(id), df_summary_ids[S_BUDGET_REASON],
+					    gr_block_reason_name(r)));
+
+		if (matters(d, mt) && fabs(mt->delta) >= GR_DIFF_SUMMARY_STEP_PCT / 100 * step)
+			say(c, 1, "%s per step %s", gr_block_reason_words(r),
+			    arrow(mt, buf, sizeof(buf)));
+	}
 }
 
 /* The failures of one (api, error) in trace @s: 0 when it has none. */

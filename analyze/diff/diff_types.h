@@ -95,6 +95,10 @@ struct gr_diff_kernel {
  *   budget.<part>                <part words> per step (median): that part's own median over
  *                                the iterations; <part> as gr_budget_part_name() ("host",
  *                                "launch", "sync_stream" ...), parts 0 on both sides left out
+ *   budget.blocked.<reason>      <reason words> per step (mean): the blocked part's time for
+ *                                that reason per iteration over the loop (blocked.h: "gil",
+ *                                "lock", "input", ...), when a side records blocked reasons;
+ *                                reasons 0 on both sides left out
  *   transfer.<dir>.copies        <DIR> copies (directions with copies in either trace)
  *   transfer.<dir>.bytes         <DIR> bytes
  *   transfer.<dir>.copy_time     <DIR> copy time

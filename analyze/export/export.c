@@ -6,6 +6,9 @@
 #include <string.h>
 
 #include "analyze/util/arrays.h"
+#include "analyze/figures/blocked.h"
+#include "analyze/util/syscalls.h"
+#include "analyze/figures/frames.h"
 #include "analyze/figures/gpu.h"
 #include "analyze/figures/graphs.h"
 #include "analyze/figures/memory.h"
@@ -84,10 +87,12 @@ struct ex {
 	uint64_t *name_count;
 	uint32_t *name_seen;
 	size_t nnames;
-	struct ex_stacks stacks; /* the events' call stacks */
-	struct ex_gpu gpu;	 /* the GPU rows (--cupti) */
-	int steps_used;		 /* the steps track (--step) has a slice in the window */
-	struct gr_memory mem;	 /* live device bytes per process (memory.h) */
+	struct ex_stacks stacks;    /* the events' call stacks */
+	struct ex_gpu gpu;	    /* the GPU rows (--cupti) */
+	struct gr_block_tracker bt; /* why the blocked slices were blocked (blocked.h) */
+	uint64_t wake_flows;	    /* wake flows written in this pass: their ids */
+	struct gr_memory mem;	    /* live device bytes per process (memory.h) */
+	int steps_used;		    /* the steps track (--step) has a slice in the window */
 	struct gr_json j;
 	/* the Perfetto protobuf form (export_perfetto.h) instead of JSON; NULL for JSON */
 	struct ex_pf *pf;
@@ -1190,12 +1195,31 @@ static const char *sleep_name(uint64_t prev_state)
 	return "other";
 }
 
+/* Why a blocked slice's thread slept (blocked.h): the reason, the call, who woke it and where. */
+static void blocked_args(struct ex *x, const struct gr_block_why *why)
+{
+	char buf[GR_FRAME_TEXT];
+	const char *sc = gr_syscall_name(why->syscall);
+
+	arg_str(x, "reason", gr_block_reason_name(why->reason));
+	if (sc)
+		arg_str(x, "syscall", sc);
+	else if (why->syscall >= 0)
+		arg_u64(x, "syscall_nr", (uint64_t)why->syscall);
+	if (!why->woken)
+		return;
+	other_name(x, buf, sizeof(buf), why->waker_pid, why->waker_tid);
+	arg_str(x, "woken_by", buf);
+	if (why->waker_stack)
+		arg_str(x, "waker_site", gr_block_site(x->m, why->waker_stack, buf, sizeof(buf)));
+}
+
 /*
  * One scheduler state slice of traced thread @t, [@a, @b] already clipped to the window: marked
  * (first pass) or written on the thread's CPU-state track. @sp says which state and how it began.
  */
 static void sched_slice(struct ex *x, size_t t, const struct gr_state_span *sp, uint64_t a,
-			uint64_t b)
+			uint64_t b, const struct gr_block_why *why)
 {
 	const struct gr_thread *th = &x->threads[t];
 	const struct gr_state_begin *by = &sp->begin;
@@ -1211,6 +1235,19 @@ static void sched_slice(struct ex *x, size_t t, const struct gr_state_span *sp, 
 	event_begin(x, "X", gr_thread_state_name(sp->state), "sched", th->pid, sched_tid(x, t));
 	event_ts(x, a);
 	event_dur(x, b - a);
+	/* a trace that records why threads block: the stack the thread slept at */
+	if (sp->state == GR_STATE_BLOCKED && x->bt.ctx.recorded && why->stack) {
+		if (x->pf) {
+			ex_pf_stack(x->pf, why->stack);
+		} else {
+			int64_t sf = ex_stacks_sf(&x->stacks, why->stack);
+
+			if (sf < 0 && !x->err)
+				x->err = (int)sf;
+			if (sf > 0)
+				gr_json_kv_u64(&x->j, "sf", (uint64_t)sf);
+		}
+	}
 	args_begin(x);
 	if (sp->state == GR_STATE_RUN) {
 		arg_u64(x, "cpu", by->cpu);
@@ -1220,10 +1257,58 @@ static void sched_slice(struct ex *x, size_t t, const struct gr_state_span *sp, 
 	} else {
 		arg_str(x, "sleep", sleep_name(by->prev_state));
 		arg_hex(x, "prev_state", by->prev_state);
+		if (x->bt.ctx.recorded)
+			blocked_args(x, why);
 	}
 	args_end(x);
 	event_end(x);
 	x->st.sched_slices++;
+}
+
+/* Wake flows' ids: above every launch and GPU flow's (those count from 1). */
+#define WAKE_FLOW_BASE (1ull << 40)
+
+/*
+ * The flow of the wakeup at @ts that ended traced thread @t's blocked slice, from its waker's
+ * CPU-state track (where the waker ran then) to @t's: JSON only, and only when the waker is a
+ * traced thread the pid filter keeps. The marking pass keeps the waker's track.
+ */
+static void wake_flow(struct ex *x, size_t t, const struct gr_block_why *why, uint64_t ts)
+{
+	const struct gr_thread *bt = &x->threads[t], *wt;
+	size_t w;
+	uint64_t id;
+
+	if (x->pf || x->o->no_flows || !x->bt.ctx.recorded || !why->woken || !why->waker_tid)
+		return;
+	for (w = 0; w < x->nthreads; w++)
+		if (x->threads[w].tid == why->waker_tid && x->threads[w].pid == why->waker_pid)
+			break;
+	if (w == x->nthreads || w == t || !x->thread_ok[w])
+		return;
+	wt = &x->threads[w];
+	if (!x->emit) {
+		x->thread_use[w] |= 2;
+		x->proc_use[wt->process] = 1;
+		x->st.wake_flows++;
+		x->st.events += 2;
+		return;
+	}
+	id = WAKE_FLOW_BASE + ++x->wake_flows;
+	event_begin(x, "s", "wakeup", "wake", wt->pid, sched_tid(x, w));
+	event_ts(x, ts);
+	gr_json_kv_u64(&x->j, "id", id);
+	args_begin(x);
+	args_end(x);
+	event_end(x);
+	event_begin(x, "f", "wakeup", "wake", bt->pid, sched_tid(x, t));
+	event_ts(x, ts);
+	gr_json_kv_u64(&x->j, "id", id);
+	gr_json_kv_str(&x->j, "bp", "e");
+	args_begin(x);
+	args_end(x);
+	event_end(x);
+	x->st.wake_flows++;
 }
 
 /* A state a traced thread left (timeline.h): its slice, clipped to the window. */
@@ -1232,11 +1317,17 @@ static int on_span(void *ctx, const struct gr_state_span *sp)
 	struct ex *x = ctx;
 	uint64_t a = sp->start > x->lo ? sp->start : x->lo;
 	uint64_t b = sp->end < x->hi ? sp->end : x->hi;
+	struct gr_block_why why;
 
+	gr_block_tracker_span(&x->bt, sp, &why);
 	if ((sp->state == GR_STATE_RUN || sp->state == GR_STATE_RUNNABLE ||
 	     sp->state == GR_STATE_BLOCKED) &&
-	    b > a && x->thread_ok[sp->thread])
-		sched_slice(x, sp->thread, sp, a, b);
+	    b > a && x->thread_ok[sp->thread]) {
+		sched_slice(x, sp->thread, sp, a, b, &why);
+		if (sp->state == GR_STATE_BLOCKED && sp->cause == GR_SPAN_WAKEUP &&
+		    in_window(x, sp->end, 0))
+			wake_flow(x, sp->thread, &why, sp->end);
+	}
 	return 0;
 }
 
@@ -1255,17 +1346,24 @@ static int write_sched(struct ex *x)
 	uint32_t *tids = calloc(x->nthreads + 1, sizeof(*tids));
 	uint64_t *first = calloc(x->nthreads + 1, sizeof(*first));
 	uint64_t *last = calloc(x->nthreads + 1, sizeof(*last));
+	uint32_t *pids = calloc(x->nthreads + 1, sizeof(*pids));
 	int err = -ENOMEM;
 
-	if (!tids || !first || !last)
+	if (!tids || !first || !last || !pids)
 		goto out;
 	for (size_t t = 0; t < x->nthreads; t++) {
 		tids[t] = x->threads[t].tid;
+		pids[t] = x->threads[t].pid;
 		first[t] = UINT64_MAX;
 	}
-	err = gr_timeline_init(&tl, tids, first, x->nthreads, on_span, x);
-	for (size_t i = 0; !err && i < n && e[i].ts <= x->hi; i++)
+	err = gr_block_tracker_init(&x->bt, x->m, pids, x->nthreads);
+	if (!err)
+		err = gr_timeline_init(&tl, tids, first, x->nthreads, on_span, x);
+	for (size_t i = 0; !err && i < n && e[i].ts <= x->hi; i++) {
+		gr_block_tracker_feed(&x->bt, &keys[e[i].key]);
 		err = gr_timeline_feed(&tl, e[i].ts, &keys[e[i].key]);
+	}
+	gr_block_tracker_feed(&x->bt, NULL);
 	if (err)
 		goto out;
 	for (size_t t = 0; t < x->nthreads; t++) {
@@ -1278,9 +1376,11 @@ static int write_sched(struct ex *x)
 	err = gr_timeline_finish(&tl, last);
 out:
 	gr_timeline_free(&tl);
+	gr_block_tracker_free(&x->bt);
 	free(tids);
 	free(first);
 	free(last);
+	free(pids);
 	return err;
 }
 
@@ -1761,6 +1861,7 @@ static int write_all(struct ex *x)
 	if (err)
 		return err;
 	memset(&x->st, 0, sizeof(x->st));
+	x->wake_flows = 0;
 	x->emit = 1;
 	if (!x->pf)
 		write_prologue(x);

@@ -37,7 +37,12 @@
  *   (cat "sched") on the thread's CPU-state track, between the switch and wakeup events that
  *   delimit them, by the rules of the shared thread timeline (timeline.h); a state whose start
  *   was not recorded is not drawn (a thread's first record that is a wakeup it issued starts
- *   its "running" state); a thread switched out dead (TASK_DEAD) has no state after;
+ *   its "running" state); a thread switched out dead (TASK_DEAD) has no state after; in a
+ *   trace that records why threads block (blocked.h), a "blocked" slice also has args reason,
+ *   syscall (or syscall_nr when unnamed), woken_by and waker_site (when a wakeup ended it), and
+ *   the stack the thread slept at ("sf"; Perfetto: its callstack); JSON only, unless no_flows, a
+ *   flow (cat "wake") from the waker's CPU-state track to the blocked thread's at the wakeup
+ *   that ended the slice, when the waker is a traced thread the pid filter keeps;
  * - GPU rows (--cupti, gpu.h): a track "GPU N stream 0x..." per (pid, device, stream), CUPTI's
  *   ids (streams are per process), after the process's thread and stream tracks; an "X" slice
  *   per row at its GPU time: a kernel named by its (demangled) name, cat "gpu_kernel", with
@@ -98,6 +103,9 @@ struct gr_export_stats {
 	uint64_t gpu_untied;	  /* GPU slices tied to no recorded call (gpu.h): never a flow */
 	uint64_t step_slices;	  /* "step N" slices on the steps track (--step) */
 	uint64_t memory_counters; /* points of live device bytes, per process ("C" events) */
+	/* JSON only: from the waker's CPU-state track to the blocked thread's, at the wakeup that
+	 * ended a blocked slice (a trace that records why threads block): "s" + "f" */
+	uint64_t wake_flows;
 	uint64_t loss_instants, proc_instants;
 	uint64_t metadata;
 	uint64_t events; /* every event above, metadata included */

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/figures/blocked.h"
+#include "analyze/util/syscalls.h"
 #include "analyze/figures/frames.h"
 #include "analyze/figures/gpu.h"
 #include "analyze/figures/graphs.h"
@@ -94,6 +96,12 @@ static const struct gr_xcol sched_cols[] = {
     {"id", I},	{"thread_id", I}, {"state", T},	    {"start", I},     {"dur", I},
     {"cpu", I}, {"began_by", T},  {"other_pid", I}, {"other_tid", I}, {"prev_state", I},
 };
+/* why each blocked state was blocked (blocked.h) */
+static const struct gr_xcol blocked_spans_cols[] = {
+    {"id", I},	     {"thread_id", I}, {"start", I},	  {"dur", I},
+    {"reason", T},   {"syscall", T},   {"syscall_nr", I}, {"fd_kind", T},
+    {"stack_id", I}, {"waker_pid", I}, {"waker_tid", I},  {"waker_stack_id", I},
+};
 static const struct gr_xcol losses_cols[] = {
     {"id", I}, {"start", I}, {"end", I}, {"count", I}, {"source", T}, {"stack_only", I},
 };
@@ -138,6 +146,7 @@ enum tab {
 	TAB_GRAPH_KERNELS,
 	TAB_NCCL_CALLS,
 	TAB_SCHED,
+	TAB_BLOCKED_SPANS,
 	TAB_LOSSES,
 	TAB_GPU_ACTIVITY, /* only when the trace has GPU rows */
 	TAB_STRINGS,	  /* last: the other tables name what it holds */
@@ -162,6 +171,7 @@ static const struct gr_xtable tables[TAB_COUNT] = {
     [TAB_GRAPH_KERNELS] = TABLE(graph_kernels),
     [TAB_NCCL_CALLS] = TABLE(nccl_calls),
     [TAB_SCHED] = {"sched_states", sched_cols, sizeof(sched_cols) / sizeof(sched_cols[0])},
+    [TAB_BLOCKED_SPANS] = TABLE(blocked_spans),
     [TAB_LOSSES] = TABLE(losses),
     [TAB_GPU_ACTIVITY] = TABLE(gpu_activity),
     [TAB_STRINGS] = TABLE(strings),
@@ -194,7 +204,8 @@ struct xt {
 	struct gr_xval v[MAX_COLS];
 	unsigned n;
 	char status_text[128]; /* the row's error text: a text value lives until the row ends */
-	uint64_t sched_rows;
+	uint64_t sched_rows, blocked_rows;
+	struct gr_block_tracker *bt; /* the blocked_spans replay's; NULL in the sched_states one */
 	int err;
 };
 
@@ -892,10 +903,45 @@ static const char *const edge_name[] = {
     [GR_SPAN_REPLAY_START] = "replay_start",
 };
 
+/* A blocked state and why (blocked.h), as a blocked_spans row. */
+static void blocked_row(struct xt *x, const struct gr_state_span *sp,
+			const struct gr_block_why *why)
+{
+	put_u64(x, ++x->blocked_rows);
+	put_int(x, (int64_t)sp->thread + 1);
+	put_time(x, sp->start);
+	put_u64(x, sp->end - sp->start);
+	put_text(x, gr_block_reason_name(why->reason));
+	put_text(x, gr_syscall_name(why->syscall));
+	if (why->syscall >= 0)
+		put_int(x, why->syscall);
+	else
+		put_null(x);
+	put_text(x, why->fd_kind ? gr_fd_kind_name(why->fd_kind) : NULL);
+	put_stack(x, why->stack);
+	if (why->woken) {
+		put_int(x, why->waker_pid);
+		put_int(x, why->waker_tid);
+	} else {
+		put_null(x);
+		put_null(x);
+	}
+	put_stack(x, why->waker_stack);
+	end_row(x);
+}
+
 static int on_span(void *ctx, const struct gr_state_span *sp)
 {
 	struct xt *x = ctx;
 	const struct gr_state_begin *by = &sp->begin;
+
+	if (x->bt) {
+		struct gr_block_why why;
+
+		if (gr_block_tracker_span(x->bt, sp, &why) && sp->end > sp->start)
+			blocked_row(x, sp, &why);
+		return x->err;
+	}
 
 	if ((sp->state != GR_STATE_RUN && sp->state != GR_STATE_RUNNABLE &&
 	     sp->state != GR_STATE_BLOCKED) ||
@@ -927,8 +973,11 @@ static int on_span(void *ctx, const struct gr_state_span *sp)
 	return x->err;
 }
 
-/* Every thread's states; the last ends with the trace, or its process's exit after it began. */
-static void write_sched(struct xt *x)
+/*
+ * Every thread's states; the last ends with the trace, or its process's exit after it began.
+ * @blocked: the blocked ones and why, as blocked_spans (a second replay, with the tracker).
+ */
+static void write_sched(struct xt *x, int blocked)
 {
 	size_t n, nt;
 	const struct gr_sched *e = gr_model_scheds(x->m, &n);
@@ -939,20 +988,32 @@ static void write_sched(struct xt *x)
 	uint32_t *tids = calloc(nt + 1, sizeof(*tids));
 	uint64_t *first = calloc(nt + 1, sizeof(*first));
 	uint64_t *last = calloc(nt + 1, sizeof(*last));
+	uint32_t *pids = calloc(nt + 1, sizeof(*pids));
+	struct gr_block_tracker bt = {0};
 	uint64_t start, end;
 	int err = -ENOMEM;
 
-	begin_table(x, TAB_SCHED);
-	if (x->err || !tids || !first || !last)
+	begin_table(x, blocked ? TAB_BLOCKED_SPANS : TAB_SCHED);
+	if (x->err || !tids || !first || !last || !pids)
 		goto out;
 	gr_model_time_span(x->m, &start, &end);
 	for (size_t t = 0; t < nt; t++) {
 		tids[t] = th[t].tid;
+		pids[t] = th[t].pid;
 		first[t] = UINT64_MAX;
 	}
+	if (blocked) {
+		err = gr_block_tracker_init(&bt, x->m, pids, nt);
+		if (err)
+			goto out;
+		x->bt = &bt;
+	}
 	err = gr_timeline_init(&tl, tids, first, nt, on_span, x);
-	for (size_t i = 0; !err && i < n; i++)
+	for (size_t i = 0; !err && i < n; i++) {
+		gr_block_tracker_feed(&bt, &keys[e[i].key]);
 		err = gr_timeline_feed(&tl, e[i].ts, &keys[e[i].key]);
+	}
+	gr_block_tracker_feed(&bt, NULL);
 	if (err)
 		goto out;
 	for (size_t t = 0; t < nt; t++) {
@@ -966,10 +1027,13 @@ static void write_sched(struct xt *x)
 out:
 	if (err && !x->err)
 		x->err = err;
+	x->bt = NULL;
 	gr_timeline_free(&tl);
+	gr_block_tracker_free(&bt);
 	free(tids);
 	free(first);
 	free(last);
+	free(pids);
 }
 
 static void write_losses(struct xt *x)
@@ -1096,7 +1160,9 @@ int gr_export_tables(const struct gr_model *m, const char *version,
 	write_calls(x);
 	write_nccl(x);
 	if (!x->err)
-		write_sched(x);
+		write_sched(x, 0);
+	if (!x->err)
+		write_sched(x, 1);
 	write_losses(x);
 	write_gpu_activity(x);
 	write_strings(x);

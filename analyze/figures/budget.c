@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include "analyze/util/arrays.h"
+#include "analyze/util/syscalls.h"
 #include "budget.h"
+#include "frames.h"
 
 /* The model's call arrays, merged by the walk in this order: at equal entry times the earlier
  * source wins, so a graph-building call owns its time over the launch, copy or memset row that
@@ -250,12 +252,81 @@ static int walk_next(struct walk *w, uint64_t before, struct call *c)
 	return 1;
 }
 
+/*
+ * A waker's share of one reason's wait: the wait its wakeups ended, and the longest such span's
+ * why (where the thread waited, the waker's stack), which the culprit shows.
+ */
+struct tally {
+	uint8_t reason;
+	uint32_t pid, tid;
+	uint64_t ns, longest;
+	struct gr_block_why why;
+};
+
+/* The tallies of one scope (an iteration, the loop): at most one per blocked span. */
+struct tallies {
+	struct tally *v;
+	size_t n;
+};
+
+static void tally_add(struct tallies *t, const struct gr_block_why *why, uint64_t ns)
+{
+	struct tally *e = NULL;
+
+	for (size_t i = 0; i < t->n && !e; i++)
+		if (t->v[i].reason == why->reason && t->v[i].tid == why->waker_tid &&
+		    t->v[i].pid == why->waker_pid && t->v[i].why.woken == why->woken)
+			e = &t->v[i];
+	if (!e) {
+		e = &t->v[t->n++];
+		*e = (struct tally){.reason = why->reason,
+				    .pid = why->waker_pid,
+				    .tid = why->waker_tid,
+				    .why = *why};
+	}
+	e->ns += ns;
+	if (ns > e->longest) {
+		e->longest = ns;
+		e->why = *why;
+	}
+}
+
+/* Each reason's culprit from @t into @out: the waker that ended the most of its wait (ties: the
+ * first seen), with the number of distinct waker processes. */
+static void tally_culprits(const struct tallies *t, struct gr_block_culprit *out)
+{
+	memset(out, 0, GR_BUDGET_NREASONS * sizeof(*out));
+	for (size_t i = 0; i < t->n; i++) {
+		const struct tally *e = &t->v[i];
+		struct gr_block_culprit *c = &out[e->reason];
+		int seen = 0;
+
+		/* tid 0 woke it from an interrupt (a timer, a device): no process */
+		for (size_t k = 0; k < i && e->why.woken; k++)
+			seen |= t->v[k].reason == e->reason && t->v[k].why.woken &&
+				t->v[k].pid == e->pid;
+		if (e->why.woken && e->tid && !seen)
+			c->wakers++;
+		c->of_ns += e->ns;
+		if (e->ns <= c->ns)
+			continue;
+		c->ns = e->ns;
+		c->pid = e->pid;
+		c->tid = e->tid;
+		c->woken = e->why.woken;
+		c->syscall = e->why.syscall;
+		c->stack = e->why.stack;
+		c->waker_stack = e->why.waker_stack;
+	}
+}
+
 /* One budget being filled: raw parts on the recorded timeline, then the probe cost. */
 struct acc {
 	const struct gr_budget_states *st;
 	size_t span; /* first state span that may still overlap what comes */
 	struct gr_budget b;
-	uint64_t outside_probe; /* probe cost outside the calls' durations */
+	uint64_t outside_probe;	 /* probe cost outside the calls' durations */
+	struct tallies it, loop; /* the blocked wait's wakers: this iteration's, the loop's */
 };
 
 /* Time outside calls, [lo, hi), by the thread's state then. */
@@ -287,10 +358,17 @@ static void outside(struct acc *a, uint64_t lo, uint64_t hi)
 		case GR_STATE_RUNNABLE:
 			part = GR_BUDGET_RUNNABLE;
 			break;
-		case GR_STATE_BLOCKED:
+		case GR_STATE_BLOCKED: {
+			static const struct gr_block_why none = {.reason = GR_BLOCK_UNKNOWN,
+								 .syscall = -1};
+			const struct gr_block_why *why = st->why ? &st->why[i] : &none;
+
 			part = GR_BUDGET_BLOCKED;
-			a->b.blocked_ns[GR_BUDGET_REASON_UNKNOWN] += e - s;
+			a->b.blocked_ns[why->reason] += e - s;
+			tally_add(&a->it, why, e - s);
+			tally_add(&a->loop, why, e - s);
 			break;
+		}
 		default:
 			part = GR_BUDGET_OUTSIDE_UNKNOWN;
 		}
@@ -357,13 +435,15 @@ static int cmp_total(const void *x, const void *y, void *ctx)
  * rounded-down mean total go one each to the parts with the largest remainders. */
 void gr_budget_mean(const struct gr_budget *v, size_t n, struct gr_budget *out)
 {
-	uint64_t sum[GR_BUDGET_NPARTS] = {0}, total = 0, have = 0;
-	int given[GR_BUDGET_NPARTS] = {0};
+	uint64_t sum[GR_BUDGET_NPARTS] = {0}, rsum[GR_BUDGET_NREASONS] = {0}, total = 0, have = 0;
+	int given[GR_BUDGET_NPARTS] = {0}, rgiven[GR_BUDGET_NREASONS] = {0};
 
 	memset(out, 0, sizeof(*out));
 	for (size_t i = 0; i < n; i++) {
 		for (unsigned p = 0; p < GR_BUDGET_NPARTS; p++)
 			sum[p] += v[i].part_ns[p];
+		for (unsigned r = 0; r < GR_BUDGET_NREASONS; r++)
+			rsum[r] += v[i].blocked_ns[r];
 		total += v[i].total_ns;
 		out->calls += v[i].calls;
 		out->unmeasured += v[i].unmeasured;
@@ -386,7 +466,26 @@ void gr_budget_mean(const struct gr_budget *v, size_t n, struct gr_budget *out)
 		out->part_ns[best]++;
 		have++;
 	}
-	out->blocked_ns[GR_BUDGET_REASON_UNKNOWN] = out->part_ns[GR_BUDGET_BLOCKED];
+	/* the reasons the same way, to the blocked part: their floors' sum is at most the
+	 * blocked sum's floor, at most one ns short per reason of the part */
+	have = 0;
+	for (unsigned r = 0; r < GR_BUDGET_NREASONS; r++) {
+		out->blocked_ns[r] = rsum[r] / n;
+		have += out->blocked_ns[r];
+	}
+	while (have < out->part_ns[GR_BUDGET_BLOCKED]) {
+		unsigned best = GR_BUDGET_NREASONS;
+
+		for (unsigned r = 0; r < GR_BUDGET_NREASONS; r++)
+			if (!rgiven[r] &&
+			    (best == GR_BUDGET_NREASONS || rsum[r] % n > rsum[best] % n))
+				best = r;
+		if (best == GR_BUDGET_NREASONS)
+			break;
+		rgiven[best] = 1;
+		out->blocked_ns[best]++;
+		have++;
+	}
 }
 
 static int cmp_u64(const void *x, const void *y)
@@ -432,6 +531,17 @@ int gr_budget_compute(const struct gr_model *m, const struct gr_probe_cost *pc,
 		return -EINVAL;
 	v = calloc(n, sizeof(*v));
 	order = malloc(n * sizeof(*order));
+	if (states && states->n) {
+		size_t nb = 0;
+
+		/* a tally per blocked span at most, in each scope */
+		for (size_t i = 0; i < states->n; i++)
+			nb += states->v[i].state == GR_STATE_BLOCKED;
+		a.it.v = malloc((nb ? nb : 1) * sizeof(*a.it.v));
+		a.loop.v = malloc((nb ? nb : 1) * sizeof(*a.loop.v));
+		if (!a.it.v || !a.loop.v)
+			goto out;
+	}
 	if (!v || !order)
 		goto out;
 	walk_init(&w, m, loop->thread, loop->starts[0]);
@@ -442,6 +552,7 @@ int gr_budget_compute(const struct gr_model *m, const struct gr_probe_cost *pc,
 
 		memset(&a.b, 0, sizeof(a.b));
 		a.outside_probe = 0;
+		a.it.n = 0;
 		a.b.index = j;
 		a.b.start_ts = lo;
 		if (hi < lo)
@@ -477,6 +588,7 @@ int gr_budget_compute(const struct gr_model *m, const struct gr_probe_cost *pc,
 		outside_probe(&a, &out->clamped);
 		for (unsigned p = 0; p < GR_BUDGET_NPARTS; p++)
 			a.b.total_ns += a.b.part_ns[p];
+		tally_culprits(&a.it, a.b.culprit);
 		v[j] = a.b;
 		order[j] = j;
 	}
@@ -489,15 +601,19 @@ int gr_budget_compute(const struct gr_model *m, const struct gr_probe_cost *pc,
 	out->found = 1;
 	out->thread = loop->thread;
 	out->has_states = states && states->known;
+	out->has_reasons = out->has_states && states->reasons;
 	out->iterations = n;
 	out->median = v[order[(n - 1) / 2]];
 	out->p90 = v[order[(n * 9 + 9) / 10 - 1]];
 	out->slowest = v[order[n - 1]];
 	gr_budget_mean(v, n, &out->mean);
+	tally_culprits(&a.loop, out->mean.culprit);
 	err = 0;
 out:
 	free(v);
 	free(order);
+	free(a.it.v);
+	free(a.loop.v);
 	return err;
 }
 
@@ -506,13 +622,17 @@ struct collect {
 	size_t cap;
 	uint64_t lo, hi;
 	int err;
+	struct gr_block_tracker bt;
+	uint32_t pid; /* the thread's process */
 };
 
 static int on_span(void *ctx, const struct gr_state_span *sp)
 {
 	struct collect *c = ctx;
 	struct gr_state_span s = *sp;
+	struct gr_block_why why;
 
+	gr_block_tracker_span(&c->bt, sp, &why);
 	if (s.start < c->lo)
 		s.start = c->lo;
 	if (s.end > c->hi)
@@ -522,12 +642,18 @@ static int on_span(void *ctx, const struct gr_state_span *sp)
 	if (c->out->n == c->cap) {
 		size_t ncap = c->cap ? c->cap * 2 : 64;
 		struct gr_state_span *v = realloc(c->out->v, ncap * sizeof(*v));
+		struct gr_block_why *w;
 
 		if (!v)
 			return -ENOMEM;
 		c->out->v = v;
+		w = realloc(c->out->why, ncap * sizeof(*w));
+		if (!w)
+			return -ENOMEM;
+		c->out->why = w;
 		c->cap = ncap;
 	}
+	c->out->why[c->out->n] = why;
 	c->out->v[c->out->n++] = s;
 	return 0;
 }
@@ -552,15 +678,22 @@ int gr_budget_states(const struct gr_model *m, uint32_t thread, uint64_t lo, uin
 		return 0;
 	out->known = 1;
 	tid = th[thread].tid;
-	/* the thread makes a call at lo: it is known to run then */
-	err = gr_timeline_init(&tl, &tid, &lo, 1, on_span, &c);
+	c.pid = th[thread].pid;
+	err = gr_block_tracker_init(&c.bt, m, &c.pid, 1);
 	if (err)
 		return err;
-	for (size_t i = 0; i < nsc && sc[i].ts < hi && !err; i++)
+	out->reasons = c.bt.ctx.recorded;
+	/* the thread makes a call at lo: it is known to run then */
+	err = gr_timeline_init(&tl, &tid, &lo, 1, on_span, &c);
+	for (size_t i = 0; i < nsc && sc[i].ts < hi && !err; i++) {
+		gr_block_tracker_feed(&c.bt, &keys[sc[i].key]);
 		err = gr_timeline_feed(&tl, sc[i].ts, &keys[sc[i].key]);
+	}
+	gr_block_tracker_feed(&c.bt, NULL);
 	if (!err)
 		err = gr_timeline_finish(&tl, &hi);
 	gr_timeline_free(&tl);
+	gr_block_tracker_free(&c.bt);
 	if (err) {
 		gr_budget_states_free(out);
 		return err;
@@ -573,6 +706,7 @@ void gr_budget_states_free(struct gr_budget_states *s)
 	if (!s)
 		return;
 	free(s->v);
+	free(s->why);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -599,8 +733,7 @@ const char *gr_budget_part_words(unsigned part)
 
 const char *gr_budget_reason_name(unsigned reason)
 {
-	(void)reason;
-	return "unknown";
+	return gr_block_reason_name(reason);
 }
 
 void gr_budget_json(struct gr_json *j, const char *key, const struct gr_budget *b, int mean)
@@ -629,5 +762,72 @@ void gr_budget_json(struct gr_json *j, const char *key, const struct gr_budget *
 	gr_json_object_end(j);
 	gr_json_kv_u64(j, "calls", b->calls);
 	gr_json_kv_u64(j, "unmeasured_calls", b->unmeasured);
+	gr_json_object_end(j);
+}
+
+/* The waker's name: its thread's comm, else its process's, else "" (both from NAME records). */
+const char *gr_budget_culprit_comm(const struct gr_model *m, const struct gr_block_culprit *c)
+{
+	const char *s;
+
+	if (!c->woken)
+		return "";
+	s = gr_model_comm(m, c->tid);
+	if (!s)
+		s = gr_model_comm(m, c->pid);
+	return s ? s : "";
+}
+
+static void stack_frames_json(struct gr_json *j, const struct gr_model *m, uint32_t stack)
+{
+	size_t n;
+	const struct gr_stack *st = gr_model_stacks(m, &n);
+
+	gr_json_array(j);
+	for (uint32_t i = 0; stack < n && i < st[stack].nframes; i++) {
+		struct gr_frame f;
+
+		gr_frame_describe(m, st[stack].pid, st[stack].frames[i], &f);
+		gr_frame_json(j, &f);
+	}
+	gr_json_array_end(j);
+}
+
+void gr_budget_culprits_json(struct gr_json *j, const struct gr_model *m, const char *key,
+			     const struct gr_budget *b)
+{
+	char site[GR_FRAME_TEXT];
+
+	gr_json_key(j, key);
+	gr_json_object(j);
+	for (unsigned r = 0; r < GR_BUDGET_NREASONS; r++) {
+		const struct gr_block_culprit *c = &b->culprit[r];
+
+		if (!c->ns)
+			continue;
+		gr_json_key(j, gr_block_reason_name(r));
+		gr_json_object(j);
+		gr_json_kv_u64(j, "wait_ns", c->ns);
+		gr_json_kv_double(j, "share", (double)c->ns / (double)c->of_ns);
+		gr_json_key(j, "waker");
+		if (c->woken) {
+			gr_json_object_flat(j);
+			gr_json_kv_u64(j, "pid", c->pid);
+			gr_json_kv_u64(j, "tid", c->tid);
+			gr_json_kv_str(j, "comm", gr_budget_culprit_comm(m, c));
+			gr_json_object_end(j);
+		} else {
+			gr_json_null(j);
+		}
+		gr_json_kv_u64(j, "waker_processes", c->wakers);
+		gr_json_kv_str(j, "syscall", gr_syscall_name(c->syscall));
+		gr_json_kv_i64(j, "syscall_nr", c->syscall);
+		gr_json_kv_str(j, "site", gr_block_site(m, c->stack, site, sizeof(site)));
+		gr_json_kv_str(j, "waker_site",
+			       gr_block_site(m, c->waker_stack, site, sizeof(site)));
+		gr_json_key(j, "waker_stack");
+		stack_frames_json(j, m, c->waker_stack);
+		gr_json_object_end(j);
+	}
 	gr_json_object_end(j);
 }

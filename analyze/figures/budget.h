@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analyze/figures/blocked.h"
 #include "analyze/figures/probe_cost.h"
 #include "analyze/figures/timeline.h"
 #include "analyze/model/model.h"
@@ -53,10 +54,23 @@ enum gr_budget_part {
 /* First part outside the calls. */
 #define GR_BUDGET_FIRST_OUTSIDE GR_BUDGET_HOST
 
-/* Why the thread was blocked outside calls; the reasons come with a later change. */
-enum gr_budget_reason {
-	GR_BUDGET_REASON_UNKNOWN = 0,
-	GR_BUDGET_NREASONS,
+/* Why the thread was blocked outside calls: enum gr_block_reason (blocked.h). */
+#define GR_BUDGET_NREASONS GR_BLOCK_NREASONS
+
+/*
+ * The culprit of a reason's wait: the task whose wakeups ended the most of it (for the GIL and
+ * locks the holder that released it, for input the producer). ns is 0 when the reason took no
+ * time.
+ */
+struct gr_block_culprit {
+	uint64_t ns;	   /* the reason's wait its wakeups ended */
+	uint64_t of_ns;	   /* the reason's whole wait in the scope (iteration, loop) */
+	uint32_t pid, tid; /* the waker; both 0 with woken 0: no wakeup ended the wait */
+	uint8_t woken;
+	int32_t syscall;      /* the call the loop thread waited in (its longest such wait) */
+	uint32_t stack;	      /* the loop thread's stack there, 0 = none */
+	uint32_t waker_stack; /* the waker's stack at that wakeup, 0 = none */
+	uint32_t wakers;      /* distinct waker processes of the reason's wait */
 };
 
 struct gr_budget {
@@ -65,7 +79,9 @@ struct gr_budget {
 	uint64_t total_ns; /* the sum of part_ns */
 	uint64_t part_ns[GR_BUDGET_NPARTS];
 	uint64_t blocked_ns[GR_BUDGET_NREASONS]; /* sum: part_ns[GR_BUDGET_BLOCKED] */
-	uint64_t calls;				 /* the thread's calls that start in it */
+	/* per reason, the culprit in this iteration (the mean: over the loop) */
+	struct gr_block_culprit culprit[GR_BUDGET_NREASONS];
+	uint64_t calls;	     /* the thread's calls that start in it */
 	uint64_t unmeasured; /* of those, recorded at entry only: their time is outside calls */
 };
 
@@ -73,6 +89,7 @@ struct gr_budgets {
 	int found;	     /* 0: no loop was given (every field 0) */
 	uint32_t thread;     /* gr_model_threads() index */
 	int has_states;	     /* scheduler records split the time outside calls */
+	int has_reasons;     /* the trace records why its threads blocked (blocked.h) */
 	uint64_t iterations; /* budgets made */
 	/* real iterations: the lower median, the 90th percentile (nearest rank) and the largest
 	 * by total_ns (ties: the earlier); mean: over every iteration, each part rounded so that
@@ -100,14 +117,17 @@ struct gr_budget_loop {
 
 /* A thread's scheduler states over a window, in time order, clipped to it. */
 struct gr_budget_states {
-	int known; /* the model holds scheduler records; 0: every state is unknown */
+	int known;   /* the model holds scheduler records; 0: every state is unknown */
+	int reasons; /* its switches record why threads blocked (gr_block_ctx's recorded) */
 	struct gr_state_span *v;
+	struct gr_block_why *why; /* NULL, or one per span: why a BLOCKED one was blocked */
 	size_t n;
 };
 
 /*
  * Replay the scheduler records of @m (timeline.h) for model thread @thread and keep its states
- * over [@lo, @hi) into *@out (gr_budget_states_free() releases them). Returns 0 or -ENOMEM.
+ * over [@lo, @hi) into *@out, each blocked one explained (blocked.h; a blocked span cut by the
+ * window keeps its why). gr_budget_states_free() releases them. Returns 0 or -ENOMEM.
  */
 int gr_budget_states(const struct gr_model *m, uint32_t thread, uint64_t lo, uint64_t hi,
 		     struct gr_budget_states *out);
@@ -136,7 +156,7 @@ const char *gr_budget_part_name(unsigned part);
 /* Words for text: "launch", "graph launch", "copy", "sync(device)", ..., "outside CUDA (state
  * unknown)". */
 const char *gr_budget_part_words(unsigned part);
-/* "unknown" */
+/* gr_block_reason_name() */
 const char *gr_budget_reason_name(unsigned reason);
 
 /*
@@ -145,5 +165,17 @@ const char *gr_budget_reason_name(unsigned reason);
  * instead of "index".
  */
 void gr_budget_json(struct gr_json *j, const char *key, const struct gr_budget *b, int mean);
+
+/* The name of culprit @c's waker: its thread's comm, else its process's; "" when not known. */
+const char *gr_budget_culprit_comm(const struct gr_model *m, const struct gr_block_culprit *c);
+
+/*
+ * @b's culprits as the object under @key, one member per reason with a wait (JSON key stems of
+ * gr_block_reason_name()): {wait_ns, share (of the reason's wait), waker {pid, tid, comm} or
+ * null, waker_processes, syscall (name or null), syscall_nr, site (where the thread waited),
+ * waker_site, waker_stack [frames, innermost first]}.
+ */
+void gr_budget_culprits_json(struct gr_json *j, const struct gr_model *m, const char *key,
+			     const struct gr_budget *b);
 
 #endif

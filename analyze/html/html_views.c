@@ -14,18 +14,26 @@
 #include <string.h>
 
 #include "analyze/util/arrays.h"
+#include "analyze/figures/blocked.h"
+#include "analyze/figures/frames.h"
 #include "analyze/figures/graphs.h"
 #include "analyze/figures/timeline.h"
 #include "analyze/util/json.h"
 #include "analyze/util/strtab.h"
+#include "analyze/util/syscalls.h"
 #include "analyze/util/units.h"
 #include "html_views.h"
 
 #define FLAME_DEPTH 100 /* frames of a stack at most (the outermost beyond are left out) */
 
 static const char *const type_names[GR_HTML_NTYPES] = {
-    "launch", "copy",	"memset",   "sync",    "alloc",	     "free",	   "graph",	 "nccl",
-    "other",  "failed", "runnable", "blocked", "gpu_kernel", "gpu_memcpy", "gpu_memset", "kernel"};
+    "launch",	     "copy",	      "memset",	      "sync",	       "alloc",
+    "free",	     "graph",	      "nccl",	      "other",	       "failed",
+    "runnable",	     "blocked",	      "gpu_kernel",   "gpu_memcpy",    "gpu_memset",
+    "kernel",	     "blocked_gil",   "blocked_lock", "blocked_input", "blocked_disk",
+    "blocked_sleep", "blocked_child", "blocked_other"};
+_Static_assert(GR_HTML_BLOCKED_OTHER - GR_HTML_BLOCKED_GIL == GR_BLOCK_OTHER - GR_BLOCK_GIL,
+	       "a span type per known blocked reason");
 
 const char *gr_html_span_type_name(unsigned type)
 {
@@ -450,19 +458,71 @@ static void gpu_spans(struct hv *x)
 
 struct sched_ctx {
 	struct hv *x;
-	const uint32_t *thread; /* timeline index -> model thread */
+	const uint32_t *thread;	    /* timeline index -> model thread */
+	struct gr_block_tracker bt; /* why the blocked waits were blocked */
 };
+
+/*
+ * A blocked wait whose reason is known: "blocked: GIL wait" (@name), coloured by its reason
+ * (the type returned), detail "futex at SITE; woken by COMM (tid N) at SITE, stack: FRAMES"
+ * (@detail: the waker's innermost frames, what the page shows on hover).
+ */
+static unsigned blocked_text(const struct hv *x, const struct gr_block_why *why, char *name,
+			     size_t nlen, char *detail, size_t dlen)
+{
+	const struct gr_stack *st;
+	const char *sc = gr_syscall_name(why->syscall), *comm;
+	char site[GR_FRAME_TEXT];
+	size_t at, nst;
+
+	snprintf(name, nlen, "blocked: %s", gr_block_reason_words(why->reason));
+	gr_block_site(x->m, why->stack, site, sizeof(site));
+	at = (size_t)snprintf(detail, dlen, "%s%s%s", sc ? sc : "no system call known",
+			      *site ? " at " : "", site);
+	if (why->woken && at < dlen) {
+		comm = why->waker_tid ? gr_model_comm(x->m, why->waker_tid) : "an interrupt";
+		gr_block_site(x->m, why->waker_stack, site, sizeof(site));
+		at +=
+		    (size_t)snprintf(detail + at, dlen - at, "; woken by %s (tid %u)%s%s",
+				     comm ? comm : "?", why->waker_tid, *site ? " at " : "", site);
+	}
+	st = gr_model_stacks(x->m, &nst);
+	for (uint32_t i = 0;
+	     why->waker_stack < nst && i < st[why->waker_stack].nframes && i < 6 && at < dlen;
+	     i++) {
+		struct gr_frame f;
+
+		gr_frame_describe(x->m, st[why->waker_stack].pid, st[why->waker_stack].frames[i],
+				  &f);
+		at += (size_t)snprintf(detail + at, dlen - at, "%s%s", i ? " <- " : "; its stack: ",
+				       gr_frame_format(&f, site, sizeof(site)));
+	}
+	if (why->reason == GR_BLOCK_UNKNOWN)
+		return GR_HTML_BLOCKED;
+	return GR_HTML_BLOCKED_GIL + (why->reason - GR_BLOCK_GIL);
+}
 
 static int on_state(void *ctx, const struct gr_state_span *sp)
 {
 	struct sched_ctx *c = ctx;
+	struct gr_block_why why;
+	char name[64], detail[4 * GR_FRAME_TEXT];
+	unsigned type;
 
+	gr_block_tracker_span(&c->bt, sp, &why);
 	/* running is not drawn: the calls show what the thread ran */
-	if ((sp->state == GR_STATE_RUNNABLE || sp->state == GR_STATE_BLOCKED) &&
-	    sp->end > sp->start && wanted(c->x, sp->start, sp->end - sp->start))
+	if ((sp->state != GR_STATE_RUNNABLE && sp->state != GR_STATE_BLOCKED) ||
+	    sp->end <= sp->start || !wanted(c->x, sp->start, sp->end - sp->start))
+		return c->x->err;
+	if (sp->state == GR_STATE_BLOCKED && c->bt.ctx.recorded) {
+		type = blocked_text(c->x, &why, name, sizeof(name), detail, sizeof(detail));
+		span(c->x, thread_track(c->x, c->thread[sp->thread]), type, name, detail, sp->start,
+		     sp->end - sp->start);
+	} else {
 		span(c->x, thread_track(c->x, c->thread[sp->thread]),
 		     sp->state == GR_STATE_RUNNABLE ? GR_HTML_RUNNABLE : GR_HTML_BLOCKED,
 		     gr_thread_state_name(sp->state), NULL, sp->start, sp->end - sp->start);
+	}
 	return c->x->err;
 }
 
@@ -477,24 +537,31 @@ static void sched_spans(struct hv *x)
 	const struct gr_process *pr = gr_model_processes(x->m, &np);
 	struct gr_timeline tl = {0};
 	uint32_t *tids = calloc(nth + 1, sizeof(*tids)), *idx = calloc(nth + 1, sizeof(*idx));
+	uint32_t *pids = calloc(nth + 1, sizeof(*pids));
 	uint64_t *first = calloc(nth + 1, sizeof(*first)), *last = calloc(nth + 1, sizeof(*last));
-	struct sched_ctx c = {x, idx};
+	struct sched_ctx c = {.x = x, .thread = idx};
 	int err = -ENOMEM;
 
 	if (!n || !x->v->nwindows) {
 		err = 0;
 		goto out;
 	}
-	if (!tids || !first || !last || !idx)
+	if (!tids || !first || !last || !idx || !pids)
 		goto out;
 	for (size_t t = 0; t < nth; t++) {
 		tids[t] = th[t].tid;
+		pids[t] = th[t].pid;
 		idx[t] = (uint32_t)t;
 		first[t] = UINT64_MAX;
 	}
-	err = gr_timeline_init(&tl, tids, first, nth, on_state, &c);
-	for (size_t i = 0; !err && i < n; i++)
+	err = gr_block_tracker_init(&c.bt, x->m, pids, nth);
+	if (!err)
+		err = gr_timeline_init(&tl, tids, first, nth, on_state, &c);
+	for (size_t i = 0; !err && i < n; i++) {
+		gr_block_tracker_feed(&c.bt, &keys[e[i].key]);
 		err = gr_timeline_feed(&tl, e[i].ts, &keys[e[i].key]);
+	}
+	gr_block_tracker_feed(&c.bt, NULL);
 	if (err)
 		goto out;
 	for (size_t t = 0; t < nth; t++) {
@@ -509,7 +576,9 @@ out:
 	if (err && !x->err)
 		x->err = err;
 	gr_timeline_free(&tl);
+	gr_block_tracker_free(&c.bt);
 	free(tids);
+	free(pids);
 	free(idx);
 	free(first);
 	free(last);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "analyze/util/arrays.h"
+#include "analyze/util/syscalls.h"
 #include "report_sections.h"
 
 /* Stacks ranked for the host sites before they are merged by the name shown: enough that the
@@ -382,6 +383,116 @@ static void evidence(const struct gr_report_diagnosis *D, char *buf, size_t len)
 	}
 }
 
+/* "thread NAME (tid N) at SITE" for culprit @c: who ended the wait and where; report-owned,
+ * NULL when out of memory. */
+static const char *culprit_text(struct rp_ctx *x, const struct gr_block_culprit *c)
+{
+	char site[GR_FRAME_TEXT];
+	const char *comm = gr_budget_culprit_comm(x->m, c);
+
+	if (!c->woken)
+		return "an unknown task (no wakeup recorded)";
+	if (!c->tid)
+		return "an interrupt (a timer or a device)";
+	gr_block_site(x->m, c->waker_stack, site, sizeof(site));
+	return rp_printf(x, "thread %s (tid %" PRIu32 ")%s%s", *comm ? comm : "?", c->tid,
+			 *site ? " at " : " at an unknown site (no stack)", site);
+}
+
+/*
+ * The verdict of a blocked-bound step: the reason that took most of the blocked part (blocked.h)
+ * and its culprit in the median iteration (over the loop when no wakeup ended it there), with
+ * the advice that fits the reason.
+ */
+static int blocked_verdict(struct rp_ctx *x, struct gr_report_diagnosis *D, const char *step,
+			   const char *ev)
+{
+	const struct gr_budget *b = &x->r->budget.median;
+	const struct gr_block_culprit *c;
+	const char *who, *sc;
+	char pc[16], at[GR_FRAME_TEXT], scname[40];
+	unsigned r = GR_BLOCK_UNKNOWN;
+
+	for (unsigned k = 0; k < GR_BLOCK_NREASONS; k++)
+		if (b->blocked_ns[k] > b->blocked_ns[r])
+			r = k;
+	D->blocked_reason = (int)r;
+	D->blocked_reason_ns = b->blocked_ns[r];
+	c = &b->culprit[r];
+	if (!c->woken && x->r->budget.mean.culprit[r].woken)
+		c = &x->r->budget.mean.culprit[r];
+	who = culprit_text(x, c);
+	if (!who)
+		return -ENOMEM;
+	gr_units_pct(pc, sizeof(pc), D->total_ns ? (double)b->blocked_ns[r] / D->total_ns : 0);
+	gr_block_site(x->m, c->stack, at, sizeof(at));
+	if (!*at)
+		snprintf(at, sizeof(at), "an unknown site (no stack)");
+	sc = gr_syscall_name(c->syscall);
+	if (!sc && c->syscall >= 0)
+		sc = scname;
+	snprintf(scname, sizeof(scname), "system call %" PRId32, c->syscall);
+	switch (r) {
+	case GR_BLOCK_GIL:
+		return rp_verdict(x, &D->verdict, GR_VERDICT_PROBLEM,
+				  "GIL-bound: the loop thread waited for the GIL %s of the %s step "
+				  "(iteration #%" PRIu64 ": %s), held by %s; move that work to a "
+				  "process, or release the GIL in the extension that holds it",
+				  pc, step, D->iteration, ev, who);
+	case GR_BLOCK_LOCK:
+		return rp_verdict(x, &D->verdict, GR_VERDICT_PROBLEM,
+				  "lock-bound: the loop thread waited on a lock %s of the %s step "
+				  "(iteration #%" PRIu64 ": %s) at %s, held by %s; shorten the "
+				  "critical section or take the lock off the step's thread",
+				  pc, step, D->iteration, ev, at, who);
+	case GR_BLOCK_INPUT: {
+		const char *comm = gr_budget_culprit_comm(x->m, c);
+
+		return rp_verdict(x, &D->verdict, GR_VERDICT_PROBLEM,
+				  "input-bound: the step waits %s for data from %" PRIu32
+				  " worker process%s (%s), at %s (iteration #%" PRIu64
+				  " of %s: %s); the most from %s: more workers, prefetch, or a "
+				  "faster producer",
+				  pc, c->wakers, c->wakers == 1 ? "" : "es", *comm ? comm : "?", at,
+				  D->iteration, step, ev, who);
+	}
+	case GR_BLOCK_DISK:
+		return rp_verdict(
+		    x, &D->verdict, GR_VERDICT_PROBLEM,
+		    "disk-bound: the loop thread waits for disk I/O %s of the %s step "
+		    "(iteration #%" PRIu64 ": %s) at %s; read ahead, cache, or move the "
+		    "reads off the step's thread",
+		    pc, step, D->iteration, ev, at);
+	case GR_BLOCK_SLEEP:
+		return rp_verdict(x, &D->verdict, GR_VERDICT_PROBLEM,
+				  "sleep-bound: the loop thread sleeps (%s) %s of the %s step "
+				  "(iteration #%" PRIu64
+				  ": %s) at %s; the sleep is the step's limit",
+				  sc ? sc : "unknown call", pc, step, D->iteration, ev, at);
+	case GR_BLOCK_CHILD:
+		return rp_verdict(
+		    x, &D->verdict, GR_VERDICT_PROBLEM,
+		    "child-bound: the loop thread waits (%s) for a child process %s of "
+		    "the %s step (iteration #%" PRIu64 ": %s) at %s, ended by %s; run "
+		    "the child alongside the step instead of waiting for it",
+		    sc ? sc : "unknown call", pc, step, D->iteration, ev, at, who);
+	case GR_BLOCK_OTHER:
+		return rp_verdict(
+		    x, &D->verdict, GR_VERDICT_PROBLEM,
+		    "blocked in %s: the loop thread waits in that system call %s of the "
+		    "%s step (iteration #%" PRIu64 ": %s) at %s, woken by %s",
+		    sc ? sc : "an unknown system call", pc, step, D->iteration, ev, at, who);
+	}
+	/* a trace that records reasons but not these: page faults, sleeps it began before */
+	return rp_verdict(x, &D->verdict, GR_VERDICT_PROBLEM,
+			  "blocked (reason unknown: %s): the thread sleeps outside CUDA calls for "
+			  "most of the %s step (iteration #%" PRIu64 ": %s)",
+			  x->r->budget.has_reasons
+			      ? "no system call recorded for these sleeps"
+			      : "record with a gpurec that records blocked reasons",
+			  step, D->iteration, ev);
+}
+
 int rp_diagnosis(struct rp_ctx *x)
 {
 	struct gr_report_diagnosis *D = &x->r->diagnosis;
@@ -393,6 +504,8 @@ int rp_diagnosis(struct rp_ctx *x)
 	double share;
 
 	D->bound = GR_BOUND_NONE;
+	D->blocked_reason = -1;
+	D->blocked_reason_ns = 0;
 	D->refute = "";
 	if (!o->ok)
 		return rp_verdict(x, &D->verdict, GR_VERDICT_NONE,
@@ -510,11 +623,7 @@ int rp_diagnosis(struct rp_ctx *x)
 	case GR_GROUP_BLOCKED:
 		D->bound = GR_BOUND_BLOCKED;
 		D->refute = "the thread blocked outside CUDA calls less than half of the step";
-		return rp_verdict(
-		    x, &D->verdict, GR_VERDICT_PROBLEM,
-		    "blocked: the thread sleeps outside CUDA calls for most of the %s step "
-		    "(iteration #%" PRIu64 ": %s): on a lock, I/O or another thread",
-		    b1, D->iteration, ev);
+		return blocked_verdict(x, D, b1, ev);
 	case GR_GROUP_COPY:
 		D->bound = GR_BOUND_TRANSFER;
 		D->refute = "copies taking less than half of the step, or moving under 1 GB/s "

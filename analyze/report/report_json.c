@@ -789,6 +789,15 @@ static void budget(struct gr_json *j, const struct gr_report *r, const struct gr
 		gr_budget_json(j, "p90", &B->p90, 0);
 		gr_budget_json(j, "slowest", &B->slowest, 0);
 		gr_budget_json(j, "mean", &B->mean, 1);
+		gr_json_kv_bool(j, "reasons", B->has_reasons);
+		/* who ended each reason's wait: per budget, and over the loop (the mean's) */
+		gr_json_key(j, "culprits");
+		gr_json_object(j);
+		gr_budget_culprits_json(j, m, "median", &B->median);
+		gr_budget_culprits_json(j, m, "p90", &B->p90);
+		gr_budget_culprits_json(j, m, "slowest", &B->slowest);
+		gr_budget_culprits_json(j, m, "loop", &B->mean);
+		gr_json_object_end(j);
 		/* each part's own median over the iterations: need not add up */
 		gr_json_key(j, "part_medians_ns");
 		gr_json_object_flat(j);
@@ -821,6 +830,11 @@ static void diagnosis(struct gr_json *j, const struct gr_report *r)
 		gr_json_kv_bool(j, "launch_timed", D->launch_timed);
 		gr_json_kv_u64(j, "launch_est_ns", D->launch_est_ns);
 		gr_json_kv_double(j, "copy_rate", D->copy_rate);
+		/* blocked-bound: why (budget culprits say who) */
+		gr_json_kv_str(j, "blocked_reason",
+			       D->blocked_reason >= 0 ? gr_block_reason_name(D->blocked_reason)
+						      : NULL);
+		gr_json_kv_u64(j, "blocked_reason_ns", D->blocked_reason_ns);
 		/* host-bound: where the host work ends, per iteration */
 		gr_json_key(j, "host_sites");
 		gr_json_array(j);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analyze/util/syscalls.h"
 #include "analyze/util/text.h"
 #include "report.h"
 #include "report_sections.h"
@@ -771,6 +772,27 @@ static void in_flight(FILE *f, const struct gr_report *r, const struct gr_model 
 		fprintf(f, "\n");
 }
 
+/* The blocked part's reasons that hold time, " (GIL wait 520 us, lock wait 8 us)", into @buf at
+ * @at (blocked.h). */
+static size_t blocked_reasons(char *buf, size_t size, size_t at, const struct gr_budget *b)
+{
+	int first = 1;
+
+	for (unsigned r = 0; r < GR_BUDGET_NREASONS && at < size; r++) {
+		char t[32];
+
+		if (!b->blocked_ns[r])
+			continue;
+		at += (size_t)snprintf(buf + at, size - at, "%s%s %s", first ? " (" : ", ",
+				       gr_block_reason_words(r),
+				       gr_units_ns(t, sizeof(t), (double)b->blocked_ns[r]));
+		first = 0;
+	}
+	if (!first && at < size)
+		at += (size_t)snprintf(buf + at, size - at, ")");
+	return at;
+}
+
 /* One budget's parts that hold time, "launch 12% 150 us, ...", into @buf at @at. */
 static size_t budget_parts(char *buf, size_t size, size_t at, const struct gr_budget *b)
 {
@@ -790,6 +812,8 @@ static size_t budget_parts(char *buf, size_t size, size_t at, const struct gr_bu
 				       gr_budget_part_words(p), pct,
 				       gr_units_ns(t, sizeof(t), (double)b->part_ns[p]));
 		first = 0;
+		if (p == GR_BUDGET_BLOCKED && b->blocked_ns[GR_BLOCK_UNKNOWN] < b->part_ns[p])
+			at = blocked_reasons(buf, size, at, b);
 	}
 	if (first && at < size)
 		at += (size_t)snprintf(buf + at, size - at, "no time");
@@ -843,6 +867,69 @@ static void budget(FILE *f, const struct gr_report *r, const struct gr_model *m)
 		     "no scheduler records (recorded with --no-sched?): the time outside calls is "
 		     "not split into host work, runnable and blocked",
 		     fprintf(f, "  "), 4);
+	fprintf(f, "\n");
+}
+
+/*
+ * Why the host waited (docs/REPORTS.md): per reason of the loop thread's blocked time, its time
+ * per iteration (the mean), its culprit over the loop with that culprit's share, where the loop
+ * thread waited, and the culprit's stack when it woke the thread (innermost frames first).
+ */
+static void why_waited(FILE *f, const struct gr_report *r, const struct gr_model *m)
+{
+	const struct gr_budgets *B = &r->budget;
+	const struct gr_budget *b = &B->mean;
+	const struct gr_stack *st;
+	size_t nst;
+	char line[1024], t[32], pc[16], site[GR_FRAME_TEXT], wsite[GR_FRAME_TEXT];
+
+	if (!B->found || !B->has_reasons || !b->part_ns[GR_BUDGET_BLOCKED])
+		return;
+	st = gr_model_stacks(m, &nst);
+	fprintf(f, "why the host waited (loop thread blocked outside CUDA, per iteration)\n");
+	for (unsigned k = 0; k < GR_BUDGET_NREASONS; k++) {
+		const struct gr_block_culprit *c = &b->culprit[k];
+		const char *sc = gr_syscall_name(c->syscall), *comm;
+		size_t at;
+
+		if (!b->blocked_ns[k])
+			continue;
+		gr_units_ns(t, sizeof(t), (double)b->blocked_ns[k]);
+		gr_units_pct(pc, sizeof(pc),
+			     (double)b->blocked_ns[k] / (double)b->part_ns[GR_BUDGET_BLOCKED]);
+		at = (size_t)snprintf(line, sizeof(line), "%s %s per step (%s of blocked)",
+				      gr_block_reason_words(k), t, pc);
+		gr_block_site(m, c->stack, site, sizeof(site));
+		if (at < sizeof(line) && (sc || *site))
+			at += (size_t)snprintf(line + at, sizeof(line) - at, ", waiting in %s%s%s",
+					       sc ? sc : "?", *site ? " at " : "", site);
+		comm = gr_budget_culprit_comm(m, c);
+		gr_units_pct(pc, sizeof(pc), c->of_ns ? (double)c->ns / (double)c->of_ns : 0);
+		gr_block_site(m, c->waker_stack, wsite, sizeof(wsite));
+		if (at < sizeof(line) && c->woken && !c->tid)
+			at += (size_t)snprintf(line + at, sizeof(line) - at,
+					       "; woken from an interrupt (a timer or a device) %s "
+					       "of it",
+					       pc);
+		else if (at < sizeof(line) && c->woken)
+			at += (size_t)snprintf(
+			    line + at, sizeof(line) - at,
+			    "; woken by %s (tid %" PRIu32 ", pid %" PRIu32 ") %s of it%s%s",
+			    *comm ? comm : "?", c->tid, c->pid, pc, *wsite ? " at " : "", wsite);
+		if (at < sizeof(line) && c->wakers > 1)
+			snprintf(line + at, sizeof(line) - at, "; %" PRIu32 " waker processes",
+				 c->wakers);
+		wrap(f, line, fprintf(f, "  "), 4);
+		/* the culprit's stack when it woke the loop thread: its innermost frames */
+		for (uint32_t i = 0;
+		     c->waker_stack < nst && i < st[c->waker_stack].nframes && i < 4; i++) {
+			struct gr_frame fr;
+
+			gr_frame_describe(m, st[c->waker_stack].pid, st[c->waker_stack].frames[i],
+					  &fr);
+			fprintf(f, "      %s\n", gr_frame_format(&fr, site, sizeof(site)));
+		}
+	}
 	fprintf(f, "\n");
 }
 
@@ -964,6 +1051,7 @@ int gr_report_write_text(FILE *f, const struct gr_report *r, const struct gr_mod
 		top = 20;
 	in_flight(f, r, m);
 	budget(f, r, m);
+	why_waited(f, r, m);
 	fprintf(f, "summary (%s recorded", gr_units_ns(b1, sizeof(b1), r->wall_ns));
 	if (r->damage.damaged)
 		fprintf(f, "; DAMAGED TRACE");

@@ -559,6 +559,10 @@ struct gr_report_diagnosis {
 	const char *host_sites[GR_DIAG_SITES]; /* report-owned text (site_name()) */
 	uint64_t host_site_ns[GR_DIAG_SITES];
 	size_t nhost_sites;
+	/* blocked-bound: the reason (enum gr_block_reason) that took most of the blocked part,
+	 * -1 otherwise; its time in the median iteration */
+	int blocked_reason;
+	uint64_t blocked_reason_ns;
 };
 
 /* "none", "unknown", "gpu", "launch", "host", "starved", "blocked", "transfer", "alloc",

@@ -92,8 +92,9 @@ def main():
 
     # launches also on the stream tracks, with flows from the call
     inst = [e for e in events if e["ph"] == "i" and e.get("cat") == "kernel"]
-    flows_s = {e["id"] for e in events if e["ph"] == "s"}
-    flows_f = {e["id"] for e in events if e["ph"] == "f"}
+    # (launch flows: cat "flow"; a wake flow, cat "wake", joins scheduler states)
+    flows_s = {e["id"] for e in events if e["ph"] == "s" and e.get("cat") == "flow"}
+    flows_f = {e["id"] for e in events if e["ph"] == "f" and e.get("cat") == "flow"}
     check("export: one instant per launch on its stream track, a flow from each call",
           len(inst) == len(launches) == len(flows_s) and flows_s == flows_f,
           "%d instants, %d launches, %d/%d flows" % (len(inst), len(launches), len(flows_s),

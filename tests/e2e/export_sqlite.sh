@@ -116,6 +116,18 @@ check "starved: scheduler states never overlap within a thread" 0 \
 		AND a.start < b.start + b.dur")"
 check "starved: states of the traced threads only, and some of each kind" "3 3" \
 	"$(q "$TMP/starved.sqlite" "SELECT count(DISTINCT thread_id) || ' ' || count(DISTINCT state) FROM sched_states")"
+# blocked spans: one per blocked state, the same span; a trace from before blocked reasons
+# names none
+check "starved: a blocked_spans row for each blocked state, same thread, start and dur" \
+	"$(q "$TMP/starved.sqlite" "SELECT count(*) FROM sched_states WHERE state = 'blocked'") 0" \
+	"$(q "$TMP/starved.sqlite" "SELECT count(*) FROM blocked_spans") $(q "$TMP/starved.sqlite" \
+		"SELECT count(*) FROM blocked_spans b WHERE NOT EXISTS (SELECT 1 FROM sched_states s
+		WHERE s.state = 'blocked' AND s.thread_id = b.thread_id AND s.start = b.start
+		AND s.dur = b.dur)")"
+check "starved: an old trace's blocked spans have reason unknown, no call, no stack" "unknown||||" \
+	"$(q "$TMP/starved.sqlite" "SELECT DISTINCT reason || '|' || ifnull(syscall, '') || '|' ||
+		ifnull(syscall_nr, '') || '|' || ifnull(stack_id, '') || '|' ||
+		ifnull(waker_stack_id, '') FROM blocked_spans")"
 
 # ---- CSV: the same tables, read back with sqlite3's .import
 mkdir -p "$TMP/csv"

@@ -19,13 +19,16 @@ if [ ! -f "$SIM/libcudart.so.13" ] || [ ! -x "$PROGS/budget" ]; then
 	exit 1
 fi
 
-# sums FILE.json NAME: every budget's parts (and its blocked reasons) add up exactly
+# sums FILE.json NAME [old]: every budget's parts (and its blocked reasons, the eight of
+# them) add up exactly; with old (a trace without blocked reasons) every blocked ns is unknown
 sums() {
-	python3 - "$1" "$2" <<'PY'
+	python3 - "$1" "$2" "${3:-}" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 b = d["budget"]
+old = sys.argv[3] == "old"
 bad = []
+REASONS = {f"{r}_ns" for r in ("gil", "lock", "input", "disk", "sleep", "child", "other", "unknown")}
 if b["found"]:
     for k in ("median", "p90", "slowest", "mean"):
         x = b[k]
@@ -33,6 +36,12 @@ if b["found"]:
         reasons = sum(x["blocked_reasons"].values())
         if parts != x["total_ns"] or reasons != x["blocked_ns"]:
             bad.append(f"{k}: parts {parts} reasons {reasons} total {x['total_ns']}")
+        if set(x["blocked_reasons"]) != REASONS:
+            bad.append(f"{k}: reasons {sorted(x['blocked_reasons'])}")
+        if old and x["blocked_reasons"]["unknown_ns"] != x["blocked_ns"]:
+            bad.append(f"{k}: a reason named in a trace without them")
+    if old and (b["reasons"] or any(set(v) - {"unknown"} for v in b["culprits"].values())):
+        bad.append("culprits named in a trace without blocked reasons")
     if not b["iterations"]:
         bad.append("found with no iterations")
 found = "found" if b["found"] else "none"
@@ -56,7 +65,7 @@ rec() {
 
 for trc in tests/data/golden/*.trc tests/data/old/*.trc; do
 	"$GPUREC" report --json "$trc" >"$TMP/t.json" 2>/dev/null || continue
-	tap "sums $(basename "$trc")" sums "$TMP/t.json" "$(basename "$trc")"
+	tap "sums $(basename "$trc")" sums "$TMP/t.json" "$(basename "$trc")" old
 done
 
 # ground truth: B = python over the median, p90 and slowest budgets and the report (d)

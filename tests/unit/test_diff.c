@@ -39,6 +39,7 @@ struct run {
 	uint64_t d2h_bytes;
 	int d2h_as_default; /* the copies are cudaMemcpyDefault from a recorded device buffer */
 	uint64_t lost;
+	int blocked; /* each step the loop thread sleeps 300 us after its sync, woken by tid 102 */
 };
 
 #define DEVICE_BUF 0x7f0000000000ull
@@ -103,6 +104,23 @@ static int write_run(const char *path, const struct run *r)
 						     [GR_SYNC_HANDLE] = 0x5000};
 
 			err |= gr_trace_writer_append(w, GR_K_SYNC, v, NULL);
+		}
+		for (int e = 0; r->blocked && e < 3; e++) {
+			/* out asleep, woken, in */
+			static const uint64_t at[3] = {4100, 4400, 4500};
+			uint64_t v[GR_SCHED_NCOLS] = {
+			    [GR_SCHED_TS] = t + at[e],
+			    [GR_SCHED_TYPE] = e == 1 ? GR_SCHED_WAKEUP : GR_SCHED_SWITCH,
+			    [GR_SCHED_PREV_PID] = 100,
+			    [GR_SCHED_PREV_TID] = e == 0   ? 101
+						  : e == 1 ? 102
+							   : 0,
+			    [GR_SCHED_PREV_STATE] = e == 0,
+			    [GR_SCHED_NEXT_PID] = e == 0 ? 0 : 100,
+			    [GR_SCHED_NEXT_TID] = e == 0 ? 0 : 101,
+			};
+
+			err |= gr_trace_writer_append(w, GR_K_SCHED, v, NULL);
 		}
 	}
 	if (r->lost) {
@@ -531,6 +549,7 @@ static const char *const documented_ids[] = {
     "iteration.runnable_wait",
     "budget.total",
     "budget.<part>",
+    "budget.blocked.<reason>",
     "transfer.<dir>.copies",
     "transfer.<dir>.bytes",
     "transfer.<dir>.copy_time",
@@ -576,6 +595,12 @@ static int id_fits(const char *id, const char *tmpl)
 		while (*id >= '0' && *id <= '9')
 			id++;
 		return !strcmp(id, tmpl);
+	}
+	if (!strncmp(lt, "<reason>", 8)) {
+		for (unsigned r = 0; r < GR_BLOCK_NREASONS; r++)
+			if (!strcmp(id, gr_block_reason_name(r)) && !*tmpl)
+				return 1;
+		return 0;
 	}
 	if (!strncmp(lt, "<part>", 6)) {
 		for (unsigned p = 0; p < GR_BUDGET_NPARTS; p++)
@@ -624,6 +649,7 @@ static void test_ids(void)
 	size_t n = 0;
 
 	a.d2h_bytes = b.d2h_bytes = 4;
+	a.blocked = b.blocked = 1;
 	b.steps = 32;
 	d = diff_runs(&a, &b, NULL, m);
 	CHECK(synth_write(tmp_path("std.trc"), 4096) == 0);
@@ -641,6 +667,12 @@ static void test_ids(void)
 		/* a budget part: any part will do, the summary reads them all */
 		for (unsigned p = 0; strstr(*t, "<part>") && p < GR_BUDGET_NPARTS; p++) {
 			df_id(id, sizeof(id), *t, gr_budget_part_name(p));
+			if (gr_diff_metric(d, id) || gr_diff_metric(s, id))
+				break;
+		}
+		/* a blocked reason: any will do */
+		for (unsigned r = 0; strstr(*t, "<reason>") && r < GR_BLOCK_NREASONS; r++) {
+			df_id(id, sizeof(id), *t, gr_block_reason_name(r));
 			if (gr_diff_metric(d, id) || gr_diff_metric(s, id))
 				break;
 		}

@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# Why the host waited (docs/REPORTS.md): the step budget's blocked part split into reasons, each
+# with its culprit, and the verdict of a blocked-bound step. tests/progs/blockstep.cu blocks its
+# loop thread once per iteration in one known way (a mutex held by its second thread, a pipe fed
+# by a slower child process, a sleep, a child it waits for), on the GPU simulator, and measures
+# each block with the kernel's own accounting (wall - CPU time - run-queue wait = blocked): the
+# reason's time over the loop must be within 5% of that, never a quiet-machine timing. Each
+# mode's healthy twin (no contention, the pipe filled first, no sleep, no child) has none of the
+# reason's time and no such verdict. Then the same for the GIL of a Python loop. Needs root
+# (BPF).
+. "$(dirname "$0")/lib.sh"
+need_root report_blocked
+SIM=${SAMPLES:-$PWD/$O/samples}/sim
+N=20
+
+if [ ! -f "$SIM/libcudart.so.13" ] || [ ! -x "$PROGS/blockstep" ]; then
+	not_ok "simulator or progs not built (make samples progs)"
+	exit 1
+fi
+
+# rec MODE: record blockstep MODE on the simulator; MODE.json and MODE.txt the reports
+rec() {
+	if ! LD_LIBRARY_PATH=$SIM "$GPUREC" record -o "$TMP/$1.trc" -- "$PROGS/blockstep" "$1" $N \
+		>"$TMP/$1.out" 2>"$TMP/$1.err"; then
+		not_ok "record $1: $(tail -3 "$TMP/$1.err" | paste -sd' ')"
+		return 1
+	fi
+	"$GPUREC" report --json "$TMP/$1.trc" >"$TMP/$1.json" &&
+		"$GPUREC" report "$TMP/$1.trc" >"$TMP/$1.txt"
+}
+
+# truth MODE REASON: "ok" when the budget's REASON time over the loop (mean x iterations) is
+# within 5% of the blocked time the program measured in its blocks inside the loop's window
+truth() {
+	python3 - "$TMP/$1.json" "$TMP/$1.out" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+it = d["launches"]["iteration"]
+b = d["budget"]
+got = b["mean"]["blocked_reasons"][sys.argv[3] + "_ns"] * b["iterations"]
+want = 0
+for line in open(sys.argv[2]):
+    f = line.split()
+    if f[0] == "block" and int(f[1]) >= it["start_ts"] and int(f[1]) + int(f[2]) <= it["end_ts"]:
+        want += int(f[3])
+print("ok" if want > 0 and abs(got - want) <= 0.05 * want else f"budget {got} ns, kernel {want} ns")
+PY
+}
+
+culprit() { awk '$1 == "culprit" {print $2}' "$TMP/$1.out" | tail -1; }
+
+# mode REASON VERDICT SITE WAKER_SITE: the sick mode's checks
+sick() {
+	local mode=$1 reason=$2 verdict=$3 site=$4 wsite=$5
+	rec "$mode" || return
+	check "$mode: blocked-bound, the reason $reason" "blocked $reason" \
+		"$(json "$TMP/$mode.json" 'd["diagnosis"]["bound"] + " " + str(d["diagnosis"]["blocked_reason"])')"
+	check "$mode: $reason time over the loop within 5% of the kernel's blocked time in the blocks" \
+		ok "$(truth "$mode" "$reason")"
+	check "$mode: $reason is at least 95% of the blocked part" 1 \
+		"$(json "$TMP/$mode.json" 'int(d["budget"]["mean"]["blocked_reasons"]["'"$reason"'_ns"] >= 0.95 * d["budget"]["mean"]["blocked_ns"])')"
+	check "$mode: the loop thread waited at $site" "$site" \
+		"$(json "$TMP/$mode.json" 'd["budget"]["culprits"]["loop"]["'"$reason"'"]["site"].split("(")[0]')"
+	grep -q "$verdict" "$TMP/$mode.txt" && ok "$mode: the verdict says $verdict" ||
+		not_ok "$mode: no '$verdict' in: $(grep '  step ' "$TMP/$mode.txt")"
+	grep -q "^why the host waited" "$TMP/$mode.txt" && ok "$mode: the text explains the wait" ||
+		not_ok "$mode: no 'why the host waited' section"
+	[ -z "$wsite" ] && return
+	check "$mode: the culprit is the waker, at $wsite" "$(culprit "$mode") $wsite" \
+		"$(json "$TMP/$mode.json" 'str(d["budget"]["culprits"]["loop"]["'"$reason"'"]["waker"]["tid"]) + " " + d["budget"]["culprits"]["loop"]["'"$reason"'"]["waker_site"].split("(")[0]')"
+}
+
+# healthy MODE REASON VERDICT: the twin: none of the reason's time, no such verdict
+healthy() {
+	local mode=$1-healthy reason=$2 verdict=$3
+	rec "$mode" || return
+	check "$mode: no $reason time" 0 \
+		"$(json "$TMP/$mode.json" 'd["budget"]["mean"]["blocked_reasons"]["'"$reason"'_ns"] + d["budget"]["slowest"]["blocked_reasons"]["'"$reason"'_ns"]')"
+	grep -q "$verdict" "$TMP/$mode.txt" && not_ok "$mode: the verdict says $verdict" ||
+		ok "$mode: no '$verdict' verdict"
+}
+
+sick lock lock "lock-bound: the loop thread waited on a lock" wait_for_lock holder_main
+healthy lock lock lock-bound
+sick input input "input-bound: the step waits" consume producer
+healthy input input input-bound
+sick sleep sleep "sleep-bound: the loop thread sleeps (clock_nanosleep)" nap ""
+healthy sleep sleep sleep-bound
+sick child child "child-bound: the loop thread waits (wait4) for a child process" reap ""
+healthy child child child-bound
+# the holder is named in the verdict, with its tid
+grep -q "held by thread blockstep (tid $(culprit lock)) at holder_main" "$TMP/lock.txt" &&
+	ok "lock: the verdict names the holder, its tid and function" ||
+	not_ok "lock: verdict $(grep -A3 '  step ' "$TMP/lock.txt" | paste -sd' ')"
+# export: the lock waits as blocked slices with their reason, and as blocked_spans rows: the
+# same spans in both; a slice the holder's wakeup ended names it and its function
+"$GPUREC" export "$TMP/lock.trc" -o "$TMP/lock.export.json" >/dev/null 2>&1
+"$GPUREC" export "$TMP/lock.trc" --format sqlite -o "$TMP/lock.sqlite" >/dev/null 2>&1
+slices=$(json "$TMP/lock.export.json" 'len([e for e in d["traceEvents"] if e.get("name") == "blocked" and e["args"].get("reason") == "lock"])')
+rows=$(sqlite3 "$TMP/lock.sqlite" "SELECT count(*) FROM blocked_spans WHERE reason = 'lock' AND syscall = 'futex'")
+[ "$slices" -ge $((N - 1)) ] && [ "$slices" = "$rows" ] &&
+	ok "export: $slices lock waits, as slices and as blocked_spans rows" ||
+	not_ok "export: $slices lock slices, $rows blocked_spans rows, $N iterations"
+check "export: the holder's wakeups name it and holder_main" 1 \
+	"$(json "$TMP/lock.export.json" '(lambda v: int(len(v) > 0 and all(e["args"].get("waker_site", "").startswith("holder_main") for e in v)))([e for e in d["traceEvents"] if e.get("name") == "blocked" and e["args"].get("woken_by") == "blockstep '"$(culprit lock)"'" and "waker_site" in e["args"]])')"
+check "export: a wake flow from the holder's CPU-state track to the loop thread's, per wait it ended" 1 \
+	"$(json "$TMP/lock.export.json" '(lambda s, f, n: int(s == f and len(s) >= n))({(e["pid"], e["ts"], e["id"]) for e in d["traceEvents"] if e["ph"] == "s" and e.get("cat") == "wake"}, {(e["pid"], e["ts"], e["id"]) for e in d["traceEvents"] if e["ph"] == "f" and e.get("cat") == "wake"}, len([e for e in d["traceEvents"] if e.get("name") == "blocked" and e["args"].get("woken_by") == "blockstep '"$(culprit lock)"'"]))')"
+check "input: one producer process" 1 \
+	"$(json "$TMP/input.json" 'd["budget"]["culprits"]["loop"]["input"]["waker_processes"]')"
+# each iteration forks its own child: every one of them woke the loop thread once
+check "child: a waker process per child reaped in the loop" $((N - 1)) \
+	"$(json "$TMP/child.json" 'd["budget"]["culprits"]["loop"]["child"]["waker_processes"]')"
+
+# The GIL: a Python loop (ctypes into the simulator) whose second thread holds the GIL in known
+# bursts (tests/progs/py/gil_step.py). The loop thread's blocked time over the loop within 5% of
+# its blocked time by the kernel's accounting over the program's window (which holds the loop:
+# the program's start-up call comes before it), at least 90% of it GIL wait, and the holder
+# named with its Python line.
+GIL=$PROGS/py/gil_step.py
+line=$(grep -n 'time.sleep.*# site: release' "$GIL" | cut -d: -f1)
+for mode in sick healthy; do
+	if ! LD_LIBRARY_PATH=$SIM "$GPUREC" record -o "$TMP/gil-$mode.trc" -- python3 "$GIL" 60 3000 \
+		$([ $mode = healthy ] && echo healthy) >"$TMP/gil-$mode.out" 2>"$TMP/gil-$mode.err"; then
+		not_ok "record gil $mode: $(tail -3 "$TMP/gil-$mode.err" | paste -sd' ')"
+		continue
+	fi
+	"$GPUREC" report --json "$TMP/gil-$mode.trc" >"$TMP/gil-$mode.json"
+	"$GPUREC" report "$TMP/gil-$mode.trc" >"$TMP/gil-$mode.txt"
+done
+holder=$(awk '$1 == "holder" {print $2}' "$TMP/gil-sick.out")
+check "gil: blocked-bound, the reason gil" "blocked gil" \
+	"$(json "$TMP/gil-sick.json" 'd["diagnosis"]["bound"] + " " + str(d["diagnosis"]["blocked_reason"])')"
+# the budget's blocked part over the loop against the kernel's; the GIL's share of it (other
+# waits happen: a page fault, the recorder attaching, each a few ms at most)
+check "gil: blocked time over the loop within 5% of the kernel's in the program's window; GIL >= 90% of it" \
+	ok "$(python3 - "$TMP/gil-sick.json" "$TMP/gil-sick.out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+b = d["budget"]
+blocked = b["mean"]["blocked_ns"] * b["iterations"]
+gil = b["mean"]["blocked_reasons"]["gil_ns"] * b["iterations"]
+want = [int(l.split()[3]) for l in open(sys.argv[2]) if l.startswith("window ")][0]
+ok = abs(blocked - want) <= 0.05 * want and gil >= 0.9 * blocked
+print("ok" if ok else f"budget blocked {blocked} ns (GIL {gil} ns), kernel {want} ns")
+PY
+)"
+check "gil: the holder is the waker, at its Python line" "$holder gil_step.py:$line holder_main" \
+	"$(json "$TMP/gil-sick.json" '(lambda c: str(c["waker"]["tid"]) + " " + c["waker_site"].rsplit("/", 1)[-1])(d["budget"]["culprits"]["loop"]["gil"])')"
+grep -q "GIL-bound: the loop thread waited for the GIL" "$TMP/gil-sick.txt" &&
+	tr -s ' \n' ' ' <"$TMP/gil-sick.txt" | grep -q "(tid $holder) at [^ ]*gil_step.py:$line holder_main" &&
+	ok "gil: the verdict names the GIL and its holder at gil_step.py:$line" ||
+	not_ok "gil: verdict $(grep -A4 '  step ' "$TMP/gil-sick.txt" | paste -sd' ')"
+check "gil healthy: no GIL wait" 0 \
+	"$(json "$TMP/gil-healthy.json" 'd["budget"]["mean"]["blocked_reasons"]["gil_ns"] + d["budget"]["slowest"]["blocked_reasons"]["gil_ns"]')"
+grep -q "GIL-bound" "$TMP/gil-healthy.txt" && not_ok "gil healthy: GIL-bound" ||
+	ok "gil healthy: no GIL-bound verdict"
+# diff: the GIL wait that went, one summary line, and the figure by its id
+"$GPUREC" diff "$TMP/gil-sick.trc" "$TMP/gil-healthy.trc" >"$TMP/gil.diff" 2>&1
+grep -Eq "^  GIL wait per step [0-9.]+ ms -> 0 ns$" "$TMP/gil.diff" && ok "diff: GIL wait per step X ms -> 0 ns" ||
+	not_ok "diff: no GIL wait line in $(sed -n '/^summary/,/^$/p' "$TMP/gil.diff" | paste -sd'|')"
+"$GPUREC" diff --json "$TMP/gil-sick.trc" "$TMP/gil-healthy.trc" >"$TMP/gil.diff.json" 2>&1
+check "diff: budget.blocked.gil is the reports' mean GIL wait on each side" \
+	"$(json "$TMP/gil-sick.json" 'd["budget"]["mean"]["blocked_reasons"]["gil_ns"]') 0" \
+	"$(json "$TMP/gil.diff.json" '(lambda m: "%d %d" % (m["a"], m["b"]))([m for m in d["metrics"] if m["id"] == "budget.blocked.gil"][0])')"
+
+exit $((failures > 0))

@@ -1,0 +1,226 @@
+// A training step that blocks outside CUDA calls in one known way, for the blocked reasons of
+// the step budget (tests/e2e/report_blocked.sh), on the simulator. ITERATIONS times: block
+// (as MODE says), launch one kernel on a created stream, cudaStreamSynchronize it.
+//   lock    wait_for_lock(): a pthread mutex the thread holder_main() holds for HOLD_US
+//           (holder_work() sleeps) each round, taken by main only once the holder has it
+//           (semaphores, both ways: neither thread spins, so main only ever sleeps on the
+//           holder, and the holder sleeps until main has taken the lock);
+//   input   consume(): read one byte of a pipe that a child process, producer(), writes one
+//           byte into every HOLD_US (it sleeps in between);
+//   sleep   nap(): clock_nanosleep of HOLD_US;
+//   child   reap(): fork a child that sleeps HOLD_US (child_work()) and exits; waitpid it;
+//   NAME-healthy  the same program without the wait: the mutex uncontended, the pipe filled
+//           before the loop, no sleep, no child.
+// The main thread measures each block itself: wall time, and its own run and run-queue time
+// from /proc/thread-self/schedstat (the kernel's accounting), so blocked = wall - run - queue.
+// Prints "loop TID", "culprit TID" (holder thread, producer or last child; 0 for sleep), then
+// per block "block START_NS WALL_NS BLOCKED_NS" (CLOCK_MONOTONIC).
+// usage: blockstep MODE [ITERATIONS [HOLD_US]] (30 and 5000 by default)
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <cuda_runtime.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+__global__ void step(float *x)
+{
+	if (x)
+		x[threadIdx.x] = 0;
+}
+
+static unsigned hold_us = 5000;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static sem_t holding; // posted each round once the holder holds the lock
+static sem_t taken;   // posted each round main took the lock: the holder sleeps until then
+static std::atomic<int> holder_tid(0);
+static int iterations = 30;
+
+static unsigned long long now_ns()
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec;
+}
+
+// run and run-queue ns of the calling thread, from the kernel's accounting: the CPU time from
+// the thread's CPU clock (schedstat's first field lags by up to a tick for a running thread),
+// the run-queue wait from schedstat (complete whenever the thread runs)
+static void schedstat(unsigned long long *run, unsigned long long *queue)
+{
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+	unsigned long long stale;
+	struct timespec t;
+
+	*run = *queue = 0;
+	if (!f || fscanf(f, "%llu %llu", &stale, queue) != 2) {
+		fprintf(stderr, "blockstep: no schedstat\n");
+		exit(2);
+	}
+	fclose(f);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	*run = (unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec;
+}
+
+// the critical section sleeps: a holder busy on the CPU would keep main, just woken, off a
+// loaded machine's CPUs, and the step would be CPU-starved rather than lock-bound
+__attribute__((noinline)) static void holder_work(unsigned us)
+{
+	struct timespec ts = {0, (long)us * 1000};
+
+	clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+}
+
+static void *holder_main(void *arg)
+{
+	(void)arg;
+	holder_tid = (int)syscall(SYS_gettid);
+	for (int r = 0; r < iterations; r++) {
+		pthread_mutex_lock(&lock);
+		sem_post(&holding);
+		holder_work(hold_us);
+		pthread_mutex_unlock(&lock);
+		sem_wait(&taken);
+	}
+	return NULL;
+}
+
+__attribute__((noinline)) static void wait_for_lock(int r, int contended)
+{
+	(void)r;
+	if (contended)
+		sem_wait(&holding);
+	pthread_mutex_lock(&lock);
+	pthread_mutex_unlock(&lock);
+	if (contended)
+		sem_post(&taken);
+}
+
+__attribute__((noinline)) static void producer(int fd, int healthy)
+{
+	struct timespec ts = {0, (long)hold_us * 1000};
+
+	for (int i = 0; i < iterations; i++) {
+		if (!healthy)
+			clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+		if (write(fd, "x", 1) != 1)
+			_exit(1);
+	}
+	_exit(0);
+}
+
+__attribute__((noinline)) static void consume(int fd)
+{
+	char c;
+
+	if (read(fd, &c, 1) != 1) {
+		fprintf(stderr, "blockstep: pipe closed\n");
+		exit(2);
+	}
+}
+
+__attribute__((noinline)) static void nap()
+{
+	struct timespec ts = {0, (long)hold_us * 1000};
+
+	clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+}
+
+// sleeps: a child busy on the CPU can keep its parent off it (CFS runs the new task first)
+__attribute__((noinline)) static void child_work(unsigned us)
+{
+	struct timespec ts = {0, (long)us * 1000};
+
+	clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+}
+
+__attribute__((noinline)) static int reap()
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		child_work(hold_us);
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	return pid;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "lock";
+	int healthy = strstr(mode, "-healthy") != NULL;
+	int fds[2] = {-1, -1}, culprit = 0;
+	pthread_t th;
+	cudaStream_t s;
+	float *buf = NULL;
+
+	if (argc > 2)
+		iterations = atoi(argv[2]);
+	if (argc > 3)
+		hold_us = (unsigned)atoi(argv[3]);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (cudaStreamCreate(&s) != cudaSuccess) {
+		fprintf(stderr, "blockstep: no stream\n");
+		return 2;
+	}
+	printf("loop %ld\n", (long)syscall(SYS_gettid));
+	if (!strncmp(mode, "lock", 4) && !healthy) {
+		sem_init(&taken, 0, 0);
+		sem_init(&holding, 0, 0);
+		pthread_create(&th, NULL, holder_main, NULL);
+		while (!holder_tid)
+			sched_yield();
+		culprit = holder_tid;
+	} else if (!strncmp(mode, "input", 5)) {
+		pid_t pid;
+
+		if (pipe(fds))
+			return 2;
+		pid = fork();
+		if (pid == 0) {
+			close(fds[0]);
+			producer(fds[1], healthy);
+		}
+		close(fds[1]);
+		culprit = pid;
+		if (healthy) // every byte is there before the loop
+			usleep(100000);
+	}
+	if (strncmp(mode, "child", 5))
+		printf("culprit %d\n", culprit);
+	for (int r = 0; r < iterations; r++) {
+		unsigned long long t0 = now_ns(), run0, q0, run1, q1, t1;
+
+		schedstat(&run0, &q0);
+		if (!strncmp(mode, "lock", 4))
+			wait_for_lock(r, !healthy);
+		else if (!strncmp(mode, "input", 5))
+			consume(fds[0]);
+		else if (!strncmp(mode, "sleep", 5) && !healthy)
+			nap();
+		else if (!strncmp(mode, "child", 5) && !healthy)
+			culprit = reap();
+		schedstat(&run1, &q1);
+		t1 = now_ns();
+		printf("block %llu %llu %llu\n", t0, t1 - t0,
+		       (t1 - t0) - (run1 - run0) - (q1 - q0));
+		step<<<1, 32, 0, s>>>(buf);
+		cudaStreamSynchronize(s);
+	}
+	if (!strncmp(mode, "child", 5))
+		printf("culprit %d\n", culprit);
+	if (!strncmp(mode, "lock", 4) && !healthy)
+		pthread_join(th, NULL);
+	if (fds[0] >= 0)
+		wait(NULL);
+	cudaStreamDestroy(s);
+	return 0;
+}
