@@ -9,8 +9,10 @@
 #include "blocked.h"
 #include "frames.h"
 
-/* The kernel's task state bit of an uninterruptible sleep (D). */
+/* The kernel's task state bits of an uninterruptible sleep (D), a stop (T) and a trace stop (t). */
 #define TASK_UNINTERRUPTIBLE 0x2u
+#define TASK_STOPPED	     0x4u
+#define TASK_TRACED	     0x8u
 
 /* A call that reads from its fd: blocked in it on a pipe or socket, the thread waits for data. */
 static int reads(int32_t nr)
@@ -108,6 +110,12 @@ void gr_block_classify(const struct gr_block_ctx *c, const struct gr_sched_key *
 	why->stack = out->stack;
 	why->fd_kind = out->fd_kind;
 	from_tree = wake && other_traced(c->m, wake->prev_pid, pid);
+	/* not a wait of the program's: it was stopped, whatever call it was in (its waker is
+	 * whoever continued it: the recorder's hold names gpurec) */
+	if (out->prev_state & (TASK_STOPPED | TASK_TRACED)) {
+		why->reason = GR_BLOCK_STOPPED;
+		return;
+	}
 	switch (gr_syscall_class(out->syscall)) {
 	case GR_WAIT_NONE:
 		/* no call: a page fault, or I/O the kernel waits on for the thread */
@@ -191,7 +199,7 @@ void gr_block_tracker_free(struct gr_block_tracker *t)
 const char *gr_block_reason_name(unsigned reason)
 {
 	static const char *const names[GR_BLOCK_NREASONS] = {
-	    "gil", "lock", "input", "disk", "sleep", "child", "other", "unknown",
+	    "gil", "lock", "input", "disk", "sleep", "child", "other", "stopped", "unknown",
 	};
 
 	return reason < GR_BLOCK_NREASONS ? names[reason] : "unknown";
@@ -200,8 +208,8 @@ const char *gr_block_reason_name(unsigned reason)
 const char *gr_block_reason_words(unsigned reason)
 {
 	static const char *const words[GR_BLOCK_NREASONS] = {
-	    "GIL wait", "lock wait",  "input wait",	    "disk I/O",
-	    "sleep",	"child wait", "other system calls", "reason unknown",
+	    "GIL wait",	  "lock wait",		"input wait", "disk I/O",	"sleep",
+	    "child wait", "other system calls", "stopped",    "reason unknown",
 	};
 
 	return reason < GR_BLOCK_NREASONS ? words[reason] : "reason unknown";

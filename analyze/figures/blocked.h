@@ -28,6 +28,8 @@ enum gr_block_reason {
 	GR_BLOCK_SLEEP,	  /* nanosleep, clock_nanosleep */
 	GR_BLOCK_CHILD,	  /* wait4, waitid */
 	GR_BLOCK_OTHER,	  /* any other system call (named by it) */
+	GR_BLOCK_STOPPED, /* stopped by a signal or a tracer (SIGSTOP, a debugger, the recorder
+			   * holding the process while it reads a new library or Python stack) */
 	GR_BLOCK_UNKNOWN, /* no system call known: a trace without blocked reasons */
 	GR_BLOCK_NREASONS,
 };

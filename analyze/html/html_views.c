@@ -27,12 +27,12 @@
 #define FLAME_DEPTH 100 /* frames of a stack at most (the outermost beyond are left out) */
 
 static const char *const type_names[GR_HTML_NTYPES] = {
-    "launch",	     "copy",	      "memset",	      "sync",	       "alloc",
-    "free",	     "graph",	      "nccl",	      "other",	       "failed",
-    "runnable",	     "blocked",	      "gpu_kernel",   "gpu_memcpy",    "gpu_memset",
-    "kernel",	     "blocked_gil",   "blocked_lock", "blocked_input", "blocked_disk",
-    "blocked_sleep", "blocked_child", "blocked_other"};
-_Static_assert(GR_HTML_BLOCKED_OTHER - GR_HTML_BLOCKED_GIL == GR_BLOCK_OTHER - GR_BLOCK_GIL,
+    "launch",	     "copy",	      "memset",	       "sync",		 "alloc",
+    "free",	     "graph",	      "nccl",	       "other",		 "failed",
+    "runnable",	     "blocked",	      "gpu_kernel",    "gpu_memcpy",	 "gpu_memset",
+    "kernel",	     "blocked_gil",   "blocked_lock",  "blocked_input",	 "blocked_disk",
+    "blocked_sleep", "blocked_child", "blocked_other", "blocked_stopped"};
+_Static_assert(GR_HTML_BLOCKED_STOPPED - GR_HTML_BLOCKED_GIL == GR_BLOCK_STOPPED - GR_BLOCK_GIL,
 	       "a span type per known blocked reason");
 
 const char *gr_html_span_type_name(unsigned type)

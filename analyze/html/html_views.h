@@ -88,7 +88,7 @@ enum gr_html_span_type {
 	GR_HTML_GPU_MEMCPY,
 	GR_HTML_GPU_MEMSET,
 	GR_HTML_KERNEL,
-	/* a blocked wait whose reason is known (blocked.h), GR_BLOCK_GIL .. GR_BLOCK_OTHER in
+	/* a blocked wait whose reason is known (blocked.h), GR_BLOCK_GIL .. GR_BLOCK_STOPPED in
 	 * order; GR_HTML_BLOCKED when it is not */
 	GR_HTML_BLOCKED_GIL,
 	GR_HTML_BLOCKED_LOCK,
@@ -97,6 +97,7 @@ enum gr_html_span_type {
 	GR_HTML_BLOCKED_SLEEP,
 	GR_HTML_BLOCKED_CHILD,
 	GR_HTML_BLOCKED_OTHER,
+	GR_HTML_BLOCKED_STOPPED,
 	GR_HTML_NTYPES,
 };
 

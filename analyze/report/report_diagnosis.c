@@ -476,6 +476,12 @@ static int blocked_verdict(struct rp_ctx *x, struct gr_report_diagnosis *D, cons
 		    "the %s step (iteration #%" PRIu64 ": %s) at %s, ended by %s; run "
 		    "the child alongside the step instead of waiting for it",
 		    sc ? sc : "unknown call", pc, step, D->iteration, ev, at, who);
+	case GR_BLOCK_STOPPED:
+		return rp_verdict(
+		    x, &D->verdict, GR_VERDICT_PROBLEM,
+		    "stopped: the loop thread was stopped (a signal or a tracer) %s of "
+		    "the %s step (iteration #%" PRIu64 ": %s), continued by %s",
+		    pc, step, D->iteration, ev, who);
 	case GR_BLOCK_OTHER:
 		return rp_verdict(
 		    x, &D->verdict, GR_VERDICT_PROBLEM,

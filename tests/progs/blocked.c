@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -38,6 +39,13 @@ static atomic_int taken = -1; /* the last round main took the lock */
 static pid_t loop_tid;
 static atomic_int holder_tid;
 static int rounds;
+/*
+ * The bytes main has read, shared with the child: the child's next byte waits for the last one
+ * to be read, since /proc says "in read" also while main, woken by the last byte, waits for a CPU
+ * to return from that read (a busy machine): a byte written then would be there before main's
+ * next read, which would not sleep.
+ */
+static atomic_int *consumed;
 
 static long nvcsw(pid_t tid)
 {
@@ -121,6 +129,8 @@ __attribute__((noinline)) static void produce_one(int fd)
 __attribute__((noinline)) static void producer(int fd, pid_t parent)
 {
 	for (int i = 0; i < rounds; i++) {
+		while (atomic_load(consumed) != i)
+			;
 		until_blocked(parent, loop_tid, SYS_read);
 		produce_one(fd);
 	}
@@ -190,7 +200,9 @@ int main(int argc, char **argv)
 	if (fd < 0 || fsync(fd) || close(fd))
 		return 10;
 	fd = open(path, O_RDONLY | O_DIRECT);
-	if (fd < 0 || pipe(p))
+	consumed = mmap(NULL, sizeof(*consumed), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			-1, 0);
+	if (fd < 0 || pipe(p) || consumed == MAP_FAILED)
 		return 11;
 	printf("loop %d\n", loop_tid);
 	fflush(stdout);
@@ -211,8 +223,10 @@ int main(int argc, char **argv)
 		return 13;
 	if (!child)
 		producer(p[1], getppid());
-	for (int i = 0; i < rounds; i++)
+	for (int i = 0; i < rounds; i++) {
 		consume(p[0]);
+		atomic_store(consumed, i + 1);
+	}
 	for (int i = 0; i < rounds; i++)
 		read_disk(fd, buf, i);
 	for (int i = 0; i < rounds; i++)

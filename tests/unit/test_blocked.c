@@ -225,6 +225,9 @@ static void test_classify(void)
 	CHECK_EQ_U64(classify(&c, out_key(SYS_waitid, 0, 0, 1), &producer), GR_BLOCK_CHILD);
 	CHECK_EQ_U64(classify(&c, out_key(SYS_accept4, GR_FD_SOCKET, 0, 1), NULL), GR_BLOCK_OTHER);
 	CHECK_EQ_U64(classify(&c, out_key(9999, 0, 0, 1), NULL), GR_BLOCK_OTHER);
+	/* stopped (T: SIGSTOP, the recorder's hold) or trace-stopped (t), whatever the call */
+	CHECK_EQ_U64(classify(&c, out_key(SYS_futex, 0, gil, 0x4), &holder), GR_BLOCK_STOPPED);
+	CHECK_EQ_U64(classify(&c, out_key(-1, 0, 0, 0x8), NULL), GR_BLOCK_STOPPED);
 	/* the span's start not recorded */
 	gr_block_classify(&c, NULL, &holder, LOOP, &why);
 	CHECK_EQ_U64(why.reason, GR_BLOCK_UNKNOWN);
@@ -615,8 +618,8 @@ out:
 
 static void test_names(void)
 {
-	static const char *const names[] = {"gil",   "lock",  "input", "disk",
-					    "sleep", "child", "other", "unknown"};
+	static const char *const names[] = {"gil",   "lock",  "input",	 "disk",   "sleep",
+					    "child", "other", "stopped", "unknown"};
 
 	for (unsigned r = 0; r < GR_BLOCK_NREASONS; r++)
 		CHECK_STR(gr_block_reason_name(r), names[r]);

@@ -6,11 +6,12 @@
 	/* blocked waits whose reason is known are coloured by it (docs/REPORTS.md, "Why the host
 	 * waited"); their tip says the call, the waker and its stack */
 	var SHADES = {runnable: 1, blocked: 1, blocked_gil: 1, blocked_lock: 1, blocked_input: 1,
-		      blocked_disk: 1, blocked_sleep: 1, blocked_child: 1, blocked_other: 1};
+		      blocked_disk: 1, blocked_sleep: 1, blocked_child: 1, blocked_other: 1,
+		      blocked_stopped: 1};
 	var TYPES = ['launch', 'copy', 'memset', 'sync', 'alloc', 'free', 'graph', 'nccl', 'other',
 		     'failed', 'runnable', 'blocked', 'gpu_kernel', 'gpu_memcpy', 'gpu_memset', 'kernel',
 		     'blocked_gil', 'blocked_lock', 'blocked_input', 'blocked_disk', 'blocked_sleep',
-		     'blocked_child', 'blocked_other'];
+		     'blocked_child', 'blocked_other', 'blocked_stopped'];
 
 	/* A step of 1, 2 or 5 times a power of ten giving about n ticks over the range. */
 	function niceStep(range, n) {
@@ -171,7 +172,7 @@
 					gpu_memset: 'memset', blocked_gil: 'b-gil', blocked_lock: 'b-lock',
 					blocked_input: 'b-input', blocked_disk: 'b-disk',
 					blocked_sleep: 'b-sleep', blocked_child: 'b-child',
-					blocked_other: 'blocked'}[t] || t) + ')'}), t]);
+					blocked_other: 'blocked', blocked_stopped: 'blocked'}[t] || t) + ')'}), t]);
 		}));
 	}
 

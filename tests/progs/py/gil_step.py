@@ -8,8 +8,9 @@
 # marked "site: release". The switch interval is long, so nothing takes the GIL from the
 # holder: the main thread waits for it after its calls return, outside them.
 #   gil_step.py N BURST_US [healthy]   healthy: no second thread
-# Prints "holder TID", then "window T0 T1 BLOCKED_NS": the loop's CLOCK_MONOTONIC span and the
-# main thread's blocked time in it by the kernel's accounting (wall - CPU time - run-queue
+# Prints "holder TID", then "window T0 T1 BLOCKED_NS": the CLOCK_MONOTONIC span from just before
+# the first launch to just before the last (the report's iterations) and the main thread's
+# blocked time in it by the kernel's accounting (wall - CPU time - run-queue
 # wait, from its CPU clock and /proc/thread-self/schedstat).
 import ctypes
 import sys
@@ -85,14 +86,20 @@ def main():
     print("holder", holder[0], flush=True)
     cudart.cudaStreamSynchronize(None)  # the simulator's start-up, before the window (not a
     # call of the loop)
-    t0, cpu0, q0 = time.clock_gettime_ns(time.CLOCK_MONOTONIC), time.thread_time_ns(), queue_ns()
     for i in range(n):
         rt = cudart_gil if i == n - 1 else cudart
         burn(1000)  # the step's own host work: the holder wants the GIL meanwhile
+        # the window: from the first launch to the last, the iterations the report's budget cuts
+        # (each runs from one first launch to the next)
+        if i == 0:
+            t0, cpu0, q0 = (time.clock_gettime_ns(time.CLOCK_MONOTONIC), time.thread_time_ns(),
+                            queue_ns())
+        elif i == n - 1:
+            t1, cpu1, q1 = (time.clock_gettime_ns(time.CLOCK_MONOTONIC), time.thread_time_ns(),
+                            queue_ns())
         rt.cudaLaunchKernel(ctypes.c_void_p(ctypes.addressof(STUB)), Dim3(GRID, 1, 1),
                             Dim3(256, 1, 1), None, ctypes.c_size_t(0), None)
         rt.cudaDeviceSynchronize()
-    t1, cpu1, q1 = time.clock_gettime_ns(time.CLOCK_MONOTONIC), time.thread_time_ns(), queue_ns()
     stop = True
     print("window", t0, t1, (t1 - t0) - (cpu1 - cpu0) - (q1 - q0), flush=True)
     if th:
