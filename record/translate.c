@@ -1325,6 +1325,15 @@ static int device_failed(struct gr_translate *t, const struct gr_ev_call *e, uin
 	return gr_trace_writer_append(t->w, GR_K_SYNC, v, NULL);
 }
 
+/* A thread gone (or exec'd): a later thread with its tid starts at device 0, as a new one does. */
+static void forget_device(struct gr_translate *t, uint32_t tid)
+{
+	uint64_t *dev = gr_u64map_get(&t->cur_device, tid);
+
+	if (dev)
+		*dev = 0;
+}
+
 /*
  * A device query: a failed one is a call row (device_failed()); one that returned the SM count
  * makes the first GR_SESS_DEVICE_SMS (the device the program set up first; a later query of
@@ -1487,6 +1496,7 @@ static int on_proc(struct gr_translate *t, const struct gr_ev_proc *e)
 		/* the comm changed with the image */
 		gr_u64map_put(&t->comms, e->h.tid, 0);
 		note_comm(t, e->h.ts, e->h.pid, e->h.tid, e->comm, GR_COMM_LEN);
+		forget_device(t, e->h.tid); /* a new program: a new runtime */
 		if (!err)
 			err = write_proc(t, e->h.ts, GR_PROC_EXEC, e->h.pid, e->h.tid, 0, exe);
 		break;
@@ -1497,6 +1507,7 @@ static int on_proc(struct gr_translate *t, const struct gr_ev_proc *e)
 			err = mmap_live(t, e);
 		break;
 	case EV_EXIT:
+		forget_device(t, e->h.tid);
 		/* the process is gone: its unwinding session and the fds that holds go too */
 		if (t->unwind && e->h.tid == e->h.pid)
 			gr_unwind_forget(t->unwind, e->h.pid);

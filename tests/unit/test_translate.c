@@ -297,12 +297,14 @@ static struct gr_ev_call set_device(uint32_t tid, uint64_t device, uint64_t ts, 
 
 /*
  * The ALLOC device column follows each thread's last successful cudaSetDevice: thread 4242 sets
- * device 1 (then fails to set 3), thread 4243 never succeeds (its call still in flight): 0.
+ * device 1 (then fails to set 3), thread 4243 never succeeds (its call still in flight): 0;
+ * once 4242 has exited, a new thread with its tid starts at 0.
  */
 static void test_alloc_device(void)
 {
 	static const struct gr_trace_header hdr = {.host = "test", .tool_version = "gpurec"};
-	struct gr_ev_call ev[6];
+	struct gr_ev_call ev[7];
+	struct gr_ev_proc gone;
 	struct gr_procs procs = {0};
 	struct gr_translate t;
 	struct gr_trace_writer *w;
@@ -326,9 +328,15 @@ static void test_alloc_device(void)
 	ev[4].r[1] = 64, ev[4].x[0] = 0x2000;
 	ev[5] = alloc_call(L_MALLOC_OUT, GR_API_cudaMalloc, 5000, 0);
 	ev[5].h.tid = 4243, ev[5].r[1] = 64, ev[5].x[0] = 0x3000;
+	ev[6] = alloc_call(L_MALLOC_OUT, GR_API_cudaMalloc, 7000, 0);
+	ev[6].r[1] = 64, ev[6].x[0] = 0x4000;
+	memset(&gone, 0, sizeof(gone));
+	gone.h.type = EV_EXIT, gone.h.pid = 4242, gone.h.tid = 4242, gone.h.ts = 6000;
 	gr_translate_init(&t, w, &procs, NULL, -1);
 	for (int i = 0; i < 6; i++)
 		gr_translate_event(&t, &ev[i], sizeof(ev[i]));
+	gr_translate_event(&t, &gone, sizeof(gone));
+	gr_translate_event(&t, &ev[6], sizeof(ev[6]));
 	CHECK_EQ_U64(t.malformed, 0);
 	gr_translate_free(&t);
 	gr_discover_free(&procs);
@@ -341,14 +349,16 @@ static void test_alloc_device(void)
 		close(fd);
 		return;
 	}
-	CHECK_EQ_U64(gr_chunk_count(c, GR_K_ALLOC), 3);
+	CHECK_EQ_U64(gr_chunk_count(c, GR_K_ALLOC), 4);
 	dev = gr_chunk_column(c, GR_K_ALLOC, GR_ALLOC_DEVICE_ORD);
 	tid = gr_chunk_column(c, GR_K_ALLOC, GR_ALLOC_TID);
-	if (gr_chunk_count(c, GR_K_ALLOC) == 3 && dev && tid) {
+	if (gr_chunk_count(c, GR_K_ALLOC) == 4 && dev && tid) {
 		CHECK_EQ_U64(dev[0], 0); /* before any cudaSetDevice */
 		CHECK_EQ_U64(dev[1], 1);
 		CHECK_EQ_U64(tid[2], 4243);
 		CHECK_EQ_U64(dev[2], 0);
+		CHECK_EQ_U64(tid[3], 4242);
+		CHECK_EQ_U64(dev[3], 0);
 	}
 	gr_trace_reader_close(r);
 	close(fd);
