@@ -438,9 +438,9 @@ static const struct gr_column_def memset_cols[GR_MEMSET_NCOLS] = {
     {"flags", T}, {"stack", T}, {"status", TOPT}, {"call", TOPT},
 };
 static const struct gr_column_def alloc_cols[GR_ALLOC_NCOLS] = {
-    {"ts", D},	    {"dur", V},	     {"pid", T},       {"tid", T},    {"api", T},
-    {"addr", V},    {"bytes", T},    {"kind", T},      {"stream", T}, {"status", TOPT},
-    {"call", TOPT}, {"stack", TOPT}, {"handle", TOPT},
+    {"ts", D},	    {"dur", V},	     {"pid", T},       {"tid", T},	 {"api", T},
+    {"addr", V},    {"bytes", T},    {"kind", T},      {"stream", T},	 {"status", TOPT},
+    {"call", TOPT}, {"stack", TOPT}, {"handle", TOPT}, {"device", TOPT},
 };
 static const struct gr_column_def free_cols[GR_FREE_NCOLS] = {
     {"ts", D},	 {"dur", V},  {"pid", T},	{"tid", T},	{"api", T},

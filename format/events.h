@@ -150,7 +150,9 @@ enum {
  * allocation holds (a pitched one pitch x height x depth). Two optional ALLOC columns (absent in
  * files of gpurec before they existed, read as 0): stack, the allocation call's stack id, and
  * handle, the memory pool of a ...FromPoolAsync allocation or the physical handle a VMM mapping
- * maps (0 otherwise). A FREE row needs no stack: it is matched to its allocation.
+ * maps (0 otherwise). A third optional one, device: the ordinal of the calling thread's current
+ * device by the runtime's rule (its last successful cudaSetDevice, 0 before any; driver context
+ * calls are not followed). A FREE row needs no stack: it is matched to its allocation.
  */
 enum {
 	GR_ALLOC_TS,
@@ -166,6 +168,7 @@ enum {
 	GR_ALLOC_CALL,
 	GR_ALLOC_STACK,
 	GR_ALLOC_HANDLE,
+	GR_ALLOC_DEVICE_ORD,
 	GR_ALLOC_NCOLS
 };
 enum {

@@ -762,7 +762,7 @@ static uint64_t alloc_handle(const struct gr_ev_call *e)
 
 static int on_alloc(struct gr_translate *t, const struct gr_ev_call *e, uint64_t stack)
 {
-	uint64_t v[GR_ALLOC_NCOLS] = {0};
+	uint64_t v[GR_ALLOC_NCOLS] = {0}, *dev;
 	unsigned kind = alloc_kind(e->h.api);
 	int ok = (e->h.flags & GR_EVF_RETURNED) && (uint32_t)e->ret == 0;
 
@@ -779,6 +779,8 @@ static int on_alloc(struct gr_translate *t, const struct gr_ev_call *e, uint64_t
 	v[GR_ALLOC_STREAM] = alloc_stream(e, kind);
 	v[GR_ALLOC_STACK] = stack;
 	v[GR_ALLOC_HANDLE] = alloc_handle(e);
+	dev = gr_u64map_get(&t->cur_device, e->h.tid);
+	v[GR_ALLOC_DEVICE_ORD] = dev ? *dev : 0;
 	return gr_trace_writer_append(t->w, GR_K_ALLOC, v, NULL);
 }
 
@@ -1323,6 +1325,15 @@ static int device_failed(struct gr_translate *t, const struct gr_ev_call *e, uin
 	return gr_trace_writer_append(t->w, GR_K_SYNC, v, NULL);
 }
 
+/* A thread gone (or exec'd): a later thread with its tid starts at device 0, as a new one does. */
+static void forget_device(struct gr_translate *t, uint32_t tid)
+{
+	uint64_t *dev = gr_u64map_get(&t->cur_device, tid);
+
+	if (dev)
+		*dev = 0;
+}
+
 /*
  * A device query: a failed one is a call row (device_failed()); one that returned the SM count
  * makes the first GR_SESS_DEVICE_SMS (the device the program set up first; a later query of
@@ -1336,6 +1347,10 @@ static int on_device(struct gr_translate *t, const struct gr_ev_call *e, uint64_
 
 	if (device_query_failed(e))
 		return device_failed(t, e, stack);
+	/* the runtime's rule: a thread allocates on its last successful cudaSetDevice's device */
+	if (e->h.api == GR_API_cudaSetDevice && (e->h.flags & GR_EVF_RETURNED) &&
+	    gr_u64map_put(&t->cur_device, e->h.tid, (uint32_t)e->r[0]))
+		return -ENOMEM;
 	if (e->h.layout == L_DEVICE_QUERY || !(e->h.flags & GR_EVF_RETURNED))
 		return 0;
 	if (t->device_sms_seen || !(int32_t)e->x[0] || (int32_t)e->x[0] < 0)
@@ -1481,6 +1496,7 @@ static int on_proc(struct gr_translate *t, const struct gr_ev_proc *e)
 		/* the comm changed with the image */
 		gr_u64map_put(&t->comms, e->h.tid, 0);
 		note_comm(t, e->h.ts, e->h.pid, e->h.tid, e->comm, GR_COMM_LEN);
+		forget_device(t, e->h.tid); /* a new program: a new runtime */
 		if (!err)
 			err = write_proc(t, e->h.ts, GR_PROC_EXEC, e->h.pid, e->h.tid, 0, exe);
 		break;
@@ -1491,6 +1507,7 @@ static int on_proc(struct gr_translate *t, const struct gr_ev_proc *e)
 			err = mmap_live(t, e);
 		break;
 	case EV_EXIT:
+		forget_device(t, e->h.tid);
 		/* the process is gone: its unwinding session and the fds that holds go too */
 		if (t->unwind && e->h.tid == e->h.pid)
 			gr_unwind_forget(t->unwind, e->h.pid);
@@ -1781,6 +1798,7 @@ void gr_translate_free(struct gr_translate *t)
 	gr_pyresolve_free(t->pyres);
 	gr_u64map_free(&t->stacks);
 	gr_u64map_free(&t->blk_stacks);
+	gr_u64map_free(&t->cur_device);
 	gr_call_status_free(&t->calls);
 	gr_stack_cuts_free(&t->cuts);
 	gr_u64map_free(&t->comms);

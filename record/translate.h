@@ -55,6 +55,8 @@ struct gr_translate {
 	/* (tid, role) -> the stack id of the thread's last SCHED record of that role that walked
 	 * one (0 switch-out, 1 waker): what a record marked GR_EVS_F_SAME has */
 	struct gr_u64map blk_stacks;
+	/* tid -> the thread's current device: its last successful cudaSetDevice (absent: 0) */
+	struct gr_u64map cur_device;
 	/* pid -> struct gr_py_pid * (translate.c): the Python stacks a process sent (EV_PYSTACK)
 	 * and the PYFRAME keys of its frames, until it execs or exits */
 	struct gr_u64map py_pids;

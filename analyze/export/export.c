@@ -350,10 +350,10 @@ static uint32_t step_tid(const struct ex *x)
 	       (uint32_t)(x->nthread_order + x->nstream_order + x->gpu.ntracks);
 }
 
-/* The device memory counters come after the steps track. */
-static uint32_t memory_tid(const struct ex *x)
+/* The device memory counters come after the steps track, one per device (the last tracks). */
+static uint32_t memory_tid(const struct ex *x, uint32_t device)
 {
-	return step_tid(x) + 1;
+	return step_tid(x) + 1 + device;
 }
 
 /* ---- metadata ---- */
@@ -1437,10 +1437,20 @@ static void write_memory(struct ex *x)
 	for (size_t k = 0; k < x->mem.nprocs; k++) {
 		const struct gr_memory_proc *p = &x->mem.procs[k];
 		size_t proc = process_index(x, p->pid);
+		uint32_t tid = memory_tid(x, p->device);
 		int described = 0;
+		char name[64], track[64];
 
 		if (proc == SIZE_MAX || !pid_wanted(x->o, p->pid))
 			continue;
+		/* device 0 keeps the name traces of one device always had */
+		if (p->device) {
+			snprintf(name, sizeof(name), "device %u memory", p->device);
+			snprintf(track, sizeof(track), "device %u memory (live bytes)", p->device);
+		} else {
+			snprintf(name, sizeof(name), "device memory");
+			snprintf(track, sizeof(track), "device memory (live bytes)");
+		}
 		for (size_t i = 0; i < p->nseries; i++) {
 			const struct gr_memory_point *pt = &p->series[i];
 
@@ -1454,14 +1464,12 @@ static void write_memory(struct ex *x)
 			}
 			if (x->pf) {
 				if (!described++)
-					ex_pf_track(x->pf, EX_PF_COUNTER, p->pid, memory_tid(x),
-						    "device memory (live bytes)");
-				ex_pf_counter(x->pf, p->pid, memory_tid(x), pt->ts,
-					      (int64_t)pt->bytes);
+					ex_pf_track(x->pf, EX_PF_COUNTER, p->pid, tid, track);
+				ex_pf_counter(x->pf, p->pid, tid, pt->ts, (int64_t)pt->bytes);
 				x->st.events++;
 				continue;
 			}
-			event_begin(x, "C", "device memory", "memory", p->pid, memory_tid(x));
+			event_begin(x, "C", name, "memory", p->pid, tid);
 			event_ts(x, pt->ts);
 			args_begin(x);
 			arg_u64(x, "live bytes", pt->bytes);

@@ -100,29 +100,46 @@ static uint64_t family(unsigned kind)
 	return kind >= GR_ALLOC_ARRAY && kind <= GR_ALLOC_VMM_RESERVE ? kind : 0;
 }
 
-static int u32_cmp(const void *a, const void *b)
+static int u64_cmp(const void *a, const void *b)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
 	return x < y ? -1 : x > y;
 }
 
-/* Index in out->procs of @thread's process (the table holds every pid of an allocation call). */
-static uint32_t proc_of(const struct replay *R, uint32_t thread)
+static uint64_t proc_key(uint32_t pid, uint32_t device)
 {
-	uint32_t pid = R->th[thread].pid;
-	const struct gr_memory_proc *p = R->out->procs;
-	size_t lo = 0, hi = R->out->nprocs;
+	return (uint64_t)pid << 32 | device;
+}
+
+/*
+ * Index in out->procs of (@thread's process, @device); the process's first device when it has
+ * no entry for @device (an unmatched free). The table holds every (pid, device) of an
+ * allocation call and every pid of a free.
+ */
+static size_t proc_lower(const struct gr_memory *M, uint64_t key)
+{
+	size_t lo = 0, hi = M->nprocs;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (p[mid].pid < pid)
+		if (proc_key(M->procs[mid].pid, M->procs[mid].device) < key)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return (uint32_t)lo;
+	return lo;
+}
+
+static uint32_t proc_of(const struct replay *R, uint32_t thread, uint32_t device)
+{
+	uint32_t pid = R->th[thread].pid;
+	size_t k = proc_lower(R->out, proc_key(pid, device));
+
+	if (k < R->out->nprocs && R->out->procs[k].pid == pid && R->out->procs[k].device == device)
+		return (uint32_t)k;
+	return (uint32_t)proc_lower(R->out, proc_key(pid, 0));
 }
 
 /* The site of stack @stack: made on first use. Returns 0 or -ENOMEM. */
@@ -312,15 +329,19 @@ static int do_alloc(struct replay *R, const struct gr_alloc *a, uint32_t proc)
 
 /* A free: the live allocation at its address is gone. Returns 1 when it was device memory, 0
  * other memory, -1 when nothing was live there (unmatched). */
-static int do_free(struct replay *R, const struct gr_free *f, uint32_t proc)
+static int do_free(struct replay *R, const struct gr_free *f, uint32_t *procp)
 {
 	uint64_t key[3] = {R->th[f->thread].pid, family(f->kind), f->addr};
 	int64_t idx = gr_keymap_find(&R->addrs, key);
 	struct slot *s;
+	uint32_t proc;
 
 	if (idx < 0 || !R->slots[idx].live)
 		return -1;
 	s = &R->slots[idx];
+	/* freed where it was allocated: the device of the allocation, whatever the freeing
+	 * thread's current device */
+	proc = *procp = s->proc;
 	s->live = 0;
 	if (s->device != HELD_DEVICE) {
 		if (s->device == HELD_PINNED)
@@ -329,6 +350,16 @@ static int do_free(struct replay *R, const struct gr_free *f, uint32_t proc)
 	}
 	R->live[proc] -= s->bytes;
 	return 1;
+}
+
+/* The entry a free's allocation was charged to into *@proc (left as is when unmatched). */
+static void do_free_proc(const struct replay *R, const struct gr_free *f, uint32_t *proc)
+{
+	uint64_t key[3] = {R->th[f->thread].pid, family(f->kind), f->addr};
+	int64_t idx = gr_keymap_find(&R->addrs, key);
+
+	if (idx >= 0 && R->slots[idx].live)
+		*proc = R->slots[idx].proc;
 }
 
 /* The free memory @F's process was last told before it asked. Failures described are few
@@ -357,7 +388,7 @@ static int do_fail(struct replay *R, const struct op *o, const struct gr_memory_
 	const struct gr_alloc *a = o->type == OP_FAIL && o->idx & 0x80000000u
 				       ? &R->al[o->idx & 0x7fffffffu]
 				       : &R->as[o->idx].u.alloc;
-	uint32_t proc = proc_of(R, a->thread), site;
+	uint32_t proc = proc_of(R, a->thread, a->device), site;
 	struct gr_memory_failure *F;
 	int err;
 
@@ -432,34 +463,69 @@ static uint32_t op_thread(const struct replay *R, const struct op *o)
 	return R->as[o->idx].u.alloc.thread;
 }
 
-/* The processes of every op, sorted. */
+/* The device of allocation or failure op @o (a free's is its allocation's: 0 here). */
+static uint32_t op_device(const struct replay *R, const struct op *o)
+{
+	if (o->type == OP_FREE)
+		return 0;
+	if (o->type == OP_ALLOC || o->idx & 0x80000000u)
+		return R->al[o->idx & 0x7fffffffu].device;
+	return R->as[o->idx].u.alloc.device;
+}
+
+/* Whether process @pid made an allocation call on device 0. */
+static int device0_allocs(const struct replay *R, uint32_t pid)
+{
+	for (size_t i = 0; i < R->nops; i++)
+		if (R->ops[i].type != OP_FREE && !op_device(R, &R->ops[i]) &&
+		    R->th[op_thread(R, &R->ops[i])].pid == pid)
+			return 1;
+	return 0;
+}
+
+/* The (process, device) of every allocation op, and (process, 0) of a process with only frees,
+ * sorted. */
 static int make_procs(struct replay *R)
 {
 	struct gr_memory *M = R->out;
-	uint32_t *pids = malloc((R->nops + 1) * sizeof(*pids));
+	uint64_t *keys = malloc((R->nops + 1) * sizeof(*keys));
 	size_t n = 0;
 
-	if (!pids)
+	if (!keys)
 		return -ENOMEM;
 	for (size_t i = 0; i < R->nops; i++)
-		pids[i] = R->th[op_thread(R, &R->ops[i])].pid;
-	gr_qsort(pids, R->nops, sizeof(*pids), u32_cmp);
+		keys[i] = proc_key(R->th[op_thread(R, &R->ops[i])].pid, op_device(R, &R->ops[i]));
+	gr_qsort(keys, R->nops, sizeof(*keys), u64_cmp);
 	for (size_t i = 0; i < R->nops; i++)
-		if (!n || pids[n - 1] != pids[i])
-			pids[n++] = pids[i];
+		if (!n || keys[n - 1] != keys[i])
+			keys[n++] = keys[i];
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1;
+
+		while (j < n && keys[j] >> 32 == keys[i] >> 32)
+			j++;
+		/* drop a (pid, 0) that only frees made when the process allocated elsewhere */
+		if (j - i > 1 && !(keys[i] & 0xffffffffu) && !device0_allocs(R, keys[i] >> 32)) {
+			memmove(&keys[i], &keys[i + 1], (n - i - 1) * sizeof(*keys));
+			n--;
+			j--;
+		}
+		i = j;
+	}
 	M->procs = calloc(n + 1, sizeof(*M->procs));
 	R->live = calloc(n + 1, sizeof(*R->live));
 	R->pinned = calloc(n + 1, sizeof(*R->pinned));
 	if (!M->procs || !R->live || !R->pinned) {
-		free(pids);
+		free(keys);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
-		M->procs[i].pid = pids[i];
+		M->procs[i].pid = (uint32_t)(keys[i] >> 32);
+		M->procs[i].device = (uint32_t)keys[i];
 		M->procs[i].peak_iteration = -1;
 	}
 	M->nprocs = n;
-	free(pids);
+	free(keys);
 	return 0;
 }
 
@@ -476,13 +542,16 @@ static int replay_all(struct replay *R, const struct gr_memory_loop *loop, uint3
 		return -ENOMEM;
 	for (size_t i = 0; i < R->nops && !err; i++) {
 		const struct op *o = &R->ops[i];
-		uint32_t proc = proc_of(R, op_thread(R, o));
-		struct gr_memory_proc *p = &M->procs[proc];
+		uint32_t proc = proc_of(R, op_thread(R, o), op_device(R, o));
+		struct gr_memory_proc *p;
 		int changed = 0;
 
 		while (samples && j <= loop->n &&
 		       o->ts >= (j < loop->n ? loop->starts[j] : loop->end_ts))
 			samples[j++] = R->live[loop_proc];
+		if (o->type == OP_FREE) /* the allocation's device, when it is matched */
+			do_free_proc(R, &R->fr[o->idx], &proc);
+		p = &M->procs[proc];
 		switch (o->type) {
 		case OP_ALLOC: {
 			const struct gr_alloc *a = &R->al[o->idx];
@@ -507,7 +576,7 @@ static int replay_all(struct replay *R, const struct gr_memory_loop *loop, uint3
 		}
 		case OP_FREE:
 			M->frees++;
-			changed = do_free(R, &R->fr[o->idx], proc);
+			changed = do_free(R, &R->fr[o->idx], &proc);
 			if (changed < 0)
 				p->unmatched_frees++;
 			p->frees += changed > 0;
@@ -580,13 +649,13 @@ static int replay_peaks(struct replay *R, const size_t *peak_op)
 	memset(R->pinned, 0, M->nprocs * sizeof(*R->pinned));
 	for (size_t i = 0; i < last; i++) {
 		const struct op *o = &R->ops[i];
-		uint32_t proc = proc_of(R, op_thread(R, o));
+		uint32_t proc = proc_of(R, op_thread(R, o), op_device(R, o));
 		int err = 0;
 
 		if (o->type == OP_ALLOC)
 			err = do_alloc(R, &R->al[o->idx], proc);
 		else if (o->type == OP_FREE)
-			do_free(R, &R->fr[o->idx], proc);
+			do_free(R, &R->fr[o->idx], &proc);
 		if (err)
 			return err;
 		if (M->procs[proc].peak_bytes && peak_op[proc] == i) {
@@ -686,13 +755,6 @@ static void caching(struct replay *R, const struct gr_memory_loop *loop)
 
 /* The loop thread's allocator calls inside the loop, and the sites still holding what the loop
  * allocated at the end. */
-static int u64_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The lower median of column @c of the @n rows of 4 in @v (sorted in place). */
 static uint64_t median_of(uint64_t *v, size_t n, size_t c, uint64_t *tmp)
 {
@@ -815,7 +877,7 @@ int gr_memory_compute(const struct gr_model *m, const struct gr_memory_loop *loo
 		uint32_t pid = R.th[loop->thread].pid;
 
 		for (size_t k = 0; k < out->nprocs; k++)
-			if (out->procs[k].pid == pid)
+			if (out->procs[k].pid == pid && loop_proc == UINT32_MAX)
 				loop_proc = (uint32_t)k;
 		if (loop_proc != UINT32_MAX && !(samples = calloc(loop->n + 1, sizeof(*samples))))
 			goto out;

@@ -12,7 +12,10 @@
  * address that is not live is counted as unmatched and changes nothing). Failed calls allocate
  * nothing: they are in the model's asides (and rows with addr 0, from older files), never live.
  * Device bytes: device, device-async (pools) and managed allocations; pinned host bytes: pinned
- * and registered host memory, apart. The rows say no device ordinal: figures are per process.
+ * and registered host memory, apart. Figures are per (process, device): an allocation's device is
+ * the one its thread had current (the ALLOC row's device, by the runtime's rule: the thread's
+ * last successful cudaSetDevice, 0 before any; driver context calls are not followed); a free
+ * counts on its allocation's device. Pinned host memory counts on the allocating thread's device.
  *
  * Ownership: gr_memory_compute() fills a caller's struct with arrays it allocates;
  * gr_memory_free() releases them. Frames' strings point into the model.
@@ -61,6 +64,7 @@ struct gr_memory_point {
 
 struct gr_memory_proc {
 	uint32_t pid;
+	uint32_t device;	       /* ordinal (runtime rule, see above) */
 	uint64_t allocs, frees;	       /* device allocations and frees that succeeded */
 	uint64_t alloc_bytes;	       /* bytes those allocations asked for */
 	uint64_t failed;	       /* device allocation calls that failed */
@@ -147,7 +151,7 @@ struct gr_memory {
 	uint64_t device_allocs, device_failed, frees, pinned_allocs, async_allocs;
 	struct gr_memory_site *sites; /* [0] = no stack */
 	size_t nsites;
-	struct gr_memory_proc *procs; /* by pid, those with any allocation call */
+	struct gr_memory_proc *procs; /* by (pid, device), those with any allocation call */
 	size_t nprocs;
 	struct gr_memory_failure *failures; /* the first GR_MEMORY_FAILURES, in time order */
 	size_t nfailures;

@@ -162,6 +162,7 @@ int gr_html_memory_json(struct gr_json *j, const struct gr_model *m, const struc
 		shown++;
 		gr_json_object(j);
 		gr_json_kv_u64(j, "pid", p->pid);
+		gr_json_kv_u64(j, "device", p->device);
 		gr_json_kv_u64(j, "peak_bytes", p->peak_bytes);
 		gr_json_kv_u64(j, "peak_ns", p->peak_ts > t0 ? p->peak_ts - t0 : 0);
 		gr_json_key(j, "peak_iteration");

@@ -88,6 +88,7 @@ static void memory(struct gr_json *j, const struct gr_memory *mem)
 
 		gr_json_object_flat(j);
 		gr_json_kv_u64(j, "pid", p->pid);
+		gr_json_kv_u64(j, "device", p->device);
 		gr_json_kv_u64(j, "peak_bytes", p->peak_bytes);
 		gr_json_kv_u64(j, "peak_ts", p->peak_ts);
 		gr_json_kv_u64(j, "outstanding_bytes", p->end_bytes);

@@ -269,10 +269,16 @@ static void memory(FILE *f, const struct gr_memory *mem, const struct gr_model *
 	for (size_t k = 0; k < mem->nprocs; k++) {
 		const struct gr_memory_proc *p = &mem->procs[k];
 
+		char dev[32] = "";
+
+		/* the device is named only where the process used more than one */
+		if ((k && mem->procs[k - 1].pid == p->pid) ||
+		    (k + 1 < mem->nprocs && mem->procs[k + 1].pid == p->pid))
+			snprintf(dev, sizeof(dev), " device %u", p->device);
 		fprintf(f,
-			"  pid %u: peak %s at %.3f s; outstanding at the end %s in %" PRIu64
+			"  pid %u%s: peak %s at %.3f s; outstanding at the end %s in %" PRIu64
 			" allocation%s\n",
-			p->pid, gr_units_bytes(b1, sizeof(b1), (double)p->peak_bytes),
+			p->pid, dev, gr_units_bytes(b1, sizeof(b1), (double)p->peak_bytes),
 			p->peak_bytes ? (p->peak_ts - first) / 1e9 : 0.0,
 			gr_units_bytes(b2, sizeof(b2), (double)p->end_bytes), p->end_count,
 			p->end_count == 1 ? "" : "s");

@@ -97,6 +97,7 @@ struct gr_alloc {
 	uint64_t addr; /* 0: the call failed */
 	uint64_t bytes;
 	uint64_t handle; /* pool (FromPool), physical handle (VMM map), else 0 */
+	uint32_t device; /* the calling thread's current device (runtime rule; 0 in older files) */
 	uint32_t thread, stream;
 	uint16_t api;
 	uint16_t kind;	/* enum gr_alloc_kind */

@@ -614,6 +614,7 @@ static int load_allocs(struct part *P, const uint64_t *const *v, const struct gr
 		o->api = sat16(v[GR_ALLOC_API][i]);
 		o->kind = sat16(v[GR_ALLOC_AKIND][i]);
 		o->handle = v[GR_ALLOC_HANDLE][i];
+		o->device = (uint32_t)v[GR_ALLOC_DEVICE_ORD][i];
 		err = thread_of(P, v[GR_ALLOC_PID][i], v[GR_ALLOC_TID][i], &o->thread);
 		if (err >= 0)
 			err = stream_of(P, v[GR_ALLOC_PID][i], v[GR_ALLOC_TID][i],

@@ -154,7 +154,7 @@ void rp_memory_text(FILE *f, const struct gr_report *r, const struct gr_model *m
 {
 	const struct gr_report_memory *M = &r->memory;
 	const struct gr_memory *mem = &M->m;
-	char b1[32], b2[32], b3[96], b4[32], s1[GR_FRAME_TEXT], in[48];
+	char b1[32], b2[32], b3[96], b4[32], s1[GR_FRAME_TEXT], in[48], dev[32];
 
 	(void)m;
 	gr_text_heading(f, "7. Device memory", 100);
@@ -194,8 +194,14 @@ void rp_memory_text(FILE *f, const struct gr_report *r, const struct gr_model *m
 		if (!p->peak_bytes)
 			continue;
 		iter_text(in, sizeof(in), p->peak_iteration);
-		fprintf(f, "\n  peak of pid %u: %s at %.3f s%s; live then by call site:\n", p->pid,
-			gr_units_bytes(b1, sizeof(b1), (double)p->peak_bytes),
+		/* the device is named only where the process used more than one */
+		if ((k && mem->procs[k - 1].pid == p->pid) ||
+		    (k + 1 < mem->nprocs && mem->procs[k + 1].pid == p->pid))
+			snprintf(dev, sizeof(dev), " device %u", p->device);
+		else
+			dev[0] = 0;
+		fprintf(f, "\n  peak of pid %u%s: %s at %.3f s%s; live then by call site:\n",
+			p->pid, dev, gr_units_bytes(b1, sizeof(b1), (double)p->peak_bytes),
 			(p->peak_ts - r->first_ts) / 1e9, in);
 		held_text(f, mem, p->peak_sites, p->npeak_sites, p->peak_sites_n, p->peak_bytes);
 		if (p->end_bytes) {
@@ -358,8 +364,7 @@ void rp_memory_json(struct gr_json *j, const struct gr_report *r)
 
 		gr_json_object(j);
 		gr_json_kv_u64(j, "pid", p->pid);
-		gr_json_key(j, "device");
-		gr_json_null(j);
+		gr_json_kv_u64(j, "device", p->device);
 		gr_json_kv_u64(j, "allocations", p->allocs);
 		gr_json_kv_u64(j, "allocated_bytes", p->alloc_bytes);
 		gr_json_kv_u64(j, "frees", p->frees);

@@ -98,6 +98,10 @@ int gpusim_is_simulator(void)
 static int verbose;
 static uint64_t sms = DEFAULT_SMS; /* GPUSIM_SMS: what the device reports and the model uses */
 static __thread cudaError_t last_error;
+/* GPUSIM_DEVICES: how many devices cudaGetDeviceCount reports (memory.c keeps each one's bytes) */
+static int ndevices = 1;
+/* the calling thread's current device: its last successful cudaSetDevice; a new thread has 0 */
+static __thread int current_device;
 static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
 
 __attribute__((constructor)) static void sim_init(void)
@@ -118,8 +122,31 @@ __attribute__((constructor)) static void sim_init(void)
 		else
 			sms = n;
 	}
+	v = getenv("GPUSIM_DEVICES");
+	if (v && *v) {
+		char *end;
+		unsigned long n = strtoul(v, &end, 10);
+
+		if (*end || n < 1 || n > SIM_MAX_DEVICES)
+			fprintf(
+			    stderr,
+			    "gpusim: GPUSIM_DEVICES=%s is not a device count (1..%d): using 1\n", v,
+			    SIM_MAX_DEVICES);
+		else
+			ndevices = (int)n;
+	}
 	if (verbose)
 		fprintf(stderr, "%s\n", gpusim_simulator);
+}
+
+int sim_device_count(void)
+{
+	return ndevices;
+}
+
+int sim_current_device(void)
+{
+	return current_device;
 }
 
 void sim_lock(void)
@@ -256,13 +283,13 @@ const char *cudaGetErrorString(cudaError_t error)
 	return "unrecognized error code";
 }
 
-/* --- the one device --- */
+/* --- the devices (GPUSIM_DEVICES, each with its own memory; one time model for all) --- */
 
 cudaError_t cudaGetDeviceCount(int *count)
 {
 	if (!count)
 		return sim_fail(cudaErrorInvalidValue);
-	*count = 1;
+	*count = ndevices;
 	return cudaSuccess;
 }
 
@@ -270,18 +297,21 @@ cudaError_t cudaGetDevice(int *device)
 {
 	if (!device)
 		return sim_fail(cudaErrorInvalidValue);
-	*device = 0;
+	*device = current_device;
 	return cudaSuccess;
 }
 
 cudaError_t cudaSetDevice(int device)
 {
-	return device == 0 ? cudaSuccess : sim_fail(cudaErrorInvalidDevice);
+	if (device < 0 || device >= ndevices)
+		return sim_fail(cudaErrorInvalidDevice);
+	current_device = device;
+	return cudaSuccess;
 }
 
 cudaError_t cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags)
 {
-	return device == 0 ? cudaSuccess : sim_fail(cudaErrorInvalidDevice);
+	return device >= 0 && device < ndevices ? cudaSuccess : sim_fail(cudaErrorInvalidDevice);
 }
 
 cudaError_t cudaSetDeviceFlags(unsigned int flags)
@@ -319,11 +349,11 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 
 	if (!prop)
 		return sim_fail(cudaErrorInvalidValue);
-	if (device != 0)
+	if (device < 0 || device >= ndevices)
 		return sim_fail(cudaErrorInvalidDevice);
 	memset(prop, 0, sizeof(*prop));
 	snprintf(prop->name, sizeof(prop->name), "gpusim simulated GPU (simulator, not a device)");
-	gpusim_mem_info(&free_bytes, &total);
+	gpusim_mem_info_of(device, &free_bytes, &total);
 	prop->totalGlobalMem = total;
 	prop->sharedMemPerBlock = 48 << 10;
 	prop->sharedMemPerBlockOptin = 227 << 10;
@@ -359,7 +389,7 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
 {
 	if (!value)
 		return sim_fail(cudaErrorInvalidValue);
-	if (device != 0)
+	if (device < 0 || device >= ndevices)
 		return sim_fail(cudaErrorInvalidDevice);
 	switch (attr) {
 	case cudaDevAttrMultiProcessorCount:

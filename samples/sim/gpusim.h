@@ -20,15 +20,23 @@
 /* The device's memory unless GPUSIM_MEM_BYTES says (memory.c); cudaMallocPitch's row alignment. */
 #define SIM_MEM_DEFAULT (80ull << 30)
 #define SIM_PITCH_ALIGN 512
+/* Most devices GPUSIM_DEVICES may ask for. */
+#define SIM_MAX_DEVICES 16
 
 /*
  * Exported for the simulated driver (libcuda/, a libcuda.so.1 that links this library): device
- * memory charged to and given back to the capacity (charge: -1 past it), and what
- * cudaMemGetInfo answers.
+ * memory charged to the calling thread's current device (charge: the device's ordinal, -1 past
+ * its capacity) and given back to the device it was charged to, and what cudaMemGetInfo answers
+ * for the current device (gpusim_mem_info) or a given one.
  */
 int gpusim_mem_charge(uint64_t size);
-void gpusim_mem_uncharge(uint64_t size);
+void gpusim_mem_uncharge(int device, uint64_t size);
 void gpusim_mem_info(uint64_t *free_bytes, uint64_t *total);
+void gpusim_mem_info_of(int device, uint64_t *free_bytes, uint64_t *total);
+
+/* GPUSIM_DEVICES, and the calling thread's current device (cudaSetDevice; 0 in a new thread). */
+int sim_device_count(void);
+int sim_current_device(void);
 
 /* Host-side cost of each class of API call, in ns (gpusim.c). */
 extern const uint64_t sim_launch_ns;

@@ -17,6 +17,7 @@ struct range {
 	uintptr_t lo, hi;
 	int owned;  /* mapped by the simulator (else: a cudaHostRegister'd user buffer) */
 	int pooled; /* freed by cudaFreeAsync: the pool keeps it for the next allocation */
+	int dev;    /* device memory: the device charged (the allocating thread's current one) */
 };
 
 struct table {
@@ -27,11 +28,11 @@ struct table {
 static struct table device_mem, pinned_mem;
 static size_t data_max = DEFAULT_DATA_MAX;
 /*
- * The device's capacity (GPUSIM_MEM_BYTES) and the bytes its allocations hold, the pool's kept
- * blocks included: an allocation past it fails with cudaErrorMemoryAllocation, and
- * cudaMemGetInfo answers from both. Lock held.
+ * Each device's capacity (GPUSIM_MEM_BYTES, the same for all) and the bytes its allocations
+ * hold, the pool's kept blocks included: an allocation past it fails with
+ * cudaErrorMemoryAllocation, and cudaMemGetInfo answers from both. Lock held.
  */
-static uint64_t mem_total = SIM_MEM_DEFAULT, mem_used;
+static uint64_t mem_total = SIM_MEM_DEFAULT, mem_used[SIM_MAX_DEVICES];
 /* the one memory pool (cudaDeviceGetDefaultMemPool): its address is its handle */
 static char default_pool;
 /*
@@ -54,38 +55,51 @@ __attribute__((constructor)) static void memory_init(void)
 		mem_total = strtoull(v, NULL, 0);
 }
 
-/* Charges @size bytes to the device; -1 past its capacity. Lock held. */
+/* Charges @size bytes to the current device: its ordinal, -1 past its capacity. Lock held. */
 static int mem_charge(uint64_t size)
 {
-	if (size > mem_total - mem_used)
+	int dev = sim_current_device();
+
+	if (size > mem_total - mem_used[dev])
 		return -1;
-	mem_used += size;
-	return 0;
+	mem_used[dev] += size;
+	return dev;
+}
+
+/* Gives @size bytes back to @dev. Lock held. */
+static void mem_uncharge(int dev, uint64_t size)
+{
+	mem_used[dev] -= size < mem_used[dev] ? size : mem_used[dev];
 }
 
 int gpusim_mem_charge(uint64_t size)
 {
-	int err;
+	int dev;
 
 	sim_lock();
-	err = mem_charge(size);
+	dev = mem_charge(size);
 	sim_unlock();
-	return err;
+	return dev;
 }
 
-void gpusim_mem_uncharge(uint64_t size)
+void gpusim_mem_uncharge(int device, uint64_t size)
 {
 	sim_lock();
-	mem_used -= size < mem_used ? size : mem_used;
+	mem_uncharge(device, size);
+	sim_unlock();
+}
+
+void gpusim_mem_info_of(int device, uint64_t *free_bytes, uint64_t *total)
+{
+	sim_lock();
+	*free_bytes = mem_total - mem_used[device];
+	*total = mem_total;
 	sim_unlock();
 }
 
 void gpusim_mem_info(uint64_t *free_bytes, uint64_t *total)
 {
-	sim_lock();
-	*free_bytes = mem_total - mem_used;
-	*total = mem_total;
-	sim_unlock();
+	gpusim_mem_info_of(sim_current_device(), free_bytes, total);
 }
 
 /* Index of the first range whose lo is > p. */
@@ -120,7 +134,7 @@ static struct range *table_find(const struct table *t, const void *p, size_t n)
 }
 
 /* Adds [lo, hi); -1 when it overlaps a range already there or memory runs out. Lock held. */
-static int table_insert(struct table *t, uintptr_t lo, uintptr_t hi, int owned)
+static int table_insert(struct table *t, uintptr_t lo, uintptr_t hi, int owned, int dev)
 {
 	size_t i = table_upper(t, lo);
 
@@ -136,7 +150,7 @@ static int table_insert(struct table *t, uintptr_t lo, uintptr_t hi, int owned)
 		t->cap = cap;
 	}
 	memmove(&t->v[i + 1], &t->v[i], (t->n - i) * sizeof(*t->v));
-	t->v[i] = (struct range){.lo = lo, .hi = hi, .owned = owned, .pooled = 0};
+	t->v[i] = (struct range){.lo = lo, .hi = hi, .owned = owned, .pooled = 0, .dev = dev};
 	t->n++;
 	return 0;
 }
@@ -163,24 +177,24 @@ int sim_is_device_range(const void *p, size_t n)
  * memory. */
 static void *map_range(struct table *t, size_t size)
 {
-	int device = t == &device_mem;
+	int device = t == &device_mem, dev = 0;
 	void *p;
 	int err;
 
-	if (device && gpusim_mem_charge(size))
+	if (device && (dev = gpusim_mem_charge(size)) < 0)
 		return NULL;
 	/* NORESERVE: a 16 MiB buffer that large copies never touch costs no memory */
 	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
 		 -1, 0);
 	if (p == MAP_FAILED) {
 		if (device)
-			gpusim_mem_uncharge(size);
+			gpusim_mem_uncharge(dev, size);
 		return NULL;
 	}
 	sim_lock();
-	err = table_insert(t, (uintptr_t)p, (uintptr_t)p + size, 1);
+	err = table_insert(t, (uintptr_t)p, (uintptr_t)p + size, 1, dev);
 	if (err && device)
-		mem_used -= size;
+		mem_uncharge(dev, size);
 	sim_unlock();
 	if (err) {
 		munmap(p, size);
@@ -200,9 +214,9 @@ static int unmap_range(struct table *t, void *p)
 	if (r && r->lo == (uintptr_t)p && r->owned && !r->pooled) {
 		lo = r->lo;
 		hi = r->hi;
-		table_remove(t, r);
 		if (t == &device_mem)
-			mem_used -= hi - lo;
+			mem_uncharge(r->dev, hi - lo);
+		table_remove(t, r);
 	}
 	sim_unlock();
 	if (!lo)
@@ -223,7 +237,7 @@ void sim_memory_reset(void)
 				       tables[k]->v[i].hi - tables[k]->v[i].lo);
 		tables[k]->n = 0;
 	}
-	mem_used = 0;
+	memset(mem_used, 0, sizeof(mem_used));
 	sim_unlock();
 }
 
@@ -292,7 +306,7 @@ cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
 	if (!ptr || !size)
 		return sim_fail(cudaErrorInvalidValue);
 	sim_lock();
-	err = table_insert(&pinned_mem, (uintptr_t)ptr, (uintptr_t)ptr + size, 0);
+	err = table_insert(&pinned_mem, (uintptr_t)ptr, (uintptr_t)ptr + size, 0, 0);
 	sim_unlock();
 	if (err)
 		return sim_fail(cudaErrorHostMemoryAlreadyRegistered);
@@ -355,15 +369,17 @@ cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, c
 }
 
 /*
- * A block the pool keeps of exactly @size bytes, taken out of the pool; NULL when it has none.
- * Lock held.
+ * A block the pool keeps of exactly @size bytes on the current device, taken out of the pool;
+ * NULL when it has none. Lock held.
  */
 static void *pool_take(size_t size)
 {
+	int dev = sim_current_device();
+
 	for (size_t i = 0; i < device_mem.n; i++) {
 		struct range *r = &device_mem.v[i];
 
-		if (r->pooled && r->hi - r->lo == size) {
+		if (r->pooled && r->dev == dev && r->hi - r->lo == size) {
 			r->pooled = 0;
 			return (void *)r->lo;
 		}
@@ -485,7 +501,7 @@ cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep)
 		if (!r.pooled)
 			continue;
 		table_remove(&device_mem, &device_mem.v[i]);
-		mem_used -= r.hi - r.lo;
+		mem_uncharge(r.dev, r.hi - r.lo);
 		kept -= r.hi - r.lo;
 		munmap((void *)r.lo, r.hi - r.lo);
 	}

@@ -18,6 +18,7 @@
  *    feed the capture; explicit nodes, set-params, executable update and child graphs.
  */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -575,6 +576,53 @@ static void test_capacity(void)
 	cudaStreamDestroy(s);
 }
 
+static void *current_device_of_new_thread(void *out)
+{
+	cudaGetDevice((int *)out);
+	return NULL;
+}
+
+/*
+ * Devices (GPUSIM_DEVICES, default 1): cudaSetDevice past the count fails; with two, the
+ * current device is the calling thread's (a new thread starts at 0), each device has its own
+ * capacity, cudaMemGetInfo answers for the current one, and a free gives the bytes back to the
+ * device charged whatever the freeing thread's current device.
+ */
+static void test_devices(void)
+{
+	size_t free0 = 0, free1 = 0, f = 0, total = 0;
+	int n = 0, d = -1, other = -1;
+	void *p = NULL;
+	pthread_t t;
+
+	check(cudaGetDeviceCount(&n) == cudaSuccess && n >= 1, "cudaGetDeviceCount");
+	check(cudaSetDevice(n) == cudaErrorInvalidDevice, "cudaSetDevice past the count fails");
+	cudaGetLastError();
+	check(cudaGetDevice(&d) == cudaSuccess && d == 0, "the current device is 0 at first");
+	if (n < 2) {
+		printf("# one device (GPUSIM_DEVICES=2 tests two)\n");
+		return;
+	}
+	cudaMemGetInfo(&free0, &total);
+	check(cudaSetDevice(1) == cudaSuccess && cudaGetDevice(&d) == cudaSuccess && d == 1,
+	      "cudaSetDevice(1): the current device is 1");
+	pthread_create(&t, NULL, current_device_of_new_thread, &other);
+	pthread_join(t, NULL);
+	check(other == 0, "a new thread's current device is 0");
+	cudaMemGetInfo(&free1, &f);
+	check(cudaMalloc(&p, 5 << 20) == cudaSuccess, "cudaMalloc 5 MiB on device 1");
+	cudaMemGetInfo(&f, &total);
+	check(f == free1 - (5 << 20), "device 1: 5 MiB less free");
+	cudaSetDevice(0);
+	cudaMemGetInfo(&f, &total);
+	check(f == free0, "device 0: its free bytes unchanged");
+	check(cudaFree(p) == cudaSuccess, "cudaFree from device 0 of device 1's memory");
+	cudaSetDevice(1);
+	cudaMemGetInfo(&f, &total);
+	check(f == free1, "device 1's bytes given back");
+	cudaSetDevice(0);
+}
+
 /* Lines of the launch log for kernel @name: kernels the simulator executed. */
 static long log_count(const char *log, const char *name)
 {
@@ -833,6 +881,7 @@ int main(int argc, char **argv)
 	test_model();
 	test_memory();
 	test_capacity();
+	test_devices();
 	test_queue_depth();
 	test_capture(log);
 	test_graph_building(log);

@@ -49,6 +49,11 @@ rc=$?
 grep '^not ok' "$TMP/sim_test.out" | sed 's/^not ok - /not ok - sim_test (opaque handles): /'
 failures=$((failures + $(grep -c '^not ok' "$TMP/sim_test.out")))
 check "sim_test with GPUSIM_OPAQUE_HANDLES=1" 0 $rc
+GPUSIM_DEVICES=2 "$SIM/sim_test" "$TMP/abi.log" >"$TMP/sim_test.out" 2>&1
+rc=$?
+grep '^not ok' "$TMP/sim_test.out" | sed 's/^not ok - /not ok - sim_test (two devices): /'
+failures=$((failures + $(grep -c '^not ok' "$TMP/sim_test.out")))
+check "sim_test with GPUSIM_DEVICES=2" 0 $rc
 
 # --- samples: exact launches, on the simulator ---
 summary() { # FILE KEY: the value of KEY=... in a sample's summary line

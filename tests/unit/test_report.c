@@ -107,6 +107,21 @@ static void tb_alloc(struct tb *b, uint64_t ts, uint32_t pid, uint32_t tid, unsi
 	b->err |= gr_trace_writer_append(b->w, GR_K_ALLOC, v, NULL);
 }
 
+/* A device allocation by a thread whose current device is @device (the ALLOC device column). */
+static void tb_alloc_on(struct tb *b, uint64_t ts, uint32_t pid, uint32_t tid, uint32_t device,
+			uint64_t addr, uint64_t bytes)
+{
+	uint64_t v[GR_ALLOC_NCOLS] = {[GR_ALLOC_TS] = ts,
+				      [GR_ALLOC_PID] = pid,
+				      [GR_ALLOC_TID] = tid,
+				      [GR_ALLOC_ADDR] = addr,
+				      [GR_ALLOC_BYTES] = bytes,
+				      [GR_ALLOC_AKIND] = GR_ALLOC_DEVICE,
+				      [GR_ALLOC_DEVICE_ORD] = device};
+
+	b->err |= gr_trace_writer_append(b->w, GR_K_ALLOC, v, NULL);
+}
+
 static void tb_free(struct tb *b, uint64_t ts, uint32_t pid, uint32_t tid, unsigned kind,
 		    uint64_t addr)
 {
@@ -2274,6 +2289,52 @@ static void test_memory_figures(void)
 	gr_model_free(m);
 }
 
+/*
+ * Figures per (process, device): pid 300's thread 300 allocates on device 0, its thread 301 on
+ * device 2, and each frees the other's block (a free counts on its allocation's device); an
+ * unmatched free counts on the process's first device. Pid 400 allocates only on device 1 (its
+ * unmatched free makes no device 0 entry); pid 500 only frees (one entry, device 0).
+ */
+static void test_memory_devices(void)
+{
+	struct gr_memory mem;
+	struct gr_model *m;
+	struct tb b;
+
+	tb_open(&b, "memory_devices.trc");
+	tb_alloc_on(&b, 1000, 300, 300, 0, 0x1000, 100);
+	tb_alloc_on(&b, 2000, 300, 301, 2, 0x2000, 400);
+	tb_alloc_on(&b, 2500, 300, 301, 2, 0x3000, 50);
+	tb_free(&b, 3000, 300, 300, GR_ALLOC_DEVICE, 0x2000);
+	tb_free(&b, 4000, 300, 301, GR_ALLOC_DEVICE, 0x1000);
+	tb_free(&b, 4500, 300, 301, GR_ALLOC_DEVICE, 0xdead);
+	tb_alloc_on(&b, 5000, 400, 400, 1, 0x1000, 7);
+	tb_free(&b, 5500, 400, 400, GR_ALLOC_DEVICE, 0xbeef);
+	tb_free(&b, 6000, 500, 500, GR_ALLOC_DEVICE, 0x1000);
+	m = tb_load(&b);
+	if (!m)
+		return;
+	CHECK(gr_memory_compute(m, NULL, &mem) == 0);
+	CHECK(mem.nprocs == 4);
+	if (mem.nprocs == 4) {
+		const struct gr_memory_proc *p = mem.procs;
+
+		CHECK(p[0].pid == 300 && p[0].device == 0 && p[0].peak_bytes == 100 &&
+		      p[0].peak_ts == 1000 && p[0].allocs == 1 && p[0].frees == 1 &&
+		      p[0].end_bytes == 0 && p[0].unmatched_frees == 1);
+		CHECK(p[1].pid == 300 && p[1].device == 2 && p[1].peak_bytes == 450 &&
+		      p[1].peak_ts == 2500 && p[1].allocs == 2 && p[1].frees == 1 &&
+		      p[1].end_bytes == 50 && p[1].unmatched_frees == 0);
+		CHECK(p[1].npeak_sites == 1 && p[1].peak_sites[0].bytes == 450);
+		CHECK(p[2].pid == 400 && p[2].device == 1 && p[2].peak_bytes == 7 &&
+		      p[2].unmatched_frees == 1);
+		CHECK(p[3].pid == 500 && p[3].device == 0 && p[3].peak_bytes == 0 &&
+		      p[3].unmatched_frees == 1);
+	}
+	gr_memory_free(&mem);
+	gr_model_free(m);
+}
+
 /* Caching allocators: PyTorch's CUDA library mapped, or a loop over 2 MiB-multiple segments
  * that allocates nothing; a program's own 16 MiB buffer is neither. */
 static void test_memory_caching(void)
@@ -2347,6 +2408,7 @@ int main(void)
 	RUN_TEST(test_standard_trace);
 	RUN_TEST(test_memory_figures);
 	RUN_TEST(test_memory_caching);
+	RUN_TEST(test_memory_devices);
 	{
 		char cmd[300];
 

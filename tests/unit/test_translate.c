@@ -282,10 +282,93 @@ static void test_alloc_layouts(void)
 	close(fd);
 }
 
+/* cudaSetDevice(@device) by thread @tid, returning @ret (~0u: still in flight). */
+static struct gr_ev_call set_device(uint32_t tid, uint64_t device, uint64_t ts, uint32_t ret)
+{
+	struct gr_ev_call e = alloc_call(L_DEVICE_QUERY, GR_API_cudaSetDevice, ts, ret);
+
+	e.h.type = EV_DEVICE;
+	e.h.tid = tid;
+	e.r[0] = device;
+	if (ret == ~0u)
+		e.h.flags = 0, e.ret = 0;
+	return e;
+}
+
+/*
+ * The ALLOC device column follows each thread's last successful cudaSetDevice: thread 4242 sets
+ * device 1 (then fails to set 3), thread 4243 never succeeds (its call still in flight): 0;
+ * once 4242 has exited, a new thread with its tid starts at 0.
+ */
+static void test_alloc_device(void)
+{
+	static const struct gr_trace_header hdr = {.host = "test", .tool_version = "gpurec"};
+	struct gr_ev_call ev[7];
+	struct gr_ev_proc gone;
+	struct gr_procs procs = {0};
+	struct gr_translate t;
+	struct gr_trace_writer *w;
+	struct gr_trace_reader *r = NULL;
+	struct gr_diag diag = {0};
+	const struct gr_chunk *c;
+	const uint64_t *dev, *tid;
+	char path[64];
+	int wfd = memfd_create("devices", MFD_CLOEXEC);
+	int fd = wfd >= 0 ? dup(wfd) : -1;
+
+	CHECK(fd >= 0 && !gr_trace_writer_open(&w, wfd, &hdr, gr_events_schema(), NULL));
+	if (fd < 0)
+		return;
+	ev[0] = alloc_call(L_MALLOC_OUT, GR_API_cudaMalloc, 1000, 0);
+	ev[0].r[1] = 64, ev[0].x[0] = 0x1000;
+	ev[1] = set_device(4242, 1, 2000, 0);
+	ev[2] = set_device(4242, 3, 3000, 101);
+	ev[3] = set_device(4243, 2, 3500, ~0u);
+	ev[4] = alloc_call(L_MALLOC_OUT, GR_API_cudaMalloc, 4000, 0);
+	ev[4].r[1] = 64, ev[4].x[0] = 0x2000;
+	ev[5] = alloc_call(L_MALLOC_OUT, GR_API_cudaMalloc, 5000, 0);
+	ev[5].h.tid = 4243, ev[5].r[1] = 64, ev[5].x[0] = 0x3000;
+	ev[6] = alloc_call(L_MALLOC_OUT, GR_API_cudaMalloc, 7000, 0);
+	ev[6].r[1] = 64, ev[6].x[0] = 0x4000;
+	memset(&gone, 0, sizeof(gone));
+	gone.h.type = EV_EXIT, gone.h.pid = 4242, gone.h.tid = 4242, gone.h.ts = 6000;
+	gr_translate_init(&t, w, &procs, NULL, -1);
+	for (int i = 0; i < 6; i++)
+		gr_translate_event(&t, &ev[i], sizeof(ev[i]));
+	gr_translate_event(&t, &gone, sizeof(gone));
+	gr_translate_event(&t, &ev[6], sizeof(ev[6]));
+	CHECK_EQ_U64(t.malformed, 0);
+	gr_translate_free(&t);
+	gr_discover_free(&procs);
+	CHECK(!gr_trace_writer_close(w));
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	CHECK(!gr_trace_reader_open(&r, path, &diag));
+	if (!r || gr_trace_reader_next_chunk(r, &c) != 1) {
+		CHECK(!"the trace holds a chunk");
+		gr_trace_reader_close(r);
+		close(fd);
+		return;
+	}
+	CHECK_EQ_U64(gr_chunk_count(c, GR_K_ALLOC), 4);
+	dev = gr_chunk_column(c, GR_K_ALLOC, GR_ALLOC_DEVICE_ORD);
+	tid = gr_chunk_column(c, GR_K_ALLOC, GR_ALLOC_TID);
+	if (gr_chunk_count(c, GR_K_ALLOC) == 4 && dev && tid) {
+		CHECK_EQ_U64(dev[0], 0); /* before any cudaSetDevice */
+		CHECK_EQ_U64(dev[1], 1);
+		CHECK_EQ_U64(tid[2], 4243);
+		CHECK_EQ_U64(dev[2], 0);
+		CHECK_EQ_U64(tid[3], 4242);
+		CHECK_EQ_U64(dev[3], 0);
+	}
+	gr_trace_reader_close(r);
+	close(fd);
+}
+
 int main(void)
 {
 	RUN_TEST(test_short_exec_resumes);
 	RUN_TEST(test_alloc_layouts);
+	RUN_TEST(test_alloc_device);
 	RUN_TEST(test_long_pystack_resumes);
 	RUN_TEST(test_unflagged_stays);
 	TEST_EXIT();

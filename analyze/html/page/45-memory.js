@@ -38,7 +38,8 @@
 			box.replaceChildren(svg);
 		});
 		return GR.el('div', {class: 'chart'}, [
-			GR.el('h3', {}, ['pid ' + p.pid + ': live device bytes']),
+			GR.el('h3', {}, ['pid ' + p.pid + (p.device ? ' device ' + p.device : '') +
+				': live device bytes']),
 			GR.el('p', {class: 'note'}, [(p.binned ? 'each point the largest of a run of changes; ' : '') +
 				GR.bytes(p.outstanding_bytes) + ' outstanding at the end']),
 			box]);

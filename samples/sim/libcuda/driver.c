@@ -3,7 +3,8 @@
  * gpusim's driver: a libcuda.so.1 with the driver's memory entry points (cuMemAlloc, cuMemGetInfo
  * and the virtual memory API: cuMemCreate, cuMemAddressReserve, cuMemMap and their releases),
  * for tests on machines without a GPU. Device bytes are charged to the capacity of the simulated
- * device in libcudart.so.13 (gpusim_mem_charge), so the runtime and the driver fill one device.
+ * calling thread's current device in libcudart.so.13 (gpusim_mem_charge), so the runtime and the
+ * driver fill the same devices.
  * Test fixture only: not a driver. Every entry point not here is absent.
  */
 #include <pthread.h>
@@ -23,6 +24,7 @@ struct obj {
 	uint64_t key; /* the address, or the handle of a physical allocation */
 	uint64_t size;
 	uint64_t handle; /* OBJ_MAPPED: the physical allocation mapped there */
+	int dev;	 /* OBJ_ALLOC, OBJ_PHYSICAL: the device charged */
 };
 
 static struct obj objs[MAX_OBJECTS];
@@ -39,13 +41,13 @@ static struct obj *find(enum obj_kind kind, uint64_t key)
 }
 
 /* Records an object; -1 when the table is full. Lock held. */
-static int add(enum obj_kind kind, uint64_t key, uint64_t size, uint64_t handle)
+static int add(enum obj_kind kind, uint64_t key, uint64_t size, uint64_t handle, int dev)
 {
 	struct obj *o = find(OBJ_NONE, 0);
 
 	if (!o)
 		return -1;
-	*o = (struct obj){.kind = kind, .key = key, .size = size, .handle = handle};
+	*o = (struct obj){.kind = kind, .key = key, .size = size, .handle = handle, .dev = dev};
 	return 0;
 }
 
@@ -69,24 +71,25 @@ CUresult cuMemGetInfo(size_t *free_bytes, size_t *total)
 CUresult cuMemAlloc(CUdeviceptr *dptr, size_t bytesize)
 {
 	void *p;
-	int err;
+	int err, dev;
 
 	if (!dptr || !bytesize)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (gpusim_mem_charge(bytesize))
+	dev = gpusim_mem_charge(bytesize);
+	if (dev < 0)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	p = mmap(NULL, bytesize, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED) {
-		gpusim_mem_uncharge(bytesize);
+		gpusim_mem_uncharge(dev, bytesize);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
 	pthread_mutex_lock(&lock);
-	err = add(OBJ_ALLOC, (uintptr_t)p, bytesize, 0);
+	err = add(OBJ_ALLOC, (uintptr_t)p, bytesize, 0, dev);
 	pthread_mutex_unlock(&lock);
 	if (err) {
 		munmap(p, bytesize);
-		gpusim_mem_uncharge(bytesize);
+		gpusim_mem_uncharge(dev, bytesize);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
 	*dptr = (uintptr_t)p;
@@ -108,7 +111,7 @@ CUresult cuMemFree(CUdeviceptr dptr)
 	if (!gone.kind)
 		return CUDA_ERROR_INVALID_VALUE;
 	munmap((void *)(uintptr_t)gone.key, gone.size);
-	gpusim_mem_uncharge(gone.size);
+	gpusim_mem_uncharge(gone.dev, gone.size);
 	return CUDA_SUCCESS;
 }
 
@@ -116,19 +119,20 @@ CUresult cuMemFree(CUdeviceptr dptr)
 CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
 		     const CUmemAllocationProp *prop, unsigned long long flags)
 {
-	int err;
+	int err, dev;
 
 	if (!handle || !prop || !size)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (gpusim_mem_charge(size))
+	dev = gpusim_mem_charge(size);
+	if (dev < 0)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	pthread_mutex_lock(&lock);
-	err = add(OBJ_PHYSICAL, next_handle, size, 0);
+	err = add(OBJ_PHYSICAL, next_handle, size, 0, dev);
 	if (!err)
 		*handle = next_handle++;
 	pthread_mutex_unlock(&lock);
 	if (err) {
-		gpusim_mem_uncharge(size);
+		gpusim_mem_uncharge(dev, size);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
 	return CUDA_SUCCESS;
@@ -138,18 +142,20 @@ CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
 {
 	struct obj *o;
 	uint64_t size = 0;
+	int dev = 0;
 
 	pthread_mutex_lock(&lock);
 	o = find(OBJ_PHYSICAL, handle);
 	if (o) {
 		size = o->size;
+		dev = o->dev;
 		o->kind = OBJ_NONE;
 		o->key = 0;
 	}
 	pthread_mutex_unlock(&lock);
 	if (!o)
 		return CUDA_ERROR_INVALID_VALUE;
-	gpusim_mem_uncharge(size);
+	gpusim_mem_uncharge(dev, size);
 	return CUDA_SUCCESS;
 }
 
@@ -166,7 +172,7 @@ CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CU
 	if (p == MAP_FAILED)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	pthread_mutex_lock(&lock);
-	err = add(OBJ_RESERVED, (uintptr_t)p, size, 0);
+	err = add(OBJ_RESERVED, (uintptr_t)p, size, 0, 0);
 	pthread_mutex_unlock(&lock);
 	if (err) {
 		munmap(p, size);
@@ -208,7 +214,8 @@ CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAlloc
 			 size <= objs[i].key + objs[i].size - ptr;
 	if (phys && inside && size && offset <= phys->size && size <= phys->size - offset &&
 	    !find(OBJ_MAPPED, ptr))
-		res = add(OBJ_MAPPED, ptr, size, handle) ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_SUCCESS;
+		res =
+		    add(OBJ_MAPPED, ptr, size, handle, 0) ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_SUCCESS;
 	pthread_mutex_unlock(&lock);
 	return res;
 }
