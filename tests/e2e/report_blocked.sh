@@ -101,8 +101,10 @@ rows=$(sqlite3 "$TMP/lock.sqlite" "SELECT count(*) FROM blocked_spans WHERE reas
 [ "$slices" -ge $((N - 1)) ] && [ "$slices" = "$rows" ] &&
 	ok "export: $slices lock waits, as slices and as blocked_spans rows" ||
 	not_ok "export: $slices lock slices, $rows blocked_spans rows, $N iterations"
-check "export: the holder's wakeups name it and holder_main" 1 \
-	"$(json "$TMP/lock.export.json" '(lambda v: int(len(v) > 0 and all(e["args"].get("waker_site", "").startswith("holder_main") for e in v)))([e for e in d["traceEvents"] if e.get("name") == "blocked" and e["args"].get("woken_by") == "blockstep '"$(culprit lock)"'" and "waker_site" in e["args"]])')"
+# every wait the holder ended names holder_main, but one: its exit, which ends the join (the exit's
+# stack is its last frame only: the thread's memory is gone)
+check "export: the holder's wakeups name it and holder_main, its exit aside" 1 \
+	"$(json "$TMP/lock.export.json" '(lambda v: int(len(v) >= '$((N - 1))' and len([e for e in v if not e["args"]["waker_site"].startswith("holder_main")]) <= 1))([e for e in d["traceEvents"] if e.get("name") == "blocked" and e["args"].get("woken_by") == "blockstep '"$(culprit lock)"'" and "waker_site" in e["args"]])')"
 check "export: a wake flow from the holder's CPU-state track to the loop thread's, per wait it ended" 1 \
 	"$(json "$TMP/lock.export.json" '(lambda s, f, n: int(s == f and len(s) >= n))({(e["pid"], e["ts"], e["id"]) for e in d["traceEvents"] if e["ph"] == "s" and e.get("cat") == "wake"}, {(e["pid"], e["ts"], e["id"]) for e in d["traceEvents"] if e["ph"] == "f" and e.get("cat") == "wake"}, len([e for e in d["traceEvents"] if e.get("name") == "blocked" and e["args"].get("woken_by") == "blockstep '"$(culprit lock)"'"]))')"
 check "input: one producer process" 1 \
@@ -128,13 +130,22 @@ for mode in sick healthy; do
 	"$GPUREC" report "$TMP/gil-$mode.trc" >"$TMP/gil-$mode.txt"
 done
 holder=$(awk '$1 == "holder" {print $2}' "$TMP/gil-sick.out")
-check "gil: blocked-bound, the reason gil" "blocked gil" \
-	"$(json "$TMP/gil-sick.json" 'd["diagnosis"]["bound"] + " " + str(d["diagnosis"]["blocked_reason"])')"
+# Whether blocked bounds the step is the kernel's to say in this run: on a busy machine the loop
+# thread may wait for a CPU more than for the GIL (then CPU-starved is the true verdict). The
+# verdict is asserted when the kernel's own accounting has the loop thread blocked for 60% of
+# the window or more, and skipped, saying so, otherwise.
+kshare=$(awk '$1 == "window" {printf "%d", 100 * $4 / ($3 - $2)}' "$TMP/gil-sick.out")
+if [ "${kshare:-0}" -ge 60 ]; then
+	check "gil: blocked-bound, the reason gil (the kernel: blocked ${kshare}% of the window)" "blocked gil" \
+		"$(json "$TMP/gil-sick.json" 'd["diagnosis"]["bound"] + " " + str(d["diagnosis"]["blocked_reason"])')"
+else
+	ok "gil: blocked-bound # SKIP the kernel has the loop thread blocked ${kshare}% of the window only (a busy machine)"
+fi
 # the budget's blocked part over the loop against the kernel's over the same span; the GIL's share
 # of it but for the recorder's own holds (stopped: reading the first Python stacks, more of them
 # on a busy machine), other waits happen: a page fault, each a few ms at most
 "$GPUREC" export --format sqlite -o "$TMP/gil-sick.db" "$TMP/gil-sick.trc" >/dev/null 2>&1
-check "gil: blocked time over the loop within 5% of the kernel's over the same span, the recorder's holds aside; GIL >= 90% of it" \
+check "gil: blocked time over the loop within 5% of the window of the kernel's over it, the recorder's holds aside; GIL >= 90% of it" \
 	ok "$(python3 - "$TMP/gil-sick.json" "$TMP/gil-sick.out" "$TMP/gil-sick.db" <<'PY'
 import json, sqlite3, sys
 d = json.load(open(sys.argv[1]))
@@ -154,24 +165,29 @@ held = sum(max(0, min(s + l, t1 - base) - max(s, t0 - base)) for s, l in db.exec
     "select b.start, b.dur from blocked_spans b join threads t on b.thread_id = t.id "
     "where b.reason = 'stopped' and t.tid = t.pid and t.comm like 'python%'"))
 own, want = blocked - stopped, kernel - held
-ok = abs(own - want) <= 0.05 * want and gil >= 0.9 * own
+# within 5% of the window: the parts of a budget are shares of the step
+ok = abs(own - want) <= 0.05 * (t1 - t0) and gil >= 0.9 * own
 print("ok" if ok else f"budget blocked {blocked} ns (GIL {gil} ns, stopped {stopped} ns), "
       f"kernel {kernel} ns with {held} ns of stops")
 PY
 )"
 check "gil: the holder is the waker, at its Python line" "$holder gil_step.py:$line holder_main" \
 	"$(json "$TMP/gil-sick.json" '(lambda c: str(c["waker"]["tid"]) + " " + c["waker_site"].rsplit("/", 1)[-1])(d["budget"]["culprits"]["loop"]["gil"])')"
-grep -q "GIL-bound: the loop thread waited for the GIL" "$TMP/gil-sick.txt" &&
-	tr -s ' \n' ' ' <"$TMP/gil-sick.txt" | grep -q "(tid $holder) at [^ ]*gil_step.py:$line holder_main" &&
-	ok "gil: the verdict names the GIL and its holder at gil_step.py:$line" ||
+if [ "${kshare:-0}" -lt 60 ]; then
+	ok "gil: the verdict names the GIL # SKIP not blocked-bound by the kernel's accounting"
+elif grep -q "GIL-bound: the loop thread waited for the GIL" "$TMP/gil-sick.txt" &&
+	tr -s ' \n' ' ' <"$TMP/gil-sick.txt" | grep -q "(tid $holder) at [^ ]*gil_step.py:$line holder_main"; then
+	ok "gil: the verdict names the GIL and its holder at gil_step.py:$line"
+else
 	not_ok "gil: verdict $(grep -A4 '  step ' "$TMP/gil-sick.txt" | paste -sd' ')"
+fi
 check "gil healthy: no GIL wait" 0 \
 	"$(json "$TMP/gil-healthy.json" 'd["budget"]["mean"]["blocked_reasons"]["gil_ns"] + d["budget"]["slowest"]["blocked_reasons"]["gil_ns"]')"
 grep -q "GIL-bound" "$TMP/gil-healthy.txt" && not_ok "gil healthy: GIL-bound" ||
 	ok "gil healthy: no GIL-bound verdict"
 # diff: the GIL wait that went, one summary line, and the figure by its id
 "$GPUREC" diff "$TMP/gil-sick.trc" "$TMP/gil-healthy.trc" >"$TMP/gil.diff" 2>&1
-grep -Eq "^  GIL wait per step [0-9.]+ ms -> 0 ns$" "$TMP/gil.diff" && ok "diff: GIL wait per step X ms -> 0 ns" ||
+grep -Eq "^  GIL wait per step [0-9.]+ (us|ms|s) -> 0 ns$" "$TMP/gil.diff" && ok "diff: GIL wait per step X -> 0 ns" ||
 	not_ok "diff: no GIL wait line in $(sed -n '/^summary/,/^$/p' "$TMP/gil.diff" | paste -sd'|')"
 "$GPUREC" diff --json "$TMP/gil-sick.trc" "$TMP/gil-healthy.trc" >"$TMP/gil.diff.json" 2>&1
 check "diff: budget.blocked.gil is the reports' mean GIL wait on each side" \
