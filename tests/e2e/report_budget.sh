@@ -19,7 +19,7 @@ if [ ! -f "$SIM/libcudart.so.13" ] || [ ! -x "$PROGS/budget" ]; then
 	exit 1
 fi
 
-# sums FILE.json NAME [old]: every budget's parts (and its blocked reasons, the eight of
+# sums FILE.json NAME [old]: every budget's parts (and its blocked reasons, the nine of
 # them) add up exactly; with old (a trace without blocked reasons) every blocked ns is unknown
 sums() {
 	python3 - "$1" "$2" "${3:-}" <<'PY'
@@ -28,7 +28,7 @@ d = json.load(open(sys.argv[1]))
 b = d["budget"]
 old = sys.argv[3] == "old"
 bad = []
-REASONS = {f"{r}_ns" for r in ("gil", "lock", "input", "disk", "sleep", "child", "other", "unknown")}
+REASONS = {f"{r}_ns" for r in ("gil", "lock", "input", "disk", "sleep", "child", "other", "stopped", "unknown")}
 if b["found"]:
     for k in ("median", "p90", "slowest", "mean"):
         x = b[k]
