@@ -1667,19 +1667,16 @@ static __always_inline void finish_return(struct pt_regs *ctx, struct gr_ev_call
 	case L_CU_LIBRARY_GET_KERNEL:
 	case L_CU_KERNEL_GET_FUNCTION:
 	case L_GRAPH_INSTANTIATE:
+	/* the arrays' x[GR_X_CHANNEL..] keep the channel format or descriptor read at entry */
+	case L_MALLOC_ARRAY:
+	case L_MALLOC_3D_ARRAY:
+	case L_CU_ARRAY:
+	case L_CU_ARRAY_3D:
 		bpf_probe_read_user(&out, sizeof(out), (void *)e->r[0]);
 		e->x[0] = out;
 		break;
 	case L_CAPTURE_END:
 		bpf_probe_read_user(&out, sizeof(out), (void *)e->r[1]);
-		e->x[0] = out;
-		break;
-	case L_MALLOC_ARRAY:
-	case L_MALLOC_3D_ARRAY:
-	case L_CU_ARRAY:
-	case L_CU_ARRAY_3D:
-		/* x[GR_X_CHANNEL..] hold the channel format or descriptor */
-		bpf_probe_read_user(&out, sizeof(out), (void *)e->r[0]);
 		e->x[0] = out;
 		break;
 	case L_MALLOC_PITCH:
