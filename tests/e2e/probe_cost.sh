@@ -1,8 +1,10 @@
 # Probe cost compensation (issue 11 item 7, docs/REPORTS.md "Probe cost"): chain recorded on the
 # GPU simulator, whose launch cost is its LAUNCH_NS (5 us, samples/sim/README.md) and whose step
 # is 5 launches + the last kernel's 3 us (KERNEL_MIN_NS): 28 us of modelled time. The report's
-# compensated launch cost (medians: a preemption on a busy machine moves neither) must be within
-# 10% of LAUNCH_NS. The iteration carries the whole cost of its 6 calls (~12 us, 43% of the 28 us
+# compensated launch cost is a median (a preemption on a busy machine does not move it), but the
+# per-call cost it subtracts is calibration's, not the program's: over 8 runs here it came out at
+# 4733-5570 ns (-5% to +11%) where the uncompensated cost was 5757-6286 ns, so it is asserted
+# within 20% of LAUNCH_NS and nearer to it than the uncompensated cost. The iteration carries the whole cost of its 6 calls (~12 us, 43% of the 28 us
 # modelled), which calibration measures on the recorder's calls before the command runs: on this
 # 2-core VM that measure and the program's calls differ by up to a third from run to run (both
 # ways: 1223-2487 ns against 1737-2246 ns per timed call over 17 runs), so the compensated
@@ -36,7 +38,9 @@ cost=$(json "$TMP/pc.json" 'd["launches"]["launch_cost_ns"]')
 raw_cost=$(json "$TMP/raw.json" 'd["launches"]["launch_cost_ns"]')
 period=$(json "$TMP/pc.json" 'd["launches"]["iteration"]["period_ns"]')
 raw_period=$(json "$TMP/raw.json" 'd["launches"]["iteration"]["period_ns"]')
-check "compensated launch cost $cost ns within 10% of $LAUNCH_NS" True "$(within "$cost" $LAUNCH_NS)"
+check "compensated launch cost $cost ns within 20% of $LAUNCH_NS" True "$(within "$cost" $LAUNCH_NS 20)"
+check "compensated launch cost $cost ns nearer $LAUNCH_NS than uncompensated $raw_cost ns" True \
+	"$(python3 -c "print(abs($cost - $LAUNCH_NS) < abs($raw_cost - $LAUNCH_NS))")"
 check "compensated iteration $period ns within 20% of $STEP_NS" True "$(within "$period" $STEP_NS 20)"
 check "compensated iteration $period ns nearer $STEP_NS than uncompensated $raw_period ns" True \
 	"$(python3 -c "print(abs($period - $STEP_NS) < abs($raw_period - $STEP_NS))")"
