@@ -92,6 +92,14 @@ healthy child child child-bound
 grep -q "held by thread blockstep (tid $(culprit lock)) at holder_main" "$TMP/lock.txt" &&
 	ok "lock: the verdict names the holder, its tid and function" ||
 	not_ok "lock: verdict $(grep -A3 '  step ' "$TMP/lock.txt" | paste -sd' ')"
+# the median iteration's own culprits in the text, as the JSON has them: the holder
+midx=$(json "$TMP/lock.json" 'd["budget"]["median"]["index"]')
+mtid=$(json "$TMP/lock.json" 'd["budget"]["culprits"]["median"]["lock"]["waker"]["tid"]')
+check "lock: the median iteration's culprit (JSON) is the holder" "$(culprit lock)" "$mtid"
+sed -n '/^why the host waited/,/^$/p' "$TMP/lock.txt" | tr -s ' \n' ' ' |
+	grep -q "median iteration #$midx: lock wait [^;]*; woken by blockstep (tid $mtid, " &&
+	ok "lock: the text names the median iteration #$midx's culprit, tid $mtid" ||
+	not_ok "lock: no median iteration culprit in: $(sed -n '/^why the host waited/,/^$/p' "$TMP/lock.txt" | paste -sd' ')"
 # export: the lock waits as blocked slices with their reason, and as blocked_spans rows: the
 # same spans in both; a slice the holder's wakeup ended names it and its function
 "$GPUREC" export "$TMP/lock.trc" -o "$TMP/lock.export.json" >/dev/null 2>&1
@@ -109,6 +117,31 @@ check "export: a wake flow from the holder's CPU-state track to the loop thread'
 	"$(json "$TMP/lock.export.json" '(lambda s, f, n: int(s == f and len(s) >= n))({(e["pid"], e["ts"], e["id"]) for e in d["traceEvents"] if e["ph"] == "s" and e.get("cat") == "wake"}, {(e["pid"], e["ts"], e["id"]) for e in d["traceEvents"] if e["ph"] == "f" and e.get("cat") == "wake"}, len([e for e in d["traceEvents"] if e.get("name") == "blocked" and e["args"].get("woken_by") == "blockstep '"$(culprit lock)"'"]))')"
 check "input: one producer process" 1 \
 	"$(json "$TMP/input.json" 'd["budget"]["culprits"]["loop"]["input"]["waker_processes"]')"
+# the producer's own CPU time per step: each item costs it HOLD_US / 5 of its thread's CPU clock
+# (make_item()), measured around each item by the producer; the figure over the loop (per step x
+# iterations) within 10% of the items' CPU time inside the loop's window, and at most the kernel's
+# accounting of the producer's whole life (its /proc/thread-self/schedstat, read by itself after
+# its last item)
+check "input: the producer's CPU per step within 10% of its items' in the loop, within the kernel's total" \
+	ok "$(python3 - "$TMP/input.json" "$TMP/input.out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+it = d["launches"]["iteration"]
+b = d["budget"]
+got = b["culprits"]["loop"]["input"].get("worker_cpu_ns_per_step", 0) * b["iterations"]
+out = [l.split() for l in open(sys.argv[2])]
+want = sum(int(f[2]) for f in out if f[0] == "item" and it["start_ts"] <= int(f[1]) <= it["end_ts"])
+kernel = [int(f[1]) for f in out if f[0] == "producer"][0]
+print("ok" if want > 0 and abs(got - want) <= 0.1 * want and got <= kernel else
+      f"figure {got} ns over the loop, items {want} ns, kernel {kernel} ns")
+PY
+)"
+tr -s ' \n' ' ' <"$TMP/input.txt" |
+	grep -Eq "input-bound: [^;]* from 1 worker process \(blockstep\), [0-9.]+ (us|ms) of CPU each per step" &&
+	ok "input: the verdict says each worker's CPU per step" ||
+	not_ok "input: verdict $(grep -A3 '  step ' "$TMP/input.txt" | paste -sd' ')"
+check "input healthy: no worker CPU figure (no input wait)" 0 \
+	"$(json "$TMP/input-healthy.json" 'len([c for c in d["budget"]["culprits"]["loop"].values() if "worker_cpu_ns_per_step" in c])')"
 # each iteration forks its own child: every one of them woke the loop thread once
 check "child: a waker process per child reaped in the loop" $((N - 1)) \
 	"$(json "$TMP/child.json" 'd["budget"]["culprits"]["loop"]["child"]["waker_processes"]')"

@@ -6,7 +6,8 @@
 //           (semaphores, both ways: neither thread spins, so main only ever sleeps on the
 //           holder, and the holder sleeps until main has taken the lock);
 //   input   consume(): read one byte of a pipe that a child process, producer(), writes one
-//           byte into every HOLD_US (it sleeps in between);
+//           byte into every HOLD_US (it sleeps in between), each after HOLD_US / 5 of its own
+//           CPU time (make_item()); it prints each item's CPU time and its own total;
 //   sleep   nap(): clock_nanosleep of HOLD_US;
 //   child   reap(): fork a child that sleeps HOLD_US (child_work()) and exits; waitpid it;
 //   NAME-healthy  the same program without the wait: the mutex uncontended, the pipe filled
@@ -22,6 +23,7 @@
 #include <cstring>
 #include <ctime>
 #include <cuda_runtime.h>
+#include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <sys/syscall.h>
@@ -102,16 +104,56 @@ __attribute__((noinline)) static void wait_for_lock(int r, int contended)
 		sem_post(&taken);
 }
 
+static unsigned long long cpu_ns()
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec;
+}
+
+// the producer's own work on an item: on the CPU until its thread has used @ns more of it
+__attribute__((noinline)) static void make_item(unsigned long long ns)
+{
+	unsigned long long end = cpu_ns() + ns;
+
+	while (cpu_ns() < end)
+		;
+}
+
+// each item: sleep HOLD_US, make it (HOLD_US / 5 of CPU), write it; prints "item START_NS
+// CPU_NS" per item (CLOCK_MONOTONIC at its start, the thread's CPU time from then to its write's
+// return), then "producer RUN_NS" from its own /proc/thread-self/schedstat (the kernel's
+// accounting of all of its time on a CPU)
 __attribute__((noinline)) static void producer(int fd, int healthy)
 {
 	struct timespec ts = {0, (long)hold_us * 1000};
+	unsigned long long run = 0, queue;
+	struct pollfd pfd;
+	FILE *f;
 
 	for (int i = 0; i < iterations; i++) {
+		unsigned long long t0, c0;
+
 		if (!healthy)
 			clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+		t0 = now_ns();
+		c0 = cpu_ns();
+		if (!healthy)
+			make_item(hold_us * 200ull);
 		if (write(fd, "x", 1) != 1)
 			_exit(1);
+		printf("item %llu %llu\n", t0, cpu_ns() - c0);
 	}
+	f = fopen("/proc/thread-self/schedstat", "r");
+	if (!f || fscanf(f, "%llu %llu", &run, &queue) != 2)
+		_exit(1);
+	printf("producer %llu\n", run);
+	// exit once the loop is over (the reader closes its end: POLLERR), so that the exit's own
+	// CPU time falls outside the loop, as no step's data costs it
+	pfd.fd = fd;
+	pfd.events = 0;
+	poll(&pfd, 1, -1);
 	_exit(0);
 }
 
@@ -219,8 +261,10 @@ int main(int argc, char **argv)
 		printf("culprit %d\n", culprit);
 	if (!strncmp(mode, "lock", 4) && !healthy)
 		pthread_join(th, NULL);
-	if (fds[0] >= 0)
+	if (fds[0] >= 0) {
+		close(fds[0]);
 		wait(NULL);
+	}
 	cudaStreamDestroy(s);
 	return 0;
 }
