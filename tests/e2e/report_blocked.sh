@@ -115,6 +115,22 @@ check "export: the holder's wakeups name it and holder_main, its exit aside" 1 \
 	"$(json "$TMP/lock.export.json" '(lambda v: int(len(v) >= '$((N - 1))' and len([e for e in v if not e["args"]["waker_site"].startswith("holder_main")]) <= 1))([e for e in d["traceEvents"] if e.get("name") == "blocked" and e["args"].get("woken_by") == "blockstep '"$(culprit lock)"'" and "waker_site" in e["args"]])')"
 check "export: a wake flow from the holder's CPU-state track to the loop thread's, per wait it ended" 1 \
 	"$(json "$TMP/lock.export.json" '(lambda s, f, n: int(s == f and len(s) >= n))({(e["pid"], e["ts"], e["id"]) for e in d["traceEvents"] if e["ph"] == "s" and e.get("cat") == "wake"}, {(e["pid"], e["ts"], e["id"]) for e in d["traceEvents"] if e["ph"] == "f" and e.get("cat") == "wake"}, len([e for e in d["traceEvents"] if e.get("name") == "blocked" and e["args"].get("woken_by") == "blockstep '"$(culprit lock)"'"]))')"
+# Perfetto's form: the same wake flows, each from a "wake" instant on the waker's CPU-state track
+# to the slice the wakeup began on the loop thread's (tests/e2e/pftrace_count.py counts what
+# protoc decodes)
+if command -v protoc >/dev/null; then
+	"$GPUREC" export "$TMP/lock.trc" -o "$TMP/lock.pftrace" >/dev/null 2>&1
+	pc=$(protoc --decode_raw <"$TMP/lock.pftrace" | python3 "$(dirname "$0")/pftrace_count.py")
+	check "export perfetto: as many flows as the JSON form, each on two events" \
+		"$(json "$TMP/lock.export.json" '(lambda s: "%d %d" % (s, 2 * s))(sum(e["ph"] == "s" for e in d["traceEvents"]))')" \
+		"$(python3 -c 'import json, sys; c = json.loads(sys.argv[1]); print(c["distinct_flows"], c["flow_ids"])' "$pc")"
+	check "export perfetto: a wake instant per wake flow of the JSON form" \
+		"$(json "$TMP/lock.export.json" 'sum(e["ph"] == "i" for e in d["traceEvents"]) + sum(e["ph"] == "s" and e.get("cat") == "wake" for e in d["traceEvents"])')" \
+		"$(python3 -c 'import json, sys; c = json.loads(sys.argv[1]); print(c["instant"])' "$pc")"
+else
+	ok "export perfetto: wake flows # SKIP protoc not installed"
+	ok "export perfetto: wake instants # SKIP protoc not installed"
+fi
 check "input: one producer process" 1 \
 	"$(json "$TMP/input.json" 'd["budget"]["culprits"]["loop"]["input"]["waker_processes"]')"
 # the producer's own CPU time per step: each item costs it HOLD_US / 5 of its thread's CPU clock
