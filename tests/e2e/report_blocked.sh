@@ -131,6 +131,19 @@ else
 	ok "export perfetto: wake flows # SKIP protoc not installed"
 	ok "export perfetto: wake instants # SKIP protoc not installed"
 fi
+# info: blocked spans by the reports' reasons, the same spans as export's blocked_spans table; the
+# sleep mode's loop thread sleeps once per iteration and nothing else in it sleeps
+"$GPUREC" info --json "$TMP/lock.trc" >"$TMP/lock.info.json"
+check "info: the lock recording's blocked spans by reason, as blocked_spans has them" \
+	"$(sqlite3 "$TMP/lock.sqlite" "SELECT reason || ' ' || count(*) FROM blocked_spans GROUP BY reason ORDER BY reason" | paste -sd,)" \
+	"$(json "$TMP/lock.info.json" '",".join("%s %d" % (k, v) for k, v in sorted(d["blocked"]["spans_by_reason"].items()) if v)')"
+"$GPUREC" info --json "$TMP/sleep.trc" >"$TMP/sleep.info.json"
+check "info: the sleep recording has $N sleep spans" $N \
+	"$(json "$TMP/sleep.info.json" 'd["blocked"]["spans_by_reason"]["sleep"]')"
+"$GPUREC" info "$TMP/sleep.trc" >"$TMP/sleep.info.txt"
+grep -Eq "^  spans by reason +[0-9]+  (.*, )?sleep $N(,|$)" "$TMP/sleep.info.txt" &&
+	ok "info: the text lists the spans by reason" ||
+	not_ok "info: $(sed -n '/^blocked/,/^$/p' "$TMP/sleep.info.txt" | paste -sd'|')"
 check "input: one producer process" 1 \
 	"$(json "$TMP/input.json" 'd["budget"]["culprits"]["loop"]["input"]["waker_processes"]')"
 # the producer's own CPU time per step: each item costs it HOLD_US / 5 of its thread's CPU clock
