@@ -2,11 +2,11 @@
 # Why the host waited (docs/REPORTS.md): the step budget's blocked part split into reasons, each
 # with its culprit, and the verdict of a blocked-bound step. tests/progs/blockstep.cu blocks its
 # loop thread once per iteration in one known way (a mutex held by its second thread, a pipe fed
-# by a slower child process, a sleep, a child it waits for), on the GPU simulator, and measures
-# each block with the kernel's own accounting (wall - CPU time - run-queue wait = blocked): the
-# reason's time over the loop must be within 5% of that, never a quiet-machine timing. Each
-# mode's healthy twin (no contention, the pipe filled first, no sleep, no child) has none of the
-# reason's time and no such verdict. Then the same for the GIL of a Python loop. Needs root
+# by a slower child process, a sleep, a child it waits for, fsync), on the GPU simulator, and
+# measures each block with the kernel's own accounting (wall - CPU time - run-queue wait =
+# blocked): the reason's time over the loop must be within 5% of that, never a quiet-machine
+# timing. Each mode's healthy twin (no contention, the pipe filled first, no sleep, no child, no
+# I/O) has none of the reason's time and no such verdict. Then the same for the GIL of a Python loop. Needs root
 # (BPF).
 . "$(dirname "$0")/lib.sh"
 need_root report_blocked
@@ -88,6 +88,53 @@ sick sleep sleep "sleep-bound: the loop thread sleeps (clock_nanosleep)" nap ""
 healthy sleep sleep sleep-bound
 sick child child "child-bound: the loop thread waits (wait4) for a child process" reap ""
 healthy child child child-bound
+# Disk: the loop thread fsyncs freshly written data (sync_data()) until the kernel's count of its
+# voluntary switches says it slept 8 times. Every blocked span of the loop thread inside those
+# calls is disk I/O, the disk time over the loop within 5% of the kernel's blocked time in them;
+# the verdict is asserted when the kernel has the thread blocked 60% of the loop's window or
+# more (the fsyncs' own CPU time is much of the rest), and skipped, saying so, otherwise.
+TMPDIR=$TMP rec disk && {
+	check "disk: disk time over the loop within 5% of the kernel's blocked time in the blocks" \
+		ok "$(truth disk disk)"
+	check "disk: the loop thread waited in fsync at sync_data" "fsync sync_data" \
+		"$(json "$TMP/disk.json" '(lambda c: c["syscall"] + " " + c["site"].split("(")[0])(d["budget"]["culprits"]["loop"]["disk"])')"
+	"$GPUREC" export --format sqlite -o "$TMP/disk.db" "$TMP/disk.trc" >/dev/null 2>&1
+	check "disk: every blocked span of the loop thread inside sync_data() is disk" ok \
+		"$(python3 - "$TMP/disk.out" "$TMP/disk.db" <<'PY'
+import sqlite3, sys
+out = [l.split() for l in open(sys.argv[1])]
+loop = [int(f[1]) for f in out if f[0] == "loop"][0]
+blocks = [(int(f[1]), int(f[1]) + int(f[2])) for f in out if f[0] == "block"]
+db = sqlite3.connect(sys.argv[2])
+base = dict((k, v) for k, v, _ in db.execute("select * from meta"))["start_monotonic_ns"]
+spans = [(s + base, r) for s, r in db.execute(
+    "select b.start, b.reason from blocked_spans b join threads t on b.thread_id = t.id "
+    "where t.tid = ?", (loop,))]
+inside = [r for s, r in spans if any(a <= s < e for a, e in blocks)]
+print("ok" if inside and set(inside) == {"disk"} else f"{len(inside)} spans inside: {sorted(set(inside))}")
+PY
+)"
+	kshare=$(python3 - "$TMP/disk.json" "$TMP/disk.out" <<'PY'
+import json, sys
+it = json.load(open(sys.argv[1]))["launches"]["iteration"]
+b = sum(int(f[3]) for f in (l.split() for l in open(sys.argv[2]))
+        if f[0] == "block" and int(f[1]) >= it["start_ts"] and int(f[1]) + int(f[2]) <= it["end_ts"])
+print(100 * b // (it["end_ts"] - it["start_ts"]))
+PY
+)
+	if [ "${kshare:-0}" -ge 60 ]; then
+		check "disk: blocked-bound, the reason disk (the kernel: blocked ${kshare}% of the window)" \
+			"blocked disk" \
+			"$(json "$TMP/disk.json" 'd["diagnosis"]["bound"] + " " + str(d["diagnosis"]["blocked_reason"])')"
+		grep -q "disk-bound: the loop thread waits for disk I/O" "$TMP/disk.txt" &&
+			ok "disk: the verdict says disk-bound" ||
+			not_ok "disk: verdict $(grep -A3 '  step ' "$TMP/disk.txt" | paste -sd' ')"
+	else
+		ok "disk: blocked-bound, the reason disk # SKIP the kernel has the loop thread blocked ${kshare}% of the window only"
+		ok "disk: the verdict says disk-bound # SKIP not blocked-bound by the kernel's accounting"
+	fi
+}
+healthy disk disk disk-bound
 # the holder is named in the verdict, with its tid
 grep -q "held by thread blockstep (tid $(culprit lock)) at holder_main" "$TMP/lock.txt" &&
 	ok "lock: the verdict names the holder, its tid and function" ||

@@ -10,8 +10,12 @@
 //           CPU time (make_item()); it prints each item's CPU time and its own total;
 //   sleep   nap(): clock_nanosleep of HOLD_US;
 //   child   reap(): fork a child that sleeps HOLD_US (child_work()) and exits; waitpid it;
+//   disk    sync_data(): write 1 MiB into a file (in $TMPDIR, else /tmp) and fsync it, again
+//           until the kernel's count of the thread's voluntary switches (getrusage
+//           RUSAGE_THREAD: /proc/thread-self/status's voluntary_ctxt_switches) says it slept
+//           SLEEPS (4) times;
 //   NAME-healthy  the same program without the wait: the mutex uncontended, the pipe filled
-//           before the loop, no sleep, no child.
+//           before the loop, no sleep, no child, no I/O.
 // The main thread measures each block itself: wall time, and its own run and run-queue time
 // from /proc/thread-self/schedstat (the kernel's accounting), so blocked = wall - run - queue.
 // Prints "loop TID", "culprit TID" (holder thread, producer or last child; 0 for sleep), then
@@ -26,6 +30,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -42,6 +47,7 @@ static sem_t holding; // posted each round once the holder holds the lock
 static sem_t taken;   // posted each round main took the lock: the holder sleeps until then
 static std::atomic<int> holder_tid(0);
 static int iterations = 30;
+static char disk_path[4096]; // disk mode's file
 
 static unsigned long long now_ns()
 {
@@ -195,6 +201,34 @@ __attribute__((noinline)) static int reap()
 	return pid;
 }
 
+static long voluntary_switches()
+{
+	struct rusage u;
+
+	getrusage(RUSAGE_THREAD, &u);
+	return u.ru_nvcsw;
+}
+
+#define SLEEPS 4
+
+// the data written is dirty in the page cache: fsync waits for the disk (on this VM's ext4, a
+// few sleeps of some 300 us per MiB); whether a call slept is the kernel's to say, so calls are
+// made until it has said so SLEEPS times. Long sleeps keep the step mostly the wait for the disk,
+// and few wakeups: each costs the thread a wakeup latency the kernel's run-queue accounting
+// (schedstat) and the trace's runnable time count differently, a few us.
+__attribute__((noinline)) static void sync_data(int fd)
+{
+	static char buf[1 << 20];
+	long before = voluntary_switches();
+
+	do {
+		if (pwrite(fd, buf, sizeof(buf), 0) != (ssize_t)sizeof(buf) || fsync(fd)) {
+			perror("blockstep: disk");
+			exit(2);
+		}
+	} while (voluntary_switches() - before < SLEEPS);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "lock";
@@ -236,6 +270,17 @@ int main(int argc, char **argv)
 		if (healthy) // every byte is there before the loop
 			usleep(100000);
 	}
+	if (!strncmp(mode, "disk", 4)) {
+		const char *dir = getenv("TMPDIR");
+
+		snprintf(disk_path, sizeof(disk_path), "%s/blockstep.XXXXXX",
+			 dir && *dir ? dir : "/tmp");
+		fds[1] = mkstemp(disk_path);
+		if (fds[1] < 0) {
+			perror("blockstep: mkstemp");
+			return 2;
+		}
+	}
 	if (strncmp(mode, "child", 5))
 		printf("culprit %d\n", culprit);
 	for (int r = 0; r < iterations; r++) {
@@ -250,6 +295,8 @@ int main(int argc, char **argv)
 			nap();
 		else if (!strncmp(mode, "child", 5) && !healthy)
 			culprit = reap();
+		else if (!strncmp(mode, "disk", 4) && !healthy)
+			sync_data(fds[1]);
 		schedstat(&run1, &q1);
 		t1 = now_ns();
 		printf("block %llu %llu %llu\n", t0, t1 - t0,
@@ -265,6 +312,8 @@ int main(int argc, char **argv)
 		close(fds[0]);
 		wait(NULL);
 	}
+	if (*disk_path)
+		unlink(disk_path);
 	cudaStreamDestroy(s);
 	return 0;
 }
