@@ -19,7 +19,8 @@
 // The main thread measures each block itself: wall time, and its own run and run-queue time
 // from /proc/thread-self/schedstat (the kernel's accounting), so blocked = wall - run - queue.
 // Prints "loop TID", "culprit TID" (holder thread, producer or last child; 0 for sleep), then
-// per block "block START_NS WALL_NS BLOCKED_NS" (CLOCK_MONOTONIC).
+// per block "block START_NS WALL_NS BLOCKED_NS SLEEPS" (CLOCK_MONOTONIC; SLEEPS: the kernel's
+// count of the thread's voluntary switches in the block, getrusage RUSAGE_THREAD).
 // usage: blockstep MODE [ITERATIONS [HOLD_US]] (30 and 5000 by default)
 #include <atomic>
 #include <cstdio>
@@ -285,6 +286,7 @@ int main(int argc, char **argv)
 		printf("culprit %d\n", culprit);
 	for (int r = 0; r < iterations; r++) {
 		unsigned long long t0 = now_ns(), run0, q0, run1, q1, t1;
+		long sleeps = voluntary_switches();
 
 		schedstat(&run0, &q0);
 		if (!strncmp(mode, "lock", 4))
@@ -298,9 +300,10 @@ int main(int argc, char **argv)
 		else if (!strncmp(mode, "disk", 4) && !healthy)
 			sync_data(fds[1]);
 		schedstat(&run1, &q1);
+		sleeps = voluntary_switches() - sleeps;
 		t1 = now_ns();
-		printf("block %llu %llu %llu\n", t0, t1 - t0,
-		       (t1 - t0) - (run1 - run0) - (q1 - q0));
+		printf("block %llu %llu %llu %ld\n", t0, t1 - t0,
+		       (t1 - t0) - (run1 - run0) - (q1 - q0), sleeps);
 		step<<<1, 32, 0, s>>>(buf);
 		cudaStreamSynchronize(s);
 	}
