@@ -111,8 +111,15 @@ if "$GPUREC" record --launch-time -o "$TMP/sites.trc" -- env LD_LIBRARY_PATH="$S
 	"$GPUREC" report --json "$TMP/sites.trc" >"$TMP/sites.json"
 	long=$(grep -n "# site: long$" "$SITES" | cut -d: -f1 | tr '\n' ' ')
 	mid=$(grep -n "# site: mid$" "$SITES" | cut -d: -f1 | tr '\n' ' ')
-	check "python host sites: host-bound, the 1000 us lines first (each >= 1000 us), a 300 us line third" \
-		True "$(json "$TMP/sites.json" "(lambda D, L, M: D['bound'] == 'host' and len(D['host_sites']) == 3 and sorted(int(s['site'].split(' -> ')[0].split(' ')[0].rsplit(':', 1)[1]) for s in D['host_sites'][:2]) == L and all(s['ns_per_iteration'] >= 1000000 for s in D['host_sites'][:2]) and int(D['host_sites'][2]['site'].split(' -> ')[0].split(' ')[0].rsplit(':', 1)[1]) in M or D)(d['diagnosis'], [$(echo $long | tr ' ' ',')], [$(echo $mid | tr ' ' ',')])")"
+	# on a busy machine the loop thread may wait for a CPU as long as it works: then the step is
+	# CPU-starved by the trace's own evidence, and the host sites are not the verdict's to name
+	starved=$(json "$TMP/sites.json" "(lambda D, g: int(D['bound'] in ('starved', 'mixed') and g['runnable'] + g['blocked'] >= g['host'] - 200000))(d['diagnosis'], d['diagnosis']['groups_ns'])")
+	if [ "$starved" = 1 ]; then
+		ok "python host sites: host-bound, the sites named # SKIP the loop thread waited for a CPU as long as it worked: $(json "$TMP/sites.json" 'd["diagnosis"]["bound"]')"
+	else
+		check "python host sites: host-bound, the 1000 us lines first (each >= 1000 us), a 300 us line third" \
+			True "$(json "$TMP/sites.json" "(lambda D, L, M: D['bound'] == 'host' and len(D['host_sites']) == 3 and sorted(int(s['site'].split(' -> ')[0].split(' ')[0].rsplit(':', 1)[1]) for s in D['host_sites'][:2]) == L and all(s['ns_per_iteration'] >= 1000000 for s in D['host_sites'][:2]) and int(D['host_sites'][2]['site'].split(' -> ')[0].split(' ')[0].rsplit(':', 1)[1]) in M or D)(d['diagnosis'], [$(echo $long | tr ' ' ',')], [$(echo $mid | tr ' ' ',')])")"
+	fi
 else
 	not_ok "record python host sites: $(tail -3 "$TMP/sites.out")"
 fi
