@@ -384,7 +384,7 @@ static void name_category_a(uint32_t category, const char *s)
 	name(GR_NVTX_NAME_CATEGORY, NULL, category, s);
 	if (next_core[NVTX_CBID_CORE_NameCategoryA])
 		NEXT(next_core, NVTX_CBID_CORE_NameCategoryA, nvtxNameCategoryA_impl_fntype)
-		(category, s);
+	(category, s);
 }
 
 static void name_category_w(uint32_t category, const wchar_t *s)
@@ -394,7 +394,7 @@ static void name_category_w(uint32_t category, const wchar_t *s)
 	name(GR_NVTX_NAME_CATEGORY, NULL, category, utf8(s, buf, sizeof(buf)));
 	if (next_core[NVTX_CBID_CORE_NameCategoryW])
 		NEXT(next_core, NVTX_CBID_CORE_NameCategoryW, nvtxNameCategoryW_impl_fntype)
-		(category, s);
+	(category, s);
 }
 
 static void name_thread_a(uint32_t tid, const char *s)
@@ -402,7 +402,7 @@ static void name_thread_a(uint32_t tid, const char *s)
 	name(GR_NVTX_NAME_THREAD, NULL, tid, s);
 	if (next_core[NVTX_CBID_CORE_NameOsThreadA])
 		NEXT(next_core, NVTX_CBID_CORE_NameOsThreadA, nvtxNameOsThreadA_impl_fntype)
-		(tid, s);
+	(tid, s);
 }
 
 static void name_thread_w(uint32_t tid, const wchar_t *s)
@@ -412,7 +412,7 @@ static void name_thread_w(uint32_t tid, const wchar_t *s)
 	name(GR_NVTX_NAME_THREAD, NULL, tid, utf8(s, buf, sizeof(buf)));
 	if (next_core[NVTX_CBID_CORE_NameOsThreadW])
 		NEXT(next_core, NVTX_CBID_CORE_NameOsThreadW, nvtxNameOsThreadW_impl_fntype)
-		(tid, s);
+	(tid, s);
 }
 
 static void domain_mark_ex(nvtxDomainHandle_t h, const nvtxEventAttributes_t *a)
@@ -435,7 +435,7 @@ static void domain_end(nvtxDomainHandle_t h, nvtxRangeId_t id)
 	end(domain_of(h), id);
 	if (next_core2[NVTX_CBID_CORE2_DomainRangeEnd])
 		NEXT(next_core2, NVTX_CBID_CORE2_DomainRangeEnd, nvtxDomainRangeEnd_impl_fntype)
-		(h, id);
+	(h, id);
 }
 
 static int domain_push_ex(nvtxDomainHandle_t h, const nvtxEventAttributes_t *a)
@@ -464,7 +464,7 @@ static void domain_name_category_a(nvtxDomainHandle_t h, uint32_t category, cons
 	if (next_core2[NVTX_CBID_CORE2_DomainNameCategoryA])
 		NEXT(next_core2, NVTX_CBID_CORE2_DomainNameCategoryA,
 		     nvtxDomainNameCategoryA_impl_fntype)
-		(h, category, s);
+	(h, category, s);
 }
 
 static void domain_name_category_w(nvtxDomainHandle_t h, uint32_t category, const wchar_t *s)
@@ -475,7 +475,7 @@ static void domain_name_category_w(nvtxDomainHandle_t h, uint32_t category, cons
 	if (next_core2[NVTX_CBID_CORE2_DomainNameCategoryW])
 		NEXT(next_core2, NVTX_CBID_CORE2_DomainNameCategoryW,
 		     nvtxDomainNameCategoryW_impl_fntype)
-		(h, category, s);
+	(h, category, s);
 }
 
 /* A registered string: ours holds the UTF-8 text, found again from the handle at each use. */
@@ -544,7 +544,7 @@ static void name_cu_device_a(nvtx_CUdevice dev, const char *s)
 	name(GR_NVTX_NAME_DEVICE, NULL, (uint64_t)(uint32_t)dev, s);
 	if (next_cuda[NVTX_CBID_CUDA_NameCuDeviceA])
 		NEXT(next_cuda, NVTX_CBID_CUDA_NameCuDeviceA, nvtxNameCuDeviceA_fakeimpl_fntype)
-		(dev, s);
+	(dev, s);
 }
 
 static void name_cu_device_w(nvtx_CUdevice dev, const wchar_t *s)
@@ -554,7 +554,7 @@ static void name_cu_device_w(nvtx_CUdevice dev, const wchar_t *s)
 	name(GR_NVTX_NAME_DEVICE, NULL, (uint64_t)(uint32_t)dev, utf8(s, buf, sizeof(buf)));
 	if (next_cuda[NVTX_CBID_CUDA_NameCuDeviceW])
 		NEXT(next_cuda, NVTX_CBID_CUDA_NameCuDeviceW, nvtxNameCuDeviceW_fakeimpl_fntype)
-		(dev, s);
+	(dev, s);
 }
 
 static void name_cu_stream_a(nvtx_CUstream st, const char *s)
@@ -562,7 +562,7 @@ static void name_cu_stream_a(nvtx_CUstream st, const char *s)
 	name(GR_NVTX_NAME_STREAM, NULL, (uint64_t)(uintptr_t)st, s);
 	if (next_cuda[NVTX_CBID_CUDA_NameCuStreamA])
 		NEXT(next_cuda, NVTX_CBID_CUDA_NameCuStreamA, nvtxNameCuStreamA_fakeimpl_fntype)
-		(st, s);
+	(st, s);
 }
 
 static void name_cu_stream_w(nvtx_CUstream st, const wchar_t *s)
@@ -572,7 +572,7 @@ static void name_cu_stream_w(nvtx_CUstream st, const wchar_t *s)
 	name(GR_NVTX_NAME_STREAM, NULL, (uint64_t)(uintptr_t)st, utf8(s, buf, sizeof(buf)));
 	if (next_cuda[NVTX_CBID_CUDA_NameCuStreamW])
 		NEXT(next_cuda, NVTX_CBID_CUDA_NameCuStreamW, nvtxNameCuStreamW_fakeimpl_fntype)
-		(st, s);
+	(st, s);
 }
 
 static void name_cuda_device_a(int dev, const char *s)
@@ -581,7 +581,7 @@ static void name_cuda_device_a(int dev, const char *s)
 	if (next_cudart[NVTX_CBID_CUDART_NameCudaDeviceA])
 		NEXT(next_cudart, NVTX_CBID_CUDART_NameCudaDeviceA,
 		     nvtxNameCudaDeviceA_fakeimpl_fntype)
-		(dev, s);
+	(dev, s);
 }
 
 static void name_cuda_device_w(int dev, const wchar_t *s)
@@ -592,7 +592,7 @@ static void name_cuda_device_w(int dev, const wchar_t *s)
 	if (next_cudart[NVTX_CBID_CUDART_NameCudaDeviceW])
 		NEXT(next_cudart, NVTX_CBID_CUDART_NameCudaDeviceW,
 		     nvtxNameCudaDeviceW_fakeimpl_fntype)
-		(dev, s);
+	(dev, s);
 }
 
 static void name_cuda_stream_a(nvtx_cudaStream_t st, const char *s)
@@ -601,7 +601,7 @@ static void name_cuda_stream_a(nvtx_cudaStream_t st, const char *s)
 	if (next_cudart[NVTX_CBID_CUDART_NameCudaStreamA])
 		NEXT(next_cudart, NVTX_CBID_CUDART_NameCudaStreamA,
 		     nvtxNameCudaStreamA_fakeimpl_fntype)
-		(st, s);
+	(st, s);
 }
 
 static void name_cuda_stream_w(nvtx_cudaStream_t st, const wchar_t *s)
@@ -612,7 +612,7 @@ static void name_cuda_stream_w(nvtx_cudaStream_t st, const wchar_t *s)
 	if (next_cudart[NVTX_CBID_CUDART_NameCudaStreamW])
 		NEXT(next_cudart, NVTX_CBID_CUDART_NameCudaStreamW,
 		     nvtxNameCudaStreamW_fakeimpl_fntype)
-		(st, s);
+	(st, s);
 }
 
 /* --- initialisation --- */
@@ -682,13 +682,10 @@ struct module {
 	NvtxFunctionPointer before[NVTX_CBID_CORE2_SIZE]; /* the slots before the user's tool ran */
 };
 
-#define MODULE(mod, slots, next)                                                                   \
+#define MODULE(mod, s, n)                                                                          \
 	{                                                                                          \
-		NVTX_CB_MODULE_##mod, slots, sizeof(slots) / sizeof(slots[0]), next,               \
-		    sizeof(next) / sizeof(next[0]),                                                \
-		{                                                                                  \
-			0                                                                          \
-		}                                                                                  \
+		.id = NVTX_CB_MODULE_##mod, .slots = s, .nslots = sizeof(s) / sizeof(s[0]),        \
+		.next = n, .nnext = sizeof(n) / sizeof(n[0])                                       \
 	}
 
 static void load_chain(void)

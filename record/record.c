@@ -43,6 +43,7 @@
 #include "clock.h"
 #include "cmd.h"
 #include "cupti.h"
+#include "nvtx_env.h"
 #include "discover.h"
 #include "format/events.h"
 #include "forward.h"
@@ -83,6 +84,7 @@ struct record_opts {
 	int cfi;	      /* --call-graph cfi (the default): walked by unwind tables */
 	int launch_time;
 	int cupti; /* --cupti: GPU activity from CUPTI, injected into the command */
+	int nvtx;  /* the command's NVTX calls, through our NVTX tool (--no-nvtx: 0) */
 	int sched;
 	int verbose;
 	unsigned ringbuf_mb;
@@ -116,6 +118,8 @@ struct session {
 	struct gr_translate tr;
 	struct gr_trace_writer *w;
 	struct gr_cupti cupti;	   /* --cupti's channel (cupti.h) */
+	struct gr_nvtx_env nvtx;   /* the NVTX tool's variables (nvtx_env.h) */
+	char *env[6];		   /* the command's added variables: cupti's and nvtx's */
 	struct gr_calibration cal; /* what our probes cost here */
 	int calibrated;		   /* cal holds a measurement */
 	int size_fd;		   /* the trace file, for its size in the closing line */
@@ -169,6 +173,10 @@ static void usage(FILE *f)
 		"                        GPU start and duration) with CUPTI, injected into the\n"
 		"                        command through the CUDA driver; costs the program\n"
 		"                        CUPTI's overhead. Needs a driver and a command (not -p)\n"
+		"      --no-nvtx         do not record the command's NVTX ranges, marks and names\n"
+		"                        (by default record gives the command its NVTX tool\n"
+		"                        through NVTX_INJECTION64_PATH; a tool already named\n"
+		"                        there still runs, after ours)\n"
 		"      --no-sched        no scheduler events\n"
 		"      --ringbuf-mb N    BPF ring buffer size in MiB (default 16)\n"
 		"      --mmap-hook MODE  how libraries loaded late are seen: auto (default):\n"
@@ -245,6 +253,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 	    {"call-graph", required_argument, NULL, 'g'},
 	    {"launch-time", no_argument, NULL, 'L'},
 	    {"cupti", no_argument, NULL, 'C'},
+	    {"no-nvtx", no_argument, NULL, 'N'},
 	    {"no-sched", no_argument, NULL, 'S'},
 	    {"no-python", no_argument, NULL, 'P'},
 	    {"ringbuf-mb", required_argument, NULL, 'R'},
@@ -260,6 +269,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 				  .stacks = 1,
 				  .cfi = 1,
 				  .python = 1,
+				  .nvtx = 1,
 				  .sched = 1,
 				  .ringbuf_mb = 16};
 	gr_opt_begin();
@@ -288,6 +298,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'C':
 			o->cupti = 1;
+			break;
+		case 'N':
+			o->nvtx = 0;
 			break;
 		case 'S':
 			o->sched = 0;
@@ -820,13 +833,25 @@ static int not_run_status(int err)
 	return err == -ENOENT ? 127 : 126;
 }
 
+/* What the command gets added to its environment: --cupti's channel, the NVTX tool. */
+static void command_env(struct session *s)
+{
+	size_t n = 0;
+
+	for (char **e = s->cupti.active ? s->cupti.env : NULL; e && *e; e++)
+		s->env[n++] = *e;
+	for (char **e = s->nvtx.active ? s->nvtx.env : NULL; e && *e; e++)
+		s->env[n++] = *e;
+	s->env[n] = NULL;
+	s->child.env = s->env;
+}
+
 /* Start the command, traced from its first instruction; on failure s->ret is 126 or 127. */
 static int start_command(struct session *s)
 {
 	int err, exec_err = 0;
 
-	if (s->cupti.active)
-		s->child.env = s->cupti.env;
+	command_env(s);
 	err = gr_child_start(&s->child, &s->id, s->exe, s->o.argv);
 	gr_cupti_started(&s->cupti);
 
@@ -1097,6 +1122,7 @@ static void session_free(struct session *s)
 	gr_translate_free(&s->tr);
 	gr_python_free(&s->py);
 	gr_cupti_close(&s->cupti);
+	gr_nvtx_env_close(&s->nvtx);
 }
 
 /*
@@ -1350,6 +1376,9 @@ int cmd_record(int argc, char **argv)
 	if (s.o.cupti && !s.cupti.active)
 		fprintf(stderr, "gpurec record: --cupti: %s here: GPU times will not be recorded\n",
 			s.cupti.why);
+	if (s.o.nvtx && s.o.argc && gr_nvtx_env_open(&s.nvtx))
+		fprintf(stderr, "gpurec record: %s: NVTX ranges will not be recorded\n",
+			s.nvtx.why);
 	if (!setup(&s)) {
 		run(&s);
 		finish(&s);
