@@ -73,8 +73,8 @@ static nvtxDomainHandle_t domain_create(const char *name)
 
 static void report(void)
 {
-	fprintf(stderr, "nvtx_count: pushes %u pops %u starts %u ends %u domains %u\n", pushes, pops,
-		starts, ends, domains);
+	fprintf(stderr, "nvtx_count: pushes %u pops %u starts %u ends %u domains %u\n", pushes,
+		pops, starts, ends, domains);
 }
 
 static void fill(NvtxGetExportTableFunc_t get, NvtxCallbackModule mod, unsigned id,
