@@ -30,7 +30,7 @@
 #define NVTX_NO_IMPL
 #include <nvtx3/nvToolsExt.h>
 
-#include "op.h"
+#include "format/events.h"
 #include "tap.h"
 
 #define EXPORT __attribute__((visibility("default")))

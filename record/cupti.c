@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +12,7 @@
 #include "format/trace.h"
 #include "cupti.h"
 #include "driver.h"
-#include "own_lib.h"
+#include "own_library.h"
 
 /*
  * The pipe's size: as large as the kernel lets root make it, so the records of a burst wait

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "nvtx_env.h"
-#include "own_lib.h"
+#include "own_library.h"
 
 int gr_nvtx_env_make(struct gr_nvtx_env *e, const char *lib, const char *user)
 {

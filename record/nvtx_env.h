@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * record's NVTX tool in the traced command's environment: NVTX_INJECTION64_PATH names
- * libgpurec_nvtx.so (found beside gpurec, own_lib.h), so that each NVTX copy in the command's
+ * libgpurec_nvtx.so (found beside gpurec, own_library.h), so that each NVTX copy in the command's
  * processes loads it at its first call. A tool the user had named there is not lost: it moves to
  * GPUREC_NVTX_CHAIN, which the library loads and calls after itself (nvtx/inject.c).
  *
  * Only the command's environment changes (the child adds these variables after the fork); the
  * recorder's own is left as is. -p processes are already running: NVTX is not injected there.
+ * The command gets the variables only when the recorder probes the library's tap (nvtx_probe.h).
  */
 #ifndef GR_RECORD_NVTX_ENV_H
 #define GR_RECORD_NVTX_ENV_H

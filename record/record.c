@@ -44,6 +44,7 @@
 #include "cmd.h"
 #include "cupti.h"
 #include "nvtx_env.h"
+#include "nvtx_probe.h"
 #include "discover.h"
 #include "format/events.h"
 #include "forward.h"
@@ -117,14 +118,15 @@ struct session {
 	struct gr_python py;
 	struct gr_translate tr;
 	struct gr_trace_writer *w;
-	struct gr_cupti cupti;	   /* --cupti's channel (cupti.h) */
-	struct gr_nvtx_env nvtx;   /* the NVTX tool's variables (nvtx_env.h) */
-	char *env[6];		   /* the command's added variables: cupti's and nvtx's */
-	struct gr_calibration cal; /* what our probes cost here */
-	int calibrated;		   /* cal holds a measurement */
-	int size_fd;		   /* the trace file, for its size in the closing line */
-	char tmp[PATH_MAX];	   /* where the trace is written until the command runs */
-	int committed;		   /* the trace is at o.output (or stays at tmp: said) */
+	struct gr_cupti cupti;	     /* --cupti's channel (cupti.h) */
+	struct gr_nvtx_probe nvtx;   /* the probe on our NVTX library's tap (nvtx_probe.h) */
+	struct gr_nvtx_env nvtx_env; /* the NVTX tool's variables (nvtx_env.h) */
+	char *env[6];		     /* the command's added variables: cupti's and nvtx's */
+	struct gr_calibration cal;   /* what our probes cost here */
+	int calibrated;		     /* cal holds a measurement */
+	int size_fd;		     /* the trace file, for its size in the closing line */
+	char tmp[PATH_MAX];	     /* where the trace is written until the command runs */
+	int committed;		     /* the trace is at o.output (or stays at tmp: said) */
 	uint64_t last_drain_ns;
 	int64_t drained; /* records the last drain took */
 	int polled;	 /* the end of the recording is noticed by polling, not a pidfd */
@@ -464,6 +466,15 @@ static void choose_mmap_hook(struct session *s, struct gpurec_bpf *skel)
 	s->attach.ldso_hook = s->mmap_hook == GR_MMAP_HOOK_LDSO;
 }
 
+/* NVTX is recorded when our library's tap can be probed; else the recording goes on without it. */
+static void probe_nvtx(struct session *s)
+{
+	char why[PATH_MAX + 128];
+
+	if (gr_nvtx_probe_attach(&s->nvtx, s->skel, why, sizeof(why)))
+		fprintf(stderr, "gpurec record: NVTX: %s: NVTX ranges will not be recorded\n", why);
+}
+
 static int load_bpf(struct session *s)
 {
 	const struct record_opts *o = &s->o;
@@ -517,6 +528,9 @@ static int load_bpf(struct session *s)
 		return err;
 	}
 	s->skel = skel;
+	/* the library is given to a command only: -p processes were started without it */
+	if (s->nvtx_env.active)
+		probe_nvtx(s);
 	gr_python_init(&s->py, o->stacks && o->python ? bpf_map__fd(skel->maps.py_procs) : -1);
 	return 0;
 }
@@ -840,7 +854,7 @@ static void command_env(struct session *s)
 
 	for (char **e = s->cupti.active ? s->cupti.env : NULL; e && *e; e++)
 		s->env[n++] = *e;
-	for (char **e = s->nvtx.active ? s->nvtx.env : NULL; e && *e; e++)
+	for (char **e = s->nvtx_env.active && s->nvtx.link ? s->nvtx_env.env : NULL; e && *e; e++)
 		s->env[n++] = *e;
 	s->env[n] = NULL;
 	s->child.env = s->env;
@@ -1074,6 +1088,7 @@ static void run(struct session *s)
 		close(pidfd);
 	/* the probes go first: no call enters, returns or is half batched while the sweep runs */
 	gr_attach_detach(&s->attach);
+	gr_nvtx_probe_detach(&s->nvtx);
 	sweep_in_flight(s);
 	/* what the last process wrote before exiting is still in the buffer */
 	drain(s, 0);
@@ -1122,7 +1137,7 @@ static void session_free(struct session *s)
 	gr_translate_free(&s->tr);
 	gr_python_free(&s->py);
 	gr_cupti_close(&s->cupti);
-	gr_nvtx_env_close(&s->nvtx);
+	gr_nvtx_env_close(&s->nvtx_env);
 }
 
 /*
@@ -1376,9 +1391,9 @@ int cmd_record(int argc, char **argv)
 	if (s.o.cupti && !s.cupti.active)
 		fprintf(stderr, "gpurec record: --cupti: %s here: GPU times will not be recorded\n",
 			s.cupti.why);
-	if (s.o.nvtx && s.o.argc && gr_nvtx_env_open(&s.nvtx))
+	if (s.o.nvtx && s.o.argc && gr_nvtx_env_open(&s.nvtx_env))
 		fprintf(stderr, "gpurec record: %s: NVTX ranges will not be recorded\n",
-			s.nvtx.why);
+			s.nvtx_env.why);
 	if (!setup(&s)) {
 		run(&s);
 		finish(&s);

@@ -15,7 +15,7 @@
 #include <nvtx3/nvToolsExtCuda.h>
 #include <nvtx3/nvToolsExtCudaRt.h>
 
-#include "nvtx/op.h"
+#include "format/events.h"
 #include "nvtx/tap.h"
 #include "test.h"
 

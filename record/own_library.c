@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Where gpurec's own injected libraries are: see own_lib.h. */
+/* Where gpurec's own injected libraries are (own_library.h). */
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "own_lib.h"
+#include "own_library.h"
 
 static int usable(const char *path)
 {
