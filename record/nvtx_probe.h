@@ -15,9 +15,21 @@ struct gpurec_bpf;
 struct bpf_link;
 
 struct gr_nvtx_probe {
-	struct bpf_link *link;	/* NULL: not probed */
+	struct bpf_link *link;	/* NULL: not probed (or probed through a multi link, fd) */
+	int fd;			/* the uprobe multi link, -1 none */
+	int multi;		/* probed through a multi link, as attach.c's probes */
 	char library[PATH_MAX]; /* the library's real path, when probed */
 };
+
+/*
+ * Before the skeleton is loaded: the tap's program as a uprobe multi program where the kernel
+ * has them. A perf-event uprobe for every process is refused to a gpurec with file capabilities
+ * (the setcap route: EACCES), a multi link is not.
+ */
+void gr_nvtx_probe_prepare(struct gr_nvtx_probe *p, struct gpurec_bpf *skel);
+
+/* Whether the tap is probed. */
+int gr_nvtx_probed(const struct gr_nvtx_probe *p);
 
 /*
  * Find our library and probe its tap. 0, or a negative errno with why in @why (the recording

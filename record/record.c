@@ -489,6 +489,7 @@ static int load_bpf(struct session *s)
 		return err;
 	}
 	gr_attach_init(&s->attach, skel, &popts, o->verbose);
+	gr_nvtx_probe_prepare(&s->nvtx, skel);
 	choose_mmap_hook(s, skel);
 	skel->rodata->targ_recorder_pid = getpid();
 	skel->rodata->targ_stack_frames = o->stacks ? GR_MAX_FRAMES : 0;
@@ -854,7 +855,8 @@ static void command_env(struct session *s)
 
 	for (char **e = s->cupti.active ? s->cupti.env : NULL; e && *e; e++)
 		s->env[n++] = *e;
-	for (char **e = s->nvtx_env.active && s->nvtx.link ? s->nvtx_env.env : NULL; e && *e; e++)
+	for (char **e = s->nvtx_env.active && gr_nvtx_probed(&s->nvtx) ? s->nvtx_env.env : NULL;
+	     e && *e; e++)
 		s->env[n++] = *e;
 	s->env[n] = NULL;
 	s->child.env = s->env;
@@ -1364,6 +1366,7 @@ int cmd_record(int argc, char **argv)
 	    .child = {.pid = 0, .go_fd = -1, .report_fd = -1},
 	    .size_fd = -1,
 	    .cupti = {.rd = -1, .wr = -1},
+	    .nvtx = {.fd = -1},
 	    .ret = 1,
 	};
 	char msg[PATH_MAX * 2 + 128];
