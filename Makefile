@@ -252,8 +252,9 @@ $(O)/kit/gpurec: $(O)/gpurec.o $(RECORD_LIB) $(ANALYZE_LIB) $(FORMAT_LIB)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(LDFLAGS) -Wl,-rpath,'$$ORIGIN/lib' -Wl,--disable-new-dtags -o $@ $^ $(KIT_LIBS)
 
-gpu-kit: $(O)/kit/gpurec $(CUPTI_SO) samples
-	$(Q)CUPTI_LIB=$(CUPTI_LIBDIR)/libcupti.so.13 ./tests/gpu/kit.sh $(O)/kit/gpurec $(O)/samples $(KIT) $(CUPTI_SO)
+gpu-kit: $(O)/kit/gpurec $(CUPTI_SO) $(NVTX_SO) samples
+	$(Q)CUPTI_LIB=$(CUPTI_LIBDIR)/libcupti.so.13 ./tests/gpu/kit.sh $(O)/kit/gpurec $(O)/samples $(KIT) $(CUPTI_SO) \
+		$(NVTX_SO)
 
 gpu-check: $(BIN) samples
 	$(Q)GPUREC=$(abspath $(BIN)) SAMPLES=$(abspath $(O))/samples ./tests/gpu/run.sh
