@@ -5,7 +5,8 @@
 # with the exact text (Unicode converted, the registered string resolved), ids, levels, handles,
 # colours, categories and payloads. Also: a user's own NVTX tool chained still sees every call
 # and every call is recorded; NVTX v2's libnvToolsExt.so program is recorded; --no-nvtx records
-# none. (The library alone, and record's environment for the command: nvtx_library.sh.)
+# none; the sudo route (SUDO_UID) records them. (The library alone, and record's environment for
+# the command: nvtx_library.sh.)
 . "$(dirname "$0")/lib.sh"
 need_root record_nvtx
 SIM=${SAMPLES:-$PWD/$O/samples}/sim
@@ -101,6 +102,14 @@ check "v2: the program's status" 0 $?
 check "v2: its calls recorded" \
 	"$(printf 'push 0 v2 step\nmark 0 v2 mark\npop 0 -\n%.0s' 1 2 3; printf 'start 1 v2 range\nend 1 -')" \
 	"$("$NVTX" "$TMP/v2.trc" | awk '{ t = $10; for (i = 11; i <= NF; i++) t = t " " $i; print $1, $5, t }')"
+
+# the sudo route: the command runs as the invoking user, and still gets the tool
+chmod 0755 "$TMP" && mkdir -m 0777 "$TMP/u"
+SUDO_UID=65534 SUDO_GID=65534 "$GPUREC" record --no-sched -o "$TMP/u/s.trc" -- "$PROGS/nvtx_v2prog" 1 \
+	>/dev/null 2>&1
+check "sudo route: the program's status" 0 $?
+check "sudo route: the command's NVTX calls recorded" "push mark pop start end" \
+	"$("$NVTX" "$TMP/u/s.trc" | awk '{print $1}' | paste -sd' ')"
 
 "$GPUREC" record --no-nvtx --no-sched -o "$TMP/n.trc" -- env LD_LIBRARY_PATH="$SIM" \
 	"$PROGS/nvtxprog" $N >/dev/null 2>&1
