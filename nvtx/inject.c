@@ -52,8 +52,11 @@ struct nvtxStringRegistration_st {
 	char text[]; /* UTF-8 */
 };
 
-/* The user's tool's handle -> ours, appended to and never freed: handles live as long as the
- * process */
+/*
+ * Every handle the program holds -> ours: the user's tool's where it gave one, else ours itself.
+ * Appended to, never freed (handles live as long as the process). A handle not in it is not
+ * dereferenced: a program may pass anything.
+ */
 struct alias {
 	const void *theirs;
 	void *ours;
@@ -87,21 +90,7 @@ static void *ours(const void *handle)
 	for (const struct alias *a = __atomic_load_n(&aliases, __ATOMIC_ACQUIRE); a; a = a->next)
 		if (a->theirs == handle)
 			return a->ours;
-	return (void *)handle;
-}
-
-static void alias_add(const void *theirs, void *mine)
-{
-	struct alias *a = malloc(sizeof(*a));
-
-	if (!a)
-		return;
-	a->theirs = theirs;
-	a->ours = mine;
-	a->next = __atomic_load_n(&aliases, __ATOMIC_RELAXED);
-	while (!__atomic_compare_exchange_n(&aliases, &a->next, a, 0, __ATOMIC_RELEASE,
-					    __ATOMIC_RELAXED))
-		;
+	return NULL;
 }
 
 /* Of a handle the program passed: our domain, or NULL for the default domain (or a stranger). */
@@ -110,6 +99,22 @@ static const struct nvtxDomainRegistration_st *domain_of(nvtxDomainHandle_t h)
 	const struct nvtxDomainRegistration_st *d = h ? ours(h) : NULL;
 
 	return d && d->magic == DOMAIN_MAGIC ? d : NULL;
+}
+
+/* what the program is given for @mine: the user's tool's handle @theirs if any, else ours */
+static void *hand_out(const void *theirs, void *mine)
+{
+	struct alias *a = malloc(sizeof(*a));
+
+	if (!a)
+		return (void *)theirs;
+	a->theirs = theirs ? theirs : mine;
+	a->ours = mine;
+	a->next = __atomic_load_n(&aliases, __ATOMIC_RELAXED);
+	while (!__atomic_compare_exchange_n(&aliases, &a->next, a, 0, __ATOMIC_RELEASE,
+					    __ATOMIC_RELAXED))
+		;
+	return (void *)a->theirs;
 }
 
 static uint64_t domain_value(const struct nvtxDomainRegistration_st *d)
@@ -488,10 +493,7 @@ static nvtxStringHandle_t register_string(const char *text, const void *theirs)
 		return (nvtxStringHandle_t)theirs;
 	s->magic = STRING_MAGIC;
 	memcpy(s->text, text ? text : "", len + 1);
-	if (!theirs)
-		return s;
-	alias_add(theirs, s);
-	return (nvtxStringHandle_t)theirs;
+	return hand_out(theirs, s);
 }
 
 static nvtxStringHandle_t register_string_a(nvtxDomainHandle_t h, const char *text)
@@ -520,10 +522,8 @@ static nvtxDomainHandle_t create_domain(const char *text, const void *theirs)
 		return (nvtxDomainHandle_t)theirs;
 	d->magic = DOMAIN_MAGIC;
 	d->index = __atomic_fetch_add(&domains, 1, __ATOMIC_RELAXED);
-	if (theirs)
-		alias_add(theirs, d);
 	name(GR_NVTX_NAME_DOMAIN, d, 0, text);
-	return theirs ? (nvtxDomainHandle_t)theirs : d;
+	return hand_out(theirs, d);
 }
 
 static nvtxDomainHandle_t create_domain_a(const char *text)

@@ -231,6 +231,16 @@ static void test_domains(void)
 	CHECK_EQ_U64(taps[14].t.domain, 0);
 	nvtxDomainDestroy(io);
 	CHECK_EQ_U64(ntaps, 15);
+
+	/* a handle the library never gave is not dereferenced: the default domain, no text */
+	a = attrs();
+	a.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
+	a.message.registered = (nvtxStringHandle_t)0x10;
+	CHECK_EQ_U64(nvtxDomainRangePushEx((nvtxDomainHandle_t)0x8, &a), 0);
+	CHECK_EQ_U64(nvtxRangePop(), 0);
+	CHECK_EQ_U64(ntaps, 17);
+	CHECK_EQ_U64(taps[15].t.domain, 0);
+	CHECK(!taps[15].has_text);
 }
 
 static void test_names(void)
