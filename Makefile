@@ -43,6 +43,8 @@ endif
 BIN	:= $(if $(filter build,$(O)),gpurec,$(O)/gpurec)
 # `record --cupti`'s injection library sits next to the binary, where the recorder looks for it.
 CUPTI_SO	:= $(if $(filter build,$(O)),libgpurec_cupti.so,$(O)/libgpurec_cupti.so)
+# record's NVTX tool, given to every traced command, sits there too
+NVTX_SO		:= $(if $(filter build,$(O)),libgpurec_nvtx.so,$(O)/libgpurec_nvtx.so)
 
 ARCH	:= $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
@@ -79,7 +81,7 @@ TOOL_BINS	:= $(patsubst tests/tools/%.c,$(O)/tests/tool_%,$(TOOL_SRCS))
 .PHONY: all deps demo test test-bins stress bench fuzz clean check-deps format-check samples progs \
 	gpu-kit gpu-check
 
-all: $(BIN) $(CUPTI_SO)
+all: $(BIN) $(CUPTI_SO) $(NVTX_SO)
 
 deps:
 	$(Q)./tests/install-deps.sh
@@ -148,6 +150,16 @@ $(CUPTI_SO): $(O)/cupti/inject.o $(CUPTI_PURE_OBJS)
 
 $(O)/tests/test_cupti $(O)/tests/tool_cupti_feed: $(CUPTI_PURE_OBJS)
 
+# --- the NVTX injection library (nvtx/inject.c): NVTX's headers only, no CUDA library ---
+# -Bsymbolic: the handlers' calls to the exported tap bind inside the library, without the PLT.
+# The unit test links inject.o with a tap of its own that counts.
+$(O)/nvtx/%.o $(O)/tests/unit/test_nvtx_inject.o: CFLAGS += -I$(CUDA_INC) -fPIC -fvisibility=hidden
+$(NVTX_SO): $(O)/nvtx/inject.o $(O)/nvtx/tap.o
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,libgpurec_nvtx.so -Wl,--no-undefined -Wl,-Bsymbolic \
+		-o $@ $^ -lpthread -ldl
+$(O)/tests/test_nvtx_inject: $(O)/nvtx/inject.o
+
 $(FORMAT_LIB): $(FORMAT_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
@@ -212,7 +224,7 @@ $(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(FORMAT_SRCS) 
 
 fuzz: $(FUZZ_BINS)
 
-test-bins: $(BIN) $(CUPTI_SO) $(UNIT_BINS) $(FUZZ_REPLAY) $(TOOL_BINS) progs samples gpu-kit
+test-bins: $(BIN) $(CUPTI_SO) $(NVTX_SO) $(UNIT_BINS) $(FUZZ_REPLAY) $(TOOL_BINS) progs samples gpu-kit
 
 progs:
 	$(Q)$(MAKE) -s -C tests/progs O=$(abspath $(O))/progs NVCC=$(NVCC)
@@ -240,8 +252,9 @@ $(O)/kit/gpurec: $(O)/gpurec.o $(RECORD_LIB) $(ANALYZE_LIB) $(FORMAT_LIB)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(LDFLAGS) -Wl,-rpath,'$$ORIGIN/lib' -Wl,--disable-new-dtags -o $@ $^ $(KIT_LIBS)
 
-gpu-kit: $(O)/kit/gpurec $(CUPTI_SO) samples
-	$(Q)CUPTI_LIB=$(CUPTI_LIBDIR)/libcupti.so.13 ./tests/gpu/kit.sh $(O)/kit/gpurec $(O)/samples $(KIT) $(CUPTI_SO)
+gpu-kit: $(O)/kit/gpurec $(CUPTI_SO) $(NVTX_SO) samples
+	$(Q)CUPTI_LIB=$(CUPTI_LIBDIR)/libcupti.so.13 ./tests/gpu/kit.sh $(O)/kit/gpurec $(O)/samples $(KIT) $(CUPTI_SO) \
+		$(NVTX_SO)
 
 gpu-check: $(BIN) samples
 	$(Q)GPUREC=$(abspath $(BIN)) SAMPLES=$(abspath $(O))/samples ./tests/gpu/run.sh
@@ -262,7 +275,7 @@ format-check:
 	$(Q)clang-format --dry-run -Werror $$(git ls-files '*.c' '*.h')
 
 clean:
-	$(Q)rm -rf $(O) $(BIN) $(CUPTI_SO)
+	$(Q)rm -rf $(O) $(BIN) $(CUPTI_SO) $(NVTX_SO)
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
 

@@ -43,6 +43,8 @@
 #include "clock.h"
 #include "cmd.h"
 #include "cupti.h"
+#include "nvtx_env.h"
+#include "nvtx_probe.h"
 #include "discover.h"
 #include "format/events.h"
 #include "forward.h"
@@ -83,6 +85,7 @@ struct record_opts {
 	int cfi;	      /* --call-graph cfi (the default): walked by unwind tables */
 	int launch_time;
 	int cupti; /* --cupti: GPU activity from CUPTI, injected into the command */
+	int nvtx;  /* the command's NVTX calls, through our NVTX tool (--no-nvtx: 0) */
 	int sched;
 	int verbose;
 	unsigned ringbuf_mb;
@@ -115,12 +118,15 @@ struct session {
 	struct gr_python py;
 	struct gr_translate tr;
 	struct gr_trace_writer *w;
-	struct gr_cupti cupti;	   /* --cupti's channel (cupti.h) */
-	struct gr_calibration cal; /* what our probes cost here */
-	int calibrated;		   /* cal holds a measurement */
-	int size_fd;		   /* the trace file, for its size in the closing line */
-	char tmp[PATH_MAX];	   /* where the trace is written until the command runs */
-	int committed;		   /* the trace is at o.output (or stays at tmp: said) */
+	struct gr_cupti cupti;	     /* --cupti's channel (cupti.h) */
+	struct gr_nvtx_probe nvtx;   /* the probe on our NVTX library's tap (nvtx_probe.h) */
+	struct gr_nvtx_env nvtx_env; /* the NVTX tool's variables (nvtx_env.h) */
+	char *env[6];		     /* the command's added variables: cupti's and nvtx's */
+	struct gr_calibration cal;   /* what our probes cost here */
+	int calibrated;		     /* cal holds a measurement */
+	int size_fd;		     /* the trace file, for its size in the closing line */
+	char tmp[PATH_MAX];	     /* where the trace is written until the command runs */
+	int committed;		     /* the trace is at o.output (or stays at tmp: said) */
 	uint64_t last_drain_ns;
 	int64_t drained; /* records the last drain took */
 	int polled;	 /* the end of the recording is noticed by polling, not a pidfd */
@@ -169,6 +175,10 @@ static void usage(FILE *f)
 		"                        GPU start and duration) with CUPTI, injected into the\n"
 		"                        command through the CUDA driver; costs the program\n"
 		"                        CUPTI's overhead. Needs a driver and a command (not -p)\n"
+		"      --no-nvtx         do not record the command's NVTX ranges, marks and names\n"
+		"                        (by default record gives the command its NVTX tool\n"
+		"                        through NVTX_INJECTION64_PATH; a tool already named\n"
+		"                        there still runs, after ours)\n"
 		"      --no-sched        no scheduler events\n"
 		"      --ringbuf-mb N    BPF ring buffer size in MiB (default 16)\n"
 		"      --mmap-hook MODE  how libraries loaded late are seen: auto (default):\n"
@@ -245,6 +255,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 	    {"call-graph", required_argument, NULL, 'g'},
 	    {"launch-time", no_argument, NULL, 'L'},
 	    {"cupti", no_argument, NULL, 'C'},
+	    {"no-nvtx", no_argument, NULL, 'N'},
 	    {"no-sched", no_argument, NULL, 'S'},
 	    {"no-python", no_argument, NULL, 'P'},
 	    {"ringbuf-mb", required_argument, NULL, 'R'},
@@ -260,6 +271,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 				  .stacks = 1,
 				  .cfi = 1,
 				  .python = 1,
+				  .nvtx = 1,
 				  .sched = 1,
 				  .ringbuf_mb = 16};
 	gr_opt_begin();
@@ -288,6 +300,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'C':
 			o->cupti = 1;
+			break;
+		case 'N':
+			o->nvtx = 0;
 			break;
 		case 'S':
 			o->sched = 0;
@@ -451,6 +466,15 @@ static void choose_mmap_hook(struct session *s, struct gpurec_bpf *skel)
 	s->attach.ldso_hook = s->mmap_hook == GR_MMAP_HOOK_LDSO;
 }
 
+/* NVTX is recorded when our library's tap can be probed; else the recording goes on without it. */
+static void probe_nvtx(struct session *s)
+{
+	char why[PATH_MAX + 128];
+
+	if (gr_nvtx_probe_attach(&s->nvtx, s->skel, why, sizeof(why)))
+		fprintf(stderr, "gpurec record: NVTX: %s: NVTX ranges will not be recorded\n", why);
+}
+
 static int load_bpf(struct session *s)
 {
 	const struct record_opts *o = &s->o;
@@ -465,6 +489,7 @@ static int load_bpf(struct session *s)
 		return err;
 	}
 	gr_attach_init(&s->attach, skel, &popts, o->verbose);
+	gr_nvtx_probe_prepare(&s->nvtx, skel);
 	choose_mmap_hook(s, skel);
 	skel->rodata->targ_recorder_pid = getpid();
 	skel->rodata->targ_stack_frames = o->stacks ? GR_MAX_FRAMES : 0;
@@ -504,6 +529,9 @@ static int load_bpf(struct session *s)
 		return err;
 	}
 	s->skel = skel;
+	/* the library is given to a command only: -p processes were started without it */
+	if (s->nvtx_env.active)
+		probe_nvtx(s);
 	gr_python_init(&s->py, o->stacks && o->python ? bpf_map__fd(skel->maps.py_procs) : -1);
 	return 0;
 }
@@ -820,13 +848,26 @@ static int not_run_status(int err)
 	return err == -ENOENT ? 127 : 126;
 }
 
+/* What the command gets added to its environment: --cupti's channel, the NVTX tool. */
+static void command_env(struct session *s)
+{
+	size_t n = 0;
+
+	for (char **e = s->cupti.active ? s->cupti.env : NULL; e && *e; e++)
+		s->env[n++] = *e;
+	for (char **e = s->nvtx_env.active && gr_nvtx_probed(&s->nvtx) ? s->nvtx_env.env : NULL;
+	     e && *e; e++)
+		s->env[n++] = *e;
+	s->env[n] = NULL;
+	s->child.env = s->env;
+}
+
 /* Start the command, traced from its first instruction; on failure s->ret is 126 or 127. */
 static int start_command(struct session *s)
 {
 	int err, exec_err = 0;
 
-	if (s->cupti.active)
-		s->child.env = s->cupti.env;
+	command_env(s);
 	err = gr_child_start(&s->child, &s->id, s->exe, s->o.argv);
 	gr_cupti_started(&s->cupti);
 
@@ -1049,6 +1090,7 @@ static void run(struct session *s)
 		close(pidfd);
 	/* the probes go first: no call enters, returns or is half batched while the sweep runs */
 	gr_attach_detach(&s->attach);
+	gr_nvtx_probe_detach(&s->nvtx);
 	sweep_in_flight(s);
 	/* what the last process wrote before exiting is still in the buffer */
 	drain(s, 0);
@@ -1097,6 +1139,7 @@ static void session_free(struct session *s)
 	gr_translate_free(&s->tr);
 	gr_python_free(&s->py);
 	gr_cupti_close(&s->cupti);
+	gr_nvtx_env_close(&s->nvtx_env);
 }
 
 /*
@@ -1323,6 +1366,7 @@ int cmd_record(int argc, char **argv)
 	    .child = {.pid = 0, .go_fd = -1, .report_fd = -1},
 	    .size_fd = -1,
 	    .cupti = {.rd = -1, .wr = -1},
+	    .nvtx = {.fd = -1},
 	    .ret = 1,
 	};
 	char msg[PATH_MAX * 2 + 128];
@@ -1350,6 +1394,9 @@ int cmd_record(int argc, char **argv)
 	if (s.o.cupti && !s.cupti.active)
 		fprintf(stderr, "gpurec record: --cupti: %s here: GPU times will not be recorded\n",
 			s.cupti.why);
+	if (s.o.nvtx && s.o.argc && gr_nvtx_env_open(&s.nvtx_env))
+		fprintf(stderr, "gpurec record: %s: NVTX ranges will not be recorded\n",
+			s.nvtx_env.why);
 	if (!setup(&s)) {
 		run(&s);
 		finish(&s);

@@ -313,5 +313,32 @@ if [ -x "$O/tests/bench_export" ]; then
 	rm -f "$TMP/pf.json" "$TMP/pf.pftrace" "$TMP/pf.trc"
 fi
 
+# NVTX (issue 32): a push/pop pair of one thread, two calls of the program's NVTX, each reaching
+# record's NVTX tool and its tap (tests/progs/nvtx_loop.c): without a tool, with the tool
+# unprobed (what a program pays when gpurec does not record it), with an empty uprobe on the tap,
+# and recorded. The ratio is gpurec's cost over the empty uprobe's, both over the unprobed tool.
+NN=${BENCH_NVTX_PAIRS:-200000}
+NVTXLIB=$PWD/libgpurec_nvtx.so
+echo "== NVTX: a push/pop pair ($NN pairs, one thread, median of $REPS)"
+ns_per_pair() { "$@" 2>/dev/null | awk '/ns_per_pair/ {print $2}'; }
+for _ in $(seq "$REPS"); do
+	ns_per_pair "$PROGS/nvtx_loop" "$NN" >>"$TMP/nvtx_none"
+	NVTX_INJECTION64_PATH=$NVTXLIB ns_per_pair "$PROGS/nvtx_loop" "$NN" >>"$TMP/nvtx_tool"
+	NVTX_INJECTION64_PATH=$NVTXLIB ns_per_pair "$O/tests/bench_uprobe" "$NVTXLIB" gpurec_nvtx_tap \
+		"$PROGS/nvtx_loop" "$NN" >>"$TMP/nvtx_empty"
+	ns_per_pair "$GPUREC" record --no-sched -o "$TMP/n.trc" -- "$PROGS/nvtx_loop" "$NN" >>"$TMP/nvtx_rec"
+done
+nnone=$(median <"$TMP/nvtx_none")
+ntool=$(median <"$TMP/nvtx_tool")
+nempty=$(median <"$TMP/nvtx_empty")
+nrec=$(median <"$TMP/nvtx_rec")
+printf '  no NVTX tool                   %8.1f ns\n' "$nnone"
+printf '  record'"'"'s tool, unprobed        %8.1f ns  (+%.1f: the handlers and the empty tap)\n' "$ntool" \
+	"$(awk -v a="$ntool" -v b="$nnone" 'BEGIN{print a-b}')"
+printf '  empty BPF uprobe on the tap    %8.1f ns  (+%.1f)\n' "$nempty" \
+	"$(awk -v a="$nempty" -v b="$ntool" 'BEGIN{print a-b}')"
+printf '  gpurec record                  %8.1f ns  ratio %s  (two calls, each with its text)\n' "$nrec" \
+	"$(ratio "$nrec" "$ntool" "$nempty")"
+
 sysctl -qw kernel.bpf_stats_enabled="$stats" 2>/dev/null
 exit 0

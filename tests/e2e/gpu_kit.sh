@@ -112,6 +112,7 @@ check "kit: ten samples, each with sm_90 machine code" 10 \
 	"$(for s in "$KIT"/samples/*; do python3 tests/gpu/fatbin_archs.py "$s"; done | grep -cx 'cubin sm_90')"
 check "kit: the samples' libcudart, the scripts and fixtures are there" "yes" \
 	"$([ -f "$KIT/cuda/libcudart.so.13" ] && [ -x "$KIT/tests/gpu/run.sh" ] && [ -f "$KIT/tests/gpu/fixtures/gpurec_window.sql" ] && [ -f "$KIT/Makefile" ] && echo yes)"
+check "kit: the NVTX tool beside gpurec" 1 "$(ls "$KIT"/libgpurec_nvtx.so 2>/dev/null | wc -l)"
 if [ -f "$PWD/$O/libgpurec_cupti.so" ] || [ -f "$PWD/libgpurec_cupti.so" ]; then
 	check "kit: --cupti's injection library beside gpurec, its libcupti resolved in the kit" 1 \
 		"$(env -i ldd "$KIT/libgpurec_cupti.so" | grep -c "libcupti.so.13 => $KIT/libcupti.so.13")"

@@ -32,6 +32,9 @@ uid=$(id -u "$user")
 # the copy and the program where the user can run them; an output directory of the user's own
 chmod 0755 "$TMP"
 cp "$GPUREC" "$TMP/gpurec" && cp "$PROGS/launches" "$TMP/launches" && chmod 0755 "$TMP/gpurec" "$TMP/launches"
+# the NVTX tool beside the copy, where record looks for it; an NVTX v2 program and its library
+cp "$(dirname "$GPUREC")/libgpurec_nvtx.so" "$TMP/" && cp -r "$PROGS/nvtx2" "$PROGS/nvtx_v2prog" "$TMP/" &&
+	chmod -R a+rX "$TMP/libgpurec_nvtx.so" "$TMP/nvtx2" "$TMP/nvtx_v2prog"
 mkdir "$TMP/out" && chown "$user" "$TMP/out" && chmod 0700 "$TMP/out"
 as_user() { (cd / && runuser -u "$user" -- "$TMP/gpurec" "$@"); }
 
@@ -63,6 +66,15 @@ check "file capabilities: the trace is the user's, mode 0600" "$uid 600" "$(stat
 as_user record -o "$TMP/out/id.trc" -- sh -c 'id -u; grep CapEff /proc/self/status' >"$TMP/id.out" 2>/dev/null
 check "the command: the user, no capabilities" "$uid
 CapEff:	0000000000000000" "$(cat "$TMP/id.out")"
+
+# NVTX: the variable reaches the command (AT_SECURE is gpurec's, not the command's: the command's
+# exec gains no capability), and the command's NVTX calls are recorded
+as_user record -o "$TMP/out/env.trc" -- /usr/bin/env >"$TMP/env.out" 2>/dev/null
+check "file capabilities: the command gets the NVTX tool" "NVTX_INJECTION64_PATH=$TMP/libgpurec_nvtx.so" \
+	"$(grep ^NVTX_INJECTION64_PATH= "$TMP/env.out")"
+as_user record -o "$TMP/out/nvtx.trc" -- "$TMP/nvtx_v2prog" 1 >/dev/null 2>&1
+check "file capabilities: NVTX recorded" "push mark pop start end" \
+	"$("$O/tests/tool_trace_nvtx" "$TMP/out/nvtx.trc" | awk '{print $1}' | paste -sd' ')"
 
 # nothing beyond the user's own rights: root's process, root's directory
 sleep 60 &

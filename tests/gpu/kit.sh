@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the GPU kit (`make gpu-kit`): a directory and its tarball that run `make gpu-check` on a
 # GPU host with no package registry and no build tools beyond make and python3.
-#   kit.sh GPUREC_KIT_BINARY SAMPLES_DIR KIT_DIR [CUPTI_INJECTION_LIBRARY]
+#   kit.sh GPUREC_KIT_BINARY SAMPLES_DIR KIT_DIR [CUPTI_INJECTION_LIBRARY [NVTX_LIBRARY]]
 # GPUREC_KIT_BINARY is gpurec linked with RPATH $ORIGIN/lib (the Makefile's gpu-kit link): an
 # RPATH, not a RUNPATH, so the libraries' own dependencies are found there too, and nothing is
 # set in the environment that the traced command would inherit. Every shared library it needs
@@ -27,6 +27,8 @@ if [ -n "${4:-}" ]; then
 	cp "$4" "$kit/"
 	cp -L "${CUPTI_LIB:-/usr/local/cuda/lib64/libcupti.so.13}" "$kit/libcupti.so.13"
 fi
+# record's NVTX tool, beside gpurec where record looks for it (it needs glibc only)
+[ -n "${5:-}" ] && cp "$5" "$kit/"
 for s in chain chain_fused pageable pinned item item_free starved alone graph graph_eager; do
 	archs=$(python3 "$here/fatbin_archs.py" "$samples/$s")
 	echo "$archs" | grep -qx 'cubin sm_90' || { echo "kit.sh: $samples/$s has no sm_90 code" >&2; exit 1; }
