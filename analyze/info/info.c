@@ -233,6 +233,16 @@ out:
 }
 
 /* The blocked spans of the traced processes' threads, by reason. */
+static void nvtx_counts(const struct gr_model *m, struct gr_info_nvtx *o)
+{
+	size_t n;
+	const struct gr_nvtx *ev = gr_model_nvtx(m, &n);
+
+	o->total = n;
+	for (size_t i = 0; i < n; i++)
+		o->by_op[ev[i].op < GR_NVTX_OP_COUNT ? ev[i].op : 0]++;
+}
+
 static int blocked(const struct gr_model *m, struct gr_info *in)
 {
 	struct gr_info_blocked *b = &in->blocked;
@@ -316,6 +326,7 @@ int gr_info_compute(const struct gr_model *m, struct gr_info *in)
 		return err;
 	}
 	calls(m, in);
+	nvtx_counts(m, &in->nvtx);
 	err = blocked(m, in);
 	if (err) {
 		gr_info_free(in);

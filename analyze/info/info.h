@@ -57,6 +57,12 @@ struct gr_info_blocked {
 	uint64_t spans_by_reason[GR_BLOCK_NREASONS];
 };
 
+/* The program's NVTX calls (format 1.3's NVTX rows) by op: what the injection library saw. */
+struct gr_info_nvtx {
+	uint64_t total;
+	uint64_t by_op[GR_NVTX_OP_COUNT]; /* enum gr_nvtx_op; [0]: ops this gpurec does not know */
+};
+
 /* The event kinds info counts, in the order it lists them. */
 enum gr_info_event {
 	GR_INFO_EV_LAUNCH,
@@ -105,6 +111,7 @@ struct gr_info {
 	 * the others: failed, nested and in-flight calls */
 	struct gr_outcome outcome;
 	struct gr_info_blocked blocked;
+	struct gr_info_nvtx nvtx;
 
 	/* device memory (memory.h), over the whole recording (info finds no loop): the peak and
 	 * what is outstanding at the end, per process */

@@ -490,6 +490,25 @@ static void blocked(FILE *f, const struct gr_info *in)
 	}
 }
 
+/* The program's NVTX calls by op (struct gr_info_nvtx), when it made any. */
+static void nvtx(FILE *f, const struct gr_info *in)
+{
+	const struct gr_info_nvtx *nv = &in->nvtx;
+	const char *sep = "  ";
+
+	if (!nv->total)
+		return;
+	fprintf(f, "\nnvtx     %" PRIu64 " calls of the program's NVTX\n  %-18s", nv->total,
+		"by call");
+	for (unsigned op = 0; op < GR_NVTX_OP_COUNT; op++) {
+		if (!nv->by_op[op])
+			continue;
+		fprintf(f, "%s%s %" PRIu64, sep, gr_nvtx_op_name(op), nv->by_op[op]);
+		sep = ", ";
+	}
+	fprintf(f, "\n");
+}
+
 int gr_info_write_text(FILE *f, const struct gr_info *in, const struct gr_model *m,
 		       const char *path)
 {
@@ -512,6 +531,7 @@ int gr_info_write_text(FILE *f, const struct gr_info *in, const struct gr_model 
 	sums(f, "graphs", in->graphs, GR_INFO_GRAPH_KINDS, 0);
 	outcomes(f, in, m);
 	blocked(f, in);
+	nvtx(f, in);
 	procs(f, in, m);
 	losses(f, m);
 	fprintf(f, "\n");
