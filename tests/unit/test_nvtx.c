@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * analyze/figures/nvtx: pairing NVTX calls into ranges on hand-built arrays (nesting per thread
+ * and domain, cross-thread ends, unmatched pops and ends, domains, names, unclosed ranges), and
+ * the per-name statistics over a trace whose launches are known, exactly.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "analyze/figures/nvtx.h"
+#include "analyze/model/model.h"
+#include "synth.h"
+#include "test.h"
+
+#define T0 SYNTH_T0
+
+static char dir[] = "/tmp/gr_test_nvtx.XXXXXX";
+
+static const char *const texts[] = {"",	    "step",   "forward", "backward", "mydomain",
+				    "io",   "worker", "copies",	 "trainer",  "loader",
+				    "main", "gpu0",   "phase",	 "fwd",	     "load"};
+
+static const char *text_of(const void *ctx, uint32_t idx)
+{
+	return idx < sizeof(texts) / sizeof(texts[0]) ? texts[idx] : "";
+}
+
+/* An NVTX call: op, ts, thread, domain, id, text. */
+static struct gr_nvtx ev(uint8_t op, uint64_t ts, uint32_t thread, uint64_t domain, uint64_t id,
+			 uint32_t text)
+{
+	return (struct gr_nvtx){
+	    .op = op, .ts = ts, .thread = thread, .domain = domain, .id = id, .text = text};
+}
+
+static void test_pairing(void)
+{
+	static const struct gr_thread th[] = {
+	    {.pid = 10, .tid = 11}, {.pid = 10, .tid = 12}, {.pid = 20, .tid = 21}};
+	const struct gr_nvtx e[] = {
+	    ev(GR_NVTX_NAME_THREAD, 10, 0, 0, 11, 8),
+	    ev(GR_NVTX_NAME_THREAD, 20, 0, 0, 12, 9),
+	    ev(GR_NVTX_NAME_THREAD, 30, 0, 0, 11, 10), /* renamed: the last name wins */
+	    ev(GR_NVTX_NAME_STREAM, 31, 2, 0, 0x5000, 7),
+	    ev(GR_NVTX_NAME_DEVICE, 32, 0, 0, 0, 11),
+	    ev(GR_NVTX_NAME_CATEGORY, 33, 0, 0xD0, 3, 12),
+	    ev(GR_NVTX_NAME_DOMAIN, 50, 0, 0xD0, 0, 4),
+	    ev(GR_NVTX_PUSH, 100, 0, 0, 1, 1),	  /* A: step */
+	    ev(GR_NVTX_PUSH, 110, 0, 0, 2, 2),	  /* B: forward in A */
+	    ev(GR_NVTX_PUSH, 120, 0, 0xD0, 1, 5), /* E: io, its own domain's stack */
+	    ev(GR_NVTX_POP, 130, 1, 0xD0, 0, 0),  /* another thread: nothing open there */
+	    ev(GR_NVTX_POP, 140, 0, 0xD0, 0, 0),  /* closes E, not B */
+	    ev(GR_NVTX_POP, 150, 0, 0, 0, 0),	  /* closes B */
+	    ev(GR_NVTX_PUSH, 160, 0, 0, 2, 3),	  /* C: backward in A */
+	    ev(GR_NVTX_POP, 200, 0, 0, 0, 0),
+	    ev(GR_NVTX_POP, 210, 0, 0, 0, 0),	/* closes A */
+	    ev(GR_NVTX_POP, 220, 0, 0, 0, 0),	/* unmatched */
+	    ev(GR_NVTX_PUSH, 230, 1, 0, 1, 1),	/* D: never popped */
+	    ev(GR_NVTX_START, 300, 0, 0, 7, 6), /* F: id 7 in pid 10 */
+	    ev(GR_NVTX_END, 400, 1, 0, 7, 0),	/* ... ended by another thread */
+	    ev(GR_NVTX_END, 410, 0, 0, 7, 0),	/* ended already: unmatched */
+	    ev(GR_NVTX_END, 420, 2, 0, 99, 0),	/* never started: unmatched */
+	    ev(GR_NVTX_START, 430, 2, 0, 7, 6), /* G: id 7 again, in pid 20: its own */
+	    ev(GR_NVTX_MARK, 500, 0, 0, 0, 2),
+	};
+	struct gr_nvtx_set s;
+	const struct gr_nvtx_range *r;
+
+	CHECK(gr_nvtx_build_events(e, sizeof(e) / sizeof(e[0]), th, 3, text_of, NULL, 1000, &s) ==
+	      0);
+	CHECK_EQ_U64(s.nranges, 7);
+	CHECK_EQ_U64(s.unmatched_pops, 2);
+	CHECK_EQ_U64(s.unmatched_ends, 2);
+	CHECK_EQ_U64(s.nmarks, 1);
+	CHECK(s.nmarks == 1 && s.marks[0]->ts == 500 && s.marks[0]->text == 2);
+	CHECK_EQ_U64(s.ndomains, 2);
+	CHECK_STR(s.domains[0].name, "");
+	CHECK_STR(s.domains[1].name, "mydomain");
+	CHECK_EQ_U64(s.domains[1].pid, 10);
+	CHECK_EQ_U64(s.domains[1].handle, 0xD0);
+	if (s.nranges != 7)
+		goto out;
+	/* by start, then depth: A B E C D F G */
+	r = s.ranges;
+	CHECK(r[0].start == 100 && r[0].end == 210 && r[0].name == 1 && r[0].depth == 0);
+	CHECK(r[0].parent == UINT32_MAX && r[0].closed && r[0].kind == GR_NVTX_RANGE_PUSHPOP);
+	CHECK(r[1].start == 110 && r[1].end == 150 && r[1].name == 2 && r[1].depth == 1);
+	CHECK_EQ_U64(r[1].parent, 0);
+	CHECK(r[2].start == 120 && r[2].end == 140 && r[2].name == 5 && r[2].domain == 1);
+	CHECK(r[2].depth == 0 && r[2].parent == UINT32_MAX);
+	CHECK(r[3].start == 160 && r[3].end == 200 && r[3].name == 3 && r[3].parent == 0);
+	CHECK(r[4].start == 230 && r[4].end == 1000 && !r[4].closed && r[4].thread == 1);
+	CHECK(r[5].start == 300 && r[5].end == 400 && r[5].closed);
+	CHECK(r[5].thread == 0 && r[5].end_thread == 1 && r[5].kind == GR_NVTX_RANGE_STARTEND);
+	CHECK(r[6].start == 430 && r[6].end == 1000 && !r[6].closed && r[6].thread == 2);
+	CHECK(r[6].end_thread == 2);
+
+	CHECK_STR(gr_nvtx_thread_name(&s, 10, 11), "main");
+	CHECK_STR(gr_nvtx_thread_name(&s, 10, 12), "loader");
+	CHECK(!gr_nvtx_thread_name(&s, 20, 11));
+	CHECK_STR(gr_nvtx_stream_name(&s, 20, 0x5000), "copies");
+	CHECK(!gr_nvtx_stream_name(&s, 10, 0x5000));
+	CHECK_STR(gr_nvtx_device_name(&s, 10, 0), "gpu0");
+	CHECK_STR(gr_nvtx_category_name(&s, 10, 0xD0, 3), "phase");
+	CHECK(!gr_nvtx_category_name(&s, 10, 0, 3));
+
+	CHECK(gr_nvtx_range_named(&s, &r[2], "io"));
+	CHECK(gr_nvtx_range_named(&s, &r[2], "mydomain:io"));
+	CHECK(!gr_nvtx_range_named(&s, &r[2], "other:io"));
+	CHECK(!gr_nvtx_range_named(&s, &r[2], ":io"));
+	CHECK(gr_nvtx_range_named(&s, &r[0], ":step"));
+	CHECK(!gr_nvtx_range_named(&s, &r[0], "mydomain:step"));
+	CHECK_STR(gr_nvtx_text(&s, 6), "worker");
+out:
+	gr_nvtx_free(&s);
+	CHECK(s.nranges == 0 && !s.ranges);
+	gr_nvtx_free(NULL);
+}
+
+/* Nothing recorded (a trace from before NVTX, hand-built calls none): an empty set, no names,
+ * no statistics. */
+static void test_empty(void)
+{
+	char path[256];
+	struct gr_model *m = NULL;
+	struct gr_nvtx_set s;
+	struct gr_nvtx_stats st;
+
+	snprintf(path, sizeof(path), "%s/old.trc", dir);
+	CHECK(synth_write(path, 4096) == 0);
+	CHECK(gr_model_load(&m, path, NULL) == 0);
+	CHECK(gr_nvtx_build(m, &s) == 0);
+	CHECK(s.nranges == 0 && s.nmarks == 0 && s.ndomains == 1);
+	CHECK(!gr_nvtx_thread_name(&s, 100, 101));
+	CHECK(gr_nvtx_stats_compute(m, &s, NULL, NULL, NULL, &st) == 0);
+	CHECK_EQ_U64(st.n, 0);
+	gr_nvtx_stats_free(&st);
+	gr_nvtx_free(&s);
+	gr_model_free(m);
+
+	CHECK(gr_nvtx_build_events(NULL, 0, NULL, 0, text_of, NULL, 0, &s) == 0);
+	CHECK_EQ_U64(s.nranges, 0);
+	CHECK_EQ_U64(s.ndomains, 1);
+	CHECK(!gr_nvtx_thread_name(&s, 1, 1));
+	gr_nvtx_free(&s);
+}
+
+/* The step: 4 ranges "step" on tid 101, each with a nested "fwd" of 2000 + 100 j ns; a
+ * start/end range "load" from tid 101 to tid 102. Launches every 1000 ns on 101 (100 ns
+ * each), 500 ns later on 102. */
+static int write_trace(const char *path)
+{
+	static const uint32_t g[3] = {1, 1, 1}, b[3] = {32, 1, 1};
+	struct gr_trace_writer *w = NULL;
+	int err = 0;
+
+	if (synth_open(&w, path, 0))
+		return -1;
+	for (uint64_t k = 1; k <= 20; k++) {
+		err |= synth_launch(w, T0 + 1000 * k, 100, 101, 0xAAA0, g, b, 0, 0, 0, 100);
+		err |= synth_launch(w, T0 + 1000 * k + 500, 100, 102, 0xAAA0, g, b, 0, 0, 0, 100);
+	}
+	err |= gr_trace_writer_close(w);
+	return err;
+}
+
+static void test_stats(void)
+{
+	char path[256];
+	struct gr_model *m = NULL;
+	const struct gr_thread *th;
+	size_t nth;
+	uint32_t t101 = UINT32_MAX, t102 = UINT32_MAX;
+	struct gr_nvtx e[32];
+	size_t ne = 0;
+	struct gr_nvtx_set s;
+	struct gr_nvtx_stats st;
+	uint64_t starts[3], durs[3];
+	struct gr_nvtx_step step = {.starts = starts, .durs = durs, .n = 3};
+	const struct gr_nvtx_stat *v;
+
+	snprintf(path, sizeof(path), "%s/stats.trc", dir);
+	CHECK(write_trace(path) == 0);
+	CHECK(gr_model_load(&m, path, NULL) == 0);
+	if (!m)
+		return;
+	th = gr_model_threads(m, &nth);
+	for (uint32_t i = 0; i < nth; i++) {
+		if (th[i].tid == 101)
+			t101 = i;
+		if (th[i].tid == 102)
+			t102 = i;
+	}
+	CHECK(t101 != UINT32_MAX && t102 != UINT32_MAX);
+	if (t101 == UINT32_MAX || t102 == UINT32_MAX)
+		goto out;
+	for (uint64_t j = 0; j < 4; j++) {
+		uint64_t sj = T0 + 5000 * j + 500;
+
+		e[ne++] = ev(GR_NVTX_PUSH, sj, t101, 0, 1, 1);
+		e[ne++] = ev(GR_NVTX_PUSH, sj + 100, t101, 0, 2, 13);
+		if (!j)
+			e[ne++] = ev(GR_NVTX_START, T0 + 1200, t101, 0, 1, 14);
+		e[ne++] = ev(GR_NVTX_POP, sj + 2100 + 100 * j, t101, 0, 0, 0);
+		if (!j)
+			e[ne++] = ev(GR_NVTX_END, T0 + 3600, t102, 0, 1, 0);
+		e[ne++] = ev(GR_NVTX_POP, sj + 4800, t101, 0, 0, 0);
+	}
+	CHECK(gr_nvtx_build_events(e, ne, th, nth, text_of, NULL, T0 + 30000, &s) == 0);
+	CHECK_EQ_U64(s.nranges, 9);
+	for (int j = 0; j < 3; j++) {
+		starts[j] = T0 + 5000 * (uint64_t)j + 500;
+		durs[j] = 5000;
+	}
+	step.thread = t101;
+	CHECK(gr_nvtx_stats_compute(m, &s, NULL, NULL, &step, &st) == 0);
+	CHECK_EQ_U64(st.n, 3);
+	CHECK_EQ_U64(st.steps, 3);
+	CHECK_EQ_U64(st.step_ns, 15000);
+	CHECK(!st.has_gpu);
+	if (st.n != 3)
+		goto free_set;
+	v = st.v;
+	/* depth first, by total: step, fwd inside it, then load */
+	CHECK_EQ_U64(v[0].name, 1);
+	CHECK_EQ_U64(v[0].count, 4);
+	CHECK_EQ_U64(v[0].total_ns, 4 * 4800);
+	CHECK_EQ_U64(v[0].median_ns, 4800);
+	CHECK_EQ_U64(v[0].launches, 20);
+	CHECK_EQ_U64(v[0].kernels, 20);
+	CHECK_EQ_U64(v[0].api_calls, 20);
+	CHECK_EQ_U64(v[0].api_ns, 2000);
+	CHECK_EQ_U64(v[0].step_count, 3);
+	CHECK_EQ_U64(v[0].step_ns, 3 * 4800);
+	CHECK(fabs(v[0].step_share - 0.96) < 1e-9);
+	CHECK_EQ_U64(v[0].parent, UINT32_MAX);
+	CHECK_EQ_U64(v[0].depth, 0);
+
+	CHECK_EQ_U64(v[1].name, 13);
+	CHECK_EQ_U64(v[1].parent, 0);
+	CHECK_EQ_U64(v[1].depth, 1);
+	CHECK_EQ_U64(v[1].count, 4);
+	CHECK_EQ_U64(v[1].total_ns, 2000 + 2100 + 2200 + 2300);
+	CHECK_EQ_U64(v[1].median_ns, 2100); /* the lower median */
+	CHECK_EQ_U64(v[1].p90_ns, 2300);
+	CHECK_EQ_U64(v[1].max_ns, 2300);
+	CHECK_EQ_U64(v[1].launches, 8);
+	CHECK_EQ_U64(v[1].step_ns, 2000 + 2100 + 2200);
+	CHECK(fabs(v[1].step_share - 0.42) < 1e-9);
+
+	/* start/end: every thread of the process, [1200, 3600) */
+	CHECK_EQ_U64(v[2].name, 14);
+	CHECK_EQ_U64(v[2].kind, GR_NVTX_RANGE_STARTEND);
+	CHECK_EQ_U64(v[2].count, 1);
+	CHECK_EQ_U64(v[2].launches, 5);
+	CHECK_EQ_U64(v[2].parent, UINT32_MAX);
+	CHECK_EQ_U64(v[2].step_ns, 2400);
+	gr_nvtx_stats_free(&st);
+
+	/* no step: nothing per step */
+	CHECK(gr_nvtx_stats_compute(m, &s, NULL, NULL, NULL, &st) == 0);
+	CHECK(st.n == 3 && st.steps == 0 && st.v[0].step_ns == 0 && st.v[0].step_share == 0);
+	gr_nvtx_stats_free(&st);
+	gr_nvtx_stats_free(NULL);
+free_set:
+	gr_nvtx_free(&s);
+out:
+	gr_model_free(m);
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	RUN_TEST(test_pairing);
+	RUN_TEST(test_empty);
+	RUN_TEST(test_stats);
+	{
+		char cmd[300];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		if (system(cmd))
+			printf("# could not remove %s\n", dir);
+	}
+	TEST_EXIT();
+}
