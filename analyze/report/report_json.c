@@ -171,6 +171,7 @@ static void phases(struct gr_json *j, const struct gr_report_iteration *it)
 	    [GR_PHASE_SHORTER_PERIOD] = "shorter_period",
 	    [GR_PHASE_RARER_ANCHOR] = "found_first",
 	    [GR_PHASE_STEP] = "step_option",
+	    [GR_PHASE_NVTX] = "nvtx_range",
 	};
 
 	gr_json_kv_str(j, "chosen_because", why[it->why]);
@@ -890,6 +891,8 @@ void gr_report_json(struct gr_json *j, const struct gr_report *r, const struct g
 		gr_json_str(j, "ranks");
 	if (r->sections & GR_REPORT_MEMORY)
 		gr_json_str(j, "memory");
+	if (r->sections & GR_REPORT_NVTX)
+		gr_json_str(j, "nvtx");
 	gr_json_array_end(j);
 	outcome(j, r, m);
 	if (r->sections & GR_REPORT_LAUNCHES)
@@ -907,6 +910,8 @@ void gr_report_json(struct gr_json *j, const struct gr_report *r, const struct g
 	if (r->sections & GR_REPORT_MEMORY)
 		rp_memory_json(j, r);
 	rp_gpu_json(j, r, m, top);
+	if (r->sections & GR_REPORT_NVTX)
+		rp_nvtx_json(j, r, m);
 	gr_json_object_end(j);
 }
 

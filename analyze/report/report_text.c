@@ -188,9 +188,17 @@ static void phases(FILE *f, const struct gr_report *r, const struct gr_report_it
 	    [GR_PHASE_SHORTER_PERIOD] = "tied on calls, the loop with the shorter period",
 	    [GR_PHASE_RARER_ANCHOR] = "tied on calls and period, the loop found first",
 	    [GR_PHASE_STEP] = "",
+	    [GR_PHASE_NVTX] = "",
 	};
 	char b1[GR_UNITS_LEN], b2[GR_UNITS_LEN], c1[GR_UNITS_LEN], c2[GR_UNITS_LEN];
 
+	if (it->why == GR_PHASE_NVTX) {
+		fprintf(f,
+			"  step: the NVTX range '%s' repeats once a period of the loop found: the "
+			"steps are its %" PRIu64 " ranges, %" PRIu64 " whole steps\n",
+			GR_TEXT(r->nvtx.step_range), it->step_starts, it->count);
+		return;
+	}
 	if (it->step) {
 		fprintf(f,
 			"  step: --step %s starts %" PRIu64 " on the thread: %" PRIu64
@@ -1117,6 +1125,8 @@ int gr_report_write_text(FILE *f, const struct gr_report *r, const struct gr_mod
 	if (r->sections & GR_REPORT_MEMORY)
 		rp_memory_text(f, r, m);
 	rp_gpu_text(f, r, m, top);
+	if (r->sections & GR_REPORT_NVTX)
+		rp_nvtx_text(f, r, m, top);
 	fflush(f);
 	return ferror(f) ? -EIO : 0;
 }
