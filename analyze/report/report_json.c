@@ -107,6 +107,8 @@ static void rates(struct gr_json *j, const char *key, const struct gr_report_rat
 			}
 		} else
 			gr_json_kv_str(j, "comm", v[i].comm);
+		if (v[i].nvtx_name)
+			gr_json_kv_str(j, "nvtx_name", v[i].nvtx_name);
 		gr_json_kv_u64(j, "count", v[i].count);
 		gr_json_kv_double(j, "share", v[i].share);
 		gr_json_kv_double(j, "per_second", v[i].per_second);
@@ -308,6 +310,8 @@ static void launches(struct gr_json *j, const struct gr_report *r, const struct 
 		gr_json_kv_u64(j, "pid", g->pid);
 		gr_json_kv_u64(j, "tid", g->tid);
 		gr_json_kv_str(j, "comm", g->comm);
+		if (g->nvtx_name)
+			gr_json_kv_str(j, "nvtx_name", g->nvtx_name);
 		dist(j, "gap", &g->gap);
 		gr_json_key(j, "histogram");
 		gr_json_array(j);
@@ -559,6 +563,8 @@ static void cpu(struct gr_json *j, const struct gr_report *r, unsigned top)
 		gr_json_kv_u64(j, "pid", t->pid);
 		gr_json_kv_u64(j, "tid", t->tid);
 		gr_json_kv_str(j, "comm", t->comm);
+		if (t->nvtx_name)
+			gr_json_kv_str(j, "nvtx_name", t->nvtx_name);
 		gr_json_kv_u64(j, "lifetime_ns", t->lifetime_ns);
 		gr_json_kv_u64(j, "oncpu_ns", t->oncpu_ns);
 		gr_json_kv_u64(j, "runnable_wait_ns", t->runnable_wait_ns);

@@ -114,11 +114,13 @@ struct gr_report_kernel {
 /* Per thread, process or stream: launches and their rate over the entity's own active window
  * (first to last launch). */
 struct gr_report_rate {
-	uint32_t index;	   /* gr_model_threads() / gr_model_processes() / gr_model_streams() */
-	uint32_t pid, tid; /* tid 0 for processes and streams but per-thread default ones */
-	uint64_t handle;   /* streams: the stream handle (0 for default streams); 0 otherwise */
-	int per_thread;	   /* streams: the per-thread default stream of thread tid */
-	const char *comm;  /* model; "" when unknown */
+	uint32_t index;	       /* gr_model_threads() / gr_model_processes() / gr_model_streams() */
+	uint32_t pid, tid;     /* tid 0 for processes and streams but per-thread default ones */
+	uint64_t handle;       /* streams: the stream handle (0 for default streams); 0 otherwise */
+	int per_thread;	       /* streams: the per-thread default stream of thread tid */
+	const char *comm;      /* model; "" when unknown */
+	const char *nvtx_name; /* threads and streams: the name the program gave it with NVTX
+				* (model), NULL none; reports show it in place of comm */
 	uint64_t count;
 	double share;
 	double per_second; /* count / (last - first launch) s; 0 for a single launch */
@@ -129,7 +131,8 @@ struct gr_report_rate {
 struct gr_report_gaps {
 	uint32_t thread; /* gr_model_threads() index */
 	uint32_t pid, tid;
-	const char *comm; /* model */
+	const char *comm;      /* model */
+	const char *nvtx_name; /* its NVTX name (model), NULL none: shown in place of comm */
 	struct gr_dist gap;
 	uint64_t hist[GR_REPORT_GAP_BUCKETS];
 };
@@ -371,8 +374,9 @@ struct gr_report_culprit {
 struct gr_report_cpu_thread {
 	uint32_t thread; /* gr_model_threads() index */
 	uint32_t pid, tid;
-	const char *comm;     /* model */
-	uint64_t lifetime_ns; /* first to last event of the thread */
+	const char *comm;      /* model */
+	const char *nvtx_name; /* its NVTX name (model), NULL none: shown in place of comm */
+	uint64_t lifetime_ns;  /* first to last event of the thread */
 	uint64_t oncpu_ns, runnable_wait_ns, blocked_ns, unknown_ns;
 	uint64_t involuntary, voluntary;    /* switches out while runnable / while blocking */
 	double starved_share;		    /* runnable_wait_ns / lifetime_ns */
