@@ -94,19 +94,25 @@ void rp_nvtx_text(FILE *f, const struct gr_report *r, const struct gr_model *m, 
 		fprintf(f, "  the step is the NVTX range '%s'%s\n", GR_TEXT(N->step_range),
 			it->why == GR_PHASE_NVTX ? ": it repeats once a period of the loop found"
 						 : " (--step)");
-	fprintf(f, "  %-28s %7s %10s %10s %10s %9s %9s %10s %10s %6s\n", "name", "count", "total",
+	fprintf(f, "  %-24s %7s %9s %9s %9s %8s %8s %9s %9s %6s\n", "name", "count", "total",
 		"median", "p90", "launches", "kernels", "API time", "GPU time", "step");
 	for (size_t i = 0; i < S->n && shown < top * 2; i++, shown++) {
 		const struct gr_nvtx_stat *v = &S->v[i];
-		int indent = v->depth > 8 ? 8 : v->depth;
+		int indent = 0;
 		char name[GR_TEXT_LEN];
+		size_t cut = 21;
 
+		/* nested names under their parent, as deep as the table's width allows */
+		for (uint32_t p = v->parent; p != UINT32_MAX && indent < 4; p = S->v[p].parent)
+			indent++;
 		snprintf(name, sizeof(name), "%*s%s", 2 * indent, "",
 			 GR_TEXT(stat_name(N, v, nb, sizeof(nb))));
-		if (strlen(name) > 28)
-			memcpy(name + 25, "...", 4);
-		fprintf(f,
-			"  %-28s %7" PRIu64 " %10s %10s %10s %9" PRIu64 " %9" PRIu64 " %10s %10s",
+		if (strlen(name) > 24) {
+			while (cut && ((unsigned char)name[cut] & 0xc0) == 0x80)
+				cut--;
+			memcpy(name + cut, "...", 4);
+		}
+		fprintf(f, "  %-24s %7" PRIu64 " %9s %9s %9s %8" PRIu64 " %8" PRIu64 " %9s %9s",
 			name, v->count, gr_units_ns(b1, sizeof(b1), (double)v->total_ns),
 			gr_units_ns(b2, sizeof(b2), (double)v->median_ns),
 			gr_units_ns(b3, sizeof(b3), (double)v->p90_ns), v->launches, v->kernels,
@@ -134,8 +140,9 @@ void rp_nvtx_text(FILE *f, const struct gr_report *r, const struct gr_model *m, 
 
 		if (!splits_step(S, v, parent))
 			continue;
-		fprintf(f, "%s %s %.0f%%", any ? "," : "", GR_TEXT(stat_name(N, v, nb, sizeof(nb))),
-			v->step_share * 100);
+		fprintf(f, "%s %s %.0f%% (%s)", any ? "," : "",
+			GR_TEXT(stat_name(N, v, nb, sizeof(nb))), v->step_share * 100,
+			gr_units_ns(b2, sizeof(b2), (double)v->step_ns / (double)S->steps));
 		in_ranges += v->step_share;
 		any = 1;
 	}
