@@ -11,7 +11,7 @@
 
 #include "analyze/figures/nvtx.h"
 #include "analyze/model/model.h"
-#include "synth.h"
+#include "synth_gpu.h"
 #include "test.h"
 
 #define T0 SYNTH_T0
@@ -270,6 +270,114 @@ out:
 	gr_model_free(m);
 }
 
+/* The model thread of (@pid, @tid), UINT32_MAX when none. */
+static uint32_t thread_of(const struct gr_model *m, uint32_t pid, uint32_t tid)
+{
+	size_t n;
+	const struct gr_thread *th = gr_model_threads(m, &n);
+
+	for (uint32_t i = 0; i < n; i++)
+		if (th[i].pid == pid && th[i].tid == tid)
+			return i;
+	return UINT32_MAX;
+}
+
+/* What is inside ranges over synth_gpu.h's trace: calls of every kind, a captured launch (no
+ * kernel), a graph launch (one kernel node), and GPU rows projected by their calls' thread and
+ * time (nsys's rule): the untied row and the other process's are in no range. */
+static void test_inside(void)
+{
+	char path[256];
+	struct gr_model *m = NULL;
+	struct gr_graphs *g = NULL;
+	struct gr_nvtx_set s;
+	struct gr_nvtx_stats st;
+	const struct gr_thread *th;
+	size_t nth;
+	uint32_t t101, t102;
+
+	snprintf(path, sizeof(path), "%s/gpu.trc", dir);
+	CHECK(synth_gpu_write(path) == 0);
+	CHECK(gr_model_load(&m, path, NULL) == 0);
+	if (!m)
+		return;
+	CHECK(gr_graphs_build(m, &g) == 0);
+	th = gr_model_threads(m, &nth);
+	t101 = thread_of(m, 100, 101);
+	t102 = thread_of(m, 100, 102);
+	CHECK(t101 != UINT32_MAX && t102 != UINT32_MAX);
+	if (t101 == UINT32_MAX || t102 == UINT32_MAX)
+		goto out;
+	{
+		const struct gr_nvtx e[] = {
+		    ev(GR_NVTX_PUSH, T0 + 500, t101, 0, 1, 1),	  /* step: [500, 8000) */
+		    ev(GR_NVTX_PUSH, T0 + 1000, t102, 0, 1, 2),	  /* forward: [1000, 2000) */
+		    ev(GR_NVTX_START, T0 + 1400, t102, 0, 5, 14), /* load: [1400, 2600) */
+		    ev(GR_NVTX_PUSH, T0 + 1500, t101, 0, 2, 13),  /* fwd: [1500, 3500) */
+		    ev(GR_NVTX_POP, T0 + 2000, t102, 0, 0, 0),	  /* */
+		    ev(GR_NVTX_END, T0 + 2600, t101, 0, 5, 0),	  /* */
+		    ev(GR_NVTX_POP, T0 + 3500, t101, 0, 0, 0),	  /* */
+		    ev(GR_NVTX_POP, T0 + 8000, t101, 0, 0, 0),	  /* */
+		};
+		const struct gr_nvtx_stat *step = NULL, *fwd = NULL, *forward = NULL, *load = NULL;
+
+		CHECK(gr_nvtx_build_events(e, sizeof(e) / sizeof(e[0]), th, nth, text_of, NULL,
+					   T0 + 50000, &s) == 0);
+		CHECK(gr_nvtx_stats_compute(m, &s, g, NULL, NULL, &st) == 0);
+		CHECK(st.has_gpu);
+		for (size_t i = 0; i < st.n; i++) {
+			const struct gr_nvtx_stat *v = &st.v[i];
+
+			if (v->name == 1)
+				step = v;
+			else if (v->name == 13)
+				fwd = v;
+			else if (v->name == 2)
+				forward = v;
+			else if (v->name == 14)
+				load = v;
+		}
+		CHECK(step && fwd && forward && load && st.n == 4);
+		if (step) {
+			/* launches at 1000, 2000, 3000, the captured one at 6100 and the graph
+			 * launch at 7000; kernels: not the captured one, the graph's one node */
+			CHECK_EQ_U64(step->launches, 5);
+			CHECK_EQ_U64(step->kernels, 4);
+			/* 4 launches (500 ns), the copy and the memset (500), 4 graph calls (100)
+			 */
+			CHECK_EQ_U64(step->api_calls, 10);
+			CHECK_EQ_U64(step->api_ns, 3400);
+			/* r0 r1 r3 r4 r5 r6 r7 */
+			CHECK_EQ_U64(step->gpu_ops, 7);
+			CHECK_EQ_U64(step->gpu_ns, 9100);
+		}
+		if (fwd) {
+			CHECK_EQ_U64(fwd->launches, 2);
+			CHECK_EQ_U64(fwd->kernels, 2);
+			CHECK_EQ_U64(fwd->api_ns, 1000);
+			CHECK_EQ_U64(fwd->gpu_ops, 2);
+			CHECK_EQ_U64(fwd->gpu_ns, 2000);
+			CHECK(step && fwd->parent == (uint32_t)(step - st.v));
+		}
+		if (forward) {
+			CHECK_EQ_U64(forward->launches, 1);
+			CHECK_EQ_U64(forward->gpu_ns, 500);
+		}
+		/* every thread of pid 100 in [1400, 2600): the launches at 1500 (102) and 2000
+		 * (101), their rows r2 and r1; not pid 200's launch at 2500 */
+		if (load) {
+			CHECK_EQ_U64(load->launches, 2);
+			CHECK_EQ_U64(load->gpu_ops, 2);
+			CHECK_EQ_U64(load->gpu_ns, 1500);
+		}
+		gr_nvtx_stats_free(&st);
+		gr_nvtx_free(&s);
+	}
+out:
+	gr_graphs_free(g);
+	gr_model_free(m);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -279,6 +387,7 @@ int main(void)
 	RUN_TEST(test_pairing);
 	RUN_TEST(test_empty);
 	RUN_TEST(test_stats);
+	RUN_TEST(test_inside);
 	{
 		char cmd[300];
 
