@@ -980,3 +980,101 @@ out:
 		gr_nvtx_stats_free(out);
 	return err;
 }
+
+/* ---- ranges as steps ---- */
+
+/* Whether @q is a push/pop range of @thread with @r's name and domain. */
+static int same_name(const struct gr_nvtx_range *q, const struct gr_nvtx_range *r, uint32_t thread)
+{
+	return q->thread == thread && q->kind == GR_NVTX_RANGE_PUSHPOP && q->name == r->name &&
+	       q->domain == r->domain;
+}
+
+size_t gr_nvtx_step_bounds(const struct gr_nvtx_set *s, uint32_t thread, const char *spec,
+			   uint64_t *bounds)
+{
+	uint64_t end = 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->nranges; i++) {
+		const struct gr_nvtx_range *r = &s->ranges[i];
+
+		if (r->thread != thread || r->kind != GR_NVTX_RANGE_PUSHPOP || r->start < end ||
+		    !gr_nvtx_range_named(s, r, spec))
+			continue;
+		bounds[n++] = r->start;
+		end = r->end;
+	}
+	if (n)
+		bounds[n] = end;
+	return n;
+}
+
+/* Whether the @n sorted @starts come once a @period of a loop of @count iterations. */
+static int once_a_period(const uint64_t *starts, size_t n, uint64_t period, uint64_t count)
+{
+	if (n < 3 || !period || n + 1 < count || n > count + 1)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		uint64_t gap = starts[i] - starts[i - 1];
+
+		if (gap < period / 2 || gap > period + period / 2)
+			return 0;
+	}
+	return 1;
+}
+
+int gr_nvtx_step_choice(const struct gr_nvtx_set *s, uint32_t thread, uint64_t start_ts,
+			uint64_t end_ts, uint64_t period_ns, uint64_t count, uint32_t *range)
+{
+	uint64_t *starts, lo = start_ts > period_ns / 2 ? start_ts - period_ns / 2 : 0;
+	struct gr_keymap names;
+	size_t best = SIZE_MAX;
+	int err = 0;
+
+	if (!s->nranges)
+		return 0;
+	starts = malloc(s->nranges * sizeof(*starts));
+	if (!starts)
+		return -ENOMEM;
+	gr_keymap_init(&names, 2);
+	/* each name once, from its first range on the thread */
+	for (size_t i = 0; i < s->nranges; i++) {
+		const struct gr_nvtx_range *r = &s->ranges[i];
+		uint64_t key[2] = {r->name, r->domain}, end = 0;
+		uint32_t idx;
+		size_t n = 0;
+		int added;
+
+		if (r->thread != thread || r->kind != GR_NVTX_RANGE_PUSHPOP)
+			continue;
+		added = gr_keymap_intern(&names, key, &idx);
+		if (added < 0) {
+			err = added;
+			break;
+		}
+		if (!added)
+			continue;
+		for (size_t k = i; k < s->nranges; k++) {
+			const struct gr_nvtx_range *q = &s->ranges[k];
+
+			/* the outer one of the name's ranges nested in one another */
+			if (!same_name(q, r, thread) || q->start < end)
+				continue;
+			end = q->end;
+			if (q->start >= lo && q->start <= end_ts)
+				starts[n++] = q->start;
+		}
+		if (once_a_period(starts, n, period_ns, count) &&
+		    (best == SIZE_MAX || r->depth < s->ranges[best].depth))
+			best = i;
+	}
+	free(starts);
+	gr_keymap_free(&names);
+	if (err)
+		return err;
+	if (best == SIZE_MAX)
+		return 0;
+	*range = (uint32_t)best;
+	return 1;
+}

@@ -163,4 +163,26 @@ int gr_nvtx_range_named(const struct gr_nvtx_set *s, const struct gr_nvtx_range 
 /* The text @idx (gr_model_nvtx_text()) of the calls @s was built from: "" when none. */
 const char *gr_nvtx_text(const struct gr_nvtx_set *s, uint32_t idx);
 
+/* ---- ranges as steps (report's --step nvtx:NAME and the iteration finder) ---- */
+
+/*
+ * The steps the push/pop ranges @spec names (gr_nvtx_range_named()) make on thread @thread: range
+ * j starts step j, the last one ends where it ends; a range inside another of the name is the
+ * outer one's. Writes each step's start into @bounds[j] and the last range's end into
+ * @bounds[n] (@bounds: room for nranges + 1). Returns n, the steps.
+ */
+size_t gr_nvtx_step_bounds(const struct gr_nvtx_set *s, uint32_t thread, const char *spec,
+			   uint64_t *bounds);
+
+/*
+ * The push/pop range name of @thread that starts once a period of a loop of @count iterations
+ * of @period_ns from @start_ts to @end_ts: as many ranges starting in [start_ts - period / 2,
+ * end_ts] as iterations (one more or fewer: a range may open before the loop's first call or
+ * after its last), three at least, each a period after the one before within half a period; the
+ * outermost when several are. Returns 1 and *@range (a range of that name and domain, index in
+ * @s->ranges), 0 when none, -ENOMEM.
+ */
+int gr_nvtx_step_choice(const struct gr_nvtx_set *s, uint32_t thread, uint64_t start_ts,
+			uint64_t end_ts, uint64_t period_ns, uint64_t count, uint32_t *range);
+
 #endif

@@ -343,37 +343,21 @@ static size_t python_starts(const struct rp_ctx *x, const struct rp_step *s, siz
 }
 
 /*
- * The steps of an NVTX range on the token thread: range j starts step j at its start, and the
- * last one ends at its end; @at[j] the first call at or after step j's start, @bounds[j] that
- * start (@bounds[n] the last range's end). Ranges of the name nested in one another: the outer
- * one. Returns n, the steps.
+ * The steps of an NVTX range on the token thread (gr_nvtx_step_bounds()), into @bounds; @at[j]
+ * the first call at or after step j's start, @at[n] the first after the last range's end.
+ * Returns n, the steps.
  */
 static size_t nvtx_starts(const struct rp_ctx *x, const struct rp_step *s, size_t *at,
 			  uint64_t *bounds)
 {
-	const struct gr_nvtx_set *set = x->nvtx;
-	uint64_t end = 0;
-	size_t n = 0, tok = 0;
+	size_t n = gr_nvtx_step_bounds(x->nvtx, x->tok_thread, s->name, bounds), tok = 0;
 
-	for (size_t i = 0; i < set->nranges; i++) {
-		const struct gr_nvtx_range *r = &set->ranges[i];
-
-		if (r->thread != x->tok_thread || r->start < end || !nvtx_is(x, r, s->name))
-			continue;
+	for (size_t j = 0; n && j <= n; j++) {
 		while (tok < x->ntok && rp_call_ts(x, rp_ref_kind(x->tok_ref[tok]),
-						   rp_ref_idx(x->tok_ref[tok])) < r->start)
+						   rp_ref_idx(x->tok_ref[tok])) < bounds[j])
 			tok++;
-		at[n] = tok;
-		bounds[n++] = r->start;
-		end = r->end;
+		at[j] = tok;
 	}
-	if (!n)
-		return 0;
-	while (tok < x->ntok &&
-	       rp_call_ts(x, rp_ref_kind(x->tok_ref[tok]), rp_ref_idx(x->tok_ref[tok])) < end)
-		tok++;
-	at[n] = tok;
-	bounds[n] = end;
 	return n;
 }
 
@@ -445,77 +429,20 @@ int rp_step_find(struct rp_ctx *x, struct gr_report_iteration *it, int main)
 	return err;
 }
 
-/* Whether the sorted @starts (@n) are one a period of @it: as many as its iterations (one more
- * or fewer: a range may open before the loop's first call or close after its last), each the
- * next one's start a period later, within half a period. */
-static int once_a_period(const struct gr_report_iteration *it, const uint64_t *starts, size_t n)
-{
-	uint64_t p = it->period_ns;
-
-	if (n < 3 || !p || n + 1 < it->count || n > it->count + 1)
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		uint64_t gap = starts[i] - starts[i - 1];
-
-		if (gap < p / 2 || gap > p + p / 2)
-			return 0;
-	}
-	return 1;
-}
-
 const char *rp_step_nvtx_choice(struct rp_ctx *x)
 {
 	const struct gr_report_iteration *it = &x->r->launches.iter;
 	const struct gr_nvtx_set *set = x->nvtx;
-	uint64_t *starts = NULL, lo, end;
-	const struct gr_nvtx_range *best = NULL;
-	struct gr_keymap names;
-	const char *spec = NULL;
+	const struct gr_nvtx_range *r;
+	uint32_t idx;
 
-	if (!it->found || !set || !set->nranges)
+	if (!it->found || !set ||
+	    gr_nvtx_step_choice(set, it->thread, it->start_ts, it->end_ts, it->period_ns, it->count,
+				&idx) <= 0)
 		return NULL;
-	gr_keymap_init(&names, 2);
-	starts = malloc(set->nranges * sizeof(*starts));
-	if (!starts)
-		goto out;
-	lo = it->start_ts > it->period_ns / 2 ? it->start_ts - it->period_ns / 2 : 0;
-	/* every name of a push/pop range on the thread, in order of first range */
-	for (size_t i = 0; i < set->nranges; i++) {
-		const struct gr_nvtx_range *r = &set->ranges[i];
-		uint64_t key[2] = {r->name, r->domain};
-		uint32_t idx;
-		size_t n = 0;
-		int added;
-
-		if (r->thread != it->thread || r->kind != GR_NVTX_RANGE_PUSHPOP)
-			continue;
-		added = gr_keymap_intern(&names, key, &idx);
-		if (added <= 0)
-			continue;
-		end = 0;
-		for (size_t k = i; k < set->nranges; k++) {
-			const struct gr_nvtx_range *q = &set->ranges[k];
-
-			/* the outer one of the name's ranges nested in one another */
-			if (q->thread != r->thread || q->kind != GR_NVTX_RANGE_PUSHPOP ||
-			    q->name != r->name || q->domain != r->domain || q->start < end)
-				continue;
-			end = q->end;
-			if (q->start >= lo && q->start <= it->end_ts)
-				starts[n++] = q->start;
-		}
-		if (once_a_period(it, starts, n) && (!best || r->depth < best->depth))
-			best = r;
-	}
-	if (!best)
-		goto out;
-	if (best->domain && best->domain < set->ndomains)
-		spec = rp_printf(x, "nvtx:%s:%s", set->domains[best->domain].name,
-				 gr_nvtx_text(set, best->name));
-	else
-		spec = rp_printf(x, "nvtx:%s", gr_nvtx_text(set, best->name));
-out:
-	free(starts);
-	gr_keymap_free(&names);
-	return spec;
+	r = &set->ranges[idx];
+	if (r->domain && r->domain < set->ndomains)
+		return rp_printf(x, "nvtx:%s:%s", set->domains[r->domain].name,
+				 gr_nvtx_text(set, r->name));
+	return rp_printf(x, "nvtx:%s", gr_nvtx_text(set, r->name));
 }

@@ -270,6 +270,65 @@ out:
 	gr_model_free(m);
 }
 
+/*
+ * Ranges as steps: 6 "step" ranges a period of 1000 ns on thread 0 (one holding a "step" of its
+ * own), each with two "fwd" ranges, a "forward" in steps 0 and 3 only, and 2 "step" ranges on
+ * thread 1. The finder's choice is "step" for a loop of 6 periods of 1000 ns; no range for a loop
+ * whose period is two steps (nothing repeats once a period).
+ */
+static void test_steps(void)
+{
+	static const struct gr_thread th[] = {{.pid = 10, .tid = 11}, {.pid = 10, .tid = 12}};
+	struct gr_nvtx e[96];
+	size_t ne = 0, n;
+	struct gr_nvtx_set s;
+	uint64_t bounds[64];
+	uint32_t r = UINT32_MAX;
+
+	for (uint64_t j = 0; j < 6; j++) {
+		uint64_t t = 100 + 1000 * j;
+
+		e[ne++] = ev(GR_NVTX_PUSH, t, 0, 0, 0, 1);
+		if (j == 0 || j == 3)
+			e[ne++] = ev(GR_NVTX_PUSH, t + 50, 1, 0, 0, 1);
+		e[ne++] = ev(GR_NVTX_PUSH, t + 100, 0, 0, 0, 13);
+		if (j == 2) {
+			e[ne++] = ev(GR_NVTX_PUSH, t + 200, 0, 0, 0, 1);
+			e[ne++] = ev(GR_NVTX_POP, t + 300, 0, 0, 0, 0);
+		}
+		e[ne++] = ev(GR_NVTX_POP, t + 400, 0, 0, 0, 0);
+		if (j == 0 || j == 3) {
+			e[ne++] = ev(GR_NVTX_POP, t + 450, 1, 0, 0, 0);
+			e[ne++] = ev(GR_NVTX_PUSH, t + 460, 0, 0, 0, 2);
+			e[ne++] = ev(GR_NVTX_POP, t + 480, 0, 0, 0, 0);
+		}
+		e[ne++] = ev(GR_NVTX_PUSH, t + 500, 0, 0, 0, 13);
+		e[ne++] = ev(GR_NVTX_POP, t + 700, 0, 0, 0, 0);
+		e[ne++] = ev(GR_NVTX_POP, t + 900, 0, 0, 0, 0);
+	}
+	CHECK(gr_nvtx_build_events(e, ne, th, 2, text_of, NULL, 10000, &s) == 0);
+	n = gr_nvtx_step_bounds(&s, 0, "step", bounds);
+	CHECK_EQ_U64(n, 6);
+	for (size_t j = 0; j < 6 && n == 6; j++)
+		CHECK_EQ_U64(bounds[j], 100 + 1000 * j);
+	CHECK_EQ_U64(bounds[6], 5100 + 900);
+	CHECK_EQ_U64(gr_nvtx_step_bounds(&s, 0, "fwd", bounds), 12);
+	CHECK_EQ_U64(gr_nvtx_step_bounds(&s, 1, "step", bounds), 2);
+	CHECK_EQ_U64(gr_nvtx_step_bounds(&s, 0, "nothing", bounds), 0);
+
+	CHECK(gr_nvtx_step_choice(&s, 0, 150, 6000, 1000, 6, &r) == 1);
+	CHECK(r < s.nranges && s.ranges[r].name == 1 && s.ranges[r].depth == 0);
+	/* a loop of one iteration fewer than the ranges: still "step" */
+	CHECK(gr_nvtx_step_choice(&s, 0, 150, 6000, 1000, 5, &r) == 1);
+	CHECK(r < s.nranges && s.ranges[r].name == 1);
+	/* a loop of two steps a period: "step" starts twice a period, "fwd" four times,
+	 * "forward" twice in all */
+	CHECK(gr_nvtx_step_choice(&s, 0, 150, 6000, 2000, 3, &r) == 0);
+	/* a thread whose loop its ranges do not follow */
+	CHECK(gr_nvtx_step_choice(&s, 1, 150, 6000, 1000, 6, &r) == 0);
+	gr_nvtx_free(&s);
+}
+
 /* The model thread of (@pid, @tid), UINT32_MAX when none. */
 static uint32_t thread_of(const struct gr_model *m, uint32_t pid, uint32_t tid)
 {
@@ -388,6 +447,7 @@ int main(void)
 	RUN_TEST(test_empty);
 	RUN_TEST(test_stats);
 	RUN_TEST(test_inside);
+	RUN_TEST(test_steps);
 	{
 		char cmd[300];
 
