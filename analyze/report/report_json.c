@@ -69,10 +69,13 @@ static void frames(struct gr_json *j, const struct gr_report *r, const char *key
 	gr_json_array_end(j);
 }
 
-static void thread_id(struct gr_json *j, const struct gr_model *m, uint32_t t)
+/* {pid, tid, comm} of model thread @t, and nvtx_name when the program named it with NVTX. */
+static void thread_id(struct gr_json *j, const struct gr_report *r, const struct gr_model *m,
+		      uint32_t t)
 {
 	size_t n;
 	const struct gr_thread *th = gr_model_threads(m, &n);
+	const char *nvtx;
 
 	if (t >= n) {
 		gr_json_null(j);
@@ -82,6 +85,9 @@ static void thread_id(struct gr_json *j, const struct gr_model *m, uint32_t t)
 	gr_json_kv_u64(j, "pid", th[t].pid);
 	gr_json_kv_u64(j, "tid", th[t].tid);
 	gr_json_kv_str(j, "comm", th[t].comm);
+	nvtx = gr_nvtx_thread_name(&r->nvtx.set, th[t].pid, th[t].tid);
+	if (nvtx)
+		gr_json_kv_str(j, "nvtx_name", nvtx);
 	gr_json_object_end(j);
 }
 
@@ -242,7 +248,7 @@ static void launches(struct gr_json *j, const struct gr_report *r, const struct 
 	}
 	if (it->found) {
 		gr_json_key(j, "thread");
-		thread_id(j, m, it->thread);
+		thread_id(j, r, m, it->thread);
 		gr_json_kv_u64(j, "calls", it->calls);
 		gr_json_kv_u64(j, "launches", it->launches);
 		gr_json_kv_u64(j, "graph_launches", it->graph_launches);
@@ -504,7 +510,7 @@ static void transfer(struct gr_json *j, const struct gr_report *r, const struct 
 	gr_json_kv_double(j, "wall_share", T->wall_share);
 	gr_json_key(j, "busiest_thread");
 	if (T->busiest_copy_ns)
-		thread_id(j, m, T->busiest_thread);
+		thread_id(j, r, m, T->busiest_thread);
 	else
 		gr_json_null(j);
 	gr_json_kv_u64(j, "busiest_copy_ns", T->busiest_copy_ns);
@@ -767,7 +773,7 @@ static void outcome(struct gr_json *j, const struct gr_report *r, const struct g
 		gr_json_object(j);
 		gr_json_kv_str(j, "api", gr_api_name(gr_aside_api(m, a)));
 		gr_json_key(j, "thread");
-		thread_id(j, m, gr_aside_thread(m, a));
+		thread_id(j, r, m, gr_aside_thread(m, a));
 		gr_json_kv_u64(j, "ts", a->ts);
 		gr_json_kv_u64(j, "inside_ns", a->dur);
 		gr_json_kv_bool(j, "thread_exited", (a->call & GR_CALL_EXITED) != 0);
@@ -788,7 +794,7 @@ static void budget(struct gr_json *j, const struct gr_report *r, const struct gr
 	gr_json_kv_bool(j, "found", B->found);
 	if (B->found) {
 		gr_json_key(j, "thread");
-		thread_id(j, m, B->thread);
+		thread_id(j, r, m, B->thread);
 		gr_json_kv_u64(j, "iterations", B->iterations);
 		gr_json_kv_bool(j, "scheduler", B->has_states);
 		gr_json_kv_u64(j, "clamped", B->clamped);

@@ -865,7 +865,9 @@ static void budget(FILE *f, const struct gr_report *r, const struct gr_model *m)
 			at = (size_t)snprintf(
 			    line, sizeof(line),
 			    "step budget (thread %s tid %u, median iteration #%" PRIu64 " %s): ",
-			    B->thread < nth && *th[B->thread].comm ? th[B->thread].comm : "?",
+			    B->thread < nth && *thread_name(r, &th[B->thread])
+				? thread_name(r, &th[B->thread])
+				: "?",
 			    B->thread < nth ? th[B->thread].tid : 0, b->index, t);
 		else if (b == &B->mean)
 			at = (size_t)snprintf(line, sizeof(line),
