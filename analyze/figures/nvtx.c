@@ -755,15 +755,42 @@ static int cmp_stat_order(const void *pa, const void *pb, void *arg)
 	return a->domain < b->domain ? -1 : a->domain > b->domain;
 }
 
-/* Whether a range of the same name and domain encloses range @i. */
-static int nested_in_same(const struct gr_nvtx_set *s, size_t i)
+/*
+ * Per range, 1 when a range of its name encloses it on its (thread, domain) stack: the ranges of
+ * one stack nest properly, so in start order a range is inside an earlier one of its name iff it
+ * starts before the latest end among them. One pass. NULL when out of memory.
+ */
+static uint8_t *nested_in_same(const struct gr_nvtx_set *s)
 {
-	const struct gr_nvtx_range *r = &s->ranges[i];
+	uint8_t *inner = calloc(s->nranges + 1, 1);
+	uint64_t *end = NULL;
+	size_t cap = 0;
+	struct gr_keymap group;
 
-	for (uint32_t p = r->parent; p != UINT32_MAX; p = s->ranges[p].parent)
-		if (s->ranges[p].name == r->name && s->ranges[p].domain == r->domain)
-			return 1;
-	return 0;
+	gr_keymap_init(&group, 3);
+	for (size_t i = 0; inner && i < s->nranges; i++) {
+		const struct gr_nvtx_range *r = &s->ranges[i];
+		uint64_t key[3] = {r->thread, r->domain, r->name};
+		uint32_t g;
+		int added;
+
+		if (r->kind != GR_NVTX_RANGE_PUSHPOP)
+			continue;
+		added = gr_keymap_intern(&group, key, &g);
+		if (added < 0 || (added && grow((void **)&end, &cap, g, sizeof(*end)))) {
+			free(inner);
+			inner = NULL;
+			break;
+		}
+		if (added)
+			end[g] = 0;
+		inner[i] = r->start < end[g];
+		if (r->end > end[g])
+			end[g] = r->end;
+	}
+	free(end);
+	gr_keymap_free(&group);
+	return inner;
 }
 
 /* Most frequent enclosing stat of each stat, into v[].parent (cycles broken). */
@@ -771,6 +798,8 @@ static int pick_parents(const struct gr_nvtx_set *s, const uint32_t *stat_of,
 			struct gr_nvtx_stat *v, size_t n)
 {
 	struct stat_dur *pairs = malloc((s->nranges + 1) * sizeof(*pairs));
+	uint8_t *state;
+	uint32_t *path;
 	size_t np = 0;
 
 	if (!pairs)
@@ -798,50 +827,72 @@ static int pick_parents(const struct gr_nvtx_set *s, const uint32_t *stat_of,
 		i = j;
 	}
 	free(pairs);
-	/* a stat nested in another here and the other way round there: the tree keeps the
-	 * first link that does not close a loop */
-	for (size_t i = 0; i < n; i++) {
-		size_t steps = 0;
-
-		for (uint32_t p = v[i].parent; p != UINT32_MAX; p = v[p].parent)
-			if (p == i || ++steps > n) {
-				v[i].parent = UINT32_MAX;
-				break;
-			}
+	/* a stat nested in another here and the other way round there: the link that closes a
+	 * loop goes, each chain walked once */
+	state = calloc(n + 1, 1);
+	path = malloc((n + 1) * sizeof(*path));
+	if (!state || !path) {
+		free(state);
+		free(path);
+		return -ENOMEM;
 	}
+	for (size_t i = 0; i < n; i++) {
+		uint32_t cur = (uint32_t)i;
+		size_t len = 0;
+
+		while (cur != UINT32_MAX && !state[cur]) {
+			state[cur] = 1;
+			path[len++] = cur;
+			cur = v[cur].parent;
+		}
+		if (cur != UINT32_MAX && state[cur] == 1)
+			v[path[len - 1]].parent = UINT32_MAX;
+		while (len)
+			state[path[--len]] = 2;
+	}
+	free(state);
+	free(path);
 	return 0;
 }
 
-/* Order @v depth first (siblings by cmp_stat_order) and renumber parents. */
+/* Order @v depth first (siblings by cmp_stat_order) and renumber parents: O(n log n). */
 static int order_stats(const struct gr_nvtx_set *s, struct gr_nvtx_stats *out)
 {
 	size_t n = out->n, nout = 0, nstack = 0;
 	uint32_t *sorted = malloc((n + 1) * sizeof(*sorted));
+	uint32_t *kids = malloc((n + 1) * sizeof(*kids));
+	size_t *at = calloc(n + 2, sizeof(*at));
 	uint32_t *stack = malloc((n + 1) * sizeof(*stack));
 	uint32_t *pos = malloc((n + 1) * sizeof(*pos));
 	struct gr_nvtx_stat *v = malloc((n + 1) * sizeof(*v));
 	struct order_ctx o = {s, out->v};
 	int err = -ENOMEM;
 
-	if (!sorted || !stack || !pos || !v)
+	if (!sorted || !kids || !at || !stack || !pos || !v)
 		goto out;
 	for (size_t i = 0; i < n; i++)
 		sorted[i] = (uint32_t)i;
 	gr_qsort_r(sorted, n, sizeof(*sorted), cmp_stat_order, &o);
-	/* roots pushed in reverse, so they pop in order; each popped stat pushes its children
-	 * in reverse order the same way: O(n^2) in the worst case, for a few hundred names */
-	for (size_t i = n; i-- > 0;)
-		if (out->v[sorted[i]].parent == UINT32_MAX)
-			stack[nstack++] = sorted[i];
+	/* the children of each stat (bucket n: the roots), in sibling order */
+#define BUCKET(p) ((p) == UINT32_MAX ? n : (size_t)(p))
+	for (size_t i = 0; i < n; i++)
+		at[BUCKET(out->v[i].parent) + 1]++;
+	for (size_t b = 0; b <= n; b++)
+		at[b + 1] += at[b];
+	for (size_t i = 0; i < n; i++)
+		kids[at[BUCKET(out->v[sorted[i]].parent)]++] = sorted[i];
+	/* at[b] is now the end of bucket b, and at[b - 1] its start */
+	for (size_t k = at[n]; k-- > (n ? at[n - 1] : 0);)
+		stack[nstack++] = kids[k];
 	while (nstack) {
 		uint32_t cur = stack[--nstack];
 
 		pos[cur] = (uint32_t)nout;
 		v[nout++] = out->v[cur];
-		for (size_t i = n; i-- > 0;)
-			if (out->v[sorted[i]].parent == cur)
-				stack[nstack++] = sorted[i];
+		for (size_t k = at[cur]; k-- > (cur ? at[cur - 1] : 0);)
+			stack[nstack++] = kids[k];
 	}
+#undef BUCKET
 	for (size_t i = 0; i < nout; i++)
 		if (v[i].parent != UINT32_MAX)
 			v[i].parent = pos[v[i].parent];
@@ -852,6 +903,8 @@ static int order_stats(const struct gr_nvtx_set *s, struct gr_nvtx_stats *out)
 	err = 0;
 out:
 	free(sorted);
+	free(kids);
+	free(at);
 	free(stack);
 	free(pos);
 	free(v);
@@ -877,6 +930,7 @@ int gr_nvtx_stats_compute(const struct gr_model *m, const struct gr_nvtx_set *s,
 	uint32_t *group = malloc((s->ndomains + 1) * sizeof(*group));
 	uint32_t *stat_of = malloc((s->nranges + 1) * sizeof(*stat_of));
 	struct stat_dur *durs = malloc((s->nranges + 1) * sizeof(*durs));
+	uint8_t *inner = NULL;
 	int err = -ENOMEM;
 
 	memset(out, 0, sizeof(*out));
@@ -909,6 +963,9 @@ int gr_nvtx_stats_compute(const struct gr_model *m, const struct gr_nvtx_set *s,
 	if (err)
 		goto out;
 	err = -ENOMEM;
+	inner = nested_in_same(s);
+	if (!inner)
+		goto out;
 	for (size_t i = 0; i < s->nranges; i++) {
 		const struct gr_nvtx_range *r = &s->ranges[i];
 		uint64_t key[2] = {r->name, r->domain < s->ndomains ? group[r->domain] : 0};
@@ -940,7 +997,7 @@ int gr_nvtx_stats_compute(const struct gr_model *m, const struct gr_nvtx_set *s,
 		if (in_a_step(step, r->start) && r->thread < nth &&
 		    th[r->thread].pid == th[step->thread < nth ? step->thread : 0].pid)
 			st->step_count++;
-		if (nested_in_same(s, i))
+		if (inner[i])
 			continue;
 		if (step && step->n && r->thread == step->thread)
 			st->step_ns += in_steps(step, r->start, r->end);
@@ -976,19 +1033,13 @@ out:
 	free(group);
 	free(stat_of);
 	free(durs);
+	free(inner);
 	if (err)
 		gr_nvtx_stats_free(out);
 	return err;
 }
 
 /* ---- ranges as steps ---- */
-
-/* Whether @q is a push/pop range of @thread with @r's name and domain. */
-static int same_name(const struct gr_nvtx_range *q, const struct gr_nvtx_range *r, uint32_t thread)
-{
-	return q->thread == thread && q->kind == GR_NVTX_RANGE_PUSHPOP && q->name == r->name &&
-	       q->domain == r->domain;
-}
 
 size_t gr_nvtx_step_bounds(const struct gr_nvtx_set *s, uint32_t thread, const char *spec,
 			   uint64_t *bounds)
@@ -1027,49 +1078,64 @@ static int once_a_period(const uint64_t *starts, size_t n, uint64_t period, uint
 int gr_nvtx_step_choice(const struct gr_nvtx_set *s, uint32_t thread, uint64_t start_ts,
 			uint64_t end_ts, uint64_t period_ns, uint64_t count, uint32_t *range)
 {
-	uint64_t *starts, lo = start_ts > period_ns / 2 ? start_ts - period_ns / 2 : 0;
+	uint64_t lo = start_ts > period_ns / 2 ? start_ts - period_ns / 2 : 0;
+	uint32_t *group = malloc((s->nranges + 1) * sizeof(*group));
+	uint32_t *by_group = malloc((s->nranges + 1) * sizeof(*by_group));
+	uint64_t *starts = malloc((s->nranges + 1) * sizeof(*starts));
+	size_t *at = NULL, best = SIZE_MAX, ng;
 	struct gr_keymap names;
-	size_t best = SIZE_MAX;
-	int err = 0;
+	int err = -ENOMEM;
 
-	if (!s->nranges)
-		return 0;
-	starts = malloc(s->nranges * sizeof(*starts));
-	if (!starts)
-		return -ENOMEM;
 	gr_keymap_init(&names, 2);
-	/* each name once, from its first range on the thread */
+	if (!group || !by_group || !starts)
+		goto out;
+	/* the thread's push/pop ranges by name, each name's in start order */
 	for (size_t i = 0; i < s->nranges; i++) {
 		const struct gr_nvtx_range *r = &s->ranges[i];
-		uint64_t key[2] = {r->name, r->domain}, end = 0;
-		uint32_t idx;
-		size_t n = 0;
-		int added;
+		uint64_t key[2] = {r->name, r->domain};
 
-		if (r->thread != thread || r->kind != GR_NVTX_RANGE_PUSHPOP)
-			continue;
-		added = gr_keymap_intern(&names, key, &idx);
-		if (added < 0) {
-			err = added;
-			break;
-		}
-		if (!added)
-			continue;
-		for (size_t k = i; k < s->nranges; k++) {
-			const struct gr_nvtx_range *q = &s->ranges[k];
+		group[i] = UINT32_MAX;
+		if (r->thread == thread && r->kind == GR_NVTX_RANGE_PUSHPOP &&
+		    gr_keymap_intern(&names, key, &group[i]) < 0)
+			goto out;
+	}
+	ng = names.len;
+	at = calloc(ng + 1, sizeof(*at));
+	if (!at)
+		goto out;
+	for (size_t i = 0; i < s->nranges; i++)
+		if (group[i] != UINT32_MAX)
+			at[group[i] + 1]++;
+	for (size_t g = 0; g < ng; g++)
+		at[g + 1] += at[g];
+	for (size_t i = 0; i < s->nranges; i++)
+		if (group[i] != UINT32_MAX)
+			by_group[at[group[i]]++] = (uint32_t)i;
+	/* at[g] is now the end of name g's ranges, at[g - 1] their start */
+	for (size_t g = 0; g < ng; g++) {
+		uint64_t end = 0;
+		size_t n = 0, first = g ? at[g - 1] : 0;
+
+		for (size_t k = first; k < at[g]; k++) {
+			const struct gr_nvtx_range *q = &s->ranges[by_group[k]];
 
 			/* the outer one of the name's ranges nested in one another */
-			if (!same_name(q, r, thread) || q->start < end)
+			if (q->start < end)
 				continue;
 			end = q->end;
 			if (q->start >= lo && q->start <= end_ts)
 				starts[n++] = q->start;
 		}
 		if (once_a_period(starts, n, period_ns, count) &&
-		    (best == SIZE_MAX || r->depth < s->ranges[best].depth))
-			best = i;
+		    (best == SIZE_MAX || s->ranges[by_group[first]].depth < s->ranges[best].depth))
+			best = by_group[first];
 	}
+	err = 0;
+out:
+	free(group);
+	free(by_group);
 	free(starts);
+	free(at);
 	gr_keymap_free(&names);
 	if (err)
 		return err;

@@ -329,6 +329,44 @@ static void test_steps(void)
 	gr_nvtx_free(&s);
 }
 
+/* A hostile nesting: 70000 pushes of as many names, never popped, on one thread of the standard
+ * trace. Depth saturates; each name is nested in the one before, a chain the order keeps. */
+static void test_deep(void)
+{
+	enum { N = 70000 };
+	char path[256];
+	struct gr_model *m = NULL;
+	struct gr_nvtx *e = calloc(N, sizeof(*e));
+	struct gr_nvtx_set s;
+	struct gr_nvtx_stats st;
+	const struct gr_thread *th;
+	size_t nth, chain = 0;
+
+	snprintf(path, sizeof(path), "%s/deep.trc", dir);
+	CHECK(e && synth_write(path, 0) == 0);
+	CHECK(gr_model_load(&m, path, NULL) == 0);
+	if (!e || !m)
+		goto out;
+	th = gr_model_threads(m, &nth);
+	for (uint32_t i = 0; i < N; i++)
+		e[i] = ev(GR_NVTX_PUSH, T0 + i, 0, 0, 0, 100 + i);
+	CHECK(gr_nvtx_build_events(e, N, th, nth, text_of, NULL, T0 + 2000000, &s) == 0);
+	CHECK_EQ_U64(s.nranges, N);
+	CHECK_EQ_U64(s.ranges[N - 1].depth, UINT16_MAX);
+	CHECK_EQ_U64(s.ranges[N - 1].parent, N - 2);
+	CHECK(gr_nvtx_stats_compute(m, &s, NULL, NULL, NULL, &st) == 0);
+	CHECK_EQ_U64(st.n, N);
+	for (size_t i = 1; i < st.n; i++)
+		chain += st.v[i].parent == i - 1 && st.v[i].name == 100 + i;
+	CHECK_EQ_U64(chain, N - 1);
+	CHECK(st.n && st.v[0].parent == UINT32_MAX && st.v[N - 1].unclosed == 1);
+	gr_nvtx_stats_free(&st);
+	gr_nvtx_free(&s);
+out:
+	free(e);
+	gr_model_free(m);
+}
+
 /* The model thread of (@pid, @tid), UINT32_MAX when none. */
 static uint32_t thread_of(const struct gr_model *m, uint32_t pid, uint32_t tid)
 {
@@ -448,6 +486,7 @@ int main(void)
 	RUN_TEST(test_stats);
 	RUN_TEST(test_inside);
 	RUN_TEST(test_steps);
+	RUN_TEST(test_deep);
 	{
 		char cmd[300];
 
