@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analyze/util/json.h"
@@ -41,13 +42,17 @@ static const char *stat_name(const struct gr_report_nvtx *N, const struct gr_nvt
 }
 
 /*
- * The stats whose ranges split the step: the ranges nested in the step's own range when the step
- * is an NVTX range, else the outermost ones; @parent receives the stat of the step's range
- * (UINT32_MAX none). Whether @v is one of them.
+ * Whether @v is one of the ranges that split the step: push/pop ranges (they nest properly on a
+ * thread, so those of one level and domain never overlap) of the step range's domain, nested in
+ * the step's own range (@parent) when the step is an NVTX range, else the outermost ones.
  */
-static int splits_step(const struct gr_nvtx_stats *S, const struct gr_nvtx_stat *v, uint32_t parent)
+static int splits_step(const struct gr_report_nvtx *N, const struct gr_nvtx_stat *v,
+		       uint32_t parent)
 {
-	return v->step_ns && v->parent == parent;
+	uint32_t domain = parent == UINT32_MAX ? 0 : N->stats.v[parent].domain;
+
+	return v->step_ns && v->parent == parent && v->kind == GR_NVTX_RANGE_PUSHPOP &&
+	       v->domain == domain;
 }
 
 static uint32_t step_stat(const struct gr_report_nvtx *N)
@@ -80,6 +85,9 @@ void rp_nvtx_text(FILE *f, const struct gr_report *r, const struct gr_model *m, 
 	const struct gr_thread *th = gr_model_threads(m, &nth);
 	double in_ranges = 0, whole;
 	int any = 0;
+	FILE *line;
+	char *buf = NULL;
+	size_t len = 0;
 
 	gr_text_heading(f, "8. NVTX ranges", 100);
 	if (!N->set.nranges) {
@@ -131,17 +139,21 @@ void rp_nvtx_text(FILE *f, const struct gr_report *r, const struct gr_model *m, 
 		fprintf(f, "  step: no iteration was found: no budget per range\n");
 		return;
 	}
-	/* the step budget per range: the split of the step's time on its thread */
-	fprintf(f, "  step budget per range (%" PRIu64 " steps, %s each on average, on tid %u):",
+	/* the step budget per range: the split of the step's time on its thread, wrapped as one
+	 * paragraph (the names go in raw: the wrap escapes them) */
+	line = open_memstream(&buf, &len);
+	if (!line)
+		return;
+	fprintf(line, "step budget per range (%" PRIu64 " steps, %s each on average, on tid %u):",
 		S->steps, gr_units_ns(b1, sizeof(b1), (double)S->step_ns / (double)S->steps),
 		it->thread < nth ? th[it->thread].tid : 0);
 	for (size_t i = 0; i < S->n; i++) {
 		const struct gr_nvtx_stat *v = &S->v[i];
 
-		if (!splits_step(S, v, parent))
+		if (!splits_step(N, v, parent))
 			continue;
-		fprintf(f, "%s %s %.0f%% (%s)", any ? "," : "",
-			GR_TEXT(stat_name(N, v, nb, sizeof(nb))), v->step_share * 100,
+		fprintf(line, "%s %s %.0f%% (%s)", any ? "," : "", stat_name(N, v, nb, sizeof(nb)),
+			v->step_share * 100,
 			gr_units_ns(b2, sizeof(b2), (double)v->step_ns / (double)S->steps));
 		in_ranges += v->step_share;
 		any = 1;
@@ -149,10 +161,15 @@ void rp_nvtx_text(FILE *f, const struct gr_report *r, const struct gr_model *m, 
 	/* what the step's time holds beyond them: all of it, or its own range's share */
 	whole = parent == UINT32_MAX ? 1.0 : S->v[parent].step_share;
 	if (!any)
-		fprintf(f, " no range of the step's thread is inside the steps\n");
+		fprintf(line, " no range of the step's thread is inside the steps");
 	else
-		fprintf(f, "; outside them %.0f%%\n",
+		fprintf(line, "; outside them %.0f%%",
 			whole > in_ranges ? (whole - in_ranges) * 100 : 0.0);
+	if (!fclose(line) && buf) {
+		fputs("  ", f);
+		gr_text_wrap(f, buf, 2, 4, 100);
+	}
+	free(buf);
 }
 
 void rp_nvtx_json(struct gr_json *j, const struct gr_report *r, const struct gr_model *m)
@@ -216,7 +233,7 @@ void rp_nvtx_json(struct gr_json *j, const struct gr_report *r, const struct gr_
 		gr_json_kv_u64(j, "step_count", v->step_count);
 		gr_json_kv_u64(j, "step_ns", v->step_ns);
 		gr_json_kv_double(j, "step_share", v->step_share);
-		gr_json_kv_bool(j, "splits_step", S->steps && splits_step(S, v, parent));
+		gr_json_kv_bool(j, "splits_step", S->steps && splits_step(N, v, parent));
 		gr_json_object_end(j);
 	}
 	gr_json_array_end(j);
