@@ -102,25 +102,25 @@ void rp_nvtx_text(FILE *f, const struct gr_report *r, const struct gr_model *m, 
 		fprintf(f, "  the step is the NVTX range '%s'%s\n", GR_TEXT(N->step_range),
 			it->why == GR_PHASE_NVTX ? ": it repeats once a period of the loop found"
 						 : " (--step)");
-	fprintf(f, "  %-24s %7s %9s %9s %9s %8s %8s %9s %9s %6s\n", "name", "count", "total",
+	fprintf(f, "  %-20s %6s %8s %8s %8s %8s %8s %8s %8s %6s\n", "name", "count", "total",
 		"median", "p90", "launches", "kernels", "API time", "GPU time", "step");
 	for (size_t i = 0; i < S->n && shown < top * 2; i++, shown++) {
 		const struct gr_nvtx_stat *v = &S->v[i];
 		int indent = 0;
 		char name[GR_TEXT_LEN];
-		size_t cut = 21;
+		size_t cut = 17;
 
 		/* nested names under their parent, as deep as the table's width allows */
 		for (uint32_t p = v->parent; p != UINT32_MAX && indent < 4; p = S->v[p].parent)
 			indent++;
 		snprintf(name, sizeof(name), "%*s%s", 2 * indent, "",
 			 GR_TEXT(stat_name(N, v, nb, sizeof(nb))));
-		if (strlen(name) > 24) {
+		if (strlen(name) > 20) {
 			while (cut && ((unsigned char)name[cut] & 0xc0) == 0x80)
 				cut--;
 			memcpy(name + cut, "...", 4);
 		}
-		fprintf(f, "  %-24s %7" PRIu64 " %9s %9s %9s %8" PRIu64 " %8" PRIu64 " %9s %9s",
+		fprintf(f, "  %-20s %6" PRIu64 " %8s %8s %8s %8" PRIu64 " %8" PRIu64 " %8s %8s",
 			name, v->count, gr_units_ns(b1, sizeof(b1), (double)v->total_ns),
 			gr_units_ns(b2, sizeof(b2), (double)v->median_ns),
 			gr_units_ns(b3, sizeof(b3), (double)v->p90_ns), v->launches, v->kernels,

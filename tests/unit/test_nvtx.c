@@ -193,9 +193,9 @@ static void render(const struct gr_model *m, const struct gr_nvtx_set *s,
 	fclose(f);
 	CHECK(strstr(buf, "  9 ranges of 3 names (host time: push to pop, start to end); 0 marks; "
 			  "0 pops and 0 ends unmatched\n"));
-	CHECK(strstr(buf, "\n  step                           4 "));
-	CHECK(strstr(buf, "\n    fwd                          4 "));
-	CHECK(strstr(buf, "\n  load                           1 "));
+	CHECK(strstr(buf, "\n  step                      4 "));
+	CHECK(strstr(buf, "\n    fwd                     4 "));
+	CHECK(strstr(buf, "\n  load                      1 "));
 	CHECK(strstr(buf, "  GPU time: -, no --cupti"));
 	CHECK(strstr(buf,
 		     "\n  step budget per range (3 steps, 5.00 us each on average, on tid 101): "
