@@ -103,8 +103,9 @@ struct gr_export_stats {
 	uint64_t gpu_untied;	  /* GPU slices tied to no recorded call (gpu.h): never a flow */
 	uint64_t step_slices;	  /* "step N" slices on the steps track (--step) */
 	uint64_t memory_counters; /* points of live device bytes, per process ("C" events) */
-	/* JSON only: from the waker's CPU-state track to the blocked thread's, at the wakeup that
-	 * ended a blocked slice (a trace that records why threads block): "s" + "f" */
+	/* from the waker's CPU-state track to the blocked thread's, at the wakeup that ended a
+	 * blocked slice (a trace that records why threads block): JSON "s" + "f"; Perfetto a
+	 * "wake" instant and the woken thread's next slice */
 	uint64_t wake_flows;
 	uint64_t loss_instants, proc_instants;
 	uint64_t metadata;

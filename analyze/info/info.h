@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analyze/figures/blocked.h"
 #include "analyze/figures/launch_stats.h"
 #include "analyze/figures/memory.h"
 #include "analyze/figures/outcome.h"
@@ -49,6 +50,11 @@ struct gr_info_blocked {
 	} other[GR_INFO_OTHER_CALLS];
 	unsigned nother;
 	uint64_t more;
+	/* the blocked spans of every thread (the thread timeline, timeline.h: a switch-out while
+	 * sleeping to the wakeup that ended it) by the reports' reasons (blocked.h), the
+	 * classification the budget, export's blocked_spans and the HTML page make */
+	uint64_t spans;
+	uint64_t spans_by_reason[GR_BLOCK_NREASONS];
 };
 
 /* The event kinds info counts, in the order it lists them. */

@@ -359,6 +359,12 @@ static void blocked(struct gr_json *j, const struct gr_info *in)
 	gr_json_object(j);
 	gr_json_kv_u64(j, "total", b->total);
 	gr_json_kv_bool(j, "known", b->known);
+	gr_json_kv_u64(j, "spans", b->spans);
+	gr_json_key(j, "spans_by_reason");
+	gr_json_object_flat(j);
+	for (unsigned r = 0; r < GR_BLOCK_NREASONS; r++)
+		gr_json_kv_u64(j, gr_block_reason_name(r), b->spans_by_reason[r]);
+	gr_json_object_end(j);
 	gr_json_key(j, "by_reason");
 	if (!b->known) {
 		gr_json_null(j);

@@ -447,6 +447,16 @@ static void blocked(FILE *f, const struct gr_info *in)
 		return;
 	fprintf(f, "\nblocked  %" PRIu64 " switch-outs of traced threads while sleeping%s\n",
 		b->total, b->known ? "" : " (why: not recorded, a trace older than format 1.2)");
+	/* the spans as the reports name them, then the calls the switch-outs were in */
+	fprintf(f, "  %-18s %10" PRIu64, "spans by reason", b->spans);
+	sep = "  ";
+	for (unsigned r = 0; r < GR_BLOCK_NREASONS; r++) {
+		if (!b->spans_by_reason[r])
+			continue;
+		fprintf(f, "%s%s %" PRIu64, sep, gr_block_reason_name(r), b->spans_by_reason[r]);
+		sep = ", ";
+	}
+	fprintf(f, "\n");
 	if (!b->known)
 		return;
 	for (unsigned c = 0; c < GR_WAIT_NCLASSES; c++) {

@@ -148,6 +148,20 @@ struct gr_meminfo {
 	uint16_t call; /* GR_CALL_* flags and depth */
 };
 
+/* An NVTX call (format 1.3): by ts. text indexes gr_model_nvtx_text() (0 = "") */
+struct gr_nvtx {
+	uint64_t ts;
+	uint64_t id; /* as the GR_NVTX_ID column */
+	uint64_t payload;
+	uint64_t domain; /* the domain handle in the process, 0 = default */
+	uint32_t thread; /* gr_model_threads() index of the calling thread */
+	uint32_t text;	 /* gr_model_nvtx_text() index */
+	uint32_t category;
+	uint32_t color;
+	uint8_t op; /* enum gr_nvtx_op */
+	uint8_t payload_type;
+};
+
 /*
  * A call kept out of the event arrays above: it failed (returned an error), it was made inside
  * another recorded call of its thread (depth > 0: its time is part of the outer call's), or it
@@ -573,6 +587,11 @@ const struct gr_alloc *gr_model_allocs(const struct gr_model *m, size_t *n);
 const struct gr_free *gr_model_frees(const struct gr_model *m, size_t *n);
 /* cudaMemGetInfo / cuMemGetInfo calls by ts (struct gr_meminfo). */
 const struct gr_meminfo *gr_model_meminfos(const struct gr_model *m, size_t *n);
+/* NVTX calls by ts (struct gr_nvtx); none in a trace older than format 1.3. */
+const struct gr_nvtx *gr_model_nvtx(const struct gr_model *m, size_t *n);
+/* The NVTX text of index @idx: identical texts share an index; 0 and an index out of range are
+ * "". */
+const char *gr_model_nvtx_text(const struct gr_model *m, uint32_t idx);
 const struct gr_sync *gr_model_syncs(const struct gr_model *m, size_t *n);
 const struct gr_graph *gr_model_graphs(const struct gr_model *m, size_t *n);
 /* Calls in the event arrays known to have succeeded (they returned 0): the others there were
