@@ -271,34 +271,6 @@ struct gr_gpu {
 	uint8_t copy_kind; /* CUpti_ActivityMemcpyKind (saturated at 255) */
 };
 
-/* An NVTX call (format 1.3): by ts. text indexes gr_model_nvtx_text() (0 = "") */
-struct gr_nvtx {
-	uint64_t ts;
-	uint64_t id; /* as the GR_NVTX_ID column */
-	uint64_t payload;
-	uint64_t domain; /* the domain handle in the process, 0 = default */
-	uint32_t thread; /* gr_model_threads() index of the calling thread */
-	uint32_t text;	 /* gr_model_nvtx_text() index */
-	uint32_t category;
-	uint32_t color;
-	uint8_t op; /* enum gr_nvtx_op */
-	uint8_t payload_type;
-};
-
-/* TEMPORARY (i32-nvtxan): format/events.h's enum until i32-nvtxrec is merged. */
-enum gr_nvtx_op {
-	GR_NVTX_PUSH = 1,
-	GR_NVTX_POP,
-	GR_NVTX_START,
-	GR_NVTX_END,
-	GR_NVTX_MARK,
-	GR_NVTX_NAME_DOMAIN,
-	GR_NVTX_NAME_CATEGORY,
-	GR_NVTX_NAME_THREAD,
-	GR_NVTX_NAME_STREAM,
-	GR_NVTX_NAME_DEVICE
-};
-
 struct gr_loss {
 	uint64_t ts, ts_end;
 	uint64_t count;
@@ -618,8 +590,6 @@ const struct gr_proc_event *gr_model_proc_events(const struct gr_model *m, size_
 const struct gr_loss *gr_model_losses(const struct gr_model *m, size_t *n);
 /* GPU rows (--cupti) by ts, the GPU's start; none in a recording made without --cupti. */
 const struct gr_gpu *gr_model_gpus(const struct gr_model *m, size_t *n);
-const struct gr_nvtx *gr_model_nvtx(const struct gr_model *m, size_t *n);
-const char *gr_model_nvtx_text(const struct gr_model *m, uint32_t idx);
 
 /* Kernels in order of first launch (then kernels named but never launched are absent). */
 const struct gr_kernel *gr_model_kernels(const struct gr_model *m, size_t *n);
