@@ -11,6 +11,7 @@
 
 #include "analyze/figures/nvtx.h"
 #include "analyze/model/model.h"
+#include "analyze/report/report.h"
 #include "analyze/report/report_sections.h"
 #include "synth_gpu.h"
 #include "test.h"
@@ -407,6 +408,98 @@ out:
 	gr_model_free(m);
 }
 
+/* One NVTX row of pid 100. */
+static int nvtx_row(struct gr_trace_writer *w, uint64_t ts, uint64_t tid, unsigned op, uint64_t id,
+		    const char *text)
+{
+	uint64_t v[GR_NVTX_NCOLS] = {[GR_NVTX_TS] = ts,
+				     [GR_NVTX_PID] = 100,
+				     [GR_NVTX_TID] = tid,
+				     [GR_NVTX_OP] = op,
+				     [GR_NVTX_ID] = id};
+	struct gr_bytes b[1] = {{(const uint8_t *)text, (uint32_t)strlen(text)}};
+
+	return gr_trace_writer_append(w, GR_K_NVTX, v, b);
+}
+
+/*
+ * The report over NVTX rows: 10 "step" ranges on tid 101 (named "trainer"), each holding three
+ * launches of three kernels (a loop of 3 calls the finder finds) and a "fwd" range around the
+ * first. --step nvtx:step makes 10 steps of 3 launches; so does the finder's own choice, for
+ * "step" starts once a period ("fwd" too, but it is nested: the outer range wins); a name no
+ * range has is an error.
+ */
+static void test_report(void)
+{
+	static const uint32_t g[3] = {1, 1, 1}, b[3] = {32, 1, 1};
+	char path[256];
+	struct gr_trace_writer *w = NULL;
+	struct gr_model *m = NULL;
+	struct gr_report *r = NULL;
+	struct gr_report_opts o = {0};
+	int err = 0;
+
+	snprintf(path, sizeof(path), "%s/report.trc", dir);
+	CHECK(synth_open(&w, path, 0) == 0);
+	if (!w)
+		return;
+	err |= nvtx_row(w, T0 + 10, 101, GR_NVTX_NAME_THREAD, 101, "trainer");
+	for (uint64_t j = 0; j < 10; j++) {
+		uint64_t sj = T0 + 10000 * j + 100;
+
+		err |= nvtx_row(w, sj, 101, GR_NVTX_PUSH, 0, "step");
+		err |= nvtx_row(w, sj + 900, 101, GR_NVTX_PUSH, 1, "fwd");
+		for (uint64_t k = 0; k < 3; k++)
+			err |= synth_launch(w, sj + 1000 * (k + 1), 100, 101, 0xA0 + 0x10 * k, g, b,
+					    0, 0, 0, 500);
+		err |= nvtx_row(w, sj + 1600, 101, GR_NVTX_POP, 0, "");
+		err |= nvtx_row(w, sj + 5000, 101, GR_NVTX_POP, 0, "");
+	}
+	err |= gr_trace_writer_close(w);
+	CHECK(!err);
+	CHECK(gr_model_load(&m, path, NULL) == 0);
+	if (!m)
+		return;
+
+	o.step = "nvtx:step";
+	CHECK(gr_report_compute(m, &o, &r) == 0);
+	if (r) {
+		const struct gr_report_iteration *it = &r->launches.iter;
+
+		CHECK(it->found && it->why == GR_PHASE_STEP);
+		CHECK_EQ_U64(it->step_starts, 10);
+		CHECK_EQ_U64(it->count, 10);
+		CHECK_EQ_U64(it->launches, 3);
+		/* a step starts where its range does: [start_j, start_j+1), the last to its end */
+		CHECK_EQ_U64(it->start_ts, T0 + 100);
+		CHECK_EQ_U64(it->end_ts, T0 + 90100 + 5000);
+		CHECK_STR(r->nvtx.step_range, "step");
+		CHECK_EQ_U64(r->nvtx.stats.steps, 10);
+		CHECK(r->launches.nthreads == 1 && r->launches.threads[0].nvtx_name &&
+		      !strcmp(r->launches.threads[0].nvtx_name, "trainer"));
+	}
+	gr_report_free(r);
+	r = NULL;
+
+	/* the finder's loop (3 launches a period) and the range that starts once a period */
+	o.step = NULL;
+	CHECK(gr_report_compute(m, &o, &r) == 0);
+	if (r) {
+		const struct gr_report_iteration *it = &r->launches.iter;
+
+		CHECK(it->found && it->why == GR_PHASE_NVTX);
+		CHECK_EQ_U64(it->count, 10);
+		CHECK_EQ_U64(it->start_ts, T0 + 100);
+		CHECK_STR(r->nvtx.step_range, "step");
+	}
+	gr_report_free(r);
+	r = NULL;
+
+	o.step = "nvtx:nosuch";
+	CHECK(gr_report_compute(m, &o, &r) == -ENOENT && !r);
+	gr_model_free(m);
+}
+
 /* The model thread of (@pid, @tid), UINT32_MAX when none. */
 static uint32_t thread_of(const struct gr_model *m, uint32_t pid, uint32_t tid)
 {
@@ -527,6 +620,7 @@ int main(void)
 	RUN_TEST(test_inside);
 	RUN_TEST(test_steps);
 	RUN_TEST(test_deep);
+	RUN_TEST(test_report);
 	{
 		char cmd[300];
 
