@@ -34,7 +34,7 @@ static void usage(FILE *f)
 	    "                  flame graph, written to -o PAGE (docs/HTML.md)\n"
 	    "  -o, --output PAGE  the page --html writes (replaced if it exists)\n"
 	    "  --only LIST     comma-separated sections: "
-	    "launches,fusion,transfer,cpu,communication,ranks,memory\n"
+	    "launches,fusion,transfer,cpu,communication,ranks,memory,nvtx\n"
 	    "  --top N         rows per ranked table (default 20; --json: all)\n"
 	    "  --sms N         streaming multiprocessors of the GPU, for the small-grid test\n"
 	    "                  (default: the count the program got from the runtime; else\n"
@@ -43,7 +43,8 @@ static void usage(FILE *f)
 	    "  --no-compensate leave the probes' own cost in host times (for comparison)\n"
 	    "  --step SPEC     the step is what SPEC names, not the loop the report finds:\n"
 	    "                  kernel:NAME, api:NAME (cudaStreamSynchronize, ...),\n"
-	    "                  py:FILE:LINE, py:FUNCTION, or one of those without a prefix\n"
+	    "                  py:FILE:LINE, py:FUNCTION, nvtx:NAME (an NVTX push/pop range;\n"
+	    "                  nvtx:DOMAIN:NAME), or one of those without a prefix\n"
 	    "  --max-events N  refuse a trace of more than N events (default: what half the\n"
 	    "                  memory holds, %llu here; 0 = no limit)\n"
 	    "  -j, --jobs N    threads that load the trace (default: one per CPU; 1: none)\n"
@@ -58,12 +59,19 @@ static unsigned parse_only(const char *s)
 		const char *name;
 		unsigned bit;
 	} names[] = {
-	    {"launches", GR_REPORT_LAUNCHES},  {"launch", GR_REPORT_LAUNCHES},
-	    {"fusion", GR_REPORT_FUSION},      {"transfer", GR_REPORT_TRANSFER},
-	    {"transfers", GR_REPORT_TRANSFER}, {"cpu", GR_REPORT_CPU},
-	    {"communication", GR_REPORT_COMM}, {"comm", GR_REPORT_COMM},
-	    {"nccl", GR_REPORT_COMM},	       {"ranks", GR_REPORT_RANKS},
-	    {"memory", GR_REPORT_MEMORY},      {"all", GR_REPORT_ALL},
+	    {"launches", GR_REPORT_LAUNCHES},
+	    {"launch", GR_REPORT_LAUNCHES},
+	    {"fusion", GR_REPORT_FUSION},
+	    {"transfer", GR_REPORT_TRANSFER},
+	    {"transfers", GR_REPORT_TRANSFER},
+	    {"cpu", GR_REPORT_CPU},
+	    {"communication", GR_REPORT_COMM},
+	    {"comm", GR_REPORT_COMM},
+	    {"nccl", GR_REPORT_COMM},
+	    {"ranks", GR_REPORT_RANKS},
+	    {"memory", GR_REPORT_MEMORY},
+	    {"nvtx", GR_REPORT_NVTX},
+	    {"all", GR_REPORT_ALL},
 	};
 	unsigned bits = 0;
 
@@ -138,7 +146,7 @@ int cmd_report(int argc, char **argv)
 				fprintf(
 				    stderr,
 				    "gpurec report: --only '%s': sections are launches, fusion, "
-				    "transfer, cpu, communication, ranks, memory\n",
+				    "transfer, cpu, communication, ranks, memory, nvtx\n",
 				    optarg);
 				return 2;
 			}

@@ -16,6 +16,36 @@ struct report_priv {
 	struct gr_arena arena;
 };
 
+/*
+ * The finder's own choice of an NVTX range: when a push/pop range repeats once a period of the
+ * loop it found, the steps are that range's, as --step nvtx:NAME would make them (the report's
+ * iteration only: the ranks keep their finder's). Its loop stays when the range's steps are
+ * not found.
+ */
+static int nvtx_step(struct rp_ctx *x)
+{
+	struct gr_report_iteration found = x->r->launches.iter;
+	const char *spec = rp_step_nvtx_choice(x);
+	int err;
+
+	if (!spec)
+		return 0;
+	err = rp_step_parse(x, spec, &x->step);
+	if (!err)
+		err = rp_step_find(x, &x->r->launches.iter, 1);
+	rp_step_free(x->step);
+	x->step = NULL;
+	if (err)
+		return err == -ENOMEM ? err : 0;
+	if (!x->r->launches.iter.found) {
+		x->r->launches.iter = found;
+		x->r->nvtx.step_range = NULL;
+		return 0;
+	}
+	x->r->launches.iter.why = GR_PHASE_NVTX;
+	return 0;
+}
+
 int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 		      struct gr_report **out)
 {
@@ -89,7 +119,11 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 		gr_report_free(r);
 		return -E2BIG;
 	}
-	err = o->step ? rp_step_parse(&x, o->step, &x.step) : 0;
+	/* the program's NVTX ranges: a step may be one */
+	err = gr_nvtx_build(m, &r->nvtx.set);
+	x.nvtx = &r->nvtx.set;
+	if (!err && o->step)
+		err = rp_step_parse(&x, o->step, &x.step);
 	if (!err)
 		err = rp_outcome(&x);
 	if (!err)
@@ -112,6 +146,8 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 		err = rp_calls_tokens(&x, x.step ? step_thread : x.main_thread);
 	if (!err)
 		err = x.step ? rp_step_find(&x, &r->launches.iter, 1) : rp_iteration(&x);
+	if (!err && !x.step)
+		err = nvtx_step(&x);
 	rp_calls_free_tokens(&x);
 	if (!err)
 		err = rp_budget(&x);
@@ -135,6 +171,8 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 		err = rp_memory(&x);
 	if (!err && (r->sections & GR_REPORT_COMM))
 		err = rp_comm(&x);
+	if (!err && (r->sections & GR_REPORT_NVTX))
+		err = rp_nvtx(&x);
 	if (!err && (r->sections & GR_REPORT_RANKS))
 		err = rp_ranks(&x);
 	if (!err)
@@ -154,7 +192,7 @@ const char *gr_report_step_error(int err)
 {
 	if (err == -ENOENT)
 		return "no call in the trace matches it (a kernel, a CUDA API, a Python FILE:LINE "
-		       "or function; kernel:, api:, py: to say which)";
+		       "or function, an NVTX range; kernel:, api:, py:, nvtx: to say which)";
 	if (err == -EINVAL)
 		return "it names nothing: api:NAME needs a CUDA API's name, such as "
 		       "cudaStreamSynchronize, and every kind a name";
@@ -176,5 +214,7 @@ void gr_report_free(struct gr_report *r)
 	gr_gpu_free(r->gpu);
 	gr_memory_free(&r->memory.m);
 	gr_launch_sites_free(&r->launches.sites);
+	gr_nvtx_stats_free(&r->nvtx.stats);
+	gr_nvtx_free(&r->nvtx.set);
 	free(r);
 }

@@ -376,6 +376,7 @@ int rp_cpu_replay(struct rp_ctx *x, struct rp_cpu **out)
 		cs[c->n].out.pid = x->th[t].pid;
 		cs[c->n].out.tid = x->th[t].tid;
 		cs[c->n].out.comm = x->th[t].comm;
+		cs[c->n].out.nvtx_name = gr_nvtx_thread_name(x->nvtx, x->th[t].pid, x->th[t].tid);
 		tids[c->n] = x->th[t].tid;
 		first[c->n] = x->thr[t].first;
 		last[c->n] = x->thr[t].last;

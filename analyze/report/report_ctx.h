@@ -146,6 +146,7 @@ struct rp_ctx {
 	/* from the token pass: one thread's (tok_thread's: the main thread's for the report, each
 	 * launching process's busiest for the ranks) calls as tokens (dense id of what was called)
 	 * and references */
+	const struct gr_nvtx_set *nvtx; /* the program's NVTX ranges (r->nvtx.set) */
 	struct rp_step *step; /* --step, parsed (report_step.c); NULL: the finder's iteration */
 	uint32_t tok_thread;
 	uint32_t *tok;

@@ -192,7 +192,7 @@ static void loop_sums(struct rp_ctx *x, struct gr_report_iteration *it, uint32_t
  * break at the first launch of each iteration, and the loop's sums over every process (else over
  * the thread's own). */
 int rp_iteration_loop(struct rp_ctx *x, struct gr_report_iteration *it, const size_t *at,
-		      uint64_t K, uint64_t ref_iter, double match, int main)
+		      uint64_t K, uint64_t ref_iter, double match, int main, const uint64_t *bounds)
 {
 	struct gr_dist dist;
 	uint64_t prev_start = 0, probe = 0; /* probe: the probes' cost of the previous iteration */
@@ -211,6 +211,17 @@ int rp_iteration_loop(struct rp_ctx *x, struct gr_report_iteration *it, const si
 	for (uint64_t j = 0; j < K; j++) {
 		int launch_seen = 0;
 
+		/* a step of an NVTX range may hold no call: it starts where the range does */
+		if (bounds) {
+			if (j) {
+				it->durs[j - 1] =
+				    gr_probe_cost_sub(x->pc, bounds[j] - prev_start, probe);
+				d[j - 1] = rp_sat32(it->durs[j - 1]);
+			} else
+				it->start_ts = bounds[0];
+			it->starts[j] = prev_start = bounds[j];
+			probe = 0;
+		}
 		for (size_t i = at[j]; i < at[j + 1]; i++) {
 			unsigned kind;
 			uint32_t idx;
@@ -218,7 +229,7 @@ int rp_iteration_loop(struct rp_ctx *x, struct gr_report_iteration *it, const si
 			ref = x->tok_ref[i];
 			kind = rp_ref_kind(ref);
 			idx = rp_ref_idx(ref);
-			if (i == at[j]) {
+			if (i == at[j] && !bounds) {
 				uint64_t ts = rp_call_ts(x, kind, idx);
 
 				/* start to start holds the whole probe cost of every call of
@@ -262,7 +273,7 @@ int rp_iteration_loop(struct rp_ctx *x, struct gr_report_iteration *it, const si
 				it->other++;
 		}
 	}
-	it->end_ts = rp_call_end(x, rp_ref_kind(ref), rp_ref_idx(ref));
+	it->end_ts = bounds ? bounds[K] : rp_call_end(x, rp_ref_kind(ref), rp_ref_idx(ref));
 	it->last_start_ts = prev_start;
 	/* not gr_probe_cost_sub(): its clamp count is the report's, over the periods alone */
 	it->durs[K - 1] = it->end_ts > prev_start + probe ? it->end_ts - prev_start - probe : 0;
@@ -470,7 +481,7 @@ int rp_iteration_find(struct rp_ctx *x, struct gr_report_iteration *it, int main
 			goto out;
 		for (uint64_t j = 0; j <= K; j++)
 			at[j] = c.v[0].lo + j * c.v[0].p;
-		err = rp_iteration_loop(x, it, at, K, 0, c.v[0].match, main);
+		err = rp_iteration_loop(x, it, at, K, 0, c.v[0].match, main, NULL);
 		free(at);
 		if (!err)
 			err = phases(x, it, &c);

@@ -69,10 +69,13 @@ static void frames(struct gr_json *j, const struct gr_report *r, const char *key
 	gr_json_array_end(j);
 }
 
-static void thread_id(struct gr_json *j, const struct gr_model *m, uint32_t t)
+/* {pid, tid, comm} of model thread @t, and nvtx_name when the program named it with NVTX. */
+static void thread_id(struct gr_json *j, const struct gr_report *r, const struct gr_model *m,
+		      uint32_t t)
 {
 	size_t n;
 	const struct gr_thread *th = gr_model_threads(m, &n);
+	const char *nvtx;
 
 	if (t >= n) {
 		gr_json_null(j);
@@ -82,6 +85,9 @@ static void thread_id(struct gr_json *j, const struct gr_model *m, uint32_t t)
 	gr_json_kv_u64(j, "pid", th[t].pid);
 	gr_json_kv_u64(j, "tid", th[t].tid);
 	gr_json_kv_str(j, "comm", th[t].comm);
+	nvtx = gr_nvtx_thread_name(&r->nvtx.set, th[t].pid, th[t].tid);
+	if (nvtx)
+		gr_json_kv_str(j, "nvtx_name", nvtx);
 	gr_json_object_end(j);
 }
 
@@ -107,6 +113,8 @@ static void rates(struct gr_json *j, const char *key, const struct gr_report_rat
 			}
 		} else
 			gr_json_kv_str(j, "comm", v[i].comm);
+		if (v[i].nvtx_name)
+			gr_json_kv_str(j, "nvtx_name", v[i].nvtx_name);
 		gr_json_kv_u64(j, "count", v[i].count);
 		gr_json_kv_double(j, "share", v[i].share);
 		gr_json_kv_double(j, "per_second", v[i].per_second);
@@ -171,6 +179,7 @@ static void phases(struct gr_json *j, const struct gr_report_iteration *it)
 	    [GR_PHASE_SHORTER_PERIOD] = "shorter_period",
 	    [GR_PHASE_RARER_ANCHOR] = "found_first",
 	    [GR_PHASE_STEP] = "step_option",
+	    [GR_PHASE_NVTX] = "nvtx_range",
 	};
 
 	gr_json_kv_str(j, "chosen_because", why[it->why]);
@@ -239,7 +248,7 @@ static void launches(struct gr_json *j, const struct gr_report *r, const struct 
 	}
 	if (it->found) {
 		gr_json_key(j, "thread");
-		thread_id(j, m, it->thread);
+		thread_id(j, r, m, it->thread);
 		gr_json_kv_u64(j, "calls", it->calls);
 		gr_json_kv_u64(j, "launches", it->launches);
 		gr_json_kv_u64(j, "graph_launches", it->graph_launches);
@@ -307,6 +316,8 @@ static void launches(struct gr_json *j, const struct gr_report *r, const struct 
 		gr_json_kv_u64(j, "pid", g->pid);
 		gr_json_kv_u64(j, "tid", g->tid);
 		gr_json_kv_str(j, "comm", g->comm);
+		if (g->nvtx_name)
+			gr_json_kv_str(j, "nvtx_name", g->nvtx_name);
 		dist(j, "gap", &g->gap);
 		gr_json_key(j, "histogram");
 		gr_json_array(j);
@@ -499,7 +510,7 @@ static void transfer(struct gr_json *j, const struct gr_report *r, const struct 
 	gr_json_kv_double(j, "wall_share", T->wall_share);
 	gr_json_key(j, "busiest_thread");
 	if (T->busiest_copy_ns)
-		thread_id(j, m, T->busiest_thread);
+		thread_id(j, r, m, T->busiest_thread);
 	else
 		gr_json_null(j);
 	gr_json_kv_u64(j, "busiest_copy_ns", T->busiest_copy_ns);
@@ -558,6 +569,8 @@ static void cpu(struct gr_json *j, const struct gr_report *r, unsigned top)
 		gr_json_kv_u64(j, "pid", t->pid);
 		gr_json_kv_u64(j, "tid", t->tid);
 		gr_json_kv_str(j, "comm", t->comm);
+		if (t->nvtx_name)
+			gr_json_kv_str(j, "nvtx_name", t->nvtx_name);
 		gr_json_kv_u64(j, "lifetime_ns", t->lifetime_ns);
 		gr_json_kv_u64(j, "oncpu_ns", t->oncpu_ns);
 		gr_json_kv_u64(j, "runnable_wait_ns", t->runnable_wait_ns);
@@ -760,7 +773,7 @@ static void outcome(struct gr_json *j, const struct gr_report *r, const struct g
 		gr_json_object(j);
 		gr_json_kv_str(j, "api", gr_api_name(gr_aside_api(m, a)));
 		gr_json_key(j, "thread");
-		thread_id(j, m, gr_aside_thread(m, a));
+		thread_id(j, r, m, gr_aside_thread(m, a));
 		gr_json_kv_u64(j, "ts", a->ts);
 		gr_json_kv_u64(j, "inside_ns", a->dur);
 		gr_json_kv_bool(j, "thread_exited", (a->call & GR_CALL_EXITED) != 0);
@@ -781,7 +794,7 @@ static void budget(struct gr_json *j, const struct gr_report *r, const struct gr
 	gr_json_kv_bool(j, "found", B->found);
 	if (B->found) {
 		gr_json_key(j, "thread");
-		thread_id(j, m, B->thread);
+		thread_id(j, r, m, B->thread);
 		gr_json_kv_u64(j, "iterations", B->iterations);
 		gr_json_kv_bool(j, "scheduler", B->has_states);
 		gr_json_kv_u64(j, "clamped", B->clamped);
@@ -890,6 +903,8 @@ void gr_report_json(struct gr_json *j, const struct gr_report *r, const struct g
 		gr_json_str(j, "ranks");
 	if (r->sections & GR_REPORT_MEMORY)
 		gr_json_str(j, "memory");
+	if (r->sections & GR_REPORT_NVTX)
+		gr_json_str(j, "nvtx");
 	gr_json_array_end(j);
 	outcome(j, r, m);
 	if (r->sections & GR_REPORT_LAUNCHES)
@@ -907,6 +922,8 @@ void gr_report_json(struct gr_json *j, const struct gr_report *r, const struct g
 	if (r->sections & GR_REPORT_MEMORY)
 		rp_memory_json(j, r);
 	rp_gpu_json(j, r, m, top);
+	if (r->sections & GR_REPORT_NVTX)
+		rp_nvtx_json(j, r, m);
 	gr_json_object_end(j);
 }
 

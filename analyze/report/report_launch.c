@@ -105,6 +105,7 @@ static int rates(struct rp_ctx *x, size_t nent, int what, struct gr_report_rate 
 			r->pid = x->th[e].pid;
 			r->tid = x->th[e].tid;
 			r->comm = x->th[e].comm;
+			r->nvtx_name = gr_nvtx_thread_name(x->nvtx, r->pid, r->tid);
 		} else if (what == 1) {
 			r->pid = procs[e].pid;
 			r->comm = procs[e].comm;
@@ -114,6 +115,8 @@ static int rates(struct rp_ctx *x, size_t nent, int what, struct gr_report_rate 
 			r->tid = streams[e].tid;
 			r->handle = r->per_thread ? 0 : streams[e].handle;
 			r->comm = "";
+			if (!r->per_thread)
+				r->nvtx_name = gr_nvtx_stream_name(x->nvtx, r->pid, r->handle);
 		}
 		r->share = (double)r->count / (double)x->nl;
 		r->per_second = rate(r->count, r->first_ts, r->last_ts);
@@ -291,6 +294,7 @@ static int gaps(struct rp_ctx *x)
 		g->pid = x->th[t].pid;
 		g->tid = x->th[t].tid;
 		g->comm = x->th[t].comm;
+		g->nvtx_name = gr_nvtx_thread_name(x->nvtx, g->pid, g->tid);
 		memcpy(g->hist, x->thr[t].gap_hist, sizeof(g->hist));
 		g->gap = x->thr[t].gap;
 	}

@@ -44,6 +44,14 @@ uint32_t rp_step_thread(const struct rp_ctx *x, const struct rp_step *s, uint32_
 /* The iteration as the steps x->step names on the token thread, in place of
  * rp_iteration_find() when x->step is set. 0 or -ENOMEM. */
 int rp_step_find(struct rp_ctx *x, struct gr_report_iteration *it, int main);
+/* The spec of the NVTX push/pop range that repeats once a period of the finder's iteration
+ * (x->r->launches.iter) on its thread, report-owned; NULL when none does (or out of memory). */
+const char *rp_step_nvtx_choice(struct rp_ctx *x);
+/* report_nvtx.c: the NVTX section's figures (x->r->nvtx.stats), after the iteration. 0 or
+ * -ENOMEM. Its text and JSON. */
+int rp_nvtx(struct rp_ctx *x);
+void rp_nvtx_text(FILE *f, const struct gr_report *r, const struct gr_model *m, unsigned top);
+void rp_nvtx_json(struct gr_json *j, const struct gr_report *r, const struct gr_model *m);
 /* report_diagnosis.c: what bounds the step (x->r->diagnosis), from the budget and the launch
  * cost; after rp_launches(), before every verdict that names a bound. 0 or -ENOMEM. */
 int rp_diagnosis(struct rp_ctx *x);
@@ -55,9 +63,11 @@ int rp_budget(struct rp_ctx *x);
 /* The iteration (@it) as the loop of @K >= 2 iterations of the tokens: iteration j is the tokens
  * [@at[j], @at[j + 1]); its calls counted by kind in iteration @ref_iter; @match as struct
  * gr_report_iteration says; @main as above. 0 or -ENOMEM. The finder's loops come this way, and
- * so do the steps --step names (report_step.c). */
+ * so do the steps --step names (report_step.c). @bounds (K + 1 times, or NULL: the calls' own):
+ * where the iterations start and the last one ends, for steps that are NVTX ranges. */
 int rp_iteration_loop(struct rp_ctx *x, struct gr_report_iteration *it, const size_t *at,
-		      uint64_t K, uint64_t ref_iter, double match, int main);
+		      uint64_t K, uint64_t ref_iter, double match, int main,
+		      const uint64_t *bounds);
 /* report_ranks.c: every launching process's iteration and where its time goes (its step
  * budget), and the straggler; only when two or more processes launch. Runs after the launch
  * section (its measured launch cost), with the per-thread pass's arrays still alive. */

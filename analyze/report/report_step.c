@@ -9,13 +9,17 @@
  *   api:NAME      a call of that CUDA API ("cudaStreamSynchronize", "cudaGraphLaunch", ...)
  *   py:FILE:LINE  a call made under that Python line (FILE: the path, or its last parts)
  *   py:FUNC       a call made under that Python function (its qualified name, or its last part)
+ *   nvtx:NAME     a push/pop NVTX range of that name ("DOMAIN:NAME": of that domain too)
  *   SPEC          FILE:LINE when it ends in ":digits"; else an API when one has that name;
- *                 else a kernel when one matches; else a Python function
+ *                 else a kernel when one matches; else an NVTX range when one has that name;
+ *                 else a Python function
  *
  * The step's thread is the one making the most matching calls. A kernel or API call starts a
  * step each time it is made; a Python line or function each time the thread's calls come back
  * to where its first call under it was made (python_starts()). Step j runs from its start to
- * the next start: N starts make N - 1 steps.
+ * the next start: N starts make N - 1 steps. An NVTX range starts a step where it starts, and
+ * the last one ends where it ends: N ranges make N steps, each from its start to the next one's
+ * start, so a step holds what its thread did between the ranges too.
  * The iteration's calls per kind are the middle step's, its match the share of steps making the
  * calls of the step before.
  */
@@ -27,7 +31,7 @@
 #include "report_sections.h"
 
 struct rp_step {
-	enum { STEP_KERNEL, STEP_API, STEP_PYLINE, STEP_PYFUNC } kind;
+	enum { STEP_KERNEL, STEP_API, STEP_PYLINE, STEP_PYFUNC, STEP_NVTX } kind;
 	const char *spec; /* as given */
 	const char *name; /* kernel, API, function or file, without the prefix */
 	size_t name_len;
@@ -85,6 +89,20 @@ static int any_kernel(const struct rp_ctx *x, const char *name, size_t len)
 	return 0;
 }
 
+/* Whether range @r is a push/pop range @name names. */
+static int nvtx_is(const struct rp_ctx *x, const struct gr_nvtx_range *r, const char *name)
+{
+	return r->kind == GR_NVTX_RANGE_PUSHPOP && gr_nvtx_range_named(x->nvtx, r, name);
+}
+
+static int any_nvtx(const struct rp_ctx *x, const char *name)
+{
+	for (size_t i = 0; x->nvtx && i < x->nvtx->nranges; i++)
+		if (nvtx_is(x, &x->nvtx->ranges[i], name))
+			return 1;
+	return 0;
+}
+
 static int api_of(const char *name, size_t len, unsigned *api)
 {
 	for (unsigned a = 0; a < GR_API_COUNT; a++)
@@ -127,6 +145,9 @@ int rp_step_parse(struct rp_ctx *x, const char *spec, struct rp_step **out)
 	} else if (!strncmp(v, "api:", 4)) {
 		s->kind = STEP_API;
 		v += 4;
+	} else if (!strncmp(v, "nvtx:", 5)) {
+		s->kind = STEP_NVTX;
+		v += 5;
 	} else if (!strncmp(v, "py:", 3)) {
 		v += 3;
 		s->kind = pyline_of(v, &s->name_len, &s->line) ? STEP_PYLINE : STEP_PYFUNC;
@@ -136,6 +157,8 @@ int rp_step_parse(struct rp_ctx *x, const char *spec, struct rp_step **out)
 		s->kind = STEP_API;
 	else if (any_kernel(x, v, strlen(v)))
 		s->kind = STEP_KERNEL;
+	else if (any_nvtx(x, v))
+		s->kind = STEP_NVTX;
 	else
 		s->kind = STEP_PYFUNC;
 	s->name = v;
@@ -154,7 +177,7 @@ int rp_step_parse(struct rp_ctx *x, const char *spec, struct rp_step **out)
 		if (s->stack_match)
 			memset(s->stack_match, -1, x->nst + 1);
 	}
-	if (!s->kernel_match && !s->stack_match && s->kind != STEP_API) {
+	if (!s->kernel_match && !s->stack_match && s->kind != STEP_API && s->kind != STEP_NVTX) {
 		free(s);
 		return -ENOMEM;
 	}
@@ -249,7 +272,16 @@ uint32_t rp_step_thread(const struct rp_ctx *x, const struct rp_step *s, uint32_
 
 	if (!count)
 		return UINT32_MAX;
-	for (unsigned k = 0; k < RP_NCALLS; k++)
+	/* the thread that has most of the ranges, whether it makes CUDA calls or not */
+	for (size_t i = 0; s->kind == STEP_NVTX && i < x->nvtx->nranges; i++) {
+		const struct gr_nvtx_range *r = &x->nvtx->ranges[i];
+
+		if (r->thread < x->nth &&
+		    (process == UINT32_MAX || x->th[r->thread].process == process) &&
+		    nvtx_is(x, r, s->name))
+			count[r->thread]++;
+	}
+	for (unsigned k = 0; k < RP_NCALLS && s->kind != STEP_NVTX; k++)
 		for (size_t i = 0; i < n[k]; i++) {
 			uint32_t t = rp_call_thread(x, k, i);
 
@@ -310,6 +342,52 @@ static size_t python_starts(const struct rp_ctx *x, const struct rp_step *s, siz
 	return nat;
 }
 
+/*
+ * The steps of an NVTX range on the token thread (gr_nvtx_step_bounds()), into @bounds; @at[j]
+ * the first call at or after step j's start, @at[n] the first after the last range's end.
+ * Returns n, the steps.
+ */
+static size_t nvtx_starts(const struct rp_ctx *x, const struct rp_step *s, size_t *at,
+			  uint64_t *bounds)
+{
+	size_t n = gr_nvtx_step_bounds(x->nvtx, x->tok_thread, s->name, bounds), tok = 0;
+
+	for (size_t j = 0; n && j <= n; j++) {
+		while (tok < x->ntok && rp_call_ts(x, rp_ref_kind(x->tok_ref[tok]),
+						   rp_ref_idx(x->tok_ref[tok])) < bounds[j])
+			tok++;
+		at[j] = tok;
+	}
+	return n;
+}
+
+/* The steps as NVTX ranges: rp_step_find() for STEP_NVTX. */
+static int nvtx_find(struct rp_ctx *x, struct gr_report_iteration *it, int main)
+{
+	size_t nr = x->nvtx->nranges;
+	size_t *at = malloc((nr + 2) * sizeof(*at)), n, repeats = 0;
+	uint64_t *bounds = malloc((nr + 2) * sizeof(*bounds));
+	int err = 0;
+
+	if (!at || !bounds) {
+		err = -ENOMEM;
+		goto out;
+	}
+	n = nvtx_starts(x, x->step, at, bounds);
+	it->step_starts = n;
+	if (n < 2)
+		goto out;
+	for (size_t j = 1; j < n; j++)
+		repeats += same_step(x->tok, &at[j - 1], &at[j]);
+	it->why = GR_PHASE_STEP;
+	err =
+	    rp_iteration_loop(x, it, at, n, n / 2, (double)repeats / (double)(n - 1), main, bounds);
+out:
+	free(at);
+	free(bounds);
+	return err;
+}
+
 int rp_step_find(struct rp_ctx *x, struct gr_report_iteration *it, int main)
 {
 	const struct rp_step *s = x->step;
@@ -322,6 +400,11 @@ int rp_step_find(struct rp_ctx *x, struct gr_report_iteration *it, int main)
 		return -ENOMEM;
 	if (x->tok_thread < x->nth)
 		it->thread = x->tok_thread;
+	if (s->kind == STEP_NVTX) {
+		free(at);
+		x->r->nvtx.step_range = s->name;
+		return nvtx_find(x, it, main);
+	}
 	if (s->kind == STEP_KERNEL || s->kind == STEP_API) {
 		for (size_t i = 0; i < x->ntok; i++)
 			if (matches(x, s, rp_ref_kind(x->tok_ref[i]), rp_ref_idx(x->tok_ref[i])))
@@ -341,7 +424,25 @@ int rp_step_find(struct rp_ctx *x, struct gr_report_iteration *it, int main)
 		repeats += same_step(x->tok, &at[j - 1], &at[j]);
 	it->why = GR_PHASE_STEP;
 	err = rp_iteration_loop(x, it, at, nat - 1, (nat - 1) / 2,
-				(double)repeats / (double)(nat - 2), main);
+				(double)repeats / (double)(nat - 2), main, NULL);
 	free(at);
 	return err;
+}
+
+const char *rp_step_nvtx_choice(struct rp_ctx *x)
+{
+	const struct gr_report_iteration *it = &x->r->launches.iter;
+	const struct gr_nvtx_set *set = x->nvtx;
+	const struct gr_nvtx_range *r;
+	uint32_t idx;
+
+	if (!it->found || !set ||
+	    gr_nvtx_step_choice(set, it->thread, it->start_ts, it->end_ts, it->period_ns, it->count,
+				&idx) <= 0)
+		return NULL;
+	r = &set->ranges[idx];
+	if (r->domain && r->domain < set->ndomains)
+		return rp_printf(x, "nvtx:%s:%s", set->domains[r->domain].name,
+				 gr_nvtx_text(set, r->name));
+	return rp_printf(x, "nvtx:%s", gr_nvtx_text(set, r->name));
 }

@@ -188,9 +188,17 @@ static void phases(FILE *f, const struct gr_report *r, const struct gr_report_it
 	    [GR_PHASE_SHORTER_PERIOD] = "tied on calls, the loop with the shorter period",
 	    [GR_PHASE_RARER_ANCHOR] = "tied on calls and period, the loop found first",
 	    [GR_PHASE_STEP] = "",
+	    [GR_PHASE_NVTX] = "",
 	};
 	char b1[GR_UNITS_LEN], b2[GR_UNITS_LEN], c1[GR_UNITS_LEN], c2[GR_UNITS_LEN];
 
+	if (it->why == GR_PHASE_NVTX) {
+		fprintf(f,
+			"  step: the NVTX range '%s' repeats once a period of the loop found: the "
+			"steps are its %" PRIu64 " ranges, %" PRIu64 " whole steps\n",
+			GR_TEXT(r->nvtx.step_range), it->step_starts, it->count);
+		return;
+	}
 	if (it->step) {
 		fprintf(f,
 			"  step: --step %s starts %" PRIu64 " on the thread: %" PRIu64
@@ -223,6 +231,14 @@ static void phases(FILE *f, const struct gr_report *r, const struct gr_report_it
 	}
 	if (it->nphases_found > it->nphases)
 		fprintf(f, "    %zu smaller loops not shown\n", it->nphases_found - it->nphases);
+}
+
+/* The name the program gave @t with NVTX, else its comm. */
+static const char *thread_name(const struct gr_report *r, const struct gr_thread *t)
+{
+	const char *n = gr_nvtx_thread_name(&r->nvtx.set, t->pid, t->tid);
+
+	return n ? n : t->comm;
 }
 
 static void launches(FILE *f, const struct gr_report *r, const struct gr_model *m, unsigned top)
@@ -270,14 +286,20 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 			gr_units_count(c1, sizeof(c1), it->launches, "launch", "launches"),
 			gr_units_count(c6, sizeof(c6), it->count, "iteration", "iterations"),
 			gr_units_ns(b1, sizeof(b1), it->period_ns),
-			cut(nb, sizeof(nb), th[it->thread].comm, 16), th[it->thread].tid,
+			cut(nb, sizeof(nb), thread_name(r, &th[it->thread]), 16),
+			th[it->thread].tid,
 			gr_units_count(c2, sizeof(c2), it->calls, "call", "calls"),
 			gr_units_count(c3, sizeof(c3), it->launches, "launch", "launches"),
 			gr_units_count(c4, sizeof(c4), it->copies, "copy", "copies"),
 			gr_units_count(c5, sizeof(c5), it->syncs, "sync", "syncs"), it->allocs,
 			it->other, it->match * 100);
 		phases(f, r, it);
-	} else if (it->step)
+	} else if (it->step && r->nvtx.step_range)
+		fprintf(f,
+			"  iteration: --step %s: %" PRIu64 " range%s on the thread: two steps need "
+			"two\n",
+			GR_TEXT(it->step), it->step_starts, it->step_starts == 1 ? "" : "s");
+	else if (it->step)
 		fprintf(f,
 			"  iteration: --step %s starts %" PRIu64 " step%s on the thread: two whole "
 			"steps need three\n",
@@ -368,8 +390,8 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 		const struct gr_report_rate *t = &L->threads[i];
 
 		fprintf(f, "  %-8s %8u %18u %-18s %9" PRIu64 " %5.1f%% %11s\n", "thread", t->pid,
-			t->tid, cut(nb, sizeof(nb), t->comm, 18), t->count, t->share * 100,
-			rate_str(b1, sizeof(b1), t->per_second));
+			t->tid, cut(nb, sizeof(nb), t->nvtx_name ? t->nvtx_name : t->comm, 18),
+			t->count, t->share * 100, rate_str(b1, sizeof(b1), t->per_second));
 	}
 	more(f, i, L->nthreads, "threads");
 	for (i = 0; i < L->nstreams && i < top; i++) {
@@ -386,8 +408,9 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 		}
 		snprintf(b2, sizeof(b2), "0x%" PRIx64, s->handle);
 		fprintf(f, "  %-8s %8u %18s %-18s %9" PRIu64 " %5.1f%% %11s\n", "stream", s->pid,
-			s->handle ? b2 : "0 (default)", "", s->count, s->share * 100,
-			rate_str(b1, sizeof(b1), s->per_second));
+			s->handle ? b2 : "0 (default)",
+			s->nvtx_name ? cut(nb, sizeof(nb), s->nvtx_name, 18) : "", s->count,
+			s->share * 100, rate_str(b1, sizeof(b1), s->per_second));
 	}
 	more(f, i, L->nstreams, "streams");
 
@@ -401,7 +424,8 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 		    "<1us",   "<2us",	"<5us", "<10us", "<20us", "<50us",
 		    "<100us", "<500us", "<1ms", "<10ms", ">=10ms"};
 
-		fprintf(f, "  %10u %-18s %9" PRIu64, g->tid, cut(nb, sizeof(nb), g->comm, 18),
+		fprintf(f, "  %10u %-18s %9" PRIu64, g->tid,
+			cut(nb, sizeof(nb), g->nvtx_name ? g->nvtx_name : g->comm, 18),
 			g->gap.count);
 		dist_cols(f, &g->gap);
 		fprintf(f, "\n  %10s", "");
@@ -655,7 +679,7 @@ static void cpu(FILE *f, const struct gr_report *r, unsigned top)
 		const struct gr_report_cpu_thread *t = &C->threads[i];
 
 		fprintf(f, "  %8u %-14s %9s %9s %9s %9s %6" PRIu64 " %6" PRIu64 " %6.1f%% %9s\n",
-			t->tid, cut(nb, sizeof(nb), t->comm, 14),
+			t->tid, cut(nb, sizeof(nb), t->nvtx_name ? t->nvtx_name : t->comm, 14),
 			gr_units_ns(b[0], sizeof(b[0]), t->lifetime_ns),
 			gr_units_ns(b[1], sizeof(b[1]), t->oncpu_ns),
 			gr_units_ns(b[2], sizeof(b[2]), t->runnable_wait_ns),
@@ -841,7 +865,9 @@ static void budget(FILE *f, const struct gr_report *r, const struct gr_model *m)
 			at = (size_t)snprintf(
 			    line, sizeof(line),
 			    "step budget (thread %s tid %u, median iteration #%" PRIu64 " %s): ",
-			    B->thread < nth && *th[B->thread].comm ? th[B->thread].comm : "?",
+			    B->thread < nth && *thread_name(r, &th[B->thread])
+				? thread_name(r, &th[B->thread])
+				: "?",
 			    B->thread < nth ? th[B->thread].tid : 0, b->index, t);
 		else if (b == &B->mean)
 			at = (size_t)snprintf(line, sizeof(line),
@@ -1143,6 +1169,8 @@ int gr_report_write_text(FILE *f, const struct gr_report *r, const struct gr_mod
 	if (r->sections & GR_REPORT_MEMORY)
 		rp_memory_text(f, r, m);
 	rp_gpu_text(f, r, m, top);
+	if (r->sections & GR_REPORT_NVTX)
+		rp_nvtx_text(f, r, m, top);
 	fflush(f);
 	return ferror(f) ? -EIO : 0;
 }

@@ -25,6 +25,7 @@
 #include "analyze/figures/gpu.h"
 #include "analyze/figures/launch_sites.h"
 #include "analyze/figures/memory.h"
+#include "analyze/figures/nvtx.h"
 #include "analyze/figures/outcome.h"
 #include "analyze/figures/probe_cost.h"
 #include "analyze/model/damage.h"
@@ -39,7 +40,8 @@
 #define GR_REPORT_COMM	   (1u << 4)
 #define GR_REPORT_RANKS	   (1u << 5)
 #define GR_REPORT_MEMORY   (1u << 6)
-#define GR_REPORT_ALL	   0x7fu
+#define GR_REPORT_NVTX	   (1u << 7)
+#define GR_REPORT_ALL	   0xffu
 
 #define GR_REPORT_SLOW_LAUNCH_NS 50000 /* launch calls slower than this are listed */
 #define GR_REPORT_GAP_BUCKETS	 11    /* inter-launch gap histogram, see gr_report_gap_edges */
@@ -112,11 +114,13 @@ struct gr_report_kernel {
 /* Per thread, process or stream: launches and their rate over the entity's own active window
  * (first to last launch). */
 struct gr_report_rate {
-	uint32_t index;	   /* gr_model_threads() / gr_model_processes() / gr_model_streams() */
-	uint32_t pid, tid; /* tid 0 for processes and streams but per-thread default ones */
-	uint64_t handle;   /* streams: the stream handle (0 for default streams); 0 otherwise */
-	int per_thread;	   /* streams: the per-thread default stream of thread tid */
-	const char *comm;  /* model; "" when unknown */
+	uint32_t index;	       /* gr_model_threads() / gr_model_processes() / gr_model_streams() */
+	uint32_t pid, tid;     /* tid 0 for processes and streams but per-thread default ones */
+	uint64_t handle;       /* streams: the stream handle (0 for default streams); 0 otherwise */
+	int per_thread;	       /* streams: the per-thread default stream of thread tid */
+	const char *comm;      /* model; "" when unknown */
+	const char *nvtx_name; /* threads and streams: the name the program gave it with NVTX
+				* (model), NULL none; reports show it in place of comm */
 	uint64_t count;
 	double share;
 	double per_second; /* count / (last - first launch) s; 0 for a single launch */
@@ -127,7 +131,8 @@ struct gr_report_rate {
 struct gr_report_gaps {
 	uint32_t thread; /* gr_model_threads() index */
 	uint32_t pid, tid;
-	const char *comm; /* model */
+	const char *comm;      /* model */
+	const char *nvtx_name; /* its NVTX name (model), NULL none: shown in place of comm */
 	struct gr_dist gap;
 	uint64_t hist[GR_REPORT_GAP_BUCKETS];
 };
@@ -166,6 +171,8 @@ enum gr_report_phase_why {
 	GR_PHASE_SHORTER_PERIOD, /* tied on calls with another, and its period is shorter */
 	GR_PHASE_RARER_ANCHOR,	 /* tied on calls and period: found from the rarer call */
 	GR_PHASE_STEP,		 /* named with --step (step: the SPEC) */
+	GR_PHASE_NVTX,		 /* the finder's loop repeats an NVTX range once a period: the
+				  * steps are that range's (step: "nvtx:NAME") */
 };
 
 /* The repeating pattern of API calls (every kind: launches, copies, memsets, syncs, event
@@ -367,8 +374,9 @@ struct gr_report_culprit {
 struct gr_report_cpu_thread {
 	uint32_t thread; /* gr_model_threads() index */
 	uint32_t pid, tid;
-	const char *comm;     /* model */
-	uint64_t lifetime_ns; /* first to last event of the thread */
+	const char *comm;      /* model */
+	const char *nvtx_name; /* its NVTX name (model), NULL none: shown in place of comm */
+	uint64_t lifetime_ns;  /* first to last event of the thread */
 	uint64_t oncpu_ns, runnable_wait_ns, blocked_ns, unknown_ns;
 	uint64_t involuntary, voluntary;    /* switches out while runnable / while blocking */
 	double starved_share;		    /* runnable_wait_ns / lifetime_ns */
@@ -586,6 +594,17 @@ struct gr_report_memory {
 	uint64_t pageable_copies, pageable_bytes;
 };
 
+/* ---- NVTX ranges (nvtx.h) ---- */
+
+struct gr_report_nvtx {
+	struct gr_nvtx_set set;	    /* the program's ranges and names: report-owned */
+	struct gr_nvtx_stats stats; /* per range name, against the iteration when found */
+	/* the iteration's steps are those of the push/pop range with this spec ("NAME" or
+	 * "DOMAIN:NAME", owned by the report or the opts), by --step nvtx: or the finder's choice
+	 * (launches.iter.why GR_PHASE_NVTX); NULL otherwise */
+	const char *step_range;
+};
+
 struct gr_report {
 	unsigned sections; /* computed sections */
 	int python;	   /* the trace holds Python frames: sites show them, JSON gives "frames" */
@@ -617,6 +636,7 @@ struct gr_report {
 	/* measured on the GPU (--cupti, gpu.h): NULL when the trace has no GPU rows, and then no
 	 * output says anything about the GPU */
 	struct gr_gpu_summary *gpu;
+	struct gr_report_nvtx nvtx;
 	void *priv; /* the report's allocations */
 };
 
