@@ -299,6 +299,39 @@ def memory_checks(b, name, data, count):
           count("section.flame[aria-label='memory flame graph'] [data-flame]") > boxes, boxes)
 
 
+def nvtx_checks(b, name, data, count):
+    """NVTX ranges (docs/HTML.md): a bar per range on its thread's lanes, one lane per depth, the
+    program's colour where given, and the range flame graph; none of it without ranges."""
+    nv = [s["views"].get("nvtx") for s in sides(data)]
+    nspans = sum(len(v["spans"]) for v in nv if v)
+    check(name + ": a bar per NVTX range (%d)" % nspans, count("rect.nvtx") == nspans,
+          count("rect.nvtx"))
+    nflame = count("section.flame[aria-label='NVTX range flame graph'] [data-flame]")
+    if not any(nv):
+        check(name + ": no NVTX range flame graph without ranges", nflame == 0, nflame)
+        return
+    nodes = 0
+    for v in nv:
+        if v:
+            stack = [v["flame"]["root"]]
+            while stack:
+                n = stack.pop()
+                nodes += 1
+                stack += n["children"]
+    check(name + ": a box per NVTX range tree node (%d)" % nodes, nflame == nodes, nflame)
+    colored = [s[6] for v in nv if v for s in v["spans"] if s[6]]
+    shown = b.evaluate("Array.from(document.querySelectorAll('rect.nvtx'))"
+                       ".filter(r => r.style.fill).length")
+    check(name + ": ranges with a colour drawn in it (%d)" % len(colored), shown == len(colored),
+          shown)
+    depths = max(s[4] for v in nv if v for s in v["spans"]) + 1
+    lanes = b.evaluate("Array.from(document.querySelectorAll('.window svg text'))"
+                       ".filter(t => t.textContent.trim().startsWith('NVTX')).length")
+    windows = len([w for s in sides(data) for w in s["views"]["timeline"]["windows"]])
+    check(name + ": a lane per depth under the thread in each window (%d)" % (depths * windows),
+          lanes == depths * windows, lanes)
+
+
 def run(b, args, data):
     name = args.name
     b.open("file://" + os.path.abspath(args.page), 1200, 900)
@@ -334,6 +367,7 @@ def run(b, args, data):
     check(name + ": flame boxes " + ("drawn" if flame else "absent (no stacks)"),
           nflame > 1 if flame else nflame == 0, nflame)
     memory_checks(b, name, data, count)
+    nvtx_checks(b, name, data, count)
     if args.expect_launches is not None:
         shown = b.evaluate("Array.from(document.querySelectorAll('[data-kernel]'))"
                            ".map(r => r.nextSibling.textContent.split(' ')[0])")

@@ -11,7 +11,7 @@ usage:
   fixture.py diff DIFF.json REPORT_A.json EXPORT_A.json A REPORT_B.json EXPORT_B.json B -o DATA.json
   fixture.py edge CASE REPORT.json EXPORT.json -o DATA.json
   --version V: the version the page names (default "fixture")
-      CASE: no-iteration | empty | hostile-names | many-kernels | many-spans
+      CASE: no-iteration | empty | hostile-names | many-kernels | many-spans | nvtx
 """
 import argparse
 import json
@@ -281,7 +281,7 @@ def edge(case, report, export):
                     e["args"]["kernel"] = hostile[0]
                     if e["cat"] == "kernel":
                         e["name"] = hostile[1]
-    elif case == "many-spans":
+    elif case in ("many-spans", "nvtx"):
         pass  # filled in below, once the views exist
     else:
         raise SystemExit("fixture.py: unknown edge case " + case)
@@ -299,6 +299,25 @@ def edge(case, report, export):
                       for i in range(WINDOW_SPAN_CAP)]
             w["spans"] = WINDOW_SPAN_CAP
         tl["spans"], tl["truncated"] = spans, 12345
+    if case == "nvtx":
+        # per window on the first thread track: a "step" range over the window, "forward" and
+        # "backward" halves in it (backward coloured), "optimizer" at depth 2 in backward
+        tl = doc["views"]["timeline"]
+        track = next(t["id"] for t in tl["tracks"] if t["kind"] == "thread")
+        spans = []
+        for wi, w in enumerate(tl["windows"]):
+            a, d = w["start"], max(4, w["end"] - w["start"])
+            spans += [[wi, track, a, d, 0, "step", None],
+                      [wi, track, a, d // 2, 1, "forward", None],
+                      [wi, track, a + d // 2, d // 2, 1, "backward", "#e03030"],
+                      [wi, track, a + d // 2, d // 4, 2, "optimizer", None]]
+        n = len(tl["windows"])
+        leaf = lambda name, c, t, kids=(): {"name": name, "v": [c, t], "children": list(kids)}
+        root = leaf("all", n, 4 * n, [leaf("step", n, 4 * n, [
+            leaf("forward", n, 2 * n), leaf("backward", n, 2 * n, [leaf("optimizer", n, n)])])])
+        doc["views"]["nvtx"] = {"spans": spans, "truncated": 0,
+                                "flame": {"weights": ["ranges", "range_ns"], "first": 1,
+                                          "merged": 0, "root": root}}
     return doc
 
 
