@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analyze/util/json.h"
@@ -41,13 +42,17 @@ static const char *stat_name(const struct gr_report_nvtx *N, const struct gr_nvt
 }
 
 /*
- * The stats whose ranges split the step: the ranges nested in the step's own range when the step
- * is an NVTX range, else the outermost ones; @parent receives the stat of the step's range
- * (UINT32_MAX none). Whether @v is one of them.
+ * Whether @v is one of the ranges that split the step: push/pop ranges (they nest properly on a
+ * thread, so those of one level and domain never overlap) of the step range's domain, nested in
+ * the step's own range (@parent) when the step is an NVTX range, else the outermost ones.
  */
-static int splits_step(const struct gr_nvtx_stats *S, const struct gr_nvtx_stat *v, uint32_t parent)
+static int splits_step(const struct gr_report_nvtx *N, const struct gr_nvtx_stat *v,
+		       uint32_t parent)
 {
-	return v->step_ns && v->parent == parent;
+	uint32_t domain = parent == UINT32_MAX ? 0 : N->stats.v[parent].domain;
+
+	return v->step_ns && v->parent == parent && v->kind == GR_NVTX_RANGE_PUSHPOP &&
+	       v->domain == domain;
 }
 
 static uint32_t step_stat(const struct gr_report_nvtx *N)
@@ -80,6 +85,9 @@ void rp_nvtx_text(FILE *f, const struct gr_report *r, const struct gr_model *m, 
 	const struct gr_thread *th = gr_model_threads(m, &nth);
 	double in_ranges = 0, whole;
 	int any = 0;
+	FILE *line;
+	char *buf = NULL;
+	size_t len = 0;
 
 	gr_text_heading(f, "8. NVTX ranges", 100);
 	if (!N->set.nranges) {
@@ -94,25 +102,25 @@ void rp_nvtx_text(FILE *f, const struct gr_report *r, const struct gr_model *m, 
 		fprintf(f, "  the step is the NVTX range '%s'%s\n", GR_TEXT(N->step_range),
 			it->why == GR_PHASE_NVTX ? ": it repeats once a period of the loop found"
 						 : " (--step)");
-	fprintf(f, "  %-24s %7s %9s %9s %9s %8s %8s %9s %9s %6s\n", "name", "count", "total",
+	fprintf(f, "  %-20s %6s %8s %8s %8s %8s %8s %8s %8s %6s\n", "name", "count", "total",
 		"median", "p90", "launches", "kernels", "API time", "GPU time", "step");
 	for (size_t i = 0; i < S->n && shown < top * 2; i++, shown++) {
 		const struct gr_nvtx_stat *v = &S->v[i];
 		int indent = 0;
 		char name[GR_TEXT_LEN];
-		size_t cut = 21;
+		size_t cut = 17;
 
 		/* nested names under their parent, as deep as the table's width allows */
 		for (uint32_t p = v->parent; p != UINT32_MAX && indent < 4; p = S->v[p].parent)
 			indent++;
 		snprintf(name, sizeof(name), "%*s%s", 2 * indent, "",
 			 GR_TEXT(stat_name(N, v, nb, sizeof(nb))));
-		if (strlen(name) > 24) {
+		if (strlen(name) > 20) {
 			while (cut && ((unsigned char)name[cut] & 0xc0) == 0x80)
 				cut--;
 			memcpy(name + cut, "...", 4);
 		}
-		fprintf(f, "  %-24s %7" PRIu64 " %9s %9s %9s %8" PRIu64 " %8" PRIu64 " %9s %9s",
+		fprintf(f, "  %-20s %6" PRIu64 " %8s %8s %8s %8" PRIu64 " %8" PRIu64 " %8s %8s",
 			name, v->count, gr_units_ns(b1, sizeof(b1), (double)v->total_ns),
 			gr_units_ns(b2, sizeof(b2), (double)v->median_ns),
 			gr_units_ns(b3, sizeof(b3), (double)v->p90_ns), v->launches, v->kernels,
@@ -131,17 +139,21 @@ void rp_nvtx_text(FILE *f, const struct gr_report *r, const struct gr_model *m, 
 		fprintf(f, "  step: no iteration was found: no budget per range\n");
 		return;
 	}
-	/* the step budget per range: the split of the step's time on its thread */
-	fprintf(f, "  step budget per range (%" PRIu64 " steps, %s each on average, on tid %u):",
+	/* the step budget per range: the split of the step's time on its thread, wrapped as one
+	 * paragraph (the names go in raw: the wrap escapes them) */
+	line = open_memstream(&buf, &len);
+	if (!line)
+		return;
+	fprintf(line, "step budget per range (%" PRIu64 " steps, %s each on average, on tid %u):",
 		S->steps, gr_units_ns(b1, sizeof(b1), (double)S->step_ns / (double)S->steps),
 		it->thread < nth ? th[it->thread].tid : 0);
 	for (size_t i = 0; i < S->n; i++) {
 		const struct gr_nvtx_stat *v = &S->v[i];
 
-		if (!splits_step(S, v, parent))
+		if (!splits_step(N, v, parent))
 			continue;
-		fprintf(f, "%s %s %.0f%% (%s)", any ? "," : "",
-			GR_TEXT(stat_name(N, v, nb, sizeof(nb))), v->step_share * 100,
+		fprintf(line, "%s %s %.0f%% (%s)", any ? "," : "", stat_name(N, v, nb, sizeof(nb)),
+			v->step_share * 100,
 			gr_units_ns(b2, sizeof(b2), (double)v->step_ns / (double)S->steps));
 		in_ranges += v->step_share;
 		any = 1;
@@ -149,10 +161,15 @@ void rp_nvtx_text(FILE *f, const struct gr_report *r, const struct gr_model *m, 
 	/* what the step's time holds beyond them: all of it, or its own range's share */
 	whole = parent == UINT32_MAX ? 1.0 : S->v[parent].step_share;
 	if (!any)
-		fprintf(f, " no range of the step's thread is inside the steps\n");
+		fprintf(line, " no range of the step's thread is inside the steps");
 	else
-		fprintf(f, "; outside them %.0f%%\n",
+		fprintf(line, "; outside them %.0f%%",
 			whole > in_ranges ? (whole - in_ranges) * 100 : 0.0);
+	if (!fclose(line) && buf) {
+		fputs("  ", f);
+		gr_text_wrap(f, buf, 2, 4, 100);
+	}
+	free(buf);
 }
 
 void rp_nvtx_json(struct gr_json *j, const struct gr_report *r, const struct gr_model *m)
@@ -216,7 +233,7 @@ void rp_nvtx_json(struct gr_json *j, const struct gr_report *r, const struct gr_
 		gr_json_kv_u64(j, "step_count", v->step_count);
 		gr_json_kv_u64(j, "step_ns", v->step_ns);
 		gr_json_kv_double(j, "step_share", v->step_share);
-		gr_json_kv_bool(j, "splits_step", S->steps && splits_step(S, v, parent));
+		gr_json_kv_bool(j, "splits_step", S->steps && splits_step(N, v, parent));
 		gr_json_object_end(j);
 	}
 	gr_json_array_end(j);

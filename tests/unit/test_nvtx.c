@@ -11,6 +11,7 @@
 
 #include "analyze/figures/nvtx.h"
 #include "analyze/model/model.h"
+#include "analyze/report/report_sections.h"
 #include "synth_gpu.h"
 #include "test.h"
 
@@ -166,6 +167,44 @@ static int write_trace(const char *path)
 	return err;
 }
 
+/* The section's text over test_stats()'s figures: the table depth first, and the step budget per
+ * range over the push/pop ranges of the default domain (the start/end range "load" overlaps
+ * them: it splits nothing). */
+static void render(const struct gr_model *m, const struct gr_nvtx_set *s,
+		   const struct gr_nvtx_stats *st, uint32_t thread, uint64_t *starts,
+		   uint64_t *durs)
+{
+	static struct gr_report r;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	memset(&r, 0, sizeof(r));
+	r.nvtx.set = *s;
+	r.nvtx.stats = *st;
+	r.launches.iter.found = 1;
+	r.launches.iter.thread = thread;
+	r.launches.iter.count = 3;
+	r.launches.iter.starts = starts;
+	r.launches.iter.durs = durs;
+	if (!f)
+		return;
+	rp_nvtx_text(f, &r, m, 20);
+	fclose(f);
+	CHECK(strstr(buf, "  9 ranges of 3 names (host time: push to pop, start to end); 0 marks; "
+			  "0 pops and 0 ends unmatched\n"));
+	CHECK(strstr(buf, "\n  step                      4 "));
+	CHECK(strstr(buf, "\n    fwd                     4 "));
+	CHECK(strstr(buf, "\n  load                      1 "));
+	CHECK(strstr(buf, "  GPU time: -, no --cupti"));
+	CHECK(strstr(buf,
+		     "\n  step budget per range (3 steps, 5.00 us each on average, on tid 101): "
+		     "step 96% (4.80 us); outside\n    them 4%\n"));
+	if (test_case_failed)
+		printf("# %s", buf);
+	free(buf);
+}
+
 static void test_stats(void)
 {
 	char path[256];
@@ -257,6 +296,7 @@ static void test_stats(void)
 	CHECK_EQ_U64(v[2].launches, 5);
 	CHECK_EQ_U64(v[2].parent, UINT32_MAX);
 	CHECK_EQ_U64(v[2].step_ns, 2400);
+	render(m, &s, &st, t101, starts, durs);
 	gr_nvtx_stats_free(&st);
 
 	/* no step: nothing per step */
