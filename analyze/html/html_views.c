@@ -173,13 +173,19 @@ static int32_t thread_track(struct hv *x, uint32_t thread)
 	size_t nth;
 	const struct gr_thread *th = gr_model_threads(x->m, &nth);
 	struct gr_html_track *t;
+	const char *nv;
 	char label[256];
 
 	if (thread >= nth)
 		return -1;
 	if (x->thread_track[thread] >= 0)
 		return x->thread_track[thread];
-	snprintf(label, sizeof(label), "%s %u/%u", th[thread].comm[0] ? th[thread].comm : "?",
+	/* the name the program gave the thread with NVTX, where it gave one */
+	nv = gr_nvtx_thread_name(&x->r->nvtx.set, th[thread].pid, th[thread].tid);
+	snprintf(label, sizeof(label), "%s %u/%u",
+		 nv && nv[0]	      ? nv
+		 : th[thread].comm[0] ? th[thread].comm
+				      : "?",
 		 th[thread].pid, th[thread].tid);
 	t = new_track(x, GR_HTML_TRACK_THREAD, th[thread].pid, label, &x->thread_track[thread]);
 	if (!t)
@@ -195,14 +201,18 @@ static int32_t stream_track(struct hv *x, uint32_t stream)
 	size_t ns;
 	const struct gr_stream *s = gr_model_streams(x->m, &ns);
 	struct gr_html_track *t;
+	const char *nv;
 	char name[64], label[128];
 
 	if (stream >= ns)
 		return -1;
 	if (x->stream_track[stream] >= 0)
 		return x->stream_track[stream];
+	nv = s[stream].per_thread
+		 ? NULL
+		 : gr_nvtx_stream_name(&x->r->nvtx.set, s[stream].pid, s[stream].handle);
 	snprintf(label, sizeof(label), "%s (pid %u)",
-		 gr_stream_name(&s[stream], name, sizeof(name)), s[stream].pid);
+		 nv && nv[0] ? nv : gr_stream_name(&s[stream], name, sizeof(name)), s[stream].pid);
 	t = new_track(x, GR_HTML_TRACK_STREAM, s[stream].pid, label, &x->stream_track[stream]);
 	if (!t)
 		return -1;
