@@ -319,23 +319,18 @@ static int cmp_range_ratio(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/*
- * The pace by NVTX range (nsys's nvtx_pace): per closed range name and domain that two or more
- * ranks have, each rank's median time, and the slowest rank against the median rank. Ranges match
- * across processes by their texts: each process has its own domain handles and text indexes may
- * differ between traces of a set. Returns 0 or -ENOMEM.
- */
-static int range_pace(struct rp_ctx *x)
+/* Ranges match across processes by their texts: each process has its own domain handles, and text
+ * indexes may differ between the traces of a set. */
+int rp_nvtx_pace(struct rp_ctx *x, size_t np)
 {
 	struct gr_report_ranks *R = &x->r->ranks;
 	const struct gr_nvtx_set *s = &x->r->nvtx.set;
-	size_t np, n = 0, nkeys = 0;
+	size_t n = 0, nkeys = 0;
 	uint32_t *rank_of;
 	struct pace *p;
 	uint64_t *med;
 	int err = -ENOMEM;
 
-	gr_model_processes(x->m, &np);
 	rank_of = malloc((np + 1) * sizeof(*rank_of));
 	p = malloc((s->nranges + 1) * sizeof(*p));
 	med = malloc((R->n + 1) * sizeof(*med));
@@ -344,7 +339,8 @@ static int range_pace(struct rp_ctx *x)
 	for (size_t i = 0; i < np; i++)
 		rank_of[i] = UINT32_MAX;
 	for (size_t k = 0; k < R->n; k++)
-		rank_of[R->v[k].process] = (uint32_t)k;
+		if (R->v[k].process < np)
+			rank_of[R->v[k].process] = (uint32_t)k;
 	for (size_t i = 0; i < s->nranges; i++) {
 		const struct gr_nvtx_range *r = &s->ranges[i];
 		uint32_t proc = r->thread < x->nth ? x->th[r->thread].process : UINT32_MAX;
@@ -477,7 +473,7 @@ int rp_ranks(struct rp_ctx *x)
 	if (R->n)
 		gr_qsort(R->v, R->n, sizeof(*R->v), cmp_rank);
 	gr_report_straggler_find(R->v, R->n, &R->straggler);
-	err = range_pace(x);
+	err = rp_nvtx_pace(x, np);
 	if (!err)
 		err = verdict(x);
 out:
