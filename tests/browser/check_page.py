@@ -302,6 +302,10 @@ def memory_checks(b, name, data, count):
 def nvtx_checks(b, name, data, count):
     """NVTX ranges (docs/HTML.md): a bar per range on its thread's lanes, one lane per depth, the
     program's colour where given, and the range flame graph; none of it without ranges."""
+    rows = (data.get("diff") or {}).get("nvtx") if data["kind"] == "diff" else None
+    if rows:
+        shown = b.evaluate("document.querySelectorAll('[data-nvtx-diff] tbody tr').length")
+        check(name + ": a row per NVTX range compared (%d)" % len(rows), shown == len(rows), shown)
     nv = [s["views"].get("nvtx") for s in sides(data)]
     nspans = sum(len(v["spans"]) for v in nv if v)
     check(name + ": a bar per NVTX range (%d)" % nspans, count("rect.nvtx") == nspans,
@@ -324,12 +328,17 @@ def nvtx_checks(b, name, data, count):
                        ".filter(r => r.style.fill).length")
     check(name + ": ranges with a colour drawn in it (%d)" % len(colored), shown == len(colored),
           shown)
-    depths = max(s[4] for v in nv if v for s in v["spans"]) + 1
+    # a lane per depth under each thread with ranges, in each window of each side
+    want = 0
+    for v in nv:
+        deepest = {}
+        for x in v["spans"] if v else []:
+            deepest[(x[0], x[1])] = max(deepest.get((x[0], x[1]), 0), x[4] + 1)
+        want += sum(deepest.values())
     lanes = b.evaluate("Array.from(document.querySelectorAll('.window svg text'))"
                        ".filter(t => t.textContent.trim().startsWith('NVTX')).length")
-    windows = len([w for s in sides(data) for w in s["views"]["timeline"]["windows"]])
-    check(name + ": a lane per depth under the thread in each window (%d)" % (depths * windows),
-          lanes == depths * windows, lanes)
+    check(name + ": a lane per depth under the thread in each window (%d)" % want,
+          lanes == want, lanes)
 
 
 def run(b, args, data):

@@ -11,7 +11,7 @@ usage:
   fixture.py diff DIFF.json REPORT_A.json EXPORT_A.json A REPORT_B.json EXPORT_B.json B -o DATA.json
   fixture.py edge CASE REPORT.json EXPORT.json -o DATA.json
   --version V: the version the page names (default "fixture")
-      CASE: no-iteration | empty | hostile-names | many-kernels | many-spans | nvtx
+      CASE: no-iteration | empty | hostile-names | many-kernels | many-spans | nvtx | nvtx-diff
 """
 import argparse
 import json
@@ -251,8 +251,32 @@ def report_doc(report, export, files, version="fixture"):
             "views": views_of(report, export)}
 
 
+def nvtx_diff(report, export):
+    """A diff page of two sides with NVTX ranges (the nvtx page's twice, NEW without "optimizer")
+    and the diff's per-range rows (docs/REPORTS.md, diff "NVTX ranges")."""
+    base = edge("nvtx", json.loads(json.dumps(report)), json.loads(json.dumps(export)))
+    new = edge("nvtx", report, export)
+    nv = new["views"]["nvtx"]
+    nv["spans"] = [x for x in nv["spans"] if x[5] != "optimizer"]
+    nv["flame"]["root"]["children"][0]["children"][1]["children"] = []
+    row = lambda name, st, c, t, ps: {"name": name, "status": st, "hidden": False, "count": c,
+                                      "total_ns": t, "median_ns": [0, 0], "per_step_ns": ps}
+    diff = {"summary": ["NVTX range step: 100 ns -> 80 ns per step"], "kernels": [],
+            "metrics": [],
+            "nvtx": [row("step", "both", [3, 3], [300, 240], [100, 80]),
+                     row("forward", "both", [3, 3], [150, 150], [50, 50]),
+                     row("optimizer", "removed", [3, 0], [60, 0], [20, None])]}
+    return {"schema": "gpurec-html-1", "kind": "diff", "version": "fixture",
+            "title": "gpurec diff: nvtx", "base": {"files": ["a"], "report": base["report"],
+                                                    "views": base["views"]},
+            "new": {"files": ["b"], "report": new["report"], "views": new["views"]},
+            "diff": diff}
+
+
 def edge(case, report, export):
     """The page's edge cases, made from a real report and export."""
+    if case == "nvtx-diff":
+        return nvtx_diff(report, export)
     if case == "no-iteration":
         report["launches"]["iteration"] = {"found": False, "thread": None, "count": 0}
     elif case == "empty":
