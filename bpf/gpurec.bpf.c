@@ -1920,6 +1920,52 @@ int BPF_KPROBE(name_entry)
 	return 0;
 }
 
+/*
+ * An NVTX call of a traced thread: libgpurec_nvtx.so, which the recorder gives the traced command
+ * as its NVTX injection library, calls its tap (nvtx/tap.h) once per NVTX call with what the call
+ * said. Sleepable, as name_entry: the message is often a literal in a page not faulted in yet.
+ */
+SEC("uprobe.s")
+int BPF_KPROBE(nvtx_tap)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	const void *arg = (const void *)PT_REGS_PARM1(ctx);
+	struct {
+		__u64 domain, id, payload;
+		__u32 op, category, color, payload_type;
+		__u64 text;
+	} tap;
+	struct gr_ev_nvtx *e;
+	long n = -1;
+
+	if (!is_traced(pid_tgid >> 32) || bpf_copy_from_user(&tap, sizeof(tap), arg))
+		return 0;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count(C_RINGBUF_LOST);
+		return 0;
+	}
+	fill_hdr(&e->h, EV_NVTX, pid_tgid);
+	e->domain = tap.domain;
+	e->id = tap.id;
+	e->payload = tap.payload;
+	e->op = tap.op;
+	e->category = tap.category;
+	e->color = tap.color;
+	e->payload_type = tap.payload_type;
+	e->text[0] = 0;
+	if (tap.text && bpf_copy_from_user_str)
+		n = bpf_copy_from_user_str(e->text, sizeof(e->text), (const void *)tap.text, 0);
+	if (tap.text && n < 0) {
+		n = bpf_copy_from_user(e->text, sizeof(e->text) - 1, (const void *)tap.text);
+		e->text[sizeof(e->text) - 1] = 0;
+		if (n < 0)
+			e->text[0] = 0;
+	}
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
 /* ---- the process tree ---- */
 
 static __always_inline int emit_proc(__u8 type, struct task_struct *task, __u64 flags,

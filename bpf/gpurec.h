@@ -151,6 +151,7 @@ enum gr_ev_type {
 	EV_PYSTACK, /* a Python stack not sent before (struct gr_ev_pystack) */
 	EV_COMM,    /* an NCCL call (layouts L_NCCL_*) */
 	EV_MEMINFO, /* cudaMemGetInfo / cuMemGetInfo (L_MEMINFO) */
+	EV_NVTX,    /* an NVTX call, from libgpurec_nvtx.so's tap (struct gr_ev_nvtx) */
 };
 
 /*
@@ -452,6 +453,18 @@ struct gr_ev_name {
 	struct gr_ev_hdr h;
 	__u64 key;
 	char name[GR_NAME_MAX];
+};
+
+/*
+ * EV_NVTX: what the tap of libgpurec_nvtx.so was given (nvtx/tap.h: struct gr_nvtx_tap, read
+ * whole), its text copied up to GR_NVTX_TEXT_BYTES - 1 bytes and NUL-terminated (empty: none).
+ */
+#define GR_NVTX_TEXT_BYTES 128
+struct gr_ev_nvtx {
+	struct gr_ev_hdr h;
+	__u64 domain, id, payload;
+	__u32 op, category, color, payload_type;
+	char text[GR_NVTX_TEXT_BYTES];
 };
 
 /* EV_ALIAS: launches through handle use the name of target. */

@@ -411,6 +411,23 @@ const char *gr_fd_kind_name(unsigned kind)
 	return name_of(names, N(names), kind);
 }
 
+const char *gr_nvtx_op_name(unsigned op)
+{
+	static const char *const names[] = {
+	    [GR_NVTX_PUSH] = "push",
+	    [GR_NVTX_POP] = "pop",
+	    [GR_NVTX_START] = "start",
+	    [GR_NVTX_END] = "end",
+	    [GR_NVTX_MARK] = "mark",
+	    [GR_NVTX_NAME_DOMAIN] = "name_domain",
+	    [GR_NVTX_NAME_CATEGORY] = "name_category",
+	    [GR_NVTX_NAME_THREAD] = "name_thread",
+	    [GR_NVTX_NAME_STREAM] = "name_stream",
+	    [GR_NVTX_NAME_DEVICE] = "name_device",
+	};
+	return name_of(names, N(names), op);
+}
+
 int gr_loss_stack_only(unsigned src)
 {
 	return src == GR_LOSS_STACK || src == GR_LOSS_STACK_SHED || src == GR_LOSS_UNWIND_SKIPPED;
@@ -507,6 +524,10 @@ static const struct gr_column_def meminfo_cols[GR_MEMINFO_NCOLS] = {
     {"ts", D},	 {"dur", V},   {"pid", T},   {"tid", T},    {"api", T},
     {"free", V}, {"total", T}, {"stack", T}, {"status", T}, {"call", T},
 };
+static const struct gr_column_def nvtx_cols[GR_NVTX_NCOLS] = {
+    {"ts", D},	     {"pid", T},   {"tid", T},		{"op", T},	{"domain", T}, {"id", V},
+    {"category", T}, {"color", T}, {"payload_type", T}, {"payload", V}, {"text", B},
+};
 static const struct gr_column_def sess_cols[GR_SESS_NCOLS] = {
     {"ts", D},
     {"key", T},
@@ -539,6 +560,7 @@ static const struct gr_kind_def kinds[] = {
     KIND(GR_K_COMM, "comm", comm_cols),
     KIND(GR_K_GPU, "gpu", gpu_cols),
     KIND(GR_K_MEMINFO, "meminfo", meminfo_cols),
+    KIND(GR_K_NVTX, "nvtx", nvtx_cols),
 };
 
 static const struct gr_schema schema = {N(kinds), kinds};

@@ -70,6 +70,8 @@ enum gr_kind {
 	GR_K_GPU = 19,	    /* --cupti: what the GPU did (a kernel, copy, memset), measured by
 			       CUPTI, tied to the host call that asked for it */
 	GR_K_MEMINFO = 20,  /* what cudaMemGetInfo / cuMemGetInfo answered: free and total */
+	GR_K_NVTX = 21,	    /* an NVTX call of the program's: a range pushed, popped, started or
+			       ended, a mark, a name given (format 1.3) */
 	GR_K_COUNT
 };
 
@@ -427,6 +429,47 @@ enum {
 	GR_MEMINFO_CALL,
 	GR_MEMINFO_NCOLS
 };
+
+/*
+ * NVTX: one NVTX call of the traced program, as the injection library the recorder gives it
+ * (libgpurec_nvtx.so) saw it. op: enum gr_nvtx_op. domain: the domain's handle in pid, 0 the
+ * default domain. id: START/END the range id, NAME_THREAD the OS tid named, NAME_STREAM the stream
+ * handle, NAME_DEVICE the device ordinal, NAME_CATEGORY the category id, PUSH the nesting level
+ * the push returned, else 0. color: ARGB, 0 none. payload_type: nvtxPayloadType_t as given, 0
+ * none. text: UTF-8, the message (registered strings resolved, wide strings converted) or the
+ * name given (NAME_DOMAIN: the domain's name); the recorder keeps its first 127 bytes.
+ */
+enum {
+	GR_NVTX_TS,
+	GR_NVTX_PID,
+	GR_NVTX_TID,
+	GR_NVTX_OP,
+	GR_NVTX_DOMAIN,
+	GR_NVTX_ID,
+	GR_NVTX_CATEGORY,
+	GR_NVTX_COLOR,
+	GR_NVTX_PAYLOAD_TYPE,
+	GR_NVTX_PAYLOAD,
+	GR_NVTX_TEXT,
+	GR_NVTX_NCOLS
+};
+
+enum gr_nvtx_op {
+	GR_NVTX_PUSH = 1,
+	GR_NVTX_POP,
+	GR_NVTX_START,
+	GR_NVTX_END,
+	GR_NVTX_MARK,
+	GR_NVTX_NAME_DOMAIN,
+	GR_NVTX_NAME_CATEGORY,
+	GR_NVTX_NAME_THREAD,
+	GR_NVTX_NAME_STREAM,
+	GR_NVTX_NAME_DEVICE,
+	GR_NVTX_OP_COUNT
+};
+/* "push", "pop", "start", "end", "mark", "name_domain", "name_category", "name_thread",
+ * "name_stream", "name_device"; "unknown" otherwise. */
+const char *gr_nvtx_op_name(unsigned op);
 
 /* SESSION: key enum gr_session_key, value numeric, text optional. */
 enum { GR_SESS_TS, GR_SESS_KEY, GR_SESS_VALUE, GR_SESS_TEXT, GR_SESS_NCOLS };

@@ -20,7 +20,7 @@
 #include "error.h"
 
 #define GR_FORMAT_MAJOR 1
-#define GR_FORMAT_MINOR 2
+#define GR_FORMAT_MINOR 3
 
 /* Hard caps a reader enforces before allocating anything (also the writer's limits). */
 #define GR_MAX_KINDS	   64

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include "format/trace.h"
 #include "cupti.h"
 #include "driver.h"
+#include "own_library.h"
 
 /*
  * The pipe's size: as large as the kernel lets root make it, so the records of a burst wait
@@ -21,34 +21,9 @@
 #define PIPE_BYTES_MAX (16u << 20)
 #define PIPE_BYTES_MIN (64u << 10)
 
-static int usable(const char *path)
-{
-	struct stat st;
-
-	return !stat(path, &st) && S_ISREG(st.st_mode);
-}
-
 int gr_cupti_find_library(char *out, size_t size)
 {
-	char self[PATH_MAX], a[PATH_MAX + 64], b[PATH_MAX + 64];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *dir;
-
-	if (n <= 0) {
-		snprintf(out, size, "/proc/self/exe: %s", strerror(errno));
-		return -ENOENT;
-	}
-	self[n] = 0;
-	dir = dirname(self);
-	snprintf(a, sizeof(a), "%s/" GR_CUPTI_LIBRARY, dir);
-	snprintf(b, sizeof(b), "%s/../lib/gpurec/" GR_CUPTI_LIBRARY, dir);
-	for (int i = 0; i < 2; i++)
-		if (usable(i ? b : a) && realpath(i ? b : a, self) && strlen(self) < size) {
-			snprintf(out, size, "%s", self);
-			return 0;
-		}
-	snprintf(out, size, "%s nor %s", a, b);
-	return -ENOENT;
+	return gr_own_library(GR_CUPTI_LIBRARY, out, size);
 }
 
 /* GPUREC_TEST_CUPTI_DRIVER=1 (cupti.h): tests feed the pipe without a driver. */

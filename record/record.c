@@ -43,6 +43,7 @@
 #include "clock.h"
 #include "cmd.h"
 #include "cupti.h"
+#include "nvtx_probe.h"
 #include "discover.h"
 #include "format/events.h"
 #include "forward.h"
@@ -116,6 +117,7 @@ struct session {
 	struct gr_translate tr;
 	struct gr_trace_writer *w;
 	struct gr_cupti cupti;	   /* --cupti's channel (cupti.h) */
+	struct gr_nvtx_probe nvtx; /* the probe on our NVTX library's tap (nvtx_probe.h) */
 	struct gr_calibration cal; /* what our probes cost here */
 	int calibrated;		   /* cal holds a measurement */
 	int size_fd;		   /* the trace file, for its size in the closing line */
@@ -451,6 +453,15 @@ static void choose_mmap_hook(struct session *s, struct gpurec_bpf *skel)
 	s->attach.ldso_hook = s->mmap_hook == GR_MMAP_HOOK_LDSO;
 }
 
+/* NVTX is recorded when our library's tap can be probed; else the recording goes on without it. */
+static void probe_nvtx(struct session *s)
+{
+	char why[PATH_MAX + 128];
+
+	if (gr_nvtx_probe_attach(&s->nvtx, s->skel, why, sizeof(why)))
+		fprintf(stderr, "gpurec record: NVTX: %s: NVTX ranges will not be recorded\n", why);
+}
+
 static int load_bpf(struct session *s)
 {
 	const struct record_opts *o = &s->o;
@@ -504,6 +515,7 @@ static int load_bpf(struct session *s)
 		return err;
 	}
 	s->skel = skel;
+	probe_nvtx(s);
 	gr_python_init(&s->py, o->stacks && o->python ? bpf_map__fd(skel->maps.py_procs) : -1);
 	return 0;
 }
@@ -1049,6 +1061,7 @@ static void run(struct session *s)
 		close(pidfd);
 	/* the probes go first: no call enters, returns or is half batched while the sweep runs */
 	gr_attach_detach(&s->attach);
+	gr_nvtx_probe_detach(&s->nvtx);
 	sweep_in_flight(s);
 	/* what the last process wrote before exiting is still in the buffer */
 	drain(s, 0);

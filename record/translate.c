@@ -1271,6 +1271,31 @@ static int on_name(struct gr_translate *t, const struct gr_ev_name *e)
 	return 0;
 }
 
+/* An NVTX call (libgpurec_nvtx.so's tap): one NVTX row, its text as the tap read it. */
+static int on_nvtx(struct gr_translate *t, const struct gr_ev_nvtx *e)
+{
+	char text[GR_NVTX_TEXT_BYTES];
+	struct gr_bytes b;
+	uint64_t v[GR_NVTX_NCOLS] = {
+	    [GR_NVTX_TS] = e->h.ts,
+	    [GR_NVTX_PID] = e->h.pid,
+	    [GR_NVTX_TID] = e->h.tid,
+	    [GR_NVTX_OP] = e->op,
+	    [GR_NVTX_DOMAIN] = e->domain,
+	    [GR_NVTX_ID] = e->id,
+	    [GR_NVTX_CATEGORY] = e->category,
+	    [GR_NVTX_COLOR] = e->color,
+	    [GR_NVTX_PAYLOAD_TYPE] = e->payload_type,
+	    [GR_NVTX_PAYLOAD] = e->payload,
+	};
+
+	memcpy(text, e->text, sizeof(text));
+	text[sizeof(text) - 1] = 0;
+	b.data = (const uint8_t *)text;
+	b.len = (uint32_t)strlen(text);
+	return gr_trace_writer_append(t->w, GR_K_NVTX, v, &b) ? -EIO : 0;
+}
+
 static int on_alias(struct gr_translate *t, const struct gr_ev_call *e)
 {
 	uint64_t handle = e->x[0], *v;
@@ -1584,6 +1609,8 @@ int gr_translate_decode(const void *data, size_t size)
 			   : -EINVAL;
 	case EV_NAME:
 		return size == sizeof(struct gr_ev_name) ? h->type : -EINVAL;
+	case EV_NVTX:
+		return size == sizeof(struct gr_ev_nvtx) ? h->type : -EINVAL;
 	case EV_FORK:
 	case EV_EXEC:
 	case EV_EXIT:
@@ -1706,6 +1733,9 @@ static int translate_one(void *ctx, void *data, size_t size)
 		break;
 	case EV_NAME:
 		err = on_name(t, data);
+		break;
+	case EV_NVTX:
+		err = on_nvtx(t, data);
 		break;
 	case EV_SCHED:
 		err = on_sched(t, data);

@@ -92,9 +92,12 @@ struct ex {
 	struct ex_gpu gpu;	    /* the GPU rows (--cupti) */
 	struct gr_block_tracker bt; /* why the blocked slices were blocked (blocked.h) */
 	uint64_t wake_flows;	    /* wake flows written in this pass: their ids */
-	struct gr_memory mem;	    /* live device bytes per process (memory.h) */
-	int steps_used;		    /* the steps track (--step) has a slice in the window */
-	struct gr_nvtx_set nvtx;    /* NVTX ranges, marks and names (nvtx.h) */
+	/* Perfetto: per thread, the wake flow its next slice (the runnable wait the wakeup began)
+	 * ends; 0: none */
+	uint64_t *wake_pending;
+	struct gr_memory mem;	 /* live device bytes per process (memory.h) */
+	int steps_used;		 /* the steps track (--step) has a slice in the window */
+	struct gr_nvtx_set nvtx; /* NVTX ranges, marks and names (nvtx.h) */
 	/* start/end ranges' tracks (in the marking pass: which each range goes on), per track
 	 * its process and when its last range ends */
 	uint32_t *nvtx_lane; /* per range: its track, UINT32_MAX none */
@@ -1243,10 +1246,11 @@ static void blocked_args(struct ex *x, const struct gr_block_why *why)
 
 /*
  * One scheduler state slice of traced thread @t, [@a, @b] already clipped to the window: marked
- * (first pass) or written on the thread's CPU-state track. @sp says which state and how it began.
+ * (first pass) or written on the thread's CPU-state track. @sp says which state and how it began;
+ * @flow, when not 0, the Perfetto wake flow the slice ends.
  */
 static void sched_slice(struct ex *x, size_t t, const struct gr_state_span *sp, uint64_t a,
-			uint64_t b, const struct gr_block_why *why)
+			uint64_t b, const struct gr_block_why *why, uint64_t flow)
 {
 	const struct gr_thread *th = &x->threads[t];
 	const struct gr_state_begin *by = &sp->begin;
@@ -1262,6 +1266,7 @@ static void sched_slice(struct ex *x, size_t t, const struct gr_state_span *sp, 
 	event_begin(x, "X", gr_thread_state_name(sp->state), "sched", th->pid, sched_tid(x, t));
 	event_ts(x, a);
 	event_dur(x, b - a);
+	event_flow(x, flow);
 	/* a trace that records why threads block: the stack the thread slept at */
 	if (sp->state == GR_STATE_BLOCKED && x->bt.ctx.recorded && why->stack) {
 		if (x->pf) {
@@ -1297,16 +1302,21 @@ static void sched_slice(struct ex *x, size_t t, const struct gr_state_span *sp, 
 
 /*
  * The flow of the wakeup at @ts that ended traced thread @t's blocked slice, from its waker's
- * CPU-state track (where the waker ran then) to @t's: JSON only, and only when the waker is a
- * traced thread the pid filter keeps. The marking pass keeps the waker's track.
+ * CPU-state track (where the waker ran then) to @t's, only when the waker is a traced thread
+ * the pid filter keeps. The marking pass keeps the waker's track. JSON: an "s" and an "f" event.
+ * Perfetto ties a flow to slices and links them in time order: a "wake" instant on the waker's
+ * track starts it, and the slice that begins at the wakeup on @t's (its runnable wait, which
+ * ends at the blocked slice's end) ends it; tied to the blocked slice itself, which began before
+ * the wakeup, the flow would point from the sleeper to its waker.
  */
 static void wake_flow(struct ex *x, size_t t, const struct gr_block_why *why, uint64_t ts)
 {
 	const struct gr_thread *bt = &x->threads[t], *wt;
 	size_t w;
 	uint64_t id;
+	char buf[96];
 
-	if (x->pf || x->o->no_flows || !x->bt.ctx.recorded || !why->woken || !why->waker_tid)
+	if (x->o->no_flows || !x->bt.ctx.recorded || !why->woken || !why->waker_tid)
 		return;
 	for (w = 0; w < x->nthreads; w++)
 		if (x->threads[w].tid == why->waker_tid && x->threads[w].pid == why->waker_pid)
@@ -1318,10 +1328,23 @@ static void wake_flow(struct ex *x, size_t t, const struct gr_block_why *why, ui
 		x->thread_use[w] |= 2;
 		x->proc_use[wt->process] = 1;
 		x->st.wake_flows++;
-		x->st.events += 2;
+		x->st.events += x->pf ? 1 : 2;
 		return;
 	}
 	id = WAKE_FLOW_BASE + ++x->wake_flows;
+	if (x->pf) {
+		event_begin(x, "i", "wake", "wake", wt->pid, sched_tid(x, w));
+		event_ts(x, ts);
+		event_flow(x, id);
+		args_begin(x);
+		other_name(x, buf, sizeof(buf), bt->pid, bt->tid);
+		arg_str(x, "woke", buf);
+		args_end(x);
+		event_end(x);
+		x->wake_pending[t] = id;
+		x->st.wake_flows++;
+		return;
+	}
 	event_begin(x, "s", "wakeup", "wake", wt->pid, sched_tid(x, w));
 	event_ts(x, ts);
 	gr_json_kv_u64(&x->j, "id", id);
@@ -1345,12 +1368,17 @@ static int on_span(void *ctx, const struct gr_state_span *sp)
 	uint64_t a = sp->start > x->lo ? sp->start : x->lo;
 	uint64_t b = sp->end < x->hi ? sp->end : x->hi;
 	struct gr_block_why why;
+	/* a wake flow waits for the slice that begins at its wakeup: this one, or none */
+	uint64_t flow = x->wake_pending[sp->thread];
 
+	x->wake_pending[sp->thread] = 0;
+	if (flow && (sp->state != GR_STATE_RUNNABLE || sp->begin.cause != GR_SPAN_WAKEUP))
+		flow = 0;
 	gr_block_tracker_span(&x->bt, sp, &why);
 	if ((sp->state == GR_STATE_RUN || sp->state == GR_STATE_RUNNABLE ||
 	     sp->state == GR_STATE_BLOCKED) &&
 	    b > a && x->thread_ok[sp->thread]) {
-		sched_slice(x, sp->thread, sp, a, b, &why);
+		sched_slice(x, sp->thread, sp, a, b, &why, flow);
 		if (sp->state == GR_STATE_BLOCKED && sp->cause == GR_SPAN_WAKEUP &&
 		    in_window(x, sp->end, 0))
 			wake_flow(x, sp->thread, &why, sp->end);
@@ -1739,6 +1767,7 @@ static int setup(struct ex *x)
 	int err;
 
 	x->thread_ok = calloc(x->nthreads + 1, 1);
+	x->wake_pending = calloc(x->nthreads + 1, sizeof(*x->wake_pending));
 	x->thread_use = calloc(x->nthreads + 1, 1);
 	x->stream_use = calloc(x->nstreams + 1, 1);
 	x->proc_use = calloc(x->nprocs + 1, 1);
@@ -1747,7 +1776,7 @@ static int setup(struct ex *x)
 	x->stream_order = calloc(x->nstreams + 1, sizeof(*x->stream_order));
 	x->stream_rank = calloc(x->nstreams + 1, sizeof(*x->stream_rank));
 	if (!x->thread_ok || !x->thread_use || !x->stream_use || !x->proc_use || !x->thread_order ||
-	    !x->thread_rank || !x->stream_order || !x->stream_rank)
+	    !x->thread_rank || !x->stream_order || !x->stream_rank || !x->wake_pending)
 		return -ENOMEM;
 	for (size_t t = 0; t < x->nthreads; t++)
 		x->thread_ok[t] = (uint8_t)pid_wanted(x->o, x->threads[t].pid);
@@ -1778,6 +1807,7 @@ static int setup(struct ex *x)
 static void ex_free(struct ex *x)
 {
 	free(x->thread_ok);
+	free(x->wake_pending);
 	free(x->thread_use);
 	free(x->stream_use);
 	free(x->proc_use);

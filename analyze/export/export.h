@@ -114,8 +114,9 @@ struct gr_export_stats {
 	uint64_t nvtx_slices;	  /* NVTX ranges (nvtx.h): push/pop on their threads, start/end
 				   * on their process's NVTX lanes */
 	uint64_t nvtx_instants;	  /* NVTX marks, on their threads */
-	/* JSON only: from the waker's CPU-state track to the blocked thread's, at the wakeup that
-	 * ended a blocked slice (a trace that records why threads block): "s" + "f" */
+	/* from the waker's CPU-state track to the blocked thread's, at the wakeup that ended a
+	 * blocked slice (a trace that records why threads block): JSON "s" + "f"; Perfetto a
+	 * "wake" instant and the woken thread's next slice */
 	uint64_t wake_flows;
 	uint64_t loss_instants, proc_instants;
 	uint64_t metadata;

@@ -320,6 +320,79 @@ static void tally_culprits(const struct tallies *t, struct gr_block_culprit *out
 	}
 }
 
+struct worker_cpu {
+	uint64_t lo, hi, ns;
+};
+
+static int on_worker_span(void *ctx, const struct gr_state_span *sp)
+{
+	struct worker_cpu *w = ctx;
+	uint64_t s = sp->start > w->lo ? sp->start : w->lo, e = sp->end < w->hi ? sp->end : w->hi;
+
+	if (sp->state == GR_STATE_RUN && e > s)
+		w->ns += e - s;
+	return 0;
+}
+
+/*
+ * The input wait's waker processes in @t (the loop's tallies): their threads' time on CPU over
+ * [@lo, @hi) into *@ns, and their number into *@procs. The threads make no CUDA call: each
+ * one's state follows from its first scheduler record (timeline.h), so a slice running before
+ * it is not counted. Returns 0 or -ENOMEM.
+ */
+static int worker_cpu(const struct gr_model *m, const struct tallies *t, uint64_t lo, uint64_t hi,
+		      uint64_t *ns, uint32_t *procs)
+{
+	size_t nth, nsc, n = 0;
+	const struct gr_thread *th = gr_model_threads(m, &nth);
+	const struct gr_sched *sc = gr_model_scheds(m, &nsc);
+	const struct gr_sched_key *keys = gr_model_sched_keys(m, NULL);
+	uint32_t *tids = calloc(nth + 1, sizeof(*tids));
+	uint64_t *first = calloc(nth + 1, sizeof(*first)), *last = calloc(nth + 1, sizeof(*last));
+	struct worker_cpu w = {.lo = lo, .hi = hi};
+	struct gr_timeline tl = {0};
+	int err = -ENOMEM;
+
+	*ns = 0;
+	*procs = 0;
+	if (!tids || !first || !last)
+		goto out;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct tally *e = &t->v[i];
+		int seen = 0;
+
+		if (e->reason != GR_BLOCK_INPUT || !e->why.woken || !e->tid)
+			continue;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = t->v[k].reason == GR_BLOCK_INPUT && t->v[k].why.woken &&
+			       t->v[k].tid && t->v[k].pid == e->pid;
+		if (seen)
+			continue;
+		(*procs)++;
+		for (size_t k = 0; k < nth; k++)
+			if (th[k].pid == e->pid) {
+				tids[n] = th[k].tid;
+				first[n] = UINT64_MAX;
+				last[n++] = hi;
+			}
+	}
+	err = 0;
+	if (!n)
+		goto out;
+	err = gr_timeline_init(&tl, tids, first, n, on_worker_span, &w);
+	for (size_t i = 0; i < nsc && sc[i].ts < hi && !err; i++)
+		err = gr_timeline_feed(&tl, sc[i].ts, &keys[sc[i].key]);
+	if (!err)
+		err = gr_timeline_finish(&tl, last);
+	*ns = w.ns;
+out:
+	gr_timeline_free(&tl);
+	free(tids);
+	free(first);
+	free(last);
+	return err;
+}
+
 /* One budget being filled: raw parts on the recorded timeline, then the probe cost. */
 struct acc {
 	const struct gr_budget_states *st;
@@ -608,6 +681,16 @@ int gr_budget_compute(const struct gr_model *m, const struct gr_probe_cost *pc,
 	out->slowest = v[order[n - 1]];
 	gr_budget_mean(v, n, &out->mean);
 	tally_culprits(&a.loop, out->mean.culprit);
+	if (out->mean.culprit[GR_BLOCK_INPUT].ns) {
+		uint64_t ns;
+		uint32_t procs;
+
+		err = worker_cpu(m, &a.loop, loop->starts[0], loop->end_ts, &ns, &procs);
+		if (err)
+			goto out;
+		if (procs)
+			out->mean.culprit[GR_BLOCK_INPUT].worker_cpu_ns = ns / n / procs;
+	}
 	err = 0;
 out:
 	free(v);
@@ -827,6 +910,8 @@ void gr_budget_culprits_json(struct gr_json *j, const struct gr_model *m, const 
 			       gr_block_site(m, c->waker_stack, site, sizeof(site)));
 		gr_json_key(j, "waker_stack");
 		stack_frames_json(j, m, c->waker_stack);
+		if (r == GR_BLOCK_INPUT && c->worker_cpu_ns)
+			gr_json_kv_u64(j, "worker_cpu_ns_per_step", c->worker_cpu_ns);
 		gr_json_object_end(j);
 	}
 	gr_json_object_end(j);

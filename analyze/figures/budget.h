@@ -71,6 +71,10 @@ struct gr_block_culprit {
 	uint32_t stack;	      /* the loop thread's stack there, 0 = none */
 	uint32_t waker_stack; /* the waker's stack at that wakeup, 0 = none */
 	uint32_t wakers;      /* distinct waker processes of the reason's wait */
+	/* input over the loop (the mean) only: the waker processes' own time on CPU (all their
+	 * threads, from the scheduler records) over the loop, per iteration and per process: what
+	 * each producer spends making a step's data; 0 otherwise */
+	uint64_t worker_cpu_ns;
 };
 
 struct gr_budget {
@@ -173,7 +177,8 @@ const char *gr_budget_culprit_comm(const struct gr_model *m, const struct gr_blo
  * @b's culprits as the object under @key, one member per reason with a wait (JSON key stems of
  * gr_block_reason_name()): {wait_ns, share (of the reason's wait), waker {pid, tid, comm} or
  * null, waker_processes, syscall (name or null), syscall_nr, site (where the thread waited),
- * waker_site, waker_stack [frames, innermost first]}.
+ * waker_site, waker_stack [frames, innermost first]}, and for input with worker_cpu_ns (the
+ * loop's) worker_cpu_ns_per_step.
  */
 void gr_budget_culprits_json(struct gr_json *j, const struct gr_model *m, const char *key,
 			     const struct gr_budget *b);

@@ -157,7 +157,92 @@ static int cmp_pid(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+struct span_count {
+	struct gr_block_tracker bt;
+	struct gr_info_blocked *b;
+};
+
+static int on_span(void *ctx, const struct gr_state_span *sp)
+{
+	struct span_count *c = ctx;
+	struct gr_block_why why;
+
+	/* a span of no time (a thread woken as it slept) is no wait: export has no row for it */
+	if (gr_block_tracker_span(&c->bt, sp, &why) && sp->end > sp->start) {
+		c->b->spans++;
+		c->b->spans_by_reason[why.reason]++;
+	}
+	return 0;
+}
+
+/*
+ * The blocked spans of every model thread by the reports' reasons: the thread timeline replayed
+ * as export's blocked_spans table replays it (each thread's last state ends with the trace, or
+ * with its process's exit; spans of no time left out), so both count the same spans. Returns 0
+ * or -ENOMEM.
+ */
+static int blocked_spans(const struct gr_model *m, struct gr_info_blocked *b)
+{
+	size_t nt, n;
+	const struct gr_thread *th = gr_model_threads(m, &nt);
+	const struct gr_process *procs = gr_model_processes(m, NULL);
+	const struct gr_sched *e = gr_model_scheds(m, &n);
+	const struct gr_sched_key *keys = gr_model_sched_keys(m, NULL);
+	uint32_t *tids = calloc(nt + 1, sizeof(*tids)), *pids = calloc(nt + 1, sizeof(*pids));
+	uint64_t *first = calloc(nt + 1, sizeof(*first)), *last = calloc(nt + 1, sizeof(*last));
+	struct span_count c = {.b = b};
+	struct gr_timeline tl = {0};
+	uint64_t start, end;
+	int err = -ENOMEM;
+
+	if (!tids || !pids || !first || !last)
+		goto out;
+	gr_model_time_span(m, &start, &end);
+	for (size_t t = 0; t < nt; t++) {
+		tids[t] = th[t].tid;
+		pids[t] = th[t].pid;
+		first[t] = UINT64_MAX;
+	}
+	err = gr_block_tracker_init(&c.bt, m, pids, nt);
+	if (err)
+		goto out;
+	err = gr_timeline_init(&tl, tids, first, nt, on_span, &c);
+	for (size_t i = 0; !err && i < n; i++) {
+		gr_block_tracker_feed(&c.bt, &keys[e[i].key]);
+		err = gr_timeline_feed(&tl, e[i].ts, &keys[e[i].key]);
+	}
+	gr_block_tracker_feed(&c.bt, NULL);
+	if (err)
+		goto out;
+	for (size_t t = 0; t < nt; t++) {
+		const struct gr_process *pr = &procs[th[t].process];
+
+		last[t] = end;
+		if (pr->has_exit && pr->exit_ts > tl.t[t].since && pr->exit_ts < end)
+			last[t] = pr->exit_ts;
+	}
+	err = gr_timeline_finish(&tl, last);
+out:
+	gr_timeline_free(&tl);
+	gr_block_tracker_free(&c.bt);
+	free(tids);
+	free(pids);
+	free(first);
+	free(last);
+	return err;
+}
+
 /* The blocked spans of the traced processes' threads, by reason. */
+static void nvtx_counts(const struct gr_model *m, struct gr_info_nvtx *o)
+{
+	size_t n;
+	const struct gr_nvtx *ev = gr_model_nvtx(m, &n);
+
+	o->total = n;
+	for (size_t i = 0; i < n; i++)
+		o->by_op[ev[i].op < GR_NVTX_OP_COUNT ? ev[i].op : 0]++;
+}
+
 static int blocked(const struct gr_model *m, struct gr_info *in)
 {
 	struct gr_info_blocked *b = &in->blocked;
@@ -226,7 +311,7 @@ static int blocked(const struct gr_model *m, struct gr_info *in)
 		}
 	free(pids);
 	free(calls);
-	return 0;
+	return blocked_spans(m, b);
 }
 
 int gr_info_compute(const struct gr_model *m, struct gr_info *in)
@@ -241,6 +326,7 @@ int gr_info_compute(const struct gr_model *m, struct gr_info *in)
 		return err;
 	}
 	calls(m, in);
+	nvtx_counts(m, &in->nvtx);
 	err = blocked(m, in);
 	if (err) {
 		gr_info_free(in);

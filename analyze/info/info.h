@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analyze/figures/blocked.h"
 #include "analyze/figures/launch_stats.h"
 #include "analyze/figures/memory.h"
 #include "analyze/figures/outcome.h"
@@ -49,6 +50,17 @@ struct gr_info_blocked {
 	} other[GR_INFO_OTHER_CALLS];
 	unsigned nother;
 	uint64_t more;
+	/* the blocked spans of every thread (the thread timeline, timeline.h: a switch-out while
+	 * sleeping to the wakeup that ended it) by the reports' reasons (blocked.h), the
+	 * classification the budget, export's blocked_spans and the HTML page make */
+	uint64_t spans;
+	uint64_t spans_by_reason[GR_BLOCK_NREASONS];
+};
+
+/* The program's NVTX calls (format 1.3's NVTX rows) by op: what the injection library saw. */
+struct gr_info_nvtx {
+	uint64_t total;
+	uint64_t by_op[GR_NVTX_OP_COUNT]; /* enum gr_nvtx_op; [0]: ops this gpurec does not know */
 };
 
 /* The event kinds info counts, in the order it lists them. */
@@ -99,6 +111,7 @@ struct gr_info {
 	 * the others: failed, nested and in-flight calls */
 	struct gr_outcome outcome;
 	struct gr_info_blocked blocked;
+	struct gr_info_nvtx nvtx;
 
 	/* device memory (memory.h), over the whole recording (info finds no loop): the peak and
 	 * what is outstanding at the end, per process */

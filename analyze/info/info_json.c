@@ -348,6 +348,21 @@ static void losses(struct gr_json *j, const struct gr_model *m)
  * "calls" (how many are known to have succeeded, failed, or have no status), "errors" (failed
  * calls by api and error), "in_flight" (calls never returned) and "inner_calls".
  */
+/* "nvtx": the program's NVTX calls, by op (struct gr_info_nvtx); 0 everywhere without any. */
+static void nvtx(struct gr_json *j, const struct gr_info *in)
+{
+	gr_json_key(j, "nvtx");
+	gr_json_object(j);
+	gr_json_kv_u64(j, "total", in->nvtx.total);
+	gr_json_key(j, "by_op");
+	gr_json_object_flat(j);
+	for (unsigned op = 1; op < GR_NVTX_OP_COUNT; op++)
+		gr_json_kv_u64(j, gr_nvtx_op_name(op), in->nvtx.by_op[op]);
+	gr_json_kv_u64(j, "unknown", in->nvtx.by_op[0]);
+	gr_json_object_end(j);
+	gr_json_object_end(j);
+}
+
 /* "blocked": the traced threads' blocked spans by reason (struct gr_info_blocked); the
  * reasons are null in a trace that does not record them. */
 static void blocked(struct gr_json *j, const struct gr_info *in)
@@ -359,6 +374,12 @@ static void blocked(struct gr_json *j, const struct gr_info *in)
 	gr_json_object(j);
 	gr_json_kv_u64(j, "total", b->total);
 	gr_json_kv_bool(j, "known", b->known);
+	gr_json_kv_u64(j, "spans", b->spans);
+	gr_json_key(j, "spans_by_reason");
+	gr_json_object_flat(j);
+	for (unsigned r = 0; r < GR_BLOCK_NREASONS; r++)
+		gr_json_kv_u64(j, gr_block_reason_name(r), b->spans_by_reason[r]);
+	gr_json_object_end(j);
 	gr_json_key(j, "by_reason");
 	if (!b->known) {
 		gr_json_null(j);
@@ -553,6 +574,7 @@ int gr_info_write_json(FILE *f, const struct gr_info *in, const struct gr_model 
 	graph_executed(&j, gr_graphs_summary(in->launches.graphs));
 	outcomes(&j, in, m);
 	blocked(&j, in);
+	nvtx(&j, in);
 	procs(&j, in, m);
 	streams(&j, in, m);
 	losses(&j, m);

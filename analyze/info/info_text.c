@@ -447,6 +447,16 @@ static void blocked(FILE *f, const struct gr_info *in)
 		return;
 	fprintf(f, "\nblocked  %" PRIu64 " switch-outs of traced threads while sleeping%s\n",
 		b->total, b->known ? "" : " (why: not recorded, a trace older than format 1.2)");
+	/* the spans as the reports name them, then the calls the switch-outs were in */
+	fprintf(f, "  %-18s %10" PRIu64, "spans by reason", b->spans);
+	sep = "  ";
+	for (unsigned r = 0; r < GR_BLOCK_NREASONS; r++) {
+		if (!b->spans_by_reason[r])
+			continue;
+		fprintf(f, "%s%s %" PRIu64, sep, gr_block_reason_name(r), b->spans_by_reason[r]);
+		sep = ", ";
+	}
+	fprintf(f, "\n");
 	if (!b->known)
 		return;
 	for (unsigned c = 0; c < GR_WAIT_NCLASSES; c++) {
@@ -480,6 +490,25 @@ static void blocked(FILE *f, const struct gr_info *in)
 	}
 }
 
+/* The program's NVTX calls by op (struct gr_info_nvtx), when it made any. */
+static void nvtx(FILE *f, const struct gr_info *in)
+{
+	const struct gr_info_nvtx *nv = &in->nvtx;
+	const char *sep = "  ";
+
+	if (!nv->total)
+		return;
+	fprintf(f, "\nnvtx     %" PRIu64 " calls of the program's NVTX\n  %-18s", nv->total,
+		"by call");
+	for (unsigned op = 0; op < GR_NVTX_OP_COUNT; op++) {
+		if (!nv->by_op[op])
+			continue;
+		fprintf(f, "%s%s %" PRIu64, sep, gr_nvtx_op_name(op), nv->by_op[op]);
+		sep = ", ";
+	}
+	fprintf(f, "\n");
+}
+
 int gr_info_write_text(FILE *f, const struct gr_info *in, const struct gr_model *m,
 		       const char *path)
 {
@@ -502,6 +531,7 @@ int gr_info_write_text(FILE *f, const struct gr_info *in, const struct gr_model 
 	sums(f, "graphs", in->graphs, GR_INFO_GRAPH_KINDS, 0);
 	outcomes(f, in, m);
 	blocked(f, in);
+	nvtx(f, in);
 	procs(f, in, m);
 	losses(f, m);
 	fprintf(f, "\n");

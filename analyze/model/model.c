@@ -32,6 +32,9 @@ void gr_model_free(struct gr_model *m)
 	RELEASE(m->losses);
 	RELEASE(m->gpus);
 	RELEASE(m->meminfos);
+	RELEASE(m->nvtx_raw);
+	RELEASE(m->nvtx);
+	RELEASE(m->nvtx_texts);
 	RELEASE(m->asides);
 	RELEASE(m->comm_calls);
 	RELEASE(m->comm_asides);
@@ -101,6 +104,7 @@ ACCESSOR(gr_model_memsets, struct gr_memset, memsets)
 ACCESSOR(gr_model_allocs, struct gr_alloc, allocs)
 ACCESSOR(gr_model_frees, struct gr_free, frees)
 ACCESSOR(gr_model_meminfos, struct gr_meminfo, meminfos)
+ACCESSOR(gr_model_nvtx, struct gr_nvtx, nvtx)
 ACCESSOR(gr_model_syncs, struct gr_sync, syncs)
 ACCESSOR(gr_model_graphs, struct gr_graph, graphs)
 ACCESSOR(gr_model_comm_calls, struct gr_comm_call, comm_calls)
@@ -474,4 +478,9 @@ void gr_model_time_span(const struct gr_model *m, uint64_t *first, uint64_t *las
 		*first = m->first_ts;
 	if (last)
 		*last = m->last_ts < m->first_ts ? m->first_ts : m->last_ts;
+}
+
+const char *gr_model_nvtx_text(const struct gr_model *m, uint32_t idx)
+{
+	return idx < m->nvtx_texts.n ? m->nvtx_texts.v[idx] : "";
 }

@@ -148,6 +148,20 @@ struct gr_meminfo {
 	uint16_t call; /* GR_CALL_* flags and depth */
 };
 
+/* An NVTX call (format 1.3): by ts. text indexes gr_model_nvtx_text() (0 = "") */
+struct gr_nvtx {
+	uint64_t ts;
+	uint64_t id; /* as the GR_NVTX_ID column */
+	uint64_t payload;
+	uint64_t domain; /* the domain handle in the process, 0 = default */
+	uint32_t thread; /* gr_model_threads() index of the calling thread */
+	uint32_t text;	 /* gr_model_nvtx_text() index */
+	uint32_t category;
+	uint32_t color;
+	uint8_t op; /* enum gr_nvtx_op */
+	uint8_t payload_type;
+};
+
 /*
  * A call kept out of the event arrays above: it failed (returned an error), it was made inside
  * another recorded call of its thread (depth > 0: its time is part of the outer call's), or it
@@ -255,34 +269,6 @@ struct gr_gpu {
 	uint32_t shared;   /* static + dynamic shared memory bytes */
 	uint8_t kind;	   /* enum gr_gpu_kind (saturated at 255) */
 	uint8_t copy_kind; /* CUpti_ActivityMemcpyKind (saturated at 255) */
-};
-
-/* An NVTX call (format 1.3): by ts. text indexes gr_model_nvtx_text() (0 = "") */
-struct gr_nvtx {
-	uint64_t ts;
-	uint64_t id; /* as the GR_NVTX_ID column */
-	uint64_t payload;
-	uint64_t domain; /* the domain handle in the process, 0 = default */
-	uint32_t thread; /* gr_model_threads() index of the calling thread */
-	uint32_t text;	 /* gr_model_nvtx_text() index */
-	uint32_t category;
-	uint32_t color;
-	uint8_t op; /* enum gr_nvtx_op */
-	uint8_t payload_type;
-};
-
-/* TEMPORARY (i32-nvtxan): format/events.h's enum until i32-nvtxrec is merged. */
-enum gr_nvtx_op {
-	GR_NVTX_PUSH = 1,
-	GR_NVTX_POP,
-	GR_NVTX_START,
-	GR_NVTX_END,
-	GR_NVTX_MARK,
-	GR_NVTX_NAME_DOMAIN,
-	GR_NVTX_NAME_CATEGORY,
-	GR_NVTX_NAME_THREAD,
-	GR_NVTX_NAME_STREAM,
-	GR_NVTX_NAME_DEVICE
 };
 
 struct gr_loss {
@@ -573,6 +559,11 @@ const struct gr_alloc *gr_model_allocs(const struct gr_model *m, size_t *n);
 const struct gr_free *gr_model_frees(const struct gr_model *m, size_t *n);
 /* cudaMemGetInfo / cuMemGetInfo calls by ts (struct gr_meminfo). */
 const struct gr_meminfo *gr_model_meminfos(const struct gr_model *m, size_t *n);
+/* NVTX calls by ts (struct gr_nvtx); none in a trace older than format 1.3. */
+const struct gr_nvtx *gr_model_nvtx(const struct gr_model *m, size_t *n);
+/* The NVTX text of index @idx: identical texts share an index; 0 and an index out of range are
+ * "". */
+const char *gr_model_nvtx_text(const struct gr_model *m, uint32_t idx);
 const struct gr_sync *gr_model_syncs(const struct gr_model *m, size_t *n);
 const struct gr_graph *gr_model_graphs(const struct gr_model *m, size_t *n);
 /* Calls in the event arrays known to have succeeded (they returned 0): the others there were
@@ -599,8 +590,6 @@ const struct gr_proc_event *gr_model_proc_events(const struct gr_model *m, size_
 const struct gr_loss *gr_model_losses(const struct gr_model *m, size_t *n);
 /* GPU rows (--cupti) by ts, the GPU's start; none in a recording made without --cupti. */
 const struct gr_gpu *gr_model_gpus(const struct gr_model *m, size_t *n);
-const struct gr_nvtx *gr_model_nvtx(const struct gr_model *m, size_t *n);
-const char *gr_model_nvtx_text(const struct gr_model *m, uint32_t idx);
 
 /* Kernels in order of first launch (then kernels named but never launched are absent). */
 const struct gr_kernel *gr_model_kernels(const struct gr_model *m, size_t *n);

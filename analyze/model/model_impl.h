@@ -30,6 +30,12 @@ struct comm_entry {
 	const char *comm;
 };
 
+/* An NVTX row as loaded: its text is an interned pointer until finish() indexes the texts. */
+struct gr_nvtx_raw {
+	struct gr_nvtx e; /* first: ts leads, as the event sort wants */
+	const char *text;
+};
+
 struct gr_model {
 	struct gr_trace_header hdr;	     /* a set's: its first trace's */
 	ARRAY(struct gr_model_trace) traces; /* a set's traces (gr_model_load_set); n 0 for one */
@@ -53,6 +59,9 @@ struct gr_model {
 	ARRAY(struct gr_loss) losses;
 	ARRAY(struct gr_gpu) gpus;
 	ARRAY(struct gr_meminfo) meminfos;
+	ARRAY(struct gr_nvtx_raw) nvtx_raw; /* NVTX rows as loaded: finish() makes nvtx of them */
+	ARRAY(struct gr_nvtx) nvtx;
+	ARRAY(const char *) nvtx_texts;	       /* [0] = "" */
 	ARRAY(struct gr_comm_call) comm_calls; /* every COMM row until finish(): then done ones */
 	ARRAY(struct gr_comm_call) comm_asides;
 	ARRAY(struct gr_aside) asides;
@@ -238,6 +247,7 @@ struct part {
 	ARRAY(struct gr_loss) losses;
 	ARRAY(struct gr_gpu) gpus;
 	ARRAY(struct gr_meminfo) meminfos;
+	ARRAY(struct gr_nvtx_raw) nvtx_raw;
 	ARRAY(struct gr_comm_call) comm_calls;
 	ARRAY(struct gr_aside) asides; /* never in place: the merge appends them */
 	uint64_t *zeros;	       /* an optional column the file lacks: all 0 */

@@ -112,6 +112,7 @@ static int sort_events(struct loader *L)
 	    {GR_K_LOSS, m->losses.v, m->losses.n, sizeof(*m->losses.v)},
 	    {GR_K_GPU, m->gpus.v, m->gpus.n, sizeof(*m->gpus.v)},
 	    {GR_K_MEMINFO, m->meminfos.v, m->meminfos.n, sizeof(*m->meminfos.v)},
+	    {GR_K_NVTX, m->nvtx_raw.v, m->nvtx_raw.n, sizeof(*m->nvtx_raw.v)},
 	    {GR_K_COMM, m->comm_calls.v, m->comm_calls.n, sizeof(*m->comm_calls.v)},
 	};
 	int err = 0;
@@ -542,6 +543,53 @@ out:
 	return err < 0 ? err : 0;
 }
 
+/*
+ * NVTX rows with their texts as indexes (gr_model_nvtx_text()): the texts are interned, so one
+ * pointer is one text. The loaded rows go once this is done.
+ */
+static int index_nvtx_texts(struct gr_model *m)
+{
+	struct gr_keymap seen; /* text pointer -> index - 1 */
+	int err = 0;
+
+	if (!m->nvtx_raw.n)
+		return 0;
+	err = RESERVE(m->nvtx, m->nvtx_raw.n);
+	if (!err)
+		err = RESERVE(m->nvtx_texts, 1);
+	if (err)
+		return err;
+	m->nvtx_texts.v[m->nvtx_texts.n++] = "";
+	gr_keymap_init(&seen, 1);
+	for (size_t i = 0; i < m->nvtx_raw.n; i++) {
+		const struct gr_nvtx_raw *r = &m->nvtx_raw.v[i];
+		struct gr_nvtx *o = &m->nvtx.v[m->nvtx.n++];
+		uint64_t k = (uintptr_t)r->text;
+		uint32_t idx;
+
+		*o = r->e;
+		o->text = 0;
+		if (!r->text || !*r->text)
+			continue;
+		err = gr_keymap_intern(&seen, &k, &idx);
+		if (err < 0)
+			break;
+		err = 0;
+		if (idx + 1 == m->nvtx_texts.n) {
+			err = RESERVE(m->nvtx_texts, 1);
+			if (err)
+				break;
+			m->nvtx_texts.v[m->nvtx_texts.n++] = r->text;
+		}
+		o->text = idx + 1;
+	}
+	gr_keymap_free(&seen);
+	RELEASE(m->nvtx_raw);
+	m->nvtx_raw.v = NULL;
+	m->nvtx_raw.n = m->nvtx_raw.cap = 0;
+	return err < 0 ? err : 0;
+}
+
 static int finish(struct loader *L)
 {
 	struct gr_model *m = L->m;
@@ -552,6 +600,8 @@ static int finish(struct loader *L)
 		return err;
 
 	err = demangle_gpu_names(L);
+	if (!err)
+		err = index_nvtx_texts(m);
 	if (err)
 		goto oom;
 	/* lookup tables first: kernel and thread names use them */
@@ -929,6 +979,7 @@ static int merge_metadata(struct loader *L, struct part *P)
 	X(GR_K_LOSS, losses)                                                                       \
 	X(GR_K_GPU, gpus)                                                                          \
 	X(GR_K_MEMINFO, meminfos)                                                                  \
+	X(GR_K_NVTX, nvtx_raw)                                                                     \
 	X(GR_K_COMM, comm_calls)
 
 /* Copies in flight write into the model's arrays: wait for them before an array moves. */
@@ -1160,6 +1211,14 @@ static void copy_job(struct gr_pool_job *job)
 			o[i].thread = thread[o[i].thread];
 			o[i].stream = stream[o[i].stream];
 			o[i].stack = stack[o[i].stack];
+		}
+	}
+	if (P->nvtx_raw.n) {
+		struct gr_nvtx_raw *o = m->nvtx_raw.v + P->at[GR_K_NVTX];
+
+		for (size_t i = 0; i < P->nvtx_raw.n; i++) {
+			o[i] = P->nvtx_raw.v[i];
+			o[i].e.thread = thread[o[i].e.thread];
 		}
 	}
 	if (P->meminfos.n) {

@@ -777,6 +777,40 @@ static int load_meminfos(struct part *P, const uint64_t *const *v, const struct 
 	return 0;
 }
 
+/* NVTX rows: every call in the window, its text interned (finish() indexes the texts). */
+static int load_nvtx(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
+		     uint32_t n)
+{
+	struct gr_nvtx_raw *o;
+	int err;
+
+	err = ROOM(P, P->nvtx_raw, n);
+	if (err)
+		return oom(P, err, "NVTX rows");
+	for (uint32_t i = 0; i < n; i++) {
+		if (!keep_call(P->ctx, v[GR_NVTX_TS][i], 0))
+			continue;
+		o = &P->nvtx_raw.v[P->nvtx_raw.n];
+		memset(o, 0, sizeof(*o));
+		o->e.ts = v[GR_NVTX_TS][i];
+		o->e.id = v[GR_NVTX_ID][i];
+		o->e.payload = v[GR_NVTX_PAYLOAD][i];
+		o->e.domain = v[GR_NVTX_DOMAIN][i];
+		o->e.category = sat32(v[GR_NVTX_CATEGORY][i]);
+		o->e.color = sat32(v[GR_NVTX_COLOR][i]);
+		o->e.op = v[GR_NVTX_OP][i] > 255 ? 255 : (uint8_t)v[GR_NVTX_OP][i];
+		o->e.payload_type =
+		    v[GR_NVTX_PAYLOAD_TYPE][i] > 255 ? 255 : (uint8_t)v[GR_NVTX_PAYLOAD_TYPE][i];
+		o->text = text_of(P, &b[GR_NVTX_TEXT][i]);
+		err = o->text ? thread_of(P, v[GR_NVTX_PID][i], v[GR_NVTX_TID][i], &o->e.thread)
+			      : -ENOMEM;
+		if (err < 0)
+			return oom(P, err, "NVTX rows");
+		note_ts(P, GR_K_NVTX, o->e.ts, P->nvtx_raw.n++);
+	}
+	return 0;
+}
+
 /* GPU rows (--cupti): the GPU's times, kept like an API call's in a window. */
 static int load_gpus(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
 		     uint32_t n)
@@ -1229,7 +1263,7 @@ static const load_fn loaders[GR_K_COUNT] = {
     [GR_K_PROC] = load_procs,	    [GR_K_NAME] = load_names,	    [GR_K_MAPPING] = load_mappings,
     [GR_K_SYMBOL] = load_symbols,   [GR_K_STACK] = load_stacks,	    [GR_K_LOSS] = load_losses,
     [GR_K_SESSION] = load_session,  [GR_K_PYFRAME] = load_pyframes, [GR_K_GPU] = load_gpus,
-    [GR_K_MEMINFO] = load_meminfos,
+    [GR_K_MEMINFO] = load_meminfos, [GR_K_NVTX] = load_nvtx,
 };
 
 /* The records of @kind, a batch of rows at a time. 0, 1 when a column does not decode, or < 0. */
@@ -1300,7 +1334,7 @@ void part_reset(struct part *P)
 	memset(P->unsorted, 0, sizeof(P->unsorted));
 	P->launches.n = P->copies.n = P->memsets.n = P->allocs.n = P->frees.n = 0;
 	P->syncs.n = P->graphs.n = P->scheds.n = P->procs.n = P->losses.n = 0;
-	P->asides.n = P->comm_calls.n = P->gpus.n = P->meminfos.n = 0;
+	P->asides.n = P->comm_calls.n = P->gpus.n = P->meminfos.n = P->nvtx_raw.n = 0;
 	for (int t = 0; t < T_COUNT; t++)
 		P->map[t].n = 0;
 	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
@@ -1337,6 +1371,7 @@ void part_free(struct part *P)
 		RELEASE(P->comm_calls);
 		RELEASE(P->gpus);
 		RELEASE(P->meminfos);
+		RELEASE(P->nvtx_raw);
 	}
 	for (int t = 0; t < T_COUNT; t++) {
 		gr_keymap_free(&P->tab[t]);

@@ -447,14 +447,21 @@ static int blocked_verdict(struct rp_ctx *x, struct gr_report_diagnosis *D, cons
 				  pc, step, D->iteration, ev, at, who);
 	case GR_BLOCK_INPUT: {
 		const char *comm = gr_budget_culprit_comm(x->m, c);
+		uint64_t cpu = x->r->budget.mean.culprit[r].worker_cpu_ns;
+		char each[64] = "", t[32];
 
+		/* what a worker spends on a step's data: a slow producer burns it, one that waits
+		 * on something else does not */
+		if (cpu)
+			snprintf(each, sizeof(each), ", %s of CPU each per step",
+				 gr_units_ns(t, sizeof(t), (double)cpu));
 		return rp_verdict(x, &D->verdict, GR_VERDICT_PROBLEM,
 				  "input-bound: the step waits %s for data from %" PRIu32
-				  " worker process%s (%s), at %s (iteration #%" PRIu64
+				  " worker process%s (%s)%s, at %s (iteration #%" PRIu64
 				  " of %s: %s); the most from %s: more workers, prefetch, or a "
 				  "faster producer",
-				  pc, c->wakers, c->wakers == 1 ? "" : "es", *comm ? comm : "?", at,
-				  D->iteration, step, ev, who);
+				  pc, c->wakers, c->wakers == 1 ? "" : "es", *comm ? comm : "?",
+				  each, at, D->iteration, step, ev, who);
 	}
 	case GR_BLOCK_DISK:
 		return rp_verdict(

@@ -922,17 +922,60 @@ static void budget(FILE *f, const struct gr_report *r, const struct gr_model *m)
 }
 
 /*
+ * Reason @k of budget @b as one line into @line (@len bytes): its time (then @per), its share
+ * of the blocked part, where the loop thread waited, who woke it with its share and site, the
+ * number of waker processes and (input over the loop) each one's CPU time per step.
+ */
+static void reason_line(char *line, size_t len, const char *per, const struct gr_model *m,
+			const struct gr_budget *b, unsigned k)
+{
+	const struct gr_block_culprit *c = &b->culprit[k];
+	const char *sc = gr_syscall_name(c->syscall), *comm;
+	char t[32], pc[16], site[GR_FRAME_TEXT], wsite[GR_FRAME_TEXT];
+	size_t at;
+
+	gr_units_ns(t, sizeof(t), (double)b->blocked_ns[k]);
+	gr_units_pct(pc, sizeof(pc),
+		     (double)b->blocked_ns[k] / (double)b->part_ns[GR_BUDGET_BLOCKED]);
+	at = (size_t)snprintf(line, len, "%s %s%s (%s of blocked)", gr_block_reason_words(k), t,
+			      per, pc);
+	gr_block_site(m, c->stack, site, sizeof(site));
+	if (at < len && (sc || *site))
+		at += (size_t)snprintf(line + at, len - at, ", waiting in %s%s%s", sc ? sc : "?",
+				       *site ? " at " : "", site);
+	comm = gr_budget_culprit_comm(m, c);
+	gr_units_pct(pc, sizeof(pc), c->of_ns ? (double)c->ns / (double)c->of_ns : 0);
+	gr_block_site(m, c->waker_stack, wsite, sizeof(wsite));
+	if (at < len && c->woken && !c->tid)
+		at += (size_t)snprintf(line + at, len - at,
+				       "; woken from an interrupt (a timer or a device) %s of it",
+				       pc);
+	else if (at < len && c->woken)
+		at += (size_t)snprintf(
+		    line + at, len - at,
+		    "; woken by %s (tid %" PRIu32 ", pid %" PRIu32 ") %s of it%s%s",
+		    *comm ? comm : "?", c->tid, c->pid, pc, *wsite ? " at " : "", wsite);
+	if (at < len && c->wakers > 1)
+		at += (size_t)snprintf(line + at, len - at, "; %" PRIu32 " waker processes",
+				       c->wakers);
+	if (at < len && c->worker_cpu_ns)
+		snprintf(line + at, len - at, "; %s of CPU each per step",
+			 gr_units_ns(t, sizeof(t), (double)c->worker_cpu_ns));
+}
+
+/*
  * Why the host waited (docs/REPORTS.md): per reason of the loop thread's blocked time, its time
  * per iteration (the mean), its culprit over the loop with that culprit's share, where the loop
- * thread waited, and the culprit's stack when it woke the thread (innermost frames first).
+ * thread waited, and the culprit's stack when it woke the thread (innermost frames first); then
+ * the same for the median iteration alone (the one the diagnosis judges), without the stacks.
  */
 static void why_waited(FILE *f, const struct gr_report *r, const struct gr_model *m)
 {
 	const struct gr_budgets *B = &r->budget;
-	const struct gr_budget *b = &B->mean;
+	const struct gr_budget *b = &B->mean, *md = &B->median;
 	const struct gr_stack *st;
 	size_t nst;
-	char line[1024], t[32], pc[16], site[GR_FRAME_TEXT], wsite[GR_FRAME_TEXT];
+	char line[1024], site[GR_FRAME_TEXT];
 
 	if (!B->found || !B->has_reasons || !b->part_ns[GR_BUDGET_BLOCKED])
 		return;
@@ -940,36 +983,10 @@ static void why_waited(FILE *f, const struct gr_report *r, const struct gr_model
 	fprintf(f, "why the host waited (loop thread blocked outside CUDA, per iteration)\n");
 	for (unsigned k = 0; k < GR_BUDGET_NREASONS; k++) {
 		const struct gr_block_culprit *c = &b->culprit[k];
-		const char *sc = gr_syscall_name(c->syscall), *comm;
-		size_t at;
 
 		if (!b->blocked_ns[k])
 			continue;
-		gr_units_ns(t, sizeof(t), (double)b->blocked_ns[k]);
-		gr_units_pct(pc, sizeof(pc),
-			     (double)b->blocked_ns[k] / (double)b->part_ns[GR_BUDGET_BLOCKED]);
-		at = (size_t)snprintf(line, sizeof(line), "%s %s per step (%s of blocked)",
-				      gr_block_reason_words(k), t, pc);
-		gr_block_site(m, c->stack, site, sizeof(site));
-		if (at < sizeof(line) && (sc || *site))
-			at += (size_t)snprintf(line + at, sizeof(line) - at, ", waiting in %s%s%s",
-					       sc ? sc : "?", *site ? " at " : "", site);
-		comm = gr_budget_culprit_comm(m, c);
-		gr_units_pct(pc, sizeof(pc), c->of_ns ? (double)c->ns / (double)c->of_ns : 0);
-		gr_block_site(m, c->waker_stack, wsite, sizeof(wsite));
-		if (at < sizeof(line) && c->woken && !c->tid)
-			at += (size_t)snprintf(line + at, sizeof(line) - at,
-					       "; woken from an interrupt (a timer or a device) %s "
-					       "of it",
-					       pc);
-		else if (at < sizeof(line) && c->woken)
-			at += (size_t)snprintf(
-			    line + at, sizeof(line) - at,
-			    "; woken by %s (tid %" PRIu32 ", pid %" PRIu32 ") %s of it%s%s",
-			    *comm ? comm : "?", c->tid, c->pid, pc, *wsite ? " at " : "", wsite);
-		if (at < sizeof(line) && c->wakers > 1)
-			snprintf(line + at, sizeof(line) - at, "; %" PRIu32 " waker processes",
-				 c->wakers);
+		reason_line(line, sizeof(line), " per step", m, b, k);
 		wrap(f, line, fprintf(f, "  "), 4);
 		/* the culprit's stack when it woke the loop thread: its innermost frames */
 		for (uint32_t i = 0;
@@ -979,6 +996,15 @@ static void why_waited(FILE *f, const struct gr_report *r, const struct gr_model
 			gr_frame_describe(m, st[c->waker_stack].pid, st[c->waker_stack].frames[i],
 					  &fr);
 			fprintf(f, "      %s\n", gr_frame_format(&fr, site, sizeof(site)));
+		}
+	}
+	if (md->part_ns[GR_BUDGET_BLOCKED]) {
+		fprintf(f, "  median iteration #%" PRIu64 ":\n", md->index);
+		for (unsigned k = 0; k < GR_BUDGET_NREASONS; k++) {
+			if (!md->blocked_ns[k])
+				continue;
+			reason_line(line, sizeof(line), "", m, md, k);
+			wrap(f, line, fprintf(f, "    "), 6);
 		}
 	}
 	fprintf(f, "\n");

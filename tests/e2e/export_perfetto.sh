@@ -25,11 +25,13 @@ json_counts() { # TRACE.json
 import json, sys
 d = json.load(open(sys.argv[1]))
 ev = d["traceEvents"]
+# a wake flow starts at a "wake" instant on the waker's track in Perfetto (docs/EXPORT.md)
+wakes = sum(e["ph"] == "s" and e.get("cat") == "wake" for e in ev)
 print(json.dumps(dict(
     begin=sum(e["ph"] == "X" for e in ev),
-    instant=sum(e["ph"] == "i" for e in ev),
+    instant=sum(e["ph"] == "i" for e in ev) + wakes,
     flow_ids=2 * sum(e["ph"] == "s" for e in ev),
-    names=sorted({e["name"] for e in ev if e["ph"] in "Xi"}),
+    names=sorted({e["name"] for e in ev if e["ph"] in "Xi"} | ({"wake"} if wakes else set())),
     tracks=sum(e["ph"] == "M" and e["name"] in ("process_name", "thread_name") for e in ev),
     counter=sum(e["ph"] == "C" for e in ev),
     counter_tracks=len({(e["pid"], e["name"]) for e in ev if e["ph"] == "C"}),

@@ -537,7 +537,7 @@ static void gen_bad(void)
 	gr_put_le16(x.p + GR_HDR_MAJOR, 2);
 	fix_header_crc(x.p);
 	bad("newer-major.trc", x.p, x.len,
-	    "trace format version 2.0 is newer than this gpurec reads (1.2): upgrade gpurec");
+	    "trace format version 2.0 is newer than this gpurec reads (1.3): upgrade gpurec");
 	gr_put_le16(x.p + GR_HDR_MAJOR, 1);
 	gr_put_le64(x.p + GR_HDR_REQUIRED, 4);
 	fix_header_crc(x.p);

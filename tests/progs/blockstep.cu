@@ -6,15 +6,21 @@
 //           (semaphores, both ways: neither thread spins, so main only ever sleeps on the
 //           holder, and the holder sleeps until main has taken the lock);
 //   input   consume(): read one byte of a pipe that a child process, producer(), writes one
-//           byte into every HOLD_US (it sleeps in between);
+//           byte into every HOLD_US (it sleeps in between), each after HOLD_US / 5 of its own
+//           CPU time (make_item()); it prints each item's CPU time and its own total;
 //   sleep   nap(): clock_nanosleep of HOLD_US;
 //   child   reap(): fork a child that sleeps HOLD_US (child_work()) and exits; waitpid it;
+//   disk    sync_data(): write 1 MiB into a file (in $TMPDIR, else /tmp) and fsync it, again
+//           until the kernel's count of the thread's voluntary switches (getrusage
+//           RUSAGE_THREAD: /proc/thread-self/status's voluntary_ctxt_switches) says it slept
+//           SLEEPS (4) times;
 //   NAME-healthy  the same program without the wait: the mutex uncontended, the pipe filled
-//           before the loop, no sleep, no child.
+//           before the loop, no sleep, no child, no I/O.
 // The main thread measures each block itself: wall time, and its own run and run-queue time
 // from /proc/thread-self/schedstat (the kernel's accounting), so blocked = wall - run - queue.
 // Prints "loop TID", "culprit TID" (holder thread, producer or last child; 0 for sleep), then
-// per block "block START_NS WALL_NS BLOCKED_NS" (CLOCK_MONOTONIC).
+// per block "block START_NS WALL_NS BLOCKED_NS SLEEPS" (CLOCK_MONOTONIC; SLEEPS: the kernel's
+// count of the thread's voluntary switches in the block, getrusage RUSAGE_THREAD).
 // usage: blockstep MODE [ITERATIONS [HOLD_US]] (30 and 5000 by default)
 #include <atomic>
 #include <cstdio>
@@ -22,8 +28,10 @@
 #include <cstring>
 #include <ctime>
 #include <cuda_runtime.h>
+#include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -40,6 +48,7 @@ static sem_t holding; // posted each round once the holder holds the lock
 static sem_t taken;   // posted each round main took the lock: the holder sleeps until then
 static std::atomic<int> holder_tid(0);
 static int iterations = 30;
+static char disk_path[4096]; // disk mode's file
 
 static unsigned long long now_ns()
 {
@@ -102,16 +111,56 @@ __attribute__((noinline)) static void wait_for_lock(int r, int contended)
 		sem_post(&taken);
 }
 
+static unsigned long long cpu_ns()
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec;
+}
+
+// the producer's own work on an item: on the CPU until its thread has used @ns more of it
+__attribute__((noinline)) static void make_item(unsigned long long ns)
+{
+	unsigned long long end = cpu_ns() + ns;
+
+	while (cpu_ns() < end)
+		;
+}
+
+// each item: sleep HOLD_US, make it (HOLD_US / 5 of CPU), write it; prints "item START_NS
+// CPU_NS" per item (CLOCK_MONOTONIC at its start, the thread's CPU time from then to its write's
+// return), then "producer RUN_NS" from its own /proc/thread-self/schedstat (the kernel's
+// accounting of all of its time on a CPU)
 __attribute__((noinline)) static void producer(int fd, int healthy)
 {
 	struct timespec ts = {0, (long)hold_us * 1000};
+	unsigned long long run = 0, queue;
+	struct pollfd pfd;
+	FILE *f;
 
 	for (int i = 0; i < iterations; i++) {
+		unsigned long long t0, c0;
+
 		if (!healthy)
 			clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+		t0 = now_ns();
+		c0 = cpu_ns();
+		if (!healthy)
+			make_item(hold_us * 200ull);
 		if (write(fd, "x", 1) != 1)
 			_exit(1);
+		printf("item %llu %llu\n", t0, cpu_ns() - c0);
 	}
+	f = fopen("/proc/thread-self/schedstat", "r");
+	if (!f || fscanf(f, "%llu %llu", &run, &queue) != 2)
+		_exit(1);
+	printf("producer %llu\n", run);
+	// exit once the loop is over (the reader closes its end: POLLERR), so that the exit's own
+	// CPU time falls outside the loop, as no step's data costs it
+	pfd.fd = fd;
+	pfd.events = 0;
+	poll(&pfd, 1, -1);
 	_exit(0);
 }
 
@@ -151,6 +200,34 @@ __attribute__((noinline)) static int reap()
 	}
 	waitpid(pid, &st, 0);
 	return pid;
+}
+
+static long voluntary_switches()
+{
+	struct rusage u;
+
+	getrusage(RUSAGE_THREAD, &u);
+	return u.ru_nvcsw;
+}
+
+#define SLEEPS 4
+
+// the data written is dirty in the page cache: fsync waits for the disk (on this VM's ext4, a
+// few sleeps of some 300 us per MiB); whether a call slept is the kernel's to say, so calls are
+// made until it has said so SLEEPS times. Long sleeps keep the step mostly the wait for the disk,
+// and few wakeups: each costs the thread a wakeup latency the kernel's run-queue accounting
+// (schedstat) and the trace's runnable time count differently, a few us.
+__attribute__((noinline)) static void sync_data(int fd)
+{
+	static char buf[1 << 20];
+	long before = voluntary_switches();
+
+	do {
+		if (pwrite(fd, buf, sizeof(buf), 0) != (ssize_t)sizeof(buf) || fsync(fd)) {
+			perror("blockstep: disk");
+			exit(2);
+		}
+	} while (voluntary_switches() - before < SLEEPS);
 }
 
 int main(int argc, char **argv)
@@ -194,10 +271,22 @@ int main(int argc, char **argv)
 		if (healthy) // every byte is there before the loop
 			usleep(100000);
 	}
+	if (!strncmp(mode, "disk", 4)) {
+		const char *dir = getenv("TMPDIR");
+
+		snprintf(disk_path, sizeof(disk_path), "%s/blockstep.XXXXXX",
+			 dir && *dir ? dir : "/tmp");
+		fds[1] = mkstemp(disk_path);
+		if (fds[1] < 0) {
+			perror("blockstep: mkstemp");
+			return 2;
+		}
+	}
 	if (strncmp(mode, "child", 5))
 		printf("culprit %d\n", culprit);
 	for (int r = 0; r < iterations; r++) {
 		unsigned long long t0 = now_ns(), run0, q0, run1, q1, t1;
+		long sleeps = voluntary_switches();
 
 		schedstat(&run0, &q0);
 		if (!strncmp(mode, "lock", 4))
@@ -208,10 +297,13 @@ int main(int argc, char **argv)
 			nap();
 		else if (!strncmp(mode, "child", 5) && !healthy)
 			culprit = reap();
+		else if (!strncmp(mode, "disk", 4) && !healthy)
+			sync_data(fds[1]);
 		schedstat(&run1, &q1);
+		sleeps = voluntary_switches() - sleeps;
 		t1 = now_ns();
-		printf("block %llu %llu %llu\n", t0, t1 - t0,
-		       (t1 - t0) - (run1 - run0) - (q1 - q0));
+		printf("block %llu %llu %llu %ld\n", t0, t1 - t0,
+		       (t1 - t0) - (run1 - run0) - (q1 - q0), sleeps);
 		step<<<1, 32, 0, s>>>(buf);
 		cudaStreamSynchronize(s);
 	}
@@ -219,8 +311,12 @@ int main(int argc, char **argv)
 		printf("culprit %d\n", culprit);
 	if (!strncmp(mode, "lock", 4) && !healthy)
 		pthread_join(th, NULL);
-	if (fds[0] >= 0)
+	if (fds[0] >= 0) {
+		close(fds[0]);
 		wait(NULL);
+	}
+	if (*disk_path)
+		unlink(disk_path);
 	cudaStreamDestroy(s);
 	return 0;
 }

@@ -616,6 +616,65 @@ out:
 	gr_model_free(m);
 }
 
+/*
+ * The disk verdict, which tests/e2e/report_blocked.sh can assert only when the machine lets the
+ * loop thread's fsyncs dominate its step: ten iterations of 1 ms, each a 10 us launch, 10 us on
+ * CPU, then asleep uninterruptibly in fsync of a regular file at sync_data for 880 us until the
+ * disk's interrupt wakes it (no traced waker), 10 us runnable, 90 us on CPU. Exact: 880 us of
+ * disk I/O per iteration, disk-bound, the site named.
+ */
+static void test_report_disk(void)
+{
+	const uint64_t us = 1000, site[] = {0x7020, 0x1020};
+	struct gr_trace_writer *w;
+	struct gr_model *m = NULL;
+	struct gr_report *r = NULL;
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/disk.trc", dir);
+	err = synth_open(&w, path, 0) ? -1 : 0;
+	if (err)
+		return;
+	mapping(w, LOOP, 0x1000, 0x2000, "/usr/bin/blockstep");
+	mapping(w, LOOP, 0x7000, 0x8000, "/usr/lib/x86_64-linux-gnu/libc.so.6");
+	symbol(w, LOOP, 0x1020, "sync_data");
+	symbol(w, LOOP, 0x7020, "fsync");
+	stack(w, LOOP, ST_PY, site, 2);
+	err |= synth_name(w, T0, GR_NAME_COMM, LOOP, LOOP, "blockstep");
+	for (uint64_t k = 0; k < 10; k++) {
+		uint64_t t = T0 + k * 1000 * us;
+
+		launch_ok(w, t, 10 * us);
+		sched_rec(w, t + 20 * us, GR_SCHED_SWITCH, LOOP, 2 /* D */, 0, ST_PY, SYS_fsync,
+			  GR_FD_FILE);
+		sched_rec(w, t + 900 * us, GR_SCHED_WAKEUP, 0, 0, LOOP, 0, -1, 0);
+		sched_rec(w, t + 910 * us, GR_SCHED_SWITCH, 0, 0, LOOP, 0, -1, 0);
+	}
+	launch_ok(w, T0 + 10000 * us, 10 * us);
+	if (gr_trace_writer_close(w))
+		err = -1;
+	CHECK(err == 0);
+	CHECK(gr_model_load(&m, path, NULL) == 0);
+	if (!m)
+		return;
+	CHECK(gr_report_compute(m, &(struct gr_report_opts){.no_compensate = 1}, &r) == 0);
+	if (!r)
+		goto out;
+	CHECK_EQ_U64(r->budget.median.blocked_ns[GR_BLOCK_DISK], 880 * us);
+	CHECK_EQ_U64(r->budget.median.part_ns[GR_BUDGET_BLOCKED], 880 * us);
+	CHECK_EQ_U64(r->diagnosis.bound, GR_BOUND_BLOCKED);
+	CHECK_EQ_U64(r->diagnosis.blocked_reason, GR_BLOCK_DISK);
+	CHECK(strstr(r->diagnosis.verdict.text,
+		     "disk-bound: the loop thread waits for disk I/O 88% of the 1.00 ms step") !=
+	      NULL);
+	if (!strstr(r->diagnosis.verdict.text, "sync_data"))
+		printf("#   verdict: %s\n", r->diagnosis.verdict.text);
+	CHECK(strstr(r->diagnosis.verdict.text, "sync_data") != NULL);
+out:
+	gr_report_free(r);
+	gr_model_free(m);
+}
+
 static void test_names(void)
 {
 	static const char *const names[] = {"gil",   "lock",  "input",	 "disk",   "sleep",
@@ -639,6 +698,7 @@ int main(void)
 	RUN_TEST(test_mean_rounding);
 	RUN_TEST(test_old_trace);
 	RUN_TEST(test_report_gil);
+	RUN_TEST(test_report_disk);
 	RUN_TEST(test_names);
 	{
 		char cmd[300];

@@ -1217,7 +1217,7 @@ static void test_versions(void)
 	CHECK_EQ_U64(gr_trace_reader_open_mem(&r, x, m.len, &d), (uint64_t)(int64_t)GR_ERR_VERSION);
 	CHECK(r == NULL);
 	CHECK_EQ_U64(d.err, (uint64_t)(int64_t)GR_ERR_VERSION);
-	CHECK(contains(d.reason, "version 2.3 is newer than this gpurec reads (1.2)"));
+	CHECK(contains(d.reason, "version 2.3 is newer than this gpurec reads (1.3)"));
 	/* even with a header this reader cannot check (the layout may differ) */
 	gr_put_le32(x + GR_HDR_LEN, 0xffffffff);
 	CHECK_EQ_U64(gr_trace_reader_open_mem(&r, x, m.len, &d), (uint64_t)(int64_t)GR_ERR_VERSION);
