@@ -3,8 +3,9 @@
 # - a trace without NVTX (a golden trace, recorded before format 1.3): both tables there, with
 #   the documented columns in order, and empty; the CSV files too (header only); the Chrome JSON
 #   and Perfetto exports without an nvtx slice, instant or NVTX track.
-# Recordings of a program's NVTX ranges (rows against the program's truth) need the recorder's
-# NVTX support (i32-nvtxrec): not here yet.
+# The rows and slices of NVTX ranges are checked on a written format-1.3 trace by
+# tests/unit/test_export.c (test_nvtx); a recording of a program's NVTX ranges against its own
+# truth needs the injection library and its test program (i32-nvtxrec): not here yet.
 . "$(dirname "$0")/lib.sh"
 GOLDEN=${GOLDEN:-$PWD/tests/data/golden}
 
