@@ -804,6 +804,9 @@ int gr_diff_compute(const struct gr_model *a, const struct gr_model *b,
 	err = df_match_gpu_kernels(c.d, c.m);
 	if (err)
 		goto fail;
+	err = df_match_nvtx(c.d);
+	if (err)
+		goto fail;
 	run_metrics(&c);
 	iteration_metrics(&c);
 	budget_metrics(&c);
@@ -844,6 +847,7 @@ void gr_diff_free(struct gr_diff *d)
 	free(d->sites);
 	free(d->kernels);
 	free(d->gpu_kernels);
+	df_free_nvtx(d);
 	gr_report_free(d->rep[0]);
 	gr_report_free(d->rep[1]);
 	free(d);

@@ -3,6 +3,7 @@
  * `gpurec diff --json`: the schema of docs/REPORTS.md ("gpurec diff --json"); raw ns, bytes and
  * ratios, null where a trace lacks a figure. Metrics carry their id for programs to key on.
  */
+#include <math.h>
 #include <stdio.h>
 
 #include "analyze/model/damage.h"
@@ -218,6 +219,49 @@ static void json_sites(struct gr_json *j, const struct gr_diff *d)
 	gr_json_array_end(j);
 }
 
+/* "nvtx": the range names of both traces (diff_types.h struct gr_diff_nvtx); absent without. */
+static void json_nvtx(struct gr_json *j, const struct gr_diff *d)
+{
+	if (!d->nnvtx)
+		return;
+	gr_json_key(j, "nvtx");
+	gr_json_array(j);
+	for (size_t i = 0; i < d->nnvtx; i++) {
+		const struct gr_diff_nvtx *r = &d->nvtx[i];
+
+		gr_json_object(j);
+		gr_json_kv_str(j, "name", r->name);
+		gr_json_kv_str(j, "status", kstatus(r->status));
+		gr_json_kv_bool(j, "hidden", r->hidden);
+		gr_json_key(j, "count");
+		gr_json_array_flat(j);
+		gr_json_u64(j, r->count[0]);
+		gr_json_u64(j, r->count[1]);
+		gr_json_array_end(j);
+		gr_json_key(j, "total_ns");
+		gr_json_array_flat(j);
+		gr_json_u64(j, r->total_ns[0]);
+		gr_json_u64(j, r->total_ns[1]);
+		gr_json_array_end(j);
+		gr_json_key(j, "median_ns");
+		gr_json_array_flat(j);
+		gr_json_u64(j, r->median_ns[0]);
+		gr_json_u64(j, r->median_ns[1]);
+		gr_json_array_end(j);
+		gr_json_key(j, "per_step_ns");
+		gr_json_array_flat(j);
+		for (int s = 0; s < 2; s++) {
+			if (isnan(r->per_step[s]))
+				gr_json_null(j);
+			else
+				gr_json_double(j, r->per_step[s]);
+		}
+		gr_json_array_end(j);
+		gr_json_object_end(j);
+	}
+	gr_json_array_end(j);
+}
+
 void gr_diff_json(struct gr_json *j, const struct gr_diff *d, const struct gr_model *const m[2],
 		  const char *const path[2])
 {
@@ -264,6 +308,7 @@ void gr_diff_json(struct gr_json *j, const struct gr_diff *d, const struct gr_mo
 	json_kernels(j, d);
 	json_gpu(j, d, m);
 	json_sites(j, d);
+	json_nvtx(j, d);
 	json_fusion(j, d);
 	json_metrics(j, d);
 	gr_json_object_end(j);

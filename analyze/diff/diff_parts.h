@@ -32,4 +32,9 @@ const char *df_site_label(const struct gr_diff_site *s, char *buf, size_t len);
  * both have GPU rows. Returns 0 or -ENOMEM. */
 int df_match_gpu_kernels(struct gr_diff *d, const struct gr_model *const m[2]);
 
+/* Match the NVTX range names of both reports into d->nvtx (diff_nvtx.c). Returns 0 or -ENOMEM
+ * (what was matched is freed by df_free_nvtx()). */
+int df_match_nvtx(struct gr_diff *d);
+void df_free_nvtx(struct gr_diff *d);
+
 #endif

@@ -462,6 +462,28 @@ static void say_caveats(struct summary *c, const struct gr_model *const m[2])
 		    gr_model_header(m[0])->host, gr_model_header(m[1])->host);
 }
 
+/* The NVTX ranges whose time per step moved most (rows are by the size of the change): "backward
+ * 12.1 ms -> 9.4 ms per step", and a count that changed. */
+static void say_nvtx(struct summary *c)
+{
+	const struct gr_diff *d = c->d;
+	double least = d->tolerance > GR_DIFF_SUMMARY_PCT ? d->tolerance : GR_DIFF_SUMMARY_PCT;
+	int said = 0;
+
+	for (size_t i = 0; i < d->nnvtx && said < GR_DIFF_SUMMARY_PARTS; i++) {
+		const struct gr_diff_nvtx *r = &d->nvtx[i];
+		char a[32], b[32];
+
+		if (r->status != GR_DIFF_COMMON || isnan(r->per_step_delta) || !r->per_step[0] ||
+		    100 * fabs(r->per_step_delta) / r->per_step[0] < least)
+			continue;
+		gr_diff_format(a, sizeof(a), "ns", r->per_step[0]);
+		gr_diff_format(b, sizeof(b), "ns", r->per_step[1]);
+		say(c, 1, "NVTX range %s: %s -> %s per step", r->name, a, b);
+		said++;
+	}
+}
+
 int df_summarize(struct gr_diff *d, const struct gr_model *const m[2])
 {
 	struct summary c = {.d = d};
@@ -474,6 +496,7 @@ int df_summarize(struct gr_diff *d, const struct gr_model *const m[2])
 	say_bound(&c);
 	say_kernels(&c);
 	say_budget(&c);
+	say_nvtx(&c);
 	say_figures(&c);
 	say_memory(&c);
 	say_caveats(&c, m);

@@ -282,6 +282,48 @@ static void text_sites(FILE *f, const struct gr_diff *d)
 	}
 }
 
+/* NVTX ranges by name (domain:name): per step when both traces have a step, and totals. */
+static void text_nvtx(FILE *f, const struct gr_diff *d)
+{
+	static const char *const status[] = {
+	    [GR_DIFF_COMMON] = "both", [GR_DIFF_ADDED] = "added", [GR_DIFF_REMOVED] = "removed"};
+	size_t hidden = 0;
+	char c[6][32];
+
+	if (!d->nnvtx)
+		return;
+	fprintf(f, "\nNVTX ranges (matched by domain and name; time per step: inside the steps, "
+		   "over the steps)\n");
+	fprintf(f, "  %-7s %8s %8s %11s %11s %8s %11s %11s  %s\n", "", "BASE", "NEW", "step BASE",
+		"step NEW", "change", "total BASE", "total NEW", "name");
+	for (size_t i = 0; i < d->nnvtx; i++) {
+		const struct gr_diff_nvtx *r = &d->nvtx[i];
+
+		if (r->hidden) {
+			hidden++;
+			continue;
+		}
+		gr_diff_format(c[0], sizeof(c[0]), "ns", r->per_step[0]);
+		gr_diff_format(c[1], sizeof(c[1]), "ns", r->per_step[1]);
+		if (!isnan(r->per_step_delta))
+			fmt_change(c[2], sizeof(c[2]), r->per_step_delta,
+				   r->per_step[0] ? r->per_step[1] / r->per_step[0] : NAN);
+		else
+			fmt_change(c[2], sizeof(c[2]), r->total_delta,
+				   r->total_ns[0] ? (double)r->total_ns[1] / (double)r->total_ns[0]
+						  : NAN);
+		gr_diff_format(c[3], sizeof(c[3]), "ns", (double)r->total_ns[0]);
+		gr_diff_format(c[4], sizeof(c[4]), "ns", (double)r->total_ns[1]);
+		fprintf(f, "  %-7s %8" PRIu64 " %8" PRIu64 " %11s %11s %8s %11s %11s  %s\n",
+			status[r->status], r->count[0], r->count[1], c[0], c[1], c[2], c[3], c[4],
+			GR_TEXT(r->name));
+	}
+	if (hidden)
+		fprintf(f,
+			"  (%zu NVTX ranges changed by less than the tolerance of %g%%: hidden)\n",
+			hidden, d->tolerance);
+}
+
 int gr_diff_write_text(FILE *f, const struct gr_diff *d, const struct gr_model *const m[2],
 		       const char *const path[2])
 {
@@ -292,6 +334,7 @@ int gr_diff_write_text(FILE *f, const struct gr_diff *d, const struct gr_model *
 	text_kernels(f, d);
 	text_gpu(f, d);
 	text_sites(f, d);
+	text_nvtx(f, d);
 	text_fusion(f, d);
 	text_metrics(f, d);
 	return fflush(f) || ferror(f) ? -EIO : 0;

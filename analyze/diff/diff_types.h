@@ -187,6 +187,22 @@ struct gr_diff_site {
 	enum gr_diff_status status;
 };
 
+/*
+ * An NVTX range name of either trace (nvtx.h statistics, from each report), matched by domain
+ * name and range name. per_step[s]: its time inside the steps over trace s's steps (NAN: that
+ * trace has no step, or the range is not on the step's thread).
+ */
+struct gr_diff_nvtx {
+	char *name; /* "DOMAIN:NAME", or NAME in the default domain (owned) */
+	uint64_t count[2];
+	uint64_t total_ns[2], median_ns[2];
+	double per_step[2];
+	double per_step_delta; /* per_step[1] - per_step[0]: NAN when either is */
+	double total_delta;
+	enum gr_diff_status status;
+	int hidden; /* common, same count, and its time changed by less than the tolerance */
+};
+
 struct gr_diff {
 	unsigned key; /* opts.key */
 	double tolerance;
@@ -211,6 +227,9 @@ struct gr_diff {
 	int gpu[2];
 	struct gr_diff_gpu_kernel *gpu_kernels; /* common (by |total_delta|), added, removed */
 	size_t ngpu_kernels;
+	struct gr_diff_nvtx *nvtx; /* common (by largest change), added, removed; none when neither
+				    * trace has NVTX ranges */
+	size_t nnvtx;
 	char **summary; /* sentences, most important first (at most GR_DIFF_SUMMARY_MAX) */
 	size_t nsummary;
 	int same_host;		  /* both headers name the same host */

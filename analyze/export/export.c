@@ -12,6 +12,7 @@
 #include "analyze/figures/gpu.h"
 #include "analyze/figures/graphs.h"
 #include "analyze/figures/memory.h"
+#include "analyze/figures/nvtx.h"
 #include "analyze/figures/outcome.h"
 #include "analyze/figures/timeline.h"
 #include "analyze/model/damage.h"
@@ -94,8 +95,15 @@ struct ex {
 	/* Perfetto: per thread, the wake flow its next slice (the runnable wait the wakeup began)
 	 * ends; 0: none */
 	uint64_t *wake_pending;
-	struct gr_memory mem; /* live device bytes per process (memory.h) */
-	int steps_used;	      /* the steps track (--step) has a slice in the window */
+	struct gr_memory mem;	 /* live device bytes per process (memory.h) */
+	int steps_used;		 /* the steps track (--step) has a slice in the window */
+	struct gr_nvtx_set nvtx; /* NVTX ranges, marks and names (nvtx.h) */
+	/* start/end ranges' tracks (in the marking pass: which each range goes on), per track
+	 * its process and when its last range ends */
+	uint32_t *nvtx_lane; /* per range: its track, UINT32_MAX none */
+	uint32_t *lane_pid;
+	uint64_t *lane_end;
+	size_t nlanes;
 	struct gr_json j;
 	/* the Perfetto protobuf form (export_perfetto.h) instead of JSON; NULL for JSON */
 	struct ex_pf *pf;
@@ -359,6 +367,12 @@ static uint32_t memory_tid(const struct ex *x, uint32_t device)
 	return step_tid(x) + 1 + device;
 }
 
+/* NVTX start/end tracks: after every other, in a range of their own (any number of them). */
+static uint32_t nvtx_tid(size_t lane)
+{
+	return 2 * GR_EXPORT_TID_BASE + (uint32_t)lane;
+}
+
 /* ---- metadata ---- */
 
 /* A track's name: a JSON metadata event, a Perfetto track descriptor. */
@@ -395,8 +409,13 @@ static void meta_sort(struct ex *x, uint32_t pid, uint32_t tid, uint64_t index)
 	x->st.metadata++;
 }
 
-static const char *thread_name(const struct gr_thread *t, char *buf, size_t len)
+/* A thread's name: the one the program gave it with NVTX, else its comm, else its tid. */
+static const char *thread_name(const struct ex *x, const struct gr_thread *t, char *buf, size_t len)
 {
+	const char *nv = gr_nvtx_thread_name(&x->nvtx, t->pid, t->tid);
+
+	if (nv && nv[0])
+		return nv;
 	if (t->comm[0])
 		return t->comm;
 	snprintf(buf, len, "tid %u", t->tid);
@@ -430,12 +449,12 @@ static void write_metadata(struct ex *x)
 
 		if (x->thread_use[t] & 1) {
 			meta(x, "thread_name", th->pid, th->tid,
-			     thread_name(th, name, sizeof(name)));
+			     thread_name(x, th, name, sizeof(name)));
 			meta_sort(x, th->pid, th->tid, 2 * (uint64_t)r);
 		}
 		if (x->thread_use[t] & 2) {
 			snprintf(buf, sizeof(buf), "%s %u CPU state",
-				 thread_name(th, name, sizeof(name)), th->tid);
+				 thread_name(x, th, name, sizeof(name)), th->tid);
 			meta(x, "thread_name", th->pid, sched_tid(x, t), buf);
 			meta_sort(x, th->pid, sched_tid(x, t), 2 * (uint64_t)r + 1);
 		}
@@ -444,7 +463,11 @@ static void write_metadata(struct ex *x)
 		size_t s = x->stream_order[r];
 		const struct gr_stream *st = &x->streams[s];
 
-		if (st->per_thread)
+		const char *nv = gr_nvtx_stream_name(&x->nvtx, st->pid, st->handle);
+
+		if (nv && nv[0] && !st->per_thread)
+			snprintf(buf, sizeof(buf), "%s", nv);
+		else if (st->per_thread)
 			gr_stream_name(st, buf, sizeof(buf));
 		else if (st->handle)
 			snprintf(buf, sizeof(buf), "stream 0x%" PRIx64, st->handle);
@@ -460,6 +483,10 @@ static void write_metadata(struct ex *x)
 		meta(x, "thread_name", t->pid, gpu_tid(x, (uint32_t)r), buf);
 		meta_sort(x, t->pid, gpu_tid(x, (uint32_t)r),
 			  2 * (uint64_t)x->nthread_order + x->nstream_order + r);
+	}
+	for (size_t k = 0; k < x->nlanes; k++) {
+		snprintf(buf, sizeof(buf), "NVTX start/end %zu", k);
+		meta(x, "thread_name", x->lane_pid[k], nvtx_tid(k), buf);
 	}
 	if (x->steps_used) {
 		const struct gr_thread *th = &x->threads[x->o->step_thread];
@@ -1455,6 +1482,102 @@ static void write_steps(struct ex *x)
 	}
 }
 
+/* The start/end range @i's track: the first of its process free at its start, else a new one. */
+static uint32_t nvtx_lane(struct ex *x, size_t i, uint32_t pid)
+{
+	const struct gr_nvtx_range *r = &x->nvtx.ranges[i];
+	size_t k;
+
+	for (k = 0; k < x->nlanes; k++)
+		if (x->lane_pid[k] == pid && x->lane_end[k] <= r->start)
+			break;
+	if (k == x->nlanes) {
+		x->lane_pid[k] = pid;
+		x->nlanes++;
+	}
+	x->lane_end[k] = r->end;
+	return (uint32_t)k;
+}
+
+static void nvtx_args(struct ex *x, const struct gr_nvtx_range *r)
+{
+	args_begin(x);
+	arg_str(x, "domain", r->domain < x->nvtx.ndomains ? x->nvtx.domains[r->domain].name : "");
+	arg_u64(x, "category", r->category);
+	arg_hex(x, "color", r->color);
+	arg_u64(x, "payload_type", r->payload_type);
+	arg_u64(x, "payload", r->payload);
+	arg_u64(x, "depth", r->depth);
+	arg_bool(x, "closed", r->closed);
+	if (r->kind == GR_NVTX_RANGE_STARTEND)
+		arg_u64(x, "end_tid", x->threads[r->end_thread].tid);
+	args_end(x);
+}
+
+/*
+ * NVTX ranges and marks (export.h). The marking pass puts each start/end range on its track;
+ * ranges and marks count as events of their threads, which they make used.
+ */
+static void write_nvtx(struct ex *x)
+{
+	const struct gr_nvtx_set *s = &x->nvtx;
+
+	for (size_t i = 0; i < s->nranges; i++) {
+		const struct gr_nvtx_range *r = &s->ranges[i];
+		const struct gr_thread *t;
+		const char *name = gr_nvtx_text(s, r->name);
+		int async = r->kind == GR_NVTX_RANGE_STARTEND;
+
+		if (r->thread >= x->nthreads || r->end_thread >= x->nthreads ||
+		    !x->thread_ok[r->thread] || !in_window(x, r->start, r->end - r->start))
+			continue;
+		t = &x->threads[r->thread];
+		x->st.nvtx_slices++;
+		if (!x->emit) {
+			if (async)
+				x->nvtx_lane[i] = nvtx_lane(x, i, t->pid);
+			else
+				x->thread_use[r->thread] |= 1;
+			x->proc_use[t->process] = 1;
+			x->st.events++;
+			continue;
+		}
+		event_begin(x, "X", name[0] ? name : "(unnamed)", "nvtx", t->pid,
+			    async ? nvtx_tid(x->nvtx_lane[i]) : t->tid);
+		event_ts(x, r->start);
+		event_dur(x, r->end - r->start);
+		nvtx_args(x, r);
+		event_end(x);
+	}
+	for (size_t i = 0; i < s->nmarks; i++) {
+		const struct gr_nvtx *mk = s->marks[i];
+		const struct gr_thread *t;
+		const char *name = gr_nvtx_text(s, mk->text);
+
+		if (mk->thread >= x->nthreads || !x->thread_ok[mk->thread] ||
+		    !in_window(x, mk->ts, 0))
+			continue;
+		t = &x->threads[mk->thread];
+		x->st.nvtx_instants++;
+		if (!x->emit) {
+			x->thread_use[mk->thread] |= 1;
+			x->proc_use[t->process] = 1;
+			x->st.events++;
+			continue;
+		}
+		event_begin(x, "i", name[0] ? name : "(unnamed)", "nvtx_mark", t->pid, t->tid);
+		event_ts(x, mk->ts);
+		event_scope(x, 't');
+		args_begin(x);
+		arg_u64(x, "category", mk->category);
+		arg_hex(x, "color", mk->color);
+		arg_u64(x, "payload_type", mk->payload_type);
+		arg_u64(x, "payload", mk->payload);
+		args_end(x);
+		event_end(x);
+	}
+}
+
 /*
  * Live device bytes of each process as a counter (docs/REPORTS.md, "7. Device memory"): a point
  * at every change in the window. JSON: "C" events named "device memory" on the process; Perfetto:
@@ -1669,6 +1792,15 @@ static int setup(struct ex *x)
 		err = setup_gpu(x);
 	if (!err)
 		err = gr_memory_compute(x->m, NULL, &x->mem);
+	if (!err)
+		err = gr_nvtx_build(x->m, &x->nvtx);
+	if (!err) {
+		x->nvtx_lane = calloc(x->nvtx.nranges + 1, sizeof(*x->nvtx_lane));
+		x->lane_pid = calloc(x->nvtx.nranges + 1, sizeof(*x->lane_pid));
+		x->lane_end = calloc(x->nvtx.nranges + 1, sizeof(*x->lane_end));
+		if (!x->nvtx_lane || !x->lane_pid || !x->lane_end)
+			err = -ENOMEM;
+	}
 	return err;
 }
 
@@ -1688,6 +1820,10 @@ static void ex_free(struct ex *x)
 	gr_graphs_free(x->graphs);
 	gr_gpu_free(x->gpu.sum);
 	gr_memory_free(&x->mem);
+	gr_nvtx_free(&x->nvtx);
+	free(x->nvtx_lane);
+	free(x->lane_pid);
+	free(x->lane_end);
 	free(x->gpu.track);
 	free(x->gpu.flow);
 	free(x->gpu.tracks);
@@ -1733,6 +1869,7 @@ static int mark(struct ex *x)
 	write_asides(x);
 	write_gpu(x);
 	write_steps(x);
+	write_nvtx(x);
 	write_memory(x);
 	err = write_sched(x);
 	write_procs(x);
@@ -1910,6 +2047,7 @@ static int write_all(struct ex *x)
 	write_asides(x);
 	write_gpu(x);
 	write_steps(x);
+	write_nvtx(x);
 	write_memory(x);
 	err = write_sched(x);
 	write_procs(x);

@@ -53,6 +53,14 @@
  *   on both slices) from the slice of the call that made the row, when that slice is written; a
  *   row tied to no recorded call is a slice without a flow (gpu_untied). A trace without GPU
  *   rows exports as it did before they existed, byte for byte;
+ * - NVTX ranges (figures/nvtx.h; format 1.3): a push/pop range is an "X" slice on its thread,
+ *   named by its message, cat "nvtx", its API calls nested in it; a start/end range (it may end
+ *   on another thread) is an "X" slice on a track "NVTX start/end N" of its process (tids
+ *   from 2 * GR_EXPORT_TID_BASE, numbered in the order ranges start), on the first track whose
+ *   ranges have all ended, as nsys draws them apart from threads; both have args domain,
+ *   category, color (ARGB hex), payload, payload_type, depth, closed (0: still open when the
+ *   recording ended) and, for start/end, end_tid; a mark is an "i" instant on its thread, cat
+ *   "nvtx_mark". A thread or stream the program named with NVTX has that name on its tracks;
  * - losses as global "i" instants (cat "loss"); process start, exec, exit as process instants;
  * - with steps given (gr_export_opts.step_starts, --step): a track "steps (--step SPEC)" in the
  *   step thread's process, after every other track (its tid the next one after the GPU tracks'),
@@ -103,6 +111,9 @@ struct gr_export_stats {
 	uint64_t gpu_untied;	  /* GPU slices tied to no recorded call (gpu.h): never a flow */
 	uint64_t step_slices;	  /* "step N" slices on the steps track (--step) */
 	uint64_t memory_counters; /* points of live device bytes, per process ("C" events) */
+	uint64_t nvtx_slices;	  /* NVTX ranges (nvtx.h): push/pop on their threads, start/end
+				   * on their process's NVTX lanes */
+	uint64_t nvtx_instants;	  /* NVTX marks, on their threads */
 	/* from the waker's CPU-state track to the blocked thread's, at the wakeup that ended a
 	 * blocked slice (a trace that records why threads block): JSON "s" + "f"; Perfetto a
 	 * "wake" instant and the woken thread's next slice */

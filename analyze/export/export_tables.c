@@ -9,6 +9,7 @@
 #include "analyze/figures/frames.h"
 #include "analyze/figures/gpu.h"
 #include "analyze/figures/graphs.h"
+#include "analyze/figures/nvtx.h"
 #include "analyze/figures/outcome.h"
 #include "analyze/figures/timeline.h"
 #include "analyze/util/keymap.h"
@@ -102,6 +103,17 @@ static const struct gr_xcol blocked_spans_cols[] = {
     {"reason", T},   {"syscall", T},   {"syscall_nr", I}, {"fd_kind", T},
     {"stack_id", I}, {"waker_pid", I}, {"waker_tid", I},  {"waker_stack_id", I},
 };
+/* NVTX ranges and marks as figures/nvtx.h pairs them: what the program named itself */
+static const struct gr_xcol nvtx_ranges_cols[] = {
+    {"id", I},	   {"pid", I},	  {"tid", I},	       {"end_tid", I},
+    {"domain", T}, {"name", T},	  {"category", I},     {"color", I},
+    {"start", I},  {"end", I},	  {"depth", I},	       {"parent_id", I},
+    {"kind", T},   {"closed", I}, {"payload_type", I}, {"payload", I},
+};
+static const struct gr_xcol nvtx_marks_cols[] = {
+    {"id", I},	     {"pid", I},   {"tid", I}, {"domain", T},	    {"name", T},
+    {"category", I}, {"color", I}, {"ts", I},  {"payload_type", I}, {"payload", I},
+};
 static const struct gr_xcol losses_cols[] = {
     {"id", I}, {"start", I}, {"end", I}, {"count", I}, {"source", T}, {"stack_only", I},
 };
@@ -147,6 +159,8 @@ enum tab {
 	TAB_NCCL_CALLS,
 	TAB_SCHED,
 	TAB_BLOCKED_SPANS,
+	TAB_NVTX_RANGES,
+	TAB_NVTX_MARKS,
 	TAB_LOSSES,
 	TAB_GPU_ACTIVITY, /* only when the trace has GPU rows */
 	TAB_STRINGS,	  /* last: the other tables name what it holds */
@@ -172,6 +186,8 @@ static const struct gr_xtable tables[TAB_COUNT] = {
     [TAB_NCCL_CALLS] = TABLE(nccl_calls),
     [TAB_SCHED] = {"sched_states", sched_cols, sizeof(sched_cols) / sizeof(sched_cols[0])},
     [TAB_BLOCKED_SPANS] = TABLE(blocked_spans),
+    [TAB_NVTX_RANGES] = TABLE(nvtx_ranges),
+    [TAB_NVTX_MARKS] = TABLE(nvtx_marks),
     [TAB_LOSSES] = TABLE(losses),
     [TAB_GPU_ACTIVITY] = TABLE(gpu_activity),
     [TAB_STRINGS] = TABLE(strings),
@@ -1053,6 +1069,73 @@ static void write_losses(struct xt *x)
 	}
 }
 
+/* The name of the domain of handle @handle in process @pid: "" the default one and one unnamed. */
+static const char *nvtx_domain_name(const struct gr_nvtx_set *s, uint32_t pid, uint64_t handle)
+{
+	for (size_t d = 1; handle && d < s->ndomains; d++)
+		if (s->domains[d].pid == pid && s->domains[d].handle == handle)
+			return s->domains[d].name;
+	return "";
+}
+
+/*
+ * NVTX ranges (parent_id: the enclosing range's id; ids are the set's order from 1) and marks.
+ * A trace without NVTX (before format 1.3) has both tables, empty.
+ */
+static void write_nvtx(struct xt *x)
+{
+	size_t nt;
+	const struct gr_thread *th = gr_model_threads(x->m, &nt);
+	struct gr_nvtx_set s;
+
+	x->err = x->err ? x->err : gr_nvtx_build(x->m, &s);
+	if (x->err)
+		return;
+	begin_table(x, TAB_NVTX_RANGES);
+	for (size_t i = 0; i < s.nranges && !x->err; i++) {
+		const struct gr_nvtx_range *r = &s.ranges[i];
+
+		if (r->thread >= nt || r->end_thread >= nt)
+			continue;
+		put_u64(x, i + 1);
+		put_int(x, th[r->thread].pid);
+		put_int(x, th[r->thread].tid);
+		put_int(x, th[r->end_thread].tid);
+		put_text(x, r->domain < s.ndomains ? s.domains[r->domain].name : "");
+		put_text(x, gr_nvtx_text(&s, r->name));
+		put_int(x, r->category);
+		put_int(x, r->color);
+		put_time(x, r->start);
+		put_time(x, r->end);
+		put_int(x, r->depth);
+		put_ref(x, r->parent, UINT32_MAX);
+		put_text(x, r->kind == GR_NVTX_RANGE_STARTEND ? "startend" : "pushpop");
+		put_int(x, r->closed);
+		put_int(x, r->payload_type);
+		put_u64(x, r->payload);
+		end_row(x);
+	}
+	begin_table(x, TAB_NVTX_MARKS);
+	for (size_t i = 0; i < s.nmarks && !x->err; i++) {
+		const struct gr_nvtx *mk = s.marks[i];
+
+		if (mk->thread >= nt)
+			continue;
+		put_u64(x, i + 1);
+		put_int(x, th[mk->thread].pid);
+		put_int(x, th[mk->thread].tid);
+		put_text(x, nvtx_domain_name(&s, th[mk->thread].pid, mk->domain));
+		put_text(x, gr_nvtx_text(&s, mk->text));
+		put_int(x, mk->category);
+		put_int(x, mk->color);
+		put_time(x, mk->ts);
+		put_int(x, mk->payload_type);
+		put_u64(x, mk->payload);
+		end_row(x);
+	}
+	gr_nvtx_free(&s);
+}
+
 /* A GPU row's column that only some kinds have: NULL for the others. */
 static void put_if(struct xt *x, int has, uint64_t v)
 {
@@ -1163,6 +1246,7 @@ int gr_export_tables(const struct gr_model *m, const char *version,
 		write_sched(x, 0);
 	if (!x->err)
 		write_sched(x, 1);
+	write_nvtx(x);
 	write_losses(x);
 	write_gpu_activity(x);
 	write_strings(x);

@@ -173,13 +173,19 @@ static int32_t thread_track(struct hv *x, uint32_t thread)
 	size_t nth;
 	const struct gr_thread *th = gr_model_threads(x->m, &nth);
 	struct gr_html_track *t;
+	const char *nv;
 	char label[256];
 
 	if (thread >= nth)
 		return -1;
 	if (x->thread_track[thread] >= 0)
 		return x->thread_track[thread];
-	snprintf(label, sizeof(label), "%s %u/%u", th[thread].comm[0] ? th[thread].comm : "?",
+	/* the name the program gave the thread with NVTX, where it gave one */
+	nv = gr_nvtx_thread_name(&x->r->nvtx.set, th[thread].pid, th[thread].tid);
+	snprintf(label, sizeof(label), "%s %u/%u",
+		 nv && nv[0]	      ? nv
+		 : th[thread].comm[0] ? th[thread].comm
+				      : "?",
 		 th[thread].pid, th[thread].tid);
 	t = new_track(x, GR_HTML_TRACK_THREAD, th[thread].pid, label, &x->thread_track[thread]);
 	if (!t)
@@ -195,14 +201,18 @@ static int32_t stream_track(struct hv *x, uint32_t stream)
 	size_t ns;
 	const struct gr_stream *s = gr_model_streams(x->m, &ns);
 	struct gr_html_track *t;
+	const char *nv;
 	char name[64], label[128];
 
 	if (stream >= ns)
 		return -1;
 	if (x->stream_track[stream] >= 0)
 		return x->stream_track[stream];
+	nv = s[stream].per_thread
+		 ? NULL
+		 : gr_nvtx_stream_name(&x->r->nvtx.set, s[stream].pid, s[stream].handle);
 	snprintf(label, sizeof(label), "%s (pid %u)",
-		 gr_stream_name(&s[stream], name, sizeof(name)), s[stream].pid);
+		 nv && nv[0] ? nv : gr_stream_name(&s[stream], name, sizeof(name)), s[stream].pid);
 	t = new_track(x, GR_HTML_TRACK_STREAM, s[stream].pid, label, &x->stream_track[stream]);
 	if (!t)
 		return -1;
@@ -870,21 +880,29 @@ static void fcall_add(struct hv *x, struct fcalls *f, uint32_t stack, uint32_t l
 }
 
 /* The child of @parent named @name (interned), added when new; -1 when out of memory. */
-static int32_t flame_child(struct hv *x, size_t *cap, int32_t parent, const char *name)
+/* The child of @parent named @name (interned) in the tree @*nodes of @*n (the launch flame graph
+ * or the NVTX one), added when new; -1 when out of memory. */
+static int32_t tree_child(struct hv *x, struct gr_html_flame_node **nodes, size_t *n, size_t *cap,
+			  int32_t parent, const char *name)
 {
-	struct gr_html_views *v = x->v;
+	struct gr_html_flame_node *f = *nodes;
 	int32_t c;
 
-	for (c = v->flame[parent].first_child; c >= 0; c = v->flame[c].next)
-		if (v->flame[c].name == name)
+	for (c = f[parent].first_child; c >= 0; c = f[c].next)
+		if (f[c].name == name)
 			return c;
-	v->flame = grow(v->flame, cap, v->nflame + 1, sizeof(*v->flame), &x->err);
+	f = *nodes = grow(f, cap, *n + 1, sizeof(*f), &x->err);
 	if (x->err)
 		return -1;
-	c = (int32_t)v->nflame++;
-	v->flame[c] = (struct gr_html_flame_node){name, 0, 0, -1, v->flame[parent].first_child};
-	v->flame[parent].first_child = c;
+	c = (int32_t)(*n)++;
+	f[c] = (struct gr_html_flame_node){name, 0, 0, -1, f[parent].first_child};
+	f[parent].first_child = c;
 	return c;
+}
+
+static int32_t flame_child(struct hv *x, size_t *cap, int32_t parent, const char *name)
+{
+	return tree_child(x, &x->v->flame, &x->v->nflame, cap, parent, name);
 }
 
 static void flame_path(struct hv *x, size_t *cap, const struct fcall *f)
@@ -1130,6 +1148,79 @@ static void budget(struct hv *x)
 
 /* ---- the whole ---- */
 
+/* ---- NVTX ranges ---- */
+
+/*
+ * The ranges of the report's NVTX set that overlap each window, on their opening thread's track
+ * (its row gets a lane per depth under it), the longest GR_HTML_NVTX_SPANS a window; and the
+ * range tree: ranges nested by their parent, each node a name under its parent's node, weighed
+ * by the ranges' count and time (start/end ranges at the top).
+ */
+static void nvtx_views(struct hv *x)
+{
+	const struct gr_nvtx_set *s = &x->r->nvtx.set;
+	struct gr_html_views *v = x->v;
+	size_t cap = 0, fcap = 0;
+	int32_t *node;
+	const char *name;
+
+	if (!s->nranges)
+		return;
+	node = malloc(s->nranges * sizeof(*node));
+	name = gr_strtab_intern_str(&x->strs, "all");
+	v->nvtx_flame = grow(NULL, &fcap, 1, sizeof(*v->nvtx_flame), &x->err);
+	if (!node || !name || x->err) {
+		free(node);
+		x->err = -ENOMEM;
+		return;
+	}
+	v->nvtx_flame[0] = (struct gr_html_flame_node){name, 0, 0, -1, -1};
+	v->nnvtx_flame = 1;
+	for (size_t i = 0; i < s->nranges && !x->err; i++) {
+		const struct gr_nvtx_range *r = &s->ranges[i];
+		int32_t up = r->parent < i ? node[r->parent] : 0;
+
+		name = gr_strtab_intern_str(&x->strs, gr_nvtx_text(s, r->name));
+		if (!name) {
+			x->err = -ENOMEM;
+			break;
+		}
+		node[i] =
+		    up < 0 ? -1 : tree_child(x, &v->nvtx_flame, &v->nnvtx_flame, &fcap, up, name);
+		if (node[i] >= 0) {
+			v->nvtx_flame[node[i]].launches++;
+			v->nvtx_flame[node[i]].host_ns += r->end - r->start;
+		}
+		if (!r->depth || r->kind == GR_NVTX_RANGE_STARTEND) {
+			v->nvtx_flame[0].launches++;
+			v->nvtx_flame[0].host_ns += r->end - r->start;
+		}
+		for (size_t w = 0; w < v->nwindows && !x->err; w++) {
+			const struct gr_html_window *win = &v->windows[w];
+			int32_t track;
+
+			if (r->start >= win->end || r->end < win->start)
+				continue;
+			if (v->nvtx_window[w] == GR_HTML_NVTX_SPANS) {
+				v->nvtx_truncated++;
+				continue;
+			}
+			track = thread_track(x, r->thread);
+			if (track < 0)
+				continue;
+			v->nvtx = grow(v->nvtx, &cap, v->nnvtx + 1, sizeof(*v->nvtx), &x->err);
+			if (x->err)
+				break;
+			v->nvtx[v->nnvtx++] = (struct gr_html_nvtx_span){
+			    (uint32_t)w,      (uint32_t)track,		r->depth,
+			    r->color,	      gr_nvtx_text(s, r->name), r->start,
+			    r->end - r->start};
+			v->nvtx_window[w]++;
+		}
+	}
+	free(node);
+}
+
 void gr_html_views_free(struct gr_html_views *v)
 {
 	if (!v)
@@ -1140,6 +1231,8 @@ void gr_html_views_free(struct gr_html_views *v)
 	free(v->names);
 	free(v->spans);
 	free(v->flame);
+	free(v->nvtx);
+	free(v->nvtx_flame);
 	if (v->priv) {
 		gr_arena_free(v->priv);
 		free(v->priv);
@@ -1191,6 +1284,8 @@ int gr_html_views_compute(const struct gr_model *m, const struct gr_report *r,
 		gather_spans(&x);
 	if (!x.err)
 		flame(&x);
+	if (!x.err)
+		nvtx_views(&x);
 	err = x.err;
 out:
 	for (size_t w = 0; w < GR_HTML_NWINDOWS; w++)
@@ -1219,20 +1314,66 @@ static uint64_t rel(const struct gr_html_views *v, uint64_t ts)
 	return ts > v->t0 ? ts - v->t0 : 0;
 }
 
-static void flame_json(struct gr_json *j, const struct gr_html_views *v, int32_t n)
+/* Node @n of a tree (the launch flame graph: v = [launches, host_ns]; NVTX: [ranges, ns]). */
+static void flame_json(struct gr_json *j, const struct gr_html_flame_node *f, int32_t n)
 {
 	gr_json_object_flat(j);
-	gr_json_kv_str(j, "name", v->flame[n].name);
+	gr_json_kv_str(j, "name", f[n].name);
 	gr_json_key(j, "v");
 	gr_json_array_flat(j);
-	gr_json_u64(j, v->flame[n].launches);
-	gr_json_u64(j, v->flame[n].host_ns);
+	gr_json_u64(j, f[n].launches);
+	gr_json_u64(j, f[n].host_ns);
 	gr_json_array_end(j);
 	gr_json_key(j, "children");
 	gr_json_array_flat(j);
-	for (int32_t c = v->flame[n].first_child; c >= 0; c = v->flame[c].next)
-		flame_json(j, v, c);
+	for (int32_t c = f[n].first_child; c >= 0; c = f[c].next)
+		flame_json(j, f, c);
 	gr_json_array_end(j);
+	gr_json_object_end(j);
+}
+
+/* "nvtx": the ranges on the timeline and the range tree; absent without ranges, so that a page of
+ * a trace without NVTX is what it was. */
+static void nvtx_json(struct gr_json *j, const struct gr_html_views *v)
+{
+	char color[16];
+
+	if (!v->nnvtx_flame)
+		return;
+	gr_json_key(j, "nvtx");
+	gr_json_object(j);
+	/* [window, track, start, dur, depth, name, colour "#rrggbb" or null] */
+	gr_json_key(j, "spans");
+	gr_json_array(j);
+	for (size_t i = 0; i < v->nnvtx; i++) {
+		const struct gr_html_nvtx_span *p = &v->nvtx[i];
+
+		gr_json_array_flat(j);
+		gr_json_u64(j, p->window);
+		gr_json_u64(j, p->track);
+		gr_json_u64(j, rel(v, p->start));
+		gr_json_u64(j, p->dur);
+		gr_json_u64(j, p->depth);
+		gr_json_str(j, p->name);
+		/* ARGB: a colour with no alpha is one the program did not give */
+		snprintf(color, sizeof(color), "#%06x", p->color & 0xffffff);
+		gr_json_str(j, p->color >> 24 ? color : NULL);
+		gr_json_array_end(j);
+	}
+	gr_json_array_end(j);
+	gr_json_kv_u64(j, "truncated", v->nvtx_truncated);
+	gr_json_key(j, "flame");
+	gr_json_object(j);
+	gr_json_key(j, "weights");
+	gr_json_array_flat(j);
+	gr_json_str(j, "ranges");
+	gr_json_str(j, "range_ns");
+	gr_json_array_end(j);
+	gr_json_kv_u64(j, "first", 1);
+	gr_json_kv_u64(j, "merged", 0);
+	gr_json_key(j, "root");
+	flame_json(j, v->nvtx_flame, 0);
+	gr_json_object_end(j);
 	gr_json_object_end(j);
 }
 
@@ -1399,9 +1540,10 @@ void gr_html_views_json(struct gr_json *j, const struct gr_html_views *v, const 
 	gr_json_kv_u64(j, "merged", v->flame_merged);
 	gr_json_key(j, "root");
 	if (v->nflame)
-		flame_json(j, v, 0);
+		flame_json(j, v->flame, 0);
 	else
 		gr_json_null(j);
 	gr_json_object_end(j);
+	nvtx_json(j, v);
 	gr_json_object_end(j);
 }

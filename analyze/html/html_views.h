@@ -27,7 +27,8 @@
 #define GR_HTML_WHOLE_NS       50000000ull /* no iteration: the busiest 50 ms */
 #define GR_HTML_FLAME_MIN      0.001 /* a flame node under this share of both weights: "(other)" */
 #define GR_HTML_NWINDOWS       3
-#define GR_HTML_BUDGET_BARS    600 /* step budget bars at most; more iterations share a bar */
+#define GR_HTML_NVTX_SPANS     2000 /* NVTX ranges per timeline window at most (first ones) */
+#define GR_HTML_BUDGET_BARS    600  /* step budget bars at most; more iterations share a bar */
 
 /* One point of the iteration chart: an iteration, or a bin of consecutive ones. */
 struct gr_html_iter_point {
@@ -119,6 +120,15 @@ struct gr_html_flame_node {
 	int32_t first_child, next; /* -1: none */
 };
 
+/* An NVTX range on the timeline: a lane of its thread's row per depth. */
+struct gr_html_nvtx_span {
+	uint32_t window, track;
+	uint32_t depth;
+	uint32_t color;	  /* ARGB, 0 none */
+	const char *name; /* model */
+	uint64_t start, dur;
+};
+
 struct gr_html_views {
 	uint64_t t0; /* the report's first_ts */
 
@@ -153,6 +163,15 @@ struct gr_html_views {
 	struct gr_html_flame_node *flame;
 	size_t nflame;
 	uint64_t flame_merged; /* nodes folded into "(other)" */
+
+	/* NVTX ranges (report's nvtx set): on the timeline, and as a tree nested by parent
+	 * (launches: the ranges' count, host_ns: their time); none without ranges */
+	struct gr_html_nvtx_span *nvtx;
+	size_t nnvtx;
+	uint64_t nvtx_window[GR_HTML_NWINDOWS];
+	uint64_t nvtx_truncated;
+	struct gr_html_flame_node *nvtx_flame;
+	size_t nnvtx_flame;
 
 	void *priv;
 };

@@ -670,6 +670,45 @@ static void ranks(struct gr_json *j, const struct gr_report *r, unsigned top)
 		gr_json_object_end(j);
 	}
 	gr_json_array_end(j);
+	/* the pace by NVTX range: median_ns per rank in "ranks" order, null where it has none;
+	 * absent without NVTX ranges in two ranks (the JSON reads as before) */
+	if (R->nranges) {
+		gr_json_key(j, "nvtx_pace");
+		gr_json_array(j);
+	}
+	for (size_t i = 0; i < R->nranges; i++) {
+		const struct gr_report_rank_range *g = &R->ranges[i];
+
+		gr_json_object(j);
+		gr_json_kv_str(j, "name", g->name);
+		gr_json_kv_str(j, "domain", g->domain);
+		gr_json_key(j, "median_ns");
+		gr_json_array_flat(j);
+		for (size_t k = 0; k < R->n; k++) {
+			if (g->count[k])
+				gr_json_u64(j, g->median_ns[k]);
+			else
+				gr_json_null(j);
+		}
+		gr_json_array_end(j);
+		gr_json_key(j, "count");
+		gr_json_array_flat(j);
+		for (size_t k = 0; k < R->n; k++)
+			gr_json_u64(j, g->count[k]);
+		gr_json_array_end(j);
+		gr_json_kv_u64(j, "slowest_pid", R->v[g->slowest].pid);
+		gr_json_key(j, "slowest_rank");
+		if (R->v[g->slowest].rank >= 0)
+			gr_json_u64(j, (uint64_t)R->v[g->slowest].rank);
+		else
+			gr_json_null(j);
+		gr_json_kv_u64(j, "slowest_ns", g->median_ns[g->slowest]);
+		gr_json_kv_u64(j, "median_rank_ns", g->median_rank_ns);
+		gr_json_kv_double(j, "ratio", g->ratio);
+		gr_json_object_end(j);
+	}
+	if (R->nranges)
+		gr_json_array_end(j);
 	gr_json_key(j, "straggler");
 	if (!s->found) {
 		gr_json_null(j);

@@ -289,6 +289,119 @@ static int verdict(struct rp_ctx *x)
 			  who, b1, s->ratio, b2, part_words(s->cause), b3);
 }
 
+/* One range of a rank's process, for the pace by range. */
+struct pace {
+	const char *name, *domain;
+	uint32_t rank; /* gr_report_ranks.v index */
+	uint64_t ns;
+};
+
+static int cmp_pace(const void *a, const void *b)
+{
+	const struct pace *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (!c)
+		c = strcmp(x->domain, y->domain);
+	if (c)
+		return c;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->ns < y->ns ? -1 : x->ns > y->ns;
+}
+
+static int cmp_range_ratio(const void *a, const void *b)
+{
+	const struct gr_report_rank_range *x = a, *y = b;
+
+	if (x->ratio != y->ratio)
+		return x->ratio > y->ratio ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Ranges match across processes by their texts: each process has its own domain handles, and text
+ * indexes may differ between the traces of a set. */
+int rp_nvtx_pace(struct rp_ctx *x, size_t np)
+{
+	struct gr_report_ranks *R = &x->r->ranks;
+	const struct gr_nvtx_set *s = &x->r->nvtx.set;
+	size_t n = 0, nkeys = 0;
+	uint32_t *rank_of;
+	struct pace *p;
+	uint64_t *med;
+	int err = -ENOMEM;
+
+	rank_of = malloc((np + 1) * sizeof(*rank_of));
+	p = malloc((s->nranges + 1) * sizeof(*p));
+	med = malloc((R->n + 1) * sizeof(*med));
+	if (!rank_of || !p || !med)
+		goto out;
+	for (size_t i = 0; i < np; i++)
+		rank_of[i] = UINT32_MAX;
+	for (size_t k = 0; k < R->n; k++)
+		if (R->v[k].process < np)
+			rank_of[R->v[k].process] = (uint32_t)k;
+	for (size_t i = 0; i < s->nranges; i++) {
+		const struct gr_nvtx_range *r = &s->ranges[i];
+		uint32_t proc = r->thread < x->nth ? x->th[r->thread].process : UINT32_MAX;
+
+		if (!r->closed || proc >= np || rank_of[proc] == UINT32_MAX)
+			continue;
+		p[n++] = (struct pace){gr_nvtx_text(s, r->name),
+				       r->domain < s->ndomains ? s->domains[r->domain].name : "",
+				       rank_of[proc], r->end - r->start};
+	}
+	gr_qsort(p, n, sizeof(*p), cmp_pace);
+	for (size_t i = 0; i < n; i++)
+		nkeys +=
+		    !i || strcmp(p[i].name, p[i - 1].name) || strcmp(p[i].domain, p[i - 1].domain);
+	R->ranges = rp_alloc(x, nkeys, sizeof(*R->ranges));
+	if (!R->ranges)
+		goto out;
+	for (size_t i = 0; i < n;) {
+		struct gr_report_rank_range *g = &R->ranges[R->nranges];
+		size_t ranks = 0, end = i;
+
+		g->name = p[i].name;
+		g->domain = p[i].domain;
+		g->median_ns = rp_alloc(x, R->n, sizeof(*g->median_ns));
+		g->count = rp_alloc(x, R->n, sizeof(*g->count));
+		if (!g->median_ns || !g->count)
+			goto out;
+		while (end < n && !strcmp(p[end].name, g->name) &&
+		       !strcmp(p[end].domain, g->domain))
+			end++;
+		for (size_t a = i; a < end;) {
+			size_t b = a;
+
+			while (b < end && p[b].rank == p[a].rank)
+				b++;
+			/* sorted by time within a rank: the lower median of an even count */
+			g->median_ns[p[a].rank] = p[a + (b - a - 1) / 2].ns;
+			g->count[p[a].rank] = b - a;
+			med[ranks++] = g->median_ns[p[a].rank];
+			if (ranks == 1 || g->median_ns[p[a].rank] > g->median_ns[g->slowest])
+				g->slowest = p[a].rank;
+			a = b;
+		}
+		i = end;
+		if (ranks < 2)
+			continue;
+		g->median_rank_ns = median_u64(med, ranks);
+		g->ratio = g->median_rank_ns
+			       ? (double)g->median_ns[g->slowest] / (double)g->median_rank_ns
+			       : 0;
+		R->nranges++;
+	}
+	gr_qsort(R->ranges, R->nranges, sizeof(*R->ranges), cmp_range_ratio);
+	err = 0;
+out:
+	free(rank_of);
+	free(p);
+	free(med);
+	return err;
+}
+
 int rp_ranks(struct rp_ctx *x)
 {
 	struct gr_report_ranks *R = &x->r->ranks;
@@ -360,7 +473,9 @@ int rp_ranks(struct rp_ctx *x)
 	if (R->n)
 		gr_qsort(R->v, R->n, sizeof(*R->v), cmp_rank);
 	gr_report_straggler_find(R->v, R->n, &R->straggler);
-	err = verdict(x);
+	err = rp_nvtx_pace(x, np);
+	if (!err)
+		err = verdict(x);
 out:
 	free(busiest);
 	return err;

@@ -72,6 +72,11 @@ int rp_iteration_loop(struct rp_ctx *x, struct gr_report_iteration *it, const si
  * budget), and the straggler; only when two or more processes launch. Runs after the launch
  * section (its measured launch cost), with the per-thread pass's arrays still alive. */
 int rp_ranks(struct rp_ctx *x);
+/* report_ranks.c: the pace by NVTX range (nsys's nvtx_pace) into x->r->ranks.ranges, from the
+ * report's NVTX set and its ranks (x->r->ranks.v, in their final order) over @nprocs processes:
+ * per closed range name and domain that two or more ranks have, each rank's median time and the
+ * slowest against the median rank. Needs x->r, x->th, x->nth, x->arena. Returns 0 or -ENOMEM. */
+int rp_nvtx_pace(struct rp_ctx *x, size_t nprocs);
 int rp_fusion(struct rp_ctx *x);
 int rp_transfer(struct rp_ctx *x);
 /* report_memory.c: the device memory section (x->r->memory), after rp_transfer(); its text and

@@ -774,6 +774,31 @@ static void ranks(FILE *f, const struct gr_report *r, const struct gr_model *m, 
 								      : " ~");
 	}
 	more(f, i, R->n, "processes");
+	if (R->nranges) {
+		fprintf(f, "  NVTX ranges by rank (each rank's median range time; the slowest rank "
+			   "against the median rank)\n");
+		fprintf(f, "  %9s %9s %6s %*s %4s  %s\n", "slowest", "median", "ratio", w,
+			nt ? "trace:pid" : "pid", "rank", "range");
+	}
+	for (i = 0; i < R->nranges && i < top; i++) {
+		const struct gr_report_rank_range *g = &R->ranges[i];
+		const struct gr_report_rank *k = &R->v[g->slowest];
+
+		if (k->rank >= 0)
+			snprintf(rk, sizeof(rk), "%d", k->rank);
+		else
+			snprintf(rk, sizeof(rk), "-");
+		if (nt)
+			snprintf(pid, sizeof(pid), "%u:%u", k->trace, k->pid);
+		else
+			snprintf(pid, sizeof(pid), "%u", k->pid);
+		fprintf(f, "  %9s %9s %5.2fx %*s %4s  %s%s%s\n",
+			gr_units_ns(b[0], sizeof(b[0]), (double)g->median_ns[g->slowest]),
+			gr_units_ns(b[1], sizeof(b[1]), (double)g->median_rank_ns), g->ratio, w,
+			pid, rk, GR_TEXT(g->domain), g->domain[0] ? ":" : "", GR_TEXT(g->name));
+	}
+	if (R->nranges)
+		more(f, i, R->nranges, "range names");
 	fprintf(f, "  ");
 	wrap(f, R->verdict.text ? R->verdict.text : "", 2, 2);
 }

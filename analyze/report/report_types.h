@@ -459,10 +459,26 @@ struct gr_report_straggler {
 	uint64_t excess_ns; /* the cause's per-iteration time over the others' median of it */
 };
 
+/*
+ * Straggler by NVTX range (nsys's nvtx_pace): an NVTX range name (and domain) that two or more
+ * ranks' processes have, each rank's median range time, and the slowest rank's against the
+ * median of those medians.
+ */
+struct gr_report_rank_range {
+	const char *name, *domain; /* model strings; domain "" the default one */
+	uint64_t *median_ns;	   /* per gr_report_ranks.v entry: its median; 0 none */
+	uint64_t *count;	   /* per entry: its ranges of the name */
+	size_t slowest;		   /* gr_report_ranks.v index */
+	uint64_t median_rank_ns;   /* the median of the ranks' medians (the lower one of two) */
+	double ratio;		   /* slowest's median / median_rank_ns */
+};
+
 struct gr_report_ranks {
 	struct gr_report_rank *v; /* by rank (ranked first), then pid; n 0 when fewer than two
 				   * processes launch */
 	size_t n;
+	struct gr_report_rank_range *ranges; /* by ratio, largest first */
+	size_t nranges;
 	struct gr_report_straggler straggler;
 	struct gr_verdict verdict; /* text NULL when n is 0 */
 };

@@ -299,6 +299,48 @@ def memory_checks(b, name, data, count):
           count("section.flame[aria-label='memory flame graph'] [data-flame]") > boxes, boxes)
 
 
+def nvtx_checks(b, name, data, count):
+    """NVTX ranges (docs/HTML.md): a bar per range on its thread's lanes, one lane per depth, the
+    program's colour where given, and the range flame graph; none of it without ranges."""
+    rows = (data.get("diff") or {}).get("nvtx") if data["kind"] == "diff" else None
+    if rows:
+        shown = b.evaluate("document.querySelectorAll('[data-nvtx-diff] tbody tr').length")
+        check(name + ": a row per NVTX range compared (%d)" % len(rows), shown == len(rows), shown)
+    nv = [s["views"].get("nvtx") for s in sides(data)]
+    nspans = sum(len(v["spans"]) for v in nv if v)
+    check(name + ": a bar per NVTX range (%d)" % nspans, count("rect.nvtx") == nspans,
+          count("rect.nvtx"))
+    nflame = count("section.flame[aria-label='NVTX range flame graph'] [data-flame]")
+    if not any(nv):
+        check(name + ": no NVTX range flame graph without ranges", nflame == 0, nflame)
+        return
+    nodes = 0
+    for v in nv:
+        if v:
+            stack = [v["flame"]["root"]]
+            while stack:
+                n = stack.pop()
+                nodes += 1
+                stack += n["children"]
+    check(name + ": a box per NVTX range tree node (%d)" % nodes, nflame == nodes, nflame)
+    colored = [s[6] for v in nv if v for s in v["spans"] if s[6]]
+    shown = b.evaluate("Array.from(document.querySelectorAll('rect.nvtx'))"
+                       ".filter(r => r.style.fill).length")
+    check(name + ": ranges with a colour drawn in it (%d)" % len(colored), shown == len(colored),
+          shown)
+    # a lane per depth under each thread with ranges, in each window of each side
+    want = 0
+    for v in nv:
+        deepest = {}
+        for x in v["spans"] if v else []:
+            deepest[(x[0], x[1])] = max(deepest.get((x[0], x[1]), 0), x[4] + 1)
+        want += sum(deepest.values())
+    lanes = b.evaluate("Array.from(document.querySelectorAll('.window svg text'))"
+                       ".filter(t => t.textContent.trim().startsWith('NVTX')).length")
+    check(name + ": a lane per depth under the thread in each window (%d)" % want,
+          lanes == want, lanes)
+
+
 def run(b, args, data):
     name = args.name
     b.open("file://" + os.path.abspath(args.page), 1200, 900)
@@ -334,6 +376,7 @@ def run(b, args, data):
     check(name + ": flame boxes " + ("drawn" if flame else "absent (no stacks)"),
           nflame > 1 if flame else nflame == 0, nflame)
     memory_checks(b, name, data, count)
+    nvtx_checks(b, name, data, count)
     if args.expect_launches is not None:
         shown = b.evaluate("Array.from(document.querySelectorAll('[data-kernel]'))"
                            ".map(r => r.nextSibling.textContent.split(' ')[0])")

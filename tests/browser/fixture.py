@@ -11,7 +11,7 @@ usage:
   fixture.py diff DIFF.json REPORT_A.json EXPORT_A.json A REPORT_B.json EXPORT_B.json B -o DATA.json
   fixture.py edge CASE REPORT.json EXPORT.json -o DATA.json
   --version V: the version the page names (default "fixture")
-      CASE: no-iteration | empty | hostile-names | many-kernels | many-spans
+      CASE: no-iteration | empty | hostile-names | many-kernels | many-spans | nvtx | nvtx-diff
 """
 import argparse
 import json
@@ -251,8 +251,32 @@ def report_doc(report, export, files, version="fixture"):
             "views": views_of(report, export)}
 
 
+def nvtx_diff(report, export):
+    """A diff page of two sides with NVTX ranges (the nvtx page's twice, NEW without "optimizer")
+    and the diff's per-range rows (docs/REPORTS.md, diff "NVTX ranges")."""
+    base = edge("nvtx", json.loads(json.dumps(report)), json.loads(json.dumps(export)))
+    new = edge("nvtx", report, export)
+    nv = new["views"]["nvtx"]
+    nv["spans"] = [x for x in nv["spans"] if x[5] != "optimizer"]
+    nv["flame"]["root"]["children"][0]["children"][1]["children"] = []
+    row = lambda name, st, c, t, ps: {"name": name, "status": st, "hidden": False, "count": c,
+                                      "total_ns": t, "median_ns": [0, 0], "per_step_ns": ps}
+    diff = {"summary": ["NVTX range step: 100 ns -> 80 ns per step"], "kernels": [],
+            "metrics": [],
+            "nvtx": [row("step", "both", [3, 3], [300, 240], [100, 80]),
+                     row("forward", "both", [3, 3], [150, 150], [50, 50]),
+                     row("optimizer", "removed", [3, 0], [60, 0], [20, None])]}
+    return {"schema": "gpurec-html-1", "kind": "diff", "version": "fixture",
+            "title": "gpurec diff: nvtx", "base": {"files": ["a"], "report": base["report"],
+                                                    "views": base["views"]},
+            "new": {"files": ["b"], "report": new["report"], "views": new["views"]},
+            "diff": diff}
+
+
 def edge(case, report, export):
     """The page's edge cases, made from a real report and export."""
+    if case == "nvtx-diff":
+        return nvtx_diff(report, export)
     if case == "no-iteration":
         report["launches"]["iteration"] = {"found": False, "thread": None, "count": 0}
     elif case == "empty":
@@ -281,7 +305,7 @@ def edge(case, report, export):
                     e["args"]["kernel"] = hostile[0]
                     if e["cat"] == "kernel":
                         e["name"] = hostile[1]
-    elif case == "many-spans":
+    elif case in ("many-spans", "nvtx"):
         pass  # filled in below, once the views exist
     else:
         raise SystemExit("fixture.py: unknown edge case " + case)
@@ -299,6 +323,25 @@ def edge(case, report, export):
                       for i in range(WINDOW_SPAN_CAP)]
             w["spans"] = WINDOW_SPAN_CAP
         tl["spans"], tl["truncated"] = spans, 12345
+    if case == "nvtx":
+        # per window on the first thread track: a "step" range over the window, "forward" and
+        # "backward" halves in it (backward coloured), "optimizer" at depth 2 in backward
+        tl = doc["views"]["timeline"]
+        track = next(t["id"] for t in tl["tracks"] if t["kind"] == "thread")
+        spans = []
+        for wi, w in enumerate(tl["windows"]):
+            a, d = w["start"], max(4, w["end"] - w["start"])
+            spans += [[wi, track, a, d, 0, "step", None],
+                      [wi, track, a, d // 2, 1, "forward", None],
+                      [wi, track, a + d // 2, d // 2, 1, "backward", "#e03030"],
+                      [wi, track, a + d // 2, d // 4, 2, "optimizer", None]]
+        n = len(tl["windows"])
+        leaf = lambda name, c, t, kids=(): {"name": name, "v": [c, t], "children": list(kids)}
+        root = leaf("all", n, 4 * n, [leaf("step", n, 4 * n, [
+            leaf("forward", n, 2 * n), leaf("backward", n, 2 * n, [leaf("optimizer", n, n)])])])
+        doc["views"]["nvtx"] = {"spans": spans, "truncated": 0,
+                                "flame": {"weights": ["ranges", "range_ns"], "first": 1,
+                                          "merged": 0, "root": root}}
     return doc
 
 

@@ -133,8 +133,10 @@ if "$GPUREC" report --help 2>&1 | grep -q -e --html; then
 fi
 
 # edge cases, made from the chain trace's JSON; many-kernels and many-spans are the caps'
-# worst case (5000 kernel rows, 10000 spans in each window): still under 2 MB
-for c in no-iteration empty hostile-names many-kernels many-spans; do
+# worst case (5000 kernel rows, 10000 spans in each window): still under 2 MB; nvtx: ranges on
+# lanes under their thread, nested by depth, and the range flame graph; nvtx-diff: a diff page
+# of two such sides with the per-range rows
+for c in no-iteration empty hostile-names many-kernels many-spans nvtx nvtx-diff; do
 	python3 "$BROWSER/fixture.py" edge $c "$TMP/chain.json" "$TMP/chain.export.json" \
 		-o "$TMP/$c.data.json"
 	python3 "$BROWSER/assemble.py" "$TMP/$c.data.json" "$TMP/$c.html"

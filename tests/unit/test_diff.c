@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "analyze/diff/diff.h"
@@ -748,6 +749,115 @@ static void test_format(void)
 	CHECK_STR(buf, "-");
 }
 
+/* NVTX texts of the hand-built calls below */
+static const char *const nvtx_texts[] = {"", "step", "forward", "backward", "mydomain", "io"};
+
+static const char *nvtx_text(const void *ctx, uint32_t idx)
+{
+	return idx < sizeof(nvtx_texts) / sizeof(nvtx_texts[0]) ? nvtx_texts[idx] : "";
+}
+
+/* One side's NVTX set from hand-built calls: a push/pop per name given (default domain), and one
+ * "io" range in domain "mydomain" when @io. Returns the index of "mydomain" in the set's domains
+ * (0 when none). */
+static uint32_t nvtx_side(struct gr_report *r, const uint32_t *names, size_t n, int io)
+{
+	static const struct gr_thread th[] = {{.pid = 10, .tid = 11}};
+	struct gr_nvtx e[16];
+	size_t k = 0;
+	uint32_t dom = 0;
+
+	if (io)
+		e[k++] =
+		    (struct gr_nvtx){.op = GR_NVTX_NAME_DOMAIN, .ts = 1, .domain = 0xD0, .text = 4};
+	for (size_t i = 0; i < n; i++) {
+		e[k++] = (struct gr_nvtx){.op = GR_NVTX_PUSH, .ts = 10 + 10 * i, .text = names[i]};
+		e[k++] = (struct gr_nvtx){.op = GR_NVTX_POP, .ts = 15 + 10 * i};
+	}
+	if (io) {
+		e[k++] = (struct gr_nvtx){.op = GR_NVTX_PUSH, .ts = 500, .domain = 0xD0, .text = 5};
+		e[k++] = (struct gr_nvtx){.op = GR_NVTX_POP, .ts = 600, .domain = 0xD0};
+	}
+	CHECK(gr_nvtx_build_events(e, k, th, 1, nvtx_text, NULL, 1000, &r->nvtx.set) == 0);
+	for (uint32_t d = 1; d < r->nvtx.set.ndomains; d++)
+		if (!strcmp(r->nvtx.set.domains[d].name, "mydomain"))
+			dom = d;
+	return dom;
+}
+
+/*
+ * NVTX ranges matched by (domain, name) across two reports (diff_nvtx.c), on hand-made
+ * statistics: per-step time = step_ns / steps; common rows by the size of that change, then the
+ * added, then the removed; a name only in one domain keyed "DOMAIN:NAME".
+ */
+static void test_nvtx_match(void)
+{
+	static const uint32_t n0[] = {1, 2}, n1[] = {1, 2, 3};
+	struct gr_report *r[2] = {calloc(1, sizeof(struct gr_report)),
+				  calloc(1, sizeof(struct gr_report))};
+	struct gr_nvtx_stat v0[3] = {0}, v1[3] = {0};
+	struct gr_diff d = {0};
+	uint32_t dom;
+
+	CHECK(r[0] && r[1]);
+	if (!r[0] || !r[1])
+		goto out;
+	dom = nvtx_side(r[0], n0, 2, 1);
+	CHECK(dom != 0);
+	nvtx_side(r[1], n1, 3, 0);
+	/* BASE: step 4 x 100 ns a step, forward 40 a step, mydomain:io once, in no step */
+	v0[0] = (struct gr_nvtx_stat){
+	    .name = 1, .count = 4, .total_ns = 400, .median_ns = 100, .step_ns = 400};
+	v0[1] = (struct gr_nvtx_stat){
+	    .name = 2, .count = 4, .total_ns = 160, .median_ns = 40, .step_ns = 160};
+	v0[2] = (struct gr_nvtx_stat){
+	    .name = 5, .domain = dom, .count = 1, .total_ns = 100, .median_ns = 100};
+	/* NEW: step 80 a step, forward unchanged, backward new */
+	v1[0] = (struct gr_nvtx_stat){
+	    .name = 1, .count = 4, .total_ns = 320, .median_ns = 80, .step_ns = 320};
+	v1[1] = v0[1];
+	v1[2] = (struct gr_nvtx_stat){
+	    .name = 3, .count = 2, .total_ns = 60, .median_ns = 30, .step_ns = 60};
+	r[0]->nvtx.stats = (struct gr_nvtx_stats){.v = v0, .n = 3, .steps = 4, .step_ns = 400};
+	r[1]->nvtx.stats = (struct gr_nvtx_stats){.v = v1, .n = 3, .steps = 4, .step_ns = 320};
+	d.rep[0] = r[0];
+	d.rep[1] = r[1];
+	CHECK(df_match_nvtx(&d) == 0);
+	CHECK_EQ_U64(d.nnvtx, 4);
+	if (d.nnvtx != 4)
+		goto out;
+	CHECK_STR(d.nvtx[0].name, "step");
+	CHECK(d.nvtx[0].status == GR_DIFF_COMMON);
+	CHECK(d.nvtx[0].per_step[0] == 100 && d.nvtx[0].per_step[1] == 80);
+	CHECK(d.nvtx[0].per_step_delta == -20);
+	CHECK_EQ_U64(d.nvtx[0].count[1], 4);
+	CHECK_STR(d.nvtx[1].name, "forward");
+	CHECK(d.nvtx[1].per_step[0] == 40 && d.nvtx[1].per_step_delta == 0);
+	CHECK_STR(d.nvtx[2].name, "backward");
+	CHECK(d.nvtx[2].status == GR_DIFF_ADDED);
+	CHECK(isnan(d.nvtx[2].per_step[0]) && d.nvtx[2].per_step[1] == 15);
+	CHECK_EQ_U64(d.nvtx[2].count[0], 0);
+	CHECK_STR(d.nvtx[3].name, "mydomain:io");
+	CHECK(d.nvtx[3].status == GR_DIFF_REMOVED);
+	CHECK(isnan(d.nvtx[3].per_step[0]) && isnan(d.nvtx[3].per_step_delta));
+	CHECK_EQ_U64(d.nvtx[3].total_ns[0], 100);
+	/* a tolerance hides the unchanged common row only */
+	df_free_nvtx(&d);
+	d.nvtx = NULL;
+	d.nnvtx = 0;
+	d.tolerance = 5;
+	CHECK(df_match_nvtx(&d) == 0);
+	for (size_t i = 0; i < d.nnvtx; i++)
+		CHECK(d.nvtx[i].hidden == !strcmp(d.nvtx[i].name, "forward"));
+out:
+	df_free_nvtx(&d);
+	for (int s = 0; s < 2; s++) {
+		if (r[s])
+			gr_nvtx_free(&r[s]->nvtx.set);
+		free(r[s]);
+	}
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -766,6 +876,7 @@ int main(void)
 	RUN_TEST(test_empty);
 	RUN_TEST(test_ids);
 	RUN_TEST(test_summary_ignores_names);
+	RUN_TEST(test_nvtx_match);
 	{
 		char cmd[300];
 

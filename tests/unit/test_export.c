@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "analyze/export/export.h"
+#include "analyze/export/export_tables.h"
 #include "analyze/model/load.h"
 #include "analyze/model/model.h"
 #include "analyze/util/json.h"
@@ -1018,6 +1019,126 @@ static void test_few_writes(void)
 	gr_model_free(m);
 }
 
+/* ---- NVTX (format 1.3) ---- */
+
+static int nvtx_row(struct gr_trace_writer *w, uint64_t ts, uint64_t tid, unsigned op,
+		    uint64_t domain, uint64_t id, uint64_t color, uint64_t payload,
+		    const char *text)
+{
+	uint64_t v[GR_NVTX_NCOLS] = {
+	    [GR_NVTX_TS] = ts,		 [GR_NVTX_PID] = 100,
+	    [GR_NVTX_TID] = tid,	 [GR_NVTX_OP] = op,
+	    [GR_NVTX_DOMAIN] = domain,	 [GR_NVTX_ID] = id,
+	    [GR_NVTX_COLOR] = color,	 [GR_NVTX_PAYLOAD_TYPE] = payload ? 1 : 0,
+	    [GR_NVTX_PAYLOAD] = payload,
+	};
+	struct gr_bytes b[1] = {{(const uint8_t *)text, (uint32_t)strlen(text)}};
+
+	return gr_trace_writer_append(w, GR_K_NVTX, v, b);
+}
+
+/* The nvtx_ranges and nvtx_marks rows, as text: "name|tid|end_tid|domain|depth|parent|kind|
+ * closed|color|payload" and "name|tid|payload". */
+struct nvtx_sink {
+	char ranges[8][128], marks[4][64];
+	int nranges, nmarks;
+};
+
+static int nvtx_table(void *ctx, const struct gr_xtable *t)
+{
+	return 0;
+}
+
+static int nvtx_rows(void *ctx, const struct gr_xtable *t, const struct gr_xval *v)
+{
+	struct nvtx_sink *k = ctx;
+
+	if (!strcmp(t->name, "nvtx_ranges") && k->nranges < 8)
+		snprintf(k->ranges[k->nranges++], 128,
+			 "%s|%lld|%lld|%s|%lld|%s%lld|%s|%lld|%llx|%lld|%lld", v[5].s,
+			 (long long)v[2].i, (long long)v[3].i, v[4].s, (long long)v[10].i,
+			 v[11].null ? "-" : "", v[11].null ? 0LL : (long long)v[11].i, v[12].s,
+			 (long long)v[13].i, (long long)v[7].i, (long long)v[15].i,
+			 (long long)(v[9].i - v[8].i));
+	if (!strcmp(t->name, "nvtx_marks") && k->nmarks < 4)
+		snprintf(k->marks[k->nmarks++], 64, "%s|%lld|%lld", v[4].s, (long long)v[2].i,
+			 (long long)v[9].i);
+	return 0;
+}
+
+/*
+ * A trace with NVTX rows: on tid 101 "step" (red) holding "fwd", a range "load" of domain "io"
+ * started on 101 and ended on 102, a mark with a payload, tid 102 named "loader". The tables
+ * hold each range with its thread, ending thread, domain, depth, parent, kind, colour and time;
+ * the JSON has the push/pop ranges on the thread, the start/end one on an NVTX track, the mark,
+ * and the NVTX thread name on the thread's track.
+ */
+static void test_nvtx(void)
+{
+	static const uint32_t g[3] = {1, 1, 1}, b[3] = {32, 1, 1};
+	struct gr_trace_writer *w = NULL;
+	struct gr_model *m = NULL;
+	struct nvtx_sink k = {0};
+	struct gr_table_sink sink = {&k, nvtx_table, nvtx_rows};
+	struct gr_export_stats st;
+	uint64_t t = SYNTH_T0 + 1000;
+	char *json = NULL;
+	int err = 0;
+
+	CHECK(synth_open(&w, tmp_path("nvtx.trc"), 0) == 0);
+	if (!w)
+		return;
+	err |= synth_launch(w, t, 100, 101, 0xA, g, b, 0, 0, 0, 50);
+	err |= synth_launch(w, t + 10, 100, 102, 0xA, g, b, 0, 0, 0, 50);
+	err |= nvtx_row(w, t + 100, 101, GR_NVTX_NAME_DOMAIN, 0xD0, 0, 0, 0, "io");
+	err |= nvtx_row(w, t + 110, 101, GR_NVTX_NAME_THREAD, 0, 102, 0, 0, "loader");
+	err |= nvtx_row(w, t + 200, 101, GR_NVTX_PUSH, 0, 0, 0xFFFF0000, 0, "step");
+	err |= nvtx_row(w, t + 210, 101, GR_NVTX_PUSH, 0, 1, 0, 0, "fwd");
+	err |= nvtx_row(w, t + 220, 101, GR_NVTX_START, 0xD0, 7, 0, 0, "load");
+	err |= nvtx_row(w, t + 250, 101, GR_NVTX_MARK, 0, 0, 0, 42, "here");
+	err |= nvtx_row(w, t + 300, 101, GR_NVTX_POP, 0, 0, 0, 0, "");
+	err |= nvtx_row(w, t + 400, 101, GR_NVTX_POP, 0, 0, 0, 0, "");
+	err |= nvtx_row(w, t + 450, 102, GR_NVTX_END, 0xD0, 7, 0, 0, "");
+	err |= synth_launch(w, t + 2000, 100, 101, 0xA, g, b, 0, 0, 0, 50);
+	if (gr_trace_writer_close(w))
+		err = -1;
+	CHECK(err == 0);
+	if (err || gr_model_load(&m, tmp_path("nvtx.trc"), NULL)) {
+		CHECK(!"the NVTX trace loads");
+		return;
+	}
+	CHECK(gr_export_tables(m, "test", &sink, NULL) == 0);
+	CHECK_EQ_U64(k.nranges, 3);
+	CHECK_STR(k.ranges[0], "step|101|101||0|-0|pushpop|1|ffff0000|0|200");
+	CHECK_STR(k.ranges[1], "fwd|101|101||1|1|pushpop|1|0|0|90");
+	CHECK_STR(k.ranges[2], "load|101|102|io|0|-0|startend|1|0|0|230");
+	CHECK_EQ_U64(k.nmarks, 1);
+	CHECK_STR(k.marks[0], "here|101|42");
+
+	json = export_str(m, NULL, &st);
+	CHECK(json != NULL);
+	CHECK_EQ_U64(st.nvtx_slices, 3);
+	CHECK_EQ_U64(st.nvtx_instants, 1);
+	if (json) {
+		CHECK(strstr(json, "\"name\": \"step\", \"cat\": \"nvtx\", \"pid\": 100, "
+				   "\"tid\": 101, \"ts\": 1.2, \"dur\": 0.2"));
+		CHECK(strstr(json, "\"name\": \"fwd\", \"cat\": \"nvtx\", \"pid\": 100, "
+				   "\"tid\": 101, \"ts\": 1.21, \"dur\": 0.09"));
+		/* the start/end range on its process's NVTX track, ended by 102 */
+		CHECK(strstr(json, "\"name\": \"load\", \"cat\": \"nvtx\", \"pid\": 100, "
+				   "\"tid\": 8388608, \"ts\": 1.22, \"dur\": 0.23, \"args\": "
+				   "{\"domain\": \"io\""));
+		CHECK(strstr(json, "\"closed\": true, \"end_tid\": 102}"));
+		CHECK(strstr(json, "\"tid\": 8388608, \"args\": {\"name\": \"NVTX start/end 0\"}"));
+		CHECK(strstr(json, "\"tid\": 102, \"args\": {\"name\": \"loader\"}"));
+		CHECK(strstr(json, "\"ph\": \"i\", \"name\": \"here\", \"cat\": \"nvtx_mark\", "
+				   "\"pid\": 100, \"tid\": 101"));
+		CHECK(strstr(json, "\"color\": \"0xffff0000\""));
+	}
+	free(json);
+	gr_model_free(m);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -1036,6 +1157,7 @@ int main(void)
 	RUN_TEST(test_json_doubles);
 	RUN_TEST(test_json_buffered);
 	RUN_TEST(test_few_writes);
+	RUN_TEST(test_nvtx);
 	{
 		char cmd[300];
 

@@ -2129,6 +2129,92 @@ static void test_slow_launches(void)
 	gr_model_free(m);
 }
 
+static const char *pace_text(const void *ctx, uint32_t idx)
+{
+	static const char *const t[] = {"", "step", "fwd", "io"};
+
+	return idx < 4 ? t[idx] : "";
+}
+
+/*
+ * The pace by NVTX range over three ranks: "step" 10/20/30, 20/22/24 and 50/60 ns with a third
+ * still open on rank 2 (unclosed ranges do not count; medians 20, 22, 50: rank 2 is 50 / 22 of the
+ * median rank); "fwd" inside each step, 5 ns on rank 0 and 15 on rank 1, on rank 2 only open:
+ * 15 / 5 = 3x, first; "io" on rank 0 alone: no row.
+ */
+static void test_nvtx_pace(void)
+{
+	static const struct gr_thread th[] = {{.pid = 100, .tid = 101, .process = 0},
+					      {.pid = 200, .tid = 201, .process = 1},
+					      {.pid = 300, .tid = 301, .process = 2}};
+	static const uint64_t step[3][3] = {{10, 20, 30}, {20, 22, 24}, {50, 60, 70}};
+	static const uint64_t fwd[2] = {5, 15};
+	struct gr_report_rank v[3] = {{.process = 0, .pid = 100, .rank = 0},
+				      {.process = 1, .pid = 200, .rank = 1},
+				      {.process = 2, .pid = 300, .rank = 2}};
+	struct gr_nvtx e[64];
+	struct gr_arena arena = {0};
+	struct gr_report r = {0};
+	struct rp_ctx x = {.r = &r, .th = th, .nth = 3, .arena = &arena};
+	size_t k = 0;
+
+	for (uint32_t t = 0; t < 3; t++) {
+		for (int j = 0; j < 3; j++) {
+			uint64_t a = 1000 * (t + 1) + 100 * (uint64_t)j;
+
+			e[k++] =
+			    (struct gr_nvtx){.op = GR_NVTX_PUSH, .ts = a, .thread = t, .text = 1};
+			if (t == 2 && j == 2) {
+				/* rank 2's last step, and a fwd in it, stay open */
+				e[k++] = (struct gr_nvtx){
+				    .op = GR_NVTX_PUSH, .ts = a + 1, .thread = t, .text = 2};
+				break;
+			}
+			if (t < 2) {
+				e[k++] = (struct gr_nvtx){
+				    .op = GR_NVTX_PUSH, .ts = a + 1, .thread = t, .text = 2};
+				e[k++] = (struct gr_nvtx){
+				    .op = GR_NVTX_POP, .ts = a + 1 + fwd[t], .thread = t};
+			}
+			e[k++] =
+			    (struct gr_nvtx){.op = GR_NVTX_POP, .ts = a + step[t][j], .thread = t};
+		}
+		if (!t) {
+			e[k++] = (struct gr_nvtx){
+			    .op = GR_NVTX_PUSH, .ts = 1900, .thread = 0, .text = 3};
+			e[k++] = (struct gr_nvtx){.op = GR_NVTX_POP, .ts = 1950, .thread = 0};
+		}
+	}
+	CHECK(gr_nvtx_build_events(e, k, th, 3, pace_text, NULL, 5000, &r.nvtx.set) == 0);
+	r.ranks.v = v;
+	r.ranks.n = 3;
+	CHECK(rp_nvtx_pace(&x, 3) == 0);
+	CHECK_EQ_U64(r.ranks.nranges, 2);
+	if (r.ranks.nranges == 2) {
+		const struct gr_report_rank_range *f = &r.ranks.ranges[0], *s = &r.ranks.ranges[1];
+
+		CHECK_STR(f->name, "fwd");
+		CHECK_EQ_U64(f->median_ns[0], 5);
+		CHECK_EQ_U64(f->median_ns[1], 15);
+		CHECK_EQ_U64(f->count[2], 0);
+		CHECK_EQ_U64(f->slowest, 1);
+		CHECK_EQ_U64(f->median_rank_ns, 5);
+		CHECK_NEAR(f->ratio, 3.0);
+		CHECK_STR(s->name, "step");
+		CHECK_STR(s->domain, "");
+		CHECK_EQ_U64(s->median_ns[0], 20);
+		CHECK_EQ_U64(s->median_ns[1], 22);
+		/* rank 2: 50 and 60 closed, the third open: the lower median of two */
+		CHECK_EQ_U64(s->median_ns[2], 50);
+		CHECK_EQ_U64(s->count[2], 2);
+		CHECK_EQ_U64(s->slowest, 2);
+		CHECK_EQ_U64(s->median_rank_ns, 22);
+		CHECK_NEAR(s->ratio, 50.0 / 22);
+	}
+	gr_nvtx_free(&r.nvtx.set);
+	gr_arena_free(&arena);
+}
+
 /* --sms: 200 blocks of 1024 threads are 0.76 waves on 132 SMs, 10 waves on 10 */
 static void test_sms(void)
 {
@@ -2405,6 +2491,7 @@ int main(void)
 	RUN_TEST(test_slow_launches);
 	RUN_TEST(test_probe_cost);
 	RUN_TEST(test_sms);
+	RUN_TEST(test_nvtx_pace);
 	RUN_TEST(test_standard_trace);
 	RUN_TEST(test_memory_figures);
 	RUN_TEST(test_memory_caching);

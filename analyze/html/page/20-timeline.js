@@ -1,6 +1,8 @@
 /* The iteration timeline: tracks (threads, streams, GPU) against time for a few iterations.
  * Calls are bars coloured by type; runnable and blocked waits shade the thread's row behind
- * them; a launch's instant on its stream is a tick. Wheel or the buttons zoom, drag pans. */
+ * them; a launch's instant on its stream is a tick. NVTX ranges get lanes under their thread's
+ * row, one per nesting depth, in the program's colour where it gave one. Wheel or the buttons
+ * zoom, drag pans. */
 (function () {
 	var LABEL_W = 230, ROW_H = 22, AXIS_H = 22;
 	/* blocked waits whose reason is known are coloured by it (docs/REPORTS.md, "Why the host
@@ -28,12 +30,24 @@
 			GR.ns(s[1] - w.start) + ' in the window)' + '\nduration ' + GR.ns(s[2]);
 	}
 
-	function drawWindow(tl, w, fig, spansIn) {
-		var used = {}, rows = [];
+	function nvtxTip(s) {
+		return s[5] + '\nNVTX range, depth ' + s[4] + '\nstart ' + GR.ns(s[2]) +
+			'\nduration ' + GR.ns(s[3]);
+	}
+
+	function drawWindow(tl, w, fig, spansIn, nvtx) {
+		var used = {}, rows = [], lanes = {};
 		spansIn.forEach(function (i) { used[tl.spans[i][0]] = 1; });
+		nvtx.forEach(function (s) {
+			used[s[1]] = 1;
+			lanes[s[1]] = Math.max(lanes[s[1]] || 0, s[4] + 1);
+		});
 		tl.tracks.forEach(function (t) {
-			if (used[t.id])
-				rows.push(t);
+			if (!used[t.id])
+				return;
+			rows.push(t);
+			for (var d = 0; d < (lanes[t.id] || 0); d++)
+				rows.push({id: t.id + ':' + d, label: '  NVTX' + (d ? ' depth ' + d : '')});
 		});
 		var rowOf = {};
 		rows.forEach(function (t, i) { rowOf[t.id] = i; });
@@ -75,12 +89,31 @@
 						       x: tick ? x0 - 1 : x0, width: wpx,
 						       y: shade ? y + 1 : y + 4, height: shade ? ROW_H - 2 : ROW_H - 8}));
 			});
+			nvtx.forEach(function (s, i) {
+				if (s[2] > view.b || s[2] + s[3] < view.a)
+					return;
+				var y = AXIS_H + rowOf[s[1] + ':' + s[4]] * ROW_H;
+				var x0 = Math.max(LABEL_W, x(s[2])), x1 = Math.min(width - 8, x(s[2] + s[3]));
+				var attrs = {class: 'nvtx', 'data-nvtx': i, x: x0, width: Math.max(1, x1 - x0),
+					     y: y + 2, height: ROW_H - 4};
+				if (s[6])
+					attrs.style = 'fill:' + s[6];
+				g.push(GR.svg('rect', attrs));
+				if (x1 - x0 > 40)
+					g.push(GR.svg('text', {class: 'nvtx-name', x: x0 + 3, y: y + 15},
+						      [s[5].length > (x1 - x0) / 7 ?
+						       s[5].slice(0, Math.max(1, Math.floor((x1 - x0) / 7) - 1)) + '\u2026' :
+						       s[5]]));
+			});
 			var node = GR.svg('svg', {width: width, height: height, tabindex: 0, role: 'img',
 						  'aria-label': 'timeline of the ' + w.label + ' window: ' +
 						  rows.length + ' tracks, ' + spansIn.length +
 						  ' spans; + and - zoom, arrows pan'}, g);
 			node.addEventListener('mousemove', function (e) {
 				var i = e.target.getAttribute && e.target.getAttribute('data-span');
+				var k = e.target.getAttribute && e.target.getAttribute('data-nvtx');
+				if (k !== null && k !== undefined)
+					return GR.showTip(nvtxTip(nvtx[+k]), e.clientX, e.clientY);
 				if (i === null || i === undefined)
 					return GR.hideTip();
 				GR.showTip(spanTip(tl, tl.spans[+i], w), e.clientX, e.clientY);
@@ -188,8 +221,11 @@
 		if (tl.truncated)
 			box.appendChild(GR.el('p', {class: 'note warn'}, [tl.truncated +
 				' spans left out (a window keeps its longest ones)']));
-		var next = 0;
-		tl.windows.forEach(function (w) {
+		var next = 0, nv = views.nvtx ? views.nvtx.spans : [];
+		if (views.nvtx && views.nvtx.truncated)
+			box.appendChild(GR.el('p', {class: 'note warn'}, [views.nvtx.truncated +
+				' NVTX ranges left out (a window keeps its first ' + nv.length + ')']));
+		tl.windows.forEach(function (w, wi) {
 			var spansIn = [], i;
 			if (typeof w.spans === 'number') {
 				/* the array holds each window's spans in turn, w.spans of them */
@@ -209,7 +245,8 @@
 					GR.el('span', {class: 'meta'}, ['at ' + GR.ns(w.start) + ', ' +
 						GR.ns(w.end - w.start) + ', ' + spansIn.length + ' spans'])])]);
 			box.appendChild(fig);
-			GR.later(drawWindow(tl, w, fig, spansIn));
+			GR.later(drawWindow(tl, w, fig, spansIn,
+					    nv.filter(function (s) { return s[0] === wi; })));
 		});
 		return box;
 	};

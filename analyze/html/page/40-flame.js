@@ -19,16 +19,20 @@
 
 	GR.flame = function (flame, mark) {
 		var bytes = flame && flame.weights && flame.weights[0] === 'bytes';
-		var box = GR.el('section', {class: 'flame', 'aria-label': bytes ? 'memory flame graph' : 'launch flame graph'});
+		var ranges = flame && flame.weights && flame.weights[0] === 'ranges';
+		var box = GR.el('section', {class: 'flame', 'aria-label': bytes ? 'memory flame graph' :
+			ranges ? 'NVTX range flame graph' : 'launch flame graph'});
 		var root = flame && flame.root;
 		if (!root || !root.v || (!root.v[0] && !root.v[1])) {
 			box.appendChild(GR.el('p', {class: 'note'}, ['no CUDA call stacks were recorded']));
 			return box;
 		}
-		var labels = {launches: 'launches', host_ns: 'host time in CUDA calls', bytes: 'device bytes live'};
+		var labels = {launches: 'launches', host_ns: 'host time in CUDA calls', bytes: 'device bytes live',
+			      ranges: 'NVTX ranges', range_ns: 'time in NVTX ranges'};
 		/* the first weight with anything to show: a run of graph launches only has no
 		 * kernel launches to weigh, but host time */
-		var w = Math.max(0, root.v.findIndex(function (v) { return v > 0; }));
+		var w = flame.first !== undefined ? flame.first :
+			Math.max(0, root.v.findIndex(function (v) { return v > 0; }));
 		var zoomPath = [root], holder = GR.el('div');
 		(function parents(n) {
 			(n.children || []).forEach(function (c) {
@@ -39,14 +43,15 @@
 		box.appendChild(GR.el('div', {class: 'toolbar'}, [GR.el('span', {class: 'meta'}, ['width:']),
 			GR.choice(flame.weights.map(function (k) { return labels[k] || k; }), w,
 				  function (i) { w = i; draw(); }),
-			root.v[0] ? null : GR.el('span', {class: 'note'}, ['(no kernel launch has a stack)']),
+			root.v[0] || ranges ? null : GR.el('span', {class: 'note'}, ['(no kernel launch has a stack)']),
 			flame.merged ? GR.el('span', {class: 'note'}, [flame.merged +
 				' call sites under 0.1% of both weights are folded into "(other)"']) : null]));
 		box.appendChild(holder);
 
 		function fmt(v, i) {
-			return flame.weights[i] === 'host_ns' ? GR.ns(v) :
-				flame.weights[i] === 'bytes' ? GR.bytes(v) : GR.count(v) + ' launches';
+			var k = flame.weights[i];
+			return k === 'host_ns' || k === 'range_ns' ? GR.ns(v) : k === 'bytes' ? GR.bytes(v) :
+				GR.count(v) + (k === 'ranges' ? ' ranges' : ' launches');
 		}
 		function tipOf(n) {
 			var total = root.v[w] || 1;

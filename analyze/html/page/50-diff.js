@@ -32,6 +32,20 @@
 								    region, true)]));
 			box.appendChild(region);
 		}
+		/* NVTX ranges by name (docs/REPORTS.md, diff "NVTX ranges"): absent without ranges */
+		var nv = (diff.nvtx || []).map(function (r) {
+			var step = function (v) { return v === null ? '-' : GR.ns(v); };
+			return {status: r.status, range: r.name, base: r.count[0], new: r.count[1],
+				per_step_base: step(r.per_step_ns[0]), per_step_new: step(r.per_step_ns[1]),
+				total_base: GR.ns(r.total_ns[0]), total_new: GR.ns(r.total_ns[1])};
+		});
+		if (nv.length) {
+			var nt = GR.el('div', {class: 'scroll', 'data-nvtx-diff': nv.length},
+				       [GR.table(nv, 300)]);
+			box.appendChild(GR.el('p', {}, [GR.disclosure('NVTX ranges compared (' + nv.length +
+								    ')', nt, true)]));
+			box.appendChild(nt);
+		}
 		var metrics = (diff.metrics || []).filter(function (m) { return m.delta; });
 		if (metrics.length) {
 			var rows = metrics.map(function (m) {
@@ -78,6 +92,9 @@
 			     GR.el('div', {}, [side(n, 'new'), GR.charts(n.report, n.views, mark)])),
 			pair('Launch flame graph', GR.el('div', {}, [side(b, 'base'), GR.flame(b.views.flame, mark)]),
 			     GR.el('div', {}, [side(n, 'new'), GR.flame(n.views.flame, mark)])),
+			b.views.nvtx || n.views.nvtx ?
+			pair('NVTX range flame graph', GR.el('div', {}, [side(b, 'base'), GR.flame(b.views.nvtx ? b.views.nvtx.flame : null)]),
+			     GR.el('div', {}, [side(n, 'new'), GR.flame(n.views.nvtx ? n.views.nvtx.flame : null)])) : [],
 			pair('Device memory', GR.el('div', {}, [side(b, 'base'), GR.memory(b.memory, b.report)]),
 			     GR.el('div', {}, [side(n, 'new'), GR.memory(n.memory, n.report)]))
 		).forEach(function (e) { app.appendChild(e); });

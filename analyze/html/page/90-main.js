@@ -38,6 +38,10 @@
 		app.appendChild(GR.charts(r, v));
 		app.appendChild(GR.el('h2', {}, ['Launch flame graph']));
 		app.appendChild(GR.flame(v.flame));
+		if (v.nvtx) {
+			app.appendChild(GR.el('h2', {}, ['NVTX range flame graph']));
+			app.appendChild(GR.flame(v.nvtx.flame));
+		}
 		app.appendChild(GR.el('h2', {}, ['Device memory']));
 		app.appendChild(GR.memory(data.memory, r));
 	}
