@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# NVTX ranges in the report (docs/REPORTS.md "NVTX ranges", "Naming the step"): nvtxprog
+# (tests/progs/nvtxprog.cu) recorded on the GPU simulator prints every NVTX call with the
+# CLOCK_MONOTONIC bracket around it, so the section's counts are exact and each figure of time is
+# bounded by the brackets: a range's recorded time lies between its pop's `before` less its
+# push's `after` and its pop's `after` less its push's `before`; a median or a total of such
+# times between the same statistic of the lower and of the upper bounds. Launches inside each
+# range are what the program made there. The step: the finder's own choice is the range "step",
+# and `--step nvtx:step` gives exactly the program's steps. Names: the stream the program named
+# appears by its name. Needs root (BPF).
+. "$(dirname "$0")/lib.sh"
+need_root report_nvtx
+SIM=${SAMPLES:-$PWD/$O/samples}/sim
+N=20
+
+if [ ! -f "$SIM/libcudart.so.13" ] || [ ! -x "$PROGS/nvtxprog" ]; then
+	not_ok "simulator or progs not built (make samples progs)"
+	exit 1
+fi
+if ! LD_LIBRARY_PATH=$SIM "$GPUREC" record -o "$TMP/n.trc" -- "$PROGS/nvtxprog" $N \
+	>"$TMP/n.out" 2>"$TMP/n.err"; then
+	not_ok "record nvtxprog: $(tail -3 "$TMP/n.err" | paste -sd' ')"
+	exit 1
+fi
+"$GPUREC" report --json "$TMP/n.trc" >"$TMP/n.json"
+"$GPUREC" report "$TMP/n.trc" >"$TMP/n.txt"
+"$GPUREC" report --json --step nvtx:step "$TMP/n.trc" >"$TMP/step.json"
+
+# the program's ranges from its own lines: NAME LOWER UPPER (ns), push/pop paired per thread,
+# start/end by id
+cat >"$TMP/truth.py" <<'PY'
+import json, sys
+stacks, starts, ranges = {}, {}, []
+for l in open(sys.argv[1]):
+    f = l.rstrip("\n").split(" ", 6)
+    if f[0] != "at":
+        continue
+    op, before, after, tid, ret = f[1], int(f[2]), int(f[3]), f[4], f[5]
+    text = f[6] if len(f) > 6 else ""
+    if op == "push":
+        stacks.setdefault(tid, []).append((text, before, after))
+    elif op == "pop":
+        name, b0, a0 = stacks[tid].pop()
+        ranges.append((name, before - a0, after - b0))
+    elif op == "start":
+        starts[ret] = ("io:" + text, before, after)
+    elif op == "end":
+        name, b0, a0 = starts.pop(ret)
+        ranges.append((name, before - a0, after - b0))
+json.dump(ranges, open(sys.argv[2], "w"))
+PY
+python3 "$TMP/truth.py" "$TMP/n.out" "$TMP/truth.json"
+
+names() { # the section's rows: domain:name (or name) -> row
+	json "$1" '"\n".join("%s %d %d %d" % ((n["domain"] + ":" if n["domain"] else "") + n["name"], n["count"], n["launches"], n["kernels"]) for n in d["nvtx"]["names"])'
+}
+check "each range name: count, launches and kernels inside, as the program made them" \
+	"$(printf '%s\n' "step $N $((3 * N)) $((3 * N))" "forward $N $((2 * N)) $((2 * N))" \
+		"backward ✓ $N $N $N" "io:load batch $N 0 0" | sort)" "$(names "$TMP/n.json" | sort)"
+check "marks and unmatched calls" "$N 0 0" \
+	"$(json "$TMP/n.json" '"%d %d %d" % (d["nvtx"]["marks"], d["nvtx"]["unmatched_pops"], d["nvtx"]["unmatched_ends"])')"
+check "nesting: forward and backward under step, load batch in its own domain at the top" \
+	"$(printf '%s\n' "backward ✓ 1 step" "forward 1 step" "io:load batch 0 -" "step 0 -")" \
+	"$(json "$TMP/n.json" '(lambda v: "\n".join(sorted("%s %d %s" % ((n["domain"] + ":" if n["domain"] else "") + n["name"], n["depth"], v[n["parent"]]["name"] if n["parent"] is not None else "-") for n in v)))(d["nvtx"]["names"])')"
+check "each name's median and total within the program's brackets" ok "$(python3 - "$TMP/n.json" "$TMP/truth.json" <<'PY'
+import json, statistics, sys
+d = json.load(open(sys.argv[1]))
+truth = json.load(open(sys.argv[2]))
+bad = []
+for n in d["nvtx"]["names"]:
+    key = (n["domain"] + ":" if n["domain"] else "") + n["name"]
+    lo = sorted(r[1] for r in truth if r[0] == key)
+    hi = sorted(r[2] for r in truth if r[0] == key)
+    # the median of an even count is the lower middle one or the mean of the two: allow both
+    m_lo, m_hi = lo[(len(lo) - 1) // 2], hi[len(hi) // 2]
+    if not (m_lo <= n["median_ns"] <= m_hi and sum(lo) <= n["total_ns"] <= sum(hi)):
+        bad.append("%s median %d in [%d, %d]? total %d in [%d, %d]?" % (
+            key, n["median_ns"], m_lo, m_hi, n["total_ns"], sum(lo), sum(hi)))
+print("; ".join(bad) or "ok")
+PY
+)"
+
+# the step: the finder takes the range that repeats once a period, the outermost one
+check "the finder's step is the NVTX range step" "nvtx_range step finder" \
+	"$(json "$TMP/n.json" '"%s %s %s" % (d["launches"]["iteration"]["chosen_because"], d["nvtx"]["step_range"], d["nvtx"]["step_range_by"])')"
+grep -q "the step is the NVTX range 'step'" "$TMP/n.txt" && ok "the text says the step is the range" ||
+	not_ok "no 'the step is the NVTX range' in: $(grep -m2 'step' "$TMP/n.txt" | paste -sd' ')"
+# --step nvtx:step: a step per range, starting inside the bracket of its push
+check "--step nvtx:step: one step per range, each of 3 launches" "$N $N 3" \
+	"$(json "$TMP/step.json" '"%d %d %d" % (d["launches"]["iteration"]["count"], d["budget"]["iterations"], d["launches"]["iteration"]["launches"])')"
+check "--step nvtx:step: the steps start at the first step's push" ok "$(python3 - "$TMP/step.json" "$TMP/n.out" <<'PY'
+import json, sys
+it = json.load(open(sys.argv[1]))["launches"]["iteration"]
+push = [l.split() for l in open(sys.argv[2]) if l.startswith("at push ") and l.rstrip().endswith(" step")]
+b, a = int(push[0][2]), int(push[0][3])
+print("ok" if b <= it["start_ts"] <= a else "start %d not in [%d, %d]" % (it["start_ts"], b, a))
+PY
+)"
+check "--step nvtx:nosuch is an error" 1 \
+	"$("$GPUREC" report --step nvtx:nosuch "$TMP/n.trc" >/dev/null 2>&1; echo $?)"
+# the budget per range (--step nvtx:step): forward and backward inside the steps, all of them (the steps run from
+# one step's push to the next, the last to its pop), their time there within the brackets and
+# their share of the steps' time that time's
+check "the step budget per range: forward and backward, their time inside the steps" ok \
+	"$(python3 - "$TMP/step.json" "$TMP/truth.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+truth = json.load(open(sys.argv[2]))
+nv, bad = d["nvtx"], []
+for n in nv["names"]:
+    if n["name"] not in ("forward", "backward \u2713"):
+        continue
+    lo = sum(r[1] for r in truth if r[0] == n["name"])
+    hi = sum(r[2] for r in truth if r[0] == n["name"])
+    share = n["step_ns"] / nv["step_ns"]
+    if not (n["step_count"] == n["count"] and lo <= n["step_ns"] <= hi and abs(n["step_share"] - share) < 1e-6):
+        bad.append("%s: %d in steps of %d, %d ns in [%d, %d]?, share %f vs %f" % (
+            n["name"], n["step_count"], n["count"], n["step_ns"], lo, hi, n["step_share"], share))
+print("; ".join(bad) or "ok")
+PY
+)"
+"$GPUREC" report --step nvtx:step "$TMP/n.trc" >"$TMP/step.txt"
+tr -s ' \n' ' ' <"$TMP/step.txt" | grep -Eq "step budget per range \($N steps, [^)]*\): forward [0-9]+% \([^)]*\), backward ✓ [0-9]+% \([^)]*\); outside them [0-9]+%" &&
+	ok "the text gives the step budget per range" ||
+	not_ok "budget per range: $(grep -A1 'step budget per range' "$TMP/step.txt" | paste -sd' ')"
+# names: the stream the program named "side"
+grep -Eq "^  stream +[0-9]+ +0x[0-9a-f]+ side " "$TMP/n.txt" && ok "the stream table names the stream side" ||
+	not_ok "stream table: $(grep '^  stream' "$TMP/n.txt")"
+check "JSON: the stream's nvtx_name" side \
+	"$(json "$TMP/n.json" 'd["launches"]["streams"][0].get("nvtx_name")')"
+exit $((failures > 0))
