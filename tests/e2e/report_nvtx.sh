@@ -128,4 +128,45 @@ grep -Eq "^  stream +[0-9]+ +0x[0-9a-f]+ side " "$TMP/n.txt" && ok "the stream t
 	not_ok "stream table: $(grep '^  stream' "$TMP/n.txt")"
 check "JSON: the stream's nvtx_name" side \
 	"$(json "$TMP/n.json" 'd["launches"]["streams"][0].get("nvtx_name")')"
+# export: every range a row of nvtx_ranges (SQLite and CSV), its start and end inside the
+# brackets of the calls that opened and closed it; a slice per range and an instant per mark in
+# the JSON trace
+"$GPUREC" export --format sqlite -o "$TMP/n.db" "$TMP/n.trc" >/dev/null 2>&1
+check "export sqlite: the ranges by name and domain, all closed; the marks" \
+	"$(printf '%s\n' "backward ✓||$N|1|$N" "forward||$N|1|$N" "load batch|io|$N|0|$N" "step||$N|0|$N" "$N")" \
+	"$(sqlite3 "$TMP/n.db" "SELECT name, domain, count(*), max(depth), sum(closed) FROM nvtx_ranges GROUP BY name, domain ORDER BY name" "SELECT count(*) FROM nvtx_marks")"
+check "export sqlite: each range's start and end inside its calls' brackets" ok "$(python3 - "$TMP/n.db" "$TMP/n.out" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+base = dict((k, v) for k, v, _ in db.execute("select * from meta"))["start_monotonic_ns"]
+rows = sorted((s + base, e + base, n, d) for s, e, n, d in db.execute(
+    "select start, end, name, domain from nvtx_ranges"))
+stacks, starts, want = {}, {}, []
+for l in open(sys.argv[2]):
+    f = l.rstrip("\n").split(" ", 6)
+    if f[0] != "at":
+        continue
+    op, b, a, tid, ret, text = f[1], int(f[2]), int(f[3]), f[4], f[5], f[6] if len(f) > 6 else ""
+    if op == "push":
+        stacks.setdefault(tid, []).append((text, b, a))
+    elif op == "pop":
+        name, b0, a0 = stacks[tid].pop()
+        want.append((b0, a0, b, a, name, ""))
+    elif op == "start":
+        starts[ret] = (text, b, a)
+    elif op == "end":
+        name, b0, a0 = starts.pop(ret)
+        want.append((b0, a0, b, a, name, "io"))
+want.sort()
+bad = [(r, w) for r, w in zip(rows, want) if not (w[0] <= r[0] <= w[1] and w[2] <= r[1] <= w[3] and r[2:] == w[4:])]
+print("ok" if len(rows) == len(want) and not bad else "%d rows, %d ranges; %s" % (len(rows), len(want), bad[:2]))
+PY
+)"
+mkdir "$TMP/csv"
+"$GPUREC" export --format csv -o "$TMP/csv" "$TMP/n.trc" >/dev/null 2>&1
+check "export csv: as many range and mark rows" "$((4 * N)) $N" \
+	"$(echo $(($(wc -l <"$TMP/csv/nvtx_ranges.csv") - 1)) $(($(wc -l <"$TMP/csv/nvtx_marks.csv") - 1)))"
+"$GPUREC" export -o "$TMP/n.export.json" "$TMP/n.trc" >/dev/null 2>&1
+check "export json: a slice per range, an instant per mark" "$((4 * N)) $N" \
+	"$(json "$TMP/n.export.json" '"%d %d" % (sum(e.get("cat") == "nvtx" and e["ph"] == "X" for e in d["traceEvents"]), sum(e.get("cat") == "nvtx_mark" and e["ph"] == "i" for e in d["traceEvents"]))')"
 exit $((failures > 0))
