@@ -1064,12 +1064,13 @@ size_t gr_nvtx_step_bounds(const struct gr_nvtx_set *s, uint32_t thread, const c
 /*
  * Whether the @n sorted @starts come once a @period of a loop of @count iterations: as many as
  * the iterations (one more or less), and the gaps between them a period (within half of one) but
- * for a tenth of them at most, at least one: a loop's first iterations often run slower (warm-up:
- * first calls, threads starting), and one slow iteration does not make the range less the step.
+ * for a quarter of them at most: a loop's first iterations run slower (warm-up: first calls,
+ * threads starting), a busy machine stretches a few more, and the period is the loop's typical
+ * iteration, not its mean. A range twice a period, or in some iterations only, fails the count.
  */
 static int once_a_period(const uint64_t *starts, size_t n, uint64_t period, uint64_t count)
 {
-	size_t off = 0, allowed = (n - 1) / 10 > 1 ? (n - 1) / 10 : 1;
+	size_t off = 0;
 
 	if (n < 3 || !period || n + 1 < count || n > count + 1)
 		return 0;
@@ -1079,7 +1080,7 @@ static int once_a_period(const uint64_t *starts, size_t n, uint64_t period, uint
 		if (gap < period / 2 || gap > period + period / 2)
 			off++;
 	}
-	return off <= allowed && off < n - 1;
+	return off * 4 <= n - 1 && off < n - 1;
 }
 
 int gr_nvtx_step_choice(const struct gr_nvtx_set *s, uint32_t thread, uint64_t start_ts,
