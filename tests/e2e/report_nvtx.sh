@@ -169,4 +169,20 @@ check "export csv: as many range and mark rows" "$((4 * N)) $N" \
 "$GPUREC" export -o "$TMP/n.export.json" "$TMP/n.trc" >/dev/null 2>&1
 check "export json: a slice per range, an instant per mark" "$((4 * N)) $N" \
 	"$(json "$TMP/n.export.json" '"%d %d" % (sum(e.get("cat") == "nvtx" and e["ph"] == "X" for e in d["traceEvents"]), sum(e.get("cat") == "nvtx_mark" and e["ph"] == "i" for e in d["traceEvents"]))')"
+# ranks (nsys's nvtx_pace): 4 ranks of rank_step with its NVTX ranges, rank 2 adding 2000 us of
+# host work per step on its own CPU clock: the range "host work" is slowest on rank 2, at least
+# 2000 us there, under it everywhere else; "gpu" is in every rank
+if "$GPUREC" record -o "$TMP/ranks.trc" -- env LD_LIBRARY_PATH="$SIM" RANK_STEP_NVTX=1 \
+	"$PROGS/rank_launcher" 0 4 4 10 2 2000 >"$TMP/ranks.out" 2>&1; then
+	"$GPUREC" report --json "$TMP/ranks.trc" >"$TMP/ranks.json"
+	check "ranks: the pace by range: host work slowest on rank 2, 2000 us or more, less elsewhere" \
+		"gpu 4; host work 4 2 1 1" \
+		"$(json "$TMP/ranks.json" '"; ".join("%s %d" % (g["name"], len(g["median_ns"])) + ("" if g["name"] != "host work" else " %d %d %d" % (g["slowest_rank"], g["slowest_ns"] >= 2000000, max(v for k, v in enumerate(g["median_ns"]) if k != g["median_ns"].index(g["slowest_ns"])) < 2000000)) for g in sorted(d["nvtx_pace"], key=lambda g: g["name"]))')"
+	"$GPUREC" report "$TMP/ranks.trc" >"$TMP/ranks.txt"
+	grep -Eq "^ +[0-9.]+ ms +[0-9.]+ us +[0-9.]+x +[0-9]+ +2  host work$" "$TMP/ranks.txt" &&
+		ok "ranks: the text names rank 2 for host work" ||
+		not_ok "ranks: $(grep -A4 'NVTX ranges by rank' "$TMP/ranks.txt" | paste -sd'|')"
+else
+	not_ok "record ranks: $(tail -3 "$TMP/ranks.out" | paste -sd' ')"
+fi
 exit $((failures > 0))

@@ -5,6 +5,8 @@
 //   step_update<<<16, 256, 0, S>>> (3 us), cudaStreamSynchronize(S),
 //   then EXTRA_US of host work: a busy loop on the thread's own CPU time, so that the step's wall
 //   time grows by at least EXTRA_US however busy the machine is;
+// With RANK_STEP_NVTX set, each step's launches and sync are the NVTX range "gpu" and its host
+// work (even none) the range "host work" (tests/e2e/report_nvtx.sh: the pace by range).
 // teardown: cudaFree, cudaStreamDestroy. Each step is one iteration of 3 calls (2 launches, 1
 // sync): STEPS iterations. Prints "rank_step: rank=R steps=N launches=N run_delay_ns=N
 // timeslices=N": R from RANK ("-" if unset), and the kernel's own accounting of the thread at its
@@ -13,6 +15,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <cuda_runtime.h>
+#include <nvtx3/nvToolsExt.h>
 
 __global__ void step_forward(float *x)
 {
@@ -42,18 +45,28 @@ int main(int argc, char **argv)
 	float *d = nullptr;
 	volatile unsigned long spin = 0;
 
+	bool nvtx = getenv("RANK_STEP_NVTX") != nullptr;
+
 	cudaStreamCreate(&s);
 	cudaMalloc(&d, 4096);
 	for (int i = 0; i < steps; i++) {
+		if (nvtx)
+			nvtxRangePushA("gpu");
 		step_forward<<<528000, 256, 0, s>>>(d), launches++;
 		step_update<<<16, 256, 0, s>>>(d), launches++;
 		cudaStreamSynchronize(s);
+		if (nvtx) {
+			nvtxRangePop();
+			nvtxRangePushA("host work");
+		}
 		if (extra_us > 0) {
 			double until = cpu_us() + extra_us;
 
 			while (cpu_us() < until)
 				spin++;
 		}
+		if (nvtx)
+			nvtxRangePop();
 	}
 	cudaFree(d);
 	cudaStreamDestroy(s);
