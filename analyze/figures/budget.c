@@ -9,6 +9,7 @@
 #include "analyze/util/syscalls.h"
 #include "budget.h"
 #include "frames.h"
+#include "nvtx.h"
 
 /* The model's call arrays, merged by the walk in this order: at equal entry times the earlier
  * source wins, so a graph-building call owns its time over the launch, copy or memset row that
@@ -859,6 +860,14 @@ const char *gr_budget_culprit_comm(const struct gr_model *m, const struct gr_blo
 	if (!s)
 		s = gr_model_comm(m, c->pid);
 	return s ? s : "";
+}
+
+const char *gr_budget_culprit_name(const struct gr_model *m, const struct gr_nvtx_set *nv,
+				   const struct gr_block_culprit *c)
+{
+	const char *s = c->woken && nv ? gr_nvtx_thread_name(nv, c->pid, c->tid) : NULL;
+
+	return s ? s : gr_budget_culprit_comm(m, c);
 }
 
 static void stack_frames_json(struct gr_json *j, const struct gr_model *m, uint32_t stack)

@@ -172,6 +172,11 @@ void gr_budget_json(struct gr_json *j, const char *key, const struct gr_budget *
 
 /* The name of culprit @c's waker: its thread's comm, else its process's; "" when not known. */
 const char *gr_budget_culprit_comm(const struct gr_model *m, const struct gr_block_culprit *c);
+struct gr_nvtx_set;
+/* The waker's name as the text reports give it: the name the program gave its thread with NVTX
+ * (@nv may be NULL), else gr_budget_culprit_comm(). */
+const char *gr_budget_culprit_name(const struct gr_model *m, const struct gr_nvtx_set *nv,
+				   const struct gr_block_culprit *c);
 
 /*
  * @b's culprits as the object under @key, one member per reason with a wait (JSON key stems of

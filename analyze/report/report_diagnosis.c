@@ -388,7 +388,7 @@ static void evidence(const struct gr_report_diagnosis *D, char *buf, size_t len)
 static const char *culprit_text(struct rp_ctx *x, const struct gr_block_culprit *c)
 {
 	char site[GR_FRAME_TEXT];
-	const char *comm = gr_budget_culprit_comm(x->m, c);
+	const char *comm = gr_budget_culprit_name(x->m, x->nvtx, c);
 
 	if (!c->woken)
 		return "an unknown task (no wakeup recorded)";
@@ -446,7 +446,7 @@ static int blocked_verdict(struct rp_ctx *x, struct gr_report_diagnosis *D, cons
 				  "critical section or take the lock off the step's thread",
 				  pc, step, D->iteration, ev, at, who);
 	case GR_BLOCK_INPUT: {
-		const char *comm = gr_budget_culprit_comm(x->m, c);
+		const char *comm = gr_budget_culprit_name(x->m, x->nvtx, c);
 		uint64_t cpu = x->r->budget.mean.culprit[r].worker_cpu_ns;
 		char each[64] = "", t[32];
 

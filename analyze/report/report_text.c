@@ -927,7 +927,7 @@ static void budget(FILE *f, const struct gr_report *r, const struct gr_model *m)
  * number of waker processes and (input over the loop) each one's CPU time per step.
  */
 static void reason_line(char *line, size_t len, const char *per, const struct gr_model *m,
-			const struct gr_budget *b, unsigned k)
+			const struct gr_nvtx_set *nv, const struct gr_budget *b, unsigned k)
 {
 	const struct gr_block_culprit *c = &b->culprit[k];
 	const char *sc = gr_syscall_name(c->syscall), *comm;
@@ -943,7 +943,7 @@ static void reason_line(char *line, size_t len, const char *per, const struct gr
 	if (at < len && (sc || *site))
 		at += (size_t)snprintf(line + at, len - at, ", waiting in %s%s%s", sc ? sc : "?",
 				       *site ? " at " : "", site);
-	comm = gr_budget_culprit_comm(m, c);
+	comm = gr_budget_culprit_name(m, nv, c);
 	gr_units_pct(pc, sizeof(pc), c->of_ns ? (double)c->ns / (double)c->of_ns : 0);
 	gr_block_site(m, c->waker_stack, wsite, sizeof(wsite));
 	if (at < len && c->woken && !c->tid)
@@ -986,7 +986,7 @@ static void why_waited(FILE *f, const struct gr_report *r, const struct gr_model
 
 		if (!b->blocked_ns[k])
 			continue;
-		reason_line(line, sizeof(line), " per step", m, b, k);
+		reason_line(line, sizeof(line), " per step", m, &r->nvtx.set, b, k);
 		wrap(f, line, fprintf(f, "  "), 4);
 		/* the culprit's stack when it woke the loop thread: its innermost frames */
 		for (uint32_t i = 0;
@@ -1003,7 +1003,7 @@ static void why_waited(FILE *f, const struct gr_report *r, const struct gr_model
 		for (unsigned k = 0; k < GR_BUDGET_NREASONS; k++) {
 			if (!md->blocked_ns[k])
 				continue;
-			reason_line(line, sizeof(line), "", m, md, k);
+			reason_line(line, sizeof(line), "", m, &r->nvtx.set, md, k);
 			wrap(f, line, fprintf(f, "    "), 6);
 		}
 	}

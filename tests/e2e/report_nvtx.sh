@@ -6,8 +6,9 @@
 # push's `after` and its pop's `after` less its push's `before`; a median or a total of such
 # times between the same statistic of the lower and of the upper bounds. Launches inside each
 # range are what the program made there. The step: the finder's own choice is the range "step",
-# and `--step nvtx:step` gives exactly the program's steps. Names: the stream the program named
-# appears by its name. Needs root (BPF).
+# and `--step nvtx:step` gives exactly the program's steps. Names: the stream and the thread the
+# program named appear by their names. Then diff against a run with more launches in forward,
+# export's tables and slices, and the pace by range of a 4-rank job. Needs root (BPF).
 . "$(dirname "$0")/lib.sh"
 need_root report_nvtx
 SIM=${SAMPLES:-$PWD/$O/samples}/sim
@@ -128,6 +129,56 @@ grep -Eq "^  stream +[0-9]+ +0x[0-9a-f]+ side " "$TMP/n.txt" && ok "the stream t
 	not_ok "stream table: $(grep '^  stream' "$TMP/n.txt")"
 check "JSON: the stream's nvtx_name" side \
 	"$(json "$TMP/n.json" 'd["launches"]["streams"][0].get("nvtx_name")')"
+# threads by their NVTX names: the loader thread (it makes one CUDA call) in the CPU table, in
+# JSON beside its comm, and as the waker of the loop thread's waits for it where it woke it
+loader=$(awk '$1 == "at" && $2 == "name_thread" { print $6 }' "$TMP/n.out")
+sed -n '/^== 4. CPU/,/^== /p' "$TMP/n.txt" | grep -Eq "^ +$loader loader " &&
+	ok "the CPU table names thread $loader loader" ||
+	not_ok "CPU table: $(sed -n '/^== 4. CPU/,/^== /p' "$TMP/n.txt" | grep -E '^ +[0-9]+ ' | paste -sd'|')"
+check "JSON: the loader thread's nvtx_name beside its comm" "loader nvtxprog" \
+	"$(json "$TMP/n.json" '" ".join("%s %s" % (t["nvtx_name"], t["comm"]) for t in d["cpu"]["threads"] if t["tid"] == '"$loader"')')"
+if [ "$(json "$TMP/n.json" 'int(d["budget"]["culprits"]["loop"].get("lock", {}).get("waker", {}).get("tid", 0))')" = "$loader" ]; then
+	tr -s ' \n' ' ' <"$TMP/n.txt" | grep -q "woken by loader (tid $loader," &&
+		ok "the waits' waker is named loader" ||
+		not_ok "waker: $(grep -m1 'woken by' "$TMP/n.txt")"
+else
+	ok "the waits' waker is named loader # SKIP the loop thread's lock waits were not ended by the loader"
+fi
+
+# diff (--step nvtx:step on both sides): the same program with 6 launches in forward instead of
+# 2; every name in both with its counts; forward's time per step its time over the steps, each
+# side's within that side's brackets; the text's table row
+if LD_LIBRARY_PATH=$SIM "$GPUREC" record -o "$TMP/n6.trc" -- "$PROGS/nvtxprog" $N 6 \
+	>"$TMP/n6.out" 2>"$TMP/n6.err"; then
+	python3 "$TMP/truth.py" "$TMP/n6.out" "$TMP/truth6.json"
+	"$GPUREC" diff --json --step nvtx:step "$TMP/n.trc" "$TMP/n6.trc" >"$TMP/diff.json"
+	check "diff: every range name in both, its counts" \
+		"$(printf '%s\n' "backward ✓ both $N $N" "forward both $N $N" "io:load batch both $N $N" "step both $N $N")" \
+		"$(json "$TMP/diff.json" '"\n".join(sorted("%s %s %d %d" % (n["name"], n["status"], n["count"][0], n["count"][1]) for n in d["nvtx"]))')"
+	check "diff: forward per step, each side within its program's brackets" ok \
+		"$(python3 - "$TMP/diff.json" "$TMP/truth.json" "$TMP/truth6.json" $N <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+sides = [json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))]
+n = int(sys.argv[4])
+fw = [x for x in d["nvtx"] if x["name"] == "forward"][0]
+bad = []
+for i, truth in enumerate(sides):
+    lo = sum(r[1] for r in truth if r[0] == "forward")
+    hi = sum(r[2] for r in truth if r[0] == "forward")
+    if not (lo <= fw["total_ns"][i] <= hi and abs(fw["per_step_ns"][i] * n - fw["total_ns"][i]) <= n):
+        bad.append("side %d: total %d in [%d, %d]?, per step %f" % (i, fw["total_ns"][i], lo, hi, fw["per_step_ns"][i]))
+print("; ".join(bad) or "ok")
+PY
+)"
+	"$GPUREC" diff --step nvtx:step "$TMP/n.trc" "$TMP/n6.trc" >"$TMP/diff.txt"
+	grep -Eq "^  both +$N +$N +[0-9.]+ [mun]?s +[0-9.]+ [mun]?s +[-+][0-9.]+% .* forward$" "$TMP/diff.txt" &&
+		ok "diff: the text's row for forward" ||
+		not_ok "diff: $(sed -n '/^NVTX ranges/,/^$/p' "$TMP/diff.txt" | paste -sd'|')"
+else
+	not_ok "record nvtxprog $N 6: $(tail -3 "$TMP/n6.err" | paste -sd' ')"
+fi
+
 # export: every range a row of nvtx_ranges (SQLite and CSV), its start and end inside the
 # brackets of the calls that opened and closed it; a slice per range and an instant per mark in
 # the JSON trace

@@ -4,13 +4,14 @@
  * each call printed with the CLOCK_MONOTONIC bracket around it, so tests compare exact counts,
  * texts and values and check each recorded time inside the program's own bracket.
  *
- *   nvtxprog [STEPS]     (default 3)
+ *   nvtxprog [STEPS [FORWARD]]     (default 3 steps, 2 launches in forward)
  *
  * Before the loop: category 1 named "compute", a stream created and named "side", the domain
- * "io", the string "load batch" registered in it, and a worker thread named "loader". Each step:
+ * "io", the string "load batch" registered in it, and a worker thread named "loader" (which
+ * then makes one CUDA call, cudaStreamSynchronize of the default stream). Each step:
  *   push "step" (Ex: category 1, colour 0xff2080ff, payload uint64 = the step)
  *     start "load batch" in "io" (registered, category 2); the worker ends it on its thread
- *     push "forward"; two launches of scale on "side"; pop
+ *     push "forward"; FORWARD launches of scale on "side"; pop
  *     push L"backward \u2713" (Unicode); one launch of scale; pop
  *     mark "loss" (Ex: colour 0xffff0000, payload double = step + 0.5)
  *   pop
@@ -94,6 +95,7 @@ static void *loader(void *arg)
 
 	(void)arg;
 	CALLV("name_thread", "loader", me, nvtxNameOsThreadA((uint32_t)me, "loader"));
+	cudaStreamSynchronize(0); /* a CUDA call: the thread is in the reports' thread tables */
 	pthread_mutex_lock(&lock);
 	named = 1;
 	pthread_cond_broadcast(&cond);
@@ -123,7 +125,7 @@ static nvtxEventAttributes_t attrs(void)
 
 int main(int argc, char **argv)
 {
-	int steps = argc > 1 ? atoi(argv[1]) : 3, n = 4096;
+	int steps = argc > 1 ? atoi(argv[1]) : 3, forward = argc > 2 ? atoi(argv[2]) : 2, n = 4096;
 	nvtxStringHandle_t load;
 	cudaStream_t side = NULL;
 	float *x = NULL;
@@ -168,8 +170,8 @@ int main(int argc, char **argv)
 		pthread_mutex_unlock(&lock);
 
 		CALL("push", "forward", nvtxRangePushA("forward"));
-		scale<<<(n + 255) / 256, 256, 0, side>>>(x, 2.0f, n);
-		scale<<<(n + 255) / 256, 256, 0, side>>>(x, 0.5f, n);
+		for (int k = 0; k < forward; k++)
+			scale<<<(n + 255) / 256, 256, 0, side>>>(x, k % 2 ? 0.5f : 2.0f, n);
 		CALL("pop", "", nvtxRangePop());
 		CALL("push", "backward \u2713", nvtxRangePushW(L"backward \u2713"));
 		scale<<<(n + 255) / 256, 256, 0, side>>>(x, 1.0f, n);
