@@ -154,10 +154,18 @@ $(O)/tests/test_cupti $(O)/tests/tool_cupti_feed: $(CUPTI_PURE_OBJS)
 # -Bsymbolic: the handlers' calls to the exported tap bind inside the library, without the PLT.
 # The unit test links inject.o with a tap of its own that counts.
 $(O)/nvtx/%.o $(O)/tests/unit/test_nvtx_inject.o: CFLAGS += -I$(CUDA_INC) -fPIC -fvisibility=hidden
-$(NVTX_SO): $(O)/nvtx/inject.o $(O)/nvtx/tap.o
+# The library runs inside every traced program, so it never carries a sanitizer: ASan's runtime
+# must come first in a program and aborts one that loads it later (SAN=1 tests the same code
+# through test_nvtx_inject, built with it). Its objects are compiled apart for that.
+SANITIZER_FLAGS	:= -fsanitize=% -fno-sanitize-recover=%
+$(O)/nvtx/lib/%.o: nvtx/%.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(filter-out $(SANITIZER_FLAGS),$(CFLAGS)) -MMD -MP -c $< -o $@
+$(NVTX_SO): $(O)/nvtx/lib/inject.o $(O)/nvtx/lib/tap.o
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,libgpurec_nvtx.so -Wl,--no-undefined -Wl,-Bsymbolic \
-		-o $@ $^ -lpthread -ldl
+	$(Q)$(CC) $(filter-out $(SANITIZER_FLAGS),$(LDFLAGS)) -shared -Wl,-soname,libgpurec_nvtx.so \
+		-Wl,--no-undefined -Wl,-Bsymbolic -o $@ $^ -lpthread -ldl
 $(O)/tests/test_nvtx_inject: $(O)/nvtx/inject.o
 
 $(FORMAT_LIB): $(FORMAT_OBJS)
