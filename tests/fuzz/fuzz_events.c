@@ -44,7 +44,7 @@ struct expect {
 static int is_call(unsigned type)
 {
 	return (type >= EV_LAUNCH && type <= EV_GRAPH) || type == EV_ALIAS || type == EV_DEVICE ||
-	       type == EV_COMM;
+	       type == EV_COMM || type == EV_MEMINFO;
 }
 
 /* The reference: whether the BPF side could have sent these @n bytes as one event. */
@@ -77,6 +77,8 @@ static int reference_ok(const uint8_t *p, size_t n)
 		       n == sizeof(struct gr_ev_sched) + 8u * h.stack_len;
 	case EV_NAME:
 		return n == sizeof(struct gr_ev_name);
+	case EV_NVTX:
+		return n == sizeof(struct gr_ev_nvtx);
 	case EV_FORK:
 	case EV_EXEC:
 	case EV_EXIT:
