@@ -51,6 +51,7 @@
 #include "identity.h"
 #include "mmap_hook.h"
 #include "output.h"
+#include "output_name.h"
 #include "privilege.h"
 #include "record/python/python.h"
 #include "ringbuf.h"
@@ -150,7 +151,10 @@ static void usage(FILE *f)
 		"usage: gpurec record [options] -- COMMAND [ARGS...]\n"
 		"       gpurec record [options] -p PID[,PID...]\n\n"
 		"  -o, --output FILE     trace file (default gpurec.trc; an old one becomes .old\n"
-		"                        once the command runs)\n"
+		"                        once the command runs); %%h, %%r, %%p in FILE become\n"
+		"                        the short host name, the launcher's rank (RANK,\n"
+		"                        OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID) and\n"
+		"                        the recorder's pid; %%%% is a '%%'\n"
 		"  -p, --pid PIDS        attach to running processes (and their new children)\n"
 		"  -d, --duration SECS   stop recording after SECS seconds\n"
 		"      --call-graph MODE user stacks at launches, copies and syncs:\n"
@@ -243,6 +247,23 @@ static int parse_call_graph(const char *arg, struct record_opts *o)
 			arg);
 		return -1;
 	}
+	return 0;
+}
+
+/* -o's pattern (output_name.h) made the path, before anything is created or run. */
+static int expand_output(struct record_opts *o)
+{
+	static char path[PATH_MAX];
+	char host[256] = "", why[128];
+
+	if (gethostname(host, sizeof(host) - 1))
+		host[0] = 0;
+	if (gr_output_name_expand(o->output, host, gr_output_name_rank(), (long)getpid(), path,
+				  sizeof(path), why)) {
+		fprintf(stderr, "gpurec record: -o '%s': %s\n", GR_TEXT(o->output), why);
+		return -1;
+	}
+	o->output = path;
 	return 0;
 }
 
@@ -348,6 +369,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		usage(stderr);
 		return -1;
 	}
+	if (strchr(o->output, '%') && expand_output(o))
+		return -1;
 	if (o->cupti && o->pids) {
 		fprintf(stderr,
 			"gpurec record: --cupti needs a command: the CUDA driver loads "
