@@ -17,6 +17,7 @@
 #include "analyze/model/load.h"
 #include "analyze/report/report.h"
 #include "analyze/util/options.h"
+#include "analyze/util/progress.h"
 #include "analyze/util/text.h"
 #include "cmd.h"
 
@@ -26,7 +27,7 @@ static void usage(FILE *f)
 		"usage: gpurec diff [BASE [NEW]] [--key name,grid,block] [--tolerance PCT] "
 		"[--json | --html -o PAGE]\n"
 		"                   [--sms N] [--no-compensate] [--step SPEC] [--max-events N]\n"
-		"                   [-j N]\n"
+		"                   [-j N] [-q]\n"
 		"  BASE, NEW        traces to compare (default gpurec.trc.old and gpurec.trc;\n"
 		"                   with one file: that file against gpurec.trc); a set of\n"
 		"                   traces as one job: comma-separated, a1.trc,a2.trc\n"
@@ -42,6 +43,7 @@ static void usage(FILE *f)
 		"  --max-events N   refuse a trace of more than N events (default: what half\n"
 		"                   the memory holds, %llu here; 0 = no limit)\n"
 		"  -j, --jobs N     threads that load the traces (default: one per CPU; 1: none)\n"
+		"  -q, --quiet      no progress on a terminal (shown for work of more than 2 s)\n"
 		"  -h, --help       this text\n",
 		(unsigned long long)gr_load_max_events());
 }
@@ -108,7 +110,7 @@ int cmd_diff(int argc, char **argv)
 	struct gr_diff_opts o = {.report = &ropts};
 	struct gr_diff *d = NULL;
 	const char *out = NULL;
-	int json = 0, html = 0, npaths = 0, err, ret = 1;
+	int json = 0, html = 0, quiet = 0, npaths = 0, err, ret = 1;
 
 	static const struct option longopts[] = {
 	    {"json", no_argument, NULL, 'J'},
@@ -121,6 +123,7 @@ int cmd_diff(int argc, char **argv)
 	    {"step", required_argument, NULL, 'P'},
 	    {"jobs", required_argument, NULL, 'j'},
 	    {"max-events", required_argument, NULL, 'M'},
+	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -129,7 +132,7 @@ int cmd_diff(int argc, char **argv)
 	int c;
 
 	gr_opt_begin();
-	while ((c = getopt_long(argc, argv, ":hj:o:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hj:o:q", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'J':
 			json = 1;
@@ -139,6 +142,9 @@ int cmd_diff(int argc, char **argv)
 			break;
 		case 'o':
 			out = optarg;
+			break;
+		case 'q':
+			quiet = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -199,10 +205,16 @@ int cmd_diff(int argc, char **argv)
 		path[1] = "gpurec.trc";
 	if (gr_opt_html("diff", html, json, out))
 		return 2;
+	gr_progress_init("diff", quiet);
 	for (int s = 0; s < 2; s++)
 		if (load_side(path[s], &lopts, &m[s]))
 			goto out;
+	gr_progress_begin("comparing", 0, NULL);
 	err = gr_diff_compute(m[0], m[1], &o, &d);
+	if (html && !err)
+		gr_progress_begin("writing the page", 0, NULL);
+	else
+		gr_progress_end();
 	if (err && ropts.step && gr_report_step_error(err)) {
 		fprintf(stderr, "gpurec diff: --step '%s', in %s or %s: %s\n", GR_TEXT(ropts.step),
 			GR_TEXT(path[0]), GR_TEXT(path[1]), gr_report_step_error(err));
@@ -216,6 +228,7 @@ int cmd_diff(int argc, char **argv)
 		long long bytes = -1;
 
 		err = gr_html_diff_save(out, d, (const struct gr_model *const *)m, path, &bytes);
+		gr_progress_end();
 		if (err) {
 			fprintf(stderr, "gpurec diff: writing %s: %s\n", out, gr_strerror(err));
 			goto out;

@@ -19,6 +19,7 @@
 #include "analyze/model/model.h"
 #include "analyze/report/report.h"
 #include "analyze/util/options.h"
+#include "analyze/util/progress.h"
 #include "analyze/util/text.h"
 #include "cmd.h"
 
@@ -35,7 +36,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: gpurec export [FILE] [-o OUT] [--format FMT] [--from TIME] [--to TIME]\n"
 		"                     [--pid PIDS] [--no-flows] [--step SPEC] [--warn-mb N]\n"
-		"                     [--force] [--max-events N] [-j N]\n"
+		"                     [--force] [--max-events N] [-j N] [-q]\n"
 		"  FILE           trace to export (default gpurec.trc); -i FILE names it too,\n"
 		"                 as perf does\n"
 		"  -o, --output OUT  file to write (default FILE with .trc replaced by .json,\n"
@@ -60,6 +61,7 @@ static void usage(FILE *f)
 		"  --max-events N refuse a trace of more than N events (default: what half the\n"
 		"                 memory holds, %llu here; 0 = no limit)\n"
 		"  -j, --jobs N   threads that load the trace (default: one per CPU; 1: none)\n"
+		"  -q, --quiet    no progress on a terminal (shown for work of more than 2 s)\n"
 		"  -h, --help     this text\n"
 		"Open the output in ui.perfetto.dev or chrome://tracing. --from, --to, --pid,\n"
 		"--no-flows, --step and --warn-mb are for JSON and Perfetto.\n",
@@ -165,6 +167,7 @@ static int export_tables(const struct gr_model *m, enum out_format fmt, const ch
 		err = gr_export_sqlite(m, out, GPUREC_VERSION, &st, &why);
 	else
 		err = gr_export_csv(m, out, GPUREC_VERSION, &st, &why);
+	gr_progress_end();
 	if (err && fmt == FMT_SQLITE)
 		fprintf(stderr, "gpurec export: writing %s: %s\n", out,
 			err == -EIO && why ? why : gr_strerror(err));
@@ -344,7 +347,7 @@ int cmd_export(int argc, char **argv)
 	FILE *f = NULL;
 	long long bytes = -1;
 	uint64_t warn_bytes = (uint64_t)WARN_MB << 20;
-	int err, ret = 1, to_stdout, force = 0, json_only = 0, fmt = -1, timeline;
+	int err, ret = 1, to_stdout, force = 0, json_only = 0, fmt = -1, timeline, quiet = 0;
 
 	static const struct option longopts[] = {
 	    {"output", required_argument, NULL, 'o'},
@@ -359,16 +362,20 @@ int cmd_export(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {"format", required_argument, NULL, 'X'},
 	    {"step", required_argument, NULL, 'S'},
+	    {"quiet", no_argument, NULL, 'q'},
 	    {0},
 	};
 	int c;
 
 	gr_opt_begin();
-	while ((c = getopt_long(argc, argv, ":ho:p:i:j:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":ho:p:i:j:q", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'q':
+			quiet = 1;
+			break;
 		case 'o':
 			out = optarg;
 			break;
@@ -515,10 +522,13 @@ int cmd_export(int argc, char **argv)
 		lopts.to_ts = o.has_to ? add_sat(start, o.to_ns) : UINT64_MAX;
 		lopts.margin_ns = GR_MODEL_MARGIN_NS;
 	}
+	gr_progress_init("export", quiet);
 	err = gr_load_trace("export", path, &lopts, &m);
 	if (err)
 		goto out;
+	gr_progress_end();
 	if (!timeline) {
+		gr_progress_begin("writing", gr_export_rows_estimate(m), "events");
 		ret = export_tables(m, fmt, out);
 		goto out;
 	}
@@ -543,6 +553,7 @@ int cmd_export(int argc, char **argv)
 	}
 	err = fmt == FMT_PERFETTO ? gr_export_perfetto(m, f, &o, &st)
 				  : gr_export_chrome(m, f, &o, &st);
+	gr_progress_end();
 	if (!err && !to_stdout) {
 		bytes = ftello(f);
 		if (fclose(f))

@@ -10,13 +10,14 @@
 #include "analyze/info/info.h"
 #include "analyze/model/load.h"
 #include "analyze/util/options.h"
+#include "analyze/util/progress.h"
 #include "analyze/util/text.h"
 #include "cmd.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: gpurec info [FILE...] [--json] [--max-events N] [-j N]\n"
+		"usage: gpurec info [FILE...] [--json] [--max-events N] [-j N] [-q]\n"
 		"  FILE            trace to describe (default gpurec.trc); several: one job,\n"
 		"                  aligned on the first one's clock; -i FILE names one too,\n"
 		"                  as perf does\n"
@@ -24,6 +25,7 @@ static void usage(FILE *f)
 		"  --max-events N  refuse a trace of more than N events (default: what half\n"
 		"                  the memory holds, %llu here; 0 = no limit)\n"
 		"  -j, --jobs N    threads that load the trace (default: one per CPU; 1: none)\n"
+		"  -q, --quiet     no progress on a terminal (shown for work of more than 2 s)\n"
 		"  -h, --help      this text\n",
 		(unsigned long long)gr_load_max_events());
 }
@@ -35,22 +37,26 @@ int cmd_info(int argc, char **argv)
 	int npaths;
 	struct gr_model *m = NULL;
 	struct gr_info in = {0};
-	int json = 0, err, ret = 1;
+	int json = 0, quiet = 0, err, ret = 1;
 
 	static const struct option longopts[] = {
 	    {"json", no_argument, NULL, 'J'},
 	    {"jobs", required_argument, NULL, 'j'},
 	    {"max-events", required_argument, NULL, 'M'},
+	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
 	int c;
 
 	gr_opt_begin();
-	while ((c = getopt_long(argc, argv, ":hi:j:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hi:j:q", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'J':
 			json = 1;
+			break;
+		case 'q':
+			quiet = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -83,9 +89,12 @@ int cmd_info(int argc, char **argv)
 	}
 	/* a set is named by its first trace; the output lists them all */
 	path = paths[0];
+	gr_progress_init("info", quiet);
 	if (gr_load_set("info", paths, (size_t)npaths, &lopts, &m))
 		goto out;
+	gr_progress_begin("counting", 0, NULL);
 	err = gr_info_compute(m, &in);
+	gr_progress_end();
 	if (err) {
 		fprintf(stderr, "gpurec info: %s: %s\n", GR_TEXT(path), gr_strerror(err));
 		goto out;

@@ -16,6 +16,7 @@
 #include "analyze/model/model.h"
 #include "analyze/report/report.h"
 #include "analyze/util/options.h"
+#include "analyze/util/progress.h"
 #include "analyze/util/text.h"
 #include "cmd.h"
 
@@ -25,7 +26,7 @@ static void usage(FILE *f)
 	    f,
 	    "usage: gpurec report [FILE...] [--json | --html -o PAGE] [--only SECTIONS] [--top N]\n"
 	    "                     [--sms N] [--slow-launch US] [--no-compensate] [--step SPEC]\n"
-	    "                     [--max-events N] [-j N]\n"
+	    "                     [--max-events N] [-j N] [-q]\n"
 	    "  FILE            trace to report on (default gpurec.trc); several: one job\n"
 	    "                  (one trace per node), aligned on the first one's clock;\n"
 	    "                  -i FILE names one too, as perf does\n"
@@ -48,6 +49,7 @@ static void usage(FILE *f)
 	    "  --max-events N  refuse a trace of more than N events (default: what half the\n"
 	    "                  memory holds, %llu here; 0 = no limit)\n"
 	    "  -j, --jobs N    threads that load the trace (default: one per CPU; 1: none)\n"
+	    "  -q, --quiet     no progress on a terminal (shown for work of more than 2 s)\n"
 	    "  -h, --help      this text\n",
 	    GR_REPORT_SLOW_LAUNCH_NS / 1000, (unsigned long long)gr_load_max_events());
 }
@@ -102,7 +104,7 @@ int cmd_report(int argc, char **argv)
 	struct gr_report *r = NULL;
 	unsigned long top = 0; /* text: 20; JSON: every row */
 	const char *out = NULL;
-	int json = 0, html = 0, err, ret = 1;
+	int json = 0, html = 0, quiet = 0, err, ret = 1;
 
 	static const struct option longopts[] = {
 	    {"json", no_argument, NULL, 'J'},
@@ -116,6 +118,7 @@ int cmd_report(int argc, char **argv)
 	    {"step", required_argument, NULL, 'P'},
 	    {"jobs", required_argument, NULL, 'j'},
 	    {"max-events", required_argument, NULL, 'M'},
+	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -123,13 +126,16 @@ int cmd_report(int argc, char **argv)
 	int c;
 
 	gr_opt_begin();
-	while ((c = getopt_long(argc, argv, ":hi:j:o:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hi:j:o:q", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'J':
 			json = 1;
 			break;
 		case 'H':
 			html = 1;
+			break;
+		case 'q':
+			quiet = 1;
 			break;
 		case 'o':
 			out = optarg;
@@ -198,9 +204,15 @@ int cmd_report(int argc, char **argv)
 	}
 	if (gr_opt_html("report", html, json, out))
 		return 2;
+	gr_progress_init("report", quiet);
 	if (gr_load_set("report", paths, (size_t)npaths, &lopts, &m))
 		goto out;
+	gr_progress_begin("computing the report", 0, NULL);
 	err = gr_report_compute(m, &opts, &r);
+	if (html && !err)
+		gr_progress_begin("writing the page", 0, NULL);
+	else
+		gr_progress_end();
 	if (err && opts.step && gr_report_step_error(err)) {
 		fprintf(stderr, "gpurec report: --step '%s': %s\n", GR_TEXT(opts.step),
 			gr_report_step_error(err));
@@ -214,6 +226,7 @@ int cmd_report(int argc, char **argv)
 		long long bytes = -1;
 
 		err = gr_html_report_save(out, m, r, paths, (size_t)npaths, &bytes);
+		gr_progress_end();
 		if (err) {
 			fprintf(stderr, "gpurec report: writing %s: %s\n", out, gr_strerror(err));
 			goto out;

@@ -25,8 +25,8 @@ static size_t short_host(const char *host, char *out, size_t size)
 	for (; host[n] && host[n] != '.' && n + 1 < size; n++) {
 		char c = host[n];
 
-		out[n] = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-				 c == '-' || c == '_'
+		out[n] = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+				 (c >= 'A' && c <= 'Z') || c == '-' || c == '_'
 			     ? c
 			     : '_';
 	}
@@ -79,7 +79,8 @@ int gr_output_name_expand(const char *pattern, const char *host, const char *ran
 				return -1;
 			default:
 				snprintf(why, 128,
-					 "unknown escape '%%%c' (%%h host, %%r rank, %%p pid, %%%% a '%%')",
+					 "unknown escape '%%%c' (%%h host, %%r rank, %%p pid, %%%% "
+					 "a '%%')",
 					 *p >= 0x20 && *p < 0x7f ? *p : '?');
 				return -1;
 			}

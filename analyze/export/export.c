@@ -17,6 +17,7 @@
 #include "analyze/figures/timeline.h"
 #include "analyze/model/damage.h"
 #include "analyze/util/json.h"
+#include "analyze/util/progress.h"
 #include "export.h"
 #include "export_perfetto.h"
 #include "export_stacks.h"
@@ -804,6 +805,7 @@ static void write_launches(struct ex *x)
 		const struct gr_launch_key *lk = &keys[l[i].key];
 		uint64_t dur = gr_launch_dur(lk, &l[i]);
 
+		gr_progress_add(1);
 		if (gr_graphs_bit(nodes, i)) {
 			if (node_begin(x, GR_K_LAUNCH, lk->thread, lk->api, k[lk->kernel].name,
 				       l[i].ts, dur, lk->stack)) {
@@ -836,6 +838,7 @@ static void write_calls(struct ex *x)
 	const struct gr_copy *c = gr_model_copies(x->m, &n);
 	const uint64_t *copy_nodes = gr_graphs_copy_bits(x->graphs);
 	for (size_t i = 0; i < n; i++) {
+		gr_progress_add(1);
 		if (gr_graphs_bit(copy_nodes, i)
 			? !node_begin(x, GR_K_COPY, c[i].thread, c[i].api, gr_api_name(c[i].api),
 				      c[i].ts, c[i].dur, c[i].stack)
@@ -848,6 +851,7 @@ static void write_calls(struct ex *x)
 	const struct gr_memset *ms = gr_model_memsets(x->m, &n);
 	const uint64_t *memset_nodes = gr_graphs_memset_bits(x->graphs);
 	for (size_t i = 0; i < n; i++) {
+		gr_progress_add(1);
 		if (gr_graphs_bit(memset_nodes, i)
 			? !node_begin(x, GR_K_MEMSET, ms[i].thread, ms[i].api,
 				      gr_api_name(ms[i].api), ms[i].ts, ms[i].dur, ms[i].stack)
@@ -1415,6 +1419,7 @@ static int write_sched(struct ex *x)
 	if (!err)
 		err = gr_timeline_init(&tl, tids, first, x->nthreads, on_span, x);
 	for (size_t i = 0; !err && i < n && e[i].ts <= x->hi; i++) {
+		gr_progress_add(1);
 		gr_block_tracker_feed(&x->bt, &keys[e[i].key]);
 		err = gr_timeline_feed(&tl, e[i].ts, &keys[e[i].key]);
 	}
@@ -1990,12 +1995,24 @@ static int order(struct ex *x)
 	return order_gpu(x);
 }
 
+uint64_t gr_export_rows_estimate(const struct gr_model *m)
+{
+	size_t launches, copies, memsets, scheds;
+
+	gr_model_launches(m, &launches);
+	gr_model_copies(m, &copies);
+	gr_model_memsets(m, &memsets);
+	gr_model_scheds(m, &scheds);
+	return (uint64_t)launches + copies + memsets + scheds;
+}
+
 int gr_export_count(const struct gr_model *m, const struct gr_export_opts *o,
 		    struct gr_export_stats *st)
 {
 	struct ex x;
 	int err = ex_init(&x, m, NULL, o);
 
+	gr_progress_begin("counting", gr_export_rows_estimate(m), "events");
 	if (!err)
 		err = mark(&x);
 	if (!err)
@@ -2029,7 +2046,10 @@ int gr_export_process_launches(const struct gr_model *m, const struct gr_export_
  */
 static int write_all(struct ex *x)
 {
-	int err = mark(x);
+	int err;
+
+	gr_progress_begin("counting", gr_export_rows_estimate(x->m), "events");
+	err = mark(x);
 
 	if (!err)
 		err = order(x);
@@ -2038,6 +2058,7 @@ static int write_all(struct ex *x)
 	memset(&x->st, 0, sizeof(x->st));
 	x->wake_flows = 0;
 	x->emit = 1;
+	gr_progress_begin("writing", gr_export_rows_estimate(x->m), "events");
 	if (!x->pf)
 		write_prologue(x);
 	write_metadata(x);

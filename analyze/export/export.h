@@ -143,6 +143,14 @@ int gr_export_perfetto(const struct gr_model *m, FILE *f, const struct gr_export
 		       struct gr_export_stats *st);
 
 /*
+ * The rows of the kinds that make most of an export's work (launches, copies, memsets, scheduler
+ * events), for its progress: JSON and Perfetto walk them twice (counting, then writing: two
+ * pieces of work), the tables once; each walk counts one per row to gr_progress_add()
+ * (progress.h).
+ */
+uint64_t gr_export_rows_estimate(const struct gr_model *m);
+
+/*
  * What gr_export_chrome() would write with @o, counted without formatting anything (metadata
  * events are not counted): a cheap size estimate before a long write. Returns 0 or -ENOMEM.
  */

@@ -13,6 +13,7 @@
 #include "analyze/figures/outcome.h"
 #include "analyze/figures/timeline.h"
 #include "analyze/util/keymap.h"
+#include "analyze/util/progress.h"
 #include "analyze/util/strtab.h"
 #include "export_tables.h"
 
@@ -346,6 +347,7 @@ static void end_row(struct xt *x)
 		x->err = x->sink->row(x->sink->ctx, &tables[x->tab], x->v);
 	x->st.rows[x->tab]++;
 	x->n = 0;
+	gr_progress_add(1);
 }
 
 /* ---- what every API call table says of a call ---- */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analyze/util/progress.h"
 #include "analyze/util/text.h"
 #include "damage.h"
 #include "load.h"
@@ -15,6 +16,7 @@
 static void say(const char *cmd, const char *path, int err, const struct gr_diag *diag,
 		const struct gr_model_load_opts *o)
 {
+	gr_progress_end();
 	if (err == GR_ERR_LIMIT && o->max_records && *o->over_records)
 		fprintf(
 		    stderr,
@@ -59,6 +61,7 @@ int gr_load_trace(const char *cmd, const char *path, const struct gr_model_load_
 		return err;
 	}
 	gr_damage_of(*out, &damage);
+	gr_progress_end(); /* before a warning: it would overwrite the line midway */
 	gr_damage_warn(stderr, cmd, path, &damage);
 	return 0;
 }
@@ -108,6 +111,7 @@ int gr_load_set(const char *cmd, const char *const *paths, size_t n,
 		return err;
 	}
 	t = gr_model_traces(*out, &nt);
+	gr_progress_end();
 	for (size_t i = 1; i < nt; i++)
 		if (!t[i].anchored)
 			fprintf(

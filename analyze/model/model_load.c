@@ -17,6 +17,7 @@
 
 #include "analyze/util/arrays.h"
 #include "analyze/util/demangle.h"
+#include "analyze/util/progress.h"
 #include "memmap.h"
 #include "model_impl.h"
 
@@ -1108,6 +1109,7 @@ static int merge(struct run *R, struct part *P)
 	if (L->max_records && P->total > L->max_records - L->nrecords)
 		return over_limit(L, L->nrecords + P->total, P->offset);
 	L->nrecords += P->total;
+	gr_progress_add(P->total);
 	if (P->status < 0) {
 		if (L->diag)
 			*L->diag = P->diag;
@@ -1478,6 +1480,7 @@ static int read_chunks(struct loader *L, struct gr_trace_reader *r, unsigned job
 	if (!todo)
 		return gr_diag_set(L->diag, -ENOMEM, 0, "out of memory");
 	ntodo = plan(L, r, todo, hint, &records);
+	gr_progress_begin("loading", records, "events");
 	/* before any array is sized to them: a few KB of zstd may claim millions of records, and
 	 * the index counts what each chunk holds (a chunk that disagrees turns bad when decoded) */
 	if (L->max_records && records > L->max_records - L->nrecords) {
@@ -1692,6 +1695,7 @@ static int load_once(struct gr_model **out, struct gr_trace_reader *const *rs,
 	}
 	*failed = 0;
 	m->integ = *gr_trace_reader_integrity(r);
+	gr_progress_begin("sorting and indexing", 0, NULL);
 	err = finish(L);
 	if (err)
 		goto out;

@@ -17,9 +17,8 @@ static void test_escapes(void)
 					   out, sizeof(out), why),
 		     0);
 	CHECK_STR(out, "trace.node07.13.trc");
-	CHECK_EQ_U64(gr_output_name_expand("/tmp/run-%p/%%r-%r", "h", "0", 4242, out, sizeof(out),
-					   why),
-		     0);
+	CHECK_EQ_U64(
+	    gr_output_name_expand("/tmp/run-%p/%%r-%r", "h", "0", 4242, out, sizeof(out), why), 0);
 	CHECK_STR(out, "/tmp/run-4242/%r-0");
 	/* a pattern without escapes is the name itself, and needs no rank */
 	CHECK_EQ_U64(gr_output_name_expand("plain.trc", "h", NULL, 1, out, sizeof(out), why), 0);
