@@ -10,10 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "analyze/html/html.h"
 #include "analyze/model/load.h"
 #include "analyze/model/model.h"
+#include "analyze/report/job.h"
+#include "analyze/report/job_run.h"
 #include "analyze/report/report.h"
 #include "analyze/util/options.h"
 #include "analyze/util/progress.h"
@@ -26,10 +29,17 @@ static void usage(FILE *f)
 	    f,
 	    "usage: gpurec report [FILE...] [--json | --html -o PAGE] [--only SECTIONS] [--top N]\n"
 	    "                     [--sms N] [--slow-launch US] [--no-compensate] [--step SPEC]\n"
-	    "                     [--max-events N] [-j N] [-q]\n"
+	    "                     [--max-events N] [-j N] [-q] [--job] [--summary [-o OUT]]\n"
 	    "  FILE            trace to report on (default gpurec.trc); several: one job\n"
 	    "                  (one trace per node), aligned on the first one's clock;\n"
 	    "                  -i FILE names one too, as perf does\n"
+	    "  --job           report the traces as a job trace by trace: each loaded\n"
+	    "                  alone (-j at a time), then the ranks section over all of\n"
+	    "                  them; the route for a directory (its *.trc), for job\n"
+	    "                  summaries and for more than %d traces\n"
+	    "  --summary       write the job summary of the traces (docs/REPORTS.md) to -o\n"
+	    "                  OUT (default standard output); `report A.sum B.sum` merges\n"
+	    "                  summaries into the job's report\n"
 	    "  --json          machine-readable output (schema: docs/REPORTS.md)\n"
 	    "  --html          one self-contained HTML page with charts, the timeline and a\n"
 	    "                  flame graph, written to -o PAGE (docs/HTML.md)\n"
@@ -51,7 +61,8 @@ static void usage(FILE *f)
 	    "  -j, --jobs N    threads that load the trace (default: one per CPU; 1: none)\n"
 	    "  -q, --quiet     no progress on a terminal (shown for work of more than 2 s)\n"
 	    "  -h, --help      this text\n",
-	    GR_REPORT_SLOW_LAUNCH_NS / 1000, (unsigned long long)gr_load_max_events());
+	    GR_JOB_DIRECT_MAX, GR_REPORT_SLOW_LAUNCH_NS / 1000,
+	    (unsigned long long)gr_load_max_events());
 }
 
 /* "launches,fusion" -> bits; 0 on an unknown name. */
@@ -94,6 +105,68 @@ static unsigned parse_only(const char *s)
 	return bits;
 }
 
+/* Whether @path is a directory. */
+static int is_dir(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+/*
+ * The per-trace route (job.h): the summaries of @paths, written to @out (--summary: NULL for
+ * standard output) or merged into the job's report.
+ */
+static int report_job(const char *const *args, size_t nargs, const struct gr_model_load_opts *lo,
+		      const struct gr_report_opts *ro, int summary, const char *out, int json,
+		      unsigned top)
+{
+	char **paths = NULL, **texts = NULL;
+	size_t n = 0, *lens = NULL;
+	struct gr_job job = {0};
+	FILE *f = stdout;
+	int err, ret = 1;
+
+	if (gr_job_paths("report", args, nargs, &paths, &n))
+		return 1;
+	err = gr_job_summaries("report", paths, n, lo, ro, lo->jobs, &texts, &lens);
+	if (err)
+		goto out;
+	if (summary) {
+		if (out && strcmp(out, "-") && !(f = fopen(out, "we"))) {
+			fprintf(stderr, "gpurec report: %s: %s\n", GR_TEXT(out), strerror(errno));
+			goto out;
+		}
+		for (size_t i = 0; i < n; i++)
+			fwrite(texts[i], 1, lens[i], f);
+		if ((f != stdout ? fclose(f) : fflush(f)) || ferror(stdout)) {
+			fprintf(stderr, "gpurec report: writing %s: %s\n",
+				out ? GR_TEXT(out) : "the output", strerror(errno));
+			goto out;
+		}
+		ret = 0;
+		goto out;
+	}
+	if (gr_job_from_summaries("report", paths, texts, lens, n, &job))
+		goto out;
+	err = json ? gr_job_write_json(stdout, &job, top) : gr_job_write_text(stdout, &job, top);
+	if (err)
+		fprintf(stderr, "gpurec report: writing the output: %s\n", gr_strerror(err));
+	else
+		ret = 0;
+out:
+	gr_job_free(&job);
+	for (size_t i = 0; i < n; i++) {
+		free(paths[i]);
+		if (texts)
+			free(texts[i]);
+	}
+	free(paths);
+	free(texts);
+	free(lens);
+	return ret;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct gr_model_load_opts lopts = {.max_records = gr_load_max_events()};
@@ -104,7 +177,7 @@ int cmd_report(int argc, char **argv)
 	struct gr_report *r = NULL;
 	unsigned long top = 0; /* text: 20; JSON: every row */
 	const char *out = NULL;
-	int json = 0, html = 0, quiet = 0, err, ret = 1;
+	int json = 0, html = 0, quiet = 0, job = 0, summary = 0, err, ret = 1;
 
 	static const struct option longopts[] = {
 	    {"json", no_argument, NULL, 'J'},
@@ -119,6 +192,8 @@ int cmd_report(int argc, char **argv)
 	    {"jobs", required_argument, NULL, 'j'},
 	    {"max-events", required_argument, NULL, 'M'},
 	    {"quiet", no_argument, NULL, 'q'},
+	    {"job", no_argument, NULL, 'B'},
+	    {"summary", no_argument, NULL, 'Y'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -136,6 +211,12 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'q':
 			quiet = 1;
+			break;
+		case 'B':
+			job = 1;
+			break;
+		case 'Y':
+			summary = 1;
 			break;
 		case 'o':
 			out = optarg;
@@ -201,6 +282,29 @@ int cmd_report(int argc, char **argv)
 	if (!npaths) {
 		paths[0] = "gpurec.trc";
 		npaths = 1;
+	}
+	for (int i = 0; i < npaths; i++)
+		job |= is_dir(paths[i]) || gr_job_is_summary(paths[i]);
+	if (summary || job || npaths > GR_JOB_DIRECT_MAX) {
+		if (html) {
+			fprintf(stderr,
+				"gpurec report: --html is for one model of the traces, not "
+				"a job reported trace by trace (--job, --summary, a "
+				"directory, summaries or more than %d traces)\n",
+				GR_JOB_DIRECT_MAX);
+			return 2;
+		}
+		if (out && !summary) {
+			fprintf(stderr, "gpurec report: -o is for --summary (or --html)\n");
+			return 2;
+		}
+		if (summary && json) {
+			fprintf(stderr, "gpurec report: --summary writes a summary, not JSON\n");
+			return 2;
+		}
+		gr_progress_init("report", quiet);
+		return report_job(paths, (size_t)npaths, &lopts, &opts, summary, out, json,
+				  (unsigned)top);
 	}
 	if (gr_opt_html("report", html, json, out))
 		return 2;

@@ -1579,8 +1579,8 @@ int64_t gr_model_clock_shift(const struct gr_trace_header *first, const struct g
 		return 0;
 	/* the same instant reads realtime - monotonic later on each clock: the difference of the
 	 * two offsets carries one clock onto the other */
-	return ((int64_t)h->clock_realtime_ns - (int64_t)h->clock_monotonic_ns) -
-	       ((int64_t)first->clock_realtime_ns - (int64_t)first->clock_monotonic_ns);
+	return (int64_t)((h->clock_realtime_ns - h->clock_monotonic_ns) -
+			 (first->clock_realtime_ns - first->clock_monotonic_ns));
 }
 
 /* The set's traces, where each came from, into the model; trace @k's place in L->ctx. */

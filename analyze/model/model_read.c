@@ -103,7 +103,8 @@ enum adj_what {
 	ADJ_GPU,
 	ADJ_NAME_KEY,
 	ADJ_PROC_VALUE,
-	ADJ_SESS_VALUE
+	ADJ_SESS_VALUE,
+	ADJ_NVTX_ID
 };
 
 /* What a column of a trace of a set needs to join the first trace's clock and ids. */
@@ -162,6 +163,11 @@ static enum adj_what adj_of(uint16_t kind, uint16_t col)
 		       : col == GR_GPU_HOST_TS			   ? ADJ_TS
 		       : col == GR_GPU_DEVICE			   ? ADJ_GPU
 								   : 0;
+	case GR_K_NVTX:
+		/* a domain handle is its process's; the id of a thread's name is its tid */
+		return col == GR_NVTX_PID || col == GR_NVTX_TID ? ADJ_ID
+		       : col == GR_NVTX_ID			? ADJ_NVTX_ID
+								: 0;
 	case GR_K_COMM:
 		/* the communicator's identity (GR_COMM_ID) is the job's, shared by every trace */
 		return col == GR_COMM_PID || col == GR_COMM_TID ? ADJ_ID
@@ -184,6 +190,8 @@ static int row_is_id(enum adj_what w, const uint64_t *const *v, uint32_t i)
 	case ADJ_SESS_VALUE:
 		return v[GR_SESS_KEY][i] == GR_SESS_RECORDER_PID ||
 		       v[GR_SESS_KEY][i] == GR_SESS_WATCHDOG_PID;
+	case ADJ_NVTX_ID:
+		return v[GR_NVTX_OP][i] == GR_NVTX_NAME_THREAD;
 	default:
 		return 1;
 	}

@@ -41,4 +41,13 @@ void gr_report_json(struct gr_json *j, const struct gr_report *r, const struct g
 int gr_report_write_json(FILE *f, const struct gr_report *r, const struct gr_model *m,
 			 unsigned top);
 
+/* The ranks section alone, for a job reported per trace (job.h): its text (heading, the traces
+ * @t of the job, one row per process, the pace by range, the verdict; at most @top rows, 0 = 20),
+ * and its JSON keys ("ranks_verdict", "ranks", "nvtx_pace", "straggler") and "traces" into an
+ * object the caller began. */
+void gr_report_ranks_text(FILE *f, const struct gr_report_ranks *R, const struct gr_model_trace *t,
+			  size_t nt, unsigned top);
+void gr_report_ranks_json(struct gr_json *j, const struct gr_report_ranks *R, unsigned top);
+void gr_report_traces_json(struct gr_json *j, const struct gr_model_trace *t, size_t n);
+
 #endif

@@ -97,6 +97,7 @@ struct rp_ctx {
 	struct gr_probe_cost *pc; /* the report's: what every host time is compensated by */
 	uint32_t sms;
 	uint64_t slow_ns;
+	int all_ranks; /* gr_report_opts.all_ranks */
 
 	/* model arrays */
 	const struct gr_launch *l;

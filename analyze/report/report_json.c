@@ -608,6 +608,11 @@ static void traces(struct gr_json *j, const struct gr_model *m)
 	size_t n;
 	const struct gr_model_trace *t = gr_model_traces(m, &n);
 
+	gr_report_traces_json(j, t, n);
+}
+
+void gr_report_traces_json(struct gr_json *j, const struct gr_model_trace *t, size_t n)
+{
 	if (!n)
 		return;
 	gr_json_key(j, "traces");
@@ -624,9 +629,8 @@ static void traces(struct gr_json *j, const struct gr_model *m)
 }
 
 /* "ranks" and "straggler": only when two or more processes launch. Times are per iteration. */
-static void ranks(struct gr_json *j, const struct gr_report *r, unsigned top)
+void gr_report_ranks_json(struct gr_json *j, const struct gr_report_ranks *R, unsigned top)
 {
-	const struct gr_report_ranks *R = &r->ranks;
 	const struct gr_report_straggler *s = &R->straggler;
 
 	gr_json_key(j, "ranks_verdict");
@@ -957,7 +961,7 @@ void gr_report_json(struct gr_json *j, const struct gr_report *r, const struct g
 	if (r->sections & GR_REPORT_COMM)
 		comm(j, r);
 	if (r->ranks.n)
-		ranks(j, r, top);
+		gr_report_ranks_json(j, &r->ranks, top);
 	if (r->sections & GR_REPORT_MEMORY)
 		rp_memory_json(j, r);
 	rp_gpu_json(j, r, m, top);

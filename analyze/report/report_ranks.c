@@ -214,7 +214,7 @@ out:
  * other. A launcher that made a few calls before it started the ranks, then waits for them,
  * has a "loop" of its own, over before theirs began: it is listed, but not compared.
  */
-static void mark_concurrent(struct gr_report_ranks *R)
+void gr_report_ranks_mark_concurrent(struct gr_report_ranks *R)
 {
 	for (size_t i = 0; i < R->n; i++) {
 		const struct gr_report_iteration *a = &R->v[i].iter;
@@ -234,31 +234,40 @@ static int cmp_rank(const void *a, const void *b)
 {
 	const struct gr_report_rank *x = a, *y = b;
 
-	/* ranked processes first, by rank; then by pid */
+	/* ranked processes first, by rank; then by trace and pid (a model's process order) */
 	if ((x->rank < 0) != (y->rank < 0))
 		return x->rank < 0 ? 1 : -1;
 	if (x->rank != y->rank)
 		return x->rank < y->rank ? -1 : 1;
+	if (x->trace != y->trace)
+		return x->trace < y->trace ? -1 : 1;
 	if (x->process != y->process)
 		return x->process < y->process ? -1 : 1;
 	return 0;
 }
 
-/* The straggler's verdict, the numbers behind it in one sentence. */
-static int verdict(struct rp_ctx *x)
+void gr_report_ranks_sort(struct gr_report_ranks *R)
 {
-	struct gr_report_ranks *R = &x->r->ranks;
+	if (R->n)
+		gr_qsort(R->v, R->n, sizeof(*R->v), cmp_rank);
+}
+
+enum gr_verdict_level gr_report_ranks_verdict(const struct gr_report_ranks *R, char *buf,
+					      size_t size)
+{
 	const struct gr_report_straggler *s = &R->straggler;
 	char b1[32], b2[32], b3[32], who[160], where[96] = "";
 	size_t nfound = 0;
 
 	for (size_t i = 0; i < R->n; i++)
 		nfound += R->v[i].concurrent;
-	if (nfound < 2)
-		return rp_verdict(x, &R->verdict, GR_VERDICT_NONE,
-				  "%zu processes launch; %zu of them have a loop running while "
-				  "another's does, to compare",
-				  R->n, nfound);
+	if (nfound < 2) {
+		snprintf(buf, size,
+			 "%zu processes launch; %zu of them have a loop running while another's "
+			 "does, to compare",
+			 R->n, nfound);
+		return GR_VERDICT_NONE;
+	}
 	if (R->v[s->index].host)
 		snprintf(where, sizeof(where), ", trace %" PRIu32 " on %s", R->v[s->index].trace,
 			 R->v[s->index].host);
@@ -269,24 +278,39 @@ static int verdict(struct rp_ctx *x)
 		snprintf(who, sizeof(who), "pid %" PRIu32 "%s", R->v[s->index].pid, where);
 	gr_units_ns(b1, sizeof(b1), (double)R->v[s->index].iter.period_ns);
 	gr_units_ns(b2, sizeof(b2), (double)s->others_ns);
-	if (!s->found && s->ratio < GR_REPORT_STRAGGLER_RATIO)
-		return rp_verdict(x, &R->verdict, GR_VERDICT_OK,
-				  "no straggler among %zu processes: the slowest, %s, takes %s per "
-				  "iteration, %.2fx the others' median %s (under %.2fx)",
-				  nfound, who, b1, s->ratio, b2, GR_REPORT_STRAGGLER_RATIO);
+	if (!s->found && s->ratio < GR_REPORT_STRAGGLER_RATIO) {
+		snprintf(buf, size,
+			 "no straggler among %zu processes: the slowest, %s, takes %s per "
+			 "iteration, %.2fx the others' median %s (under %.2fx)",
+			 nfound, who, b1, s->ratio, b2, GR_REPORT_STRAGGLER_RATIO);
+		return GR_VERDICT_OK;
+	}
 	if (!s->found) {
 		gr_units_ns(b3, sizeof(b3), (double)GR_REPORT_STRAGGLER_FLOOR_NS);
-		return rp_verdict(x, &R->verdict, GR_VERDICT_OK,
-				  "no straggler among %zu processes: the slowest, %s, takes %s per "
-				  "iteration, %.2fx the others' median %s but less than %s more, "
-				  "within what our probes and the clock add",
-				  nfound, who, b1, s->ratio, b2, b3);
+		snprintf(
+		    buf, size,
+		    "no straggler among %zu processes: the slowest, %s, takes %s per "
+		    "iteration, %.2fx the others' median %s but less than %s more, within what "
+		    "our probes and the clock add",
+		    nfound, who, b1, s->ratio, b2, b3);
+		return GR_VERDICT_OK;
 	}
 	gr_units_ns(b3, sizeof(b3), (double)s->excess_ns);
-	return rp_verdict(x, &R->verdict, GR_VERDICT_PROBLEM,
-			  "%s is the straggler: %s per iteration, %.2fx the others' median %s; "
-			  "its extra time is %s (+%s per iteration over the others' median)",
-			  who, b1, s->ratio, b2, part_words(s->cause), b3);
+	snprintf(buf, size,
+		 "%s is the straggler: %s per iteration, %.2fx the others' median %s; its extra "
+		 "time is %s (+%s per iteration over the others' median)",
+		 who, b1, s->ratio, b2, part_words(s->cause), b3);
+	return GR_VERDICT_PROBLEM;
+}
+
+/* The straggler's verdict, the numbers behind it in one sentence. */
+static int verdict(struct rp_ctx *x)
+{
+	struct gr_report_ranks *R = &x->r->ranks;
+	char buf[1024];
+	enum gr_verdict_level level = gr_report_ranks_verdict(R, buf, sizeof(buf));
+
+	return rp_verdict(x, &R->verdict, level, "%s", buf);
 }
 
 /* One range of a rank's process, for the pace by range. */
@@ -426,10 +450,12 @@ int rp_ranks(struct rp_ctx *x)
 		if (busiest[p] == UINT32_MAX || x->thr[t].launches > x->thr[busiest[p]].launches)
 			busiest[p] = t;
 	}
-	if (R->n < 2) {
+	if (R->n < 2 && !x->all_ranks) {
 		R->n = 0;
 		goto out;
 	}
+	if (!R->n)
+		goto out;
 	R->v = rp_alloc(x, R->n, sizeof(*R->v));
 	if (!R->v) {
 		err = -ENOMEM;
@@ -469,9 +495,8 @@ int rp_ranks(struct rp_ctx *x)
 	}
 	if (err)
 		goto out;
-	mark_concurrent(R);
-	if (R->n)
-		gr_qsort(R->v, R->n, sizeof(*R->v), cmp_rank);
+	gr_report_ranks_mark_concurrent(R);
+	gr_report_ranks_sort(R);
 	gr_report_straggler_find(R->v, R->n, &R->straggler);
 	err = rp_nvtx_pace(x, np);
 	if (!err)

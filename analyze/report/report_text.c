@@ -710,13 +710,14 @@ static void cpu(FILE *f, const struct gr_report *r, unsigned top)
 }
 
 /* The ranks of the job: one row per launching process, then the straggler. */
-static void ranks(FILE *f, const struct gr_report *r, const struct gr_model *m, unsigned top)
+void gr_report_ranks_text(FILE *f, const struct gr_report_ranks *R, const struct gr_model_trace *t,
+			  size_t nt, unsigned top)
 {
-	const struct gr_report_ranks *R = &r->ranks;
 	char b[8][32], nb[32], rk[16], pid[24];
-	size_t i, nt;
-	const struct gr_model_trace *t = gr_model_traces(m, &nt);
+	size_t i;
 	int w = nt ? 9 : 7;
+
+	top = top ? top : 20;
 
 	heading(f, "6. Ranks");
 	/* several traces: where each process came from, as TRACE:PID */
@@ -1189,8 +1190,12 @@ int gr_report_write_text(FILE *f, const struct gr_report *r, const struct gr_mod
 		cpu(f, r, top);
 	if (r->sections & GR_REPORT_COMM)
 		comm(f, r);
-	if (r->ranks.n)
-		ranks(f, r, m, top);
+	if (r->ranks.n) {
+		size_t nt;
+		const struct gr_model_trace *t = gr_model_traces(m, &nt);
+
+		gr_report_ranks_text(f, &r->ranks, t, nt, top);
+	}
 	if (r->sections & GR_REPORT_MEMORY)
 		rp_memory_text(f, r, m);
 	rp_gpu_text(f, r, m, top);

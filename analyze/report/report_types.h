@@ -59,6 +59,9 @@ struct gr_report_opts {
 	 * matches no call makes gr_report_compute() fail with -ENOENT, one that cannot name
 	 * anything (an unknown api:NAME, an empty name) with -EINVAL */
 	const char *step;
+	/* the ranks section keeps its rows for one launching process too (a job's per-trace
+	 * summary, job.h: one rank per trace is the usual case); else it has rows from two on */
+	int all_ranks;
 };
 
 /* How a report comes out: nothing to say (no data for it), healthy, or a problem to act on. */
@@ -487,6 +490,19 @@ struct gr_report_ranks {
  * when fewer than two are, or the ratio or the excess is under its threshold). */
 void gr_report_straggler_find(const struct gr_report_rank *v, size_t n,
 			      struct gr_report_straggler *out);
+
+/* Mark each of @R's processes whose loop runs while another's does (concurrent): only those are
+ * compared. Times must be on one clock. */
+void gr_report_ranks_mark_concurrent(struct gr_report_ranks *R);
+
+/* Order @R's processes as the report lists them: ranked ones first by rank, then by trace and
+ * pid. (The straggler's index is into this order: sort first.) */
+void gr_report_ranks_sort(struct gr_report_ranks *R);
+
+/* The ranks verdict over @R (its straggler decided) into @buf (@size bytes): the sentence with
+ * the numbers behind it; returns its level. */
+enum gr_verdict_level gr_report_ranks_verdict(const struct gr_report_ranks *R, char *buf,
+					      size_t size);
 
 /* ---- the whole report ---- */
 

@@ -34,6 +34,13 @@ static struct {
 	_Atomic uint64_t done;
 } P = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
 
+static _Thread_local int quiet_thread;
+
+void gr_progress_quiet_thread(int quiet)
+{
+	quiet_thread = quiet;
+}
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -174,7 +181,7 @@ void gr_progress_init(const char *cmd, int quiet)
 
 void gr_progress_begin(const char *what, uint64_t total, const char *unit)
 {
-	if (!P.enabled)
+	if (!P.enabled || quiet_thread)
 		return;
 	pthread_mutex_lock(&P.lock);
 	snprintf(P.what, sizeof(P.what), "%s", what);
@@ -199,13 +206,13 @@ void gr_progress_begin(const char *what, uint64_t total, const char *unit)
 
 void gr_progress_add(uint64_t n)
 {
-	if (P.enabled)
+	if (P.enabled && !quiet_thread)
 		atomic_fetch_add_explicit(&P.done, n, memory_order_relaxed);
 }
 
 void gr_progress_end(void)
 {
-	if (!P.enabled)
+	if (!P.enabled || quiet_thread)
 		return;
 	pthread_mutex_lock(&P.lock);
 	P.active = 0;

@@ -31,6 +31,10 @@ void gr_progress_init(const char *cmd, int quiet);
  */
 void gr_progress_begin(const char *what, uint64_t total, const char *unit);
 
+/* While @quiet, this thread's begin(), add() and end() do nothing: a worker of work that counts
+ * its own pieces (a job's traces), whose loads would otherwise replace its line. */
+void gr_progress_quiet_thread(int quiet);
+
 /* @n more units done. Cheap: one atomic add. */
 void gr_progress_add(uint64_t n);
 

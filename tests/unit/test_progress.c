@@ -26,7 +26,8 @@ static void test_known_total(void)
 	/* a count past the total (an estimate) reads as done, never over 100% */
 	gr_progress_format(line, sizeof(line), "export", "writing", 3000, 2000, "events",
 			   1000000000ull);
-	CHECK_STR(line, "gpurec export: writing: 2000 of 2000 events (100%), 2000/s, about 0 s left");
+	CHECK_STR(line,
+		  "gpurec export: writing: 2000 of 2000 events (100%), 2000/s, about 0 s left");
 }
 
 static void test_unknown_total(void)

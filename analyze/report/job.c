@@ -1,0 +1,576 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A job reported per trace (job.h): a trace's summary written as text, summaries read back and
+ * merged into the ranks section. The in-memory route writes and reads the same text, so the two
+ * routes cannot drift apart.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/util/arrays.h"
+#include "analyze/util/json.h"
+#include "job.h"
+#include "report.h"
+
+/* ---- writing ---- */
+
+/* @s with tab, newline and backslash escaped, as one field */
+static void put_str(FILE *f, const char *s)
+{
+	fputc('\t', f);
+	for (; s && *s; s++) {
+		if (*s == '\t')
+			fputs("\\t", f);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else if (*s == '\\')
+			fputs("\\\\", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+/* One range of a process, for its medians: (name, domain) then the time. */
+struct span {
+	const char *name, *domain;
+	uint64_t ns;
+};
+
+static int cmp_span(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (!c)
+		c = strcmp(x->domain, y->domain);
+	if (c)
+		return c;
+	return x->ns < y->ns ? -1 : x->ns > y->ns;
+}
+
+/* The "range" lines of process @proc: per name and domain its closed ranges' lower median and
+ * count, as the merged route's pace by range takes them (report_ranks.c). */
+static int put_ranges(FILE *f, const struct gr_model *m, const struct gr_report *r, uint32_t proc)
+{
+	const struct gr_nvtx_set *s = &r->nvtx.set;
+	size_t nth, n = 0;
+	const struct gr_thread *th = gr_model_threads(m, &nth);
+	struct span *v = malloc((s->nranges + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nranges; i++) {
+		const struct gr_nvtx_range *g = &s->ranges[i];
+
+		if (!g->closed || g->thread >= nth || th[g->thread].process != proc)
+			continue;
+		v[n++] = (struct span){gr_nvtx_text(s, g->name),
+				       g->domain < s->ndomains ? s->domains[g->domain].name : "",
+				       g->end - g->start};
+	}
+	gr_qsort(v, n, sizeof(*v), cmp_span);
+	for (size_t a = 0; a < n;) {
+		size_t b = a;
+
+		while (b < n && !strcmp(v[b].name, v[a].name) && !strcmp(v[b].domain, v[a].domain))
+			b++;
+		fputs("range", f);
+		put_str(f, v[a].name);
+		put_str(f, v[a].domain);
+		fprintf(f, "\t%" PRIu64 "\t%zu\n", v[a + (b - a - 1) / 2].ns, b - a);
+		a = b;
+	}
+	free(v);
+	return 0;
+}
+
+int gr_job_summarise(const char *path, const struct gr_model *m, const struct gr_report *r,
+		     char **text)
+{
+	const struct gr_trace_header *h = gr_model_header(m);
+	const struct gr_report_ranks *R = &r->ranks;
+	uint64_t events = 0;
+	size_t len = 0;
+	FILE *f = open_memstream(text, &len);
+	int err = 0;
+
+	if (!f)
+		return -ENOMEM;
+	for (unsigned k = 0; k < GR_K_COUNT; k++)
+		events += gr_model_record_count(m, k);
+	fprintf(f, "%s\ntrace", GR_JOB_MAGIC);
+	put_str(f, path);
+	put_str(f, h->host);
+	fprintf(f, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", h->clock_monotonic_ns,
+		h->clock_realtime_ns, events);
+	for (size_t i = 0; i < R->n && !err; i++) {
+		const struct gr_report_rank *k = &R->v[i];
+		int found = k->iter.found && k->iter.count;
+
+		fprintf(f, "process\t%" PRIu32 "\t%" PRId32, k->pid, k->rank);
+		put_str(f, k->comm);
+		fprintf(f,
+			"\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu64
+			"\t%" PRIu64 "\t%d",
+			found ? k->iter.count : 0, found ? k->iter.period_ns : 0, k->iter.calls,
+			k->iter.launches, k->iter.start_ts, k->iter.end_ts, k->has_states);
+		for (unsigned p = 0; p < GR_RANK_NPARTS; p++)
+			fprintf(f, "\t%" PRIu64, k->part_ns[p]);
+		/* exactly, so that the merge computes what the summary's writer would */
+		fprintf(f, "\t%a\n", k->blocked_share);
+		err = put_ranges(f, m, r, k->process);
+	}
+	if (fclose(f) || err) {
+		free(*text);
+		*text = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* ---- reading ---- */
+
+#define MAX_FIELDS 24
+
+/* Split @line (NUL-ended, modified) at tabs, unescaping each field; returns the count, or -1
+ * for a bad escape. */
+static int split(char *line, char **field)
+{
+	int n = 0;
+	char *w = line;
+
+	field[n++] = w;
+	for (char *p = line; *p; p++) {
+		if (*p == '\t') {
+			*w++ = 0;
+			if (n == MAX_FIELDS)
+				return -1;
+			field[n++] = w;
+		} else if (*p == '\\') {
+			p++;
+			if (*p == 't')
+				*w++ = '\t';
+			else if (*p == 'n')
+				*w++ = '\n';
+			else if (*p == '\\')
+				*w++ = '\\';
+			else
+				return -1;
+		} else {
+			*w++ = *p;
+		}
+	}
+	*w = 0;
+	return n;
+}
+
+static int num(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return errno || *end ? -1 : 0;
+}
+
+static int grow(void **p, size_t n, size_t size)
+{
+	void *q;
+
+	/* 4 first, then double each time the count reaches a power of two */
+	if (n && (n < 4 || (n & (n - 1))))
+		return 0;
+	n = n ? 2 * n : 4;
+	q = realloc(*p, n * size);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	return 0;
+}
+
+/* A "trace" line's fields. */
+static int add_trace(struct gr_job *j, char **fl, int nf, const char **bad)
+{
+	size_t n = j->ntraces;
+	uint64_t mono, real, events;
+
+	if (nf != 6 || num(fl[3], &mono) || num(fl[4], &real) || num(fl[5], &events)) {
+		*bad = "a trace line has 6 fields: trace PATH HOST MONOTONIC REALTIME EVENTS";
+		return -EINVAL;
+	}
+	if (grow((void **)&j->traces, n, sizeof(*j->traces)) ||
+	    grow((void **)&j->mono, n, sizeof(*j->mono)) ||
+	    grow((void **)&j->real, n, sizeof(*j->real)) ||
+	    grow((void **)&j->events, n, sizeof(*j->events)))
+		return -ENOMEM;
+	j->traces[n] = (struct gr_model_trace){strdup(fl[1]), strdup(fl[2]), 0, 0};
+	j->mono[n] = mono;
+	j->real[n] = real;
+	j->events[n] = events;
+	j->ntraces++;
+	return j->traces[n].path && j->traces[n].host ? 0 : -ENOMEM;
+}
+
+/* A "process" line's fields. */
+static int add_process(struct gr_job *j, char **fl, int nf, const char **bad)
+{
+	struct gr_job_process *p;
+	struct gr_report_rank *k;
+	uint64_t v[19];
+	char *end;
+	long rank;
+
+	*bad = "a process line has 20 fields: process PID RANK COMM ITERATIONS ITERATION_NS "
+	       "CALLS LAUNCHES START END SCHEDULER, 8 parts, BLOCKED_SHARE";
+	if (!j->ntraces) {
+		*bad = "a process line before any trace line";
+		return -EINVAL;
+	}
+	if (nf != 20)
+		return -EINVAL;
+	errno = 0;
+	rank = strtol(fl[2], &end, 10);
+	if (errno || *end || end == fl[2] || rank < -1 || rank > INT32_MAX || num(fl[1], &v[0]))
+		return -EINVAL;
+	for (int i = 4; i < 19; i++)
+		if (num(fl[i], &v[i]))
+			return -EINVAL;
+	if (v[0] > UINT32_MAX || v[6] > UINT32_MAX || v[7] > UINT32_MAX || v[10] > 1)
+		return -EINVAL;
+	if (grow((void **)&j->procs, j->nprocs, sizeof(*j->procs)))
+		return -ENOMEM;
+	p = &j->procs[j->nprocs];
+	memset(p, 0, sizeof(*p));
+	k = &p->rank;
+	k->pid = (uint32_t)v[0];
+	k->rank = (int32_t)rank;
+	k->trace = (uint32_t)(j->ntraces - 1);
+	k->comm = strdup(fl[3]);
+	if (!k->comm)
+		return -ENOMEM;
+	j->nprocs++;
+	k->iter.found = v[4] > 0;
+	k->iter.count = v[4];
+	k->iter.period_ns = v[5];
+	k->iter.calls = (uint32_t)v[6];
+	k->iter.launches = (uint32_t)v[7];
+	k->iter.start_ts = v[8];
+	k->iter.end_ts = v[9];
+	k->has_states = (int)v[10];
+	for (unsigned i = 0; i < GR_RANK_NPARTS; i++)
+		k->part_ns[i] = v[11 + i];
+	k->blocked_share = strtod(fl[19], &end);
+	if (*end || end == fl[19])
+		return -EINVAL;
+	return 0;
+}
+
+/* A "range" line's fields. */
+static int add_range(struct gr_job *j, char **fl, int nf, const char **bad)
+{
+	struct gr_job_process *p;
+	uint64_t med, count;
+
+	*bad = "a range line has 5 fields: range NAME DOMAIN MEDIAN_NS COUNT, after a process line";
+	if (nf != 5 || !j->nprocs || num(fl[3], &med) || num(fl[4], &count) || !count)
+		return -EINVAL;
+	p = &j->procs[j->nprocs - 1];
+	if (p->rank.trace != j->ntraces - 1)
+		return -EINVAL;
+	if (grow((void **)&p->ranges, p->nranges, sizeof(*p->ranges)))
+		return -ENOMEM;
+	p->ranges[p->nranges] = (struct gr_job_range){strdup(fl[1]), strdup(fl[2]), med, count};
+	p->nranges++;
+	return p->ranges[p->nranges - 1].name && p->ranges[p->nranges - 1].domain ? 0 : -ENOMEM;
+}
+
+int gr_job_parse(struct gr_job *job, const char *name, const char *text, size_t len, char *why)
+{
+	const char *bad = NULL;
+	char *copy = malloc(len + 1), *line, *fl[MAX_FIELDS];
+	size_t at = 0, lineno = 0;
+	int err = 0, nf;
+
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, text, len);
+	copy[len] = 0;
+	if (strlen(copy) != len) {
+		snprintf(why, 256, "%s: holds a NUL byte: not a job summary", name);
+		free(copy);
+		return -EINVAL;
+	}
+	while (at < len && !err) {
+		size_t n = strcspn(copy + at, "\n");
+
+		line = copy + at;
+		line[n] = 0;
+		at += n + 1;
+		lineno++;
+		if (lineno == 1 && strcmp(line, GR_JOB_MAGIC)) {
+			snprintf(why, 256,
+				 "%s: not a gpurec job summary (its first line is not "
+				 "'gpurec-job-summary<TAB>1')",
+				 name);
+			err = -EINVAL;
+			break;
+		}
+		nf = split(line, fl);
+		bad = "a bad escape (\\t, \\n and \\\\ are the escapes) or too many fields";
+		if (nf < 0)
+			err = -EINVAL;
+		else if (!strcmp(fl[0], "gpurec-job-summary") && nf == 2 && !strcmp(fl[1], "1"))
+			continue;
+		else if (!strcmp(fl[0], "trace"))
+			err = add_trace(job, fl, nf, &bad);
+		else if (!strcmp(fl[0], "process"))
+			err = add_process(job, fl, nf, &bad);
+		else if (!strcmp(fl[0], "range"))
+			err = add_range(job, fl, nf, &bad);
+		else if (!(nf == 1 && !*fl[0]))
+			err = -EINVAL, bad = "unknown record (trace, process and range are known)";
+		if (err == -EINVAL)
+			snprintf(why, 256, "%s: line %zu: %s", name, lineno, bad);
+	}
+	if (!err && !lineno) {
+		snprintf(why, 256, "%s: empty: not a job summary", name);
+		err = -EINVAL;
+	}
+	free(copy);
+	return err;
+}
+
+int gr_job_is_summary(const char *path)
+{
+	char head[sizeof(GR_JOB_MAGIC)] = "";
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (!f)
+		return 0;
+	n = fread(head, 1, sizeof(head) - 1, f);
+	fclose(f);
+	head[n] = 0;
+	return !strcmp(head, GR_JOB_MAGIC);
+}
+
+/* ---- merging ---- */
+
+/* One range name of one process, for the pace. */
+struct pace {
+	const char *name, *domain;
+	size_t row; /* ranks.v index */
+	uint64_t median_ns, count;
+};
+
+static int cmp_pace(const void *a, const void *b)
+{
+	const struct pace *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (!c)
+		c = strcmp(x->domain, y->domain);
+	if (c)
+		return c;
+	return x->row < y->row ? -1 : x->row > y->row;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_range_ratio(const void *a, const void *b)
+{
+	const struct gr_report_rank_range *x = a, *y = b;
+
+	if (x->ratio != y->ratio)
+		return x->ratio > y->ratio ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The pace by range from each process's medians: the same figures as report_ranks.c's from the
+ * ranges themselves (a rank's median is its own ranges'). */
+static int pace(struct gr_job *j)
+{
+	struct gr_report_ranks *R = &j->ranks;
+	size_t n = 0, keys = 0;
+	struct pace *p;
+	uint64_t *med = malloc((R->n + 1) * sizeof(*med));
+
+	for (size_t i = 0; i < R->n; i++)
+		n += j->procs[R->v[i].process].nranges;
+	p = malloc((n + 1) * sizeof(*p));
+	if (!p || !med)
+		goto fail;
+	n = 0;
+	for (size_t i = 0; i < R->n; i++) {
+		const struct gr_job_process *jp = &j->procs[R->v[i].process];
+
+		for (size_t g = 0; g < jp->nranges; g++)
+			p[n++] = (struct pace){jp->ranges[g].name, jp->ranges[g].domain, i,
+					       jp->ranges[g].median_ns, jp->ranges[g].count};
+	}
+	gr_qsort(p, n, sizeof(*p), cmp_pace);
+	for (size_t i = 0; i < n; i++)
+		keys +=
+		    !i || strcmp(p[i].name, p[i - 1].name) || strcmp(p[i].domain, p[i - 1].domain);
+	R->ranges = calloc(keys + 1, sizeof(*R->ranges));
+	if (!R->ranges)
+		goto fail;
+	for (size_t a = 0; a < n;) {
+		struct gr_report_rank_range *g = &R->ranges[R->nranges];
+		size_t b = a, ranks = 0;
+
+		while (b < n && !strcmp(p[b].name, p[a].name) && !strcmp(p[b].domain, p[a].domain))
+			b++;
+		g->name = p[a].name;
+		g->domain = p[a].domain;
+		g->median_ns = calloc(R->n + 1, sizeof(*g->median_ns));
+		g->count = calloc(R->n + 1, sizeof(*g->count));
+		if (!g->median_ns || !g->count) {
+			free(g->median_ns);
+			free(g->count);
+			goto fail;
+		}
+		/* one entry per process: a process's ranges of a name are one line */
+		for (size_t e = a; e < b; e++) {
+			g->median_ns[p[e].row] = p[e].median_ns;
+			g->count[p[e].row] = p[e].count;
+			med[ranks++] = p[e].median_ns;
+			if (ranks == 1 || p[e].median_ns > g->median_ns[g->slowest])
+				g->slowest = p[e].row;
+		}
+		a = b;
+		if (ranks < 2) {
+			free(g->median_ns);
+			free(g->count);
+			memset(g, 0, sizeof(*g));
+			continue;
+		}
+		gr_qsort(med, ranks, sizeof(*med), cmp_u64);
+		g->median_rank_ns = med[(ranks - 1) / 2];
+		g->ratio = g->median_rank_ns
+			       ? (double)g->median_ns[g->slowest] / (double)g->median_rank_ns
+			       : 0;
+		R->nranges++;
+	}
+	gr_qsort(R->ranges, R->nranges, sizeof(*R->ranges), cmp_range_ratio);
+	free(p);
+	free(med);
+	return 0;
+fail:
+	free(p);
+	free(med);
+	return -ENOMEM;
+}
+
+int gr_job_finish(struct gr_job *j)
+{
+	struct gr_report_ranks *R = &j->ranks;
+
+	for (size_t t = 0; t < j->ntraces; t++) {
+		int anchored = j->mono[0] && j->real[0] && j->mono[t] && j->real[t];
+
+		/* as gr_model_clock_shift(): the difference of the two clocks' offsets, in
+		 * arithmetic that wraps (a summary may hold any number) */
+		j->traces[t].anchored = anchored;
+		j->traces[t].shift_ns =
+		    anchored ? (int64_t)((j->real[t] - j->mono[t]) - (j->real[0] - j->mono[0])) : 0;
+	}
+	R->v = calloc(j->nprocs + 1, sizeof(*R->v));
+	if (!R->v)
+		return -ENOMEM;
+	R->n = j->nprocs;
+	for (size_t i = 0; i < j->nprocs; i++) {
+		struct gr_report_rank *k = &R->v[i];
+		uint64_t shift = (uint64_t)j->traces[j->procs[i].rank.trace].shift_ns;
+
+		*k = j->procs[i].rank;
+		k->process = (uint32_t)i; /* into j->procs, for its ranges */
+		k->host = j->traces[k->trace].host;
+		k->iter.start_ts += shift;
+		k->iter.end_ts += shift;
+	}
+	gr_report_ranks_mark_concurrent(R);
+	gr_report_ranks_sort(R);
+	gr_report_straggler_find(R->v, R->n, &R->straggler);
+	if (pace(j))
+		return -ENOMEM;
+	R->verdict.level = gr_report_ranks_verdict(R, j->verdict, sizeof(j->verdict));
+	R->verdict.text = j->verdict;
+	return 0;
+}
+
+/* ---- the job's report ---- */
+
+static uint64_t total_events(const struct gr_job *j)
+{
+	uint64_t n = 0;
+
+	for (size_t t = 0; t < j->ntraces; t++)
+		n += j->events[t];
+	return n;
+}
+
+int gr_job_write_text(FILE *f, const struct gr_job *j, unsigned top)
+{
+	fprintf(f,
+		"gpurec report: one job of %zu traces (%" PRIu64
+		" events), reported trace by trace: %zu launching processes\n",
+		j->ntraces, total_events(j), j->ranks.n);
+	if (!j->ranks.n)
+		fprintf(f, "  no process launched a kernel: no ranks to compare\n");
+	else
+		gr_report_ranks_text(f, &j->ranks, j->traces, j->ntraces, top);
+	fflush(f);
+	return ferror(f) ? -EIO : 0;
+}
+
+int gr_job_write_json(FILE *f, const struct gr_job *j, unsigned top)
+{
+	struct gr_json js;
+
+	gr_json_begin(&js, f, 2);
+	gr_json_object(&js);
+	gr_json_kv_str(&js, "kind", "job");
+	gr_json_kv_u64(&js, "events", total_events(j));
+	gr_report_traces_json(&js, j->traces, j->ntraces);
+	gr_report_ranks_json(&js, &j->ranks, top);
+	gr_json_object_end(&js);
+	return gr_json_end(&js);
+}
+
+void gr_job_free(struct gr_job *j)
+{
+	for (size_t t = 0; t < j->ntraces; t++) {
+		free((char *)j->traces[t].path);
+		free((char *)j->traces[t].host);
+	}
+	free(j->traces);
+	free(j->mono);
+	free(j->real);
+	free(j->events);
+	for (size_t i = 0; i < j->nprocs; i++) {
+		free((char *)j->procs[i].rank.comm);
+		for (size_t g = 0; g < j->procs[i].nranges; g++) {
+			free(j->procs[i].ranges[g].name);
+			free(j->procs[i].ranges[g].domain);
+		}
+		free(j->procs[i].ranges);
+	}
+	free(j->procs);
+	for (size_t i = 0; i < j->ranks.nranges; i++) {
+		free(j->ranks.ranges[i].median_ns);
+		free(j->ranks.ranges[i].count);
+	}
+	free(j->ranks.ranges);
+	free(j->ranks.v);
+	memset(j, 0, sizeof(*j));
+}
