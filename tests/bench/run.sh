@@ -267,6 +267,9 @@ echo "== replay at scale: peak RSS per event (targets: report, info, export <= 1
 echo "   both traces) and events/s (load + report >= 20M on one core, >= 35M on two)"
 O=$O GPUREC=$GPUREC ./tests/bench/replay.sh
 
+echo "== many ranks: a job of ${BENCH_RANKS:-512} synthetic rank traces, one straggler, reported trace by trace"
+O=$O GPUREC=$GPUREC ./tests/bench/ranks.sh
+
 echo "== export speed (Chrome trace JSON into a file, the load apart)"
 if [ -x "$O/tests/bench_export" ]; then
 	"$O/tests/bench_export" -o "$TMP/export.json" "$TMP/export.trc" | sed 's/^/  /'
