@@ -113,41 +113,53 @@ static int is_dir(const char *path)
 	return !stat(path, &st) && S_ISDIR(st.st_mode);
 }
 
+/* --summary's take (job_run.h): the summary written to the FILE @ctx as it is. */
+static int write_summary(void *ctx, const char *path, char *text, size_t len)
+{
+	size_t n = fwrite(text, 1, len, ctx);
+
+	(void)path;
+	free(text);
+	return n == len ? 0 : -EIO;
+}
+
 /*
- * The per-trace route (job.h): the summaries of @paths, written to @out (--summary: NULL for
- * standard output) or merged into the job's report.
+ * The per-trace route (job.h): the summaries of @args (traces, directories of them, summaries),
+ * written to @out (--summary: NULL or "-" for standard output) or merged into the job's report.
  */
 static int report_job(const char *const *args, size_t nargs, const struct gr_model_load_opts *lo,
 		      const struct gr_report_opts *ro, int summary, const char *out, int json,
 		      unsigned top)
 {
-	char **paths = NULL, **texts = NULL;
-	size_t n = 0, *lens = NULL;
+	char **paths = NULL;
+	size_t n = 0;
 	struct gr_job job = {0};
 	FILE *f = stdout;
 	int err, ret = 1;
 
 	if (gr_job_paths("report", args, nargs, &paths, &n))
 		return 1;
-	err = gr_job_summaries("report", paths, n, lo, ro, lo->jobs, &texts, &lens);
-	if (err)
-		goto out;
 	if (summary) {
 		if (out && strcmp(out, "-") && !(f = fopen(out, "we"))) {
 			fprintf(stderr, "gpurec report: %s: %s\n", GR_TEXT(out), strerror(errno));
 			goto out;
 		}
-		for (size_t i = 0; i < n; i++)
-			fwrite(texts[i], 1, lens[i], f);
-		if ((f != stdout ? fclose(f) : fflush(f)) || ferror(stdout)) {
+		err = gr_job_summaries("report", paths, n, lo, ro, lo->jobs, write_summary, f);
+		if (err == -EIO)
 			fprintf(stderr, "gpurec report: writing %s: %s\n",
-				out ? GR_TEXT(out) : "the output", strerror(errno));
-			goto out;
+				f != stdout ? GR_TEXT(out) : "the output", strerror(errno));
+		if ((f != stdout ? fclose(f) : fflush(f)) && !err) {
+			fprintf(stderr, "gpurec report: writing %s: %s\n",
+				f != stdout ? GR_TEXT(out) : "the output", strerror(errno));
+			err = -EIO;
 		}
-		ret = 0;
+		ret = err ? 1 : 0;
 		goto out;
 	}
-	if (gr_job_from_summaries("report", paths, texts, lens, n, &job))
+	err = gr_job_summaries("report", paths, n, lo, ro, lo->jobs, gr_job_take, &job);
+	if (!err && (err = gr_job_finish(&job)))
+		fprintf(stderr, "gpurec report: %s\n", gr_strerror(err));
+	if (err)
 		goto out;
 	err = json ? gr_job_write_json(stdout, &job, top) : gr_job_write_text(stdout, &job, top);
 	if (err)
@@ -156,14 +168,9 @@ static int report_job(const char *const *args, size_t nargs, const struct gr_mod
 		ret = 0;
 out:
 	gr_job_free(&job);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		free(paths[i]);
-		if (texts)
-			free(texts[i]);
-	}
 	free(paths);
-	free(texts);
-	free(lens);
 	return ret;
 }
 

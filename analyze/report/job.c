@@ -11,6 +11,8 @@
 
 #include "analyze/util/arrays.h"
 #include "analyze/util/json.h"
+#include "analyze/util/text.h"
+#include "analyze/util/units.h"
 #include "job.h"
 #include "report.h"
 
@@ -86,6 +88,24 @@ static int put_ranges(FILE *f, const struct gr_model *m, const struct gr_report 
 	return 0;
 }
 
+/* The "coll" lines: the done collectives of communicators of 2 or more ranks, whose last rank to
+ * enter only all the traces together can tell. */
+static void put_collectives(FILE *f, const struct gr_model *m)
+{
+	size_t n, nth;
+	const struct gr_comm_call *c = gr_model_comm_calls(m, &n);
+	const struct gr_thread *th = gr_model_threads(m, &nth);
+
+	for (size_t i = 0; i < n; i++)
+		if (GR_COMM_IS_COLLECTIVE(c[i].kind) && c[i].id && c[i].nranks >= 2 &&
+		    c[i].thread < nth)
+			fprintf(f,
+				"coll\t%" PRIu64 "\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu32
+				"\t%" PRIu64 "\n",
+				c[i].id, c[i].seq, c[i].rank, c[i].nranks, th[c[i].thread].pid,
+				c[i].ts);
+}
+
 int gr_job_summarise(const char *path, const struct gr_model *m, const struct gr_report *r,
 		     char **text)
 {
@@ -122,6 +142,7 @@ int gr_job_summarise(const char *path, const struct gr_model *m, const struct gr
 		fprintf(f, "\t%a\n", k->blocked_share);
 		err = put_ranges(f, m, r, k->process);
 	}
+	put_collectives(f, m);
 	if (fclose(f) || err) {
 		free(*text);
 		*text = NULL;
@@ -288,6 +309,33 @@ static int add_range(struct gr_job *j, char **fl, int nf, const char **bad)
 	return p->ranges[p->nranges - 1].name && p->ranges[p->nranges - 1].domain ? 0 : -ENOMEM;
 }
 
+/* A "coll" line's fields. */
+static int add_coll(struct gr_job *j, char **fl, int nf, const char **bad)
+{
+	uint64_t v[7];
+
+	*bad = "a coll line has 7 fields: coll COMM_ID SEQ RANK NRANKS PID TS, after a trace line";
+	if (nf != 7 || !j->ntraces)
+		return -EINVAL;
+	for (int i = 1; i < 7; i++)
+		if (num(fl[i], &v[i]))
+			return -EINVAL;
+	if (v[2] > UINT32_MAX || v[3] > UINT32_MAX || v[4] > UINT32_MAX || v[5] > UINT32_MAX ||
+	    v[4] < 2 || v[3] >= v[4] || !v[1])
+		return -EINVAL;
+	if (grow((void **)&j->colls, j->ncolls, sizeof(*j->colls)) ||
+	    grow((void **)&j->coll_pid, j->ncolls, sizeof(*j->coll_pid)))
+		return -ENOMEM;
+	j->colls[j->ncolls] = (struct gr_comm_call){.ts = v[6],
+						    .id = v[1],
+						    .seq = (uint32_t)v[2],
+						    .rank = (uint32_t)v[3],
+						    .nranks = (uint32_t)v[4],
+						    .thread = (uint32_t)(j->ntraces - 1)};
+	j->coll_pid[j->ncolls++] = (uint32_t)v[5];
+	return 0;
+}
+
 int gr_job_parse(struct gr_job *job, const char *name, const char *text, size_t len, char *why)
 {
 	const char *bad = NULL;
@@ -331,8 +379,11 @@ int gr_job_parse(struct gr_job *job, const char *name, const char *text, size_t 
 			err = add_process(job, fl, nf, &bad);
 		else if (!strcmp(fl[0], "range"))
 			err = add_range(job, fl, nf, &bad);
+		else if (!strcmp(fl[0], "coll"))
+			err = add_coll(job, fl, nf, &bad);
 		else if (!(nf == 1 && !*fl[0]))
-			err = -EINVAL, bad = "unknown record (trace, process and range are known)";
+			err = -EINVAL,
+			bad = "unknown record (trace, process, range and coll are known)";
 		if (err == -EINVAL)
 			snprintf(why, 256, "%s: line %zu: %s", name, lineno, bad);
 	}
@@ -471,6 +522,54 @@ fail:
 	return -ENOMEM;
 }
 
+/* Who entered each collective last, over every trace (report_comm.c's rule). */
+static int last_to_enter(struct gr_job *j)
+{
+	const struct gr_comm_call **g = malloc((j->ncolls + 1) * sizeof(*g));
+
+	if (!g)
+		return -ENOMEM;
+	j->last = calloc(j->ncolls + 1, sizeof(*j->last));
+	if (!j->last) {
+		free(g);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < j->ncolls; i++) {
+		struct gr_comm_call *c = &j->colls[i];
+
+		c->ts += (uint64_t)j->traces[c->thread].shift_ns;
+		g[i] = c;
+	}
+	gr_comm_sort_collectives(g, j->ncolls);
+	for (size_t a = 0, b; a < j->ncolls; a = b) {
+		const struct gr_comm_call *w;
+		struct gr_job_last *l = NULL;
+		uint64_t wait;
+		long last;
+
+		for (b = a + 1; b < j->ncolls && g[b]->id == g[a]->id && g[b]->seq == g[a]->seq;
+		     b++)
+			;
+		last = gr_comm_last_to_enter(g + a, b - a, &wait);
+		if (last < 0)
+			continue;
+		w = g[a + (size_t)last];
+		for (size_t k = 0; k < j->nlast && !l; k++)
+			if (j->last[k].id == w->id && j->last[k].rank == w->rank)
+				l = &j->last[k];
+		if (!l) {
+			l = &j->last[j->nlast++];
+			*l = (struct gr_job_last){
+			    w->id, w->nranks, w->rank, w->thread, j->coll_pid[w - j->colls], 0, 0};
+		}
+		l->last++;
+		l->wait_ns += wait;
+		j->matched++;
+	}
+	free(g);
+	return 0;
+}
+
 int gr_job_finish(struct gr_job *j)
 {
 	struct gr_report_ranks *R = &j->ranks;
@@ -501,7 +600,7 @@ int gr_job_finish(struct gr_job *j)
 	gr_report_ranks_mark_concurrent(R);
 	gr_report_ranks_sort(R);
 	gr_report_straggler_find(R->v, R->n, &R->straggler);
-	if (pace(j))
+	if (pace(j) || last_to_enter(j))
 		return -ENOMEM;
 	R->verdict.level = gr_report_ranks_verdict(R, j->verdict, sizeof(j->verdict));
 	R->verdict.text = j->verdict;
@@ -529,6 +628,22 @@ int gr_job_write_text(FILE *f, const struct gr_job *j, unsigned top)
 		fprintf(f, "  no process launched a kernel: no ranks to compare\n");
 	else
 		gr_report_ranks_text(f, &j->ranks, j->traces, j->ntraces, top);
+	if (j->nlast) {
+		gr_text_heading(f, "5. Communication (NCCL): who enters collectives last", 100);
+		fprintf(f, "  last to enter, over %" PRIu64 " collectives seen in every rank:\n",
+			j->matched);
+		fprintf(f, "  %-18s %6s %12s %8s %14s\n", "communicator", "rank", "trace:pid",
+			"last", "mean wait");
+	}
+	for (size_t i = 0; i < j->nlast; i++) {
+		const struct gr_job_last *l = &j->last[i];
+		char b[32], pid[32];
+
+		snprintf(pid, sizeof(pid), "%" PRIu32 ":%" PRIu32, l->trace, l->pid);
+		fprintf(f, "  %016" PRIx64 "   %6" PRIu32 " %12s %8" PRIu64 " %14s\n", l->id,
+			l->rank, pid, l->last,
+			gr_units_ns(b, sizeof(b), (double)(l->last ? l->wait_ns / l->last : 0)));
+	}
 	fflush(f);
 	return ferror(f) ? -EIO : 0;
 }
@@ -543,6 +658,29 @@ int gr_job_write_json(FILE *f, const struct gr_job *j, unsigned top)
 	gr_json_kv_u64(&js, "events", total_events(j));
 	gr_report_traces_json(&js, j->traces, j->ntraces);
 	gr_report_ranks_json(&js, &j->ranks, top);
+	/* as report's communication.last_to_enter, each rank's process as TRACE and PID */
+	gr_json_key(&js, "communication");
+	gr_json_object(&js);
+	gr_json_kv_u64(&js, "matched", j->matched);
+	gr_json_key(&js, "last_to_enter");
+	gr_json_array(&js);
+	for (size_t i = 0; i < j->nlast; i++) {
+		const struct gr_job_last *l = &j->last[i];
+		char id[24];
+
+		snprintf(id, sizeof(id), "%016" PRIx64, l->id);
+		gr_json_object_flat(&js);
+		gr_json_kv_str(&js, "comm_id", id);
+		gr_json_kv_u64(&js, "nranks", l->nranks);
+		gr_json_kv_u64(&js, "rank", l->rank);
+		gr_json_kv_u64(&js, "trace", l->trace);
+		gr_json_kv_u64(&js, "pid", l->pid);
+		gr_json_kv_u64(&js, "last", l->last);
+		gr_json_kv_u64(&js, "mean_wait_ns", l->last ? l->wait_ns / l->last : 0);
+		gr_json_object_end(&js);
+	}
+	gr_json_array_end(&js);
+	gr_json_object_end(&js);
 	gr_json_object_end(&js);
 	return gr_json_end(&js);
 }
@@ -572,5 +710,8 @@ void gr_job_free(struct gr_job *j)
 	}
 	free(j->ranks.ranges);
 	free(j->ranks.v);
+	free(j->colls);
+	free(j->coll_pid);
+	free(j->last);
 	memset(j, 0, sizeof(*j));
 }

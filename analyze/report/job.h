@@ -10,16 +10,13 @@
  * report; `report DIR/`, `--job` and sets of more than GR_JOB_DIRECT_MAX traces do the same in
  * memory. Both routes go through the same text, so their reports are the same byte for byte.
  *
- * The summary format (version 1), UTF-8 text, one record per line, fields separated by tabs, a
- * tab, newline or backslash in a string written \t, \n, \\:
- *   gpurec-job-summary	1
- *   trace	PATH	HOST	CLOCK_MONOTONIC_NS	CLOCK_REALTIME_NS	EVENTS
- *   process	PID	RANK	COMM	ITERATIONS	ITERATION_NS	CALLS	LAUNCHES
- * START_NS END_NS	SCHEDULER	HOST_NS LAUNCH_NS COPY_NS SYNC_NS RUNNABLE_NS BLOCKED_NS
- * OTHER_NS UNKNOWN_NS	BLOCKED_SHARE range	NAME	DOMAIN	MEDIAN_NS	COUNT A process
- * belongs to the trace line before it, a range to the process line before it; times are the trace's
- * own monotonic clock; RANK -1 when the launcher set none, ITERATIONS 0 when the process has no
- * loop. Files may be concatenated (cat node*.sum): a header line may repeat.
+ * The summary format (version 1) is text, a record per line, fields separated by tabs:
+ * "gpurec-job-summary 1", then per trace a "trace" line (path, host, its clock anchor, its event
+ * count), its launching processes' "process" lines (pid, rank, comm, the iteration and its rank
+ * parts), each followed by its NVTX ranges' "range" lines (name, domain, median, count), and the
+ * trace's "coll" lines (a done NCCL collective of a communicator of 2 or more ranks: id,
+ * sequence, rank, ranks, pid, entry time). docs/REPORTS.md has the fields in order. Times are
+ * the trace's own monotonic clock. Files may be concatenated (cat node*.sum).
  */
 #ifndef GR_ANALYZE_JOB_H
 #define GR_ANALYZE_JOB_H
@@ -48,12 +45,27 @@ struct gr_job_process {
 	size_t nranges;
 };
 
+/* A rank that entered a communicator's collectives last (report_types.h gr_report_comm_rank) */
+struct gr_job_last {
+	uint64_t id;
+	uint32_t nranks, rank;
+	uint32_t trace, pid; /* the process that was this rank, in its trace */
+	uint64_t last, wait_ns;
+};
+
 struct gr_job {
 	struct gr_model_trace *traces;	/* path and host owned here */
 	uint64_t *mono, *real, *events; /* per trace: its clock anchor and its event count */
 	size_t ntraces;
 	struct gr_job_process *procs;
 	size_t nprocs;
+	struct gr_comm_call *colls; /* ts, id, nranks, rank, seq; thread: its trace */
+	uint32_t *coll_pid;
+	size_t ncolls;
+	/* gr_job_finish(): who entered each communicator's collectives last, by (id, rank) */
+	struct gr_job_last *last;
+	size_t nlast;
+	uint64_t matched; /* collectives seen in every rank of their communicator */
 	/* gr_job_finish(): the ranks section over every process */
 	struct gr_report_ranks ranks;
 	char verdict[1024];

@@ -189,7 +189,8 @@ fail:
 
 int gr_job_summaries(const char *cmd, char *const *paths, size_t n,
 		     const struct gr_model_load_opts *lopts, const struct gr_report_opts *ropts,
-		     unsigned jobs, char ***texts, size_t **lens)
+		     unsigned jobs,
+		     int (*take)(void *ctx, const char *path, char *text, size_t len), void *ctx)
 {
 	struct gr_model_load_opts lo = *lopts;
 	struct gr_report_opts ro = *ropts;
@@ -198,9 +199,7 @@ int gr_job_summaries(const char *cmd, char *const *paths, size_t n,
 	atomic_int failed = 0;
 	int err;
 
-	*texts = calloc(n + 1, sizeof(**texts));
-	*lens = calloc(n + 1, sizeof(**lens));
-	if (!t || !*texts || !*lens) {
+	if (!t) {
 		fprintf(stderr, "gpurec %s: out of memory\n", cmd);
 		err = -ENOMEM;
 		goto out;
@@ -220,37 +219,37 @@ int gr_job_summaries(const char *cmd, char *const *paths, size_t n,
 		t[i].job.fn = run_one;
 		gr_pool_submit(pool, &t[i].job);
 	}
+	/* in order, each summary taken (and freed) once its trace is done */
 	for (size_t i = 0; i < n; i++) {
 		gr_pool_wait(pool, &t[i].job);
 		gr_progress_add(1);
+		if (!err)
+			err = t[i].err;
+		if (!err && t[i].text) {
+			err = take(ctx, paths[i], t[i].text, t[i].len);
+			if (err)
+				atomic_store(&failed, 1);
+		} else {
+			free(t[i].text);
+		}
+		t[i].text = NULL;
 	}
 	gr_progress_end();
-	for (size_t i = 0; i < n && !err; i++)
-		err = t[i].err;
-	for (size_t i = 0; i < n; i++) {
-		(*texts)[i] = t[i].text;
-		(*lens)[i] = t[i].len;
-	}
 out:
 	gr_pool_free(pool);
 	free(t);
 	return err;
 }
 
-int gr_job_from_summaries(const char *cmd, char *const *names, char *const *texts,
-			  const size_t *lens, size_t n, struct gr_job *job)
+int gr_job_take(void *ctx, const char *path, char *text, size_t len)
 {
 	char why[256];
-	int err = 0;
+	int err = gr_job_parse(ctx, path, text, len, why);
 
-	for (size_t i = 0; i < n && !err; i++) {
-		err = gr_job_parse(job, names[i], texts[i], lens[i], why);
-		if (err == -EINVAL)
-			fprintf(stderr, "gpurec %s: %s\n", cmd, GR_TEXT(why));
-		else if (err)
-			fprintf(stderr, "gpurec %s: %s\n", cmd, gr_strerror(err));
-	}
-	if (!err && (err = gr_job_finish(job)))
-		fprintf(stderr, "gpurec %s: %s\n", cmd, gr_strerror(err));
+	free(text);
+	if (err == -EINVAL)
+		fprintf(stderr, "gpurec report: %s\n", GR_TEXT(why));
+	else if (err)
+		fprintf(stderr, "gpurec report: %s\n", gr_strerror(err));
 	return err;
 }

@@ -17,19 +17,20 @@
 int gr_job_paths(const char *cmd, const char *const *args, size_t nargs, char ***out, size_t *n);
 
 /*
- * The summary of each of the @n @paths into (*@texts)[i] and (*@lens)[i], in order: a trace
- * loaded with @lopts (on one thread: the traces are the parallel work) and reported with @ropts,
- * @jobs at a time (0: one per CPU); a summary file read as it is. Progress counts traces.
- * Returns 0, or the first error after each failed trace said why on stderr (the rest are then
- * skipped). The caller frees each text and both arrays, on an error too.
+ * The summary of each of the @n @paths, handed to @take in order (@take owns the text, @len
+ * bytes, and frees it), so that only the summaries of the traces being worked on are in memory:
+ * a trace loaded with @lopts (on one thread: the traces are the parallel work) and reported with
+ * @ropts, @jobs at a time (0: one per CPU); a summary file read as it is. Progress counts traces.
+ * Returns 0, or the first error: a failed trace said why on stderr (the rest are then skipped),
+ * @take's error is returned as it is.
  */
 int gr_job_summaries(const char *cmd, char *const *paths, size_t n,
 		     const struct gr_model_load_opts *lopts, const struct gr_report_opts *ropts,
-		     unsigned jobs, char ***texts, size_t **lens);
+		     unsigned jobs,
+		     int (*take)(void *ctx, const char *path, char *text, size_t len), void *ctx);
 
-/* Parse the @n summaries (@names for errors) into @job and finish it. Returns 0 or an error
- * after saying why. */
-int gr_job_from_summaries(const char *cmd, char *const *names, char *const *texts,
-			  const size_t *lens, size_t n, struct gr_job *job);
+/* A @take for gr_job_summaries(): parse the summary into the struct gr_job @ctx, saying why on
+ * stderr when it cannot be ("gpurec report: PATH: line N: reason"). */
+int gr_job_take(void *ctx, const char *path, char *text, size_t len);
 
 #endif

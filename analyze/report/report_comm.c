@@ -34,28 +34,45 @@ static struct gr_report_comm_rank *rank_of(struct gr_report_comm *C, const struc
 	return &C->ranks[C->nranks++];
 }
 
+void gr_comm_sort_collectives(const struct gr_comm_call **g, size_t n)
+{
+	if (n)
+		gr_qsort(g, n, sizeof(*g), by_id_seq);
+}
+
+long gr_comm_last_to_enter(const struct gr_comm_call *const *g, size_t n, uint64_t *wait_ns)
+{
+	size_t last = 0;
+	uint64_t sum = 0;
+
+	if (n < 2 || n != g[0]->nranks)
+		return -1;
+	for (size_t i = 1; i < n; i++) {
+		/* a rank twice: two processes claim it (a reused id): not one operation */
+		if (g[i]->rank == g[i - 1]->rank)
+			return -1;
+		if (g[i]->ts > g[last]->ts)
+			last = i;
+	}
+	for (size_t i = 0; i < n; i++)
+		sum += g[last]->ts - g[i]->ts;
+	*wait_ns = sum / (n - 1);
+	return (long)last;
+}
+
 /* One collective, seen in @n ranks @g[0..n): when every rank is there, who entered last. */
 static void judge(struct rp_ctx *x, struct gr_report_comm *C, const struct gr_comm_call **g,
 		  size_t n)
 {
-	const struct gr_comm_call *last = g[0];
 	struct gr_report_comm_rank *lr;
-	uint64_t sum = 0;
+	uint64_t wait;
+	long last = gr_comm_last_to_enter(g, n, &wait);
 
-	if (n < 2 || n != g[0]->nranks)
+	if (last < 0)
 		return;
-	for (size_t i = 1; i < n; i++) {
-		/* a rank twice: two processes claim it (a reused id): not one operation */
-		if (g[i]->rank == g[i - 1]->rank)
-			return;
-		if (g[i]->ts > last->ts)
-			last = g[i];
-	}
-	for (size_t i = 0; i < n; i++)
-		sum += last->ts - g[i]->ts;
-	lr = rank_of(C, last, x->th[last->thread].pid);
+	lr = rank_of(C, g[last], x->th[g[last]->thread].pid);
 	lr->last++;
-	lr->wait_ns += sum / (n - 1);
+	lr->wait_ns += wait;
 	C->matched++;
 }
 
@@ -98,8 +115,7 @@ int rp_comm(struct rp_ctx *x)
 	}
 	if (it->found && it->count)
 		C->per_iteration = (double)in_loop / (double)it->count;
-	if (ng)
-		gr_qsort(g, ng, sizeof(*g), by_id_seq);
+	gr_comm_sort_collectives(g, ng);
 	C->ranks = ng ? rp_alloc(x, ng, sizeof(*C->ranks)) : NULL;
 	if (ng && !C->ranks) {
 		free(g);

@@ -546,6 +546,17 @@ struct gr_report_comm {
 	size_t nranks;
 };
 
+/* Order collectives by (communicator id, sequence number, rank): one collective's ranks together.
+ */
+void gr_comm_sort_collectives(const struct gr_comm_call **g, size_t n);
+
+/*
+ * One collective seen in @n ranks @g[0..n) (sorted by rank): the index of the rank that entered
+ * it last, with the mean of (its entry - each other rank's entry) in *@wait_ns; -1 when not every
+ * rank of the communicator is there, or a rank is there twice (a reused id: not one operation).
+ */
+long gr_comm_last_to_enter(const struct gr_comm_call *const *g, size_t n, uint64_t *wait_ns);
+
 /* ---- the diagnosis of the step: what bounds it, from its budget (docs/REPORTS.md) ---- */
 
 /* What bounds the step: the part of the median iteration's budget that takes more than half of

@@ -31,8 +31,8 @@ static int put(struct gr_trace_writer *w, uint16_t kind, const uint64_t *v, int 
 	return err ? err : gr_trace_writer_append(w, kind, v, NULL);
 }
 
-static int text(struct gr_trace_writer *w, uint64_t ts, uint64_t class, uint64_t pid,
-		uint64_t key, const char *s, int err)
+static int text(struct gr_trace_writer *w, uint64_t ts, uint64_t class, uint64_t pid, uint64_t key,
+		const char *s, int err)
 {
 	uint64_t v[GR_NAME_NCOLS] = {ts, class, pid, key, 0};
 	struct gr_bytes b[1] = {{(const uint8_t *)s, (uint32_t)strlen(s)}};
@@ -70,8 +70,8 @@ static uint64_t write_rank(const char *dir, unsigned rank, unsigned nranks, uint
 	err = gr_trace_writer_open(&w, fd, &hdr, gr_events_schema(), NULL);
 	err = text(w, ts, GR_NAME_COMM, pid, pid, "python", err);
 	err = text(w, ts, GR_NAME_RANK, pid, pid, env, err);
-	err = text(w, ts, GR_NAME_KERNEL, pid, 0x5555, "gemm_kernel(float*, float const*, int)",
-		   err);
+	err =
+	    text(w, ts, GR_NAME_KERNEL, pid, 0x5555, "gemm_kernel(float*, float const*, int)", err);
 	err = text(w, ts, GR_NAME_LIBRARY, pid, 0, "libcudart.so.13", err);
 	for (uint64_t s = 0; s < steps && !err; s++) {
 		uint64_t start = ts, v[GR_LAUNCH_NCOLS] = {0};

@@ -153,4 +153,9 @@ check "two recorders, ranks 0-1 and 2-3: both ran" "0 0" "$st0 $?"
 "$GPUREC" report --json "$TMP/half0.trc" "$TMP/half1.trc" >"$TMP/halves.json"
 check "two traces: 20 all-reduces, rank 3 (trace 1) entered all 5 last" "20 5 [[4, 3, 5, true]]" \
 	"$(json "$TMP/halves.json" 'd["communication"]["collectives"]') $(json "$TMP/halves.json" 'd["communication"]["matched"]') $(json "$TMP/halves.json" '[[k["nranks"], k["rank"], k["last"], k["mean_wait_ns"] >= 100000000] for k in d["communication"]["last_to_enter"]]')"
+# trace by trace (report --job, analyze/report/job.h): each trace summarised alone, the
+# collectives matched at the merge, the same verdict
+"$GPUREC" report --json --job "$TMP/half0.trc" "$TMP/half1.trc" >"$TMP/job.json"
+check "--job: rank 3, trace 1, entered all 5 last" "5 [[4, 3, 1, 5, true]]" \
+	"$(json "$TMP/job.json" 'd["communication"]["matched"]') $(json "$TMP/job.json" '[[k["nranks"], k["rank"], k["trace"], k["last"], k["mean_wait_ns"] >= 100000000] for k in d["communication"]["last_to_enter"]]')"
 exit $failures

@@ -16,10 +16,18 @@ if [ ! -f "$SIM/libcudart.so.13" ] || [ ! -x "$PROGS/rank_launcher" ]; then
 	exit 1
 fi
 mkdir -p "$TMP/job"
+# the ranks begin their steps together, once all four run under their recorders ($TMP/go):
+# only loops that overlap are compared
 for r in 0 1 2 3; do
 	"$GPUREC" record -o "$TMP/job/r$r.trc" -- env LD_LIBRARY_PATH="$SIM" RANK_STEP_NVTX=1 \
-		"$PROGS/rank_launcher" $r 1 4 $STEPS 2 $EXTRA_US >"$TMP/r$r.out" 2>&1 &
+		RANK_STEP_GO="$TMP/go" "$PROGS/rank_launcher" $r 1 4 $STEPS 2 $EXTRA_US \
+		>"$TMP/r$r.out" 2>&1 &
 done
+for _ in $(seq 1200); do
+	[ "$(ls "$TMP" | grep -c '^go\.ready\.')" -eq 4 ] && break
+	sleep 0.05
+done
+touch "$TMP/go"
 wait
 for r in 0 1 2 3; do
 	[ -s "$TMP/job/r$r.trc" ] || { not_ok "record rank $r: $(tail -3 "$TMP/r$r.out")"; exit 1; }

@@ -44,6 +44,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_ASSERT(job.ranks.straggler.index < job.ranks.n);
 	for (size_t i = 0; i < job.ranks.nranges; i++)
 		FUZZ_ASSERT(job.ranks.ranges[i].slowest < job.ranks.n);
+	for (size_t i = 0; i < job.nlast; i++)
+		FUZZ_ASSERT(job.last[i].trace < job.ntraces &&
+			    job.last[i].rank < job.last[i].nranks && job.last[i].last >= 1);
 	f = fopen("/dev/null", "w");
 	FUZZ_ASSERT(f && gr_job_write_text(f, &job, 0) == 0);
 	fclose(f);

@@ -7,6 +7,8 @@
 //   time grows by at least EXTRA_US however busy the machine is;
 // With RANK_STEP_NVTX set, each step's launches and sync are the NVTX range "gpu" and its host
 // work (even none) the range "host work" (tests/e2e/report_nvtx.sh: the pace by range).
+// With RANK_STEP_GO=PATH, the rank creates PATH.ready.RANK after its setup and begins its steps
+// only once PATH exists (at most 60 s): ranks recorded by recorders of their own start together.
 // teardown: cudaFree, cudaStreamDestroy. Each step is one iteration of 3 calls (2 launches, 1
 // sync): STEPS iterations. Prints "rank_step: rank=R steps=N launches=N run_delay_ns=N
 // timeslices=N": R from RANK ("-" if unset), and the kernel's own accounting of the thread at its
@@ -15,6 +17,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <cuda_runtime.h>
+#include <unistd.h>
 #include <nvtx3/nvToolsExt.h>
 
 __global__ void step_forward(float *x)
@@ -49,6 +52,17 @@ int main(int argc, char **argv)
 
 	cudaStreamCreate(&s);
 	cudaMalloc(&d, 4096);
+	if (const char *go = getenv("RANK_STEP_GO")) {
+		char ready[4096];
+		FILE *r;
+
+		snprintf(ready, sizeof(ready), "%s.ready.%s", go,
+			 getenv("RANK") ? getenv("RANK") : "-");
+		if ((r = fopen(ready, "w")))
+			fclose(r);
+		for (int i = 0; i < 60000 && access(go, F_OK); i++)
+			usleep(1000);
+	}
 	for (int i = 0; i < steps; i++) {
 		if (nvtx)
 			nvtxRangePushA("gpu");
