@@ -13,39 +13,94 @@
 
 #include "export_tables.h"
 
+/* Rows are formatted by hand into a buffer written this large: no stdio call per field. */
+#define CSV_BUF (1u << 16)
+
 struct csv {
 	const char *dir;
 	FILE *f;
 	char path[4096];
+	size_t len;
+	int err; /* 0, or -EIO since a write failed */
+	char buf[CSV_BUF];
 };
+
+static void flush(struct csv *c)
+{
+	if (c->len && !c->err && fwrite(c->buf, 1, c->len, c->f) != c->len)
+		c->err = -EIO;
+	c->len = 0;
+}
+
+static void put(struct csv *c, const char *s, size_t n)
+{
+	while (n) {
+		size_t k;
+
+		if (c->len == CSV_BUF)
+			flush(c);
+		k = CSV_BUF - c->len < n ? CSV_BUF - c->len : n;
+		memcpy(c->buf + c->len, s, k);
+		c->len += k;
+		s += k;
+		n -= k;
+	}
+}
+
+static void put_char(struct csv *c, char ch)
+{
+	if (c->len == CSV_BUF)
+		flush(c);
+	c->buf[c->len++] = ch;
+}
+
+/* @v in decimal, as "%" PRId64 prints it. */
+static void put_i64(struct csv *c, int64_t v)
+{
+	char d[24], *p = d + sizeof(d);
+	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--p = '-';
+	put(c, p, (size_t)(d + sizeof(d) - p));
+}
 
 static int csv_close(struct csv *c)
 {
-	int err = 0;
+	int err;
 
-	if (c->f && (ferror(c->f) | fclose(c->f)))
+	if (!c->f)
+		return 0;
+	flush(c);
+	err = c->err;
+	if (ferror(c->f) | fclose(c->f))
 		err = -EIO;
 	c->f = NULL;
+	c->err = 0;
 	return err;
 }
 
-static void put_field(FILE *f, const char *s)
+static void put_field(struct csv *c, const char *s)
 {
 	if (!*s) {
-		fputs("\"\"", f);
+		put(c, "\"\"", 2);
 		return;
 	}
 	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
+		put(c, s, strlen(s));
 		return;
 	}
-	putc('"', f);
+	put_char(c, '"');
 	for (; *s; s++) {
 		if (*s == '"')
-			putc('"', f);
-		putc(*s, f);
+			put_char(c, '"');
+		put_char(c, *s);
 	}
-	putc('"', f);
+	put_char(c, '"');
 }
 
 static int on_table(void *ctx, const struct gr_xtable *t)
@@ -63,11 +118,11 @@ static int on_table(void *ctx, const struct gr_xtable *t)
 		return -errno;
 	for (unsigned i = 0; i < t->ncols; i++) {
 		if (i)
-			putc(',', c->f);
-		put_field(c->f, t->cols[i].name);
+			put_char(c, ',');
+		put_field(c, t->cols[i].name);
 	}
-	fputs("\r\n", c->f);
-	return 0;
+	put(c, "\r\n", 2);
+	return c->err;
 }
 
 static int on_row(void *ctx, const struct gr_xtable *t, const struct gr_xval *v)
@@ -76,16 +131,16 @@ static int on_row(void *ctx, const struct gr_xtable *t, const struct gr_xval *v)
 
 	for (unsigned i = 0; i < t->ncols; i++) {
 		if (i)
-			putc(',', c->f);
+			put_char(c, ',');
 		if (v[i].null)
 			continue;
 		if (t->cols[i].type == GR_XCOL_TEXT)
-			put_field(c->f, v[i].s);
+			put_field(c, v[i].s);
 		else
-			fprintf(c->f, "%" PRId64, v[i].i);
+			put_i64(c, v[i].i);
 	}
-	fputs("\r\n", c->f);
-	return ferror(c->f) ? -EIO : 0;
+	put(c, "\r\n", 2);
+	return c->err;
 }
 
 int gr_export_csv(const struct gr_model *m, const char *dir, const char *version,

@@ -6,8 +6,8 @@
 
 #include "export_pb.h"
 
-/* Room left for a nested message's length: a 4-byte varint holds GR_PB_MAX_MESSAGE. */
-#define LEN_ROOM 4
+/* Room left for a nested message's length: one byte, enough for most (< 128 bytes). */
+#define LEN_ROOM 1
 
 void gr_pb_init(struct gr_pb *b)
 {
@@ -53,7 +53,7 @@ static size_t put_varint(uint8_t *p, uint64_t v)
 	return n;
 }
 
-void gr_pb_raw_varint(struct gr_pb *b, uint64_t v)
+void gr_pb_raw_varint_grow(struct gr_pb *b, uint64_t v)
 {
 	if (reserve(b, 10))
 		return;
@@ -71,12 +71,6 @@ void gr_pb_raw(struct gr_pb *b, const void *p, size_t n)
 static void tag(struct gr_pb *b, uint32_t field, unsigned wire)
 {
 	gr_pb_raw_varint(b, (uint64_t)field << 3 | wire);
-}
-
-void gr_pb_varint(struct gr_pb *b, uint32_t field, uint64_t v)
-{
-	tag(b, field, GR_PB_VARINT);
-	gr_pb_raw_varint(b, v);
 }
 
 void gr_pb_fixed64(struct gr_pb *b, uint32_t field, uint64_t v)
@@ -120,7 +114,7 @@ size_t gr_pb_begin(struct gr_pb *b, uint32_t field)
 
 void gr_pb_end(struct gr_pb *b, size_t mark)
 {
-	uint8_t len[LEN_ROOM + 6];
+	uint8_t len[10];
 	size_t body, n;
 
 	if (b->err)
@@ -131,8 +125,12 @@ void gr_pb_end(struct gr_pb *b, size_t mark)
 		return;
 	}
 	n = put_varint(len, body);
-	/* the shortest length, then the body moved back over the room it did not need */
+	/* a longer length moves the body on: once per message of 128 bytes or more */
+	if (n > LEN_ROOM) {
+		if (reserve(b, n - LEN_ROOM))
+			return;
+		memmove(b->p + mark + n - LEN_ROOM, b->p + mark, body);
+		b->len += n - LEN_ROOM;
+	}
 	memcpy(b->p + mark - LEN_ROOM, len, n);
-	memmove(b->p + mark - LEN_ROOM + n, b->p + mark, body);
-	b->len -= LEN_ROOM - n;
 }

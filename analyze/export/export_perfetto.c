@@ -16,6 +16,7 @@ enum {
 
 	PKT_CLOCK_SNAPSHOT = 6,
 	PKT_TIMESTAMP = 8,
+	PKT_CLOCK_ID = 58,    /* timestamp_clock_id */
 	PKT_SEQUENCE_ID = 10, /* trusted_packet_sequence_id */
 	PKT_TRACK_EVENT = 11,
 	PKT_INTERNED_DATA = 12,
@@ -23,12 +24,15 @@ enum {
 	PKT_DEFAULTS = 59, /* trace_packet_defaults */
 	PKT_TRACK_DESCRIPTOR = 60,
 
-	DEFAULTS_CLOCK_ID = 58, /* TracePacketDefaults.timestamp_clock_id */
+	DEFAULTS_CLOCK_ID = 58,	     /* TracePacketDefaults.timestamp_clock_id */
+	DEFAULTS_TRACK_EVENT = 11,   /* TracePacketDefaults.track_event_defaults */
+	TE_DEFAULTS_TRACK_UUID = 11, /* TrackEventDefaults.track_uuid */
 
 	SNAPSHOT_CLOCKS = 1,
 	SNAPSHOT_PRIMARY_CLOCK = 2,
 	CLOCK_ID = 1,
 	CLOCK_TIMESTAMP = 2,
+	CLOCK_INCREMENTAL = 3, /* Clock.is_incremental */
 
 	TD_UUID = 1,
 	TD_NAME = 2,
@@ -48,7 +52,9 @@ enum {
 	TE_TYPE = 9,
 	TE_NAME_IID = 10,
 	TE_TRACK_UUID = 11,
-	TE_FLOW_IDS = 47,
+	/* flow_ids_old (uint64): trace processor reads it as flow_ids (fixed64, 47), and a flow's
+	 * id here, a count, takes 1-3 bytes instead of 8 */
+	TE_FLOW_IDS = 36,
 	TE_COUNTER_VALUE = 30,
 
 	DA_NAME_IID = 1,
@@ -76,6 +82,32 @@ enum { CLOCK_REALTIME = 1, CLOCK_MONOTONIC = 3 };
 
 #define SEQUENCE_ID 1
 
+/*
+ * Timestamps are deltas on incremental clocks of the sequence's own (ids from CLOCK_FIRST), all
+ * equal to CLOCK_MONOTONIC at the one clock snapshot. A clock's timestamps only grow, but export.c
+ * writes section by section (launches, then copies, ...), each going back to the start: a packet
+ * takes the clock that last stood nearest below its time, naming it (timestamp_clock_id) when it
+ * is not the default, CLOCK_FIRST. Only a time before the anchor (all clocks' start) is written
+ * whole, in CLOCK_MONOTONIC: the trace clock may never go back in a snapshot, so clocks are never
+ * re-anchored.
+ */
+#define CLOCK_FIRST 64 /* the first sequence-scoped clock id */
+#define NCLOCKS	    8
+
+/* Slice ends not yet written: each waits for the first packet at or after its time, so that a
+ * slice's end does not move its clock past the events that follow its begin. */
+#define NPENDING 32
+
+#define NRECENT 256 /* a power of two */
+
+/* A string interned lately: the caller's pointer @s, its interned copy and iid. */
+struct recent {
+	const char *s, *text;
+	size_t n;
+	uint64_t iid;
+	uint32_t ns;
+};
+
 /* The interning namespaces: an iid is unique in each (one counter serves them all). */
 enum intern_ns { NS_NAME, NS_CATEGORY, NS_ANNOTATION, NS_STRING, NS_STACK };
 
@@ -98,9 +130,29 @@ struct ex_pf {
 	struct gr_strtab strings; /* each string interned once: keys compare by address */
 	struct gr_keymap iids;	  /* (namespace, interned string or stack id) -> iid - 1 */
 	size_t nstacks;
+	/*
+	 * The strings last interned, by the caller's pointer: most are the same constant or model
+	 * string every time (keys, names, kernels), so comparing them with their interned copy
+	 * saves hashing them. A buffer reused for other text just misses.
+	 */
+	struct recent recent[NRECENT];
+	/* the same by the text's ends and length, for text in reused buffers (grid, block) */
+	struct recent recent_text[NRECENT];
+	struct gr_keymap
+	    uuids; /* (pid << 32 | tid) -> track uuid - 1: small uuids, short varints */
+	uint64_t
+	    default_track; /* the sequence's default track_uuid (the first thread's); 0: none */
+	int started;	   /* the sequence start (incremental state, defaults) is written */
+	uint64_t anchor;   /* every clock's time at the snapshot */
+	uint64_t clock[NCLOCKS]; /* each clock's last timestamp */
+	struct {
+		uint64_t ts, track;
+	} pending[NPENDING]; /* slice ends by time */
+	size_t npending;
 	/* the event being built */
 	char ph;
 	int skip; /* an 's' or 'f' event: nothing written */
+	uint32_t pid;
 	uint64_t track, ts, dur;
 	size_t dict[EX_PF_DEPTH];
 	int depth;
@@ -147,20 +199,86 @@ static uint64_t intern(struct ex_pf *pf, enum intern_ns ns, uint64_t key, const 
 
 static uint64_t intern_str(struct ex_pf *pf, enum intern_ns ns, const char *s, size_t n)
 {
-	const char *p = gr_strtab_intern(&pf->strings, s, n);
+	uint64_t h = ((uint64_t)(uintptr_t)s ^ ns) * 0x9e3779b97f4a7c15ull;
+	struct recent *r = &pf->recent[h >> 56 & (NRECENT - 1)], *t;
+	uint64_t head = 0, tail = 0;
+	const char *p;
 
+	if (r->s == s && r->ns == ns && r->n == n && !memcmp(r->text, s, n))
+		return r->iid;
+	memcpy(&head, s, n < 8 ? n : 8);
+	memcpy(&tail, s + (n < 8 ? 0 : n - 8), n < 8 ? n : 8);
+	h = (head * 0x9e3779b97f4a7c15ull ^ tail ^ n ^ (uint64_t)ns << 32) * 0xbf58476d1ce4e5b9ull;
+	t = &pf->recent_text[h >> 56 & (NRECENT - 1)];
+	if (t->ns == ns && t->n == n && t->text && !memcmp(t->text, s, n)) {
+		*r = *t;
+		r->s = s;
+		return r->iid;
+	}
+	p = gr_strtab_intern(&pf->strings, s, n);
 	if (!p) {
 		fail(pf, -ENOMEM);
 		return 0;
 	}
-	return intern(pf, ns, (uint64_t)(uintptr_t)p, p);
+	r->s = s;
+	r->text = p;
+	r->n = n;
+	r->ns = ns;
+	r->iid = intern(pf, ns, (uint64_t)(uintptr_t)p, p);
+	*t = *r;
+	return r->iid;
 }
 
-static void packet_head(struct ex_pf *pf, uint64_t ts, int has_ts)
+/* A packet's head: its time @ts on the clock that suits it (CLOCK_FIRST above), its sequence. */
+static void packet_head(struct ex_pf *pf, uint64_t ts)
 {
-	if (has_ts)
+	int c = -1;
+
+	for (int i = 0; i < NCLOCKS; i++)
+		if (pf->clock[i] <= ts && (c < 0 || pf->clock[i] > pf->clock[c]))
+			c = i;
+	if (c < 0) {
 		gr_pb_varint(&pf->out, PKT_TIMESTAMP, ts);
+		gr_pb_varint(&pf->out, PKT_CLOCK_ID, CLOCK_MONOTONIC);
+	} else {
+		gr_pb_varint(&pf->out, PKT_TIMESTAMP, ts - pf->clock[c]);
+		if (c)
+			gr_pb_varint(&pf->out, PKT_CLOCK_ID, CLOCK_FIRST + (unsigned)c);
+		pf->clock[c] = ts;
+	}
 	gr_pb_varint(&pf->out, PKT_SEQUENCE_ID, SEQUENCE_ID);
+}
+
+/* The packets without a time (the clocks, the tracks) are in the sequence too. */
+static void packet_head_untimed(struct ex_pf *pf)
+{
+	gr_pb_varint(&pf->out, PKT_SEQUENCE_ID, SEQUENCE_ID);
+}
+
+/*
+ * The sequence start, before its first packet that needs it: no interned state before this, the
+ * timestamps on CLOCK_FIRST and the events on the first thread's track unless they say otherwise.
+ * Written late so that the tracks are known (export.c describes them before any event).
+ */
+static void start(struct ex_pf *pf)
+{
+	size_t pkt, def, te;
+
+	if (pf->started)
+		return;
+	pf->started = 1;
+	pkt = gr_pb_begin(&pf->out, TRACE_PACKET);
+	packet_head_untimed(pf);
+	gr_pb_varint(&pf->out, PKT_SEQUENCE_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
+	def = gr_pb_begin(&pf->out, PKT_DEFAULTS);
+	gr_pb_varint(&pf->out, DEFAULTS_CLOCK_ID, CLOCK_FIRST);
+	if (pf->default_track) {
+		te = gr_pb_begin(&pf->out, DEFAULTS_TRACK_EVENT);
+		gr_pb_varint(&pf->out, TE_DEFAULTS_TRACK_UUID, pf->default_track);
+		gr_pb_end(&pf->out, te);
+	}
+	gr_pb_end(&pf->out, def);
+	gr_pb_end(&pf->out, pkt);
 }
 
 int ex_pf_open(struct ex_pf **out, FILE *f, const struct gr_model *m)
@@ -168,7 +286,7 @@ int ex_pf_open(struct ex_pf **out, FILE *f, const struct gr_model *m)
 	const struct gr_trace_header *h = gr_model_header(m);
 	struct ex_pf *pf = calloc(1, sizeof(*pf));
 	uint64_t t0, end;
-	size_t pkt, snap, clk, def;
+	size_t pkt, snap, clk;
 
 	*out = pf;
 	if (!pf)
@@ -181,65 +299,82 @@ int ex_pf_open(struct ex_pf **out, FILE *f, const struct gr_model *m)
 	gr_pb_init(&pf->flows);
 	gr_strtab_init(&pf->strings, &pf->arena);
 	gr_keymap_init(&pf->iids, 2);
+	gr_keymap_init(&pf->uuids, 1);
 	gr_model_stacks(m, &pf->nstacks);
 	gr_model_time_span(m, &t0, &end);
+	/* the clocks start where the trace does, or at the header's anchor if that is earlier */
+	pf->anchor = t0 < h->clock_monotonic_ns ? t0 : h->clock_monotonic_ns;
+	for (int i = 0; i < NCLOCKS; i++)
+		pf->clock[i] = pf->anchor;
 
-	/* the recording's clock (CLOCK_MONOTONIC) as the trace's, anchored to wall time */
+	/*
+	 * The recording's clock (CLOCK_MONOTONIC) as the trace's, anchored to wall time (the
+	 * header's pair, moved to the anchor), and the sequence's incremental clocks, all at it.
+	 */
 	pkt = gr_pb_begin(&pf->out, TRACE_PACKET);
-	packet_head(pf, 0, 0);
+	packet_head_untimed(pf);
 	snap = gr_pb_begin(&pf->out, PKT_CLOCK_SNAPSHOT);
 	clk = gr_pb_begin(&pf->out, SNAPSHOT_CLOCKS);
 	gr_pb_varint(&pf->out, CLOCK_ID, CLOCK_MONOTONIC);
-	gr_pb_varint(&pf->out, CLOCK_TIMESTAMP, h->clock_monotonic_ns);
+	gr_pb_varint(&pf->out, CLOCK_TIMESTAMP, pf->anchor);
 	gr_pb_end(&pf->out, clk);
 	clk = gr_pb_begin(&pf->out, SNAPSHOT_CLOCKS);
 	gr_pb_varint(&pf->out, CLOCK_ID, CLOCK_REALTIME);
-	gr_pb_varint(&pf->out, CLOCK_TIMESTAMP, h->clock_realtime_ns);
+	gr_pb_varint(&pf->out, CLOCK_TIMESTAMP,
+		     h->clock_realtime_ns - (h->clock_monotonic_ns - pf->anchor));
 	gr_pb_end(&pf->out, clk);
+	for (unsigned i = 0; i < NCLOCKS; i++) {
+		clk = gr_pb_begin(&pf->out, SNAPSHOT_CLOCKS);
+		gr_pb_varint(&pf->out, CLOCK_ID, CLOCK_FIRST + i);
+		gr_pb_varint(&pf->out, CLOCK_TIMESTAMP, pf->anchor);
+		gr_pb_varint(&pf->out, CLOCK_INCREMENTAL, 1);
+		gr_pb_end(&pf->out, clk);
+	}
 	gr_pb_varint(&pf->out, SNAPSHOT_PRIMARY_CLOCK, CLOCK_MONOTONIC);
 	gr_pb_end(&pf->out, snap);
-	gr_pb_end(&pf->out, pkt);
-
-	/* the sequence starts: no interned state before this, timestamps in CLOCK_MONOTONIC */
-	pkt = gr_pb_begin(&pf->out, TRACE_PACKET);
-	packet_head(pf, 0, 0);
-	gr_pb_varint(&pf->out, PKT_SEQUENCE_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
-	def = gr_pb_begin(&pf->out, PKT_DEFAULTS);
-	gr_pb_varint(&pf->out, DEFAULTS_CLOCK_ID, CLOCK_MONOTONIC);
-	gr_pb_end(&pf->out, def);
 	gr_pb_end(&pf->out, pkt);
 	return pf->out.err;
 }
 
-static uint64_t track_uuid(uint32_t pid, uint32_t tid)
+/* The uuid of the track of (@pid, @tid), numbered from 1 as first seen; 0 on error. */
+static uint64_t track_uuid(struct ex_pf *pf, uint32_t pid, uint32_t tid)
 {
-	return (uint64_t)pid << 32 | tid;
+	uint64_t k = (uint64_t)pid << 32 | tid;
+	uint32_t idx;
+	int err = gr_keymap_intern(&pf->uuids, &k, &idx);
+
+	if (err < 0) {
+		fail(pf, err);
+		return 0;
+	}
+	return (uint64_t)idx + 1;
 }
 
 void ex_pf_track(struct ex_pf *pf, enum ex_pf_track kind, uint32_t pid, uint32_t tid,
 		 const char *name)
 {
+	uint64_t uuid = track_uuid(pf, pid, kind == EX_PF_PROCESS ? 0 : tid);
 	size_t pkt = gr_pb_begin(&pf->out, TRACE_PACKET), td, d;
 
-	packet_head(pf, 0, 0);
+	packet_head_untimed(pf);
 	td = gr_pb_begin(&pf->out, PKT_TRACK_DESCRIPTOR);
+	gr_pb_varint(&pf->out, TD_UUID, uuid);
 	if (kind == EX_PF_PROCESS) {
-		gr_pb_varint(&pf->out, TD_UUID, track_uuid(pid, 0));
 		d = gr_pb_begin(&pf->out, TD_PROCESS);
 		gr_pb_varint(&pf->out, PROCESS_PID, pid);
 		gr_pb_str(&pf->out, PROCESS_NAME, name);
 		gr_pb_end(&pf->out, d);
 	} else if (kind == EX_PF_THREAD) {
-		gr_pb_varint(&pf->out, TD_UUID, track_uuid(pid, tid));
+		if (!pf->default_track && !pf->started)
+			pf->default_track = uuid;
 		d = gr_pb_begin(&pf->out, TD_THREAD);
 		gr_pb_varint(&pf->out, THREAD_PID, pid);
 		gr_pb_varint(&pf->out, THREAD_TID, tid);
 		gr_pb_str(&pf->out, THREAD_NAME, name);
 		gr_pb_end(&pf->out, d);
 	} else {
-		gr_pb_varint(&pf->out, TD_UUID, track_uuid(pid, tid));
 		gr_pb_str(&pf->out, TD_NAME, name);
-		gr_pb_varint(&pf->out, TD_PARENT_UUID, track_uuid(pid, 0));
+		gr_pb_varint(&pf->out, TD_PARENT_UUID, track_uuid(pf, pid, 0));
 		if (kind == EX_PF_COUNTER) {
 			d = gr_pb_begin(&pf->out, TD_COUNTER);
 			gr_pb_varint(&pf->out, COUNTER_UNIT, UNIT_SIZE_BYTES);
@@ -250,14 +385,68 @@ void ex_pf_track(struct ex_pf *pf, enum ex_pf_track kind, uint32_t pid, uint32_t
 	gr_pb_end(&pf->out, pkt);
 }
 
-void ex_pf_counter(struct ex_pf *pf, uint32_t pid, uint32_t tid, uint64_t ts, int64_t value)
+/* The track of an event on @track: none written for the default one. */
+static void event_track(struct ex_pf *pf, uint64_t track)
+{
+	if (track != pf->default_track)
+		gr_pb_varint(&pf->out, TE_TRACK_UUID, track);
+}
+
+/* The end of a slice on @track at @ts. */
+static void end_packet(struct ex_pf *pf, uint64_t ts, uint64_t track)
 {
 	size_t pkt = gr_pb_begin(&pf->out, TRACE_PACKET), te;
 
-	packet_head(pf, ts, 1);
+	packet_head(pf, ts);
+	te = gr_pb_begin(&pf->out, PKT_TRACK_EVENT);
+	gr_pb_varint(&pf->out, TE_TYPE, TYPE_SLICE_END);
+	event_track(pf, track);
+	gr_pb_end(&pf->out, te);
+	gr_pb_varint(&pf->out, PKT_SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
+	gr_pb_end(&pf->out, pkt);
+}
+
+/* Before a packet at @ts: the sequence start if not yet written, the slice ends due by then. */
+static void before(struct ex_pf *pf, uint64_t ts)
+{
+	size_t n = 0;
+
+	start(pf);
+	while (n < pf->npending && pf->pending[n].ts <= ts) {
+		end_packet(pf, pf->pending[n].ts, pf->pending[n].track);
+		n++;
+	}
+	if (n) {
+		pf->npending -= n;
+		memmove(pf->pending, pf->pending + n, pf->npending * sizeof(pf->pending[0]));
+	}
+}
+
+/* Hold the end of a slice on @track at @ts until a packet at or after it (NPENDING above). */
+static void end_later(struct ex_pf *pf, uint64_t ts, uint64_t track)
+{
+	size_t i;
+
+	if (pf->npending == NPENDING) /* the earliest goes now: its clock moves on, no harm */
+		before(pf, pf->pending[0].ts);
+	for (i = pf->npending; i > 0 && pf->pending[i - 1].ts > ts; i--)
+		pf->pending[i] = pf->pending[i - 1];
+	pf->pending[i].ts = ts;
+	pf->pending[i].track = track;
+	pf->npending++;
+}
+
+void ex_pf_counter(struct ex_pf *pf, uint32_t pid, uint32_t tid, uint64_t ts, int64_t value)
+{
+	uint64_t track = track_uuid(pf, pid, tid);
+	size_t pkt, te;
+
+	before(pf, ts);
+	pkt = gr_pb_begin(&pf->out, TRACE_PACKET);
+	packet_head(pf, ts);
 	te = gr_pb_begin(&pf->out, PKT_TRACK_EVENT);
 	gr_pb_varint(&pf->out, TE_TYPE, TYPE_COUNTER);
-	gr_pb_varint(&pf->out, TE_TRACK_UUID, track_uuid(pid, tid));
+	event_track(pf, track);
 	gr_pb_varint(&pf->out, TE_COUNTER_VALUE, (uint64_t)value);
 	gr_pb_end(&pf->out, te);
 	gr_pb_varint(&pf->out, PKT_SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
@@ -271,7 +460,8 @@ void ex_pf_begin(struct ex_pf *pf, char ph, const char *name, const char *cat, u
 {
 	pf->ph = ph;
 	pf->skip = ph == 's' || ph == 'f';
-	pf->track = track_uuid(pid, tid);
+	pf->pid = pid;
+	pf->track = track_uuid(pf, pid, tid);
 	pf->ts = pf->dur = 0;
 	pf->depth = 0;
 	gr_pb_reset(&pf->ev);
@@ -298,14 +488,14 @@ void ex_pf_dur(struct ex_pf *pf, uint64_t dur)
 void ex_pf_flow(struct ex_pf *pf, uint64_t id)
 {
 	if (id && !pf->skip)
-		gr_pb_fixed64(&pf->flows, TE_FLOW_IDS, id);
+		gr_pb_varint(&pf->flows, TE_FLOW_IDS, id);
 }
 
 /* Instants are on their thread's track already; the others on their process's or global. */
 void ex_pf_scope(struct ex_pf *pf, char scope)
 {
 	if (scope == 'p')
-		pf->track &= ~(uint64_t)UINT32_MAX;
+		pf->track = track_uuid(pf, pf->pid, 0);
 	else if (scope == 'g')
 		pf->track = 0;
 }
@@ -433,21 +623,22 @@ void ex_pf_stack(struct ex_pf *pf, uint32_t stack)
 }
 
 /* One packet: the event in pf->ev at @ts, of @type, with the interned entries it added. */
-static void event_packet(struct ex_pf *pf, uint64_t ts, unsigned type, int with_body)
+static void event_packet(struct ex_pf *pf, uint64_t ts, unsigned type)
 {
-	size_t pkt = gr_pb_begin(&pf->out, TRACE_PACKET), te;
+	size_t pkt, te;
 
-	packet_head(pf, ts, 1);
-	if (with_body && pf->interned.len)
+	before(pf, ts);
+	pkt = gr_pb_begin(&pf->out, TRACE_PACKET);
+	packet_head(pf, ts);
+	if (pf->interned.len)
 		gr_pb_bytes(&pf->out, PKT_INTERNED_DATA, pf->interned.p, pf->interned.len);
 	te = gr_pb_begin(&pf->out, PKT_TRACK_EVENT);
 	gr_pb_varint(&pf->out, TE_TYPE, type);
-	if (pf->track)
-		gr_pb_varint(&pf->out, TE_TRACK_UUID, pf->track);
-	if (with_body) {
-		gr_pb_raw(&pf->out, pf->ev.p, pf->ev.len);
-		gr_pb_raw(&pf->out, pf->flows.p, pf->flows.len);
-	}
+	/* the trace-global track is uuid 0: said when there is a default, as no track means it */
+	if (pf->track || pf->default_track)
+		event_track(pf, pf->track);
+	gr_pb_raw(&pf->out, pf->ev.p, pf->ev.len);
+	gr_pb_raw(&pf->out, pf->flows.p, pf->flows.len);
 	gr_pb_end(&pf->out, te);
 	gr_pb_varint(&pf->out, PKT_SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
 	gr_pb_end(&pf->out, pkt);
@@ -464,10 +655,10 @@ void ex_pf_end(struct ex_pf *pf)
 	if (pf->flows.err)
 		fail(pf, pf->flows.err);
 	if (pf->ph == 'X') {
-		event_packet(pf, pf->ts, TYPE_SLICE_BEGIN, 1);
-		event_packet(pf, pf->ts + pf->dur, TYPE_SLICE_END, 0);
+		event_packet(pf, pf->ts, TYPE_SLICE_BEGIN);
+		end_later(pf, pf->ts + pf->dur, pf->track);
 	} else {
-		event_packet(pf, pf->ts, TYPE_INSTANT, 1);
+		event_packet(pf, pf->ts, TYPE_INSTANT);
 	}
 	if (pf->out.len >= GR_PF_FLUSH)
 		flush(pf);
@@ -479,6 +670,9 @@ int ex_pf_close(struct ex_pf *pf)
 
 	if (!pf)
 		return 0;
+	start(pf); /* a trace without events starts its sequence too */
+	if (pf->npending)
+		before(pf, pf->pending[pf->npending - 1].ts);
 	if (pf->out.err)
 		fail(pf, pf->out.err);
 	if (!pf->err)
@@ -493,6 +687,7 @@ int ex_pf_close(struct ex_pf *pf)
 	gr_strtab_free(&pf->strings);
 	gr_arena_free(&pf->arena);
 	gr_keymap_free(&pf->iids);
+	gr_keymap_free(&pf->uuids);
 	free(pf);
 	return err;
 }

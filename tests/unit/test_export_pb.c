@@ -112,10 +112,38 @@ static void test_nested_lengths(void)
 	free(body);
 }
 
+/* An inner message whose length takes two bytes moves on while its outer one is open: both
+ * lengths and every byte after them still come out as a protobuf library writes them. */
+static void test_nested_grow(void)
+{
+	uint8_t want[3 + 3 + 3 + 200 + 2];
+	uint8_t text[200];
+	struct gr_pb b;
+	size_t m, inner;
+
+	memset(text, 'x', sizeof(text));
+	/* field 1 (208 bytes) { field 2 (203 bytes) { field 4 "x" * 200 } field 3 varint 1 } */
+	memcpy(want, "\x0a\xd0\x01\x12\xcb\x01\x22\xc8\x01", 9);
+	memcpy(want + 9, text, sizeof(text));
+	want[209] = 0x18;
+	want[210] = 0x01;
+	gr_pb_init(&b);
+	m = gr_pb_begin(&b, 1);
+	inner = gr_pb_begin(&b, 2);
+	gr_pb_bytes(&b, 4, text, sizeof(text));
+	gr_pb_end(&b, inner);
+	gr_pb_varint(&b, 3, 1);
+	gr_pb_end(&b, m);
+	CHECK_EQ_U64(b.err, 0);
+	CHECK(bytes_are(&b, want, sizeof(want)));
+	gr_pb_free(&b);
+}
+
 int main(void)
 {
 	RUN_TEST(test_scalars);
 	RUN_TEST(test_nested);
 	RUN_TEST(test_nested_lengths);
+	RUN_TEST(test_nested_grow);
 	TEST_EXIT();
 }
