@@ -716,7 +716,8 @@ int gr_budget_compute(const struct gr_model *m, const struct gr_probe_cost *pc,
 	size_t nth, n = loop->n;
 	struct walk w;
 	struct acc a = {.st = states};
-	struct sums sums = {0};
+	struct sums sums = {0}, group = {0};
+	size_t per = loop->per > 1 ? loop->per : 1;
 	/* a call still running at the end of a window: it owns the next window's time too */
 	struct call open = {0};
 	uint64_t open_end = 0;
@@ -753,8 +754,15 @@ int gr_budget_compute(const struct gr_model *m, const struct gr_probe_cost *pc,
 		memcpy(kept[j].part_ns, a.b.part_ns, sizeof(a.b.part_ns));
 		order[j] = (struct pick){a.b.total_ns, j};
 		sums_add(&sums, &a.b);
-		if (loop->each)
+		if (loop->each && per == 1)
 			loop->each[j] = a.b;
+		if (loop->each && per > 1) {
+			sums_add(&group, &a.b);
+			if (group.n == per || j + 1 == n) {
+				sums_mean(&group, &loop->each[j / per]);
+				memset(&group, 0, sizeof(group));
+			}
+		}
 	}
 	gr_qsort(order, n, sizeof(*order), cmp_pick);
 	for (unsigned p = 0; p < GR_BUDGET_NPARTS; p++) {
