@@ -50,6 +50,8 @@ struct walk {
 	size_t n[NSRC], at[NSRC];
 	struct call head[NSRC];
 	int has[NSRC]; /* head holds the next call of the source */
+	/* the sources with calls left, in source order: most traces fill three or four */
+	unsigned live[NSRC], nlive;
 	/*
 	 * The recording timed a sample of the launches (1 in 64 per thread): every launch is
 	 * walked as entry only, so that each iteration is counted the same way whichever of them
@@ -230,22 +232,31 @@ static void walk_init(struct walk *w, const struct gr_model *m, uint32_t thread,
 	w->cma = gr_model_comm_asides(m, &w->n[S_COMM_ASIDE]);
 	w->launches_sampled =
 	    gr_model_session(m, GR_SESS_LAUNCH_SAMPLE, &period, NULL) && period > 1;
-	for (unsigned s = 0; s < NSRC; s++)
+	for (unsigned s = 0; s < NSRC; s++) {
 		w->at[s] = lower_bound(w, s, from);
+		if (w->at[s] < w->n[s])
+			w->live[w->nlive++] = s;
+	}
 }
 
 /* The walked thread's next call entering before @before into *@c (consumed), in entry order;
  * 0 when none is left before it. */
 static int walk_next(struct walk *w, uint64_t before, struct call *c)
 {
-	unsigned best = NSRC;
+	unsigned best = NSRC, keep = 0;
 
-	for (unsigned s = 0; s < NSRC; s++) {
+	for (unsigned i = 0; i < w->nlive; i++) {
+		unsigned s = w->live[i];
+
 		while (!w->has[s] && w->at[s] < w->n[s])
 			w->has[s] = call_at(w, s, w->at[s]++, &w->head[s]);
-		if (w->has[s] && (best == NSRC || w->head[s].ts < w->head[best].ts))
+		if (!w->has[s])
+			continue; /* spent: out of the list */
+		w->live[keep++] = s;
+		if (best == NSRC || w->head[s].ts < w->head[best].ts)
 			best = s;
 	}
+	w->nlive = keep;
 	if (best == NSRC || w->head[best].ts >= before)
 		return 0;
 	*c = w->head[best];
