@@ -652,9 +652,9 @@ static int cmp_pick(const void *x, const void *y)
 
 /* Iteration @j, [@lo, @hi), of the walk @w into @a->b; *@open and *@open_end: the call still
  * running when it begins, then when it ends. */
-static void walk_iteration(struct walk *w, struct acc *a, const struct gr_probe_cost *pc,
-			   size_t j, uint64_t lo, uint64_t hi, struct call *open,
-			   uint64_t *open_end, uint64_t *clamped)
+static void walk_iteration(struct walk *w, struct acc *a, const struct gr_probe_cost *pc, size_t j,
+			   uint64_t lo, uint64_t hi, struct call *open, uint64_t *open_end,
+			   uint64_t *clamped)
 {
 	uint64_t pos = lo;
 	struct call c;
@@ -760,8 +760,7 @@ int gr_budget_compute(const struct gr_model *m, const struct gr_probe_cost *pc,
 
 		kept[j].open_end = open_end;
 		kept[j].open_part = open.part;
-		walk_iteration(&w, &a, pc, j, loop->starts[j], hi, &open, &open_end,
-			       &out->clamped);
+		walk_iteration(&w, &a, pc, j, loop->starts[j], hi, &open, &open_end, &out->clamped);
 		memcpy(kept[j].part_ns, a.b.part_ns, sizeof(a.b.part_ns));
 		order[j] = (struct pick){a.b.total_ns, j};
 		sums_add(&sums, &a.b);

@@ -439,7 +439,8 @@ static void test_budget_split(void)
 					CHECK_EQ_U64(pick[i]->blocked_ns[r], e->blocked_ns[r]);
 					CHECK_EQ_U64(pick[i]->culprit[r].ns, e->culprit[r].ns);
 					CHECK_EQ_U64(pick[i]->culprit[r].tid, e->culprit[r].tid);
-					CHECK_EQ_U64(pick[i]->culprit[r].wakers, e->culprit[r].wakers);
+					CHECK_EQ_U64(pick[i]->culprit[r].wakers,
+						     e->culprit[r].wakers);
 				}
 			}
 		}
@@ -456,7 +457,8 @@ static void test_budget_split(void)
 				CHECK_EQ_U64(bars[0].part_ns[p], mean.part_ns[p]);
 			CHECK_EQ_U64(bars[0].part_ns[GR_BUDGET_BLOCKED],
 				     (each[0].part_ns[GR_BUDGET_BLOCKED] +
-				      each[1].part_ns[GR_BUDGET_BLOCKED]) / 2);
+				      each[1].part_ns[GR_BUDGET_BLOCKED]) /
+					 2);
 			CHECK_EQ_U64(bars[1].total_ns, each[2].total_ns);
 			CHECK_EQ_U64(bars[1].part_ns[GR_BUDGET_RUNNABLE], 1 * us);
 		}
