@@ -50,6 +50,8 @@ struct walk {
 	size_t n[NSRC], at[NSRC];
 	struct call head[NSRC];
 	int has[NSRC]; /* head holds the next call of the source */
+	/* the sources with calls left, in source order: most traces fill three or four */
+	unsigned live[NSRC], nlive;
 	/*
 	 * The recording timed a sample of the launches (1 in 64 per thread): every launch is
 	 * walked as entry only, so that each iteration is counted the same way whichever of them
@@ -230,22 +232,31 @@ static void walk_init(struct walk *w, const struct gr_model *m, uint32_t thread,
 	w->cma = gr_model_comm_asides(m, &w->n[S_COMM_ASIDE]);
 	w->launches_sampled =
 	    gr_model_session(m, GR_SESS_LAUNCH_SAMPLE, &period, NULL) && period > 1;
-	for (unsigned s = 0; s < NSRC; s++)
+	for (unsigned s = 0; s < NSRC; s++) {
 		w->at[s] = lower_bound(w, s, from);
+		if (w->at[s] < w->n[s])
+			w->live[w->nlive++] = s;
+	}
 }
 
 /* The walked thread's next call entering before @before into *@c (consumed), in entry order;
  * 0 when none is left before it. */
 static int walk_next(struct walk *w, uint64_t before, struct call *c)
 {
-	unsigned best = NSRC;
+	unsigned best = NSRC, keep = 0;
 
-	for (unsigned s = 0; s < NSRC; s++) {
+	for (unsigned i = 0; i < w->nlive; i++) {
+		unsigned s = w->live[i];
+
 		while (!w->has[s] && w->at[s] < w->n[s])
 			w->has[s] = call_at(w, s, w->at[s]++, &w->head[s]);
-		if (w->has[s] && (best == NSRC || w->head[s].ts < w->head[best].ts))
+		if (!w->has[s])
+			continue; /* spent: out of the list */
+		w->live[keep++] = s;
+		if (best == NSRC || w->head[s].ts < w->head[best].ts)
 			best = s;
 	}
+	w->nlive = keep;
 	if (best == NSRC || w->head[best].ts >= before)
 		return 0;
 	*c = w->head[best];
@@ -401,6 +412,7 @@ struct acc {
 	struct gr_budget b;
 	uint64_t outside_probe;	 /* probe cost outside the calls' durations */
 	struct tallies it, loop; /* the blocked wait's wakers: this iteration's, the loop's */
+	int again;		 /* an iteration walked a second time: the loop has it already */
 };
 
 /* Time outside calls, [lo, hi), by the thread's state then. */
@@ -440,7 +452,8 @@ static void outside(struct acc *a, uint64_t lo, uint64_t hi)
 			part = GR_BUDGET_BLOCKED;
 			a->b.blocked_ns[why->reason] += e - s;
 			tally_add(&a->it, why, e - s);
-			tally_add(&a->loop, why, e - s);
+			if (!a->again)
+				tally_add(&a->loop, why, e - s);
 			break;
 		}
 		default:
@@ -495,36 +508,41 @@ static void in_call(struct acc *a, const struct call *c, uint64_t s, uint64_t e,
 	a->b.part_ns[c->part] += d - in;
 }
 
-static int cmp_total(const void *x, const void *y, void *ctx)
-{
-	const struct gr_budget *v = ctx;
-	size_t i = *(const size_t *)x, j = *(const size_t *)y;
+/* Sums over budgets, for their mean (gr_budget_mean()) without keeping them. */
+struct sums {
+	uint64_t part[GR_BUDGET_NPARTS], reason[GR_BUDGET_NREASONS], total, calls, unmeasured;
+	uint64_t first_ts;
+	size_t n;
+};
 
-	if (v[i].total_ns != v[j].total_ns)
-		return v[i].total_ns < v[j].total_ns ? -1 : 1;
-	return i < j ? -1 : i > j;
+static void sums_add(struct sums *s, const struct gr_budget *b)
+{
+	if (!s->n)
+		s->first_ts = b->start_ts;
+	for (unsigned p = 0; p < GR_BUDGET_NPARTS; p++)
+		s->part[p] += b->part_ns[p];
+	for (unsigned r = 0; r < GR_BUDGET_NREASONS; r++)
+		s->reason[r] += b->blocked_ns[r];
+	s->total += b->total_ns;
+	s->calls += b->calls;
+	s->unmeasured += b->unmeasured;
+	s->n++;
 }
 
-/* The mean over @n budgets, exact: parts rounded down, then the ns their sum lacks of the
+/* The mean of @s (n >= 1), exact: parts rounded down, then the ns their sum lacks of the
  * rounded-down mean total go one each to the parts with the largest remainders. */
-void gr_budget_mean(const struct gr_budget *v, size_t n, struct gr_budget *out)
+static void sums_mean(const struct sums *s, struct gr_budget *out)
 {
-	uint64_t sum[GR_BUDGET_NPARTS] = {0}, rsum[GR_BUDGET_NREASONS] = {0}, total = 0, have = 0;
+	const uint64_t *sum = s->part, *rsum = s->reason;
+	uint64_t have = 0, n = s->n;
 	int given[GR_BUDGET_NPARTS] = {0}, rgiven[GR_BUDGET_NREASONS] = {0};
 
 	memset(out, 0, sizeof(*out));
-	for (size_t i = 0; i < n; i++) {
-		for (unsigned p = 0; p < GR_BUDGET_NPARTS; p++)
-			sum[p] += v[i].part_ns[p];
-		for (unsigned r = 0; r < GR_BUDGET_NREASONS; r++)
-			rsum[r] += v[i].blocked_ns[r];
-		total += v[i].total_ns;
-		out->calls += v[i].calls;
-		out->unmeasured += v[i].unmeasured;
-	}
+	out->calls = s->calls;
+	out->unmeasured = s->unmeasured;
 	out->index = n;
-	out->start_ts = v[0].start_ts;
-	out->total_ns = total / n;
+	out->start_ts = s->first_ts;
+	out->total_ns = s->total / n;
 	for (unsigned p = 0; p < GR_BUDGET_NPARTS; p++) {
 		out->part_ns[p] = sum[p] / n;
 		have += out->part_ns[p];
@@ -562,38 +580,155 @@ void gr_budget_mean(const struct gr_budget *v, size_t n, struct gr_budget *out)
 	}
 }
 
-static int cmp_u64(const void *x, const void *y)
+void gr_budget_mean(const struct gr_budget *v, size_t n, struct gr_budget *out)
 {
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	struct sums s = {0};
 
-	return a < b ? -1 : a > b;
+	for (size_t i = 0; i < n; i++)
+		sums_add(&s, &v[i]);
+	sums_mean(&s, out);
 }
 
-/* Each part's lower median over the @n budgets @v into @out. 0 or -ENOMEM. */
-static int part_medians(const struct gr_budget *v, size_t n, uint64_t *out)
+/* The @k-th smallest of the @n values @v (reordered), as a sort would put at @k. */
+static uint64_t select_u64(uint64_t *v, size_t n, size_t k)
 {
-	uint64_t *col = malloc(n * sizeof(*col));
+	size_t lo = 0, hi = n - 1;
 
-	if (!col)
-		return -ENOMEM;
-	for (unsigned p = 0; p < GR_BUDGET_NPARTS; p++) {
-		for (size_t j = 0; j < n; j++)
-			col[j] = v[j].part_ns[p];
-		gr_qsort(col, n, sizeof(*col), cmp_u64);
-		out[p] = col[(n - 1) / 2];
+	while (lo < hi) {
+		uint64_t p = v[lo + (hi - lo) / 2], t;
+		size_t i = lo, j = hi;
+
+		/* Hoare's partition: [lo, j] <= p <= [i, hi], and p fills what lies between */
+		while (i <= j) {
+			while (v[i] < p)
+				i++;
+			while (v[j] > p)
+				j--;
+			if (i > j)
+				break;
+			t = v[i];
+			v[i++] = v[j];
+			v[j] = t;
+			if (j == lo)
+				break;
+			j--;
+		}
+		if (k <= j && j < hi)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return v[k];
 	}
-	free(col);
-	return 0;
+	return v[k];
+}
+
+/*
+ * What the loop keeps of an iteration once walked: its parts (the parts' medians), its total
+ * (the median, p90 and slowest are picked by it) and the call still running when it begins,
+ * from which the picked ones are walked again: a whole budget per iteration is 700 bytes, and a
+ * long run has hundreds of thousands of iterations.
+ */
+struct kept {
+	uint64_t part_ns[GR_BUDGET_NPARTS];
+	uint64_t open_end;
+	unsigned open_part;
+};
+
+/* An iteration picked by its total: ties go to the earlier. */
+struct pick {
+	uint64_t total_ns;
+	size_t index;
+};
+
+static int cmp_pick(const void *x, const void *y)
+{
+	const struct pick *a = x, *b = y;
+
+	if (a->total_ns != b->total_ns)
+		return a->total_ns < b->total_ns ? -1 : 1;
+	return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* Iteration @j, [@lo, @hi), of the walk @w into @a->b; *@open and *@open_end: the call still
+ * running when it begins, then when it ends. */
+static void walk_iteration(struct walk *w, struct acc *a, const struct gr_probe_cost *pc, size_t j,
+			   uint64_t lo, uint64_t hi, struct call *open, uint64_t *open_end,
+			   uint64_t *clamped)
+{
+	uint64_t pos = lo;
+	struct call c;
+
+	memset(&a->b, 0, sizeof(a->b));
+	a->outside_probe = 0;
+	a->it.n = 0;
+	a->b.index = j;
+	a->b.start_ts = lo;
+	if (hi < lo)
+		hi = lo;
+	if (*open_end > pos) {
+		uint64_t e = *open_end < hi ? *open_end : hi;
+
+		in_call(a, open, pos, e, 0, clamped);
+		pos = e;
+	}
+	while (walk_next(w, hi, &c)) {
+		uint64_t s = c.ts > pos ? c.ts : pos, end = c.ts + c.dur;
+		uint64_t e = end < hi ? end : hi, cost = gr_probe_cost_call(pc, c.dur);
+
+		a->b.calls++;
+		if (!c.dur)
+			a->b.unmeasured++;
+		a->outside_probe += cost - probe_in(pc, &c);
+		if (c.ts > pos) {
+			outside(a, pos, c.ts);
+			pos = c.ts;
+		}
+		if (e > s) {
+			in_call(a, &c, s, e, probe_in(pc, &c), clamped);
+			pos = e;
+		}
+		if (end > hi && end > *open_end) {
+			*open = c;
+			*open_end = end;
+		}
+	}
+	outside(a, pos, hi);
+	outside_probe(a, clamped);
+	for (unsigned p = 0; p < GR_BUDGET_NPARTS; p++)
+		a->b.total_ns += a->b.part_ns[p];
+	tally_culprits(&a->it, a->b.culprit);
+}
+
+/* Iteration @j's whole budget again, from what the loop kept of it, into *@out. */
+static void walk_again(const struct gr_model *m, const struct gr_probe_cost *pc,
+		       const struct gr_budget_loop *loop, const struct gr_budget_states *states,
+		       struct tally *scratch, const struct kept *k, size_t j, struct gr_budget *out)
+{
+	uint64_t hi = j + 1 < loop->n ? loop->starts[j + 1] : loop->end_ts;
+	uint64_t open_end = k->open_end, clamped = 0;
+	struct call open = {.part = k->open_part};
+	struct acc a = {.st = states, .it.v = scratch, .again = 1};
+	struct walk w;
+
+	/* the walk's sources are in time order: it stands where the loop's stood at @j */
+	walk_init(&w, m, loop->thread, loop->starts[j]);
+	walk_iteration(&w, &a, pc, j, loop->starts[j], hi, &open, &open_end, &clamped);
+	*out = a.b;
 }
 
 int gr_budget_compute(const struct gr_model *m, const struct gr_probe_cost *pc,
 		      const struct gr_budget_loop *loop, const struct gr_budget_states *states,
 		      struct gr_budgets *out)
 {
-	struct gr_budget *v = NULL;
-	size_t *order = NULL, nth, n = loop->n;
+	struct kept *kept = NULL;
+	struct pick *order = NULL;
+	uint64_t *col = NULL;
+	size_t nth, n = loop->n;
 	struct walk w;
 	struct acc a = {.st = states};
+	struct sums sums = {0}, group = {0};
+	size_t per = loop->per > 1 ? loop->per : 1;
 	/* a call still running at the end of a window: it owns the next window's time too */
 	struct call open = {0};
 	uint64_t open_end = 0;
@@ -603,84 +738,64 @@ int gr_budget_compute(const struct gr_model *m, const struct gr_probe_cost *pc,
 	gr_model_threads(m, &nth);
 	if (!n || loop->thread >= nth)
 		return -EINVAL;
-	v = calloc(n, sizeof(*v));
+	kept = malloc(n * sizeof(*kept));
 	order = malloc(n * sizeof(*order));
-	if (states && states->n) {
+	col = malloc(n * sizeof(*col));
+	{
 		size_t nb = 0;
 
 		/* a tally per blocked span at most, in each scope */
-		for (size_t i = 0; i < states->n; i++)
+		for (size_t i = 0; states && i < states->n; i++)
 			nb += states->v[i].state == GR_STATE_BLOCKED;
 		a.it.v = malloc((nb ? nb : 1) * sizeof(*a.it.v));
 		a.loop.v = malloc((nb ? nb : 1) * sizeof(*a.loop.v));
 		if (!a.it.v || !a.loop.v)
 			goto out;
 	}
-	if (!v || !order)
+	if (!kept || !order || !col)
 		goto out;
 	walk_init(&w, m, loop->thread, loop->starts[0]);
 	for (size_t j = 0; j < n; j++) {
-		uint64_t lo = loop->starts[j], hi = j + 1 < n ? loop->starts[j + 1] : loop->end_ts;
-		uint64_t pos = lo;
-		struct call c;
+		uint64_t hi = j + 1 < n ? loop->starts[j + 1] : loop->end_ts;
 
-		memset(&a.b, 0, sizeof(a.b));
-		a.outside_probe = 0;
-		a.it.n = 0;
-		a.b.index = j;
-		a.b.start_ts = lo;
-		if (hi < lo)
-			hi = lo;
-		if (open_end > pos) {
-			uint64_t e = open_end < hi ? open_end : hi;
-
-			in_call(&a, &open, pos, e, 0, &out->clamped);
-			pos = e;
-		}
-		while (walk_next(&w, hi, &c)) {
-			uint64_t s = c.ts > pos ? c.ts : pos, end = c.ts + c.dur;
-			uint64_t e = end < hi ? end : hi, cost = gr_probe_cost_call(pc, c.dur);
-
-			a.b.calls++;
-			if (!c.dur)
-				a.b.unmeasured++;
-			a.outside_probe += cost - probe_in(pc, &c);
-			if (c.ts > pos) {
-				outside(&a, pos, c.ts);
-				pos = c.ts;
-			}
-			if (e > s) {
-				in_call(&a, &c, s, e, probe_in(pc, &c), &out->clamped);
-				pos = e;
-			}
-			if (end > hi && end > open_end) {
-				open = c;
-				open_end = end;
+		kept[j].open_end = open_end;
+		kept[j].open_part = open.part;
+		walk_iteration(&w, &a, pc, j, loop->starts[j], hi, &open, &open_end, &out->clamped);
+		memcpy(kept[j].part_ns, a.b.part_ns, sizeof(a.b.part_ns));
+		order[j] = (struct pick){a.b.total_ns, j};
+		sums_add(&sums, &a.b);
+		if (loop->each && per == 1)
+			loop->each[j] = a.b;
+		if (loop->each && per > 1) {
+			sums_add(&group, &a.b);
+			if (group.n == per || j + 1 == n) {
+				sums_mean(&group, &loop->each[j / per]);
+				memset(&group, 0, sizeof(group));
 			}
 		}
-		outside(&a, pos, hi);
-		outside_probe(&a, &out->clamped);
-		for (unsigned p = 0; p < GR_BUDGET_NPARTS; p++)
-			a.b.total_ns += a.b.part_ns[p];
-		tally_culprits(&a.it, a.b.culprit);
-		v[j] = a.b;
-		order[j] = j;
 	}
-	gr_qsort_r(order, n, sizeof(*order), cmp_total, v);
-	err = part_medians(v, n, out->part_median_ns);
-	if (err)
-		goto out;
-	if (loop->each)
-		memcpy(loop->each, v, n * sizeof(*v));
+	gr_qsort(order, n, sizeof(*order), cmp_pick);
+	for (unsigned p = 0; p < GR_BUDGET_NPARTS; p++) {
+		for (size_t j = 0; j < n; j++)
+			col[j] = kept[j].part_ns[p];
+		out->part_median_ns[p] = select_u64(col, n, (n - 1) / 2);
+	}
 	out->found = 1;
 	out->thread = loop->thread;
 	out->has_states = states && states->known;
 	out->has_reasons = out->has_states && states->reasons;
 	out->iterations = n;
-	out->median = v[order[(n - 1) / 2]];
-	out->p90 = v[order[(n * 9 + 9) / 10 - 1]];
-	out->slowest = v[order[n - 1]];
-	gr_budget_mean(v, n, &out->mean);
+	{
+		struct gr_budget *dst[3] = {&out->median, &out->p90, &out->slowest};
+		size_t at[3] = {(n - 1) / 2, (n * 9 + 9) / 10 - 1, n - 1};
+
+		for (int i = 0; i < 3; i++) {
+			size_t j = order[at[i]].index;
+
+			walk_again(m, pc, loop, states, a.it.v, &kept[j], j, dst[i]);
+		}
+	}
+	sums_mean(&sums, &out->mean);
 	tally_culprits(&a.loop, out->mean.culprit);
 	if (out->mean.culprit[GR_BLOCK_INPUT].ns) {
 		uint64_t ns;
@@ -694,8 +809,11 @@ int gr_budget_compute(const struct gr_model *m, const struct gr_probe_cost *pc,
 	}
 	err = 0;
 out:
-	free(v);
+	if (err)
+		memset(out, 0, sizeof(*out));
+	free(kept);
 	free(order);
+	free(col);
 	free(a.it.v);
 	free(a.loop.v);
 	return err;

@@ -117,6 +117,9 @@ struct gr_budget_loop {
 	/* NULL, or @n budgets the caller owns: every iteration's, in order (a chart per
 	 * iteration) */
 	struct gr_budget *each;
+	/* 0 or 1, or with @each: the mean (gr_budget_mean()) of every @per iterations in order
+	 * instead, the last of fewer, into ceil(@n / @per) budgets (a chart of a long loop) */
+	size_t per;
 };
 
 /* A thread's scheduler states over a window, in time order, clipped to it. */

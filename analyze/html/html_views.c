@@ -865,18 +865,76 @@ static int cmp_fcall(const void *a, const void *b)
 	return x->leaf < y->leaf ? -1 : x->leaf > y->leaf;
 }
 
+/* The calls merged by (stack, leaf) as they come: a run makes millions of calls from a few
+ * hundred places, and a row per call was the page's largest array. */
 struct fcalls {
-	struct fcall *v;
+	struct fcall *v; /* one per (stack, leaf), in first-seen order */
 	size_t n, cap;
+	uint32_t *slot; /* open addressing: 0 empty, else an index into v plus one */
+	size_t nslots;
 };
+
+static size_t fcall_hash(uint32_t stack, uint32_t leaf, size_t nslots)
+{
+	uint64_t h = ((uint64_t)stack << 32 | leaf) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h >> 32) & (nslots - 1);
+}
+
+/* Room for one more distinct call, the slots at most half full. */
+static int fcall_room(struct fcalls *f)
+{
+	size_t ns = f->nslots ? f->nslots : 1024;
+	uint32_t *slot;
+
+	if (f->n + 1 >= (size_t)UINT32_MAX)
+		return -ENOMEM;
+	if (2 * (f->n + 1) <= f->nslots)
+		return 0;
+	while (2 * (f->n + 1) > ns)
+		ns *= 2;
+	slot = calloc(ns, sizeof(*slot));
+	if (!slot)
+		return -ENOMEM;
+	for (size_t i = 0; i < f->n; i++) {
+		size_t h = fcall_hash(f->v[i].stack, f->v[i].leaf, ns);
+
+		while (slot[h])
+			h = (h + 1) & (ns - 1);
+		slot[h] = (uint32_t)(i + 1);
+	}
+	free(f->slot);
+	f->slot = slot;
+	f->nslots = ns;
+	return 0;
+}
 
 static void fcall_add(struct hv *x, struct fcalls *f, uint32_t stack, uint32_t leaf,
 		      uint64_t launches, uint64_t dur)
 {
-	f->v = grow(f->v, &f->cap, f->n + 1, sizeof(*f->v), &x->err);
+	uint64_t host_ns = gr_probe_cost_dur(&x->pc, dur);
+	struct fcall *e;
+	size_t h;
+
+	if (f->nslots) {
+		for (h = fcall_hash(stack, leaf, f->nslots); f->slot[h];
+		     h = (h + 1) & (f->nslots - 1)) {
+			e = &f->v[f->slot[h] - 1];
+			if (e->stack == stack && e->leaf == leaf) {
+				e->launches += launches;
+				e->host_ns += host_ns;
+				return;
+			}
+		}
+	}
+	x->err = fcall_room(f);
+	f->v = x->err ? f->v : grow(f->v, &f->cap, f->n + 1, sizeof(*f->v), &x->err);
 	if (x->err)
 		return;
-	f->v[f->n++] = (struct fcall){stack, leaf, launches, gr_probe_cost_dur(&x->pc, dur)};
+	for (h = fcall_hash(stack, leaf, f->nslots); f->slot[h]; h = (h + 1) & (f->nslots - 1))
+		;
+	f->slot[h] = (uint32_t)(f->n + 1);
+	f->v[f->n++] = (struct fcall){stack, leaf, launches, host_ns};
 }
 
 /* The child of @parent named @name (interned), added when new; -1 when out of memory. */
@@ -1059,20 +1117,11 @@ static void flame(struct hv *x)
 	v->flame[0] =
 	    (struct gr_html_flame_node){gr_strtab_intern_str(&x->strs, "all"), 0, 0, -1, -1};
 	v->nflame = 1;
-	if (f.n)
-		gr_qsort(f.v, f.n, sizeof(*f.v), cmp_fcall);
-	/* calls with one stack and one leaf take one path: merged before the walk */
-	for (size_t i = 0; i < f.n && !x->err;) {
-		struct fcall sum = f.v[i];
-		size_t j = i + 1;
-
-		for (; j < f.n && !cmp_fcall(&f.v[j], &f.v[i]); j++) {
-			sum.launches += f.v[j].launches;
-			sum.host_ns += f.v[j].host_ns;
-		}
-		flame_path(x, &cap, &sum);
-		i = j;
-	}
+	/* calls with one stack and one leaf take one path, merged as they came; the paths are
+	 * walked in (stack, leaf) order, which orders each node's children */
+	gr_qsort(f.v, f.n, sizeof(*f.v), cmp_fcall);
+	for (size_t i = 0; i < f.n && !x->err; i++)
+		flame_path(x, &cap, &f.v[i]);
 	/* a weight whose total is 0 (no call timed, no launch) holds every node under it: with
 	 * 0 as its threshold nothing was ever folded, and 20000 kernels made 3 MB of flame */
 	if (!x->err)
@@ -1083,6 +1132,7 @@ static void flame(struct hv *x)
 						: HUGE_VAL);
 out:
 	free(f.v);
+	free(f.slot);
 }
 
 /* ---- step budget ---- */
@@ -1107,18 +1157,20 @@ static void budget(struct hv *x)
 
 	if (!it->found || !K || !it->starts || !B->found)
 		return;
-	each = calloc(K, sizeof(*each));
+	/* a bar's mean, not every iteration's budget: a budget is 700 bytes, a loop can have a
+	 * million iterations */
+	per = (K + GR_HTML_BUDGET_BARS - 1) / GR_HTML_BUDGET_BARS;
+	each = calloc((K + per - 1) / per, sizeof(*each));
 	if (!each) {
 		x->err = -ENOMEM;
 		return;
 	}
 	err = gr_budget_states(x->m, it->thread, it->start_ts, it->end_ts, &st);
 	if (!err) {
-		loop = (struct gr_budget_loop){it->thread, it->starts, K, it->end_ts, each};
+		loop = (struct gr_budget_loop){it->thread, it->starts, K, it->end_ts, each, per};
 		err = gr_budget_compute(x->m, &x->r->probe, &loop, &st, &all);
 		gr_budget_states_free(&st);
 	}
-	per = (K + GR_HTML_BUDGET_BARS - 1) / GR_HTML_BUDGET_BARS;
 	if (!err) {
 		v->bars = calloc((K + per - 1) / per, sizeof(*v->bars));
 		err = v->bars ? 0 : -ENOMEM;
@@ -1132,7 +1184,7 @@ static void budget(struct hv *x)
 		struct gr_html_budget_bar *bar = &v->bars[v->nbars++];
 		uint64_t n = K - j < per ? K - j : per;
 
-		gr_budget_mean(each + j, n, &mean);
+		mean = each[j / per];
 		bar->first = j;
 		bar->last = j + n - 1;
 		bar->total_ns = mean.total_ns;

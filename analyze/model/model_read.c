@@ -408,6 +408,16 @@ static inline uint32_t cluster_pack(uint64_t x, uint64_t y, uint64_t z)
 	return (uint32_t)((x < m ? x : m) | (y < m ? y : m) << 10 | (z < m ? z : m) << 20);
 }
 
+/* Whether two memo keys are equal: inline, where memcmp() was a library call per launch. */
+static inline int memo_eq(const uint64_t a[10], const uint64_t b[10])
+{
+	uint64_t d = 0;
+
+	for (int i = 0; i < 10; i++)
+		d |= a[i] ^ b[i];
+	return !d;
+}
+
 static int launch_key_of(struct part *P, const uint64_t key[10], uint32_t *lkey)
 {
 	uint64_t h =
@@ -419,7 +429,7 @@ static int launch_key_of(struct part *P, const uint64_t key[10], uint32_t *lkey)
 	struct gr_launch_key lk;
 	int err;
 
-	if (e->valid && !memcmp(e->key, key, sizeof(e->key))) {
+	if (e->valid && memo_eq(e->key, key)) {
 		*lkey = e->lkey;
 		return 0;
 	}

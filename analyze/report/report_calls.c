@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "report_sections.h"
 
@@ -417,8 +418,8 @@ int rp_calls_tokens(struct rp_ctx *x, uint32_t thread)
 {
 	struct walk w = {0};
 	struct gr_keymap ids;
-	size_t cap;
-	uint32_t ref;
+	size_t cap, nlk;
+	uint32_t ref, *lk_tok;
 	int err = 0;
 
 	x->ntokids = 0;
@@ -428,23 +429,41 @@ int rp_calls_tokens(struct rp_ctx *x, uint32_t thread)
 	cap = x->thr[thread].launches + x->nc + x->nms + x->nsy + x->ng + x->nal + x->nfr + 1;
 	x->tok = malloc(cap * sizeof(*x->tok));
 	x->tok_ref = malloc(cap * sizeof(*x->tok_ref));
-	if (!x->tok || !x->tok_ref)
+	/* a launch's token follows from its launch key: interned once per key, not per launch */
+	gr_model_launch_keys(x->m, &nlk);
+	lk_tok = malloc((nlk + 1) * sizeof(*lk_tok));
+	if (!x->tok || !x->tok_ref || !lk_tok) {
+		free(lk_tok);
 		return -ENOMEM;
+	}
+	memset(lk_tok, 0xff, (nlk + 1) * sizeof(*lk_tok));
 	/* the tokens are dense ids of the calls' keys, numbered in order of first appearance */
 	gr_keymap_init(&ids, 3);
 	walk_other(x, &w);
 	while (walk_next(x, &w, &ref)) {
+		uint32_t *memo = NULL;
 		uint64_t key[3];
 
+		if (rp_ref_kind(ref) == RP_LAUNCH) {
+			memo = &lk_tok[x->l[rp_ref_idx(ref)].key];
+			if (*memo != UINT32_MAX) {
+				x->tok[x->ntok] = *memo;
+				x->tok_ref[x->ntok++] = ref;
+				continue;
+			}
+		}
 		token_key(x, rp_ref_kind(ref), rp_ref_idx(ref), key);
 		err = gr_keymap_intern(&ids, key, &x->tok[x->ntok]);
 		if (err < 0)
 			break;
 		err = 0;
+		if (memo)
+			*memo = x->tok[x->ntok];
 		x->tok_ref[x->ntok++] = ref;
 	}
 	x->ntokids = ids.len;
 	gr_keymap_free(&ids);
+	free(lk_tok);
 	return err;
 }
 

@@ -2,9 +2,10 @@
 # The replay commands at scale (part of make bench): peak RSS per event and events per second of
 # `gpurec report`, `info`, `diff` (both traces counted) and `export` (a 1 s window) on generated
 # training-loop traces (tests/bench/bench_report.c writes them), each command a fresh process
-# timed by GNU time's wall clock and max RSS. Sizes: BENCH_REPLAY_EVENTS (default "10000000
-# 100000000"); a size whose trace would not fit in /tmp, or whose writing would take more than
-# BENCH_REPLAY_BUDGET_S (default 120 s, estimated from the first), is skipped, saying so.
+# timed by GNU time's wall clock, CPU time and max RSS. Sizes: BENCH_REPLAY_EVENTS (default
+# "10000000 100000000"); a size whose trace would not fit in /tmp, or whose writing would take
+# more than BENCH_REPLAY_BUDGET_S (default 120 s, estimated from the first), is skipped, saying
+# so.
 set -u
 cd "$(dirname "$0")/../.."
 O=${O:-build}
@@ -19,13 +20,15 @@ trap 'rm -rf "$TMP"' EXIT
 measure() {
 	local label=$1 events=$2
 	shift 2
-	if ! /usr/bin/time -f '%e %M' -o "$TMP/time" "$@" >/dev/null 2>"$TMP/err"; then
+	if ! /usr/bin/time -f '%e %M %U %S' -o "$TMP/time" "$@" >/dev/null 2>"$TMP/err"; then
 		echo "  $label: failed: $(head -1 "$TMP/err")"
 		return
 	fi
-	awk -v l="$label" -v n="$events" '{s = $1 > 0 ? $1 : 0.01
-		printf "  %-28s %6.1fM events/s  %5.1f B/event (peak RSS %.0f MiB)\n",
-		l ":", n / s / 1e6, $2 * 1024 / n, $2 / 1024}' "$TMP/time"
+	# the CPU rate (user + system) is the one to compare between builds on a shared machine
+	awk -v l="$label" -v n="$events" '{s = $1 > 0 ? $1 : 0.01; c = $3 + $4 > 0 ? $3 + $4 : 0.01
+		printf "  %-28s %6.1fM events/s  %5.1f B/event (peak RSS %.0f MiB)",
+		l ":", n / s / 1e6, $2 * 1024 / n, $2 / 1024
+		printf "  %6.1fM events/CPU s\n", n / c / 1e6}' "$TMP/time"
 }
 
 [ -x /usr/bin/time ] || { echo "  replay bench: /usr/bin/time missing (apt-get install time)"; exit 0; }

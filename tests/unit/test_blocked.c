@@ -349,7 +349,7 @@ static void test_budget_split(void)
 	struct gr_state_span v[12];
 	struct gr_block_why why[12];
 	struct gr_budget_states st = {.known = 1, .reasons = 1, .v = v, .why = why};
-	struct gr_budget_loop loop = {0, starts, 3, T0 + 3 * ms, NULL};
+	struct gr_budget_loop loop = {0, starts, 3, T0 + 3 * ms, NULL, 0};
 	struct gr_budgets B;
 	struct gr_probe_cost pc = {0};
 	uint32_t mutex, waker;
@@ -423,6 +423,45 @@ static void test_budget_split(void)
 		CHECK_EQ_U64(each[1].culprit[GR_BLOCK_UNKNOWN].woken, 0);
 		CHECK_EQ_U64(each[2].blocked_ns[GR_BLOCK_GIL], 799 * us);
 		CHECK_EQ_U64(each[2].part_ns[GR_BUDGET_RUNNABLE], 1 * us);
+		/* the median, p90 and slowest are walked again: the same budgets as the loop's */
+		{
+			const struct gr_budget *pick[3] = {&B.median, &B.p90, &B.slowest};
+
+			for (int i = 0; i < 3; i++) {
+				const struct gr_budget *e = &each[pick[i]->index];
+
+				CHECK_EQ_U64(pick[i]->start_ts, e->start_ts);
+				CHECK_EQ_U64(pick[i]->total_ns, e->total_ns);
+				CHECK_EQ_U64(pick[i]->calls, e->calls);
+				for (unsigned p = 0; p < GR_BUDGET_NPARTS; p++)
+					CHECK_EQ_U64(pick[i]->part_ns[p], e->part_ns[p]);
+				for (unsigned r = 0; r < GR_BUDGET_NREASONS; r++) {
+					CHECK_EQ_U64(pick[i]->blocked_ns[r], e->blocked_ns[r]);
+					CHECK_EQ_U64(pick[i]->culprit[r].ns, e->culprit[r].ns);
+					CHECK_EQ_U64(pick[i]->culprit[r].tid, e->culprit[r].tid);
+					CHECK_EQ_U64(pick[i]->culprit[r].wakers,
+						     e->culprit[r].wakers);
+				}
+			}
+		}
+		/* per 2: the means of iterations 0-1 and of 2 alone */
+		{
+			struct gr_budget bars[2], mean;
+
+			l2.each = bars;
+			l2.per = 2;
+			CHECK(gr_budget_compute(m, &pc, &l2, &st, &B) == 0);
+			gr_budget_mean(each, 2, &mean);
+			CHECK_EQ_U64(bars[0].total_ns, mean.total_ns);
+			for (unsigned p = 0; p < GR_BUDGET_NPARTS; p++)
+				CHECK_EQ_U64(bars[0].part_ns[p], mean.part_ns[p]);
+			CHECK_EQ_U64(bars[0].part_ns[GR_BUDGET_BLOCKED],
+				     (each[0].part_ns[GR_BUDGET_BLOCKED] +
+				      each[1].part_ns[GR_BUDGET_BLOCKED]) /
+					 2);
+			CHECK_EQ_U64(bars[1].total_ns, each[2].total_ns);
+			CHECK_EQ_U64(bars[1].part_ns[GR_BUDGET_RUNNABLE], 1 * us);
+		}
 	}
 	/* the mean: (500 + 0 + 799) / 3 us GIL, rounded so the reasons add up to the blocked
 	 * part's mean */
