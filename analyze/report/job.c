@@ -34,24 +34,6 @@ static void put_str(FILE *f, const char *s)
 	}
 }
 
-/* One range of a process, for its medians: (name, domain) then the time. */
-struct span {
-	const char *name, *domain;
-	uint64_t ns;
-};
-
-static int cmp_span(const void *a, const void *b)
-{
-	const struct span *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
-
-	if (!c)
-		c = strcmp(x->domain, y->domain);
-	if (c)
-		return c;
-	return x->ns < y->ns ? -1 : x->ns > y->ns;
-}
-
 /* The "range" lines of process @proc: per name and domain its closed ranges' lower median and
  * count, as the merged route's pace by range takes them (report_ranks.c). */
 static int put_ranges(FILE *f, const struct gr_model *m, const struct gr_report *r, uint32_t proc)
@@ -59,7 +41,7 @@ static int put_ranges(FILE *f, const struct gr_model *m, const struct gr_report 
 	const struct gr_nvtx_set *s = &r->nvtx.set;
 	size_t nth, n = 0;
 	const struct gr_thread *th = gr_model_threads(m, &nth);
-	struct span *v = malloc((s->nranges + 1) * sizeof(*v));
+	struct gr_rank_range *v = malloc((s->nranges + 1) * sizeof(*v));
 
 	if (!v)
 		return -ENOMEM;
@@ -68,21 +50,17 @@ static int put_ranges(FILE *f, const struct gr_model *m, const struct gr_report 
 
 		if (!g->closed || g->thread >= nth || th[g->thread].process != proc)
 			continue;
-		v[n++] = (struct span){gr_nvtx_text(s, g->name),
-				       g->domain < s->ndomains ? s->domains[g->domain].name : "",
-				       g->end - g->start};
+		v[n++] = (struct gr_rank_range){gr_nvtx_text(s, g->name),
+						g->domain < s->ndomains ? s->domains[g->domain].name
+									: "",
+						0, g->end - g->start, 0};
 	}
-	gr_qsort(v, n, sizeof(*v), cmp_span);
-	for (size_t a = 0; a < n;) {
-		size_t b = a;
-
-		while (b < n && !strcmp(v[b].name, v[a].name) && !strcmp(v[b].domain, v[a].domain))
-			b++;
+	n = gr_rank_range_medians(v, n);
+	for (size_t i = 0; i < n; i++) {
 		fputs("range", f);
-		put_str(f, v[a].name);
-		put_str(f, v[a].domain);
-		fprintf(f, "\t%" PRIu64 "\t%zu\n", v[a + (b - a - 1) / 2].ns, b - a);
-		a = b;
+		put_str(f, v[i].name);
+		put_str(f, v[i].domain);
+		fprintf(f, "\t%" PRIu64 "\t%" PRIu64 "\n", v[i].ns, v[i].count);
 	}
 	free(v);
 	return 0;
@@ -411,115 +389,38 @@ int gr_job_is_summary(const char *path)
 
 /* ---- merging ---- */
 
-/* One range name of one process, for the pace. */
-struct pace {
-	const char *name, *domain;
-	size_t row; /* ranks.v index */
-	uint64_t median_ns, count;
-};
-
-static int cmp_pace(const void *a, const void *b)
+static void *zeroed(void *ctx, size_t count, size_t size)
 {
-	const struct pace *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
-
-	if (!c)
-		c = strcmp(x->domain, y->domain);
-	if (c)
-		return c;
-	return x->row < y->row ? -1 : x->row > y->row;
+	(void)ctx;
+	return calloc(count + 1, size);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static int cmp_range_ratio(const void *a, const void *b)
-{
-	const struct gr_report_rank_range *x = a, *y = b;
-
-	if (x->ratio != y->ratio)
-		return x->ratio > y->ratio ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
-/* The pace by range from each process's medians: the same figures as report_ranks.c's from the
- * ranges themselves (a rank's median is its own ranges'). */
+/* The pace by range from each process's medians: the same figures as one model's (a rank's
+ * median is its own ranges'), through the same code (report_ranks.c). */
 static int pace(struct gr_job *j)
 {
 	struct gr_report_ranks *R = &j->ranks;
-	size_t n = 0, keys = 0;
-	struct pace *p;
-	uint64_t *med = malloc((R->n + 1) * sizeof(*med));
+	struct gr_rank_range *m;
+	size_t n = 0;
+	int err;
 
 	for (size_t i = 0; i < R->n; i++)
 		n += j->procs[R->v[i].process].nranges;
-	p = malloc((n + 1) * sizeof(*p));
-	if (!p || !med)
-		goto fail;
+	m = malloc((n + 1) * sizeof(*m));
+	if (!m)
+		return -ENOMEM;
 	n = 0;
 	for (size_t i = 0; i < R->n; i++) {
 		const struct gr_job_process *jp = &j->procs[R->v[i].process];
 
 		for (size_t g = 0; g < jp->nranges; g++)
-			p[n++] = (struct pace){jp->ranges[g].name, jp->ranges[g].domain, i,
-					       jp->ranges[g].median_ns, jp->ranges[g].count};
+			m[n++] =
+			    (struct gr_rank_range){jp->ranges[g].name, jp->ranges[g].domain, i,
+						   jp->ranges[g].median_ns, jp->ranges[g].count};
 	}
-	gr_qsort(p, n, sizeof(*p), cmp_pace);
-	for (size_t i = 0; i < n; i++)
-		keys +=
-		    !i || strcmp(p[i].name, p[i - 1].name) || strcmp(p[i].domain, p[i - 1].domain);
-	R->ranges = calloc(keys + 1, sizeof(*R->ranges));
-	if (!R->ranges)
-		goto fail;
-	for (size_t a = 0; a < n;) {
-		struct gr_report_rank_range *g = &R->ranges[R->nranges];
-		size_t b = a, ranks = 0;
-
-		while (b < n && !strcmp(p[b].name, p[a].name) && !strcmp(p[b].domain, p[a].domain))
-			b++;
-		g->name = p[a].name;
-		g->domain = p[a].domain;
-		g->median_ns = calloc(R->n + 1, sizeof(*g->median_ns));
-		g->count = calloc(R->n + 1, sizeof(*g->count));
-		if (!g->median_ns || !g->count) {
-			free(g->median_ns);
-			free(g->count);
-			goto fail;
-		}
-		/* one entry per process: a process's ranges of a name are one line */
-		for (size_t e = a; e < b; e++) {
-			g->median_ns[p[e].row] = p[e].median_ns;
-			g->count[p[e].row] = p[e].count;
-			med[ranks++] = p[e].median_ns;
-			if (ranks == 1 || p[e].median_ns > g->median_ns[g->slowest])
-				g->slowest = p[e].row;
-		}
-		a = b;
-		if (ranks < 2) {
-			free(g->median_ns);
-			free(g->count);
-			memset(g, 0, sizeof(*g));
-			continue;
-		}
-		gr_qsort(med, ranks, sizeof(*med), cmp_u64);
-		g->median_rank_ns = med[(ranks - 1) / 2];
-		g->ratio = g->median_rank_ns
-			       ? (double)g->median_ns[g->slowest] / (double)g->median_rank_ns
-			       : 0;
-		R->nranges++;
-	}
-	gr_qsort(R->ranges, R->nranges, sizeof(*R->ranges), cmp_range_ratio);
-	free(p);
-	free(med);
-	return 0;
-fail:
-	free(p);
-	free(med);
-	return -ENOMEM;
+	err = gr_report_ranks_pace(R, m, n, zeroed, NULL);
+	free(m);
+	return err;
 }
 
 /* Who entered each collective last, over every trace (report_comm.c's rule). */

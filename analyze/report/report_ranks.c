@@ -313,25 +313,39 @@ static int verdict(struct rp_ctx *x)
 	return rp_verdict(x, &R->verdict, level, "%s", buf);
 }
 
-/* One range of a rank's process, for the pace by range. */
-struct pace {
-	const char *name, *domain;
-	uint32_t rank; /* gr_report_ranks.v index */
-	uint64_t ns;
-};
-
-static int cmp_pace(const void *a, const void *b)
+/* By (name, domain, row), then time. */
+static int cmp_rank_range(const void *a, const void *b)
 {
-	const struct pace *x = a, *y = b;
+	const struct gr_rank_range *x = a, *y = b;
 	int c = strcmp(x->name, y->name);
 
 	if (!c)
 		c = strcmp(x->domain, y->domain);
 	if (c)
 		return c;
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
+	if (x->row != y->row)
+		return x->row < y->row ? -1 : 1;
 	return x->ns < y->ns ? -1 : x->ns > y->ns;
+}
+
+static int same_name(const struct gr_rank_range *x, const struct gr_rank_range *y)
+{
+	return !strcmp(x->name, y->name) && !strcmp(x->domain, y->domain);
+}
+
+size_t gr_rank_range_medians(struct gr_rank_range *v, size_t n)
+{
+	size_t out = 0;
+
+	gr_qsort(v, n, sizeof(*v), cmp_rank_range);
+	for (size_t a = 0, b; a < n; a = b) {
+		for (b = a + 1; b < n && v[b].row == v[a].row && same_name(&v[a], &v[b]); b++)
+			;
+		/* sorted by time within a row: the lower median of an even count */
+		v[out] = v[a + (b - a - 1) / 2];
+		v[out++].count = b - a;
+	}
+	return out;
 }
 
 static int cmp_range_ratio(const void *a, const void *b)
@@ -343,22 +357,79 @@ static int cmp_range_ratio(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+int gr_report_ranks_pace(struct gr_report_ranks *R, struct gr_rank_range *m, size_t n,
+			 void *(*alloc)(void *ctx, size_t count, size_t size), void *ctx)
+{
+	uint64_t *med = malloc((R->n + 1) * sizeof(*med));
+	size_t keys = 0;
+
+	R->nranges = 0;
+	if (!med)
+		return -ENOMEM;
+	gr_qsort(m, n, sizeof(*m), cmp_rank_range);
+	for (size_t i = 0; i < n; i++)
+		keys += !i || !same_name(&m[i], &m[i - 1]);
+	R->ranges = alloc(ctx, keys, sizeof(*R->ranges));
+	if (!R->ranges)
+		goto nomem;
+	for (size_t a = 0, b; a < n; a = b) {
+		struct gr_report_rank_range *g = &R->ranges[R->nranges];
+		size_t ranks = 0;
+
+		for (b = a + 1; b < n && same_name(&m[a], &m[b]); b++)
+			;
+		/* one entry per row: a second of the same row (a hand-made summary) is left out */
+		for (size_t e = a; e < b; e++)
+			ranks += m[e].row < R->n && (e == a || m[e].row != m[e - 1].row);
+		if (ranks < 2)
+			continue;
+		g->name = m[a].name;
+		g->domain = m[a].domain;
+		g->median_ns = alloc(ctx, R->n, sizeof(*g->median_ns));
+		g->count = alloc(ctx, R->n, sizeof(*g->count));
+		R->nranges++;
+		if (!g->median_ns || !g->count)
+			goto nomem;
+		ranks = 0;
+		for (size_t e = a; e < b; e++) {
+			if (m[e].row >= R->n || (e > a && m[e].row == m[e - 1].row))
+				continue;
+			g->median_ns[m[e].row] = m[e].ns;
+			g->count[m[e].row] = m[e].count;
+			med[ranks++] = m[e].ns;
+			if (ranks == 1 || m[e].ns > g->median_ns[g->slowest])
+				g->slowest = m[e].row;
+		}
+		g->median_rank_ns = median_u64(med, ranks);
+		g->ratio = g->median_rank_ns
+			       ? (double)g->median_ns[g->slowest] / (double)g->median_rank_ns
+			       : 0;
+	}
+	gr_qsort(R->ranges, R->nranges, sizeof(*R->ranges), cmp_range_ratio);
+	free(med);
+	return 0;
+nomem:
+	free(med);
+	return -ENOMEM;
+}
+
+static void *arena_alloc(void *ctx, size_t count, size_t size)
+{
+	return rp_alloc(ctx, count, size);
+}
+
 /* Ranges match across processes by their texts: each process has its own domain handles, and text
  * indexes may differ between the traces of a set. */
 int rp_nvtx_pace(struct rp_ctx *x, size_t np)
 {
 	struct gr_report_ranks *R = &x->r->ranks;
 	const struct gr_nvtx_set *s = &x->r->nvtx.set;
-	size_t n = 0, nkeys = 0;
-	uint32_t *rank_of;
-	struct pace *p;
-	uint64_t *med;
+	uint32_t *rank_of = malloc((np + 1) * sizeof(*rank_of));
+	struct gr_rank_range *v = malloc((s->nranges + 1) * sizeof(*v));
+	size_t n = 0;
 	int err = -ENOMEM;
 
-	rank_of = malloc((np + 1) * sizeof(*rank_of));
-	p = malloc((s->nranges + 1) * sizeof(*p));
-	med = malloc((R->n + 1) * sizeof(*med));
-	if (!rank_of || !p || !med)
+	if (!rank_of || !v)
 		goto out;
 	for (size_t i = 0; i < np; i++)
 		rank_of[i] = UINT32_MAX;
@@ -371,58 +442,16 @@ int rp_nvtx_pace(struct rp_ctx *x, size_t np)
 
 		if (!r->closed || proc >= np || rank_of[proc] == UINT32_MAX)
 			continue;
-		p[n++] = (struct pace){gr_nvtx_text(s, r->name),
-				       r->domain < s->ndomains ? s->domains[r->domain].name : "",
-				       rank_of[proc], r->end - r->start};
+		v[n++] = (struct gr_rank_range){gr_nvtx_text(s, r->name),
+						r->domain < s->ndomains ? s->domains[r->domain].name
+									: "",
+						rank_of[proc], r->end - r->start, 0};
 	}
-	gr_qsort(p, n, sizeof(*p), cmp_pace);
-	for (size_t i = 0; i < n; i++)
-		nkeys +=
-		    !i || strcmp(p[i].name, p[i - 1].name) || strcmp(p[i].domain, p[i - 1].domain);
-	R->ranges = rp_alloc(x, nkeys, sizeof(*R->ranges));
-	if (!R->ranges)
-		goto out;
-	for (size_t i = 0; i < n;) {
-		struct gr_report_rank_range *g = &R->ranges[R->nranges];
-		size_t ranks = 0, end = i;
-
-		g->name = p[i].name;
-		g->domain = p[i].domain;
-		g->median_ns = rp_alloc(x, R->n, sizeof(*g->median_ns));
-		g->count = rp_alloc(x, R->n, sizeof(*g->count));
-		if (!g->median_ns || !g->count)
-			goto out;
-		while (end < n && !strcmp(p[end].name, g->name) &&
-		       !strcmp(p[end].domain, g->domain))
-			end++;
-		for (size_t a = i; a < end;) {
-			size_t b = a;
-
-			while (b < end && p[b].rank == p[a].rank)
-				b++;
-			/* sorted by time within a rank: the lower median of an even count */
-			g->median_ns[p[a].rank] = p[a + (b - a - 1) / 2].ns;
-			g->count[p[a].rank] = b - a;
-			med[ranks++] = g->median_ns[p[a].rank];
-			if (ranks == 1 || g->median_ns[p[a].rank] > g->median_ns[g->slowest])
-				g->slowest = p[a].rank;
-			a = b;
-		}
-		i = end;
-		if (ranks < 2)
-			continue;
-		g->median_rank_ns = median_u64(med, ranks);
-		g->ratio = g->median_rank_ns
-			       ? (double)g->median_ns[g->slowest] / (double)g->median_rank_ns
-			       : 0;
-		R->nranges++;
-	}
-	gr_qsort(R->ranges, R->nranges, sizeof(*R->ranges), cmp_range_ratio);
-	err = 0;
+	n = gr_rank_range_medians(v, n);
+	err = gr_report_ranks_pace(R, v, n, arena_alloc, x);
 out:
 	free(rank_of);
-	free(p);
-	free(med);
+	free(v);
 	return err;
 }
 

@@ -499,6 +499,33 @@ void gr_report_ranks_mark_concurrent(struct gr_report_ranks *R);
  * pid. (The straggler's index is into this order: sort first.) */
 void gr_report_ranks_sort(struct gr_report_ranks *R);
 
+/*
+ * The pace by NVTX range, in two steps that one model of a job and a job merged from per-trace
+ * summaries (job.h) share: each rank's ranges of a name folded into their lower median, then the
+ * names two or more ranks have compared across ranks.
+ */
+struct gr_rank_range {
+	const char *name, *domain; /* domain "" the default one */
+	size_t row;		   /* the rank: a gr_report_ranks.v index */
+	uint64_t ns;		   /* one range's time; after gr_rank_range_medians(): the median */
+	uint64_t count;		   /* after gr_rank_range_medians(): the ranges folded into it */
+};
+
+/* Sort @v (@n ranges) and fold each (name, domain, row) into one entry at the front: ns its
+ * ranges' lower median, count how many. Returns the entries left, by (name, domain, row). */
+size_t gr_rank_range_medians(struct gr_rank_range *v, size_t n);
+
+/*
+ * @R's pace by range from @m (@n medians, one per (name, domain, row); reordered): per name two
+ * or more rows have, each row's median and count, the slowest row (the first of equals), the
+ * median of the rows' medians (the lower one of two) and the ratio, sorted by ratio, largest
+ * first. @R's ranges and their arrays come zeroed from @alloc(@ctx, count, size); a caller that
+ * frees them frees ranges[0..nranges) (a failed allocation leaves its NULL there). Returns 0 or
+ * -ENOMEM.
+ */
+int gr_report_ranks_pace(struct gr_report_ranks *R, struct gr_rank_range *m, size_t n,
+			 void *(*alloc)(void *ctx, size_t count, size_t size), void *ctx);
+
 /* The ranks verdict over @R (its straggler decided) into @buf (@size bytes): the sentence with
  * the numbers behind it; returns its level. */
 enum gr_verdict_level gr_report_ranks_verdict(const struct gr_report_ranks *R, char *buf,
