@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "analyze/html/html.h"
 #include "analyze/model/load.h"
@@ -103,14 +102,6 @@ static unsigned parse_only(const char *s)
 			s++;
 	}
 	return bits;
-}
-
-/* Whether @path is a directory. */
-static int is_dir(const char *path)
-{
-	struct stat st;
-
-	return !stat(path, &st) && S_ISDIR(st.st_mode);
 }
 
 /* --summary's take (job_run.h): the summary written to the FILE @ctx as it is. */
@@ -291,7 +282,7 @@ int cmd_report(int argc, char **argv)
 		npaths = 1;
 	}
 	for (int i = 0; i < npaths; i++)
-		job |= is_dir(paths[i]) || gr_job_is_summary(paths[i]);
+		job |= gr_job_takes(paths[i]);
 	if (summary || job || npaths > GR_JOB_DIRECT_MAX) {
 		if (html) {
 			fprintf(stderr,

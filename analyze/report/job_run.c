@@ -114,11 +114,23 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* Whether @path is a directory. */
+static int is_dir(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+int gr_job_takes(const char *path)
+{
+	return is_dir(path) || gr_job_is_summary(path);
+}
+
 int gr_job_paths(const char *cmd, const char *const *args, size_t nargs, char ***out, size_t *n)
 {
 	char **v = NULL, **nv;
 	size_t cap = 0;
-	struct stat st;
 
 	*n = 0;
 	for (size_t a = 0; a < nargs; a++) {
@@ -126,7 +138,7 @@ int gr_job_paths(const char *cmd, const char *const *args, size_t nargs, char **
 		struct dirent *e;
 		size_t first = *n;
 
-		if (stat(args[a], &st) || !S_ISDIR(st.st_mode)) {
+		if (!is_dir(args[a])) {
 			if (*n == cap) {
 				cap = cap ? 2 * cap : 64;
 				nv = realloc(v, cap * sizeof(*v));

@@ -9,6 +9,9 @@
 #include "job.h"
 #include "report_types.h"
 
+/* Whether @path is what only the per-trace route reads: a directory of traces or a summary. */
+int gr_job_takes(const char *path);
+
 /*
  * @nargs command-line names into *@out (@n of them, each malloc'd): a directory becomes its
  * *.trc files, sorted by name; anything else stays as it is. Returns 0, or -1 after saying why
