@@ -1868,6 +1868,7 @@ static int mark(struct ex *x)
 	int err;
 
 	x->emit = 0;
+	gr_progress_begin("counting", gr_export_rows_estimate(x->m), "events");
 	write_launches(x);
 	write_calls(x);
 	write_comm(x);
@@ -2012,7 +2013,6 @@ int gr_export_count(const struct gr_model *m, const struct gr_export_opts *o,
 	struct ex x;
 	int err = ex_init(&x, m, NULL, o);
 
-	gr_progress_begin("counting", gr_export_rows_estimate(m), "events");
 	if (!err)
 		err = mark(&x);
 	if (!err)
@@ -2046,10 +2046,7 @@ int gr_export_process_launches(const struct gr_model *m, const struct gr_export_
  */
 static int write_all(struct ex *x)
 {
-	int err;
-
-	gr_progress_begin("counting", gr_export_rows_estimate(x->m), "events");
-	err = mark(x);
+	int err = mark(x);
 
 	if (!err)
 		err = order(x);
