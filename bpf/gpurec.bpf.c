@@ -189,9 +189,9 @@ struct blk_state {
 	 * This thread is being woken: the waker's record, from sched_waking (the waker's context:
 	 * sched_wakeup may run on the wakee's CPU, from an interrupt, where current is another
 	 * task), sent by sched_wakeup when @wake_ts is set. Apart from ev: a thread may be woken
-	 * while it switches out.
+	 * while it switches out. @wake_switches: the wakee's switch count then (wakee_switches()).
 	 */
-	__u64 wake_ts;
+	__u64 wake_ts, wake_switches;
 	struct gr_ev_sched wake_ev;
 	__u64 wake_frames[GR_MAX_FRAMES];
 	__u8 window[GR_STACK_WINDOW];
@@ -2591,6 +2591,13 @@ static __always_inline bool device_wait(const struct gr_ev_sched *w)
 	       w->syscall == 230 /* clock_nanosleep */ || w->fd_kind == 1 /* GR_FD_FILE */;
 }
 
+/* How many times @p has switched out: unchanged from its wakeup's sched_waking to its
+ * sched_wakeup, since a sleeping thread runs only once woken. */
+static __always_inline __u64 wakee_switches(struct task_struct *p)
+{
+	return BPF_CORE_READ(p, nvcsw) + BPF_CORE_READ(p, nivcsw);
+}
+
 /*
  * A traced task wakes @p, a thread that makes CUDA calls: the waker's record and stack, kept in
  * @p's blk_state for sched_wakeup to send (struct blk_state). Only a waker inside a system call
@@ -2619,11 +2626,17 @@ int BPF_PROG(on_waking, struct task_struct *p)
 	blk_fill(&ws->wake_ev, GR_EVS_WAKEUP, bpf_get_smp_processor_id(), cur, p, 0, 0);
 	ws->wake_ev.h.stack_len = blocked_stack(bs, BLK_WAKE, regs, &ws->wake_ev, ws->wake_frames);
 	ws->wake_ts = ws->wake_ev.h.ts;
+	ws->wake_switches = wakee_switches(p);
 	return 0;
 }
 
-/* A wakeup's record: the one sched_waking kept when there is one (under @p's pi_lock: the
- * same wakeup), else with current as the waker. */
+/*
+ * A wakeup's record: the one sched_waking kept when there is one, else with current as the
+ * waker. The kept one is this wakeup's when @p has not switched since (wakee_switches()): a
+ * wakeup onto an idle CPU is finished there, in its interrupt, as late as the hypervisor runs
+ * that CPU (milliseconds on a busy host), and current there is whoever it interrupted. Within
+ * GR_BLK_SITE_NS of its sched_waking it is too: @p may have finished switching out in between.
+ */
 static __always_inline int wakeup(__u8 sub, struct task_struct *p)
 {
 	__u32 cpu = BPF_CORE_READ(p, thread_info.cpu);
@@ -2634,8 +2647,9 @@ static __always_inline int wakeup(__u8 sub, struct task_struct *p)
 	if (!BPF_CORE_READ(p, on_cpu))
 		wait_begin(p, cpu);
 	ws = blk_stacks() ? bpf_task_storage_get(&blk_states, p, NULL, 0) : NULL;
-	/* a kept record follows its sched_waking by microseconds; an old one is no wakeup's */
-	if (ws && ws->wake_ts && bpf_ktime_get_ns() - ws->wake_ts < GR_BLK_SITE_NS) {
+	if (ws && ws->wake_ts &&
+	    (wakee_switches(p) == ws->wake_switches ||
+	     bpf_ktime_get_ns() - ws->wake_ts < GR_BLK_SITE_NS)) {
 		ws->wake_ts = 0;
 		ws->wake_ev.h.ts = bpf_ktime_get_ns();
 		ws->wake_ev.h.cpu = bpf_get_smp_processor_id();
