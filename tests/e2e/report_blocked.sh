@@ -203,23 +203,26 @@ grep -Eq "^  spans by reason +[0-9]+  (.*, )?sleep $N(,|$)" "$TMP/sleep.info.txt
 	not_ok "info: $(sed -n '/^blocked/,/^$/p' "$TMP/sleep.info.txt" | paste -sd'|')"
 check "input: one producer process" 1 \
 	"$(json "$TMP/input.json" 'd["budget"]["culprits"]["loop"]["input"]["waker_processes"]')"
-# the producer's own CPU time per step: each item costs it HOLD_US / 5 of its thread's CPU clock
-# (make_item()), measured around each item by the producer; the figure over the loop (per step x
-# iterations) within 10% of the items' CPU time inside the loop's window, and at most the kernel's
-# accounting of the producer's whole life (its /proc/thread-self/schedstat, read by itself after
-# its last item)
-check "input: the producer's CPU per step within 10% of its items' in the loop, within the kernel's total" \
+# the producer's own time on a CPU per step: each item costs it HOLD_US / 5 of its thread's CPU
+# clock (make_item()). The trace sees a thread's time on a CPU by the wall clock, as the kernel's
+# run-queue accounting does, and that includes time the hypervisor took the CPU (steal), which
+# the CPU clock leaves out (a busy host takes milliseconds); so the producer measures each item
+# both ways. The figure over the loop (per step x iterations) is asserted within 10% of the items'
+# time on a CPU by the wall clock inside the loop's window (the bounds the producer measured,
+# MIN 10% under to MAX 10% over: the figure also counts its sleeps' entry and exit).
+check "input: the producer's CPU per step within 10% of its items' time on a CPU in the loop" \
 	ok "$(python3 - "$TMP/input.json" "$TMP/input.out" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 it = d["launches"]["iteration"]
 b = d["budget"]
 got = b["culprits"]["loop"]["input"].get("worker_cpu_ns_per_step", 0) * b["iterations"]
-out = [l.split() for l in open(sys.argv[2])]
-want = sum(int(f[2]) for f in out if f[0] == "item" and it["start_ts"] <= int(f[1]) <= it["end_ts"])
-kernel = [int(f[1]) for f in out if f[0] == "producer"][0]
-print("ok" if want > 0 and abs(got - want) <= 0.1 * want and got <= kernel else
-      f"figure {got} ns over the loop, items {want} ns, kernel {kernel} ns")
+items = [[int(x) for x in f[1:]] for f in (l.split() for l in open(sys.argv[2]))
+         if f[0] == "item" and it["start_ts"] <= int(f[1]) <= it["end_ts"]]
+lo, hi = sum(i[2] for i in items), sum(i[3] for i in items)
+cpu = sum(i[1] for i in items)
+print("ok" if lo > 0 and 0.9 * lo <= got <= 1.1 * hi else
+      f"figure {got} ns over the loop, items {lo}..{hi} ns on a CPU, {cpu} ns of CPU clock")
 PY
 )"
 tr -s ' \n' ' ' <"$TMP/input.txt" |

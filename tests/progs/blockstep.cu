@@ -7,7 +7,7 @@
 //           holder, and the holder sleeps until main has taken the lock);
 //   input   consume(): read one byte of a pipe that a child process, producer(), writes one
 //           byte into every HOLD_US (it sleeps in between), each after HOLD_US / 5 of its own
-//           CPU time (make_item()); it prints each item's CPU time and its own total;
+//           CPU time (make_item()); it prints each item's CPU time and time on a CPU;
 //   sleep   nap(): clock_nanosleep of HOLD_US;
 //   child   reap(): fork a child that sleeps HOLD_US (child_work()) and exits; waitpid it;
 //   disk    sync_data(): write 1 MiB into a file (in $TMPDIR, else /tmp) and fsync it, again
@@ -128,34 +128,47 @@ __attribute__((noinline)) static void make_item(unsigned long long ns)
 		;
 }
 
-// each item: sleep HOLD_US, make it (HOLD_US / 5 of CPU), write it; prints "item START_NS
-// CPU_NS" per item (CLOCK_MONOTONIC at its start, the thread's CPU time from then to its write's
-// return), then "producer RUN_NS" from its own /proc/thread-self/schedstat (the kernel's
-// accounting of all of its time on a CPU)
+// the calling thread's run-queue wait so far, from schedstat: the kernel adds each wait when the
+// thread is back on a CPU, so a read made while running is complete
+static unsigned long long queue_ns()
+{
+	unsigned long long run, queue;
+
+	schedstat(&run, &queue);
+	return queue;
+}
+
+// each item: sleep HOLD_US, make it (HOLD_US / 5 of CPU), write it; prints "item START_NS CPU_NS
+// MIN_NS MAX_NS" per item: CLOCK_MONOTONIC at its start, the thread's CPU time from then to its
+// write's return, and the bounds of its time on a CPU by the wall clock in that window (its wall
+// time less its run-queue waits: a wait that straddles a read of the wait counter falls between
+// the bounds). The CPU clock leaves out time the hypervisor took the CPU (steal) and the wall
+// clock counts it, as the trace's switches do.
 __attribute__((noinline)) static void producer(int fd, int healthy)
 {
 	struct timespec ts = {0, (long)hold_us * 1000};
-	unsigned long long run = 0, queue;
 	struct pollfd pfd;
-	FILE *f;
 
 	for (int i = 0; i < iterations; i++) {
-		unsigned long long t0, c0;
+		unsigned long long t0, t1, c0, c1, q0a, q0b, q1a, q1b;
 
 		if (!healthy)
 			clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+		q0a = queue_ns();
 		t0 = now_ns();
+		q0b = queue_ns();
 		c0 = cpu_ns();
 		if (!healthy)
 			make_item(hold_us * 200ull);
 		if (write(fd, "x", 1) != 1)
 			_exit(1);
-		printf("item %llu %llu\n", t0, cpu_ns() - c0);
+		c1 = cpu_ns();
+		q1a = queue_ns();
+		t1 = now_ns();
+		q1b = queue_ns();
+		printf("item %llu %llu %llu %llu\n", t0, c1 - c0, (t1 - t0) - (q1b - q0a),
+		       (t1 - t0) - (q1a - q0b));
 	}
-	f = fopen("/proc/thread-self/schedstat", "r");
-	if (!f || fscanf(f, "%llu %llu", &run, &queue) != 2)
-		_exit(1);
-	printf("producer %llu\n", run);
 	// exit once the loop is over (the reader closes its end: POLLERR), so that the exit's own
 	// CPU time falls outside the loop, as no step's data costs it
 	pfd.fd = fd;
