@@ -180,15 +180,31 @@ struct py_state {
 	/* py_check()'s loads reach past the window's end by at most PY_FIELD_MAX: never used */
 	__u8 py_window[GR_PY_WINDOW + PY_FIELD_MAX];
 	__u8 py_tbuf[PY_TSTATE_SPAN]; /* py_thread_frame()'s read */
-	__u32 py_kn;		      /* entries in py_kept[]; 0: none */
-	__u32 py_kseed;		      /* the process's seed their hashes hold */
-	__u32 py_match;		      /* outer entries of py_kept[] that read the same now */
-	__u32 py_nnew;		      /* entries of this walk in py_new[], innermost first */
-	__u32 py_join;		      /* the walk met py_kept[py_match - 1] */
+	__u32 py_match;		      /* outer entries of kept[] that read the same now */
+	__u32 py_nnew;		      /* entries of this walk in fresh[], innermost first */
+	__u32 py_join;		      /* the walk met kept[py_match - 1] */
 	__u32 py_over;		      /* more entries than PY_KEEP, or one not readable */
-	struct py_kept py_kept[PY_KEEP];
-	struct py_entry py_new[PY_KEEP];
 };
+
+/*
+ * What a thread's last walk leaves for the next (py_walk_kept()): per Python thread and walking
+ * path (py_keeps, py_blk_keeps), apart from thread_states and blk_states, which every traced
+ * thread has and which the scheduler programs allocate where memory may not be found: this is
+ * created only for a thread of a Python process, and a thread without one walks whole.
+ */
+struct py_keep {
+	__u32 kn;    /* entries in kept[]; 0: none */
+	__u32 kseed; /* the process's seed their hashes hold */
+	struct py_kept kept[PY_KEEP];
+	struct py_entry fresh[PY_KEEP]; /* this walk's entries inner to kept[py_match - 1] */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct py_keep);
+} py_keeps SEC(".maps"), py_blk_keeps SEC(".maps");
 
 struct thread_state {
 	struct pending_call calls[GR_CALL_LEVELS];
@@ -1270,6 +1286,7 @@ static __always_inline int py_thread_frame(struct py_state *ts, const struct gr_
 struct py_walk {
 	const struct gr_py_proc *p;
 	struct py_state *ts;
+	struct py_keep *k; /* NULL: the walk keeps nothing (py_step() only) */
 };
 
 static __always_inline __u64 win_u64(const __u8 *win, __u64 off)
@@ -1444,12 +1461,13 @@ static __always_inline __u8 py_derive(const struct gr_py_proc *p, const struct p
  * when it meets one (py_scan()). Every launch checks every kept entry, so this is a loop of its
  * own rather than bpf_loop() steps: the offsets stay in registers, bounded once.
  */
-static __always_inline void py_check(const struct gr_py_proc *p, struct py_state *ts)
+static __always_inline void py_check(const struct gr_py_proc *p, struct py_state *ts,
+				     struct py_keep *pk)
 {
 	__u64 prev_o = p->frame_previous, code_o = p->frame_code, instr_o = p->frame_instr;
 	__u64 owner_o = p->frame_owner, wbase = ts->py_wbase, wlen = ts->py_wlen;
 	__u64 extent = ts->py_extent, low = ts->py_low, tags = 0, off, v;
-	__u32 kn = ts->py_kn, i;
+	__u32 kn = pk->kn, i;
 	struct py_kept *k;
 
 	if (p->chain == GR_PY_CHAIN_314)
@@ -1461,7 +1479,7 @@ static __always_inline void py_check(const struct gr_py_proc *p, struct py_state
 	for (i = 0; i < PY_KEEP; i++) {
 		if (i >= kn)
 			break;
-		k = &ts->py_kept[i];
+		k = &pk->kept[i];
 		off = k->e.addr - wbase;
 		if (k->e.addr < wbase || off + extent > wlen)
 			break;
@@ -1484,21 +1502,22 @@ static __always_inline void py_check(const struct gr_py_proc *p, struct py_state
 }
 
 /*
- * One entry of the walk, innermost first, read into py_new[] until the chain ends or meets the
- * innermost entry of the last walk that reads the same (py_check()): the rest is py_kept[] up
+ * One entry of the walk, innermost first, read into fresh[] until the chain ends or meets the
+ * innermost entry of the last walk that reads the same (py_check()): the rest is kept[] up
  * to it.
  */
 static long py_scan(__u64 i, void *ctx)
 {
 	struct py_walk *w = ctx;
 	struct py_state *ts = w->ts;
+	struct py_keep *pk = w->k;
 	__u64 f = ts->py_frame;
 	__u32 m = ts->py_match, n = ts->py_nnew;
 	struct py_entry *e;
 
-	if (!f)
+	if (!f || !pk)
 		return 1;
-	if (m && f == ts->py_kept[(m - 1) & (PY_KEEP - 1)].e.addr) {
+	if (m && f == pk->kept[(m - 1) & (PY_KEEP - 1)].e.addr) {
 		ts->py_join = 1;
 		return 1;
 	}
@@ -1506,7 +1525,7 @@ static long py_scan(__u64 i, void *ctx)
 		ts->py_over = 1;
 		return 1;
 	}
-	e = &ts->py_new[n & (PY_KEEP - 1)];
+	e = &pk->fresh[n & (PY_KEEP - 1)];
 	if (py_read(w->p, ts, f, e, true)) {
 		ts->py_over = 1;
 		return 1;
@@ -1519,28 +1538,32 @@ static long py_scan(__u64 i, void *ctx)
 }
 
 /*
- * New entry @i of the walk, outermost first, kept after those py_kept[] keeps of the last: its
+ * New entry @i of the walk, outermost first, kept after those kept[] keeps of the last: its
  * frame hashed onto theirs, so that the entries outer to it keep their hash while they hold.
  */
 static long py_keep_step(__u64 i, void *ctx)
 {
 	struct py_walk *w = ctx;
 	struct py_state *ts = w->ts;
-	__u32 n = ts->py_nnew, d = ts->py_kn, nf = 0;
+	struct py_keep *pk = w->k;
 	__u64 hash = ts->py_hash;
+	__u32 n = ts->py_nnew, d, nf = 0;
 	struct py_kept *k, *o;
 	__u8 pend = 0;
 
+	if (!pk)
+		return 1;
+	d = pk->kn;
 	if (i >= n || d >= PY_KEEP)
 		return 1;
 	if (d) {
-		o = &ts->py_kept[(d - 1) & (PY_KEEP - 1)];
+		o = &pk->kept[(d - 1) & (PY_KEEP - 1)];
 		hash = o->hash;
 		nf = o->nframes;
 		pend = o->pend;
 	}
-	k = &ts->py_kept[d & (PY_KEEP - 1)];
-	k->e = ts->py_new[(n - 1 - i) & (PY_KEEP - 1)];
+	k = &pk->kept[d & (PY_KEEP - 1)];
+	k->e = pk->fresh[(n - 1 - i) & (PY_KEEP - 1)];
 	k->kind = py_derive(w->p, &k->e, &k->fr);
 	if (k->kind == PY_SHIM) {
 		pend = 1;
@@ -1554,7 +1577,7 @@ static long py_keep_step(__u64 i, void *ctx)
 	k->hash = hash;
 	k->nframes = nf;
 	k->pend = pend;
-	ts->py_kn = d + 1;
+	pk->kn = d + 1;
 	return 0;
 }
 
@@ -1563,55 +1586,59 @@ static long py_emit_step(__u64 i, void *ctx)
 {
 	struct py_walk *w = ctx;
 	struct py_state *ts = w->ts;
+	struct py_keep *pk = w->k;
 	struct py_kept *k;
 
-	if (i >= ts->py_kn || i >= PY_KEEP)
+	if (!pk || i >= pk->kn || i >= PY_KEEP)
 		return 1;
-	k = &ts->py_kept[i & (PY_KEEP - 1)];
+	k = &pk->kept[i & (PY_KEEP - 1)];
 	if (k->kind == PY_FRAME)
 		ts->py.frames[(ts->py.nframes - k->nframes) & (GR_PY_MAX_FRAMES - 1)] = k->fr;
 	return 0;
 }
 
 /*
- * The walk of py_capture(), into ts->py_kept[] (its hash in *@hash, its frames counted in
+ * The walk of py_capture(), into w->k's kept[] (its hash in *@hash, its frames counted in
  * *@n), reading only the entries inner to the innermost one of the last walk that reads the same
  * bytes: a stack changes where it is deepest, and the bytes that name its outer frames (their
  * code, instruction, previous frame, owner) are compared in the window already read, not walked
  * again nor hashed again. Returns 0, or -1 when the chain has more than PY_KEEP entries or one
- * is not readable: then py_step() walks it.
+ * is not readable, or the thread has no struct py_keep: then py_step() walks it.
  */
 static __always_inline int py_walk_kept(struct py_walk *w, __u64 frame, __u64 *hash, __u32 *n)
 {
 	const struct gr_py_proc *p = w->p;
 	struct py_state *ts = w->ts;
+	struct py_keep *pk = w->k;
 	struct py_kept *k;
 	__u32 kn;
 
-	if (ts->py_kseed != p->seed)
-		ts->py_kn = 0;
+	if (!pk)
+		return -1;
+	if (pk->kseed != p->seed)
+		pk->kn = 0;
 	ts->py_match = 0;
 	ts->py_nnew = 0;
 	ts->py_join = 0;
 	ts->py_over = 0;
 	if (py_load(ts, frame))
 		return -1;
-	if (ts->py_kn)
-		py_check(p, ts);
+	if (pk->kn)
+		py_check(p, ts, pk);
 	ts->py_frame = frame;
 	bpf_loop(PY_KEEP + 1, py_scan, w, 0);
 	kn = ts->py_join ? ts->py_match : 0;
 	if (ts->py_over || kn + ts->py_nnew > PY_KEEP) {
-		ts->py_kn = 0;
+		pk->kn = 0;
 		return -1;
 	}
-	ts->py_kn = kn;
-	ts->py_kseed = p->seed;
+	pk->kn = kn;
+	pk->kseed = p->seed;
 	bpf_loop(PY_KEEP, py_keep_step, w, 0);
-	kn = ts->py_kn;
+	kn = pk->kn;
 	if (!kn || kn > PY_KEEP)
 		return -1;
-	k = &ts->py_kept[(kn - 1) & (PY_KEEP - 1)];
+	k = &pk->kept[(kn - 1) & (PY_KEEP - 1)];
 	*hash = k->hash;
 	*n = k->nframes;
 	return 0;
@@ -1670,6 +1697,13 @@ static __always_inline __u64 py_capture(struct py_state *ts, __u64 pid_tgid, boo
 	ts->py_low = frame;
 	w.p = p;
 	w.ts = ts;
+	/* made here, for a thread with Python frames: see struct py_keep */
+	if (hold)
+		w.k = bpf_task_storage_get(&py_keeps, bpf_get_current_task_btf(), NULL,
+					   BPF_LOCAL_STORAGE_GET_F_CREATE);
+	else
+		w.k = bpf_task_storage_get(&py_blk_keeps, bpf_get_current_task_btf(), NULL,
+					   BPF_LOCAL_STORAGE_GET_F_CREATE);
 	kept = !py_walk_kept(&w, frame, &hash, &n);
 	if (!kept) {
 		ts->py_frame = frame;
@@ -2308,6 +2342,7 @@ static __always_inline void forget_python(struct task_struct *p)
 {
 	struct thread_state *ts = bpf_task_storage_get(&thread_states, p, NULL, 0);
 	struct blk_state *bs = bpf_task_storage_get(&blk_states, p, NULL, 0);
+	struct py_keep *pk = bpf_task_storage_get(&py_keeps, p, NULL, 0);
 	__u32 tgid = p->tgid;
 
 	bpf_map_delete_elem(&py_procs, &tgid);
@@ -2315,14 +2350,17 @@ static __always_inline void forget_python(struct task_struct *p)
 		ts->ps.py_tstate = 0;
 		ts->ps.py_miss = 0;
 		ts->ps.py_last_sent = 0;
-		ts->ps.py_kn = 0;
 	}
 	if (bs) {
 		bs->ps.py_tstate = 0;
 		bs->ps.py_miss = 0;
 		bs->ps.py_last_sent = 0;
-		bs->ps.py_kn = 0;
 	}
+	if (pk)
+		pk->kn = 0;
+	pk = bpf_task_storage_get(&py_blk_keeps, p, NULL, 0);
+	if (pk)
+		pk->kn = 0;
 }
 
 SEC("tp_btf/sched_process_exec")
