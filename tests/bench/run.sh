@@ -185,7 +185,9 @@ fi
 # own cost is in the baseline: "add" is what the Python frames add to a frame-pointer recording,
 # in empty uprobes measured here on the same calls (target <= 1.0 at 30 frames). Then the BPF
 # program's own time per launch with and without the Python walk (bpf_stats, separate runs: its
-# clock reads would bias the ratios), to tell the walk's cost from the trap's.
+# clock reads would bias the ratios), to tell the walk's cost from the trap's, and that
+# difference in empty uprobes: the walk adds no trap, and on a loaded machine this figure is far
+# steadier than the thread-time one, whose runs here spread over more than one empty uprobe.
 PY=$(command -v /usr/bin/python3 || command -v python3)
 NPY=${BENCH_PY_LAUNCHES:-100000}
 echo "== Python stacks: thread CPU time per launch from $($PY -V 2>&1) through ctypes ($NPY launches, median of $REPS)"
@@ -215,9 +217,10 @@ for depth in 10 30 60; do
 	pp=$(median <"$TMP/py_py")
 	bn=$(median <"$TMP/py_bnopy")
 	bp=$(median <"$TMP/py_bpy")
-	printf '  %2d frames: fp + Python %7.1f ns, ratio %s (target <= 2.0); Python frames add %s empty uprobes (%.1f ns each)%s; BPF %.0f ns a launch, %.0f without Python\n' \
+	printf '  %2d frames: fp + Python %7.1f ns, ratio %s (target <= 2.0); Python frames add %s empty uprobes (%.1f ns each)%s; BPF %.0f ns a launch, %.0f without Python: the walk %s empty uprobes\n' \
 		"$depth" "$pp" "$(ratio "$pp" "$pb" "$pe")" "$(awk -v p="$pp" -v n="$pn" -v e="$pe" -v b="$pb" 'BEGIN {printf "%.2f", (p - n) / (e - b)}')" \
-		"$(awk -v e="$pe" -v b="$pb" 'BEGIN {print e - b}')" "$([ "$depth" = 30 ] && echo ' (target <= 1.0)')" "$bp" "$bn"
+		"$(awk -v e="$pe" -v b="$pb" 'BEGIN {print e - b}')" "$([ "$depth" = 30 ] && echo ' (target <= 1.0)')" "$bp" "$bn" \
+		"$(awk -v p="$bp" -v n="$bn" -v e="$pe" -v b="$pb" 'BEGIN {printf "%.2f", (p - n) / (e - b)}')"
 done
 
 echo "== trace size on a training-loop pattern"
