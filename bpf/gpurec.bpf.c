@@ -134,6 +134,36 @@ struct call_batch {
 /* A thread with no PyThreadState (a C thread) is searched for again after this long. */
 #define GR_PY_MISS_NS 10000000ULL
 
+/*
+ * The entries of a walk py_capture() keeps, and so the most it keeps (frames and 3.12+ shims
+ * together); a deeper stack is walked whole every time (py_step()).
+ */
+#define PY_KEEP 128
+
+/* The farthest into a frame py_check() reads: further, and the walk keeps nothing */
+#define PY_FIELD_MAX 256
+
+/* What a walk reads of one entry of a thread's frame chain (py_scan()) */
+struct py_entry {
+	__u64 addr, prev, code, instr; /* code untagged (3.14) */
+	__u64 owner;		       /* the byte at frame_owner; 0 without one */
+};
+
+/*
+ * One entry of the last walk, outermost first (py_keep_step()), with what the walk made of it
+ * and of the entries outer to it: when it reads the same bytes now, and so do all outer to it,
+ * a walk that meets it has the same stack from it outward (py_check()).
+ */
+struct py_kept {
+	struct py_entry e;
+	__u64 hash;	       /* of the frames up to this entry (py_mix(), outermost first) */
+	struct gr_py_frame fr; /* the frame it is, when kind is PY_FRAME */
+	__u32 nframes;	       /* frames up to this entry */
+	__u8 kind;	       /* PY_FRAME, PY_SHIM, PY_NOCODE */
+	__u8 pend;	       /* a shim outer to it waits to flag the next frame GR_PYF_ENTRY */
+	__u16 pad;
+};
+
 /* What a thread's walks of its Python frames keep (py_capture()). */
 struct py_state {
 	__u64 py_tstate;    /* the thread's PyThreadState, 0 when not known */
@@ -147,9 +177,34 @@ struct py_state {
 	__u64 py_low;		 /* the walk's lowest frame address */
 	__u32 py_want;		 /* bytes a window read takes (py_load()); 0: all */
 	struct gr_ev_pystack py; /* the walk (nframes, flags so far), sent from here when new */
-	__u8 py_window[GR_PY_WINDOW];
+	/* py_check()'s loads reach past the window's end by at most PY_FIELD_MAX: never used */
+	__u8 py_window[GR_PY_WINDOW + PY_FIELD_MAX];
 	__u8 py_tbuf[PY_TSTATE_SPAN]; /* py_thread_frame()'s read */
+	__u32 py_match;		      /* outer entries of kept[] that read the same now */
+	__u32 py_nnew;		      /* entries of this walk in fresh[], innermost first */
+	__u32 py_join;		      /* the walk met kept[py_match - 1] */
+	__u32 py_over;		      /* more entries than PY_KEEP, or one not readable */
 };
+
+/*
+ * What a thread's last walk leaves for the next (py_walk_kept()): per Python thread and walking
+ * path (py_keeps, py_blk_keeps), apart from thread_states and blk_states, which every traced
+ * thread has and which the scheduler programs allocate where memory may not be found: this is
+ * created only for a thread of a Python process, and a thread without one walks whole.
+ */
+struct py_keep {
+	__u32 kn;    /* entries in kept[]; 0: none */
+	__u32 kseed; /* the process's seed their hashes hold */
+	struct py_kept kept[PY_KEEP];
+	struct py_entry fresh[PY_KEEP]; /* this walk's entries inner to kept[py_match - 1] */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct py_keep);
+} py_keeps SEC(".maps"), py_blk_keeps SEC(".maps");
 
 struct thread_state {
 	struct pending_call calls[GR_CALL_LEVELS];
@@ -1231,6 +1286,7 @@ static __always_inline int py_thread_frame(struct py_state *ts, const struct gr_
 struct py_walk {
 	const struct gr_py_proc *p;
 	struct py_state *ts;
+	struct py_keep *k; /* NULL: the walk keeps nothing (py_step() only) */
 };
 
 static __always_inline __u64 win_u64(const __u8 *win, __u64 off)
@@ -1345,6 +1401,249 @@ static long py_step(__u64 i, void *ctx)
 	return 0;
 }
 
+/* What one entry of a frame chain is (py_derive()) */
+#define PY_FRAME  0
+#define PY_SHIM	  1 /* a 3.12+ shim: flags the next frame inner to it GR_PYF_ENTRY */
+#define PY_NOCODE 2 /* no code: not a frame of the stack */
+
+/*
+ * The bytes of the entry at @f a walk reads, from @ts's window; loaded there first when @load
+ * and they are not in it. Returns 0, or -1 when not in the window or unreadable.
+ */
+static __always_inline int py_read(const struct gr_py_proc *p, struct py_state *ts, __u64 f,
+				   struct py_entry *e, bool load)
+{
+	__u64 off = f - ts->py_wbase;
+
+	if (f < ts->py_wbase || off + ts->py_extent > ts->py_wlen) {
+		if (!load || py_load(ts, f))
+			return -1;
+		off = f - ts->py_wbase;
+	}
+	e->addr = f;
+	e->prev = win_u64(ts->py_window, off + p->frame_previous);
+	e->code = win_u64(ts->py_window, off + p->frame_code);
+	if (p->chain == GR_PY_CHAIN_314)
+		e->code &= ~PY_STACKREF_TAGS;
+	e->instr = win_u64(ts->py_window, off + p->frame_instr);
+	e->owner = p->frame_owner ? (__u8)win_u64(ts->py_window, off + p->frame_owner) : 0;
+	return 0;
+}
+
+/* What @e is, and as PY_FRAME its {code, lasti, flags} in @fr, as py_step() makes them. */
+static __always_inline __u8 py_derive(const struct gr_py_proc *p, const struct py_entry *e,
+				      struct gr_py_frame *fr)
+{
+	__u32 chain = p->chain, flags = 0, lasti;
+
+	if (chain >= GR_PY_CHAIN_312 && e->owner >= PY_OWNED_BY_CSTACK)
+		return PY_SHIM;
+	if (!e->code)
+		return PY_NOCODE;
+	if (chain == GR_PY_CHAIN_310) {
+		lasti = (__u32)e->instr;
+		flags = GR_PYF_ENTRY;
+	} else {
+		lasti = (__u32)((e->instr - (e->code + p->code_adaptive)) >> 1);
+		if (chain == GR_PY_CHAIN_311 && e->owner)
+			flags = GR_PYF_ENTRY;
+	}
+	*fr = (struct gr_py_frame){e->code, lasti, flags};
+	return PY_FRAME;
+}
+
+/*
+ * How many entries of the last walk, outermost first, read the same bytes now, up to the first
+ * that does not (ts->py_match). Nothing in an entry that reads the same bytes proves it the frame
+ * the last walk saw (it may have returned and a call from the same line put a frame with the
+ * same code at the same address); the stack is the same either way, and so is the rest of the
+ * chain from it outward, all of whose entries read the same: the walk may take them as they are
+ * when it meets one (py_scan()). Every launch checks every kept entry, so this is a loop of its
+ * own rather than bpf_loop() steps: the offsets stay in registers, bounded once.
+ */
+static __always_inline void py_check(const struct gr_py_proc *p, struct py_state *ts,
+				     struct py_keep *pk)
+{
+	__u64 prev_o = p->frame_previous, code_o = p->frame_code, instr_o = p->frame_instr;
+	__u64 owner_o = p->frame_owner, wbase = ts->py_wbase, wlen = ts->py_wlen;
+	__u64 extent = ts->py_extent, low = ts->py_low, tags = 0, off, v;
+	__u32 kn = pk->kn, i;
+	struct py_kept *k;
+
+	if (p->chain == GR_PY_CHAIN_314)
+		tags = PY_STACKREF_TAGS;
+	if (prev_o > PY_FIELD_MAX - 8 || code_o > PY_FIELD_MAX - 8 || instr_o > PY_FIELD_MAX - 8 ||
+	    owner_o > PY_FIELD_MAX - 8 || wlen > GR_PY_WINDOW)
+		return;
+#pragma clang loop unroll(disable)
+	for (i = 0; i < PY_KEEP; i++) {
+		if (i >= kn)
+			break;
+		k = &pk->kept[i];
+		off = k->e.addr - wbase;
+		if (k->e.addr < wbase || off + extent > wlen)
+			break;
+		/* the barrier keeps the bound check on the register that is used */
+		asm volatile("" : "+r"(off));
+		if (off > GR_PY_WINDOW)
+			break;
+		if (*(__u64 *)(ts->py_window + off + prev_o) != k->e.prev ||
+		    (*(__u64 *)(ts->py_window + off + code_o) & ~tags) != k->e.code ||
+		    *(__u64 *)(ts->py_window + off + instr_o) != k->e.instr)
+			break;
+		v = owner_o ? ts->py_window[off + owner_o] : 0;
+		if (v != k->e.owner)
+			break;
+		if (k->e.addr < low)
+			low = k->e.addr;
+	}
+	ts->py_match = i;
+	ts->py_low = low;
+}
+
+/*
+ * One entry of the walk, innermost first, read into fresh[] until the chain ends or meets the
+ * innermost entry of the last walk that reads the same (py_check()): the rest is kept[] up
+ * to it.
+ */
+static long py_scan(__u64 i, void *ctx)
+{
+	struct py_walk *w = ctx;
+	struct py_state *ts = w->ts;
+	struct py_keep *pk = w->k;
+	__u64 f = ts->py_frame;
+	__u32 m = ts->py_match, n = ts->py_nnew;
+	struct py_entry *e;
+
+	if (!f || !pk)
+		return 1;
+	if (m && f == pk->kept[(m - 1) & (PY_KEEP - 1)].e.addr) {
+		ts->py_join = 1;
+		return 1;
+	}
+	if (n >= PY_KEEP) {
+		ts->py_over = 1;
+		return 1;
+	}
+	e = &pk->fresh[n & (PY_KEEP - 1)];
+	if (py_read(w->p, ts, f, e, true)) {
+		ts->py_over = 1;
+		return 1;
+	}
+	if (f < ts->py_low)
+		ts->py_low = f;
+	ts->py_frame = e->prev;
+	ts->py_nnew = n + 1;
+	return 0;
+}
+
+/*
+ * New entry @i of the walk, outermost first, kept after those kept[] keeps of the last: its
+ * frame hashed onto theirs, so that the entries outer to it keep their hash while they hold.
+ */
+static long py_keep_step(__u64 i, void *ctx)
+{
+	struct py_walk *w = ctx;
+	struct py_state *ts = w->ts;
+	struct py_keep *pk = w->k;
+	__u64 hash = ts->py_hash;
+	__u32 n = ts->py_nnew, d, nf = 0;
+	struct py_kept *k, *o;
+	__u8 pend = 0;
+
+	if (!pk)
+		return 1;
+	d = pk->kn;
+	if (i >= n || d >= PY_KEEP)
+		return 1;
+	if (d) {
+		o = &pk->kept[(d - 1) & (PY_KEEP - 1)];
+		hash = o->hash;
+		nf = o->nframes;
+		pend = o->pend;
+	}
+	k = &pk->kept[d & (PY_KEEP - 1)];
+	k->e = pk->fresh[(n - 1 - i) & (PY_KEEP - 1)];
+	k->kind = py_derive(w->p, &k->e, &k->fr);
+	if (k->kind == PY_SHIM) {
+		pend = 1;
+	} else if (k->kind == PY_FRAME) {
+		if (pend)
+			k->fr.flags |= GR_PYF_ENTRY;
+		pend = 0;
+		hash = py_mix(hash, &k->fr);
+		nf++;
+	}
+	k->hash = hash;
+	k->nframes = nf;
+	k->pend = pend;
+	pk->kn = d + 1;
+	return 0;
+}
+
+/* Kept entry @i's frame into ts->py.frames[], innermost first (ts->py.nframes in all). */
+static long py_emit_step(__u64 i, void *ctx)
+{
+	struct py_walk *w = ctx;
+	struct py_state *ts = w->ts;
+	struct py_keep *pk = w->k;
+	struct py_kept *k;
+
+	if (!pk || i >= pk->kn || i >= PY_KEEP)
+		return 1;
+	k = &pk->kept[i & (PY_KEEP - 1)];
+	if (k->kind == PY_FRAME)
+		ts->py.frames[(ts->py.nframes - k->nframes) & (GR_PY_MAX_FRAMES - 1)] = k->fr;
+	return 0;
+}
+
+/*
+ * The walk of py_capture(), into w->k's kept[] (its hash in *@hash, its frames counted in
+ * *@n), reading only the entries inner to the innermost one of the last walk that reads the same
+ * bytes: a stack changes where it is deepest, and the bytes that name its outer frames (their
+ * code, instruction, previous frame, owner) are compared in the window already read, not walked
+ * again nor hashed again. Returns 0, or -1 when the chain has more than PY_KEEP entries or one
+ * is not readable, or the thread has no struct py_keep: then py_step() walks it.
+ */
+static __always_inline int py_walk_kept(struct py_walk *w, __u64 frame, __u64 *hash, __u32 *n)
+{
+	const struct gr_py_proc *p = w->p;
+	struct py_state *ts = w->ts;
+	struct py_keep *pk = w->k;
+	struct py_kept *k;
+	__u32 kn;
+
+	if (!pk)
+		return -1;
+	if (pk->kseed != p->seed)
+		pk->kn = 0;
+	ts->py_match = 0;
+	ts->py_nnew = 0;
+	ts->py_join = 0;
+	ts->py_over = 0;
+	if (py_load(ts, frame))
+		return -1;
+	if (pk->kn)
+		py_check(p, ts, pk);
+	ts->py_frame = frame;
+	bpf_loop(PY_KEEP + 1, py_scan, w, 0);
+	kn = ts->py_join ? ts->py_match : 0;
+	if (ts->py_over || kn + ts->py_nnew > PY_KEEP) {
+		pk->kn = 0;
+		return -1;
+	}
+	pk->kn = kn;
+	pk->kseed = p->seed;
+	bpf_loop(PY_KEEP, py_keep_step, w, 0);
+	kn = pk->kn;
+	if (!kn || kn > PY_KEEP)
+		return -1;
+	k = &pk->kept[(kn - 1) & (PY_KEEP - 1)];
+	*hash = k->hash;
+	*n = k->nframes;
+	return 0;
+}
+
 /*
  * The calling thread's Python stack, when its process runs a CPython the recorder described in
  * py_procs: walked into ts->py, named by a hash of its frames, sent as an EV_PYSTACK unless this
@@ -1356,12 +1655,13 @@ static long py_step(__u64 i, void *ctx)
  */
 static __always_inline __u64 py_capture(struct py_state *ts, __u64 pid_tgid, bool hold)
 {
-	__u32 tgid = pid_tgid >> 32, tid = (__u32)pid_tgid, n, extent;
+	__u32 tgid = pid_tgid >> 32, tid = (__u32)pid_tgid, n = 0, extent;
 	struct py_sent_key key = {.tgid = tgid};
 	const struct gr_py_proc *p;
 	struct gr_ev_pystack *out;
 	struct py_walk w;
-	__u64 tstate, frame = 0, size, hash, id;
+	__u64 tstate, frame = 0, size, hash = 0, id;
+	bool kept;
 	__u8 one = 1;
 
 	if (!targ_python)
@@ -1390,24 +1690,37 @@ static __always_inline __u64 py_capture(struct py_state *ts, __u64 pid_tgid, boo
 	if (p->frame_owner > extent)
 		extent = p->frame_owner;
 	ts->py_extent = extent + 8;
-	ts->py_frame = frame;
 	ts->py_wbase = 0;
 	ts->py_wlen = 0;
 	ts->py_hash = 0xcbf29ce484222325ULL ^ p->seed;
-	ts->py.nframes = 0;
 	ts->py.flags = 0;
 	ts->py_low = frame;
 	w.p = p;
 	w.ts = ts;
-	/* 3.12+ shims take a step each, at most one per frame */
-	bpf_loop(2 * GR_PY_MAX_FRAMES + 1, py_step, &w, 0);
+	/* made here, for a thread with Python frames: see struct py_keep */
+	if (hold)
+		w.k = bpf_task_storage_get(&py_keeps, bpf_get_current_task_btf(), NULL,
+					   BPF_LOCAL_STORAGE_GET_F_CREATE);
+	else
+		w.k = bpf_task_storage_get(&py_blk_keeps, bpf_get_current_task_btf(), NULL,
+					   BPF_LOCAL_STORAGE_GET_F_CREATE);
+	kept = !py_walk_kept(&w, frame, &hash, &n);
+	if (!kept) {
+		ts->py_frame = frame;
+		ts->py.nframes = 0;
+		ts->py_low = frame;
+		/* 3.12+ shims take a step each, at most one per frame */
+		bpf_loop(2 * GR_PY_MAX_FRAMES + 1, py_step, &w, 0);
+		n = ts->py.nframes;
+		if (n && n <= GR_PY_MAX_FRAMES)
+			hash =
+			    py_mix(ts->py_hash, &ts->py.frames[(n - 1) & (GR_PY_MAX_FRAMES - 1)]);
+	}
 	/* the next walk's first read: this one's frames, if the stack stays as deep */
 	size = frame + ts->py_extent - ts->py_low + PY_WINDOW_SLACK;
 	ts->py_want = size < GR_PY_WINDOW ? size : GR_PY_WINDOW;
-	n = ts->py.nframes;
 	if (!n || n > GR_PY_MAX_FRAMES)
 		return 0;
-	hash = py_mix(ts->py_hash, &ts->py.frames[(n - 1) & (GR_PY_MAX_FRAMES - 1)]);
 	hash = ((hash ^ n ^ ((__u64)ts->py.flags << 32)) * 0x100000001b3ULL) ?: 1;
 	if (hash == ts->py_last_sent)
 		return hash;
@@ -1416,6 +1729,11 @@ static __always_inline __u64 py_capture(struct py_state *ts, __u64 pid_tgid, boo
 	    (!hold && bpf_map_lookup_elem(&py_sent_unheld, &key))) {
 		ts->py_last_sent = hash;
 		return hash;
+	}
+	if (kept) {
+		/* a new stack: its frames, innermost first, from what the walk keeps */
+		ts->py.nframes = n;
+		bpf_loop(PY_KEEP, py_emit_step, &w, 0);
 	}
 	fill_hdr(&ts->py.h, EV_PYSTACK, pid_tgid);
 	ts->py.id = hash;
@@ -2024,6 +2342,7 @@ static __always_inline void forget_python(struct task_struct *p)
 {
 	struct thread_state *ts = bpf_task_storage_get(&thread_states, p, NULL, 0);
 	struct blk_state *bs = bpf_task_storage_get(&blk_states, p, NULL, 0);
+	struct py_keep *pk = bpf_task_storage_get(&py_keeps, p, NULL, 0);
 	__u32 tgid = p->tgid;
 
 	bpf_map_delete_elem(&py_procs, &tgid);
@@ -2037,6 +2356,11 @@ static __always_inline void forget_python(struct task_struct *p)
 		bs->ps.py_miss = 0;
 		bs->ps.py_last_sent = 0;
 	}
+	if (pk)
+		pk->kn = 0;
+	pk = bpf_task_storage_get(&py_blk_keeps, p, NULL, 0);
+	if (pk)
+		pk->kn = 0;
 }
 
 SEC("tp_btf/sched_process_exec")

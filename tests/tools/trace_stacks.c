@@ -12,6 +12,9 @@
  *                            bytes from A to B, E taken at a function's entry)
  *   trace_stacks --stored FILE the STACK records as written, before replay reads them:
  *                            "FRAMES: 0xADDR;0xADDR..." for each, in file order
+ *   trace_stacks --launches FILE every kernel launch, done or set aside (failed, nested, in
+ *                            flight), in order of entry time: one line of its Python frames,
+ *                            innermost first, "file:line function;..." (empty: none)
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -199,14 +202,83 @@ static int print_stored(const char *path)
 	return 0;
 }
 
+struct launch_at {
+	uint64_t ts;
+	uint32_t stack, order;
+};
+
+static int cmp_launch_at(const void *a, const void *b)
+{
+	const struct launch_at *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int print_launches(const char *path)
+{
+	struct gr_model *m = NULL;
+	struct gr_diag diag = {0};
+	const struct gr_launch_key *keys;
+	const struct gr_launch *l;
+	const struct gr_aside *a;
+	const struct gr_stack *st;
+	struct launch_at *at;
+	size_t nl, na, ns, n = 0;
+	int err;
+
+	err = gr_model_load(&m, path, &diag);
+	if (err) {
+		fprintf(stderr, "trace_stacks: %s: %s\n", path, gr_strerror(err));
+		return 1;
+	}
+	keys = gr_model_launch_keys(m, NULL);
+	l = gr_model_launches(m, &nl);
+	a = gr_model_asides(m, &na);
+	st = gr_model_stacks(m, &ns);
+	at = calloc(nl + na + 1, sizeof(*at));
+	if (!at) {
+		gr_model_free(m);
+		return 1;
+	}
+	for (size_t i = 0; i < nl; i++, n++)
+		at[n] = (struct launch_at){l[i].ts, keys[l[i].key].stack, (uint32_t)n};
+	for (size_t i = 0; i < na; i++)
+		if (a[i].kind == GR_K_LAUNCH)
+			at[n] = (struct launch_at){a[i].ts, gr_aside_stack(m, &a[i]), (uint32_t)n},
+			n++;
+	qsort(at, n, sizeof(*at), cmp_launch_at);
+	for (size_t i = 0; i < n; i++) {
+		const struct gr_stack *s = at[i].stack < ns ? &st[at[i].stack] : NULL;
+		int printed = 0;
+
+		for (uint32_t f = 0; s && f < s->nframes; f++) {
+			struct gr_frame fr;
+			char text[GR_FRAME_TEXT];
+
+			gr_frame_describe(m, s->pid, s->frames[f], &fr);
+			if (fr.kind == GR_FRAME_KIND_PYTHON)
+				printf("%s%s", printed++ ? ";" : "",
+				       gr_frame_format(&fr, text, sizeof(text)));
+		}
+		printf("\n");
+	}
+	free(at);
+	gr_model_free(m);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "--launches"))
+		return print_launches(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "--stored"))
 		return print_stored(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "--raw"))
 		return print_raw(argv[2]);
 	if (argc == 2)
 		return print_stacks(argv[1]);
-	fprintf(stderr, "usage: trace_stacks [--raw|--stored] FILE\n");
+	fprintf(stderr, "usage: trace_stacks [--raw|--stored|--launches] FILE\n");
 	return 2;
 }
