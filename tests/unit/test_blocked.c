@@ -346,7 +346,7 @@ static void test_budget_split(void)
 	struct gr_model *m = load();
 	const uint64_t ms = 1000000, us = 1000;
 	uint64_t starts[3] = {T0, T0 + ms, T0 + 2 * ms};
-	struct gr_state_span v[12];
+	struct gr_budget_span v[12];
 	struct gr_block_why why[12];
 	struct gr_budget_states st = {.known = 1, .reasons = 1, .v = v, .why = why};
 	struct gr_budget_loop loop = {0, starts, 3, T0 + 3 * ms, NULL, 0};
@@ -361,7 +361,8 @@ static void test_budget_split(void)
 	waker = stack_index(m, PRODUCE, ST_WAKER);
 #define SPAN(s, e, stt, r, wp, wt, ws)                                                             \
 	do {                                                                                       \
-		v[n] = (struct gr_state_span){.state = (stt), .start = (s), .end = (e)};           \
+		v[n] = (struct gr_budget_span){                                                    \
+		    .state = (stt), .start = (s), .end = (e), .why = (uint32_t)n};                 \
 		why[n] = (struct gr_block_why){.reason = (r),                                      \
 					       .woken = (wt) != 0,                                 \
 					       .syscall = -1,                                      \
@@ -389,7 +390,7 @@ static void test_budget_split(void)
 	     HOLDER, mutex);
 	SPAN(T0 + 2 * ms + 999 * us, T0 + 3 * ms, GR_STATE_RUNNABLE, GR_BLOCK_UNKNOWN, 0, 0, 0);
 #undef SPAN
-	st.n = n;
+	st.n = st.nwhy = n;
 	CHECK(gr_budget_compute(m, &pc, &loop, &st, &B) == 0);
 	CHECK(B.has_reasons);
 	/* iteration 0 */
