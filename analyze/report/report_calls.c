@@ -185,6 +185,35 @@ static void gap_wait(struct rp_gap_wait *g, const struct rp_waits *w, size_t *at
 	}
 }
 
+/* The values of a distribution from GR_DIST_SPLIT up (dist.h: gr_dist_split()). */
+struct big {
+	uint32_t *v;
+	size_t n, cap;
+};
+
+/*
+ * Value @v of a split distribution: below GR_DIST_SPLIT into @lo at *@nlo, 2 bytes where most
+ * gaps and costs (a few us) took 4, else onto @b. Returns 0 or -ENOMEM.
+ */
+static int split_put(uint16_t *lo, size_t *nlo, struct big *b, uint32_t v)
+{
+	if (v < GR_DIST_SPLIT) {
+		lo[(*nlo)++] = (uint16_t)v;
+		return 0;
+	}
+	if (b->n == b->cap) {
+		size_t ncap = b->cap ? b->cap * 2 : 64;
+		uint32_t *nv = realloc(b->v, ncap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		b->v = nv;
+		b->cap = ncap;
+	}
+	b->v[b->n++] = v;
+	return 0;
+}
+
 int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 {
 	size_t n[RP_NCALLS] = {x->nl, x->nc, x->nms, x->nsy, x->ng, x->nal, x->nfr};
@@ -193,13 +222,17 @@ int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 	/* per thread, for the probe cost (probe_cost.h): the recorded duration of the pending and
 	 * of the last launch, and the probe cost of the calls since the last launch */
 	uint64_t *pending_dur = NULL, *last_dur = NULL, *between = NULL;
-	uint32_t *pending_copy = NULL, *gaps = NULL, *cost = NULL;
+	uint32_t *pending_copy = NULL;
+	uint16_t *gaps = NULL, *cost = NULL;
+	/* per thread, its gaps from GR_DIST_SPLIT up; the costs from there */
+	struct big *gaps_big = NULL, cost_big = {0};
 	uint8_t *broke = NULL;
-	int err = -ENOMEM;
+	int err = -ENOMEM, put = 0;
 
 	x->run_break = calloc(x->nl / 64 + 1, sizeof(*x->run_break));
 	gap_off = calloc(x->nth + 1, sizeof(*gap_off));
 	gaps = malloc((x->nl + 1) * sizeof(*gaps));
+	gaps_big = calloc(x->nth + 1, sizeof(*gaps_big));
 	/* the cost estimate stands in for the launch call time only when that was not measured */
 	cost = x->nmeasured ? NULL : malloc((x->nl + 1) * sizeof(*cost));
 	x->copy_next = malloc((x->nc + 1) * sizeof(*x->copy_next));
@@ -211,9 +244,9 @@ int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 	between = calloc(x->nth + 1, sizeof(*between));
 	pending_copy = calloc(x->nth + 1, sizeof(*pending_copy));
 	broke = calloc(x->nth + 1, 1);
-	if (!x->run_break || !gap_off || !gaps || (!x->nmeasured && !cost) || !x->copy_next ||
-	    !cursor || !last_launch || !pending || !pending_copy || !broke || !pending_dur ||
-	    !last_dur || !between)
+	if (!x->run_break || !gap_off || !gaps || !gaps_big || (!x->nmeasured && !cost) ||
+	    !x->copy_next || !cursor || !last_launch || !pending || !pending_copy || !broke ||
+	    !pending_dur || !last_dur || !between)
 		goto out;
 	if (waits) {
 		x->gap_wait = calloc(x->nth + 1, sizeof(*x->gap_wait));
@@ -262,8 +295,10 @@ int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 			int node = gr_graphs_launch_is_node(x->ls.graphs, i);
 
 			if (pending[t] != UINT64_MAX && cost)
-				cost[ncost++] = rp_sat32(gr_probe_cost_gap(
-				    x->pc, l->ts - pending[t], pending_dur[t], dur, 0));
+				put |=
+				    split_put(cost, &ncost, &cost_big,
+					      rp_sat32(gr_probe_cost_gap(x->pc, l->ts - pending[t],
+									 pending_dur[t], dur, 0)));
 			pending[t] = node ? UINT64_MAX : l->ts;
 			pending_dur[t] = dur;
 			if (pending_copy[t]) {
@@ -282,7 +317,7 @@ int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 				uint64_t gap = gr_probe_cost_gap(x->pc, l->ts - last_launch[t],
 								 last_dur[t], dur, between[t]);
 
-				gaps[cursor[t]++] = rp_sat32(gap);
+				put |= split_put(gaps, &cursor[t], &gaps_big[t], rp_sat32(gap));
 				x->thr[t].gap_hist[gap_bucket(gap)]++;
 				if (waits && waits[t].n)
 					gap_wait(&x->gap_wait[t], &waits[t], &wait_at[t],
@@ -305,8 +340,10 @@ int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 			between[t] += gr_probe_cost_call(x->pc, dur);
 			if (pending[t] != UINT64_MAX) {
 				if (cost)
-					cost[ncost++] = rp_sat32(gr_probe_cost_gap(
-					    x->pc, other - pending[t], pending_dur[t], dur, 0));
+					put |= split_put(
+					    cost, &ncost, &cost_big,
+					    rp_sat32(gr_probe_cost_gap(x->pc, other - pending[t],
+								       pending_dur[t], dur, 0)));
 				pending[t] = UINT64_MAX;
 			}
 			if (pending_copy[t]) {
@@ -320,12 +357,20 @@ int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 				broke[t] = 1;
 		}
 	}
-	for (size_t t = 0; t < x->nth; t++)
-		/* cursor: graph nodes end no gap, so a thread may have fewer than its room */
-		gr_dist_u32(&x->thr[t].gap, gaps + gap_off[t], cursor[t] - gap_off[t]);
-	gr_dist_u32(&x->cost, cost, ncost);
+	if (put)
+		goto out;
 	err = 0;
+	for (size_t t = 0; t < x->nth && !err; t++)
+		/* cursor: graph nodes end no gap, so a thread may have fewer than its room */
+		err = gr_dist_split(&x->thr[t].gap, gaps + gap_off[t], cursor[t] - gap_off[t],
+				    gaps_big[t].v, gaps_big[t].n);
+	if (!err)
+		err = gr_dist_split(&x->cost, cost, ncost, cost_big.v, cost_big.n);
 out:
+	for (size_t t = 0; gaps_big && t < x->nth; t++)
+		free(gaps_big[t].v);
+	free(gaps_big);
+	free(cost_big.v);
 	free(gaps);
 	free(gap_off);
 	free(cost);
