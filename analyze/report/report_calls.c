@@ -191,25 +191,31 @@ struct big {
 	size_t n, cap;
 };
 
+/* Room for one more value on @b; returns 0 or -ENOMEM (apart: the per-launch put stays small). */
+static int big_room(struct big *b)
+{
+	size_t ncap = b->cap ? b->cap * 2 : 64;
+	uint32_t *nv = realloc(b->v, ncap * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	b->v = nv;
+	b->cap = ncap;
+	return 0;
+}
+
 /*
  * Value @v of a split distribution: below GR_DIST_SPLIT into @lo at *@nlo, 2 bytes where most
  * gaps and costs (a few us) took 4, else onto @b. Returns 0 or -ENOMEM.
  */
-static int split_put(uint16_t *lo, size_t *nlo, struct big *b, uint32_t v)
+static inline int split_put(uint16_t *lo, size_t *nlo, struct big *b, uint32_t v)
 {
 	if (v < GR_DIST_SPLIT) {
 		lo[(*nlo)++] = (uint16_t)v;
 		return 0;
 	}
-	if (b->n == b->cap) {
-		size_t ncap = b->cap ? b->cap * 2 : 64;
-		uint32_t *nv = realloc(b->v, ncap * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		b->v = nv;
-		b->cap = ncap;
-	}
+	if (b->n == b->cap && big_room(b))
+		return -ENOMEM;
 	b->v[b->n++] = v;
 	return 0;
 }
