@@ -647,10 +647,49 @@ static uint64_t select_u64(uint64_t *v, size_t n, size_t k)
  * long run has hundreds of thousands of iterations.
  */
 struct kept {
-	uint64_t part_ns[GR_BUDGET_NPARTS];
 	uint64_t open_end;
+	/* 64 bytes, not 120: a part of 4.3 s or more is KEPT_BIG here, its ns in a struct kept_big
+	 */
+	uint32_t part_ns[GR_BUDGET_NPARTS];
 	unsigned open_part;
 };
+
+#define KEPT_BIG UINT32_MAX
+
+/* A part too long for struct kept: iteration j's part p. */
+struct kept_big {
+	size_t j;
+	unsigned p;
+	uint64_t ns;
+};
+
+struct kept_bigs {
+	struct kept_big *v;
+	size_t n, cap;
+};
+
+/* Keep iteration @j's parts @part_ns into @k, the long ones onto @b; returns 0 or -ENOMEM. */
+static int keep_parts(struct kept *k, struct kept_bigs *b, size_t j, const uint64_t *part_ns)
+{
+	for (unsigned p = 0; p < GR_BUDGET_NPARTS; p++) {
+		if (part_ns[p] < KEPT_BIG) {
+			k->part_ns[p] = (uint32_t)part_ns[p];
+			continue;
+		}
+		if (b->n == b->cap) {
+			size_t ncap = b->cap ? b->cap * 2 : 16;
+			struct kept_big *v = realloc(b->v, ncap * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			b->v = v;
+			b->cap = ncap;
+		}
+		b->v[b->n++] = (struct kept_big){j, p, part_ns[p]};
+		k->part_ns[p] = KEPT_BIG;
+	}
+	return 0;
+}
 
 /* An iteration picked by its total: ties go to the earlier. */
 struct pick {
@@ -741,6 +780,7 @@ int gr_budget_compute(const struct gr_model *m, const struct gr_probe_cost *pc,
 		      struct gr_budgets *out)
 {
 	struct kept *kept = NULL;
+	struct kept_bigs bigs = {0};
 	struct pick *order = NULL;
 	uint64_t *col = NULL;
 	size_t nth, n = loop->n;
@@ -769,7 +809,8 @@ int gr_budget_compute(const struct gr_model *m, const struct gr_probe_cost *pc,
 		kept[j].open_end = open_end;
 		kept[j].open_part = open.part;
 		walk_iteration(&w, &a, pc, j, loop->starts[j], hi, &open, &open_end, &out->clamped);
-		memcpy(kept[j].part_ns, a.b.part_ns, sizeof(a.b.part_ns));
+		if (keep_parts(&kept[j], &bigs, j, a.b.part_ns))
+			goto out;
 		order[j] = (struct pick){a.b.total_ns, j};
 		sums_add(&sums, &a.b);
 		if (loop->each && per == 1)
@@ -786,6 +827,9 @@ int gr_budget_compute(const struct gr_model *m, const struct gr_probe_cost *pc,
 	for (unsigned p = 0; p < GR_BUDGET_NPARTS; p++) {
 		for (size_t j = 0; j < n; j++)
 			col[j] = kept[j].part_ns[p];
+		for (size_t i = 0; i < bigs.n; i++)
+			if (bigs.v[i].p == p)
+				col[bigs.v[i].j] = bigs.v[i].ns;
 		out->part_median_ns[p] = select_u64(col, n, (n - 1) / 2);
 	}
 	out->found = 1;
@@ -823,6 +867,7 @@ out:
 	if (err)
 		memset(out, 0, sizeof(*out));
 	free(kept);
+	free(bigs.v);
 	free(order);
 	free(col);
 	free(a.it.v);

@@ -485,6 +485,29 @@ static void test_budget_split(void)
 	gr_model_free(m);
 }
 
+/*
+ * Parts of 4.3 s and more (the loop keeps a part in 32 bits, a longer one apart): three
+ * iterations after the model's calls, 5, 6 and 7 s of unknown time, and their exact medians.
+ */
+static void test_budget_long_parts(void)
+{
+	struct gr_model *m = load();
+	const uint64_t s = 1000000000ull, from = T0 + 10 * s;
+	uint64_t starts[3] = {from, from + 5 * s, from + 11 * s};
+	struct gr_budget_loop loop = {0, starts, 3, from + 18 * s, NULL, 0};
+	struct gr_probe_cost pc = {0};
+	struct gr_budgets B;
+
+	if (!m)
+		return;
+	CHECK(gr_budget_compute(m, &pc, &loop, NULL, &B) == 0);
+	CHECK_EQ_U64(B.part_median_ns[GR_BUDGET_OUTSIDE_UNKNOWN], 6 * s);
+	CHECK_EQ_U64(B.median.total_ns, 6 * s);
+	CHECK_EQ_U64(B.slowest.part_ns[GR_BUDGET_OUTSIDE_UNKNOWN], 7 * s);
+	CHECK_EQ_U64(B.mean.total_ns, 6 * s);
+	gr_model_free(m);
+}
+
 /* Means of budgets whose reasons do not divide evenly still add up (largest remainders). */
 static void test_mean_rounding(void)
 {
@@ -735,6 +758,7 @@ int main(void)
 	RUN_TEST(test_classify);
 	RUN_TEST(test_tracker);
 	RUN_TEST(test_budget_split);
+	RUN_TEST(test_budget_long_parts);
 	RUN_TEST(test_mean_rounding);
 	RUN_TEST(test_old_trace);
 	RUN_TEST(test_report_gil);
