@@ -275,10 +275,15 @@ struct tally {
 	struct gr_block_why why;
 };
 
-/* The tallies of one scope (an iteration, the loop): at most one per blocked span. */
+/*
+ * The tallies of one scope (an iteration, the loop): one per (reason, waker), grown as they come.
+ * A loop has a few, not one per blocked span: sized by the spans, they cost 112 bytes a span
+ * (the report's peak memory on a trace with many switches).
+ */
 struct tallies {
 	struct tally *v;
-	size_t n;
+	size_t n, cap;
+	int err; /* -ENOMEM: a tally could not be added */
 };
 
 static void tally_add(struct tallies *t, const struct gr_block_why *why, uint64_t ns)
@@ -290,6 +295,17 @@ static void tally_add(struct tallies *t, const struct gr_block_why *why, uint64_
 		    t->v[i].pid == why->waker_pid && t->v[i].why.woken == why->woken)
 			e = &t->v[i];
 	if (!e) {
+		if (t->n == t->cap) {
+			size_t ncap = t->cap ? t->cap * 2 : 16;
+			struct tally *v = realloc(t->v, ncap * sizeof(*v));
+
+			if (!v) {
+				t->err = -ENOMEM;
+				return;
+			}
+			t->v = v;
+			t->cap = ncap;
+		}
 		e = &t->v[t->n++];
 		*e = (struct tally){.reason = why->reason,
 				    .pid = why->waker_pid,
@@ -429,7 +445,7 @@ static void outside(struct acc *a, uint64_t lo, uint64_t hi)
 	while (a->span < st->n && st->v[a->span].end <= lo)
 		a->span++;
 	for (size_t i = a->span; i < st->n && st->v[i].start < hi; i++) {
-		const struct gr_state_span *sp = &st->v[i];
+		const struct gr_budget_span *sp = &st->v[i];
 		uint64_t s = sp->start > lo ? sp->start : lo, e = sp->end < hi ? sp->end : hi;
 		unsigned part;
 
@@ -447,7 +463,8 @@ static void outside(struct acc *a, uint64_t lo, uint64_t hi)
 		case GR_STATE_BLOCKED: {
 			static const struct gr_block_why none = {.reason = GR_BLOCK_UNKNOWN,
 								 .syscall = -1};
-			const struct gr_block_why *why = st->why ? &st->why[i] : &none;
+			const struct gr_block_why *why =
+			    st->why && sp->why != UINT32_MAX ? &st->why[sp->why] : &none;
 
 			part = GR_BUDGET_BLOCKED;
 			a->b.blocked_ns[why->reason] += e - s;
@@ -630,10 +647,49 @@ static uint64_t select_u64(uint64_t *v, size_t n, size_t k)
  * long run has hundreds of thousands of iterations.
  */
 struct kept {
-	uint64_t part_ns[GR_BUDGET_NPARTS];
 	uint64_t open_end;
+	/* 64 bytes, not 120: a part of 4.3 s or more is KEPT_BIG here, its ns in a struct kept_big
+	 */
+	uint32_t part_ns[GR_BUDGET_NPARTS];
 	unsigned open_part;
 };
+
+#define KEPT_BIG UINT32_MAX
+
+/* A part too long for struct kept: iteration j's part p. */
+struct kept_big {
+	size_t j;
+	unsigned p;
+	uint64_t ns;
+};
+
+struct kept_bigs {
+	struct kept_big *v;
+	size_t n, cap;
+};
+
+/* Keep iteration @j's parts @part_ns into @k, the long ones onto @b; returns 0 or -ENOMEM. */
+static int keep_parts(struct kept *k, struct kept_bigs *b, size_t j, const uint64_t *part_ns)
+{
+	for (unsigned p = 0; p < GR_BUDGET_NPARTS; p++) {
+		if (part_ns[p] < KEPT_BIG) {
+			k->part_ns[p] = (uint32_t)part_ns[p];
+			continue;
+		}
+		if (b->n == b->cap) {
+			size_t ncap = b->cap ? b->cap * 2 : 16;
+			struct kept_big *v = realloc(b->v, ncap * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			b->v = v;
+			b->cap = ncap;
+		}
+		b->v[b->n++] = (struct kept_big){j, p, part_ns[p]};
+		k->part_ns[p] = KEPT_BIG;
+	}
+	return 0;
+}
 
 /* An iteration picked by its total: ties go to the earlier. */
 struct pick {
@@ -703,17 +759,19 @@ static void walk_iteration(struct walk *w, struct acc *a, const struct gr_probe_
 /* Iteration @j's whole budget again, from what the loop kept of it, into *@out. */
 static void walk_again(const struct gr_model *m, const struct gr_probe_cost *pc,
 		       const struct gr_budget_loop *loop, const struct gr_budget_states *states,
-		       struct tally *scratch, const struct kept *k, size_t j, struct gr_budget *out)
+		       struct tallies *scratch, const struct kept *k, size_t j,
+		       struct gr_budget *out)
 {
 	uint64_t hi = j + 1 < loop->n ? loop->starts[j + 1] : loop->end_ts;
 	uint64_t open_end = k->open_end, clamped = 0;
 	struct call open = {.part = k->open_part};
-	struct acc a = {.st = states, .it.v = scratch, .again = 1};
+	struct acc a = {.st = states, .it = *scratch, .again = 1};
 	struct walk w;
 
 	/* the walk's sources are in time order: it stands where the loop's stood at @j */
 	walk_init(&w, m, loop->thread, loop->starts[j]);
 	walk_iteration(&w, &a, pc, j, loop->starts[j], hi, &open, &open_end, &clamped);
+	*scratch = a.it; /* what it grew to */
 	*out = a.b;
 }
 
@@ -722,6 +780,7 @@ int gr_budget_compute(const struct gr_model *m, const struct gr_probe_cost *pc,
 		      struct gr_budgets *out)
 {
 	struct kept *kept = NULL;
+	struct kept_bigs bigs = {0};
 	struct pick *order = NULL;
 	uint64_t *col = NULL;
 	size_t nth, n = loop->n;
@@ -741,17 +800,6 @@ int gr_budget_compute(const struct gr_model *m, const struct gr_probe_cost *pc,
 	kept = malloc(n * sizeof(*kept));
 	order = malloc(n * sizeof(*order));
 	col = malloc(n * sizeof(*col));
-	{
-		size_t nb = 0;
-
-		/* a tally per blocked span at most, in each scope */
-		for (size_t i = 0; states && i < states->n; i++)
-			nb += states->v[i].state == GR_STATE_BLOCKED;
-		a.it.v = malloc((nb ? nb : 1) * sizeof(*a.it.v));
-		a.loop.v = malloc((nb ? nb : 1) * sizeof(*a.loop.v));
-		if (!a.it.v || !a.loop.v)
-			goto out;
-	}
 	if (!kept || !order || !col)
 		goto out;
 	walk_init(&w, m, loop->thread, loop->starts[0]);
@@ -761,7 +809,8 @@ int gr_budget_compute(const struct gr_model *m, const struct gr_probe_cost *pc,
 		kept[j].open_end = open_end;
 		kept[j].open_part = open.part;
 		walk_iteration(&w, &a, pc, j, loop->starts[j], hi, &open, &open_end, &out->clamped);
-		memcpy(kept[j].part_ns, a.b.part_ns, sizeof(a.b.part_ns));
+		if (keep_parts(&kept[j], &bigs, j, a.b.part_ns))
+			goto out;
 		order[j] = (struct pick){a.b.total_ns, j};
 		sums_add(&sums, &a.b);
 		if (loop->each && per == 1)
@@ -778,6 +827,9 @@ int gr_budget_compute(const struct gr_model *m, const struct gr_probe_cost *pc,
 	for (unsigned p = 0; p < GR_BUDGET_NPARTS; p++) {
 		for (size_t j = 0; j < n; j++)
 			col[j] = kept[j].part_ns[p];
+		for (size_t i = 0; i < bigs.n; i++)
+			if (bigs.v[i].p == p)
+				col[bigs.v[i].j] = bigs.v[i].ns;
 		out->part_median_ns[p] = select_u64(col, n, (n - 1) / 2);
 	}
 	out->found = 1;
@@ -792,9 +844,12 @@ int gr_budget_compute(const struct gr_model *m, const struct gr_probe_cost *pc,
 		for (int i = 0; i < 3; i++) {
 			size_t j = order[at[i]].index;
 
-			walk_again(m, pc, loop, states, a.it.v, &kept[j], j, dst[i]);
+			walk_again(m, pc, loop, states, &a.it, &kept[j], j, dst[i]);
 		}
 	}
+	/* err is still -ENOMEM */
+	if (a.it.err || a.loop.err)
+		goto out;
 	sums_mean(&sums, &out->mean);
 	tally_culprits(&a.loop, out->mean.culprit);
 	if (out->mean.culprit[GR_BLOCK_INPUT].ns) {
@@ -812,6 +867,7 @@ out:
 	if (err)
 		memset(out, 0, sizeof(*out));
 	free(kept);
+	free(bigs.v);
 	free(order);
 	free(col);
 	free(a.it.v);
@@ -821,17 +877,34 @@ out:
 
 struct collect {
 	struct gr_budget_states *out;
-	size_t cap;
+	size_t cap, why_cap;
 	uint64_t lo, hi;
 	int err;
 	struct gr_block_tracker bt;
 	uint32_t pid; /* the thread's process */
 };
 
+/* Room for one more entry of @esz bytes in *@v of capacity *@cap holding @n. */
+static int grow(void **v, size_t *cap, size_t n, size_t esz)
+{
+	size_t ncap = *cap ? *cap * 2 : 64;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	p = realloc(*v, ncap * esz);
+	if (!p)
+		return -ENOMEM;
+	*v = p;
+	*cap = ncap;
+	return 0;
+}
+
 static int on_span(void *ctx, const struct gr_state_span *sp)
 {
 	struct collect *c = ctx;
-	struct gr_state_span s = *sp;
+	struct gr_budget_states *out = c->out;
+	struct gr_budget_span s = {.start = sp->start, .end = sp->end, .state = sp->state};
 	struct gr_block_why why;
 
 	gr_block_tracker_span(&c->bt, sp, &why);
@@ -841,22 +914,18 @@ static int on_span(void *ctx, const struct gr_state_span *sp)
 		s.end = c->hi;
 	if (s.end <= s.start)
 		return 0;
-	if (c->out->n == c->cap) {
-		size_t ncap = c->cap ? c->cap * 2 : 64;
-		struct gr_state_span *v = realloc(c->out->v, ncap * sizeof(*v));
-		struct gr_block_why *w;
-
-		if (!v)
+	if (grow((void **)&out->v, &c->cap, out->n, sizeof(*out->v)))
+		return -ENOMEM;
+	/* only a blocked span has a why to keep */
+	s.why = UINT32_MAX;
+	if (s.state == GR_STATE_BLOCKED) {
+		if (out->nwhy >= UINT32_MAX ||
+		    grow((void **)&out->why, &c->why_cap, out->nwhy, sizeof(*out->why)))
 			return -ENOMEM;
-		c->out->v = v;
-		w = realloc(c->out->why, ncap * sizeof(*w));
-		if (!w)
-			return -ENOMEM;
-		c->out->why = w;
-		c->cap = ncap;
+		s.why = (uint32_t)out->nwhy;
+		out->why[out->nwhy++] = why;
 	}
-	c->out->why[c->out->n] = why;
-	c->out->v[c->out->n++] = s;
+	out->v[out->n++] = s;
 	return 0;
 }
 

@@ -122,13 +122,23 @@ struct gr_budget_loop {
 	size_t per;
 };
 
+/*
+ * One state span of a thread, what the budget reads of it: 24 bytes, not a gr_state_span and a
+ * gr_block_why (84), as a loop thread switches a million times in a long trace.
+ */
+struct gr_budget_span {
+	uint64_t start, end;
+	uint32_t why;  /* BLOCKED: its gr_budget_states.why index; UINT32_MAX: none known */
+	uint8_t state; /* enum gr_thread_state */
+};
+
 /* A thread's scheduler states over a window, in time order, clipped to it. */
 struct gr_budget_states {
 	int known;   /* the model holds scheduler records; 0: every state is unknown */
 	int reasons; /* its switches record why threads blocked (gr_block_ctx's recorded) */
-	struct gr_state_span *v;
-	struct gr_block_why *why; /* NULL, or one per span: why a BLOCKED one was blocked */
-	size_t n;
+	struct gr_budget_span *v;
+	struct gr_block_why *why; /* NULL, or why the BLOCKED spans were blocked (their .why) */
+	size_t n, nwhy;
 };
 
 /*

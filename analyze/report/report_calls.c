@@ -185,6 +185,41 @@ static void gap_wait(struct rp_gap_wait *g, const struct rp_waits *w, size_t *at
 	}
 }
 
+/* The values of a distribution from GR_DIST_SPLIT up (dist.h: gr_dist_split()). */
+struct big {
+	uint32_t *v;
+	size_t n, cap;
+};
+
+/* Room for one more value on @b; returns 0 or -ENOMEM (apart: the per-launch put stays small). */
+static int big_room(struct big *b)
+{
+	size_t ncap = b->cap ? b->cap * 2 : 64;
+	uint32_t *nv = realloc(b->v, ncap * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	b->v = nv;
+	b->cap = ncap;
+	return 0;
+}
+
+/*
+ * Value @v of a split distribution: below GR_DIST_SPLIT into @lo at *@nlo, 2 bytes where most
+ * gaps and costs (a few us) took 4, else onto @b. Returns 0 or -ENOMEM.
+ */
+static inline int split_put(uint16_t *lo, size_t *nlo, struct big *b, uint32_t v)
+{
+	if (v < GR_DIST_SPLIT) {
+		lo[(*nlo)++] = (uint16_t)v;
+		return 0;
+	}
+	if (b->n == b->cap && big_room(b))
+		return -ENOMEM;
+	b->v[b->n++] = v;
+	return 0;
+}
+
 int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 {
 	size_t n[RP_NCALLS] = {x->nl, x->nc, x->nms, x->nsy, x->ng, x->nal, x->nfr};
@@ -193,13 +228,17 @@ int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 	/* per thread, for the probe cost (probe_cost.h): the recorded duration of the pending and
 	 * of the last launch, and the probe cost of the calls since the last launch */
 	uint64_t *pending_dur = NULL, *last_dur = NULL, *between = NULL;
-	uint32_t *pending_copy = NULL, *gaps = NULL, *cost = NULL;
+	uint32_t *pending_copy = NULL;
+	uint16_t *gaps = NULL, *cost = NULL;
+	/* per thread, its gaps from GR_DIST_SPLIT up; the costs from there */
+	struct big *gaps_big = NULL, cost_big = {0};
 	uint8_t *broke = NULL;
-	int err = -ENOMEM;
+	int err = -ENOMEM, put = 0;
 
 	x->run_break = calloc(x->nl / 64 + 1, sizeof(*x->run_break));
 	gap_off = calloc(x->nth + 1, sizeof(*gap_off));
 	gaps = malloc((x->nl + 1) * sizeof(*gaps));
+	gaps_big = calloc(x->nth + 1, sizeof(*gaps_big));
 	/* the cost estimate stands in for the launch call time only when that was not measured */
 	cost = x->nmeasured ? NULL : malloc((x->nl + 1) * sizeof(*cost));
 	x->copy_next = malloc((x->nc + 1) * sizeof(*x->copy_next));
@@ -211,9 +250,9 @@ int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 	between = calloc(x->nth + 1, sizeof(*between));
 	pending_copy = calloc(x->nth + 1, sizeof(*pending_copy));
 	broke = calloc(x->nth + 1, 1);
-	if (!x->run_break || !gap_off || !gaps || (!x->nmeasured && !cost) || !x->copy_next ||
-	    !cursor || !last_launch || !pending || !pending_copy || !broke || !pending_dur ||
-	    !last_dur || !between)
+	if (!x->run_break || !gap_off || !gaps || !gaps_big || (!x->nmeasured && !cost) ||
+	    !x->copy_next || !cursor || !last_launch || !pending || !pending_copy || !broke ||
+	    !pending_dur || !last_dur || !between)
 		goto out;
 	if (waits) {
 		x->gap_wait = calloc(x->nth + 1, sizeof(*x->gap_wait));
@@ -262,8 +301,10 @@ int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 			int node = gr_graphs_launch_is_node(x->ls.graphs, i);
 
 			if (pending[t] != UINT64_MAX && cost)
-				cost[ncost++] = rp_sat32(gr_probe_cost_gap(
-				    x->pc, l->ts - pending[t], pending_dur[t], dur, 0));
+				put |=
+				    split_put(cost, &ncost, &cost_big,
+					      rp_sat32(gr_probe_cost_gap(x->pc, l->ts - pending[t],
+									 pending_dur[t], dur, 0)));
 			pending[t] = node ? UINT64_MAX : l->ts;
 			pending_dur[t] = dur;
 			if (pending_copy[t]) {
@@ -282,7 +323,7 @@ int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 				uint64_t gap = gr_probe_cost_gap(x->pc, l->ts - last_launch[t],
 								 last_dur[t], dur, between[t]);
 
-				gaps[cursor[t]++] = rp_sat32(gap);
+				put |= split_put(gaps, &cursor[t], &gaps_big[t], rp_sat32(gap));
 				x->thr[t].gap_hist[gap_bucket(gap)]++;
 				if (waits && waits[t].n)
 					gap_wait(&x->gap_wait[t], &waits[t], &wait_at[t],
@@ -305,8 +346,10 @@ int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 			between[t] += gr_probe_cost_call(x->pc, dur);
 			if (pending[t] != UINT64_MAX) {
 				if (cost)
-					cost[ncost++] = rp_sat32(gr_probe_cost_gap(
-					    x->pc, other - pending[t], pending_dur[t], dur, 0));
+					put |= split_put(
+					    cost, &ncost, &cost_big,
+					    rp_sat32(gr_probe_cost_gap(x->pc, other - pending[t],
+								       pending_dur[t], dur, 0)));
 				pending[t] = UINT64_MAX;
 			}
 			if (pending_copy[t]) {
@@ -320,12 +363,20 @@ int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 				broke[t] = 1;
 		}
 	}
-	for (size_t t = 0; t < x->nth; t++)
-		/* cursor: graph nodes end no gap, so a thread may have fewer than its room */
-		gr_dist_u32(&x->thr[t].gap, gaps + gap_off[t], cursor[t] - gap_off[t]);
-	gr_dist_u32(&x->cost, cost, ncost);
+	if (put)
+		goto out;
 	err = 0;
+	for (size_t t = 0; t < x->nth && !err; t++)
+		/* cursor: graph nodes end no gap, so a thread may have fewer than its room */
+		err = gr_dist_split(&x->thr[t].gap, gaps + gap_off[t], cursor[t] - gap_off[t],
+				    gaps_big[t].v, gaps_big[t].n);
+	if (!err)
+		err = gr_dist_split(&x->cost, cost, ncost, cost_big.v, cost_big.n);
 out:
+	for (size_t t = 0; gaps_big && t < x->nth; t++)
+		free(gaps_big[t].v);
+	free(gaps_big);
+	free(cost_big.v);
 	free(gaps);
 	free(gap_off);
 	free(cost);
@@ -414,6 +465,55 @@ static inline int walk_next(const struct rp_ctx *x, struct walk *w, uint32_t *re
 	return 1;
 }
 
+/* Every RP_TOK_EVERY tokens, the walk as it stood before the token: 72 bytes a mark, where a
+ * reference per call was 4 bytes a call (the report's peak memory, with the tokens). */
+#define RP_TOK_EVERY 512
+
+struct rp_tok_walk {
+	struct walk *mark;
+	size_t nmark, cap;
+	struct walk cur; /* stands before token at */
+	size_t at;
+	uint32_t last; /* token at - 1's reference */
+};
+
+/* Mark the walk @w standing before token x->ntok when it is a multiple of RP_TOK_EVERY. */
+static int tok_mark(struct rp_ctx *x, const struct walk *w)
+{
+	struct rp_tok_walk *t = x->tok_walk;
+
+	if (x->ntok % RP_TOK_EVERY)
+		return 0;
+	if (t->nmark == t->cap) {
+		size_t ncap = t->cap ? t->cap * 2 : 64;
+		struct walk *v = realloc(t->mark, ncap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		t->mark = v;
+		t->cap = ncap;
+	}
+	t->mark[t->nmark++] = *w;
+	return 0;
+}
+
+uint32_t rp_tok_ref(const struct rp_ctx *x, size_t i)
+{
+	struct rp_tok_walk *t = x->tok_walk;
+	size_t m = i / RP_TOK_EVERY * RP_TOK_EVERY;
+
+	if (t->at && i == t->at - 1)
+		return t->last;
+	if (!t->at || i < t->at || m > t->at) {
+		t->cur = t->mark[i / RP_TOK_EVERY];
+		t->at = m;
+	}
+	/* the pass saw each of these calls: the walk finds them again */
+	while (t->at <= i && walk_next(x, &t->cur, &t->last))
+		t->at++;
+	return t->last;
+}
+
 int rp_calls_tokens(struct rp_ctx *x, uint32_t thread)
 {
 	struct walk w = {0};
@@ -428,11 +528,11 @@ int rp_calls_tokens(struct rp_ctx *x, uint32_t thread)
 		return 0;
 	cap = x->thr[thread].launches + x->nc + x->nms + x->nsy + x->ng + x->nal + x->nfr + 1;
 	x->tok = malloc(cap * sizeof(*x->tok));
-	x->tok_ref = malloc(cap * sizeof(*x->tok_ref));
+	x->tok_walk = calloc(1, sizeof(*x->tok_walk));
 	/* a launch's token follows from its launch key: interned once per key, not per launch */
 	gr_model_launch_keys(x->m, &nlk);
 	lk_tok = malloc((nlk + 1) * sizeof(*lk_tok));
-	if (!x->tok || !x->tok_ref || !lk_tok) {
+	if (!x->tok || !x->tok_walk || !lk_tok) {
 		free(lk_tok);
 		return -ENOMEM;
 	}
@@ -440,15 +540,17 @@ int rp_calls_tokens(struct rp_ctx *x, uint32_t thread)
 	/* the tokens are dense ids of the calls' keys, numbered in order of first appearance */
 	gr_keymap_init(&ids, 3);
 	walk_other(x, &w);
-	while (walk_next(x, &w, &ref)) {
+	for (;;) {
 		uint32_t *memo = NULL;
 		uint64_t key[3];
 
+		err = tok_mark(x, &w);
+		if (err || !walk_next(x, &w, &ref))
+			break;
 		if (rp_ref_kind(ref) == RP_LAUNCH) {
 			memo = &lk_tok[x->l[rp_ref_idx(ref)].key];
 			if (*memo != UINT32_MAX) {
-				x->tok[x->ntok] = *memo;
-				x->tok_ref[x->ntok++] = ref;
+				x->tok[x->ntok++] = *memo;
 				continue;
 			}
 		}
@@ -459,7 +561,7 @@ int rp_calls_tokens(struct rp_ctx *x, uint32_t thread)
 		err = 0;
 		if (memo)
 			*memo = x->tok[x->ntok];
-		x->tok_ref[x->ntok++] = ref;
+		x->ntok++;
 	}
 	x->ntokids = ids.len;
 	gr_keymap_free(&ids);
@@ -470,8 +572,11 @@ int rp_calls_tokens(struct rp_ctx *x, uint32_t thread)
 void rp_calls_free_tokens(struct rp_ctx *x)
 {
 	free(x->tok);
-	free(x->tok_ref);
-	x->tok = x->tok_ref = NULL;
+	if (x->tok_walk)
+		free(x->tok_walk->mark);
+	free(x->tok_walk);
+	x->tok = NULL;
+	x->tok_walk = NULL;
 	x->ntok = 0;
 }
 

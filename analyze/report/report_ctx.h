@@ -151,7 +151,8 @@ struct rp_ctx {
 	struct rp_step *step; /* --step, parsed (report_step.c); NULL: the finder's iteration */
 	uint32_t tok_thread;
 	uint32_t *tok;
-	uint32_t *tok_ref;
+	/* the references, walked again from marks the pass left: rp_tok_ref() */
+	struct rp_tok_walk *tok_walk;
 	size_t ntok;
 	uint32_t ntokids;
 };

@@ -226,7 +226,7 @@ int rp_iteration_loop(struct rp_ctx *x, struct gr_report_iteration *it, const si
 			unsigned kind;
 			uint32_t idx;
 
-			ref = x->tok_ref[i];
+			ref = rp_tok_ref(x, i);
 			kind = rp_ref_kind(ref);
 			idx = rp_ref_idx(ref);
 			if (i == at[j] && !bounds) {
@@ -379,7 +379,7 @@ static int anchor_loops(const uint32_t *tok, size_t n, const struct anchor *a, s
 static int launches(const struct rp_ctx *x, const struct cand *v)
 {
 	for (size_t i = v->lo; i < v->lo + v->p; i++) {
-		unsigned kind = rp_ref_kind(x->tok_ref[i]);
+		unsigned kind = rp_ref_kind(rp_tok_ref(x, i));
 
 		if (kind == RP_LAUNCH || kind == RP_GRAPH)
 			return 1;
@@ -421,16 +421,15 @@ static int phases(struct rp_ctx *x, struct gr_report_iteration *it, struct cands
 	for (size_t k = 0; k < nkeep; k++) {
 		struct gr_report_phase *ph = &it->phases[k];
 		size_t last = keep[k].lo + keep[k].cover - 1;
+		uint32_t first_ref = rp_tok_ref(x, keep[k].lo), last_ref = rp_tok_ref(x, last);
 
-		ph->start_ts = rp_call_ts(x, rp_ref_kind(x->tok_ref[keep[k].lo]),
-					  rp_ref_idx(x->tok_ref[keep[k].lo]));
-		ph->end_ts =
-		    rp_call_end(x, rp_ref_kind(x->tok_ref[last]), rp_ref_idx(x->tok_ref[last]));
+		ph->start_ts = rp_call_ts(x, rp_ref_kind(first_ref), rp_ref_idx(first_ref));
+		ph->end_ts = rp_call_end(x, rp_ref_kind(last_ref), rp_ref_idx(last_ref));
 		ph->count = keep[k].cover / keep[k].p;
 		ph->calls = (uint32_t)keep[k].p;
 		ph->chosen = !k;
 		for (size_t i = keep[k].lo; i < keep[k].lo + keep[k].p; i++) {
-			unsigned kind = rp_ref_kind(x->tok_ref[i]);
+			unsigned kind = rp_ref_kind(rp_tok_ref(x, i));
 
 			ph->launches += kind == RP_LAUNCH || kind == RP_GRAPH;
 		}

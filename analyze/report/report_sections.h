@@ -17,13 +17,19 @@
  * waits to measure the launch gaps against, into x->gap_wait. The sequence pass keeps no
  * per-launch array but run_break: it reduces the gaps and costs to their distributions before it
  * returns. The token pass, run after it so that their arrays are never alive together, fills
- * x->tok and x->tok_ref in the same call order, for the calls of @thread. Each returns 0 or -errno.
- * rp_calls_free_tokens() releases the tokens (once the iteration has them), rp_calls_free()
- * everything the passes allocated. */
+ * x->tok in the same call order, for the calls of @thread, and rp_tok_ref() gives the call of a
+ * token. Each returns 0 or -errno. rp_calls_free_tokens() releases the tokens (once the
+ * iteration has them), rp_calls_free() everything the passes allocated. */
 int rp_calls_per_thread(struct rp_ctx *x);
 int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits);
 int rp_calls_tokens(struct rp_ctx *x, uint32_t thread);
 void rp_calls_free_tokens(struct rp_ctx *x);
+/*
+ * The call of token @i (< x->ntok) as a reference (rp_ref_kind(), rp_ref_idx()): the token pass
+ * walked the calls again from the nearest of the marks it left every RP_TOK_EVERY tokens, where
+ * an array was 4 bytes a call. In order is cheapest: the walk goes on from the last token asked.
+ */
+uint32_t rp_tok_ref(const struct rp_ctx *x, size_t i);
 void rp_calls_free(struct rp_ctx *x);
 
 /* ---- the sections (each fills its part of ctx->r) ---- */

@@ -317,8 +317,9 @@ static size_t python_starts(const struct rp_ctx *x, const struct rp_step *s, siz
 	size_t nat = 0, i;
 
 	for (i = 0; i < x->ntok && !site; i++) {
-		unsigned kind = rp_ref_kind(x->tok_ref[i]);
-		uint32_t idx = rp_ref_idx(x->tok_ref[i]);
+		uint32_t ref = rp_tok_ref(x, i);
+		unsigned kind = rp_ref_kind(ref);
+		uint32_t idx = rp_ref_idx(ref);
 
 		if (matches(x, s, kind, idx))
 			site = rp_call_stack(x, kind, idx);
@@ -326,8 +327,8 @@ static size_t python_starts(const struct rp_ctx *x, const struct rp_step *s, siz
 	if (!site)
 		return 0;
 	for (i = 0; i < x->ntok; i++) {
-		uint32_t st =
-		    rp_call_stack(x, rp_ref_kind(x->tok_ref[i]), rp_ref_idx(x->tok_ref[i]));
+		uint32_t ref = rp_tok_ref(x, i);
+		uint32_t st = rp_call_stack(x, rp_ref_kind(ref), rp_ref_idx(ref));
 
 		if (st == site && prev != site)
 			at[nat++] = i;
@@ -336,9 +337,12 @@ static size_t python_starts(const struct rp_ctx *x, const struct rp_step *s, siz
 	if (nat >= 3)
 		return nat;
 	nat = 0;
-	for (i = 0; i < x->ntok; i++)
-		if (rp_call_stack(x, rp_ref_kind(x->tok_ref[i]), rp_ref_idx(x->tok_ref[i])) == site)
+	for (i = 0; i < x->ntok; i++) {
+		uint32_t ref = rp_tok_ref(x, i);
+
+		if (rp_call_stack(x, rp_ref_kind(ref), rp_ref_idx(ref)) == site)
 			at[nat++] = i;
+	}
 	return nat;
 }
 
@@ -353,9 +357,13 @@ static size_t nvtx_starts(const struct rp_ctx *x, const struct rp_step *s, size_
 	size_t n = gr_nvtx_step_bounds(x->nvtx, x->tok_thread, s->name, bounds), tok = 0;
 
 	for (size_t j = 0; n && j <= n; j++) {
-		while (tok < x->ntok && rp_call_ts(x, rp_ref_kind(x->tok_ref[tok]),
-						   rp_ref_idx(x->tok_ref[tok])) < bounds[j])
+		while (tok < x->ntok) {
+			uint32_t ref = rp_tok_ref(x, tok);
+
+			if (rp_call_ts(x, rp_ref_kind(ref), rp_ref_idx(ref)) >= bounds[j])
+				break;
 			tok++;
+		}
 		at[j] = tok;
 	}
 	return n;
@@ -406,9 +414,12 @@ int rp_step_find(struct rp_ctx *x, struct gr_report_iteration *it, int main)
 		return nvtx_find(x, it, main);
 	}
 	if (s->kind == STEP_KERNEL || s->kind == STEP_API) {
-		for (size_t i = 0; i < x->ntok; i++)
-			if (matches(x, s, rp_ref_kind(x->tok_ref[i]), rp_ref_idx(x->tok_ref[i])))
+		for (size_t i = 0; i < x->ntok; i++) {
+			uint32_t ref = rp_tok_ref(x, i);
+
+			if (matches(x, s, rp_ref_kind(ref), rp_ref_idx(ref)))
 				at[nat++] = i;
+		}
 	} else
 		nat = python_starts(x, s, at);
 	it->step_starts = nat;

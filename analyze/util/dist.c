@@ -137,3 +137,98 @@ void gr_dist_u32(struct gr_dist *d, uint32_t *v, size_t n)
 		select_u32(v, (ptrdiff_t)km + 1, (ptrdiff_t)n - 1, (ptrdiff_t)kp);
 	d->p99 = v[kp];
 }
+
+/* The @ka-th and @kb-th smallest (ka <= kb < n) of @v (reordered) into *@va and *@vb. */
+static void kth2_u32(uint32_t *v, size_t n, size_t ka, size_t kb, uint32_t *va, uint32_t *vb)
+{
+	if (n >= (1u << 16) && !radix_select(v, n, ka, kb, va, vb))
+		return;
+	select_u32(v, 0, (ptrdiff_t)n - 1, (ptrdiff_t)ka);
+	*va = v[ka];
+	if (kb > ka)
+		select_u32(v, (ptrdiff_t)ka + 1, (ptrdiff_t)n - 1, (ptrdiff_t)kb);
+	*vb = v[kb];
+}
+
+/* The @ka-th and @kb-th smallest (ka <= kb < n) of the 16-bit @v into *@va and *@vb: a count
+ * per value for many, a copy to select in for a few. Returns 0 or -ENOMEM. */
+static int kth2_u16(const uint16_t *v, size_t n, size_t ka, size_t kb, uint32_t *va, uint32_t *vb)
+{
+	const size_t B = 1u << 16;
+	uint32_t *c;
+	size_t acc = 0;
+	int got_a = 0;
+
+	if (n < B) {
+		c = malloc((n + 1) * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		for (size_t i = 0; i < n; i++)
+			c[i] = v[i];
+		kth2_u32(c, n, ka, kb, va, vb);
+		free(c);
+		return 0;
+	}
+	c = calloc(B, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		c[v[i]]++;
+	for (uint32_t b = 0; b < B; b++) {
+		acc += c[b];
+		if (!got_a && acc > ka) {
+			*va = b;
+			got_a = 1;
+		}
+		if (acc > kb) {
+			*vb = b;
+			break;
+		}
+	}
+	free(c);
+	return 0;
+}
+
+int gr_dist_split(struct gr_dist *d, const uint16_t *lo, size_t nlo, uint32_t *hi, size_t nhi)
+{
+	size_t n = nlo + nhi, km, kp;
+	uint64_t total = 0;
+	uint32_t mn = UINT32_MAX, mx = 0, v1 = 0, v2 = 0;
+	int err = 0;
+
+	memset(d, 0, sizeof(*d));
+	if (!n)
+		return 0;
+	for (size_t i = 0; i < nlo; i++) {
+		total += lo[i];
+		mn = lo[i] < mn ? lo[i] : mn;
+		mx = lo[i] > mx ? lo[i] : mx;
+	}
+	for (size_t i = 0; i < nhi; i++) {
+		total += hi[i];
+		mn = hi[i] < mn ? hi[i] : mn;
+		mx = hi[i] > mx ? hi[i] : mx;
+	}
+	d->count = n;
+	d->total = total;
+	d->min = mn;
+	d->max = mx;
+	km = (n + 1) / 2 - 1;
+	kp = (99 * n + 99) / 100 - 1;
+	/* every value of @lo is below every value of @hi: the k-th is @lo's or @hi's k - nlo-th */
+	if (kp < nlo) {
+		err = kth2_u16(lo, nlo, km, kp, &v1, &v2);
+	} else if (km >= nlo) {
+		kth2_u32(hi, nhi, km - nlo, kp - nlo, &v1, &v2);
+	} else {
+		err = kth2_u16(lo, nlo, km, km, &v1, &v1);
+		kth2_u32(hi, nhi, kp - nlo, kp - nlo, &v2, &v2);
+	}
+	if (err) {
+		memset(d, 0, sizeof(*d));
+		return err;
+	}
+	d->median = v1;
+	d->p99 = v2;
+	return 0;
+}

@@ -346,7 +346,7 @@ static void test_budget_split(void)
 	struct gr_model *m = load();
 	const uint64_t ms = 1000000, us = 1000;
 	uint64_t starts[3] = {T0, T0 + ms, T0 + 2 * ms};
-	struct gr_state_span v[12];
+	struct gr_budget_span v[12];
 	struct gr_block_why why[12];
 	struct gr_budget_states st = {.known = 1, .reasons = 1, .v = v, .why = why};
 	struct gr_budget_loop loop = {0, starts, 3, T0 + 3 * ms, NULL, 0};
@@ -361,7 +361,8 @@ static void test_budget_split(void)
 	waker = stack_index(m, PRODUCE, ST_WAKER);
 #define SPAN(s, e, stt, r, wp, wt, ws)                                                             \
 	do {                                                                                       \
-		v[n] = (struct gr_state_span){.state = (stt), .start = (s), .end = (e)};           \
+		v[n] = (struct gr_budget_span){                                                    \
+		    .state = (stt), .start = (s), .end = (e), .why = (uint32_t)n};                 \
 		why[n] = (struct gr_block_why){.reason = (r),                                      \
 					       .woken = (wt) != 0,                                 \
 					       .syscall = -1,                                      \
@@ -389,7 +390,7 @@ static void test_budget_split(void)
 	     HOLDER, mutex);
 	SPAN(T0 + 2 * ms + 999 * us, T0 + 3 * ms, GR_STATE_RUNNABLE, GR_BLOCK_UNKNOWN, 0, 0, 0);
 #undef SPAN
-	st.n = n;
+	st.n = st.nwhy = n;
 	CHECK(gr_budget_compute(m, &pc, &loop, &st, &B) == 0);
 	CHECK(B.has_reasons);
 	/* iteration 0 */
@@ -481,6 +482,29 @@ static void test_budget_split(void)
 		CHECK_EQ_U64(B.mean.culprit[GR_BLOCK_GIL].wakers, 1);
 		CHECK_EQ_U64(B.mean.culprit[GR_BLOCK_INPUT].tid, PRODUCE);
 	}
+	gr_model_free(m);
+}
+
+/*
+ * Parts of 4.3 s and more (the loop keeps a part in 32 bits, a longer one apart): three
+ * iterations after the model's calls, 5, 6 and 7 s of unknown time, and their exact medians.
+ */
+static void test_budget_long_parts(void)
+{
+	struct gr_model *m = load();
+	const uint64_t s = 1000000000ull, from = T0 + 10 * s;
+	uint64_t starts[3] = {from, from + 5 * s, from + 11 * s};
+	struct gr_budget_loop loop = {0, starts, 3, from + 18 * s, NULL, 0};
+	struct gr_probe_cost pc = {0};
+	struct gr_budgets B;
+
+	if (!m)
+		return;
+	CHECK(gr_budget_compute(m, &pc, &loop, NULL, &B) == 0);
+	CHECK_EQ_U64(B.part_median_ns[GR_BUDGET_OUTSIDE_UNKNOWN], 6 * s);
+	CHECK_EQ_U64(B.median.total_ns, 6 * s);
+	CHECK_EQ_U64(B.slowest.part_ns[GR_BUDGET_OUTSIDE_UNKNOWN], 7 * s);
+	CHECK_EQ_U64(B.mean.total_ns, 6 * s);
 	gr_model_free(m);
 }
 
@@ -734,6 +758,7 @@ int main(void)
 	RUN_TEST(test_classify);
 	RUN_TEST(test_tracker);
 	RUN_TEST(test_budget_split);
+	RUN_TEST(test_budget_long_parts);
 	RUN_TEST(test_mean_rounding);
 	RUN_TEST(test_old_trace);
 	RUN_TEST(test_report_gil);

@@ -332,6 +332,67 @@ static void test_dist(void)
 	}
 }
 
+/*
+ * gr_dist_split() against sorted copies: values below GR_DIST_SPLIT in 16 bits, the others apart,
+ * with the median and p99 on either side (a few or most values big; few values and enough to
+ * take the count per 16-bit value).
+ */
+static void test_dist_split(void)
+{
+	static const size_t sizes[] = {0, 1, 2, 3, 100, 1001, 70001};
+	static const unsigned big_pct[] = {0, 1, 30, 50, 70, 100};
+	uint64_t seed = 7;
+
+	for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+		for (size_t bi = 0; bi < sizeof(big_pct) / sizeof(big_pct[0]); bi++) {
+			size_t n = sizes[si], nlo = 0, nhi = 0;
+			uint16_t *lo = malloc((n + 1) * sizeof(*lo));
+			uint32_t *hi = malloc((n + 1) * sizeof(*hi)), *all = malloc((n + 1) * 4);
+			uint64_t total = 0;
+			struct gr_dist d;
+
+			if (!lo || !hi || !all) {
+				CHECK(0);
+				free(lo);
+				free(hi);
+				free(all);
+				return;
+			}
+			for (size_t i = 0; i < n; i++) {
+				uint32_t v;
+
+				seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+				if ((seed >> 33) % 100 < big_pct[bi])
+					v = GR_DIST_SPLIT +
+					    (uint32_t)(seed >> 50); /* the split too */
+				else
+					v = (uint32_t)(seed >> 40) % GR_DIST_SPLIT;
+				if (v < GR_DIST_SPLIT)
+					lo[nlo++] = (uint16_t)v;
+				else
+					hi[nhi++] = v;
+				all[i] = v;
+				total += v;
+			}
+			qsort(all, n, sizeof(all[0]), cmp_u32);
+			CHECK(gr_dist_split(&d, lo, nlo, hi, nhi) == 0);
+			CHECK_EQ_U64(d.count, n);
+			CHECK_EQ_U64(d.total, total);
+			if (n) {
+				CHECK_EQ_U64(d.min, all[0]);
+				CHECK_EQ_U64(d.max, all[n - 1]);
+				CHECK_EQ_U64(d.median, all[(n + 1) / 2 - 1]);
+				CHECK_EQ_U64(d.p99, all[(99 * n + 99) / 100 - 1]);
+			} else {
+				CHECK_EQ_U64(d.median, 0);
+			}
+			free(lo);
+			free(hi);
+			free(all);
+		}
+	}
+}
+
 /* ---- scenario A: a training loop, launch cost not measured ---- */
 
 /*
@@ -2464,6 +2525,7 @@ int main(void)
 		return 1;
 	}
 	RUN_TEST(test_dist);
+	RUN_TEST(test_dist_split);
 	RUN_TEST(test_launches);
 	RUN_TEST(test_sms_sources);
 	RUN_TEST(test_iteration);
