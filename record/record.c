@@ -33,6 +33,7 @@
 #include <bpf/libbpf.h>
 
 #include "analyze/util/options.h"
+#include "analyze/util/progress.h"
 #include "analyze/util/text.h"
 #include "attach.h"
 #include "cfi.h"
@@ -89,6 +90,7 @@ struct record_opts {
 	int nvtx;  /* the command's NVTX calls, through our NVTX tool (--no-nvtx: 0) */
 	int sched;
 	int verbose;
+	int quiet; /* -q: no progress line at the end */
 	unsigned ringbuf_mb;
 	enum gr_mmap_hook_ask mmap_hook; /* --mmap-hook */
 	char **argv;			 /* the command */
@@ -193,6 +195,8 @@ static void usage(FILE *f)
 		"  -v, --verbose         say which libraries are probed; at the end, the\n"
 		"                        recorder's cost and (kernel.bpf_stats_enabled=1)\n"
 		"                        each BPF program's time per run\n"
+		"  -q, --quiet           no progress line on a terminal while the trace is\n"
+		"                        finished after the command's end\n"
 		"  -h, --help            this text\n"
 		"Exit status: the command's; 126 or 127 when it cannot be started (as a shell),\n"
 		"and then the trace at -o and its .old are left as they were.\n",
@@ -282,6 +286,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 	    {"ringbuf-mb", required_argument, NULL, 'R'},
 	    {"mmap-hook", required_argument, NULL, 'M'},
 	    {"verbose", no_argument, NULL, 'v'},
+	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -296,7 +301,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 				  .sched = 1,
 				  .ringbuf_mb = 16};
 	gr_opt_begin();
-	while ((c = getopt_long(argc, argv, "+:o:p:d:vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:p:d:vqh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o->output = optarg;
@@ -351,6 +356,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'v':
 			o->verbose = 1;
+			break;
+		case 'q':
+			o->quiet = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -1306,7 +1314,12 @@ static void write_trailer(struct session *s)
 {
 	uint64_t untraced = s->tr.counters_seen[C_UNTRACED];
 
+	/* a command still running (-d) owns the terminal: no line over its output */
+	if (s->child.pid <= 0 || s->child_done)
+		gr_progress_begin("naming functions and lines",
+				  s->tr.refs.funcs.len + s->tr.refs.frames.len, "addresses");
 	gr_symbols_finish(&s->tr.sym, &s->tr.refs, s->last_drain_ns);
+	gr_progress_end();
 	say_lineless(&s->tr.sym);
 	write_session(s, GR_SESS_STOP, s->stop_reason, "");
 	write_session(s, GR_SESS_CUDA_SEEN, s->attach.cuda_files, "");
@@ -1397,6 +1410,8 @@ int cmd_record(int argc, char **argv)
 
 	if (parse_opts(argc, argv, &s.o))
 		return 2;
+	/* shown only once the command is over: while it runs, the terminal is its own */
+	gr_progress_init("record", s.o.quiet);
 	/* before anything is loaded: Ctrl-C from now on is ours to handle (interrupted()) */
 	gr_forward_init();
 	/* before anything is traced: the user database loads NSS modules (see identity.h) */

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "analyze/util/progress.h"
 #include "format/events.h"
 #include "discover.h"
 #include "elf.h"
@@ -232,10 +233,13 @@ int gr_symbols_finish(struct gr_symbols *s, const struct gr_refs *refs, uint64_t
 		if (!gr_u64map_get(&refs->named, gr_u64_key2(pid, addr)))
 			err = gr_symbols_function(s, ts, pid, addr);
 		err = err > 0 ? 0 : err;
+		gr_progress_add(1);
 	}
-	for (size_t i = 0; !err && i < refs->frames.len; i++)
+	for (size_t i = 0; !err && i < refs->frames.len; i++) {
 		err =
 		    gr_symbols_frame(s, ts, refs->frames.items[i].pid, refs->frames.items[i].addr);
+		gr_progress_add(1);
+	}
 	if (!err)
 		err = write_mappings(s, ts);
 	return err;

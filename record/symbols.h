@@ -75,7 +75,9 @@ int gr_symbols_function(struct gr_symbols *s, uint64_t ts, uint32_t pid, uint64_
  * The end of the recording: what @refs references and is still unnamed (functions not in
  * @refs->named, frames without a SYMBOL), the MAPPING of every process's mapping of a
  * referenced or probed file, and a NAME for every probed library, each written once, stamped
- * @ts. Returns 0 or the writer's negative error at the first record it could not write.
+ * @ts. Counts each function and frame it names as progress (analyze/util/progress.h: the
+ * caller begins and ends it). Returns 0 or the writer's negative error at the first record it
+ * could not write.
  */
 int gr_symbols_finish(struct gr_symbols *s, const struct gr_refs *refs, uint64_t ts);
 

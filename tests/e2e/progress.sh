@@ -46,6 +46,25 @@ check "report on a terminal: what it computes" "yes" \
 # the line is cleared before the output: the terminal's last bytes before stdout are the erase
 check "report: the line is erased when the work ends" "yes" \
 	"$(grep -q $'\r\033\\[K' "$TMP/report.tty" && echo yes || cat -v "$TMP/report.tty")"
+# record: nothing while the command runs (the terminal is its own), then the naming of its
+# functions and lines once it is over: the line comes after the command's last output
+GPUREC_PROGRESS_AFTER_MS=0 on_tty record "LD_LIBRARY_PATH=$LIB '$GPUREC' record -o '$TMP/r.trc' -- \
+	sh -c '\"$PROGS/launch_loop\" 2000; echo command-ends >&2'"
+check "record on a terminal: progress of the naming, after the command's last output" "yes" \
+	"$(tr '\r' '\n' <"$TMP/record.tty" | sed -n '/command-ends/,$p' |
+		grep -q '^gpurec record: naming functions and lines: ' && echo yes || cat -v "$TMP/record.tty")"
+check "record: no progress before the command's end" "0" \
+	"$(tr '\r' '\n' <"$TMP/record.tty" | sed '/command-ends/q' | grep -c '^gpurec record: naming')"
+GPUREC_PROGRESS_AFTER_MS=0 on_tty record-q "LD_LIBRARY_PATH=$LIB '$GPUREC' record -q -o '$TMP/r.trc' -- '$PROGS/launch_loop' 2000"
+check "record -q on a terminal: no progress" "0" "$(tr '\r' '\n' <"$TMP/record-q.tty" | grep -c '^gpurec record: naming')"
+GPUREC_PROGRESS_AFTER_MS=0 LD_LIBRARY_PATH=$LIB "$GPUREC" record -o "$TMP/r.trc" -- "$PROGS/launch_loop" 2000 \
+	>/dev/null 2>"$TMP/record.err"
+check "record: stderr to a file holds no progress" "0" "$(grep -c 'naming\|\[K' "$TMP/record.err")"
+# -d stops the recording while the command runs on: it still owns the terminal
+GPUREC_PROGRESS_AFTER_MS=0 on_tty record-d "LD_LIBRARY_PATH=$LIB '$GPUREC' record -d 0.5 -o '$TMP/r.trc' -- \
+	sh -c '\"$PROGS/launch_loop\" 2000; sleep 1.5'"
+check "record -d: no progress while the command runs on" "0" \
+	"$(tr '\r' '\n' <"$TMP/record-d.tty" | grep -c '^gpurec record: naming')"
 # with the default delay, work of less than 2 s shows nothing
 on_tty "quick" "'$GPUREC' info '$TMP/a.trc'"
 check "the default delay: a short info shows nothing" "0" "$(wc -c <"$TMP/quick.tty")"
