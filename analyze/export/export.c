@@ -89,10 +89,11 @@ struct ex {
 	uint64_t *name_count;
 	uint32_t *name_seen;
 	size_t nnames;
-	struct ex_stacks stacks;    /* the events' call stacks */
-	struct ex_gpu gpu;	    /* the GPU rows (--cupti) */
-	struct gr_block_tracker bt; /* why the blocked slices were blocked (blocked.h) */
-	uint64_t wake_flows;	    /* wake flows written in this pass: their ids */
+	struct ex_stacks stacks; /* the events' call stacks */
+	struct ex_gpu gpu;	 /* the GPU rows (--cupti) */
+	/* the trace records why threads blocked (gr_block_ctx's recorded) */
+	int reasons_recorded;
+	uint64_t wake_flows; /* wake flows written in this pass: their ids */
 	/* Perfetto: per thread, the wake flow its next slice (the runnable wait the wakeup began)
 	 * ends; 0: none */
 	uint64_t *wake_pending;
@@ -1272,7 +1273,7 @@ static void sched_slice(struct ex *x, size_t t, const struct gr_state_span *sp, 
 	event_dur(x, b - a);
 	event_flow(x, flow);
 	/* a trace that records why threads block: the stack the thread slept at */
-	if (sp->state == GR_STATE_BLOCKED && x->bt.ctx.recorded && why->stack) {
+	if (sp->state == GR_STATE_BLOCKED && x->reasons_recorded && why->stack) {
 		if (x->pf) {
 			ex_pf_stack(x->pf, why->stack);
 		} else {
@@ -1293,7 +1294,7 @@ static void sched_slice(struct ex *x, size_t t, const struct gr_state_span *sp, 
 	} else {
 		arg_str(x, "sleep", sleep_name(by->prev_state));
 		arg_hex(x, "prev_state", by->prev_state);
-		if (x->bt.ctx.recorded)
+		if (x->reasons_recorded)
 			blocked_args(x, why);
 	}
 	args_end(x);
@@ -1320,7 +1321,7 @@ static void wake_flow(struct ex *x, size_t t, const struct gr_block_why *why, ui
 	uint64_t id;
 	char buf[96];
 
-	if (x->o->no_flows || !x->bt.ctx.recorded || !why->woken || !why->waker_tid)
+	if (x->o->no_flows || !x->reasons_recorded || !why->woken || !why->waker_tid)
 		return;
 	for (w = 0; w < x->nthreads; w++)
 		if (x->threads[w].tid == why->waker_tid && x->threads[w].pid == why->waker_pid)
@@ -1366,82 +1367,39 @@ static void wake_flow(struct ex *x, size_t t, const struct gr_block_why *why, ui
 }
 
 /* A state a traced thread left (timeline.h): its slice, clipped to the window. */
-static int on_span(void *ctx, const struct gr_state_span *sp)
+static int on_span(void *ctx, const struct gr_state_span *sp, const struct gr_block_why *why)
 {
 	struct ex *x = ctx;
 	uint64_t a = sp->start > x->lo ? sp->start : x->lo;
 	uint64_t b = sp->end < x->hi ? sp->end : x->hi;
-	struct gr_block_why why;
 	/* a wake flow waits for the slice that begins at its wakeup: this one, or none */
 	uint64_t flow = x->wake_pending[sp->thread];
 
 	x->wake_pending[sp->thread] = 0;
 	if (flow && (sp->state != GR_STATE_RUNNABLE || sp->begin.cause != GR_SPAN_WAKEUP))
 		flow = 0;
-	gr_block_tracker_span(&x->bt, sp, &why);
 	if ((sp->state == GR_STATE_RUN || sp->state == GR_STATE_RUNNABLE ||
 	     sp->state == GR_STATE_BLOCKED) &&
 	    b > a && x->thread_ok[sp->thread]) {
-		sched_slice(x, sp->thread, sp, a, b, &why, flow);
+		sched_slice(x, sp->thread, sp, a, b, why, flow);
 		if (sp->state == GR_STATE_BLOCKED && sp->cause == GR_SPAN_WAKEUP &&
 		    in_window(x, sp->end, 0))
-			wake_flow(x, sp->thread, &why, sp->end);
+			wake_flow(x, sp->thread, why, sp->end);
 	}
 	return 0;
 }
 
 /*
  * The scheduler records up to the window's end through the shared thread timeline, every model
- * thread tracked. A state whose start was not recorded is not drawn: no thread is known to run
- * before its first record. Each thread's last state ends with the trace, or with its process's
- * exit when that comes after the state began. Returns 0 or -ENOMEM.
+ * thread tracked (gr_block_replay()). Returns 0 or -ENOMEM.
  */
 static int write_sched(struct ex *x)
 {
-	size_t n;
-	const struct gr_sched *e = gr_model_scheds(x->m, &n);
-	const struct gr_sched_key *keys = gr_model_sched_keys(x->m, NULL);
-	struct gr_timeline tl = {0};
-	uint32_t *tids = calloc(x->nthreads + 1, sizeof(*tids));
-	uint64_t *first = calloc(x->nthreads + 1, sizeof(*first));
-	uint64_t *last = calloc(x->nthreads + 1, sizeof(*last));
-	uint32_t *pids = calloc(x->nthreads + 1, sizeof(*pids));
-	int err = -ENOMEM;
+	struct gr_block_ctx bc;
 
-	if (!tids || !first || !last || !pids)
-		goto out;
-	for (size_t t = 0; t < x->nthreads; t++) {
-		tids[t] = x->threads[t].tid;
-		pids[t] = x->threads[t].pid;
-		first[t] = UINT64_MAX;
-	}
-	err = gr_block_tracker_init(&x->bt, x->m, pids, x->nthreads);
-	if (!err)
-		err = gr_timeline_init(&tl, tids, first, x->nthreads, on_span, x);
-	for (size_t i = 0; !err && i < n && e[i].ts <= x->hi; i++) {
-		gr_progress_add(1);
-		gr_block_tracker_feed(&x->bt, &keys[e[i].key]);
-		err = gr_timeline_feed(&tl, e[i].ts, &keys[e[i].key]);
-	}
-	gr_block_tracker_feed(&x->bt, NULL);
-	if (err)
-		goto out;
-	for (size_t t = 0; t < x->nthreads; t++) {
-		const struct gr_process *pr = &x->procs[x->threads[t].process];
-
-		last[t] = x->end;
-		if (pr->has_exit && pr->exit_ts > tl.t[t].since && pr->exit_ts < x->end)
-			last[t] = pr->exit_ts;
-	}
-	err = gr_timeline_finish(&tl, last);
-out:
-	gr_timeline_free(&tl);
-	gr_block_tracker_free(&x->bt);
-	free(tids);
-	free(first);
-	free(last);
-	free(pids);
-	return err;
+	gr_block_ctx_init(&bc, x->m);
+	x->reasons_recorded = bc.recorded;
+	return gr_block_replay(x->m, x->hi, x->end, 1, on_span, x);
 }
 
 /* ---- the named steps (--step) ---- */

@@ -222,7 +222,7 @@ struct xt {
 	unsigned n;
 	char status_text[128]; /* the row's error text: a text value lives until the row ends */
 	uint64_t sched_rows, blocked_rows;
-	struct gr_block_tracker *bt; /* the blocked_spans replay's; NULL in the sched_states one */
+	int blocked; /* the replay writes blocked_spans, not sched_states */
 	int err;
 };
 
@@ -948,16 +948,14 @@ static void blocked_row(struct xt *x, const struct gr_state_span *sp,
 	end_row(x);
 }
 
-static int on_span(void *ctx, const struct gr_state_span *sp)
+static int on_span(void *ctx, const struct gr_state_span *sp, const struct gr_block_why *why)
 {
 	struct xt *x = ctx;
 	const struct gr_state_begin *by = &sp->begin;
 
-	if (x->bt) {
-		struct gr_block_why why;
-
-		if (gr_block_tracker_span(x->bt, sp, &why) && sp->end > sp->start)
-			blocked_row(x, sp, &why);
+	if (x->blocked) {
+		if (sp->state == GR_STATE_BLOCKED && sp->end > sp->start)
+			blocked_row(x, sp, why);
 		return x->err;
 	}
 
@@ -997,61 +995,18 @@ static int on_span(void *ctx, const struct gr_state_span *sp)
  */
 static void write_sched(struct xt *x, int blocked)
 {
-	size_t n, nt;
-	const struct gr_sched *e = gr_model_scheds(x->m, &n);
-	const struct gr_sched_key *keys = gr_model_sched_keys(x->m, NULL);
-	const struct gr_thread *th = gr_model_threads(x->m, &nt);
-	const struct gr_process *procs = gr_model_processes(x->m, NULL);
-	struct gr_timeline tl = {0};
-	uint32_t *tids = calloc(nt + 1, sizeof(*tids));
-	uint64_t *first = calloc(nt + 1, sizeof(*first));
-	uint64_t *last = calloc(nt + 1, sizeof(*last));
-	uint32_t *pids = calloc(nt + 1, sizeof(*pids));
-	struct gr_block_tracker bt = {0};
 	uint64_t start, end;
-	int err = -ENOMEM;
+	int err;
 
 	begin_table(x, blocked ? TAB_BLOCKED_SPANS : TAB_SCHED);
-	if (x->err || !tids || !first || !last || !pids)
-		goto out;
+	if (x->err)
+		return;
 	gr_model_time_span(x->m, &start, &end);
-	for (size_t t = 0; t < nt; t++) {
-		tids[t] = th[t].tid;
-		pids[t] = th[t].pid;
-		first[t] = UINT64_MAX;
-	}
-	if (blocked) {
-		err = gr_block_tracker_init(&bt, x->m, pids, nt);
-		if (err)
-			goto out;
-		x->bt = &bt;
-	}
-	err = gr_timeline_init(&tl, tids, first, nt, on_span, x);
-	for (size_t i = 0; !err && i < n; i++) {
-		gr_block_tracker_feed(&bt, &keys[e[i].key]);
-		err = gr_timeline_feed(&tl, e[i].ts, &keys[e[i].key]);
-	}
-	gr_block_tracker_feed(&bt, NULL);
-	if (err)
-		goto out;
-	for (size_t t = 0; t < nt; t++) {
-		const struct gr_process *pr = &procs[th[t].process];
-
-		last[t] = end;
-		if (pr->has_exit && pr->exit_ts > tl.t[t].since && pr->exit_ts < end)
-			last[t] = pr->exit_ts;
-	}
-	err = gr_timeline_finish(&tl, last);
-out:
+	x->blocked = blocked;
+	err = gr_block_replay(x->m, UINT64_MAX, end, 0, on_span, x);
+	x->blocked = 0;
 	if (err && !x->err)
 		x->err = err;
-	x->bt = NULL;
-	gr_timeline_free(&tl);
-	gr_block_tracker_free(&bt);
-	free(tids);
-	free(first);
-	free(last);
-	free(pids);
 }
 
 static void write_losses(struct xt *x)

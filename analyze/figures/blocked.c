@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/util/progress.h"
 #include "analyze/util/syscalls.h"
 #include "blocked.h"
 #include "frames.h"
@@ -194,6 +195,72 @@ void gr_block_tracker_free(struct gr_block_tracker *t)
 		return;
 	free(t->out);
 	memset(t, 0, sizeof(*t));
+}
+
+struct replay {
+	struct gr_block_tracker bt;
+	gr_block_span_fn fn;
+	void *ctx;
+};
+
+static int on_replay_span(void *ctx, const struct gr_state_span *sp)
+{
+	struct replay *r = ctx;
+	struct gr_block_why why;
+
+	gr_block_tracker_span(&r->bt, sp, &why);
+	return r->fn(r->ctx, sp, &why);
+}
+
+int gr_block_replay(const struct gr_model *m, uint64_t hi, uint64_t end, int progress,
+		    gr_block_span_fn fn, void *ctx)
+{
+	size_t n, nt, np;
+	const struct gr_sched *e = gr_model_scheds(m, &n);
+	const struct gr_sched_key *keys = gr_model_sched_keys(m, NULL);
+	const struct gr_thread *th = gr_model_threads(m, &nt);
+	const struct gr_process *procs = gr_model_processes(m, &np);
+	uint32_t *tids = calloc(nt + 1, sizeof(*tids)), *pids = calloc(nt + 1, sizeof(*pids));
+	uint64_t *first = calloc(nt + 1, sizeof(*first)), *last = calloc(nt + 1, sizeof(*last));
+	struct replay r = {.fn = fn, .ctx = ctx};
+	struct gr_timeline tl = {0};
+	int err = -ENOMEM;
+
+	if (!tids || !pids || !first || !last)
+		goto out;
+	for (size_t t = 0; t < nt; t++) {
+		tids[t] = th[t].tid;
+		pids[t] = th[t].pid;
+		first[t] = UINT64_MAX;
+	}
+	err = gr_block_tracker_init(&r.bt, m, pids, nt);
+	if (!err)
+		err = gr_timeline_init(&tl, tids, first, nt, on_replay_span, &r);
+	for (size_t i = 0; !err && i < n && e[i].ts <= hi; i++) {
+		if (progress)
+			gr_progress_add(1);
+		gr_block_tracker_feed(&r.bt, &keys[e[i].key]);
+		err = gr_timeline_feed(&tl, e[i].ts, &keys[e[i].key]);
+	}
+	gr_block_tracker_feed(&r.bt, NULL);
+	if (err)
+		goto out;
+	for (size_t t = 0; t < nt; t++) {
+		const struct gr_process *p = th[t].process < np ? &procs[th[t].process] : NULL;
+
+		last[t] = end;
+		if (p && p->has_exit && p->exit_ts > tl.t[t].since && p->exit_ts < end)
+			last[t] = p->exit_ts;
+	}
+	err = gr_timeline_finish(&tl, last);
+out:
+	gr_timeline_free(&tl);
+	gr_block_tracker_free(&r.bt);
+	free(tids);
+	free(pids);
+	free(first);
+	free(last);
+	return err;
 }
 
 const char *gr_block_reason_name(unsigned reason)

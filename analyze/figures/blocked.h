@@ -93,6 +93,21 @@ int gr_block_tracker_span(struct gr_block_tracker *t, const struct gr_state_span
 			  struct gr_block_why *why);
 void gr_block_tracker_free(struct gr_block_tracker *t);
 
+/* One span of a thread's timeline with why it was blocked (any other state: reason unknown). */
+typedef int (*gr_block_span_fn)(void *ctx, const struct gr_state_span *sp,
+				const struct gr_block_why *why);
+
+/*
+ * Replay every thread of @m (sp->thread: its gr_model_threads() index) through the thread
+ * timeline with the classifier: @fn gets each span and why. Records after @hi are not fed; each
+ * thread's last state ends at @end, or at its process's exit when that comes after the state
+ * began and before @end. A state whose start was not recorded is not reported (no thread is
+ * known to run before its first record). @progress: each record fed counts as progress
+ * (analyze/util/progress.h). Returns 0, -ENOMEM, or @fn's nonzero return, which ends it.
+ */
+int gr_block_replay(const struct gr_model *m, uint64_t hi, uint64_t end, int progress,
+		    gr_block_span_fn fn, void *ctx);
+
 /* "gil", "lock", "input", "disk", "sleep", "child", "other", "unknown": the JSON key stems. */
 const char *gr_block_reason_name(unsigned reason);
 /* Words for text: "GIL wait", "lock wait", "input wait", "disk I/O", "sleep", "child wait",

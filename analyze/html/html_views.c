@@ -468,8 +468,7 @@ static void gpu_spans(struct hv *x)
 
 struct sched_ctx {
 	struct hv *x;
-	const uint32_t *thread;	    /* timeline index -> model thread */
-	struct gr_block_tracker bt; /* why the blocked waits were blocked */
+	int recorded; /* the trace records why threads blocked (gr_block_ctx's) */
 };
 
 /*
@@ -512,24 +511,22 @@ static unsigned blocked_text(const struct hv *x, const struct gr_block_why *why,
 	return GR_HTML_BLOCKED_GIL + (why->reason - GR_BLOCK_GIL);
 }
 
-static int on_state(void *ctx, const struct gr_state_span *sp)
+static int on_state(void *ctx, const struct gr_state_span *sp, const struct gr_block_why *why)
 {
 	struct sched_ctx *c = ctx;
-	struct gr_block_why why;
 	char name[64], detail[4 * GR_FRAME_TEXT];
 	unsigned type;
 
-	gr_block_tracker_span(&c->bt, sp, &why);
 	/* running is not drawn: the calls show what the thread ran */
 	if ((sp->state != GR_STATE_RUNNABLE && sp->state != GR_STATE_BLOCKED) ||
 	    sp->end <= sp->start || !wanted(c->x, sp->start, sp->end - sp->start))
 		return c->x->err;
-	if (sp->state == GR_STATE_BLOCKED && c->bt.ctx.recorded) {
-		type = blocked_text(c->x, &why, name, sizeof(name), detail, sizeof(detail));
-		span(c->x, thread_track(c->x, c->thread[sp->thread]), type, name, detail, sp->start,
+	if (sp->state == GR_STATE_BLOCKED && c->recorded) {
+		type = blocked_text(c->x, why, name, sizeof(name), detail, sizeof(detail));
+		span(c->x, thread_track(c->x, sp->thread), type, name, detail, sp->start,
 		     sp->end - sp->start);
 	} else {
-		span(c->x, thread_track(c->x, c->thread[sp->thread]),
+		span(c->x, thread_track(c->x, sp->thread),
 		     sp->state == GR_STATE_RUNNABLE ? GR_HTML_RUNNABLE : GR_HTML_BLOCKED,
 		     gr_thread_state_name(sp->state), NULL, sp->start, sp->end - sp->start);
 	}
@@ -540,58 +537,19 @@ static int on_state(void *ctx, const struct gr_state_span *sp)
  * not drawn, each thread's last state ending with the trace or its process's exit. */
 static void sched_spans(struct hv *x)
 {
-	size_t n, nth, np;
-	const struct gr_sched *e = gr_model_scheds(x->m, &n);
-	const struct gr_sched_key *keys = gr_model_sched_keys(x->m, NULL);
-	const struct gr_thread *th = gr_model_threads(x->m, &nth);
-	const struct gr_process *pr = gr_model_processes(x->m, &np);
-	struct gr_timeline tl = {0};
-	uint32_t *tids = calloc(nth + 1, sizeof(*tids)), *idx = calloc(nth + 1, sizeof(*idx));
-	uint32_t *pids = calloc(nth + 1, sizeof(*pids));
-	uint64_t *first = calloc(nth + 1, sizeof(*first)), *last = calloc(nth + 1, sizeof(*last));
-	struct sched_ctx c = {.x = x, .thread = idx};
-	int err = -ENOMEM;
+	struct sched_ctx c = {.x = x};
+	struct gr_block_ctx bc;
+	size_t n;
+	int err;
 
-	if (!n || !x->v->nwindows) {
-		err = 0;
-		goto out;
-	}
-	if (!tids || !first || !last || !idx || !pids)
-		goto out;
-	for (size_t t = 0; t < nth; t++) {
-		tids[t] = th[t].tid;
-		pids[t] = th[t].pid;
-		idx[t] = (uint32_t)t;
-		first[t] = UINT64_MAX;
-	}
-	err = gr_block_tracker_init(&c.bt, x->m, pids, nth);
-	if (!err)
-		err = gr_timeline_init(&tl, tids, first, nth, on_state, &c);
-	for (size_t i = 0; !err && i < n; i++) {
-		gr_block_tracker_feed(&c.bt, &keys[e[i].key]);
-		err = gr_timeline_feed(&tl, e[i].ts, &keys[e[i].key]);
-	}
-	gr_block_tracker_feed(&c.bt, NULL);
-	if (err)
-		goto out;
-	for (size_t t = 0; t < nth; t++) {
-		const struct gr_process *p = th[t].process < np ? &pr[th[t].process] : NULL;
-
-		last[t] = x->r->last_ts;
-		if (p && p->has_exit && p->exit_ts > tl.t[t].since && p->exit_ts < x->r->last_ts)
-			last[t] = p->exit_ts;
-	}
-	err = gr_timeline_finish(&tl, last);
-out:
+	gr_model_scheds(x->m, &n);
+	if (!n || !x->v->nwindows)
+		return;
+	gr_block_ctx_init(&bc, x->m);
+	c.recorded = bc.recorded;
+	err = gr_block_replay(x->m, UINT64_MAX, x->r->last_ts, 0, on_state, &c);
 	if (err && !x->err)
 		x->err = err;
-	gr_timeline_free(&tl);
-	gr_block_tracker_free(&c.bt);
-	free(tids);
-	free(pids);
-	free(idx);
-	free(first);
-	free(last);
 }
 
 /* ---- windows ---- */

@@ -157,20 +157,14 @@ static int cmp_pid(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-struct span_count {
-	struct gr_block_tracker bt;
-	struct gr_info_blocked *b;
-};
-
-static int on_span(void *ctx, const struct gr_state_span *sp)
+static int on_span(void *ctx, const struct gr_state_span *sp, const struct gr_block_why *why)
 {
-	struct span_count *c = ctx;
-	struct gr_block_why why;
+	struct gr_info_blocked *b = ctx;
 
 	/* a span of no time (a thread woken as it slept) is no wait: export has no row for it */
-	if (gr_block_tracker_span(&c->bt, sp, &why) && sp->end > sp->start) {
-		c->b->spans++;
-		c->b->spans_by_reason[why.reason]++;
+	if (sp->state == GR_STATE_BLOCKED && sp->end > sp->start) {
+		b->spans++;
+		b->spans_by_reason[why->reason]++;
 	}
 	return 0;
 }
@@ -183,53 +177,10 @@ static int on_span(void *ctx, const struct gr_state_span *sp)
  */
 static int blocked_spans(const struct gr_model *m, struct gr_info_blocked *b)
 {
-	size_t nt, n;
-	const struct gr_thread *th = gr_model_threads(m, &nt);
-	const struct gr_process *procs = gr_model_processes(m, NULL);
-	const struct gr_sched *e = gr_model_scheds(m, &n);
-	const struct gr_sched_key *keys = gr_model_sched_keys(m, NULL);
-	uint32_t *tids = calloc(nt + 1, sizeof(*tids)), *pids = calloc(nt + 1, sizeof(*pids));
-	uint64_t *first = calloc(nt + 1, sizeof(*first)), *last = calloc(nt + 1, sizeof(*last));
-	struct span_count c = {.b = b};
-	struct gr_timeline tl = {0};
 	uint64_t start, end;
-	int err = -ENOMEM;
 
-	if (!tids || !pids || !first || !last)
-		goto out;
 	gr_model_time_span(m, &start, &end);
-	for (size_t t = 0; t < nt; t++) {
-		tids[t] = th[t].tid;
-		pids[t] = th[t].pid;
-		first[t] = UINT64_MAX;
-	}
-	err = gr_block_tracker_init(&c.bt, m, pids, nt);
-	if (err)
-		goto out;
-	err = gr_timeline_init(&tl, tids, first, nt, on_span, &c);
-	for (size_t i = 0; !err && i < n; i++) {
-		gr_block_tracker_feed(&c.bt, &keys[e[i].key]);
-		err = gr_timeline_feed(&tl, e[i].ts, &keys[e[i].key]);
-	}
-	gr_block_tracker_feed(&c.bt, NULL);
-	if (err)
-		goto out;
-	for (size_t t = 0; t < nt; t++) {
-		const struct gr_process *pr = &procs[th[t].process];
-
-		last[t] = end;
-		if (pr->has_exit && pr->exit_ts > tl.t[t].since && pr->exit_ts < end)
-			last[t] = pr->exit_ts;
-	}
-	err = gr_timeline_finish(&tl, last);
-out:
-	gr_timeline_free(&tl);
-	gr_block_tracker_free(&c.bt);
-	free(tids);
-	free(pids);
-	free(first);
-	free(last);
-	return err;
+	return gr_block_replay(m, UINT64_MAX, end, 0, on_span, b);
 }
 
 /* The blocked spans of the traced processes' threads, by reason. */
