@@ -8,13 +8,14 @@
  *   consume()        ROUNDS times reading a pipe that a child, producer(), feeds one byte at a
  *                    time in produce_one(), only once main sleeps (read, pipe);
  *   read_disk()      ROUNDS times reading a file of @dir with O_DIRECT (pread64, file): each
- *                    read goes to the disk, which may or may not make the thread sleep;
+ *                    read goes to the disk, which may or may not make the thread sleep (a
+ *                    host that serves it before the guest waits for it: none does);
  *   nap()            ROUNDS times for 1 ms (clock_nanosleep);
  *   reap()           once, waiting for that child, which exits only once main sleeps (wait4).
  * It prints "loop TID", "holder TID", "child PID" and, last, "window T0 T1 BEFORE AFTER": the
  * CLOCK_MONOTONIC span (ns) of all that, and the thread's voluntary_ctxt_switches from
  * /proc/self/task/TID/status read just before T0 and just after T1, the kernel's own count of
- * its sleeps in the window.
+ * its sleeps in the window; then "disk BEFORE AFTER": that count around the O_DIRECT reads.
  * usage: blocked ROUNDS DIR
  */
 #define _GNU_SOURCE
@@ -174,7 +175,7 @@ int main(int argc, char **argv)
 	pthread_t holder;
 	sigset_t chld;
 	uint64_t t0, t1;
-	long before, after;
+	long before, after, disk_before, disk_after;
 	void *buf;
 	pid_t child;
 
@@ -227,8 +228,10 @@ int main(int argc, char **argv)
 		consume(p[0]);
 		atomic_store(consumed, i + 1);
 	}
+	disk_before = nvcsw(loop_tid);
 	for (int i = 0; i < rounds; i++)
 		read_disk(fd, buf, i);
+	disk_after = nvcsw(loop_tid);
 	for (int i = 0; i < rounds; i++)
 		nap();
 	reap(child);
@@ -236,8 +239,9 @@ int main(int argc, char **argv)
 	after = nvcsw(loop_tid);
 
 	pthread_join(holder, NULL);
-	printf("holder %d\nchild %d\nwindow %llu %llu %ld %ld\n", atomic_load(&holder_tid), child,
-	       (unsigned long long)t0, (unsigned long long)t1, before, after);
+	printf("holder %d\nchild %d\nwindow %llu %llu %ld %ld\ndisk %ld %ld\n",
+	       atomic_load(&holder_tid), child, (unsigned long long)t0, (unsigned long long)t1,
+	       before, after, disk_before, disk_after);
 	close(fd);
 	unlink(path);
 	return 0;
