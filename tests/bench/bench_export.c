@@ -5,8 +5,10 @@
  * the launching thread preempted, given the CPU back, blocked in the sync and woken), loads it
  * once, then times gr_export_chrome() alone into a JSON file, on one core.
  *
- *   build/tests/bench_export [-n LAUNCHES] [-r RUNS] [-o OUT] [-k] [-e] [-p] [FILE]
+ *   build/tests/bench_export [-n LAUNCHES] [-r RUNS] [-o OUT] [-k] [-e] [-p] [-s] [FILE]
  *
+ * -s times gr_export_sqlite() instead (the SQLite database, a new file each run; events are the
+ * rows of the event tables, as `gpurec export --format sqlite` counts them).
  * -p times gr_export_perfetto() instead (Perfetto's protobuf trace) and says the bytes per
  * launch and per JSON event of what it wrote, for comparing the two forms' sizes.
  *
@@ -29,6 +31,7 @@
 #include <unistd.h>
 
 #include "analyze/export/export.h"
+#include "analyze/export/export_tables.h"
 #include "analyze/model/model.h"
 #include "format/events.h"
 #include "format/trace.h"
@@ -182,14 +185,16 @@ int main(int argc, char **argv)
 	const char *path = "/tmp/gr_bench_export.trc", *out = "/tmp/gr_bench_export.json";
 	uint64_t nlaunch = 500000;
 	int runs = 3, keep = 0, existing = 0, own_out = 1, opt, status = 0, ret = 1, perfetto = 0;
+	int sqlite = 0;
 	double best = 1e30, best_cpu = 1e30, load, t, c;
 	struct gr_diag diag = {0};
 	struct gr_model *m = NULL;
 	struct gr_export_stats st = {0};
+	struct gr_export_table_stats tst = {0};
 	struct stat sb;
 	pid_t child;
 
-	while ((opt = getopt(argc, argv, "n:r:o:kep")) != -1) {
+	while ((opt = getopt(argc, argv, "n:r:o:keps")) != -1) {
 		switch (opt) {
 		case 'n':
 			nlaunch = strtoull(optarg, NULL, 0);
@@ -210,11 +215,14 @@ int main(int argc, char **argv)
 		case 'p':
 			perfetto = 1;
 			break;
+		case 's':
+			sqlite = 1;
+			break;
 		default:
-			fprintf(
-			    stderr,
-			    "usage: %s [-n LAUNCHES] [-r RUNS] [-o OUT] [-k] [-e] [-p] [FILE]\n",
-			    argv[0]);
+			fprintf(stderr,
+				"usage: %s [-n LAUNCHES] [-r RUNS] [-o OUT] [-k] [-e] [-p] [-s] "
+				"[FILE]\n",
+				argv[0]);
 			return 2;
 		}
 	}
@@ -237,21 +245,26 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	load = now() - load;
+	if (sqlite && own_out)
+		out = "/tmp/gr_bench_export.sqlite";
 	for (int i = 0; i < runs; i++) {
-		FILE *f = fopen(out, "w");
+		FILE *f = sqlite ? NULL : fopen(out, "w");
 		int err;
 
-		if (!f) {
+		if (!sqlite && !f) {
 			fprintf(stderr, "bench_export: cannot write %s\n", out);
 			goto out;
 		}
 		t = now();
 		c = cpu_now();
-		err = perfetto ? gr_export_perfetto(m, f, NULL, &st)
-			       : gr_export_chrome(m, f, NULL, &st);
+		if (sqlite)
+			err = gr_export_sqlite(m, out, "bench", &tst, NULL);
+		else
+			err = perfetto ? gr_export_perfetto(m, f, NULL, &st)
+				       : gr_export_chrome(m, f, NULL, &st);
 		t = now() - t;
 		c = cpu_now() - c;
-		if (fclose(f) || err) {
+		if ((f && fclose(f)) || err) {
 			fprintf(stderr, "bench_export: exporting to %s failed\n", out);
 			goto out;
 		}
@@ -262,6 +275,18 @@ int main(int argc, char **argv)
 	}
 	if (stat(out, &sb))
 		goto out;
+	if (sqlite) {
+		printf("export sqlite events/s: %.2fM (%" PRIu64 " events, %" PRIu64
+		       " rows, %.0f MB "
+		       "in %.3f s, best of %d; target >= 2M)\n",
+		       (double)tst.events / best / 1e6, tst.events, tst.total,
+		       (double)sb.st_size / 1e6, best, runs);
+		printf("export sqlite events per CPU second: %.2fM (%.3f s of CPU, best of %d)\n",
+		       (double)tst.events / best_cpu / 1e6, best_cpu, runs);
+		printf("export load: %.3f s\n", load);
+		ret = 0;
+		goto out;
+	}
 	printf("export trace events/s: %.2fM (%" PRIu64 " events, %.0f MB of %s in %.3f s, "
 	       "best of %d; target >= 2M)\n",
 	       (double)st.events / best / 1e6, st.events, (double)sb.st_size / 1e6,

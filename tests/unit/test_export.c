@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * analyze/export: Chrome trace JSON of synthetic traces, one event per line, exact counts; the
- * JSON writer's fast paths that export runs on (numbers, buffered output) against printf.
+ * JSON writer's fast paths that export runs on (numbers, buffered output) against printf; the
+ * SQLite export's batched inserts against one INSERT per row.
  */
 #include <errno.h>
 #include <math.h>
+#include <sqlite3.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -1139,6 +1141,168 @@ static void test_nvtx(void)
 	gr_model_free(m);
 }
 
+/* The plain way to store the tables, one INSERT per row: the oracle for the batched export. */
+struct ref_sink {
+	sqlite3 *db;
+	sqlite3_stmt *st;
+};
+
+static int ref_table(void *ctx, const struct gr_xtable *t)
+{
+	struct ref_sink *r = ctx;
+	char sql[4096];
+	int n = snprintf(sql, sizeof(sql), "CREATE TABLE %s (", t->name);
+
+	/* no INTEGER PRIMARY KEY: the rowids are SQLite's own 1..n, which the ids must equal */
+	for (unsigned i = 0; i < t->ncols; i++)
+		n +=
+		    snprintf(sql + n, sizeof(sql) - (size_t)n, "%s\"%s\" %s", i ? ", " : "",
+			     t->cols[i].name, t->cols[i].type == GR_XCOL_TEXT ? "TEXT" : "INTEGER");
+	snprintf(sql + n, sizeof(sql) - (size_t)n, ")");
+	if (sqlite3_exec(r->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return -EIO;
+	n = snprintf(sql, sizeof(sql), "INSERT INTO %s VALUES (", t->name);
+	for (unsigned i = 0; i < t->ncols; i++)
+		n += snprintf(sql + n, sizeof(sql) - (size_t)n, "%s?", i ? ", " : "");
+	snprintf(sql + n, sizeof(sql) - (size_t)n, ")");
+	sqlite3_finalize(r->st);
+	return sqlite3_prepare_v2(r->db, sql, -1, &r->st, NULL) == SQLITE_OK ? 0 : -EIO;
+}
+
+static int ref_row(void *ctx, const struct gr_xtable *t, const struct gr_xval *v)
+{
+	struct ref_sink *r = ctx;
+
+	for (unsigned i = 0; i < t->ncols; i++) {
+		if (v[i].null)
+			sqlite3_bind_null(r->st, (int)i + 1);
+		else if (t->cols[i].type == GR_XCOL_TEXT)
+			sqlite3_bind_text(r->st, (int)i + 1, v[i].s, -1, SQLITE_TRANSIENT);
+		else
+			sqlite3_bind_int64(r->st, (int)i + 1, v[i].i);
+	}
+	if (sqlite3_step(r->st) != SQLITE_DONE)
+		return -EIO;
+	return sqlite3_reset(r->st) == SQLITE_OK ? 0 : -EIO;
+}
+
+static int64_t sql_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t v = -1;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/*
+ * The SQLite export of @m against the oracle's: every table must hold exactly the rows, rowids
+ * and values a one-row INSERT per row stores. Sets bit 0 of *@seen for a table of more than one
+ * batch (32 rows), bit 1 for one that ends in a part batch after full ones.
+ */
+static void check_sqlite_rows(const struct gr_model *m, const char *name, unsigned *seen)
+{
+	struct gr_export_table_stats st = {0}, ref_st = {0};
+	struct ref_sink ref = {0};
+	struct gr_table_sink sink = {.ctx = &ref, .table = ref_table, .row = ref_row};
+	const struct gr_xtable *tabs;
+	size_t ntabs;
+	sqlite3 *db = NULL;
+	int64_t written;
+	char sql[512], ref_name[64];
+
+	snprintf(ref_name, sizeof(ref_name), "ref_%s", name);
+	CHECK(gr_export_sqlite(m, tmp_path(name), "test", &st, NULL) == 0);
+	CHECK(sqlite3_open(tmp_path(ref_name), &ref.db) == SQLITE_OK);
+	CHECK(sqlite3_exec(ref.db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK);
+	CHECK(gr_export_tables(m, "test", &sink, &ref_st) == 0);
+	sqlite3_finalize(ref.st);
+	CHECK(sqlite3_exec(ref.db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(ref.db);
+	CHECK(sqlite3_open(tmp_path(name), &db) == SQLITE_OK);
+	snprintf(sql, sizeof(sql), "ATTACH '%s' AS ref", tmp_path(ref_name));
+	CHECK(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK);
+	CHECK_EQ_U64(st.total, ref_st.total);
+	tabs = gr_export_tables_list(&ntabs);
+	for (size_t i = 0; i < ntabs; i++) {
+		const char *t = tabs[i].name;
+
+		/* a table not written (gpu_activity without GPU rows) is in neither */
+		snprintf(sql, sizeof(sql),
+			 "SELECT (SELECT count(*) FROM main.sqlite_schema WHERE name = '%s') * 2 + "
+			 "(SELECT count(*) FROM ref.sqlite_schema WHERE name = '%s')",
+			 t, t);
+		written = sql_int(db, sql);
+		CHECK(written == 0 || written == 3);
+		if (written != 3)
+			continue;
+		*seen |= (st.rows[i] > 32) | (st.rows[i] > 32 && st.rows[i] % 32) << 1;
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM main.%s", t);
+		CHECK_EQ_U64((uint64_t)sql_int(db, sql), st.rows[i]);
+		/* both ways, rowid included: the same rows, and ids that are the rowids */
+		snprintf(sql, sizeof(sql),
+			 "SELECT count(*) FROM (SELECT rowid, * FROM main.%s EXCEPT "
+			 "SELECT rowid, * FROM ref.%s)",
+			 t, t);
+		CHECK_EQ_U64((uint64_t)sql_int(db, sql), 0);
+		snprintf(sql, sizeof(sql),
+			 "SELECT count(*) FROM (SELECT rowid, * FROM ref.%s EXCEPT "
+			 "SELECT rowid, * FROM main.%s)",
+			 t, t);
+		CHECK_EQ_U64((uint64_t)sql_int(db, sql), 0);
+	}
+	sqlite3_close(db);
+}
+
+/*
+ * The SQLite export holds rows and inserts them 32 at a time, the rest one by one, dense ids left
+ * to SQLite, and a row whose texts do not fit its 64 KiB of held text inserted at once: the
+ * standard trace, and one of 70 launches (two batches and 6 rows) of a kernel whose name is
+ * 70000 bytes long.
+ */
+static void test_sqlite_rows(void)
+{
+	struct gr_model *m = load_synth("sq.trc");
+	struct gr_trace_writer *w = NULL;
+	char *longname = malloc(70001);
+	unsigned seen = 0;
+	int err;
+
+	CHECK(m != NULL && longname != NULL);
+	if (!m || !longname)
+		goto out;
+	check_sqlite_rows(m, "std.sqlite", &seen);
+	gr_model_free(m);
+	m = NULL;
+	memset(longname, 'k', 70000);
+	longname[70000] = 0;
+	err = synth_open(&w, tmp_path("sq70.trc"), 0);
+	for (int i = 0; i < 70; i++)
+		err |= node_launch(w, SYNTH_T0 + (uint64_t)i * 1000, NA);
+	err |= synth_name(w, SYNTH_T0 + 80000, GR_NAME_KERNEL, 100, NA, longname);
+	if (gr_trace_writer_close(w))
+		err = -1;
+	CHECK(err == 0 && gr_model_load(&m, tmp_path("sq70.trc"), NULL) == 0);
+	if (m)
+		check_sqlite_rows(m, "sq70.sqlite", &seen);
+	CHECK(seen == 3);
+	if (m) {
+		/* the name went in whole, by the row-at-once way */
+		sqlite3 *db = NULL;
+
+		CHECK(sqlite3_open(tmp_path("sq70.sqlite"), &db) == SQLITE_OK);
+		CHECK_EQ_U64((uint64_t)sql_int(db, "SELECT max(length(name)) FROM kernels"), 70000);
+		CHECK_EQ_U64((uint64_t)sql_int(db, "SELECT count(*) FROM launches"), 70);
+		sqlite3_close(db);
+	}
+out:
+	free(longname);
+	gr_model_free(m);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -1158,6 +1322,7 @@ int main(void)
 	RUN_TEST(test_json_buffered);
 	RUN_TEST(test_few_writes);
 	RUN_TEST(test_nvtx);
+	RUN_TEST(test_sqlite_rows);
 	{
 		char cmd[300];
 
