@@ -1626,7 +1626,16 @@ static __always_inline int py_walk_kept(struct py_walk *w, __u64 frame, __u64 *h
 	if (pk->kn)
 		py_check(p, ts, pk);
 	ts->py_frame = frame;
-	bpf_loop(PY_KEEP + 1, py_scan, w, 0);
+	/*
+	 * A stack that reads the same as the last walk's, its innermost entry at @frame: py_scan()
+	 * would join at its first step. Checked here, as a loop costs even when it ends at once.
+	 */
+	kn = pk->kn;
+	if (kn && kn <= PY_KEEP && ts->py_match == kn &&
+	    pk->kept[(kn - 1) & (PY_KEEP - 1)].e.addr == frame)
+		ts->py_join = 1;
+	else
+		bpf_loop(PY_KEEP + 1, py_scan, w, 0);
 	kn = ts->py_join ? ts->py_match : 0;
 	if (ts->py_over || kn + ts->py_nnew > PY_KEEP) {
 		pk->kn = 0;
@@ -1634,7 +1643,8 @@ static __always_inline int py_walk_kept(struct py_walk *w, __u64 frame, __u64 *h
 	}
 	pk->kn = kn;
 	pk->kseed = p->seed;
-	bpf_loop(PY_KEEP, py_keep_step, w, 0);
+	if (ts->py_nnew)
+		bpf_loop(PY_KEEP, py_keep_step, w, 0);
 	kn = pk->kn;
 	if (!kn || kn > PY_KEEP)
 		return -1;

@@ -179,49 +179,75 @@ else
 	echo "  perf record: NOT MEASURED: perf is not installed"
 fi
 
-# Python stacks (issues 13, 33): python3 calling cudaLaunchKernel through ctypes from a stack
-# DEPTH frames deep, timed in the launching thread's CPU time (py_depth.py: the uprobe trap and
-# the BPF programs run on that thread). Every variant runs the same script, so the interpreter's
-# own cost is in the baseline: "add" is what the Python frames add to a frame-pointer recording,
-# in empty uprobes measured here on the same calls (target <= 1.0 at 30 frames). Then the BPF
-# program's own time per launch with and without the Python walk (bpf_stats, separate runs: its
-# clock reads would bias the ratios), to tell the walk's cost from the trap's, and that
-# difference in empty uprobes: the walk adds no trap, and on a loaded machine this figure is far
-# steadier than the thread-time one, whose runs here spread over more than one empty uprobe.
+# Python stacks (issues 13, 33): python3 calling cudaLaunchKernel through ctypes from stacks 10,
+# 30 and 60 frames deep (py_depth.py), timed in the launching thread's CPU time (the uprobe trap
+# and the BPF programs run on that thread). Each process runs blocks of NPYB launches at every
+# depth in turn, PYB rounds of them; PYR rounds of the four processes, interleaved, so that drift
+# in the machine hits every variant alike. Every variant runs the same script, so the
+# interpreter's own cost is in the baseline: "add" is what the Python frames add to a
+# frame-pointer recording, in empty uprobes measured on the same calls (target <= 1.0 at 30
+# frames), from each round's block medians: the median of the rounds, and their spread
+# (min..max), which must be well under 1.0 for the figure to decide. Then the BPF program's own
+# time per launch with and without the Python walk (bpf_stats, in two runs of their own: its
+# clock reads would bias the figures above), per block, to tell the walk's cost from the trap's.
 PY=$(command -v /usr/bin/python3 || command -v python3)
-NPY=${BENCH_PY_LAUNCHES:-100000}
-echo "== Python stacks: thread CPU time per launch from $($PY -V 2>&1) through ctypes ($NPY launches, median of $REPS)"
-pyrun() { LD_LIBRARY_PATH=/usr/local/cuda/lib64 ns_per_launch "$@" "$PY" tests/bench/py_depth.py "$depth" "$NPY"; }
-py_bpf_ns() { # RECORD-ARGS...: launch_session's ns per run
-	sysctl -qw kernel.bpf_stats_enabled=1 2>/dev/null
-	LD_LIBRARY_PATH=/usr/local/cuda/lib64 "$GPUREC" record -v --no-sched "$@" -o "$TMP/p.trc" -- \
-		"$PY" tests/bench/py_depth.py "$depth" "$NPY" 2>&1 |
-		awk '$3 == "bpf" && $4 == "launch_session:" {for (i = 1; i <= NF; i++) if ($i == "ns") print $(i - 1)}'
-	sysctl -qw kernel.bpf_stats_enabled=0 2>/dev/null
+NPYB=${BENCH_PY_LAUNCHES:-20000}
+PYB=${BENCH_PY_BLOCKS:-3}
+PYR=${BENCH_PY_ROUNDS:-7}
+echo "== Python stacks: thread CPU time per launch from $($PY -V 2>&1) through ctypes ($PYR rounds of $PYB x $NPYB launches per depth)"
+pyrun() { # VARIANT ROUND COMMAND...: the blocks of py_depth.py run under COMMAND
+	local v=$1 r=$2
+	shift 2
+	LD_LIBRARY_PATH=/usr/local/cuda/lib64 "$@" "$PY" tests/bench/py_depth.py "$NPYB" "$PYB" 10 30 60 2>/dev/null |
+		awk -v v="$v" -v r="$r" '$1 == "block" {print v, r, $2, $3, $4}' >>"$TMP/py_blocks"
 }
-for depth in 10 30 60; do
-	for v in bare empty nopy py bnopy bpy; do : >"$TMP/py_$v"; done
-	for _ in $(seq "$REPS"); do
-		pyrun >>"$TMP/py_bare"
-		pyrun "$O/tests/bench_uprobe" "$LIB" cudaLaunchKernel >>"$TMP/py_empty"
-		pyrun "$GPUREC" record --no-sched --no-python -o "$TMP/p.trc" -- >>"$TMP/py_nopy"
-		pyrun "$GPUREC" record --no-sched -o "$TMP/p.trc" -- >>"$TMP/py_py"
-	done
-	for _ in $(seq "$REPS"); do
-		py_bpf_ns --no-python >>"$TMP/py_bnopy"
-		py_bpf_ns >>"$TMP/py_bpy"
-	done
-	pb=$(median <"$TMP/py_bare")
-	pe=$(median <"$TMP/py_empty")
-	pn=$(median <"$TMP/py_nopy")
-	pp=$(median <"$TMP/py_py")
-	bn=$(median <"$TMP/py_bnopy")
-	bp=$(median <"$TMP/py_bpy")
-	printf '  %2d frames: fp + Python %7.1f ns, ratio %s (target <= 2.0); Python frames add %s empty uprobes (%.1f ns each)%s; BPF %.0f ns a launch, %.0f without Python: the walk %s empty uprobes\n' \
-		"$depth" "$pp" "$(ratio "$pp" "$pb" "$pe")" "$(awk -v p="$pp" -v n="$pn" -v e="$pe" -v b="$pb" 'BEGIN {printf "%.2f", (p - n) / (e - b)}')" \
-		"$(awk -v e="$pe" -v b="$pb" 'BEGIN {print e - b}')" "$([ "$depth" = 30 ] && echo ' (target <= 1.0)')" "$bp" "$bn" \
-		"$(awk -v p="$bp" -v n="$bn" -v e="$pe" -v b="$pb" 'BEGIN {printf "%.2f", (p - n) / (e - b)}')"
+: >"$TMP/py_blocks"
+for r in $(seq "$PYR"); do
+	pyrun bare "$r"
+	pyrun empty "$r" "$O/tests/bench_uprobe" "$LIB" cudaLaunchKernel
+	pyrun nopy "$r" "$GPUREC" record --no-sched --no-python -o "$TMP/p.trc" --
+	pyrun py "$r" "$GPUREC" record --no-sched -o "$TMP/p.trc" --
 done
+sysctl -qw kernel.bpf_stats_enabled=1 2>/dev/null
+pyrun bnopy 1 "$GPUREC" record --no-sched --no-python -o "$TMP/p.trc" --
+pyrun bpy 1 "$GPUREC" record --no-sched -o "$TMP/p.trc" --
+sysctl -qw kernel.bpf_stats_enabled=0 2>/dev/null
+python3 - "$TMP/py_blocks" <<'PY'
+import statistics as st
+import sys
+
+t, b = {}, {}  # (variant, round, depth): thread ns per launch; (variant, depth): BPF ns
+for line in open(sys.argv[1]):
+    v, r, d, ns, bpf = line.split()
+    t.setdefault((v, int(r), int(d)), []).append(float(ns))
+    if bpf != "-":
+        b.setdefault((v, int(d)), []).append(float(bpf))
+rounds = sorted({k[1] for k in t})
+for d in (10, 30, 60):
+    m = {k[0]: {} for k in t}
+    for (v, r, dd), xs in t.items():
+        if dd == d:
+            m[v][r] = st.median(xs)
+    ok = [r for r in rounds if all(r in m.get(v, {}) for v in ("bare", "empty", "nopy", "py"))]
+    if not ok:
+        print("  %2d frames: NOT MEASURED: a variant gave no figure" % d)
+        continue
+    up = [m["empty"][r] - m["bare"][r] for r in ok]
+    add = sorted((m["py"][r] - m["nopy"][r]) / u for r, u in zip(ok, up))
+    ratio = st.median((m["py"][r] - m["bare"][r]) / u for r, u in zip(ok, up))
+    e = st.median(up)
+    line = ("  %2d frames: fp + Python %7.1f ns, ratio %.2f (target <= 2.0); Python frames add %.2f"
+            " empty uprobes (rounds %.2f..%.2f, %.1f ns each)%s"
+            % (d, st.median(m["py"][r] for r in ok), ratio, st.median(add), add[0], add[-1], e,
+               " (target <= 1.0)" if d == 30 else ""))
+    if b.get(("bpy", d)) and b.get(("bnopy", d)):
+        bp, bn = sorted(b[("bpy", d)]), st.median(b[("bnopy", d)])
+        line += ("; BPF %.0f ns a launch (blocks %.0f..%.0f), %.0f without Python: the walk %.2f"
+                 " empty uprobes" % (st.median(bp), bp[0], bp[-1], bn, (st.median(bp) - bn) / e))
+    else:
+        line += "; BPF time NOT MEASURED (kernel.bpf_stats_enabled)"
+    print(line)
+PY
 
 echo "== trace size on a training-loop pattern"
 steps=${BENCH_STEPS:-20000}
