@@ -147,8 +147,19 @@ check "diff chain vs chain_fused: not comparable kernel by kernel" False \
 check "diff text: the summary leads with the changes" \
 	"summary|  no kernel in common (BASE 5, NEW 1 kernels): the kernel rows do not compare; the whole-run figures still do|  launches per iteration 5 -> 1|  fusion candidate bias_add..dropout_mask (5 kernels) gone" \
 	"$(sed -n '/^summary$/,/^$/p' "$TMP/fused.txt" | grep -v '^  step: ' | head -4 | paste -sd'|')"
-grep -q "syncs per iteration unchanged (1)" "$TMP/fused.txt" &&
-	ok "diff text: syncs per iteration unchanged" || not_ok "no sync line: $(cat "$TMP/fused.txt")"
+check "diff chain vs chain_fused: syncs per iteration 1 -> 1" "1 1" \
+	"$(json "$TMP/fused.json" '" ".join("%g" % m[x] for m in d["metrics"] if m["id"] == "iteration.syncs" for x in ("a", "b"))')"
+# the summary holds at most 10 lines, most important first: an unchanged count comes after the
+# figures that moved, and on a busy machine one more timing figure (a copy time) may move enough
+# to take the last place. The line must be there whenever the summary has room for it.
+summary_lines=$(sed -n '/^summary$/,/^$/p' "$TMP/fused.txt" | grep -c '^  ')
+if grep -q "syncs per iteration unchanged (1)" "$TMP/fused.txt"; then
+	ok "diff text: syncs per iteration unchanged"
+elif [ "$summary_lines" -ge 10 ]; then
+	ok "diff text: syncs per iteration unchanged # SKIP the summary's 10 lines went to figures that moved"
+else
+	not_ok "diff text: no sync line: $(sed -n '/^summary$/,/^$/p' "$TMP/fused.txt" | paste -sd'|')"
+fi
 
 # no arguments: gpurec.trc.old against gpurec.trc
 mkdir -p "$TMP/cwd" && cp "$TMP/c50.trc" "$TMP/cwd/gpurec.trc.old" && cp "$TMP/c80.trc" "$TMP/cwd/gpurec.trc"
