@@ -1399,7 +1399,8 @@ static int write_sched(struct ex *x)
 
 	gr_block_ctx_init(&bc, x->m);
 	x->reasons_recorded = bc.recorded;
-	return gr_block_replay(x->m, x->hi, x->end, 1, on_span, x);
+	return gr_block_replay(x->m, x->hi, x->end, GR_BLOCK_REPLAY_WHY | GR_BLOCK_REPLAY_PROGRESS,
+			       on_span, x);
 }
 
 /* ---- the named steps (--step) ---- */

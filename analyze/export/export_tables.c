@@ -1003,7 +1003,7 @@ static void write_sched(struct xt *x, int blocked)
 		return;
 	gr_model_time_span(x->m, &start, &end);
 	x->blocked = blocked;
-	err = gr_block_replay(x->m, UINT64_MAX, end, 0, on_span, x);
+	err = gr_block_replay(x->m, UINT64_MAX, end, blocked ? GR_BLOCK_REPLAY_WHY : 0, on_span, x);
 	x->blocked = 0;
 	if (err && !x->err)
 		x->err = err;

@@ -199,6 +199,7 @@ void gr_block_tracker_free(struct gr_block_tracker *t)
 
 struct replay {
 	struct gr_block_tracker bt;
+	int why; /* GR_BLOCK_REPLAY_WHY: bt classifies */
 	gr_block_span_fn fn;
 	void *ctx;
 };
@@ -208,11 +209,13 @@ static int on_replay_span(void *ctx, const struct gr_state_span *sp)
 	struct replay *r = ctx;
 	struct gr_block_why why;
 
+	if (!r->why)
+		return r->fn(r->ctx, sp, NULL);
 	gr_block_tracker_span(&r->bt, sp, &why);
 	return r->fn(r->ctx, sp, &why);
 }
 
-int gr_block_replay(const struct gr_model *m, uint64_t hi, uint64_t end, int progress,
+int gr_block_replay(const struct gr_model *m, uint64_t hi, uint64_t end, unsigned flags,
 		    gr_block_span_fn fn, void *ctx)
 {
 	size_t n, nt, np;
@@ -222,7 +225,7 @@ int gr_block_replay(const struct gr_model *m, uint64_t hi, uint64_t end, int pro
 	const struct gr_process *procs = gr_model_processes(m, &np);
 	uint32_t *tids = calloc(nt + 1, sizeof(*tids)), *pids = calloc(nt + 1, sizeof(*pids));
 	uint64_t *first = calloc(nt + 1, sizeof(*first)), *last = calloc(nt + 1, sizeof(*last));
-	struct replay r = {.fn = fn, .ctx = ctx};
+	struct replay r = {.why = !!(flags & GR_BLOCK_REPLAY_WHY), .fn = fn, .ctx = ctx};
 	struct gr_timeline tl = {0};
 	int err = -ENOMEM;
 
@@ -237,7 +240,7 @@ int gr_block_replay(const struct gr_model *m, uint64_t hi, uint64_t end, int pro
 	if (!err)
 		err = gr_timeline_init(&tl, tids, first, nt, on_replay_span, &r);
 	for (size_t i = 0; !err && i < n && e[i].ts <= hi; i++) {
-		if (progress)
+		if (flags & GR_BLOCK_REPLAY_PROGRESS)
 			gr_progress_add(1);
 		gr_block_tracker_feed(&r.bt, &keys[e[i].key]);
 		err = gr_timeline_feed(&tl, e[i].ts, &keys[e[i].key]);

@@ -93,7 +93,8 @@ int gr_block_tracker_span(struct gr_block_tracker *t, const struct gr_state_span
 			  struct gr_block_why *why);
 void gr_block_tracker_free(struct gr_block_tracker *t);
 
-/* One span of a thread's timeline with why it was blocked (any other state: reason unknown). */
+/* One span of a thread's timeline with why it was blocked (any other state: reason unknown;
+ * NULL when the replay was not asked for reasons). */
 typedef int (*gr_block_span_fn)(void *ctx, const struct gr_state_span *sp,
 				const struct gr_block_why *why);
 
@@ -102,10 +103,14 @@ typedef int (*gr_block_span_fn)(void *ctx, const struct gr_state_span *sp,
  * timeline with the classifier: @fn gets each span and why. Records after @hi are not fed; each
  * thread's last state ends at @end, or at its process's exit when that comes after the state
  * began and before @end. A state whose start was not recorded is not reported (no thread is
- * known to run before its first record). @progress: each record fed counts as progress
- * (analyze/util/progress.h). Returns 0, -ENOMEM, or @fn's nonzero return, which ends it.
+ * known to run before its first record). @flags: GR_BLOCK_REPLAY_WHY classifies the blocked
+ * spans (else @fn gets NULL: a replay of states alone pays for no stack lookups);
+ * GR_BLOCK_REPLAY_PROGRESS counts each record fed as progress (analyze/util/progress.h).
+ * Returns 0, -ENOMEM, or @fn's nonzero return, which ends it.
  */
-int gr_block_replay(const struct gr_model *m, uint64_t hi, uint64_t end, int progress,
+#define GR_BLOCK_REPLAY_WHY	 1u
+#define GR_BLOCK_REPLAY_PROGRESS 2u
+int gr_block_replay(const struct gr_model *m, uint64_t hi, uint64_t end, unsigned flags,
 		    gr_block_span_fn fn, void *ctx);
 
 /* "gil", "lock", "input", "disk", "sleep", "child", "other", "unknown": the JSON key stems. */

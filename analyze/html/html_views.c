@@ -547,7 +547,7 @@ static void sched_spans(struct hv *x)
 		return;
 	gr_block_ctx_init(&bc, x->m);
 	c.recorded = bc.recorded;
-	err = gr_block_replay(x->m, UINT64_MAX, x->r->last_ts, 0, on_state, &c);
+	err = gr_block_replay(x->m, UINT64_MAX, x->r->last_ts, GR_BLOCK_REPLAY_WHY, on_state, &c);
 	if (err && !x->err)
 		x->err = err;
 }

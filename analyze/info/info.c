@@ -180,7 +180,7 @@ static int blocked_spans(const struct gr_model *m, struct gr_info_blocked *b)
 	uint64_t start, end;
 
 	gr_model_time_span(m, &start, &end);
-	return gr_block_replay(m, UINT64_MAX, end, 0, on_span, b);
+	return gr_block_replay(m, UINT64_MAX, end, GR_BLOCK_REPLAY_WHY, on_span, b);
 }
 
 /* The blocked spans of the traced processes' threads, by reason. */
