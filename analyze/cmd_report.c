@@ -18,6 +18,7 @@
 #include "analyze/report/job_run.h"
 #include "analyze/report/report.h"
 #include "analyze/util/options.h"
+#include "analyze/util/pool.h"
 #include "analyze/util/progress.h"
 #include "analyze/util/text.h"
 #include "cmd.h"
@@ -310,6 +311,9 @@ int cmd_report(int argc, char **argv)
 	if (gr_load_set("report", paths, (size_t)npaths, &lopts, &m))
 		goto out;
 	gr_progress_begin("computing the report", 0, NULL);
+	/* one trace: its report may use the threads that loaded it (a job's traces run side by
+	 * side, each on one) */
+	opts.jobs = lopts.jobs ? lopts.jobs : gr_pool_cpus();
 	err = gr_report_compute(m, &opts, &r);
 	if (html && !err)
 		gr_progress_begin("writing the page", 0, NULL);

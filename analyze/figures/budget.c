@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The step budget (budget.h): each iteration's time cut into parts that add up exactly. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/util/arrays.h"
 #include "analyze/util/syscalls.h"
 #include "budget.h"
 #include "frames.h"
@@ -286,36 +286,59 @@ struct tallies {
 	int err; /* -ENOMEM: a tally could not be added */
 };
 
-static void tally_add(struct tallies *t, const struct gr_block_why *why, uint64_t ns)
+/* The tally of @why's (reason, waker) in @t, added empty when it has none; NULL: no memory. */
+static struct tally *tally_of(struct tallies *t, const struct gr_block_why *why)
 {
-	struct tally *e = NULL;
-
-	for (size_t i = 0; i < t->n && !e; i++)
+	for (size_t i = 0; i < t->n; i++)
 		if (t->v[i].reason == why->reason && t->v[i].tid == why->waker_tid &&
 		    t->v[i].pid == why->waker_pid && t->v[i].why.woken == why->woken)
-			e = &t->v[i];
-	if (!e) {
-		if (t->n == t->cap) {
-			size_t ncap = t->cap ? t->cap * 2 : 16;
-			struct tally *v = realloc(t->v, ncap * sizeof(*v));
+			return &t->v[i];
+	if (t->n == t->cap) {
+		size_t ncap = t->cap ? t->cap * 2 : 16;
+		struct tally *v = realloc(t->v, ncap * sizeof(*v));
 
-			if (!v) {
-				t->err = -ENOMEM;
-				return;
-			}
-			t->v = v;
-			t->cap = ncap;
+		if (!v) {
+			t->err = -ENOMEM;
+			return NULL;
 		}
-		e = &t->v[t->n++];
-		*e = (struct tally){.reason = why->reason,
-				    .pid = why->waker_pid,
-				    .tid = why->waker_tid,
-				    .why = *why};
+		t->v = v;
+		t->cap = ncap;
 	}
+	t->v[t->n] = (struct tally){
+	    .reason = why->reason, .pid = why->waker_pid, .tid = why->waker_tid, .why = *why};
+	return &t->v[t->n++];
+}
+
+static void tally_add(struct tallies *t, const struct gr_block_why *why, uint64_t ns)
+{
+	struct tally *e = tally_of(t, why);
+
+	if (!e)
+		return;
 	e->ns += ns;
 	if (ns > e->longest) {
 		e->longest = ns;
 		e->why = *why;
+	}
+}
+
+/* The tallies @from of later spans after *@to, as if each span had been added to it in order:
+ * a waker's longest span stays the first seen of that length. */
+static void tallies_append(struct tallies *to, const struct tallies *from)
+{
+	if (from->err)
+		to->err = from->err;
+	for (size_t i = 0; i < from->n; i++) {
+		const struct tally *e = &from->v[i];
+		struct tally *t = tally_of(to, &e->why);
+
+		if (!t)
+			return;
+		t->ns += e->ns;
+		if (e->longest > t->longest) {
+			t->longest = e->longest;
+			t->why = e->why;
+		}
 	}
 }
 
@@ -697,13 +720,44 @@ struct pick {
 	size_t index;
 };
 
-static int cmp_pick(const void *x, const void *y)
+static int pick_less(const struct pick *a, const struct pick *b)
 {
-	const struct pick *a = x, *b = y;
+	return a->total_ns != b->total_ns ? a->total_ns < b->total_ns : a->index < b->index;
+}
 
-	if (a->total_ns != b->total_ns)
-		return a->total_ns < b->total_ns ? -1 : 1;
-	return a->index < b->index ? -1 : a->index > b->index;
+/* The iteration a sort of @v (@n picks, reordered) would put at @k: three of them are wanted,
+ * not the order of a few hundred thousand. */
+static size_t select_pick(struct pick *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+
+	while (lo < hi) {
+		struct pick p = v[lo + (hi - lo) / 2], t;
+		size_t i = lo, j = hi;
+
+		/* as select_u64(); picks are distinct (index breaks ties) */
+		while (i <= j) {
+			while (pick_less(&v[i], &p))
+				i++;
+			while (pick_less(&p, &v[j]))
+				j--;
+			if (i > j)
+				break;
+			t = v[i];
+			v[i++] = v[j];
+			v[j] = t;
+			if (j == lo)
+				break;
+			j--;
+		}
+		if (k <= j && j < hi)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return v[k].index;
+	}
+	return v[k].index;
 }
 
 /* Iteration @j, [@lo, @hi), of the walk @w into @a->b; *@open and *@open_end: the call still
@@ -775,6 +829,152 @@ static void walk_again(const struct gr_model *m, const struct gr_probe_cost *pc,
 	*out = a.b;
 }
 
+/*
+ * Iterations [lo, hi) of a loop, walked on their own: a long loop is cut into slices walked on
+ * several threads at once. A slice begins as if no call were still running at its first
+ * iteration; the loop's own walk is the judge (slices_join()). What a slice fills of the loop's
+ * per-iteration arrays is its own range of them.
+ */
+struct slice {
+	const struct gr_model *m;
+	const struct gr_probe_cost *pc;
+	const struct gr_budget_loop *loop;
+	const struct gr_budget_states *states;
+	struct kept *kept;
+	struct pick *order;
+	size_t lo, hi;
+	/* the call still running at lo on entry, at hi on return */
+	struct call open;
+	uint64_t open_end;
+	struct acc a; /* its tallies: the loop's, over the slice; the scratch of an iteration's */
+	struct kept_bigs bigs;
+	struct sums sums;
+	uint64_t clamped;
+	int err;
+};
+
+static void *walk_slice(void *arg)
+{
+	struct slice *s = arg;
+	const struct gr_budget_loop *loop = s->loop;
+	size_t per = loop->per > 1 ? loop->per : 1;
+	struct sums group = {0};
+	struct walk w;
+
+	walk_init(&w, s->m, loop->thread, loop->starts[s->lo]);
+	for (size_t j = s->lo; j < s->hi && !s->err; j++) {
+		uint64_t hi = j + 1 < loop->n ? loop->starts[j + 1] : loop->end_ts;
+
+		s->kept[j].open_end = s->open_end;
+		s->kept[j].open_part = s->open.part;
+		walk_iteration(&w, &s->a, s->pc, j, loop->starts[j], hi, &s->open, &s->open_end,
+			       &s->clamped);
+		s->err = keep_parts(&s->kept[j], &s->bigs, j, s->a.b.part_ns);
+		s->order[j] = (struct pick){s->a.b.total_ns, j};
+		sums_add(&s->sums, &s->a.b);
+		if (loop->each && per == 1)
+			loop->each[j] = s->a.b;
+		if (loop->each && per > 1) {
+			/* slices begin at a multiple of per: a group is one slice's */
+			sums_add(&group, &s->a.b);
+			if (group.n == per || j + 1 == loop->n) {
+				sums_mean(&group, &loop->each[j / per]);
+				memset(&group, 0, sizeof(group));
+			}
+		}
+	}
+	return NULL;
+}
+
+/* Forget what slice @s found: it is walked again. */
+static void slice_reset(struct slice *s)
+{
+	s->a.b = (struct gr_budget){0};
+	s->a.span = 0;
+	s->a.it.n = 0;
+	s->a.it.err = 0;
+	s->a.loop.n = 0;
+	s->a.loop.err = 0;
+	s->bigs.n = 0;
+	s->sums = (struct sums){0};
+	s->clamped = 0;
+}
+
+static void slice_free(struct slice *s)
+{
+	free(s->a.it.v);
+	free(s->a.loop.v);
+	free(s->bigs.v);
+}
+
+static void sums_append(struct sums *to, const struct sums *from)
+{
+	if (!from->n)
+		return;
+	if (!to->n)
+		to->first_ts = from->first_ts;
+	for (unsigned p = 0; p < GR_BUDGET_NPARTS; p++)
+		to->part[p] += from->part[p];
+	for (unsigned r = 0; r < GR_BUDGET_NREASONS; r++)
+		to->reason[r] += from->reason[r];
+	to->total += from->total;
+	to->calls += from->calls;
+	to->unmeasured += from->unmeasured;
+	to->n += from->n;
+}
+
+static int bigs_append(struct kept_bigs *to, const struct kept_bigs *from)
+{
+	if (!from->n)
+		return 0;
+	if (to->n + from->n > to->cap) {
+		struct kept_big *v = realloc(to->v, (to->n + from->n) * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		to->v = v;
+		to->cap = to->n + from->n;
+	}
+	memcpy(to->v + to->n, from->v, from->n * sizeof(*from->v));
+	to->n += from->n;
+	return 0;
+}
+
+/* Loops shorter than this many iterations a slice are walked on the calling thread alone. */
+#define SLICE_MIN  4096
+#define SLICES_MAX 16
+
+/*
+ * Walk @s[0..@ns) (slices in loop order), on threads but the first, then make them the loop's
+ * walk: a slice whose predecessor left a call running past its first iteration's start began
+ * from the wrong state, and is walked again from the right one (rare: calls of one thread do
+ * not overlap, and an iteration begins at a call's entry).
+ */
+static void slices_walk(struct slice *s, size_t ns)
+{
+	pthread_t tid[SLICES_MAX];
+	int started[SLICES_MAX] = {0};
+
+	for (size_t i = 1; i < ns; i++)
+		started[i] = !pthread_create(&tid[i], NULL, walk_slice, &s[i]);
+	walk_slice(&s[0]);
+	for (size_t i = 1; i < ns; i++) {
+		if (started[i])
+			pthread_join(tid[i], NULL);
+		else
+			walk_slice(&s[i]);
+	}
+	for (size_t i = 1; i < ns; i++) {
+		if (s[i - 1].open_end <= s->loop->starts[s[i].lo])
+			continue;
+		slice_reset(&s[i]);
+		s[i].open = s[i - 1].open;
+		s[i].open_end = s[i - 1].open_end;
+		s[i].err = 0;
+		walk_slice(&s[i]);
+	}
+}
+
 int gr_budget_compute(const struct gr_model *m, const struct gr_probe_cost *pc,
 		      const struct gr_budget_loop *loop, const struct gr_budget_states *states,
 		      struct gr_budgets *out)
@@ -783,17 +983,15 @@ int gr_budget_compute(const struct gr_model *m, const struct gr_probe_cost *pc,
 	struct kept_bigs bigs = {0};
 	struct pick *order = NULL;
 	uint64_t *col = NULL;
-	size_t nth, n = loop->n;
-	struct walk w;
+	size_t nth, n = loop->n, nslices = 1;
 	struct acc a = {.st = states};
-	struct sums sums = {0}, group = {0};
+	struct sums sums = {0};
 	size_t per = loop->per > 1 ? loop->per : 1;
-	/* a call still running at the end of a window: it owns the next window's time too */
-	struct call open = {0};
-	uint64_t open_end = 0;
+	struct slice sl[SLICES_MAX];
 	int err = -ENOMEM;
 
 	memset(out, 0, sizeof(*out));
+	memset(sl, 0, sizeof(sl));
 	gr_model_threads(m, &nth);
 	if (!n || loop->thread >= nth)
 		return -EINVAL;
@@ -802,28 +1000,35 @@ int gr_budget_compute(const struct gr_model *m, const struct gr_probe_cost *pc,
 	col = malloc(n * sizeof(*col));
 	if (!kept || !order || !col)
 		goto out;
-	walk_init(&w, m, loop->thread, loop->starts[0]);
-	for (size_t j = 0; j < n; j++) {
-		uint64_t hi = j + 1 < n ? loop->starts[j + 1] : loop->end_ts;
+	if (loop->jobs > 1)
+		nslices = n / SLICE_MIN < loop->jobs ? n / SLICE_MIN : loop->jobs;
+	if (nslices > SLICES_MAX)
+		nslices = SLICES_MAX;
+	if (!nslices)
+		nslices = 1;
+	for (size_t i = 0; i < nslices; i++) {
+		/* slices begin at a multiple of per (a mean of per iterations is one slice's) */
+		size_t groups = (n + per - 1) / per;
 
-		kept[j].open_end = open_end;
-		kept[j].open_part = open.part;
-		walk_iteration(&w, &a, pc, j, loop->starts[j], hi, &open, &open_end, &out->clamped);
-		if (keep_parts(&kept[j], &bigs, j, a.b.part_ns))
-			goto out;
-		order[j] = (struct pick){a.b.total_ns, j};
-		sums_add(&sums, &a.b);
-		if (loop->each && per == 1)
-			loop->each[j] = a.b;
-		if (loop->each && per > 1) {
-			sums_add(&group, &a.b);
-			if (group.n == per || j + 1 == n) {
-				sums_mean(&group, &loop->each[j / per]);
-				memset(&group, 0, sizeof(group));
-			}
-		}
+		sl[i] = (struct slice){
+		    .m = m, .pc = pc, .loop = loop, .states = states, .kept = kept, .order = order};
+		sl[i].a.st = states;
+		sl[i].lo = groups * i / nslices * per;
+		sl[i].hi = i + 1 < nslices ? groups * (i + 1) / nslices * per : n;
 	}
-	gr_qsort(order, n, sizeof(*order), cmp_pick);
+	slices_walk(sl, nslices);
+	for (size_t i = 0; i < nslices; i++) {
+		if (sl[i].err || sl[i].a.it.err)
+			goto out;
+		if (bigs_append(&bigs, &sl[i].bigs))
+			goto out;
+		tallies_append(&a.loop, &sl[i].a.loop);
+		sums_append(&sums, &sl[i].sums);
+		out->clamped += sl[i].clamped;
+	}
+	/* the first slice's scratch serves the walks again below */
+	a.it = sl[0].a.it;
+	sl[0].a.it = (struct tallies){0};
 	for (unsigned p = 0; p < GR_BUDGET_NPARTS; p++) {
 		for (size_t j = 0; j < n; j++)
 			col[j] = kept[j].part_ns[p];
@@ -842,7 +1047,7 @@ int gr_budget_compute(const struct gr_model *m, const struct gr_probe_cost *pc,
 		size_t at[3] = {(n - 1) / 2, (n * 9 + 9) / 10 - 1, n - 1};
 
 		for (int i = 0; i < 3; i++) {
-			size_t j = order[at[i]].index;
+			size_t j = select_pick(order, n, at[i]);
 
 			walk_again(m, pc, loop, states, &a.it, &kept[j], j, dst[i]);
 		}
@@ -872,6 +1077,8 @@ out:
 	free(col);
 	free(a.it.v);
 	free(a.loop.v);
+	for (size_t i = 0; i < nslices; i++)
+		slice_free(&sl[i]);
 	return err;
 }
 

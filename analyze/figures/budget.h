@@ -120,6 +120,9 @@ struct gr_budget_loop {
 	/* 0 or 1, or with @each: the mean (gr_budget_mean()) of every @per iterations in order
 	 * instead, the last of fewer, into ceil(@n / @per) budgets (a chart of a long loop) */
 	size_t per;
+	/* threads that may walk the iterations at once (0 or 1: the calling thread alone); the
+	 * figures are the same for any number */
+	unsigned jobs;
 };
 
 /*

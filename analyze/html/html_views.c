@@ -1125,7 +1125,7 @@ static void budget(struct hv *x)
 	}
 	err = gr_budget_states(x->m, it->thread, it->start_ts, it->end_ts, &st);
 	if (!err) {
-		loop = (struct gr_budget_loop){it->thread, it->starts, K, it->end_ts, each, per};
+		loop = (struct gr_budget_loop){it->thread, it->starts, K, it->end_ts, each, per, 0};
 		err = gr_budget_compute(x->m, &x->r->probe, &loop, &st, &all);
 		gr_budget_states_free(&st);
 	}

@@ -100,6 +100,7 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 	x.sms = r->sms;
 	x.slow_ns = o->slow_launch_ns ? o->slow_launch_ns : GR_REPORT_SLOW_LAUNCH_NS;
 	x.all_ranks = o->all_ranks;
+	x.jobs = o->jobs;
 	x.l = gr_model_launches(m, &x.nl);
 	x.lk = gr_model_launch_keys(m, NULL);
 	x.c = gr_model_copies(m, &x.nc);

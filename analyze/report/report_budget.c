@@ -20,7 +20,8 @@ int rp_budget(struct rp_ctx *x)
 	err = gr_budget_states(x->m, it->thread, it->start_ts, it->end_ts, &st);
 	if (err)
 		return err;
-	loop = (struct gr_budget_loop){it->thread, it->starts, it->count, it->end_ts, NULL, 0};
+	loop = (struct gr_budget_loop){it->thread, it->starts, it->count, it->end_ts,
+				       NULL,	   0,	       x->jobs};
 	err = gr_budget_compute(x->m, x->pc, &loop, &st, &x->r->budget);
 	gr_budget_states_free(&st);
 	/* a loop the budget cannot take (no such thread) has no budget, not a failed report */

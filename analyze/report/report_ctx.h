@@ -98,6 +98,7 @@ struct rp_ctx {
 	uint32_t sms;
 	uint64_t slow_ns;
 	int all_ranks; /* gr_report_opts.all_ranks */
+	unsigned jobs; /* gr_report_opts.jobs */
 
 	/* model arrays */
 	const struct gr_launch *l;

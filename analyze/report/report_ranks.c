@@ -179,7 +179,7 @@ static int split_parts(struct rp_ctx *x, struct gr_report_rank *rk)
 	err = gr_budget_states(x->m, it->thread, it->start_ts, it->end_ts, &st);
 	if (err)
 		goto out;
-	loop = (struct gr_budget_loop){it->thread, it->starts, n, it->end_ts, each, 0};
+	loop = (struct gr_budget_loop){it->thread, it->starts, n, it->end_ts, each, 0, 0};
 	err = gr_budget_compute(x->m, x->pc, &loop, &st, &B);
 	gr_budget_states_free(&st);
 	if (err) {

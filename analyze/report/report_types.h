@@ -62,6 +62,9 @@ struct gr_report_opts {
 	/* the ranks section keeps its rows for one launching process too (a job's per-trace
 	 * summary, job.h: one rank per trace is the usual case); else it has rows from two on */
 	int all_ranks;
+	/* threads the longest sections may run on at once (0 or 1: the calling thread alone); the
+	 * report is the same for any number */
+	unsigned jobs;
 };
 
 /* How a report comes out: nothing to say (no data for it), healthy, or a problem to act on. */

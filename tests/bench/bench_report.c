@@ -233,6 +233,8 @@ static int measure(const char *path, unsigned jobs, int report, struct run *out)
 	child = fork();
 	if (child == 0) {
 		struct gr_model_load_opts o = {.jobs = jobs};
+		/* the report's longest sections on as many threads as the load */
+		struct gr_report_opts ro = {.jobs = jobs};
 		struct gr_model *m = NULL;
 		struct gr_report *r = NULL;
 		struct run res = {0};
@@ -244,7 +246,7 @@ static int measure(const char *path, unsigned jobs, int report, struct run *out)
 		res.load = now() - t;
 		res.events = events_of(m);
 		t = now();
-		if (report && gr_report_compute(m, NULL, &r))
+		if (report && gr_report_compute(m, &ro, &r))
 			_exit(1);
 		res.report = now() - t;
 		_exit(write(fds[1], &res, sizeof(res)) == sizeof(res) ? 0 : 1);

@@ -349,7 +349,7 @@ static void test_budget_split(void)
 	struct gr_budget_span v[12];
 	struct gr_block_why why[12];
 	struct gr_budget_states st = {.known = 1, .reasons = 1, .v = v, .why = why};
-	struct gr_budget_loop loop = {0, starts, 3, T0 + 3 * ms, NULL, 0};
+	struct gr_budget_loop loop = {0, starts, 3, T0 + 3 * ms, NULL, 0, 0};
 	struct gr_budgets B;
 	struct gr_probe_cost pc = {0};
 	uint32_t mutex, waker;
@@ -494,7 +494,7 @@ static void test_budget_long_parts(void)
 	struct gr_model *m = load();
 	const uint64_t s = 1000000000ull, from = T0 + 10 * s;
 	uint64_t starts[3] = {from, from + 5 * s, from + 11 * s};
-	struct gr_budget_loop loop = {0, starts, 3, from + 18 * s, NULL, 0};
+	struct gr_budget_loop loop = {0, starts, 3, from + 18 * s, NULL, 0, 0};
 	struct gr_probe_cost pc = {0};
 	struct gr_budgets B;
 
@@ -608,6 +608,120 @@ static void sched_rec(struct gr_trace_writer *w, uint64_t ts, unsigned type, uin
 	};
 
 	err |= gr_trace_writer_append(w, GR_K_SCHED, v, NULL);
+}
+
+/* 1 when budgets @a and @b are the same, field by field (struct padding aside). */
+static int budget_same(const struct gr_budget *a, const struct gr_budget *b)
+{
+	int same = a->index == b->index && a->start_ts == b->start_ts &&
+		   a->total_ns == b->total_ns && a->calls == b->calls &&
+		   a->unmeasured == b->unmeasured;
+
+	for (unsigned p = 0; p < GR_BUDGET_NPARTS; p++)
+		same &= a->part_ns[p] == b->part_ns[p];
+	for (unsigned r = 0; r < GR_BUDGET_NREASONS; r++) {
+		const struct gr_block_culprit *x = &a->culprit[r], *y = &b->culprit[r];
+
+		same &= a->blocked_ns[r] == b->blocked_ns[r];
+		same &= x->ns == y->ns && x->of_ns == y->of_ns && x->pid == y->pid &&
+			x->tid == y->tid && x->woken == y->woken && x->syscall == y->syscall &&
+			x->stack == y->stack && x->waker_stack == y->waker_stack &&
+			x->wakers == y->wakers && x->worker_cpu_ns == y->worker_cpu_ns;
+	}
+	return same;
+}
+
+/*
+ * A loop long enough to be walked in slices on several threads (budget.c: 4096 iterations a
+ * slice at least) gives the budgets of one walk, whatever the number of threads: 12293
+ * iterations of 10 us, each a launch of 1-13 us (the longer ones still running when the next
+ * iteration begins) then blocked for reasons and wakers that vary, of lengths that tie. The
+ * launch before each slice's first iteration lasts 25 us: still running two iterations later,
+ * so every slice but the first begins from the wrong state and is walked again.
+ */
+static void test_budget_slices(void)
+{
+	enum { N = 3 * 4096 + 5 };
+	const uint64_t us = 1000;
+	const uint32_t wakers[3] = {HOLDER, PRODUCE, LOOP};
+	const unsigned reasons[3] = {GR_BLOCK_GIL, GR_BLOCK_LOCK, GR_BLOCK_INPUT};
+	static uint64_t starts[N];
+	static uint64_t dur[N];
+	static struct gr_budget_span v[N];
+	static struct gr_block_why why[N];
+	static struct gr_budget each1[N], each[N];
+	struct gr_budget_states st = {.known = 1, .reasons = 1, .v = v, .why = why};
+	struct gr_probe_cost pc = {0};
+	struct gr_budgets B1, B;
+	struct gr_trace_writer *w;
+	struct gr_model *m = NULL;
+	char path[256];
+
+	for (size_t k = 0; k < N; k++) {
+		starts[k] = T0 + k * 10 * us;
+		dur[k] = (k * 37 % 13 + 1) * us;
+	}
+	for (unsigned jobs = 2; jobs <= 4; jobs++)
+		for (unsigned i = 1; i < jobs; i++)
+			dur[(size_t)N * i / jobs - 1] = 25 * us;
+	snprintf(path, sizeof(path), "%s/slices.trc", dir);
+	err = synth_open(&w, path, 0) ? -1 : 0;
+	if (err)
+		return;
+	for (size_t k = 0; k < N; k++)
+		launch_ok(w, starts[k], dur[k]);
+	if (gr_trace_writer_close(w))
+		err = -1;
+	CHECK(err == 0);
+	CHECK(gr_model_load(&m, path, NULL) == 0);
+	if (!m)
+		return;
+	/* blocked from 5 us into each iteration to its end: 5 us, or 4 us every seventh */
+	for (size_t k = 0; k < N; k++) {
+		uint32_t t = wakers[k % 3];
+
+		v[k] = (struct gr_budget_span){.state = GR_STATE_BLOCKED,
+					       .start = starts[k] + (k % 7 ? 5 : 6) * us,
+					       .end = starts[k] + 10 * us,
+					       .why = (uint32_t)k};
+		why[k] = (struct gr_block_why){.reason = reasons[k / 5 % 3],
+					       .woken = 1,
+					       .syscall = -1,
+					       .stack = (uint32_t)(k % 4),
+					       .waker_pid = t == PRODUCE ? PRODUCE : LOOP,
+					       .waker_tid = t,
+					       .waker_stack = (uint32_t)(k % 3)};
+	}
+	st.n = st.nwhy = N;
+	for (size_t per = 1; per <= 7; per += 6) {
+		struct gr_budget_loop loop = {0, starts, N, starts[N - 1] + 10 * us, each1, per, 1};
+
+		CHECK(gr_budget_compute(m, &pc, &loop, &st, &B1) == 0);
+		for (unsigned jobs = 2; jobs <= 5; jobs++) {
+			int same;
+
+			loop.each = each;
+			loop.jobs = jobs;
+			CHECK(gr_budget_compute(m, &pc, &loop, &st, &B) == 0);
+			same = B.iterations == B1.iterations && B.clamped == B1.clamped &&
+			       budget_same(&B.median, &B1.median) && budget_same(&B.p90, &B1.p90) &&
+			       budget_same(&B.slowest, &B1.slowest) &&
+			       budget_same(&B.mean, &B1.mean);
+			for (unsigned p = 0; p < GR_BUDGET_NPARTS; p++)
+				same &= B.part_median_ns[p] == B1.part_median_ns[p];
+			for (size_t k = 0; k < (N + per - 1) / per; k++)
+				same &= budget_same(&each[k], &each1[k]);
+			if (!same)
+				printf("#   per %zu, %u threads: not the budgets of one walk\n",
+				       per, jobs);
+			CHECK(same);
+		}
+	}
+	/* what the figures are: the 25 us launches' time lands in the iterations they run into */
+	CHECK_EQ_U64(B1.iterations, N);
+	CHECK(B1.mean.culprit[GR_BLOCK_GIL].ns > 0);
+	CHECK(B1.slowest.total_ns == 10 * us);
+	gr_model_free(m);
 }
 
 /*
@@ -759,6 +873,7 @@ int main(void)
 	RUN_TEST(test_tracker);
 	RUN_TEST(test_budget_split);
 	RUN_TEST(test_budget_long_parts);
+	RUN_TEST(test_budget_slices);
 	RUN_TEST(test_mean_rounding);
 	RUN_TEST(test_old_trace);
 	RUN_TEST(test_report_gil);
