@@ -28,6 +28,14 @@
 /* Texts of the rows held for the next statement are copied here (the sink's die with its row). */
 #define TEXT_ROOM (64 * 1024)
 
+/* An integer parameter's value: unknown (nothing bound yet), NULL, or i. */
+enum { BOUND_NONE = 0, BOUND_NULL, BOUND_INT };
+
+struct bound {
+	int64_t i;
+	uint8_t what;
+};
+
 struct sq {
 	sqlite3 *db;
 	const struct gr_xtable *t; /* the current table */
@@ -37,6 +45,13 @@ struct sq {
 	unsigned held;	 /* rows in vals, not yet inserted */
 	int64_t last_id; /* dense ids so far: the id column's last value; -1 once not dense */
 	struct gr_xval vals[BATCH * HELD_COLS];
+	/*
+	 * What each integer parameter of many holds: bindings outlive sqlite3_reset(), so a value
+	 * equal to the one bound there is not bound again (most columns repeat row after row: the
+	 * thread, the stream, the API, a NULL error). Texts, bound in the reused text[], always
+	 * are.
+	 */
+	struct bound bound[BATCH * HELD_COLS];
 	size_t text_used;
 	char text[TEXT_ROOM];
 	char *sql;
@@ -120,14 +135,26 @@ static int prepare(struct sq *q, const struct gr_xtable *t, unsigned rows, sqlit
 	return err;
 }
 
-/* Binds row @v as the @r-th row of @st's and steps @st when it is complete. */
-static int bind_row(struct sq *q, sqlite3_stmt *st, unsigned r, const struct gr_xval *v)
+/*
+ * Binds row @v as the @r-th row of @st's. @was (NULL: none) is what @st's parameters of that row
+ * hold, updated.
+ */
+static int bind_row(struct sq *q, sqlite3_stmt *st, unsigned r, const struct gr_xval *v,
+		    struct bound *was)
 {
 	const struct gr_xtable *t = q->t;
 	int rc = SQLITE_OK;
 	int base = (int)(r * t->ncols) + 1;
 
 	for (unsigned i = 0; i < t->ncols && rc == SQLITE_OK; i++) {
+		if (was && t->cols[i].type != GR_XCOL_TEXT) {
+			uint8_t what = v[i].null ? BOUND_NULL : BOUND_INT;
+
+			if (was[i].what == what && (what == BOUND_NULL || was[i].i == v[i].i))
+				continue;
+			was[i].what = what;
+			was[i].i = v[i].i;
+		}
 		if (v[i].null)
 			rc = sqlite3_bind_null(st, base + (int)i);
 		else if (t->cols[i].type == GR_XCOL_TEXT)
@@ -154,12 +181,13 @@ static int flush(struct sq *q)
 
 	if (q->held == q->batch && q->many) {
 		for (unsigned r = 0; r < q->held && !err; r++)
-			err = bind_row(q, q->many, r, q->vals + r * t->ncols);
+			err = bind_row(q, q->many, r, q->vals + r * t->ncols,
+				       q->bound + r * t->ncols);
 		if (!err)
 			err = step(q->many);
 	} else {
 		for (unsigned r = 0; r < q->held && !err; r++) {
-			err = bind_row(q, q->one, 0, q->vals + r * t->ncols);
+			err = bind_row(q, q->one, 0, q->vals + r * t->ncols, NULL);
 			if (!err)
 				err = step(q->one);
 		}
@@ -183,6 +211,7 @@ static int on_table(void *ctx, const struct gr_xtable *t)
 	int vars = sqlite3_limit(q->db, SQLITE_LIMIT_VARIABLE_NUMBER, -1);
 
 	finish_table(q);
+	memset(q->bound, 0, sizeof(q->bound));
 	q->t = t;
 	q->last_id = t->ncols && !strcmp(t->cols[0].name, "id") ? 0 : -1;
 	q->batch = t->ncols <= HELD_COLS && t->ncols * BATCH <= (unsigned)vars ? BATCH : 1;
@@ -215,7 +244,7 @@ static int on_row(void *ctx, const struct gr_xtable *t, const struct gr_xval *v)
 		/* too long to hold: inserted now, while its texts live */
 		if (q->last_id >= 0)
 			q->last_id = !v[0].null && v[0].i == q->last_id + 1 ? q->last_id + 1 : -1;
-		err = bind_row(q, q->one, 0, v);
+		err = bind_row(q, q->one, 0, v, NULL);
 		return err ? err : step(q->one);
 	}
 	h = q->vals + q->held * t->ncols;
