@@ -315,8 +315,14 @@ int gr_export_sqlite(const struct gr_model *m, const char *path, const char *ver
 	if (sqlite3_open_v2(tmp, &q.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
 	    SQLITE_OK)
 		goto out;
-	/* the file is private until the rename: no journal, no syncs, one transaction */
-	err = exec(&q, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN");
+	/*
+	 * The file is private until the rename: no journal, no syncs, one transaction. Pages of 16
+	 * KiB: a quarter of the page handling and write() calls of 4 KiB ones (8% faster), for 3%
+	 * more file; a small trace's is 23 pages whatever their size (368 KiB). 64 KiB pages were
+	 * 2% faster still, but 15% more file and 1.5 MB for a small trace.
+	 */
+	err = exec(&q, "PRAGMA page_size=16384; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
+		       "BEGIN");
 	if (!err)
 		err = gr_export_tables(m, version, &sink, st);
 	if (!err && q.t)
