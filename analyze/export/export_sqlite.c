@@ -44,6 +44,9 @@ struct sq {
 	unsigned batch;
 	unsigned held;	 /* rows in vals, not yet inserted */
 	int64_t last_id; /* dense ids so far: the id column's last value; -1 once not dense */
+	unsigned ntext;	 /* the current table's text columns: their indexes in text_col */
+	uint16_t text_col[BATCH * HELD_COLS];
+	uint8_t is_text[BATCH * HELD_COLS]; /* (a table too wide to batch holds one row) */
 	struct gr_xval vals[BATCH * HELD_COLS];
 	/*
 	 * What each integer parameter of many holds: bindings outlive sqlite3_reset(), so a value
@@ -147,7 +150,7 @@ static int bind_row(struct sq *q, sqlite3_stmt *st, unsigned r, const struct gr_
 	int base = (int)(r * t->ncols) + 1;
 
 	for (unsigned i = 0; i < t->ncols && rc == SQLITE_OK; i++) {
-		if (was && t->cols[i].type != GR_XCOL_TEXT) {
+		if (was && !q->is_text[i]) {
 			uint8_t what = v[i].null ? BOUND_NULL : BOUND_INT;
 
 			if (was[i].what == what && (what == BOUND_NULL || was[i].i == v[i].i))
@@ -157,7 +160,7 @@ static int bind_row(struct sq *q, sqlite3_stmt *st, unsigned r, const struct gr_
 		}
 		if (v[i].null)
 			rc = sqlite3_bind_null(st, base + (int)i);
-		else if (t->cols[i].type == GR_XCOL_TEXT)
+		else if (q->is_text[i])
 			rc = sqlite3_bind_text(st, base + (int)i, v[i].s, -1, SQLITE_STATIC);
 		else
 			rc = sqlite3_bind_int64(st, base + (int)i, v[i].i);
@@ -215,6 +218,12 @@ static int on_table(void *ctx, const struct gr_xtable *t)
 	q->t = t;
 	q->last_id = t->ncols && !strcmp(t->cols[0].name, "id") ? 0 : -1;
 	q->batch = t->ncols <= HELD_COLS && t->ncols * BATCH <= (unsigned)vars ? BATCH : 1;
+	q->ntext = 0;
+	for (unsigned i = 0; i < t->ncols && i < BATCH * HELD_COLS; i++) {
+		q->is_text[i] = t->cols[i].type == GR_XCOL_TEXT;
+		if (q->is_text[i])
+			q->text_col[q->ntext++] = (uint16_t)i;
+	}
 	if (!err)
 		err = sql_create(q, t);
 	if (!err)
@@ -233,9 +242,9 @@ static int on_row(void *ctx, const struct gr_xtable *t, const struct gr_xval *v)
 	size_t text = 0;
 	int err = 0;
 
-	for (unsigned i = 0; i < t->ncols; i++)
-		if (t->cols[i].type == GR_XCOL_TEXT && v[i].s)
-			text += strlen(v[i].s) + 1;
+	for (unsigned k = 0; k < q->ntext; k++)
+		if (v[q->text_col[k]].s)
+			text += strlen(v[q->text_col[k]].s) + 1;
 	if (q->text_used + text > sizeof(q->text))
 		err = flush(q);
 	if (err)
@@ -249,8 +258,10 @@ static int on_row(void *ctx, const struct gr_xtable *t, const struct gr_xval *v)
 	}
 	h = q->vals + q->held * t->ncols;
 	memcpy(h, v, t->ncols * sizeof(*v));
-	for (unsigned i = 0; i < t->ncols; i++) {
-		if (t->cols[i].type == GR_XCOL_TEXT && v[i].s) {
+	for (unsigned k = 0; k < q->ntext; k++) {
+		unsigned i = q->text_col[k];
+
+		if (v[i].s) {
 			size_t len = strlen(v[i].s) + 1;
 
 			h[i].s = memcpy(q->text + q->text_used, v[i].s, len);
