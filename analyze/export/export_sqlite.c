@@ -318,18 +318,23 @@ static const char calls_view[] =
 int gr_export_sqlite(const struct gr_model *m, const char *path, const char *version,
 		     struct gr_export_table_stats *st, const char **err_text)
 {
-	struct sq q = {0};
-	struct gr_table_sink sink = {.ctx = &q, .table = on_table, .row = on_row};
+	/* on the heap: the held rows and what the parameters hold are about 128 KiB */
+	struct sq *q = calloc(1, sizeof(*q));
+	struct gr_table_sink sink = {.ctx = q, .table = on_table, .row = on_row};
 	size_t len = strlen(path) + 32;
 	char *tmp = malloc(len);
 	int fd, err;
 
 	if (err_text)
 		*err_text = NULL;
-	if (!tmp)
+	if (!tmp || !q) {
+		free(q);
+		free(tmp);
 		return -ENOMEM;
+	}
 	fd = gr_outfile_begin(path, tmp, len);
 	if (fd < 0) {
+		free(q);
 		free(tmp);
 		return fd;
 	}
@@ -341,7 +346,7 @@ int gr_export_sqlite(const struct gr_model *m, const char *path, const char *ver
 	 * in the process; later it is refused, harmlessly.
 	 */
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
-	if (sqlite3_open_v2(tmp, &q.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
+	if (sqlite3_open_v2(tmp, &q->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
 	    SQLITE_OK)
 		goto out;
 	/*
@@ -350,28 +355,29 @@ int gr_export_sqlite(const struct gr_model *m, const char *path, const char *ver
 	 * more file; a small trace's is 23 pages whatever their size (368 KiB). 64 KiB pages were
 	 * 2% faster still, but 15% more file and 1.5 MB for a small trace.
 	 */
-	err = exec(&q, "PRAGMA page_size=16384; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
-		       "BEGIN");
+	err = exec(q, "PRAGMA page_size=16384; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
+		      "BEGIN");
 	if (!err)
 		err = gr_export_tables(m, version, &sink, st);
-	if (!err && q.t)
-		err = flush(&q);
-	finish_table(&q);
+	if (!err && q->t)
+		err = flush(q);
+	finish_table(q);
 	if (!err)
-		err = exec(&q, calls_view);
+		err = exec(q, calls_view);
 	if (!err)
-		err = exec(&q, "COMMIT");
+		err = exec(q, "COMMIT");
 out:
 	err = gr_outfile_end(tmp, path, err);
 	if (err == -EIO && err_text) {
 		/* sqlite3_errmsg()'s text dies with the connection: copied for the caller */
 		static char msg[256];
 
-		snprintf(msg, sizeof(msg), "%s", q.db ? sqlite3_errmsg(q.db) : "out of memory");
+		snprintf(msg, sizeof(msg), "%s", q->db ? sqlite3_errmsg(q->db) : "out of memory");
 		*err_text = msg;
 	}
-	sqlite3_close(q.db);
-	free(q.sql);
+	sqlite3_close(q->db);
+	free(q->sql);
+	free(q);
 	free(tmp);
 	return err;
 }
