@@ -1261,7 +1261,9 @@ static void check_sqlite_rows(const struct gr_model *m, const char *name, unsign
  * The SQLite export holds rows and inserts them 32 at a time, the rest one by one, dense ids left
  * to SQLite, and a row whose texts do not fit its 64 KiB of held text inserted at once: the
  * standard trace, and one of 70 launches (two batches and 6 rows) of a kernel whose name is
- * 70000 bytes long.
+ * 70000 bytes long. A value is bound only when its parameter held another: 100 copies whose
+ * API, status, outcome and error (NULL, or a text too long to keep) change at rows that fall on
+ * other places of each batch.
  */
 static void test_sqlite_rows(void)
 {
@@ -1296,6 +1298,33 @@ static void test_sqlite_rows(void)
 		CHECK(sqlite3_open(tmp_path("sq70.sqlite"), &db) == SQLITE_OK);
 		CHECK_EQ_U64((uint64_t)sql_int(db, "SELECT max(length(name)) FROM kernels"), 70000);
 		CHECK_EQ_U64((uint64_t)sql_int(db, "SELECT count(*) FROM launches"), 70);
+		sqlite3_close(db);
+	}
+	gr_model_free(m);
+	m = NULL;
+	err = synth_open(&w, tmp_path("sqcp.trc"), 0);
+	for (int i = 0; i < 100; i++) {
+		int bad = i % 5 == 2 || i % 11 == 0;
+
+		err |= copy_call(w, SYNTH_T0 + (uint64_t)i * 1000,
+				 i % 3 ? GR_API_cudaMemcpy : GR_API_cudaMemcpyAsync,
+				 bad ? GR_CALL_RETURNED : 0, bad ? 35 : 0);
+	}
+	if (gr_trace_writer_close(w))
+		err = -1;
+	CHECK(err == 0 && gr_model_load(&m, tmp_path("sqcp.trc"), NULL) == 0);
+	if (m) {
+		static const char bad_sql[] = "SELECT count(*) FROM copies WHERE status = 35 AND "
+					      "error IS NOT NULL AND outcome = 'failed'",
+				  ok_sql[] = "SELECT count(*) FROM copies WHERE status IS NULL AND "
+					     "error IS NULL AND outcome = 'ok'";
+		sqlite3 *db = NULL;
+
+		check_sqlite_rows(m, "sqcp.sqlite", &seen);
+		CHECK(sqlite3_open(tmp_path("sqcp.sqlite"), &db) == SQLITE_OK);
+		/* i % 5 == 2: 20, i % 11 == 0: 10, both: 22, 77 */
+		CHECK_EQ_U64((uint64_t)sql_int(db, bad_sql), 28);
+		CHECK_EQ_U64((uint64_t)sql_int(db, ok_sql), 72);
 		sqlite3_close(db);
 	}
 out:
