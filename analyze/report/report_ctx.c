@@ -86,68 +86,6 @@ int rp_small(const struct rp_ctx *x, const struct gr_config *c)
 	return x->sms && (blocks < x->sms || waves < RP_SMALL_WAVES);
 }
 
-uint64_t rp_call_ts(const struct rp_ctx *x, unsigned kind, uint32_t idx)
-{
-	switch (kind) {
-	case RP_LAUNCH:
-		return x->l[idx].ts;
-	case RP_COPY:
-		return x->c[idx].ts;
-	case RP_MEMSET:
-		return x->ms[idx].ts;
-	case RP_SYNC:
-		return x->sy[idx].ts;
-	case RP_GRAPH:
-		return x->g[idx].ts;
-	case RP_ALLOC:
-		return x->al[idx].ts;
-	case RP_FREE:
-		return x->fr[idx].ts;
-	}
-	return 0;
-}
-
-uint32_t rp_call_thread(const struct rp_ctx *x, unsigned kind, size_t i)
-{
-	switch (kind) {
-	case RP_LAUNCH:
-		return rp_lkey(x, i)->thread;
-	case RP_COPY:
-		return x->c[i].thread;
-	case RP_MEMSET:
-		return x->ms[i].thread;
-	case RP_SYNC:
-		return x->sy[i].thread;
-	case RP_GRAPH:
-		return x->g[i].thread;
-	case RP_ALLOC:
-		return x->al[i].thread;
-	default:
-		return x->fr[i].thread;
-	}
-}
-
-uint64_t rp_call_raw(const struct rp_ctx *x, unsigned kind, uint32_t idx)
-{
-	switch (kind) {
-	case RP_LAUNCH:
-		return rp_launch_raw(x, idx);
-	case RP_COPY:
-		return x->c[idx].dur;
-	case RP_MEMSET:
-		return x->ms[idx].dur;
-	case RP_SYNC:
-		return x->sy[idx].dur;
-	case RP_GRAPH:
-		return x->g[idx].dur;
-	case RP_ALLOC:
-		return x->al[idx].dur;
-	case RP_FREE:
-		return x->fr[idx].dur;
-	}
-	return 0;
-}
-
 uint32_t rp_call_stack(const struct rp_ctx *x, unsigned kind, uint32_t idx)
 {
 	switch (kind) {
@@ -163,11 +101,6 @@ uint32_t rp_call_stack(const struct rp_ctx *x, unsigned kind, uint32_t idx)
 		return x->g[idx].stack;
 	}
 	return 0;
-}
-
-uint64_t rp_call_end(const struct rp_ctx *x, unsigned kind, uint32_t idx)
-{
-	return rp_call_ts(x, kind, idx) + rp_call_raw(x, kind, idx);
 }
 
 int rp_site(struct rp_ctx *x, struct gr_report_site *s, uint32_t stack, uint32_t keep_outer)

@@ -206,7 +206,26 @@ static inline uint64_t rp_launch_dur(const struct rp_ctx *x, size_t i)
 }
 
 /* The recorded duration of a call of @kind, index @idx (0: entry-only). */
-uint64_t rp_call_raw(const struct rp_ctx *x, unsigned kind, uint32_t idx);
+static inline uint64_t rp_call_raw(const struct rp_ctx *x, unsigned kind, uint32_t idx)
+{
+	switch (kind) {
+	case RP_LAUNCH:
+		return rp_launch_raw(x, idx);
+	case RP_COPY:
+		return x->c[idx].dur;
+	case RP_MEMSET:
+		return x->ms[idx].dur;
+	case RP_SYNC:
+		return x->sy[idx].dur;
+	case RP_GRAPH:
+		return x->g[idx].dur;
+	case RP_ALLOC:
+		return x->al[idx].dur;
+	case RP_FREE:
+		return x->fr[idx].dur;
+	}
+	return 0;
+}
 
 /* The (kernel name, config) pair of launch @i. */
 static inline uint32_t rp_pair(const struct rp_ctx *x, size_t i)
@@ -220,14 +239,55 @@ static inline uint32_t rp_sat32(uint64_t v)
 }
 
 /* The model thread that made call @i of @kind. */
-uint32_t rp_call_thread(const struct rp_ctx *x, unsigned kind, size_t i);
+static inline uint32_t rp_call_thread(const struct rp_ctx *x, unsigned kind, size_t i)
+{
+	switch (kind) {
+	case RP_LAUNCH:
+		return rp_lkey(x, i)->thread;
+	case RP_COPY:
+		return x->c[i].thread;
+	case RP_MEMSET:
+		return x->ms[i].thread;
+	case RP_SYNC:
+		return x->sy[i].thread;
+	case RP_GRAPH:
+		return x->g[i].thread;
+	case RP_ALLOC:
+		return x->al[i].thread;
+	default:
+		return x->fr[i].thread;
+	}
+}
 
 /* The stack of call @idx of @kind (0: none; allocations and frees carry none). */
 uint32_t rp_call_stack(const struct rp_ctx *x, unsigned kind, uint32_t idx);
 
-/* Entry and return time of a call of @kind, index @idx. */
-uint64_t rp_call_ts(const struct rp_ctx *x, unsigned kind, uint32_t idx);
-uint64_t rp_call_end(const struct rp_ctx *x, unsigned kind, uint32_t idx);
+/* Entry and return time of a call of @kind, index @idx: per call of every pass, so inline. */
+static inline uint64_t rp_call_ts(const struct rp_ctx *x, unsigned kind, uint32_t idx)
+{
+	switch (kind) {
+	case RP_LAUNCH:
+		return x->l[idx].ts;
+	case RP_COPY:
+		return x->c[idx].ts;
+	case RP_MEMSET:
+		return x->ms[idx].ts;
+	case RP_SYNC:
+		return x->sy[idx].ts;
+	case RP_GRAPH:
+		return x->g[idx].ts;
+	case RP_ALLOC:
+		return x->al[idx].ts;
+	case RP_FREE:
+		return x->fr[idx].ts;
+	}
+	return 0;
+}
+
+static inline uint64_t rp_call_end(const struct rp_ctx *x, unsigned kind, uint32_t idx)
+{
+	return rp_call_ts(x, kind, idx) + rp_call_raw(x, kind, idx);
+}
 
 /* Fill @s with the frames of stack @stack (all of them when @keep_outer is 0, else the
  * outermost @keep_outer). Returns 0 or -ENOMEM. */
