@@ -592,13 +592,18 @@ static void launch_extras(struct ex *x, const struct gr_launch *l, const struct 
 	event_scope(x, 't');
 	event_flow(x, x->o->no_flows ? 0 : id);
 	args_begin(x);
-	arg_str(x, "kernel", kernel);
-	arg_dim3(x, "grid", c->grid);
-	arg_dim3(x, "block", c->block);
-	if (gr_config_has_cluster(c))
-		arg_dim3(x, "cluster", c->cluster);
-	arg_u64(x, "shared_mem", c->shmem);
-	arg_u64(x, "tid", t->tid);
+	/* all of the launch key's: Perfetto folds them into one argument, written once a key */
+	if (!x->pf || !ex_pf_fold_begin(x->pf, EX_PF_FOLD_KERNEL, l->key)) {
+		arg_str(x, "kernel", kernel);
+		arg_dim3(x, "grid", c->grid);
+		arg_dim3(x, "block", c->block);
+		if (gr_config_has_cluster(c))
+			arg_dim3(x, "cluster", c->cluster);
+		arg_u64(x, "shared_mem", c->shmem);
+		arg_u64(x, "tid", t->tid);
+		if (x->pf)
+			ex_pf_fold_end(x->pf);
+	}
 	args_end(x);
 	event_end(x);
 	x->st.launch_instants++;
@@ -669,6 +674,10 @@ static void launch_args(struct ex *x, const struct gr_launch_key *lk)
 	const struct gr_kernel *k = gr_model_kernels(x->m, NULL);
 	const struct gr_config *cfg = &gr_model_configs(x->m, NULL)[lk->config];
 
+	/* all of the launch key's: Perfetto folds them into one argument, written once a key */
+	if (x->pf && ex_pf_fold_begin(x->pf, EX_PF_FOLD_LAUNCH,
+				      (uint64_t)(lk - gr_model_launch_keys(x->m, NULL))))
+		return;
 	arg_str(x, "kernel", k[lk->kernel].name);
 	arg_dim3(x, "grid", cfg->grid);
 	arg_dim3(x, "block", cfg->block);
@@ -677,6 +686,8 @@ static void launch_args(struct ex *x, const struct gr_launch_key *lk)
 	arg_u64(x, "shared_mem", cfg->shmem);
 	kv_stream(x, lk->stream);
 	arg_u64(x, "cpu", lk->cpu);
+	if (x->pf)
+		ex_pf_fold_end(x->pf);
 }
 
 static void copy_args(struct ex *x, const struct gr_copy *c)

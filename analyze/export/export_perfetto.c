@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Perfetto TracePacket writer of the export (see export_perfetto.h, docs/EXPORT.md). */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,16 +111,29 @@ struct recent {
 	uint32_t ns;
 };
 
-/* The interning namespaces: an iid is unique in each (one counter serves them all). */
+/* The interning namespaces: what a key means (a string's address, a stack id). */
 enum intern_ns { NS_NAME, NS_CATEGORY, NS_ANNOTATION, NS_STRING, NS_STACK };
 
-static const uint32_t ns_field[] = {
-    [NS_NAME] = ID_EVENT_NAMES,
-    [NS_CATEGORY] = ID_EVENT_CATEGORIES,
-    [NS_ANNOTATION] = ID_ANNOTATION_NAMES,
-    [NS_STRING] = ID_ANNOTATION_STRINGS,
-    [NS_STACK] = ID_ANNOTATION_STRINGS, /* a stack is shown as a string argument */
+/* The InternedData tables: iids count from 1 in each, so that they stay short varints. */
+enum intern_table { TABLE_NAMES, TABLE_CATEGORIES, TABLE_ANNOTATIONS, TABLE_STRINGS, NTABLES };
+
+static const uint8_t ns_table[] = {
+    [NS_NAME] = TABLE_NAMES,
+    [NS_CATEGORY] = TABLE_CATEGORIES,
+    [NS_ANNOTATION] = TABLE_ANNOTATIONS,
+    [NS_STRING] = TABLE_STRINGS,
+    [NS_STACK] = TABLE_STRINGS, /* a stack is shown as a string argument */
 };
+
+static const uint32_t table_field[NTABLES] = {
+    [TABLE_NAMES] = ID_EVENT_NAMES,
+    [TABLE_CATEGORIES] = ID_EVENT_CATEGORIES,
+    [TABLE_ANNOTATIONS] = ID_ANNOTATION_NAMES,
+    [TABLE_STRINGS] = ID_ANNOTATION_STRINGS,
+};
+
+/* The name of the argument that holds an event's folded arguments (ex_pf_fold_begin()). */
+#define FOLD_NAME "launch"
 
 struct ex_pf {
 	FILE *f;
@@ -127,8 +143,16 @@ struct ex_pf {
 	struct gr_pb interned; /* the InternedData entries it adds */
 	struct gr_pb flows;    /* its flow ids (a launch's slice has one per GPU row it made) */
 	struct gr_arena arena;
-	struct gr_strtab strings; /* each string interned once: keys compare by address */
-	struct gr_keymap iids;	  /* (namespace, interned string or stack id) -> iid - 1 */
+	struct gr_strtab strings;	/* each string interned once: keys compare by address */
+	struct gr_keymap iids[NTABLES]; /* (namespace, interned string or stack id) -> iid - 1 */
+	/* folded arguments: (set, key, stack) -> index in fold_iid, the iid of their text */
+	struct gr_keymap folds;
+	uint64_t *fold_iid;
+	size_t fold_cap;
+	struct gr_pb fold; /* the text of the arguments being folded */
+	int folding;	   /* between ex_pf_fold_begin() returning 0 and ex_pf_fold_end() */
+	uint64_t fold_key[3];
+	uint32_t stack; /* the event's stack: its own argument at the end, unless folded */
 	size_t nstacks;
 	/*
 	 * The strings last interned, by the caller's pointer: most are the same constant or model
@@ -181,7 +205,7 @@ static uint64_t intern(struct ex_pf *pf, enum intern_ns ns, uint64_t key, const 
 {
 	uint64_t k[2] = {ns, key};
 	uint32_t idx;
-	int added = gr_keymap_intern(&pf->iids, k, &idx);
+	int added = gr_keymap_intern(&pf->iids[ns_table[ns]], k, &idx);
 	size_t m;
 
 	if (added < 0) {
@@ -189,7 +213,7 @@ static uint64_t intern(struct ex_pf *pf, enum intern_ns ns, uint64_t key, const 
 		return 0;
 	}
 	if (added) {
-		m = gr_pb_begin(&pf->interned, ns_field[ns]);
+		m = gr_pb_begin(&pf->interned, table_field[ns_table[ns]]);
 		gr_pb_varint(&pf->interned, INTERNED_IID, (uint64_t)idx + 1);
 		gr_pb_str(&pf->interned, INTERNED_NAME, text);
 		gr_pb_end(&pf->interned, m);
@@ -297,8 +321,11 @@ int ex_pf_open(struct ex_pf **out, FILE *f, const struct gr_model *m)
 	gr_pb_init(&pf->ev);
 	gr_pb_init(&pf->interned);
 	gr_pb_init(&pf->flows);
+	gr_pb_init(&pf->fold);
 	gr_strtab_init(&pf->strings, &pf->arena);
-	gr_keymap_init(&pf->iids, 2);
+	for (int i = 0; i < NTABLES; i++)
+		gr_keymap_init(&pf->iids[i], 2);
+	gr_keymap_init(&pf->folds, 3);
 	gr_keymap_init(&pf->uuids, 1);
 	gr_model_stacks(m, &pf->nstacks);
 	gr_model_time_span(m, &t0, &end);
@@ -464,6 +491,8 @@ void ex_pf_begin(struct ex_pf *pf, char ph, const char *name, const char *cat, u
 	pf->track = track_uuid(pf, pid, tid);
 	pf->ts = pf->dur = 0;
 	pf->depth = 0;
+	pf->stack = 0;
+	pf->folding = 0;
 	gr_pb_reset(&pf->ev);
 	gr_pb_reset(&pf->interned);
 	gr_pb_reset(&pf->flows);
@@ -513,12 +542,57 @@ static size_t arg_begin(struct ex_pf *pf, const char *key)
 	return m;
 }
 
+/* One argument @key of the text being folded: "key: value", a line each (ex_pf_fold_begin()). */
+static void fold_key(struct ex_pf *pf, const char *key)
+{
+	if (pf->fold.len)
+		gr_pb_raw(&pf->fold, "\n", 1);
+	gr_pb_raw(&pf->fold, key, strlen(key));
+	gr_pb_raw(&pf->fold, ": ", 2);
+}
+
+/* A folded value's text: a line it spans after its first is indented by two spaces. */
+static void fold_text(struct ex_pf *pf, const char *v, size_t n)
+{
+	const char *nl;
+
+	while ((nl = memchr(v, '\n', n))) {
+		gr_pb_raw(&pf->fold, v, (size_t)(nl - v));
+		gr_pb_raw(&pf->fold, "\n  ", 3);
+		n -= (size_t)(nl - v) + 1;
+		v = nl + 1;
+	}
+	gr_pb_raw(&pf->fold, v, n);
+}
+
+/* A folded argument @key whose value is printf's text of @fmt (once per fold: speed is moot). */
+static void fold_printf(struct ex_pf *pf, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void fold_printf(struct ex_pf *pf, const char *key, const char *fmt, ...)
+{
+	char buf[64];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fold_key(pf, key);
+	if (n > 0 && (size_t)n < sizeof(buf)) /* a number's text: never longer */
+		gr_pb_raw(&pf->fold, buf, (size_t)n);
+}
+
 void ex_pf_arg_str(struct ex_pf *pf, const char *key, const char *v, size_t n)
 {
 	size_t m;
 
 	if (pf->skip)
 		return;
+	if (pf->folding) {
+		fold_key(pf, key);
+		fold_text(pf, v, n);
+		return;
+	}
 	m = arg_begin(pf, key);
 	gr_pb_varint(&pf->ev, DA_STRING_IID, intern_str(pf, NS_STRING, v, n));
 	gr_pb_end(&pf->ev, m);
@@ -537,17 +611,26 @@ static void arg_varint(struct ex_pf *pf, const char *key, uint32_t field, uint64
 
 void ex_pf_arg_u64(struct ex_pf *pf, const char *key, uint64_t v)
 {
-	arg_varint(pf, key, DA_UINT, v);
+	if (pf->folding)
+		fold_printf(pf, key, "%" PRIu64, v);
+	else
+		arg_varint(pf, key, DA_UINT, v);
 }
 
 void ex_pf_arg_bool(struct ex_pf *pf, const char *key, int v)
 {
-	arg_varint(pf, key, DA_BOOL, !!v);
+	if (pf->folding)
+		fold_printf(pf, key, "%s", v ? "true" : "false");
+	else
+		arg_varint(pf, key, DA_BOOL, !!v);
 }
 
 void ex_pf_arg_pointer(struct ex_pf *pf, const char *key, uint64_t v)
 {
-	arg_varint(pf, key, DA_POINTER, v);
+	if (pf->folding)
+		fold_printf(pf, key, "0x%" PRIx64, v);
+	else
+		arg_varint(pf, key, DA_POINTER, v);
 }
 
 void ex_pf_arg_double(struct ex_pf *pf, const char *key, double v)
@@ -556,6 +639,10 @@ void ex_pf_arg_double(struct ex_pf *pf, const char *key, double v)
 
 	if (pf->skip)
 		return;
+	if (pf->folding) {
+		fold_printf(pf, key, "%.17g", v);
+		return;
+	}
 	m = arg_begin(pf, key);
 	gr_pb_double(&pf->ev, DA_DOUBLE, v);
 	gr_pb_end(&pf->ev, m);
@@ -565,8 +652,8 @@ void ex_pf_dict_begin(struct ex_pf *pf, const char *key)
 {
 	if (pf->skip)
 		return;
-	if (pf->depth == EX_PF_DEPTH) {
-		fail(pf, -E2BIG);
+	if (pf->depth == EX_PF_DEPTH || pf->folding) {
+		fail(pf, pf->folding ? -EINVAL : -E2BIG);
 		return;
 	}
 	pf->dict[pf->depth] = arg_begin(pf, key);
@@ -580,19 +667,13 @@ void ex_pf_dict_end(struct ex_pf *pf)
 	gr_pb_end(&pf->ev, pf->dict[--pf->depth]);
 }
 
-/* Model stack @stack as text, its innermost frame first, one a line (frames.h names them). */
-static uint64_t stack_iid(struct ex_pf *pf, uint32_t stack)
+/* Model stack @stack as text into @b, its frames caller first, each line after the first
+ * beginning with @sep (frames.h names them). */
+static void stack_text(struct ex_pf *pf, uint32_t stack, struct gr_pb *b, const char *sep)
 {
 	const struct gr_stack *st = &gr_model_stacks(pf->m, NULL)[stack];
-	uint64_t k[2] = {NS_STACK, stack};
-	int64_t idx = gr_keymap_find(&pf->iids, k);
 	char frame[GR_FRAME_TEXT];
-	struct gr_pb text;
-	uint64_t iid;
 
-	if (idx >= 0)
-		return (uint64_t)idx + 1;
-	gr_pb_init(&text);
 	/* caller first, as every stack gpurec prints */
 	for (uint32_t i = st->nframes; i-- > 0;) {
 		struct gr_frame f;
@@ -600,9 +681,23 @@ static uint64_t stack_iid(struct ex_pf *pf, uint32_t stack)
 		gr_frame_describe(pf->m, st->pid, st->frames[i], &f);
 		gr_frame_format(&f, frame, sizeof(frame));
 		if (i + 1 < st->nframes)
-			gr_pb_raw(&text, "\n", 1);
-		gr_pb_raw(&text, frame, strlen(frame));
+			gr_pb_raw(b, sep, strlen(sep));
+		gr_pb_raw(b, frame, strlen(frame));
 	}
+}
+
+/* The iid of model stack @stack's text, one frame a line. */
+static uint64_t stack_iid(struct ex_pf *pf, uint32_t stack)
+{
+	uint64_t k[2] = {NS_STACK, stack};
+	int64_t idx = gr_keymap_find(&pf->iids[TABLE_STRINGS], k);
+	struct gr_pb text;
+	uint64_t iid;
+
+	if (idx >= 0)
+		return (uint64_t)idx + 1;
+	gr_pb_init(&text);
+	stack_text(pf, stack, &text, "\n");
 	gr_pb_raw(&text, "", 1);
 	if (text.err)
 		fail(pf, text.err);
@@ -613,13 +708,91 @@ static uint64_t stack_iid(struct ex_pf *pf, uint32_t stack)
 
 void ex_pf_stack(struct ex_pf *pf, uint32_t stack)
 {
+	if (!pf->skip && stack < pf->nstacks)
+		pf->stack = stack;
+}
+
+/* The event's stack as its own argument, unless a fold holds it. */
+static void stack_arg(struct ex_pf *pf)
+{
 	size_t m;
 
-	if (pf->skip || !stack || stack >= pf->nstacks)
+	if (!pf->stack)
 		return;
 	m = arg_begin(pf, "stack");
-	gr_pb_varint(&pf->ev, DA_STRING_IID, stack_iid(pf, stack));
+	gr_pb_varint(&pf->ev, DA_STRING_IID, stack_iid(pf, pf->stack));
 	gr_pb_end(&pf->ev, m);
+	pf->stack = 0;
+}
+
+/* The argument FOLD_NAME holding folded text @iid; the event's stack is in it. */
+static void fold_arg(struct ex_pf *pf, uint64_t iid)
+{
+	size_t m = arg_begin(pf, FOLD_NAME);
+
+	gr_pb_varint(&pf->ev, DA_STRING_IID, iid);
+	gr_pb_end(&pf->ev, m);
+	pf->stack = 0;
+}
+
+int ex_pf_fold_begin(struct ex_pf *pf, enum ex_pf_fold set, uint64_t key)
+{
+	int64_t idx;
+
+	if (pf->skip || pf->depth || pf->folding) {
+		if (!pf->skip)
+			fail(pf, -EINVAL);
+		return 1;
+	}
+	pf->fold_key[0] = set;
+	pf->fold_key[1] = key;
+	pf->fold_key[2] = pf->stack;
+	idx = gr_keymap_find(&pf->folds, pf->fold_key);
+	if (idx >= 0) {
+		fold_arg(pf, pf->fold_iid[idx]);
+		return 1;
+	}
+	gr_pb_reset(&pf->fold);
+	pf->folding = 1;
+	return 0;
+}
+
+void ex_pf_fold_end(struct ex_pf *pf)
+{
+	uint32_t idx;
+	uint64_t iid;
+	int err;
+
+	if (!pf->folding)
+		return;
+	pf->folding = 0;
+	if (pf->stack && gr_model_stacks(pf->m, NULL)[pf->stack].nframes) {
+		fold_key(pf, "stack");
+		stack_text(pf, pf->stack, &pf->fold, "\n  ");
+	}
+	if (pf->fold.err) {
+		fail(pf, pf->fold.err);
+		return;
+	}
+	iid = intern_str(pf, NS_STRING, (const char *)pf->fold.p, pf->fold.len);
+	err = gr_keymap_intern(&pf->folds, pf->fold_key, &idx);
+	if (err >= 0 && idx >= pf->fold_cap) {
+		size_t cap = pf->fold_cap ? 2 * pf->fold_cap : 64;
+		uint64_t *p = realloc(pf->fold_iid, cap * sizeof(*p));
+
+		if (p) {
+			pf->fold_iid = p;
+			pf->fold_cap = cap;
+		} else {
+			err = -ENOMEM;
+		}
+	}
+	if (err < 0) {
+		fail(pf, err);
+		return;
+	}
+	pf->fold_iid[idx] = iid;
+	fold_arg(pf, iid);
 }
 
 /* One packet: the event in pf->ev at @ts, of @type, with the interned entries it added. */
@@ -648,6 +821,9 @@ void ex_pf_end(struct ex_pf *pf)
 {
 	if (pf->skip)
 		return;
+	if (pf->folding)
+		fail(pf, -EINVAL); /* a fold not ended */
+	stack_arg(pf);
 	if (pf->ev.err)
 		fail(pf, pf->ev.err);
 	if (pf->interned.err)
@@ -684,9 +860,13 @@ int ex_pf_close(struct ex_pf *pf)
 	gr_pb_free(&pf->ev);
 	gr_pb_free(&pf->interned);
 	gr_pb_free(&pf->flows);
+	gr_pb_free(&pf->fold);
 	gr_strtab_free(&pf->strings);
 	gr_arena_free(&pf->arena);
-	gr_keymap_free(&pf->iids);
+	for (int i = 0; i < NTABLES; i++)
+		gr_keymap_free(&pf->iids[i]);
+	gr_keymap_free(&pf->folds);
+	free(pf->fold_iid);
 	gr_keymap_free(&pf->uuids);
 	free(pf);
 	return err;

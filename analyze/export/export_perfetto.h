@@ -12,7 +12,8 @@
  * One packet sequence (trusted_packet_sequence_id 1). Its first packet clears the incremental
  * state and sets the default clock; every later one needs it. Names, categories, argument keys,
  * string argument values and call stacks are interned: the packet that first uses one carries
- * its InternedData entry, later ones only its iid.
+ * its InternedData entry, later ones only its iid. A launch's arguments, its key's, are folded
+ * into one interned text (ex_pf_fold_begin()).
  */
 #ifndef GR_ANALYZE_EXPORT_PERFETTO_H
 #define GR_ANALYZE_EXPORT_PERFETTO_H
@@ -65,6 +66,20 @@ void ex_pf_arg_u64(struct ex_pf *pf, const char *key, uint64_t v);
 void ex_pf_arg_bool(struct ex_pf *pf, const char *key, int v);
 void ex_pf_arg_double(struct ex_pf *pf, const char *key, double v);
 void ex_pf_arg_pointer(struct ex_pf *pf, const char *key, uint64_t v);
+/*
+ * Arguments that are the same on every event of set @set with the same @key (and the same stack,
+ * ex_pf_stack() before this): folded into one string argument, "launch", interned once per
+ * (@set, @key, stack), so that an event repeating them costs one varint. Returns 1 when that
+ * text is known: the event has it, and the caller writes none of them. Returns 0 the first time:
+ * the caller writes them (ex_pf_arg_*(), no dictionary), then calls ex_pf_fold_end(), which
+ * makes them the text, one "key: value" a line, and gives the event the argument. The event's
+ * stack, if it has frames, is in the text too: "stack: " and its frames, caller first (a value's
+ * lines after its first are indented by two spaces). Returns 1, writing nothing, on a skipped
+ * event or inside a dictionary or another fold (the latter two an error, -EINVAL at close).
+ */
+enum ex_pf_fold { EX_PF_FOLD_LAUNCH, EX_PF_FOLD_KERNEL };
+int ex_pf_fold_begin(struct ex_pf *pf, enum ex_pf_fold set, uint64_t key);
+void ex_pf_fold_end(struct ex_pf *pf);
 /* An argument that holds others (a JSON object): up to EX_PF_DEPTH deep. */
 void ex_pf_dict_begin(struct ex_pf *pf, const char *key);
 void ex_pf_dict_end(struct ex_pf *pf);

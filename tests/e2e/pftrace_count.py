@@ -5,8 +5,8 @@ docs/EXPORT.md lists. Prints one JSON object:
   packets, track_descriptors, begin, end, instant (track events by type), flow_ids (values of
   TrackEvent fields 47 and 36, flow_ids and flow_ids_old), distinct_flows, names (interned event names), annotation_names,
   categories, first_flags (the first sequence_flags written), needs_state (packets that say
-  they need the incremental state), stacks (distinct interned strings used as "stack"
-  arguments), kernel_instants (instants whose category is "kernel"), counter (counter track
+  they need the incremental state), stacks (distinct stack texts, from the "stack" arguments
+  and the "stack" of the folded "launch" ones), kernel_instants (instants whose category is "kernel"), counter (counter track
   events), counter_tracks (track descriptors with a CounterDescriptor, not in
   track_descriptors).
 
@@ -86,8 +86,12 @@ def main():
             c['flow_ids'] += len(ids)
             flows.update(ids)
             for a in fields(te, 4):
-                if ann.get(int(fields(a, 1)[0])) == 'stack':
-                    c['stacks'].update(fields(a, 17))
+                name = ann.get(int(fields(a, 1)[0]))
+                for iid in fields(a, 17):
+                    s = strings.get(int(iid), '')
+                    s = unfold(s).get('stack', '') if name == 'launch' else s
+                    if name in ('stack', 'launch') and s:
+                        c['stacks'].add(s)
             if t == 3 and [cats.get(int(i)) for i in fields(te, 3)] == ['kernel']:
                 c['kernel_instants'] += 1
             # every iid used must have been interned before (in file order)
@@ -104,6 +108,20 @@ def main():
     c['needs_state'] = c['flags'].count(2)
     del c['flags']
     json.dump(c, sys.stdout)
+
+
+def unfold(text):
+    """The text of a folded "launch" argument (docs/EXPORT.md) -> the arguments it holds: one
+    "key: value" a line, a value's further lines indented by two spaces; a value of decimal
+    digits is a number."""
+    out, key = {}, None
+    for line in text.split('\n') if text else []:
+        if line.startswith('  ') and key is not None:
+            out[key] += '\n' + line[2:]
+            continue
+        key, _, v = line.partition(': ')
+        out[key] = v
+    return {k: int(v) if re.fullmatch(r'[0-9]+', v) else v for k, v in out.items()}
 
 
 def wire(buf):
@@ -314,7 +332,10 @@ def annotations(seq, lookup, anns):
             v = lookup(seq, 29, one(a, 17))
         else:
             v = utf8(one(a, 6, b''))
-        out[name] = v
+        if name == 'launch' and isinstance(v, str):
+            out.update(unfold(v))  # folded arguments, each its own as in the JSON
+        else:
+            out[name] = v
     return out
 
 

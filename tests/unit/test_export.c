@@ -234,6 +234,74 @@ static void test_window_and_pid(void)
 	gr_model_free(m);
 }
 
+/* ---- Perfetto: a launch's arguments folded (docs/EXPORT.md) ---- */
+
+/* The InternedString entries of @n bytes at @s whose str (field 2) is exactly @text: the
+ * field's tag, its length (a varint), the bytes. */
+static uint64_t count_interned(const char *s, size_t n, const char *text)
+{
+	size_t k = strlen(text), h = 1;
+	char needle[512];
+	uint64_t count = 0;
+
+	CHECK(k < 400);
+	needle[0] = 2 << 3 | 2;
+	for (size_t v = k; v >= 0x80; v >>= 7)
+		needle[h++] = (char)(v | 0x80);
+	needle[h] = (char)(k >> 7 * (h - 1));
+	h++;
+	memcpy(needle + h, text, k);
+	for (const char *p = s; p && (size_t)(p - s) + k + h <= n; p++) {
+		p = memmem(p, n - (size_t)(p - s), needle, k + h);
+		if (!p)
+			break;
+		count++;
+	}
+	return count;
+}
+
+#define SCALE_BIAS                                                                                 \
+	"kernel: scale_bias(float*, float, int)\ngrid: (70000,3,2)\nblock: (32,4,2)\nshared_mem: " \
+	"128\nstream: "                                                                            \
+	"0x1234\ncpu: 3"
+
+static void test_perfetto_folded(void)
+{
+	struct gr_model *m = load_synth("fold.trc");
+	struct gr_export_stats st;
+	char *s = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&s, &n);
+
+	CHECK(m && f);
+	if (!m || !f)
+		goto out;
+	CHECK(gr_export_perfetto(m, f, NULL, &st) == 0);
+	fclose(f);
+	f = NULL;
+	/* 601 scale_bias launches in pid 100 on two threads (on cpu 3: synth.h), 100 of them with
+	 * stack 5: one text each way, interned once */
+	CHECK_EQ_U64(count_interned(s, n, SCALE_BIAS), 1);
+	CHECK_EQ_U64(
+	    count_interned(s, n, SCALE_BIAS "\nstack: main (train)\n  train_step() (train)"), 1);
+	/* their instants on the stream: one text per launching thread */
+	CHECK_EQ_U64(
+	    count_interned(
+		s, n,
+		"kernel: scale_bias(float*, float, int)\ngrid: (70000,3,2)\nblock: (32,4,2)\n"
+		"shared_mem: 128\ntid: 102"),
+	    1);
+	/* the folded arguments are no annotation names of their own */
+	CHECK_EQ_U64(count_interned(s, n, "launch"), 2); /* the category and the annotation */
+	CHECK_EQ_U64(count_interned(s, n, "grid"), 0);
+	CHECK_EQ_U64(count_interned(s, n, "shared_mem"), 0);
+out:
+	if (f)
+		fclose(f);
+	free(s);
+	gr_model_free(m);
+}
+
 /* ---- GPU rows (--cupti): the trace of synth_gpu.h ---- */
 
 /* The counts of a JSON and a Perfetto export of @m with @o, and of gr_export_count(). */
@@ -1340,6 +1408,7 @@ int main(void)
 	}
 	RUN_TEST(test_every_call_once);
 	RUN_TEST(test_window_and_pid);
+	RUN_TEST(test_perfetto_folded);
 	RUN_TEST(test_gpu_rows);
 	RUN_TEST(test_graph_nodes_and_asides);
 	RUN_TEST(test_sched_states);
