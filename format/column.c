@@ -529,17 +529,25 @@ int gr_col_cursor_next(struct gr_col_cursor *c, uint32_t n, uint64_t *out, struc
 	}
 	case GR_CODEC_DICT:
 		if (c->nd == 1) {
+			/* in locals: @out could alias the dictionary for all the compiler knows */
+			uint64_t d0 = c->dict[0];
+
 			for (; i < n; i++)
-				out[i] = c->dict[0];
+				out[i] = d0;
 		} else if (c->onebyte) {
-			for (; i < n; i++) {
-				/* a byte of 0x80 or more would start a longer index */
-				if (p[i] >= c->nd || p[i] >= 0x80) {
-					*why = "index outside the dictionary";
-					return GR_ERR_CORRUPT;
-				}
-				out[i] = c->dict[p[i]];
+			const uint64_t *dict = c->dict;
+			uint8_t top = 0;
+
+			/* checked first, so the copy below has no branch; a byte of 0x80 or more
+			 * would start a longer index */
+			for (uint32_t j = 0; j < n; j++)
+				top = p[j] > top ? p[j] : top;
+			if (top >= c->nd || top >= 0x80) {
+				*why = "index outside the dictionary";
+				return GR_ERR_CORRUPT;
 			}
+			for (; i < n; i++)
+				out[i] = dict[p[i]];
 			p += n;
 		} else {
 			for (; i < n; i++) {
