@@ -483,6 +483,27 @@ int gr_col_cursor_init(struct gr_col_cursor *c, uint8_t codec, const uint8_t *p,
 	return 0;
 }
 
+/*
+ * Whether each of the @n bytes at @p is below @nd and below 0x80 (a byte of 0x80 or more would
+ * start a longer index), eight bytes at a time: with t = min(@nd, 128), a byte x below 0x80 plus
+ * 128 - t carries into no other byte and has its top bit set exactly when x >= t; a byte of 0x80
+ * or more has its own top bit set, whatever its sum carries into the next byte.
+ */
+static int indexes_below(const uint8_t *p, uint32_t n, uint64_t nd)
+{
+	const uint64_t ones = 0x0101010101010101ull;
+	uint64_t t = nd < 0x80 ? nd : 0x80, k = (0x80 - t) * ones, acc = 0, x;
+	uint32_t j = 0;
+
+	for (; j + 8 <= n; j += 8) {
+		memcpy(&x, p + j, sizeof(x));
+		acc |= x | (x + k);
+	}
+	for (; j < n; j++)
+		acc |= (uint64_t)(p[j] | (p[j] + (0x80 - t)));
+	return !(acc & 0x80 * ones);
+}
+
 int gr_col_cursor_next(struct gr_col_cursor *c, uint32_t n, uint64_t *out, struct gr_bytes *bout,
 		       const char **why)
 {
@@ -529,17 +550,21 @@ int gr_col_cursor_next(struct gr_col_cursor *c, uint32_t n, uint64_t *out, struc
 	}
 	case GR_CODEC_DICT:
 		if (c->nd == 1) {
+			/* in locals: @out could alias the dictionary for all the compiler knows */
+			uint64_t d0 = c->dict[0];
+
 			for (; i < n; i++)
-				out[i] = c->dict[0];
+				out[i] = d0;
 		} else if (c->onebyte) {
-			for (; i < n; i++) {
-				/* a byte of 0x80 or more would start a longer index */
-				if (p[i] >= c->nd || p[i] >= 0x80) {
-					*why = "index outside the dictionary";
-					return GR_ERR_CORRUPT;
-				}
-				out[i] = c->dict[p[i]];
+			const uint64_t *dict = c->dict;
+
+			/* checked first, so the copy below has no branch */
+			if (!indexes_below(p, n, c->nd)) {
+				*why = "index outside the dictionary";
+				return GR_ERR_CORRUPT;
 			}
+			for (; i < n; i++)
+				out[i] = dict[p[i]];
 			p += n;
 		} else {
 			for (; i < n; i++) {

@@ -71,6 +71,9 @@ struct gr_chunk_decoder {
 	struct gr_coldec_scratch dicts[GR_MAX_COLUMNS];
 	uint64_t *batch;	 /* GR_MAX_COLUMNS x GR_ROW_BATCH values */
 	struct gr_bytes *bbatch; /* the same for BYTES columns */
+	/* batch slot c holds fill_v[c] in its first fill_n[c] rows (next_rows) */
+	uint32_t fill_n[GR_MAX_COLUMNS];
+	uint64_t fill_v[GR_MAX_COLUMNS];
 };
 
 struct gr_trace_reader {

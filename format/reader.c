@@ -1168,6 +1168,29 @@ static int begin_block(struct gr_chunk_decoder *d, const struct gr_trace_reader 
 	return 0;
 }
 
+/*
+ * The next @n values of column @col into its batch slot. A column of one value (a dictionary of
+ * one entry) leaves the slot as it is when the slot holds that value already: a kind's constant
+ * columns are filled once, not every batch.
+ */
+static int next_col(struct gr_chunk_decoder *d, uint16_t col, uint32_t n, const char **why)
+{
+	struct gr_col_cursor *c = &d->cur[col];
+	int one = c->codec == GR_CODEC_DICT && c->nd == 1;
+	int err;
+
+	if (one && n <= c->left && d->fill_n[col] >= n && d->fill_v[col] == c->dict[0]) {
+		*why = "";
+		c->left -= n; /* no bytes to move past: the cursor checked none are left */
+		return 0;
+	}
+	err = gr_col_cursor_next(c, n, d->batch + (size_t)col * GR_ROW_BATCH,
+				 d->bbatch + (size_t)col * GR_ROW_BATCH, why);
+	d->fill_n[col] = one && !err ? n : 0;
+	d->fill_v[col] = one ? c->dict[0] : 0;
+	return err;
+}
+
 /* The next rows of the block being read into the batch buffers: their number, or < 0. */
 static int next_rows(struct gr_chunk_decoder *d, const struct gr_trace_reader *r)
 {
@@ -1179,8 +1202,7 @@ static int next_rows(struct gr_chunk_decoder *d, const struct gr_trace_reader *r
 	int err;
 
 	for (uint16_t col = 0; col < k->ncols; col++) {
-		err = gr_col_cursor_next(&d->cur[col], n, d->batch + (size_t)col * GR_ROW_BATCH,
-					 d->bbatch + (size_t)col * GR_ROW_BATCH, &why);
+		err = next_col(d, col, n, &why);
 		if (err) {
 			d->lazy = -1;
 			return err;

@@ -465,12 +465,67 @@ static int launch_key_of(struct part *P, const uint64_t key[10], uint32_t *lkey)
 	return 0;
 }
 
+/* Rows of launches whose memo keys load_launches() builds at a time, column by column. */
+#define LAUNCH_STEP 256
+
+/*
+ * The memo keys (struct launch_memo) of rows [@at, @at + @m) of a launch batch into @kb, a key
+ * word at a time: each pass reads a column or two in a tight loop, where building a row's key at
+ * once read twenty columns a row and kept none of their pointers in registers.
+ */
+static void launch_keys(const uint64_t *const *v, uint32_t at, uint32_t m, uint64_t kb[][10])
+{
+	const uint64_t *a, *b, *c;
+
+	a = v[GR_LAUNCH_FUNC] + at;
+	for (uint32_t i = 0; i < m; i++)
+		kb[i][0] = a[i];
+	a = v[GR_LAUNCH_GX] + at;
+	b = v[GR_LAUNCH_GY] + at;
+	for (uint32_t i = 0; i < m; i++)
+		kb[i][1] = sat32(a[i]) | (uint64_t)sat32(b[i]) << 32;
+	a = v[GR_LAUNCH_GZ] + at;
+	b = v[GR_LAUNCH_BX] + at;
+	for (uint32_t i = 0; i < m; i++)
+		kb[i][2] = sat32(a[i]) | (uint64_t)sat32(b[i]) << 32;
+	a = v[GR_LAUNCH_BY] + at;
+	b = v[GR_LAUNCH_BZ] + at;
+	for (uint32_t i = 0; i < m; i++)
+		kb[i][3] = sat32(a[i]) | (uint64_t)sat32(b[i]) << 32;
+	a = v[GR_LAUNCH_PID] + at;
+	b = v[GR_LAUNCH_SHMEM] + at;
+	for (uint32_t i = 0; i < m; i++)
+		kb[i][4] = (uint64_t)sat32(a[i]) << 32 | sat32(b[i]);
+	a = v[GR_LAUNCH_STACK] + at;
+	for (uint32_t i = 0; i < m; i++)
+		kb[i][5] = a[i];
+	a = v[GR_LAUNCH_TID] + at;
+	for (uint32_t i = 0; i < m; i++)
+		kb[i][6] = a[i];
+	a = v[GR_LAUNCH_STREAM] + at;
+	for (uint32_t i = 0; i < m; i++)
+		kb[i][7] = a[i];
+	a = v[GR_LAUNCH_CPU] + at;
+	b = v[GR_LAUNCH_API] + at;
+	for (uint32_t i = 0; i < m; i++)
+		kb[i][8] = sat16(a[i]) | (uint64_t)sat16(b[i]) << 16;
+	/* the duration's high half takes 32 bits: the cluster rides above it */
+	a = v[GR_LAUNCH_CLUSTER_X] + at;
+	b = v[GR_LAUNCH_CLUSTER_Y] + at;
+	c = v[GR_LAUNCH_CLUSTER_Z] + at;
+	for (uint32_t i = 0; i < m; i++)
+		kb[i][9] = (uint64_t)cluster_pack(a[i], b[i], c[i]) << 32;
+	a = v[GR_LAUNCH_DUR] + at;
+	for (uint32_t i = 0; i < m; i++)
+		kb[i][9] |= a[i] >> 32;
+}
+
 static int load_launches(struct part *P, const uint64_t *const *v, const struct gr_bytes *const *b,
 			 uint32_t n)
 {
 	const struct load_ctx *x = P->ctx;
 	struct gr_launch *o, *start;
-	uint64_t prev;
+	uint64_t prev, kb[LAUNCH_STEP][10];
 	int err = 0, unsorted = 0;
 
 	err = ROOM(P, P->launches, n);
@@ -479,45 +534,30 @@ static int load_launches(struct part *P, const uint64_t *const *v, const struct 
 	o = start = P->launches.v + P->launches.n;
 	prev = P->launches.n ? P->last_ev[GR_K_LAUNCH] : 0;
 	/* column pointers in locals: calls in the loop cannot change them */
-	const uint64_t *ts = v[GR_LAUNCH_TS], *dur = v[GR_LAUNCH_DUR], *pid = v[GR_LAUNCH_PID];
-	const uint64_t *tid = v[GR_LAUNCH_TID], *cpu = v[GR_LAUNCH_CPU], *api = v[GR_LAUNCH_API];
-	const uint64_t *func = v[GR_LAUNCH_FUNC], *gx = v[GR_LAUNCH_GX], *gy = v[GR_LAUNCH_GY];
-	const uint64_t *gz = v[GR_LAUNCH_GZ], *bx = v[GR_LAUNCH_BX], *by = v[GR_LAUNCH_BY];
-	const uint64_t *bz = v[GR_LAUNCH_BZ], *shmem = v[GR_LAUNCH_SHMEM];
-	const uint64_t *stream = v[GR_LAUNCH_STREAM], *stack = v[GR_LAUNCH_STACK];
+	const uint64_t *ts = v[GR_LAUNCH_TS], *dur = v[GR_LAUNCH_DUR], *api = v[GR_LAUNCH_API];
 	const uint64_t *status = v[GR_LAUNCH_STATUS], *call = v[GR_LAUNCH_CALL];
-	const uint64_t *cx = v[GR_LAUNCH_CLUSTER_X], *cy = v[GR_LAUNCH_CLUSTER_Y];
-	const uint64_t *cz = v[GR_LAUNCH_CLUSTER_Z];
 
-	for (uint32_t i = 0; i < n; i++) {
-		uint64_t p = sat32(pid[i]), key[10];
+	for (uint32_t at = 0; at < n && err >= 0; at += LAUNCH_STEP) {
+		uint32_t m = n - at < LAUNCH_STEP ? n - at : LAUNCH_STEP;
 
-		if (x->window && !keep_call(x, ts[i], dur[i]))
-			continue;
-		o->ts = ts[i];
-		unsorted |= ts[i] < prev;
-		prev = ts[i];
-		o->dur_lo = (uint32_t)dur[i];
-		key[0] = func[i];
-		key[1] = sat32(gx[i]) | (uint64_t)sat32(gy[i]) << 32;
-		key[2] = sat32(gz[i]) | (uint64_t)sat32(bx[i]) << 32;
-		key[3] = sat32(by[i]) | (uint64_t)sat32(bz[i]) << 32;
-		key[4] = p << 32 | sat32(shmem[i]);
-		key[5] = stack[i];
-		key[6] = tid[i];
-		key[7] = stream[i];
-		key[8] = sat16(cpu[i]) | (uint64_t)sat16(api[i]) << 16;
-		/* the duration's high half takes 32 bits: the cluster rides above it */
-		key[9] = dur[i] >> 32 | (uint64_t)cluster_pack(cx[i], cy[i], cz[i]) << 32;
-		err = launch_key_of(P, key, &o->key);
-		if (err >= 0 && call[i])
-			err = aside(P, GR_K_LAUNCH, api[i], status[i], call[i], dur[i], o,
-				    sizeof(*o));
-		if (err < 0)
-			break;
-		if (err)
-			continue;
-		o++;
+		launch_keys(v, at, m, kb);
+		for (uint32_t j = 0, i = at; j < m; j++, i++) {
+			if (x->window && !keep_call(x, ts[i], dur[i]))
+				continue;
+			o->ts = ts[i];
+			unsorted |= ts[i] < prev;
+			prev = ts[i];
+			o->dur_lo = (uint32_t)dur[i];
+			err = launch_key_of(P, kb[j], &o->key);
+			if (err >= 0 && call[i])
+				err = aside(P, GR_K_LAUNCH, api[i], status[i], call[i], dur[i], o,
+					    sizeof(*o));
+			if (err < 0)
+				break;
+			if (err)
+				continue;
+			o++;
+		}
 	}
 	if (err < 0)
 		return oom(P, err, "launches");

@@ -511,6 +511,39 @@ static void test_codec_errors(void)
 	free(s.dict);
 }
 
+/* A column read by rows: every one-byte index is checked, wherever it sits in the batch. */
+static void test_cursor_dict_indexes(void)
+{
+	static const uint8_t badv[] = {3, 0x80, 0xff};
+	struct gr_coldec_scratch s = {0};
+	struct gr_col_cursor c;
+	uint8_t col[4 + 20] = {0x03, 0x00, 0x02, 0x02}; /* values 0, 1, 2 */
+	uint64_t out[20];
+	const char *why;
+
+	for (size_t v = 0; v < N(badv); v++) {
+		for (int bad = -1; bad < 20; bad++) {
+			int err;
+
+			for (int j = 0; j < 20; j++)
+				col[4 + j] = j == bad ? badv[v] : (uint8_t)(j % 3);
+			CHECK_EQ_U64(
+			    gr_col_cursor_init(&c, GR_CODEC_DICT, col, sizeof(col), 20, &s, &why),
+			    0);
+			err = gr_col_cursor_next(&c, 20, out, NULL, &why);
+			if (bad >= 0) {
+				CHECK_EQ_U64(err, (uint64_t)(int64_t)GR_ERR_CORRUPT);
+				CHECK(contains(why, "outside"));
+				continue;
+			}
+			CHECK_EQ_U64(err, 0);
+			for (int j = 0; j < 20; j++)
+				CHECK_EQ_U64(out[j], (uint64_t)(j % 3));
+		}
+	}
+	free(s.dict);
+}
+
 /* ---- errors ---- */
 
 static void test_strerror(void)
@@ -2151,6 +2184,7 @@ int main(void)
 	RUN_TEST(test_codecs);
 	RUN_TEST(test_codec_bytes);
 	RUN_TEST(test_codec_errors);
+	RUN_TEST(test_cursor_dict_indexes);
 	RUN_TEST(test_strerror);
 	RUN_TEST(test_roundtrip);
 	RUN_TEST(test_events_schema);
