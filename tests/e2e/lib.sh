@@ -30,7 +30,13 @@ tap() {
 
 # check NAME EXPECTED ACTUAL
 check() {
-	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: expected '$2', got '$3'"; fi
+	if [ "$2" = "$3" ]; then
+		ok "$1"
+		return
+	fi
+	# on one line, "\n" between lines: the runner keeps one line of a failure, and a value of
+	# several lines (stacks, tables) lost its "got" there
+	not_ok "$1: expected '${2//$'\n'/\\n}', got '${3//$'\n'/\\n}'"
 }
 
 # jq-like: json FILE 'python expression over d' (d is the parsed document)
