@@ -629,40 +629,6 @@ void gr_budget_mean(const struct gr_budget *v, size_t n, struct gr_budget *out)
 	sums_mean(&s, out);
 }
 
-/* The @k-th smallest of the @n values @v (reordered), as a sort would put at @k. */
-static uint64_t select_u64(uint64_t *v, size_t n, size_t k)
-{
-	size_t lo = 0, hi = n - 1;
-
-	while (lo < hi) {
-		uint64_t p = v[lo + (hi - lo) / 2], t;
-		size_t i = lo, j = hi;
-
-		/* Hoare's partition: [lo, j] <= p <= [i, hi], and p fills what lies between */
-		while (i <= j) {
-			while (v[i] < p)
-				i++;
-			while (v[j] > p)
-				j--;
-			if (i > j)
-				break;
-			t = v[i];
-			v[i++] = v[j];
-			v[j] = t;
-			if (j == lo)
-				break;
-			j--;
-		}
-		if (k <= j && j < hi)
-			hi = j;
-		else if (k >= i)
-			lo = i;
-		else
-			return v[k];
-	}
-	return v[k];
-}
-
 /*
  * What the loop keeps of an iteration once walked: its parts (the parts' medians), its total
  * (the median, p90 and slowest are picked by it) and the call still running when it begins,
@@ -714,20 +680,21 @@ static int keep_parts(struct kept *k, struct kept_bigs *b, size_t j, const uint6
 	return 0;
 }
 
-/* An iteration picked by its total: ties go to the earlier. */
+/* An iteration and a figure of it (its total, a part), selected by the figure: ties go to the
+ * earlier iteration, so the picks are distinct and the k-th figure is a sort's. */
 struct pick {
-	uint64_t total_ns;
+	uint64_t ns;
 	size_t index;
 };
 
 static int pick_less(const struct pick *a, const struct pick *b)
 {
-	return a->total_ns != b->total_ns ? a->total_ns < b->total_ns : a->index < b->index;
+	return a->ns != b->ns ? a->ns < b->ns : a->index < b->index;
 }
 
-/* The iteration a sort of @v (@n picks, reordered) would put at @k: three of them are wanted,
- * not the order of a few hundred thousand. */
-static size_t select_pick(struct pick *v, size_t n, size_t k)
+/* The pick a sort of @v (@n picks, reordered) would put at @k: a few of them are wanted, not the
+ * order of a few hundred thousand. Hoare's partition: [lo, j] <= p <= [i, hi], p between. */
+static struct pick select_pick(struct pick *v, size_t n, size_t k)
 {
 	size_t lo = 0, hi = n - 1;
 
@@ -735,7 +702,6 @@ static size_t select_pick(struct pick *v, size_t n, size_t k)
 		struct pick p = v[lo + (hi - lo) / 2], t;
 		size_t i = lo, j = hi;
 
-		/* as select_u64(); picks are distinct (index breaks ties) */
 		while (i <= j) {
 			while (pick_less(&v[i], &p))
 				i++;
@@ -755,9 +721,9 @@ static size_t select_pick(struct pick *v, size_t n, size_t k)
 		else if (k >= i)
 			lo = i;
 		else
-			return v[k].index;
+			return v[k];
 	}
-	return v[k].index;
+	return v[k];
 }
 
 /* Iteration @j, [@lo, @hi), of the walk @w into @a->b; *@open and *@open_end: the call still
@@ -982,8 +948,9 @@ int gr_budget_compute(const struct gr_model *m, const struct gr_probe_cost *pc,
 	struct kept *kept = NULL;
 	struct kept_bigs bigs = {0};
 	struct pick *order = NULL;
-	uint64_t *col = NULL;
 	size_t nth, n = loop->n, nslices = 1;
+	struct gr_budget *dst[3] = {&out->median, &out->p90, &out->slowest};
+	size_t at[3] = {(n - 1) / 2, (n * 9 + 9) / 10 - 1, n - 1}, picked[3];
 	struct acc a = {.st = states};
 	struct sums sums = {0};
 	size_t per = loop->per > 1 ? loop->per : 1;
@@ -997,8 +964,7 @@ int gr_budget_compute(const struct gr_model *m, const struct gr_probe_cost *pc,
 		return -EINVAL;
 	kept = malloc(n * sizeof(*kept));
 	order = malloc(n * sizeof(*order));
-	col = malloc(n * sizeof(*col));
-	if (!kept || !order || !col)
+	if (!kept || !order)
 		goto out;
 	if (loop->jobs > 1)
 		nslices = n / SLICE_MIN < loop->jobs ? n / SLICE_MIN : loop->jobs;
@@ -1029,29 +995,24 @@ int gr_budget_compute(const struct gr_model *m, const struct gr_probe_cost *pc,
 	/* the first slice's scratch serves the walks again below */
 	a.it = sl[0].a.it;
 	sl[0].a.it = (struct tallies){0};
+	/* the median, p90 and slowest iterations by total; then order serves each part's median */
+	for (int i = 0; i < 3; i++)
+		picked[i] = select_pick(order, n, at[i]).index;
 	for (unsigned p = 0; p < GR_BUDGET_NPARTS; p++) {
 		for (size_t j = 0; j < n; j++)
-			col[j] = kept[j].part_ns[p];
+			order[j] = (struct pick){kept[j].part_ns[p], j};
 		for (size_t i = 0; i < bigs.n; i++)
 			if (bigs.v[i].p == p)
-				col[bigs.v[i].j] = bigs.v[i].ns;
-		out->part_median_ns[p] = select_u64(col, n, (n - 1) / 2);
+				order[bigs.v[i].j].ns = bigs.v[i].ns;
+		out->part_median_ns[p] = select_pick(order, n, (n - 1) / 2).ns;
 	}
 	out->found = 1;
 	out->thread = loop->thread;
 	out->has_states = states && states->known;
 	out->has_reasons = out->has_states && states->reasons;
 	out->iterations = n;
-	{
-		struct gr_budget *dst[3] = {&out->median, &out->p90, &out->slowest};
-		size_t at[3] = {(n - 1) / 2, (n * 9 + 9) / 10 - 1, n - 1};
-
-		for (int i = 0; i < 3; i++) {
-			size_t j = select_pick(order, n, at[i]);
-
-			walk_again(m, pc, loop, states, &a.it, &kept[j], j, dst[i]);
-		}
-	}
+	for (int i = 0; i < 3; i++)
+		walk_again(m, pc, loop, states, &a.it, &kept[picked[i]], picked[i], dst[i]);
 	/* err is still -ENOMEM */
 	if (a.it.err || a.loop.err)
 		goto out;
@@ -1074,7 +1035,6 @@ out:
 	free(kept);
 	free(bigs.v);
 	free(order);
-	free(col);
 	free(a.it.v);
 	free(a.loop.v);
 	for (size_t i = 0; i < nslices; i++)
