@@ -473,38 +473,33 @@ static int launch_key_of(struct part *P, const uint64_t key[10], uint32_t *lkey)
  * word at a time: each pass reads a column or two in a tight loop, where building a row's key at
  * once read twenty columns a row and kept none of their pointers in registers.
  */
+/* Key word @w of @m rows: column @a as it is. */
+static inline void key_word(uint64_t kb[][10], unsigned w, const uint64_t *a, uint32_t m)
+{
+	for (uint32_t i = 0; i < m; i++)
+		kb[i][w] = a[i];
+}
+
+/* Key word @w of @m rows: columns @lo and @hi, each saturated to 32 bits, in its half. */
+static inline void key_halves(uint64_t kb[][10], unsigned w, const uint64_t *lo, const uint64_t *hi,
+			      uint32_t m)
+{
+	for (uint32_t i = 0; i < m; i++)
+		kb[i][w] = sat32(lo[i]) | (uint64_t)sat32(hi[i]) << 32;
+}
+
 static void launch_keys(const uint64_t *const *v, uint32_t at, uint32_t m, uint64_t kb[][10])
 {
 	const uint64_t *a, *b, *c;
 
-	a = v[GR_LAUNCH_FUNC] + at;
-	for (uint32_t i = 0; i < m; i++)
-		kb[i][0] = a[i];
-	a = v[GR_LAUNCH_GX] + at;
-	b = v[GR_LAUNCH_GY] + at;
-	for (uint32_t i = 0; i < m; i++)
-		kb[i][1] = sat32(a[i]) | (uint64_t)sat32(b[i]) << 32;
-	a = v[GR_LAUNCH_GZ] + at;
-	b = v[GR_LAUNCH_BX] + at;
-	for (uint32_t i = 0; i < m; i++)
-		kb[i][2] = sat32(a[i]) | (uint64_t)sat32(b[i]) << 32;
-	a = v[GR_LAUNCH_BY] + at;
-	b = v[GR_LAUNCH_BZ] + at;
-	for (uint32_t i = 0; i < m; i++)
-		kb[i][3] = sat32(a[i]) | (uint64_t)sat32(b[i]) << 32;
-	a = v[GR_LAUNCH_PID] + at;
-	b = v[GR_LAUNCH_SHMEM] + at;
-	for (uint32_t i = 0; i < m; i++)
-		kb[i][4] = (uint64_t)sat32(a[i]) << 32 | sat32(b[i]);
-	a = v[GR_LAUNCH_STACK] + at;
-	for (uint32_t i = 0; i < m; i++)
-		kb[i][5] = a[i];
-	a = v[GR_LAUNCH_TID] + at;
-	for (uint32_t i = 0; i < m; i++)
-		kb[i][6] = a[i];
-	a = v[GR_LAUNCH_STREAM] + at;
-	for (uint32_t i = 0; i < m; i++)
-		kb[i][7] = a[i];
+	key_word(kb, 0, v[GR_LAUNCH_FUNC] + at, m);
+	key_halves(kb, 1, v[GR_LAUNCH_GX] + at, v[GR_LAUNCH_GY] + at, m);
+	key_halves(kb, 2, v[GR_LAUNCH_GZ] + at, v[GR_LAUNCH_BX] + at, m);
+	key_halves(kb, 3, v[GR_LAUNCH_BY] + at, v[GR_LAUNCH_BZ] + at, m);
+	key_halves(kb, 4, v[GR_LAUNCH_SHMEM] + at, v[GR_LAUNCH_PID] + at, m);
+	key_word(kb, 5, v[GR_LAUNCH_STACK] + at, m);
+	key_word(kb, 6, v[GR_LAUNCH_TID] + at, m);
+	key_word(kb, 7, v[GR_LAUNCH_STREAM] + at, m);
 	a = v[GR_LAUNCH_CPU] + at;
 	b = v[GR_LAUNCH_API] + at;
 	for (uint32_t i = 0; i < m; i++)
