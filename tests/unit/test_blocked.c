@@ -126,6 +126,18 @@ static struct gr_model *load(void)
 	return m;
 }
 
+/* Close @w, the trace at @path, and load it; NULL (a failed check) when either fails. */
+static struct gr_model *close_load(struct gr_trace_writer *w, const char *path)
+{
+	struct gr_model *m = NULL;
+
+	if (gr_trace_writer_close(w))
+		err = -1;
+	CHECK(err == 0);
+	CHECK(gr_model_load(&m, path, NULL) == 0);
+	return m;
+}
+
 /* The model's index of the stack with the trace's id @id in @pid. */
 static uint32_t stack_index(const struct gr_model *m, uint32_t pid, uint64_t id)
 {
@@ -670,10 +682,7 @@ static void test_budget_slices(void)
 		return;
 	for (size_t k = 0; k < N; k++)
 		launch_ok(w, starts[k], dur[k]);
-	if (gr_trace_writer_close(w))
-		err = -1;
-	CHECK(err == 0);
-	CHECK(gr_model_load(&m, path, NULL) == 0);
+	m = close_load(w, path);
 	if (!m)
 		return;
 	/* blocked from 5 us into each iteration to its end: 5 us, or 4 us every seventh */
@@ -764,10 +773,7 @@ static void test_report_gil(void)
 		sched_rec(w, t + 910 * us, GR_SCHED_SWITCH, HOLDER, 1, LOOP, 0, -1, 0);
 	}
 	launch_ok(w, T0 + 10000 * us, 10 * us);
-	if (gr_trace_writer_close(w))
-		err = -1;
-	CHECK(err == 0);
-	CHECK(gr_model_load(&m, path, NULL) == 0);
+	m = close_load(w, path);
 	if (!m)
 		return;
 	CHECK(gr_report_compute(m, &(struct gr_report_opts){.no_compensate = 1}, &r) == 0);
@@ -828,10 +834,7 @@ static void test_report_disk(void)
 		sched_rec(w, t + 910 * us, GR_SCHED_SWITCH, 0, 0, LOOP, 0, -1, 0);
 	}
 	launch_ok(w, T0 + 10000 * us, 10 * us);
-	if (gr_trace_writer_close(w))
-		err = -1;
-	CHECK(err == 0);
-	CHECK(gr_model_load(&m, path, NULL) == 0);
+	m = close_load(w, path);
 	if (!m)
 		return;
 	CHECK(gr_report_compute(m, &(struct gr_report_opts){.no_compensate = 1}, &r) == 0);
