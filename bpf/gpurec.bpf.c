@@ -17,8 +17,6 @@
 #define SIGSTOP	  19
 #define PROT_EXEC 4
 #define NR_MMAP	  9
-/* A runtime launch reaches its driver call within microseconds; older marks are stale. */
-#define LAUNCH_MARK_NS 1000000ULL
 
 const volatile __u32 targ_recorder_pid = 0;	  /* never trace ourselves */
 const volatile __u64 targ_wakeup_bytes = 1 << 20; /* wake the recorder past this fill */
@@ -212,7 +210,9 @@ struct thread_state {
 	__u32 runtime_depth; /* kept ones through the runtime API (not GR_CF_DRIVER, GR_CF_OUTER) */
 	__u32 outer;	     /* kept GR_CF_OUTER ones: not in the depth events carry */
 	__u32 pad_outer;
-	__u64 launch_mark; /* the last entry-only runtime launch, for the driver launch it makes */
+	/* the last entry-only runtime launch, for the driver launch it makes (in_runtime_launch()):
+	 * its stack pointer at entry (0: none) and the return address that was there */
+	__u64 launch_sp, launch_ret;
 	__u32 launch_seq;  /* launches seen by launch_session: its sampling counter */
 	__u32 pad_seq;
 	struct call_batch batch;
@@ -1896,6 +1896,33 @@ static __always_inline __u64 timed_cookie(__u64 cookie)
 }
 
 /*
+ * An entry-only runtime launch and the driver launch it makes inside: the pair is one launch,
+ * recorded at the runtime's level. The runtime's frame is still live when its return address
+ * is still on the stack where its entry found it, at or above the driver call's stack pointer.
+ * No time limit: the runtime can take milliseconds before it reaches the driver (CUPTI's first
+ * callback on a thread, lazy module loading), and a runtime launch that failed before the driver
+ * must not hide the next driver launch its caller makes (that call's return address differs).
+ */
+static __always_inline void mark_runtime_launch(struct pt_regs *ctx, struct thread_state *ts)
+{
+	__u64 sp = PT_REGS_SP(ctx), ret = 0;
+
+	ts->launch_sp = bpf_probe_read_user(&ret, sizeof(ret), (void *)sp) ? 0 : sp;
+	ts->launch_ret = ret;
+}
+
+/* Whether this driver call is made inside the marked runtime launch; the mark is used up. */
+static __always_inline bool in_runtime_launch(struct pt_regs *ctx, struct thread_state *ts)
+{
+	__u64 mark = ts->launch_sp, ret = 0;
+
+	ts->launch_sp = 0;
+	if (!mark || PT_REGS_SP(ctx) > mark)
+		return false;
+	return !bpf_probe_read_user(&ret, sizeof(ret), (void *)mark) && ret == ts->launch_ret;
+}
+
+/*
  * A call's entry. @sample: a launch of launch_session, timed when its thread's counter says so.
  * Returns 0 when the call's return must be seen (its entry state was kept, or its level counted),
  * 1 when not.
@@ -1917,10 +1944,8 @@ static __always_inline int call_entry(struct pt_regs *ctx, __u64 cookie, bool sa
 		if (ts->runtime_depth)
 			return 1;
 		if ((event_type(layout) == EV_LAUNCH || layout == L_GRAPH_LAUNCH) &&
-		    ts->launch_mark && bpf_ktime_get_ns() - ts->launch_mark < LAUNCH_MARK_NS) {
-			ts->launch_mark = 0;
+		    in_runtime_launch(ctx, ts))
 			return 1;
-		}
 	}
 	/* counted only here, past the launches recorded elsewhere: one count per launch */
 	if (sample && ts && targ_launch_sample) {
@@ -1942,7 +1967,7 @@ static __always_inline int call_entry(struct pt_regs *ctx, __u64 cookie, bool sa
 		if (!ts)
 			ts = thread_state(true);
 		if (ts)
-			ts->launch_mark = bpf_ktime_get_ns();
+			mark_runtime_launch(ctx, ts);
 	}
 	depth = ts && ts->depth > ts->outer ? ts->depth - ts->outer : 0;
 	depth = depth < 15 ? depth : 15;

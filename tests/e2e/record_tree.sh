@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The capture surface beyond one thread: per-thread default stream, fork, static cudart, a
 # late dlopen of a renamed runtime with a stripped kernel library, driver-API launches with
-# names (and runtime calls that reach the driver counted once).
+# names (and runtime calls that reach the driver counted once, however long they take to reach
+# it).
 . "$(dirname "$0")/lib.sh"
 need_root record_tree
 
@@ -48,4 +49,11 @@ check "driver: cuLaunchKernel config" "[[128, 1, 1], [256, 1, 1], 1024]" "$(json
 check "driver: cuLaunchKernelEx config" "[[7, 8, 9], [32, 8, 1], 4096]" "$(json "$TMP/dr.trc.json" '[[c["grid"], c["block"], c["shared_mem"]] for k in d["kernels"] if k["name"] == "cublas_gemm_kernel" for c in k["configs"]][0]')"
 check "driver: copies counted once" '[["H2D", 5, 8960]]' "$(json "$TMP/dr.trc.json" '[[c["kind"], c["count"], c["bytes"]] for c in d["copies"]]')"
 check "driver: alloc and sync" "[1, 1]" "$(json "$TMP/dr.trc.json" '[d["events_by_kind"]["alloc"], d["events_by_kind"]["sync"]]')"
+# a runtime launch that takes 3 ms to reach the driver is still one launch; a driver launch right
+# after a runtime launch that failed before the driver is still recorded
+"$GPUREC" record -o "$TMP/sl.trc" -- "$PROGS/driver_launch" "$PROGS/fakecuda/libcuda.so.1" slow >/dev/null 2>&1
+info "$TMP/sl.trc"
+check "driver: slow runtime launches counted once, driver launches after failed ones kept" \
+	'{"func 0x0": 4, "func 0x5107": 5, "triton_fused_add": 4}' \
+	"$(json "$TMP/sl.trc.json" '{k["name"]: k["count"] for k in sorted(d["kernels"], key=lambda k: k["name"])}')"
 exit $failures

@@ -8,11 +8,16 @@
  *   cuMemAlloc_v2 1 MiB; 2 x cuMemcpyHtoD_v2 4096 bytes; 1 x cuCtxSynchronize
  *   through the library's runtime-style entry points (each reaches the driver inside):
  *   15 x cudaLaunchKernel(grid (9,1,1), block (64,1,1)); 3 x cudaMemcpy 256 bytes H2D
+ * With a second argument "slow" (fake_libcuda.c's slow and failing runtime launches) instead:
+ *   5 x cudaLaunchKernel(0x5107, grid (3,1,1), block (32,1,1)), each 3 ms in the runtime before
+ *   it reaches the driver; then 4 x [cudaLaunchKernel(NULL), failing before the driver, at once
+ *   followed by cuLaunchKernel("triton_fused_add", grid (5,1,1), block (64,1,1))]
  */
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct {
 	unsigned gx, gy, gz, bx, by, bz, shmem;
@@ -64,6 +69,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	cuModuleGetFunction(&f, (void *)0x1000, "triton_fused_add");
+	if (argc > 2 && !strcmp(argv[2], "slow")) {
+		for (int i = 0; i < 5; i++)
+			cudaLaunchKernel((void *)0x5107, (dim3){3, 1, 1}, (dim3){32, 1, 1}, NULL, 0,
+					 NULL);
+		for (int i = 0; i < 4; i++) {
+			cudaLaunchKernel(NULL, (dim3){1, 1, 1}, (dim3){1, 1, 1}, NULL, 0, NULL);
+			cuLaunchKernel(f, 5, 1, 1, 64, 1, 1, 0, NULL, NULL, NULL);
+		}
+		return 0;
+	}
 	for (int i = 0; i < 40; i++)
 		cuLaunchKernel(f, 128, 1, 1, 256, 1, 1, 1024, (void *)0x55, NULL, NULL);
 	cuLibraryGetKernel(&k, (void *)0x2000, "cublas_gemm_kernel");

@@ -2,12 +2,14 @@
  * A stand-in for the CUDA driver (libcuda.so.1) with the real ABI, for tests on machines
  * without a GPU: lookups return handles, launches and copies return success and do nothing.
  * It also exports a cudaLaunchKernel and a cudaMemcpy that call into the driver entry points,
- * as the real runtime does, so tests can check that such a launch is counted once.
+ * as the real runtime does, so tests can check that such a launch is counted once, also when
+ * the runtime takes long to reach the driver or fails before it.
  * Test fixture only: not a driver.
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 typedef int CUresult;
 struct fake_fn {
@@ -92,9 +94,18 @@ CUresult (*volatile driver_launch)(void *, unsigned, unsigned, unsigned, unsigne
 				   unsigned, unsigned, void *, void **, void **) = cuLaunchKernel;
 CUresult (*volatile driver_htod)(uint64_t, const void *, size_t) = cuMemcpyHtoD_v2;
 
+/* Runtime-style launches of two stand-in functions behave as the real runtime can: SLOW_FUNC
+ * spends 3 ms before it reaches the driver (CUPTI's first callback on a thread, lazy module
+ * loading), a null function fails before it (cudaErrorInvalidDeviceFunction). */
+#define SLOW_FUNC ((const void *)0x5107)
+
 int cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args, size_t shmem,
 		     void *stream)
 {
+	if (!func)
+		return 98;
+	if (func == SLOW_FUNC)
+		nanosleep(&(struct timespec){.tv_nsec = 3000000}, NULL);
 	return driver_launch((void *)func, grid.x, grid.y, grid.z, block.x, block.y, block.z,
 			     (unsigned)shmem, stream, args, NULL);
 }
