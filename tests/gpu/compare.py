@@ -10,6 +10,9 @@ the host call that made it started between the two markers:
 - torch.profiler: its Chrome trace (prof.export_chrome_trace); kernel events joined through their
   correlation id to the runtime or driver call that launched them (a graph's kernels share the
   cudaGraphLaunch's id).
+A graph's memcpy nodes are copies to gpurec (graph_calls.copies) and, to torch.profiler, either
+copies or kernels of the driver's own (`memcpy128` on an H200): both sides count them under one
+name, COPY_NODES, instead of by kernel.
 
     compare.py GPUREC.sqlite PROFILER.json [--marker-bytes N] [--json OUT]
 
@@ -18,8 +21,13 @@ Standard library only: the GPU hosts have no package registry.
 """
 import argparse
 import json
+import re
 import sqlite3
 import sys
+
+COPY_NODES = "(graph memcpy nodes)"
+GRAPH_LAUNCHES = ("cudaGraphLaunch", "cudaGraphLaunch_ptsz", "cuGraphLaunch", "cuGraphLaunch_ptsz")
+DRIVER_COPY_KERNEL = re.compile(r"memcpy[0-9]*$")
 
 
 class WindowError(Exception):
@@ -55,6 +63,11 @@ def gpurec_counts(db, marker_bytes=None):
             " WHERE c.kind = 'launch' AND c.outcome = 'ok' AND c.start > ? AND c.start < ?"
             " GROUP BY k.name", (lo, hi)):
         counts[name] = counts.get(name, 0) + n
+    nodes = db.execute(
+        "SELECT sum(copies) FROM graph_calls WHERE kind = 'launch' AND outcome = 'ok'"
+        " AND start > ? AND start < ?", (lo, hi)).fetchone()[0]
+    if nodes:
+        counts[COPY_NODES] = nodes
     unknown = db.execute(
         "SELECT count(*) FROM graph_calls WHERE kind = 'launch' AND outcome = 'ok'"
         " AND kernels IS NULL AND start > ? AND start < ?", (lo, hi)).fetchone()[0]
@@ -66,7 +79,8 @@ def profiler_counts(trace, marker_bytes):
     also returns the number of kernels whose launching call the trace does not hold."""
     events = trace["traceEvents"] if isinstance(trace, dict) else trace
     host_ts = {}  # correlation id -> start of the host call (runtime or driver API)
-    kernels, marker_corr = [], []
+    host_name = {}  # correlation id -> the host call's name
+    kernels, marker_corr, copy_corr = [], [], []
     for e in events:
         args = e.get("args") or {}
         corr = args.get("correlation")
@@ -78,8 +92,17 @@ def profiler_counts(trace, marker_bytes):
         elif cat == "gpu_memcpy":
             if args.get("bytes") == marker_bytes:
                 marker_corr.append(corr)
+            copy_corr.append(corr)
         elif cat in ("cuda_runtime", "cuda_driver"):
             host_ts[corr] = e["ts"]
+            host_name[corr] = e["name"]
+
+    def in_graph(corr):
+        return host_name.get(corr) in GRAPH_LAUNCHES
+
+    kernels = [(COPY_NODES if in_graph(c) and DRIVER_COPY_KERNEL.match(n) else n, c)
+               for n, c in kernels]
+    kernels += [(COPY_NODES, c) for c in copy_corr if in_graph(c)]
     starts = sorted(host_ts[c] for c in marker_corr if c in host_ts)
     lo, hi = _window(starts, marker_bytes, "torch.profiler")
     counts, unattributed = {}, 0

@@ -50,13 +50,16 @@ with tempfile.TemporaryDirectory() as tmp:
         trace = json.load(f)
 
     check("gpurec window: plain launches, graph kernels; nested, failed, captured, outside left out",
-          ({"gemm": 4, "elementwise": 3, "triton_a": 1, "triton_b": 1}, 0),
+          ({"gemm": 4, "elementwise": 3, "triton_a": 1, "triton_b": 1, compare.COPY_NODES: 1}, 0),
           compare.gpurec_counts(db, MARKER))
     check("gpurec whole trace without markers",
-          ({"gemm": 5, "elementwise": 3, "triton_a": 2, "triton_b": 2, "warmup": 1}, 0),
+          ({"gemm": 5, "elementwise": 3, "triton_a": 2, "triton_b": 2, "warmup": 1,
+            compare.COPY_NODES: 3}, 0),
           compare.gpurec_counts(db))
-    check("profiler window: kernels by their launching call's start, graph kernels included",
-          ({"gemm": 4, "elementwise": 2, "triton_a": 1, "triton_b": 1, "only_in_profiler": 1}, 1),
+    check("profiler window: kernels by their launching call's start, graph kernels included,"
+          " the driver's memcpy kernel of a graph counted as a memcpy node",
+          ({"gemm": 4, "elementwise": 2, "triton_a": 1, "triton_b": 1, "only_in_profiler": 1,
+            compare.COPY_NODES: 1}, 1),
           compare.profiler_counts(trace, MARKER))
 
     out_json = os.path.join(tmp, "cmp.json")
@@ -67,7 +70,7 @@ with tempfile.TemporaryDirectory() as tmp:
         "mismatch: elementwise: gpurec 3, torch.profiler 2",
         "mismatch: only_in_profiler: gpurec 0, torch.profiler 1",
         "torch.profiler: 1 kernels without their launching call",
-        "4 kernels, 9 executed (gpurec); 5 kernels, 9 executed (torch.profiler); 2 mismatches",
+        "5 kernels, 10 executed (gpurec); 6 kernels, 10 executed (torch.profiler); 2 mismatches",
     ], out.splitlines())
     with open(out_json) as f:
         result = json.load(f)
@@ -94,7 +97,7 @@ with tempfile.TemporaryDirectory() as tmp:
     ]
     result, lines = compare.compare(db, agreeing, MARKER)
     check("agreement: match, only the summary line",
-          (True, ["4 kernels, 9 executed (gpurec); 4 kernels, 9 executed (torch.profiler);"
+          (True, ["5 kernels, 10 executed (gpurec); 5 kernels, 10 executed (torch.profiler);"
                   " 0 mismatches"]), (result["match"], lines))
 
     rc, out, err = run_cli([sqlite_path, trace_path, "--marker-bytes", "4096"])
