@@ -213,7 +213,7 @@ struct thread_state {
 	/* the last entry-only runtime launch, for the driver launch it makes (in_runtime_launch()):
 	 * its stack pointer at entry (0: none) and the return address that was there */
 	__u64 launch_sp, launch_ret;
-	__u32 launch_seq;  /* launches seen by launch_session: its sampling counter */
+	__u32 launch_seq; /* launches seen by launch_session: its sampling counter */
 	__u32 pad_seq;
 	struct call_batch batch;
 	__u8 window[GR_STACK_WINDOW]; /* user stack being walked (walk_window()) */

@@ -336,3 +336,29 @@ const char *gr_block_site(const struct gr_model *m, uint32_t stack, char *buf, s
 	gr_frame_describe(m, st[stack].pid, st[stack].frames[i], &f);
 	return gr_frame_format(&f, buf, len);
 }
+
+int gr_block_condvar(const struct gr_model *m, uint32_t stack)
+{
+	/* glibc's (and musl's) and libstdc++'s over them: the waits and the wakes */
+	static const char *const prefixes[] = {"pthread_cond_", "__pthread_cond_",
+					       "___pthread_cond_", "std::condition_variable",
+					       "std::_V2::condition_variable_any"};
+	const struct gr_stack *st;
+	size_t n;
+
+	st = gr_model_stacks(m, &n);
+	if (!stack || stack >= n)
+		return 0;
+	st = &st[stack];
+	for (uint32_t i = 0; i < st->nframes; i++) {
+		struct gr_frame f;
+
+		gr_frame_describe(m, st->pid, st->frames[i], &f);
+		if (f.kind != GR_FRAME_KIND_NATIVE || !f.function)
+			continue;
+		for (size_t k = 0; k < sizeof(prefixes) / sizeof(prefixes[0]); k++)
+			if (!strncmp(f.function, prefixes[k], strlen(prefixes[k])))
+				return 1;
+	}
+	return 0;
+}

@@ -131,4 +131,12 @@ int gr_block_site_frame(const struct gr_model *m, uint32_t stack);
 /* That frame as gr_frame_format() writes it, into @buf (@len bytes): "" without one. */
 const char *gr_block_site(const struct gr_model *m, uint32_t stack, char *buf, size_t len);
 
+/*
+ * 1 when stack @stack (gr_model_stacks() index; 0: none) passes through a condition variable's
+ * wait or wake (pthread_cond_wait, pthread_cond_signal, std::condition_variable): a lock wait
+ * that is a hand-off, the thread waiting for another's work rather than for a lock to be
+ * released. Else 0.
+ */
+int gr_block_condvar(const struct gr_model *m, uint32_t stack);
+
 #endif

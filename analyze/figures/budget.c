@@ -1210,6 +1210,10 @@ const char *gr_budget_culprit_comm(const struct gr_model *m, const struct gr_blo
 
 	if (!c->woken)
 		return "";
+	/* the recorder holds a thread while it reads a library or Python code the thread just
+	 * reached: a cost of recording, which the name must not hide behind a plain "gpurec" */
+	if (gr_model_is_recorder(m, c->pid))
+		return GR_RECORDER_NAME;
 	s = gr_model_comm(m, c->tid);
 	if (!s)
 		s = gr_model_comm(m, c->pid);

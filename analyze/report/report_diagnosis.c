@@ -440,6 +440,16 @@ static int blocked_verdict(struct rp_ctx *x, struct gr_report_diagnosis *D, cons
 				  "process, or release the GIL in the extension that holds it",
 				  pc, step, D->iteration, ev, who);
 	case GR_BLOCK_LOCK:
+		D->blocked_condvar =
+		    gr_block_condvar(x->m, c->stack) || gr_block_condvar(x->m, c->waker_stack);
+		if (D->blocked_condvar)
+			return rp_verdict(
+			    x, &D->verdict, GR_VERDICT_PROBLEM,
+			    "hand-off-bound: the loop thread waited %s of the %s step (iteration "
+			    "#%" PRIu64 ": %s) at %s for a signal from %s (a condition variable: "
+			    "no lock held long, the step's work runs on that thread meanwhile); "
+			    "the step's time is that thread's work before it signals",
+			    pc, step, D->iteration, ev, at, who);
 		return rp_verdict(x, &D->verdict, GR_VERDICT_PROBLEM,
 				  "lock-bound: the loop thread waited on a lock %s of the %s step "
 				  "(iteration #%" PRIu64 ": %s) at %s, held by %s; shorten the "
@@ -519,6 +529,7 @@ int rp_diagnosis(struct rp_ctx *x)
 	D->bound = GR_BOUND_NONE;
 	D->blocked_reason = -1;
 	D->blocked_reason_ns = 0;
+	D->blocked_condvar = 0;
 	D->refute = "";
 	if (!o->ok)
 		return rp_verdict(x, &D->verdict, GR_VERDICT_NONE,

@@ -891,6 +891,7 @@ static void diagnosis(struct gr_json *j, const struct gr_report *r)
 			       D->blocked_reason >= 0 ? gr_block_reason_name(D->blocked_reason)
 						      : NULL);
 		gr_json_kv_u64(j, "blocked_reason_ns", D->blocked_reason_ns);
+		gr_json_kv_bool(j, "blocked_condvar", D->blocked_condvar);
 		/* host-bound: where the host work ends, per iteration */
 		gr_json_key(j, "host_sites");
 		gr_json_array(j);

@@ -644,6 +644,9 @@ struct gr_report_diagnosis {
 	 * -1 otherwise; its time in the median iteration */
 	int blocked_reason;
 	uint64_t blocked_reason_ns;
+	/* a lock wait through a condition variable (gr_block_condvar()): the loop thread waited
+	 * for another thread's signal, a hand-off of work, not for a lock's release */
+	int blocked_condvar;
 };
 
 /* "none", "unknown", "gpu", "launch", "host", "starved", "blocked", "transfer", "alloc",

@@ -108,6 +108,10 @@ healthy() {
 
 sick lock lock "lock-bound: the loop thread waited on a lock" wait_for_lock holder_main
 healthy lock lock lock-bound
+# a hand-off through a condition variable (PyTorch's backward on its autograd thread): a lock
+# wait by its system call, named for what it is, a wait for the worker's signal
+sick handoff lock "hand-off-bound: the loop thread waited" wait_for_worker worker_main
+healthy handoff lock hand-off-bound
 sick input input "input-bound: the step waits" consume producer
 healthy input input input-bound
 sick sleep sleep "sleep-bound: the loop thread sleeps (clock_nanosleep)" nap ""

@@ -8,6 +8,10 @@
 //   input   consume(): read one byte of a pipe that a child process, producer(), writes one
 //           byte into every HOLD_US (it sleeps in between), each after HOLD_US / 5 of its own
 //           CPU time (make_item()); it prints each item's CPU time and time on a CPU;
+//   handoff wait_for_worker(): hand the round's work to the thread worker_main() and wait on a
+//           condition variable until it signals it done, after HOLD_US (worker_work() sleeps):
+//           the shape of PyTorch's backward, run by its autograd thread while the step's
+//           thread waits;
 //   sleep   nap(): clock_nanosleep of HOLD_US;
 //   child   reap(): fork a child that sleeps HOLD_US (child_work()) and exits; waitpid it;
 //   disk    sync_data(): write 1 MiB into a file (in $TMPDIR, else /tmp) and fsync it, again
@@ -18,7 +22,8 @@
 //           before the loop, no sleep, no child, no I/O.
 // The main thread measures each block itself: wall time, and its own run and run-queue time
 // from /proc/thread-self/schedstat (the kernel's accounting), so blocked = wall - run - queue.
-// Prints "loop TID", "culprit TID" (holder thread, producer or last child; 0 for sleep), then
+// Prints "loop TID", "culprit TID" (holder or worker thread, producer or last child; 0 for
+// sleep), then
 // per block "block START_NS WALL_NS BLOCKED_NS SLEEPS" (CLOCK_MONOTONIC; SLEEPS: the kernel's
 // count of the thread's voluntary switches in the block, getrusage RUSAGE_THREAD).
 // usage: blockstep MODE [ITERATIONS [HOLD_US]] (30 and 5000 by default)
@@ -109,6 +114,47 @@ __attribute__((noinline)) static void wait_for_lock(int r, int contended)
 	pthread_mutex_unlock(&lock);
 	if (contended)
 		sem_post(&taken);
+}
+
+static pthread_mutex_t work_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t work_asked = PTHREAD_COND_INITIALIZER, work_done = PTHREAD_COND_INITIALIZER;
+static int asked, done; // rounds handed to the worker, and rounds it finished (work_lock)
+static std::atomic<int> worker_tid;
+
+// the worker's part of a round: it sleeps, so main waits on the worker rather than for a CPU
+__attribute__((noinline)) static void worker_work(unsigned us)
+{
+	struct timespec ts = {0, (long)us * 1000};
+
+	clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+}
+
+static void *worker_main(void *arg)
+{
+	(void)arg;
+	worker_tid = (int)syscall(SYS_gettid);
+	for (int r = 0; r < iterations; r++) {
+		pthread_mutex_lock(&work_lock);
+		while (asked <= r)
+			pthread_cond_wait(&work_asked, &work_lock);
+		pthread_mutex_unlock(&work_lock);
+		worker_work(hold_us);
+		pthread_mutex_lock(&work_lock);
+		done = r + 1;
+		pthread_cond_signal(&work_done);
+		pthread_mutex_unlock(&work_lock);
+	}
+	return NULL;
+}
+
+__attribute__((noinline)) static void wait_for_worker(int r)
+{
+	pthread_mutex_lock(&work_lock);
+	asked = r + 1;
+	pthread_cond_signal(&work_asked);
+	while (done <= r)
+		pthread_cond_wait(&work_done, &work_lock);
+	pthread_mutex_unlock(&work_lock);
 }
 
 static unsigned long long cpu_ns()
@@ -269,6 +315,11 @@ int main(int argc, char **argv)
 		while (!holder_tid)
 			sched_yield();
 		culprit = holder_tid;
+	} else if (!strncmp(mode, "handoff", 7) && !healthy) {
+		pthread_create(&th, NULL, worker_main, NULL);
+		while (!worker_tid)
+			sched_yield();
+		culprit = worker_tid;
 	} else if (!strncmp(mode, "input", 5)) {
 		pid_t pid;
 
@@ -304,6 +355,8 @@ int main(int argc, char **argv)
 		schedstat(&run0, &q0);
 		if (!strncmp(mode, "lock", 4))
 			wait_for_lock(r, !healthy);
+		else if (!strncmp(mode, "handoff", 7) && !healthy)
+			wait_for_worker(r);
 		else if (!strncmp(mode, "input", 5))
 			consume(fds[0]);
 		else if (!strncmp(mode, "sleep", 5) && !healthy)
@@ -322,7 +375,7 @@ int main(int argc, char **argv)
 	}
 	if (!strncmp(mode, "child", 5))
 		printf("culprit %d\n", culprit);
-	if (!strncmp(mode, "lock", 4) && !healthy)
+	if ((!strncmp(mode, "lock", 4) || !strncmp(mode, "handoff", 7)) && !healthy)
 		pthread_join(th, NULL);
 	if (fds[0] >= 0) {
 		close(fds[0]);
