@@ -11,7 +11,9 @@
 # It refuses, exit status 2, on a machine without an NVIDIA driver or where gpurec cannot record.
 # Environment: GPUREC, SAMPLES (sample binaries), CUDART_DIR (a libcudart.so.13 for the samples,
 # the kit carries one), PYTHON (with torch), OUT (results directory), ROUNDS (3), STEPS (timed
-# steps per run, 50), WINDOW (compared steps, 5), WARMUP (10), SAMPLE_STEPS (20).
+# steps per run, 50), WINDOW (compared steps, 5), WARMUP (10), SAMPLE_STEPS (20), BUDGET_S (when
+# set: no step-time round starts unless the last one's time is left of BUDGET_S seconds since
+# the start, so a lease of fixed length still ends with a summary of the rounds done).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -26,6 +28,7 @@ STEPS=${STEPS:-50}
 WINDOW=${WINDOW:-5}
 WARMUP=${WARMUP:-10}
 SAMPLE_STEPS=${SAMPLE_STEPS:-20}
+BUDGET_S=${BUDGET_S:-}
 MARKER=1000003
 
 refuse() {
@@ -93,7 +96,13 @@ done
 conds="plain gpurec profiler"
 "$GPUREC" record --help 2>&1 | grep -q -- '--cupti' && conds="plain gpurec cupti profiler"
 echo "== step time: $ROUNDS rounds of $STEPS steps: $conds"
+done_rounds=0 round_s=0
 for r in $(seq "$ROUNDS"); do
+	if [ -n "$BUDGET_S" ] && [ $((SECONDS + round_s)) -gt "$BUDGET_S" ]; then
+		echo "  round $r not started: ${SECONDS} s of BUDGET_S=$BUDGET_S spent, a round takes ${round_s} s"
+		break
+	fi
+	round_start=$SECONDS
 	for m in $modes; do
 		for c in $conds; do
 			t="$OUT/time.$m.$c.$r.json"
@@ -107,9 +116,10 @@ for r in $(seq "$ROUNDS"); do
 			"${cmd[@]}" >"$OUT/time.$m.$c.$r.out" 2>&1 || echo "  $m $c round $r failed: $(tail -1 "$OUT/time.$m.$c.$r.out")"
 		done
 	done
+	done_rounds=$r round_s=$((SECONDS - round_start))
 done
 rm -f "$OUT/time.trc" "$OUT/time.trc.old"
 
 # --- 4. the summary ---
 "$PYTHON" "$HERE/summary.py" "$OUT" --gpurec "$("$GPUREC" --version 2>&1)" --gpus "$gpus" \
-	--modes "$modes" --conds "$conds" --rounds "$ROUNDS"
+	--modes "$modes" --conds "$conds" --rounds "$done_rounds"
