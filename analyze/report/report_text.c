@@ -319,7 +319,8 @@ static void launches(FILE *f, const struct gr_report *r, const struct gr_model *
 	if (L->api_measured && L->graph_launch_cost_samples)
 		fprintf(f, "               (%" PRIu64 " of them graph launches)\n",
 			L->graph_launch_cost_samples);
-	else
+	/* only when no launch was timed: beside a measured cost it contradicted it */
+	if (!L->api_measured)
 		fprintf(
 		    f,
 		    "  launch cost: %s, an ESTIMATE: median of launch entry to the thread's next "

@@ -285,6 +285,7 @@ check "no scheduler data: the CPU report says so" "none False" \
 	"$(q chain_timed 'd["cpu"]["level"] + " " + str(d["cpu"]["has_sched"])')"
 "$GPUREC" report "$TMP/chain_timed.trc" >"$TMP/timed.txt" 2>&1
 check "timed: the text says measured" 1 "$(grep -c '^  launch cost: .* median launch call (measured, 250 calls)$' "$TMP/timed.txt")"
+check "timed: no estimate line beside the measured cost" 0 "$(grep -c 'an ESTIMATE: median of launch entry' "$TMP/timed.txt")"
 check "no scheduler data: the text says so" 1 \
 	"$(grep -c '^  no scheduler events in the trace (recorded with --no-sched?)' "$TMP/timed.txt")"
 
