@@ -249,6 +249,67 @@ for d in (10, 30, 60):
     print(line)
 PY
 
+# Native stacks: the same launches from C, DEPTH frames of a recursion without frame pointers
+# (tests/bench/bench_native_depth.c), as PyTorch's C++ is: what the walk by unwind tables
+# (--call-graph cfi, the default) adds to a recording without stacks, in empty uprobes measured
+# on the same calls, per round, NDR rounds interleaved; then the BPF program's time per launch
+# (bpf_stats, one recording per depth and mode). On an H200 under torch.compile the launch
+# programs ran 2.6-2.7 us a call with cfi stacks: issue 33's record cost is this figure there.
+NND=${BENCH_NATIVE_LAUNCHES:-20000}
+NDR=${BENCH_NATIVE_ROUNDS:-5}
+echo "== native stacks: thread CPU time per launch from C, no frame pointers ($NDR rounds of $NND launches per depth)"
+ndrun() { # VARIANT ROUND COMMAND...: bench_native_depth's blocks under COMMAND
+	local v=$1 r=$2
+	shift 2
+	LD_LIBRARY_PATH=/usr/local/cuda/lib64 "$@" "$O/tests/bench_native_depth" "$NND" 1 10 30 60 2>/dev/null |
+		awk -v v="$v" -v r="$r" '$1 == "block" {print v, r, $2, $3}' >>"$TMP/nd_blocks"
+}
+: >"$TMP/nd_blocks"
+for r in $(seq "$NDR"); do
+	ndrun bare "$r"
+	ndrun empty "$r" "$O/tests/bench_uprobe" "$LIB" cudaLaunchKernel
+	ndrun none "$r" "$GPUREC" record --no-sched --call-graph none -o "$TMP/n.trc" --
+	ndrun cfi "$r" "$GPUREC" record --no-sched -o "$TMP/n.trc" --
+done
+sysctl -qw kernel.bpf_stats_enabled=1 2>/dev/null
+for d in 10 30 60; do
+	for cg in none cfi; do
+		LD_LIBRARY_PATH=/usr/local/cuda/lib64 "$GPUREC" record -v --no-sched --call-graph "$cg" \
+			-o "$TMP/n.trc" -- "$O/tests/bench_native_depth" "$NND" 1 "$d" 2>&1 |
+			awk -v d="$d" -v cg="$cg" '/bpf launch_session:/ {print "bpf", cg, d, $(NF-4)}' >>"$TMP/nd_blocks"
+	done
+done
+sysctl -qw kernel.bpf_stats_enabled=0 2>/dev/null
+python3 - "$TMP/nd_blocks" <<'PY'
+import statistics as st
+import sys
+
+t, b = {}, {}  # (variant, round, depth): thread ns per launch; (mode, depth): BPF ns per run
+for line in open(sys.argv[1]):
+    f = line.split()
+    if f[0] == "bpf":
+        b[(f[1], int(f[2]))] = float(f[3])
+    else:
+        t[(f[0], int(f[1]), int(f[2]))] = float(f[3])
+rounds = sorted({k[1] for k in t})
+for d in (10, 30, 60):
+    ok = [r for r in rounds if all((v, r, d) in t for v in ("bare", "empty", "none", "cfi"))]
+    if not ok:
+        print("  %2d frames: NOT MEASURED: a variant gave no figure" % d)
+        continue
+    up = [t[("empty", r, d)] - t[("bare", r, d)] for r in ok]
+    add = sorted((t[("cfi", r, d)] - t[("none", r, d)]) / u for r, u in zip(ok, up))
+    line = ("  %2d frames: cfi %7.1f ns a launch, no stacks %7.1f; the walk adds %.2f empty uprobes"
+            " (rounds %.2f..%.2f, %.1f ns each)"
+            % (d, st.median(t[("cfi", r, d)] for r in ok), st.median(t[("none", r, d)] for r in ok),
+               st.median(add), add[0], add[-1], st.median(up)))
+    if ("cfi", d) in b and ("none", d) in b:
+        line += "; BPF %.0f ns a launch, %.0f without stacks" % (b[("cfi", d)], b[("none", d)])
+    else:
+        line += "; BPF time NOT MEASURED (kernel.bpf_stats_enabled)"
+    print(line)
+PY
+
 echo "== trace size on a training-loop pattern"
 steps=${BENCH_STEPS:-20000}
 "$GPUREC" record -o "$TMP/loop.trc" -- "$O/samples/chain" "$steps" >/dev/null 2>&1
