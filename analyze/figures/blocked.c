@@ -337,7 +337,8 @@ const char *gr_block_site(const struct gr_model *m, uint32_t stack, char *buf, s
 	return gr_frame_format(&f, buf, len);
 }
 
-int gr_block_condvar(const struct gr_model *m, uint32_t stack)
+/* Whether stack @stack has a frame of a condition variable's wait or wake. */
+static int condvar_frames(const struct gr_model *m, uint32_t stack)
 {
 	/* glibc's (and musl's) and libstdc++'s over them: the waits and the wakes */
 	static const char *const prefixes[] = {"pthread_cond_", "__pthread_cond_",
@@ -361,4 +362,9 @@ int gr_block_condvar(const struct gr_model *m, uint32_t stack)
 				return 1;
 	}
 	return 0;
+}
+
+int gr_block_condvar(const struct gr_model *m, uint32_t stack, uint32_t waker_stack)
+{
+	return condvar_frames(m, waker_stack ? waker_stack : stack);
 }

@@ -132,11 +132,13 @@ int gr_block_site_frame(const struct gr_model *m, uint32_t stack);
 const char *gr_block_site(const struct gr_model *m, uint32_t stack, char *buf, size_t len);
 
 /*
- * 1 when stack @stack (gr_model_stacks() index; 0: none) passes through a condition variable's
- * wait or wake (pthread_cond_wait, pthread_cond_signal, std::condition_variable): a lock wait
- * that is a hand-off, the thread waiting for another's work rather than for a lock to be
- * released. Else 0.
+ * 1 when a lock wait is a hand-off through a condition variable, the thread waiting for
+ * another's signal rather than for a lock to be released: the waker's stack @waker_stack passes
+ * through a condition variable's wake (pthread_cond_signal, std::condition_variable), or, with
+ * no waker stack (0), the waiter's @stack through its wait. The waker decides when known: a
+ * thread in pthread_cond_wait that then waits for the mutex is woken by pthread_mutex_unlock.
+ * Else 0. Stacks are gr_model_stacks() indexes.
  */
-int gr_block_condvar(const struct gr_model *m, uint32_t stack);
+int gr_block_condvar(const struct gr_model *m, uint32_t stack, uint32_t waker_stack);
 
 #endif

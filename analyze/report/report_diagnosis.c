@@ -440,8 +440,7 @@ static int blocked_verdict(struct rp_ctx *x, struct gr_report_diagnosis *D, cons
 				  "process, or release the GIL in the extension that holds it",
 				  pc, step, D->iteration, ev, who);
 	case GR_BLOCK_LOCK:
-		D->blocked_condvar =
-		    gr_block_condvar(x->m, c->stack) || gr_block_condvar(x->m, c->waker_stack);
+		D->blocked_condvar = gr_block_condvar(x->m, c->stack, c->waker_stack);
 		if (D->blocked_condvar)
 			return rp_verdict(
 			    x, &D->verdict, GR_VERDICT_PROBLEM,

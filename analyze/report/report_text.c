@@ -957,8 +957,7 @@ static void reason_line(char *line, size_t len, const char *per, const struct gr
 		    line + at, len - at,
 		    "; woken by %s (tid %" PRIu32 ", pid %" PRIu32 ") %s of it%s%s",
 		    *comm ? comm : "?", c->tid, c->pid, pc, *wsite ? " at " : "", wsite);
-	if (at < len && k == GR_BLOCK_LOCK &&
-	    (gr_block_condvar(m, c->stack) || gr_block_condvar(m, c->waker_stack)))
+	if (at < len && k == GR_BLOCK_LOCK && gr_block_condvar(m, c->stack, c->waker_stack))
 		at += (size_t)snprintf(line + at, len - at,
 				       "; a condition variable: it waited for that thread's "
 				       "signal, not for a lock's release");
