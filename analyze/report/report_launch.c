@@ -305,24 +305,37 @@ static int gaps(struct rp_ctx *x)
 static int slow_calls(struct rp_ctx *x)
 {
 	struct gr_report_launches *L = &x->r->launches;
+	const struct gr_report_iteration *it = &L->iter;
 	struct gr_keymap km;
 	struct gr_report_slow *acc = NULL;
+	uint8_t *seen; /* by kernel: launched before */
 	size_t cap = 0;
 	int err = 0;
 
 	L->slow_threshold_ns = x->slow_ns;
 	if (!L->api_measured)
 		return 0;
+	seen = calloc(x->nk + 1, 1);
+	if (!seen)
+		return -ENOMEM;
 	gr_keymap_init(&km, 2);
 	for (size_t i = 0; i < x->nl; i++) {
 		const struct gr_launch_key *l = rp_lkey(x, i);
 		uint64_t dur = rp_launch_call_raw(x, i) ? rp_launch_dur(x, i) : 0;
 		uint64_t key[2] = {x->k[l->kernel].name_id, l->stack};
+		int first = !seen[l->kernel];
 		uint32_t idx;
 
+		seen[l->kernel] = 1;
 		if (dur <= x->slow_ns)
 			continue;
 		L->slow_count++;
+		if (first) {
+			L->slow_first++;
+		} else if (!it->found || (x->l[i].ts >= it->start_ts && x->l[i].ts < it->end_ts)) {
+			L->slow_loop_count++;
+			L->slow_loop_ns += dur;
+		}
 		err = gr_keymap_intern(&km, key, &idx);
 		if (err < 0)
 			goto out;
@@ -363,42 +376,8 @@ static int slow_calls(struct rp_ctx *x)
 out:
 	gr_keymap_free(&km);
 	free(acc);
-	return err;
-}
-
-/* The slow launch calls that bear on the loop: calls slower than the threshold inside the
- * loop's window (all of them without a loop) that were not their kernel's first launch, whose
- * time (module loading, a JIT) is paid once. @first: slow calls that were a first launch. */
-struct slow_split {
-	uint64_t loop_count, loop_ns, first;
-};
-
-static int split_slow(struct rp_ctx *x, struct slow_split *s)
-{
-	const struct gr_report_iteration *it = &x->r->launches.iter;
-	uint8_t *seen = calloc(x->nk ? x->nk : 1, 1);
-
-	*s = (struct slow_split){0};
-	if (!seen)
-		return -ENOMEM;
-	for (size_t i = 0; i < x->nl; i++) {
-		uint32_t k = rp_lkey(x, i)->kernel;
-		uint64_t dur = rp_launch_call_raw(x, i) ? rp_launch_dur(x, i) : 0;
-		int first = k < x->nk && !seen[k];
-
-		if (k < x->nk)
-			seen[k] = 1;
-		if (dur <= x->slow_ns)
-			continue;
-		if (first)
-			s->first++;
-		else if (!it->found || (x->l[i].ts >= it->start_ts && x->l[i].ts < it->end_ts)) {
-			s->loop_count++;
-			s->loop_ns += dur;
-		}
-	}
 	free(seen);
-	return 0;
+	return err;
 }
 
 static int verdict(struct rp_ctx *x)
@@ -413,7 +392,6 @@ static int verdict(struct rp_ctx *x)
 	char first[96] = "";
 	uint64_t span = it->found ? it->end_ts - it->start_ts : L->last_ts - L->first_ts;
 	uint64_t slow_ns = 0;
-	struct slow_split ss = {0};
 	/* the step's diagnosis decides; a launch cost inferred from gaps decides nothing */
 	int bound = D->bound == GR_BOUND_LAUNCH, slow_problem;
 	const char *word = bound		      ? "launch-bound"
@@ -467,30 +445,30 @@ static int verdict(struct rp_ctx *x)
 			 gr_units_ns(b2, sizeof(b2), L->last_ts - L->first_ts));
 	for (size_t i = 0; i < L->nslow; i++)
 		slow_ns += L->slow[i].total_ns;
-	if (L->slow_count && split_slow(x, &ss))
-		return -ENOMEM;
 	/* a few slow calls (a page fault, a preemption) are noted; many in the loop are a
 	 * problem. Those before or after it (warm-up) and a kernel's first launch are paid once. */
-	slow_problem = ss.loop_count && (double)ss.loop_ns >= RP_SLOW_SHARE * (double)span;
-	if (ss.first)
+	slow_problem =
+	    L->slow_loop_count && (double)L->slow_loop_ns >= RP_SLOW_SHARE * (double)span;
+	if (L->slow_first)
 		snprintf(first, sizeof(first),
-			 "; %" PRIu64 " %s a kernel's first launch (paid once)", ss.first,
-			 ss.first == 1 ? "was" : "were");
+			 "; %" PRIu64 " %s a kernel's first launch (paid once)", L->slow_first,
+			 L->slow_first == 1 ? "was" : "were");
 	if (L->slow_count)
-		snprintf(slow, sizeof(slow),
-			 "; %" PRIu64 " launch call%s took longer than %s, %s in all: %" PRIu64
-			 " in the %s, %s (%s of it)%s%s; the most in %s (up to %s)",
-			 L->slow_count, L->slow_count == 1 ? "" : "s",
-			 gr_units_ns(b1, sizeof(b1), L->slow_threshold_ns),
-			 gr_units_ns(b2, sizeof(b2), slow_ns), ss.loop_count,
-			 it->found ? "loop" : "launch window",
-			 gr_units_ns(b4, sizeof(b4), ss.loop_ns),
-			 gr_units_pct(pc, sizeof(pc), span ? (double)ss.loop_ns / (double)span : 0),
-			 first,
-			 slow_problem ? ": look for implicit synchronisation, module loading or a "
-					"full launch queue at those call sites"
-				      : "",
-			 L->slow[0].name, gr_units_ns(b3, sizeof(b3), L->slow[0].max_ns));
+		snprintf(
+		    slow, sizeof(slow),
+		    "; %" PRIu64 " launch call%s took longer than %s, %s in all: %" PRIu64
+		    " in the %s, %s (%s of it)%s%s; the most in %s (up to %s)",
+		    L->slow_count, L->slow_count == 1 ? "" : "s",
+		    gr_units_ns(b1, sizeof(b1), L->slow_threshold_ns),
+		    gr_units_ns(b2, sizeof(b2), slow_ns), L->slow_loop_count,
+		    it->found ? "loop" : "launch window",
+		    gr_units_ns(b4, sizeof(b4), L->slow_loop_ns),
+		    gr_units_pct(pc, sizeof(pc), span ? (double)L->slow_loop_ns / (double)span : 0),
+		    first,
+		    slow_problem ? ": look for implicit synchronisation, module loading or a "
+				   "full launch queue at those call sites"
+				 : "",
+		    L->slow[0].name, gr_units_ns(b3, sizeof(b3), L->slow[0].max_ns));
 	return rp_verdict(x, &L->verdict,
 			  bound || slow_problem ? GR_VERDICT_PROBLEM : GR_VERDICT_OK, "%s%s", head,
 			  slow);

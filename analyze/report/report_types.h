@@ -265,7 +265,10 @@ struct gr_report_launches {
 	double
 	    launch_share; /* launches per iteration x launch cost / period; 0 without iteration */
 	uint64_t slow_threshold_ns;
-	uint64_t slow_count;	     /* launch calls slower than the threshold (measured only) */
+	uint64_t slow_count; /* launch calls slower than the threshold (measured only) */
+	/* of them: a kernel's first launch (module loading, a JIT: paid once), and the others
+	 * inside the loop's window (all others without a loop), which judge the loop */
+	uint64_t slow_first, slow_loop_count, slow_loop_ns;
 	struct gr_report_slow *slow; /* by total_ns desc */
 	size_t nslow;
 	/* launches by call site (launch_sites.h); computed only for a trace with Python frames
