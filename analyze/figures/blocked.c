@@ -45,20 +45,18 @@ static int is_function(const char *name, const char *want)
 }
 
 /*
- * The stack waits for CPython's GIL: take_gil (every version 3.10-3.14 waits there), or, in a
- * futex wait, one of the API functions that take the GIL (take_gil inlined into them).
+ * Whether stack @stack has a native frame of one of the @n functions @names: each @name itself
+ * or a compiler's local copy of it (is_function()), or with @prefix any function whose name
+ * begins with it.
  */
-static int gil_wait(const struct gr_model *m, uint32_t stack, int futex)
+static int stack_calls(const struct gr_model *m, uint32_t stack, const char *const *names, size_t n,
+		       int prefix)
 {
-	static const char *const takers[] = {
-	    "PyEval_AcquireThread", "PyEval_RestoreThread",  "PyGILState_Ensure",
-	    "PyEval_AcquireLock",   "_PyThreadState_Attach",
-	};
 	const struct gr_stack *st;
-	size_t n;
+	size_t nst;
 
-	st = gr_model_stacks(m, &n);
-	if (!stack || stack >= n)
+	st = gr_model_stacks(m, &nst);
+	if (!stack || stack >= nst)
 		return 0;
 	st = &st[stack];
 	for (uint32_t i = 0; i < st->nframes; i++) {
@@ -67,13 +65,26 @@ static int gil_wait(const struct gr_model *m, uint32_t stack, int futex)
 		if (GR_FRAME_IS_PYTHON(st->frames[i]))
 			continue;
 		gr_frame_describe(m, st->pid, st->frames[i], &f);
-		if (is_function(f.function, "take_gil"))
-			return 1;
-		for (size_t t = 0; futex && t < sizeof(takers) / sizeof(takers[0]); t++)
-			if (is_function(f.function, takers[t]))
+		for (size_t k = 0; f.function && k < n; k++)
+			if (prefix ? !strncmp(f.function, names[k], strlen(names[k]))
+				   : is_function(f.function, names[k]))
 				return 1;
 	}
 	return 0;
+}
+
+/*
+ * The stack waits for CPython's GIL: take_gil (every version 3.10-3.14 waits there), or, in a
+ * futex wait, one of the API functions that take the GIL (take_gil inlined into them).
+ */
+static int gil_wait(const struct gr_model *m, uint32_t stack, int futex)
+{
+	static const char *const takers[] = {
+	    "take_gil",		 "PyEval_AcquireThread", "PyEval_RestoreThread",
+	    "PyGILState_Ensure", "PyEval_AcquireLock",	 "_PyThreadState_Attach",
+	};
+
+	return stack_calls(m, stack, takers, futex ? sizeof(takers) / sizeof(takers[0]) : 1, 0);
 }
 
 /* @pid is a process of the traced tree other than @self. */
@@ -337,34 +348,13 @@ const char *gr_block_site(const struct gr_model *m, uint32_t stack, char *buf, s
 	return gr_frame_format(&f, buf, len);
 }
 
-/* Whether stack @stack has a frame of a condition variable's wait or wake. */
-static int condvar_frames(const struct gr_model *m, uint32_t stack)
+int gr_block_condvar(const struct gr_model *m, uint32_t stack, uint32_t waker_stack)
 {
 	/* glibc's (and musl's) and libstdc++'s over them: the waits and the wakes */
 	static const char *const prefixes[] = {"pthread_cond_", "__pthread_cond_",
 					       "___pthread_cond_", "std::condition_variable",
 					       "std::_V2::condition_variable_any"};
-	const struct gr_stack *st;
-	size_t n;
 
-	st = gr_model_stacks(m, &n);
-	if (!stack || stack >= n)
-		return 0;
-	st = &st[stack];
-	for (uint32_t i = 0; i < st->nframes; i++) {
-		struct gr_frame f;
-
-		gr_frame_describe(m, st->pid, st->frames[i], &f);
-		if (f.kind != GR_FRAME_KIND_NATIVE || !f.function)
-			continue;
-		for (size_t k = 0; k < sizeof(prefixes) / sizeof(prefixes[0]); k++)
-			if (!strncmp(f.function, prefixes[k], strlen(prefixes[k])))
-				return 1;
-	}
-	return 0;
-}
-
-int gr_block_condvar(const struct gr_model *m, uint32_t stack, uint32_t waker_stack)
-{
-	return condvar_frames(m, waker_stack ? waker_stack : stack);
+	return stack_calls(m, waker_stack ? waker_stack : stack, prefixes,
+			   sizeof(prefixes) / sizeof(prefixes[0]), 1);
 }
