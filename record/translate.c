@@ -408,18 +408,25 @@ static void call_state(struct gr_translate *t, const struct gr_ev_call *e, uint6
 	gr_call_status_note(&t->calls, e->h.api, (uint32_t)*status, *call);
 }
 
+static int name_kernel(struct gr_translate *t, uint64_t ts, uint32_t pid, uint64_t key,
+		       const char *raw);
+
 /*
- * A function launched for the first time in @pid that no registration named: named now from its
- * symbol, before the launch record, so that the chunk holding the launch (or an earlier one)
- * holds its name.
+ * A function launched for the first time in @pid: named now, before the launch record, so that
+ * the chunk holding the launch (or an earlier one) holds its name. From its registration when
+ * one named it (written only now: a process registers every kernel of every library it loads,
+ * tens of thousands for PyTorch, and launches a few hundred), else from its symbol.
  */
 static int note_function(struct gr_translate *t, uint64_t ts, uint32_t pid, uint64_t func)
 {
-	uint64_t nk = gr_u64_key2(pid, func);
+	uint64_t nk = gr_u64_key2(pid, func), *registered;
 	int err = gr_addr_set_add(&t->refs.funcs, pid, func);
 
 	if (err <= 0 || gr_u64map_get(&t->refs.named, nk))
 		return err < 0 ? err : 0;
+	registered = gr_u64map_get(&t->kernel_names, nk);
+	if (registered && *(const char *)(uintptr_t)*registered)
+		return name_kernel(t, ts, pid, func, (const char *)(uintptr_t)*registered);
 	err = gr_symbols_function(&t->sym, ts, pid, func);
 	if (err > 0)
 		err = gr_u64map_put(&t->refs.named, nk, 1);
@@ -1182,7 +1189,7 @@ static int is_kernel_node(unsigned layout)
 	       layout == L_GRAPH_EXEC_KERNEL_SET;
 }
 
-/* Remember a name for (pid, key) and write it, demangled, with the mangled form beside it. */
+/* Write the name of (pid, key), demangled, with the mangled form beside it. */
 static int name_kernel(struct gr_translate *t, uint64_t ts, uint32_t pid, uint64_t key,
 		       const char *raw)
 {
@@ -1202,6 +1209,7 @@ static int name_kernel(struct gr_translate *t, uint64_t ts, uint32_t pid, uint64
 	return err;
 }
 
+/* Remember the name a registration (or a driver lookup) gave (pid, key). */
 static int remember_name(struct gr_translate *t, uint64_t ts, uint32_t pid, uint64_t key,
 			 const char *raw)
 {
@@ -1221,6 +1229,9 @@ static int remember_name(struct gr_translate *t, uint64_t ts, uint32_t pid, uint
 		free(copy);
 		return -ENOMEM;
 	}
+	/* written when first launched (note_function()); again now if it was: the last wins */
+	if (!gr_u64map_get(&t->refs.funcs.seen, k))
+		return 0;
 	return name_kernel(t, ts, pid, key, raw);
 }
 

@@ -4,6 +4,7 @@ GPUREC=${GPUREC:-$PWD/gpurec}
 O=${O:-build}
 PROGS=${PROGS:-$PWD/$O/progs}
 CALLS=${CALLS:-$PWD/$O/tests/tool_trace_calls}
+NAMES=${NAMES:-$PWD/$O/tests/tool_trace_names}
 TMP=$(mktemp -d /tmp/gpurec-e2e.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 failures=0

@@ -21,6 +21,11 @@ check "threads: kernel name" "worker(float*, int)" "$(json "$TMP/t.trc.json" 'd[
 info "$TMP/f.trc"
 check "fork: two processes launch" "[50, 110]" "$(json "$TMP/f.trc.json" 'sorted(p["launches"] for p in d["processes"] if p["launches"])')"
 check "fork: kernels" '{"child_kernel(float*)": 50, "parent_kernel(float*)": 110}' "$(json "$TMP/f.trc.json" '{k["name"]: k["count"] for k in d["kernels"]}')"
+# both register both kernels; a name is written once per process, for what it launched
+pids=$(json "$TMP/f.trc.json" '" ".join(str(p["pid"]) for p in sorted(d["processes"], key=lambda p: -p["launches"]) if p["launches"])')
+parent=${pids% *} child=${pids#* }
+check "fork: names written, parent" "kernel parent_kernel(float*)|raw _Z13parent_kernelPf|" "$("$NAMES" "$TMP/f.trc" | awk -v p="$parent" '$1 == p { $1 = ""; $3 = ""; sub(/^ /, ""); sub(/  /, " "); printf "%s|", $0 }')"
+check "fork: names written, child" "kernel child_kernel(float*)|raw _Z12child_kernelPf|" "$("$NAMES" "$TMP/f.trc" | awk -v p="$child" '$1 == p { $1 = ""; $3 = ""; sub(/^ /, ""); sub(/  /, " "); printf "%s|", $0 }')"
 
 # static cudart inside the executable
 "$GPUREC" record -o "$TMP/s.trc" -- "$PROGS/launches_static" >/dev/null 2>&1
