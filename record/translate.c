@@ -1213,22 +1213,15 @@ static int name_kernel(struct gr_translate *t, uint64_t ts, uint32_t pid, uint64
 static int remember_name(struct gr_translate *t, uint64_t ts, uint32_t pid, uint64_t key,
 			 const char *raw)
 {
-	char *copy = strdup(raw);
-	uint64_t k = gr_u64_key2(pid, key), *old;
+	const char *text = gr_strtab_intern_str(&t->kernel_texts, raw);
+	uint64_t k = gr_u64_key2(pid, key);
 
-	if (!copy)
+	if (!text)
 		return -ENOMEM;
-	old = gr_u64map_get(&t->kernel_names, k);
-	if (old) {
-		free((char *)(uintptr_t)*old);
-	} else if (gr_addr_set_add(&t->named_keys, pid, key) < 0) {
-		free(copy);
+	if (!gr_u64map_get(&t->kernel_names, k) && gr_addr_set_add(&t->named_keys, pid, key) < 0)
 		return -ENOMEM;
-	}
-	if (gr_u64map_put(&t->kernel_names, k, (uintptr_t)copy)) {
-		free(copy);
+	if (gr_u64map_put(&t->kernel_names, k, (uintptr_t)text))
 		return -ENOMEM;
-	}
 	/* written when first launched (note_function()); again now if it was: the last wins */
 	if (!gr_u64map_get(&t->refs.funcs.seen, k))
 		return 0;
@@ -1815,6 +1808,7 @@ void gr_translate_init(struct gr_translate *t, struct gr_trace_writer *w, struct
 {
 	*t = (struct gr_translate){
 	    .w = w, .procs = procs, .unwind = unwind, .counters_fd = counters_fd};
+	gr_strtab_init(&t->kernel_texts, &t->kernel_arena);
 	gr_symbols_init(&t->sym, w, procs);
 	/* without it, Python frames are named "<unknown>" */
 	if (gr_pyresolve_new(&t->pyres))
@@ -1844,7 +1838,9 @@ void gr_translate_free(struct gr_translate *t)
 	gr_stack_cuts_free(&t->cuts);
 	gr_u64map_free(&t->comms);
 	gr_u64map_free(&t->refs.named);
-	free_strings(&t->kernel_names);
+	gr_u64map_free(&t->kernel_names);
+	gr_strtab_free(&t->kernel_texts);
+	gr_arena_free(&t->kernel_arena);
 	free_strings(&t->pending_name);
 	gr_addr_set_free(&t->named_keys);
 	gr_addr_set_free(&t->refs.funcs);

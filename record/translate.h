@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analyze/util/strtab.h"
 #include "bpf/gpurec.h"
 #include "addr_set.h"
 #include "symbols.h"
@@ -64,8 +65,13 @@ struct gr_translate {
 	uint64_t next_pyframe;	    /* PYFRAME keys given so far */
 	struct gr_stack_cuts cuts;  /* stacks cut at a frame that is no code, per binary */
 	uint64_t next_stack_id;
-	struct gr_u64map comms;	       /* tid -> hash of the last comm written */
-	struct gr_u64map kernel_names; /* key(pid, func) -> char * raw name, for handle aliases */
+	struct gr_u64map comms; /* tid -> hash of the last comm written */
+	/* key(pid, func) -> const char * raw name (in kernel_texts), until first launched */
+	struct gr_u64map kernel_names;
+	/* each distinct registered name once: every process that imports torch registers the
+	 * same ~43k (the names live in kernel_arena) */
+	struct gr_strtab kernel_texts;
+	struct gr_arena kernel_arena;
 	struct gr_addr_set named_keys; /* (pid, key) pairs in kernel_names, for fork inheritance */
 	/* tid -> char * name of a driver lookup awaiting its handle */
 	struct gr_u64map pending_name;
