@@ -2226,6 +2226,8 @@ static __always_inline void emit_in_flight(struct thread_state *ts, bool exited,
 extern int bpf_copy_from_user_str(void *dst, __u32 dst__sz, const void *unsafe_ptr__ign,
 				  __u64 flags) __weak __ksym;
 
+_Static_assert(sizeof(struct gr_ev_name) <= GR_STACK_WINDOW, "a name is built in the walk window");
+
 SEC("uprobe.s")
 int BPF_KPROBE(name_entry)
 {
@@ -2237,15 +2239,24 @@ int BPF_KPROBE(name_entry)
 	const void *str;
 	long n = -1;
 
+	struct thread_state *ts;
+	__u64 size;
+
 	if (!is_traced(pid_tgid >> 32))
 		return 0;
 	/* the recorder pairs a name with the thread's next return of this call: keep order */
 	flush_task(bpf_get_current_task_btf());
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
+	/*
+	 * Built in the thread's walk window and sent at the name's own length: a process that
+	 * imports torch registers ~43k kernels, at GR_NAME_MAX bytes each some 25 MB through the
+	 * ring where their names take a fifth of that.
+	 */
+	ts = thread_state(true);
+	if (!ts) {
 		count(C_RINGBUF_LOST);
 		return 0;
 	}
+	e = (struct gr_ev_name *)ts->window;
 	fill_hdr(&e->h, EV_NAME, pid_tgid);
 	e->h.layout = layout;
 	e->h.api = GR_CK_API(cookie);
@@ -2266,10 +2277,15 @@ int BPF_KPROBE(name_entry)
 	if (n < 0) {
 		n = bpf_copy_from_user(e->name, sizeof(e->name) - 1, str);
 		e->name[sizeof(e->name) - 1] = 0;
-		if (n < 0)
-			e->name[0] = 0;
+		/* a fault somewhere in the buffer's span: the name is cut, not lost */
+		n = n < 0 ? (e->name[0] = 0, 1) : (long)sizeof(e->name);
 	}
-	bpf_ringbuf_submit(e, 0);
+	/* the bytes copied, with the NUL */
+	size = offsetof(struct gr_ev_name, name) + (__u64)n;
+	if (size > sizeof(*e))
+		size = sizeof(*e);
+	if (bpf_ringbuf_output(&events, e, size, 0))
+		count(C_RINGBUF_LOST);
 	return 0;
 }
 

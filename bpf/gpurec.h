@@ -448,7 +448,8 @@ struct gr_py_proc {
 				    3.11+, which match native_thread_id */
 };
 
-/* EV_NAME: key is the host stub / CUfunction / CUkernel; name is NUL-terminated. */
+/* EV_NAME: key is the host stub / CUfunction / CUkernel; name is NUL-terminated, and the event
+ * ends with its NUL (its size: the name's length, not GR_NAME_MAX). */
 struct gr_ev_name {
 	struct gr_ev_hdr h;
 	__u64 key;

@@ -1611,8 +1611,10 @@ int gr_translate_decode(const void *data, size_t size)
 			       size == sizeof(struct gr_ev_sched) + h->stack_len * 8ull
 			   ? h->type
 			   : -EINVAL;
-	case EV_NAME:
-		return size == sizeof(struct gr_ev_name) ? h->type : -EINVAL;
+	case EV_NAME: /* sent at the name's length, its NUL included */
+		return size > offsetof(struct gr_ev_name, name) && size <= sizeof(struct gr_ev_name)
+			   ? h->type
+			   : -EINVAL;
 	case EV_NVTX:
 		return size == sizeof(struct gr_ev_nvtx) ? h->type : -EINVAL;
 	case EV_FORK:
@@ -1735,9 +1737,13 @@ static int translate_one(void *ctx, void *data, size_t size)
 	case EV_COMM:
 		err = on_comm(t, c, stack);
 		break;
-	case EV_NAME:
-		err = on_name(t, data);
+	case EV_NAME: {
+		struct gr_ev_name whole = {0};
+
+		memcpy(&whole, data, size);
+		err = on_name(t, &whole);
 		break;
+	}
 	case EV_NVTX:
 		err = on_nvtx(t, data);
 		break;
