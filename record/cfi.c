@@ -7,7 +7,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,16 +17,11 @@
 #include "discover.h"
 #include "elf.h"
 
-/* Where a table lies in the BPF arrays: as struct gr_cfi_map's fields. */
-struct cfi_place {
-	uint32_t first, rows;
-	uint32_t base, bucket, nbuckets, shift;
-};
-
 struct cfi_file {
 	const struct gr_file *file;
-	struct cfi_place at;
-	/* 0: the table is in place (at); -EINPROGRESS: built on first need, not yet in place;
+	uint32_t first, rows;
+	uint32_t base, bucket, nbuckets, shift; /* as struct gr_cfi_map's */
+	/* 0: the table is rows from first; -EINPROGRESS: built on first need, not yet in place;
 	 * else why there is none */
 	int err;
 	int on_need;	 /* its table was left to first need (large: defer_table()) */
@@ -35,17 +29,13 @@ struct cfi_file {
 	uint64_t before; /* stacks that ended in it before its table was in place */
 };
 
-/*
- * A table built and written into the BPF arrays on a thread of its own (build_thread()), so
- * that the recorder drains on: a large table takes tens of milliseconds to write, hundreds to
- * build. The recorder's thread names it in the processes' entries (gr_cfi_poll()).
- */
+/* A table built on a thread of its own (build_thread()), so that the recorder drains on. */
 struct cfi_build {
 	pthread_t thread;
-	struct gr_cfi *c;
 	size_t file; /* index in files */
 	int fd;	     /* the recorder's own copy: the file's may close meanwhile */
-	struct cfi_place at;
+	size_t max_rows;
+	struct gr_cfi_table t;
 	int err;
 	uint64_t ns;
 	int finished; /* set last by the thread (atomic) */
@@ -63,9 +53,6 @@ void gr_cfi_init(struct gr_cfi *c, int rows_fd, size_t cap, int buckets_fd, size
 	c->cap = cap;
 	c->bcap = bcap;
 	c->defer_path = defer && *defer ? defer : NULL;
-	pthread_mutex_init(&c->lock, NULL);
-	/* without it, a table built on first need waits for the drain's next timer */
-	c->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	c->ready = 1;
 }
 
@@ -97,87 +84,47 @@ static int write_array(int fd, size_t first, const void *vals, size_t n, size_t 
 }
 
 /*
- * The buckets of @t (struct gr_cfi_map) into *@out, *@nb of them: a width of 2^*@shift bytes
- * that gives about one bucket per 4 rows, so the BPF walk searches a few rows, not the whole
- * table. 0 or -ENOMEM.
+ * The buckets of @t (struct gr_cfi_map): a width of 2^shift bytes that gives about one bucket
+ * per 4 rows, so the BPF walk searches a few rows, not the whole table. -E2BIG when the buckets
+ * left cannot hold them.
  */
-static int make_buckets(const struct gr_cfi_table *t, uint64_t **out, uint64_t *nb, unsigned *shift)
+static int make_buckets(struct gr_cfi *c, const struct gr_cfi_table *t, struct cfi_file *cf)
 {
-	uint64_t span = t->rows[t->n - 1].pc - t->rows[0].pc, *b;
+	uint64_t span = t->rows[t->n - 1].pc - t->rows[0].pc, nb, *b;
+	unsigned shift = 4;
 	size_t r = 0;
+	int err;
 
-	*shift = 4;
-	while (*shift < 31 && (span >> *shift) + 1 > t->n / 4 + 1)
-		(*shift)++;
-	*nb = (span >> *shift) + 1;
-	b = malloc(*nb * sizeof(*b));
+	while (shift < 31 && (span >> shift) + 1 > t->n / 4 + 1)
+		shift++;
+	nb = (span >> shift) + 1;
+	if (nb > c->bcap - c->bused)
+		return -E2BIG;
+	b = malloc(nb * sizeof(*b));
 	if (!b)
 		return -ENOMEM;
-	for (uint64_t k = 0; k < *nb; k++) {
-		uint64_t at = t->rows[0].pc + (k << *shift), next;
+	for (uint64_t k = 0; k < nb; k++) {
+		uint64_t at = t->rows[0].pc + (k << shift), next;
 
 		while (r + 1 < t->n && t->rows[r + 1].pc <= at)
 			r++;
 		/* the last bucket's rows end with the table */
 		next = r;
-		while (k + 1 == *nb
+		while (k + 1 == nb
 			   ? next + 1 < t->n
-			   : next + 1 < t->n && t->rows[next + 1].pc <= at + (1ull << *shift))
+			   : next + 1 < t->n && t->rows[next + 1].pc <= at + (1ull << shift))
 			next++;
 		b[k] = (uint64_t)next << 32 | r;
 	}
-	*out = b;
-	return 0;
-}
-
-/*
- * Take @rows rows and @nb buckets of what is left in the arrays: their first indices into @at,
- * or -E2BIG. Under the lock: a build on first need takes its share on its own thread.
- */
-static int reserve(struct gr_cfi *c, size_t rows, uint64_t nb, struct cfi_place *at)
-{
-	int err = 0;
-
-	pthread_mutex_lock(&c->lock);
-	if (rows > c->cap - c->used || nb > c->bcap - c->bused) {
-		err = -E2BIG;
-	} else {
-		at->first = (uint32_t)c->used;
-		at->bucket = (uint32_t)c->bused;
-		c->used += rows;
-		c->bused += nb;
-	}
-	pthread_mutex_unlock(&c->lock);
-	return err;
-}
-
-/*
- * Write built table @t (its build returned @err) into the BPF arrays; where it lies into @at.
- * Returns 0, or why the file has no table. The rows are in place before any process's entry
- * names them: the walk never sees them half. Safe on any thread.
- */
-static int install(struct gr_cfi *c, const struct gr_cfi_table *t, int err, struct cfi_place *at)
-{
-	uint64_t *b = NULL, nb = 0;
-	unsigned shift = 0;
-
-	if (!err && !t->n)
-		err = -ENOENT;
-	if (!err)
-		err = make_buckets(t, &b, &nb, &shift);
-	if (!err)
-		err = reserve(c, t->n, nb, at);
-	if (!err)
-		err = write_array(c->buckets_fd, at->bucket, b, nb, sizeof(*b));
-	if (!err)
-		err = write_array(c->rows_fd, at->first, t->rows, t->n, sizeof(*t->rows));
+	err = write_array(c->buckets_fd, c->bused, b, nb, sizeof(*b));
 	free(b);
 	if (err)
 		return err;
-	at->rows = (uint32_t)t->n;
-	at->base = t->rows[0].pc;
-	at->nbuckets = (uint32_t)nb;
-	at->shift = shift;
+	cf->base = t->rows[0].pc;
+	cf->bucket = (uint32_t)c->bused;
+	cf->nbuckets = (uint32_t)nb;
+	cf->shift = shift;
+	c->bused += nb;
 	return 0;
 }
 
@@ -191,21 +138,28 @@ static void note_build(struct gr_cfi *c, const struct gr_file *f, uint64_t ns)
 	}
 }
 
-/* The rows taken: a table built on first need may be taking its share. */
-static size_t rows_used(const struct gr_cfi *c)
+/*
+ * Put built table @t (its build returned @err) in the BPF arrays as @cf's; cf->err says how that
+ * went. The rows are written before any process's entry names them: the walk never sees them
+ * half.
+ */
+static void install(struct gr_cfi *c, struct cfi_file *cf, const struct gr_cfi_table *t, int err)
 {
-	pthread_mutex_t *lock = (pthread_mutex_t *)&c->lock;
-	size_t used;
-
-	pthread_mutex_lock(lock);
-	used = c->used;
-	pthread_mutex_unlock(lock);
-	return used;
-}
-
-static size_t rows_left(struct gr_cfi *c)
-{
-	return c->cap - rows_used(c);
+	if (!err && !t->n)
+		err = -ENOENT;
+	/* a table built on a thread counted the rows left when it began; others came since */
+	if (!err && t->n > c->cap - c->used)
+		err = -E2BIG;
+	if (!err)
+		err = make_buckets(c, t, cf);
+	if (!err)
+		err = write_array(c->rows_fd, c->used, t->rows, t->n, sizeof(*t->rows));
+	if (!err) {
+		cf->first = (uint32_t)c->used;
+		cf->rows = (uint32_t)t->n;
+		c->used += t->n;
+	}
+	cf->err = err;
 }
 
 /*
@@ -244,9 +198,9 @@ static const struct cfi_file *file_table(struct gr_cfi *c, const struct gr_file 
 		cf->on_need = 0;
 		t0 = gr_clock_ns(CLOCK_MONOTONIC);
 		if (f->elf && f->fd >= 0)
-			err = gr_cfi_table_build(f->fd, rows_left(c), &t);
+			err = gr_cfi_table_build(f->fd, c->cap - c->used, &t);
 		note_build(c, f, gr_clock_ns(CLOCK_MONOTONIC) - t0);
-		cf->err = install(c, &t, err, &cf->at);
+		install(c, cf, &t, err);
 		gr_cfi_table_free(&t);
 	}
 	if (gr_u64map_put(&c->by_file, (uintptr_t)f, c->nfiles + 1))
@@ -254,21 +208,14 @@ static const struct cfi_file *file_table(struct gr_cfi *c, const struct gr_file 
 	return &c->files[c->nfiles++];
 }
 
-/* Build and write a table: it touches only @arg and what install() locks. */
 static void *build_thread(void *arg)
 {
 	struct cfi_build *b = arg;
-	struct gr_cfi_table t = {0};
-	uint64_t t0 = gr_clock_ns(CLOCK_MONOTONIC), one = 1;
-	int err = gr_cfi_table_build(b->fd, rows_left(b->c), &t);
+	uint64_t t0 = gr_clock_ns(CLOCK_MONOTONIC);
 
-	b->err = install(b->c, &t, err, &b->at);
-	gr_cfi_table_free(&t);
+	b->err = gr_cfi_table_build(b->fd, b->max_rows, &b->t);
 	b->ns = gr_clock_ns(CLOCK_MONOTONIC) - t0;
 	__atomic_store_n(&b->finished, 1, __ATOMIC_RELEASE);
-	/* no wakeup written: the drain's timer finds it */
-	if (b->c->wake_fd >= 0 && write(b->c->wake_fd, &one, sizeof(one)) != sizeof(one))
-		return NULL;
 	return NULL;
 }
 
@@ -287,8 +234,8 @@ static void start_next(struct gr_cfi *c)
 			next = i;
 	if (next == c->nfiles || !(b = calloc(1, sizeof(*b))))
 		return;
-	b->c = c;
 	b->file = next;
+	b->max_rows = c->cap - c->used;
 	b->fd = fcntl(c->files[next].file->fd, F_DUPFD_CLOEXEC, 0);
 	if (b->fd < 0 || pthread_create(&b->thread, NULL, build_thread, b)) {
 		if (b->fd >= 0)
@@ -299,13 +246,14 @@ static void start_next(struct gr_cfi *c)
 	c->build = b;
 }
 
-/* Wait for the build under way, if any, and free it. */
-static void join_build(struct gr_cfi *c)
+/* Wait for the build under way, if any, and free it; its table is not installed. */
+static void drop_build(struct gr_cfi *c)
 {
 	if (!c->build)
 		return;
 	pthread_join(c->build->thread, NULL);
 	close(c->build->fd);
+	gr_cfi_table_free(&c->build->t);
 	free(c->build);
 	c->build = NULL;
 }
@@ -323,17 +271,13 @@ void gr_cfi_poll(struct gr_cfi *c, struct gr_procs *procs)
 {
 	struct cfi_build *b = c ? c->build : NULL;
 	struct cfi_file *cf;
-	uint64_t count;
 
 	if (!b || !__atomic_load_n(&b->finished, __ATOMIC_ACQUIRE))
 		return;
-	/* level-triggered: read, or every wait returns at once */
-	if (c->wake_fd >= 0 && read(c->wake_fd, &count, sizeof(count)) < 0)
-		count = 0;
+	pthread_join(b->thread, NULL);
 	cf = &c->files[b->file];
 	note_build(c, cf->file, b->ns);
-	cf->at = b->at;
-	cf->err = b->err;
+	install(c, cf, &b->t, b->err);
 	if (!cf->err) {
 		c->on_need_built++;
 		/* every process that maps it walks it from now on */
@@ -347,9 +291,12 @@ void gr_cfi_poll(struct gr_cfi *c, struct gr_procs *procs)
 		fprintf(stderr,
 			"gpurec record: unwind table of %s built on first need: %" PRIu32
 			" rows in %.1f ms, after %" PRIu64 " %s ended in it%s\n",
-			GR_TEXT(cf->file->path), cf->at.rows, b->ns / 1e6, cf->before,
+			GR_TEXT(cf->file->path), cf->rows, b->ns / 1e6, cf->before,
 			cf->before == 1 ? "stack" : "stacks", cf->err ? " (not installed)" : "");
-	join_build(c);
+	close(b->fd);
+	gr_cfi_table_free(&b->t);
+	free(b);
+	c->build = NULL;
 	start_next(c);
 }
 
@@ -386,12 +333,12 @@ void gr_cfi_sync(struct gr_cfi *c, struct gr_procs *procs, uint32_t pid)
 		v->maps[v->n++] = (struct gr_cfi_map){.start = m->start,
 						      .end = m->end,
 						      .bias = m->start - vaddr,
-						      .first = cf->at.first,
-						      .rows = cf->at.rows,
-						      .base = cf->at.base,
-						      .bucket = cf->at.bucket,
-						      .nbuckets = cf->at.nbuckets,
-						      .shift = cf->at.shift};
+						      .first = cf->first,
+						      .rows = cf->rows,
+						      .base = cf->base,
+						      .bucket = cf->bucket,
+						      .nbuckets = cf->nbuckets,
+						      .shift = cf->shift};
 	}
 	qsort(v->maps, v->n, sizeof(v->maps[0]), cmp_start);
 	/* what threads of @pid cached from the entry before is stale now (cfi_cache) */
@@ -422,13 +369,13 @@ int gr_cfi_covered(const struct gr_cfi *c, const struct gr_file *f, const char *
 static int has_rule(const struct gr_cfi *c, const struct cfi_file *cf, uint64_t pc)
 {
 	struct gr_cfi_row row;
-	size_t lo = 0, hi = cf->at.rows;
+	size_t lo = 0, hi = cf->rows;
 	uint32_t key;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		key = cf->at.first + (uint32_t)mid;
+		key = cf->first + (uint32_t)mid;
 		if (bpf_map_lookup_elem(c->rows_fd, &key, &row))
 			return 1; /* unknown: say nothing */
 		if (row.pc <= pc)
@@ -436,7 +383,7 @@ static int has_rule(const struct gr_cfi *c, const struct cfi_file *cf, uint64_t 
 		else
 			hi = mid;
 	}
-	key = cf->at.first + (uint32_t)lo - 1;
+	key = cf->first + (uint32_t)lo - 1;
 	return lo && !bpf_map_lookup_elem(c->rows_fd, &key, &row) &&
 	       (row.kind & GR_CFI_CFA_MASK) != GR_CFI_NONE;
 }
@@ -523,7 +470,7 @@ int gr_cfi_report(const struct gr_cfi *c, FILE *out, int verbose)
 		    out,
 		    "gpurec record: unwind tables of %zu binaries, %zu rows, built in %.1f ms "
 		    "(longest %.1f ms: %s); %zu large %s left to first need, %zu of them built\n",
-		    c->nfiles, rows_used(c), c->build_ns / 1e6, c->worst_ns / 1e6,
+		    c->nfiles, c->used, c->build_ns / 1e6, c->worst_ns / 1e6,
 		    c->worst ? GR_TEXT(c->worst) : "-", on_need, on_need == 1 ? "one" : "ones",
 		    c->on_need_built);
 	report_on_need(c, out);
@@ -549,12 +496,7 @@ int gr_cfi_report(const struct gr_cfi *c, FILE *out, int verbose)
 
 void gr_cfi_free(struct gr_cfi *c)
 {
-	if (!c->ready)
-		return;
-	join_build(c);
-	if (c->wake_fd >= 0)
-		close(c->wake_fd);
-	pthread_mutex_destroy(&c->lock);
+	drop_build(c);
 	free(c->files);
 	gr_u64map_free(&c->by_file);
 	gr_u64map_free(&c->ended);

@@ -9,10 +9,9 @@
  * place before any code of it runs.
  *
  * A large file (.eh_frame over GR_CFI_EAGER_EH_FRAME bytes) without probes waits instead: its
- * table is built and written into the BPF arrays, on a thread of the recorder's own, when a
- * stack first ends in it (gr_cfi_note_end()); gr_cfi_poll(), from the drain loop, then names it
- * in the entry of every process that maps it. Stacks through it end there until then;
- * gr_cfi_report() says how many.
+ * table is built, on a thread of the recorder's own, when a stack first ends in it
+ * (gr_cfi_note_end()), and put in place by gr_cfi_poll() from the drain loop, for every process
+ * that maps it. Stacks through it end there until then; gr_cfi_report() says how many.
  *
  * A file gets no table when it has no .eh_frame, when its table would not fit in what is left
  * of the rows, or for a mapping past GR_CFI_MAPS: its frames are walked by frame pointers, and
@@ -21,7 +20,6 @@
 #ifndef GR_RECORD_CFI_H
 #define GR_RECORD_CFI_H
 
-#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -44,9 +42,8 @@ struct cfi_build;
 struct gr_cfi {
 	int ready; /* gr_cfi_init() succeeded */
 	int rows_fd, buckets_fd, procs_fd;
-	pthread_mutex_t lock; /* of used and bused: a table built on first need takes its share */
-	size_t cap, used;     /* rows in cfi_rows; rows taken */
-	size_t bcap, bused;   /* the same of cfi_buckets */
+	size_t cap, used;   /* rows in cfi_rows; rows written */
+	size_t bcap, bused; /* the same of cfi_buckets */
 	struct cfi_file *files;
 	size_t nfiles;
 	struct gr_u64map by_file; /* struct gr_file * -> index in files + 1 */
@@ -59,7 +56,6 @@ struct gr_cfi {
 	struct cfi_build *build; /* the table being built on first need; NULL: none */
 	uint64_t needs;		 /* files a stack needed so far */
 	size_t on_need_built;	 /* tables built on first need and in place */
-	int wake_fd; /* an eventfd, readable when a table built on first need is ready; or -1 */
 };
 
 /*
@@ -74,9 +70,8 @@ void gr_cfi_init(struct gr_cfi *c, int rows_fd, size_t cap, int buckets_fd, size
  * write its cfi_procs entry. Cannot fail: what gets no table is walked by frame pointers. */
 void gr_cfi_sync(struct gr_cfi *c, struct gr_procs *procs, uint32_t pid);
 
-/* Name a table built (and written) on first need in the entries of the processes that map it,
- * if one is ready, and start the next one. Cheap when none is: called from the drain loop,
- * whose wait wake_fd wakes. */
+/* Put a table built on first need in place, if one is ready, and start the next one. Cheap when
+ * none is: called from the drain loop. */
 void gr_cfi_poll(struct gr_cfi *c, struct gr_procs *procs);
 
 /* Whether @f has a table: 1, or 0; *@why (static, when @why) says why not, or for a file

@@ -1094,9 +1094,6 @@ static void run(struct session *s)
 	if (s->child.pid > 0)
 		pidfd = syscall(SYS_pidfd_open, s->child.pid, 0);
 	s->polled = s->o.pids || pidfd < 0 || gr_ringbuf_watch(s->rb, pidfd);
-	/* so does an unwind table built on first need (cfi.h): stacks are whole from then on */
-	if (s->cfi.ready && s->cfi.wake_fd >= 0)
-		gr_ringbuf_watch(s->rb, s->cfi.wake_fd);
 	/* GPU records wake the drain too: a burst waits in the pipe no longer than needed */
 	if (s->cupti.rd >= 0 && gr_ringbuf_watch(s->rb, s->cupti.rd))
 		s->polled = 1;
