@@ -2,13 +2,10 @@
 /* Unwind tables for the BPF walk, per file and per process: see cfi.h. */
 #include <bpf/bpf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "analyze/util/text.h"
 #include "cfi.h"
@@ -21,38 +18,18 @@ struct cfi_file {
 	const struct gr_file *file;
 	uint32_t first, rows;
 	uint32_t base, bucket, nbuckets, shift; /* as struct gr_cfi_map's */
-	/* 0: the table is rows from first; -EINPROGRESS: built on first need, not yet in place;
-	 * else why there is none */
-	int err;
-	int on_need;	 /* its table was left to first need (large: defer_table()) */
-	uint64_t needed; /* the order a stack first needed it in (1, 2, ...); 0 not yet */
-	uint64_t before; /* stacks that ended in it before its table was in place */
-};
-
-/* A table built on a thread of its own (build_thread()), so that the recorder drains on. */
-struct cfi_build {
-	pthread_t thread;
-	size_t file; /* index in files */
-	int fd;	     /* the recorder's own copy: the file's may close meanwhile */
-	size_t max_rows;
-	struct gr_cfi_table t;
-	int err;
-	uint64_t ns;
-	int finished; /* set last by the thread (atomic) */
+	int err; /* 0: the table is rows from first; else why there is none */
 };
 
 void gr_cfi_init(struct gr_cfi *c, int rows_fd, size_t cap, int buckets_fd, size_t bcap,
 		 int procs_fd)
 {
-	const char *defer = getenv("GPUREC_TEST_CFI_DEFER");
-
 	memset(c, 0, sizeof(*c));
 	c->rows_fd = rows_fd;
 	c->buckets_fd = buckets_fd;
 	c->procs_fd = procs_fd;
 	c->cap = cap;
 	c->bcap = bcap;
-	c->defer_path = defer && *defer ? defer : NULL;
 	c->ready = 1;
 }
 
@@ -128,63 +105,12 @@ static int make_buckets(struct gr_cfi *c, const struct gr_cfi_table *t, struct c
 	return 0;
 }
 
-/* Count a build of @ns for @f into the -v summary. */
-static void note_build(struct gr_cfi *c, const struct gr_file *f, uint64_t ns)
-{
-	c->build_ns += ns;
-	if (ns > c->worst_ns) {
-		c->worst_ns = ns;
-		c->worst = f->path;
-	}
-}
-
-/*
- * Put built table @t (its build returned @err) in the BPF arrays as @cf's; cf->err says how that
- * went. The rows are written before any process's entry names them: the walk never sees them
- * half.
- */
-static void install(struct gr_cfi *c, struct cfi_file *cf, const struct gr_cfi_table *t, int err)
-{
-	if (!err && !t->n)
-		err = -ENOENT;
-	/* a table built on a thread counted the rows left when it began; others came since */
-	if (!err && t->n > c->cap - c->used)
-		err = -E2BIG;
-	if (!err)
-		err = make_buckets(c, t, cf);
-	if (!err)
-		err = write_array(c->rows_fd, c->used, t->rows, t->n, sizeof(*t->rows));
-	if (!err) {
-		cf->first = (uint32_t)c->used;
-		cf->rows = (uint32_t)t->n;
-		c->used += t->n;
-	}
-	cf->err = err;
-}
-
-/*
- * Whether @f's table waits for a stack that needs it, rather than being built while the process
- * that maps it is held: a large one (PyTorch maps cuFFT, cuSPARSE and more it never calls; their
- * tables took seconds and filled the rows before libtorch's). Not a file with probes, whose code
- * begins every stack of its calls, nor a CPython, which every Python stack runs through.
- */
-static int defer_table(const struct gr_cfi *c, const struct gr_file *f)
-{
-	if (f->probes || f->py || !f->elf || f->fd < 0)
-		return 0;
-	if (c->defer_path) /* tests: which files, by path */
-		return strstr(f->path, c->defer_path) != NULL;
-	return gr_elf_section_size(f->elf, ".eh_frame") > GR_CFI_EAGER_EH_FRAME;
-}
-
-/* @f's table, built the first time any process maps it (or left to first need); NULL when out
- * of memory. */
+/* @f's table, built the first time any process maps it; NULL when out of memory. */
 static const struct cfi_file *file_table(struct gr_cfi *c, const struct gr_file *f)
 {
-	uint64_t *idx = gr_u64map_get(&c->by_file, (uintptr_t)f), t0;
+	uint64_t *idx = gr_u64map_get(&c->by_file, (uintptr_t)f), t0, ns;
 	struct gr_cfi_table t = {0};
 	struct cfi_file *files, *cf;
-	int err = -ENOENT;
 
 	if (idx)
 		return &c->files[*idx - 1];
@@ -193,111 +119,32 @@ static const struct cfi_file *file_table(struct gr_cfi *c, const struct gr_file 
 		return NULL;
 	c->files = files;
 	cf = &files[c->nfiles];
-	*cf = (struct cfi_file){.file = f, .err = -EINPROGRESS, .on_need = 1};
-	if (!defer_table(c, f)) {
-		cf->on_need = 0;
-		t0 = gr_clock_ns(CLOCK_MONOTONIC);
-		if (f->elf && f->fd >= 0)
-			err = gr_cfi_table_build(f->fd, c->cap - c->used, &t);
-		note_build(c, f, gr_clock_ns(CLOCK_MONOTONIC) - t0);
-		install(c, cf, &t, err);
-		gr_cfi_table_free(&t);
+	*cf = (struct cfi_file){.file = f, .err = -ENOENT};
+	t0 = gr_clock_ns(CLOCK_MONOTONIC);
+	if (f->elf && f->fd >= 0)
+		cf->err = gr_cfi_table_build(f->fd, c->cap - c->used, &t);
+	ns = gr_clock_ns(CLOCK_MONOTONIC) - t0;
+	c->build_ns += ns;
+	if (ns > c->worst_ns) {
+		c->worst_ns = ns;
+		c->worst = f->path;
 	}
+	if (!cf->err && !t.n)
+		cf->err = -ENOENT;
+	if (!cf->err)
+		cf->err = make_buckets(c, &t, cf);
+	/* written before any process's entry names them: the walk never sees them half */
+	if (!cf->err)
+		cf->err = write_array(c->rows_fd, c->used, t.rows, t.n, sizeof(*t.rows));
+	if (!cf->err) {
+		cf->first = (uint32_t)c->used;
+		cf->rows = (uint32_t)t.n;
+		c->used += t.n;
+	}
+	gr_cfi_table_free(&t);
 	if (gr_u64map_put(&c->by_file, (uintptr_t)f, c->nfiles + 1))
 		return NULL;
 	return &c->files[c->nfiles++];
-}
-
-static void *build_thread(void *arg)
-{
-	struct cfi_build *b = arg;
-	uint64_t t0 = gr_clock_ns(CLOCK_MONOTONIC);
-
-	b->err = gr_cfi_table_build(b->fd, b->max_rows, &b->t);
-	b->ns = gr_clock_ns(CLOCK_MONOTONIC) - t0;
-	__atomic_store_n(&b->finished, 1, __ATOMIC_RELEASE);
-	return NULL;
-}
-
-/* Start building the table a stack needed first of those still waiting, unless one is under
- * way. Where no thread can start, it waits for the next call. */
-static void start_next(struct gr_cfi *c)
-{
-	struct cfi_build *b;
-	size_t next = c->nfiles;
-
-	if (c->build)
-		return;
-	for (size_t i = 0; i < c->nfiles; i++)
-		if (c->files[i].err == -EINPROGRESS && c->files[i].needed &&
-		    (next == c->nfiles || c->files[i].needed < c->files[next].needed))
-			next = i;
-	if (next == c->nfiles || !(b = calloc(1, sizeof(*b))))
-		return;
-	b->file = next;
-	b->max_rows = c->cap - c->used;
-	b->fd = fcntl(c->files[next].file->fd, F_DUPFD_CLOEXEC, 0);
-	if (b->fd < 0 || pthread_create(&b->thread, NULL, build_thread, b)) {
-		if (b->fd >= 0)
-			close(b->fd);
-		free(b);
-		return;
-	}
-	c->build = b;
-}
-
-/* Wait for the build under way, if any, and free it; its table is not installed. */
-static void drop_build(struct gr_cfi *c)
-{
-	if (!c->build)
-		return;
-	pthread_join(c->build->thread, NULL);
-	close(c->build->fd);
-	gr_cfi_table_free(&c->build->t);
-	free(c->build);
-	c->build = NULL;
-}
-
-/* Whether @p maps @f. */
-static int maps_file(const struct gr_proc *p, const struct gr_file *f)
-{
-	for (size_t i = 0; i < p->nmaps; i++)
-		if (p->maps[i].file == f)
-			return 1;
-	return 0;
-}
-
-void gr_cfi_poll(struct gr_cfi *c, struct gr_procs *procs)
-{
-	struct cfi_build *b = c ? c->build : NULL;
-	struct cfi_file *cf;
-
-	if (!b || !__atomic_load_n(&b->finished, __ATOMIC_ACQUIRE))
-		return;
-	pthread_join(b->thread, NULL);
-	cf = &c->files[b->file];
-	note_build(c, cf->file, b->ns);
-	install(c, cf, &b->t, b->err);
-	if (!cf->err) {
-		c->on_need_built++;
-		/* every process that maps it walks it from now on */
-		for (size_t i = 0; i < procs->by_pid.cap; i++)
-			if (procs->by_pid.keys && procs->by_pid.keys[i] &&
-			    maps_file((const struct gr_proc *)(uintptr_t)procs->by_pid.vals[i],
-				      cf->file))
-				gr_cfi_sync(c, procs, (uint32_t)procs->by_pid.keys[i]);
-	}
-	if (c->verbose)
-		fprintf(stderr,
-			"gpurec record: unwind table of %s built on first need: %" PRIu32
-			" rows in %.1f ms, after %" PRIu64 " %s ended in it%s\n",
-			GR_TEXT(cf->file->path), cf->rows, b->ns / 1e6, cf->before,
-			cf->before == 1 ? "stack" : "stacks", cf->err ? " (not installed)" : "");
-	close(b->fd);
-	gr_cfi_table_free(&b->t);
-	free(b);
-	c->build = NULL;
-	start_next(c);
 }
 
 static int cmp_start(const void *a, const void *b)
@@ -353,12 +200,11 @@ int gr_cfi_covered(const struct gr_cfi *c, const struct gr_file *f, const char *
 	int err = idx ? c->files[*idx - 1].err : -EAGAIN;
 
 	if (why)
-		*why = !err		     ? "code its .eh_frame does not describe"
-		       : err == -ENOENT	     ? "no .eh_frame"
-		       : err == -E2BIG	     ? "the tables are full"
-		       : err == -EAGAIN	     ? "past the mappings a process's tables hold"
-		       : err == -EINPROGRESS ? "its table was still being built"
-					     : "its table could not be built";
+		*why = !err		? "code its .eh_frame does not describe"
+		       : err == -ENOENT ? "no .eh_frame"
+		       : err == -E2BIG	? "the tables are full"
+		       : err == -EAGAIN ? "past the mappings a process's tables hold"
+					: "its table could not be built";
 	return !err;
 }
 
@@ -388,36 +234,25 @@ static int has_rule(const struct gr_cfi *c, const struct cfi_file *cf, uint64_t 
 	       (row.kind & GR_CFI_CFA_MASK) != GR_CFI_NONE;
 }
 
-int gr_cfi_note_end(struct gr_cfi *c, struct gr_procs *procs, uint32_t pid, uint64_t last)
+void gr_cfi_note_end(struct gr_cfi *c, struct gr_procs *procs, uint32_t pid, uint64_t last)
 {
 	const struct gr_mapping *m;
 	const uint64_t *idx;
 	uint64_t *count, vaddr;
 
 	if (!c || !c->ready || !(m = gr_discover_lookup(procs, pid, last)))
-		return 0;
-	idx = gr_u64map_get(&c->by_file, (uintptr_t)m->file);
-	if (idx && c->files[*idx - 1].err == -EINPROGRESS) {
-		struct cfi_file *cf = &c->files[*idx - 1];
-
-		/* a table left to first need: now it is needed */
-		cf->before++;
-		if (!cf->needed)
-			cf->needed = ++c->needs;
-		start_next(c);
-		return 1;
-	}
+		return;
 	/* a frame is a return address: its call is the byte before */
+	idx = gr_u64map_get(&c->by_file, (uintptr_t)m->file);
 	if (idx && !c->files[*idx - 1].err &&
 	    (gr_elf_offset_to_vaddr(m->file->elf, m->pgoff, &vaddr) ||
 	     has_rule(c, &c->files[*idx - 1], vaddr + (last - m->start) - 1)))
-		return 0;
+		return;
 	count = gr_u64map_get(&c->ended, (uintptr_t)m->file);
 	if (count)
 		(*count)++;
 	else
 		gr_u64map_put(&c->ended, (uintptr_t)m->file, 1);
-	return 0;
 }
 
 /* By path: the summary reads the same in every run. */
@@ -428,52 +263,18 @@ static int cmp_path(const void *a, const void *b)
 	return strcmp((*x)->path, (*y)->path);
 }
 
-/* Say which binaries' tables came on first need after stacks had ended in them. */
-static void report_on_need(const struct gr_cfi *c, FILE *out)
-{
-	uint64_t stacks = 0;
-	const char *sep = "";
-
-	for (size_t i = 0; i < c->nfiles; i++)
-		stacks += c->files[i].on_need ? c->files[i].before : 0;
-	if (!stacks)
-		return;
-	fprintf(out,
-		"gpurec record: %" PRIu64 " %s ended early in large binaries whose unwind tables "
-		"are built when a stack first needs them, not before the code runs: ",
-		stacks, stacks == 1 ? "stack" : "stacks");
-	for (size_t i = 0; i < c->nfiles; i++) {
-		const struct cfi_file *cf = &c->files[i];
-
-		if (!cf->on_need || !cf->before)
-			continue;
-		fprintf(out, "%s%s (%" PRIu64 ", %s)", sep, GR_TEXT(cf->file->path), cf->before,
-			!cf->err		  ? "built after them"
-			: cf->err == -EINPROGRESS ? "not built when the recording ended"
-			: cf->err == -E2BIG	  ? "not built: the tables are full"
-						  : "its table could not be built");
-		sep = ", ";
-	}
-	fprintf(out, "\n");
-}
-
 int gr_cfi_report(const struct gr_cfi *c, FILE *out, int verbose)
 {
 	const struct gr_u64map *m = &c->ended;
 	const struct gr_file **files;
-	size_t n = 0, on_need = 0;
+	size_t n = 0;
 
-	for (size_t i = 0; i < c->nfiles; i++)
-		on_need += c->files[i].on_need;
 	if (verbose && c->nfiles)
-		fprintf(
-		    out,
-		    "gpurec record: unwind tables of %zu binaries, %zu rows, built in %.1f ms "
-		    "(longest %.1f ms: %s); %zu large %s left to first need, %zu of them built\n",
-		    c->nfiles, c->used, c->build_ns / 1e6, c->worst_ns / 1e6,
-		    c->worst ? GR_TEXT(c->worst) : "-", on_need, on_need == 1 ? "one" : "ones",
-		    c->on_need_built);
-	report_on_need(c, out);
+		fprintf(out,
+			"gpurec record: unwind tables of %zu binaries, %zu rows, built in %.1f ms "
+			"(longest %.1f ms: %s)\n",
+			c->nfiles, c->used, c->build_ns / 1e6, c->worst_ns / 1e6,
+			c->worst ? GR_TEXT(c->worst) : "-");
 	if (!m->len || !(files = calloc(m->len, sizeof(*files))))
 		return 0;
 	for (size_t i = 0; i < m->cap && n < m->len; i++)
@@ -496,7 +297,6 @@ int gr_cfi_report(const struct gr_cfi *c, FILE *out, int verbose)
 
 void gr_cfi_free(struct gr_cfi *c)
 {
-	drop_build(c);
 	free(c->files);
 	gr_u64map_free(&c->by_file);
 	gr_u64map_free(&c->ended);

@@ -751,7 +751,6 @@ static int setup(struct session *s)
 		gr_cfi_init(&s->cfi, bpf_map__fd(s->skel->maps.cfi_rows), GR_CFI_MAX_ROWS,
 			    bpf_map__fd(s->skel->maps.cfi_buckets), GR_CFI_MAX_BUCKETS,
 			    bpf_map__fd(s->skel->maps.cfi_procs));
-		s->cfi.verbose = s->o.verbose;
 		s->procs.cfi = &s->cfi;
 	}
 	if (!err)
@@ -1101,7 +1100,6 @@ static void run(struct session *s)
 		ms = drain_timeout(s, ms, deadline);
 		if (drain(s, ms))
 			break;
-		gr_cfi_poll(&s->cfi, &s->procs);
 		gr_forward_due(s->fwd, gr_clock_ns(CLOCK_MONOTONIC));
 		if (s->child.pid > 0 && !s->child_done &&
 		    waitpid(s->child.pid, &s->status, WNOHANG) > 0)
