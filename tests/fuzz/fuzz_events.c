@@ -75,8 +75,8 @@ static int reference_ok(const uint8_t *p, size_t n)
 	case EV_SCHED:
 		return h.stack_len <= GR_MAX_FRAMES &&
 		       n == sizeof(struct gr_ev_sched) + 8u * h.stack_len;
-	case EV_NAME:
-		return n == sizeof(struct gr_ev_name);
+	case EV_NAME: /* sent at its name's length: at least the NUL */
+		return n > offsetof(struct gr_ev_name, name) && n <= sizeof(struct gr_ev_name);
 	case EV_NVTX:
 		return n == sizeof(struct gr_ev_nvtx);
 	case EV_FORK:
