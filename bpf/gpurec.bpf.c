@@ -2226,7 +2226,17 @@ static __always_inline void emit_in_flight(struct thread_state *ts, bool exited,
 extern int bpf_copy_from_user_str(void *dst, __u32 dst__sz, const void *unsafe_ptr__ign,
 				  __u64 flags) __weak __ksym;
 
-_Static_assert(sizeof(struct gr_ev_name) <= GR_STACK_WINDOW, "a name is built in the walk window");
+/*
+ * A registration's event, built per registering thread and sent at its name's length: apart
+ * from thread_states, whose presence marks a thread that makes CUDA calls (its switches carry
+ * stacks), and an Inductor compile worker registers ~43k kernels and launches none.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct gr_ev_name);
+} name_events SEC(".maps");
 
 SEC("uprobe.s")
 int BPF_KPROBE(name_entry)
@@ -2238,8 +2248,6 @@ int BPF_KPROBE(name_entry)
 	__u64 host_fun, name3, name4;
 	const void *str;
 	long n = -1;
-
-	struct thread_state *ts;
 	__u64 size;
 
 	if (!is_traced(pid_tgid >> 32))
@@ -2247,16 +2255,15 @@ int BPF_KPROBE(name_entry)
 	/* the recorder pairs a name with the thread's next return of this call: keep order */
 	flush_task(bpf_get_current_task_btf());
 	/*
-	 * Built in the thread's walk window and sent at the name's own length: a process that
-	 * imports torch registers ~43k kernels, at GR_NAME_MAX bytes each some 25 MB through the
-	 * ring where their names take a fifth of that.
+	 * Sent at the name's own length: a process that imports torch registers ~43k kernels, at
+	 * GR_NAME_MAX bytes each some 25 MB through the ring, where their names take a fifth.
 	 */
-	ts = thread_state(true);
-	if (!ts) {
+	e = bpf_task_storage_get(&name_events, bpf_get_current_task_btf(), NULL,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!e) {
 		count(C_RINGBUF_LOST);
 		return 0;
 	}
-	e = (struct gr_ev_name *)ts->window;
 	fill_hdr(&e->h, EV_NAME, pid_tgid);
 	e->h.layout = layout;
 	e->h.api = GR_CK_API(cookie);
