@@ -1249,13 +1249,15 @@ static int inherit_names(struct gr_translate *t, uint64_t ts, uint32_t parent, u
 	return 0;
 }
 
-static int on_name(struct gr_translate *t, const struct gr_ev_name *e)
+/* A name event of @size bytes (gr_translate_decode(): its name, up to GR_NAME_MAX bytes). */
+static int on_name(struct gr_translate *t, const struct gr_ev_name *e, size_t size)
 {
+	size_t len = size - offsetof(struct gr_ev_name, name);
 	char name[GR_NAME_MAX + 1], *copy;
 	uint64_t *old;
 
-	memcpy(name, e->name, GR_NAME_MAX);
-	name[GR_NAME_MAX] = 0;
+	memcpy(name, e->name, len);
+	name[len] = 0;
 	if (e->h.layout == L_REGISTER_FUNCTION)
 		return remember_name(t, e->h.ts, e->h.pid, e->key, name);
 	/* a driver lookup: the handle comes with this thread's return event */
@@ -1737,13 +1739,9 @@ static int translate_one(void *ctx, void *data, size_t size)
 	case EV_COMM:
 		err = on_comm(t, c, stack);
 		break;
-	case EV_NAME: {
-		struct gr_ev_name whole = {0};
-
-		memcpy(&whole, data, size);
-		err = on_name(t, &whole);
+	case EV_NAME:
+		err = on_name(t, data, size);
 		break;
-	}
 	case EV_NVTX:
 		err = on_nvtx(t, data);
 		break;
