@@ -1062,40 +1062,49 @@ size_t gr_nvtx_step_bounds(const struct gr_nvtx_set *s, uint32_t thread, const c
 }
 
 /*
- * Whether the @n sorted @starts come once a @period of a loop of @count iterations: as many as
- * the iterations (one more or less), and the gaps between them a period (within half of one) but
- * for a quarter of them at most: a loop's first iterations run slower (warm-up: first calls,
- * threads starting), a busy machine stretches a few more, and the period is the loop's typical
- * iteration, not its mean. A range twice a period, or in some iterations only, fails the count.
+ * Whether the @n ranges (@starts sorted, @ends theirs) come once an iteration of a loop whose
+ * @count iterations start at @iter, the last ending at @end_ts: each span from an iteration's
+ * start to the next holds exactly one start, and the last iteration has one too, in either
+ * phase: the range opens before its iteration's first call (the last one before the loop holds
+ * the first call) or after it (one opens in the last iteration). Three iterations at least. The
+ * iterations' bounds decide, not their times: a warm-up iteration or a busy machine stretches a
+ * span but moves no range into another. A range twice an iteration, or in some only, fails.
  */
-static int once_a_period(const uint64_t *starts, size_t n, uint64_t period, uint64_t count)
+static int once_an_iteration(const uint64_t *starts, const uint64_t *ends, size_t n,
+			     const uint64_t *iter, uint64_t count, uint64_t end_ts)
 {
-	size_t off = 0;
+	size_t k = 0;
+	int before;
 
-	if (n < 3 || !period || n + 1 < count || n > count + 1)
+	if (count < 3)
 		return 0;
-	for (size_t i = 1; i < n; i++) {
-		uint64_t gap = starts[i] - starts[i - 1];
+	while (k < n && starts[k] < iter[0])
+		k++;
+	before = k && ends[k - 1] > iter[0];
+	for (uint64_t j = 0; j + 1 < count; j++) {
+		size_t in = 0;
 
-		if (gap < period / 2 || gap > period + period / 2)
-			off++;
+		for (; k < n && starts[k] < iter[j + 1]; k++)
+			in++;
+		if (in != 1)
+			return 0;
 	}
-	return off * 4 <= n - 1 && off < n - 1;
+	return before || (k < n && starts[k] <= end_ts);
 }
 
-int gr_nvtx_step_choice(const struct gr_nvtx_set *s, uint32_t thread, uint64_t start_ts,
-			uint64_t end_ts, uint64_t period_ns, uint64_t count, uint32_t *range)
+int gr_nvtx_step_choice(const struct gr_nvtx_set *s, uint32_t thread, const uint64_t *iter,
+			uint64_t count, uint64_t end_ts, uint32_t *range)
 {
-	uint64_t lo = start_ts > period_ns / 2 ? start_ts - period_ns / 2 : 0;
 	uint32_t *group = malloc((s->nranges + 1) * sizeof(*group));
 	uint32_t *by_group = malloc((s->nranges + 1) * sizeof(*by_group));
 	uint64_t *starts = malloc((s->nranges + 1) * sizeof(*starts));
+	uint64_t *ends = malloc((s->nranges + 1) * sizeof(*ends));
 	size_t *at = NULL, best = SIZE_MAX, ng;
 	struct gr_keymap names;
 	int err = -ENOMEM;
 
 	gr_keymap_init(&names, 2);
-	if (!group || !by_group || !starts)
+	if (!group || !by_group || !starts || !ends)
 		goto out;
 	/* the thread's push/pop ranges by name, each name's in start order */
 	for (size_t i = 0; i < s->nranges; i++) {
@@ -1131,10 +1140,10 @@ int gr_nvtx_step_choice(const struct gr_nvtx_set *s, uint32_t thread, uint64_t s
 			if (q->start < end)
 				continue;
 			end = q->end;
-			if (q->start >= lo && q->start <= end_ts)
-				starts[n++] = q->start;
+			starts[n] = q->start;
+			ends[n++] = q->end;
 		}
-		if (once_a_period(starts, n, period_ns, count) &&
+		if (once_an_iteration(starts, ends, n, iter, count, end_ts) &&
 		    (best == SIZE_MAX || s->ranges[by_group[first]].depth < s->ranges[best].depth))
 			best = by_group[first];
 	}
@@ -1143,6 +1152,7 @@ out:
 	free(group);
 	free(by_group);
 	free(starts);
+	free(ends);
 	free(at);
 	gr_keymap_free(&names);
 	if (err)

@@ -175,14 +175,14 @@ size_t gr_nvtx_step_bounds(const struct gr_nvtx_set *s, uint32_t thread, const c
 			   uint64_t *bounds);
 
 /*
- * The push/pop range name of @thread that starts once a period of a loop of @count iterations
- * of @period_ns from @start_ts to @end_ts: as many ranges starting in [start_ts - period / 2,
- * end_ts] as iterations (one more or fewer: a range may open before the loop's first call or
- * after its last), three at least, each a period after the one before within half a period; the
- * outermost when several are. Returns 1 and *@range (a range of that name and domain, index in
- * @s->ranges), 0 when none, -ENOMEM.
+ * The push/pop range name of @thread that starts once an iteration of a loop whose @count
+ * iterations start at @iter[0..count) (their first calls' entries), the last ending at @end_ts:
+ * one range (the outer one of the name's nested ones) for each iteration, opening before its
+ * first call and holding it, or after it and before the next iteration starts; three iterations
+ * at least; the outermost name when several are. Returns 1 and *@range (a range of that name and
+ * domain, index in @s->ranges), 0 when none, -ENOMEM.
  */
-int gr_nvtx_step_choice(const struct gr_nvtx_set *s, uint32_t thread, uint64_t start_ts,
-			uint64_t end_ts, uint64_t period_ns, uint64_t count, uint32_t *range);
+int gr_nvtx_step_choice(const struct gr_nvtx_set *s, uint32_t thread, const uint64_t *iter,
+			uint64_t count, uint64_t end_ts, uint32_t *range);
 
 #endif

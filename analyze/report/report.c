@@ -17,7 +17,7 @@ struct report_priv {
 };
 
 /*
- * The finder's own choice of an NVTX range: when a push/pop range repeats once a period of the
+ * The finder's own choice of an NVTX range: when a push/pop range starts once an iteration of the
  * loop it found, the steps are that range's, as --step nvtx:NAME would make them (the report's
  * iteration only: the ranks keep their finder's). Its loop stays when the range's steps are
  * not found.

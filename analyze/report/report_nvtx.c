@@ -100,7 +100,7 @@ void rp_nvtx_text(FILE *f, const struct gr_report *r, const struct gr_model *m, 
 		N->set.nranges, S->n, N->set.nmarks, N->set.unmatched_pops, N->set.unmatched_ends);
 	if (N->step_range)
 		fprintf(f, "  the step is the NVTX range '%s'%s\n", GR_TEXT(N->step_range),
-			it->why == GR_PHASE_NVTX ? ": it repeats once a period of the loop found"
+			it->why == GR_PHASE_NVTX ? ": it starts once an iteration of the loop found"
 						 : " (--step)");
 	fprintf(f, "  %-20s %6s %8s %8s %8s %8s %8s %8s %8s %6s\n", "name", "count", "total",
 		"median", "p90", "launches", "kernels", "API time", "GPU time", "step");

@@ -50,7 +50,7 @@ uint32_t rp_step_thread(const struct rp_ctx *x, const struct rp_step *s, uint32_
 /* The iteration as the steps x->step names on the token thread, in place of
  * rp_iteration_find() when x->step is set. 0 or -ENOMEM. */
 int rp_step_find(struct rp_ctx *x, struct gr_report_iteration *it, int main);
-/* The spec of the NVTX push/pop range that repeats once a period of the finder's iteration
+/* The spec of the NVTX push/pop range that starts once an iteration of the finder's loop
  * (x->r->launches.iter) on its thread, report-owned; NULL when none does (or out of memory). */
 const char *rp_step_nvtx_choice(struct rp_ctx *x);
 /* report_nvtx.c: the NVTX section's figures (x->r->nvtx.stats), after the iteration. 0 or

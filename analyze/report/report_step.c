@@ -447,9 +447,8 @@ const char *rp_step_nvtx_choice(struct rp_ctx *x)
 	const struct gr_nvtx_range *r;
 	uint32_t idx;
 
-	if (!it->found || !set ||
-	    gr_nvtx_step_choice(set, it->thread, it->start_ts, it->end_ts, it->period_ns, it->count,
-				&idx) <= 0)
+	if (!it->found || !set || !it->starts ||
+	    gr_nvtx_step_choice(set, it->thread, it->starts, it->count, it->end_ts, &idx) <= 0)
 		return NULL;
 	r = &set->ranges[idx];
 	if (r->domain && r->domain < set->ndomains)

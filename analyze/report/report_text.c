@@ -193,10 +193,11 @@ static void phases(FILE *f, const struct gr_report *r, const struct gr_report_it
 	char b1[GR_UNITS_LEN], b2[GR_UNITS_LEN], c1[GR_UNITS_LEN], c2[GR_UNITS_LEN];
 
 	if (it->why == GR_PHASE_NVTX) {
-		fprintf(f,
-			"  step: the NVTX range '%s' repeats once a period of the loop found: the "
-			"steps are its %" PRIu64 " ranges, %" PRIu64 " whole steps\n",
-			GR_TEXT(r->nvtx.step_range), it->step_starts, it->count);
+		fprintf(
+		    f,
+		    "  step: the NVTX range '%s' starts once an iteration of the loop found: the "
+		    "steps are its %" PRIu64 " ranges, %" PRIu64 " whole steps\n",
+		    GR_TEXT(r->nvtx.step_range), it->step_starts, it->count);
 		return;
 	}
 	if (it->step) {

@@ -177,7 +177,7 @@ enum gr_report_phase_why {
 	GR_PHASE_SHORTER_PERIOD, /* tied on calls with another, and its period is shorter */
 	GR_PHASE_RARER_ANCHOR,	 /* tied on calls and period: found from the rarer call */
 	GR_PHASE_STEP,		 /* named with --step (step: the SPEC) */
-	GR_PHASE_NVTX,		 /* the finder's loop repeats an NVTX range once a period: the
+	GR_PHASE_NVTX,		 /* an NVTX range starts once an iteration of the finder's loop: the
 				  * steps are that range's (step: "nvtx:NAME") */
 };
 

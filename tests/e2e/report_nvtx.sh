@@ -81,7 +81,7 @@ print("; ".join(bad) or "ok")
 PY
 )"
 
-# the step: the finder takes the range that repeats once a period, the outermost one
+# the step: the finder takes the range that starts once an iteration of its loop, the outermost one
 check "the finder's step is the NVTX range step" "nvtx_range step finder" \
 	"$(json "$TMP/n.json" '"%s %s %s" % (d["launches"]["iteration"]["chosen_because"], d["nvtx"]["step_range"], d["nvtx"]["step_range_by"])')"
 grep -q "the step is the NVTX range 'step'" "$TMP/n.txt" && ok "the text says the step is the range" ||

@@ -314,8 +314,9 @@ out:
 /*
  * Ranges as steps: 6 "step" ranges a period of 1000 ns on thread 0 (one holding a "step" of its
  * own), each with two "fwd" ranges, a "forward" in steps 0 and 3 only, and 2 "step" ranges on
- * thread 1. The finder's choice is "step" for a loop of 6 periods of 1000 ns; no range for a loop
- * whose period is two steps (nothing repeats once a period).
+ * thread 1. The finder's choice is "step" for a loop of an iteration a step, in either phase and
+ * whatever the iterations' times; no range for a loop of two steps an iteration or of half
+ * steps (nothing starts once an iteration).
  */
 static void test_steps(void)
 {
@@ -323,7 +324,7 @@ static void test_steps(void)
 	struct gr_nvtx e[96];
 	size_t ne = 0, n;
 	struct gr_nvtx_set s;
-	uint64_t bounds[64];
+	uint64_t bounds[64], iter[6];
 	uint32_t r = UINT32_MAX;
 
 	for (uint64_t j = 0; j < 6; j++) {
@@ -357,16 +358,31 @@ static void test_steps(void)
 	CHECK_EQ_U64(gr_nvtx_step_bounds(&s, 1, "step", bounds), 2);
 	CHECK_EQ_U64(gr_nvtx_step_bounds(&s, 0, "nothing", bounds), 0);
 
-	CHECK(gr_nvtx_step_choice(&s, 0, 150, 6000, 1000, 6, &r) == 1);
+	/* a loop whose iterations start with a call 50 ns into each step */
+	for (size_t j = 0; j < 6; j++)
+		iter[j] = 150 + 1000 * j;
+	CHECK(gr_nvtx_step_choice(&s, 0, iter, 6, 6000, &r) == 1);
 	CHECK(r < s.nranges && s.ranges[r].name == 1 && s.ranges[r].depth == 0);
-	/* a loop of one iteration fewer than the ranges: still "step" */
-	CHECK(gr_nvtx_step_choice(&s, 0, 150, 6000, 1000, 5, &r) == 1);
+	/* the other phase (the first call before the push), one iteration fewer: still "step" */
+	for (size_t j = 0; j < 5; j++)
+		iter[j] = 1050 + 1000 * j;
+	CHECK(gr_nvtx_step_choice(&s, 0, iter, 5, 6000, &r) == 1);
 	CHECK(r < s.nranges && s.ranges[r].name == 1);
-	/* a loop of two steps a period: "step" starts twice a period, "fwd" four times,
-	 * "forward" twice in all */
-	CHECK(gr_nvtx_step_choice(&s, 0, 150, 6000, 2000, 3, &r) == 0);
+	/* times do not decide: the same ranges, iterations of 100 ns to 5 us between them, are
+	 * still one step each (a warm-up or a busy machine); "fwd" twice an iteration is not */
+	CHECK(gr_nvtx_step_choice(&s, 0, (const uint64_t[]){150, 1140, 2150, 3190, 5050, 5150}, 6,
+				  6000, &r) == 1);
+	CHECK(r < s.nranges && s.ranges[r].name == 1);
+	/* a loop of two steps an iteration: "step" starts twice in one, "fwd" four times;
+	 * "forward" once in each of the first two but not in the third */
+	CHECK(gr_nvtx_step_choice(&s, 0, (const uint64_t[]){150, 2150, 4150}, 3, 6000, &r) == 0);
+	/* a loop of iterations split inside a step: some hold no start of "step" */
+	CHECK(gr_nvtx_step_choice(&s, 0, (const uint64_t[]){150, 650, 1150, 1650, 2150}, 5, 2500,
+				  &r) == 0);
+	/* two iterations are too few to say */
+	CHECK(gr_nvtx_step_choice(&s, 0, iter, 2, 6000, &r) == 0);
 	/* a thread whose loop its ranges do not follow */
-	CHECK(gr_nvtx_step_choice(&s, 1, 150, 6000, 1000, 6, &r) == 0);
+	CHECK(gr_nvtx_step_choice(&s, 1, iter, 5, 6000, &r) == 0);
 	gr_nvtx_free(&s);
 }
 
