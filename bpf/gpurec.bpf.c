@@ -933,6 +933,9 @@ struct cfi_walk {
 	__u64 pc, sp, fp, wbase; /* the frame's return address; its caller's sp and rbp */
 	__u32 wlen, n;
 	__u32 map; /* the mapping of the last frame found (cfi_find()) */
+	/* 1 while the frame is frames[0] of a thread stopped at an instruction (a switch, a
+	 * wakeup), not at a return address: its own rule applies, not its predecessor's */
+	__u32 exact;
 };
 
 /* The u64 of user memory at @addr, through @w's window: a new window when outside it. */
@@ -1034,7 +1037,7 @@ static long cfi_step(__u64 i, void *ctx)
 {
 	struct cfi_walk *w = ctx;
 	struct cfi_cache *cache = w->cache;
-	__u64 idx = i + 1, cfa, ret, fp = w->fp, key, slot = i & (GR_MAX_FRAMES - 1);
+	__u64 idx = i + 1, cfa, ret, fp = w->fp, key, slot = i & (GR_MAX_FRAMES - 1), at;
 	struct gr_cfi_row row = {};
 	const struct gr_cfi_row *r;
 	__u8 kind;
@@ -1042,11 +1045,18 @@ static long cfi_step(__u64 i, void *ctx)
 
 	if (idx >= GR_MAX_FRAMES || idx >= targ_stack_frames)
 		return 1;
-	key = (w->pc - 1) | ((__u64)w->proc->gen << 48);
+	/*
+	 * A return address points past its call: the call's rule is the byte before's. A thread
+	 * stopped by an interrupt is at the instruction it will run next, whose own rule holds: the
+	 * byte before may be a push not yet undone, or another function.
+	 */
+	at = w->pc - 1 + w->exact; /* no branch: one path through the search for the verifier */
+	w->exact = 0;
+	key = at | ((__u64)w->proc->gen << 48);
 	if (cache && cache->key[slot] == key) {
 		row = cache->row[slot];
 	} else {
-		r = cfi_find(w, w->pc - 1);
+		r = cfi_find(w, at);
 		if (r)
 			row = *r;
 		if (cache) {
@@ -1094,13 +1104,14 @@ static long cfi_step(__u64 i, void *ctx)
  * process has them, else by frame pointers; walked here rather than with bpf_get_stack(): the
  * perf callchain machinery costs ~4x more per event. At a uprobe (walk_window()) @pc is the
  * return address at [sp] and rbp still the caller's frame; at a switch or wakeup
- * (blocked_stack()) the thread's user registers where it entered the kernel. Frames are
+ * (blocked_stack()) the thread's user registers where it entered the kernel: @exact, @pc is
+ * the instruction it stopped at, not a return address (cfi_step()). Frames are
  * return addresses, innermost first (frames[0] is @pc itself). The frames are read through
  * @win, which holds @wlen bytes from @wbase: a new window is read only when a frame lies
  * outside it, so a deep stack costs a read per window, not one per frame.
  */
 static __always_inline __u32 walk_from(__u64 *frames, __u8 *win, __u64 wbase, __u32 wlen, __u64 pc,
-				       __u64 sp, __u64 fp, struct cfi_cache *cache)
+				       __u64 sp, __u64 fp, int exact, struct cfi_cache *cache)
 {
 	struct window_walk w = {
 	    .frames = frames, .win = win, .fp = fp, .wbase = wbase, .wlen = wlen, .n = 1};
@@ -1122,7 +1133,8 @@ static __always_inline __u32 walk_from(__u64 *frames, __u8 *win, __u64 wbase, __
 				     .fp = fp,
 				     .wbase = wbase,
 				     .wlen = wlen,
-				     .n = 1};
+				     .n = 1,
+				     .exact = !!exact};
 
 		bpf_loop(GR_MAX_FRAMES - 1, cfi_step, &c, 0);
 		return c.n;
@@ -1139,7 +1151,7 @@ static __always_inline __u32 walk_window(struct pt_regs *ctx, __u64 *frames, __u
 					 __u32 wlen, __u64 entry_ret, struct cfi_cache *cache)
 {
 	return walk_from(frames, win, wbase, wlen, entry_ret, PT_REGS_SP(ctx) + 8, PT_REGS_FP(ctx),
-			 cache);
+			 0, cache);
 }
 
 /* fill_args() and the walk, from one read of the stack at sp: the return address, the stack
@@ -2814,7 +2826,7 @@ static __always_inline __u32 blocked_stack(struct blk_state *bs, int role, struc
 	bs->last[r] = now;
 	wlen = load_window(bs->window, sp);
 	/* the walk starts in @ip's own frame: at the kernel's entry sp and rbp are still its */
-	r = walk_from(frames, bs->window, sp, wlen, ip, sp, BPF_CORE_READ(regs, bp), &bs->cfi);
+	r = walk_from(frames, bs->window, sp, wlen, ip, sp, BPF_CORE_READ(regs, bp), 1, &bs->cfi);
 	e->pystack = py_capture(&bs->ps, bpf_get_current_pid_tgid(), false);
 	return r;
 }

@@ -57,6 +57,19 @@ check "noeh: record names the library and why" \
 	"gpurec record: stacks end early in 1 binary without unwind tables: $PROGS/noeh/libnofp_lib.so (no .eh_frame): --call-graph dwarf unwinds those that carry DWARF CFI, -fno-omit-frame-pointer the others" \
 	"$(grep 'stacks end early' "$TMP/noeh.log")"
 
+# a thread asleep in a page fault (fault_stack: userfaultfd) at the load right after a push: its
+# own rule, not the push's, finds the return address; every fault's switch-out has every caller
+BLOCKED=${BLOCKED:-$PWD/$O/tests/tool_trace_blocked}
+R=5
+"$GPUREC" record -o "$TMP/fault.trc" -- "$PROGS/fault_stack" $R >"$TMP/fault.out" 2>"$TMP/fault.log"
+check "fault_stack: recorded, each of its $R faults a sleep the kernel counted" "0 faults $R" \
+	"$? $(tail -1 "$TMP/fault.out")"
+loop=$(awk '/^loop /{print $2}' "$TMP/fault.out")
+check "fault_stack: every fault's stack, every caller" \
+	"$R fault_after_push;middle;outer;main;$libc_tail" \
+	"$("$BLOCKED" "$TMP/fault.trc" | awk -v t="$loop" '$1 == "blocked" && $2 == t && $6 ~ /^fault_after_push/ {print $6}' |
+		sed -E 's/0x[0-9a-f]+/?/g' | sort | uniq -c | sed -E 's/^ +//')"
+
 # two worker threads, each 10 frames of chain() deep, without frame pointers (nofp_chain, the
 # benchmark's load): every frame, up to the thread's start
 "$GPUREC" record -o "$TMP/chain.trc" -- "$PROGS/nofp_chain" 64 2 0 10 >/dev/null 2>&1
