@@ -883,11 +883,48 @@ static __always_inline __u32 load_window(__u8 *win, __u64 addr)
 }
 
 /* The state of walk_window(), through bpf_loop(): one step per frame. */
+/*
+ * Return addresses that pending uretprobes replaced. A function with a return probe (a CUDA
+ * call the recorder times) returns through the uprobes trampoline, whose address stands in its
+ * return slot until it returns: a walk through that frame (a thread blocked inside
+ * cudaStreamSynchronize, a probe inside a call another probe times) would take the trampoline
+ * for the caller and end there. Its pending return instances, innermost first, hold the real
+ * ones in the order the walk meets the trampoline, as the kernel's own callchains take them.
+ */
+struct uret_fixup {
+	__u64 tramp; /* the trampoline's address; 0: no return pending */
+	__u64 ri;    /* the next pending struct return_instance (a kernel address), 0: none */
+};
+
+static __always_inline void uret_init(struct uret_fixup *u)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct uprobe_task *ut = BPF_CORE_READ(t, utask);
+
+	u->tramp = 0;
+	u->ri = ut ? (__u64)BPF_CORE_READ(ut, return_instances) : 0;
+	if (u->ri)
+		u->tramp = BPF_CORE_READ(t, mm, uprobes_state.xol_area, vaddr);
+}
+
+/* @ret, or the return address a pending uretprobe's trampoline stands for. */
+static __always_inline __u64 uret_fix(struct uret_fixup *u, __u64 ret)
+{
+	struct return_instance *ri = (struct return_instance *)u->ri;
+
+	if (!ri || ret != u->tramp)
+		return ret;
+	ret = BPF_CORE_READ(ri, orig_ret_vaddr);
+	u->ri = (__u64)BPF_CORE_READ(ri, next);
+	return ret;
+}
+
 struct window_walk {
 	__u64 *frames;
 	__u8 *win;
 	__u64 fp, wbase;
 	__u32 wlen, n;
+	struct uret_fixup uret;
 };
 
 /*
@@ -912,7 +949,7 @@ static long window_step(__u64 i, void *ctx)
 		return 1;
 	/* the caller's saved rbp, then the return address */
 	saved_fp = *(__u64 *)(w->win + off);
-	ret = *(__u64 *)(w->win + off + 8);
+	ret = uret_fix(&w->uret, *(__u64 *)(w->win + off + 8));
 	if (ret < 4096)
 		return 1;
 	w->frames[idx] = ret;
@@ -936,6 +973,7 @@ struct cfi_walk {
 	/* 1 while the frame is frames[0] of a thread stopped at an instruction (a switch, a
 	 * wakeup), not at a return address: its own rule applies, not its predecessor's */
 	__u32 exact;
+	struct uret_fixup uret;
 };
 
 /* The u64 of user memory at @addr, through @w's window: a new window when outside it. */
@@ -1142,7 +1180,10 @@ static long cfi_step(__u64 i, void *ctx)
 		return 1;
 	if ((kind & GR_CFI_RBP_SAVED) && cfi_read(w, cfa + rbp_off, &fp))
 		return 1;
-	if (cfi_read(w, cfa - 8, &ret) || ret < 4096)
+	if (cfi_read(w, cfa - 8, &ret))
+		return 1;
+	ret = uret_fix(&w->uret, ret);
+	if (ret < 4096)
 		return 1;
 	w->frames[idx] = ret;
 	w->n = idx + 1;
@@ -1175,6 +1216,7 @@ static __always_inline __u32 walk_from(__u64 *frames, __u8 *win, __u64 wbase, __
 	frames[0] = pc;
 	if (!pc)
 		return 0;
+	uret_init(&w.uret);
 	proc = targ_cfi ? bpf_map_lookup_elem(&cfi_procs, &tgid) : NULL;
 	if (proc) {
 		struct cfi_walk c = {.frames = frames,
@@ -1187,7 +1229,8 @@ static __always_inline __u32 walk_from(__u64 *frames, __u8 *win, __u64 wbase, __
 				     .wbase = wbase,
 				     .wlen = wlen,
 				     .n = 1,
-				     .exact = !!exact};
+				     .exact = !!exact,
+				     .uret = w.uret};
 
 		bpf_loop(GR_MAX_FRAMES - 1, cfi_step, &c, 0);
 		return c.n;

@@ -70,6 +70,26 @@ check "fault_stack: every fault's stack, every caller" \
 	"$("$BLOCKED" "$TMP/fault.trc" | awk -v t="$loop" '$1 == "blocked" && $2 == t && $6 ~ /^fault_after_push/ {print $6}' |
 		sed -E 's/0x[0-9a-f]+/?/g' | sort | uniq -c | sed -E 's/^ +//')"
 
+# a thread blocked inside a timed CUDA call (long_sync on the simulator: its sync sleeps): the
+# call's return slot holds the uretprobe trampoline until it returns; the walk takes the real
+# return address from the thread's pending returns, in both walks, and goes on to main
+SIM=${SAMPLES:-$PWD/$O/samples}/sim
+for mode in "cfi stream cudaStreamSynchronize" "fp device cudaDeviceSynchronize"; do
+	set -- $mode
+	LD_LIBRARY_PATH=$SIM "$GPUREC" record --call-graph "$1" -o "$TMP/sync-$1.trc" -- \
+		"$PROGS/long_sync" 1 "$2" >"$TMP/sync-$1.out" 2>&1
+	check "long_sync, $1: recorded" 0 $?
+	# FRAMES, the sixth field on, hold spaces ("wait_for_gpu(int, CUstream_st*)")
+	got=$("$BLOCKED" "$TMP/sync-$1.trc" | awk '$1 == "blocked" && $3 == "clock_nanosleep"' |
+		cut -d' ' -f6- | sed -E 's/0x[0-9a-f]+/?/g' | sort -u)
+	case "$1" in
+	cfi) want="clock_nanosleep;sim_wait_until;stream_sync;$3;wait_for_gpu(int, CUstream_st*);main;$libc_tail" ;;
+	*) want=$(printf '%s\n' "$got" | grep -F "$3;wait_for_gpu(int, CUstream_st*);main" | head -1) ;;
+	esac
+	check "long_sync, $1: blocked in $3, through the call to main" "$want" "${got:-none}"
+	[ -n "$want" ] || not_ok "long_sync, $1: no stack passes $3 to main: ${got:-none}"
+done
+
 # two worker threads, each 10 frames of chain() deep, without frame pointers (nofp_chain, the
 # benchmark's load): every frame, up to the thread's start
 "$GPUREC" record -o "$TMP/chain.trc" -- "$PROGS/nofp_chain" 64 2 0 10 >/dev/null 2>&1
