@@ -89,23 +89,130 @@ static uint64_t read_enc(const uint8_t *p, uint8_t enc)
 }
 
 /*
- * The FDE pointer encoding of the CIE at @cie_off ('R' in its augmentation), or -1 when it
- * cannot be read. The CIE's augmentation data is libdw's, bounded by the section.
+ * The highest DWARF register number a call-frame program may name: x86-64 numbers its registers
+ * up to 130 (k7 is 125). libdw grows a frame's register array to the highest one named, up to
+ * 2 GiB: a crafted .eh_frame (DW_CFA_offset_extended of register 2^27) would make the recorder,
+ * running as root beside the user's program, allocate and fill that much.
  */
-static int cie_encoding(const unsigned char *ident, Elf_Data *data, Dwarf_Off cie_off)
-{
-	Dwarf_CFI_Entry e;
-	Dwarf_Off next;
-	const uint8_t *a;
-	size_t i = 0, n;
+#define MAX_CFA_REG 255
 
-	if (dwarf_next_cfi(ident, data, true, cie_off, &next, &e) || !dwarf_cfi_cie_p(&e))
-		return -1;
-	if (!e.cie.augmentation || e.cie.augmentation[0] != 'z')
-		return e.cie.augmentation && !e.cie.augmentation[0] ? DW_EH_PE_absptr : -1;
-	a = e.cie.augmentation_data;
-	n = e.cie.augmentation_data_size;
-	for (const char *c = e.cie.augmentation + 1; *c; c++) {
+/* A ULEB128 at *@p, before @end; moves *@p past it. -1 when it runs past @end or 64 bits. */
+static int read_uleb(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	unsigned shift = 0;
+
+	*v = 0;
+	while (*p < end && shift < 64) {
+		uint8_t byte = *(*p)++;
+
+		*v |= (uint64_t)(byte & 0x7f) << shift;
+		if (!(byte & 0x80))
+			return 0;
+		shift += 7;
+	}
+	return -1;
+}
+
+/*
+ * Whether the call-frame program [@p, @end) names only registers up to MAX_CFA_REG, and every
+ * instruction is one DWARF 5 or GNU defines (@addr_size: the bytes of DW_CFA_set_loc's
+ * address, the FDE pointer encoding's). 0 when it does, -1 when it cannot be checked or names
+ * one beyond: its FDE is left out, never handed to libdw.
+ */
+static int cfa_program_sane(const uint8_t *p, const uint8_t *end, size_t addr_size)
+{
+	while (p < end) {
+		uint8_t op = *p++;
+		uint64_t reg = 0, v;
+		int has_reg = 0, skip_block = 0, operands = 0;
+
+		switch (op >> 6) {
+		case 1: /* DW_CFA_advance_loc: the delta is in the opcode */
+		case 3: /* DW_CFA_restore: register < 64 */
+			continue;
+		case 2: /* DW_CFA_offset: register < 64, ULEB offset */
+			operands = 1;
+			break;
+		default:
+			switch (op) {
+			case 0x00: /* nop */
+			case 0x0a: /* remember_state */
+			case 0x0b: /* restore_state */
+			case 0x2d: /* GNU_window_save */
+				continue;
+			case 0x01: /* set_loc */
+				if ((size_t)(end - p) < addr_size)
+					return -1;
+				p += addr_size;
+				continue;
+			case 0x02: /* advance_loc1, 2, 4 */
+			case 0x03:
+			case 0x04: {
+				size_t n = op == 0x02 ? 1 : op == 0x03 ? 2 : 4;
+
+				if ((size_t)(end - p) < n)
+					return -1;
+				p += n;
+				continue;
+			}
+			case 0x0e: /* def_cfa_offset, def_cfa_offset_sf, GNU_args_size */
+			case 0x13:
+			case 0x2e:
+				operands = 1;
+				break;
+			case 0x06: /* restore_extended, undefined, same_value, def_cfa_register */
+			case 0x07:
+			case 0x08:
+			case 0x0d:
+				has_reg = 1;
+				break;
+			case 0x05: /* offset_extended, def_cfa, offset_extended_sf, def_cfa_sf, */
+			case 0x0c: /* val_offset, val_offset_sf, GNU_negative_offset_extended */
+			case 0x11:
+			case 0x12:
+			case 0x14:
+			case 0x15:
+			case 0x2f:
+				has_reg = operands = 1;
+				break;
+			case 0x09: /* register: two registers */
+				if (read_uleb(&p, end, &reg) || reg > MAX_CFA_REG)
+					return -1;
+				has_reg = 1;
+				break;
+			case 0x0f: /* def_cfa_expression: a block */
+				skip_block = 1;
+				break;
+			case 0x10: /* expression, val_expression: a register and a block */
+			case 0x16:
+				has_reg = skip_block = 1;
+				break;
+			default:
+				return -1;
+			}
+		}
+		if (has_reg && (read_uleb(&p, end, &reg) || reg > MAX_CFA_REG))
+			return -1;
+		/* an SLEB128 reads as a ULEB128 of the same length */
+		if (operands && read_uleb(&p, end, &v))
+			return -1;
+		if (skip_block && (read_uleb(&p, end, &v) || v > (uint64_t)(end - p)))
+			return -1;
+		if (skip_block)
+			p += v;
+	}
+	return 0;
+}
+
+/* The FDE pointer encoding ('R') of CIE @e's augmentation, or -1 when it cannot be read. */
+static int aug_encoding(const Dwarf_CFI_Entry *e)
+{
+	const uint8_t *a = e->cie.augmentation_data;
+	size_t i = 0, n = e->cie.augmentation_data_size;
+
+	if (e->cie.augmentation[0] != 'z')
+		return !e->cie.augmentation[0] ? DW_EH_PE_absptr : -1;
+	for (const char *c = e->cie.augmentation + 1; *c; c++) {
 		switch (*c) {
 		case 'R':
 			return i < n ? a[i] : -1;
@@ -128,6 +235,44 @@ static int cie_encoding(const unsigned char *ident, Elf_Data *data, Dwarf_Off ci
 		}
 	}
 	return DW_EH_PE_absptr;
+}
+
+/*
+ * The FDE pointer encoding of the CIE at @cie_off, or -1 when it cannot be read or its initial
+ * instructions fail cfa_program_sane(); *@aug_data: whether its FDEs carry augmentation data
+ * ('z') before their instructions. The CIE's augmentation data is libdw's, bounded by the
+ * section.
+ */
+static int cie_encoding(const unsigned char *ident, Elf_Data *data, Dwarf_Off cie_off,
+			int *aug_data)
+{
+	Dwarf_CFI_Entry e;
+	Dwarf_Off next;
+	int enc;
+
+	*aug_data = 0;
+	if (dwarf_next_cfi(ident, data, true, cie_off, &next, &e) || !dwarf_cfi_cie_p(&e) ||
+	    !e.cie.augmentation)
+		return -1;
+	enc = aug_encoding(&e);
+	*aug_data = e.cie.augmentation[0] == 'z';
+	if (enc < 0 || cfa_program_sane(e.cie.initial_instructions, e.cie.initial_instructions_end,
+					enc_size((uint8_t)enc)))
+		return -1;
+	return enc;
+}
+
+/* Whether an FDE's instructions, after its range at @p (and its augmentation data when
+ * @aug_data), pass cfa_program_sane(): 1 or 0. */
+static int fde_program_sane(const uint8_t *p, const uint8_t *end, size_t addr_size, int aug_data)
+{
+	uint64_t len;
+
+	if (aug_data && (read_uleb(&p, end, &len) || len > (uint64_t)(end - p)))
+		return 0;
+	if (aug_data)
+		p += len;
+	return !cfa_program_sane(p, end, addr_size);
 }
 
 /* The signed offset a DW_OP_plus_uconst of libdw's register rules carries. */
@@ -283,7 +428,7 @@ static int build_elf(Elf *elf, size_t max_rows, struct gr_cfi_table *t)
 	Elf_Data *data;
 	GElf_Shdr shdr;
 	Elf_Scn *scn;
-	int enc = -1, err = -ENOENT;
+	int enc = -1, err = -ENOENT, aug_data = 0;
 
 	memset(t, 0, sizeof(*t));
 	ident = (const unsigned char *)elf_getident(elf, NULL);
@@ -310,13 +455,14 @@ static int build_elf(Elf *elf, size_t max_rows, struct gr_cfi_table *t)
 		t->fdes++;
 		if (e.fde.CIE_pointer != cie_off) {
 			cie_off = e.fde.CIE_pointer;
-			enc = cie_encoding(ident, data, cie_off);
+			enc = cie_encoding(ident, data, cie_off, &aug_data);
 		}
 		p = e.fde.start;
 		sz = enc < 0 ? 0 : enc_size(enc);
 		/* pcrel or absolute only; indirect and data-relative are for personality data */
 		if (!sz || (enc & 0x70 & ~DW_EH_PE_pcrel) || (enc & DW_EH_PE_indirect) ||
-		    (size_t)(e.fde.end - p) < 2 * sz) {
+		    (size_t)(e.fde.end - p) < 2 * sz ||
+		    !fde_program_sane(p + 2 * sz, e.fde.end, sz, aug_data)) {
 			t->skipped++;
 			continue;
 		}

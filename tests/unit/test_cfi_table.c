@@ -3,7 +3,8 @@
  * record/cfi_table: the unwind table of this test's own executable, whose functions below are
  * written in assembly with their CFI spelled out, so every row is known: a frame-pointer
  * function, one without frame pointers and a big frame, one whose CFA is a DWARF expression
- * (as a PLT entry's), and an outermost one (return address undefined). Then damaged copies of
+ * (as a PLT entry's), an outermost one (return address undefined), and one naming a register
+ * number no machine has, which is left out. Then damaged copies of
  * the executable: the builder must fail cleanly or build a table that is still sorted.
  */
 #include <errno.h>
@@ -73,7 +74,19 @@ asm(".text\n"
     "	nop\n"
     "	ret\n"
     ".cfi_endproc\n"
-    ".size cfi_end_fn, .-cfi_end_fn\n");
+    ".size cfi_end_fn, .-cfi_end_fn\n"
+    /* a hostile FDE: DW_CFA_offset_extended of register 2^27, which libdw would make room for
+     * (2 GiB of register rules): left out, no row */
+    ".p2align 4\n"
+    ".globl cfi_hostile_fn\n"
+    ".type cfi_hostile_fn, @function\n"
+    "cfi_hostile_fn:\n"
+    ".cfi_startproc\n"
+    "	nop\n"
+    ".cfi_escape 0x05, 0x80, 0x80, 0x80, 0x40, 0x01\n"
+    "	ret\n"
+    ".cfi_endproc\n"
+    ".size cfi_hostile_fn, .-cfi_hostile_fn\n");
 
 static struct gr_cfi_table self;
 static struct gr_elf *self_elf;
@@ -105,9 +118,13 @@ static void test_known_rows(void)
 {
 	uint32_t a = addr_of("cfi_fp_fn"), b = addr_of("cfi_nofp_fn");
 	uint32_t c = addr_of("cfi_expr_fn"), d = addr_of("cfi_end_fn");
+	uint32_t h = addr_of("cfi_hostile_fn");
 
 	CHECK(self.n > 100);
-	CHECK_EQ_U64(self.skipped, 0);
+	/* the hostile FDE only */
+	CHECK_EQ_U64(self.skipped, 1);
+	ROW(h, GR_CFI_NONE, 0, 0);
+	ROW(h + 1, GR_CFI_NONE, 0, 0);
 	/* frame pointers: push, mov, then rbp-based until leave */
 	ROW(a + 0, GR_CFI_CFA_RSP, 8, 0);
 	ROW(a + 1, GR_CFI_CFA_RSP | GR_CFI_RBP_SAVED, 16, -2);
