@@ -305,7 +305,8 @@ void gr_elf_for_each_func(const struct gr_elf *e, void (*fn)(const char *name, v
 			fn(e->syms[i].name, arg);
 }
 
-int gr_elf_has_section(const struct gr_elf *e, const char *name)
+/* The header of the first section named @name into *@out: 1, or 0 when there is none. */
+static int find_section(const struct gr_elf *e, const char *name, GElf_Shdr *out)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
@@ -313,14 +314,27 @@ int gr_elf_has_section(const struct gr_elf *e, const char *name)
 	if (elf_getshdrstrndx(e->elf, &shstrndx))
 		return 0;
 	while ((scn = elf_nextscn(e->elf, scn))) {
-		GElf_Shdr sh;
 		const char *n;
 
-		if (gelf_getshdr(scn, &sh) && (n = elf_strptr(e->elf, shstrndx, sh.sh_name)) &&
+		if (gelf_getshdr(scn, out) && (n = elf_strptr(e->elf, shstrndx, out->sh_name)) &&
 		    !strcmp(n, name))
 			return 1;
 	}
 	return 0;
+}
+
+int gr_elf_has_section(const struct gr_elf *e, const char *name)
+{
+	GElf_Shdr sh;
+
+	return find_section(e, name, &sh);
+}
+
+uint64_t gr_elf_section_size(const struct gr_elf *e, const char *name)
+{
+	GElf_Shdr sh;
+
+	return find_section(e, name, &sh) ? sh.sh_size : 0;
 }
 
 /* The first dynamic symbol named @name that @want accepts, into *@out: 0, or -ENOENT. */

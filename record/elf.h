@@ -45,6 +45,9 @@ void gr_elf_for_each_func(const struct gr_elf *e, void (*fn)(const char *name, v
 /* Whether the file has a section named @name (section headers only: no section is read). */
 int gr_elf_has_section(const struct gr_elf *e, const char *name);
 
+/* The size in bytes of the first section named @name; 0 when there is none. Headers only. */
+uint64_t gr_elf_section_size(const struct gr_elf *e, const char *name);
+
 /* Whether the dynamic symbol table lists @name as undefined: another library must define it. */
 int gr_elf_imports(const struct gr_elf *e, const char *name);
 

@@ -751,6 +751,7 @@ static int setup(struct session *s)
 		gr_cfi_init(&s->cfi, bpf_map__fd(s->skel->maps.cfi_rows), GR_CFI_MAX_ROWS,
 			    bpf_map__fd(s->skel->maps.cfi_buckets), GR_CFI_MAX_BUCKETS,
 			    bpf_map__fd(s->skel->maps.cfi_procs));
+		s->cfi.verbose = s->o.verbose;
 		s->procs.cfi = &s->cfi;
 	}
 	if (!err)
@@ -1093,6 +1094,9 @@ static void run(struct session *s)
 	if (s->child.pid > 0)
 		pidfd = syscall(SYS_pidfd_open, s->child.pid, 0);
 	s->polled = s->o.pids || pidfd < 0 || gr_ringbuf_watch(s->rb, pidfd);
+	/* so does an unwind table built on first need (cfi.h): stacks are whole from then on */
+	if (s->cfi.ready && s->cfi.wake_fd >= 0)
+		gr_ringbuf_watch(s->rb, s->cfi.wake_fd);
 	/* GPU records wake the drain too: a burst waits in the pipe no longer than needed */
 	if (s->cupti.rd >= 0 && gr_ringbuf_watch(s->rb, s->cupti.rd))
 		s->polled = 1;
@@ -1100,6 +1104,7 @@ static void run(struct session *s)
 		ms = drain_timeout(s, ms, deadline);
 		if (drain(s, ms))
 			break;
+		gr_cfi_poll(&s->cfi, &s->procs);
 		gr_forward_due(s->fwd, gr_clock_ns(CLOCK_MONOTONIC));
 		if (s->child.pid > 0 && !s->child_done &&
 		    waitpid(s->child.pid, &s->status, WNOHANG) > 0)

@@ -26,10 +26,10 @@ unsigned gr_stack_cut(struct gr_stack_cuts *c, struct gr_procs *procs, uint32_t 
 	while (kept < n &&
 	       (GR_FRAME_IS_PYTHON(frames[kept]) || gr_discover_lookup(procs, pid, frames[kept])))
 		kept++;
-	/* where a walk by unwind tables stopped: in a binary without one, it stopped early */
-	gr_cfi_note_end(procs->cfi, procs, pid, frames[kept - 1]);
-	if (kept == n)
-		return n;
+	/* where a walk by unwind tables stopped: in a binary without one, it stopped early (and
+	 * one whose table waits for first need is no binary without frame pointers to name) */
+	if (gr_cfi_note_end(procs->cfi, procs, pid, frames[kept - 1]) || kept == n)
+		return kept;
 	last = gr_discover_lookup(procs, pid, frames[kept - 1]);
 	if (last) {
 		count = gr_u64map_get(&c->by_file, (uintptr_t)last->file);

@@ -40,6 +40,34 @@ $N: inner" "$(stacks "$TMP/fp.trc")"
 grep -qE "unwind tables of [0-9]+ binaries, [0-9]+ rows, built in" "$TMP/v.log" &&
 	ok "-v: the tables' cost" || not_ok "-v: no table summary: $(grep -v probed "$TMP/v.log")"
 
+# a table left to first need (as a large binary's is; here by path): the first stack ends in
+# the executable and gets its table built; the program goes on once record says it is in place
+# (--no-sched: no stack of a thread blocking at start-up asks for it before the launch does)
+mkfifo "$TMP/go"
+GPUREC_TEST_CFI_DEFER=/nofp "$GPUREC" record -v --no-sched -o "$TMP/need.trc" -- "$PROGS/nofp" $N wait \
+	"$TMP/go" >"$TMP/need.log" 2>&1 &
+rec=$!
+for _ in $(seq 600); do
+	grep -q "built on first need" "$TMP/need.log" || ! kill -0 $rec 2>/dev/null && break
+	sleep 0.1
+done
+echo go >"$TMP/go" &
+go=$!
+wait $rec
+check "on need: recorded" 0 $?
+kill $go 2>/dev/null # nobody read it: the recording failed before the program waited
+check "on need: built when the first stack ended in it" \
+	"gpurec record: unwind table of $PROGS/nofp built on first need: after 1 stack ended in it" \
+	"$(grep 'built on first need' "$TMP/need.log" | sed -E 's/: [0-9]+ rows in [0-9.]+ ms,/:/')"
+check "on need: the first launch's stack ends in it, every later one is whole" \
+	"1: $launch_stub
+$N: $launch_stub;inner;middle;outer;main;$libc_tail
+$N: inner;middle;outer;main;$libc_tail" "$(stacks "$TMP/need.trc")"
+check "on need: record says which stacks ended early, and why" \
+	"gpurec record: 1 stack ended early in large binaries whose unwind tables are built when a stack first needs them, not before the code runs: $PROGS/nofp (1, built after them)" \
+	"$(grep 'ended early' "$TMP/need.log")"
+check "on need: no binary named as without frame pointers" "" "$(grep 'stacks end early' "$TMP/need.log")"
+
 # a library without frame pointers between the program (without either) and libcudart
 "$GPUREC" record -o "$TMP/lib.trc" -- "$PROGS/nofp_libmain" $N >"$TMP/lib.log" 2>&1
 check "nofp_libmain: recorded" 0 $?

@@ -8,9 +8,13 @@
 //   pointing at a fake frame record the whole time: the frame-pointer walk past inner finds
 //   0x3eaba2513f6961b9, then 0x7f0000001000, words that are no code, as it does in code built
 //   without frame pointers whose rbp holds a pointer. The recorder must end the stack there.
+//   nofp N wait FIFO: main -> first_launch launches deep_kernel<<<2, 64>>> once; then a byte
+//   is read from FIFO (the test sends it when the recorder has the executable's unwind table),
+//   then as "nofp N".
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <unistd.h>
 #include <cuda_runtime.h>
 
@@ -42,6 +46,23 @@ extern "C" __attribute__((noinline)) void outer(int n)
 	for (int i = 0; i < n; i++)
 		middle(i);
 	sink = sink + 1;
+}
+
+extern "C" __attribute__((noinline)) void first_launch(void)
+{
+	deep_kernel<<<2, 64>>>(nullptr);
+	sink = sink + 1;
+}
+
+// Block until a byte comes on @fifo: 0, or -1 when it cannot be read.
+static int wait_for(const char *fifo)
+{
+	char byte;
+	int fd = open(fifo, O_RDONLY), ok = fd >= 0 && read(fd, &byte, 1) == 1;
+
+	if (fd >= 0)
+		close(fd);
+	return ok ? 0 : -1;
 }
 
 static int fake_rounds;
@@ -87,6 +108,11 @@ int main(int argc, char **argv)
 		fake_frame[0] = (unsigned long long)&fake_frame[2];
 		with_fake_fp(fake_frame);
 		return 0;
+	}
+	if (argc > 3 && !strcmp(argv[2], "wait")) {
+		first_launch();
+		if (wait_for(argv[3]))
+			return 2;
 	}
 	outer(argc > 1 ? atoi(argv[1]) : 10);
 	return 0;
