@@ -882,7 +882,6 @@ static __always_inline __u32 load_window(__u8 *win, __u64 addr)
 	return n;
 }
 
-/* The state of walk_window(), through bpf_loop(): one step per frame. */
 /*
  * Return addresses that pending uretprobes replaced. A function with a return probe (a CUDA
  * call the recorder times) returns through the uprobes trampoline, whose address stands in its
@@ -919,6 +918,7 @@ static __always_inline __u64 uret_fix(struct uret_fixup *u, __u64 ret)
 	return ret;
 }
 
+/* The state of walk_window(), through bpf_loop(): one step per frame. */
 struct window_walk {
 	__u64 *frames;
 	__u8 *win;
