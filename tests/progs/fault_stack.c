@@ -100,34 +100,45 @@ static long own_nvcsw(void)
 static long armed;
 static int slept;
 
-/* Each fault: wait until the kernel counted the loop thread's sleep in it, then fill the page. */
+/*
+ * Each fault: wait until the kernel counted the loop thread's sleep in it, then fill the page.
+ * A fault whose wait a signal cut short comes again for the same page: the page is filled
+ * once (EEXIST after that) and counted once.
+ */
 static void *handler(void *arg)
 {
+	uint64_t counted = 0; /* the last page counted */
+
 	(void)arg;
 	for (;;) {
 		struct uffd_msg msg;
 		struct uffdio_zeropage zero;
 		struct pollfd pfd = {.fd = uffd, .events = POLLIN};
 		long before;
+		int seen = 0;
 
-		if (poll(&pfd, 1, -1) < 0 || read(uffd, &msg, sizeof(msg)) != sizeof(msg))
+		if (poll(&pfd, 1, -1) < 0 || read(uffd, &msg, sizeof(msg)) != sizeof(msg)) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
 			return NULL;
+		}
 		if (msg.event != UFFD_EVENT_PAGEFAULT)
 			continue;
 		/* armed before the fault, whose message is queued just before the thread sleeps:
 		 * wait for the switch */
 		before = __atomic_load_n(&armed, __ATOMIC_ACQUIRE);
-		for (int i = 0; i < 100000; i++) {
-			if (nvcsw(loop_tid) > before) {
-				__atomic_add_fetch(&slept, 1, __ATOMIC_RELEASE);
-				break;
-			}
+		for (int i = 0; i < 100000 && !(seen = nvcsw(loop_tid) > before); i++)
 			usleep(100);
-		}
 		zero.range.start = msg.arg.pagefault.address & ~(uint64_t)(page - 1);
 		zero.range.len = page;
 		zero.mode = 0;
-		if (ioctl(uffd, UFFDIO_ZEROPAGE, &zero))
+		/* counted before the fill: the loop reads the count as soon as its last page is in
+		 */
+		if (seen && zero.range.start != counted) {
+			counted = zero.range.start;
+			__atomic_add_fetch(&slept, 1, __ATOMIC_RELEASE);
+		}
+		if (ioctl(uffd, UFFDIO_ZEROPAGE, &zero) && errno != EEXIST)
 			return NULL;
 	}
 }
