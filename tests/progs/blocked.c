@@ -34,6 +34,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "task_switches.h"
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_int held = -1;  /* the round for which the holder holds the lock */
 static atomic_int taken = -1; /* the last round main took the lock */
@@ -47,23 +49,6 @@ static int rounds;
  * next read, which would not sleep.
  */
 static atomic_int *consumed;
-
-static long nvcsw(pid_t tid)
-{
-	char path[64], line[256];
-	long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/status", tid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "voluntary_ctxt_switches: %ld", &v) == 1)
-			break;
-	fclose(f);
-	return v;
-}
 
 static uint64_t now_ns(void)
 {
@@ -208,7 +193,7 @@ int main(int argc, char **argv)
 	printf("loop %d\n", loop_tid);
 	fflush(stdout);
 
-	before = nvcsw(loop_tid);
+	before = task_nvcsw(loop_tid);
 	t0 = now_ns();
 	if (pthread_create(&holder, NULL, holder_main, NULL))
 		return 12;
@@ -228,15 +213,15 @@ int main(int argc, char **argv)
 		consume(p[0]);
 		atomic_store(consumed, i + 1);
 	}
-	disk_before = nvcsw(loop_tid);
+	disk_before = task_nvcsw(loop_tid);
 	for (int i = 0; i < rounds; i++)
 		read_disk(fd, buf, i);
-	disk_after = nvcsw(loop_tid);
+	disk_after = task_nvcsw(loop_tid);
 	for (int i = 0; i < rounds; i++)
 		nap();
 	reap(child);
 	t1 = now_ns();
-	after = nvcsw(loop_tid);
+	after = task_nvcsw(loop_tid);
 
 	pthread_join(holder, NULL);
 	printf("holder %d\nchild %d\nwindow %llu %llu %ld %ld\ndisk %ld %ld\n",

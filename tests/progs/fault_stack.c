@@ -35,6 +35,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "task_switches.h"
+
 int fault_after_push(const int *p);
 __asm__(".text\n"
 	".globl fault_after_push\n"
@@ -69,23 +71,6 @@ __attribute__((noinline)) int outer(const int *p)
 
 	__asm__ volatile("" ::: "memory");
 	return v + 1;
-}
-
-static long nvcsw(pid_t tid)
-{
-	char path[64], line[256];
-	long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/status", tid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "voluntary_ctxt_switches: %ld", &v) == 1)
-			break;
-	fclose(f);
-	return v;
 }
 
 /* The loop thread's own count of sleeps (voluntary switches): a call that never sleeps. */
@@ -127,7 +112,7 @@ static void *handler(void *arg)
 		/* armed before the fault, whose message is queued just before the thread sleeps:
 		 * wait for the switch */
 		before = __atomic_load_n(&armed, __ATOMIC_ACQUIRE);
-		for (int i = 0; i < 100000 && !(seen = nvcsw(loop_tid) > before); i++)
+		for (int i = 0; i < 100000 && !(seen = task_nvcsw(loop_tid) > before); i++)
 			usleep(100);
 		zero.range.start = msg.arg.pagefault.address & ~(uint64_t)(page - 1);
 		zero.range.len = page;
