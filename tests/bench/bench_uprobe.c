@@ -2,6 +2,9 @@
 /*
  * Benchmark baseline: attach the empty uprobe (tests/bench/empty.bpf.c) to SYMBOL in LIBRARY for
  * every process, run COMMAND, detach. `make bench` divides gpurec's per-launch cost by this one's.
+ * With --floor, the floor program instead: the stack arguments' read and a timestamp.
+ *
+ *   bench_uprobe [--floor] LIBRARY SYMBOL COMMAND [ARGS...]
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,12 +20,15 @@ int main(int argc, char **argv)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, opts);
 	struct empty_bpf *skel;
+	struct bpf_program *prog;
 	struct bpf_link *link;
-	int status = 1;
+	int status = 1, use_floor = argc > 1 && !strcmp(argv[1], "--floor");
 	pid_t pid;
 
+	argc -= use_floor;
+	argv += use_floor;
 	if (argc < 4) {
-		fprintf(stderr, "usage: bench_uprobe LIBRARY SYMBOL COMMAND [ARGS...]\n");
+		fprintf(stderr, "usage: bench_uprobe [--floor] LIBRARY SYMBOL COMMAND [ARGS...]\n");
 		return 2;
 	}
 	skel = empty_bpf__open_and_load();
@@ -31,7 +37,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	opts.func_name = argv[2];
-	link = bpf_program__attach_uprobe_opts(skel->progs.empty_uprobe, -1, argv[1], 0, &opts);
+	prog = use_floor ? skel->progs.floor_uprobe : skel->progs.empty_uprobe;
+	link = bpf_program__attach_uprobe_opts(prog, -1, argv[1], 0, &opts);
 	if (!link) {
 		fprintf(stderr, "bench_uprobe: cannot attach %s:%s: %s\n", argv[1], argv[2],
 			strerror(errno));

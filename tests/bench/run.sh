@@ -42,6 +42,7 @@ for _ in $(seq "$REPS"); do
 	# interleaved, so drift in the machine hits every variant alike
 	ns_per_launch "$PROGS/launch_loop" "$N" >>"$TMP/bare"
 	ns_per_launch "$O/tests/bench_uprobe" "$LIB" cudaLaunchKernel "$PROGS/launch_loop" "$N" >>"$TMP/empty"
+	ns_per_launch "$O/tests/bench_uprobe" --floor "$LIB" cudaLaunchKernel "$PROGS/launch_loop" "$N" >>"$TMP/floor"
 	ns_per_launch "$GPUREC" record --no-sched --call-graph none -o "$TMP/a.trc" -- "$PROGS/launch_loop" "$N" >>"$TMP/nostack"
 	ns_per_launch "$GPUREC" record --no-sched --call-graph fp -o "$TMP/a.trc" -- "$PROGS/launch_loop" "$N" >>"$TMP/fp"
 	ns_per_launch "$GPUREC" record --no-sched -o "$TMP/a.trc" -- "$PROGS/launch_loop" "$N" >>"$TMP/cfi"
@@ -60,6 +61,11 @@ cfi=$(median <"$TMP/cfi")
 ltime=$(median <"$TMP/ltime")
 printf '  call without probes            %8.1f ns\n' "$bare"
 printf '  empty BPF uprobe               %8.1f ns  (+%.1f)\n' "$empty" "$(awk -v a="$empty" -v b="$bare" 'BEGIN{print a-b}')"
+# the least a launch record costs: the stack arguments' read and a timestamp (empty.bpf.c): no
+# recorder of launches gets under this ratio here, whatever it does
+floor=$(median <"$TMP/floor")
+printf '  floor: stack arguments + time  %8.1f ns  ratio %s  (one 32-byte user read and a clock read; under every recorder)\n' \
+	"$floor" "$(ratio "$floor" "$bare" "$empty")"
 printf '  gpurec, no stacks              %8.1f ns  ratio %s  (target <= 1.15); bpf: launch_session %s ns per run\n' \
 	"$nostack" "$(ratio "$nostack" "$bare" "$empty")" "$(bpf_ns launch_session --call-graph none)"
 printf '  gpurec, frame-pointer stacks   %8.1f ns  ratio %s  (target <= 1.4); bpf: launch_session %s ns per run\n' \
