@@ -58,7 +58,8 @@ static void usage(FILE *f)
 	    "                  nvtx:DOMAIN:NAME), or one of those without a prefix\n"
 	    "  --max-events N  refuse a trace of more than N events (default: what half the\n"
 	    "                  memory holds, %llu here; 0 = no limit)\n"
-	    "  -j, --jobs N    threads that load the trace and walk a long step budget\n"
+	    "  -j, --jobs N    threads that load the trace, and compute the report's passes\n"
+	    "                  and a long step budget\n"
 	    "                  (default: one per CPU; 1: none)\n"
 	    "  -q, --quiet     no progress on a terminal (shown for work of more than 2 s)\n"
 	    "  -h, --help      this text\n",

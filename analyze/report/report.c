@@ -9,12 +9,78 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "analyze/util/pool.h"
 #include "report.h"
 #include "report_sections.h"
 
 struct report_priv {
 	struct gr_arena arena;
 };
+
+/*
+ * The call-sequence pass, beside the token and iteration passes when two workers or more are
+ * given: they read the same model and the per-thread pass, and write apart. It runs on a copy of
+ * the context: what it writes there (the launch costs, the copies' next calls, the gap waits) is
+ * taken back at the join; the per-thread figures it writes (gaps) are fields the other passes
+ * never read. Two things both write get one each, merged at the join: the probe cost's clamp
+ * count and the fusion run breaks (the iteration marks its own starts in x->run_break).
+ */
+struct seq_job {
+	struct gr_pool_job job; /* first: the pool hands back this pointer */
+	struct rp_ctx x;
+	struct gr_probe_cost pc;
+	const struct rp_waits *waits;
+	int err;
+};
+
+static void seq_run(struct gr_pool_job *job)
+{
+	struct seq_job *s = (struct seq_job *)job;
+
+	s->err = rp_calls_sequence(&s->x, s->waits);
+}
+
+/* Start the pass in @s (on a worker of *@pool when it has one; at once when not). Returns 0 or
+ * -ENOMEM (then nothing was started). */
+static int seq_start(struct rp_ctx *x, const struct rp_waits *waits, struct seq_job *s,
+		     struct gr_pool **pool)
+{
+	*pool = NULL;
+	x->run_break = calloc(x->nl / 64 + 1, sizeof(*x->run_break));
+	if (!x->run_break)
+		return -ENOMEM;
+	s->x = *x;
+	s->pc = *x->pc;
+	s->pc.clamped = 0;
+	s->x.pc = &s->pc;
+	s->x.run_break = NULL;
+	s->waits = waits;
+	s->job.fn = seq_run;
+	/* no second thread (one job asked, or none could start): the pass runs here */
+	if (x->jobs < 2 || gr_pool_new(pool, 2))
+		seq_run(&s->job);
+	else
+		gr_pool_submit(*pool, &s->job);
+	return 0;
+}
+
+/* Wait for the pass and take what it found into @x; returns its result. */
+static int seq_join(struct rp_ctx *x, struct seq_job *s, struct gr_pool *pool)
+{
+	if (pool) {
+		gr_pool_wait(pool, &s->job);
+		gr_pool_free(pool);
+	}
+	x->pc->clamped += s->pc.clamped;
+	x->cost = s->x.cost;
+	x->copy_next = s->x.copy_next;
+	x->gap_wait = s->x.gap_wait;
+	if (s->x.run_break)
+		for (size_t i = 0; i < x->nl / 64 + 1; i++)
+			x->run_break[i] |= s->x.run_break[i];
+	free(s->x.run_break);
+	return s->err;
+}
 
 /*
  * The finder's own choice of an NVTX range: when a push/pop range starts once an iteration of the
@@ -54,7 +120,10 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 	struct gr_report *r = NULL;
 	struct rp_ctx x = {0};
 	struct rp_cpu *cpu = NULL;
+	struct seq_job seq;
+	struct gr_pool *pool = NULL;
 	uint32_t step_thread = UINT32_MAX;
+	int started = 0, joined;
 	size_t nlibs;
 	uint64_t v;
 	int err = -ENOMEM;
@@ -140,8 +209,10 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 	 * replays each rank's thread itself */
 	if (!err && (r->sections & GR_REPORT_CPU))
 		err = rp_cpu_replay(&x, &cpu);
-	if (!err)
-		err = rp_calls_sequence(&x, rp_cpu_waits(cpu));
+	if (!err) {
+		err = seq_start(&x, rp_cpu_waits(cpu), &seq, &pool);
+		started = !err;
+	}
 	/* the launch report and the iteration feed every other section; the tokens, the largest
 	 * array left, go as soon as the iteration has them */
 	if (!err)
@@ -151,6 +222,11 @@ int gr_report_compute(const struct gr_model *m, const struct gr_report_opts *o,
 	if (!err && !x.step)
 		err = nvtx_step(&x);
 	rp_calls_free_tokens(&x);
+	if (started) {
+		joined = seq_join(&x, &seq, pool);
+		if (!err)
+			err = joined;
+	}
 	if (!err)
 		err = rp_budget(&x);
 	if (!err)
