@@ -2847,6 +2847,22 @@ static __always_inline struct gr_ev_sched *sched_reserve(__u8 sub, __u32 cpu, __
 	return e;
 }
 
+/*
+ * A task's comm into @dst (GR_COMM_LEN bytes), by two direct loads from its BTF pointer: a
+ * switch copies two of them, and bpf_probe_read_kernel_str() cost a helper call each (on the
+ * bench machine sched_switch's program ran 490 ns with them, 426 without). The kernel pads comm
+ * with NULs (strscpy_pad); the last byte is set should a rename race the copy.
+ */
+static __always_inline void copy_comm(char *dst, const struct task_struct *t)
+{
+	_Static_assert(GR_COMM_LEN == 16 && sizeof(t->comm) == 16, "comm is two words");
+	__u64 lo = *(const __u64 *)&t->comm[0], hi = *(const __u64 *)&t->comm[8];
+
+	__builtin_memcpy(dst, &lo, 8);
+	__builtin_memcpy(dst + 8, &hi, 8);
+	dst[GR_COMM_LEN - 1] = 0;
+}
+
 static __always_inline int emit_sched(__u8 sub, struct task_struct *prev, struct task_struct *next,
 				      __u32 prev_state, __u32 target_cpu, __s32 nr, __u8 fd_kind)
 {
@@ -2861,8 +2877,8 @@ static __always_inline int emit_sched(__u8 sub, struct task_struct *prev, struct
 	e->next_tid = next->pid;
 	e->syscall = nr;
 	e->fd_kind = fd_kind;
-	BPF_CORE_READ_STR_INTO(&e->prev_comm, prev, comm);
-	BPF_CORE_READ_STR_INTO(&e->next_comm, next, comm);
+	copy_comm(e->prev_comm, prev);
+	copy_comm(e->next_comm, next);
 	bpf_ringbuf_submit(e, wake_flags());
 	return 0;
 }
@@ -3020,8 +3036,8 @@ static __always_inline void blk_fill(struct gr_ev_sched *e, __u8 sub, __u32 cpu,
 	e->pad = 0;
 	e->syscall = -1;
 	e->pystack = 0;
-	BPF_CORE_READ_STR_INTO(&e->prev_comm, prev, comm);
-	BPF_CORE_READ_STR_INTO(&e->next_comm, next, comm);
+	copy_comm(e->prev_comm, prev);
+	copy_comm(e->next_comm, next);
 }
 
 /* A traced @prev switches out sleeping: why (its system call, the fd's kind) and, for a thread
@@ -3240,13 +3256,13 @@ int BPF_PROG(on_migrate, struct task_struct *p, int dest_cpu)
 		return 0;
 	e->h.pid = p->tgid;
 	e->h.tid = p->pid;
-	BPF_CORE_READ_STR_INTO(&e->prev_comm, p, comm);
+	copy_comm(e->prev_comm, p);
 	e->next_pid = e->next_tid = GR_EVS_NOBODY;
 	e->next_comm[0] = 0;
 	if (bpf_get_smp_processor_id() == from) {
 		e->next_pid = cur->tgid;
 		e->next_tid = cur->pid;
-		BPF_CORE_READ_STR_INTO(&e->next_comm, cur, comm);
+		copy_comm(e->next_comm, cur);
 	}
 	bpf_ringbuf_submit(e, wake_flags());
 	return 0;
