@@ -213,8 +213,11 @@ struct thread_state {
 	/* the last entry-only runtime launch, for the driver launch it makes (in_runtime_launch()):
 	 * its stack pointer at entry (0: none) and the return address that was there */
 	__u64 launch_sp, launch_ret;
-	__u32 launch_seq; /* launches seen by launch_session: its sampling counter */
-	__u32 pad_seq;
+	/* the return address at sp that batch_entry()'s capture read (0: unreadable), for the mark:
+	 * kept here, not passed back, so that no value the verifier tracks outlives the capture */
+	__u64 entry_ret;
+	__u32 launch_seq;   /* launches seen by launch_session: its sampling counter */
+	__u32 mark_pending; /* this call is a runtime launch to mark once its event is built */
 	struct call_batch batch;
 	__u8 window[GR_STACK_WINDOW]; /* user stack being walked (walk_window()) */
 	struct cfi_cache cfi;	      /* the rules its last walk by unwind tables used */
@@ -310,6 +313,7 @@ struct scratch {
 		};
 	};
 	__u8 window[GR_STACK_WINDOW]; /* user stack being walked (walk_window()); not sent */
+	__u64 entry_ret;	      /* what capture_args_and_stack() read at sp; not used */
 	/*
 	 * The thread building the event. A uprobe program runs with migration disabled, not
 	 * preemption: another thread may take this CPU, and this scratch, mid-event. Not sent
@@ -1934,11 +1938,11 @@ static __always_inline bool py_wanted(__u32 flags)
 }
 
 /*
- * The hot path: one entry-only event (a launch), built at the end of the thread's batch. Returns
- * 1 when it read the return address at sp (into *@at_sp, 0 when unreadable), 0 when it did not.
+ * The hot path: one entry-only event (a launch), built at the end of the thread's batch; the
+ * return address at sp its capture read goes to ts->entry_ret (0 when unread).
  */
 static __always_inline int batch_entry(struct pt_regs *ctx, struct thread_state *ts, __u64 cookie,
-				       __u64 pid_tgid, __u32 depth, __u64 *at_sp)
+				       __u64 pid_tgid, __u32 depth)
 {
 	__u8 layout = GR_CK_LAYOUT(cookie);
 	struct call_batch *b = &ts->batch;
@@ -1946,6 +1950,7 @@ static __always_inline int batch_entry(struct pt_regs *ctx, struct thread_state 
 	bool nostack = false;
 	__u32 n = 0;
 
+	ts->entry_ret = 0;
 	b->busy = 1;
 	e = batch_slot(b);
 	if (!e) {
@@ -1958,17 +1963,17 @@ static __always_inline int batch_entry(struct pt_regs *ctx, struct thread_state 
 	e->h.flags = depth << GR_EVF_DEPTH_SHIFT;
 	if ((GR_CK_FLAGS(cookie) & GR_CF_STACK) && targ_stack_frames) {
 		n = capture_args_and_stack(ctx, e, layout, ts->window, (__u64 *)(e + 1), &ts->cfi,
-					   at_sp);
+					   &ts->entry_ret);
 		nostack = !n;
 	} else {
-		*at_sp = capture_args(ctx, e, layout);
+		ts->entry_ret = capture_args(ctx, e, layout);
 	}
 	if (py_wanted(GR_CK_FLAGS(cookie)))
 		e->pystack = py_capture(&ts->ps, pid_tgid, true);
 	e->h.stack_len = n;
 	batch_commit(b, e->h.ts, sizeof(*e) + n * 8, nostack);
 	b->busy = 0;
-	return 1;
+	return 0;
 }
 
 /*
@@ -1976,7 +1981,7 @@ static __always_inline int batch_entry(struct pt_regs *ctx, struct thread_state 
  * batch, and a thread whose state could not be allocated has no batch.
  */
 static __always_inline int emit_entry(struct pt_regs *ctx, struct thread_state *ts, __u64 cookie,
-				      __u64 pid_tgid, __u32 depth, __u64 *at_sp)
+				      __u64 pid_tgid, __u32 depth)
 {
 	__u8 layout = GR_CK_LAYOUT(cookie);
 	__u32 flags = GR_CK_FLAGS(cookie), n = 0;
@@ -1990,14 +1995,13 @@ static __always_inline int emit_entry(struct pt_regs *ctx, struct thread_state *
 	sc->call.h.api = GR_CK_API(cookie);
 	if ((flags & GR_CF_STACK) && !targ_dwarf_bytes && targ_stack_frames)
 		n = capture_args_and_stack(ctx, &sc->call, layout, sc->window, sc->frames, NULL,
-					   at_sp);
+					   &sc->entry_ret);
 	else
-		*at_sp = capture_args(ctx, &sc->call, layout);
+		capture_args(ctx, &sc->call, layout);
 	if (ts && py_wanted(flags))
 		sc->call.pystack = py_capture(&ts->ps, pid_tgid, true);
 	sc->call.h.flags = depth << GR_EVF_DEPTH_SHIFT;
-	emit_call(ctx, sc, flags, true, n, pid_tgid);
-	return 1;
+	return emit_call(ctx, sc, flags, true, n, pid_tgid);
 }
 
 /* Keep the entry state of a call whose return is probed: its arguments, and its stack now. */
@@ -2007,7 +2011,6 @@ static __always_inline int push_call(struct pt_regs *ctx, struct thread_state *t
 	__u8 layout = GR_CK_LAYOUT(cookie);
 	__u32 flags = GR_CK_FLAGS(cookie), d = ts->depth;
 	struct pending_call *pc;
-	__u64 at_sp;
 
 	if (d >= GR_CALL_LEVELS) {
 		ts->depth = d + 1;
@@ -2029,7 +2032,7 @@ static __always_inline int push_call(struct pt_regs *ctx, struct thread_state *t
 	pc->nframes = 0;
 	if ((flags & GR_CF_STACK) && !targ_dwarf_bytes && targ_stack_frames)
 		pc->nframes = capture_args_and_stack(ctx, &pc->call, layout, ts->window, pc->frames,
-						     &ts->cfi, &at_sp);
+						     &ts->cfi, &ts->entry_ret);
 	else
 		capture_args(ctx, &pc->call, layout);
 	/* the Python stack is the same at the return: walked now, sent before the event */
@@ -2057,15 +2060,16 @@ static __always_inline __u64 timed_cookie(__u64 cookie)
  * No time limit: the runtime can take milliseconds before it reaches the driver (CUPTI's first
  * callback on a thread, lazy module loading), and a runtime launch that failed before the driver
  * must not hide the next driver launch its caller makes (that call's return address differs).
- * @ret: the return address at sp, when @have_ret (the event's capture read it: a read costs as
- * much as the rest of the program), else read here. 0: unreadable, no mark.
+ * @batched: the launch's event was built by batch_entry(), whose capture read the return
+ * address into ts->entry_ret (a read costs as much as the rest of the program); else it is read
+ * here. 0: unreadable, no mark.
  */
 static __always_inline void mark_runtime_launch(struct pt_regs *ctx, struct thread_state *ts,
-						bool have_ret, __u64 ret)
+						bool batched)
 {
-	__u64 sp = PT_REGS_SP(ctx);
+	__u64 sp = PT_REGS_SP(ctx), ret = ts->entry_ret;
 
-	if (!have_ret)
+	if (!batched)
 		read_user_word(sp, sizeof(ret), &ret);
 	ts->launch_sp = ret ? sp : 0;
 	ts->launch_ret = ret;
@@ -2089,11 +2093,10 @@ static __always_inline bool in_runtime_launch(struct pt_regs *ctx, struct thread
  */
 static __always_inline int call_entry(struct pt_regs *ctx, __u64 cookie, bool sample)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid(), at_sp = 0;
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 flags = GR_CK_FLAGS(cookie), depth, seq;
 	__u8 layout = GR_CK_LAYOUT(cookie);
 	struct thread_state *ts;
-	bool mark, have_ret;
 
 	if (!is_traced(pid_tgid >> 32))
 		return 1;
@@ -2124,18 +2127,28 @@ static __always_inline int call_entry(struct pt_regs *ctx, __u64 cookie, bool sa
 		push_call(ctx, ts, cookie, pid_tgid);
 		return 0;
 	}
-	mark = (flags & GR_CF_LAUNCH) && driver_probed;
-	if (mark && !ts)
-		ts = thread_state(true);
+	/*
+	 * Decided here, kept in the state's memory: a flag the verifier tracked across the capture
+	 * would have it check the whole capture twice (over a million instructions with unwind
+	 * tables).
+	 */
+	if ((flags & GR_CF_LAUNCH) && driver_probed) {
+		if (!ts)
+			ts = thread_state(true);
+		if (ts)
+			ts->mark_pending = 1;
+	}
 	depth = ts && ts->depth > ts->outer ? ts->depth - ts->outer : 0;
 	depth = depth < 15 ? depth : 15;
 	if (ts && !targ_dwarf_bytes)
-		have_ret = batch_entry(ctx, ts, cookie, pid_tgid, depth, &at_sp);
+		batch_entry(ctx, ts, cookie, pid_tgid, depth);
 	else
-		have_ret = emit_entry(ctx, ts, cookie, pid_tgid, depth, &at_sp);
+		emit_entry(ctx, ts, cookie, pid_tgid, depth);
 	/* after the event: the driver launch comes once this program has returned */
-	if (mark && ts)
-		mark_runtime_launch(ctx, ts, have_ret, at_sp);
+	if (ts && ts->mark_pending) {
+		ts->mark_pending = 0;
+		mark_runtime_launch(ctx, ts, !targ_dwarf_bytes);
+	}
 	return 1;
 }
 
