@@ -193,8 +193,9 @@ static void usage(FILE *f)
 		"                        sys_exit: a program at every system call of the\n"
 		"                        machine, for code mapped without the loader\n"
 		"  -v, --verbose         say which libraries are probed; at the end, the\n"
-		"                        recorder's cost and (kernel.bpf_stats_enabled=1)\n"
-		"                        each BPF program's time per run\n"
+		"                        recorder's cost, the verifier's work on each BPF\n"
+		"                        program and (kernel.bpf_stats_enabled=1) its time\n"
+		"                        per run\n"
 		"  -q, --quiet           no progress line on a terminal while the trace is\n"
 		"                        finished after the command's end\n"
 		"  -h, --help            this text\n"
@@ -1179,8 +1180,11 @@ static void session_free(struct session *s)
 }
 
 /*
- * With kernel.bpf_stats_enabled=1 the kernel times every run of our programs: say what each
- * cost per run (the calibration's runs included). Quiet when the counts are off.
+ * What the verifier checked of each program (5.16+): its instructions against the kernel's
+ * limit of a million a program (BPF_COMPLEXITY_LIMIT_INSNS), past which the load fails with
+ * E2BIG in the stack-walking modes. With kernel.bpf_stats_enabled=1 the kernel also times every
+ * run of our programs: say what each cost per run (the calibration's runs included); quiet when
+ * the counts are off.
  */
 static void report_bpf_stats(const struct session *s)
 {
@@ -1192,7 +1196,13 @@ static void report_bpf_stats(const struct session *s)
 		uint32_t len = sizeof(info);
 		int fd = bpf_program__fd(prog);
 
-		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) || !info.run_cnt)
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;
+		if (info.verified_insns)
+			fprintf(stderr,
+				"gpurec record: bpf %s: %u instructions verified (limit 1000000)\n",
+				bpf_program__name(prog), info.verified_insns);
+		if (!info.run_cnt)
 			continue;
 		fprintf(stderr,
 			"gpurec record: bpf %s: %llu runs, %.1f ns per run "
