@@ -220,27 +220,40 @@ static inline int split_put(uint16_t *lo, size_t *nlo, struct big *b, uint32_t v
 	return 0;
 }
 
+/*
+ * From this many launches on, a thread's gaps are counted per value (dist.h: struct
+ * gr_dist_counts, 512 KiB) rather than kept (2 bytes each): the main thread of a long run,
+ * whose kept gaps took 17 MB at 8.5M launches, more than the token pass's peak beside them.
+ */
+#define GAPS_COUNTED_FROM (1u << 18)
+
 int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 {
 	size_t n[RP_NCALLS] = {x->nl, x->nc, x->nms, x->nsy, x->ng, x->nal, x->nfr};
-	size_t pos[RP_NCALLS] = {0}, *cursor = NULL, *wait_at = NULL, *gap_off = NULL, ncost = 0;
+	size_t pos[RP_NCALLS] = {0}, *cursor = NULL, *wait_at = NULL, *gap_off = NULL, ngaps = 0;
 	uint64_t *last_launch = NULL, *pending = NULL;
 	/* per thread, for the probe cost (probe_cost.h): the recorded duration of the pending and
 	 * of the last launch, and the probe cost of the calls since the last launch */
 	uint64_t *pending_dur = NULL, *last_dur = NULL, *between = NULL;
 	uint32_t *pending_copy = NULL;
-	uint16_t *gaps = NULL, *cost = NULL;
-	/* per thread, its gaps from GR_DIST_SPLIT up; the costs from there */
-	struct big *gaps_big = NULL, cost_big = {0};
+	uint16_t *gaps = NULL;
+	/* per thread with fewer than GAPS_COUNTED_FROM launches, its gaps from GR_DIST_SPLIT up;
+	 * per thread with more, all its gaps counted */
+	struct big *gaps_big = NULL;
+	struct gr_dist_counts *gaps_counted = NULL, cost = {0};
+	/* the cost estimate stands in for the launch call time only when that was not measured */
+	int want_cost = !x->nmeasured;
 	uint8_t *broke = NULL;
 	int err = -ENOMEM, put = 0;
 
+	for (size_t t = 0; t < x->nth; t++)
+		if (x->thr[t].launches < GAPS_COUNTED_FROM)
+			ngaps += x->thr[t].launches;
 	x->run_break = calloc(x->nl / 64 + 1, sizeof(*x->run_break));
 	gap_off = calloc(x->nth + 1, sizeof(*gap_off));
-	gaps = malloc((x->nl + 1) * sizeof(*gaps));
+	gaps = malloc((ngaps + 1) * sizeof(*gaps));
 	gaps_big = calloc(x->nth + 1, sizeof(*gaps_big));
-	/* the cost estimate stands in for the launch call time only when that was not measured */
-	cost = x->nmeasured ? NULL : malloc((x->nl + 1) * sizeof(*cost));
+	gaps_counted = calloc(x->nth + 1, sizeof(*gaps_counted));
 	x->copy_next = malloc((x->nc + 1) * sizeof(*x->copy_next));
 	cursor = calloc(x->nth + 1, sizeof(*cursor));
 	last_launch = malloc((x->nth + 1) * sizeof(*last_launch));
@@ -250,8 +263,7 @@ int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 	between = calloc(x->nth + 1, sizeof(*between));
 	pending_copy = calloc(x->nth + 1, sizeof(*pending_copy));
 	broke = calloc(x->nth + 1, 1);
-	if (!x->run_break || !gap_off || !gaps || !gaps_big || (!x->nmeasured && !cost) ||
-	    !x->copy_next || !cursor || !last_launch || !pending || !pending_copy || !broke ||
+	if (!x->run_break || !gap_off || !gaps || !gaps_big || !gaps_counted || !x->copy_next || !cursor || !last_launch || !pending || !pending_copy || !broke ||
 	    !pending_dur || !last_dur || !between)
 		goto out;
 	if (waits) {
@@ -261,11 +273,11 @@ int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 			goto out;
 	}
 
-	/* gaps grouped by thread: a thread with c launches has c - 1 gaps */
+	/* kept gaps grouped by thread: a thread with c launches has c - 1 gaps */
 	for (size_t t = 0, at = 0; t <= x->nth; t++) {
 		gap_off[t] = at;
 		cursor[t] = at;
-		if (t < x->nth && x->thr[t].launches)
+		if (t < x->nth && x->thr[t].launches && x->thr[t].launches < GAPS_COUNTED_FROM)
 			at += x->thr[t].launches - 1;
 	}
 	for (size_t t = 0; t <= x->nth; t++) {
@@ -300,11 +312,10 @@ int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 			 * call between launches, never a gap's end nor a launch cost sample */
 			int node = gr_graphs_launch_is_node(x->ls.graphs, i);
 
-			if (pending[t] != UINT64_MAX && cost)
-				put |=
-				    split_put(cost, &ncost, &cost_big,
-					      rp_sat32(gr_probe_cost_gap(x->pc, l->ts - pending[t],
-									 pending_dur[t], dur, 0)));
+			if (pending[t] != UINT64_MAX && want_cost)
+				put |= gr_dist_counts_put(
+				    &cost, rp_sat32(gr_probe_cost_gap(x->pc, l->ts - pending[t],
+								      pending_dur[t], dur, 0)));
 			pending[t] = node ? UINT64_MAX : l->ts;
 			pending_dur[t] = dur;
 			if (pending_copy[t]) {
@@ -323,7 +334,10 @@ int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 				uint64_t gap = gr_probe_cost_gap(x->pc, l->ts - last_launch[t],
 								 last_dur[t], dur, between[t]);
 
-				put |= split_put(gaps, &cursor[t], &gaps_big[t], rp_sat32(gap));
+				if (x->thr[t].launches < GAPS_COUNTED_FROM)
+					put |= split_put(gaps, &cursor[t], &gaps_big[t], rp_sat32(gap));
+				else
+					put |= gr_dist_counts_put(&gaps_counted[t], rp_sat32(gap));
 				x->thr[t].gap_hist[gap_bucket(gap)]++;
 				if (waits && waits[t].n)
 					gap_wait(&x->gap_wait[t], &waits[t], &wait_at[t],
@@ -345,11 +359,10 @@ int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 			dur = rp_call_raw(x, okind, i);
 			between[t] += gr_probe_cost_call(x->pc, dur);
 			if (pending[t] != UINT64_MAX) {
-				if (cost)
-					put |= split_put(
-					    cost, &ncost, &cost_big,
-					    rp_sat32(gr_probe_cost_gap(x->pc, other - pending[t],
-								       pending_dur[t], dur, 0)));
+				if (want_cost)
+					put |= gr_dist_counts_put(
+					    &cost, rp_sat32(gr_probe_cost_gap(x->pc, other - pending[t],
+									      pending_dur[t], dur, 0)));
 				pending[t] = UINT64_MAX;
 			}
 			if (pending_copy[t]) {
@@ -366,20 +379,27 @@ int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 	if (put)
 		goto out;
 	err = 0;
-	for (size_t t = 0; t < x->nth && !err; t++)
+	for (size_t t = 0; t < x->nth && !err; t++) {
+		if (x->thr[t].launches >= GAPS_COUNTED_FROM) {
+			gr_dist_counts_get(&x->thr[t].gap, &gaps_counted[t]);
+			continue;
+		}
 		/* cursor: graph nodes end no gap, so a thread may have fewer than its room */
 		err = gr_dist_split(&x->thr[t].gap, gaps + gap_off[t], cursor[t] - gap_off[t],
 				    gaps_big[t].v, gaps_big[t].n);
+	}
 	if (!err)
-		err = gr_dist_split(&x->cost, cost, ncost, cost_big.v, cost_big.n);
+		gr_dist_counts_get(&x->cost, &cost);
 out:
 	for (size_t t = 0; gaps_big && t < x->nth; t++)
 		free(gaps_big[t].v);
+	for (size_t t = 0; gaps_counted && t < x->nth; t++)
+		gr_dist_counts_free(&gaps_counted[t]);
 	free(gaps_big);
-	free(cost_big.v);
+	free(gaps_counted);
+	gr_dist_counts_free(&cost);
 	free(gaps);
 	free(gap_off);
-	free(cost);
 	free(cursor);
 	free(wait_at);
 	free(last_launch);

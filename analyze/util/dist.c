@@ -232,3 +232,87 @@ int gr_dist_split(struct gr_dist *d, const uint16_t *lo, size_t nlo, uint32_t *h
 	d->p99 = v2;
 	return 0;
 }
+
+int gr_dist_counts_put(struct gr_dist_counts *c, uint32_t v)
+{
+	if (v < GR_DIST_SPLIT) {
+		if (!c->count) {
+			c->count = calloc(GR_DIST_SPLIT, sizeof(*c->count));
+			if (!c->count)
+				return -ENOMEM;
+		}
+		c->count[v]++;
+		c->nlo++;
+		return 0;
+	}
+	if (c->nhi == c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 64;
+		uint32_t *nv = realloc(c->hi, ncap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		c->hi = nv;
+		c->cap = ncap;
+	}
+	c->hi[c->nhi++] = v;
+	return 0;
+}
+
+/* The @k-th smallest (k < c->nlo) of the counted values. */
+static uint32_t counted_kth(const struct gr_dist_counts *c, uint64_t k)
+{
+	uint64_t acc = 0;
+
+	for (uint32_t b = 0; b < GR_DIST_SPLIT; b++) {
+		acc += c->count[b];
+		if (acc > k)
+			return b;
+	}
+	return GR_DIST_SPLIT - 1; /* not reached: k < nlo */
+}
+
+void gr_dist_counts_get(struct gr_dist *d, struct gr_dist_counts *c)
+{
+	uint64_t n = c->nlo + c->nhi, km, kp, total = 0;
+	uint32_t mn = UINT32_MAX, mx = 0, v1 = 0, v2 = 0;
+
+	memset(d, 0, sizeof(*d));
+	if (!n)
+		return;
+	for (uint32_t b = 0; c->nlo && b < GR_DIST_SPLIT; b++) {
+		if (!c->count[b])
+			continue;
+		total += (uint64_t)b * c->count[b];
+		mn = b < mn ? b : mn;
+		mx = b;
+	}
+	for (size_t i = 0; i < c->nhi; i++) {
+		total += c->hi[i];
+		mn = c->hi[i] < mn ? c->hi[i] : mn;
+		mx = c->hi[i] > mx ? c->hi[i] : mx;
+	}
+	d->count = n;
+	d->total = total;
+	d->min = mn;
+	d->max = mx;
+	km = (n + 1) / 2 - 1;
+	kp = (99 * n + 99) / 100 - 1;
+	/* every counted value is below every kept one, as in gr_dist_split() */
+	if (km < c->nlo)
+		v1 = counted_kth(c, km);
+	if (kp < c->nlo)
+		v2 = counted_kth(c, kp);
+	if (km >= c->nlo && kp >= c->nlo)
+		kth2_u32(c->hi, c->nhi, km - c->nlo, kp - c->nlo, &v1, &v2);
+	else if (kp >= c->nlo)
+		kth2_u32(c->hi, c->nhi, kp - c->nlo, kp - c->nlo, &v2, &v2);
+	d->median = v1;
+	d->p99 = v2;
+}
+
+void gr_dist_counts_free(struct gr_dist_counts *c)
+{
+	free(c->count);
+	free(c->hi);
+	memset(c, 0, sizeof(*c));
+}

@@ -27,4 +27,22 @@ void gr_dist_u32(struct gr_dist *d, uint32_t *v, size_t n);
 #define GR_DIST_SPLIT 0xffffu
 int gr_dist_split(struct gr_dist *d, const uint16_t *lo, size_t nlo, uint32_t *hi, size_t nhi);
 
+/*
+ * The same for values put one at a time, where there are too many to keep (a thread's launch
+ * gaps, 2 bytes a launch as above): a count per value below GR_DIST_SPLIT (512 KiB, allocated
+ * at the first such value), the others kept. Zero-initialise; gr_dist_counts_put() returns 0 or
+ * -ENOMEM; gr_dist_counts_get() gives the same distribution gr_dist_split() would of the same
+ * values (the kept ones reordered); gr_dist_counts_free() frees.
+ */
+struct gr_dist_counts {
+	uint64_t *count; /* per value below GR_DIST_SPLIT */
+	uint64_t nlo;	 /* values counted there */
+	uint32_t *hi;	 /* the values from GR_DIST_SPLIT up */
+	size_t nhi, cap;
+};
+
+int gr_dist_counts_put(struct gr_dist_counts *c, uint32_t v);
+void gr_dist_counts_get(struct gr_dist *d, struct gr_dist_counts *c);
+void gr_dist_counts_free(struct gr_dist_counts *c);
+
 #endif

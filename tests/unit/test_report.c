@@ -335,7 +335,8 @@ static void test_dist(void)
 /*
  * gr_dist_split() against sorted copies: values below GR_DIST_SPLIT in 16 bits, the others apart,
  * with the median and p99 on either side (a few or most values big; few values and enough to
- * take the count per 16-bit value).
+ * take the count per 16-bit value). The same values put one at a time into a struct
+ * gr_dist_counts give the same distribution.
  */
 static void test_dist_split(void)
 {
@@ -349,7 +350,8 @@ static void test_dist_split(void)
 			uint16_t *lo = malloc((n + 1) * sizeof(*lo));
 			uint32_t *hi = malloc((n + 1) * sizeof(*hi)), *all = malloc((n + 1) * 4);
 			uint64_t total = 0;
-			struct gr_dist d;
+			struct gr_dist d, dc;
+			struct gr_dist_counts counts = {0};
 
 			if (!lo || !hi || !all) {
 				CHECK(0);
@@ -373,7 +375,10 @@ static void test_dist_split(void)
 					hi[nhi++] = v;
 				all[i] = v;
 				total += v;
+				CHECK(gr_dist_counts_put(&counts, v) == 0);
 			}
+			gr_dist_counts_get(&dc, &counts);
+			gr_dist_counts_free(&counts);
 			qsort(all, n, sizeof(all[0]), cmp_u32);
 			CHECK(gr_dist_split(&d, lo, nlo, hi, nhi) == 0);
 			CHECK_EQ_U64(d.count, n);
@@ -386,6 +391,12 @@ static void test_dist_split(void)
 			} else {
 				CHECK_EQ_U64(d.median, 0);
 			}
+			CHECK_EQ_U64(dc.count, d.count);
+			CHECK_EQ_U64(dc.total, d.total);
+			CHECK_EQ_U64(dc.min, d.min);
+			CHECK_EQ_U64(dc.max, d.max);
+			CHECK_EQ_U64(dc.median, d.median);
+			CHECK_EQ_U64(dc.p99, d.p99);
 			free(lo);
 			free(hi);
 			free(all);
