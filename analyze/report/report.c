@@ -46,7 +46,7 @@ static int seq_start(struct rp_ctx *x, const struct rp_waits *waits, struct seq_
 		     struct gr_pool **pool)
 {
 	*pool = NULL;
-	x->run_break = calloc(x->nl / 64 + 1, sizeof(*x->run_break));
+	x->run_break = calloc(rp_run_break_words(x), sizeof(*x->run_break));
 	if (!x->run_break)
 		return -ENOMEM;
 	s->x = *x;
@@ -76,7 +76,7 @@ static int seq_join(struct rp_ctx *x, struct seq_job *s, struct gr_pool *pool)
 	x->copy_next = s->x.copy_next;
 	x->gap_wait = s->x.gap_wait;
 	if (s->x.run_break)
-		for (size_t i = 0; i < x->nl / 64 + 1; i++)
+		for (size_t i = 0; i < rp_run_break_words(x); i++)
 			x->run_break[i] |= s->x.run_break[i];
 	free(s->x.run_break);
 	return s->err;

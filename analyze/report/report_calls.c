@@ -185,39 +185,17 @@ static void gap_wait(struct rp_gap_wait *g, const struct rp_waits *w, size_t *at
 	}
 }
 
-/* The values of a distribution from GR_DIST_SPLIT up (dist.h: gr_dist_split()). */
-struct big {
-	uint32_t *v;
-	size_t n, cap;
-};
-
-/* Room for one more value on @b; returns 0 or -ENOMEM (apart: the per-launch put stays small). */
-static int big_room(struct big *b)
-{
-	size_t ncap = b->cap ? b->cap * 2 : 64;
-	uint32_t *nv = realloc(b->v, ncap * sizeof(*nv));
-
-	if (!nv)
-		return -ENOMEM;
-	b->v = nv;
-	b->cap = ncap;
-	return 0;
-}
-
 /*
  * Value @v of a split distribution: below GR_DIST_SPLIT into @lo at *@nlo, 2 bytes where most
- * gaps and costs (a few us) took 4, else onto @b. Returns 0 or -ENOMEM.
+ * gaps (a few us) took 4, else onto @hi. Returns 0 or -ENOMEM.
  */
-static inline int split_put(uint16_t *lo, size_t *nlo, struct big *b, uint32_t v)
+static inline int split_put(uint16_t *lo, size_t *nlo, struct gr_dist_hi *hi, uint32_t v)
 {
 	if (v < GR_DIST_SPLIT) {
 		lo[(*nlo)++] = (uint16_t)v;
 		return 0;
 	}
-	if (b->n == b->cap && big_room(b))
-		return -ENOMEM;
-	b->v[b->n++] = v;
-	return 0;
+	return gr_dist_hi_put(hi, v);
 }
 
 /*
@@ -239,7 +217,7 @@ int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 	uint16_t *gaps = NULL;
 	/* per thread with fewer than GAPS_COUNTED_FROM launches, its gaps from GR_DIST_SPLIT up;
 	 * per thread with more, all its gaps counted */
-	struct big *gaps_big = NULL;
+	struct gr_dist_hi *gaps_big = NULL;
 	struct gr_dist_counts *gaps_counted = NULL, cost = {0};
 	/* the cost estimate stands in for the launch call time only when that was not measured */
 	int want_cost = !x->nmeasured;
@@ -249,7 +227,7 @@ int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 	for (size_t t = 0; t < x->nth; t++)
 		if (x->thr[t].launches < GAPS_COUNTED_FROM)
 			ngaps += x->thr[t].launches;
-	x->run_break = calloc(x->nl / 64 + 1, sizeof(*x->run_break));
+	x->run_break = calloc(rp_run_break_words(x), sizeof(*x->run_break));
 	gap_off = calloc(x->nth + 1, sizeof(*gap_off));
 	gaps = malloc((ngaps + 1) * sizeof(*gaps));
 	gaps_big = calloc(x->nth + 1, sizeof(*gaps_big));
@@ -263,8 +241,9 @@ int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 	between = calloc(x->nth + 1, sizeof(*between));
 	pending_copy = calloc(x->nth + 1, sizeof(*pending_copy));
 	broke = calloc(x->nth + 1, 1);
-	if (!x->run_break || !gap_off || !gaps || !gaps_big || !gaps_counted || !x->copy_next || !cursor || !last_launch || !pending || !pending_copy || !broke ||
-	    !pending_dur || !last_dur || !between)
+	if (!x->run_break || !gap_off || !gaps || !gaps_big || !gaps_counted || !x->copy_next ||
+	    !cursor || !last_launch || !pending || !pending_copy || !broke || !pending_dur ||
+	    !last_dur || !between)
 		goto out;
 	if (waits) {
 		x->gap_wait = calloc(x->nth + 1, sizeof(*x->gap_wait));
@@ -335,7 +314,8 @@ int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 								 last_dur[t], dur, between[t]);
 
 				if (x->thr[t].launches < GAPS_COUNTED_FROM)
-					put |= split_put(gaps, &cursor[t], &gaps_big[t], rp_sat32(gap));
+					put |= split_put(gaps, &cursor[t], &gaps_big[t],
+							 rp_sat32(gap));
 				else
 					put |= gr_dist_counts_put(&gaps_counted[t], rp_sat32(gap));
 				x->thr[t].gap_hist[gap_bucket(gap)]++;
@@ -361,8 +341,9 @@ int rp_calls_sequence(struct rp_ctx *x, const struct rp_waits *waits)
 			if (pending[t] != UINT64_MAX) {
 				if (want_cost)
 					put |= gr_dist_counts_put(
-					    &cost, rp_sat32(gr_probe_cost_gap(x->pc, other - pending[t],
-									      pending_dur[t], dur, 0)));
+					    &cost,
+					    rp_sat32(gr_probe_cost_gap(x->pc, other - pending[t],
+								       pending_dur[t], dur, 0)));
 				pending[t] = UINT64_MAX;
 			}
 			if (pending_copy[t]) {

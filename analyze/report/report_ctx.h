@@ -158,6 +158,12 @@ struct rp_ctx {
 	uint32_t ntokids;
 };
 
+/* The 64-bit words of a run-break bitmap: one bit per launch. */
+static inline size_t rp_run_break_words(const struct rp_ctx *x)
+{
+	return x->nl / 64 + 1;
+}
+
 /* Whether a fusion run ends before launch @i, and mark that it does. */
 static inline int rp_run_break(const struct rp_ctx *x, size_t i)
 {

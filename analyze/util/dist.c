@@ -103,29 +103,38 @@ static int radix_select(const uint32_t *v, size_t n, size_t km, size_t kp, uint3
 	return 0;
 }
 
+/* Add @n values to *@total, *@mn and *@mx. */
+static void sum_min_max(const uint32_t *v, size_t n, uint64_t *total, uint32_t *mn, uint32_t *mx)
+{
+	for (size_t i = 0; i < n; i++) {
+		*total += v[i];
+		*mn = v[i] < *mn ? v[i] : *mn;
+		*mx = v[i] > *mx ? v[i] : *mx;
+	}
+}
+
+/* The ranks (0-based) of the median and p99 of @n > 0 values. Nearest rank: the q-quantile is
+ * the ceil(q n)-th smallest (the lower median for an even count). */
+static void quantile_ranks(uint64_t n, uint64_t *km, uint64_t *kp)
+{
+	*km = (n + 1) / 2 - 1;
+	*kp = (99 * n + 99) / 100 - 1;
+}
+
 void gr_dist_u32(struct gr_dist *d, uint32_t *v, size_t n)
 {
-	size_t km, kp;
-	uint32_t vm = 0, vp = 0;
-
-	uint64_t total = 0;
-	uint32_t mn = UINT32_MAX, mx = 0;
+	uint64_t km, kp, total = 0;
+	uint32_t vm = 0, vp = 0, mn = UINT32_MAX, mx = 0;
 
 	memset(d, 0, sizeof(*d));
 	if (!n)
 		return;
-	for (size_t i = 0; i < n; i++) {
-		total += v[i];
-		mn = v[i] < mn ? v[i] : mn;
-		mx = v[i] > mx ? v[i] : mx;
-	}
+	sum_min_max(v, n, &total, &mn, &mx);
 	d->count = n;
 	d->total = total;
 	d->min = mn;
 	d->max = mx;
-	/* nearest rank: the q-quantile is the ceil(q n)-th smallest */
-	km = (n + 1) / 2 - 1;
-	kp = (99 * n + 99) / 100 - 1;
+	quantile_ranks(n, &km, &kp);
 	if (n >= (1u << 16) && !radix_select(v, n, km, kp, &vm, &vp)) {
 		d->median = vm;
 		d->p99 = vp;
@@ -150,14 +159,34 @@ static void kth2_u32(uint32_t *v, size_t n, size_t ka, size_t kb, uint32_t *va, 
 	*vb = v[kb];
 }
 
+/* The @ka-th and @kb-th smallest (ka <= kb < the values counted) of values counted per value
+ * below GR_DIST_SPLIT in @count, into *@va and *@vb. */
+static void kth2_counted(const uint64_t *count, uint64_t ka, uint64_t kb, uint32_t *va,
+			 uint32_t *vb)
+{
+	uint64_t acc = 0;
+	int got_a = 0;
+
+	for (uint32_t b = 0; b < GR_DIST_SPLIT; b++) {
+		acc += count[b];
+		if (!got_a && acc > ka) {
+			*va = b;
+			got_a = 1;
+		}
+		if (acc > kb) {
+			*vb = b;
+			break;
+		}
+	}
+}
+
 /* The @ka-th and @kb-th smallest (ka <= kb < n) of the 16-bit @v into *@va and *@vb: a count
  * per value for many, a copy to select in for a few. Returns 0 or -ENOMEM. */
 static int kth2_u16(const uint16_t *v, size_t n, size_t ka, size_t kb, uint32_t *va, uint32_t *vb)
 {
 	const size_t B = 1u << 16;
 	uint32_t *c;
-	size_t acc = 0;
-	int got_a = 0;
+	uint64_t *count;
 
 	if (n < B) {
 		c = malloc((n + 1) * sizeof(*c));
@@ -169,30 +198,21 @@ static int kth2_u16(const uint16_t *v, size_t n, size_t ka, size_t kb, uint32_t 
 		free(c);
 		return 0;
 	}
-	c = calloc(B, sizeof(*c));
-	if (!c)
+	/* every value of @v is below GR_DIST_SPLIT */
+	count = calloc(GR_DIST_SPLIT, sizeof(*count));
+	if (!count)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
-		c[v[i]]++;
-	for (uint32_t b = 0; b < B; b++) {
-		acc += c[b];
-		if (!got_a && acc > ka) {
-			*va = b;
-			got_a = 1;
-		}
-		if (acc > kb) {
-			*vb = b;
-			break;
-		}
-	}
-	free(c);
+		count[v[i]]++;
+	kth2_counted(count, ka, kb, va, vb);
+	free(count);
 	return 0;
 }
 
 int gr_dist_split(struct gr_dist *d, const uint16_t *lo, size_t nlo, uint32_t *hi, size_t nhi)
 {
-	size_t n = nlo + nhi, km, kp;
-	uint64_t total = 0;
+	size_t n = nlo + nhi;
+	uint64_t total = 0, km, kp;
 	uint32_t mn = UINT32_MAX, mx = 0, v1 = 0, v2 = 0;
 	int err = 0;
 
@@ -204,17 +224,12 @@ int gr_dist_split(struct gr_dist *d, const uint16_t *lo, size_t nlo, uint32_t *h
 		mn = lo[i] < mn ? lo[i] : mn;
 		mx = lo[i] > mx ? lo[i] : mx;
 	}
-	for (size_t i = 0; i < nhi; i++) {
-		total += hi[i];
-		mn = hi[i] < mn ? hi[i] : mn;
-		mx = hi[i] > mx ? hi[i] : mx;
-	}
+	sum_min_max(hi, nhi, &total, &mn, &mx);
 	d->count = n;
 	d->total = total;
 	d->min = mn;
 	d->max = mx;
-	km = (n + 1) / 2 - 1;
-	kp = (99 * n + 99) / 100 - 1;
+	quantile_ranks(n, &km, &kp);
 	/* every value of @lo is below every value of @hi: the k-th is @lo's or @hi's k - nlo-th */
 	if (kp < nlo) {
 		err = kth2_u16(lo, nlo, km, kp, &v1, &v2);
@@ -233,47 +248,38 @@ int gr_dist_split(struct gr_dist *d, const uint16_t *lo, size_t nlo, uint32_t *h
 	return 0;
 }
 
-int gr_dist_counts_put(struct gr_dist_counts *c, uint32_t v)
+int gr_dist_hi_put(struct gr_dist_hi *h, uint32_t v)
 {
-	if (v < GR_DIST_SPLIT) {
-		if (!c->count) {
-			c->count = calloc(GR_DIST_SPLIT, sizeof(*c->count));
-			if (!c->count)
-				return -ENOMEM;
-		}
-		c->count[v]++;
-		c->nlo++;
-		return 0;
-	}
-	if (c->nhi == c->cap) {
-		size_t ncap = c->cap ? c->cap * 2 : 64;
-		uint32_t *nv = realloc(c->hi, ncap * sizeof(*nv));
+	if (h->n == h->cap) {
+		size_t ncap = h->cap ? h->cap * 2 : 64;
+		uint32_t *nv = realloc(h->v, ncap * sizeof(*nv));
 
 		if (!nv)
 			return -ENOMEM;
-		c->hi = nv;
-		c->cap = ncap;
+		h->v = nv;
+		h->cap = ncap;
 	}
-	c->hi[c->nhi++] = v;
+	h->v[h->n++] = v;
 	return 0;
 }
 
-/* The @k-th smallest (k < c->nlo) of the counted values. */
-static uint32_t counted_kth(const struct gr_dist_counts *c, uint64_t k)
+int gr_dist_counts_put(struct gr_dist_counts *c, uint32_t v)
 {
-	uint64_t acc = 0;
-
-	for (uint32_t b = 0; b < GR_DIST_SPLIT; b++) {
-		acc += c->count[b];
-		if (acc > k)
-			return b;
+	if (v >= GR_DIST_SPLIT)
+		return gr_dist_hi_put(&c->hi, v);
+	if (!c->count) {
+		c->count = calloc(GR_DIST_SPLIT, sizeof(*c->count));
+		if (!c->count)
+			return -ENOMEM;
 	}
-	return GR_DIST_SPLIT - 1; /* not reached: k < nlo */
+	c->count[v]++;
+	c->nlo++;
+	return 0;
 }
 
 void gr_dist_counts_get(struct gr_dist *d, struct gr_dist_counts *c)
 {
-	uint64_t n = c->nlo + c->nhi, km, kp, total = 0;
+	uint64_t n = c->nlo + c->hi.n, km, kp, total = 0;
 	uint32_t mn = UINT32_MAX, mx = 0, v1 = 0, v2 = 0;
 
 	memset(d, 0, sizeof(*d));
@@ -286,26 +292,21 @@ void gr_dist_counts_get(struct gr_dist *d, struct gr_dist_counts *c)
 		mn = b < mn ? b : mn;
 		mx = b;
 	}
-	for (size_t i = 0; i < c->nhi; i++) {
-		total += c->hi[i];
-		mn = c->hi[i] < mn ? c->hi[i] : mn;
-		mx = c->hi[i] > mx ? c->hi[i] : mx;
-	}
+	sum_min_max(c->hi.v, c->hi.n, &total, &mn, &mx);
 	d->count = n;
 	d->total = total;
 	d->min = mn;
 	d->max = mx;
-	km = (n + 1) / 2 - 1;
-	kp = (99 * n + 99) / 100 - 1;
+	quantile_ranks(n, &km, &kp);
 	/* every counted value is below every kept one, as in gr_dist_split() */
-	if (km < c->nlo)
-		v1 = counted_kth(c, km);
-	if (kp < c->nlo)
-		v2 = counted_kth(c, kp);
-	if (km >= c->nlo && kp >= c->nlo)
-		kth2_u32(c->hi, c->nhi, km - c->nlo, kp - c->nlo, &v1, &v2);
-	else if (kp >= c->nlo)
-		kth2_u32(c->hi, c->nhi, kp - c->nlo, kp - c->nlo, &v2, &v2);
+	if (kp < c->nlo) {
+		kth2_counted(c->count, km, kp, &v1, &v2);
+	} else if (km >= c->nlo) {
+		kth2_u32(c->hi.v, c->hi.n, km - c->nlo, kp - c->nlo, &v1, &v2);
+	} else {
+		kth2_counted(c->count, km, km, &v1, &v1);
+		kth2_u32(c->hi.v, c->hi.n, kp - c->nlo, kp - c->nlo, &v2, &v2);
+	}
 	d->median = v1;
 	d->p99 = v2;
 }
@@ -313,6 +314,6 @@ void gr_dist_counts_get(struct gr_dist *d, struct gr_dist_counts *c)
 void gr_dist_counts_free(struct gr_dist_counts *c)
 {
 	free(c->count);
-	free(c->hi);
+	free(c->hi.v);
 	memset(c, 0, sizeof(*c));
 }

@@ -27,6 +27,15 @@ void gr_dist_u32(struct gr_dist *d, uint32_t *v, size_t n);
 #define GR_DIST_SPLIT 0xffffu
 int gr_dist_split(struct gr_dist *d, const uint16_t *lo, size_t nlo, uint32_t *hi, size_t nhi);
 
+/* Values from GR_DIST_SPLIT up, kept as they come: gr_dist_split()'s @hi, grown by
+ * gr_dist_hi_put() (0 or -ENOMEM); zero-initialise, free(v). */
+struct gr_dist_hi {
+	uint32_t *v;
+	size_t n, cap;
+};
+
+int gr_dist_hi_put(struct gr_dist_hi *h, uint32_t v);
+
 /*
  * The same for values put one at a time, where there are too many to keep (a thread's launch
  * gaps, 2 bytes a launch as above): a count per value below GR_DIST_SPLIT (512 KiB, allocated
@@ -35,10 +44,9 @@ int gr_dist_split(struct gr_dist *d, const uint16_t *lo, size_t nlo, uint32_t *h
  * values (the kept ones reordered); gr_dist_counts_free() frees.
  */
 struct gr_dist_counts {
-	uint64_t *count; /* per value below GR_DIST_SPLIT */
-	uint64_t nlo;	 /* values counted there */
-	uint32_t *hi;	 /* the values from GR_DIST_SPLIT up */
-	size_t nhi, cap;
+	uint64_t *count;      /* per value below GR_DIST_SPLIT */
+	uint64_t nlo;	      /* values counted there */
+	struct gr_dist_hi hi; /* the values from GR_DIST_SPLIT up */
 };
 
 int gr_dist_counts_put(struct gr_dist_counts *c, uint32_t v);
