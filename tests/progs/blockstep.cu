@@ -32,6 +32,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <fcntl.h>
 #include <cuda_runtime.h>
 #include <poll.h>
 #include <pthread.h>
@@ -174,14 +175,23 @@ __attribute__((noinline)) static void make_item(unsigned long long ns)
 		;
 }
 
-// the calling thread's run-queue wait so far, from schedstat: the kernel adds each wait when the
-// thread is back on a CPU, so a read made while running is complete
-static unsigned long long queue_ns()
+// the producer's run-queue wait so far, from its schedstat (@fd, open on
+// /proc/thread-self/schedstat): the kernel adds each wait when the thread is back on a CPU, so a
+// read made while running is complete. One pread, no stdio: the reads outside an item's window
+// are time on a CPU that the trace counts and the item does not, so they must be short.
+static unsigned long long queue_ns(int fd)
 {
-	unsigned long long run, queue;
+	char buf[128];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	char *end;
 
-	schedstat(&run, &queue);
-	return queue;
+	if (n <= 0) {
+		fprintf(stderr, "blockstep: no schedstat\n");
+		_exit(2);
+	}
+	buf[n] = 0;
+	strtoull(buf, &end, 10);
+	return strtoull(end, NULL, 10);
 }
 
 // each item: sleep HOLD_US, make it (HOLD_US / 5 of CPU), write it; prints "item START_NS CPU_NS
@@ -189,37 +199,47 @@ static unsigned long long queue_ns()
 // write's return, and the bounds of its time on a CPU by the wall clock in that window (its wall
 // time less its run-queue waits: a wait that straddles a read of the wait counter falls between
 // the bounds). The CPU clock leaves out time the hypervisor took the CPU (steal) and the wall
-// clock counts it, as the trace's switches do.
+// clock counts it, as the trace's switches do. Between one item's window and the next the thread
+// does as little as it can on a CPU (two reads of the wait counter, the loop, the sleep's entry
+// and exit): the lines are printed once the loop is over, not one write each.
 __attribute__((noinline)) static void producer(int fd, int healthy)
 {
 	struct timespec ts = {0, (long)hold_us * 1000};
 	struct pollfd pfd;
+	unsigned long long(*item)[4] = (unsigned long long(*)[4])calloc(iterations, sizeof(*item));
+	int stat = open("/proc/thread-self/schedstat", O_RDONLY);
 
+	if (!item || stat < 0)
+		_exit(2);
 	for (int i = 0; i < iterations; i++) {
 		unsigned long long t0, t1, c0, c1, q0a, q0b, q1a, q1b;
 
 		if (!healthy)
 			clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
-		q0a = queue_ns();
+		q0a = queue_ns(stat);
 		t0 = now_ns();
-		q0b = queue_ns();
+		q0b = queue_ns(stat);
 		c0 = cpu_ns();
 		if (!healthy)
 			make_item(hold_us * 200ull);
 		if (write(fd, "x", 1) != 1)
 			_exit(1);
 		c1 = cpu_ns();
-		q1a = queue_ns();
+		q1a = queue_ns(stat);
 		t1 = now_ns();
-		q1b = queue_ns();
-		printf("item %llu %llu %llu %llu\n", t0, c1 - c0, (t1 - t0) - (q1b - q0a),
-		       (t1 - t0) - (q1a - q0b));
+		q1b = queue_ns(stat);
+		item[i][0] = t0;
+		item[i][1] = c1 - c0;
+		item[i][2] = (t1 - t0) - (q1b - q0a);
+		item[i][3] = (t1 - t0) - (q1a - q0b);
 	}
 	// exit once the loop is over (the reader closes its end: POLLERR), so that the exit's own
 	// CPU time falls outside the loop, as no step's data costs it
 	pfd.fd = fd;
 	pfd.events = 0;
 	poll(&pfd, 1, -1);
+	for (int i = 0; i < iterations; i++)
+		printf("item %llu %llu %llu %llu\n", item[i][0], item[i][1], item[i][2], item[i][3]);
 	_exit(0);
 }
 
