@@ -313,7 +313,6 @@ struct scratch {
 		};
 	};
 	__u8 window[GR_STACK_WINDOW]; /* user stack being walked (walk_window()); not sent */
-	__u64 entry_ret;	      /* what capture_args_and_stack() read at sp; not used */
 	/*
 	 * The thread building the event. A uprobe program runs with migration disabled, not
 	 * preemption: another thread may take this CPU, and this scratch, mid-event. Not sent
@@ -1297,8 +1296,8 @@ static __always_inline __u32 walk_window(struct pt_regs *ctx, __u64 *frames, __u
 }
 
 /* fill_args() and the walk, from one read of the stack at sp: the return address (into
- * *@at_sp, 0 when unreadable), the stack arguments and, mostly, the first frames of the chain.
- * Returns the frames walked. */
+ * *@at_sp unless NULL, 0 when unreadable), the stack arguments and, mostly, the first frames of
+ * the chain. Returns the frames walked. Inlined, a NULL @at_sp costs nothing. */
 static __always_inline __u32 capture_args_and_stack(struct pt_regs *ctx, struct gr_ev_call *e,
 						    __u8 layout, __u8 *win, __u64 *frames,
 						    struct cfi_cache *cache, __u64 *at_sp)
@@ -1309,7 +1308,8 @@ static __always_inline __u32 capture_args_and_stack(struct pt_regs *ctx, struct 
 	if (wlen >= sizeof(top))
 		__builtin_memcpy(top, win, sizeof(top));
 	fill_args(ctx, e, layout, top[1], top[2], top[3]);
-	*at_sp = top[0];
+	if (at_sp)
+		*at_sp = top[0];
 	return walk_window(ctx, frames, win, sp, wlen, top[0], cache);
 }
 
@@ -1995,7 +1995,7 @@ static __always_inline int emit_entry(struct pt_regs *ctx, struct thread_state *
 	sc->call.h.api = GR_CK_API(cookie);
 	if ((flags & GR_CF_STACK) && !targ_dwarf_bytes && targ_stack_frames)
 		n = capture_args_and_stack(ctx, &sc->call, layout, sc->window, sc->frames, NULL,
-					   &sc->entry_ret);
+					   NULL);
 	else
 		capture_args(ctx, &sc->call, layout);
 	if (ts && py_wanted(flags))
@@ -2032,7 +2032,7 @@ static __always_inline int push_call(struct pt_regs *ctx, struct thread_state *t
 	pc->nframes = 0;
 	if ((flags & GR_CF_STACK) && !targ_dwarf_bytes && targ_stack_frames)
 		pc->nframes = capture_args_and_stack(ctx, &pc->call, layout, ts->window, pc->frames,
-						     &ts->cfi, &ts->entry_ret);
+						     &ts->cfi, NULL);
 	else
 		capture_args(ctx, &pc->call, layout);
 	/* the Python stack is the same at the return: walked now, sent before the event */
