@@ -180,9 +180,11 @@ static int change(struct gr_timeline *tl, size_t i, uint64_t ts, const struct gr
 	    .start = t->since,
 	    .end = ts > t->since ? ts : t->since,
 	    .begin = t->begin,
+	    .missed = t->missed,
 	};
 
 	t->state = next;
+	t->missed = 0;
 	t->since = ts;
 	t->begin = (struct gr_state_begin){
 	    .cause = cause,
@@ -192,6 +194,31 @@ static int change(struct gr_timeline *tl, size_t i, uint64_t ts, const struct gr
 	    .prev_state = cause == GR_SPAN_SWITCH_OUT ? e->prev_state : 0,
 	};
 	return tl->fn(tl->ctx, &sp);
+}
+
+/*
+ * A record of thread @i at @ts says another went unrecorded: a switch-out of a thread not on a
+ * CPU (its switch-in is missing), or a switch-in of one on a CPU (its switch-out is). What it
+ * did since its last record is not known: the state left is UNKNOWN, marked missed, and a wait
+ * it was in ends there as one piece of no known holder.
+ */
+static int lost_record(struct gr_timeline *tl, size_t i, uint64_t ts)
+{
+	struct gr_timeline_thread *t = &tl->t[i];
+	int err = 0;
+
+	if (tl->piece_fn && t->state == GR_STATE_RUNNABLE && t->waiting) {
+		err = piece(tl, i, ts, 0, 0, 0);
+		for (size_t k = 0; k < tl->nwaiting; k++)
+			if (tl->waiting[k] == i) {
+				tl->waiting[k] = tl->waiting[--tl->nwaiting];
+				break;
+			}
+		t->waiting = 0;
+	}
+	t->state = GR_STATE_UNKNOWN;
+	t->missed = 1;
+	return err;
 }
 
 static uint8_t switched_out(uint64_t prev_state)
@@ -204,6 +231,7 @@ static uint8_t switched_out(uint64_t prev_state)
 static int step(struct gr_timeline *tl, size_t i, uint64_t ts, const struct gr_sched_key *e)
 {
 	struct gr_timeline_thread *t = &tl->t[i];
+	int err;
 
 	if (!t->seen) {
 		uint8_t prior = prior_state(e, t->tid);
@@ -216,11 +244,18 @@ static int step(struct gr_timeline *tl, size_t i, uint64_t ts, const struct gr_s
 		/* the CPU of the first record: where a thread that was running then ran */
 		t->begin = (struct gr_state_begin){.cause = GR_SPAN_REPLAY_START, .cpu = e->cpu};
 	}
-	if (e->type == GR_SCHED_SWITCH && e->prev_tid == t->tid)
+	if (e->type == GR_SCHED_SWITCH && e->prev_tid == t->tid) {
+		if (t->state != GR_STATE_RUN && t->state != GR_STATE_UNKNOWN &&
+		    (err = lost_record(tl, i, ts)))
+			return err;
 		return change(tl, i, ts, e, switched_out(e->prev_state), GR_SPAN_SWITCH_OUT,
 			      e->next_tid);
-	if (e->type == GR_SCHED_SWITCH && e->next_tid == t->tid)
+	}
+	if (e->type == GR_SCHED_SWITCH && e->next_tid == t->tid) {
+		if (t->state == GR_STATE_RUN && (err = lost_record(tl, i, ts)))
+			return err;
 		return change(tl, i, ts, e, GR_STATE_RUN, GR_SPAN_SWITCH_IN, e->prev_tid);
+	}
 	if (e->next_tid == t->tid && t->state == GR_STATE_BLOCKED) /* woken */
 		return change(tl, i, ts, e, GR_STATE_RUNNABLE, GR_SPAN_WAKEUP, e->prev_tid);
 	return 0;
@@ -236,7 +271,8 @@ static int cut_waits(struct gr_timeline *tl, uint64_t ts, const struct gr_sched_
 		struct gr_timeline_thread *t = &tl->t[tl->waiting[k]];
 		int err;
 
-		if (t->wait_cpu != e->cpu)
+		/* a waiting thread switched out lost its switch-in: lost_record() ends its wait */
+		if (t->wait_cpu != e->cpu || t->tid == e->prev_tid)
 			continue;
 		err = piece(tl, tl->waiting[k], ts, 1, e->prev_pid, e->prev_tid);
 		if (err)

@@ -18,7 +18,10 @@
  * - before its first record a thread's state follows from that record (switched out: it was
  *   running; switched in: runnable; woken: blocked), except that a thread seen making calls
  *   before that record must have run then: a prior state other than RUN is UNKNOWN;
- * - a migration record changes no state.
+ * - a migration record changes no state;
+ * - a switch-out of a thread not running (blocked, runnable, gone) says its switch-in went
+ *   unrecorded, a switch-in of a running one its switch-out: what it did since its last record
+ *   is UNKNOWN (the span says missed), and a wait it was in ends there, one piece of nobody.
  *
  * Who held the CPU while a thread waited (gr_timeline_pieces(), for traces with wait windows:
  * every switch on a CPU where a traced thread waited is recorded, and every migration):
@@ -79,6 +82,9 @@ struct gr_state_span {
 	uint32_t other_pid; /* its process */
 	uint64_t start, end;
 	struct gr_state_begin begin;
+	/* UNKNOWN because a record of the thread went missing (the rules above): the recording
+	 * lost a switch, which no loss counter saw */
+	uint8_t missed;
 };
 
 typedef int (*gr_timeline_fn)(void *ctx, const struct gr_state_span *span);
@@ -98,6 +104,7 @@ typedef int (*gr_timeline_piece_fn)(void *ctx, const struct gr_wait_piece *piece
 struct gr_timeline_thread {
 	uint32_t tid;
 	uint8_t state, seen;
+	uint8_t missed; /* the current state is UNKNOWN for a missing record */
 	uint64_t since; /* start of the current state (before the first record: first seen) */
 	struct gr_state_begin begin; /* of the current state */
 	/* the wait being cut into pieces: its CPU, the end of its last piece, who holds the CPU */

@@ -161,6 +161,7 @@ static int on_span(void *ctx, const struct gr_state_span *sp, const struct gr_bl
 {
 	struct gr_info_blocked *b = ctx;
 
+	b->switches_missing += sp->missed;
 	/* a span of no time (a thread woken as it slept) is no wait: export has no row for it */
 	if (sp->state == GR_STATE_BLOCKED && sp->end > sp->start) {
 		b->spans++;

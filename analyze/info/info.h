@@ -55,6 +55,10 @@ struct gr_info_blocked {
 	 * classification the budget, export's blocked_spans and the HTML page make */
 	uint64_t spans;
 	uint64_t spans_by_reason[GR_BLOCK_NREASONS];
+	/* scheduler records the recording lost and no loss counter saw, inferred from each
+	 * thread's sequence (timeline.h: a thread switched out while not on a CPU, or in while on
+	 * one); the thread's state since its record before is unknown */
+	uint64_t switches_missing;
 };
 
 /* The program's NVTX calls (format 1.3's NVTX rows) by op: what the injection library saw. */

@@ -375,6 +375,7 @@ static void blocked(struct gr_json *j, const struct gr_info *in)
 	gr_json_kv_u64(j, "total", b->total);
 	gr_json_kv_bool(j, "known", b->known);
 	gr_json_kv_u64(j, "spans", b->spans);
+	gr_json_kv_u64(j, "switches_missing", b->switches_missing);
 	gr_json_key(j, "spans_by_reason");
 	gr_json_object_flat(j);
 	for (unsigned r = 0; r < GR_BLOCK_NREASONS; r++)

@@ -401,15 +401,15 @@ static void outcomes(FILE *f, const struct gr_info *in, const struct gr_model *m
 	}
 }
 
-static void losses(FILE *f, const struct gr_model *m)
+static void losses(FILE *f, const struct gr_model *m, const struct gr_info *in)
 {
 	size_t n;
 	const struct gr_loss *l = gr_model_losses(m, &n);
 	char at[GR_UNITS_LEN];
-	uint64_t last;
+	uint64_t last, missing = in->blocked.switches_missing;
 	int abrupt = gr_model_ended_abruptly(m, &last);
 
-	if (!gr_model_lost_events(m) && !n && !abrupt) {
+	if (!gr_model_lost_events(m) && !n && !abrupt && !missing) {
 		fprintf(f, "\nlosses: none\n");
 		return;
 	}
@@ -418,6 +418,13 @@ static void losses(FILE *f, const struct gr_model *m)
 		fprintf(f, ", %" PRIu64 " events kept without their stack",
 			gr_model_lost_stacks(m));
 	fprintf(f, "\n");
+	/* no counter saw these: the threads' own sequences say so */
+	if (missing)
+		fprintf(f,
+			"  %-14s %10" PRIu64
+			" switches  not recorded, by the threads' own sequences "
+			"(the states before them: unknown)\n",
+			"sched", missing);
 	if (abrupt) {
 		gr_units_s(at, sizeof(at), rel_ns(m, last));
 		fprintf(f,
@@ -533,7 +540,7 @@ int gr_info_write_text(FILE *f, const struct gr_info *in, const struct gr_model 
 	blocked(f, in);
 	nvtx(f, in);
 	procs(f, in, m);
-	losses(f, m);
+	losses(f, m, in);
 	fprintf(f, "\n");
 	integrity(f, gr_model_integrity(m));
 	return fflush(f) || ferror(f) ? -EIO : 0;

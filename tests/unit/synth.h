@@ -209,14 +209,13 @@ static int synth_write(const char *path, uint32_t chunk_bytes)
 
 		err |= gr_trace_writer_append(w, GR_K_FREE, v, NULL);
 	}
+	/* preempted, back on its CPU, preempted...: switches out and in that follow each other */
 	for (int i = 0; i < 5; i++) {
-		uint64_t v[GR_SCHED_NCOLS] = {[GR_SCHED_TS] = T0 + 1500000 + i,
-					      [GR_SCHED_CPU] = 1,
-					      [GR_SCHED_TYPE] = GR_SCHED_SWITCH,
-					      [GR_SCHED_PREV_PID] = 100,
-					      [GR_SCHED_PREV_TID] = 101,
-					      [GR_SCHED_NEXT_PID] = 0,
-					      [GR_SCHED_NEXT_TID] = 0};
+		uint64_t v[GR_SCHED_NCOLS] = {
+		    [GR_SCHED_TS] = T0 + 1500000 + i,	   [GR_SCHED_CPU] = 1,
+		    [GR_SCHED_TYPE] = GR_SCHED_SWITCH,	   [GR_SCHED_PREV_PID] = i % 2 ? 0 : 100,
+		    [GR_SCHED_PREV_TID] = i % 2 ? 0 : 101, [GR_SCHED_NEXT_PID] = i % 2 ? 100 : 0,
+		    [GR_SCHED_NEXT_TID] = i % 2 ? 101 : 0};
 
 		err |= gr_trace_writer_append(w, GR_K_SCHED, v, NULL);
 	}

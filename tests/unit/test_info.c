@@ -437,6 +437,52 @@ static void test_failed_calls(void)
 	free(err);
 }
 
+/* A switch record of @tid (pid 100) at T0 + @us us: out (prev_state 1, asleep) or in. */
+static int sched_rec(struct gr_trace_writer *w, uint64_t us, int out)
+{
+	uint64_t v[GR_SCHED_NCOLS] = {
+	    [GR_SCHED_TS] = SYNTH_T0 + us * 1000, [GR_SCHED_CPU] = 1,
+	    [GR_SCHED_TYPE] = GR_SCHED_SWITCH,	  [GR_SCHED_PREV_PID] = out ? 100 : 0,
+	    [GR_SCHED_PREV_TID] = out ? 101 : 0,  [GR_SCHED_PREV_STATE] = out ? 1 : 0,
+	    [GR_SCHED_NEXT_PID] = out ? 0 : 100,  [GR_SCHED_NEXT_TID] = out ? 0 : 101};
+
+	return gr_trace_writer_append(w, GR_K_SCHED, v, NULL);
+}
+
+/*
+ * A recording that lost switches no counter saw: thread 101 goes to sleep at 10 us and again at
+ * 30 us (its switch-in between is missing), then on its CPU at 40 us and again at 50 us (its
+ * switch-out is). info says 2 switches missing, and "losses" is not "none".
+ */
+static void test_switches_missing(void)
+{
+	const uint32_t one[3] = {1, 1, 1};
+	const char *path = tmp_path("missing.trc");
+	const char *text[] = {path, NULL}, *json[] = {path, "--json", NULL};
+	struct gr_trace_writer *w;
+	char *out = NULL, *err = NULL;
+	int e;
+
+	CHECK(synth_open(&w, path, 4096) == 0);
+	e = synth_launch(w, SYNTH_T0, 100, 101, 0x1000, one, one, 0, 0, 0, 0);
+	e |= sched_rec(w, 10, 1);
+	e |= sched_rec(w, 30, 1);
+	e |= sched_rec(w, 40, 0);
+	e |= sched_rec(w, 50, 0);
+	e |= sched_rec(w, 60, 1);
+	CHECK(!e && !gr_trace_writer_close(w));
+	CHECK_EQ_U64(run_info(json, &out, &err), 0);
+	CHECK_HAS(out, "\"switches_missing\": 2,");
+	free(out);
+	free(err);
+	CHECK_EQ_U64(run_info(text, &out, &err), 0);
+	CHECK_HAS(out, "losses: 0 events lost\n  sched                   2 switches  not recorded, "
+		       "by the threads' "
+		       "own sequences (the states before them: unknown)\n");
+	free(out);
+	free(err);
+}
+
 /*
  * The gpurec binary gives the same output as cmd_info() here: it links record/ too, where a
  * clashing global symbol once replaced one of analyze/'s.
@@ -480,6 +526,7 @@ int main(void)
 	RUN_TEST(test_truncated);
 	RUN_TEST(test_errors);
 	RUN_TEST(test_failed_calls);
+	RUN_TEST(test_switches_missing);
 	RUN_TEST(test_binary);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd))
