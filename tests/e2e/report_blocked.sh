@@ -26,7 +26,22 @@ rec() {
 		return 1
 	fi
 	"$GPUREC" report --json "$TMP/$1.trc" >"$TMP/$1.json" &&
-		"$GPUREC" report "$TMP/$1.trc" >"$TMP/$1.txt"
+		"$GPUREC" report "$TMP/$1.trc" >"$TMP/$1.txt" &&
+		"$GPUREC" info --json "$TMP/$1.trc" >"$TMP/$1.info.json"
+}
+
+# exact MODE NAME EXPECTED ACTUAL: check NAME, a figure the scheduler records decide to the
+# span; skipped, with the count, when the recording lost switches (info's losses, "sched": the
+# recorder misses one now and then under load, docs/REPORTS.md "CPU starvation"), where the
+# states around them are unknown and the figure cannot be exact
+exact() {
+	local lost
+	lost=$(json "$TMP/$1.info.json" 'd["blocked"]["switches_missing"]')
+	if [ "${lost:-0}" != 0 ]; then
+		ok "$2 # SKIP the recording lost $lost scheduler switches (info: losses, sched)"
+		return
+	fi
+	check "$2" "$3" "$4"
 }
 
 # truth MODE REASON: "ok" when the budget's REASON time over the loop (mean x iterations) is
@@ -76,7 +91,7 @@ sick() {
 	else
 		ok "$mode: blocked-bound # SKIP the kernel has the loop thread blocked ${share}% of the window only (a busy machine)"
 	fi
-	check "$mode: $reason time over the loop within 5% of the kernel's blocked time in the blocks" \
+	exact "$mode" "$mode: $reason time over the loop within 5% of the kernel's blocked time in the blocks" \
 		ok "$(truth "$mode" "$reason")"
 	check "$mode: $reason is at least 95% of the blocked part" 1 \
 		"$(json "$TMP/$mode.json" 'int(d["budget"]["mean"]["blocked_reasons"]["'"$reason"'_ns"] >= 0.95 * d["budget"]["mean"]["blocked_ns"])')"
@@ -128,7 +143,7 @@ healthy child child child-bound
 # The verdict is asserted when the budget's median iteration is blocked 60% or more, else skipped
 # with the figure.
 TMPDIR=$TMP rec disk && {
-	check "disk: disk time over the loop at most the kernel's blocked time in the blocks (+5%)" \
+	exact disk "disk: disk time over the loop at most the kernel's blocked time in the blocks (+5%)" \
 		ok "$(python3 - "$TMP/disk.json" "$TMP/disk.out" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -144,7 +159,7 @@ PY
 	check "disk: the loop thread waited in fsync at sync_data" "fsync sync_data" \
 		"$(json "$TMP/disk.json" '(lambda c: c["syscall"] + " " + c["site"].split("(")[0])(d["budget"]["culprits"]["loop"]["disk"])')"
 	"$GPUREC" export --format sqlite -o "$TMP/disk.db" "$TMP/disk.trc" >/dev/null 2>&1
-	check "disk: the loop thread's blocked spans inside sync_data() are disk, one per sleep the kernel counted" ok \
+	exact disk "disk: the loop thread's blocked spans inside sync_data() are disk, one per sleep the kernel counted" ok \
 		"$(python3 - "$TMP/disk.out" "$TMP/disk.db" <<'PY'
 import sqlite3, sys
 out = [l.split() for l in open(sys.argv[1])]
@@ -240,7 +255,7 @@ check "input: one producer process" 1 \
 # both ways. The figure over the loop (per step x iterations) is asserted within 10% of the items'
 # time on a CPU by the wall clock inside the loop's window (the bounds the producer measured,
 # MIN 10% under to MAX 10% over: the figure also counts its sleeps' entry and exit).
-check "input: the producer's CPU per step within 10% of its items' time on a CPU in the loop" \
+exact input "input: the producer's CPU per step within 10% of its items' time on a CPU in the loop" \
 	ok "$(python3 - "$TMP/input.json" "$TMP/input.out" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
