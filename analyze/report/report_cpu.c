@@ -38,6 +38,7 @@ struct rp_cpu {
 	uint32_t *slot;		/* model thread -> cs index */
 	struct rp_waits *waits; /* per model thread */
 	int exact;		/* culprits from the timeline's pieces (wait windows) */
+	uint64_t missed;	/* spans unknown for a switch the recording lost (timeline.h) */
 };
 
 /* The name a task is charged under: its comm, the recorder's own name, idle. */
@@ -166,6 +167,13 @@ static int on_piece(void *ctx, const struct gr_wait_piece *p)
 	return 0;
 }
 
+/* Whether span @sp began as a wait for a CPU: woken, or preempted. */
+static int began_waiting(const struct gr_state_span *sp)
+{
+	return sp->begin.cause == GR_SPAN_WAKEUP ||
+	       (sp->begin.cause == GR_SPAN_SWITCH_OUT && !sp->begin.prev_state);
+}
+
 /* A state the thread left (timeline.h): account for it, count the switch, charge the wait. */
 static int on_span(void *ctx, const struct gr_state_span *sp)
 {
@@ -175,9 +183,11 @@ static int on_span(void *ctx, const struct gr_state_span *sp)
 	const struct rp_thread *t = &x->thr[s->out.thread];
 
 	account(s, sp);
-	/* a wait that a switch out or a wakeup ends (records lost or out of order): its pieces were
-	 * charged, so its time counts as waiting too */
-	if (c->exact && sp->state == GR_STATE_RUNNABLE &&
+	c->missed += sp->missed;
+	/* a wait that a switch out or a wakeup ends (records lost or out of order; a lost switch-in
+	 * makes it unknown, timeline.h): its pieces were charged, the last to nobody, so its time
+	 * counts as waiting too */
+	if (c->exact && (sp->state == GR_STATE_RUNNABLE || (sp->missed && began_waiting(sp))) &&
 	    (sp->cause == GR_SPAN_SWITCH_OUT || sp->cause == GR_SPAN_WAKEUP) &&
 	    add_interval(s, sp->start, sp->end))
 		return -ENOMEM;
@@ -448,6 +458,7 @@ int rp_cpu(struct rp_ctx *x, const struct rp_cpu *c)
 	C->sched_events = nsched;
 	C->has_sched = nsched > 0;
 	C->exact_culprits = c->exact;
+	C->switches_missing = c->missed;
 	C->threads = rp_alloc(x, c->n, sizeof(*C->threads));
 	if (!C->threads)
 		return -ENOMEM;

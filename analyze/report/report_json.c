@@ -556,6 +556,7 @@ static void cpu(struct gr_json *j, const struct gr_report *r, unsigned top)
 	gr_json_kv_bool(j, "has_sched", C->has_sched);
 	gr_json_kv_u64(j, "sched_events", C->sched_events);
 	gr_json_kv_bool(j, "exact_culprits", C->exact_culprits);
+	gr_json_kv_u64(j, "switches_missing", C->switches_missing);
 	gr_json_kv_u64(j, "starved_gap_ns", C->starved_gap_ns);
 	gr_json_kv_u64(j, "active_ns", C->active_ns);
 	gr_json_kv_double(j, "gap_share", C->gap_share);

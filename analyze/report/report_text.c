@@ -675,6 +675,11 @@ static void cpu(FILE *f, const struct gr_report *r, unsigned top)
 		C->exact_culprits
 		    ? "what each task ran on the waited-on CPU (every switch recorded)"
 		    : "estimated (older trace: only switches of traced threads)");
+	if (C->switches_missing)
+		fprintf(f,
+			"  %" PRIu64 " switches of these threads were not recorded (their own "
+			"sequences say so):\n  their states before them are unknown\n",
+			C->switches_missing);
 	fprintf(f, "  %8s %-14s %9s %9s %9s %9s %6s %6s %7s %9s\n", "tid", "comm", "life", "on-CPU",
 		"runnable", "blocked", "invol", "vol", "starved", "in gaps");
 	for (i = 0; i < C->nthreads && i < top; i++) {

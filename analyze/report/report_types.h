@@ -405,6 +405,9 @@ struct gr_report_cpu {
 	 * older trace, estimated from the switches of traced threads only */
 	int exact_culprits;
 	uint64_t sched_events;
+	/* switches of these threads the recording lost, which no loss counter saw: inferred from
+	 * each thread's sequence (timeline.h); its state before each is unknown */
+	uint64_t switches_missing;
 	struct gr_report_cpu_thread *threads; /* CUDA-calling threads, by runnable_wait_ns desc */
 	size_t nthreads;
 	uint64_t starved_gap_ns; /* all threads */

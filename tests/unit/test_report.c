@@ -1964,6 +1964,52 @@ static struct gr_model *scenario_cpu(void)
 	return tb_load(&b);
 }
 
+/*
+ * A recording that lost two switches of a CUDA thread: asleep at +2000 and asleep again at +4000
+ * (its switch-in lost), on a CPU at +6000 and again at +7000 (its switch-out lost). The time
+ * before each is unknown, not blocked or on a CPU, and the CPU section says how many.
+ */
+static void test_cpu_switches_missing(void)
+{
+	struct tb b;
+	struct gr_model *m;
+	struct gr_report *r;
+	const struct gr_report_cpu_thread *t;
+	char *text;
+
+	tb_open(&b, "missing.trc");
+	tb_launch(&b, T0 + 1000, 301, 301, 0xA, 1, 32, 0, 0, 0);
+	tb_launch(&b, T0 + 9000, 301, 301, 0xA, 1, 32, 0, 0, 0);
+	tb_sched(&b, T0 + 2000, GR_SCHED_SWITCH, 301, 1, 0);
+	tb_sched(&b, T0 + 4000, GR_SCHED_SWITCH, 301, 1, 0);
+	tb_sched(&b, T0 + 5000, GR_SCHED_WAKEUP, 401, 0, 301);
+	tb_sched(&b, T0 + 6000, GR_SCHED_SWITCH, 0, 0, 301);
+	tb_sched(&b, T0 + 7000, GR_SCHED_SWITCH, 401, 0, 301);
+	tb_sched(&b, T0 + 8000, GR_SCHED_SWITCH, 301, 0, 401);
+	tb_sched(&b, T0 + 8500, GR_SCHED_SWITCH, 401, 0, 301);
+	b.err |= synth_name(b.w, T0 + 9500, GR_NAME_COMM, 401, 401, "hog");
+	m = tb_load(&b);
+	r = m ? compute(m, NULL) : NULL;
+	if (r && r->cpu.nthreads == 1) {
+		t = &r->cpu.threads[0];
+		CHECK_EQ_U64(r->cpu.switches_missing, 2);
+		CHECK_EQ_U64(t->lifetime_ns, 8000);
+		CHECK_EQ_U64(t->unknown_ns, 2000 + 1000);
+		CHECK_EQ_U64(t->blocked_ns, 1000);
+		CHECK_EQ_U64(t->runnable_wait_ns, 1000 + 500);
+		CHECK_EQ_U64(t->oncpu_ns, 1000 + 1000 + 500);
+		text = render_text(r, m);
+		CHECK(text && strstr(text, "  2 switches of these threads were not recorded (their "
+					   "own sequences say so):\n  their states before them are "
+					   "unknown\n"));
+		free(text);
+	} else {
+		CHECK(r && r->cpu.nthreads == 1);
+	}
+	gr_report_free(r);
+	gr_model_free(m);
+}
+
 static void test_cpu(void)
 {
 	struct gr_model *m = scenario_cpu();
@@ -2584,6 +2630,7 @@ int main(void)
 	RUN_TEST(test_transfer_waiting);
 	RUN_TEST(test_transfer_healthy);
 	RUN_TEST(test_cpu);
+	RUN_TEST(test_cpu_switches_missing);
 	RUN_TEST(test_cpu_shares);
 	RUN_TEST(test_one_launch_wording);
 	RUN_TEST(test_slow_launches);
