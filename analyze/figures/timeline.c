@@ -130,6 +130,17 @@ static void wait_start(struct gr_timeline *tl, size_t i, uint64_t ts, const stru
 	t->waiting = 1;
 }
 
+/* Thread @i no longer waits: out of the waiting list. */
+static void unwait(struct gr_timeline *tl, size_t i)
+{
+	for (size_t k = 0; k < tl->nwaiting; k++)
+		if (tl->waiting[k] == i) {
+			tl->waiting[k] = tl->waiting[--tl->nwaiting];
+			break;
+		}
+	tl->t[i].waiting = 0;
+}
+
 /* Thread @i's runnable state ends at @ts (record @e, NULL at the end of the replay): its last
  * piece. A wait whose start no record showed is one unknown piece. */
 static int wait_stop(struct gr_timeline *tl, size_t i, uint64_t ts, const struct gr_sched_key *e)
@@ -146,12 +157,7 @@ static int wait_stop(struct gr_timeline *tl, size_t i, uint64_t ts, const struct
 		err = piece(tl, i, ts, 0, 0, 0);
 	else
 		err = piece_to_holder(tl, i, ts);
-	for (size_t k = 0; k < tl->nwaiting; k++)
-		if (tl->waiting[k] == i) {
-			tl->waiting[k] = tl->waiting[--tl->nwaiting];
-			break;
-		}
-	t->waiting = 0;
+	unwait(tl, i);
 	return err;
 }
 
@@ -209,12 +215,7 @@ static int lost_record(struct gr_timeline *tl, size_t i, uint64_t ts)
 
 	if (tl->piece_fn && t->state == GR_STATE_RUNNABLE && t->waiting) {
 		err = piece(tl, i, ts, 0, 0, 0);
-		for (size_t k = 0; k < tl->nwaiting; k++)
-			if (tl->waiting[k] == i) {
-				tl->waiting[k] = tl->waiting[--tl->nwaiting];
-				break;
-			}
-		t->waiting = 0;
+		unwait(tl, i);
 	}
 	t->state = GR_STATE_UNKNOWN;
 	t->missed = 1;

@@ -184,12 +184,9 @@ static int on_span(void *ctx, const struct gr_state_span *sp)
 
 	account(s, sp);
 	c->missed += sp->missed;
-	/* a wait that a switch out or a wakeup ends (records lost or out of order; a lost switch-in
-	 * makes it unknown, timeline.h): its pieces were charged, the last to nobody, so its time
-	 * counts as waiting too */
-	if (c->exact && (sp->state == GR_STATE_RUNNABLE || (sp->missed && began_waiting(sp))) &&
-	    (sp->cause == GR_SPAN_SWITCH_OUT || sp->cause == GR_SPAN_WAKEUP) &&
-	    add_interval(s, sp->start, sp->end))
+	/* a wait whose switch-in was lost (timeline.h: the span is unknown, ended by the switch
+	 * out): its pieces were charged, the last to nobody, so its time counts as waiting too */
+	if (c->exact && sp->missed && began_waiting(sp) && add_interval(s, sp->start, sp->end))
 		return -ENOMEM;
 	switch (sp->cause) {
 	case GR_SPAN_SWITCH_OUT:
