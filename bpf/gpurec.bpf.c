@@ -336,6 +336,19 @@ struct {
 } counters SEC(".maps");
 
 /*
+ * The holds sent to each traced process (hold_process()), until its last thread exits: one
+ * SIGCONT ends every stop, so the recorder resumes a process only once it has handled as many
+ * held events (record/hold.h).
+ */
+#define GR_HOLD_PROCS 65536
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, GR_HOLD_PROCS);
+	__type(key, __u32);
+	__type(value, __u64);
+} holds SEC(".maps");
+
+/*
  * --call-graph cfi (the default): the unwind tables of every binary the recorder built one for
  * (record/cfi.h), back to back, and their buckets; and per traced process
  * (key: tgid) its executable mappings that have one. A process without an entry is walked by
@@ -375,6 +388,29 @@ static __always_inline void count_n(__u32 idx, __u64 n)
 static __always_inline void count(__u32 idx)
 {
 	count_n(idx, 1);
+}
+
+/*
+ * Stop the calling process (all its threads) until the recorder has handled the event about to
+ * be submitted, which says so: counted first, so that the recorder never sees a hold's SIGSTOP
+ * before its count (record/hold.h). Returns false, holding nothing, when the process cannot be
+ * counted (the map is full): a hold the recorder could not account for might never end.
+ */
+static __always_inline bool hold_process(__u32 tgid)
+{
+	__u64 zero = 0, *sent = bpf_map_lookup_elem(&holds, &tgid);
+
+	if (!sent) {
+		bpf_map_update_elem(&holds, &tgid, &zero, BPF_NOEXIST);
+		sent = bpf_map_lookup_elem(&holds, &tgid);
+		if (!sent)
+			return false;
+	}
+	__sync_fetch_and_add(sent, 1);
+	/* counted even when not sent (a thread exiting): the recorder's SIGCONT is then harmless */
+	if (!bpf_send_signal(SIGSTOP))
+		count(C_STOP_SENT);
+	return true;
 }
 
 static __always_inline bool is_traced(__u32 tgid)
@@ -1910,17 +1946,17 @@ static __always_inline __u64 py_capture(struct py_state *ts, __u64 pid_tgid, boo
 		count(C_RINGBUF_LOST);
 		return hash;
 	}
+	if (bpf_probe_read_kernel(out, size, &ts->py)) {
+		__builtin_memset(out, 0, sizeof(out->h));
+		hold = false;
+	}
 	/*
 	 * The process is held until the recorder has resolved the frames: their code objects
 	 * are alive now, and may not be once the process runs on (a last call before it exits
 	 * and finalises its modules). A new stack is rare: a loop repeats its stacks.
 	 */
-	if (hold && !bpf_send_signal(SIGSTOP)) {
-		ts->py.flags |= GR_PYS_STOPPED;
-		count(C_STOP_SENT);
-	}
-	if (bpf_probe_read_kernel(out, size, &ts->py))
-		__builtin_memset(out, 0, sizeof(out->h));
+	if (hold && hold_process(tgid))
+		out->flags |= GR_PYS_STOPPED;
 	bpf_ringbuf_submit(out, BPF_RB_FORCE_WAKEUP);
 	/* only a stack the recorder will see counts as sent */
 	if (hold)
@@ -2619,10 +2655,8 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	if (emit_proc(EV_EXEC, p, 0, &e))
 		return 0;
 	/* hold the new image before its first instruction: static cudart lives in it */
-	if (targ_hold_mappings && !bpf_send_signal(SIGSTOP)) {
+	if (targ_hold_mappings && hold_process(p->tgid))
 		e->stopped = 1;
-		count(C_STOP_SENT);
-	}
 	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
 	return 0;
 }
@@ -2632,21 +2666,26 @@ int BPF_PROG(on_exit, struct task_struct *p)
 {
 	__u32 tgid = p->tgid;
 	struct thread_state *ts;
+	bool group_dead;
 	struct gr_ev_proc *e;
 
 	if (!is_traced(tgid))
 		return 0;
 	ts = bpf_task_storage_get(&thread_states, p, NULL, 0);
 	flush_state(ts);
-	if (!BPF_CORE_READ(p, signal, live.counter)) {
+	group_dead = !BPF_CORE_READ(p, signal, live.counter);
+	if (group_dead) {
 		bpf_map_delete_elem(&py_procs, &tgid);
 		bpf_map_delete_elem(&cfi_procs, &tgid);
+		/* its events are all in the ring before this one: the recorder forgets with it */
+		bpf_map_delete_elem(&holds, &tgid);
 	}
 	if (ts && ts->depth)
 		emit_in_flight(ts, true, bpf_get_smp_processor_id());
 	if (emit_proc(EV_EXIT, p, 0, &e))
 		return 0;
 	e->exit_code = p->exit_code;
+	e->group_dead = group_dead;
 	if (p->pid == tgid)
 		e->exit_code = BPF_CORE_READ(p, signal, group_exit_code) ?: p->exit_code;
 	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
@@ -2681,10 +2720,8 @@ static __always_inline int hold_new_mapping(__u64 prot, __u64 fd, __u64 len, __u
 	e->ino = key.ino;
 	e->addr = ret;
 	e->len = len;
-	if (!bpf_send_signal(SIGSTOP)) {
+	if (hold_process(e->h.pid))
 		e->stopped = 1;
-		count(C_STOP_SENT);
-	}
 	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
 	return 0;
 }
@@ -2743,10 +2780,8 @@ int BPF_KPROBE(on_dl_debug_state)
 		return 0;
 	if (emit_proc(EV_MMAP, bpf_get_current_task_btf(), 0, &e))
 		return 0;
-	if (!bpf_send_signal(SIGSTOP)) {
+	if (hold_process(e->h.pid))
 		e->stopped = 1;
-		count(C_STOP_SENT);
-	}
 	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
 	return 0;
 }

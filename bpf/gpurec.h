@@ -382,9 +382,13 @@ struct gr_ev_proc {
 	struct gr_ev_hdr h;
 	__u32 child_pid, child_tid; /* EV_FORK */
 	__u32 exit_code;	    /* EV_EXIT */
-	__u32 stopped;		    /* the process was sent SIGSTOP and waits to be resumed */
-	__u64 dev, ino;		    /* EV_MMAP: the file; 0, 0 from the loader's debug hook */
-	__u64 addr, len;	    /* EV_MMAP */
+	/* the process is held: counted in the holds map, sent SIGSTOP, waits to be resumed
+	 * (record/hold.h) */
+	__u32 stopped;
+	__u32 group_dead; /* EV_EXIT: the process's last thread */
+	__u32 unused;	  /* dev stays 8-aligned */
+	__u64 dev, ino;	  /* EV_MMAP: the file; 0, 0 from the loader's debug hook */
+	__u64 addr, len;  /* EV_MMAP */
 	char comm[GR_COMM_LEN];
 };
 
@@ -427,7 +431,8 @@ struct gr_ev_pystack {
 /* more frames than GR_PY_MAX_FRAMES, or the walk stopped at one it could not read: the
  * outermost are missing */
 #define GR_PYS_TRUNCATED 1
-/* the process was sent SIGSTOP with it: the recorder resolves the frames, then resumes it */
+/* the process is held with it (record/hold.h): the recorder resolves the frames, then resumes
+ * it */
 #define GR_PYS_STOPPED 2
 
 /*

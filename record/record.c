@@ -769,6 +769,7 @@ static int setup(struct session *s)
 	s->procs.attach = &s->attach;
 	gr_translate_init(&s->tr, s->w, &s->procs, s->unwind, bpf_map__fd(s->skel->maps.counters));
 	s->tr.py = &s->py;
+	gr_holds_init(&s->tr.holds, bpf_map__fd(s->skel->maps.holds));
 	if (s->unwind)
 		gr_translate_unwind_limit(&s->tr, s->rb,
 					  gr_ringbuf_size(s->rb) / 8 * UNWIND_FILL_EIGHTHS);

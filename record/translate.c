@@ -281,13 +281,17 @@ static int on_pystack_held(struct gr_translate *t, const struct gr_ev_pystack *e
 {
 	const struct gr_python_proc *pp = t->py ? gr_python_proc(t->py, e->h.pid) : NULL;
 	struct gr_py_pid *p;
-	int err = on_pystack(t, e, size);
+	int err;
+
+	if ((e->flags & GR_PYS_STOPPED) && !t->offline)
+		gr_holds_test_delay();
+	err = on_pystack(t, e, size);
 
 	p = err ? NULL : py_pid(t, e->h.pid, 0);
 	for (uint32_t i = 0; pp && p && i < e->nframes && i < GR_PY_MAX_FRAMES; i++)
 		pyframe_key(t, p, e->h.pid, e->h.ts, pp, &e->frames[i]);
 	if ((e->flags & GR_PYS_STOPPED) && !t->offline)
-		gr_resume(e->h.pid);
+		gr_holds_release(&t->holds, e->h.pid);
 	return err;
 }
 
@@ -1471,7 +1475,7 @@ static int exec_live(struct gr_translate *t, const struct gr_ev_proc *e, char *e
 	if (!err && gr_rank_env_read((pid_t)e->h.pid, rank))
 		err = write_name(t, e->h.ts, GR_NAME_RANK, e->h.pid, e->h.pid, rank);
 	if (e->stopped)
-		gr_resume(e->h.pid);
+		gr_holds_release(&t->holds, e->h.pid);
 	if (!err)
 		err = gr_symbols_libraries(&t->sym, e->h.ts, e->h.pid);
 	snprintf(path, sizeof(path), "/proc/%u/exe", e->h.pid);
@@ -1490,7 +1494,7 @@ static int mmap_live(struct gr_translate *t, const struct gr_ev_proc *e)
 	if (t->py)
 		err = gr_python_note(t->py, t->procs, t->w, e->h.ts, e->h.pid);
 	if (e->stopped)
-		gr_resume(e->h.pid);
+		gr_holds_release(&t->holds, e->h.pid);
 	if (!err)
 		err = gr_symbols_libraries(&t->sym, e->h.ts, e->h.pid);
 	return err;
@@ -1544,6 +1548,8 @@ static int on_proc(struct gr_translate *t, const struct gr_ev_proc *e)
 			gr_unwind_forget(t->unwind, e->h.pid);
 		if (e->h.tid == e->h.pid)
 			py_forget(t, e->h.pid);
+		if (e->group_dead)
+			gr_holds_forget(&t->holds, e->h.pid);
 		err = write_proc(t, e->h.ts, GR_PROC_EXIT, e->h.pid, e->h.tid, e->exit_code, "");
 		break;
 	}
@@ -1642,7 +1648,7 @@ static int translate_one(void *ctx, void *data, size_t size);
  * holds: an event dropped as malformed still resumes it when its pid and flag can be read, so a
  * disagreement between the two sides never leaves the traced program stopped.
  */
-static void release_held(const struct gr_translate *t, const void *data, size_t size)
+static void release_held(struct gr_translate *t, const void *data, size_t size)
 {
 	const struct gr_ev_hdr *h = data;
 	int held = 0;
@@ -1656,7 +1662,7 @@ static void release_held(const struct gr_translate *t, const void *data, size_t 
 						      sizeof(((struct gr_ev_pystack *)0)->flags))
 		held = (((const struct gr_ev_pystack *)data)->flags & GR_PYS_STOPPED) != 0;
 	if (held)
-		gr_resume(h->pid);
+		gr_holds_release(&t->holds, h->pid);
 }
 
 int gr_translate_event(void *ctx, void *data, size_t size)
@@ -1834,6 +1840,7 @@ void gr_translate_free(struct gr_translate *t)
 		if (t->py_pids.keys[i])
 			py_pid_free((struct gr_py_pid *)(uintptr_t)t->py_pids.vals[i]);
 	gr_u64map_free(&t->py_pids);
+	gr_holds_free(&t->holds);
 	gr_pyresolve_free(t->pyres);
 	gr_u64map_free(&t->stacks);
 	gr_u64map_free(&t->blk_stacks);

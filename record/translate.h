@@ -21,6 +21,7 @@
 #include "addr_set.h"
 #include "symbols.h"
 #include "call_status.h"
+#include "hold.h"
 #include "stack_cut.h"
 #include "u64map.h"
 
@@ -51,6 +52,9 @@ struct gr_translate {
 	/* which processes run a CPython whose frames are read (set after gr_translate_init();
 	 * NULL: none does) */
 	struct gr_python *py;
+	/* when a held process is resumed (set after gr_translate_init(); zero: at every held
+	 * event, uncounted) */
+	struct gr_holds holds;
 
 	struct gr_u64map stacks; /* hash of frames (before any cut) -> stack id */
 	/* (tid, role) -> the stack id of the thread's last SCHED record of that role that walked
