@@ -293,15 +293,17 @@ BENCH_BINS	:= $(patsubst tests/bench/%.c,$(O)/tests/%,$(BENCH_SRCS))
 $(O)/tests/bench_%: $(O)/tests/bench/bench_%.o $(RECORD_LIB) $(ANALYZE_LIB) $(FORMAT_LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(RECORD_LIBS)
-# the benchmark's baseline, the cheapest uprobe there is: a BPF object of the bench, not of gpurec
-$(O)/tests/bench/empty.bpf.o: tests/bench/empty.bpf.c $(O)/vmlinux.h
+# the bench's own BPF objects, not gpurec's: the baseline, the cheapest uprobe there is (empty),
+# and the count of what the scheduler hands to BPF (sched_delivery)
+$(O)/tests/bench/%.bpf.o: tests/bench/%.bpf.c $(O)/vmlinux.h
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) -g -O2 -target bpf -Wall -Werror -D__TARGET_ARCH_$(ARCH) -I$(O) -c $< -o $@
-$(O)/tests/bench/empty.skel.h: $(O)/tests/bench/empty.bpf.o
+$(O)/tests/bench/%.skel.h: $(O)/tests/bench/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 $(O)/tests/bench/bench_uprobe.o: $(O)/tests/bench/empty.skel.h
+$(O)/tests/bench/bench_sched_delivery.o: $(O)/tests/bench/sched_delivery.skel.h
 bench: $(BENCH_BINS)
 # The format benchmark needs only the format library.
 $(O)/tests/bench_format: $(O)/tests/bench/bench_format.o $(FORMAT_LIB)

@@ -141,6 +141,10 @@ ppc=$(median <"$TMP/pp_cfi")
 printf '  unrecorded %.0f ns; recorded: --no-sched %+.0f, scheduler without stacks (system call, fd kind) %+.0f, with stacks (default, blocked + waker) %+.0f ns per switch\n' \
 	"$ppb" "$(awk -v a="$ppn" -v b="$ppb" 'BEGIN{print a-b}')" "$(awk -v a="$ppr" -v b="$ppb" 'BEGIN{print a-b}')" \
 	"$(awk -v a="$ppc" -v b="$ppb" 'BEGIN{print a-b}')"
+# What the scheduler's tracepoints hand to BPF at all, without gpurec: a switch the kernel never
+# hands over is one no recorder can record (the replay infers it: docs/REPORTS.md, section 4).
+echo "== scheduler events this kernel hands to BPF (a task sleeping 100 us 20000 times, no gpurec)"
+"$O/tests/bench_sched_delivery" 20000 100 | sed 's/^/  /'
 # Allocation calls carry a stack as launches do (issue 31), with an entry and a return probe: a
 # cudaMalloc of the real libcudart (fails fast without a GPU; freed when it succeeds) recorded
 # with default stacks, beside the empty uprobe on the same call and --launch-time's launches
