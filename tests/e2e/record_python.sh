@@ -3,8 +3,9 @@
 # a few calls deep; every recorded launch, copy and sync must carry the exact Python frames
 # (file, line, function) it was made from, innermost first: from the system python3 and every
 # other CPython 3.10+ on the machine, from two threads, from multiprocessing children (fork and
-# spawn), and through a native frame between two Python frames. The expected lines come from
-# the script's own "# site: NAME" comments.
+# spawn), through a native frame between two Python frames, and from eight threads that hold the
+# process at once just before it ends. The expected lines come from the scripts' own
+# "# site: NAME" comments.
 . "$(dirname "$0")/lib.sh"
 need_root record_python
 STACKS=$PWD/$O/tests/tool_trace_stacks
