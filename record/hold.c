@@ -43,12 +43,8 @@ int gr_holds_release(struct gr_holds *h, uint32_t pid)
 {
 	uint64_t *v, handled;
 
-	if (!h->signal) {
-		gr_resume(pid); /* not set up: every held event resumes, as before counting */
-		return 1;
-	}
-	if (!h->sent || !pid) {
-		h->signal(h->ctx, pid, SIGCONT);
+	if (!h->sent) {
+		gr_resume(pid); /* not set up: every held event resumes, uncounted */
 		return 1;
 	}
 	v = gr_u64map_get(&h->handled, pid);
@@ -73,7 +69,7 @@ int gr_holds_release(struct gr_holds *h, uint32_t pid)
 
 void gr_holds_forget(struct gr_holds *h, uint32_t pid)
 {
-	uint64_t *v = pid ? gr_u64map_get(&h->handled, pid) : NULL;
+	uint64_t *v = gr_u64map_get(&h->handled, pid);
 
 	if (v)
 		*v = 0; /* u64map has no removal: counting starts again */

@@ -280,17 +280,18 @@ static uint64_t pyframe_key(struct gr_translate *t, struct gr_py_pid *p, uint32_
 static int on_pystack_held(struct gr_translate *t, const struct gr_ev_pystack *e, size_t size)
 {
 	const struct gr_python_proc *pp = t->py ? gr_python_proc(t->py, e->h.pid) : NULL;
+	bool held = (e->flags & GR_PYS_STOPPED) && !t->offline;
 	struct gr_py_pid *p;
 	int err;
 
-	if ((e->flags & GR_PYS_STOPPED) && !t->offline)
+	if (held)
 		gr_holds_test_delay();
 	err = on_pystack(t, e, size);
 
 	p = err ? NULL : py_pid(t, e->h.pid, 0);
 	for (uint32_t i = 0; pp && p && i < e->nframes && i < GR_PY_MAX_FRAMES; i++)
 		pyframe_key(t, p, e->h.pid, e->h.ts, pp, &e->frames[i]);
-	if ((e->flags & GR_PYS_STOPPED) && !t->offline)
+	if (held)
 		gr_holds_release(&t->holds, e->h.pid);
 	return err;
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * How many of one task's scheduler events the kernel hands to BPF (tests/bench/
- * bench_sched_delivery.c): its switch-outs, switch-ins and wakeups, counted on the same
- * tracepoints gpurec's recorder uses, and nothing else.
+ * How many of one task's scheduler events the kernel hands to BPF
+ * (tests/bench/bench_sched_delivery.c): its switch-outs, switch-ins and wakeups, counted on
+ * the same tracepoints gpurec's recorder uses, and nothing else.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
