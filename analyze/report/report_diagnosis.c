@@ -174,12 +174,18 @@ static uint64_t untimed_launch_bound(const struct rp_ctx *x, const struct gr_rep
 	return sum;
 }
 
-/* The median iteration's parts, grouped, with @est ns of the untimed launches' time moved out of
- * the part it fell in (host, then unknown) into launch. */
+/*
+ * The median iteration's parts, grouped, with @est ns of the untimed launches' time moved out of
+ * the parts it fell in into launch. An entry-only launch's time lies in what follows it outside
+ * calls: on a CPU (host), without scheduler records unknown, and, when the thread was preempted
+ * or slept inside the call, runnable or blocked; a timed call owns all of that. It is taken from
+ * them in that order: the time a thread waits inside a launch call is rarer than its work there.
+ */
 static void group(struct rp_ctx *x, struct gr_report_diagnosis *D, uint64_t est)
 {
+	static const unsigned from[] = {GR_GROUP_HOST, GR_GROUP_UNKNOWN, GR_GROUP_RUNNABLE,
+					GR_GROUP_BLOCKED};
 	const struct gr_budget *b = &x->r->budget.median;
-	uint64_t take;
 
 	memset(D->group_ns, 0, sizeof(D->group_ns));
 	D->iteration = b->index;
@@ -197,15 +203,14 @@ static void group(struct rp_ctx *x, struct gr_report_diagnosis *D, uint64_t est)
 	D->group_ns[GR_GROUP_RUNNABLE] = b->part_ns[GR_BUDGET_RUNNABLE];
 	D->group_ns[GR_GROUP_BLOCKED] = b->part_ns[GR_BUDGET_BLOCKED];
 	D->group_ns[GR_GROUP_UNKNOWN] = b->part_ns[GR_BUDGET_OUTSIDE_UNKNOWN];
-	/* an entry-only launch's time lies in what follows it outside calls: on a CPU (host) or,
-	 * without scheduler records, unknown */
-	take = est < D->group_ns[GR_GROUP_HOST] ? est : D->group_ns[GR_GROUP_HOST];
-	D->group_ns[GR_GROUP_HOST] -= take;
-	D->launch_est_ns = take;
-	est -= take;
-	take = est < D->group_ns[GR_GROUP_UNKNOWN] ? est : D->group_ns[GR_GROUP_UNKNOWN];
-	D->group_ns[GR_GROUP_UNKNOWN] -= take;
-	D->launch_est_ns += take;
+	D->launch_est_ns = 0;
+	for (size_t i = 0; i < sizeof(from) / sizeof(from[0]); i++) {
+		uint64_t take = est < D->group_ns[from[i]] ? est : D->group_ns[from[i]];
+
+		D->group_ns[from[i]] -= take;
+		D->launch_est_ns += take;
+		est -= take;
+	}
 	D->group_ns[GR_GROUP_LAUNCH] += D->launch_est_ns;
 }
 

@@ -617,7 +617,7 @@ enum gr_step_group {
 	GR_GROUP_COPY,	   /* copies that move data */
 	GR_GROUP_ALLOC,	   /* allocations and frees */
 	GR_GROUP_OTHER,	   /* every other CUDA call */
-	GR_GROUP_HOST,	   /* host work, less launch_est_ns */
+	GR_GROUP_HOST,	   /* host work, less launch_est_ns (taken from here first) */
 	GR_GROUP_RUNNABLE,
 	GR_GROUP_BLOCKED,
 	GR_GROUP_UNKNOWN, /* outside calls, state unknown (no scheduler records) */
@@ -635,8 +635,8 @@ struct gr_report_diagnosis {
 	uint64_t group_ns[GR_NGROUPS]; /* add up to total_ns */
 	/* launches recorded at entry only: their time is in the parts outside calls; with a
 	 * measured launch cost (every launch timed, or a sample of them), their count x that cost
-	 * is moved from host (then unknown) into launch. launch_timed: launch time is known, by
-	 * measure or that estimate; 0: unknown, and no verdict rests on it */
+	 * is moved from host (then unknown, runnable, blocked) into launch. launch_timed: launch
+	 * time is known, by measure or that estimate; 0: unknown, and no verdict rests on it */
 	uint64_t launch_est_ns;
 	int launch_timed;
 	double copy_rate; /* bytes/s of the loop thread's copies while they blocked it; 0: none */

@@ -1928,6 +1928,93 @@ static void test_one_launch_wording(void)
 	gr_model_free(m);
 }
 
+/* ---- the step's bound when no launch was timed ---- */
+
+/*
+ * Eleven 1 ms iterations of tid 600 on the scheduler's record, no launch timed (dur 0), each:
+ * three launches, then a 300 us stream sync that returned. The thread waits 600 us for a CPU each
+ * iteration: @inside, between the first and second launch (t+10 to t+610 us: inside that launch
+ * call or after it, only its end would say); else after the sync (t+370 to t+970 us), outside
+ * every launch.
+ */
+static struct gr_model *scenario_untimed_wait(int inside)
+{
+	const uint64_t us = 1000;
+	const uint64_t at[3] = {0, inside ? 620 * us : 20 * us, inside ? 640 * us : 40 * us};
+	const uint64_t sync_at = inside ? 700 * us : 60 * us,
+		       out = inside ? 10 * us : sync_at + 310 * us;
+	struct tb b;
+
+	tb_open(&b, inside ? "untimed_inside.trc" : "untimed_after.trc");
+	tb_sched(&b, T0 - 100 * us, GR_SCHED_SWITCH, 0, 0, 600);
+	for (uint64_t k = 0; k < 11; k++) {
+		uint64_t t = T0 + k * 1000 * us;
+		uint64_t v[GR_SYNC_NCOLS] = {[GR_SYNC_TS] = t + sync_at,
+					     [GR_SYNC_DUR] = 300 * us,
+					     [GR_SYNC_PID] = 600,
+					     [GR_SYNC_TID] = 600,
+					     [GR_SYNC_API] = GR_API_cudaStreamSynchronize,
+					     [GR_SYNC_SKIND] = GR_SYNC_STREAM,
+					     [GR_SYNC_HANDLE] = 0x5,
+					     [GR_SYNC_CALL] = GR_CALL_RETURNED};
+
+		for (int i = 0; i < 3; i++)
+			tb_launch(&b, t + at[i], 600, 600, 0xA, 1, 32, 0x5, 0, 0);
+		b.err |= gr_trace_writer_append(b.w, GR_K_SYNC, v, NULL);
+		tb_sched(&b, t + out, GR_SCHED_SWITCH, 600, 0, 0);
+		tb_sched(&b, t + out + 600 * us, GR_SCHED_SWITCH, 0, 0, 600);
+	}
+	tb_launch(&b, T0 + 11000 * us, 600, 600, 0xA, 1, 32, 0x5, 0, 0);
+	return tb_load(&b);
+}
+
+/*
+ * A wait for a CPU in the gap after an untimed launch may have been inside the call, which a
+ * timed recording would count as launch time: the bound is unknown, not starved (a busy CI
+ * machine made exactly this step of tests/progs/bound.cu "starved"). The same wait after the
+ * sync is outside every launch: starved whatever the launches took.
+ */
+static void test_untimed_bound(void)
+{
+	const uint64_t us = 1000;
+
+	for (int inside = 1; inside >= 0; inside--) {
+		struct gr_model *m = scenario_untimed_wait(inside);
+		struct gr_report *r =
+		    m ? compute(m, &(struct gr_report_opts){.no_compensate = 1}) : NULL;
+		const struct gr_report_diagnosis *D;
+
+		if (!r)
+			goto next;
+		D = &r->diagnosis;
+		CHECK(r->budget.found);
+		CHECK_EQ_U64(r->launches.api_measured, 0);
+		CHECK_EQ_U64(D->launch_timed, 0);
+		CHECK_EQ_U64(D->total_ns, 1000 * us);
+		/* the groups as measured: the untimed launches counted as nothing */
+		CHECK_EQ_U64(D->group_ns[GR_GROUP_WAIT], 300 * us);
+		CHECK_EQ_U64(D->group_ns[GR_GROUP_RUNNABLE], 600 * us);
+		CHECK_EQ_U64(D->group_ns[GR_GROUP_HOST], 100 * us);
+		CHECK_EQ_U64(D->group_ns[GR_GROUP_LAUNCH], 0);
+		if (inside) {
+			CHECK_EQ_U64(D->bound, GR_BOUND_UNKNOWN);
+			CHECK(strstr(D->verdict.text, "3 launch calls of the 1.00 ms step") !=
+			      NULL);
+			CHECK(strstr(D->verdict.text, "(700.0 us at most, by the gaps after them); "
+						      "record with --launch-time") != NULL);
+		} else {
+			CHECK_EQ_U64(D->bound, GR_BOUND_STARVED);
+			CHECK_EQ_U64(D->verdict.level, GR_VERDICT_PROBLEM);
+		}
+		if (D->bound != (inside ? GR_BOUND_UNKNOWN : GR_BOUND_STARVED) ||
+		    (inside && !strstr(D->verdict.text, "700.0 us at most")))
+			printf("#   verdict: %s\n", D->verdict.text);
+	next:
+		gr_report_free(r);
+		gr_model_free(m);
+	}
+}
+
 /* ---- scenario C: the scheduler ---- */
 
 /*
@@ -2632,6 +2719,7 @@ int main(void)
 	RUN_TEST(test_cpu);
 	RUN_TEST(test_cpu_switches_missing);
 	RUN_TEST(test_cpu_shares);
+	RUN_TEST(test_untimed_bound);
 	RUN_TEST(test_one_launch_wording);
 	RUN_TEST(test_slow_launches);
 	RUN_TEST(test_probe_cost);
