@@ -147,8 +147,10 @@ print(json.load(sys.stdin)["diagnosis"]["bound"])')"
 	check "$mode recorded 5 times: the same bound each time" "$want" "$got"
 done
 
-# the text: the step's line first in the summary
+# the text: the step's line first of the summary's verdicts (the notes above it, as the probe
+# cost's, vary in length with the machine's load)
 "$GPUREC" report "$TMP/gpu.trc" >"$TMP/gpu.txt"
 check "text: the step line opens the summary's verdicts" 1 \
-	"$(grep -A3 "^summary" "$TMP/gpu.txt" | grep -c "^  step      ok      GPU-bound: the host waits for the GPU")"
+	"$(awk '/^summary/ { s = 1; next } s && /^  [a-z]+ +(ok|PROBLEM|-) / { print; exit }' \
+		"$TMP/gpu.txt" | grep -c "^  step      ok      GPU-bound: the host waits for the GPU")"
 exit $((failures > 0))
