@@ -1544,13 +1544,18 @@ static int on_proc(struct gr_translate *t, const struct gr_ev_proc *e)
 		break;
 	case EV_EXIT:
 		forget_device(t, e->h.tid);
-		/* the process is gone: its unwinding session and the fds that holds go too */
-		if (t->unwind && e->h.tid == e->h.pid)
-			gr_unwind_forget(t->unwind, e->h.pid);
-		if (e->h.tid == e->h.pid)
+		/*
+		 * The process is gone with its last thread, not its main one (which may exit
+		 * first, its workers still launching): its unwinding session, the fds that holds,
+		 * its Python state. Kept until then, none is rebuilt; dropped then, none outlives
+		 * the pid.
+		 */
+		if (e->group_dead) {
+			if (t->unwind)
+				gr_unwind_forget(t->unwind, e->h.pid);
 			py_forget(t, e->h.pid);
-		if (e->group_dead)
 			gr_holds_forget(&t->holds, e->h.pid);
+		}
 		err = write_proc(t, e->h.ts, GR_PROC_EXIT, e->h.pid, e->h.tid, e->exit_code, "");
 		break;
 	}
