@@ -132,8 +132,9 @@ int gr_symbols_function(struct gr_symbols *s, uint64_t ts, uint32_t pid, uint64_
 
 int gr_symbols_frame(struct gr_symbols *s, uint64_t ts, uint32_t pid, uint64_t addr)
 {
-	uint64_t v[GR_SYM_NCOLS] = {ts, pid, addr, 0, 0, 0, 0, 0};
-	uint64_t key = gr_u64_key2(pid, addr), vaddr;
+	int leaf = !!(addr & GR_SYM_LEAF_PC);
+	uint64_t v[GR_SYM_NCOLS] = {ts, pid, addr & ~GR_SYM_LEAF_PC, 0, 0, 0, 0, 0}, vaddr;
+	uint64_t key = gr_u64_key2(pid, v[GR_SYM_ADDR]);
 	struct gr_bytes b[2] = {{0}};
 	struct gr_file *file;
 	struct gr_lines *lines;
@@ -142,15 +143,15 @@ int gr_symbols_frame(struct gr_symbols *s, uint64_t ts, uint32_t pid, uint64_t a
 	char buf[4096];
 	int err;
 
-	if (gr_u64map_get(&s->symbolized, key))
+	if (gr_u64map_get(&s->symbolized, key) || !v[GR_SYM_ADDR])
 		return 0;
-	err = resolve(s, ts, pid, addr, &name, &v[GR_SYM_START], &v[GR_SYM_SIZE], &file, &vaddr);
+	/* a return address follows its call: the function and line are the call's */
+	err = resolve(s, ts, pid, v[GR_SYM_ADDR] - !leaf, &name, &v[GR_SYM_START], &v[GR_SYM_SIZE],
+		      &file, &vaddr);
 	if (err)
 		return err == -ENOENT ? 0 : err;
 	lines = lines_of(s, file);
-	/* a return address follows its call: the line is the call's */
-	if (lines && vaddr && gr_lines_find(lines, vaddr - 1, &src, &line) == 0 &&
-	    strlen(src) < GR_SYM_FILE_MAX)
+	if (lines && gr_lines_find(lines, vaddr, &src, &line) == 0 && strlen(src) < GR_SYM_FILE_MAX)
 		v[GR_SYM_LINE] = line;
 	else
 		src = "";

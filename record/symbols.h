@@ -59,8 +59,14 @@ int gr_symbols_libraries(struct gr_symbols *s, uint64_t ts, uint32_t pid);
 
 /*
  * A stack frame seen for the first time: its SYMBOL and the MAPPING it lies in, stamped @ts.
- * Returns 0 (written, or not resolvable now: the end retries), or the writer's negative error.
+ * A frame is a return address, named by the byte before it (in its call: a call to a function
+ * that never returns can be the last instruction of its function, and the address after it the
+ * next function's first), unless @addr has GR_SYM_LEAF_PC set: the innermost frame of a
+ * scheduler stack, where the thread stopped, named as it is. The SYMBOL's address is @addr
+ * without the flag. Returns 0 (written, or not resolvable now: the end retries), or the
+ * writer's negative error.
  */
+#define GR_SYM_LEAF_PC (1ull << 62) /* no user address reaches it; bit 63 is GR_FRAME_PYTHON */
 int gr_symbols_frame(struct gr_symbols *s, uint64_t ts, uint32_t pid, uint64_t addr);
 
 /*

@@ -101,8 +101,13 @@ static int note_thread(struct gr_translate *t, uint64_t ts, uint32_t pid, uint32
 	return note_comm(t, ts, pid, tid, comm, GR_COMM_LEN);
 }
 
+/*
+ * The id of the stack of @n @frames of @pid, a STACK record (and its frames' SYMBOLs) when new.
+ * @leaf_pc: where the thread stopped when it is the innermost frame (a scheduler stack), else 0:
+ * every other frame is a return address (symbols.h).
+ */
 static uint64_t stack_id(struct gr_translate *t, uint32_t pid, uint64_t ts, const uint64_t *frames,
-			 unsigned n)
+			 unsigned n, uint64_t leaf_pc)
 {
 	uint64_t key = hash_bytes(0xcbf29ce484222325ull, &pid, sizeof(pid)), *id, kept_key = 0;
 	uint64_t v[GR_STACK_NCOLS];
@@ -139,14 +144,16 @@ static uint64_t stack_id(struct gr_translate *t, uint32_t pid, uint64_t ts, cons
 	/* the frames' symbols go before the first record that uses the stack: same chunk or earlier
 	 */
 	for (unsigned i = 0; i < n; i++) {
+		uint64_t frame =
+		    frames[i] | (!i && leaf_pc && leaf_pc == frames[0] ? GR_SYM_LEAF_PC : 0);
 		int err;
 
 		if (GR_FRAME_IS_PYTHON(frames[i]))
 			continue; /* named by its PYFRAME record */
-		err = gr_addr_set_add(&t->refs.frames, pid, frames[i]);
+		err = gr_addr_set_add(&t->refs.frames, pid, frame);
 
 		if (err > 0)
-			err = gr_symbols_frame(&t->sym, ts, pid, frames[i]);
+			err = gr_symbols_frame(&t->sym, ts, pid, frame);
 		if (err < 0 && !t->err)
 			t->err = err;
 	}
@@ -306,6 +313,8 @@ static int on_pystack_held(struct gr_translate *t, const struct gr_ev_pystack *e
 static uint64_t event_stack_id(struct gr_translate *t, const struct gr_ev_hdr *h,
 			       const uint64_t *frames, unsigned n, uint64_t pystack)
 {
+	/* a scheduler stack begins where the thread entered the kernel, not at a return address */
+	uint64_t leaf_pc = h->type == EV_SCHED && n ? frames[0] : 0;
 	uint64_t merged[GR_MAX_FRAMES + GR_PY_MAX_FRAMES], lo, *v, key, id;
 	const struct gr_python_proc *pp;
 	const struct py_stack *s;
@@ -315,7 +324,7 @@ static uint64_t event_stack_id(struct gr_translate *t, const struct gr_ev_hdr *h
 
 	if (!pystack || !t->py || !(pp = gr_python_proc(t->py, h->pid)) ||
 	    !(p = py_pid(t, h->pid, 0)) || !(sv = gr_u64map_get(&p->stacks, pystack)))
-		return stack_id(t, h->pid, h->ts, frames, n);
+		return stack_id(t, h->pid, h->ts, frames, n, leaf_pc);
 	if (n > GR_MAX_FRAMES)
 		n = GR_MAX_FRAMES;
 	key = hash_bytes(0xcbf29ce484222325ull, &h->pid, sizeof(h->pid));
@@ -333,9 +342,9 @@ static uint64_t event_stack_id(struct gr_translate *t, const struct gr_ev_hdr *h
 		merged[i] =
 		    pyframe_key(t, p, h->pid, h->ts, pp, &s->frames[merged[i] & ~GR_FRAME_PYTHON]);
 		if (!merged[i])
-			return stack_id(t, h->pid, h->ts, frames, n);
+			return stack_id(t, h->pid, h->ts, frames, n, leaf_pc);
 	}
-	id = stack_id(t, h->pid, h->ts, merged, m);
+	id = stack_id(t, h->pid, h->ts, merged, m, leaf_pc);
 	if (id)
 		gr_u64map_put(&t->stacks, key, id);
 	return id;

@@ -19,6 +19,7 @@
 #include "format/events.h"
 #include "format/trace.h"
 #include "record/discover.h"
+#include "record/symbols.h"
 #include "record/translate.h"
 #include "test.h"
 
@@ -364,6 +365,78 @@ static void test_alloc_device(void)
 	close(fd);
 }
 
+/* A function of this test binary whose first byte a frame can point to. */
+__attribute__((noinline, used)) int symbols_target(int x)
+{
+	return x * 7 + 3;
+}
+
+/*
+ * The SYMBOL gr_symbols_frame() writes for @frame of this process: its name into @name ("" when
+ * none was written) and its start. Each call starts a fresh table: nothing is named twice.
+ */
+static void frame_symbol(uint64_t frame, char *name, size_t size, uint64_t *start)
+{
+	static const struct gr_trace_header hdr = {.host = "test", .tool_version = "gpurec"};
+	struct gr_procs procs = {0};
+	struct gr_symbols sym;
+	struct gr_trace_writer *w;
+	struct gr_trace_reader *r = NULL;
+	struct gr_diag diag = {0};
+	const struct gr_chunk *c;
+	char path[64];
+	int wfd = memfd_create("symbols", MFD_CLOEXEC);
+	int fd = wfd >= 0 ? dup(wfd) : -1;
+
+	*name = 0;
+	*start = 0;
+	CHECK(fd >= 0 && !gr_trace_writer_open(&w, wfd, &hdr, gr_events_schema(), NULL));
+	if (fd < 0)
+		return;
+	CHECK(!gr_discover_scan(&procs, getpid()));
+	gr_symbols_init(&sym, w, &procs);
+	CHECK(!gr_symbols_frame(&sym, 1, getpid(), frame));
+	gr_symbols_free(&sym);
+	gr_discover_free(&procs);
+	CHECK(!gr_trace_writer_close(w));
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	CHECK(!gr_trace_reader_open(&r, path, &diag));
+	if (r && gr_trace_reader_next_chunk(r, &c) == 1 && gr_chunk_count(c, GR_K_SYMBOL) == 1) {
+		const struct gr_bytes *b = gr_chunk_bytes(c, GR_K_SYMBOL, GR_SYM_NAME);
+		const uint64_t *addr = gr_chunk_column(c, GR_K_SYMBOL, GR_SYM_ADDR);
+
+		CHECK_EQ_U64(addr[0], frame & ~GR_SYM_LEAF_PC);
+		snprintf(name, size, "%.*s", (int)b[0].len, (const char *)b[0].data);
+		*start = gr_chunk_column(c, GR_K_SYMBOL, GR_SYM_START)[0];
+	}
+	gr_trace_reader_close(r);
+	close(fd);
+}
+
+/*
+ * A return address is named by its call, the byte before it: one equal to a function's first
+ * byte follows a call that never returns at the end of the function before (a noreturn call last
+ * in main names main, not what the linker put after it). Where a scheduler stack stopped is
+ * named as it is.
+ */
+static void test_frame_names(void)
+{
+	uint64_t f = (uintptr_t)symbols_target, start;
+	char name[256];
+
+	frame_symbol(f | GR_SYM_LEAF_PC, name, sizeof(name), &start);
+	CHECK_STR(name, "symbols_target");
+	CHECK_EQ_U64(start, f);
+	/* the byte before: the function before, or padding no symbol holds (then no SYMBOL) */
+	frame_symbol(f, name, sizeof(name), &start);
+	CHECK(strcmp(name, "symbols_target") != 0);
+	CHECK(start < f);
+	/* inside the function, both name it */
+	frame_symbol(f + 1, name, sizeof(name), &start);
+	CHECK_STR(name, "symbols_target");
+	CHECK_EQ_U64(start, f);
+}
+
 int main(void)
 {
 	RUN_TEST(test_short_exec_resumes);
@@ -371,5 +444,6 @@ int main(void)
 	RUN_TEST(test_alloc_device);
 	RUN_TEST(test_long_pystack_resumes);
 	RUN_TEST(test_unflagged_stays);
+	RUN_TEST(test_frame_names);
 	TEST_EXIT();
 }
