@@ -5,7 +5,8 @@
  * leader goes. With a libcuda.so.1 found at run time (tests/progs/fake_libcuda.c):
  *   main launches once, starts a worker, and calls pthread_exit();
  *   the worker waits until the main thread is a zombie (its exit is in the trace before any of
- *   the worker's launches), then launches N times from worker_launches() and returns.
+ *   the worker's launches), then launches N times from worker_launches() and exits: 0, or 3
+ *   when the main thread was still there after 10 s.
  *
  *   leader_exit LIBCUDA N
  */
@@ -48,10 +49,13 @@ static void *worker(void *arg)
 	pid_t leader = (pid_t)(long)arg;
 	struct timespec pause = {0, 1000000};
 
-	while (!leader_gone(leader))
+	int gone = 0;
+
+	/* at most 10 s: a test that cannot set its scene fails (exit status 3), it does not hang */
+	for (int i = 0; i < 10000 && !(gone = leader_gone(leader)); i++)
 		nanosleep(&pause, NULL);
 	worker_launches();
-	return NULL;
+	exit(gone ? 0 : 3);
 }
 
 int main(int argc, char **argv)
