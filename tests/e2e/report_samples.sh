@@ -278,9 +278,13 @@ c=json.load(open(sys.argv[1]))["launches"]["launch_cost_ns"]; r=json.load(open(s
 print(0 < c <= r or (c, r))' "$TMP/chain_timed.json" "$TMP/chain_timed_raw.json")"
 check "timed: the fusion saving uses the measured cost" True \
 	"$(q chain_timed 'd["fusion"]["cost_measured"] and d["fusion"]["candidates"][0]["est_saving_ns"] == '$N' * 4 * d["launches"]["launch_cost_ns"]')"
-check "timed: the step and the fusion verdict: launch-bound, a problem" \
-	"launch problem problem" \
-	"$(q chain_timed 'd["diagnosis"]["bound"] + " " + d["diagnosis"]["level"] + " " + d["fusion"]["level"]')"
+# Without scheduler records the time outside calls is of unknown state: a thread kept from its
+# CPU there (ten recordings run at once here) grows it on a busy machine. Where the launches
+# still take half of the step less that time, the bound is the rule's on the groups shown:
+# unknown when it is half of the step, no single bound (mixed) when no group is
+check "timed: the step and the fusion verdict: launch-bound, a problem (or the unseen CPU wait's bound)" \
+	True \
+	"$(q chain_timed '(lambda v, D, g: v == "launch problem problem" or g["unknown"] and 2 * g["launch"] >= D["total_ns"] - g["unknown"] and v == ("unknown none" if 2 * g["unknown"] >= D["total_ns"] else "mixed ok" if 2 * max(g.values()) < D["total_ns"] else "-") + " problem" or [v, g])(d["diagnosis"]["bound"] + " " + d["diagnosis"]["level"] + " " + d["fusion"]["level"], d["diagnosis"], d["diagnosis"]["groups_ns"])')"
 check "no scheduler data: the CPU report says so" "none False" \
 	"$(q chain_timed 'd["cpu"]["level"] + " " + str(d["cpu"]["has_sched"])')"
 "$GPUREC" report "$TMP/chain_timed.trc" >"$TMP/timed.txt" 2>&1
