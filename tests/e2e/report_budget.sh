@@ -79,7 +79,7 @@ if rec timed "--launch-time" "$PROGS/budget" 40 $HOST_US $LAUNCHES; then
 		"$(truth timed "[d['budget']['scheduler'], d['budget']['median']['calls'], d['budget']['median']['unmeasured_calls'], d['budget']['mean']['unmeasured_calls']]")"
 	for k in median p90 slowest; do
 		check "timed $k: on CPU or waiting for it outside calls >= the ${HOST_US} us busy-wait" True \
-			"$(truth timed "(lambda x: x['host_ns'] + x['runnable_ns'] >= $HOST_US * 1000 - $tol)(d['budget']['$k'])")"
+			"$(truth timed "(lambda x: x['host_ns'] + x['runnable_ns'] >= $HOST_US * 1000 - $tol or [x, $tol, d['lost_events'], d['probe_cost']])(d['budget']['$k'])")"
 		check "timed $k: total >= busy-wait + ${LAUNCHES} x ${KERNEL_US} us of GPU time" True \
 			"$(truth timed "d['budget']['$k']['total_ns'] >= ($HOST_US + $LAUNCHES * $KERNEL_US) * 1000 - $tol")"
 		check "timed $k: launch and stream sync time measured, no other kind of call" \
