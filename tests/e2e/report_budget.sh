@@ -77,9 +77,14 @@ if rec timed "--launch-time" "$PROGS/budget" 40 $HOST_US $LAUNCHES; then
 	check "timed: the loop thread, scheduler states known, 5 calls an iteration, all measured" \
 		"[true, 5, 0, 0]" \
 		"$(truth timed "[d['budget']['scheduler'], d['budget']['median']['calls'], d['budget']['median']['unmeasured_calls'], d['budget']['mean']['unmeasured_calls']]")"
+	# a scheduler switch the recorder missed (now and then under load: info's losses, "sched")
+	# leaves the states around it unknown: then the busy-wait may lie in outside_unknown too
+	lost=$("$GPUREC" info --json "$TMP/timed.trc" | python3 -c 'import json, sys
+print(json.load(sys.stdin)["blocked"]["switches_missing"])')
+	unseen="(x['outside_unknown_ns'] if ${lost:-0} else 0)"
 	for k in median p90 slowest; do
 		check "timed $k: on CPU or waiting for it outside calls >= the ${HOST_US} us busy-wait" True \
-			"$(truth timed "(lambda x: x['host_ns'] + x['runnable_ns'] >= $HOST_US * 1000 - $tol or [x, $tol, d['lost_events'], d['probe_cost']])(d['budget']['$k'])")"
+			"$(truth timed "(lambda x: x['host_ns'] + x['runnable_ns'] + $unseen >= $HOST_US * 1000 - $tol or [x, $tol, d['lost_events'], d['probe_cost']])(d['budget']['$k'])")"
 		check "timed $k: total >= busy-wait + ${LAUNCHES} x ${KERNEL_US} us of GPU time" True \
 			"$(truth timed "d['budget']['$k']['total_ns'] >= ($HOST_US + $LAUNCHES * $KERNEL_US) * 1000 - $tol")"
 		check "timed $k: launch and stream sync time measured, no other kind of call" \
