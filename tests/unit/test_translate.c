@@ -81,6 +81,35 @@ static uint64_t feed(void *ev, size_t size)
 	return malformed;
 }
 
+/*
+ * A trace writer on a fresh memfd named @name, in *@w. Returns a second descriptor of the file,
+ * to read it back once the writer (which closes its own) is closed, or -1 (checked).
+ */
+static int scratch_trace(struct gr_trace_writer **w, const char *name)
+{
+	static const struct gr_trace_header hdr = {.host = "test", .tool_version = "gpurec"};
+	int wfd = memfd_create(name, MFD_CLOEXEC);
+	int fd = wfd >= 0 ? dup(wfd) : -1;
+
+	CHECK(fd >= 0 && !gr_trace_writer_open(w, wfd, &hdr, gr_events_schema(), NULL));
+	return fd;
+}
+
+/* The closed trace behind @fd, its first chunk in *@c: its reader, or NULL when it has none. */
+static struct gr_trace_reader *first_chunk(int fd, const struct gr_chunk **c)
+{
+	struct gr_trace_reader *r = NULL;
+	struct gr_diag diag = {0};
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	CHECK(!gr_trace_reader_open(&r, path, &diag));
+	if (r && gr_trace_reader_next_chunk(r, c) == 1)
+		return r;
+	gr_trace_reader_close(r);
+	return NULL;
+}
+
 /* An exec event cut short after its stopped flag: dropped, and the process resumed. */
 static void test_short_exec_resumes(void)
 {
@@ -164,21 +193,15 @@ static struct gr_ev_call alloc_call(unsigned layout, unsigned api, uint64_t ts, 
  */
 static void test_alloc_layouts(void)
 {
-	static const struct gr_trace_header hdr = {.host = "test", .tool_version = "gpurec"};
 	struct gr_ev_call ev[13];
 	struct gr_procs procs = {0};
 	struct gr_translate t;
 	struct gr_trace_writer *w;
-	struct gr_trace_reader *r = NULL;
-	struct gr_diag diag = {0};
+	struct gr_trace_reader *r;
 	const struct gr_chunk *c;
 	const uint64_t *bytes, *addr, *kind, *handle, *status, *mfree, *mtotal, *mstatus;
-	char path[64];
-	int wfd = memfd_create("allocs", MFD_CLOEXEC);
-	/* the writer closes its descriptor: this one reads the file back */
-	int fd = wfd >= 0 ? dup(wfd) : -1;
+	int fd = scratch_trace(&w, "allocs");
 
-	CHECK(fd >= 0 && !gr_trace_writer_open(&w, wfd, &hdr, gr_events_schema(), NULL));
 	if (fd < 0)
 		return;
 	/* cudaMallocPitch(out, pitch out, 1000, 10): pitch 1024 */
@@ -229,11 +252,9 @@ static void test_alloc_layouts(void)
 	gr_translate_free(&t);
 	gr_discover_free(&procs);
 	CHECK(!gr_trace_writer_close(w));
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	CHECK(!gr_trace_reader_open(&r, path, &diag));
-	if (!r || gr_trace_reader_next_chunk(r, &c) != 1) {
+	r = first_chunk(fd, &c);
+	if (!r) {
 		CHECK(!"the trace holds a chunk");
-		gr_trace_reader_close(r);
 		close(fd);
 		return;
 	}
@@ -303,21 +324,16 @@ static struct gr_ev_call set_device(uint32_t tid, uint64_t device, uint64_t ts, 
  */
 static void test_alloc_device(void)
 {
-	static const struct gr_trace_header hdr = {.host = "test", .tool_version = "gpurec"};
 	struct gr_ev_call ev[7];
 	struct gr_ev_proc gone;
 	struct gr_procs procs = {0};
 	struct gr_translate t;
 	struct gr_trace_writer *w;
-	struct gr_trace_reader *r = NULL;
-	struct gr_diag diag = {0};
+	struct gr_trace_reader *r;
 	const struct gr_chunk *c;
 	const uint64_t *dev, *tid;
-	char path[64];
-	int wfd = memfd_create("devices", MFD_CLOEXEC);
-	int fd = wfd >= 0 ? dup(wfd) : -1;
+	int fd = scratch_trace(&w, "devices");
 
-	CHECK(fd >= 0 && !gr_trace_writer_open(&w, wfd, &hdr, gr_events_schema(), NULL));
 	if (fd < 0)
 		return;
 	ev[0] = alloc_call(L_MALLOC_OUT, GR_API_cudaMalloc, 1000, 0);
@@ -342,11 +358,9 @@ static void test_alloc_device(void)
 	gr_translate_free(&t);
 	gr_discover_free(&procs);
 	CHECK(!gr_trace_writer_close(w));
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	CHECK(!gr_trace_reader_open(&r, path, &diag));
-	if (!r || gr_trace_reader_next_chunk(r, &c) != 1) {
+	r = first_chunk(fd, &c);
+	if (!r) {
 		CHECK(!"the trace holds a chunk");
-		gr_trace_reader_close(r);
 		close(fd);
 		return;
 	}
@@ -377,20 +391,15 @@ __attribute__((noinline, used)) int symbols_target(int x)
  */
 static void frame_symbol(uint64_t frame, char *name, size_t size, uint64_t *start)
 {
-	static const struct gr_trace_header hdr = {.host = "test", .tool_version = "gpurec"};
 	struct gr_procs procs = {0};
 	struct gr_symbols sym;
 	struct gr_trace_writer *w;
-	struct gr_trace_reader *r = NULL;
-	struct gr_diag diag = {0};
+	struct gr_trace_reader *r;
 	const struct gr_chunk *c;
-	char path[64];
-	int wfd = memfd_create("symbols", MFD_CLOEXEC);
-	int fd = wfd >= 0 ? dup(wfd) : -1;
+	int fd = scratch_trace(&w, "symbols");
 
 	*name = 0;
 	*start = 0;
-	CHECK(fd >= 0 && !gr_trace_writer_open(&w, wfd, &hdr, gr_events_schema(), NULL));
 	if (fd < 0)
 		return;
 	CHECK(!gr_discover_scan(&procs, getpid()));
@@ -399,9 +408,8 @@ static void frame_symbol(uint64_t frame, char *name, size_t size, uint64_t *star
 	gr_symbols_free(&sym);
 	gr_discover_free(&procs);
 	CHECK(!gr_trace_writer_close(w));
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	CHECK(!gr_trace_reader_open(&r, path, &diag));
-	if (r && gr_trace_reader_next_chunk(r, &c) == 1 && gr_chunk_count(c, GR_K_SYMBOL) == 1) {
+	r = first_chunk(fd, &c);
+	if (r && gr_chunk_count(c, GR_K_SYMBOL) == 1) {
 		const struct gr_bytes *b = gr_chunk_bytes(c, GR_K_SYMBOL, GR_SYM_NAME);
 		const uint64_t *addr = gr_chunk_column(c, GR_K_SYMBOL, GR_SYM_ADDR);
 
