@@ -13,6 +13,7 @@ passed=0
 failed=0
 skipped=0
 failures=() # "SCRIPT: CHECK" per failure, for the closing summary
+timings=()  # "SECONDS LABEL" per run, the slowest named at the end: CI has a time limit
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
@@ -35,10 +36,11 @@ count() { # $1: label; stdin: TAP output
 }
 
 run() { # $1: label, rest: command; a crash or non-zero exit without a "not ok" is a failure
-	local label=$1 rc
+	local label=$1 rc started=$SECONDS
 	shift
 	"$@" >"$log" 2>&1
 	rc=$?
+	timings+=("$((SECONDS - started)) $label")
 	count "$label" <"$log"
 	if [ $rc -ne 0 ] && ! grep -q '^not ok' "$log"; then
 		failed=$((failed + 1))
@@ -65,6 +67,9 @@ for t in tests/e2e/*.sh; do
 	[ -f "$t" ] && run "$(basename "$t")" bash "$t"
 done
 
+echo "slowest (seconds):"
+printf '%s\n' "${timings[@]}" | sort -rn | head -12 | sed 's/^/  /'
+echo "total: $SECONDS s"
 for f in "${failures[@]}"; do
 	echo "failed: $f"
 done
