@@ -128,8 +128,10 @@ check "chain_fused: nothing to fuse" '[0, "ok"]' \
 # 1.43 times. The shares come from the launch calls' measured time, so both are recorded with
 # every launch timed (--launch-time): the default's sample of 1 launch in 64 is 2 launches of
 # chain_fused's 100, too few to compare. Eight recordings share the machine here, and a
-# preemption inside a launch call lengthens it: only "larger" is the programs', as recorded and
-# compensated.
+# preemption inside a launch call lengthens it: only "larger" is the programs', as recorded.
+# Not compensated: the subtracted probe cost misses by up to 13 us of chain's 28 us step and
+# 2 us of chain_fused's 8 us, either way (three quiet runs: chain 0.69-0.90, chain_fused
+# 0.68-0.86), more than the 0.89 to 0.62 the programs differ by.
 "$GPUREC" report --json --no-compensate "$TMP/chain_fused.trc" >"$TMP/chain_fused_raw.json" 2>/dev/null
 "$GPUREC" report --json --no-compensate "$TMP/chain_lt.trc" >"$TMP/chain_lt_raw.json" 2>/dev/null
 "$GPUREC" report --json --no-compensate "$TMP/chain_fused_lt.trc" >"$TMP/chain_fused_lt_raw.json" 2>/dev/null
@@ -138,8 +140,6 @@ share_ratio() { # A.json B.json: A's launch share over B's
 }
 check "chain spends a larger share of its iteration launching than chain_fused, as recorded" \
 	True "$(python3 -c "print($(share_ratio "$TMP/chain_lt_raw.json" "$TMP/chain_fused_lt_raw.json") > 1)")"
-check "chain spends a larger share of its iteration launching than chain_fused, compensated" \
-	True "$(python3 -c "print($(share_ratio "$TMP/chain_lt.json" "$TMP/chain_fused_lt.json") > 1)")"
 
 # --- pageable / pinned: transfers ---
 N=20
@@ -232,12 +232,15 @@ tol=1e6 + 50e3 * slices + (steal + 1) * 10e6 * (steal > 0)
 t=[t for t in d["cpu"]["threads"] if t["tid"] == tid]
 t=t[0] if t else None
 r=t is not None and eval(sys.argv[4])
-print(True if r is True else dict(result=r, kernel=k, tol=tol, steal_ticks=steal, thread=t and {x: t[x] for x in t if x != "culprits"}))' \
+print(True if r is True else dict(result=r, kernel=k, tol=tol, steal_ticks=steal, switches_missing=d["cpu"].get("switches_missing"), thread=t and {x: t[x] for x in t if x != "culprits"}))' \
 		"$TMP/$1.json" "$TMP/$1.schedstat" "$TMP/$1.steal" "$2"
 }
+# Time gpurec could not tell the state of (unknown_ns: a switch the recording lost, its edges)
+# may hold some of the kernel's delay: the runnable wait is then no more than the delay, and with
+# the unknown time no less; with none unknown the two are equal.
 for name in starved alone; do
 	check "$name: its runnable wait is the kernel's run delay for its thread (schedstat)" True \
-		"$(kernel $name 'abs(t["runnable_wait_ns"] - k["delay"]) <= tol')"
+		"$(kernel $name 't["runnable_wait_ns"] <= k["delay"] + tol and t["runnable_wait_ns"] + t["unknown_ns"] >= k["delay"] - tol')"
 	# each time the thread left the CPU ended a timeslice the kernel counted (its exit too)
 	check "$name: its switches, voluntary and involuntary, are the kernel's timeslices" True \
 		"$(kernel $name 'abs(t["voluntary"] + t["involuntary"] - k["slices"]) <= 2')"
