@@ -59,8 +59,16 @@ check "chain page: kernels in the data" 5 "$(data "$TMP/chain.html" 'len(d["repo
 check "diff page: the new side's one kernel" \
 	"$STEPS" "$(data "$TMP/diff.html" 'd["new"]["report"]["launches"]["kernels"][0]["count"]')"
 
-# the browsers that have not skipped yet; chromium's screenshots keep their plain names
-browsers="chromium firefox"
+# the browsers that have not skipped yet; chromium's screenshots keep their plain names.
+# GPUREC_TEST_BROWSERS narrows them: CI's sanitizer run loads its pages in Chromium alone, the
+# plain run having driven both browsers over pages the same code wrote.
+browsers=${GPUREC_TEST_BROWSERS:-chromium firefox}
+for b in chromium firefox; do
+	case " $browsers " in
+	*" $b "*) ;;
+	*) echo "# $b: not in GPUREC_TEST_BROWSERS ($browsers), none of its checks run" ;;
+	esac
+done
 suffix() { [ "$1" = chromium ] || echo "-$1"; }
 
 # browse PAGE NAME SHOT [check_page options]: the page in each browser, its screenshot as
