@@ -82,12 +82,9 @@ check "chain: as many distinct stacks as the JSON's" "$(field "$(json_counts "$T
 check "chain: 6 distinct stacks" 6 "$(field "$c" stacks)"
 
 # ---------------------------------------------------------------- the JSON's content
-# synth (1 s, 170,200 launches) only in its last 50 ms: its 15 MB whole took three minutes of
-# Python a run; the last 50 ms still hold its highest flow ids and event indices
 for T in "$GOLD"/*.trc; do
 	n=$(basename "$T" .trc)
-	opts=()
-	[ "$n" = synth ] && opts=(--from 950ms)
+	read -ra opts <<<"$(golden_window "$n")"
 	"$GPUREC" export "$T" "${opts[@]}" -o "$TMP/$n.pftrace" >/dev/null 2>&1 &&
 		"$GPUREC" export "$T" "${opts[@]}" -o "$TMP/$n.json" >/dev/null 2>&1
 	check "$n: both exports exit 0" 0 $?

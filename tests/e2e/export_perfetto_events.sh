@@ -22,15 +22,10 @@ both() { # TRACE NAME [OPTS...]: both exports of TRACE, compared
 	tap "$n" python3 "$DIR/pftrace_vs_json.py" "$TMP/$n.pftrace" "$TMP/$n.json" "$n"
 }
 
-# synth (1 s, 170,200 launches) only in its last 50 ms: its 15 MB whole took three minutes of
-# Python a run; the last 50 ms still hold its highest flow ids and event indices
 for T in "$GOLD"/*.trc; do
 	n=$(basename "$T" .trc)
-	if [ "$n" = synth ]; then
-		both "$T" synth --from 950ms
-	else
-		both "$T" "$n"
-	fi
+	read -ra opts <<<"$(golden_window "$n")"
+	both "$T" "$n" "${opts[@]}"
 done
 both "$GOLD/chain_real.trc" no-flows --no-flows
 both "$GOLD/chain_real.trc" window --from 10ms --to 20ms
